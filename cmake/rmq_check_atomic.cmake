@@ -1,0 +1,27 @@
+# clang (and some targets) need libatomic for Boost.Lockfree's double-width atomics: probe, link only if needed.
+include(CheckCXXSourceCompiles)
+
+function(rmq_check_atomic target)
+  set(_src "
+#include <atomic>
+#include <cstdint>
+struct Tagged { void* p; std::uint64_t tag; };
+int main() {
+  std::atomic<std::uint64_t> a{0};
+  std::atomic<Tagged> t{Tagged{nullptr, 0}};
+  Tagged expected = t.load();
+  t.compare_exchange_strong(expected, Tagged{&a, 1});
+  return static_cast<int>(a.fetch_add(1) + t.load().tag);
+}")
+  set(CMAKE_REQUIRED_FLAGS "-std=c++20")
+  check_cxx_source_compiles("${_src}" RMQ_ATOMIC_WITHOUT_LIB)
+  if(NOT RMQ_ATOMIC_WITHOUT_LIB)
+    set(CMAKE_REQUIRED_LIBRARIES atomic)
+    check_cxx_source_compiles("${_src}" RMQ_ATOMIC_WITH_LIB)
+    if(RMQ_ATOMIC_WITH_LIB)
+      target_link_libraries(${target} INTERFACE atomic)
+    else()
+      message(WARNING "rmq: no working std::atomic for 16-byte structs found, even with libatomic")
+    endif()
+  endif()
+endfunction()

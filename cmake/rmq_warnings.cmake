@@ -1,0 +1,10 @@
+# Warnings for rmq's own tests, examples and benchmarks; never put on the INTERFACE target (users pick theirs).
+option(RMQ_WERROR "Treat warnings as errors in rmq's own targets" ON)
+
+function(rmq_set_warnings target)
+  if(MSVC)
+    target_compile_options(${target} PRIVATE /W4 $<$<BOOL:${RMQ_WERROR}>:/WX>)
+  else()
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic $<$<BOOL:${RMQ_WERROR}>:-Werror>)
+  endif()
+endfunction()

@@ -1,0 +1,112 @@
+#pragma once
+
+/// @file clock.hpp
+/// The one injectable time source of rmq: the embedded broker and clients read it, tests advance it.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace rmq {
+
+/// Milliseconds, the unit of every RocketMQ interval.
+using Millis = std::chrono::milliseconds;
+
+/// A time source: steady time for timers and expiries, wall time for message timestamps.
+class Clock {
+public:
+    virtual ~Clock() = default;
+
+    /// Monotonic milliseconds (arbitrary epoch).
+    [[nodiscard]] virtual std::int64_t steady_millis() const = 0;
+
+    /// Milliseconds since the Unix epoch (Java's System.currentTimeMillis).
+    [[nodiscard]] virtual std::int64_t wall_millis() const = 0;
+
+    /// Registers a callback run after the clock jumps (manual clocks only); the system clock never calls it.
+    /// Returns an id for remove_listener.
+    virtual std::uint64_t add_listener(std::function<void()> /*on_advance*/) { return 0; }
+
+    virtual void remove_listener(std::uint64_t /*id*/) {}
+
+    /// Whether time only moves when a test advances it.
+    [[nodiscard]] virtual bool is_manual() const noexcept { return false; }
+};
+
+/// The real clocks.
+class SystemClock final : public Clock {
+public:
+    [[nodiscard]] std::int64_t steady_millis() const override {
+        return std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    }
+
+    [[nodiscard]] std::int64_t wall_millis() const override {
+        return std::chrono::duration_cast<Millis>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    }
+};
+
+/// A clock that only moves when told to; listeners (the broker's expiry checks) run after each advance.
+class ManualClock final : public Clock {
+public:
+    /// Starts at the given wall time (default 2023-11-14T22:13:20Z) and steady time 0.
+    explicit ManualClock(std::int64_t wall_start_millis = 1'700'000'000'000)
+        : wall_start_(wall_start_millis) {}
+
+    [[nodiscard]] std::int64_t steady_millis() const override {
+        const std::lock_guard lock(mutex_);
+        return steady_;
+    }
+
+    [[nodiscard]] std::int64_t wall_millis() const override {
+        const std::lock_guard lock(mutex_);
+        return wall_start_ + steady_;
+    }
+
+    /// Moves time forward and runs every listener (outside the clock's lock).
+    void advance(Millis by) {
+        std::vector<std::function<void()>> to_call;
+        {
+            const std::lock_guard lock(mutex_);
+            steady_ += by.count();
+            for (const auto& entry : listeners_) {
+                to_call.push_back(entry.second);
+            }
+        }
+        for (const auto& f : to_call) {
+            f();
+        }
+    }
+
+    std::uint64_t add_listener(std::function<void()> on_advance) override {
+        const std::lock_guard lock(mutex_);
+        listeners_.emplace_back(++next_id_, std::move(on_advance));
+        return next_id_;
+    }
+
+    void remove_listener(std::uint64_t id) override {
+        const std::lock_guard lock(mutex_);
+        std::erase_if(listeners_, [id](const auto& e) { return e.first == id; });
+    }
+
+    [[nodiscard]] bool is_manual() const noexcept override { return true; }
+
+private:
+    mutable std::mutex mutex_;
+    std::int64_t wall_start_;
+    std::int64_t steady_ = 0;
+    std::uint64_t next_id_ = 0;
+    std::vector<std::pair<std::uint64_t, std::function<void()>>> listeners_;
+};
+
+/// The process-wide system clock, shared by default.
+inline std::shared_ptr<Clock> system_clock() {
+    static const auto clock = std::make_shared<SystemClock>();
+    return clock;
+}
+
+}  // namespace rmq

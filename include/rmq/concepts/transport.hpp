@@ -1,0 +1,90 @@
+#pragma once
+
+/// @file concepts/transport.hpp
+/// The Transport concept: every conversation a client has with brokers, named after RocketMQ's request codes.
+
+#include <concepts>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rmq/clock.hpp>
+#include <rmq/protocol.hpp>
+
+namespace rmq {
+
+/// Route look-up (GET_ROUTEINFO_BY_TOPIC): `topic_route(topic) -> TopicRoute`, throws rmq::BrokerError
+/// (response_code::topic_not_exist) for an unknown topic.
+template <class T>
+concept HasTopicRoute = requires(T& t, const std::string& topic) {
+    { t.topic_route(topic) } -> std::same_as<TopicRoute>;
+};
+
+/// Group membership: `heartbeat(HeartbeatData)`, `unregister_client(client_id, producer_group, consumer_group)`,
+/// `consumer_id_list(topic, group) -> std::vector<std::string>` and
+/// `set_notification_handler(NotificationHandler)` for NOTIFY_CONSUMER_IDS_CHANGED.
+template <class T>
+concept HasMembership = requires(T& t,
+                                 const HeartbeatData& hb,
+                                 const std::string& s,
+                                 NotificationHandler handler) {
+    t.heartbeat(hb);
+    t.unregister_client(s, s, s);
+    { t.consumer_id_list(s, s) } -> std::same_as<std::vector<std::string>>;
+    t.set_notification_handler(std::move(handler));
+};
+
+/// Asynchronous pull (PULL_MESSAGE): `pull(PullArgs, PullCallback)`; the callback may run on any thread.
+template <class T>
+concept HasPull = requires(T& t, const PullArgs& args, PullCallback cb) {
+    t.pull(args, std::move(cb));
+};
+
+/// Offsets: `query_consumer_offset(group, mq) -> std::optional<std::int64_t>` (nullopt = none stored),
+/// `update_consumer_offset(group, mq, offset)`, `min_offset(mq)`, `max_offset(mq)`,
+/// `search_offset(mq, timestamp_millis)`.
+template <class T>
+concept HasOffsets = requires(T& t, const std::string& group, const MessageQueue& mq, std::int64_t v) {
+    { t.query_consumer_offset(group, mq) } -> std::same_as<std::optional<std::int64_t>>;
+    t.update_consumer_offset(group, mq, v);
+    { t.min_offset(mq) } -> std::same_as<std::int64_t>;
+    { t.max_offset(mq) } -> std::same_as<std::int64_t>;
+    { t.search_offset(mq, v) } -> std::same_as<std::int64_t>;
+};
+
+/// Orderly queue locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ): `lock_batch(group, client_id, mqs)` returns the queues
+/// now locked by this client; `unlock_batch(group, client_id, mqs)`.
+template <class T>
+concept HasQueueLocks =
+    requires(T& t, const std::string& s, const std::vector<MessageQueue>& mqs) {
+        { t.lock_batch(s, s, mqs) } -> std::same_as<std::vector<MessageQueue>>;
+        t.unlock_batch(s, s, mqs);
+    };
+
+/// Sending (SEND_MESSAGE and CONSUMER_SEND_MSG_BACK): `send(Message, MessageQueue) -> SendResult` and
+/// `send_back(SendBackArgs)`; both throw rmq::Error on failure.
+template <class T>
+concept HasSend = requires(T& t, const Message& msg, const MessageQueue& mq, const SendBackArgs& back) {
+    { t.send(msg, mq) } -> std::same_as<SendResult>;
+    t.send_back(back);
+};
+
+/// The clock the transport's broker lives by: `clock() -> std::shared_ptr<Clock>`.
+template <class T>
+concept HasClock = requires(const T& t) {
+    { t.clock() } -> std::convertible_to<std::shared_ptr<Clock>>;
+};
+
+/// A connection to RocketMQ brokers as a client needs it. Thread-safe: every member may be called from any
+/// thread. Synchronous members throw rmq::Error (rmq::BrokerError carries the response code).
+///
+/// Valid: rmq::InProcessTransport, rmq::RemotingTransport. Invalid: a type without `pull` (the diagnostic
+/// names HasPull).
+template <class T>
+concept Transport = std::move_constructible<T> && HasTopicRoute<T> && HasMembership<T> && HasPull<T> &&
+                    HasOffsets<T> && HasQueueLocks<T> && HasSend<T> && HasClock<T>;
+
+}  // namespace rmq

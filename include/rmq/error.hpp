@@ -1,0 +1,50 @@
+#pragma once
+
+/// @file error.hpp
+/// rmq's exception hierarchy: every error rmq throws derives from rmq::Error.
+
+#include <stdexcept>
+#include <string>
+
+namespace rmq {
+
+/// Base of every exception rmq throws.
+class Error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// An argument (topic, group, expression, offset, configuration value...) was rejected before anything changed.
+class InvalidArgument : public Error {
+public:
+    using Error::Error;
+};
+
+/// An operation was called in the wrong lifecycle state (start twice, use after shutdown...).
+class IllegalState : public Error {
+public:
+    using Error::Error;
+};
+
+/// A broker (embedded or remote) answered a request with an error response code.
+class BrokerError : public Error {
+public:
+    /// @param code RocketMQ response code (see rmq::ResponseCode), @param remark the broker's text.
+    BrokerError(int code, const std::string& remark)
+        : Error(remark)
+        , code_(code) {}
+
+    /// RocketMQ response code of the failed request.
+    [[nodiscard]] int code() const noexcept { return code_; }
+
+private:
+    int code_;
+};
+
+/// A request got no answer in time.
+class Timeout : public Error {
+public:
+    using Error::Error;
+};
+
+}  // namespace rmq

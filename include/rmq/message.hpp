@@ -1,0 +1,300 @@
+#pragma once
+
+/// @file message.hpp
+/// rmq::Message and rmq::MessageExt (Java's Message / MessageExt / MessageClientExt), property names and the
+/// properties string codec.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace rmq {
+
+/// Property names of MessageConst that rmq reads or writes.
+namespace property {
+inline constexpr std::string_view tags = "TAGS";
+inline constexpr std::string_view keys = "KEYS";
+inline constexpr std::string_view wait_store_msg_ok = "WAIT";
+inline constexpr std::string_view delay_time_level = "DELAY";
+inline constexpr std::string_view retry_topic = "RETRY_TOPIC";
+inline constexpr std::string_view real_topic = "REAL_TOPIC";
+inline constexpr std::string_view real_queue_id = "REAL_QID";
+inline constexpr std::string_view transaction_prepared = "TRAN_MSG";
+inline constexpr std::string_view producer_group = "PGROUP";
+inline constexpr std::string_view min_offset = "MIN_OFFSET";
+inline constexpr std::string_view max_offset = "MAX_OFFSET";
+inline constexpr std::string_view reconsume_time = "RECONSUME_TIME";
+inline constexpr std::string_view max_reconsume_times = "MAX_RECONSUME_TIMES";
+inline constexpr std::string_view consume_start_timestamp = "CONSUME_START_TIME";
+inline constexpr std::string_view origin_message_id = "ORIGIN_MESSAGE_ID";
+inline constexpr std::string_view uniq_client_message_id_keyidx = "UNIQ_KEY";
+inline constexpr std::string_view sharding_key = "__SHARDINGKEY";
+inline constexpr std::string_view msg_region = "MSG_REGION";
+inline constexpr std::string_view trace_switch = "TRACE_ON";
+/// Separator between name and value (U+0001) and between entries (U+0002) in the properties string.
+inline constexpr char name_value_separator = '\x01';
+inline constexpr char property_separator = '\x02';
+}  // namespace property
+
+/// Java's MessageDecoder.messageProperties2String: `name\1value\2...` without the trailing `\2`.
+inline std::string encode_properties(const std::map<std::string, std::string>& props) {
+    std::string out;
+    for (const auto& [name, value] : props) {
+        out.append(name);
+        out.push_back(property::name_value_separator);
+        out.append(value);
+        out.push_back(property::property_separator);
+    }
+    if (!out.empty()) {
+        out.pop_back();
+    }
+    return out;
+}
+
+/// Java's MessageDecoder.string2messageProperties: entries without a name/value separator are skipped.
+inline std::map<std::string, std::string> decode_properties(std::string_view text) {
+    std::map<std::string, std::string> out;
+    while (!text.empty()) {
+        const std::size_t end = text.find(property::property_separator);
+        const std::string_view entry = text.substr(0, end);
+        if (const std::size_t sep = entry.find(property::name_value_separator);
+            sep != std::string_view::npos) {
+            out.insert_or_assign(std::string(entry.substr(0, sep)), std::string(entry.substr(sep + 1)));
+        }
+        if (end == std::string_view::npos) {
+            break;
+        }
+        text.remove_prefix(end + 1);
+    }
+    return out;
+}
+
+/// A message as a producer builds it (Java's Message): topic, flag, properties and body.
+class Message {
+public:
+    /// Property map type; ordered so encoding is deterministic. Names are short, so lookups stay in SSO.
+    using Properties = std::map<std::string, std::string>;
+
+    Message() = default;
+
+    /// Java's `Message(topic, body)`.
+    Message(std::string topic, std::string body)
+        : topic_(std::move(topic))
+        , body_(std::move(body)) {}
+
+    /// Java's `Message(topic, tags, body)`.
+    Message(std::string topic, std::string_view tags, std::string body)
+        : Message(std::move(topic), tags, std::string_view{}, std::move(body)) {}
+
+    /// Java's `Message(topic, tags, keys, body)`; empty tags/keys set no property. Body is text or bytes.
+    Message(std::string topic, std::string_view tags, std::string_view keys, std::string body)
+        : topic_(std::move(topic))
+        , body_(std::move(body)) {
+        if (!tags.empty()) {
+            set_property(property::tags, tags);
+        }
+        if (!keys.empty()) {
+            set_property(property::keys, keys);
+        }
+    }
+
+    /// Same, with a binary body.
+    Message(std::string topic, std::string_view tags, std::string_view keys, std::span<const std::byte> body)
+        : Message(std::move(topic),
+                  tags,
+                  keys,
+                  std::string(reinterpret_cast<const char*>(body.data()), body.size())) {}
+
+    [[nodiscard]] const std::string& topic() const noexcept { return topic_; }
+
+    void set_topic(std::string topic) { topic_ = std::move(topic); }
+
+    [[nodiscard]] std::int32_t flag() const noexcept { return flag_; }
+
+    void set_flag(std::int32_t flag) noexcept { flag_ = flag; }
+
+    /// The body bytes (held in a std::string: text bodies read naturally, binary ones are kept byte for byte).
+    [[nodiscard]] const std::string& body() const noexcept { return body_; }
+
+    /// The body as raw bytes.
+    [[nodiscard]] std::span<const std::byte> body_bytes() const noexcept {
+        return {reinterpret_cast<const std::byte*>(body_.data()), body_.size()};
+    }
+
+    void set_body(std::string body) { body_ = std::move(body); }
+
+    /// Property `TAGS`, or empty.
+    [[nodiscard]] std::string_view tags() const noexcept { return property_view(property::tags); }
+
+    void set_tags(std::string_view tags) { set_property(property::tags, tags); }
+
+    /// Property `KEYS`, or empty.
+    [[nodiscard]] std::string_view keys() const noexcept { return property_view(property::keys); }
+
+    void set_keys(std::string_view keys) { set_property(property::keys, keys); }
+
+    /// Property `DELAY` as a number (0 when absent or malformed).
+    [[nodiscard]] std::int32_t delay_time_level() const noexcept {
+        const auto v = property_view(property::delay_time_level);
+        std::int32_t level = 0;
+        for (const char c : v) {
+            if (c < '0' || c > '9') {
+                return 0;
+            }
+            level = level * 10 + (c - '0');
+        }
+        return level;
+    }
+
+    void set_delay_time_level(std::int32_t level) {
+        set_property(property::delay_time_level, std::to_string(level));
+    }
+
+    /// The value of a property, if present.
+    [[nodiscard]] std::optional<std::string> property(std::string_view name) const {
+        if (const auto it = properties_.find(std::string(name)); it != properties_.end()) {
+            return it->second;
+        }
+        return std::nullopt;
+    }
+
+    /// The value of a property as a view into the message, empty when absent.
+    [[nodiscard]] std::string_view property_view(std::string_view name) const noexcept {
+        if (const auto it = properties_.find(std::string(name)); it != properties_.end()) {
+            return it->second;
+        }
+        return {};
+    }
+
+    [[nodiscard]] bool has_property(std::string_view name) const noexcept {
+        return properties_.find(std::string(name)) != properties_.end();
+    }
+
+    void set_property(std::string_view name, std::string_view value) {
+        properties_.insert_or_assign(std::string(name), std::string(value));
+    }
+
+    void clear_property(std::string_view name) {
+        properties_.erase(std::string(name));
+    }
+
+    [[nodiscard]] const Properties& properties() const noexcept { return properties_; }
+
+    void set_properties(Properties props) { properties_ = std::move(props); }
+
+    /// Java's getTransactionId.
+    [[nodiscard]] const std::string& transaction_id() const noexcept { return transaction_id_; }
+
+    void set_transaction_id(std::string id) { transaction_id_ = std::move(id); }
+
+    friend bool operator==(const Message&, const Message&) = default;
+
+private:
+    std::string topic_;
+    std::int32_t flag_ = 0;
+    Properties properties_;
+    std::string body_;
+    std::string transaction_id_;
+};
+
+/// A stored message as a consumer sees it (Java's MessageExt / MessageClientExt).
+class MessageExt : public Message {
+public:
+    using Message::Message;
+
+    [[nodiscard]] const std::string& broker_name() const noexcept { return broker_name_; }
+
+    void set_broker_name(std::string name) { broker_name_ = std::move(name); }
+
+    [[nodiscard]] std::int32_t queue_id() const noexcept { return queue_id_; }
+
+    void set_queue_id(std::int32_t id) noexcept { queue_id_ = id; }
+
+    [[nodiscard]] std::int32_t store_size() const noexcept { return store_size_; }
+
+    void set_store_size(std::int32_t size) noexcept { store_size_ = size; }
+
+    /// Logical offset in the consume queue.
+    [[nodiscard]] std::int64_t queue_offset() const noexcept { return queue_offset_; }
+
+    void set_queue_offset(std::int64_t offset) noexcept { queue_offset_ = offset; }
+
+    [[nodiscard]] std::int32_t sys_flag() const noexcept { return sys_flag_; }
+
+    void set_sys_flag(std::int32_t flag) noexcept { sys_flag_ = flag; }
+
+    [[nodiscard]] std::int64_t born_timestamp() const noexcept { return born_timestamp_; }
+
+    void set_born_timestamp(std::int64_t ts) noexcept { born_timestamp_ = ts; }
+
+    /// `ip:port` of the producer.
+    [[nodiscard]] const std::string& born_host() const noexcept { return born_host_; }
+
+    void set_born_host(std::string host) { born_host_ = std::move(host); }
+
+    [[nodiscard]] std::int64_t store_timestamp() const noexcept { return store_timestamp_; }
+
+    void set_store_timestamp(std::int64_t ts) noexcept { store_timestamp_ = ts; }
+
+    /// `ip:port` of the broker that stored it.
+    [[nodiscard]] const std::string& store_host() const noexcept { return store_host_; }
+
+    void set_store_host(std::string host) { store_host_ = std::move(host); }
+
+    /// Physical offset in the commit log.
+    [[nodiscard]] std::int64_t commit_log_offset() const noexcept { return commit_log_offset_; }
+
+    void set_commit_log_offset(std::int64_t offset) noexcept { commit_log_offset_ = offset; }
+
+    [[nodiscard]] std::int32_t body_crc() const noexcept { return body_crc_; }
+
+    void set_body_crc(std::int32_t crc) noexcept { body_crc_ = crc; }
+
+    [[nodiscard]] std::int32_t reconsume_times() const noexcept { return reconsume_times_; }
+
+    void set_reconsume_times(std::int32_t times) noexcept { reconsume_times_ = times; }
+
+    [[nodiscard]] std::int64_t prepared_transaction_offset() const noexcept {
+        return prepared_transaction_offset_;
+    }
+
+    void set_prepared_transaction_offset(std::int64_t offset) noexcept {
+        prepared_transaction_offset_ = offset;
+    }
+
+    /// MessageClientExt.getMsgId: the producer's UNIQ_KEY when present, else the offset message id.
+    [[nodiscard]] std::string msg_id() const {
+        const auto uniq = property_view(property::uniq_client_message_id_keyidx);
+        return uniq.empty() ? offset_msg_id_ : std::string(uniq);
+    }
+
+    /// The broker-made id (store host + commit log offset).
+    [[nodiscard]] const std::string& offset_msg_id() const noexcept { return offset_msg_id_; }
+
+    void set_offset_msg_id(std::string id) { offset_msg_id_ = std::move(id); }
+
+    friend bool operator==(const MessageExt&, const MessageExt&) = default;
+
+private:
+    std::string broker_name_;
+    std::int32_t queue_id_ = 0;
+    std::int32_t store_size_ = 0;
+    std::int64_t queue_offset_ = 0;
+    std::int32_t sys_flag_ = 0;
+    std::int64_t born_timestamp_ = 0;
+    std::string born_host_;
+    std::int64_t store_timestamp_ = 0;
+    std::string store_host_;
+    std::int64_t commit_log_offset_ = 0;
+    std::int32_t body_crc_ = 0;
+    std::int32_t reconsume_times_ = 0;
+    std::int64_t prepared_transaction_offset_ = 0;
+    std::string offset_msg_id_;
+};
+
+}  // namespace rmq

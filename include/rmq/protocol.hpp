@@ -1,0 +1,190 @@
+#pragma once
+
+/// @file protocol.hpp
+/// The vocabulary clients and brokers exchange, shared by every transport: enums, request arguments and
+/// results named after RocketMQ's request codes and headers.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <rmq/message.hpp>
+#include <rmq/message_queue.hpp>
+#include <rmq/subscription.hpp>
+
+namespace rmq {
+
+/// Java's MessageModel.
+enum class MessageModel { Broadcasting, Clustering };
+
+/// Java's ConsumeType.
+enum class ConsumeType { ConsumeActively, ConsumePassively };
+
+/// Java's ConsumeFromWhere (the deprecated values behave like LastOffset, as in Java).
+enum class ConsumeFromWhere {
+    LastOffset,
+    LastOffsetAndFromMinWhenBootFirst,
+    MinOffset,
+    MaxOffset,
+    FirstOffset,
+    Timestamp,
+};
+
+/// RocketMQ response codes (ResponseCode / RemotingSysResponseCode) that rmq produces or handles.
+namespace response_code {
+inline constexpr int success = 0;
+inline constexpr int system_error = 1;
+inline constexpr int system_busy = 2;
+inline constexpr int request_code_not_supported = 3;
+inline constexpr int message_illegal = 13;
+inline constexpr int no_permission = 16;
+inline constexpr int topic_not_exist = 17;
+inline constexpr int pull_not_found = 19;
+inline constexpr int pull_retry_immediately = 20;
+inline constexpr int pull_offset_moved = 21;
+inline constexpr int query_not_found = 22;
+inline constexpr int subscription_parse_failed = 23;
+inline constexpr int subscription_not_exist = 24;
+inline constexpr int subscription_not_latest = 25;
+inline constexpr int subscription_group_not_exist = 26;
+inline constexpr int flow_control = 215;
+}  // namespace response_code
+
+/// Java's PullStatus.
+enum class PullStatus { Found, NoNewMsg, NoMatchedMsg, OffsetIllegal };
+
+/// Java's PullSysFlag bits.
+namespace pull_sys_flag {
+inline constexpr std::int32_t commit_offset = 0x1;
+inline constexpr std::int32_t suspend = 0x2;
+inline constexpr std::int32_t subscription = 0x4;
+inline constexpr std::int32_t class_filter = 0x8;
+inline constexpr std::int32_t lite_pull = 0x10;
+}  // namespace pull_sys_flag
+
+/// A PULL_MESSAGE request (PullMessageRequestHeader).
+struct PullArgs {
+    std::string consumer_group;
+    MessageQueue mq;
+    std::int64_t queue_offset = 0;
+    std::int32_t max_msg_nums = 32;
+    /// PullSysFlag bits (commit offset, suspend, subscription).
+    std::int32_t sys_flag = 0;
+    std::int64_t commit_offset = 0;
+    /// How long the broker may hold the request (long polling); 0 means answer at once.
+    std::int64_t suspend_timeout_millis = 15000;
+    /// The client's expression, used by the broker only when the SUBSCRIPTION flag is set.
+    std::string subscription;
+    std::int64_t sub_version = 0;
+    std::string expression_type{expression_type_tag};
+};
+
+/// A PULL_MESSAGE answer, already decoded (PullResultExt).
+struct PullResult {
+    PullStatus status = PullStatus::NoNewMsg;
+    std::int64_t next_begin_offset = 0;
+    std::int64_t min_offset = 0;
+    std::int64_t max_offset = 0;
+    /// Broker id the next pull should go to (0 = master).
+    std::int64_t suggest_which_broker_id = 0;
+    std::vector<MessageExt> msg_found_list;
+};
+
+/// The outcome of an asynchronous request: a value or the broker's error (code and remark).
+template <class T>
+class Outcome {
+public:
+    Outcome(T value)  // NOLINT: implicit on purpose, completions return values directly
+        : state_(std::move(value)) {}
+
+    Outcome(int code, std::string remark)
+        : state_(Failure{code, std::move(remark)}) {}
+
+    [[nodiscard]] bool ok() const noexcept { return state_.index() == 0; }
+
+    [[nodiscard]] T& value() & { return std::get<0>(state_); }
+
+    [[nodiscard]] const T& value() const& { return std::get<0>(state_); }
+
+    [[nodiscard]] T&& value() && { return std::get<0>(std::move(state_)); }
+
+    /// The response code (response_code::success when ok()).
+    [[nodiscard]] int code() const noexcept {
+        return ok() ? response_code::success : std::get<1>(state_).code;
+    }
+
+    /// The broker's remark (empty when ok()).
+    [[nodiscard]] const std::string& remark() const noexcept {
+        static const std::string empty;
+        return ok() ? empty : std::get<1>(state_).remark;
+    }
+
+private:
+    struct Failure {
+        int code;
+        std::string remark;
+    };
+
+    std::variant<T, Failure> state_;
+};
+
+/// Completion of an asynchronous pull; may run on any thread of the transport.
+using PullCallback = std::function<void(Outcome<PullResult>)>;
+
+/// What one consumer group member reports in a heartbeat (ConsumerData).
+struct ConsumerData {
+    std::string group_name;
+    ConsumeType consume_type = ConsumeType::ConsumePassively;
+    MessageModel message_model = MessageModel::Clustering;
+    ConsumeFromWhere consume_from_where = ConsumeFromWhere::LastOffset;
+    std::vector<SubscriptionData> subscription_data_set;
+    bool unit_mode = false;
+};
+
+/// A HEART_BEAT request (HeartbeatData).
+struct HeartbeatData {
+    std::string client_id;
+    std::vector<ConsumerData> consumer_data_set;
+    std::vector<std::string> producer_groups;
+};
+
+/// Java's SendStatus.
+enum class SendStatus { SendOk, FlushDiskTimeout, FlushSlaveTimeout, SlaveNotAvailable };
+
+/// Java's SendResult.
+struct SendResult {
+    SendStatus status = SendStatus::SendOk;
+    std::string msg_id;
+    std::string offset_msg_id;
+    MessageQueue message_queue;
+    std::int64_t queue_offset = 0;
+};
+
+/// A CONSUMER_SEND_MSG_BACK request (ConsumerSendMsgBackRequestHeader).
+struct SendBackArgs {
+    std::string group;
+    /// The message as the consumer received it (its commit log offset and msg ids locate the original).
+    MessageExt message;
+    /// -1: straight to the DLQ; 0: the broker chooses 3 + reconsume times; > 0: that level.
+    std::int32_t delay_level = 0;
+    std::int32_t max_reconsume_times = 16;
+};
+
+/// The broker-to-client notifications a consumer reacts to.
+struct ConsumerIdsChanged {
+    std::string consumer_group;
+};
+
+/// Handler for broker-initiated notifications; may run on any thread of the transport.
+using NotificationHandler = std::function<void(const ConsumerIdsChanged&)>;
+
+/// What a topic's route says: the queues a consumer can read and a producer can write.
+struct TopicRoute {
+    std::vector<MessageQueue> read_queues;
+    std::vector<MessageQueue> write_queues;
+};
+
+}  // namespace rmq

@@ -1,0 +1,25 @@
+#include <catch2/catch.hpp>
+#include <golden.hpp>
+
+#include <rmq/topic.hpp>
+
+TEST_CASE("retry and DLQ topic names agree with MixAll (misc.json group_topics)", "[model]") {
+    const auto golden = rmq_test::load_golden("misc.json");
+    const auto& cases = golden.at("group_topics");
+    REQUIRE(cases.size() > 0);
+    for (const auto& c : cases) {
+        const auto group = c.at("group").get<std::string>();
+        INFO(group);
+        CHECK(rmq::retry_topic(group) == c.at("MixAll.getRetryTopic").get<std::string>());
+        CHECK(rmq::dlq_topic(group) == c.at("MixAll.getDLQTopic").get<std::string>());
+        CHECK(rmq::is_retry_topic(rmq::retry_topic(group)));
+        CHECK(rmq::is_dlq_topic(rmq::dlq_topic(group)));
+    }
+}
+
+TEST_CASE("group and topic validation names the problem", "[model]") {
+    CHECK_NOTHROW(rmq::check_group("please_rename_unique_group_name"));
+    CHECK_THROWS_AS(rmq::check_group(""), rmq::InvalidArgument);
+    CHECK_THROWS_WITH(rmq::check_group("bad group"), Catch::Contains("illegal characters"));
+    CHECK_THROWS_WITH(rmq::check_topic(std::string(128, 'a')), Catch::Contains("longer than 127"));
+}
