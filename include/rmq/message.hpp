@@ -56,14 +56,15 @@ inline std::string encode_properties(const std::map<std::string, std::string>& p
     return out;
 }
 
-/// Java's MessageDecoder.string2messageProperties: entries without a name/value separator are skipped.
+/// Java's MessageDecoder.string2messageProperties: an entry is `name\1value` split at the first `\1`; entries
+/// without a separator, with an empty name or with an empty value are skipped; a later duplicate name wins.
 inline std::map<std::string, std::string> decode_properties(std::string_view text) {
     std::map<std::string, std::string> out;
     while (!text.empty()) {
         const std::size_t end = text.find(property::property_separator);
         const std::string_view entry = text.substr(0, end);
         if (const std::size_t sep = entry.find(property::name_value_separator);
-            sep != std::string_view::npos) {
+            sep != std::string_view::npos && sep > 0 && sep + 1 < entry.size()) {
             out.insert_or_assign(std::string(entry.substr(0, sep)), std::string(entry.substr(sep + 1)));
         }
         if (end == std::string_view::npos) {
