@@ -1,0 +1,61 @@
+#pragma once
+
+/// @file concepts/allocate_policy.hpp
+/// The AllocatePolicy concept: how a rebalance splits a topic's queues among the consumers of a group.
+
+#include <concepts>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rmq/message_queue.hpp>
+
+namespace rmq {
+
+/// The one member an allocation policy needs (Java's AllocateMessageQueueStrategy.allocate):
+/// `std::vector<MessageQueue> allocate(std::string_view group, std::string_view current_cid,
+///  std::span<const MessageQueue> mq_all, std::span<const std::string> cid_all) const`.
+/// It returns the queues `current_cid` owns, callable on a const policy, with exactly these argument types.
+template <class P>
+concept HasAllocate = requires(const P& p,
+                               std::string_view group,
+                               std::string_view current_cid,
+                               std::span<const MessageQueue> mq_all,
+                               std::span<const std::string> cid_all) {
+    { p.allocate(group, current_cid, mq_all, cid_all) } -> std::same_as<std::vector<MessageQueue>>;
+};
+
+/// An allocation strategy (Java's AllocateMessageQueueStrategy). The consumer copies it in, calls it from its
+/// rebalance thread with the topic's queues and the group's client ids, both sorted the Java way
+/// (consumer.md §3.3), and owns exactly the returned queues. Contract beyond the signature: the result depends
+/// only on the arguments (every consumer of the group computes the same split independently), a client id not
+/// in `cid_all` gets nothing, and rmq::InvalidArgument thrown from `allocate` keeps the previous assignment.
+/// An optional `name()` gives the strategy's Java name (e.g. "AVG").
+///
+/// Valid:
+/// @code
+/// struct AllMine {
+///     std::vector<rmq::MessageQueue> allocate(std::string_view, std::string_view,
+///                                             std::span<const rmq::MessageQueue> mq_all,
+///                                             std::span<const std::string>) const {
+///         return {mq_all.begin(), mq_all.end()};
+///     }
+/// };
+/// static_assert(rmq::AllocatePolicy<AllMine>);
+/// @endcode
+/// Invalid (the diagnostic names HasAllocate):
+/// @code
+/// struct NoAllocate {};                       // no allocate() at all
+/// struct NonConst {                           // allocate() not callable on a const policy
+///     std::vector<rmq::MessageQueue> allocate(std::string_view, std::string_view,
+///                                             std::span<const rmq::MessageQueue>,
+///                                             std::span<const std::string>);
+/// };
+/// static_assert(!rmq::AllocatePolicy<NoAllocate>);   // FAILS to model
+/// static_assert(!rmq::AllocatePolicy<NonConst>);     // FAILS to model
+/// @endcode
+template <class P>
+concept AllocatePolicy = HasAllocate<P> && std::copy_constructible<P>;
+
+}  // namespace rmq

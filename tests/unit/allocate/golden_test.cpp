@@ -1,0 +1,109 @@
+// Every vector of tests/data/allocate.json: the stock strategies must return exactly what Apache RocketMQ's
+// unmodified Java strategies returned (same queues, same order, same exceptions).
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <golden.hpp>
+#include <nlohmann/json.hpp>
+
+#include <rmq/allocate/averagely.hpp>
+#include <rmq/allocate/averagely_by_circle.hpp>
+#include <rmq/concepts/allocate_policy.hpp>
+#include <rmq/error.hpp>
+#include <rmq/message_queue.hpp>
+
+namespace {
+
+using nlohmann::json;
+
+const json& golden() {
+    static const json doc = rmq_test::load_golden("allocate.json");
+    return doc;
+}
+
+std::vector<rmq::MessageQueue> queues(const std::string& topic, const json& list) {
+    std::vector<rmq::MessageQueue> out;
+    for (const auto& q : list) {
+        out.push_back(rmq::MessageQueue{topic, q.at(0).get<std::string>(), q.at(1).get<std::int32_t>()});
+    }
+    return out;
+}
+
+std::string show(const std::vector<rmq::MessageQueue>& mqs) {
+    std::string out = "[";
+    for (const auto& mq : mqs) {
+        out += fmt::format("[{},{}]", mq.broker_name, mq.queue_id);
+    }
+    return out + "]";
+}
+
+// Runs `policy` on every case of `section` that has results for `strategy`, both on the given and on the sorted
+// inputs, for every query id; returns how many vectors were compared.
+template <rmq::AllocatePolicy P>
+std::size_t check_strategy(const char* section, const std::string& strategy, const P& policy) {
+    std::size_t checked = 0;
+    for (const auto& c : golden().at(section)) {
+        const auto& results = c.at("results").at(strategy);
+        const auto topic = c.at("topic").get<std::string>();
+        const auto group = c.at("consumerGroup").get<std::string>();
+        const auto query = c.at("queryCIDs").get<std::vector<std::string>>();
+        for (const char* order : {"given", "sorted"}) {
+            const auto mq_all = queues(topic, c.at(std::string("mqAll_") + order));
+            const auto cid_all = c.at(std::string("cidAll_") + order).get<std::vector<std::string>>();
+            const auto& expected_list = results.at(order);
+            REQUIRE(expected_list.size() == query.size());
+            for (std::size_t i = 0; i < query.size(); ++i) {
+                INFO(fmt::format("{} case {} ({}) {} query {}", strategy, c.at("id").get<int>(),
+                                 c.at("kind").get<std::string>(), order, query[i]));
+                const auto& expected = expected_list[i];
+                ++checked;
+                if (expected.is_object()) {
+                    const auto error = expected.at("error").get<std::string>();
+                    const std::string prefix = "java.lang.IllegalArgumentException: ";
+                    REQUIRE(error.rfind(prefix, 0) == 0);
+                    try {
+                        (void)policy.allocate(group, query[i], mq_all, cid_all);
+                        FAIL_CHECK("expected rmq::InvalidArgument: " << error);
+                    } catch (const rmq::InvalidArgument& e) {
+                        CHECK(std::string(e.what()) == error.substr(prefix.size()));
+                    }
+                } else {
+                    const auto got = policy.allocate(group, query[i], mq_all, cid_all);
+                    const auto want = queues(topic, expected);
+                    if (got != want) {
+                        FAIL_CHECK("got " << show(got) << " want " << show(want));
+                    }
+                }
+            }
+        }
+    }
+    return checked;
+}
+
+std::size_t count_cases(const char* section, const char* count_key) {
+    const auto& cases = golden().at(section);
+    REQUIRE(cases.size() == golden().at(count_key).get<std::size_t>());
+    REQUIRE(!cases.empty());
+    return cases.size();
+}
+
+}  // namespace
+
+TEST_CASE("golden vectors: AVG", "[allocate][golden]") {
+    count_cases("cases", "case_count");
+    const auto checked = check_strategy("cases", "AVG", rmq::AllocateAveragely{});
+    fmt::print("allocate.json AVG: {} vectors checked\n", checked);
+    REQUIRE(checked > 0);
+}
+
+TEST_CASE("golden vectors: AVG_BY_CIRCLE", "[allocate][golden]") {
+    count_cases("cases", "case_count");
+    const auto checked = check_strategy("cases", "AVG_BY_CIRCLE", rmq::AllocateAveragelyByCircle{});
+    fmt::print("allocate.json AVG_BY_CIRCLE: {} vectors checked\n", checked);
+    REQUIRE(checked > 0);
+}
