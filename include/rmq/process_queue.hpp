@@ -1,0 +1,491 @@
+#pragma once
+
+/// @file process_queue.hpp
+/// rmq::ProcessQueue (Java's ProcessQueue): the client-side cache of pulled-but-not-yet-acknowledged messages of
+/// one MessageQueue, with the flow-control counters, the orderly "consuming" map and the lock/pull/consume
+/// timestamps the rebalance and dispatch code read.
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <rmq/clock.hpp>
+#include <rmq/error.hpp>
+#include <rmq/message.hpp>
+
+namespace rmq {
+
+/// One ProcessQueue exists per assigned MessageQueue. All members are thread-safe: the two offset-ordered maps
+/// sit behind one reader/writer lock, the counters and flags are atomics (Java's AtomicLong / volatile fields).
+///
+/// Messages are counted in msg_count()/msg_size() from put_messages until they leave for good (remove_messages
+/// on the concurrent path, commit on the orderly path); the orderly in-flight ("consuming") ones stay counted.
+class ProcessQueue {
+public:
+    /// Client-side lifetime of a broker queue lock (`rocketmq.client.rebalance.lockMaxLiveTime`), ms.
+    static constexpr std::int64_t rebalance_lock_max_live_time = 30000;
+    /// Period of the orderly lock renewal (`rocketmq.client.rebalance.lockInterval`), ms.
+    static constexpr std::int64_t rebalance_lock_interval = 20000;
+    /// A queue not pulled for longer than this is replaced by rebalance (`rocketmq.client.pull.pullMaxIdleTime`).
+    static constexpr std::int64_t pull_max_idle_time = 120000;
+    /// cleanExpiredMsg looks at no more than this many head messages per run.
+    static constexpr std::size_t clean_expired_max_loop = 16;
+
+    /// Java's ProcessQueueInfo: a consistent snapshot for diagnostics (consumer running info).
+    struct Info {
+        std::int64_t cached_msg_min_offset = 0;   ///< first offset of the cache, 0 when empty (as Java)
+        std::int64_t cached_msg_max_offset = 0;   ///< last offset of the cache, 0 when empty
+        std::int64_t cached_msg_count = 0;        ///< entries in the cache (orderly in-flight excluded)
+        std::int64_t cached_msg_size_in_mib = 0;  ///< msg_size() / 1 MiB, integer division
+        std::int64_t transaction_msg_min_offset = 0;  ///< first offset taken by orderly, 0 when none
+        std::int64_t transaction_msg_max_offset = 0;  ///< last offset taken by orderly, 0 when none
+        std::int64_t transaction_msg_count = 0;       ///< messages taken by orderly and not committed
+        bool locked = false;                          ///< locked()
+        std::int64_t try_unlock_times = 0;            ///< try_unlock_times()
+        std::int64_t last_lock_timestamp = 0;         ///< last_lock_timestamp() (steady ms)
+        bool dropped = false;                         ///< dropped()
+        std::int64_t last_pull_timestamp = 0;         ///< last_pull_timestamp() (steady ms)
+        std::int64_t last_consume_timestamp = 0;      ///< last_consume_timestamp() (steady ms)
+    };
+
+    /// Timestamps start at the clock's current steady time, as Java's start at construction time.
+    explicit ProcessQueue(std::shared_ptr<Clock> clock = system_clock())
+        : clock_(clock ? std::move(clock) : throw InvalidArgument("ProcessQueue: clock must not be null"))
+        , last_pull_timestamp_(clock_->steady_millis())
+        , last_consume_timestamp_(last_pull_timestamp_.load())
+        , last_lock_timestamp_(last_pull_timestamp_.load()) {}
+
+    ProcessQueue(const ProcessQueue&) = delete;
+    ProcessQueue& operator=(const ProcessQueue&) = delete;
+
+    /// Java's putMessage. Moves the messages in by queue offset; an offset already cached keeps its message and
+    /// is not counted again. Returns "dispatch to consume": true only when the cache is non-empty and no
+    /// dispatch was running (consuming() turns true). A parseable MAX_OFFSET property on the last message
+    /// updates msg_acc_cnt() when the backlog it implies is positive.
+    bool put_messages(std::vector<MessageExt> msgs) {
+        const std::unique_lock lock(tree_mutex_);
+        // Read before the messages are moved away; only the last message of the batch counts, as in Java.
+        std::optional<std::int64_t> last_offset;
+        std::optional<std::int64_t> last_max_offset;
+        if (!msgs.empty()) {
+            last_offset = msgs.back().queue_offset();
+            last_max_offset = parse_long(msgs.back().property_view(property::max_offset));
+        }
+        std::int64_t added = 0;
+        std::int64_t added_bytes = 0;
+        for (auto& msg : msgs) {
+            const std::int64_t offset = msg.queue_offset();
+            const std::int64_t body = static_cast<std::int64_t>(msg.body().size());
+            if (msg_tree_.try_emplace(offset, std::move(msg)).second) {
+                ++added;
+                added_bytes += body;
+                queue_offset_max_.store(offset);
+            }
+        }
+        msg_count_.fetch_add(added);
+        msg_size_.fetch_add(added_bytes);
+
+        bool dispatch = false;
+        if (!msg_tree_.empty() && !consuming_.load()) {
+            dispatch = true;
+            consuming_.store(true);
+        }
+        if (last_offset && last_max_offset) {
+            if (const std::int64_t acc = *last_max_offset - *last_offset; acc > 0) {
+                msg_acc_cnt_.store(acc);
+            }
+        }
+        return dispatch;
+    }
+
+    /// Java's removeMessage (concurrent path): drops the given offsets from the cache and returns the offset that
+    /// is safe to commit: the smallest offset still cached, queue_offset_max() + 1 when the cache became empty,
+    /// or -1 when it was already empty (then nothing changes but last_consume_timestamp()).
+    std::int64_t remove_messages(std::span<const std::int64_t> queue_offsets) {
+        const std::unique_lock lock(tree_mutex_);
+        return remove_locked(queue_offsets);
+    }
+
+    /// Java's getMaxSpan: last minus first cached offset (orderly in-flight messages excluded), 0 when empty.
+    [[nodiscard]] std::int64_t max_span() const {
+        const std::shared_lock lock(tree_mutex_);
+        return msg_tree_.empty() ? 0 : msg_tree_.rbegin()->first - msg_tree_.begin()->first;
+    }
+
+    /// Java's takeMessages (orderly): moves up to batch_size smallest entries into the consuming map and returns
+    /// copies in offset order. When nothing is left to take, consuming() turns false so the next put dispatches.
+    /// Counters do not change.
+    std::vector<MessageExt> take_messages(std::size_t batch_size) {
+        std::vector<MessageExt> out;
+        const std::unique_lock lock(tree_mutex_);
+        last_consume_timestamp_.store(clock_->steady_millis());
+        out.reserve(std::min(batch_size, msg_tree_.size()));
+        while (out.size() < batch_size && !msg_tree_.empty()) {
+            auto node = msg_tree_.extract(msg_tree_.begin());
+            out.push_back(node.mapped());
+            consuming_tree_.insert(std::move(node));
+        }
+        if (out.empty()) {
+            consuming_.store(false);
+        }
+        return out;
+    }
+
+    /// Java's commit (orderly): forgets every taken message, uncounts them and returns the offset after the last
+    /// one, or -1 when nothing was taken (Java throws NoSuchElementException there).
+    std::int64_t commit() {
+        const std::unique_lock lock(tree_mutex_);
+        if (consuming_tree_.empty()) {
+            return -1;
+        }
+        const std::int64_t next = consuming_tree_.rbegin()->first + 1;
+        const auto taken = static_cast<std::int64_t>(consuming_tree_.size());
+        if (msg_count_.fetch_sub(taken) - taken == 0) {
+            msg_size_.store(0);
+        } else {
+            std::int64_t bytes = 0;
+            for (const auto& [offset, msg] : consuming_tree_) {
+                bytes += static_cast<std::int64_t>(msg.body().size());
+            }
+            msg_size_.fetch_sub(bytes);
+        }
+        consuming_tree_.clear();
+        return next;
+    }
+
+    /// Java's rollback (orderly): every taken message goes back to the cache (replacing a same-offset entry, as
+    /// Java's putAll does). Counters do not change.
+    void rollback() {
+        const std::unique_lock lock(tree_mutex_);
+        while (!consuming_tree_.empty()) {
+            auto node = consuming_tree_.extract(consuming_tree_.begin());
+            msg_tree_.insert_or_assign(node.key(), std::move(node.mapped()));
+        }
+    }
+
+    /// Java's makeMessageToConsumeAgain (orderly) by offset: the taken messages at these offsets go back to the
+    /// cache unchanged; offsets not taken are ignored. Counters do not change.
+    void make_message_to_consume_again(std::span<const std::int64_t> queue_offsets) {
+        const std::unique_lock lock(tree_mutex_);
+        for (const std::int64_t offset : queue_offsets) {
+            if (auto node = consuming_tree_.extract(offset)) {
+                msg_tree_.insert_or_assign(offset, std::move(node.mapped()));
+            }
+        }
+    }
+
+    /// Java's makeMessageToConsumeAgain with the messages themselves: each is removed from the consuming map by
+    /// its offset and stored in the cache as given, so changes the caller made on its copy (reconsume times by
+    /// checkReconsumeTimes) are kept, as they are on Java's shared objects. Counters do not change.
+    void make_message_to_consume_again(std::span<const MessageExt> msgs) {
+        const std::unique_lock lock(tree_mutex_);
+        for (const auto& msg : msgs) {
+            consuming_tree_.erase(msg.queue_offset());
+            msg_tree_.insert_or_assign(msg.queue_offset(), msg);
+        }
+    }
+
+    /// Java's hasTempMessage: whether the cache (not the consuming map) holds anything.
+    [[nodiscard]] bool has_temp_message() const {
+        const std::shared_lock lock(tree_mutex_);
+        return !msg_tree_.empty();
+    }
+
+    /// Java's containsMessage (5.x): whether the cache holds this offset (taken orderly messages do not count).
+    [[nodiscard]] bool contains_message(std::int64_t queue_offset) const {
+        const std::shared_lock lock(tree_mutex_);
+        return msg_tree_.contains(queue_offset);
+    }
+
+    /// Java's clear (client-side offset reset): empties both maps, zeroes count, size and queue_offset_max().
+    void clear() {
+        const std::unique_lock lock(tree_mutex_);
+        msg_tree_.clear();
+        consuming_tree_.clear();
+        msg_count_.store(0);
+        msg_size_.store(0);
+        queue_offset_max_.store(0);
+    }
+
+    /// Java's MessageAccessor.setConsumeStartTimeStamp on the cached messages: stores CONSUME_START_TIME (wall
+    /// ms) on the messages at these offsets (cache or consuming map) so clean_expired_msg and later copies see it.
+    void set_consume_start(std::span<const std::int64_t> queue_offsets, std::int64_t wall_millis) {
+        const std::string value = std::to_string(wall_millis);
+        const std::unique_lock lock(tree_mutex_);
+        for (const std::int64_t offset : queue_offsets) {
+            if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
+                it->second.set_property(property::consume_start_timestamp, value);
+            } else if (const auto jt = consuming_tree_.find(offset); jt != consuming_tree_.end()) {
+                jt->second.set_property(property::consume_start_timestamp, value);
+            }
+        }
+    }
+
+    /// Java's cleanExpiredMsg (concurrent consumers only; the caller skips it for orderly ones). Looks at most
+    /// min(16, cached) times at the head message: if its CONSUME_START_TIME is more than consume_timeout_millis
+    /// before the clock's wall time, `send_back(const MessageExt&)` is called (no lock held; it may return bool
+    /// or void, false meaning failure) and on success the message is removed if it is still the head. A missing
+    /// start time, a fresh head, or a failed/throwing send-back (logged) ends the run.
+    template <class SendBack>
+    void clean_expired_msg(std::int64_t consume_timeout_millis, SendBack&& send_back) {
+        clean_expired_msg(consume_timeout_millis, std::forward<SendBack>(send_back), &log_send_back_failure);
+    }
+
+    /// Same, reporting a failed send-back to `on_failure(const MessageExt&, std::exception_ptr)` (a null pointer
+    /// when send_back returned false) instead of the default stderr line.
+    template <class SendBack, class OnFailure>
+    void clean_expired_msg(std::int64_t consume_timeout_millis, SendBack&& send_back, OnFailure&& on_failure) {
+        using Result = std::invoke_result_t<SendBack&, const MessageExt&>;
+        static_assert(std::is_void_v<Result> || std::is_convertible_v<Result, bool>,
+                      "clean_expired_msg: send_back(const MessageExt&) must return void or bool");
+        std::size_t loop = 0;
+        {
+            const std::shared_lock lock(tree_mutex_);
+            loop = std::min(msg_tree_.size(), clean_expired_max_loop);
+        }
+        for (std::size_t i = 0; i < loop; ++i) {
+            std::optional<MessageExt> expired;
+            {
+                const std::shared_lock lock(tree_mutex_);
+                if (!msg_tree_.empty()) {
+                    const auto& head = msg_tree_.begin()->second;
+                    const auto start = parse_long(head.property_view(property::consume_start_timestamp));
+                    if (start && clock_->wall_millis() - *start > consume_timeout_millis) {
+                        expired = head;
+                    }
+                }
+            }
+            if (!expired) {
+                break;
+            }
+            bool sent = false;
+            try {
+                if constexpr (std::is_void_v<Result>) {
+                    send_back(std::as_const(*expired));
+                    sent = true;
+                } else {
+                    sent = static_cast<bool>(send_back(std::as_const(*expired)));
+                }
+                if (!sent) {
+                    on_failure(std::as_const(*expired), std::exception_ptr{});
+                }
+            } catch (...) {
+                on_failure(std::as_const(*expired), std::current_exception());
+            }
+            if (!sent) {
+                break;
+            }
+            const std::unique_lock lock(tree_mutex_);
+            if (!msg_tree_.empty() && msg_tree_.begin()->first == expired->queue_offset()) {
+                const std::int64_t offset = expired->queue_offset();
+                remove_locked(std::span<const std::int64_t>(&offset, 1));
+            }
+        }
+    }
+
+    /// A consistent snapshot for diagnostics (Java's fillProcessQueueInfo).
+    [[nodiscard]] Info info() const {
+        Info out;
+        const std::shared_lock lock(tree_mutex_);
+        if (!msg_tree_.empty()) {
+            out.cached_msg_min_offset = msg_tree_.begin()->first;
+            out.cached_msg_max_offset = msg_tree_.rbegin()->first;
+            out.cached_msg_count = static_cast<std::int64_t>(msg_tree_.size());
+        }
+        out.cached_msg_size_in_mib = msg_size_.load() / (1024 * 1024);
+        if (!consuming_tree_.empty()) {
+            out.transaction_msg_min_offset = consuming_tree_.begin()->first;
+            out.transaction_msg_max_offset = consuming_tree_.rbegin()->first;
+            out.transaction_msg_count = static_cast<std::int64_t>(consuming_tree_.size());
+        }
+        out.locked = locked();
+        out.try_unlock_times = try_unlock_times();
+        out.last_lock_timestamp = last_lock_timestamp();
+        out.dropped = dropped();
+        out.last_pull_timestamp = last_pull_timestamp();
+        out.last_consume_timestamp = last_consume_timestamp();
+        return out;
+    }
+
+    /// Orderly: whether the broker lock of this queue is believed held.
+    [[nodiscard]] bool locked() const noexcept { return locked_.load(); }
+
+    /// Orderly: records the broker lock state (lock / lockAll / unlock).
+    void set_locked(bool locked) noexcept { locked_.store(locked); }
+
+    /// Steady ms of the last successful broker lock.
+    [[nodiscard]] std::int64_t last_lock_timestamp() const noexcept { return last_lock_timestamp_.load(); }
+
+    /// Records a successful broker lock at this steady time (normally clock.steady_millis()).
+    void set_last_lock_timestamp(std::int64_t steady_millis) noexcept { last_lock_timestamp_.store(steady_millis); }
+
+    /// More than rebalance_lock_max_live_time ms since the last lock (strictly greater, as Java).
+    [[nodiscard]] bool is_lock_expired() const {
+        return clock_->steady_millis() - last_lock_timestamp_.load() > rebalance_lock_max_live_time;
+    }
+
+    /// Steady ms when the last pull for this queue started.
+    [[nodiscard]] std::int64_t last_pull_timestamp() const noexcept { return last_pull_timestamp_.load(); }
+
+    /// Records the start of a pull at this steady time.
+    void set_last_pull_timestamp(std::int64_t steady_millis) noexcept { last_pull_timestamp_.store(steady_millis); }
+
+    /// More than pull_max_idle_time ms since the last pull (rebalance then replaces the queue).
+    [[nodiscard]] bool is_pull_expired() const {
+        return clock_->steady_millis() - last_pull_timestamp_.load() > pull_max_idle_time;
+    }
+
+    /// Steady ms of the last remove_messages / take_messages (diagnostics).
+    [[nodiscard]] std::int64_t last_consume_timestamp() const noexcept { return last_consume_timestamp_.load(); }
+
+    /// Overrides the last-consume time (steady ms).
+    void set_last_consume_timestamp(std::int64_t steady_millis) noexcept {
+        last_consume_timestamp_.store(steady_millis);
+    }
+
+    /// Whether the queue is no longer ours (or must be rebuilt); a dropped queue is never revived.
+    [[nodiscard]] bool dropped() const noexcept { return dropped_.load(); }
+
+    /// Marks the queue dropped (or, for tests, not).
+    void set_dropped(bool dropped) noexcept { dropped_.store(dropped); }
+
+    /// Orderly dispatch flag: a consume request owns (or is scheduled for) this queue.
+    [[nodiscard]] bool consuming() const noexcept { return consuming_.load(); }
+
+    /// Failed attempts to release this orderly queue (diagnostics).
+    [[nodiscard]] std::int64_t try_unlock_times() const noexcept { return try_unlock_times_.load(); }
+
+    /// Counts one more failed release attempt.
+    void inc_try_unlock_times() noexcept { try_unlock_times_.fetch_add(1); }
+
+    /// Cached messages, orderly in-flight ones included (pull flow control by count).
+    [[nodiscard]] std::int64_t msg_count() const noexcept { return msg_count_.load(); }
+
+    /// Sum of the body bytes of the cached messages (pull flow control by size).
+    [[nodiscard]] std::int64_t msg_size() const noexcept { return msg_size_.load(); }
+
+    /// Broker backlog estimate: MAX_OFFSET minus the offset of the last message of the latest positive pull.
+    [[nodiscard]] std::int64_t msg_acc_cnt() const noexcept { return msg_acc_cnt_.load(); }
+
+    /// Overrides the backlog estimate (Java's setMsgAccCnt).
+    void set_msg_acc_cnt(std::int64_t count) noexcept { msg_acc_cnt_.store(count); }
+
+    /// Smallest cached offset (orderly in-flight excluded), -1 when the cache is empty.
+    [[nodiscard]] std::int64_t min_offset_in_cache() const {
+        const std::shared_lock lock(tree_mutex_);
+        return msg_tree_.empty() ? -1 : msg_tree_.begin()->first;
+    }
+
+    /// Largest cached offset (orderly in-flight excluded), -1 when the cache is empty.
+    [[nodiscard]] std::int64_t max_offset_in_cache() const {
+        const std::shared_lock lock(tree_mutex_);
+        return msg_tree_.empty() ? -1 : msg_tree_.rbegin()->first;
+    }
+
+    /// Offset of the last message put_messages newly inserted (0 initially and after clear()).
+    [[nodiscard]] std::int64_t queue_offset_max() const noexcept { return queue_offset_max_.load(); }
+
+    /// Java's consumeLock: the orderly service holds it while the listener runs; rebalance try-locks it (with a
+    /// timeout) before releasing the broker lock.
+    [[nodiscard]] std::timed_mutex& consume_lock() noexcept { return consume_lock_; }
+
+    /// The clock every timestamp of this queue comes from.
+    [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept { return clock_; }
+
+private:
+    // Java's Long.parseLong, but a malformed value is "absent" instead of an exception escaping the caller.
+    static std::optional<std::int64_t> parse_long(std::string_view text) noexcept {
+        std::int64_t value = 0;
+        const char* const end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (text.empty() || ec != std::errc{} || ptr != end) {
+            return std::nullopt;
+        }
+        return value;
+    }
+
+    // rmq has no logging facility yet; a failed expiry send-back must not go unnoticed, so it reaches stderr.
+    static void log_send_back_failure(const MessageExt& msg, std::exception_ptr error) {
+        std::string reason = "send_back returned false";
+        if (error) {
+            try {
+                std::rethrow_exception(error);
+            } catch (const std::exception& e) {
+                reason = e.what();
+            } catch (...) {
+                reason = "unknown exception";
+            }
+        }
+        fmt::print(stderr,
+                   "rmq: send expired msg back failed, topic={}, queueId={}, queueOffset={}: {}\n",
+                   msg.topic(),
+                   msg.queue_id(),
+                   msg.queue_offset(),
+                   reason);
+    }
+
+    // Body of remove_messages; the caller holds the write lock.
+    std::int64_t remove_locked(std::span<const std::int64_t> queue_offsets) {
+        last_consume_timestamp_.store(clock_->steady_millis());
+        if (msg_tree_.empty()) {
+            return -1;
+        }
+        std::int64_t result = queue_offset_max_.load() + 1;
+        std::int64_t removed = 0;
+        std::int64_t removed_bytes = 0;
+        for (const std::int64_t offset : queue_offsets) {
+            if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
+                ++removed;
+                removed_bytes += static_cast<std::int64_t>(it->second.body().size());
+                msg_tree_.erase(it);
+            }
+        }
+        if (msg_count_.fetch_sub(removed) - removed == 0) {
+            msg_size_.store(0);
+        } else {
+            msg_size_.fetch_sub(removed_bytes);
+        }
+        if (!msg_tree_.empty()) {
+            result = msg_tree_.begin()->first;
+        }
+        return result;
+    }
+
+    std::shared_ptr<Clock> clock_;
+    mutable std::shared_mutex tree_mutex_;
+    std::map<std::int64_t, MessageExt> msg_tree_;        // guarded by tree_mutex_
+    std::map<std::int64_t, MessageExt> consuming_tree_;  // guarded by tree_mutex_ (orderly in-flight)
+    std::atomic<std::int64_t> msg_count_{0};
+    std::atomic<std::int64_t> msg_size_{0};
+    std::atomic<std::int64_t> queue_offset_max_{0};
+    std::atomic<std::int64_t> msg_acc_cnt_{0};
+    std::atomic<std::int64_t> try_unlock_times_{0};
+    std::atomic<bool> consuming_{false};
+    std::atomic<bool> dropped_{false};
+    std::atomic<bool> locked_{false};
+    std::atomic<std::int64_t> last_pull_timestamp_;
+    std::atomic<std::int64_t> last_consume_timestamp_;
+    std::atomic<std::int64_t> last_lock_timestamp_;
+    std::timed_mutex consume_lock_;
+};
+
+}  // namespace rmq
