@@ -13,9 +13,13 @@
 
 #include <rmq/allocate/averagely.hpp>
 #include <rmq/allocate/averagely_by_circle.hpp>
+#include <rmq/allocate/consistent_hash.hpp>
+#include <rmq/allocate/machine_room_nearby.hpp>
 #include <rmq/concepts/allocate_policy.hpp>
 #include <rmq/error.hpp>
 #include <rmq/message_queue.hpp>
+
+#include <rmq/detail/md5.hpp>
 
 namespace {
 
@@ -85,6 +89,16 @@ std::size_t check_strategy(const char* section, const std::string& strategy, con
     return checked;
 }
 
+// The resolver of the generator (Apache's AllocateMachineRoomNearByTest): the room is the text before the first
+// '-' (Java's `name.split("-")[0]`), e.g. broker "IDC1-broker-a" and client id "IDC2-10.0.0.7@1234".
+struct DashRoomResolver {
+    static std::string room_of(std::string_view name) { return std::string(name.substr(0, name.find('-'))); }
+
+    std::string broker_deploy_in(const rmq::MessageQueue& mq) const { return room_of(mq.broker_name); }
+
+    std::string consumer_deploy_in(std::string_view client_id) const { return room_of(client_id); }
+};
+
 std::size_t count_cases(const char* section, const char* count_key) {
     const auto& cases = golden().at(section);
     REQUIRE(cases.size() == golden().at(count_key).get<std::size_t>());
@@ -106,4 +120,52 @@ TEST_CASE("golden vectors: AVG_BY_CIRCLE", "[allocate][golden]") {
     const auto checked = check_strategy("cases", "AVG_BY_CIRCLE", rmq::AllocateAveragelyByCircle{});
     fmt::print("allocate.json AVG_BY_CIRCLE: {} vectors checked\n", checked);
     REQUIRE(checked > 0);
+}
+
+TEST_CASE("golden vectors: CONSISTENT_HASH", "[allocate][golden]") {
+    count_cases("cases", "case_count");
+    const rmq::AllocateConsistentHash policy;
+    REQUIRE(policy.virtual_node_count() == 10);
+    const auto checked = check_strategy("cases", "CONSISTENT_HASH", policy);
+    fmt::print("allocate.json CONSISTENT_HASH: {} vectors checked\n", checked);
+    REQUIRE(checked > 0);
+}
+
+TEST_CASE("golden vectors: CONSISTENT_HASH_VN3", "[allocate][golden]") {
+    count_cases("cases", "case_count");
+    const auto checked = check_strategy("cases", "CONSISTENT_HASH_VN3", rmq::AllocateConsistentHash{3});
+    fmt::print("allocate.json CONSISTENT_HASH_VN3: {} vectors checked\n", checked);
+    REQUIRE(checked > 0);
+}
+
+TEST_CASE("golden vectors: MACHINE_ROOM_NEARBY-AVG", "[allocate][golden]") {
+    count_cases("machine_room_cases", "machine_room_case_count");
+    const rmq::AllocateMachineRoomNearby policy{rmq::AllocateAveragely{}, DashRoomResolver{}};
+    REQUIRE(policy.name() == "MACHINE_ROOM_NEARBY-AVG");
+    const auto checked = check_strategy("machine_room_cases", policy.name(), policy);
+    fmt::print("allocate.json MACHINE_ROOM_NEARBY-AVG: {} vectors checked\n", checked);
+    REQUIRE(checked > 0);
+}
+
+TEST_CASE("golden vectors: MACHINE_ROOM_NEARBY-AVG_BY_CIRCLE", "[allocate][golden]") {
+    count_cases("machine_room_cases", "machine_room_case_count");
+    const rmq::AllocateMachineRoomNearby policy{rmq::AllocateAveragelyByCircle{}, DashRoomResolver{}};
+    REQUIRE(policy.name() == "MACHINE_ROOM_NEARBY-AVG_BY_CIRCLE");
+    const auto checked = check_strategy("machine_room_cases", policy.name(), policy);
+    fmt::print("allocate.json MACHINE_ROOM_NEARBY-AVG_BY_CIRCLE: {} vectors checked\n", checked);
+    REQUIRE(checked > 0);
+}
+
+TEST_CASE("golden vectors: MD5 ring hash samples", "[allocate][golden]") {
+    const auto& samples = golden().at("md5hash_samples");
+    REQUIRE(!samples.empty());
+    std::size_t checked = 0;
+    for (const auto& s : samples) {
+        const auto key = s.at("key").get<std::string>();
+        INFO("key " << key);
+        CHECK(rmq::detail::md5_prefix32(key) == s.at("hash").get<std::uint32_t>());
+        ++checked;
+    }
+    fmt::print("allocate.json md5hash_samples: {} vectors checked\n", checked);
+    REQUIRE(checked == samples.size());
 }
