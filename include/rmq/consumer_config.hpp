@@ -1,0 +1,464 @@
+#pragma once
+
+/// @file consumer_config.hpp
+/// rmq::ConsumerConfig: every DefaultMQPushConsumer / ClientConfig setting (consumer.md §1.7) under the
+/// snake_case of its Java name with Java's default, Java's checkConfig, the client id rule (§1.8) and rmq's
+/// own intervals.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <ctime>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <rmq/error.hpp>
+#include <rmq/protocol.hpp>
+#include <rmq/topic.hpp>
+
+#if defined(__unix__) || defined(__APPLE__)
+#    include <arpa/inet.h>
+#    include <ifaddrs.h>
+#    include <netinet/in.h>
+#    include <sys/socket.h>
+#    include <unistd.h>
+#    define RMQ_HAVE_GETIFADDRS 1
+#endif
+
+namespace rmq {
+
+namespace detail {
+
+/// Java's RemotingUtil.getLocalAddress for IPv4: the first non-loopback address that does not start with
+/// "127.0" or "192.168", else the last non-loopback one, else "127.0.0.1".
+inline std::string local_ipv4_address() {
+    std::vector<std::string> found;
+#if defined(RMQ_HAVE_GETIFADDRS)
+    ifaddrs* list = nullptr;
+    if (::getifaddrs(&list) == 0) {
+        for (const ifaddrs* it = list; it != nullptr; it = it->ifa_next) {
+            if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET) {
+                continue;
+            }
+            in_addr addr{};
+            std::memcpy(&addr, &reinterpret_cast<const sockaddr_in*>(it->ifa_addr)->sin_addr, sizeof addr);
+            if ((ntohl(addr.s_addr) >> 24) == 127) {
+                continue;  // loopback
+            }
+            char text[INET_ADDRSTRLEN] = {};
+            if (::inet_ntop(AF_INET, &addr, text, sizeof text) != nullptr) {
+                found.emplace_back(text);
+            }
+        }
+        ::freeifaddrs(list);
+    }
+#endif
+    for (const auto& ip : found) {
+        if (!ip.starts_with("127.0") && !ip.starts_with("192.168")) {
+            return ip;
+        }
+    }
+    return found.empty() ? std::string("127.0.0.1") : found.back();
+}
+
+/// The local address, computed once per process (interfaces rarely change and getifaddrs is not free).
+inline const std::string& cached_local_ipv4_address() {
+    static const std::string ip = local_ipv4_address();
+    return ip;
+}
+
+/// A process id for instance names.
+inline long current_pid() noexcept {
+#if defined(RMQ_HAVE_GETIFADDRS)
+    return static_cast<long>(::getpid());
+#else
+    return 0;
+#endif
+}
+
+/// Java's System.nanoTime() for instance names, made strictly increasing across the process so that two
+/// consumers created in the same nanosecond (or on a coarse clock) never share a client id.
+inline std::int64_t unique_nano_time() noexcept {
+    static std::atomic<std::int64_t> last{0};
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count();
+    std::int64_t prev = last.load(std::memory_order_relaxed);
+    std::int64_t next = 0;
+    do {
+        next = now > prev ? now : prev + 1;
+    } while (!last.compare_exchange_weak(prev, next, std::memory_order_relaxed));
+    return next;
+}
+
+/// Parses `yyyyMMddHHmmss` (exactly 14 ASCII digits) as local time the way Java's lenient SimpleDateFormat
+/// does (out-of-range fields roll over); nullopt when the text does not have that shape.
+inline std::optional<std::int64_t> parse_yyyymmddhhmmss(std::string_view text) {
+    if (text.size() != 14) {
+        return std::nullopt;
+    }
+    for (const char c : text) {
+        if (c < '0' || c > '9') {
+            return std::nullopt;
+        }
+    }
+    auto num = [&](std::size_t pos, std::size_t len) {
+        int v = 0;
+        for (std::size_t i = pos; i < pos + len; ++i) {
+            v = v * 10 + (text[i] - '0');
+        }
+        return v;
+    };
+    std::tm tm{};
+    tm.tm_year = num(0, 4) - 1900;
+    tm.tm_mon = num(4, 2) - 1;
+    tm.tm_mday = num(6, 2);
+    tm.tm_hour = num(8, 2);
+    tm.tm_min = num(10, 2);
+    tm.tm_sec = num(12, 2);
+    tm.tm_isdst = -1;
+    const std::time_t t = std::mktime(&tm);
+    if (t == static_cast<std::time_t>(-1)) {
+        return std::nullopt;
+    }
+    return static_cast<std::int64_t>(t) * 1000;
+}
+
+/// Formats wall milliseconds as local `yyyyMMddHHmmss` (Java's UtilAll.timeMillisToHumanString3).
+inline std::string format_yyyymmddhhmmss(std::int64_t wall_millis) {
+    const auto t = static_cast<std::time_t>(wall_millis / 1000);
+    std::tm tm{};
+#if defined(RMQ_HAVE_GETIFADDRS)
+    ::localtime_r(&t, &tm);
+#else
+    tm = *std::localtime(&t);
+#endif
+    return fmt::format("{:04}{:02}{:02}{:02}{:02}{:02}",
+                       tm.tm_year + 1900,
+                       tm.tm_mon + 1,
+                       tm.tm_mday,
+                       tm.tm_hour,
+                       tm.tm_min,
+                       tm.tm_sec);
+}
+
+inline void check_range(std::string_view field,
+                        std::string_view java_name,
+                        std::int64_t value,
+                        std::int64_t lo,
+                        std::int64_t hi) {
+    if (value < lo || value > hi) {
+        throw InvalidArgument(
+            fmt::format("{} ({}) out of range [{}, {}]: {}", field, java_name, lo, hi, value));
+    }
+}
+
+inline void check_positive(std::string_view field, std::int64_t value) {
+    if (value <= 0) {
+        throw InvalidArgument(fmt::format("{} must be positive (range [1, {}]): {}",
+                                          field,
+                                          std::numeric_limits<std::int64_t>::max(),
+                                          value));
+    }
+}
+
+}  // namespace detail
+
+/// Java's MixAll.DEFAULT instance name that clustering consumers replace with `<pid>#<nanotime>`.
+inline constexpr std::string_view default_instance_name = "DEFAULT";
+
+/// Every setting of a push consumer. An aggregate: name what differs from Java's defaults, in declaration
+/// order, e.g. `rmq::ConsumerConfig{.consumer_group = "g", .consume_from_where =
+/// rmq::ConsumeFromWhere::FirstOffset}`. Fields mirror DefaultMQPushConsumer / ClientConfig (snake_case of
+/// the Java name, Java's default and unit) unless their comment says "rmq:". Java's
+/// allocateMessageQueueStrategy, offsetStore and messageListener are the Consumer's policies and listener,
+/// not fields. See docs/configuration.md for the full table.
+struct ConsumerConfig {
+    // ---- DefaultMQPushConsumer ----
+    /// consumerGroup. Required; validate() applies Validators.checkGroup and rejects DEFAULT_CONSUMER.
+    std::string consumer_group{};
+    /// messageModel.
+    MessageModel message_model = MessageModel::Clustering;
+    /// consumeFromWhere: where a queue with no stored offset starts.
+    ConsumeFromWhere consume_from_where = ConsumeFromWhere::LastOffset;
+    /// consumeTimestamp, local time `yyyyMMddHHmmss`, used by ConsumeFromWhere::Timestamp. Empty means "now −
+    /// 30 min" evaluated at start (Java evaluates it in the constructor); see consume_timestamp_millis().
+    std::string consume_timestamp{};
+    /// consumeThreadMin, [1, 1000]: core size of the consume pool.
+    int consume_thread_min = 20;
+    /// consumeThreadMax, [1, 1000], ≥ consume_thread_min. Like Java's unbounded queue, the pool does not grow
+    /// beyond consume_thread_min.
+    int consume_thread_max = 20;
+    /// adjustThreadPoolNumsThreshold (unused: thread adjustment is a no-op in Java too).
+    std::int64_t adjust_thread_pool_nums_threshold = 100000;
+    /// consumeConcurrentlyMaxSpan, [1, 65535]: concurrent pulls pause while a queue's offset span exceeds it.
+    int consume_concurrently_max_span = 2000;
+    /// pullThresholdForQueue, [1, 65535]: cached messages per queue before pulls pause.
+    int pull_threshold_for_queue = 1000;
+    /// pullThresholdSizeForQueue, [1, 1024] MiB of cached bodies per queue before pulls pause.
+    int pull_threshold_size_for_queue = 100;
+    /// pullThresholdForTopic, -1 (unlimited) or [1, 6553500]; divided among the topic's queues at rebalance.
+    int pull_threshold_for_topic = -1;
+    /// pullThresholdSizeForTopic, -1 (unlimited) or [1, 102400] MiB; divided among the topic's queues.
+    int pull_threshold_size_for_topic = -1;
+    /// pullInterval ms, [0, 65535]: pause between two pulls of a queue.
+    std::int64_t pull_interval = 0;
+    /// consumeMessageBatchMaxSize, [1, 1024]: messages handed to one listener call.
+    int consume_message_batch_max_size = 1;
+    /// pullBatchSize, [1, 1024]: messages asked per pull.
+    int pull_batch_size = 32;
+    /// postSubscriptionWhenPull: send the expression with every pull.
+    bool post_subscription_when_pull = false;
+    /// unitMode (ClientConfig and DefaultMQPushConsumer share it).
+    bool unit_mode = false;
+    /// maxReconsumeTimes: -1 means 16 (concurrent) or INT32_MAX (orderly); see max_reconsume_times_for().
+    int max_reconsume_times = -1;
+    /// suspendCurrentQueueTimeMillis: orderly pause after SuspendCurrentQueueAMoment.
+    std::int64_t suspend_current_queue_time_millis = 1000;
+    /// consumeTimeout, minutes: a concurrent message consuming longer is sent back by the expiry sweep.
+    std::int64_t consume_timeout = 15;
+    /// awaitTerminationMillisWhenShutdown. rmq deviation: Java's default 0 interrupts running listeners at
+    /// once; rmq drains for up to 30000 ms by default (0 restores Java's behaviour).
+    std::int64_t await_termination_millis_when_shutdown = 30000;
+
+    // ---- ClientConfig ----
+    /// namesrvAddr, `host:port;host:port`. Empty: the environment variable NAMESRV_ADDR, read at start.
+    std::string namesrv_addr{};
+    /// clientIP. Empty: detected at start (detail::local_ipv4_address, Java's rule).
+    std::string client_ip{};
+    /// instanceName; "DEFAULT" is replaced by `<pid>#<nanotime>` in clustering (changeInstanceNameToPID).
+    std::string instance_name{default_instance_name};
+    /// unitName, appended to the client id when not empty.
+    std::string unit_name{};
+    /// clientCallbackExecutorThreads; 0 means the number of CPUs (Java's default).
+    int client_callback_executor_threads = 0;
+    /// Java's `namespace` (a C++ keyword, hence the underscore): resources become `<ns>%<name>`.
+    std::string namespace_{};
+    /// pollNameServerInterval ms: route refresh period.
+    std::int64_t poll_name_server_interval = 30000;
+    /// heartbeatBrokerInterval ms.
+    std::int64_t heartbeat_broker_interval = 30000;
+    /// persistConsumerOffsetInterval ms: offset store persist period.
+    std::int64_t persist_consumer_offset_interval = 5000;
+    /// pullTimeDelayMillsWhenException ms: pull retry delay after an error.
+    std::int64_t pull_time_delay_mills_when_exception = 1000;
+    /// vipChannelEnabled (kept for completeness; rmq has no VIP channel).
+    bool vip_channel_enabled = false;
+    /// mqClientApiTimeout ms: heartbeat, consumer-id list and other small requests.
+    std::int64_t mq_client_api_timeout = 3000;
+    /// enableStreamRequestType: appends "@STREAM" to the client id.
+    bool enable_stream_request_type = false;
+
+    // ---- rmq: Java constants made tunable (defaults are Java's constants) ----
+    /// rmq: rebalance period ms (Java rocketmq.client.rebalance.waitInterval).
+    std::int64_t rebalance_interval = 20000;
+    /// rmq: orderly lockAll period ms (Java REBALANCE_LOCK_INTERVAL /
+    /// rocketmq.client.rebalance.lockInterval).
+    std::int64_t lock_renewal_interval = 20000;
+    /// rmq: pull delay when the process queue is over a threshold (Java
+    /// PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL).
+    std::int64_t pull_time_delay_mills_when_flow_control = 50;
+    /// rmq: pull delay when the broker answers FLOW_CONTROL (Java
+    /// PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL).
+    std::int64_t pull_time_delay_mills_when_broker_flow_control = 20;
+    /// rmq: pull delay while the consumer is suspended (Java PULL_TIME_DELAY_MILLS_WHEN_SUSPEND).
+    std::int64_t pull_time_delay_mills_when_suspend = 1000;
+    /// rmq: long-poll time the broker may hold a pull (Java BROKER_SUSPEND_MAX_TIME_MILLIS).
+    std::int64_t broker_suspend_max_time_millis = 15000;
+    /// rmq: pull RPC timeout ms (Java CONSUMER_TIMEOUT_MILLIS_WHEN_SUSPEND); must exceed the long-poll time.
+    std::int64_t consumer_timeout_millis_when_suspend = 30000;
+    /// rmq: capacity of the consume pool's task queue (Java's queue is unbounded). When full, the consumer
+    /// resubmits later like Java's RejectedExecutionException path; flow control keeps it far from full.
+    std::int64_t consume_queue_capacity = 65536;
+
+    /// Java's checkConfig (DefaultMQPushConsumerImpl) with the same ranges, plus checks of rmq's intervals.
+    /// Throws rmq::InvalidArgument whose message names the field (rmq and Java name) and the allowed range.
+    void validate() const {
+        check_group(consumer_group);
+        if (consumer_group == default_consumer_group) {
+            throw InvalidArgument(
+                fmt::format("consumer_group (consumerGroup) can not equal {}, please specify another one.",
+                            default_consumer_group));
+        }
+        if (!consume_timestamp.empty() && !detail::parse_yyyymmddhhmmss(consume_timestamp)) {
+            throw InvalidArgument(fmt::format(
+                "consume_timestamp (consumeTimestamp) is invalid, the valid format is yyyyMMddHHmmss, but "
+                "received {}",
+                consume_timestamp));
+        }
+        detail::check_range("consume_thread_min", "consumeThreadMin", consume_thread_min, 1, 1000);
+        detail::check_range("consume_thread_max", "consumeThreadMax", consume_thread_max, 1, 1000);
+        if (consume_thread_min > consume_thread_max) {
+            throw InvalidArgument(
+                fmt::format("consume_thread_min (consumeThreadMin) ({}) is larger than consume_thread_max "
+                            "(consumeThreadMax) ({})",
+                            consume_thread_min,
+                            consume_thread_max));
+        }
+        detail::check_range("consume_concurrently_max_span",
+                            "consumeConcurrentlyMaxSpan",
+                            consume_concurrently_max_span,
+                            1,
+                            65535);
+        detail::check_range(
+            "pull_threshold_for_queue", "pullThresholdForQueue", pull_threshold_for_queue, 1, 65535);
+        if (pull_threshold_for_topic != -1) {
+            detail::check_range(
+                "pull_threshold_for_topic", "pullThresholdForTopic", pull_threshold_for_topic, 1, 6553500);
+        }
+        detail::check_range("pull_threshold_size_for_queue",
+                            "pullThresholdSizeForQueue",
+                            pull_threshold_size_for_queue,
+                            1,
+                            1024);
+        if (pull_threshold_size_for_topic != -1) {
+            detail::check_range("pull_threshold_size_for_topic",
+                                "pullThresholdSizeForTopic",
+                                pull_threshold_size_for_topic,
+                                1,
+                                102400);
+        }
+        detail::check_range("pull_interval", "pullInterval", pull_interval, 0, 65535);
+        detail::check_range("consume_message_batch_max_size",
+                            "consumeMessageBatchMaxSize",
+                            consume_message_batch_max_size,
+                            1,
+                            1024);
+        detail::check_range("pull_batch_size", "pullBatchSize", pull_batch_size, 1, 1024);
+        if (max_reconsume_times < -1) {
+            throw InvalidArgument(
+                fmt::format("max_reconsume_times (maxReconsumeTimes) out of range [-1, {}]: {}",
+                            std::numeric_limits<std::int32_t>::max(),
+                            max_reconsume_times));
+        }
+        if (await_termination_millis_when_shutdown < 0) {
+            throw InvalidArgument(fmt::format("await_termination_millis_when_shutdown "
+                                              "(awaitTerminationMillisWhenShutdown) out of range [0, {}]: {}",
+                                              std::numeric_limits<std::int64_t>::max(),
+                                              await_termination_millis_when_shutdown));
+        }
+        detail::check_positive("suspend_current_queue_time_millis", suspend_current_queue_time_millis);
+        detail::check_positive("consume_timeout", consume_timeout);
+        detail::check_positive("poll_name_server_interval", poll_name_server_interval);
+        detail::check_positive("heartbeat_broker_interval", heartbeat_broker_interval);
+        detail::check_positive("persist_consumer_offset_interval", persist_consumer_offset_interval);
+        detail::check_positive("mq_client_api_timeout", mq_client_api_timeout);
+        detail::check_positive("rebalance_interval", rebalance_interval);
+        detail::check_positive("lock_renewal_interval", lock_renewal_interval);
+        detail::check_positive("consume_queue_capacity", consume_queue_capacity);
+        detail::check_range("pull_time_delay_mills_when_exception",
+                            "pullTimeDelayMillsWhenException",
+                            pull_time_delay_mills_when_exception,
+                            0,
+                            std::numeric_limits<std::int64_t>::max());
+        detail::check_range("pull_time_delay_mills_when_flow_control",
+                            "PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL",
+                            pull_time_delay_mills_when_flow_control,
+                            0,
+                            std::numeric_limits<std::int64_t>::max());
+        detail::check_range("pull_time_delay_mills_when_broker_flow_control",
+                            "PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL",
+                            pull_time_delay_mills_when_broker_flow_control,
+                            0,
+                            std::numeric_limits<std::int64_t>::max());
+        detail::check_range("pull_time_delay_mills_when_suspend",
+                            "PULL_TIME_DELAY_MILLS_WHEN_SUSPEND",
+                            pull_time_delay_mills_when_suspend,
+                            0,
+                            std::numeric_limits<std::int64_t>::max());
+        detail::check_range("broker_suspend_max_time_millis",
+                            "BROKER_SUSPEND_MAX_TIME_MILLIS",
+                            broker_suspend_max_time_millis,
+                            0,
+                            std::numeric_limits<std::int64_t>::max());
+        if (consumer_timeout_millis_when_suspend <= broker_suspend_max_time_millis) {
+            throw InvalidArgument(fmt::format("consumer_timeout_millis_when_suspend ({}) must be larger than "
+                                              "broker_suspend_max_time_millis ({})",
+                                              consumer_timeout_millis_when_suspend,
+                                              broker_suspend_max_time_millis));
+        }
+    }
+
+    /// The effective retry limit: max_reconsume_times, where -1 means 16 (concurrent) or INT32_MAX (orderly).
+    [[nodiscard]] int max_reconsume_times_for(bool orderly) const noexcept {
+        if (max_reconsume_times == -1) {
+            return orderly ? std::numeric_limits<std::int32_t>::max() : 16;
+        }
+        return max_reconsume_times;
+    }
+
+    /// The instance name used in the client id: clustering consumers with "DEFAULT" get a fresh
+    /// `<pid>#<nanotime>` on each call (Java's changeInstanceNameToPID), unique within the process.
+    [[nodiscard]] std::string effective_instance_name() const {
+        if (message_model == MessageModel::Clustering && instance_name == default_instance_name) {
+            return fmt::format("{}#{}", detail::current_pid(), detail::unique_nano_time());
+        }
+        return instance_name;
+    }
+
+    /// Java's buildMQClientId: `ip@instance[@unit][@STREAM]`. Clustering consumers with the default instance
+    /// name get a new unique id on every call, so call it once at start and keep the result. Broadcasting
+    /// consumers keep `ip@DEFAULT`, which keeps their local offset file path stable across restarts.
+    [[nodiscard]] std::string build_client_id() const {
+        std::string id = fmt::format("{}@{}",
+                                     client_ip.empty() ? detail::cached_local_ipv4_address() : client_ip,
+                                     effective_instance_name());
+        if (!unit_name.empty()) {
+            id += fmt::format("@{}", unit_name);
+        }
+        if (enable_stream_request_type) {
+            id += "@STREAM";
+        }
+        return id;
+    }
+
+    /// The consume_timestamp as wall milliseconds: "now − 30 min" when empty, else the local-time parse.
+    /// Throws rmq::InvalidArgument when the text is malformed (validate() reports it earlier).
+    [[nodiscard]] std::int64_t consume_timestamp_millis(std::int64_t now_wall_millis) const {
+        if (consume_timestamp.empty()) {
+            return now_wall_millis - 30 * 60 * 1000;
+        }
+        if (auto t = detail::parse_yyyymmddhhmmss(consume_timestamp)) {
+            return *t;
+        }
+        throw InvalidArgument(fmt::format(
+            "consume_timestamp (consumeTimestamp) is invalid, the valid format is yyyyMMddHHmmss, but "
+            "received {}",
+            consume_timestamp));
+    }
+
+    /// NamespaceUtil.wrapNamespace: `<ns>%<resource>`, `%RETRY%<ns>%<group>`, `%DLQ%<ns>%<group>`; unchanged
+    /// when no namespace is set, the resource is a system one (starts with "rmq_sys_" / "TBW102"...), or
+    /// already wrapped.
+    [[nodiscard]] std::string with_namespace(std::string_view resource) const {
+        if (namespace_.empty() || resource.empty()) {
+            return std::string(resource);
+        }
+        if (resource == auto_create_topic_key_topic || resource.starts_with("rmq_sys_") ||
+            resource.starts_with("SCHEDULE_TOPIC_XXXX") || resource.starts_with("RMQ_SYS_")) {
+            return std::string(resource);
+        }
+        std::string_view prefix;
+        std::string_view rest = resource;
+        if (is_retry_topic(resource)) {
+            prefix = retry_group_topic_prefix;
+            rest.remove_prefix(retry_group_topic_prefix.size());
+        } else if (is_dlq_topic(resource)) {
+            prefix = dlq_group_topic_prefix;
+            rest.remove_prefix(dlq_group_topic_prefix.size());
+        }
+        if (rest.starts_with(namespace_) && rest.size() > namespace_.size() &&
+            rest[namespace_.size()] == '%') {
+            return std::string(resource);
+        }
+        return fmt::format("{}{}%{}", prefix, namespace_, rest);
+    }
+};
+
+}  // namespace rmq
