@@ -1,0 +1,514 @@
+#!/usr/bin/env bash
+# Throw-away Apache RocketMQ cluster (one NameServer, N brokers) on 127.0.0.1 for rmq's real-cluster tests,
+# plus the Java reference peer of tests/interop. See docs/transport/real-cluster.md.
+#
+#   tools/rocketmq.sh fetch                         resolve NameServer/Broker/mqadmin + Java client (Maven Central)
+#   tools/rocketmq.sh start [--dir D] [--brokers N] start NameServer + broker-a, broker-b, ...; writes D/cluster.env
+#   tools/rocketmq.sh create-topic NAME QUEUES      UPDATE_AND_CREATE_TOPIC on every broker of the cluster
+#   tools/rocketmq.sh status | stop [--dir D]
+#   tools/rocketmq.sh kill-broker NAME [--term]    kill -9 (or SIGTERM) one broker, store kept
+#   tools/rocketmq.sh start-broker NAME             start it again on the same ports and store
+#   tools/rocketmq.sh mqadmin ARGS...               run the admin tool (-n is added when missing)
+#   tools/rocketmq.sh peer-build                    build tests/interop (RefProducer, RefConsumer)
+#   tools/rocketmq.sh peer CLASS ARGS...            run a reference peer class (e.g. RefProducer)
+#   tools/rocketmq.sh classpath server|client|peer  print a classpath
+#
+# Which cluster: --dir D, else $RMQ_CLUSTER_DIR, else the last one started (recorded in the cache directory).
+# Environment: RMQ_CLUSTER_CACHE (default ~/.cache/rmq-cluster), RMQ_VERSION (5.3.3), RMQ_NAMESRV_PORT (9876, or a
+# free port when 9876 is taken), RMQ_BROKER_PORT (first broker port, default 10911, 10 apart), RMQ_START_TIMEOUT
+# (seconds, 180), RMQ_OFFLINE=1 (never ask Maven Central), RMQ_NAMESRV_JVM / RMQ_BROKER_JVM (heap flags).
+set -euo pipefail
+
+readonly RMQ_VERSION=${RMQ_VERSION:-5.3.3}
+readonly CACHE=${RMQ_CLUSTER_CACHE:-$HOME/.cache/rmq-cluster}
+readonly ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+readonly TPL=$ROOT/tools/rocketmq
+readonly INTEROP=$ROOT/tests/interop
+readonly M2=$CACHE/m2
+readonly VDIR=$CACHE/$RMQ_VERSION
+readonly SERVER_CP=$VDIR/server.classpath
+readonly CLIENT_CP=$VDIR/client.classpath
+readonly PEER_OUT=${RMQ_PEER_BUILD_DIR:-$VDIR/interop-build}
+readonly CURRENT=$CACHE/current-cluster
+readonly START_TIMEOUT=${RMQ_START_TIMEOUT:-180}
+readonly CLUSTER_NAME=DefaultCluster
+readonly NAMESRV_JVM=${RMQ_NAMESRV_JVM:-"-Xms128m -Xmx256m -XX:MaxDirectMemorySize=128m"}
+readonly BROKER_JVM=${RMQ_BROKER_JVM:-"-Xms256m -Xmx512m -XX:MaxDirectMemorySize=512m"}
+readonly TOOL_JVM="-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+# RocketMQ's shaded logback prints its whole configuration to stdout when its own config has a warning.
+readonly QUIET_LOGBACK=-Dlogback.statusListenerClass=org.apache.rocketmq.logging.ch.qos.logback.core.status.NopStatusListener
+
+die() {
+    echo "rocketmq.sh: ERROR: $*" >&2
+    exit 1
+}
+say() { echo "rocketmq.sh: $*" >&2; }
+now_ms() { date +%s%3N; }
+secs_since() { awk -v a="$1" -v b="$(now_ms)" 'BEGIN { printf "%.1f", (b - a) / 1000 }'; }
+
+need_java() {
+    command -v java >/dev/null || die "java not found (Debian: apt-get install openjdk-17-jdk-headless)"
+}
+
+# ---------------------------------------------------------------------------------------------------- fetch
+
+# A classpath file is complete when every jar it names is present in the local repository.
+cp_complete() {
+    [[ -s $1 ]] || return 1
+    local jar
+    while IFS= read -r jar; do
+        [[ -f $jar ]] || return 1
+    done < <(tr ':' '\n' <"$1")
+}
+
+mvn_run() {
+    command -v mvn >/dev/null || die "mvn not found (Debian: apt-get install maven)"
+    local log
+    log=$(mktemp)
+    # -B: no colours/progress; the local repository lives in the cache so that nothing touches ~/.m2.
+    if ! timeout "${RMQ_MVN_TIMEOUT:-900}" mvn -B -q -Dmaven.repo.local="$M2" "$@" >"$log" 2>&1; then
+        cat "$log" >&2
+        rm -f "$log"
+        return 1
+    fi
+    rm -f "$log"
+}
+
+# resolve_cp POM OUT: writes the runtime classpath of POM's dependencies to OUT (jars stay in $M2).
+resolve_cp() {
+    local pom=$1 out=$2 stamp=$2.stamp sum
+    sum="$(sha256sum "$pom" | cut -c1-64) $RMQ_VERSION"
+    if [[ -f $stamp && $(cat "$stamp") == "$sum" ]] && cp_complete "$out"; then
+        return 0
+    fi
+    local offline=()
+    [[ ${RMQ_OFFLINE:-0} == 1 ]] && offline=(-o)
+    say "resolving $(basename "$pom" .xml) $RMQ_VERSION with Maven into $M2 ..."
+    mvn_run "${offline[@]}" -f "$pom" -Drocketmq.version="$RMQ_VERSION" \
+        org.apache.maven.plugins:maven-dependency-plugin:3.6.1:build-classpath \
+        -Dmdep.includeScope=runtime -Dmdep.outputFile="$out.tmp" ||
+        die "Maven could not resolve $pom (is Maven Central reachable? offline runs need one successful fetch first)"
+    mv "$out.tmp" "$out"
+    cp_complete "$out" || die "classpath $out names missing jars"
+    echo "$sum" >"$stamp"
+}
+
+peer_jar() { echo "$PEER_OUT/rmq-interop.jar"; }
+
+peer_build() {
+    [[ -f $INTEROP/pom.xml ]] || die "no $INTEROP/pom.xml"
+    local jar
+    jar=$(peer_jar)
+    if [[ -f $jar ]] && [[ -z $(find "$INTEROP" -newer "$jar" -type f \( -name '*.java' -o -name pom.xml \) | head -1) ]]
+    then
+        return 0
+    fi
+    local offline=()
+    # Once the plugins are in the cache, building never needs the network.
+    [[ -f $VDIR/peer.plugins-ok || ${RMQ_OFFLINE:-0} == 1 ]] && offline=(-o)
+    say "building the Java reference peer (tests/interop) into $PEER_OUT ..."
+    mvn_run "${offline[@]}" -f "$INTEROP/pom.xml" -Drocketmq.version="$RMQ_VERSION" \
+        -Dinterop.build.dir="$PEER_OUT" package || die "building tests/interop failed"
+    [[ -f $jar ]] || die "tests/interop built but $jar is missing"
+    touch "$VDIR/peer.plugins-ok"
+}
+
+cmd_fetch() {
+    local t0
+    t0=$(now_ms)
+    mkdir -p "$VDIR"
+    resolve_cp "$TPL/server-pom.xml" "$SERVER_CP"
+    resolve_cp "$TPL/client-pom.xml" "$CLIENT_CP"
+    if [[ -f $INTEROP/pom.xml ]]; then peer_build; fi
+    say "fetch ok in $(secs_since "$t0") s (RocketMQ $RMQ_VERSION, cache $CACHE, $(du -sh "$M2" | cut -f1) in $M2)"
+}
+
+ensure_fetched() {
+    cp_complete "$SERVER_CP" || die "RocketMQ $RMQ_VERSION is not fetched yet: run tools/rocketmq.sh fetch"
+}
+
+# ---------------------------------------------------------------------------------------------------- state
+
+# Cluster directory: --dir, $RMQ_CLUSTER_DIR, or the last started one.
+cluster_dir() {
+    local d=${1:-${RMQ_CLUSTER_DIR:-}}
+    if [[ -z $d && -f $CURRENT ]]; then d=$(cat "$CURRENT"); fi
+    [[ -n $d ]] || die "no cluster directory (use --dir D or RMQ_CLUSTER_DIR; none was started)"
+    [[ -d $d && -f $d/cluster.conf ]] || die "$d is not a cluster directory started by this script"
+    (cd "$d" && pwd)
+}
+
+# pid_of DIR ROLE: prints the pid when that process is ours and alive.
+pid_of() {
+    local f=$1/pids/$2.pid pid
+    [[ -f $f ]] || return 1
+    pid=$(cat "$f")
+    [[ -n $pid && -r /proc/$pid/cmdline ]] || return 1
+    # the marker makes sure a recycled pid belonging to someone else is never signalled
+    tr '\0' ' ' </proc/"$pid"/cmdline | grep -qF -- "-Drmq.cluster.role=$1/$2 " || return 1
+    echo "$pid"
+}
+
+port_busy() {
+    if command -v ss >/dev/null; then
+        ss -Htln "( sport = :$1 )" 2>/dev/null | grep -q . && return 0
+        return 1
+    fi
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# A broker uses listenPort, listenPort-2 (fast channel) and listenPort+1 (HA).
+broker_ports_free() {
+    local p=$1
+    ! port_busy "$p" && ! port_busy $((p - 2)) && ! port_busy $((p + 1))
+}
+
+write_env() {
+    local d=$1 f=$1/cluster.env.tmp b pid var port
+    # shellcheck disable=SC1091
+    source "$d/cluster.conf"
+    {
+        echo "RMQ_CLUSTER_DIR=$d"
+        echo "RMQ_VERSION=$RMQ_VERSION"
+        echo "RMQ_CLUSTER_NAME=$CLUSTER_NAME"
+        echo "RMQ_NAMESRV=127.0.0.1:$NAMESRV_PORT"
+        echo "RMQ_NAMESRV_PID=$(pid_of "$d" namesrv || true)"
+        echo "RMQ_BROKERS=\"$BROKERS\""
+        for b in $BROKERS; do
+            var=RMQ_$(echo "$b" | tr 'a-z-' 'A-Z_')
+            eval "port=\$PORT_$(echo "$b" | tr 'a-z-' 'A-Z_')"
+            echo "${var}_ADDR=127.0.0.1:$port"
+            pid=$(pid_of "$d" "$b" || true)
+            echo "${var}_PID=$pid"
+        done
+    } >"$f"
+    mv "$f" "$d/cluster.env"
+}
+
+# ---------------------------------------------------------------------------------------------------- processes
+
+# launch DIR ROLE MAIN JVMFLAGS ARGS...: starts a JVM in its own session, logs to DIR/ROLE/stdout.log.
+launch() {
+    local d=$1 role=$2 main=$3 jvm=$4
+    shift 4
+    mkdir -p "$d/$role" "$d/pids"
+    # user.home per process: RocketMQ logs to ~/logs/rocketmqlogs and the NameServer keeps ~/namesrv there.
+    # shellcheck disable=SC2086
+    setsid java $jvm -XX:+UseSerialGC -XX:-OmitStackTraceInFastThrow $QUIET_LOGBACK \
+        -Duser.home="$d/$role" -Drocketmq.home.dir="$d" -Drmq.cluster.role="$d/$role" \
+        -cp "$(cat "$SERVER_CP")" "$main" "$@" </dev/null >"$d/$role/stdout.log" 2>&1 &
+    echo $! >"$d/pids/$role.pid"
+}
+
+# wait_line DIR ROLE REGEX DEADLINE_S: waits for the boot line; fails loudly if the JVM died or time ran out.
+wait_line() {
+    local d=$1 role=$2 re=$3 deadline=$4
+    while ! grep -qE "$re" "$d/$role/stdout.log" 2>/dev/null; do
+        if ! pid_of "$d" "$role" >/dev/null; then
+            echo "----- $d/$role/stdout.log" >&2
+            tail -n 40 "$d/$role/stdout.log" >&2 || true
+            die "$role exited during start-up (logs: $d/$role/)"
+        fi
+        if ((SECONDS >= deadline)); then
+            tail -n 40 "$d/$role/stdout.log" >&2 || true
+            die "$role did not report boot success within ${START_TIMEOUT}s (logs: $d/$role/)"
+        fi
+        sleep 0.2
+    done
+}
+
+mqadmin_in() {
+    local d=$1
+    shift
+    # shellcheck disable=SC2086
+    timeout "${RMQ_ADMIN_TIMEOUT:-60}" java $TOOL_JVM $QUIET_LOGBACK -Duser.home="$d/mqadmin" -Drocketmq.home.dir="$d" \
+        -cp "$(cat "$SERVER_CP")" org.apache.rocketmq.tools.command.MQAdminStartup "$@"
+}
+
+# wait_registered DIR DEADLINE_S BROKER...: polls clusterList until every broker is listed with its address.
+wait_registered() {
+    local d=$1 deadline=$2 out b ok port
+    shift 2
+    # shellcheck disable=SC1091
+    source "$d/cluster.conf"
+    while true; do
+        out=$(mqadmin_in "$d" clusterList -n "127.0.0.1:$NAMESRV_PORT" 2>&1 || true)
+        ok=1
+        for b in "$@"; do
+            eval "port=\$PORT_$(echo "$b" | tr 'a-z-' 'A-Z_')"
+            # shellcheck disable=SC2154
+            grep -qE "[[:space:]]$b[[:space:]]+0[[:space:]]+127\.0\.0\.1:$port[[:space:]]" <<<"$out" || ok=0
+        done
+        ((ok)) && return 0
+        if ((SECONDS >= deadline)); then
+            echo "$out" >&2
+            die "brokers $* not registered in the NameServer within ${START_TIMEOUT}s"
+        fi
+        sleep 1
+    done
+}
+
+start_broker_proc() {
+    local d=$1 b=$2 port
+    # shellcheck disable=SC1091
+    source "$d/cluster.conf"
+    eval "port=\$PORT_$(echo "$b" | tr 'a-z-' 'A-Z_')"
+    mkdir -p "$d/$b"
+    sed -e "s|@CLUSTER@|$CLUSTER_NAME|" -e "s|@NAME@|$b|" -e "s|@NAMESRV_PORT@|$NAMESRV_PORT|" \
+        -e "s|@PORT@|$port|" -e "s|@HA_PORT@|$((port + 1))|" -e "s|@STORE@|$d/$b/store|g" \
+        "$TPL/broker.conf.in" >"$d/$b/broker.conf"
+    # the registration after boot is asynchronous in 5.x; count earlier ones (restart keeps the log)
+    grep -c 'Registering current broker to name server completed' "$d/$b/logs/rocketmqlogs/broker.log" \
+        >"$d/$b/registrations.before" 2>/dev/null || true
+    launch "$d" "$b" org.apache.rocketmq.broker.BrokerStartup "$BROKER_JVM" -c "$d/$b/broker.conf"
+}
+
+# wait_broker DIR BROKER DEADLINE_S: boot line on stdout, then a new registration line in broker.log.
+wait_broker() {
+    local d=$1 b=$2 deadline=$3 before n
+    wait_line "$d" "$b" "The broker\\[$b, .*\\] boot success" "$deadline"
+    before=$(cat "$d/$b/registrations.before" 2>/dev/null || echo 0)
+    before=${before:-0}
+    while true; do
+        n=$(grep -c 'Registering current broker to name server completed' "$d/$b/logs/rocketmqlogs/broker.log" \
+            2>/dev/null || true)
+        ((${n:-0} > before)) && return 0
+        pid_of "$d" "$b" >/dev/null || die "$b exited after boot (logs: $d/$b/)"
+        ((SECONDS < deadline)) || die "$b booted but did not register with the NameServer within ${START_TIMEOUT}s"
+        sleep 0.2
+    done
+}
+
+cmd_start() {
+    local d="" n=2 t0
+    while (($#)); do
+        case $1 in
+        --dir) d=$2; shift 2 ;;
+        --brokers) n=$2; shift 2 ;;
+        *) die "start: unknown argument $1" ;;
+        esac
+    done
+    [[ $n =~ ^[1-9]$ ]] || die "start: --brokers must be 1..9"
+    need_java
+    ensure_fetched
+    t0=$(now_ms)
+    if [[ -z $d ]]; then
+        d=$(mktemp -d "${TMPDIR:-/tmp}/rmq-cluster.XXXXXX")
+    else
+        mkdir -p "$d"
+        d=$(cd "$d" && pwd)
+        if [[ -f $d/cluster.conf ]]; then
+            local r
+            for r in $(ls "$d/pids" 2>/dev/null | sed 's/\.pid$//'); do
+                pid_of "$d" "$r" >/dev/null && die "$d already runs $r: stop it first (tools/rocketmq.sh stop --dir $d)"
+            done
+        fi
+        [[ -z $(ls -A "$d" | grep -v -e '^cluster\.' -e '^pids$' -e '^namesrv$' -e '^broker-' -e '^mqadmin$') ]] ||
+            die "$d contains foreign files; give an empty or new directory"
+        rm -rf "$d"/namesrv "$d"/broker-* "$d"/pids "$d"/mqadmin "$d"/cluster.*
+    fi
+
+    # Ports: 9876 unless taken (or RMQ_NAMESRV_PORT), brokers 10911, 10921, ... skipping taken ones.
+    local ns_port=${RMQ_NAMESRV_PORT:-}
+    if [[ -z $ns_port ]]; then
+        ns_port=9876
+        while port_busy "$ns_port"; do ns_port=$((ns_port + 1)); done
+    elif port_busy "$ns_port"; then
+        die "RMQ_NAMESRV_PORT=$ns_port is already in use"
+    fi
+    local brokers="" p=${RMQ_BROKER_PORT:-10911} i b
+    {
+        echo "NAMESRV_PORT=$ns_port"
+        for ((i = 0; i < n; i++)); do
+            b=broker-$(printf "\\x$(printf %x $((97 + i)))")
+            while ! broker_ports_free "$p" || ((p - 2 <= ns_port && ns_port <= p + 1)); do p=$((p + 10)); done
+            echo "PORT_$(echo "$b" | tr 'a-z-' 'A-Z_')=$p"
+            brokers="$brokers $b"
+            p=$((p + 10))
+        done
+        echo "BROKERS=\"${brokers# }\""
+    } >"$d/cluster.conf"
+    echo "$d" >"$CURRENT.tmp.$$" 2>/dev/null || { mkdir -p "$CACHE" && echo "$d" >"$CURRENT.tmp.$$"; }
+    mv "$CURRENT.tmp.$$" "$CURRENT"
+    say "starting NameServer on 127.0.0.1:$ns_port and${brokers} in $d"
+    local deadline=$((SECONDS + START_TIMEOUT))
+
+    mkdir -p "$d/namesrv"
+    printf 'listenPort=%s\nbindAddress=127.0.0.1\nkvConfigPath=%s\n' "$ns_port" "$d/namesrv/kvConfig.json" \
+        >"$d/namesrv/namesrv.properties"
+    # Both jars carry a logback config and the broker's would win on a shared classpath.
+    launch "$d" namesrv org.apache.rocketmq.namesrv.NamesrvStartup \
+        "$NAMESRV_JVM -Drmq.logback.configurationFile=rmq.namesrv.logback.xml" -c "$d/namesrv/namesrv.properties"
+    wait_line "$d" namesrv 'The Name Server boot success' "$deadline"
+    say "NameServer up after $(secs_since "$t0") s"
+
+    for b in $brokers; do start_broker_proc "$d" "$b"; done
+    for b in $brokers; do wait_broker "$d" "$b" "$deadline"; done
+    say "brokers booted and registered after $(secs_since "$t0") s; checking with mqadmin clusterList"
+    # shellcheck disable=SC2086
+    wait_registered "$d" "$deadline" $brokers
+    write_env "$d"
+    say "cluster ready in $(secs_since "$t0") s: RMQ_NAMESRV=127.0.0.1:$ns_port ($d/cluster.env)"
+    echo "$d"
+}
+
+cmd_stop() {
+    local d=""
+    [[ ${1:-} == --dir ]] && d=$2
+    d=$(cluster_dir "$d")
+    local roles=() r pid waited
+    for r in $(ls "$d/pids" 2>/dev/null | sed 's/\.pid$//'); do
+        # brokers first, the NameServer last
+        [[ $r == namesrv ]] || roles+=("$r")
+    done
+    roles+=(namesrv)
+    for r in "${roles[@]}"; do
+        pid=$(pid_of "$d" "$r") || continue
+        kill -TERM "$pid" 2>/dev/null || true
+    done
+    for r in "${roles[@]}"; do
+        pid=$(pid_of "$d" "$r") || continue
+        waited=0
+        # shutdown hooks flush the stores; bounded, then kill -9
+        while kill -0 "$pid" 2>/dev/null && pid_of "$d" "$r" >/dev/null && ((waited < ${RMQ_STOP_TIMEOUT:-30} * 5)); do
+            sleep 0.2
+            waited=$((waited + 1))
+        done
+        if pid_of "$d" "$r" >/dev/null; then
+            say "$r (pid $pid) ignored SIGTERM; kill -9"
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+    done
+    rm -f "$d"/pids/*.pid
+    write_env "$d"
+    say "stopped the cluster in $d"
+}
+
+cmd_kill_broker() {
+    local b=${1:-} sig=KILL
+    [[ -n $b ]] || die "kill-broker NAME [--term]"
+    [[ ${2:-} == --term ]] && sig=TERM
+    local d pid
+    d=$(cluster_dir "")
+    pid=$(pid_of "$d" "$b") || die "$b is not running in $d"
+    kill "-$sig" "$pid"
+    local waited=0
+    while kill -0 "$pid" 2>/dev/null && ((waited < 150)); do
+        sleep 0.2
+        waited=$((waited + 1))
+    done
+    kill -0 "$pid" 2>/dev/null && die "$b (pid $pid) still alive after SIG$sig"
+    rm -f "$d/pids/$b.pid"
+    write_env "$d"
+    say "$b (pid $pid) killed with SIG$sig; its store is kept"
+}
+
+cmd_start_broker() {
+    local b=${1:-} d t0
+    [[ -n $b ]] || die "start-broker NAME"
+    d=$(cluster_dir "")
+    # shellcheck disable=SC1091
+    source "$d/cluster.conf"
+    [[ " $BROKERS " == *" $b "* ]] || die "$b is not a broker of $d (brokers: $BROKERS)"
+    pid_of "$d" "$b" >/dev/null && die "$b is already running"
+    ensure_fetched
+    t0=$(now_ms)
+    local deadline=$((SECONDS + START_TIMEOUT))
+    mv "$d/$b/stdout.log" "$d/$b/stdout.$(date +%s).log" 2>/dev/null || true
+    start_broker_proc "$d" "$b"
+    wait_broker "$d" "$b" "$deadline"
+    wait_registered "$d" "$deadline" "$b"
+    write_env "$d"
+    say "$b started again in $(secs_since "$t0") s"
+}
+
+cmd_status() {
+    local d="" r pid rc=0
+    [[ ${1:-} == --dir ]] && d=$2
+    d=$(cluster_dir "$d")
+    # shellcheck disable=SC1091
+    source "$d/cluster.conf"
+    echo "cluster dir: $d"
+    echo "namesrv: 127.0.0.1:$NAMESRV_PORT"
+    for r in namesrv $BROKERS; do
+        if pid=$(pid_of "$d" "$r"); then echo "$r: running (pid $pid)"; else echo "$r: not running"; rc=3; fi
+    done
+    if pid_of "$d" namesrv >/dev/null; then
+        mqadmin_in "$d" clusterList -n "127.0.0.1:$NAMESRV_PORT" 2>&1 | grep -v '^$' || true
+    fi
+    return $rc
+}
+
+cmd_create_topic() {
+    local t=${1:-} q=${2:-} d out
+    [[ -n $t && $q =~ ^[1-9][0-9]*$ ]] || die "create-topic NAME QUEUES"
+    d=$(cluster_dir "")
+    ensure_fetched
+    # shellcheck disable=SC1091
+    source "$d/cluster.conf"
+    out=$(mqadmin_in "$d" updateTopic -n "127.0.0.1:$NAMESRV_PORT" -c "$CLUSTER_NAME" -t "$t" -r "$q" -w "$q" 2>&1) ||
+        { echo "$out" >&2; die "updateTopic $t failed"; }
+    local b n
+    n=$(grep -c 'create topic to .* success' <<<"$out" || true)
+    n=${n:-0}
+    local want
+    want=$(wc -w <<<"$BROKERS")
+    ((n == want)) || { echo "$out" >&2; die "topic $t created on $n of $want brokers"; }
+    say "topic $t: $q queues on each of $BROKERS"
+}
+
+cmd_mqadmin() {
+    local d
+    d=$(cluster_dir "")
+    ensure_fetched
+    # shellcheck disable=SC1091
+    source "$d/cluster.conf"
+    local args=("$@")
+    [[ " $* " == *" -n "* ]] || [[ $# -eq 0 ]] || args+=(-n "127.0.0.1:$NAMESRV_PORT")
+    mqadmin_in "$d" "${args[@]}"
+}
+
+cmd_peer() {
+    local cls=${1:-}
+    [[ -n $cls ]] || die "peer CLASS ARGS..."
+    shift
+    need_java
+    cp_complete "$CLIENT_CP" || die "the Java client is not fetched yet: run tools/rocketmq.sh fetch"
+    peer_build
+    local logs=${RMQ_PEER_LOG_DIR:-${TMPDIR:-/tmp}/rmq-peer-logs}
+    mkdir -p "$logs"
+    exec java ${RMQ_PEER_JVM:-"-Xms64m -Xmx512m -XX:+UseSerialGC"} -Duser.home="$logs" \
+        -Drocketmq.client.logRoot="$logs" -cp "$(peer_jar):$(cat "$CLIENT_CP")" "rmq.interop.$cls" "$@"
+}
+
+cmd_classpath() {
+    case ${1:-} in
+    server) ensure_fetched; cat "$SERVER_CP" ;;
+    client) cp_complete "$CLIENT_CP" || die "not fetched"; cat "$CLIENT_CP" ;;
+    peer) peer_build; echo "$(peer_jar):$(cat "$CLIENT_CP")" ;;
+    *) die "classpath server|client|peer" ;;
+    esac
+}
+
+main() {
+    local cmd=${1:-}
+    [[ -n $cmd ]] || { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+    shift
+    case $cmd in
+    fetch) cmd_fetch "$@" ;;
+    start) cmd_start "$@" ;;
+    stop) cmd_stop "$@" ;;
+    status) cmd_status "$@" ;;
+    create-topic) cmd_create_topic "$@" ;;
+    kill-broker) cmd_kill_broker "$@" ;;
+    start-broker) cmd_start_broker "$@" ;;
+    mqadmin) cmd_mqadmin "$@" ;;
+    peer-build) peer_build ;;
+    peer) cmd_peer "$@" ;;
+    classpath) cmd_classpath "$@" ;;
+    -h | --help | help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' ;;
+    *) die "unknown command $cmd (try --help)" ;;
+    esac
+}
+
+main "$@"
