@@ -1,0 +1,198 @@
+#pragma once
+
+/// @file consumer.hpp
+/// rmq::Consumer<Order, Allocate, OffsetStore, Tr>: the policy-composed push consumer (Java's
+/// DefaultMQPushConsumer). See docs/semantics.md for the guarantees and docs/policies/ for each policy.
+
+#include <concepts>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <rmq/allocate/averagely.hpp>
+#include <rmq/concepts/allocate_policy.hpp>
+#include <rmq/concepts/offset_store_policy.hpp>
+#include <rmq/concepts/order_policy.hpp>
+#include <rmq/concepts/transport.hpp>
+#include <rmq/consume_context.hpp>
+#include <rmq/consumer_config.hpp>
+#include <rmq/fwd.hpp>
+#include <rmq/message.hpp>
+#include <rmq/order/concurrently.hpp>
+#include <rmq/order/orderly.hpp>
+
+#include <rmq/detail/consumer_core.hpp>
+#include <rmq/detail/consumer_stats.hpp>
+
+namespace rmq {
+
+/// A push consumer. `Order` (rmq::Concurrently | rmq::Orderly) decides how messages reach the listener,
+/// `Allocate` how queues are split among the group, `OffsetStore` where progress is kept and `Tr` how brokers
+/// are reached.
+///
+/// @code
+/// rmq::InProcessBroker broker;
+/// broker.create_topic("TopicTest", 8);
+/// rmq::Consumer<rmq::Orderly, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport>
+///     consumer{broker.connect(), rmq::ConsumerConfig{.consumer_group = "example_group_name"}};
+/// consumer.subscribe("TopicTest", "TagA || TagC || TagD");
+/// consumer.register_listener([](std::span<const rmq::MessageExt> msgs, rmq::ConsumeOrderlyContext& ctx) {
+///     return rmq::ConsumeOrderlyStatus::Success;
+/// });
+/// consumer.start();
+/// consumer.shutdown();
+/// @endcode
+///
+/// Thread-safety: the member functions are meant for the owning thread; stats(), client_id(),
+/// subscription_inconsistent(), suspend() and resume() may be called from any thread while it runs. Listeners
+/// run on the consume pool; shutdown() (and the destructor) must not be called from a listener.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+class Consumer {
+    static_assert(OrderPolicy<Order>,
+                  "rmq::Consumer: the first parameter must be an order policy "
+                  "(rmq::Concurrently or rmq::Orderly)");
+    static_assert(AllocatePolicy<Allocate>,
+                  "rmq::Consumer: the second parameter must model rmq::AllocatePolicy");
+    static_assert(OffsetStorePolicy<OffsetStore>,
+                  "rmq::Consumer: the third parameter must model rmq::OffsetStorePolicy");
+    static_assert(Transport<Tr>, "rmq::Consumer: the fourth parameter must model rmq::Transport");
+
+    using Core = detail::ConsumerCore<Order, Allocate, OffsetStore, Tr>;
+
+public:
+    using order_policy = Order;
+    using allocate_policy = Allocate;
+    using offset_store_policy = OffsetStore;
+    using transport_type = Tr;
+    /// The listener's context type (ConsumeConcurrentlyContext or ConsumeOrderlyContext).
+    using context_type = typename Order::Context;
+    /// The listener's status type (ConsumeConcurrentlyStatus or ConsumeOrderlyStatus).
+    using status_type = typename Order::Status;
+
+    /// A consumer over `transport` with `config`; the policies are default-constructed unless given.
+    explicit Consumer(Tr transport,
+                      ConsumerConfig config,
+                      Allocate allocate = Allocate{},
+                      OffsetStore store = OffsetStore{})
+        : core_(std::make_unique<Core>(
+              std::move(transport), std::move(config), std::move(allocate), std::move(store))) {}
+
+    /// Same, with an offset store instance and the default allocation.
+    Consumer(Tr transport, ConsumerConfig config, OffsetStore store)
+    requires(!std::same_as<Allocate, OffsetStore>)
+        : Consumer(std::move(transport), std::move(config), Allocate{}, std::move(store)) {}
+
+    Consumer(const Consumer&) = delete;
+    Consumer& operator=(const Consumer&) = delete;
+    Consumer(Consumer&&) = delete;
+    Consumer& operator=(Consumer&&) = delete;
+
+    /// Shuts down if still running (never from a listener thread: that is refused and logged).
+    ~Consumer() {
+        try {
+            core_->shutdown();
+        } catch (const std::exception& e) {
+            detail::log_line("consumer destroyed without a clean shutdown: {}", e.what());
+        }
+    }
+
+    /// Java's subscribe(topic, subExpression): "*" or "TagA || TagB". May be called after start (heartbeat
+    /// and rebalance follow at once). Throws rmq::InvalidArgument for a bad topic or expression.
+    void subscribe(std::string_view topic, std::string_view expression = "*") {
+        core_->subscribe(topic, expression);
+    }
+
+    /// Java's unsubscribe(topic).
+    void unsubscribe(std::string_view topic) { core_->unsubscribe(topic); }
+
+    /// Registers the listener. For rmq::Concurrently: `(std::span<const rmq::MessageExt>,
+    /// rmq::ConsumeConcurrentlyContext&) -> rmq::ConsumeConcurrentlyStatus`; for rmq::Orderly:
+    /// `(std::span<const rmq::MessageExt>, rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus`.
+    /// Returning `std::optional<Status>` is allowed too: nullopt, like a thrown exception, is Java's "null"
+    /// (retry).
+    template <class F>
+    void register_listener(F&& listener) {
+        static_assert(
+            ListenerFor<std::decay_t<F>, Order>,
+            "rmq::Consumer::register_listener: wrong listener for this order policy. rmq::Concurrently "
+            "expects (std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) -> "
+            "rmq::ConsumeConcurrentlyStatus; rmq::Orderly expects (std::span<const rmq::MessageExt>, "
+            "rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus");
+        if constexpr (ListenerFor<std::decay_t<F>, Order>) {
+            core_->set_listener(wrap(std::forward<F>(listener)));
+        }
+    }
+
+    /// Before/after hooks around each listener call (Java's ConsumeMessageHook).
+    void set_consume_hooks(ConsumeHooks hooks) { core_->set_hooks(std::move(hooks)); }
+
+    /// Java's start(): validates the configuration (rmq::InvalidArgument), requires a listener, loads
+    /// offsets, heartbeats and rebalances at once. rmq::IllegalState when started twice or after shutdown.
+    void start() { core_->start(); }
+
+    /// Bounded drain (docs/semantics.md): stop pulling and rebalancing, let running listeners finish for up
+    /// to await_termination_millis_when_shutdown, persist offsets, release orderly locks, unregister.
+    /// Idempotent.
+    void shutdown() { core_->shutdown(); }
+
+    /// Java's suspend(): pulls pause (retried every pull_time_delay_mills_when_suspend), rebalance is
+    /// skipped.
+    void suspend() { core_->suspend(); }
+
+    /// Java's resume(): pulls continue and a rebalance runs at once.
+    void resume() { core_->resume(); }
+
+    /// Whether suspend() is in effect.
+    [[nodiscard]] bool paused() const noexcept { return core_->paused(); }
+
+    /// Whether the consumer is running (started and not shut down).
+    [[nodiscard]] bool running() const noexcept { return core_->state() == Core::State::Running; }
+
+    /// The client id (`ip@instance...`), empty before start().
+    [[nodiscard]] const std::string& client_id() const noexcept { return core_->client_id(); }
+
+    /// The group with the namespace applied (empty before start()).
+    [[nodiscard]] const std::string& group() const noexcept { return core_->group(); }
+
+    /// Whether this member's subscriptions were seen to differ from its group's (seed 004; see
+    /// docs/semantics.md): messages are then silently skipped, so fix the subscriptions.
+    [[nodiscard]] bool subscription_inconsistent() const noexcept {
+        return core_->subscription_inconsistent();
+    }
+
+    /// Pull/consume counters per topic and the state of each owned queue (consumer.md §10).
+    [[nodiscard]] ConsumerStats stats() const { return core_->stats(); }
+
+    /// The queues this member currently owns.
+    [[nodiscard]] std::vector<MessageQueue> assigned_queues() const { return core_->assigned_queues(); }
+
+    /// The offset store (e.g. to read committed offsets in tests or admin tools).
+    [[nodiscard]] OffsetStore& offset_store() noexcept { return core_->offset_store(); }
+
+    /// The configuration as given.
+    [[nodiscard]] const ConsumerConfig& config() const noexcept { return core_->config(); }
+
+private:
+    template <class F>
+    static typename Order::Listener wrap(F&& f) {
+        using Fn = std::decay_t<F>;
+        using Result = std::invoke_result_t<Fn&, std::span<const MessageExt>, context_type&>;
+        if constexpr (std::is_same_v<std::decay_t<Result>, std::optional<status_type>>) {
+            return typename Order::Listener(std::forward<F>(f));
+        } else {
+            return [fn = Fn(std::forward<F>(f))](std::span<const MessageExt> msgs,
+                                                 context_type& ctx) mutable -> std::optional<status_type> {
+                return static_cast<status_type>(fn(msgs, ctx));
+            };
+        }
+    }
+
+    std::unique_ptr<Core> core_;
+};
+
+}  // namespace rmq

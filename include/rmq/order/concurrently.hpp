@@ -1,0 +1,229 @@
+#pragma once
+
+/// @file order/concurrently.hpp
+/// rmq::Concurrently: Java's ConsumeMessageConcurrentlyService (consumer.md §5). Batches of a queue run in
+/// parallel on the consume pool; the committed offset follows ProcessQueue's min-offset rule.
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <rmq/consume_context.hpp>
+#include <rmq/message.hpp>
+#include <rmq/message_queue.hpp>
+#include <rmq/process_queue.hpp>
+
+#include <rmq/detail/consumer_log.hpp>
+
+namespace rmq {
+
+/// Order policy for concurrent consumption: no ordering within a queue, failed messages go back to the broker
+/// (`%RETRY%group`, then `%DLQ%group`) in clustering and are dropped in broadcasting.
+struct Concurrently {
+    using Context = ConsumeConcurrentlyContext;
+    using Status = ConsumeConcurrentlyStatus;
+    using Listener = std::function<std::optional<Status>(std::span<const MessageExt>, Context&)>;
+
+    static constexpr std::string_view listener_signature =
+        "(std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) -> "
+        "rmq::ConsumeConcurrentlyStatus";
+    static constexpr bool requires_queue_lock = false;
+    static constexpr bool span_flow_control = true;
+    static constexpr bool unlimited_retries_by_default = false;
+
+    /// Delay before messages whose send-back failed are consumed again locally (Java: 5000 ms).
+    static constexpr std::int64_t local_retry_delay_millis = 5000;
+    /// Period of the consume-timeout sweep: a message is sent back within this long after its deadline.
+    static constexpr std::int64_t expiry_sweep_period_millis = 1000;
+
+    /// The dispatcher the Consumer instantiates (see docs/policies/order.md for the Host interface).
+    template <class Host>
+    class Service {
+    public:
+        explicit Service(Host& host)
+            : host_(host) {}
+
+        /// Starts the consume-timeout sweep (Java's cleanExpireMsg, with a 1 s granularity instead of
+        /// consumeTimeout minutes, so a message is sent back close to its own deadline).
+        void start() { schedule_sweep(); }
+
+        /// A pull found messages: cache them and hand them out in batches (loop thread).
+        void on_pulled(const MessageQueue& mq,
+                       const std::shared_ptr<ProcessQueue>& pq,
+                       std::vector<MessageExt> msgs) {
+            (void)pq->put_messages(msgs);
+            const auto batch =
+                static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
+            for (std::size_t i = 0; i < msgs.size(); i += batch) {
+                const auto end = std::min(msgs.size(), i + batch);
+                std::vector<MessageExt> part(
+                    std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(i)),
+                    std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(end)));
+                submit(mq, pq, std::move(part));
+            }
+        }
+
+        /// Concurrent queues are released at once (no broker lock).
+        bool release_queue(const MessageQueue& /*mq*/, ProcessQueue& /*pq*/) { return true; }
+
+        void stop() {}
+
+        void after_drain() {}
+
+    private:
+        void submit(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, std::vector<MessageExt> msgs) {
+            auto shared = std::make_shared<std::vector<MessageExt>>(std::move(msgs));
+            host_.submit([this, mq, pq = std::move(pq), shared] { consume(mq, pq, std::move(*shared)); });
+        }
+
+        void schedule_sweep() {
+            host_.schedule(expiry_sweep_period_millis, [this] {
+                sweep();
+                schedule_sweep();
+            });
+        }
+
+        /// Sends back messages whose listener call passed consume_timeout (sent back like a failure: the
+        /// running call's eventual result then finds them gone and only moves the offset).
+        void sweep() {
+            const std::int64_t timeout = host_.config().consume_timeout * 60 * 1000;
+            for (const auto& [mq, pq] : host_.table_snapshot()) {
+                if (pq->dropped() || !host_.clustering()) {
+                    continue;
+                }
+                const MessageQueue queue = mq;
+                pq->clean_expired_msg(
+                    timeout,
+                    [this](const MessageExt& msg) { return host_.send_back(msg, 3); },
+                    [this, queue](const MessageExt& msg, std::exception_ptr) {
+                        detail::log_line("group [{}]: expired message {} of {} could not be sent back",
+                                         host_.group(),
+                                         msg.msg_id(),
+                                         queue);
+                    });
+            }
+        }
+
+        /// ConsumeRequest.run (consumer.md §5.2); runs on a consume thread.
+        void consume(const MessageQueue& mq,
+                     const std::shared_ptr<ProcessQueue>& pq,
+                     std::vector<MessageExt> msgs) {
+            if (pq->dropped()) {
+                return;
+            }
+            Context ctx(mq);
+            host_.reset_retry_topic(std::span<MessageExt>(msgs));
+            const auto& hooks = host_.hooks();
+            if (hooks.before) {
+                try {
+                    hooks.before(mq, msgs);
+                } catch (const std::exception& e) {
+                    detail::log_line("consume hook (before) failed: {}", e.what());
+                }
+            }
+            const std::int64_t wall = host_.clock()->wall_millis();
+            std::vector<std::int64_t> offsets;
+            offsets.reserve(msgs.size());
+            const std::string start_text = std::to_string(wall);
+            for (auto& msg : msgs) {
+                msg.set_property(property::consume_start_timestamp, start_text);
+                offsets.push_back(msg.queue_offset());
+            }
+            pq->set_consume_start(offsets, wall);
+            const std::int64_t begin = host_.clock()->steady_millis();
+            std::optional<Status> status;
+            try {
+                status = host_.listener()(std::span<const MessageExt>(msgs), ctx);
+            } catch (const std::exception& e) {
+                detail::log_line("group [{}]: listener threw for {}: {}", host_.group(), mq, e.what());
+            } catch (...) {
+                detail::log_line("group [{}]: listener threw for {}", host_.group(), mq);
+            }
+            const std::int64_t rt = host_.clock()->steady_millis() - begin;
+            const Status effective = status.value_or(Status::ReconsumeLater);
+            if (hooks.after) {
+                try {
+                    hooks.after(mq, msgs, effective == Status::ConsumeSuccess);
+                } catch (const std::exception& e) {
+                    detail::log_line("consume hook (after) failed: {}", e.what());
+                }
+            }
+            host_.stats_collector().consume_rt(mq.topic, rt);
+            if (pq->dropped()) {
+                return;  // the queue moved on (rebalance or shutdown): no send-back, no offset change
+            }
+            process_result(mq, pq, std::move(msgs), ctx, effective);
+        }
+
+        /// processConsumeResult (consumer.md §5.3).
+        void process_result(const MessageQueue& mq,
+                            const std::shared_ptr<ProcessQueue>& pq,
+                            std::vector<MessageExt> msgs,
+                            const Context& ctx,
+                            Status status) {
+            if (msgs.empty()) {
+                return;
+            }
+            const int size = static_cast<int>(msgs.size());
+            int ack = -1;
+            if (status == Status::ConsumeSuccess) {
+                ack = std::clamp(ctx.ack_index(), -1, size - 1);
+                host_.stats_collector().consume_result(mq.topic, ack + 1, size - ack - 1);
+            } else {
+                host_.stats_collector().consume_result(mq.topic, 0, size);
+            }
+            std::vector<MessageExt> back_failed;
+            if (!host_.clustering()) {
+                for (int i = ack + 1; i < size; ++i) {
+                    detail::log_line("group [{}]: broadcasting, message {} of {} failed and is dropped",
+                                     host_.group(),
+                                     msgs[static_cast<std::size_t>(i)].msg_id(),
+                                     mq);
+                }
+            } else {
+                for (int i = ack + 1; i < size; ++i) {
+                    auto& msg = msgs[static_cast<std::size_t>(i)];
+                    if (!pq->contains_message(msg.queue_offset())) {
+                        continue;  // already sent back by the expiry sweep (5.x check)
+                    }
+                    if (!host_.send_back(msg, ctx.delay_level_when_next_consume())) {
+                        msg.set_reconsume_times(msg.reconsume_times() + 1);
+                        back_failed.push_back(msg);
+                    }
+                }
+            }
+            std::vector<std::int64_t> done;
+            done.reserve(msgs.size());
+            for (const auto& msg : msgs) {
+                const bool failed =
+                    std::any_of(back_failed.begin(), back_failed.end(), [&](const MessageExt& f) {
+                        return f.queue_offset() == msg.queue_offset();
+                    });
+                if (!failed) {
+                    done.push_back(msg.queue_offset());
+                }
+            }
+            if (!back_failed.empty()) {
+                auto shared = std::make_shared<std::vector<MessageExt>>(std::move(back_failed));
+                host_.schedule(local_retry_delay_millis,
+                               [this, mq, pq, shared] { submit(mq, pq, std::move(*shared)); });
+            }
+            const std::int64_t offset = pq->remove_messages(done);
+            if (offset >= 0 && !pq->dropped()) {
+                host_.offset_store().update_offset(mq, offset, true);
+            }
+        }
+
+        Host& host_;
+    };
+};
+
+}  // namespace rmq
