@@ -1,11 +1,11 @@
-#include <catch2/catch.hpp>
-
 #include <atomic>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include <rmq/error.hpp>
 #include <rmq/offset_store/memory.hpp>
@@ -17,7 +17,9 @@ namespace {
 const std::string topic = "FooBar";
 const std::string broker = "DefaultBrokerName";
 
-rmq::MessageQueue queue(int id) { return rmq::MessageQueue{topic, broker, id}; }
+rmq::MessageQueue queue(int id) {
+    return rmq::MessageQueue{topic, broker, id};
+}
 
 /// A broker that remembers the last committed offset per queue (the fixture of RemoteBrokerOffsetStoreTest).
 struct FakeBroker {
@@ -47,7 +49,8 @@ struct FakeBroker {
 
 }  // namespace
 
-TEST_CASE("remote store: update offset sets, increase-only never lowers (12.7 testUpdateOffset)", "[remote]") {
+TEST_CASE("remote store: update offset sets, increase-only never lowers (12.7 testUpdateOffset)",
+          "[remote]") {
     rmq::RemoteOffsetStore store;
     FakeBroker b;
     store.load(b.context());
@@ -138,7 +141,8 @@ TEST_CASE("remote store: read from store maps failures like RocketMQ 5.x (12.7 t
     CHECK(store.read_offset(mq, rmq::ReadOffsetType::MemoryFirstThenStore) == 1024);
 }
 
-TEST_CASE("remote store: persisted offsets read back from the broker (12.7 testReadOffset_Success)", "[remote]") {
+TEST_CASE("remote store: persisted offsets read back from the broker (12.7 testReadOffset_Success)",
+          "[remote]") {
     rmq::RemoteOffsetStore store;
     FakeBroker b;
     store.load(b.context());
@@ -158,7 +162,8 @@ TEST_CASE("remote store: persisted offsets read back from the broker (12.7 testR
     REQUIRE(store.read_offset(mq, rmq::ReadOffsetType::ReadFromStore) == 1025);
 }
 
-TEST_CASE("remote store: read from store refreshes memory; memory-first falls back to the broker", "[remote]") {
+TEST_CASE("remote store: read from store refreshes memory; memory-first falls back to the broker",
+          "[remote]") {
     rmq::RemoteOffsetStore store;
     FakeBroker b;
     store.load(b.context());
@@ -189,7 +194,8 @@ TEST_CASE("remote store: remove offset (12.7 testRemoveOffset)", "[remote]") {
     REQUIRE(store.read_offset(mq, rmq::ReadOffsetType::ReadFromMemory) == -1);
 }
 
-TEST_CASE("remote store: persist_all sends every owned entry, even unchanged, and drops the others", "[remote]") {
+TEST_CASE("remote store: persist_all sends every owned entry, even unchanged, and drops the others",
+          "[remote]") {
     rmq::RemoteOffsetStore store;
     FakeBroker b;
     store.load(b.context());
@@ -225,7 +231,9 @@ TEST_CASE("remote store: persist of an unknown queue sends nothing", "[remote]")
 TEST_CASE("remote store: a failing oneway update is reported, not thrown", "[remote]") {
     rmq::RemoteOffsetStore store;
     auto ctx = FakeBroker{}.context();
-    ctx.update_broker = [](const rmq::MessageQueue&, std::int64_t) { throw rmq::Error("no route to broker"); };
+    ctx.update_broker = [](const rmq::MessageQueue&, std::int64_t) {
+        throw rmq::Error("no route to broker");
+    };
     std::vector<std::string> errors;
     store.on_persist_error = [&errors](const rmq::MessageQueue& mq, std::string_view why) {
         errors.push_back(fmt::format("{}: {}", mq, why));
@@ -251,7 +259,8 @@ TEST_CASE("remote store: clone_offset_table filters by topic", "[remote]") {
     REQUIRE(store.clone_offset_table("").size() == 2);
 }
 
-TEST_CASE("remote store: concurrent increase-only updates keep the maximum while persisting", "[remote][threads]") {
+TEST_CASE("remote store: concurrent increase-only updates keep the maximum while persisting",
+          "[remote][threads]") {
     rmq::RemoteOffsetStore store;
     FakeBroker b;
     store.load(b.context());
