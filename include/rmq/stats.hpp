@@ -1,0 +1,300 @@
+#pragma once
+
+/// @file stats.hpp
+/// Consumer statistics (Java's ConsumerStatsManager, consumer.md §10): per-topic pull/consume rates and
+/// latencies over the last minute, per-queue cache and lag figures, and health flags. rmq::ConsumerStats is a
+/// plain snapshot; rmq::detail::StatsCollector is what the consumer updates from its threads.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <rmq/clock.hpp>
+#include <rmq/message_queue.hpp>
+
+namespace rmq {
+
+/// Java's ConsumeStatus for one topic of the group.
+struct TopicStats {
+    std::string topic;
+    /// Average pull round trip, ms, last minute (PULL_RT).
+    double pull_rt = 0;
+    /// Messages pulled per second, last minute (PULL_TPS).
+    double pull_tps = 0;
+    /// Average listener call time, ms, last minute; the last hour when the minute saw no call (CONSUME_RT).
+    double consume_rt = 0;
+    /// Messages consumed successfully per second, last minute (CONSUME_OK_TPS).
+    double consume_ok_tps = 0;
+    /// Messages whose consumption failed per second, last minute (CONSUME_FAILED_TPS).
+    double consume_failed_tps = 0;
+    /// Messages whose consumption failed in the last hour (consumeFailedMsgs).
+    std::int64_t consume_failed_msgs = 0;
+};
+
+/// One owned queue, filled by the consumer from its ProcessQueue (Java's ProcessQueueInfo plus the lag).
+struct QueueStats {
+    MessageQueue mq;
+    /// The offset store's value (readOffset MEMORY_FIRST_THEN_STORE), -1 when unknown.
+    std::int64_t commit_offset = -1;
+    /// Messages cached (pulled, not yet consumed).
+    std::int64_t cached_msg_count = 0;
+    /// Body bytes cached.
+    std::int64_t cached_msg_bytes = 0;
+    std::int64_t cached_msg_min_offset = 0;
+    std::int64_t cached_msg_max_offset = 0;
+    /// The queue's max offset reported by the last pull, -1 when unknown.
+    std::int64_t broker_max_offset = -1;
+    /// broker_max_offset − commit_offset (0 when either is unknown): messages not yet consumed.
+    std::int64_t lag = 0;
+    bool locked = false;
+    bool dropped = false;
+    std::int64_t last_pull_timestamp = 0;
+    std::int64_t last_consume_timestamp = 0;
+};
+
+/// A snapshot of a consumer's statistics.
+struct ConsumerStats {
+    /// One entry per topic seen, ordered by topic.
+    std::vector<TopicStats> topics;
+    /// One entry per owned queue, ordered like MessageQueue.
+    std::vector<QueueStats> queues;
+    /// The broker's registry shows a different subscription for this group (consumer.md §8.5).
+    bool subscription_inconsistent = false;
+    /// What differs, when subscription_inconsistent.
+    std::string subscription_inconsistent_detail;
+    /// Records the decoder rejected (bad magic, CRC, truncated) since start.
+    std::int64_t damaged_records = 0;
+};
+
+namespace detail {
+
+/// Sums over a sliding window of fixed buckets (the current one plus five full ones): no allocation, no
+/// timer.
+class WindowCounter {
+public:
+    static constexpr std::size_t bucket_count = 6;
+
+    explicit WindowCounter(std::int64_t bucket_millis) noexcept
+        : bucket_millis_(bucket_millis) {}
+
+    void add(std::int64_t now, std::int64_t value) noexcept {
+        const std::int64_t id = now / bucket_millis_;
+        Bucket& b = buckets_[static_cast<std::size_t>(id) % bucket_count];
+        if (b.id != id) {
+            b = Bucket{id, 0, 0};
+        }
+        b.value += value;
+        b.times += 1;
+    }
+
+    struct Window {
+        std::int64_t sum = 0;
+        std::int64_t times = 0;
+        std::int64_t span_millis = 1;
+    };
+
+    /// The window ending now; its span starts at the oldest bucket or at `since` (collector start), if later.
+    [[nodiscard]] Window read(std::int64_t now, std::int64_t since) const noexcept {
+        const std::int64_t id = now / bucket_millis_;
+        const std::int64_t oldest = id - static_cast<std::int64_t>(bucket_count) + 1;
+        Window w;
+        for (const Bucket& b : buckets_) {
+            if (b.id >= oldest && b.id <= id) {
+                w.sum += b.value;
+                w.times += b.times;
+            }
+        }
+        w.span_millis = std::max<std::int64_t>(1, now - std::max(oldest * bucket_millis_, since));
+        return w;
+    }
+
+private:
+    struct Bucket {
+        std::int64_t id = -1;
+        std::int64_t value = 0;
+        std::int64_t times = 0;
+    };
+
+    std::int64_t bucket_millis_;
+    std::array<Bucket, bucket_count> buckets_{};
+};
+
+/// Thread-safe collector behind rmq::ConsumerStats. Hot-path calls take a shared lock on the topic map and
+/// the topic's own mutex; only the first call for a topic allocates.
+class StatsCollector {
+public:
+    /// Minute window: 10 s buckets; hour window: 10 min buckets (Java samples at the same periods).
+    static constexpr std::int64_t minute_bucket_millis = 10'000;
+    static constexpr std::int64_t hour_bucket_millis = 600'000;
+
+    explicit StatsCollector(std::shared_ptr<Clock> clock = system_clock())
+        : clock_(std::move(clock))
+        , start_(clock_->steady_millis()) {}
+
+    /// PULL_RT: one pull that found messages took `millis`.
+    void record_pull_rt(std::string_view topic, std::int64_t millis) {
+        with_topic(topic, [&](Topic& t, std::int64_t now) { t.pull_rt.add(now, millis); });
+    }
+
+    /// PULL_TPS: `count` messages arrived (after client-side filtering).
+    void record_pulled(std::string_view topic, std::int64_t count) {
+        with_topic(topic, [&](Topic& t, std::int64_t now) { t.pull_tps.add(now, count); });
+    }
+
+    /// CONSUME_RT: one listener call took `millis`.
+    void record_consume_rt(std::string_view topic, std::int64_t millis) {
+        with_topic(topic, [&](Topic& t, std::int64_t now) {
+            t.consume_rt.add(now, millis);
+            t.consume_rt_hour.add(now, millis);
+        });
+    }
+
+    /// CONSUME_OK_TPS: `count` messages consumed successfully.
+    void record_consume_ok(std::string_view topic, std::int64_t count) {
+        with_topic(topic, [&](Topic& t, std::int64_t now) { t.consume_ok.add(now, count); });
+    }
+
+    /// CONSUME_FAILED_TPS: `count` messages failed (sent back, suspended or dropped).
+    void record_consume_failed(std::string_view topic, std::int64_t count) {
+        with_topic(topic, [&](Topic& t, std::int64_t now) {
+            t.consume_failed.add(now, count);
+            t.consume_failed_hour.add(now, count);
+        });
+    }
+
+    /// Replaces the figures of one queue (the consumer calls it when asked for a snapshot or periodically).
+    void set_queue(QueueStats q) {
+        if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
+            q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
+        } else {
+            q.lag = 0;
+        }
+        const std::lock_guard lock(misc_mutex_);
+        auto key = q.mq;
+        queues_.insert_or_assign(std::move(key), std::move(q));
+    }
+
+    /// Forgets a queue no longer owned.
+    void remove_queue(const MessageQueue& mq) {
+        const std::lock_guard lock(misc_mutex_);
+        queues_.erase(mq);
+    }
+
+    /// Sets or clears the subscription-inconsistency flag with a description of the difference.
+    void set_subscription_inconsistent(bool inconsistent, std::string detail = {}) {
+        const std::lock_guard lock(misc_mutex_);
+        subscription_inconsistent_ = inconsistent;
+        subscription_detail_ = inconsistent ? std::move(detail) : std::string{};
+    }
+
+    /// Counts records the decoder rejected.
+    void add_damaged_records(std::int64_t count) {
+        const std::lock_guard lock(misc_mutex_);
+        damaged_records_ += count;
+    }
+
+    /// The statistics now.
+    [[nodiscard]] ConsumerStats snapshot() const {
+        const std::int64_t now = clock_->steady_millis();
+        ConsumerStats out;
+        {
+            const std::shared_lock lock(topics_mutex_);
+            out.topics.reserve(topics_.size());
+            for (const auto& [name, topic] : topics_) {
+                out.topics.push_back(topic_stats(name, *topic, now));
+            }
+        }
+        const std::lock_guard lock(misc_mutex_);
+        out.queues.reserve(queues_.size());
+        for (const auto& [mq, q] : queues_) {
+            out.queues.push_back(q);
+        }
+        out.subscription_inconsistent = subscription_inconsistent_;
+        out.subscription_inconsistent_detail = subscription_detail_;
+        out.damaged_records = damaged_records_;
+        return out;
+    }
+
+    /// One topic's figures now (zeros for a topic never seen).
+    [[nodiscard]] TopicStats topic(std::string_view name) const {
+        const std::int64_t now = clock_->steady_millis();
+        const std::shared_lock lock(topics_mutex_);
+        if (auto it = topics_.find(name); it != topics_.end()) {
+            return topic_stats(it->first, *it->second, now);
+        }
+        return TopicStats{std::string(name)};
+    }
+
+private:
+    struct Topic {
+        std::mutex mutex;
+        WindowCounter pull_rt{minute_bucket_millis};
+        WindowCounter pull_tps{minute_bucket_millis};
+        WindowCounter consume_rt{minute_bucket_millis};
+        WindowCounter consume_rt_hour{hour_bucket_millis};
+        WindowCounter consume_ok{minute_bucket_millis};
+        WindowCounter consume_failed{minute_bucket_millis};
+        WindowCounter consume_failed_hour{hour_bucket_millis};
+    };
+
+    template <class F>
+    void with_topic(std::string_view name, F&& f) {
+        const std::int64_t now = clock_->steady_millis();
+        {
+            const std::shared_lock lock(topics_mutex_);
+            if (auto it = topics_.find(name); it != topics_.end()) {
+                const std::lock_guard tl(it->second->mutex);
+                f(*it->second, now);
+                return;
+            }
+        }
+        const std::unique_lock lock(topics_mutex_);
+        auto it = topics_.find(name);
+        if (it == topics_.end()) {
+            it = topics_.emplace(std::string(name), std::make_unique<Topic>()).first;
+        }
+        const std::lock_guard tl(it->second->mutex);
+        f(*it->second, now);
+    }
+
+    TopicStats topic_stats(const std::string& name, Topic& t, std::int64_t now) const {
+        const std::lock_guard lock(t.mutex);
+        auto avg = [](const WindowCounter::Window& w) {
+            return w.times == 0 ? 0.0 : static_cast<double>(w.sum) / static_cast<double>(w.times);
+        };
+        auto tps = [](const WindowCounter::Window& w) {
+            return static_cast<double>(w.sum) * 1000.0 / static_cast<double>(w.span_millis);
+        };
+        TopicStats s{name};
+        s.pull_rt = avg(t.pull_rt.read(now, start_));
+        s.pull_tps = tps(t.pull_tps.read(now, start_));
+        const auto rt = t.consume_rt.read(now, start_);
+        s.consume_rt = rt.sum != 0 ? avg(rt) : avg(t.consume_rt_hour.read(now, start_));
+        s.consume_ok_tps = tps(t.consume_ok.read(now, start_));
+        s.consume_failed_tps = tps(t.consume_failed.read(now, start_));
+        s.consume_failed_msgs = t.consume_failed_hour.read(now, start_).sum;
+        return s;
+    }
+
+    std::shared_ptr<Clock> clock_;
+    std::int64_t start_;
+    mutable std::shared_mutex topics_mutex_;
+    std::map<std::string, std::unique_ptr<Topic>, std::less<>> topics_;
+    mutable std::mutex misc_mutex_;
+    std::map<MessageQueue, QueueStats> queues_;
+    bool subscription_inconsistent_ = false;
+    std::string subscription_detail_;
+    std::int64_t damaged_records_ = 0;
+};
+
+}  // namespace detail
+}  // namespace rmq

@@ -1,0 +1,149 @@
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <rmq/clock.hpp>
+#include <rmq/stats.hpp>
+
+using rmq::detail::StatsCollector;
+
+namespace {
+std::shared_ptr<rmq::ManualClock> manual() {
+    return std::make_shared<rmq::ManualClock>();
+}
+}  // namespace
+
+TEST_CASE("stats: averages and rates over the last minute", "[stats]") {
+    auto clock = manual();
+    StatsCollector s(clock);
+    clock->advance(rmq::Millis(20'000));
+    s.record_pull_rt("T", 10);
+    s.record_pull_rt("T", 30);
+    s.record_pulled("T", 200);
+    s.record_consume_rt("T", 4);
+    s.record_consume_rt("T", 6);
+    s.record_consume_ok("T", 150);
+    s.record_consume_failed("T", 50);
+    clock->advance(rmq::Millis(20'000));  // 40 s since start: the window spans the 40 s seen so far
+    const auto t = s.topic("T");
+    CHECK(t.topic == "T");
+    CHECK(t.pull_rt == Approx(20.0));
+    CHECK(t.pull_tps == Approx(200.0 / 40.0));
+    CHECK(t.consume_rt == Approx(5.0));
+    CHECK(t.consume_ok_tps == Approx(150.0 / 40.0));
+    CHECK(t.consume_failed_tps == Approx(50.0 / 40.0));
+    CHECK(t.consume_failed_msgs == 50);
+}
+
+TEST_CASE("stats: the minute window forgets, the hour window keeps failures and consume RT", "[stats]") {
+    auto clock = manual();
+    StatsCollector s(clock);
+    s.record_consume_rt("T", 8);
+    s.record_consume_failed("T", 3);
+    s.record_consume_ok("T", 5);
+    clock->advance(rmq::Millis(120'000));
+    auto t = s.topic("T");
+    CHECK(t.consume_ok_tps == 0.0);
+    CHECK(t.consume_failed_tps == 0.0);
+    CHECK(t.consume_failed_msgs == 3);
+    CHECK(t.consume_rt == Approx(8.0));  // minute saw no call: falls back to the hour
+    s.record_consume_rt("T", 2);
+    t = s.topic("T");
+    CHECK(t.consume_rt == Approx(2.0));
+    clock->advance(rmq::Millis(2 * 3'600'000));
+    t = s.topic("T");
+    CHECK(t.consume_failed_msgs == 0);
+    CHECK(t.consume_rt == 0.0);
+}
+
+TEST_CASE("stats: a steady rate reads the same whatever the bucket phase", "[stats]") {
+    auto clock = manual();
+    StatsCollector s(clock);
+    // 100 messages per second for five minutes, recorded once per second.
+    for (int i = 0; i < 300; ++i) {
+        clock->advance(rmq::Millis(1000));
+        s.record_consume_ok("T", 100);
+        if (i > 70) {
+            INFO("second " << i);
+            CHECK(s.topic("T").consume_ok_tps == Approx(100.0).epsilon(0.03));
+        }
+    }
+}
+
+TEST_CASE("stats: unknown topics read as zeros; snapshot lists topics in order", "[stats]") {
+    auto clock = manual();
+    StatsCollector s(clock);
+    CHECK(s.topic("none").pull_tps == 0.0);
+    s.record_pulled("b", 1);
+    s.record_pulled("a", 1);
+    const auto snap = s.snapshot();
+    REQUIRE(snap.topics.size() == 2);
+    CHECK(snap.topics[0].topic == "a");
+    CHECK(snap.topics[1].topic == "b");
+}
+
+TEST_CASE("stats: queues with lag, subscription flag, damaged records", "[stats]") {
+    StatsCollector s(manual());
+    rmq::QueueStats q;
+    q.mq = rmq::MessageQueue{"T", "b", 1};
+    q.commit_offset = 90;
+    q.broker_max_offset = 100;
+    q.cached_msg_count = 7;
+    q.cached_msg_bytes = 700;
+    s.set_queue(q);
+    rmq::QueueStats unknown;
+    unknown.mq = rmq::MessageQueue{"T", "b", 0};
+    s.set_queue(unknown);
+    s.set_subscription_inconsistent(true, "broker has tag A, client has tag B");
+    s.add_damaged_records(2);
+    s.add_damaged_records(1);
+    auto snap = s.snapshot();
+    REQUIRE(snap.queues.size() == 2);
+    CHECK(snap.queues[0].mq.queue_id == 0);
+    CHECK(snap.queues[0].lag == 0);
+    CHECK(snap.queues[1].lag == 10);
+    CHECK(snap.queues[1].cached_msg_count == 7);
+    CHECK(snap.queues[1].cached_msg_bytes == 700);
+    CHECK(snap.subscription_inconsistent);
+    CHECK(snap.subscription_inconsistent_detail == "broker has tag A, client has tag B");
+    CHECK(snap.damaged_records == 3);
+
+    s.remove_queue(q.mq);
+    s.set_subscription_inconsistent(false);
+    snap = s.snapshot();
+    CHECK(snap.queues.size() == 1);
+    CHECK_FALSE(snap.subscription_inconsistent);
+    CHECK(snap.subscription_inconsistent_detail.empty());
+}
+
+TEST_CASE("stats: concurrent recording loses nothing", "[stats][threads]") {
+    auto clock = manual();
+    StatsCollector s(clock);
+    clock->advance(rmq::Millis(5'000));
+    constexpr int threads = 4;
+    constexpr int per_thread = 5000;
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t) {
+        workers.emplace_back([&s, t] {
+            const std::string topic = t % 2 == 0 ? "even" : "odd";
+            for (int i = 0; i < per_thread; ++i) {
+                s.record_consume_ok(topic, 1);
+                s.record_consume_rt(topic, 2);
+                if (i % 100 == 0) {
+                    (void)s.snapshot();
+                }
+            }
+        });
+    }
+    for (auto& w : workers) {
+        w.join();
+    }
+    // 5 s since start, everything in the current bucket.
+    for (const auto* name : {"even", "odd"}) {
+        const auto t = s.topic(name);
+        CHECK(t.consume_ok_tps == Approx(2.0 * per_thread / 5.0));
+        CHECK(t.consume_rt == Approx(2.0));
+    }
+}
