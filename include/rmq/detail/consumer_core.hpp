@@ -986,7 +986,8 @@ private:
     Tr transport_;
     ConsumerConfig config_;
     Allocate allocate_;
-    OffsetStore offset_store_;
+    // mutable: stats() reads memory offsets; stores are thread-safe and some declare read_offset non-const.
+    mutable OffsetStore offset_store_;
     std::shared_ptr<Clock> clock_;
 
     std::mutex lifecycle_mutex_;
