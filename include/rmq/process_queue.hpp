@@ -1,13 +1,14 @@
 #pragma once
 
 /// @file process_queue.hpp
-/// rmq::ProcessQueue (Java's ProcessQueue): the client-side cache of pulled-but-not-yet-acknowledged messages of
-/// one MessageQueue, with the flow-control counters, the orderly "consuming" map and the lock/pull/consume
+/// rmq::ProcessQueue (Java's ProcessQueue): the client-side cache of pulled-but-not-yet-acknowledged messages
+/// of one MessageQueue, with the flow-control counters, the orderly "consuming" map and the lock/pull/consume
 /// timestamps the rebalance and dispatch code read.
 
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -34,28 +36,31 @@
 
 namespace rmq {
 
-/// One ProcessQueue exists per assigned MessageQueue. All members are thread-safe: the two offset-ordered maps
-/// sit behind one reader/writer lock, the counters and flags are atomics (Java's AtomicLong / volatile fields).
+/// One ProcessQueue exists per assigned MessageQueue. All members are thread-safe: the two offset-ordered
+/// maps sit behind one reader/writer lock, the counters and flags are atomics (Java's AtomicLong / volatile
+/// fields).
 ///
-/// Messages are counted in msg_count()/msg_size() from put_messages until they leave for good (remove_messages
-/// on the concurrent path, commit on the orderly path); the orderly in-flight ("consuming") ones stay counted.
+/// Messages are counted in msg_count()/msg_size() from put_messages until they leave for good
+/// (remove_messages on the concurrent path, commit on the orderly path); the orderly in-flight ("consuming")
+/// ones stay counted.
 class ProcessQueue {
 public:
     /// Client-side lifetime of a broker queue lock (`rocketmq.client.rebalance.lockMaxLiveTime`), ms.
     static constexpr std::int64_t rebalance_lock_max_live_time = 30000;
     /// Period of the orderly lock renewal (`rocketmq.client.rebalance.lockInterval`), ms.
     static constexpr std::int64_t rebalance_lock_interval = 20000;
-    /// A queue not pulled for longer than this is replaced by rebalance (`rocketmq.client.pull.pullMaxIdleTime`).
+    /// A queue not pulled for longer than this is replaced by rebalance
+    /// (`rocketmq.client.pull.pullMaxIdleTime`).
     static constexpr std::int64_t pull_max_idle_time = 120000;
     /// cleanExpiredMsg looks at no more than this many head messages per run.
     static constexpr std::size_t clean_expired_max_loop = 16;
 
     /// Java's ProcessQueueInfo: a consistent snapshot for diagnostics (consumer running info).
     struct Info {
-        std::int64_t cached_msg_min_offset = 0;   ///< first offset of the cache, 0 when empty (as Java)
-        std::int64_t cached_msg_max_offset = 0;   ///< last offset of the cache, 0 when empty
-        std::int64_t cached_msg_count = 0;        ///< entries in the cache (orderly in-flight excluded)
-        std::int64_t cached_msg_size_in_mib = 0;  ///< msg_size() / 1 MiB, integer division
+        std::int64_t cached_msg_min_offset = 0;       ///< first offset of the cache, 0 when empty (as Java)
+        std::int64_t cached_msg_max_offset = 0;       ///< last offset of the cache, 0 when empty
+        std::int64_t cached_msg_count = 0;            ///< entries in the cache (orderly in-flight excluded)
+        std::int64_t cached_msg_size_in_mib = 0;      ///< msg_size() / 1 MiB, integer division
         std::int64_t transaction_msg_min_offset = 0;  ///< first offset taken by orderly, 0 when none
         std::int64_t transaction_msg_max_offset = 0;  ///< last offset taken by orderly, 0 when none
         std::int64_t transaction_msg_count = 0;       ///< messages taken by orderly and not committed
@@ -77,8 +82,8 @@ public:
     ProcessQueue(const ProcessQueue&) = delete;
     ProcessQueue& operator=(const ProcessQueue&) = delete;
 
-    /// Java's putMessage. Moves the messages in by queue offset; an offset already cached keeps its message and
-    /// is not counted again. Returns "dispatch to consume": true only when the cache is non-empty and no
+    /// Java's putMessage. Moves the messages in by queue offset; an offset already cached keeps its message
+    /// and is not counted again. Returns "dispatch to consume": true only when the cache is non-empty and no
     /// dispatch was running (consuming() turns true). A parseable MAX_OFFSET property on the last message
     /// updates msg_acc_cnt() when the backlog it implies is positive.
     bool put_messages(std::vector<MessageExt> msgs) {
@@ -117,9 +122,9 @@ public:
         return dispatch;
     }
 
-    /// Java's removeMessage (concurrent path): drops the given offsets from the cache and returns the offset that
-    /// is safe to commit: the smallest offset still cached, queue_offset_max() + 1 when the cache became empty,
-    /// or -1 when it was already empty (then nothing changes but last_consume_timestamp()).
+    /// Java's removeMessage (concurrent path): drops the given offsets from the cache and returns the offset
+    /// that is safe to commit: the smallest offset still cached, queue_offset_max() + 1 when the cache became
+    /// empty, or -1 when it was already empty (then nothing changes but last_consume_timestamp()).
     std::int64_t remove_messages(std::span<const std::int64_t> queue_offsets) {
         const std::unique_lock lock(tree_mutex_);
         return remove_locked(queue_offsets);
@@ -131,9 +136,9 @@ public:
         return msg_tree_.empty() ? 0 : msg_tree_.rbegin()->first - msg_tree_.begin()->first;
     }
 
-    /// Java's takeMessages (orderly): moves up to batch_size smallest entries into the consuming map and returns
-    /// copies in offset order. When nothing is left to take, consuming() turns false so the next put dispatches.
-    /// Counters do not change.
+    /// Java's takeMessages (orderly): moves up to batch_size smallest entries into the consuming map and
+    /// returns copies in offset order. When nothing is left to take, consuming() turns false so the next put
+    /// dispatches. Counters do not change.
     std::vector<MessageExt> take_messages(std::size_t batch_size) {
         std::vector<MessageExt> out;
         const std::unique_lock lock(tree_mutex_);
@@ -150,8 +155,8 @@ public:
         return out;
     }
 
-    /// Java's commit (orderly): forgets every taken message, uncounts them and returns the offset after the last
-    /// one, or -1 when nothing was taken (Java throws NoSuchElementException there).
+    /// Java's commit (orderly): forgets every taken message, uncounts them and returns the offset after the
+    /// last one, or -1 when nothing was taken (Java throws NoSuchElementException there).
     std::int64_t commit() {
         const std::unique_lock lock(tree_mutex_);
         if (consuming_tree_.empty()) {
@@ -172,8 +177,8 @@ public:
         return next;
     }
 
-    /// Java's rollback (orderly): every taken message goes back to the cache (replacing a same-offset entry, as
-    /// Java's putAll does). Counters do not change.
+    /// Java's rollback (orderly): every taken message goes back to the cache (replacing a same-offset entry,
+    /// as Java's putAll does). Counters do not change.
     void rollback() {
         const std::unique_lock lock(tree_mutex_);
         while (!consuming_tree_.empty()) {
@@ -182,8 +187,8 @@ public:
         }
     }
 
-    /// Java's makeMessageToConsumeAgain (orderly) by offset: the taken messages at these offsets go back to the
-    /// cache unchanged; offsets not taken are ignored. Counters do not change.
+    /// Java's makeMessageToConsumeAgain (orderly) by offset: the taken messages at these offsets go back to
+    /// the cache unchanged; offsets not taken are ignored. Counters do not change.
     void make_message_to_consume_again(std::span<const std::int64_t> queue_offsets) {
         const std::unique_lock lock(tree_mutex_);
         for (const std::int64_t offset : queue_offsets) {
@@ -193,9 +198,9 @@ public:
         }
     }
 
-    /// Java's makeMessageToConsumeAgain with the messages themselves: each is removed from the consuming map by
-    /// its offset and stored in the cache as given, so changes the caller made on its copy (reconsume times by
-    /// checkReconsumeTimes) are kept, as they are on Java's shared objects. Counters do not change.
+    /// Java's makeMessageToConsumeAgain with the messages themselves: each is removed from the consuming map
+    /// by its offset and stored in the cache as given, so changes the caller made on its copy (reconsume
+    /// times by checkReconsumeTimes) are kept, as they are on Java's shared objects. Counters do not change.
     void make_message_to_consume_again(std::span<const MessageExt> msgs) {
         const std::unique_lock lock(tree_mutex_);
         for (const auto& msg : msgs) {
@@ -210,7 +215,8 @@ public:
         return !msg_tree_.empty();
     }
 
-    /// Java's containsMessage (5.x): whether the cache holds this offset (taken orderly messages do not count).
+    /// Java's containsMessage (5.x): whether the cache holds this offset (taken orderly messages do not
+    /// count).
     [[nodiscard]] bool contains_message(std::int64_t queue_offset) const {
         const std::shared_lock lock(tree_mutex_);
         return msg_tree_.contains(queue_offset);
@@ -226,8 +232,9 @@ public:
         queue_offset_max_.store(0);
     }
 
-    /// Java's MessageAccessor.setConsumeStartTimeStamp on the cached messages: stores CONSUME_START_TIME (wall
-    /// ms) on the messages at these offsets (cache or consuming map) so clean_expired_msg and later copies see it.
+    /// Java's MessageAccessor.setConsumeStartTimeStamp on the cached messages: stores CONSUME_START_TIME
+    /// (wall ms) on the messages at these offsets (cache or consuming map) so clean_expired_msg and later
+    /// copies see it.
     void set_consume_start(std::span<const std::int64_t> queue_offsets, std::int64_t wall_millis) {
         const std::string value = std::to_string(wall_millis);
         const std::unique_lock lock(tree_mutex_);
@@ -240,20 +247,22 @@ public:
         }
     }
 
-    /// Java's cleanExpiredMsg (concurrent consumers only; the caller skips it for orderly ones). Looks at most
-    /// min(16, cached) times at the head message: if its CONSUME_START_TIME is more than consume_timeout_millis
-    /// before the clock's wall time, `send_back(const MessageExt&)` is called (no lock held; it may return bool
-    /// or void, false meaning failure) and on success the message is removed if it is still the head. A missing
-    /// start time, a fresh head, or a failed/throwing send-back (logged) ends the run.
+    /// Java's cleanExpiredMsg (concurrent consumers only; the caller skips it for orderly ones). Looks at
+    /// most min(16, cached) times at the head message: if its CONSUME_START_TIME is more than
+    /// consume_timeout_millis before the clock's wall time, `send_back(const MessageExt&)` is called (no lock
+    /// held; it may return bool or void, false meaning failure) and on success the message is removed if it
+    /// is still the head. A missing start time, a fresh head, or a failed/throwing send-back (logged) ends
+    /// the run.
     template <class SendBack>
     void clean_expired_msg(std::int64_t consume_timeout_millis, SendBack&& send_back) {
         clean_expired_msg(consume_timeout_millis, std::forward<SendBack>(send_back), &log_send_back_failure);
     }
 
-    /// Same, reporting a failed send-back to `on_failure(const MessageExt&, std::exception_ptr)` (a null pointer
-    /// when send_back returned false) instead of the default stderr line.
+    /// Same, reporting a failed send-back to `on_failure(const MessageExt&, std::exception_ptr)` (a null
+    /// pointer when send_back returned false) instead of the default stderr line.
     template <class SendBack, class OnFailure>
-    void clean_expired_msg(std::int64_t consume_timeout_millis, SendBack&& send_back, OnFailure&& on_failure) {
+    void
+    clean_expired_msg(std::int64_t consume_timeout_millis, SendBack&& send_back, OnFailure&& on_failure) {
         using Result = std::invoke_result_t<SendBack&, const MessageExt&>;
         static_assert(std::is_void_v<Result> || std::is_convertible_v<Result, bool>,
                       "clean_expired_msg: send_back(const MessageExt&) must return void or bool");
@@ -336,7 +345,9 @@ public:
     [[nodiscard]] std::int64_t last_lock_timestamp() const noexcept { return last_lock_timestamp_.load(); }
 
     /// Records a successful broker lock at this steady time (normally clock.steady_millis()).
-    void set_last_lock_timestamp(std::int64_t steady_millis) noexcept { last_lock_timestamp_.store(steady_millis); }
+    void set_last_lock_timestamp(std::int64_t steady_millis) noexcept {
+        last_lock_timestamp_.store(steady_millis);
+    }
 
     /// More than rebalance_lock_max_live_time ms since the last lock (strictly greater, as Java).
     [[nodiscard]] bool is_lock_expired() const {
@@ -347,7 +358,9 @@ public:
     [[nodiscard]] std::int64_t last_pull_timestamp() const noexcept { return last_pull_timestamp_.load(); }
 
     /// Records the start of a pull at this steady time.
-    void set_last_pull_timestamp(std::int64_t steady_millis) noexcept { last_pull_timestamp_.store(steady_millis); }
+    void set_last_pull_timestamp(std::int64_t steady_millis) noexcept {
+        last_pull_timestamp_.store(steady_millis);
+    }
 
     /// More than pull_max_idle_time ms since the last pull (rebalance then replaces the queue).
     [[nodiscard]] bool is_pull_expired() const {
@@ -355,7 +368,9 @@ public:
     }
 
     /// Steady ms of the last remove_messages / take_messages (diagnostics).
-    [[nodiscard]] std::int64_t last_consume_timestamp() const noexcept { return last_consume_timestamp_.load(); }
+    [[nodiscard]] std::int64_t last_consume_timestamp() const noexcept {
+        return last_consume_timestamp_.load();
+    }
 
     /// Overrides the last-consume time (steady ms).
     void set_last_consume_timestamp(std::int64_t steady_millis) noexcept {
@@ -404,9 +419,28 @@ public:
     /// Offset of the last message put_messages newly inserted (0 initially and after clear()).
     [[nodiscard]] std::int64_t queue_offset_max() const noexcept { return queue_offset_max_.load(); }
 
-    /// Java's consumeLock: the orderly service holds it while the listener runs; rebalance try-locks it (with a
-    /// timeout) before releasing the broker lock.
+    /// Java's consumeLock: the orderly service holds it while the listener runs; rebalance try-locks it (with
+    /// a timeout) before releasing the broker lock.
     [[nodiscard]] std::timed_mutex& consume_lock() noexcept { return consume_lock_; }
+
+    /// Java's `consumeLock.tryLock(timeout)` (rebalance before releasing an orderly queue): true when the
+    /// consume lock was acquired within `timeout` of real time; the caller then unlocks consume_lock().
+    /// Use this rather than consume_lock().try_lock_for(): libstdc++ implements that with
+    /// pthread_mutex_clocklock, which GCC 12's ThreadSanitizer does not intercept, so TSan reports a false
+    /// "unlock of an unlocked mutex". Polling try_lock against a steady deadline is also immune to wall-clock
+    /// jumps, unlike try_lock_until(system_clock).
+    [[nodiscard]] bool try_lock_consume_for(Millis timeout) {
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        while (!consume_lock_.try_lock()) {
+            const auto now = std::chrono::steady_clock::now();
+            if (now >= deadline) {
+                return false;
+            }
+            std::this_thread::sleep_for(
+                std::min<std::chrono::steady_clock::duration>(deadline - now, Millis(1)));
+        }
+        return true;
+    }
 
     /// The clock every timestamp of this queue comes from.
     [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept { return clock_; }

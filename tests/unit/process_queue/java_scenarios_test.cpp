@@ -1,13 +1,13 @@
 // Spec §12.1: the scenarios of Java's ProcessQueueTest (4.9.8 and 5.x) plus the derived ones.
 
-#include <catch2/catch.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "process_queue_support.hpp"
+
+#include <catch2/catch.hpp>
 
 #include <rmq/clock.hpp>
 #include <rmq/message.hpp>
@@ -27,7 +27,8 @@ std::int64_t remove_last_cached(rmq::ProcessQueue& pq) {
 
 }  // namespace
 
-TEST_CASE("12.1.1 testCachedMessageCount: 100 -> take 10 + commit -> 90 -> remove last -> 89", "[process_queue]") {
+TEST_CASE("12.1.1 testCachedMessageCount: 100 -> take 10 + commit -> 90 -> remove last -> 89",
+          "[process_queue]") {
     rmq::ProcessQueue pq(std::make_shared<rmq::ManualClock>());
     pq.put_messages(make_msgs(0, 100));
     CHECK(pq.msg_count() == 100);
@@ -100,7 +101,8 @@ TEST_CASE("12.1.4 (5.x) testContainsMessage", "[process_queue]") {
     CHECK_FALSE(pq.contains_message(1));
 }
 
-TEST_CASE("12.1.5 (5.x) testPopRequest: a message started 20 min ago is sent back exactly once", "[process_queue]") {
+TEST_CASE("12.1.5 (5.x) testPopRequest: a message started 20 min ago is sent back exactly once",
+          "[process_queue]") {
     auto clock = std::make_shared<rmq::ManualClock>();
     rmq::ProcessQueue pq(clock);
     pq.put_messages({make_msg(0)});
@@ -135,7 +137,8 @@ TEST_CASE("12.1.7 (5.x) testHasTempMessage on a fresh queue", "[process_queue]")
     CHECK(pq.has_temp_message());
 }
 
-TEST_CASE("12.1.8 (5.x) testProcessQueue: msg_acc_cnt and try_unlock_times compare equal", "[process_queue]") {
+TEST_CASE("12.1.8 (5.x) testProcessQueue: msg_acc_cnt and try_unlock_times compare equal",
+          "[process_queue]") {
     rmq::ProcessQueue a(std::make_shared<rmq::ManualClock>());
     rmq::ProcessQueue b(std::make_shared<rmq::ManualClock>());
     a.set_msg_acc_cnt(1);

@@ -24,7 +24,8 @@ inline rmq::MessageExt make_msg(std::int64_t offset, std::size_t body_size = 123
 }
 
 /// Messages at offsets [first, first + count), each with a body of `body_size` bytes.
-inline std::vector<rmq::MessageExt> make_msgs(std::int64_t first, std::int64_t count, std::size_t body_size = 123) {
+inline std::vector<rmq::MessageExt>
+make_msgs(std::int64_t first, std::int64_t count, std::size_t body_size = 123) {
     std::vector<rmq::MessageExt> out;
     for (std::int64_t i = 0; i < count; ++i) {
         out.push_back(make_msg(first + i, body_size));
