@@ -1,0 +1,243 @@
+#pragma once
+
+/// @file transport/in_process.hpp
+/// rmq::InProcessBroker, an embedded stand-in for one RocketMQ broker, and rmq::InProcessTransport, the
+/// client handle that models rmq::Transport against it. See docs/embedded-broker.md.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <rmq/clock.hpp>
+#include <rmq/concepts/transport.hpp>
+#include <rmq/message.hpp>
+#include <rmq/message_queue.hpp>
+#include <rmq/protocol.hpp>
+
+#include <rmq/detail/broker_config.hpp>
+#include <rmq/detail/broker_state.hpp>
+
+namespace rmq {
+
+class InProcessBroker;
+
+/// A client connection to an rmq::InProcessBroker; models rmq::Transport. Cheap to copy: copies share the
+/// connection (its notification handler and the client ids that heartbeated through it). When the last copy
+/// is destroyed the connection closes and its clients leave their groups (doChannelCloseEvent). Outlives the
+/// broker safely: after the broker is destroyed every call fails with SYSTEM_ERROR.
+///
+/// Pull completions and notifications run on the broker's dispatcher thread, never inside the call that
+/// caused them and never under the broker's lock.
+class InProcessTransport {
+public:
+    /// GET_ROUTEINFO_BY_TOPIC: every queue of the topic is readable and writable on this broker. Throws
+    /// rmq::BrokerError(topic_not_exist) for an unknown topic.
+    TopicRoute topic_route(const std::string& topic) { return state_->topic_route(topic); }
+
+    /// HEART_BEAT: registers the client in every consumer group of `hb` (see docs/embedded-broker.md).
+    void heartbeat(const HeartbeatData& hb) { state_->heartbeat(hb, conn_->id); }
+
+    /// UNREGISTER_CLIENT: the client leaves `consumer_group` (when not empty); the others are notified.
+    void unregister_client(const std::string& client_id,
+                           const std::string& producer_group,
+                           const std::string& consumer_group) {
+        state_->unregister_client(client_id, producer_group, consumer_group);
+    }
+
+    /// GET_CONSUMER_LIST_BY_GROUP: sorted client ids; rmq::BrokerError(system_error) when the group has none.
+    std::vector<std::string> consumer_id_list(const std::string& /*topic*/, const std::string& group) {
+        return state_->consumer_id_list(group);
+    }
+
+    /// NOTIFY_CONSUMER_IDS_CHANGED for groups of the clients that heartbeated through this connection.
+    void set_notification_handler(NotificationHandler handler) {
+        const std::lock_guard lock(conn_->slot->mutex);
+        conn_->slot->handler = std::move(handler);
+    }
+
+    /// PULL_MESSAGE; the callback runs later on the broker's dispatcher thread (after a long poll, when a
+    /// matching message arrives or the suspend timeout passes).
+    void pull(const PullArgs& args, PullCallback callback) { state_->pull(args, std::move(callback)); }
+
+    /// QUERY_CONSUMER_OFFSET: the stored offset; 0 when none is stored and the queue still starts at 0 (the
+    /// Java broker's "message 0 is in memory" rule); nullopt (QUERY_NOT_FOUND) otherwise.
+    std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {
+        return state_->query_consumer_offset(group, mq);
+    }
+
+    /// UPDATE_CONSUMER_OFFSET.
+    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
+        state_->update_consumer_offset(group, mq, offset);
+    }
+
+    /// GET_MIN_OFFSET.
+    std::int64_t min_offset(const MessageQueue& mq) { return state_->min_offset(mq); }
+
+    /// GET_MAX_OFFSET: the offset the next message will get.
+    std::int64_t max_offset(const MessageQueue& mq) { return state_->max_offset(mq); }
+
+    /// SEARCH_OFFSET_BY_TIMESTAMP.
+    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp_millis) {
+        return state_->search_offset(mq, timestamp_millis);
+    }
+
+    /// LOCK_BATCH_MQ: the queues now locked by `client_id`.
+    std::vector<MessageQueue>
+    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
+        return state_->lock_batch(group, client_id, mqs);
+    }
+
+    /// UNLOCK_BATCH_MQ.
+    void unlock_batch(const std::string& group,
+                      const std::string& client_id,
+                      const std::vector<MessageQueue>& mqs) {
+        state_->unlock_batch(group, client_id, mqs);
+    }
+
+    /// SEND_MESSAGE to one queue.
+    SendResult send(const Message& msg, const MessageQueue& mq) { return state_->send(msg, mq); }
+
+    /// CONSUMER_SEND_MSG_BACK.
+    void send_back(const SendBackArgs& args) { state_->send_back(args); }
+
+    /// The broker's clock.
+    [[nodiscard]] std::shared_ptr<Clock> clock() const { return state_->clock(); }
+
+private:
+    friend class InProcessBroker;
+
+    /// One connection: closing it (last copy gone) removes its clients from their groups.
+    struct Connection {
+        std::shared_ptr<detail::BrokerState> state;
+        std::shared_ptr<detail::NotificationSlot> slot;
+        std::uint64_t id = 0;
+
+        Connection(std::shared_ptr<detail::BrokerState> s, std::shared_ptr<detail::NotificationSlot> sl)
+            : state(std::move(s))
+            , slot(std::move(sl)) {
+            id = state->register_handle(slot);
+        }
+
+        Connection(const Connection&) = delete;
+        Connection& operator=(const Connection&) = delete;
+
+        ~Connection() { state->close_handle(id); }
+    };
+
+    explicit InProcessTransport(std::shared_ptr<detail::BrokerState> state)
+        : state_(state)
+        , conn_(
+              std::make_shared<Connection>(std::move(state), std::make_shared<detail::NotificationSlot>())) {}
+
+    std::shared_ptr<detail::BrokerState> state_;
+    std::shared_ptr<Connection> conn_;
+};
+
+/// An embedded RocketMQ broker: topics with append-only queues, pulls with long polling, consumer offsets,
+/// group membership, orderly locks, send-back with retry/DLQ topics and delay levels. Thread-safe; never
+/// calls user code while holding its lock. Its destructor stops the dispatcher thread after running every
+/// queued callback and answers held pulls with SYSTEM_ERROR. See docs/embedded-broker.md.
+class InProcessBroker {
+public:
+    /// Throws rmq::InvalidArgument for a bad configuration (e.g. an unparsable message_delay_level).
+    explicit InProcessBroker(BrokerConfig config = {})
+        : state_(std::make_shared<detail::BrokerState>(std::move(config))) {
+        state_->start(state_);
+    }
+
+    InProcessBroker(const InProcessBroker&) = delete;
+    InProcessBroker& operator=(const InProcessBroker&) = delete;
+    InProcessBroker(InProcessBroker&&) = delete;
+    InProcessBroker& operator=(InProcessBroker&&) = delete;
+
+    ~InProcessBroker() { state_->stop(); }
+
+    /// A new client connection.
+    [[nodiscard]] InProcessTransport connect() { return InProcessTransport(state_); }
+
+    [[nodiscard]] const BrokerConfig& config() const noexcept { return state_->config(); }
+
+    /// The broker's clock.
+    [[nodiscard]] std::shared_ptr<Clock> clock() const { return state_->clock(); }
+
+    /// Creates a topic with `queue_count` read/write queues (or grows an existing one). Throws
+    /// rmq::InvalidArgument for a bad name or count.
+    void create_topic(std::string_view topic, std::int32_t queue_count) {
+        state_->create_topic(topic, queue_count);
+    }
+
+    [[nodiscard]] bool has_topic(std::string_view topic) const { return state_->has_topic(topic); }
+
+    /// Registers a subscription group (only needed with auto_create_subscription_group = false).
+    void create_subscription_group(const std::string& group) { state_->create_subscription_group(group); }
+
+    /// The queue of this broker: `MessageQueue{topic, broker_name, queue_id}`.
+    [[nodiscard]] MessageQueue queue(std::string topic, std::int32_t queue_id) const {
+        return MessageQueue{std::move(topic), state_->config().broker_name, queue_id};
+    }
+
+    [[nodiscard]] std::int64_t min_offset(const MessageQueue& mq) const { return state_->min_offset(mq); }
+
+    [[nodiscard]] std::int64_t max_offset(const MessageQueue& mq) const { return state_->max_offset(mq); }
+
+    [[nodiscard]] std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp_millis) const {
+        return state_->search_offset(mq, timestamp_millis);
+    }
+
+    /// The offset stored for the group (nullopt if none; no QUERY_CONSUMER_OFFSET "0" rule).
+    [[nodiscard]] std::optional<std::int64_t> consumer_offset(const std::string& group,
+                                                              const MessageQueue& mq) const {
+        return state_->stored_consumer_offset(group, mq);
+    }
+
+    /// Every message stored in a queue from offset `from` on (SCHEDULE_TOPIC_XXXX queue level-1 holds
+    /// messages waiting for their delay).
+    [[nodiscard]] std::vector<MessageExt>
+    messages(std::string_view topic, std::int32_t queue_id, std::int64_t from = 0) const {
+        return state_->messages(topic, queue_id, from);
+    }
+
+    /// Drops a queue's messages below `offset`, as file expiry would; the queue's min offset moves there.
+    void delete_messages_before(const MessageQueue& mq, std::int64_t offset) {
+        state_->delete_messages_before(mq, offset);
+    }
+
+    /// The members of a consumer group with the ConsumerData each last sent (for tests and for reports on
+    /// inconsistent subscriptions).
+    [[nodiscard]] std::vector<GroupMember> group_members(const std::string& group) const {
+        return state_->group_members(group);
+    }
+
+    /// The one SubscriptionData the broker keeps for (group, topic) and filters pulls with.
+    [[nodiscard]] std::optional<SubscriptionData> subscription(const std::string& group,
+                                                               const std::string& topic) const {
+        return state_->subscription(group, topic);
+    }
+
+    /// The client holding an unexpired orderly lock on the queue.
+    [[nodiscard]] std::optional<std::string> lock_owner(const std::string& group,
+                                                        const MessageQueue& mq) const {
+        return state_->lock_owner(group, mq);
+    }
+
+    /// Delayed messages not yet delivered.
+    [[nodiscard]] std::size_t scheduled_count() const { return state_->scheduled_count(); }
+
+    /// Pulls parked for long polling.
+    [[nodiscard]] std::size_t held_pull_count() const { return state_->held_pull_count(); }
+
+    /// Waits until every pull completion and notification queued so far has run. Must not be called from
+    /// such a callback (throws rmq::IllegalState).
+    void drain() { state_->drain(); }
+
+private:
+    std::shared_ptr<detail::BrokerState> state_;
+};
+
+static_assert(Transport<InProcessTransport>);
+
+}  // namespace rmq
