@@ -184,7 +184,7 @@ TEST_CASE("a void send_back counts as success", "[process_queue][expired]") {
     CHECK(f.pq.msg_count() == 0);
 }
 
-TEST_CASE("send_back runs without the lock; a head that changed meanwhile is not removed",
+TEST_CASE("send_back runs without the lock, a head that changed meanwhile is not removed",
           "[process_queue][expired]") {
     Fixture f;
     f.put_started(3, fifteen_minutes + 1);

@@ -152,7 +152,7 @@ TEST_CASE("12.1.8 (5.x) testProcessQueue: msg_acc_cnt and try_unlock_times compa
     CHECK(a.info().try_unlock_times == 1);
 }
 
-TEST_CASE("12.1.9 remove: empty -> -1; {5,6,7} remove 6 -> 5; remove 5,7 -> 8", "[process_queue]") {
+TEST_CASE("12.1.9 remove: empty -> -1, {5,6,7} remove 6 -> 5, then remove 5,7 -> 8", "[process_queue]") {
     rmq::ProcessQueue pq(std::make_shared<rmq::ManualClock>());
     CHECK(pq.remove_messages(std::vector<std::int64_t>{1}) == -1);
     pq.put_messages(make_msgs_at({5, 6, 7}));
