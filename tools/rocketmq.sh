@@ -477,7 +477,9 @@ cmd_peer() {
     peer_build
     local logs=${RMQ_PEER_LOG_DIR:-${TMPDIR:-/tmp}/rmq-peer-logs}
     mkdir -p "$logs"
-    exec java ${RMQ_PEER_JVM:-"-Xms64m -Xmx512m -XX:+UseSerialGC"} -Duser.home="$logs" \
+    local jvm=${RMQ_PEER_JVM:-"-Xms64m -Xmx512m -XX:+UseSerialGC"}
+    # shellcheck disable=SC2086
+    exec java $jvm $QUIET_LOGBACK -Duser.home="$logs" \
         -Drocketmq.client.logRoot="$logs" -cp "$(peer_jar):$(cat "$CLIENT_CP")" "rmq.interop.$cls" "$@"
 }
 
