@@ -25,9 +25,9 @@
 #include <rmq/message.hpp>
 #include <rmq/order/concurrently.hpp>
 #include <rmq/order/orderly.hpp>
+#include <rmq/stats.hpp>
 
 #include <rmq/detail/consumer_core.hpp>
-#include <rmq/detail/consumer_stats.hpp>
 
 namespace rmq {
 

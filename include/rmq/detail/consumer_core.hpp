@@ -37,12 +37,12 @@
 #include <rmq/message_queue.hpp>
 #include <rmq/process_queue.hpp>
 #include <rmq/protocol.hpp>
+#include <rmq/stats.hpp>
 #include <rmq/subscription.hpp>
 #include <rmq/topic.hpp>
 
 #include <rmq/detail/consume_pool.hpp>
 #include <rmq/detail/consumer_log.hpp>
-#include <rmq/detail/consumer_stats.hpp>
 #include <rmq/detail/scheduler.hpp>
 
 namespace rmq {
@@ -280,22 +280,34 @@ public:
     }
 
     [[nodiscard]] ConsumerStats stats() const {
-        ConsumerStats out;
-        out.topics = stats_.topics();
+        ConsumerStats out = stats_.snapshot();
+        out.queues.clear();
+        std::map<MessageQueue, std::int64_t> broker_max;
+        {
+            const std::lock_guard lock(table_mutex_);
+            broker_max = broker_max_offset_;
+        }
         for (const auto& [mq, pq] : table_snapshot()) {
-            QueueConsumeStats q;
+            const auto info = pq->info();
+            QueueStats q;
+            q.mq = mq;
+            q.commit_offset = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory);
             q.cached_msg_count = pq->msg_count();
             q.cached_msg_bytes = pq->msg_size();
-            q.lag = pq->msg_acc_cnt();
-            q.locked = pq->locked();
-            q.committed_offset = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory);
-            out.queues.emplace(mq, q);
+            q.cached_msg_min_offset = info.cached_msg_min_offset;
+            q.cached_msg_max_offset = info.cached_msg_max_offset;
+            if (const auto it = broker_max.find(mq); it != broker_max.end()) {
+                q.broker_max_offset = it->second;
+            }
+            if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
+                q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
+            }
+            q.locked = info.locked;
+            q.dropped = info.dropped;
+            q.last_pull_timestamp = info.last_pull_timestamp;
+            q.last_consume_timestamp = info.last_consume_timestamp;
+            out.queues.push_back(std::move(q));
         }
-        out.flow_control_times = stats_.flow_control_times.load();
-        out.pull_errors = stats_.pull_errors.load();
-        out.send_back_failures = stats_.send_back_failures.load();
-        out.subscription_inconsistencies = stats_.subscription_inconsistencies.load();
-        out.subscription_inconsistent = subscription_inconsistent_.load();
         return out;
     }
 
@@ -398,7 +410,6 @@ public:
             (void)transport_.send(copy, route.write_queues.front());
             return true;
         } catch (const std::exception& e) {
-            stats_.send_back_failures.fetch_add(1);
             log_line("group [{}]: fallback send of {} to the retry topic failed: {}",
                      group_,
                      msg.msg_id(),
@@ -419,7 +430,6 @@ public:
             });
             return true;
         } catch (const std::exception& e) {
-            stats_.send_back_failures.fetch_add(1);
             log_line("group [{}]: moving {} to the DLQ failed: {}", group_, msg.msg_id(), e.what());
             return false;
         }
@@ -804,7 +814,7 @@ private:
             pq.msg_size() / (1024 * 1024) > pull_threshold_size_for_queue_.load() ||
             (Order::span_flow_control && pq.max_span() > config_.consume_concurrently_max_span) ||
             pool_->full()) {
-            stats_.flow_control_times.fetch_add(1);
+            ++flow_control_times_;
             pull_later(st, config_.pull_time_delay_mills_when_flow_control);
             return;
         }
@@ -863,7 +873,6 @@ private:
                 gate->post([this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
             });
         } catch (const std::exception& e) {
-            stats_.pull_errors.fetch_add(1);
             log_line("group [{}]: pull of {} failed: {}", group_, st->mq, e.what());
             pull_later(st, config_.pull_time_delay_mills_when_exception);
         }
@@ -876,7 +885,6 @@ private:
             return;
         }
         if (!outcome.ok()) {
-            stats_.pull_errors.fetch_add(1);
             const int code = outcome.code();
             if (code == response_code::subscription_not_exist) {
                 note_subscription_inconsistency(
@@ -895,6 +903,10 @@ private:
             return;
         }
         PullResult& result = outcome.value();
+        {
+            const std::lock_guard lock(table_mutex_);
+            broker_max_offset_[st->mq] = result.max_offset;
+        }
         switch (result.status) {
         case PullStatus::Found: {
             const std::int64_t prev = st->next_offset;
@@ -919,7 +931,10 @@ private:
                 msg.set_queue_id(st->mq.queue_id);
                 kept.push_back(std::move(msg));
             }
-            stats_.pull(st->mq.topic, rt, static_cast<std::int64_t>(kept.size()));
+            stats_.record_pull_rt(st->mq.topic, rt);
+            if (!kept.empty()) {
+                stats_.record_pulled(st->mq.topic, static_cast<std::int64_t>(kept.size()));
+            }
             if (result.next_begin_offset < prev) {
                 log_line("[BUG] group [{}]: {} next begin offset {} < previous {}",
                          group_,
@@ -974,7 +989,7 @@ private:
     }
 
     void note_subscription_inconsistency(const std::string& why) {
-        stats_.subscription_inconsistencies.fetch_add(1);
+        stats_.set_subscription_inconsistent(true, why);
         if (!subscription_inconsistent_.exchange(true)) {
             log_line("group [{}]: subscription inconsistency: {}. All consumers of a group must subscribe "
                      "identically, otherwise messages are skipped (consumer.md §8.5)",
@@ -1002,6 +1017,7 @@ private:
     int max_reconsume_times_ = 16;
     std::atomic<std::int64_t> pull_threshold_for_queue_{1000};
     std::atomic<std::int64_t> pull_threshold_size_for_queue_{100};
+    std::int64_t flow_control_times_ = 0;  // loop thread only; a warning every 1000th time, as Java
 
     Listener listener_;
     ConsumeHooks hooks_;
@@ -1011,8 +1027,9 @@ private:
 
     mutable std::mutex table_mutex_;
     std::map<MessageQueue, std::shared_ptr<ProcessQueue>> table_;
+    std::map<MessageQueue, std::int64_t> broker_max_offset_;  // last max offset a pull reported, per queue
 
-    StatsCollector stats_;
+    StatsCollector stats_{clock_};
     std::shared_ptr<LifeGate> gate_ = std::make_shared<LifeGate>();
     Scheduler scheduler_;
     std::unique_ptr<ConsumePool> pool_;

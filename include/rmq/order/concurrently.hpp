@@ -156,7 +156,7 @@ struct Concurrently {
                     detail::log_line("consume hook (after) failed: {}", e.what());
                 }
             }
-            host_.stats_collector().consume_rt(mq.topic, rt);
+            host_.stats_collector().record_consume_rt(mq.topic, rt);
             if (pq->dropped()) {
                 return;  // the queue moved on (rebalance or shutdown): no send-back, no offset change
             }
@@ -176,9 +176,12 @@ struct Concurrently {
             int ack = -1;
             if (status == Status::ConsumeSuccess) {
                 ack = std::clamp(ctx.ack_index(), -1, size - 1);
-                host_.stats_collector().consume_result(mq.topic, ack + 1, size - ack - 1);
+                host_.stats_collector().record_consume_ok(mq.topic, ack + 1);
+                if (size - ack - 1 > 0) {
+                    host_.stats_collector().record_consume_failed(mq.topic, size - ack - 1);
+                }
             } else {
-                host_.stats_collector().consume_result(mq.topic, 0, size);
+                host_.stats_collector().record_consume_failed(mq.topic, size);
             }
             std::vector<MessageExt> back_failed;
             if (!host_.clustering()) {

@@ -211,7 +211,7 @@ struct Orderly {
                         detail::log_line("consume hook (after) failed: {}", e.what());
                     }
                 }
-                host_.stats_collector().consume_rt(mq.topic, clock->steady_millis() - call_begin);
+                host_.stats_collector().record_consume_rt(mq.topic, clock->steady_millis() - call_begin);
                 continue_consume = process_result(mq, pq, msgs, ctx, effective);
             }
         }
@@ -227,7 +227,7 @@ struct Orderly {
             const auto n = static_cast<std::int64_t>(msgs.size());
             auto& stats = host_.stats_collector();
             const auto suspend = [&] {
-                stats.consume_result(mq.topic, 0, n);
+                stats.record_consume_failed(mq.topic, n);
                 if (check_reconsume_times(msgs)) {
                     pq->make_message_to_consume_again(std::span<const MessageExt>(msgs));
                     submit_later(mq, pq, ctx.suspend_current_queue_time_millis());
@@ -247,7 +247,7 @@ struct Orderly {
                     [[fallthrough]];
                 case Status::Success:
                     commit_offset = pq->commit();
-                    stats.consume_result(mq.topic, n, 0);
+                    stats.record_consume_ok(mq.topic, n);
                     break;
                 case Status::SuspendCurrentQueueAMoment:
                     if (!suspend()) {
@@ -258,7 +258,7 @@ struct Orderly {
             } else {
                 switch (status) {
                 case Status::Success:
-                    stats.consume_result(mq.topic, n, 0);
+                    stats.record_consume_ok(mq.topic, n);
                     break;
                 case Status::Commit:
                     commit_offset = pq->commit();
