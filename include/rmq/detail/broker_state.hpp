@@ -288,7 +288,7 @@ public:
                     const std::string group(mq.topic.substr(retry_group_topic_prefix.size()));
                     inner.set_topic(dlq_topic(group));
                     inner.set_queue_id(0);
-                    inner.clear_property(property::delay_time_level);
+                    inner.set_delay_time_level(0);
                     ensure_queue_locked(inner.topic(), 0);
                 }
             }
@@ -323,13 +323,14 @@ public:
             if (!inner.has_property(property::retry_topic)) {
                 inner.set_property(property::retry_topic, original.topic());
             }
-            inner.clear_property(property::wait_store_msg_ok);
+            inner.set_property(property::wait_store_msg_ok, "false");  // msgExt.setWaitStoreMsgOK(false)
             std::int32_t delay_level = args.delay_level;
             const std::int32_t max_times = args.max_reconsume_times;
             if (original.reconsume_times() >= max_times || delay_level < 0) {
                 inner.set_topic(dlq_topic(args.group));
                 inner.set_queue_id(0);
                 ensure_queue_locked(inner.topic(), 0);
+                inner.set_delay_time_level(0);  // DELAY=0: a retried message's DELAY would delay it again
             } else {
                 if (delay_level == 0) {
                     delay_level = 3 + original.reconsume_times();
@@ -842,10 +843,10 @@ private:
 
     /// CommitLog.putMessage: assigns offsets, timestamps and ids; a message with a delay level goes to the
     /// schedule topic (REAL_TOPIC / REAL_QID keep its destination) until due.
-    std::shared_ptr<const MessageExt> store_locked(MessageExt m, Tasks& out) {
+    std::shared_ptr<const MessageExt> store_locked(MessageExt m, Tasks& out, bool apply_delay = true) {
         std::int64_t tags_code = tags_code_of(m);
         std::optional<std::int64_t> due;
-        if (std::int32_t level = m.delay_time_level(); level > 0) {
+        if (std::int32_t level = m.delay_time_level(); apply_delay && level > 0) {
             level = std::min(level, static_cast<std::int32_t>(delay_levels_.size()));
             m.set_delay_time_level(level);
             const std::int64_t delay = delay_levels_[static_cast<std::size_t>(level - 1)];
@@ -894,8 +895,9 @@ private:
             m.set_reconsume_times(src->reconsume_times());
             m.set_topic(std::string(src->property_view(property::real_topic)));
             m.set_queue_id(parse_int(src->property_view(property::real_queue_id), 0));
-            m.clear_property(property::delay_time_level);
-            store_locked(std::move(m), out);
+            // messageTimeup clears DELAY only after encoding the properties string: the stored copy keeps
+            // DELAY (and REAL_TOPIC / REAL_QID), it is just not delayed again.
+            store_locked(std::move(m), out, false);
         }
     }
 
