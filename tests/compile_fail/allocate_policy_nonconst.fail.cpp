@@ -1,6 +1,6 @@
 // EXPECT: HasAllocate
-// allocate() must be callable on a const policy: the consumer calls it concurrently from its rebalance thread
-// and treats the policy as immutable. A non-const allocate() is rejected and the diagnostic names HasAllocate.
+// allocate() must be callable on a const policy (a policy object may be shared and is treated as immutable).
+// A non-const allocate() is rejected, and the diagnostic names the fragment HasAllocate.
 
 #include <span>
 #include <string>

@@ -1,5 +1,5 @@
-// Compile-time facts about the allocation policies: every stock strategy models rmq::AllocatePolicy, look-alikes do
-// not, and stateless strategies cost nothing inside a host.
+// Compile-time facts about the allocation policies: every stock strategy models rmq::AllocatePolicy,
+// look-alikes do not, and stateless strategies cost nothing inside a host.
 
 #include <span>
 #include <string>
@@ -91,11 +91,13 @@ TEST_CASE("stock allocation strategies model AllocatePolicy", "[static][allocate
     STATIC_REQUIRE(rmq::AllocatePolicy<rmq::AllocateConsistentHash>);
     STATIC_REQUIRE(rmq::AllocatePolicy<rmq::AllocateByConfig>);
     STATIC_REQUIRE(rmq::AllocatePolicy<rmq::AllocateByMachineRoom>);
-    STATIC_REQUIRE(rmq::AllocatePolicy<rmq::AllocateMachineRoomNearby<rmq::AllocateAveragely, EmptyResolver>>);
+    STATIC_REQUIRE(
+        rmq::AllocatePolicy<rmq::AllocateMachineRoomNearby<rmq::AllocateAveragely, EmptyResolver>>);
     STATIC_REQUIRE(
         rmq::AllocatePolicy<rmq::AllocateMachineRoomNearby<rmq::AllocateConsistentHash, StatefulResolver>>);
     STATIC_REQUIRE(rmq::AllocatePolicy<rmq::AllocateMachineRoomNearby<
-                       rmq::AllocateMachineRoomNearby<rmq::AllocateAveragely, EmptyResolver>, EmptyResolver>>);
+                       rmq::AllocateMachineRoomNearby<rmq::AllocateAveragely, EmptyResolver>,
+                       EmptyResolver>>);
 }
 
 TEST_CASE("machine-room resolvers", "[static][allocate]") {

@@ -1,7 +1,8 @@
 #pragma once
 
 /// @file allocate/averagely.hpp
-/// rmq::AllocateAveragely: contiguous blocks of queues per consumer (Java's AllocateMessageQueueAveragely, "AVG").
+/// rmq::AllocateAveragely: contiguous blocks of queues per consumer (Java's AllocateMessageQueueAveragely,
+/// "AVG").
 
 #include <algorithm>
 #include <cstddef>
@@ -16,10 +17,10 @@
 
 namespace rmq {
 
-/// RocketMQ's default strategy. With N queues and C consumers, consumer i (its position in `cid_all`) gets one
-/// contiguous block of N/C queues; the first N%C consumers get one more, consumers beyond N get none.
-/// Example N=10, C=4: [0,1,2] [3,4,5] [6,7] [8,9]. Stateless; throws rmq::InvalidArgument for an empty current id,
-/// `mq_all` or `cid_all` (in that order), returns [] for a client id not in `cid_all`.
+/// RocketMQ's default strategy. With N queues and C consumers, consumer i (its position in `cid_all`) gets
+/// one contiguous block of N/C queues; the first N%C consumers get one more, consumers beyond N get none.
+/// Example N=10, C=4: [0,1,2] [3,4,5] [6,7] [8,9]. Stateless; throws rmq::InvalidArgument for an empty
+/// current id, `mq_all` or `cid_all` (in that order), returns [] for a client id not in `cid_all`.
 struct AllocateAveragely {
     /// Java's strategy name.
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "AVG"; }

@@ -1,8 +1,8 @@
 #pragma once
 
 /// @file allocate/averagely_by_circle.hpp
-/// rmq::AllocateAveragelyByCircle: round-robin queues per consumer (Java's AllocateMessageQueueAveragelyByCircle,
-/// "AVG_BY_CIRCLE").
+/// rmq::AllocateAveragelyByCircle: round-robin queues per consumer (Java's
+/// AllocateMessageQueueAveragelyByCircle, "AVG_BY_CIRCLE").
 
 #include <cstddef>
 #include <span>

@@ -13,9 +13,9 @@
 
 namespace rmq {
 
-/// Every consumer gets the configured `message_queue_list`, whatever the group looks like: no rebalancing at all,
-/// and no argument checks (as in Java). Useful to pin one process to known queues; two consumers of the same group
-/// configured with overlapping lists both consume the overlap.
+/// Every consumer gets the configured `message_queue_list`, whatever the group looks like: no rebalancing at
+/// all, and no argument checks (as in Java). Useful to pin one process to known queues; two consumers of the
+/// same group configured with overlapping lists both consume the overlap.
 class AllocateByConfig {
 public:
     /// An empty list: the consumer owns nothing until configured.

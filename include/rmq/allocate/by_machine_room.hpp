@@ -24,8 +24,8 @@ namespace rmq {
 
 namespace detail {
 
-/// The pieces of Java's `s.split("@")`: split at every '@', then drop trailing empty pieces (leading and inner
-/// empty pieces stay).
+/// The pieces of Java's `s.split("@")`: split at every '@', then drop trailing empty pieces (leading and
+/// inner empty pieces stay).
 inline std::vector<std::string_view> java_split_at(std::string_view s) {
     std::vector<std::string_view> pieces;
     if (s.empty()) {
@@ -46,9 +46,9 @@ inline std::vector<std::string_view> java_split_at(std::string_view s) {
 
 }  // namespace detail
 
-/// Consumers of a group deployed across machine rooms consume only brokers named "<room>@<broker>" whose room is in
-/// `consumeridcs`; those queues are split in blocks among all consumers (`|queues| / C` each, the remainder dealt
-/// one by one from the tail), queues of other rooms are left alone. Same argument checks as
+/// Consumers of a group deployed across machine rooms consume only brokers named "<room>@<broker>" whose room
+/// is in `consumeridcs`; those queues are split in blocks among all consumers (`|queues| / C` each, the
+/// remainder dealt one by one from the tail), queues of other rooms are left alone. Same argument checks as
 /// rmq::AllocateAveragely.
 class AllocateByMachineRoom {
 public:
@@ -81,7 +81,8 @@ public:
             const auto pieces = detail::java_split_at(mq.broker_name);
             return pieces.size() == 2 && consumeridcs_.contains(pieces[0]);
         };
-        const auto pre = mq_all | ranges::views::filter(in_my_rooms) | ranges::to<std::vector<MessageQueue>>();
+        const auto pre =
+            mq_all | ranges::views::filter(in_my_rooms) | ranges::to<std::vector<MessageQueue>>();
         const std::size_t c = cid_all.size();
         const std::size_t quota = pre.size() / c;
         const std::size_t rem = pre.size() % c;

@@ -25,17 +25,17 @@
 
 namespace rmq {
 
-/// Consistent hashing: each consumer puts `virtual_node_count` points on a ring (MD5 of "<cid>-<i>"), and each queue
-/// goes to the first point at or after MD5 of its Java text `MessageQueue [topic=T, brokerName=B, queueId=N]`,
-/// wrapping around. A consumer joining or leaving moves only the queues next to its points, at the price of an
-/// uneven split. Same argument checks as rmq::AllocateAveragely.
+/// Consistent hashing: each consumer puts `virtual_node_count` points on a ring (MD5 of "<cid>-<i>"), and
+/// each queue goes to the first point at or after MD5 of its Java text `MessageQueue [topic=T, brokerName=B,
+/// queueId=N]`, wrapping around. A consumer joining or leaving moves only the queues next to its points, at
+/// the price of an uneven split. Same argument checks as rmq::AllocateAveragely.
 class AllocateConsistentHash {
 public:
     /// Java's default number of virtual nodes per consumer.
     static constexpr int default_virtual_node_count = 10;
 
-    /// @param virtual_node_count points per consumer on the ring (Java's virtualNodeCnt); negative → InvalidArgument.
-    /// Zero leaves the ring empty, so nobody gets a queue (as in Java).
+    /// @param virtual_node_count points per consumer on the ring (Java's virtualNodeCnt); negative →
+    /// InvalidArgument. Zero leaves the ring empty, so nobody gets a queue (as in Java).
     explicit AllocateConsistentHash(int virtual_node_count = default_virtual_node_count)
         : virtual_node_count_(virtual_node_count) {
         if (virtual_node_count < 0) {
@@ -72,11 +72,11 @@ public:
     }
 
 private:
-    // hash → the client id owning that point. Built like ConsistentHashRouter: consumers in cid_all order, a later
-    // point overwrites an earlier one with the same hash, and a client id listed twice continues its replica
-    // numbering from the points it still holds.
-    [[nodiscard]] std::map<std::uint32_t, const std::string*> build_ring(
-        std::span<const std::string> cid_all) const {
+    // hash → the client id owning that point. Built like ConsistentHashRouter: consumers in cid_all order, a
+    // later point overwrites an earlier one with the same hash, and a client id listed twice continues its
+    // replica numbering from the points it still holds.
+    [[nodiscard]] std::map<std::uint32_t, const std::string*>
+    build_ring(std::span<const std::string> cid_all) const {
         std::map<std::uint32_t, const std::string*> ring;
         std::unordered_map<std::string_view, int> points_held;
         for (const auto& cid : cid_all) {

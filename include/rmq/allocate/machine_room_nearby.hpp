@@ -29,11 +29,11 @@ namespace rmq {
 /// `consumer_deploy_in(std::string_view client_id)`, both const, both returning a non-empty room name
 /// (an empty one makes allocate() throw rmq::InvalidArgument).
 template <class R>
-concept MachineRoomResolver = std::copy_constructible<R> &&
-                              requires(const R& r, const MessageQueue& mq, std::string_view client_id) {
-                                  { r.broker_deploy_in(mq) } -> std::convertible_to<std::string>;
-                                  { r.consumer_deploy_in(client_id) } -> std::convertible_to<std::string>;
-                              };
+concept MachineRoomResolver =
+    std::copy_constructible<R> && requires(const R& r, const MessageQueue& mq, std::string_view client_id) {
+        { r.broker_deploy_in(mq) } -> std::convertible_to<std::string>;
+        { r.consumer_deploy_in(client_id) } -> std::convertible_to<std::string>;
+    };
 
 namespace detail {
 
@@ -47,9 +47,10 @@ struct JavaStringLess {
 }  // namespace detail
 
 /// Wraps an inner strategy: queues of brokers in the current consumer's room are split (by `Inner`) among the
-/// consumers of that room only; queues of rooms where no consumer runs are split (by `Inner`) among all consumers;
-/// queues of other rooms that have consumers are left to them. The result is the own room's share followed by the
-/// shares of the consumer-less rooms in room-name order. Checks its arguments like rmq::AllocateAveragely.
+/// consumers of that room only; queues of rooms where no consumer runs are split (by `Inner`) among all
+/// consumers; queues of other rooms that have consumers are left to them. The result is the own room's share
+/// followed by the shares of the consumer-less rooms in room-name order. Checks its arguments like
+/// rmq::AllocateAveragely.
 ///
 /// @code
 /// rmq::AllocateMachineRoomNearby nearby{rmq::AllocateAveragely{}, MyResolver{}};
@@ -57,14 +58,15 @@ struct JavaStringLess {
 template <AllocatePolicy Inner, MachineRoomResolver Resolver>
 class AllocateMachineRoomNearby {
 public:
-    /// @param inner the strategy applied inside each room, @param resolver maps queues and client ids to rooms.
+    /// @param inner    the strategy applied inside each room
+    /// @param resolver maps queues and client ids to rooms
     AllocateMachineRoomNearby(Inner inner, Resolver resolver)
         : inner_(std::move(inner))
         , resolver_(std::move(resolver)) {}
 
     /// Java's strategy name: "MACHINE_ROOM_NEARBY-" + the inner strategy's name.
     [[nodiscard]] std::string name() const
-        requires requires(const Inner& i) { fmt::format("{}", i.name()); }
+    requires requires(const Inner& i) { fmt::format("{}", i.name()); }
     {
         return fmt::format("MACHINE_ROOM_NEARBY-{}", inner_.name());
     }
@@ -103,7 +105,8 @@ public:
         std::vector<MessageQueue> result;
         const auto append = [&](std::span<const MessageQueue> mqs, std::span<const std::string> cids) {
             auto share = inner_.allocate(group, current_cid, mqs, cids);
-            result.insert(result.end(), std::make_move_iterator(share.begin()), std::make_move_iterator(share.end()));
+            result.insert(
+                result.end(), std::make_move_iterator(share.begin()), std::make_move_iterator(share.end()));
         };
         const std::string my_room = resolver_.consumer_deploy_in(current_cid);
         if (const auto mine = mq_by_room.find(my_room); mine != mq_by_room.end()) {

@@ -28,10 +28,10 @@ concept HasAllocate = requires(const P& p,
 
 /// An allocation strategy (Java's AllocateMessageQueueStrategy). The consumer copies it in, calls it from its
 /// rebalance thread with the topic's queues and the group's client ids, both sorted the Java way
-/// (consumer.md §3.3), and owns exactly the returned queues. Contract beyond the signature: the result depends
-/// only on the arguments (every consumer of the group computes the same split independently), a client id not
-/// in `cid_all` gets nothing, and rmq::InvalidArgument thrown from `allocate` keeps the previous assignment.
-/// An optional `name()` gives the strategy's Java name (e.g. "AVG").
+/// (consumer.md §3.3), and owns exactly the returned queues. Contract beyond the signature: the result
+/// depends only on the arguments (every consumer of the group computes the same split independently), a
+/// client id not in `cid_all` gets nothing, and rmq::InvalidArgument thrown from `allocate` keeps the
+/// previous assignment. An optional `name()` gives the strategy's Java name (e.g. "AVG").
 ///
 /// Valid:
 /// @code

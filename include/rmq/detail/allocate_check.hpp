@@ -16,9 +16,9 @@
 
 namespace rmq::detail {
 
-/// Throws rmq::InvalidArgument with Java's messages, in Java's order (empty current id, then empty mq_all, then
-/// empty cid_all); returns the first position of `current_cid` in `cid_all` (Java's indexOf), or nullopt when it is
-/// absent, which the strategies answer with an empty allocation.
+/// Throws rmq::InvalidArgument with Java's messages, in Java's order (empty current id, then empty mq_all,
+/// then empty cid_all); returns the first position of `current_cid` in `cid_all` (Java's indexOf), or nullopt
+/// when it is absent, which the strategies answer with an empty allocation.
 inline std::optional<std::size_t> check_allocate_args(std::string_view current_cid,
                                                       std::span<const MessageQueue> mq_all,
                                                       std::span<const std::string> cid_all) {

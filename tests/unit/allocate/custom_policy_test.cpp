@@ -15,8 +15,8 @@
 namespace {
 
 // --8<-- [start:custom]
-/// Active/standby: the first consumer of the (sorted) group takes every queue, the others wait idle and take over
-/// when it leaves the group.
+/// Active/standby: the first consumer of the (sorted) group takes every queue, the others wait idle and take
+/// over when it leaves the group.
 struct AllocateActiveStandby {
     static constexpr std::string_view name() noexcept { return "ACTIVE_STANDBY"; }
 
@@ -32,6 +32,7 @@ struct AllocateActiveStandby {
 };
 
 static_assert(rmq::AllocatePolicy<AllocateActiveStandby>);
+
 // --8<-- [end:custom]
 
 struct DashRoomResolver {
@@ -45,7 +46,8 @@ struct DashRoomResolver {
 }  // namespace
 
 TEST_CASE("a custom strategy: active/standby", "[allocate]") {
-    const std::vector<rmq::MessageQueue> mq_all{{"T", "broker-a", 0}, {"T", "broker-a", 1}, {"T", "broker-b", 0}};
+    const std::vector<rmq::MessageQueue> mq_all{
+        {"T", "broker-a", 0}, {"T", "broker-a", 1}, {"T", "broker-b", 0}};
     const std::vector<std::string> cid_all{"10.0.0.1@1", "10.0.0.2@2"};
     const AllocateActiveStandby policy;
     CHECK(policy.allocate("G", "10.0.0.1@1", mq_all, cid_all) == mq_all);
@@ -62,5 +64,6 @@ TEST_CASE("a custom strategy composes with MACHINE_ROOM_NEARBY", "[allocate]") {
     CHECK(nearby.allocate("G", "IDC1-x", mq_all, cid_all) ==
           std::vector<rmq::MessageQueue>{{"T", "IDC1-a", 0}, {"T", "IDC3-c", 0}});
     CHECK(nearby.allocate("G", "IDC1-y", mq_all, cid_all).empty());
-    CHECK(nearby.allocate("G", "IDC2-z", mq_all, cid_all) == std::vector<rmq::MessageQueue>{{"T", "IDC2-b", 0}});
+    CHECK(nearby.allocate("G", "IDC2-z", mq_all, cid_all) ==
+          std::vector<rmq::MessageQueue>{{"T", "IDC2-b", 0}});
 }

@@ -6,9 +6,10 @@
 #include <string_view>
 #include <vector>
 
+#include <golden.hpp>
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
-#include <golden.hpp>
 #include <nlohmann/json.hpp>
 
 #include <rmq/allocate/averagely.hpp>
@@ -46,8 +47,8 @@ std::string show(const std::vector<rmq::MessageQueue>& mqs) {
     return out + "]";
 }
 
-// Runs `policy` on every case of `section` that has results for `strategy`, both on the given and on the sorted
-// inputs, for every query id; returns how many vectors were compared.
+// Runs `policy` on every case of `section` that has results for `strategy`, both on the given and on the
+// sorted inputs, for every query id; returns how many vectors were compared.
 template <rmq::AllocatePolicy P>
 std::size_t check_strategy(const char* section, const std::string& strategy, const P& policy) {
     std::size_t checked = 0;
@@ -62,8 +63,12 @@ std::size_t check_strategy(const char* section, const std::string& strategy, con
             const auto& expected_list = results.at(order);
             REQUIRE(expected_list.size() == query.size());
             for (std::size_t i = 0; i < query.size(); ++i) {
-                INFO(fmt::format("{} case {} ({}) {} query {}", strategy, c.at("id").get<int>(),
-                                 c.at("kind").get<std::string>(), order, query[i]));
+                INFO(fmt::format("{} case {} ({}) {} query {}",
+                                 strategy,
+                                 c.at("id").get<int>(),
+                                 c.at("kind").get<std::string>(),
+                                 order,
+                                 query[i]));
                 const auto& expected = expected_list[i];
                 ++checked;
                 if (expected.is_object()) {
@@ -89,7 +94,8 @@ std::size_t check_strategy(const char* section, const std::string& strategy, con
     return checked;
 }
 
-// The resolver of the generator (Apache's AllocateMachineRoomNearByTest): the room is the text before the first
+// The resolver of the generator (Apache's AllocateMachineRoomNearByTest): the room is the text before the
+// first
 // '-' (Java's `name.split("-")[0]`), e.g. broker "IDC1-broker-a" and client id "IDC2-10.0.0.7@1234".
 struct DashRoomResolver {
     static std::string room_of(std::string_view name) { return std::string(name.substr(0, name.find('-'))); }

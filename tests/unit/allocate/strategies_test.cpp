@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -29,8 +30,8 @@ namespace {
 
 constexpr std::string_view group = "please_rename_unique_group_name";
 
-std::vector<rmq::MessageQueue> make_queues(int count, const std::string& broker = "brokerName",
-                                           const std::string& topic = "topic") {
+std::vector<rmq::MessageQueue>
+make_queues(int count, const std::string& broker = "brokerName", const std::string& topic = "topic") {
     std::vector<rmq::MessageQueue> mqs;
     for (int i = 0; i < count; ++i) {
         mqs.push_back(rmq::MessageQueue{topic, broker, i});
@@ -69,8 +70,8 @@ std::vector<std::vector<std::int32_t>> split(const P& policy, int queues, int co
 // Owner (client id) of every queue, asserting that each queue is given to exactly one consumer.
 template <rmq::AllocatePolicy P>
 std::map<rmq::MessageQueue, std::string> owners(const P& policy,
-                                                 const std::vector<rmq::MessageQueue>& mq_all,
-                                                 const std::vector<std::string>& cid_all) {
+                                                const std::vector<rmq::MessageQueue>& mq_all,
+                                                const std::vector<std::string>& cid_all) {
     std::map<rmq::MessageQueue, std::string> owner;
     for (const auto& cid : cid_all) {
         for (const auto& mq : policy.allocate(group, cid, mq_all, cid_all)) {
@@ -97,7 +98,8 @@ TEST_CASE("AVG splits queues into contiguous blocks (AllocateMessageQueueAverage
     CHECK(avg.allocate(group, "CID_PREFIX", make_queues(10), make_cids(4)).empty());
 }
 
-TEST_CASE("AVG_BY_CIRCLE deals queues round-robin (AllocateMessageQueueAveragelyByCircleTest)", "[allocate]") {
+TEST_CASE("AVG_BY_CIRCLE deals queues round-robin (AllocateMessageQueueAveragelyByCircleTest)",
+          "[allocate]") {
     const rmq::AllocateAveragelyByCircle circle;
     CHECK(circle.allocate(group, "CID_PREFIX", make_queues(10), make_cids(4)).empty());
     CHECK(split(circle, 10, 4) == Ids{{0, 4, 8}, {1, 5, 9}, {2, 6}, {3, 7}});
@@ -111,23 +113,36 @@ TEST_CASE("check() rejects empty arguments in Java's order with Java's messages"
     const std::vector<rmq::MessageQueue> no_mqs;
     const std::vector<std::string> no_cids;
     const auto run_checks = [&](const auto& policy) {
-        REQUIRE_THROWS_MATCHES(policy.allocate(group, "", mqs, cids), rmq::InvalidArgument,
+        REQUIRE_THROWS_MATCHES(policy.allocate(group, "", mqs, cids),
+                               rmq::InvalidArgument,
                                Catch::Message("currentCID is empty"));
-        REQUIRE_THROWS_MATCHES(policy.allocate(group, "CID_PREFIX0", no_mqs, cids), rmq::InvalidArgument,
+        REQUIRE_THROWS_MATCHES(policy.allocate(group, "CID_PREFIX0", no_mqs, cids),
+                               rmq::InvalidArgument,
                                Catch::Message("mqAll is null or mqAll empty"));
-        REQUIRE_THROWS_MATCHES(policy.allocate(group, "CID_PREFIX0", no_mqs, no_cids), rmq::InvalidArgument,
+        REQUIRE_THROWS_MATCHES(policy.allocate(group, "CID_PREFIX0", no_mqs, no_cids),
+                               rmq::InvalidArgument,
                                Catch::Message("mqAll is null or mqAll empty"));
-        REQUIRE_THROWS_MATCHES(policy.allocate(group, "CID_PREFIX0", mqs, no_cids), rmq::InvalidArgument,
+        REQUIRE_THROWS_MATCHES(policy.allocate(group, "CID_PREFIX0", mqs, no_cids),
+                               rmq::InvalidArgument,
                                Catch::Message("cidAll is null or cidAll empty"));
         CHECK(policy.allocate(group, "2147483647", mqs, cids).empty());
     };
-    SECTION("AVG") { run_checks(rmq::AllocateAveragely{}); }
-    SECTION("AVG_BY_CIRCLE") { run_checks(rmq::AllocateAveragelyByCircle{}); }
-    SECTION("CONSISTENT_HASH") { run_checks(rmq::AllocateConsistentHash{}); }
-    SECTION("MACHINE_ROOM") { run_checks(rmq::AllocateByMachineRoom{{"room1"}}); }
+    SECTION("AVG") {
+        run_checks(rmq::AllocateAveragely{});
+    }
+    SECTION("AVG_BY_CIRCLE") {
+        run_checks(rmq::AllocateAveragelyByCircle{});
+    }
+    SECTION("CONSISTENT_HASH") {
+        run_checks(rmq::AllocateConsistentHash{});
+    }
+    SECTION("MACHINE_ROOM") {
+        run_checks(rmq::AllocateByMachineRoom{{"room1"}});
+    }
 }
 
-TEST_CASE("CONFIG returns the configured queues to everyone (AllocateMessageQueueByConfigTest)", "[allocate]") {
+TEST_CASE("CONFIG returns the configured queues to everyone (AllocateMessageQueueByConfigTest)",
+          "[allocate]") {
     const auto configured = make_queues(4);
     const rmq::AllocateByConfig config{configured};
     CHECK(config.name() == "CONFIG");
@@ -154,7 +169,8 @@ TEST_CASE("MACHINE_ROOM averages the queues of the configured rooms (AllocateMes
     CHECK(ids(by_room.allocate(group, "CID_PREFIX0", mq_all, cid_all)) == std::vector<std::int32_t>{0, 1, 4});
     CHECK(ids(by_room.allocate(group, "CID_PREFIX1", mq_all, cid_all)) == std::vector<std::int32_t>{2, 3});
     CHECK(by_room.allocate(group, "CID_PREFIX2", mq_all, cid_all).empty());
-    REQUIRE_THROWS_MATCHES(by_room.allocate(group, "CID_PREFIX0", {}, cid_all), rmq::InvalidArgument,
+    REQUIRE_THROWS_MATCHES(by_room.allocate(group, "CID_PREFIX0", {}, cid_all),
+                           rmq::InvalidArgument,
                            Catch::Message("mqAll is null or mqAll empty"));
 
     SECTION("both rooms configured: all ten queues are split") {
@@ -170,8 +186,14 @@ TEST_CASE("MACHINE_ROOM averages the queues of the configured rooms (AllocateMes
 TEST_CASE("MACHINE_ROOM splits broker names like Java's split(\"@\")", "[allocate]") {
     // Java drops trailing empty pieces: "room1@b@" has two pieces, "room1@" one, "room1@a@b" three.
     const std::vector<rmq::MessageQueue> mq_all{
-        {"t", "room1@b", 0}, {"t", "room1@b@", 1}, {"t", "room1@b@@", 2}, {"t", "room1@", 3},
-        {"t", "room1@a@b", 4}, {"t", "room1", 5}, {"t", "@b", 6}, {"t", "room2@b", 7},
+        {"t", "room1@b", 0},
+        {"t", "room1@b@", 1},
+        {"t", "room1@b@@", 2},
+        {"t", "room1@", 3},
+        {"t", "room1@a@b", 4},
+        {"t", "room1", 5},
+        {"t", "@b", 6},
+        {"t", "room2@b", 7},
     };
     const std::vector<std::string> cid_all{"c0"};
     CHECK(ids(rmq::AllocateByMachineRoom{{"room1"}}.allocate(group, "c0", mq_all, cid_all)) ==
@@ -206,7 +228,8 @@ TEST_CASE("CONSISTENT_HASH golden owners (consumer.md 3.4.3)", "[allocate]") {
     CHECK(owner_index(10, 8, 3) == std::vector<int>{2, 0, 1, 2, 2, 2, 0, 0});
     CHECK(owner_index(10, 10, 4) == std::vector<int>{2, 0, 3, 2, 2, 2, 3, 3, 2, 3});
     CHECK(owner_index(10, 6, 2) == std::vector<int>{1, 0, 1, 0, 0, 0});
-    CHECK(owner_index(3, 20, 10) == std::vector<int>{7, 8, 7, 0, 2, 0, 3, 3, 0, 3, 5, 5, 7, 8, 8, 5, 9, 5, 0, 0});
+    CHECK(owner_index(3, 20, 10) ==
+          std::vector<int>{7, 8, 7, 0, 2, 0, 3, 3, 0, 3, 5, 5, 7, 8, 8, 5, 9, 5, 0, 0});
     CHECK(owner_index(3, 10, 20) == std::vector<int>{7, 10, 12, 15, 2, 15, 3, 3, 15, 3});
 }
 
@@ -249,8 +272,8 @@ TEST_CASE("CONSISTENT_HASH moves only the queues of a leaving or joining consume
 TEST_CASE("CONSISTENT_HASH virtual node count", "[allocate]") {
     CHECK(rmq::AllocateConsistentHash{}.virtual_node_count() == 10);
     CHECK(rmq::AllocateConsistentHash::name() == "CONSISTENT_HASH");
-    REQUIRE_THROWS_MATCHES(rmq::AllocateConsistentHash{-1}, rmq::InvalidArgument,
-                           Catch::Message("illegal virtualNodeCnt :-1"));
+    REQUIRE_THROWS_MATCHES(
+        rmq::AllocateConsistentHash{-1}, rmq::InvalidArgument, Catch::Message("illegal virtualNodeCnt :-1"));
     // No virtual nodes: the ring is empty and Java's routeNode returns null for every queue.
     const rmq::AllocateConsistentHash none{0};
     CHECK(none.allocate(group, "CID_PREFIX0", make_queues(4), make_cids(2)).empty());
@@ -330,8 +353,12 @@ TEST_CASE("MACHINE_ROOM_NEARBY keeps queues in their room (AllocateMachineRoomNe
         for (const auto& mq : nearby.allocate(group, "IDC2-CID-0", mq_all, cid_all)) {
             brokers.push_back(mq.broker_name);
         }
-        CHECK(brokers == std::vector<std::string>{"IDC2-brokerName", "IDC2-brokerName", "IDC1-brokerName",
-                                                  "IDC1-brokerName", "IDC3-brokerName", "IDC3-brokerName"});
+        CHECK(brokers == std::vector<std::string>{"IDC2-brokerName",
+                                                  "IDC2-brokerName",
+                                                  "IDC1-brokerName",
+                                                  "IDC1-brokerName",
+                                                  "IDC3-brokerName",
+                                                  "IDC3-brokerName"});
     }
 }
 
@@ -340,20 +367,49 @@ TEST_CASE("MACHINE_ROOM_NEARBY rejects an empty room", "[allocate]") {
         std::string broker_deploy_in(const rmq::MessageQueue& mq) const {
             return mq.queue_id == 3 ? "" : "room";
         }
+
         std::string consumer_deploy_in(std::string_view client_id) const {
             return client_id == "nowhere" ? "" : "room";
         }
     };
+
     const rmq::AllocateMachineRoomNearby nearby{rmq::AllocateAveragelyByCircle{}, Resolver{}};
     CHECK(nearby.name() == "MACHINE_ROOM_NEARBY-AVG_BY_CIRCLE");
     const std::vector<std::string> just_c0{"c0"};
-    REQUIRE_THROWS_MATCHES(nearby.allocate(group, "c0", make_queues(4), just_c0), rmq::InvalidArgument,
+    REQUIRE_THROWS_MATCHES(nearby.allocate(group, "c0", make_queues(4), just_c0),
+                           rmq::InvalidArgument,
                            Catch::Message("Machine room is null for mq MessageQueue [topic=topic, "
                                           "brokerName=brokerName, queueId=3]"));
     const std::vector<std::string> cids{"c0", "nowhere"};
-    REQUIRE_THROWS_MATCHES(nearby.allocate(group, "c0", make_queues(3), cids), rmq::InvalidArgument,
+    REQUIRE_THROWS_MATCHES(nearby.allocate(group, "c0", make_queues(3), cids),
+                           rmq::InvalidArgument,
                            Catch::Message("Machine room is null for consumer id nowhere"));
-    REQUIRE_THROWS_MATCHES(nearby.allocate(group, "c0", {}, cids), rmq::InvalidArgument,
+    REQUIRE_THROWS_MATCHES(nearby.allocate(group, "c0", {}, cids),
+                           rmq::InvalidArgument,
                            Catch::Message("mqAll is null or mqAll empty"));
     CHECK(nearby.allocate(group, "c9", make_queues(3), cids).empty());
+}
+
+TEST_CASE("a const strategy can be shared between threads", "[allocate]") {
+    // Several consumers of one process (or a rebalance racing a status query) may share a policy object; the
+    // stock strategies keep no mutable state, which TSan checks here.
+    const rmq::AllocateConsistentHash hash;
+    const rmq::AllocateMachineRoomNearby nearby{rmq::AllocateAveragely{}, DashRoomResolver{}};
+    const auto mq_all = room_queues({1, 2, 3}, 16);
+    const auto cid_all = room_cids({1, 2}, 5);
+    const auto want_hash = hash.allocate(group, cid_all[3], mq_all, cid_all);
+    const auto want_nearby = nearby.allocate(group, cid_all[3], mq_all, cid_all);
+    std::vector<int> same(4, 0);
+    {
+        std::vector<std::jthread> threads;
+        for (std::size_t t = 0; t < same.size(); ++t) {
+            threads.emplace_back([&, t] {
+                for (int i = 0; i < 20; ++i) {
+                    same[t] += hash.allocate(group, cid_all[3], mq_all, cid_all) == want_hash &&
+                               nearby.allocate(group, cid_all[3], mq_all, cid_all) == want_nearby;
+                }
+            });
+        }
+    }
+    CHECK(same == std::vector<int>(4, 20));
 }
