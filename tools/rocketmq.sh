@@ -197,7 +197,16 @@ launch() {
     setsid java $jvm -XX:+UseSerialGC -XX:-OmitStackTraceInFastThrow $QUIET_LOGBACK \
         -Duser.home="$d/$role" -Drocketmq.home.dir="$d" -Drmq.cluster.role="$d/$role" \
         -cp "$(cat "$SERVER_CP")" "$main" "$@" </dev/null >"$d/$role/stdout.log" 2>&1 &
-    echo $! >"$d/pids/$role.pid"
+    local pid=$! i
+    echo "$pid" >"$d/pids/$role.pid"
+    # until the forked shell has exec'd java, /proc/PID/cmdline lacks the marker that pid_of checks
+    for ((i = 0; i < 100; i++)); do
+        pid_of "$d" "$role" >/dev/null && return 0
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    cat "$d/$role/stdout.log" >&2 || true
+    die "$role (pid $pid) did not start (logs: $d/$role/)"
 }
 
 # wait_line DIR ROLE REGEX DEADLINE_S: waits for the boot line; fails loudly if the JVM died or time ran out.
@@ -330,6 +339,8 @@ cmd_start() {
     } >"$d/cluster.conf"
     echo "$d" >"$CURRENT.tmp.$$" 2>/dev/null || { mkdir -p "$CACHE" && echo "$d" >"$CURRENT.tmp.$$"; }
     mv "$CURRENT.tmp.$$" "$CURRENT"
+    # a failed start must not leave half a cluster running
+    trap 'say "start failed; stopping what was started in $d (logs kept)"; stop_all "$d"' EXIT
     say "starting NameServer on 127.0.0.1:$ns_port and${brokers} in $d"
     local deadline=$((SECONDS + START_TIMEOUT))
 
@@ -348,40 +359,51 @@ cmd_start() {
     # shellcheck disable=SC2086
     wait_registered "$d" "$deadline" $brokers
     write_env "$d"
+    trap - EXIT
     say "cluster ready in $(secs_since "$t0") s: RMQ_NAMESRV=127.0.0.1:$ns_port ($d/cluster.env)"
     echo "$d"
+}
+
+# terminate DIR TIMEOUT_S ROLE...: SIGTERM to all of them at once, wait (bounded), then kill -9 the rest.
+terminate() {
+    local d=$1 limit=$2 r pid deadline
+    shift 2
+    for r in "$@"; do
+        pid=$(pid_of "$d" "$r") && kill -TERM "$pid" 2>/dev/null || true
+    done
+    deadline=$((SECONDS + limit))
+    for r in "$@"; do
+        pid=$(pid_of "$d" "$r") || continue
+        # shutdown hooks flush the stores and unregister from the NameServer
+        while pid_of "$d" "$r" >/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
+        if pid_of "$d" "$r" >/dev/null; then
+            say "$r (pid $pid) still running ${limit}s after SIGTERM; kill -9"
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+        rm -f "$d/pids/$r.pid"
+    done
+}
+
+# stop_all DIR: brokers first (they unregister from the NameServer while it still runs), then the NameServer.
+stop_all() {
+    local d=$1 r brokers=()
+    for r in $(ls "$d/pids" 2>/dev/null | sed 's/\.pid$//'); do
+        [[ $r == namesrv ]] || brokers+=("$r")
+    done
+    ((${#brokers[@]} == 0)) || terminate "$d" "${RMQ_STOP_TIMEOUT:-30}" "${brokers[@]}"
+    terminate "$d" "${RMQ_STOP_TIMEOUT:-30}" namesrv
+    rm -f "$d"/pids/*.pid
 }
 
 cmd_stop() {
     local d=""
     [[ ${1:-} == --dir ]] && d=$2
     d=$(cluster_dir "$d")
-    local roles=() r pid waited
-    for r in $(ls "$d/pids" 2>/dev/null | sed 's/\.pid$//'); do
-        # brokers first, the NameServer last
-        [[ $r == namesrv ]] || roles+=("$r")
-    done
-    roles+=(namesrv)
-    for r in "${roles[@]}"; do
-        pid=$(pid_of "$d" "$r") || continue
-        kill -TERM "$pid" 2>/dev/null || true
-    done
-    for r in "${roles[@]}"; do
-        pid=$(pid_of "$d" "$r") || continue
-        waited=0
-        # shutdown hooks flush the stores; bounded, then kill -9
-        while kill -0 "$pid" 2>/dev/null && pid_of "$d" "$r" >/dev/null && ((waited < ${RMQ_STOP_TIMEOUT:-30} * 5)); do
-            sleep 0.2
-            waited=$((waited + 1))
-        done
-        if pid_of "$d" "$r" >/dev/null; then
-            say "$r (pid $pid) ignored SIGTERM; kill -9"
-            kill -KILL "$pid" 2>/dev/null || true
-        fi
-    done
-    rm -f "$d"/pids/*.pid
+    local t0
+    t0=$(now_ms)
+    stop_all "$d"
     write_env "$d"
-    say "stopped the cluster in $d"
+    say "stopped the cluster in $d ($(secs_since "$t0") s)"
 }
 
 cmd_kill_broker() {
@@ -415,9 +437,11 @@ cmd_start_broker() {
     t0=$(now_ms)
     local deadline=$((SECONDS + START_TIMEOUT))
     mv "$d/$b/stdout.log" "$d/$b/stdout.$(date +%s).log" 2>/dev/null || true
+    trap 'say "start-broker failed; stopping $b"; terminate "$d" 10 "$b"' EXIT
     start_broker_proc "$d" "$b"
     wait_broker "$d" "$b" "$deadline"
     wait_registered "$d" "$deadline" "$b"
+    trap - EXIT
     write_env "$d"
     say "$b started again in $(secs_since "$t0") s"
 }
