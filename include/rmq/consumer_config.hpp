@@ -228,7 +228,7 @@ struct ConsumerConfig {
     std::int64_t await_termination_millis_when_shutdown = 30000;
 
     // ---- ClientConfig ----
-    /// namesrvAddr, `host:port;host:port`. Empty: the environment variable NAMESRV_ADDR, read at start.
+    /// namesrvAddr, `host:port;host:port`, for transports that resolve routes through name servers.
     std::string namesrv_addr{};
     /// clientIP. Empty: detected at start (detail::local_ipv4_address, Java's rule).
     std::string client_ip{};
