@@ -8,10 +8,15 @@
 
 struct NoReadOffset {
     void load(const rmq::OffsetStoreContext&) {}
+
     void update_offset(const rmq::MessageQueue&, std::int64_t, bool) {}
+
     void persist(const rmq::MessageQueue&) {}
+
     void persist_all(std::span<const rmq::MessageQueue>) {}
+
     void remove_offset(const rmq::MessageQueue&) {}
+
     std::map<rmq::MessageQueue, std::int64_t> offset_table() const { return {}; }
 };
 

@@ -7,11 +7,17 @@
 
 struct WithReadOffset {
     void load(const rmq::OffsetStoreContext&) {}
+
     void update_offset(const rmq::MessageQueue&, std::int64_t, bool) {}
+
     std::int64_t read_offset(const rmq::MessageQueue&, rmq::ReadOffsetType) { return -1; }
+
     void persist(const rmq::MessageQueue&) {}
+
     void persist_all(std::span<const rmq::MessageQueue>) {}
+
     void remove_offset(const rmq::MessageQueue&) {}
+
     std::map<rmq::MessageQueue, std::int64_t> offset_table() const { return {}; }
 };
 
