@@ -1,0 +1,118 @@
+#pragma once
+
+/// @file request_code.hpp
+/// RocketMQ request codes (Java's RequestCode) and the remoting response codes rmq's transport sees.
+/// Response codes shared with the rest of rmq live in rmq/protocol.hpp (rmq::response_code).
+
+#include <cstdint>
+
+namespace rmq::remoting {
+
+/// Java's RequestCode values a client sends or receives.
+namespace request_code {
+inline constexpr std::int32_t send_message = 10;
+inline constexpr std::int32_t pull_message = 11;
+inline constexpr std::int32_t query_message = 12;
+inline constexpr std::int32_t query_broker_offset = 13;
+inline constexpr std::int32_t query_consumer_offset = 14;
+inline constexpr std::int32_t update_consumer_offset = 15;
+inline constexpr std::int32_t update_and_create_topic = 17;
+inline constexpr std::int32_t get_all_topic_config = 21;
+inline constexpr std::int32_t get_broker_config = 26;
+inline constexpr std::int32_t get_broker_runtime_info = 28;
+inline constexpr std::int32_t search_offset_by_timestamp = 29;
+inline constexpr std::int32_t get_max_offset = 30;
+inline constexpr std::int32_t get_min_offset = 31;
+inline constexpr std::int32_t get_earliest_msg_storetime = 32;
+inline constexpr std::int32_t view_message_by_id = 33;
+inline constexpr std::int32_t heart_beat = 34;
+inline constexpr std::int32_t unregister_client = 35;
+inline constexpr std::int32_t consumer_send_msg_back = 36;
+inline constexpr std::int32_t end_transaction = 37;
+inline constexpr std::int32_t get_consumer_list_by_group = 38;
+inline constexpr std::int32_t check_transaction_state = 39;
+inline constexpr std::int32_t notify_consumer_ids_changed = 40;
+inline constexpr std::int32_t lock_batch_mq = 41;
+inline constexpr std::int32_t unlock_batch_mq = 42;
+inline constexpr std::int32_t get_all_consumer_offset = 43;
+inline constexpr std::int32_t get_all_delay_offset = 45;
+inline constexpr std::int32_t check_client_config = 46;
+inline constexpr std::int32_t get_client_config = 47;
+inline constexpr std::int32_t register_broker = 103;
+inline constexpr std::int32_t unregister_broker = 104;
+inline constexpr std::int32_t get_routeinfo_by_topic = 105;
+inline constexpr std::int32_t get_broker_cluster_info = 106;
+inline constexpr std::int32_t update_and_create_subscriptiongroup = 200;
+inline constexpr std::int32_t get_all_subscriptiongroup_config = 201;
+inline constexpr std::int32_t get_topic_stats_info = 202;
+inline constexpr std::int32_t get_consumer_connection_list = 203;
+inline constexpr std::int32_t get_producer_connection_list = 204;
+inline constexpr std::int32_t get_all_topic_list_from_nameserver = 206;
+inline constexpr std::int32_t delete_subscriptiongroup = 207;
+inline constexpr std::int32_t get_consume_stats = 208;
+inline constexpr std::int32_t delete_topic_in_broker = 215;
+inline constexpr std::int32_t delete_topic_in_namesrv = 216;
+inline constexpr std::int32_t reset_consumer_client_offset = 220;
+inline constexpr std::int32_t get_consumer_status_from_client = 221;
+inline constexpr std::int32_t invoke_broker_to_reset_offset = 222;
+inline constexpr std::int32_t invoke_broker_to_get_consumer_status = 223;
+inline constexpr std::int32_t query_topic_consume_by_who = 300;
+inline constexpr std::int32_t get_consumer_running_info = 307;
+inline constexpr std::int32_t consume_message_directly = 309;
+inline constexpr std::int32_t send_message_v2 = 310;
+inline constexpr std::int32_t send_batch_message = 320;
+inline constexpr std::int32_t query_consume_queue = 321;
+inline constexpr std::int32_t send_reply_message = 324;
+inline constexpr std::int32_t send_reply_message_v2 = 325;
+inline constexpr std::int32_t push_reply_message_to_client = 326;
+inline constexpr std::int32_t lite_pull_message = 361;
+inline constexpr std::int32_t query_assignment = 400;
+inline constexpr std::int32_t set_message_request_mode = 401;
+inline constexpr std::int32_t get_all_message_request_mode = 402;
+}  // namespace request_code
+
+/// Response codes of the remoting layer and the 4.9/5.x brokers beyond rmq::response_code (rmq/protocol.hpp).
+namespace response_code {
+inline constexpr std::int32_t success = 0;
+inline constexpr std::int32_t system_error = 1;
+inline constexpr std::int32_t system_busy = 2;
+inline constexpr std::int32_t request_code_not_supported = 3;
+inline constexpr std::int32_t transaction_failed = 4;
+inline constexpr std::int32_t flush_disk_timeout = 10;
+inline constexpr std::int32_t slave_not_available = 11;
+inline constexpr std::int32_t flush_slave_timeout = 12;
+inline constexpr std::int32_t message_illegal = 13;
+inline constexpr std::int32_t service_not_available = 14;
+inline constexpr std::int32_t version_not_supported = 15;
+inline constexpr std::int32_t no_permission = 16;
+inline constexpr std::int32_t topic_not_exist = 17;
+inline constexpr std::int32_t topic_exist_already = 18;
+inline constexpr std::int32_t pull_not_found = 19;
+inline constexpr std::int32_t pull_retry_immediately = 20;
+inline constexpr std::int32_t pull_offset_moved = 21;
+inline constexpr std::int32_t query_not_found = 22;
+inline constexpr std::int32_t subscription_parse_failed = 23;
+inline constexpr std::int32_t subscription_not_exist = 24;
+inline constexpr std::int32_t subscription_not_latest = 25;
+inline constexpr std::int32_t subscription_group_not_exist = 26;
+inline constexpr std::int32_t filter_data_not_exist = 27;
+inline constexpr std::int32_t filter_data_not_latest = 28;
+/// 5.x only.
+inline constexpr std::int32_t invalid_parameter = 29;
+inline constexpr std::int32_t transaction_should_commit = 200;
+inline constexpr std::int32_t transaction_should_rollback = 201;
+inline constexpr std::int32_t transaction_state_unknow = 202;
+inline constexpr std::int32_t transaction_state_group_wrong = 203;
+inline constexpr std::int32_t no_buyer_id = 204;
+inline constexpr std::int32_t not_in_current_unit = 205;
+inline constexpr std::int32_t consumer_not_online = 206;
+inline constexpr std::int32_t consume_msg_timeout = 207;
+inline constexpr std::int32_t no_message = 208;
+inline constexpr std::int32_t flow_control = 215;
+inline constexpr std::int32_t not_leader_for_queue = 501;
+inline constexpr std::int32_t illegal_operation = 604;
+/// 5.3 servers shutting down gracefully (only to requests with version > 475).
+inline constexpr std::int32_t go_away = 1500;
+}  // namespace response_code
+
+}  // namespace rmq::remoting
