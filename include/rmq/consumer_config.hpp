@@ -219,7 +219,8 @@ struct ConsumerConfig {
     bool unit_mode = false;
     /// maxReconsumeTimes: -1 means 16 (concurrent) or INT32_MAX (orderly); see max_reconsume_times_for().
     int max_reconsume_times = -1;
-    /// suspendCurrentQueueTimeMillis: orderly pause after SuspendCurrentQueueAMoment.
+    /// suspendCurrentQueueTimeMillis: orderly pause after SuspendCurrentQueueAMoment (not validated: the
+    /// orderly service clamps it to [10, 30000] ms like Java).
     std::int64_t suspend_current_queue_time_millis = 1000;
     /// consumeTimeout, minutes: a concurrent message consuming longer is sent back by the expiry sweep.
     std::int64_t consume_timeout = 15;
@@ -343,7 +344,6 @@ struct ConsumerConfig {
                                               std::numeric_limits<std::int64_t>::max(),
                                               await_termination_millis_when_shutdown));
         }
-        detail::check_positive("suspend_current_queue_time_millis", suspend_current_queue_time_millis);
         detail::check_positive("consume_timeout", consume_timeout);
         detail::check_positive("poll_name_server_interval", poll_name_server_interval);
         detail::check_positive("heartbeat_broker_interval", heartbeat_broker_interval);

@@ -112,6 +112,7 @@ TEST_CASE("config: validate accepts the boundaries of every range", "[config]") 
     c.consume_timestamp = "20240131235959";
     c.await_termination_millis_when_shutdown = 0;
     c.max_reconsume_times = 0;
+    c.suspend_current_queue_time_millis = 0;  // Java does not validate it; the orderly service clamps it
     REQUIRE_NOTHROW(c.validate());
     c.consume_thread_min = 1000;
     c.pull_threshold_for_topic = 1;
@@ -204,9 +205,6 @@ TEST_CASE("config: validate rejects each out-of-range value naming the field and
         {"await",
          [](auto& c) { c.await_termination_millis_when_shutdown = -1; },
          {"await_termination_millis_when_shutdown", "[0, "}},
-        {"suspend",
-         [](auto& c) { c.suspend_current_queue_time_millis = 0; },
-         {"suspend_current_queue_time_millis", "[1, "}},
         {"consume timeout", [](auto& c) { c.consume_timeout = 0; }, {"consume_timeout", "[1, "}},
         {"poll ns", [](auto& c) { c.poll_name_server_interval = 0; }, {"poll_name_server_interval"}},
         {"heartbeat", [](auto& c) { c.heartbeat_broker_interval = -5; }, {"heartbeat_broker_interval"}},
@@ -236,6 +234,7 @@ TEST_CASE("config: validate rejects each out-of-range value naming the field and
          [](auto& c) { c.consumer_timeout_millis_when_suspend = 15000; },
          {"consumer_timeout_millis_when_suspend", "broker_suspend_max_time_millis"}},
     };
+
     for (const auto& tc : cases) {
         INFO(tc.name);
         auto c = valid();
