@@ -23,9 +23,12 @@
 #include <rmq/consumer_config.hpp>
 #include <rmq/fwd.hpp>
 #include <rmq/message.hpp>
+#include <rmq/offset_store/local_file.hpp>
+#include <rmq/offset_store/remote.hpp>
 #include <rmq/order/concurrently.hpp>
 #include <rmq/order/orderly.hpp>
 #include <rmq/stats.hpp>
+#include <rmq/transport/in_process.hpp>
 
 #include <rmq/detail/consumer_core.hpp>
 

@@ -1,0 +1,79 @@
+// Compile-time facts about the consumer's policies and aliases.
+
+#include <optional>
+#include <span>
+#include <type_traits>
+
+#include <catch2/catch.hpp>
+
+#include <rmq/allocate/consistent_hash.hpp>
+#include <rmq/consumer.hpp>
+#include <rmq/offset_store/memory.hpp>
+
+namespace {
+
+struct NotAnOrderPolicy {};
+
+auto concurrent_listener = [](std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) {
+    return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+};
+auto orderly_listener = [](std::span<const rmq::MessageExt>, rmq::ConsumeOrderlyContext&) {
+    return rmq::ConsumeOrderlyStatus::Success;
+};
+auto optional_listener =
+    [](std::span<const rmq::MessageExt>,
+       rmq::ConsumeConcurrentlyContext&) -> std::optional<rmq::ConsumeConcurrentlyStatus> {
+    return std::nullopt;
+};
+
+}  // namespace
+
+TEST_CASE("order policies model OrderPolicy", "[static][consumer]") {
+    STATIC_REQUIRE(rmq::OrderPolicy<rmq::Concurrently>);
+    STATIC_REQUIRE(rmq::OrderPolicy<rmq::Orderly>);
+    STATIC_REQUIRE_FALSE(rmq::OrderPolicy<NotAnOrderPolicy>);
+    STATIC_REQUIRE(rmq::Orderly::requires_queue_lock);
+    STATIC_REQUIRE_FALSE(rmq::Concurrently::requires_queue_lock);
+    STATIC_REQUIRE(rmq::Concurrently::span_flow_control);
+    STATIC_REQUIRE_FALSE(rmq::Orderly::span_flow_control);
+}
+
+TEST_CASE("listeners are matched to their policy", "[static][consumer]") {
+    STATIC_REQUIRE(rmq::ListenerFor<decltype(concurrent_listener), rmq::Concurrently>);
+    STATIC_REQUIRE_FALSE(rmq::ListenerFor<decltype(concurrent_listener), rmq::Orderly>);
+    STATIC_REQUIRE(rmq::ListenerFor<decltype(orderly_listener), rmq::Orderly>);
+    STATIC_REQUIRE_FALSE(rmq::ListenerFor<decltype(orderly_listener), rmq::Concurrently>);
+    STATIC_REQUIRE(rmq::ListenerFor<decltype(optional_listener), rmq::Concurrently>);
+}
+
+TEST_CASE("fwd.hpp aliases name the documented policies", "[static][consumer]") {
+    using Tr = rmq::InProcessTransport;
+    STATIC_REQUIRE(
+        std::is_same_v<rmq::PushConsumer<Tr>,
+                       rmq::Consumer<rmq::Concurrently, rmq::AllocateAveragely, rmq::RemoteOffsetStore, Tr>>);
+    STATIC_REQUIRE(
+        std::is_same_v<rmq::OrderlyConsumer<Tr>,
+                       rmq::Consumer<rmq::Orderly, rmq::AllocateAveragely, rmq::RemoteOffsetStore, Tr>>);
+    STATIC_REQUIRE(std::is_same_v<
+                   rmq::BroadcastConsumer<Tr>,
+                   rmq::Consumer<rmq::Concurrently, rmq::AllocateAveragely, rmq::LocalFileOffsetStore, Tr>>);
+    STATIC_REQUIRE(std::is_same_v<rmq::Consumer<>, rmq::PushConsumer<Tr>>);
+    STATIC_REQUIRE(std::is_same_v<rmq::PushConsumer<Tr>::context_type, rmq::ConsumeConcurrentlyContext>);
+    STATIC_REQUIRE(std::is_same_v<rmq::OrderlyConsumer<Tr>::status_type, rmq::ConsumeOrderlyStatus>);
+}
+
+TEST_CASE("policy instances can be passed to the constructor", "[static][consumer]") {
+    using C = rmq::Consumer<rmq::Concurrently,
+                            rmq::AllocateConsistentHash,
+                            rmq::MemoryOffsetStore,
+                            rmq::InProcessTransport>;
+    STATIC_REQUIRE(std::is_constructible_v<C,
+                                           rmq::InProcessTransport,
+                                           rmq::ConsumerConfig,
+                                           rmq::AllocateConsistentHash,
+                                           rmq::MemoryOffsetStore>);
+    STATIC_REQUIRE(
+        std::
+            is_constructible_v<C, rmq::InProcessTransport, rmq::ConsumerConfig, rmq::AllocateConsistentHash>);
+    STATIC_REQUIRE_FALSE(std::is_copy_constructible_v<C>);
+}
