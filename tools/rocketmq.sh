@@ -4,8 +4,8 @@
 #
 #   tools/rocketmq.sh fetch                         resolve NameServer/Broker/mqadmin + Java client (Maven Central)
 #   tools/rocketmq.sh start [--dir D] [--brokers N] start NameServer + broker-a, broker-b, ...; writes D/cluster.env
-#   tools/rocketmq.sh create-topic NAME QUEUES      UPDATE_AND_CREATE_TOPIC on every broker of the cluster
-#   tools/rocketmq.sh status | stop [--dir D]
+#   tools/rocketmq.sh create-topic NAME QUEUES [NAME QUEUES...]  UPDATE_AND_CREATE_TOPIC on every broker
+#   tools/rocketmq.sh status | stop [--dir D] [--fast]   (--fast: kill -9, no graceful shutdown)
 #   tools/rocketmq.sh kill-broker NAME [--term]    kill -9 (or SIGTERM) one broker, store kept
 #   tools/rocketmq.sh start-broker NAME             start it again on the same ports and store
 #   tools/rocketmq.sh mqadmin ARGS...               run the admin tool (-n is added when missing)
@@ -16,7 +16,8 @@
 # Which cluster: --dir D, else $RMQ_CLUSTER_DIR, else the last one started (recorded in the cache directory).
 # Environment: RMQ_CLUSTER_CACHE (default ~/.cache/rmq-cluster), RMQ_VERSION (5.3.3), RMQ_NAMESRV_PORT (9876, or a
 # free port when 9876 is taken), RMQ_BROKER_PORT (first broker port, default 10911, 10 apart), RMQ_START_TIMEOUT
-# (seconds, 180), RMQ_OFFLINE=1 (never ask Maven Central), RMQ_NAMESRV_JVM / RMQ_BROKER_JVM (heap flags).
+# (seconds, 180), RMQ_OFFLINE=1 (never ask Maven Central), RMQ_NAMESRV_JVM / RMQ_BROKER_JVM (heap flags),
+# RMQ_USE_MQADMIN=1 (readiness and topics through mqadmin instead of tests/interop's ClusterAdmin), RMQ_CDS=0.
 set -euo pipefail
 
 readonly RMQ_VERSION=${RMQ_VERSION:-5.3.3}
@@ -37,6 +38,8 @@ readonly BROKER_JVM=${RMQ_BROKER_JVM:-"-Xms256m -Xmx512m -XX:MaxDirectMemorySize
 readonly TOOL_JVM="-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
 # RocketMQ's shaded logback prints its whole configuration to stdout when its own config has a warning.
 readonly QUIET_LOGBACK=-Dlogback.statusListenerClass=org.apache.rocketmq.logging.ch.qos.logback.core.status.NopStatusListener
+# JVM messages (e.g. about a class-data archive) go to stderr, never between mqadmin output or JSON lines.
+readonly JVM_LOG="-Xlog:disable -Xlog:all=error:stderr"
 
 die() {
     echo "rocketmq.sh: ERROR: $*" >&2
@@ -127,6 +130,55 @@ ensure_fetched() {
     cp_complete "$SERVER_CP" || die "RocketMQ $RMQ_VERSION is not fetched yet: run tools/rocketmq.sh fetch"
 }
 
+# ---------------------------------------------------------------------------------------------------- CDS
+
+# Class-data sharing: the first graceful exit of each kind of JVM (namesrv, broker, tools, peer) records the loaded
+# classes in a dynamic archive (-XX:ArchiveClassesAtExit); later JVMs map it and start ~40 % faster. The JVM
+# validates the archive against the JDK and the classpath and silently runs without it when they differ.
+# RMQ_CDS=0 turns this off.
+cds_file() {
+    local kind=$1 cp=$2 jdk
+    jdk=$(readlink -f "$(command -v java)")
+    echo "$VDIR/cds/$kind-$(printf '%s\n%s' "$jdk" "$cp" | sha256sum | cut -c1-12).jsa"
+}
+
+# cds_args KIND KEY PENDING_FILE: prints JVM flags; when recording, PENDING_FILE names the temporary archive.
+# KEY is the classpath (plus anything else that invalidates an archive, such as a rebuilt jar's time).
+cds_args() {
+    local kind=$1 cp=$2 pending=$3 f tmp
+    if [[ -f $pending ]]; then rm -f "$(cat "$pending")" "$pending"; fi
+    [[ ${RMQ_CDS:-1} == 1 ]] || return 0
+    f=$(cds_file "$kind" "$cp")
+    if [[ -s $f ]]; then
+        echo "-XX:SharedArchiveFile=$f"
+        return 0
+    fi
+    mkdir -p "$VDIR/cds"
+    tmp=$f.tmp.$RANDOM$RANDOM
+    echo "$tmp" >"$pending"
+    echo "-XX:ArchiveClassesAtExit=$tmp"
+}
+
+# cds_commit PENDING_FILE CLASSPATH: after the JVM exited, keeps its archive if the JVM accepts it.
+cds_commit() {
+    local pending=$1 cp=$2 tmp f
+    [[ -f $pending ]] || return 0
+    tmp=$(cat "$pending")
+    rm -f "$pending"
+    f=${tmp%.tmp.*}
+    # a JVM killed while dumping leaves a truncated file; -Xshare:on refuses anything unusable
+    if [[ -s $tmp && ! -e $f ]] && timeout 30 java -Xshare:on -XX:SharedArchiveFile="$tmp" $JVM_LOG -cp "$cp" \
+        -version >/dev/null 2>&1; then
+        mv -n "$tmp" "$f"
+        # archives of this kind for an older classpath or jar are dead weight (~15-30 MB each)
+        local other
+        for other in "${f%-*}"-*.jsa; do
+            [[ $other == "$f" ]] || rm -f "$other"
+        done
+    fi
+    rm -f "$tmp"
+}
+
 # ---------------------------------------------------------------------------------------------------- state
 
 # Cluster directory: --dir, $RMQ_CLUSTER_DIR, or the last started one.
@@ -192,9 +244,11 @@ launch() {
     local d=$1 role=$2 main=$3 jvm=$4
     shift 4
     mkdir -p "$d/$role" "$d/pids"
+    local cds
+    cds=$(cds_args "${role%%-*}" "$(cat "$SERVER_CP")" "$d/$role/cds.pending")
     # user.home per process: RocketMQ logs to ~/logs/rocketmqlogs and the NameServer keeps ~/namesrv there.
     # shellcheck disable=SC2086
-    setsid java $jvm -XX:+UseSerialGC -XX:-OmitStackTraceInFastThrow $QUIET_LOGBACK \
+    setsid java $jvm -XX:+UseSerialGC -XX:-OmitStackTraceInFastThrow $QUIET_LOGBACK $JVM_LOG $cds \
         -Duser.home="$d/$role" -Drocketmq.home.dir="$d" -Drmq.cluster.role="$d/$role" \
         -cp "$(cat "$SERVER_CP")" "$main" "$@" </dev/null >"$d/$role/stdout.log" 2>&1 &
     local pid=$! i
@@ -227,11 +281,36 @@ wait_line() {
 }
 
 mqadmin_in() {
-    local d=$1
+    local d=$1 cp cds rc=0
     shift
+    cp=$(cat "$SERVER_CP")
+    mkdir -p "$d/mqadmin"
+    cds=$(cds_args tools "$cp" "$d/mqadmin/cds.pending.$$")
     # shellcheck disable=SC2086
-    timeout "${RMQ_ADMIN_TIMEOUT:-60}" java $TOOL_JVM $QUIET_LOGBACK -Duser.home="$d/mqadmin" -Drocketmq.home.dir="$d" \
-        -cp "$(cat "$SERVER_CP")" org.apache.rocketmq.tools.command.MQAdminStartup "$@"
+    timeout "${RMQ_ADMIN_TIMEOUT:-60}" java $TOOL_JVM $QUIET_LOGBACK $JVM_LOG $cds -Duser.home="$d/mqadmin" \
+        -Drocketmq.home.dir="$d" -cp "$cp" org.apache.rocketmq.tools.command.MQAdminStartup "$@" || rc=$?
+    cds_commit "$d/mqadmin/cds.pending.$$" "$cp"
+    return $rc
+}
+
+# admin_in DIR ARGS...: rmq.interop.ClusterAdmin (tests/interop) on the server classpath; exits without mqadmin's
+# graceful shutdown, so a call takes ~1-2 s instead of ~6 s.
+admin_in() {
+    local d=$1 cp cds rc=0
+    shift
+    cp="$(peer_jar):$(cat "$SERVER_CP")"
+    mkdir -p "$d/mqadmin"
+    cds=$(cds_args admin "$cp $(stat -c %Y "$(peer_jar)")" "$d/mqadmin/cds.pending.admin.$$")
+    # shellcheck disable=SC2086
+    timeout "${RMQ_ADMIN_TIMEOUT:-60}" java $TOOL_JVM $QUIET_LOGBACK $JVM_LOG $cds -Duser.home="$d/mqadmin" \
+        -Drocketmq.home.dir="$d" -cp "$cp" rmq.interop.ClusterAdmin "$@" || rc=$?
+    cds_commit "$d/mqadmin/cds.pending.admin.$$" "$cp"
+    return $rc
+}
+
+# The fast admin path needs the peer jar (built by fetch); RMQ_USE_MQADMIN=1 forces the mqadmin tool.
+use_admin() {
+    [[ ${RMQ_USE_MQADMIN:-0} != 1 && -f $(peer_jar) ]] && cp_complete "$SERVER_CP"
 }
 
 # wait_registered DIR DEADLINE_S BROKER...: polls clusterList until every broker is listed with its address.
@@ -240,14 +319,25 @@ wait_registered() {
     shift 2
     # shellcheck disable=SC1091
     source "$d/cluster.conf"
+    local all
+    all=$(wc -w <<<"$BROKERS")
     while true; do
-        out=$(mqadmin_in "$d" clusterList -n "127.0.0.1:$NAMESRV_PORT" 2>&1 || true)
         ok=1
-        for b in "$@"; do
-            eval "port=\$PORT_$(echo "$b" | tr 'a-z-' 'A-Z_')"
-            # shellcheck disable=SC2154
-            grep -qE "[[:space:]]$b[[:space:]]+0[[:space:]]+127\.0\.0\.1:$port[[:space:]]" <<<"$out" || ok=0
-        done
+        if use_admin; then
+            out=$(admin_in "$d" "127.0.0.1:$NAMESRV_PORT" wait-cluster "$CLUSTER_NAME" "$all" \
+                $((deadline > SECONDS ? deadline - SECONDS : 1)) 2>&1 || true)
+            for b in "$@"; do
+                eval "port=\$PORT_$(echo "$b" | tr 'a-z-' 'A-Z_')"
+                grep -qx "$b 127\.0\.0\.1:$port" <<<"$out" || ok=0
+            done
+        else
+            out=$(mqadmin_in "$d" clusterList -n "127.0.0.1:$NAMESRV_PORT" 2>&1 || true)
+            for b in "$@"; do
+                eval "port=\$PORT_$(echo "$b" | tr 'a-z-' 'A-Z_')"
+                # shellcheck disable=SC2154
+                grep -qE "[[:space:]]$b[[:space:]]+0[[:space:]]+127\.0\.0\.1:$port[[:space:]]" <<<"$out" || ok=0
+            done
+        fi
         ((ok)) && return 0
         if ((SECONDS >= deadline)); then
             echo "$out" >&2
@@ -355,7 +445,7 @@ cmd_start() {
 
     for b in $brokers; do start_broker_proc "$d" "$b"; done
     for b in $brokers; do wait_broker "$d" "$b" "$deadline"; done
-    say "brokers booted and registered after $(secs_since "$t0") s; checking with mqadmin clusterList"
+    say "brokers booted and registered after $(secs_since "$t0") s; confirming with the NameServer"
     # shellcheck disable=SC2086
     wait_registered "$d" "$deadline" $brokers
     write_env "$d"
@@ -369,18 +459,21 @@ terminate() {
     local d=$1 limit=$2 r pid deadline
     shift 2
     for r in "$@"; do
-        pid=$(pid_of "$d" "$r") && kill -TERM "$pid" 2>/dev/null || true
+        pid=$(pid_of "$d" "$r") && kill "-${STOP_SIGNAL:-TERM}" "$pid" 2>/dev/null || true
     done
     deadline=$((SECONDS + limit))
     for r in "$@"; do
-        pid=$(pid_of "$d" "$r") || continue
-        # shutdown hooks flush the stores and unregister from the NameServer
-        while pid_of "$d" "$r" >/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
-        if pid_of "$d" "$r" >/dev/null; then
-            say "$r (pid $pid) still running ${limit}s after SIGTERM; kill -9"
-            kill -KILL "$pid" 2>/dev/null || true
+        if pid=$(pid_of "$d" "$r"); then
+            # shutdown hooks flush the stores and unregister from the NameServer
+            while pid_of "$d" "$r" >/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
+            if pid_of "$d" "$r" >/dev/null; then
+                say "$r (pid $pid) still running ${limit}s after SIGTERM; kill -9"
+                kill -KILL "$pid" 2>/dev/null || true
+                while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+            fi
         fi
         rm -f "$d/pids/$r.pid"
+        cds_commit "$d/$r/cds.pending" "$(cat "$SERVER_CP")"
     done
 }
 
@@ -397,7 +490,14 @@ stop_all() {
 
 cmd_stop() {
     local d=""
-    [[ ${1:-} == --dir ]] && d=$2
+    while (($#)); do
+        case $1 in
+        --dir) d=$2; shift 2 ;;
+        # the directory is thrown away anyway: skip the ~10 s of graceful broker shutdown
+        --fast) STOP_SIGNAL=KILL; shift ;;
+        *) die "stop: unknown argument $1" ;;
+        esac
+    done
     d=$(cluster_dir "$d")
     local t0
     t0=$(now_ms)
@@ -464,21 +564,33 @@ cmd_status() {
 }
 
 cmd_create_topic() {
-    local t=${1:-} q=${2:-} d out
-    [[ -n $t && $q =~ ^[1-9][0-9]*$ ]] || die "create-topic NAME QUEUES"
+    (($# >= 2 && $# % 2 == 0)) || die "create-topic NAME QUEUES [NAME QUEUES ...]"
+    local d t q specs=() out
     d=$(cluster_dir "")
     ensure_fetched
     # shellcheck disable=SC1091
     source "$d/cluster.conf"
-    out=$(mqadmin_in "$d" updateTopic -n "127.0.0.1:$NAMESRV_PORT" -c "$CLUSTER_NAME" -t "$t" -r "$q" -w "$q" 2>&1) ||
-        { echo "$out" >&2; die "updateTopic $t failed"; }
-    local b n
-    n=$(grep -c 'create topic to .* success' <<<"$out" || true)
-    n=${n:-0}
-    local want
-    want=$(wc -w <<<"$BROKERS")
-    ((n == want)) || { echo "$out" >&2; die "topic $t created on $n of $want brokers"; }
-    say "topic $t: $q queues on each of $BROKERS"
+    while (($#)); do
+        t=$1 q=$2
+        shift 2
+        [[ $t =~ ^[%|a-zA-Z0-9_-]{1,127}$ && $q =~ ^[1-9][0-9]*$ ]] || die "create-topic: bad topic/queues '$t' '$q'"
+        specs+=("$t:$q")
+    done
+    if use_admin; then
+        admin_in "$d" "127.0.0.1:$NAMESRV_PORT" create-topics "$CLUSTER_NAME" 30 "${specs[@]}" ||
+            die "creating ${specs[*]} failed"
+    else
+        local want n spec
+        want=$(wc -w <<<"$BROKERS")
+        for spec in "${specs[@]}"; do
+            t=${spec%:*} q=${spec##*:}
+            out=$(mqadmin_in "$d" updateTopic -n "127.0.0.1:$NAMESRV_PORT" -c "$CLUSTER_NAME" -t "$t" -r "$q" \
+                -w "$q" 2>&1) || { echo "$out" >&2; die "updateTopic $t failed"; }
+            n=$(grep -c 'create topic to .* success' <<<"$out" || true)
+            ((${n:-0} == want)) || { echo "$out" >&2; die "topic $t created on ${n:-0} of $want brokers"; }
+        done
+    fi
+    say "topics ${specs[*]} (name:queues per broker) on $BROKERS"
 }
 
 cmd_mqadmin() {
@@ -501,10 +613,19 @@ cmd_peer() {
     peer_build
     local logs=${RMQ_PEER_LOG_DIR:-${TMPDIR:-/tmp}/rmq-peer-logs}
     mkdir -p "$logs"
-    local jvm=${RMQ_PEER_JVM:-"-Xms64m -Xmx512m -XX:+UseSerialGC"}
+    local jvm=${RMQ_PEER_JVM:-"-Xms64m -Xmx512m -XX:+UseSerialGC"} cp cds f pid
+    cp="$(peer_jar):$(cat "$CLIENT_CP")"
+    # exec keeps this pid, so an archive recorded by an earlier peer is committed once that pid is gone
+    mkdir -p "$VDIR/cds"
+    for f in "$VDIR"/cds/peer.pending.*; do
+        [[ -f $f ]] || continue
+        pid=${f##*.}
+        kill -0 "$pid" 2>/dev/null || cds_commit "$f" "$cp"
+    done
+    cds=$(cds_args peer "$cp $(stat -c %Y "$(peer_jar)")" "$VDIR/cds/peer.pending.$$")
     # shellcheck disable=SC2086
-    exec java $jvm $QUIET_LOGBACK -Duser.home="$logs" \
-        -Drocketmq.client.logRoot="$logs" -cp "$(peer_jar):$(cat "$CLIENT_CP")" "rmq.interop.$cls" "$@"
+    exec java $jvm $QUIET_LOGBACK $JVM_LOG $cds -Duser.home="$logs" \
+        -Drocketmq.client.logRoot="$logs" -cp "$cp" "rmq.interop.$cls" "$@"
 }
 
 cmd_classpath() {
@@ -516,10 +637,27 @@ cmd_classpath() {
     esac
 }
 
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+
 main() {
     local cmd=${1:-}
-    [[ -n $cmd ]] || { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+    [[ -n $cmd ]] || { usage; exit 2; }
     shift
+    if [[ $cmd != start && $cmd != peer && $cmd != mqadmin ]]; then
+        # every cluster command takes --dir D (same as RMQ_CLUSTER_DIR=D)
+        local args=()
+        while (($#)); do
+            if [[ $1 == --dir ]]; then
+                (($# >= 2)) || die "--dir needs a directory"
+                export RMQ_CLUSTER_DIR=$2
+                shift 2
+            else
+                args+=("$1")
+                shift
+            fi
+        done
+        set -- "${args[@]+"${args[@]}"}"
+    fi
     case $cmd in
     fetch) cmd_fetch "$@" ;;
     start) cmd_start "$@" ;;
@@ -532,7 +670,7 @@ main() {
     peer-build) peer_build ;;
     peer) cmd_peer "$@" ;;
     classpath) cmd_classpath "$@" ;;
-    -h | --help | help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' ;;
+    -h | --help | help) usage ;;
     *) die "unknown command $cmd (try --help)" ;;
     esac
 }

@@ -1,0 +1,173 @@
+package rmq.interop;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import org.apache.rocketmq.common.TopicConfig;
+import org.apache.rocketmq.common.constant.PermName;
+import org.apache.rocketmq.remoting.protocol.body.ClusterInfo;
+import org.apache.rocketmq.remoting.protocol.route.BrokerData;
+import org.apache.rocketmq.remoting.protocol.route.QueueData;
+import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
+import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
+
+/**
+ * What tools/rocketmq.sh needs from the admin API, without mqadmin's seconds of graceful Netty shutdown per call.
+ * Runs on the server classpath (rocketmq-tools is a provided dependency).
+ *
+ * <pre>
+ * ClusterAdmin NAMESRV wait-cluster CLUSTER N TIMEOUT_S       until N masters are registered; prints "name addr"
+ * ClusterAdmin NAMESRV create-topics CLUSTER TIMEOUT_S TOPIC:QUEUES...
+ *     UPDATE_AND_CREATE_TOPIC (perm 6, QUEUES read = write queues) on every master of CLUSTER, then waits until
+ *     the NameServer's route lists the topic on all of them
+ * </pre>
+ * Exit status 0 on success, 1 on failure or timeout (reason on stderr).
+ */
+public final class ClusterAdmin {
+    private ClusterAdmin() {
+    }
+
+    public static void main(String[] argv) {
+        Peer.init("admin");
+        int rc;
+        try {
+            rc = run(argv);
+        } catch (Exception e) {
+            Peer.log("ClusterAdmin: %s", e);
+            rc = 1;
+        }
+        // no admin.shutdown(): its graceful Netty shutdown costs seconds and nothing is left to flush
+        System.exit(rc);
+    }
+
+    private static int run(String[] argv) throws Exception {
+        if (argv.length < 2) {
+            Peer.log("usage: ClusterAdmin NAMESRV wait-cluster CLUSTER N TIMEOUT_S | "
+                + "NAMESRV create-topics CLUSTER TIMEOUT_S TOPIC:QUEUES...");
+            return 64;
+        }
+        DefaultMQAdminExt admin = new DefaultMQAdminExt(5000);
+        admin.setNamesrvAddr(argv[0]);
+        admin.setInstanceName("rmq-cluster-admin-" + ProcessHandle.current().pid());
+        admin.setVipChannelEnabled(false);
+        admin.start();
+        switch (argv[1]) {
+            case "wait-cluster":
+                return waitCluster(admin, argv[2], Integer.parseInt(argv[3]), Long.parseLong(argv[4]) * 1000);
+            case "create-topics":
+                return createTopics(admin, argv[2], Long.parseLong(argv[3]) * 1000,
+                    List.of(argv).subList(4, argv.length));
+            default:
+                Peer.log("ClusterAdmin: unknown command %s", argv[1]);
+                return 64;
+        }
+    }
+
+    /** Master addresses of the cluster's brokers, by broker name. */
+    private static Map<String, String> masters(DefaultMQAdminExt admin, String cluster) throws Exception {
+        ClusterInfo info = admin.examineBrokerClusterInfo();
+        Map<String, String> out = new TreeMap<>();
+        Set<String> names = info.getClusterAddrTable() == null ? null : info.getClusterAddrTable().get(cluster);
+        if (names == null) {
+            return out;
+        }
+        for (String name : names) {
+            BrokerData bd = info.getBrokerAddrTable().get(name);
+            String addr = bd == null ? null : bd.getBrokerAddrs().get(0L);
+            if (addr != null) {
+                out.put(name, addr);
+            }
+        }
+        return out;
+    }
+
+    private static int waitCluster(DefaultMQAdminExt admin, String cluster, int n, long timeoutMs)
+        throws Exception {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        Map<String, String> m = Map.of();
+        String last = "";
+        while (System.currentTimeMillis() < deadline) {
+            try {
+                m = masters(admin, cluster);
+                if (m.size() >= n) {
+                    m.forEach((k, v) -> System.err.println(k + " " + v));
+                    return 0;
+                }
+            } catch (Exception e) {
+                last = e.toString();
+            }
+            Thread.sleep(300);
+        }
+        Peer.log("ClusterAdmin: %d of %d brokers of %s registered after %d ms: %s %s", m.size(), n, cluster,
+            timeoutMs, m, last);
+        return 1;
+    }
+
+    private static int createTopics(DefaultMQAdminExt admin, String cluster, long timeoutMs, List<String> specs)
+        throws Exception {
+        Map<String, String> brokers = masters(admin, cluster);
+        if (brokers.isEmpty()) {
+            Peer.log("ClusterAdmin: no broker registered in cluster %s", cluster);
+            return 1;
+        }
+        Map<String, Integer> topics = new TreeMap<>();
+        for (String spec : specs) {
+            int colon = spec.lastIndexOf(':');
+            if (colon <= 0) {
+                throw new IllegalArgumentException("TOPIC:QUEUES expected, got " + spec);
+            }
+            topics.put(spec.substring(0, colon), Integer.parseInt(spec.substring(colon + 1)));
+        }
+        for (Map.Entry<String, Integer> t : topics.entrySet()) {
+            TopicConfig tc = new TopicConfig(t.getKey(), t.getValue(), t.getValue(),
+                PermName.PERM_READ | PermName.PERM_WRITE);
+            for (Map.Entry<String, String> b : brokers.entrySet()) {
+                admin.createAndUpdateTopicConfig(b.getValue(), tc);
+            }
+        }
+        // the broker reports the change to the NameServer asynchronously
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        List<String> missing = new ArrayList<>(topics.keySet());
+        while (true) {
+            missing.clear();
+            for (Map.Entry<String, Integer> t : topics.entrySet()) {
+                if (!routed(admin, t.getKey(), t.getValue(), brokers.keySet())) {
+                    missing.add(t.getKey());
+                }
+            }
+            if (missing.isEmpty()) {
+                return 0;
+            }
+            if (System.currentTimeMillis() >= deadline) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        Peer.log("ClusterAdmin: topics %s not routed to all of %s within %d ms", missing, brokers.keySet(),
+            timeoutMs);
+        return 1;
+    }
+
+    private static boolean routed(DefaultMQAdminExt admin, String topic, int queues, Set<String> brokers) {
+        try {
+            TopicRouteData route = admin.examineTopicRouteInfo(topic);
+            Map<String, QueueData> byBroker = new HashMap<>();
+            for (QueueData qd : route.getQueueDatas()) {
+                byBroker.put(qd.getBrokerName(), qd);
+            }
+            for (String b : brokers) {
+                QueueData qd = byBroker.get(b);
+                if (qd == null || qd.getReadQueueNums() != queues || qd.getWriteQueueNums() != queues) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+}
