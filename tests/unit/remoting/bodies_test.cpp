@@ -151,3 +151,25 @@ TEST_CASE("mq sets follow Java's HashSet order", "[remoting]") {
     body.only_this_broker = false;
     CHECK_THAT(encode_lock_batch_request(body), Catch::EndsWith(R"(,"onlyThisBroker":false})"));
 }
+
+TEST_CASE("ResetOffsetBody is read in both forms a broker may send", "[remoting]") {
+    using Entry = std::pair<rmq::MessageQueue, std::int64_t>;
+    const std::vector<Entry> offsets{{rmq::MessageQueue{"T", "broker-a", 0}, 123},
+                                     {rmq::MessageQueue{"T", "broker-b", 7}, -1}};
+    const std::string object_keys = encode_reset_offset_body(offsets);
+    CHECK(object_keys == R"({"offsetTable":{{"brokerName":"broker-a","queueId":0,"topic":"T"}:123,)"
+                         R"({"brokerName":"broker-b","queueId":7,"topic":"T"}:-1}})");
+    CHECK(decode_reset_offset_body(object_keys) == offsets);
+    const std::string for_c = encode_reset_offset_body(offsets, ResetOffsetForm::ForC);
+    CHECK(for_c == R"({"offsetTable":[{"brokerName":"broker-a","offset":123,"queueId":0,"topic":"T"},)"
+                   R"({"brokerName":"broker-b","offset":-1,"queueId":7,"topic":"T"}]})");
+    CHECK(decode_reset_offset_body(for_c) == offsets);
+    // Whitespace, other members and braces inside strings do not confuse the hand parser.
+    CHECK(decode_reset_offset_body(R"({ "x" : {"a":"}{"}, "offsetTable" : { {"brokerName":"b}","queueId":1,)"
+                                   R"("topic":"T"} : 5 } })") ==
+          std::vector<Entry>{{rmq::MessageQueue{"T", "b}", 1}, 5}});
+    CHECK(decode_reset_offset_body(R"({"offsetTable":{}})").empty());
+    CHECK_THROWS_AS(decode_reset_offset_body(R"({"offsetTable":{{"brokerName":"b"}:x}})"), CodecError);
+    CHECK_THROWS_AS(decode_reset_offset_body(R"({"offsetTable":{{"brokerName":"b"})"), CodecError);
+    CHECK_THROWS_AS(decode_reset_offset_body("[]"), CodecError);
+}

@@ -176,3 +176,21 @@ TEST_CASE("header decoding follows Java's parsing rules", "[remoting]") {
     none.fields().set("offset", "42");
     CHECK(header_of<OffsetResponseHeader>(none).offset == std::optional<std::int64_t>(42));
 }
+
+TEST_CASE("broker-to-client request headers decode", "[remoting]") {
+    const auto reset = from_ext_fields<ResetOffsetRequestHeader>(
+        ExtFields{{"topic", "T"}, {"group", "g"}, {"timestamp", "1700000000000"}, {"isForce", "true"}});
+    CHECK(reset.timestamp == 1700000000000);
+    CHECK(reset.is_force);
+    CHECK_FALSE(reset.queue_id.has_value());
+    const auto running = from_ext_fields<GetConsumerRunningInfoRequestHeader>(
+        ExtFields{{"consumerGroup", "g"}, {"clientId", "c"}, {"jstackEnable", "false"}});
+    CHECK(running.jstack_enable == std::optional<bool>(false));
+    CHECK_THROWS_WITH(from_ext_fields<GetConsumerRunningInfoRequestHeader>(ExtFields{{"consumerGroup", "g"}}),
+                      Catch::Contains("<clientId> is null"));
+    const auto direct = from_ext_fields<ConsumeMessageDirectlyResultRequestHeader>(
+        ExtFields{{"consumerGroup", "g"}, {"msgId", "m"}, {"brokerName", "b"}});
+    CHECK(direct.msg_id == std::optional<std::string>("m"));
+    CHECK(from_ext_fields<GetConsumerStatusRequestHeader>(ExtFields{{"topic", "T"}, {"group", "g"}}).group ==
+          "g");
+}
