@@ -69,7 +69,8 @@ mvn_run() {
     local log
     log=$(mktemp)
     # -B: no colours/progress; the local repository lives in the cache so that nothing touches ~/.m2.
-    if ! timeout "${RMQ_MVN_TIMEOUT:-900}" mvn -B -q -Dmaven.repo.local="$M2" "$@" >"$log" 2>&1; then
+    if ! timeout "${RMQ_MVN_TIMEOUT:-600}" mvn -B -q -Dmaven.repo.local="$M2" -Dmaven.wagon.http.retryHandler.count=2 \
+        "$@" >"$log" 2>&1; then
         cat "$log" >&2
         rm -f "$log"
         return 1
