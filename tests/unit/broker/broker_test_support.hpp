@@ -34,10 +34,16 @@ public:
     }
 
     rmq::Outcome<rmq::PullResult> wait() const {
+        auto r = wait_raw();
+        REQUIRE(r.has_value());
+        return *r;
+    }
+
+    /// wait() without Catch2 assertions (which are not thread-safe): nullopt when nothing came.
+    std::optional<rmq::Outcome<rmq::PullResult>> wait_raw() const {
         std::unique_lock lock(state_->mutex);
         state_->cv.wait_for(lock, std::chrono::seconds(60), [&] { return state_->result.has_value(); });
-        REQUIRE(state_->result.has_value());
-        return *state_->result;
+        return state_->result;
     }
 
 private:
