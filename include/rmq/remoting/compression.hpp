@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <string>
@@ -140,14 +141,10 @@ inline std::string lz4_decompress(std::string_view in) {
     char buf[65536];
     const char* src = in.data();
     std::size_t left = in.size();
-    std::size_t hint = 1;
-    while (hint != 0) {
-        if (left == 0) {
-            throw CodecError("LZ4 body is truncated");
-        }
+    while (true) {
         std::size_t dst_size = sizeof buf;
         std::size_t src_size = left;
-        hint = LZ4F_decompress(ctx, buf, &dst_size, src, &src_size, nullptr);
+        const std::size_t hint = LZ4F_decompress(ctx, buf, &dst_size, src, &src_size, nullptr);
         if (LZ4F_isError(hint)) {
             throw CodecError(fmt::format("LZ4 body is corrupt: {}", LZ4F_getErrorName(hint)));
         }
@@ -155,21 +152,40 @@ inline std::string lz4_decompress(std::string_view in) {
         check_growth(out.size(), CompressionType::Lz4);
         src += src_size;
         left -= src_size;
+        if (hint == 0) {
+            break;  // frame complete
+        }
         if (src_size == 0 && dst_size == 0) {
-            throw CodecError("LZ4 body does not progress");
+            throw CodecError("LZ4 body is truncated");  // wants more input and has no buffered output
         }
     }
     return out;
 }
 
-inline std::string lz4_compress(std::string_view in, int level) {
+inline std::string lz4_compress(std::string_view in, int /*level*/) {
+    // Like lz4-java's LZ4FrameOutputStream (what Java's Lz4Compressor uses, ignoring the level): fast
+    // compressor, independent blocks of at most 4 MiB declared as such even for small bodies (lz4-java cannot
+    // read dependent blocks), no checksums. The streaming API keeps the declared block size (compressFrame
+    // would shrink it).
     LZ4F_preferences_t prefs{};
-    prefs.compressionLevel = level;
-    std::string out(LZ4F_compressFrameBound(in.size(), &prefs), '\0');
-    const std::size_t n = LZ4F_compressFrame(out.data(), out.size(), in.data(), in.size(), &prefs);
-    if (LZ4F_isError(n)) {
-        throw CodecError(fmt::format("LZ4: compression failed: {}", LZ4F_getErrorName(n)));
+    prefs.frameInfo.blockSizeID = LZ4F_max4MB;
+    prefs.frameInfo.blockMode = LZ4F_blockIndependent;
+    prefs.compressionLevel = 0;
+    LZ4F_cctx* ctx = nullptr;
+    if (LZ4F_isError(LZ4F_createCompressionContext(&ctx, LZ4F_VERSION))) {
+        throw CodecError("LZ4: cannot create a compression context");
     }
+    std::unique_ptr<LZ4F_cctx, LZ4F_errorCode_t (*)(LZ4F_cctx*)> guard(ctx, LZ4F_freeCompressionContext);
+    std::string out(LZ4F_HEADER_SIZE_MAX + LZ4F_compressBound(in.size(), &prefs), '\0');
+    auto check = [](std::size_t rc) {
+        if (LZ4F_isError(rc)) {
+            throw CodecError(fmt::format("LZ4: compression failed: {}", LZ4F_getErrorName(rc)));
+        }
+        return rc;
+    };
+    std::size_t n = check(LZ4F_compressBegin(ctx, out.data(), out.size(), &prefs));
+    n += check(LZ4F_compressUpdate(ctx, out.data() + n, out.size() - n, in.data(), in.size(), nullptr));
+    n += check(LZ4F_compressEnd(ctx, out.data() + n, out.size() - n, nullptr));
     out.resize(n);
     return out;
 }
@@ -201,12 +217,37 @@ inline std::string zstd_decompress(std::string_view in) {
 }
 
 inline std::string zstd_compress(std::string_view in, int level) {
-    std::string out(ZSTD_compressBound(in.size()), '\0');
-    const std::size_t n = ZSTD_compress(out.data(), out.size(), in.data(), in.size(), level);
-    if (ZSTD_isError(n)) {
-        throw CodecError(fmt::format("ZSTD: compression failed: {}", ZSTD_getErrorName(n)));
+    // Streamed like zstd-jni's ZstdOutputStream (Java's ZstdCompressor): the frame does not declare its
+    // content size and has no checksum.
+    std::unique_ptr<ZSTD_CCtx, std::size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    auto check = [](std::size_t rc) {
+        if (ZSTD_isError(rc)) {
+            throw CodecError(fmt::format("ZSTD: compression failed: {}", ZSTD_getErrorName(rc)));
+        }
+        return rc;
+    };
+    if (!cctx) {
+        throw CodecError("ZSTD: cannot create a compression context");
     }
-    out.resize(n);
+    check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level));
+    std::string out;
+    std::string buf(ZSTD_CStreamOutSize(), '\0');
+    ZSTD_inBuffer input{in.data(), in.size(), 0};
+    while (input.pos < input.size) {
+        ZSTD_outBuffer output{buf.data(), buf.size(), 0};
+        check(ZSTD_compressStream2(cctx.get(), &output, &input, ZSTD_e_continue));
+        out.append(buf.data(), output.pos);
+    }
+    // Java flushes before closing the stream, so the data ends a block and an empty last block follows.
+    ZSTD_inBuffer none{nullptr, 0, 0};
+    for (const auto op : {ZSTD_e_flush, ZSTD_e_end}) {
+        std::size_t remaining = 1;
+        while (remaining != 0) {
+            ZSTD_outBuffer output{buf.data(), buf.size(), 0};
+            remaining = check(ZSTD_compressStream2(cctx.get(), &output, &none, op));
+            out.append(buf.data(), output.pos);
+        }
+    }
     return out;
 }
 #endif
