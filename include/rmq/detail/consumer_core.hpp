@@ -619,6 +619,70 @@ private:
             }
         }
         truncate_not_my_topic(subs);
+        if (clustering_) {
+            check_group_subscriptions(subs);
+        }
+    }
+
+    /// Seed 004: compares this member's subscriptions with every other member's, when the transport can list
+    /// the group (optional capability `group_members(group)`); pull answers SUBSCRIPTION_NOT_EXIST are the
+    /// fallback signal.
+    void check_group_subscriptions(const std::map<std::string, SubscriptionData>& mine) {
+        if constexpr (requires(Tr& t, const std::string& g) { t.group_members(g); }) {
+            std::vector<std::string> differences;
+            try {
+                for (const auto& member : transport_.group_members(group_)) {
+                    if (member.client_id == client_id_) {
+                        continue;
+                    }
+                    std::map<std::string, std::string> theirs;
+                    for (const auto& sd : member.consumer_data.subscription_data_set) {
+                        if (!is_retry_topic(sd.topic)) {
+                            theirs[sd.topic] = sd.sub_string;
+                        }
+                    }
+                    std::map<std::string, std::string> ours;
+                    for (const auto& [topic, sd] : mine) {
+                        if (!is_retry_topic(topic)) {
+                            ours[topic] = sd.sub_string;
+                        }
+                    }
+                    if (theirs != ours) {
+                        differences.push_back(
+                            fmt::format("member {} subscribes {{{}}}, this member {} subscribes {{{}}}",
+                                        member.client_id,
+                                        describe(theirs),
+                                        client_id_,
+                                        describe(ours)));
+                    }
+                }
+            } catch (const std::exception& e) {
+                log_line("group [{}]: listing the group's members failed: {}", group_, e.what());
+                return;
+            }
+            if (differences.empty()) {
+                if (subscription_inconsistent_.exchange(false)) {
+                    stats_.set_subscription_inconsistent(false);
+                    log_line("group [{}]: subscriptions are consistent again", group_);
+                }
+            } else {
+                std::string why;
+                for (const auto& d : differences) {
+                    why += why.empty() ? d : "; " + d;
+                }
+                note_subscription_inconsistency(why);
+            }
+        } else {
+            (void)mine;
+        }
+    }
+
+    static std::string describe(const std::map<std::string, std::string>& subs) {
+        std::string out;
+        for (const auto& [topic, expr] : subs) {
+            out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", topic, expr);
+        }
+        return out;
     }
 
     void rebalance_topic(const std::string& topic) {

@@ -1,32 +1,35 @@
 #pragma once
 
 /// @file detail/scheduler.hpp
-/// rmq::detail::Scheduler: the one event-loop thread of a client (Boost.Asio io_context + steady timers).
-/// Pull loops, rebalance, lock renewal, offset persistence and transport completions all run here, one at a
-/// time.
+/// rmq::detail::Scheduler: the one event-loop thread of a client. Pull loops, rebalance, lock renewal, offset
+/// persistence and transport completions all run here, one at a time, in deadline order.
+///
+/// A plain timer queue (std::thread + condition variable) rather than Boost.Asio's io_context: the loop needs
+/// nothing but "run this at time t", and g++ 12 rejects Asio's atomic_thread_fence under -fsanitize=thread
+/// (-Wtsan with -Werror), which would keep the consumer out of the TSan build.
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
-#include <string>
 #include <thread>
 #include <utility>
 
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <fmt/format.h>
 
 namespace rmq::detail {
 
-/// A single-threaded timer loop. Work posted after stop() is silently discarded (destroyed unrun), which is
-/// what late completions need: nothing runs once the owner began shutting down.
+/// A single-threaded timer loop. Work posted after stop() is discarded (destroyed unrun), which is what late
+/// completions need: nothing runs once the owner began shutting down.
 class Scheduler {
 public:
+    using TimePoint = std::chrono::steady_clock::time_point;
+
     Scheduler() = default;
     Scheduler(const Scheduler&) = delete;
     Scheduler& operator=(const Scheduler&) = delete;
@@ -36,68 +39,64 @@ public:
     /// Starts the loop thread.
     void start() {
         const std::lock_guard lock(mutex_);
-        if (thread_.joinable() || stopped_.load()) {
+        if (thread_.joinable() || stopped_) {
             return;
         }
-        thread_ = std::thread([this] {
-            loop_thread_id_.store(std::this_thread::get_id());
-            io_.run();
-        });
+        thread_ = std::thread([this] { run(); });
     }
 
-    /// Stops the loop and joins its thread (a no-op from the loop thread itself, which cannot join itself).
+    /// Stops the loop, joins its thread (not from the loop thread itself) and discards pending work.
     void stop() {
         std::thread to_join;
+        std::multimap<std::pair<TimePoint, std::uint64_t>, std::function<void()>> discarded;
         {
             const std::lock_guard lock(mutex_);
-            stopped_.store(true);
-            work_.reset();
-            io_.stop();
+            stopped_ = true;
             if (thread_.joinable() && std::this_thread::get_id() != thread_.get_id()) {
                 to_join = std::move(thread_);
             }
         }
+        cv_.notify_all();
         if (to_join.joinable()) {
             to_join.join();
         }
+        {
+            const std::lock_guard lock(mutex_);
+            discarded.swap(queue_);
+        }
+        // `discarded` dies here, outside the lock: destroying a task may post (and be refused).
     }
 
     /// Whether stop() was called.
-    [[nodiscard]] bool stopped() const noexcept { return stopped_.load(); }
+    [[nodiscard]] bool stopped() const {
+        const std::lock_guard lock(mutex_);
+        return stopped_;
+    }
 
     /// Whether the caller runs on the loop thread.
     [[nodiscard]] bool in_loop() const noexcept {
         return std::this_thread::get_id() == loop_thread_id_.load();
     }
 
-    /// Runs `fn` on the loop thread as soon as possible.
-    void post(std::function<void()> fn) {
-        if (stopped_.load()) {
-            return;
-        }
-        boost::asio::post(io_, std::move(fn));
-    }
+    /// Runs `fn` on the loop thread as soon as possible (after the work already due).
+    void post(std::function<void()> fn) { post_after(0, std::move(fn)); }
 
     /// Runs `fn` on the loop thread after `delay_millis` (<= 0: as soon as possible).
     void post_after(std::int64_t delay_millis, std::function<void()> fn) {
-        if (stopped_.load()) {
-            return;
-        }
-        if (delay_millis <= 0) {
-            post(std::move(fn));
-            return;
-        }
-        auto timer =
-            std::make_shared<boost::asio::steady_timer>(io_, std::chrono::milliseconds(delay_millis));
-        timer->async_wait([timer, fn = std::move(fn)](const boost::system::error_code& ec) {
-            if (!ec) {
-                fn();
+        const TimePoint when =
+            std::chrono::steady_clock::now() + std::chrono::milliseconds(delay_millis > 0 ? delay_millis : 0);
+        {
+            const std::lock_guard lock(mutex_);
+            if (stopped_) {
+                return;
             }
-        });
+            queue_.emplace(std::make_pair(when, ++sequence_), std::move(fn));
+        }
+        cv_.notify_one();
     }
 
     /// Runs `fn` every `period_millis`, first after `initial_delay_millis`, until stop(). An exception from
-    /// `fn` does not cancel the schedule (the callee logs its own errors).
+    /// `fn` is logged and does not cancel the schedule.
     void every(std::int64_t initial_delay_millis, std::int64_t period_millis, std::function<void()> fn) {
         auto shared = std::make_shared<std::function<void()>>(std::move(fn));
         schedule_periodic(initial_delay_millis, period_millis, std::move(shared));
@@ -107,20 +106,46 @@ private:
     void
     schedule_periodic(std::int64_t delay, std::int64_t period, std::shared_ptr<std::function<void()>> fn) {
         post_after(delay, [this, period, fn] {
-            try {
-                (*fn)();
-            } catch (const std::exception& e) {
-                fmt::print(stderr, "rmq: periodic task failed: {}\n", e.what());
-            }
+            (*fn)();
             schedule_periodic(period, period, fn);
         });
     }
 
-    boost::asio::io_context io_;
-    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_{io_.get_executor()};
-    std::mutex mutex_;
+    void run() {
+        loop_thread_id_.store(std::this_thread::get_id());
+        std::unique_lock lock(mutex_);
+        while (!stopped_) {
+            if (queue_.empty()) {
+                cv_.wait(lock);
+                continue;
+            }
+            const auto first = queue_.begin();
+            if (first->first.first > std::chrono::steady_clock::now()) {
+                cv_.wait_until(lock, first->first.first);
+                continue;
+            }
+            std::function<void()> task = std::move(first->second);
+            queue_.erase(first);
+            lock.unlock();
+            try {
+                task();
+            } catch (const std::exception& e) {
+                fmt::print(stderr, "rmq: scheduled task failed: {}\n", e.what());
+            } catch (...) {
+                fmt::print(stderr, "rmq: scheduled task failed with an unknown exception\n");
+            }
+            task = nullptr;
+            lock.lock();
+        }
+    }
+
+    mutable std::mutex mutex_;
+    std::condition_variable cv_;
+    // Keyed by (deadline, sequence) so that equal deadlines run in posting order.
+    std::multimap<std::pair<TimePoint, std::uint64_t>, std::function<void()>> queue_;
+    std::uint64_t sequence_ = 0;
+    bool stopped_ = false;
     std::thread thread_;
-    std::atomic<bool> stopped_{false};
     std::atomic<std::thread::id> loop_thread_id_{};
 };
 

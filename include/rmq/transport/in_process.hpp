@@ -107,6 +107,12 @@ public:
     /// The broker's clock.
     [[nodiscard]] std::shared_ptr<Clock> clock() const { return state_->clock(); }
 
+    /// Optional capability (GET_CONSUMER_CONNECTION_LIST): the group's members with the ConsumerData each last
+    /// sent; the consumer compares subscriptions with it to report an inconsistent group (consumer.md §8.5).
+    [[nodiscard]] std::vector<GroupMember> group_members(const std::string& group) const {
+        return state_->group_members(group);
+    }
+
 private:
     friend class InProcessBroker;
 
