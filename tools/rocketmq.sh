@@ -99,20 +99,38 @@ resolve_cp() {
 
 peer_jar() { echo "$PEER_OUT/rmq-interop.jar"; }
 
-peer_build() {
-    [[ -f $INTEROP/pom.xml ]] || die "no $INTEROP/pom.xml"
+# Maven runs of concurrent callers (e.g. a producer and a consumer peer started together) must not interleave.
+LOCKED=0
+lock_cache() {
+    ((LOCKED)) && return 0
+    mkdir -p "$VDIR"
+    exec 9>"$VDIR/.lock"
+    command -v flock >/dev/null || return 0
+    flock -w "${RMQ_MVN_TIMEOUT:-600}" 9 || die "another tools/rocketmq.sh holds $VDIR/.lock"
+    LOCKED=1
+}
+
+peer_fresh() {
     local jar
     jar=$(peer_jar)
-    if [[ -f $jar ]] && [[ -z $(find "$INTEROP" -newer "$jar" -type f \( -name '*.java' -o -name pom.xml \) | head -1) ]]
-    then
-        return 0
-    fi
-    local offline=()
-    # Once the plugins are in the cache, building never needs the network.
-    [[ -f $VDIR/peer.plugins-ok || ${RMQ_OFFLINE:-0} == 1 ]] && offline=(-o)
+    [[ -f $jar ]] && [[ -z $(find "$INTEROP" -newer "$jar" -type f \( -name '*.java' -o -name pom.xml \) | head -1) ]]
+}
+
+peer_build() {
+    [[ -f $INTEROP/pom.xml ]] || die "no $INTEROP/pom.xml"
+    peer_fresh && return 0
+    lock_cache
+    peer_fresh && return 0
+    local jar
+    jar=$(peer_jar)
     say "building the Java reference peer (tests/interop) into $PEER_OUT ..."
-    mvn_run "${offline[@]}" -f "$INTEROP/pom.xml" -Drocketmq.version="$RMQ_VERSION" \
-        -Dinterop.build.dir="$PEER_OUT" package || die "building tests/interop failed"
+    # Once the plugins are in the cache, building never needs the network (unless the pom gained a plugin).
+    if ! { [[ -f $VDIR/peer.plugins-ok || ${RMQ_OFFLINE:-0} == 1 ]] && mvn_run -o -f "$INTEROP/pom.xml" \
+        -Drocketmq.version="$RMQ_VERSION" -Dinterop.build.dir="$PEER_OUT" package; }; then
+        [[ ${RMQ_OFFLINE:-0} == 1 ]] && die "building tests/interop offline failed"
+        mvn_run -f "$INTEROP/pom.xml" -Drocketmq.version="$RMQ_VERSION" -Dinterop.build.dir="$PEER_OUT" package ||
+            die "building tests/interop failed"
+    fi
     [[ -f $jar ]] || die "tests/interop built but $jar is missing"
     touch "$VDIR/peer.plugins-ok"
 }
@@ -120,7 +138,7 @@ peer_build() {
 cmd_fetch() {
     local t0
     t0=$(now_ms)
-    mkdir -p "$VDIR"
+    lock_cache
     resolve_cp "$TPL/server-pom.xml" "$SERVER_CP"
     resolve_cp "$TPL/client-pom.xml" "$CLIENT_CP"
     if [[ -f $INTEROP/pom.xml ]]; then peer_build; fi
