@@ -12,6 +12,7 @@
 #   tools/rocketmq.sh peer-build                    build tests/interop (RefProducer, RefConsumer)
 #   tools/rocketmq.sh peer CLASS ARGS...            run a reference peer class (e.g. RefProducer)
 #   tools/rocketmq.sh classpath server|client|peer  print a classpath
+#   tools/rocketmq.sh smoke [COUNT]                 COUNT (100) messages Java -> Java through a new topic
 #
 # Which cluster: --dir D, else $RMQ_CLUSTER_DIR, else the last one started (recorded in the cache directory).
 # Environment: RMQ_CLUSTER_CACHE (default ~/.cache/rmq-cluster), RMQ_VERSION (5.3.3), RMQ_NAMESRV_PORT (9876, or a
@@ -178,24 +179,26 @@ cds_args() {
     echo "-XX:ArchiveClassesAtExit=$tmp"
 }
 
-# cds_commit PENDING_FILE CLASSPATH: after the JVM exited, keeps its archive if the JVM accepts it.
+# cds_commit PENDING_FILE CLASSPATH: after the JVM exited, keeps its archive if the JVM accepts it. Best effort:
+# never fails, and concurrent callers (two peers started together) claim a pending file only once.
 cds_commit() {
-    local pending=$1 cp=$2 tmp f
-    [[ -f $pending ]] || return 0
-    tmp=$(cat "$pending")
-    rm -f "$pending"
+    local pending=$1 cp=$2 tmp f other claim=$1.claim.$$
+    mv "$pending" "$claim" 2>/dev/null || return 0
+    tmp=$(cat "$claim" 2>/dev/null) || tmp=""
+    rm -f "$claim"
+    [[ -n $tmp ]] || return 0
     f=${tmp%.tmp.*}
     # a JVM killed while dumping leaves a truncated file; -Xshare:on refuses anything unusable
+    # shellcheck disable=SC2086
     if [[ -s $tmp && ! -e $f ]] && timeout 30 java -Xshare:on -XX:SharedArchiveFile="$tmp" $JVM_LOG -cp "$cp" \
-        -version >/dev/null 2>&1; then
-        mv -n "$tmp" "$f"
+        -version >/dev/null 2>&1 && mv -n "$tmp" "$f" 2>/dev/null; then
         # archives of this kind for an older classpath or jar are dead weight (~15-30 MB each)
-        local other
         for other in "${f%-*}"-*.jsa; do
             [[ $other == "$f" ]] || rm -f "$other"
         done
     fi
     rm -f "$tmp"
+    return 0
 }
 
 # ---------------------------------------------------------------------------------------------------- state
@@ -637,7 +640,7 @@ cmd_peer() {
     # exec keeps this pid, so an archive recorded by an earlier peer is committed once that pid is gone
     mkdir -p "$VDIR/cds"
     for f in "$VDIR"/cds/peer.pending.*; do
-        [[ -f $f ]] || continue
+        [[ -f $f && $f != *.claim.* ]] || continue
         pid=${f##*.}
         kill -0 "$pid" 2>/dev/null || cds_commit "$f" "$cp"
     done
@@ -645,6 +648,32 @@ cmd_peer() {
     # shellcheck disable=SC2086
     exec java $jvm $QUIET_LOGBACK $JVM_LOG $cds -Duser.home="$logs" \
         -Drocketmq.client.logRoot="$logs" -cp "$cp" "rmq.interop.$cls" "$@"
+}
+
+# smoke: Java -> Java through the running cluster (a new topic with 4 queues per broker, N messages with tags, keys
+# and compressed bodies); proves the cluster and the reference peer work before blaming rmq.
+cmd_smoke() {
+    local n=${1:-100} d topic t0 cpid rc=0
+    [[ $n =~ ^[1-9][0-9]*$ ]] || die "smoke [COUNT]"
+    d=$(cluster_dir "")
+    # shellcheck disable=SC1091
+    source "$d/cluster.conf"
+    t0=$(now_ms)
+    topic=rmq_smoke_$(date +%s)_$$
+    "$0" create-topic --dir "$d" "$topic" 4
+    mkdir -p "$d/smoke"
+    "$0" peer RefConsumer "127.0.0.1:$NAMESRV_PORT" "${topic}_group" "$topic" '*' concurrently "$n" 120 \
+        >"$d/smoke/received.jsonl" &
+    cpid=$!
+    "$0" peer RefProducer "127.0.0.1:$NAMESRV_PORT" "$topic" "$n" --tags TagA,TagB,TagC --keys k- --seq-prop seq \
+        --large-every 10 >"$d/smoke/sent.jsonl" || rc=1
+    wait "$cpid" || rc=1
+    ((rc == 0)) || die "smoke: the Java peer failed (files in $d/smoke)"
+    if ! diff <(grep -o '"msgId":"[^"]*"' "$d/smoke/sent.jsonl" | sort) \
+        <(grep -o '"msgId":"[^"]*"' "$d/smoke/received.jsonl" | sort -u) >/dev/null; then
+        die "smoke: received message ids differ from the sent ones (files in $d/smoke)"
+    fi
+    say "smoke ok: $n messages Java -> Java through $topic in $(secs_since "$t0") s"
 }
 
 cmd_classpath() {
@@ -689,6 +718,7 @@ main() {
     peer-build) peer_build ;;
     peer) cmd_peer "$@" ;;
     classpath) cmd_classpath "$@" ;;
+    smoke) cmd_smoke "$@" ;;
     -h | --help | help) usage ;;
     *) die "unknown command $cmd (try --help)" ;;
     esac
