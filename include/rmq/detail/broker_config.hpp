@@ -54,6 +54,21 @@ struct BrokerConfig {
     std::shared_ptr<Clock> clock = system_clock();
 };
 
+/// Requests of the embedded broker whose answers can be replaced by an error
+/// (InProcessBroker::inject_failure), to test how clients cope with broker errors.
+enum class BrokerRequest {
+    TopicRoute,
+    Heartbeat,
+    ConsumerIdList,
+    Pull,
+    QueryConsumerOffset,
+    UpdateConsumerOffset,
+    LockBatch,
+    UnlockBatch,
+    Send,
+    SendBack,
+};
+
 namespace detail {
 
 /// Parses MessageStoreConfig.messageDelayLevel ("1s 5s 1m 2h ..."; units s, m, h, d) into milliseconds per

@@ -216,6 +216,7 @@ public:
 
     TopicRoute topic_route(const std::string& topic) const {
         const std::lock_guard lock(mutex_);
+        take_fault_locked(BrokerRequest::TopicRoute);
         const auto it = topics_.find(topic);
         if (it == topics_.end()) {
             throw BrokerError(response_code::topic_not_exist,
@@ -248,6 +249,7 @@ public:
         {
             const std::lock_guard lock(mutex_);
             check_running();
+            take_fault_locked(BrokerRequest::Send);
             auto it = topics_.find(mq.topic);
             if (it == topics_.end()) {
                 if (!config_.auto_create_topic_enable) {
@@ -310,6 +312,7 @@ public:
         {
             const std::lock_guard lock(mutex_);
             check_running();
+            take_fault_locked(BrokerRequest::SendBack);
             require_subscription_group_locked(args.group);
             const auto found = commit_log_.find(args.message.commit_log_offset());
             if (found == commit_log_.end()) {
@@ -435,6 +438,13 @@ public:
             const std::lock_guard lock(mutex_);
             if (stopping_) {
                 immediate.emplace(response_code::system_error, "the broker is shut down");
+            } else if (const auto fault = faults_.find(BrokerRequest::Pull); fault != faults_.end()) {
+                out.push_back([cb = std::move(callback), code = fault->second.code]() mutable {
+                    cb(Outcome<PullResult>(code, "injected failure of PULL_MESSAGE"));
+                });
+                if (--fault->second.remaining == 0) {
+                    faults_.erase(fault);
+                }
             } else {
                 auto r = process_pull_locked(args, true, callback);
                 if (r) {
@@ -458,6 +468,7 @@ public:
                                                       const MessageQueue& mq) const {
         check_own_queue(mq);
         const std::lock_guard lock(mutex_);
+        take_fault_locked(BrokerRequest::QueryConsumerOffset);
         if (const auto it = offsets_.find(offset_key(group, mq)); it != offsets_.end()) {
             return it->second;
         }
@@ -487,6 +498,7 @@ public:
                 fmt::format("illegal consumer offset {} for {} of group {}", offset, mq, group));
         }
         const std::lock_guard lock(mutex_);
+        take_fault_locked(BrokerRequest::UpdateConsumerOffset);
         offsets_[offset_key(group, mq)] = offset;
     }
 
@@ -529,6 +541,7 @@ public:
         {
             const std::lock_guard lock(mutex_);
             check_running();
+            take_fault_locked(BrokerRequest::Heartbeat);
             for (const auto& cd : hb.consumer_data_set) {
                 require_subscription_group_locked(cd.group_name);
             }
@@ -599,6 +612,7 @@ public:
     /// the group has no member, as the Java broker answers.
     std::vector<std::string> consumer_id_list(const std::string& group) const {
         const std::lock_guard lock(mutex_);
+        take_fault_locked(BrokerRequest::ConsumerIdList);
         const auto it = groups_.find(group);
         if (it == groups_.end() || it->second.channels.empty()) {
             throw BrokerError(response_code::system_error,
@@ -639,6 +653,7 @@ public:
     lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
         check_group(group);
         const std::lock_guard lock(mutex_);
+        take_fault_locked(BrokerRequest::LockBatch);
         const std::int64_t now = clock_->steady_millis();
         auto& table = locks_[group];
         std::vector<MessageQueue> granted;
@@ -666,6 +681,7 @@ public:
                       const std::string& client_id,
                       const std::vector<MessageQueue>& mqs) {
         const std::lock_guard lock(mutex_);
+        take_fault_locked(BrokerRequest::UnlockBatch);
         const auto it = locks_.find(group);
         if (it == locks_.end()) {
             return;
@@ -698,6 +714,16 @@ public:
         check_group(group);
         const std::lock_guard lock(mutex_);
         subscription_groups_.insert(group);
+    }
+
+    /// The next `times` requests of kind `request` fail with `code` (0 times clears).
+    void inject_failure(BrokerRequest request, int code, int times) {
+        const std::lock_guard lock(mutex_);
+        if (times <= 0) {
+            faults_.erase(request);
+        } else {
+            faults_[request] = Fault{code, times};
+        }
     }
 
 private:
@@ -745,6 +771,25 @@ private:
     };
 
     using OffsetKey = std::tuple<std::string, std::string, std::int32_t>;
+
+    struct Fault {
+        int code = response_code::system_error;
+        int remaining = 0;
+    };
+
+    /// Throws the injected failure of this request kind, if one is pending.
+    void take_fault_locked(BrokerRequest request) const {
+        const auto it = faults_.find(request);
+        if (it == faults_.end()) {
+            return;
+        }
+        const int code = it->second.code;
+        if (--it->second.remaining == 0) {
+            faults_.erase(it);
+        }
+        throw BrokerError(code,
+                          fmt::format("injected failure of request kind {}", static_cast<int>(request)));
+    }
 
     static OffsetKey offset_key(const std::string& group, const MessageQueue& mq) {
         return {mq.topic, group, mq.queue_id};
@@ -1274,6 +1319,7 @@ private:
     std::map<std::pair<std::string, std::int32_t>, std::vector<HeldPull>> held_;
     std::map<std::uint64_t, std::weak_ptr<NotificationSlot>> handles_;
     std::uint64_t next_handle_id_ = 0;
+    mutable std::map<BrokerRequest, Fault> faults_;
 };
 
 }  // namespace detail

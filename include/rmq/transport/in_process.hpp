@@ -107,8 +107,9 @@ public:
     /// The broker's clock.
     [[nodiscard]] std::shared_ptr<Clock> clock() const { return state_->clock(); }
 
-    /// Optional capability (GET_CONSUMER_CONNECTION_LIST): the group's members with the ConsumerData each last
-    /// sent; the consumer compares subscriptions with it to report an inconsistent group (consumer.md §8.5).
+    /// Optional capability (GET_CONSUMER_CONNECTION_LIST): the group's members with the ConsumerData each
+    /// last sent; the consumer compares subscriptions with it to report an inconsistent group (consumer.md
+    /// §8.5). Not part of rmq::Transport.
     [[nodiscard]] std::vector<GroupMember> group_members(const std::string& group) const {
         return state_->group_members(group);
     }
@@ -235,6 +236,12 @@ public:
 
     /// Pulls parked for long polling.
     [[nodiscard]] std::size_t held_pull_count() const { return state_->held_pull_count(); }
+
+    /// Fault injection: the next `times` requests of kind `request` fail with response code `code` (thrown as
+    /// rmq::BrokerError, or a failed Outcome for pulls) before they change anything. `times` 0 clears.
+    void inject_failure(BrokerRequest request, int code, int times = 1) {
+        state_->inject_failure(request, code, times);
+    }
 
     /// Waits until every pull completion and notification queued so far has run. Must not be called from
     /// such a callback (throws rmq::IllegalState).

@@ -114,3 +114,45 @@ TEST_CASE("broker: drain from a callback is refused") {
     });
     CHECK(fut.get());
 }
+
+TEST_CASE("broker: injected failures hit the next requests of one kind, then stop") {
+    Fixture f;
+    f.subscribe("G", "c1", "TopicTest", "*");
+    f.broker->inject_failure(rmq::BrokerRequest::Pull, rmq::response_code::system_busy, 2);
+    CHECK(f.pull(f.args(0, 0)).code() == rmq::response_code::system_busy);
+    CHECK(f.pull(f.args(0, 0)).code() == rmq::response_code::system_busy);
+    CHECK(f.pull(f.args(0, 0)).ok());
+
+    f.broker->inject_failure(rmq::BrokerRequest::Send, rmq::response_code::system_error);
+    CHECK(broker_error_code([&] { f.send(0, "TagA"); }) == rmq::response_code::system_error);
+    CHECK(f.broker->max_offset(f.mq(0)) == 0);
+    f.send(0, "TagA");
+    CHECK(f.broker->max_offset(f.mq(0)) == 1);
+
+    f.broker->inject_failure(rmq::BrokerRequest::LockBatch, rmq::response_code::system_error, 5);
+    CHECK(broker_error_code([&] { f.transport->lock_batch("G", "c1", {f.mq(0)}); }) ==
+          rmq::response_code::system_error);
+    f.broker->inject_failure(rmq::BrokerRequest::LockBatch, 0, 0);  // cleared
+    CHECK(f.transport->lock_batch("G", "c1", {f.mq(0)}).size() == 1);
+
+    f.broker->inject_failure(rmq::BrokerRequest::QueryConsumerOffset, rmq::response_code::query_not_found);
+    CHECK(broker_error_code([&] { (void)f.transport->query_consumer_offset("G", f.mq(0)); }) ==
+          rmq::response_code::query_not_found);
+    f.broker->inject_failure(rmq::BrokerRequest::TopicRoute, rmq::response_code::topic_not_exist);
+    CHECK(broker_error_code([&] { (void)f.transport->topic_route("TopicTest"); }) ==
+          rmq::response_code::topic_not_exist);
+    f.broker->inject_failure(rmq::BrokerRequest::ConsumerIdList, rmq::response_code::system_error);
+    CHECK(broker_error_code([&] { (void)f.transport->consumer_id_list("TopicTest", "G"); }) ==
+          rmq::response_code::system_error);
+    CHECK(f.transport->consumer_id_list("TopicTest", "G").size() == 1);
+}
+
+TEST_CASE("broker: group members are visible through the transport too") {
+    Fixture f;
+    f.subscribe("G", "c1", "TopicTest", "TagA");
+    const auto members = f.transport->group_members("G");
+    REQUIRE(members.size() == 1);
+    CHECK(members[0].client_id == "c1");
+    REQUIRE(members[0].consumer_data.subscription_data_set.size() == 1);
+    CHECK(members[0].consumer_data.subscription_data_set[0].sub_string == "TagA");
+}

@@ -4,6 +4,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -184,4 +185,33 @@ TEST_CASE("producer: retries go to the next queue and stop at non-retryable erro
     const auto a = p.send(rmq::Message("T", "ok"));
     const auto b = p.send(rmq::Message("T", "ok"));
     CHECK(a.message_queue.queue_id != b.message_queue.queue_id);
+}
+
+TEST_CASE("producer: concurrent sends from many threads") {
+    rmq::InProcessBroker broker;
+    broker.create_topic("Conc", 4);
+    rmq::Producer<rmq::InProcessTransport> p(broker.connect(), rmq::ProducerConfig{.producer_group = "PG"});
+    p.start();
+    std::vector<std::thread> threads;
+    std::vector<std::vector<std::string>> ids(4);
+    for (std::size_t t = 0; t < 4; ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 200; ++i) {
+                ids[t].push_back(p.send(rmq::Message("Conc", "TagA", "", "x")).msg_id);
+            }
+        });
+    }
+    for (auto& th : threads) {
+        th.join();
+    }
+    std::set<std::string> all;
+    for (const auto& v : ids) {
+        all.insert(v.begin(), v.end());
+    }
+    CHECK(all.size() == 800);
+    std::int64_t total = 0;
+    for (int q = 0; q < 4; ++q) {
+        total += broker.max_offset(broker.queue("Conc", q));
+    }
+    CHECK(total == 800);
 }
