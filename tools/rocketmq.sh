@@ -5,7 +5,7 @@
 #   tools/rocketmq.sh fetch                         resolve NameServer/Broker/mqadmin + Java client (Maven Central)
 #   tools/rocketmq.sh start [--dir D] [--brokers N] start NameServer + broker-a, broker-b, ...; writes D/cluster.env
 #   tools/rocketmq.sh create-topic NAME QUEUES [NAME QUEUES...]  UPDATE_AND_CREATE_TOPIC on every broker
-#   tools/rocketmq.sh status | stop [--dir D] [--fast]   (--fast: kill -9, no graceful shutdown)
+#   tools/rocketmq.sh status | stop [--dir D] [--fast] [--clean]  (kill -9 at once / remove D afterwards)
 #   tools/rocketmq.sh kill-broker NAME [--term]    kill -9 (or SIGTERM) one broker, store kept
 #   tools/rocketmq.sh start-broker NAME             start it again on the same ports and store
 #   tools/rocketmq.sh mqadmin ARGS...               run the admin tool (-n is added when missing)
@@ -511,12 +511,13 @@ stop_all() {
 }
 
 cmd_stop() {
-    local d=""
+    local d="" clean=0
     while (($#)); do
         case $1 in
         --dir) d=$2; shift 2 ;;
         # the directory is thrown away anyway: skip the ~10 s of graceful broker shutdown
         --fast) STOP_SIGNAL=KILL; shift ;;
+        --clean) clean=1; shift ;;
         *) die "stop: unknown argument $1" ;;
         esac
     done
@@ -526,6 +527,11 @@ cmd_stop() {
     stop_all "$d"
     write_env "$d"
     say "stopped the cluster in $d ($(secs_since "$t0") s)"
+    if ((clean)); then
+        rm -rf "$d"
+        [[ ! -f $CURRENT || $(cat "$CURRENT") != "$d" ]] || rm -f "$CURRENT"
+        say "removed $d"
+    fi
 }
 
 cmd_kill_broker() {
