@@ -16,7 +16,8 @@
 // ---- begin rmq/allocate/averagely.hpp ----
 
 /// @file allocate/averagely.hpp
-/// rmq::AllocateAveragely: contiguous blocks of queues per consumer (Java's AllocateMessageQueueAveragely, "AVG").
+/// rmq::AllocateAveragely: contiguous blocks of queues per consumer (Java's AllocateMessageQueueAveragely,
+/// "AVG").
 
 #include <algorithm>
 #include <cstddef>
@@ -216,9 +217,9 @@ public:
 
 namespace rmq::detail {
 
-/// Throws rmq::InvalidArgument with Java's messages, in Java's order (empty current id, then empty mq_all, then
-/// empty cid_all); returns the first position of `current_cid` in `cid_all` (Java's indexOf), or nullopt when it is
-/// absent, which the strategies answer with an empty allocation.
+/// Throws rmq::InvalidArgument with Java's messages, in Java's order (empty current id, then empty mq_all,
+/// then empty cid_all); returns the first position of `current_cid` in `cid_all` (Java's indexOf), or nullopt
+/// when it is absent, which the strategies answer with an empty allocation.
 inline std::optional<std::size_t> check_allocate_args(std::string_view current_cid,
                                                       std::span<const MessageQueue> mq_all,
                                                       std::span<const std::string> cid_all) {
@@ -243,10 +244,10 @@ inline std::optional<std::size_t> check_allocate_args(std::string_view current_c
 
 namespace rmq {
 
-/// RocketMQ's default strategy. With N queues and C consumers, consumer i (its position in `cid_all`) gets one
-/// contiguous block of N/C queues; the first N%C consumers get one more, consumers beyond N get none.
-/// Example N=10, C=4: [0,1,2] [3,4,5] [6,7] [8,9]. Stateless; throws rmq::InvalidArgument for an empty current id,
-/// `mq_all` or `cid_all` (in that order), returns [] for a client id not in `cid_all`.
+/// RocketMQ's default strategy. With N queues and C consumers, consumer i (its position in `cid_all`) gets
+/// one contiguous block of N/C queues; the first N%C consumers get one more, consumers beyond N get none.
+/// Example N=10, C=4: [0,1,2] [3,4,5] [6,7] [8,9]. Stateless; throws rmq::InvalidArgument for an empty
+/// current id, `mq_all` or `cid_all` (in that order), returns [] for a client id not in `cid_all`.
 struct AllocateAveragely {
     /// Java's strategy name.
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "AVG"; }
@@ -280,8 +281,8 @@ struct AllocateAveragely {
 // ---- begin rmq/allocate/averagely_by_circle.hpp ----
 
 /// @file allocate/averagely_by_circle.hpp
-/// rmq::AllocateAveragelyByCircle: round-robin queues per consumer (Java's AllocateMessageQueueAveragelyByCircle,
-/// "AVG_BY_CIRCLE").
+/// rmq::AllocateAveragelyByCircle: round-robin queues per consumer (Java's
+/// AllocateMessageQueueAveragelyByCircle, "AVG_BY_CIRCLE").
 
 #include <cstddef>
 #include <span>
@@ -335,9 +336,9 @@ struct AllocateAveragelyByCircle {
 
 namespace rmq {
 
-/// Every consumer gets the configured `message_queue_list`, whatever the group looks like: no rebalancing at all,
-/// and no argument checks (as in Java). Useful to pin one process to known queues; two consumers of the same group
-/// configured with overlapping lists both consume the overlap.
+/// Every consumer gets the configured `message_queue_list`, whatever the group looks like: no rebalancing at
+/// all, and no argument checks (as in Java). Useful to pin one process to known queues; two consumers of the
+/// same group configured with overlapping lists both consume the overlap.
 class AllocateByConfig {
 public:
     /// An empty list: the consumer owns nothing until configured.
@@ -394,8 +395,8 @@ namespace rmq {
 
 namespace detail {
 
-/// The pieces of Java's `s.split("@")`: split at every '@', then drop trailing empty pieces (leading and inner
-/// empty pieces stay).
+/// The pieces of Java's `s.split("@")`: split at every '@', then drop trailing empty pieces (leading and
+/// inner empty pieces stay).
 inline std::vector<std::string_view> java_split_at(std::string_view s) {
     std::vector<std::string_view> pieces;
     if (s.empty()) {
@@ -416,9 +417,9 @@ inline std::vector<std::string_view> java_split_at(std::string_view s) {
 
 }  // namespace detail
 
-/// Consumers of a group deployed across machine rooms consume only brokers named "<room>@<broker>" whose room is in
-/// `consumeridcs`; those queues are split in blocks among all consumers (`|queues| / C` each, the remainder dealt
-/// one by one from the tail), queues of other rooms are left alone. Same argument checks as
+/// Consumers of a group deployed across machine rooms consume only brokers named "<room>@<broker>" whose room
+/// is in `consumeridcs`; those queues are split in blocks among all consumers (`|queues| / C` each, the
+/// remainder dealt one by one from the tail), queues of other rooms are left alone. Same argument checks as
 /// rmq::AllocateAveragely.
 class AllocateByMachineRoom {
 public:
@@ -451,7 +452,8 @@ public:
             const auto pieces = detail::java_split_at(mq.broker_name);
             return pieces.size() == 2 && consumeridcs_.contains(pieces[0]);
         };
-        const auto pre = mq_all | ranges::views::filter(in_my_rooms) | ranges::to<std::vector<MessageQueue>>();
+        const auto pre =
+            mq_all | ranges::views::filter(in_my_rooms) | ranges::to<std::vector<MessageQueue>>();
         const std::size_t c = cid_all.size();
         const std::size_t quota = pre.size() / c;
         const std::size_t rem = pre.size() % c;
@@ -529,17 +531,17 @@ inline std::uint32_t md5_prefix32(std::string_view key) {
 
 namespace rmq {
 
-/// Consistent hashing: each consumer puts `virtual_node_count` points on a ring (MD5 of "<cid>-<i>"), and each queue
-/// goes to the first point at or after MD5 of its Java text `MessageQueue [topic=T, brokerName=B, queueId=N]`,
-/// wrapping around. A consumer joining or leaving moves only the queues next to its points, at the price of an
-/// uneven split. Same argument checks as rmq::AllocateAveragely.
+/// Consistent hashing: each consumer puts `virtual_node_count` points on a ring (MD5 of "<cid>-<i>"), and
+/// each queue goes to the first point at or after MD5 of its Java text `MessageQueue [topic=T, brokerName=B,
+/// queueId=N]`, wrapping around. A consumer joining or leaving moves only the queues next to its points, at
+/// the price of an uneven split. Same argument checks as rmq::AllocateAveragely.
 class AllocateConsistentHash {
 public:
     /// Java's default number of virtual nodes per consumer.
     static constexpr int default_virtual_node_count = 10;
 
-    /// @param virtual_node_count points per consumer on the ring (Java's virtualNodeCnt); negative → InvalidArgument.
-    /// Zero leaves the ring empty, so nobody gets a queue (as in Java).
+    /// @param virtual_node_count points per consumer on the ring (Java's virtualNodeCnt); negative →
+    /// InvalidArgument. Zero leaves the ring empty, so nobody gets a queue (as in Java).
     explicit AllocateConsistentHash(int virtual_node_count = default_virtual_node_count)
         : virtual_node_count_(virtual_node_count) {
         if (virtual_node_count < 0) {
@@ -576,11 +578,11 @@ public:
     }
 
 private:
-    // hash → the client id owning that point. Built like ConsistentHashRouter: consumers in cid_all order, a later
-    // point overwrites an earlier one with the same hash, and a client id listed twice continues its replica
-    // numbering from the points it still holds.
-    [[nodiscard]] std::map<std::uint32_t, const std::string*> build_ring(
-        std::span<const std::string> cid_all) const {
+    // hash → the client id owning that point. Built like ConsistentHashRouter: consumers in cid_all order, a
+    // later point overwrites an earlier one with the same hash, and a client id listed twice continues its
+    // replica numbering from the points it still holds.
+    [[nodiscard]] std::map<std::uint32_t, const std::string*>
+    build_ring(std::span<const std::string> cid_all) const {
         std::map<std::uint32_t, const std::string*> ring;
         std::unordered_map<std::string_view, int> points_held;
         for (const auto& cid : cid_all) {
@@ -651,10 +653,10 @@ concept HasAllocate = requires(const P& p,
 
 /// An allocation strategy (Java's AllocateMessageQueueStrategy). The consumer copies it in, calls it from its
 /// rebalance thread with the topic's queues and the group's client ids, both sorted the Java way
-/// (consumer.md §3.3), and owns exactly the returned queues. Contract beyond the signature: the result depends
-/// only on the arguments (every consumer of the group computes the same split independently), a client id not
-/// in `cid_all` gets nothing, and rmq::InvalidArgument thrown from `allocate` keeps the previous assignment.
-/// An optional `name()` gives the strategy's Java name (e.g. "AVG").
+/// (consumer.md §3.3), and owns exactly the returned queues. Contract beyond the signature: the result
+/// depends only on the arguments (every consumer of the group computes the same split independently), a
+/// client id not in `cid_all` gets nothing, and rmq::InvalidArgument thrown from `allocate` keeps the
+/// previous assignment. An optional `name()` gives the strategy's Java name (e.g. "AVG").
 ///
 /// Valid:
 /// @code
@@ -716,11 +718,11 @@ namespace rmq {
 /// `consumer_deploy_in(std::string_view client_id)`, both const, both returning a non-empty room name
 /// (an empty one makes allocate() throw rmq::InvalidArgument).
 template <class R>
-concept MachineRoomResolver = std::copy_constructible<R> &&
-                              requires(const R& r, const MessageQueue& mq, std::string_view client_id) {
-                                  { r.broker_deploy_in(mq) } -> std::convertible_to<std::string>;
-                                  { r.consumer_deploy_in(client_id) } -> std::convertible_to<std::string>;
-                              };
+concept MachineRoomResolver =
+    std::copy_constructible<R> && requires(const R& r, const MessageQueue& mq, std::string_view client_id) {
+        { r.broker_deploy_in(mq) } -> std::convertible_to<std::string>;
+        { r.consumer_deploy_in(client_id) } -> std::convertible_to<std::string>;
+    };
 
 namespace detail {
 
@@ -734,9 +736,10 @@ struct JavaStringLess {
 }  // namespace detail
 
 /// Wraps an inner strategy: queues of brokers in the current consumer's room are split (by `Inner`) among the
-/// consumers of that room only; queues of rooms where no consumer runs are split (by `Inner`) among all consumers;
-/// queues of other rooms that have consumers are left to them. The result is the own room's share followed by the
-/// shares of the consumer-less rooms in room-name order. Checks its arguments like rmq::AllocateAveragely.
+/// consumers of that room only; queues of rooms where no consumer runs are split (by `Inner`) among all
+/// consumers; queues of other rooms that have consumers are left to them. The result is the own room's share
+/// followed by the shares of the consumer-less rooms in room-name order. Checks its arguments like
+/// rmq::AllocateAveragely.
 ///
 /// @code
 /// rmq::AllocateMachineRoomNearby nearby{rmq::AllocateAveragely{}, MyResolver{}};
@@ -744,14 +747,15 @@ struct JavaStringLess {
 template <AllocatePolicy Inner, MachineRoomResolver Resolver>
 class AllocateMachineRoomNearby {
 public:
-    /// @param inner the strategy applied inside each room, @param resolver maps queues and client ids to rooms.
+    /// @param inner    the strategy applied inside each room
+    /// @param resolver maps queues and client ids to rooms
     AllocateMachineRoomNearby(Inner inner, Resolver resolver)
         : inner_(std::move(inner))
         , resolver_(std::move(resolver)) {}
 
     /// Java's strategy name: "MACHINE_ROOM_NEARBY-" + the inner strategy's name.
     [[nodiscard]] std::string name() const
-        requires requires(const Inner& i) { fmt::format("{}", i.name()); }
+    requires requires(const Inner& i) { fmt::format("{}", i.name()); }
     {
         return fmt::format("MACHINE_ROOM_NEARBY-{}", inner_.name());
     }
@@ -790,7 +794,8 @@ public:
         std::vector<MessageQueue> result;
         const auto append = [&](std::span<const MessageQueue> mqs, std::span<const std::string> cids) {
             auto share = inner_.allocate(group, current_cid, mqs, cids);
-            result.insert(result.end(), std::make_move_iterator(share.begin()), std::make_move_iterator(share.end()));
+            result.insert(
+                result.end(), std::make_move_iterator(share.begin()), std::make_move_iterator(share.end()));
         };
         const std::string my_room = resolver_.consumer_deploy_in(current_cid);
         if (const auto mine = mq_by_room.find(my_room); mine != mq_by_room.end()) {
@@ -1122,32 +1127,19 @@ concept OffsetStorePolicy =
 }  // namespace rmq
 // ---- end rmq/concepts/offset_store_policy.hpp ----
 
-// ---- begin rmq/concepts/transport.hpp ----
+// ---- begin rmq/concepts/order_policy.hpp ----
 
-/// @file concepts/transport.hpp
-/// The Transport concept: every conversation a client has with brokers, named after RocketMQ's request codes.
+/// @file concepts/order_policy.hpp
+/// The OrderPolicy concept: how a push consumer hands cached messages to its listener and turns the
+/// listener's answer into offsets, retries and queue locks (Java's ConsumeMessageService). rmq::Concurrently
+/// and rmq::Orderly model it; docs/policies/order.md describes the host interface a policy's Service sees.
 
 #include <concepts>
-#include <cstdint>
-#include <memory>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
-
-// ---- begin rmq/protocol.hpp ----
-
-/// @file protocol.hpp
-/// The vocabulary clients and brokers exchange, shared by every transport: enums, request arguments and
-/// results named after RocketMQ's request codes and headers.
-
-#include <cstdint>
 #include <functional>
 #include <optional>
-#include <string>
-#include <variant>
-#include <vector>
+#include <span>
+#include <string_view>
+#include <type_traits>
 
 
 // ---- begin rmq/message.hpp ----
@@ -1452,6 +1444,87 @@ private:
 
 }  // namespace rmq
 // ---- end rmq/message.hpp ----
+
+namespace rmq {
+
+/// The listener vocabulary: `P::Context` (what the listener gets besides its messages), `P::Status` (what it
+/// answers), `P::Listener` (the stored callable, `std::function<std::optional<Status>(std::span<const
+/// MessageExt>, Context&)>`, nullopt meaning "no status", Java's null) and `P::listener_signature`, the text
+/// a wrong listener's diagnostic quotes.
+template <class P>
+concept HasListenerVocabulary =
+    requires {
+        typename P::Context;
+        typename P::Status;
+        typename P::Listener;
+        { P::listener_signature } -> std::convertible_to<std::string_view>;
+    } &&
+    std::is_same_v<
+        typename P::Listener,
+        std::function<std::optional<typename P::Status>(std::span<const MessageExt>, typename P::Context&)>>;
+
+/// The host-facing traits: `P::requires_queue_lock` (clustering queues need the broker lock before they are
+/// pulled and while consumed, Java's isOrder), `P::span_flow_control` (pulls pause on a wide offset span,
+/// Java's consumeConcurrentlyMaxSpan) and `P::unlimited_retries_by_default` (max_reconsume_times -1 means
+/// INT32_MAX rather than 16).
+template <class P>
+concept HasOrderTraits = requires {
+    { P::requires_queue_lock } -> std::convertible_to<bool>;
+    { P::span_flow_control } -> std::convertible_to<bool>;
+    { P::unlimited_retries_by_default } -> std::convertible_to<bool>;
+};
+
+/// An order policy. Besides the vocabulary and traits it provides `template <class Host> class Service`, the
+/// dispatcher the Consumer instantiates with its internal host (constructed from `Host&`; members `start()`,
+/// `on_pulled(mq, pq, std::vector<MessageExt>)`, `release_queue(mq, pq) -> bool`, `stop()`, `after_drain()`);
+/// the Service is checked when the Consumer is instantiated, because the host type is internal.
+///
+/// Valid: rmq::Concurrently, rmq::Orderly. Invalid: a type without `Listener` (the diagnostic names
+/// HasListenerVocabulary).
+template <class P>
+concept OrderPolicy = HasListenerVocabulary<P> && HasOrderTraits<P>;
+
+/// Whether `F` can serve as a listener of policy `P`: callable with `(std::span<const MessageExt>,
+/// P::Context&)` and returning `P::Status` or `std::optional<P::Status>`.
+template <class F, class P>
+concept ListenerFor =
+    OrderPolicy<P> &&
+    (std::is_invocable_r_v<typename P::Status, F&, std::span<const MessageExt>, typename P::Context&> ||
+     std::is_invocable_r_v<std::optional<typename P::Status>,
+                           F&,
+                           std::span<const MessageExt>,
+                           typename P::Context&>);
+
+}  // namespace rmq
+// ---- end rmq/concepts/order_policy.hpp ----
+
+// ---- begin rmq/concepts/transport.hpp ----
+
+/// @file concepts/transport.hpp
+/// The Transport concept: every conversation a client has with brokers, named after RocketMQ's request codes.
+
+#include <concepts>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+// ---- begin rmq/protocol.hpp ----
+
+/// @file protocol.hpp
+/// The vocabulary clients and brokers exchange, shared by every transport: enums, request arguments and
+/// results named after RocketMQ's request codes and headers.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
 
 // ---- begin rmq/subscription.hpp ----
 
@@ -1865,6 +1938,23 @@ concept Transport = std::move_constructible<T> && HasTopicRoute<T> && HasMembers
 }  // namespace rmq
 // ---- end rmq/concepts/transport.hpp ----
 
+// ---- begin rmq/consumer.hpp ----
+
+/// @file consumer.hpp
+/// rmq::Consumer<Order, Allocate, OffsetStore, Tr>: the policy-composed push consumer (Java's
+/// DefaultMQPushConsumer). See docs/semantics.md for the guarantees and docs/policies/ for each policy.
+
+#include <concepts>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+
 // ---- begin rmq/consumer_config.hpp ----
 
 /// @file consumer_config.hpp
@@ -2172,7 +2262,8 @@ struct ConsumerConfig {
     bool unit_mode = false;
     /// maxReconsumeTimes: -1 means 16 (concurrent) or INT32_MAX (orderly); see max_reconsume_times_for().
     int max_reconsume_times = -1;
-    /// suspendCurrentQueueTimeMillis: orderly pause after SuspendCurrentQueueAMoment.
+    /// suspendCurrentQueueTimeMillis: orderly pause after SuspendCurrentQueueAMoment (not validated: the
+    /// orderly service clamps it to [10, 30000] ms like Java).
     std::int64_t suspend_current_queue_time_millis = 1000;
     /// consumeTimeout, minutes: a concurrent message consuming longer is sent back by the expiry sweep.
     std::int64_t consume_timeout = 15;
@@ -2181,7 +2272,7 @@ struct ConsumerConfig {
     std::int64_t await_termination_millis_when_shutdown = 30000;
 
     // ---- ClientConfig ----
-    /// namesrvAddr, `host:port;host:port`. Empty: the environment variable NAMESRV_ADDR, read at start.
+    /// namesrvAddr, `host:port;host:port`, for transports that resolve routes through name servers.
     std::string namesrv_addr{};
     /// clientIP. Empty: detected at start (detail::local_ipv4_address, Java's rule).
     std::string client_ip{};
@@ -2296,7 +2387,6 @@ struct ConsumerConfig {
                                               std::numeric_limits<std::int64_t>::max(),
                                               await_termination_millis_when_shutdown));
         }
-        detail::check_positive("suspend_current_queue_time_millis", suspend_current_queue_time_millis);
         detail::check_positive("consume_timeout", consume_timeout);
         detail::check_positive("poll_name_server_interval", poll_name_server_interval);
         detail::check_positive("heartbeat_broker_interval", heartbeat_broker_interval);
@@ -2417,18 +2507,461 @@ struct ConsumerConfig {
 }  // namespace rmq
 // ---- end rmq/consumer_config.hpp ----
 
-// ---- begin rmq/offset_store/memory.hpp ----
+// ---- begin rmq/fwd.hpp ----
 
-/// @file offset_store/memory.hpp
-/// rmq::MemoryOffsetStore: progress kept in memory only (tests, embedded brokers, consumers that track
-/// offsets elsewhere). A restart starts every queue from ConsumeFromWhere again.
+/// @file fwd.hpp
+/// Forward declarations of rmq's policy-composed consumer, its default policies and the common aliases.
+/// Include <rmq/consumer.hpp> (or <rmq/rmq.hpp>) for the definitions.
+
+namespace rmq {
+
+struct Concurrently;
+struct Orderly;
+struct AllocateAveragely;
+class RemoteOffsetStore;
+class LocalFileOffsetStore;
+class InProcessTransport;
+
+/// The push consumer: `Consumer<OrderPolicy, AllocatePolicy, OffsetStorePolicy, Transport>`. The defaults
+/// give Java's DefaultMQPushConsumer with a concurrent listener on the embedded broker.
+template <class Order = Concurrently,
+          class Allocate = AllocateAveragely,
+          class OffsetStore = RemoteOffsetStore,
+          class Tr = InProcessTransport>
+class Consumer;
+
+/// Java's DefaultMQPushConsumer with a MessageListenerConcurrently: concurrent, averagely allocated, offsets
+/// kept by the broker.
+template <class Tr = InProcessTransport>
+using PushConsumer = Consumer<Concurrently, AllocateAveragely, RemoteOffsetStore, Tr>;
+
+/// Java's DefaultMQPushConsumer with a MessageListenerOrderly.
+template <class Tr = InProcessTransport>
+using OrderlyConsumer = Consumer<Orderly, AllocateAveragely, RemoteOffsetStore, Tr>;
+
+/// A BROADCASTING consumer: every member consumes every queue; offsets kept in a local file (set
+/// `message_model = rmq::MessageModel::Broadcasting` in its ConsumerConfig).
+template <class Tr = InProcessTransport>
+using BroadcastConsumer = Consumer<Concurrently, AllocateAveragely, LocalFileOffsetStore, Tr>;
+
+}  // namespace rmq
+// ---- end rmq/fwd.hpp ----
+
+// ---- begin rmq/offset_store/local_file.hpp ----
+
+/// @file offset_store/local_file.hpp
+/// rmq::LocalFileOffsetStore: Java's LocalFileOffsetStore, the broadcasting default. Every consumer keeps its
+/// own progress in `<store_dir>/<client_id>/<group>/offsets.json`, in Java's format, so rmq and Java clients
+/// can take over each other's file.
 
 #include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <span>
+#include <string>
 #include <string_view>
 
+#include <fmt/format.h>
 
+
+
+// ---- begin rmq/detail/offset_file.hpp ----
+
+/// @file detail/offset_file.hpp
+/// The local offset file of broadcasting consumers (consumer.md §7.4–7.5): Java's fastjson form, where the
+/// keys of "offsetTable" are MessageQueue objects (not valid JSON), read tolerantly and written the same way
+/// so Java clients and rmq can share the file; plus the durable tmp/.bak write and the .bak fallback on read.
+
+#include <cerrno>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+
+#if defined(__unix__) || defined(__APPLE__)
+#    include <fcntl.h>
+#    include <unistd.h>
+#    define RMQ_HAVE_FSYNC 1
+#endif
+
+namespace rmq::detail {
+
+/// Tolerant reader of `{"offsetTable":{<key>:<number>,...}}` where a key is a MessageQueue object
+/// `{"brokerName":..,"queueId":..,"topic":..}` (fastjson, any field order and whitespace) or a JSON string
+/// holding such an object. Other top-level fields are skipped. Throws rmq::Error describing the first defect.
+class OffsetFileParser {
+public:
+    explicit OffsetFileParser(std::string_view text)
+        : s_(text) {}
+
+    std::map<MessageQueue, std::int64_t> parse() {
+        std::map<MessageQueue, std::int64_t> out;
+        expect('{');
+        if (!try_consume('}')) {
+            do {
+                const std::string key = parse_string_token();
+                expect(':');
+                if (key == "offsetTable") {
+                    parse_table(out);
+                } else {
+                    (void)balanced_value();
+                }
+            } while (try_consume(','));
+            expect('}');
+        }
+        skip_ws();
+        if (pos_ != s_.size()) {
+            fail("trailing characters after the top-level object");
+        }
+        return out;
+    }
+
+private:
+    [[noreturn]] void fail(std::string_view what) const {
+        throw Error(fmt::format("malformed offset file at byte {}: {}", pos_, what));
+    }
+
+    void skip_ws() {
+        while (pos_ < s_.size() &&
+               (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) {
+            ++pos_;
+        }
+    }
+
+    char peek() {
+        skip_ws();
+        if (pos_ >= s_.size()) {
+            fail("unexpected end of text");
+        }
+        return s_[pos_];
+    }
+
+    void expect(char c) {
+        if (peek() != c) {
+            fail(fmt::format("expected '{}' but found '{}'", c, s_[pos_]));
+        }
+        ++pos_;
+    }
+
+    bool try_consume(char c) {
+        skip_ws();
+        if (pos_ < s_.size() && s_[pos_] == c) {
+            ++pos_;
+            return true;
+        }
+        return false;
+    }
+
+    /// The raw text of a JSON string token at pos_, quotes included.
+    std::string_view string_token_raw() {
+        if (peek() != '"') {
+            fail("expected a string");
+        }
+        const std::size_t start = pos_++;
+        while (pos_ < s_.size() && s_[pos_] != '"') {
+            pos_ += s_[pos_] == '\\' ? 2 : 1;
+        }
+        if (pos_ >= s_.size()) {
+            fail("unterminated string");
+        }
+        ++pos_;
+        return s_.substr(start, pos_ - start);
+    }
+
+    std::string parse_string_token() {
+        const std::string_view raw = string_token_raw();
+        try {
+            return nlohmann::json::parse(raw).get<std::string>();
+        } catch (const nlohmann::json::exception& e) {
+            fail(fmt::format("bad string {}: {}", raw, e.what()));
+        }
+    }
+
+    /// The raw text of any value (object/array with nested strings, string, scalar), position after it.
+    std::string_view balanced_value() {
+        const char c = peek();
+        const std::size_t start = pos_;
+        if (c == '"') {
+            return string_token_raw();
+        }
+        if (c == '{' || c == '[') {
+            int depth = 0;
+            while (pos_ < s_.size()) {
+                const char d = s_[pos_];
+                if (d == '"') {
+                    (void)string_token_raw();
+                    continue;
+                }
+                ++pos_;
+                if (d == '{' || d == '[') {
+                    ++depth;
+                } else if (d == '}' || d == ']') {
+                    if (--depth == 0) {
+                        return s_.substr(start, pos_ - start);
+                    }
+                }
+            }
+            fail("unbalanced brackets");
+        }
+        while (pos_ < s_.size() && s_[pos_] != ',' && s_[pos_] != '}' && s_[pos_] != ']' && s_[pos_] != ' ' &&
+               s_[pos_] != '\t' && s_[pos_] != '\n' && s_[pos_] != '\r') {
+            ++pos_;
+        }
+        if (pos_ == start) {
+            fail("expected a value");
+        }
+        return s_.substr(start, pos_ - start);
+    }
+
+    MessageQueue parse_key() {
+        nlohmann::json key;
+        try {
+            if (peek() == '{') {
+                key = nlohmann::json::parse(balanced_value());
+            } else {
+                key = nlohmann::json::parse(parse_string_token());
+            }
+            if (!key.is_object() || !key.contains("topic") || !key.contains("brokerName") ||
+                !key.contains("queueId")) {
+                fail("a key lacks topic, brokerName or queueId");
+            }
+            return MessageQueue{key.at("topic").get<std::string>(),
+                                key.at("brokerName").get<std::string>(),
+                                key.at("queueId").get<std::int32_t>()};
+        } catch (const nlohmann::json::exception& e) {
+            fail(fmt::format("bad MessageQueue key: {}", e.what()));
+        }
+    }
+
+    std::int64_t parse_offset() {
+        skip_ws();
+        const std::string_view raw = balanced_value();
+        std::int64_t v = 0;
+        const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), v);
+        if (ec != std::errc{} || end != raw.data() + raw.size()) {
+            fail(fmt::format("offset '{}' is not an integer", raw));
+        }
+        return v;
+    }
+
+    void parse_table(std::map<MessageQueue, std::int64_t>& out) {
+        expect('{');
+        if (try_consume('}')) {
+            return;
+        }
+        do {
+            MessageQueue mq = parse_key();
+            expect(':');
+            out.insert_or_assign(std::move(mq), parse_offset());
+        } while (try_consume(','));
+        expect('}');
+    }
+
+    std::string_view s_;
+    std::size_t pos_ = 0;
+};
+
+/// Parses an offset file's text (see OffsetFileParser).
+inline std::map<MessageQueue, std::int64_t> parse_offset_file(std::string_view text) {
+    return OffsetFileParser(text).parse();
+}
+
+/// Writes the table exactly as Java's `OffsetSerializeWrapper.toJson(true)` (fastjson pretty format, tabs,
+/// MessageQueue keys with fields in alphabetical order), so a Java client can read rmq's file.
+inline std::string format_offset_file(const std::map<MessageQueue, std::int64_t>& table) {
+    if (table.empty()) {
+        return "{\n\t\"offsetTable\":{}\n}";
+    }
+    std::string out = "{\n\t\"offsetTable\":{";
+    bool first = true;
+    for (const auto& [mq, offset] : table) {
+        if (!first) {
+            out += ',';
+        }
+        first = false;
+        out +=
+            fmt::format("{{\n\t\t\t\"brokerName\":{},\n\t\t\t\"queueId\":{},\n\t\t\t\"topic\":{}\n\t\t}}:{}",
+                        nlohmann::json(mq.broker_name).dump(),
+                        mq.queue_id,
+                        nlohmann::json(mq.topic).dump(),
+                        offset);
+    }
+    out += "\n\t}\n}";
+    return out;
+}
+
+/// The whole file, nullopt when it does not exist; throws rmq::Error when it exists but cannot be read.
+inline std::optional<std::string> read_text_file(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+        return std::nullopt;
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw Error(fmt::format("cannot open offset file {}", path.string()));
+    }
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    if (in.bad()) {
+        throw Error(fmt::format("cannot read offset file {}", path.string()));
+    }
+    return std::move(buf).str();
+}
+
+inline bool is_blank(std::string_view s) noexcept {
+    return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+/// Writes `text` to `path` and flushes it to disk (fsync) before returning.
+inline void write_file_synced(const std::filesystem::path& path, std::string_view text) {
+#if defined(RMQ_HAVE_FSYNC)
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        throw Error(fmt::format("cannot create {}: {}", path.string(), std::strerror(errno)));
+    }
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ::ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            const int err = errno;
+            ::close(fd);
+            throw Error(fmt::format("cannot write {}: {}", path.string(), std::strerror(err)));
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0) {
+        const int err = errno;
+        ::close(fd);
+        throw Error(fmt::format("cannot fsync {}: {}", path.string(), std::strerror(err)));
+    }
+    ::close(fd);
+#else
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.flush();
+    if (!out) {
+        throw Error(fmt::format("cannot write {}", path.string()));
+    }
+#endif
+}
+
+/// Makes renames in `dir` durable.
+inline void sync_directory(const std::filesystem::path& dir) noexcept {
+#if defined(RMQ_HAVE_FSYNC)
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)::fsync(fd);
+        ::close(fd);
+    }
+#else
+    (void)dir;
+#endif
+}
+
+inline std::filesystem::path with_suffix(const std::filesystem::path& p, std::string_view suffix) {
+    return std::filesystem::path(p.string() + std::string(suffix));
+}
+
+inline void rename_file(const std::filesystem::path& from, const std::filesystem::path& to) {
+    std::error_code ec;
+    std::filesystem::rename(from, to, ec);
+    if (ec) {
+        throw Error(fmt::format("cannot rename {} to {}: {}", from.string(), to.string(), ec.message()));
+    }
+}
+
+/// Java's readLocalOffset + readLocalOffsetBak, stricter: the main file, or `.bak` when the main file is
+/// missing, empty or corrupt; empty when neither exists. A corrupt main file with a missing, empty or corrupt
+/// `.bak` throws rmq::Error naming both files (Java silently starts from nothing, which can skip messages).
+inline std::map<MessageQueue, std::int64_t> read_offset_file(const std::filesystem::path& path) {
+    const auto bak_path = with_suffix(path, ".bak");
+    std::string main_error;
+    if (const auto main = read_text_file(path); main && !is_blank(*main)) {
+        try {
+            return parse_offset_file(*main);
+        } catch (const Error& e) {
+            main_error = e.what();
+        }
+    }
+    const auto bak = read_text_file(bak_path);
+    if (!bak || is_blank(*bak)) {
+        if (!main_error.empty()) {
+            throw Error(fmt::format("offset file {} is corrupt ({}) and there is no backup {}",
+                                    path.string(),
+                                    main_error,
+                                    bak_path.string()));
+        }
+        return {};
+    }
+    try {
+        return parse_offset_file(*bak);
+    } catch (const Error& e) {
+        throw Error(
+            fmt::format("offset file {} is {} and its backup {} is corrupt ({})",
+                        path.string(),
+                        main_error.empty() ? std::string("missing") : fmt::format("corrupt ({})", main_error),
+                        bak_path.string(),
+                        e.what()));
+    }
+}
+
+/// Durable replace: write `<path>.tmp` and fsync it; if the current file parses, keep it as `<path>.bak`
+/// (itself written through `<path>.bak.tmp` + rename, so a good backup is never replaced by a bad one or
+/// half-written); rename `.tmp` over the file (atomic on POSIX); fsync the directory.
+inline void write_offset_file(const std::filesystem::path& path,
+                              const std::map<MessageQueue, std::int64_t>& table) {
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) {
+        throw Error(fmt::format("cannot create directory {}: {}", path.parent_path().string(), ec.message()));
+    }
+    const auto tmp = with_suffix(path, ".tmp");
+    write_file_synced(tmp, format_offset_file(table));
+    std::optional<std::string> current;
+    try {
+        current = read_text_file(path);
+    } catch (const Error&) {
+        current.reset();
+    }
+    if (current && !is_blank(*current)) {
+        bool good = true;
+        try {
+            (void)parse_offset_file(*current);
+        } catch (const Error&) {
+            good = false;
+        }
+        if (good) {
+            const auto bak = with_suffix(path, ".bak");
+            const auto bak_tmp = with_suffix(path, ".bak.tmp");
+            write_file_synced(bak_tmp, *current);
+            rename_file(bak_tmp, bak);
+        }
+    }
+    rename_file(tmp, path);
+    sync_directory(path.parent_path());
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/offset_file.hpp ----
 
 // ---- begin rmq/detail/offset_table.hpp ----
 
@@ -2572,14 +3105,44 @@ inline bool contains_queue(std::span<const MessageQueue> mqs, const MessageQueue
 
 namespace rmq {
 
-/// An OffsetStorePolicy with no backing store: every ReadOffsetType reads memory (-1 when absent) and the
-/// persist members do nothing. Thread-safe.
-class MemoryOffsetStore {
-public:
-    /// Nothing to load.
-    void load(const OffsetStoreContext& /*ctx*/) {}
+namespace detail {
+/// `$RMQ_OFFSET_STORE_DIR` (rmq's stand-in for Java's rocketmq.client.localOffsetStoreDir property), else
+/// `$HOME/.rocketmq_offsets` (Java's `${user.home}/.rocketmq_offsets`).
+inline std::string default_offset_store_dir() {
+    if (const char* dir = std::getenv("RMQ_OFFSET_STORE_DIR"); dir != nullptr && *dir != '\0') {
+        return dir;
+    }
+    const char* home = std::getenv("HOME");
+    return fmt::format("{}/.rocketmq_offsets", home != nullptr ? home : ".");
+}
+}  // namespace detail
 
-    /// Java's updateOffset: create, or raise only (`increase_only`), or set.
+/// File-backed offset store (consumer.md §7.4–7.5) with 4.9.8+ semantics: persist_all merges into the file
+/// (entries of other queues survive), persist(mq) writes one entry, remove_offset forgets memory only.
+/// Writes are durable (tmp + fsync + rename) and keep the previous good file as `offsets.json.bak`; reads
+/// fall back to the .bak. Thread-safe.
+class LocalFileOffsetStore {
+public:
+    /// Root directory of offset files; read at load().
+    std::string store_dir = detail::default_offset_store_dir();
+
+    /// Called with the reason when a persist could not read or write the file (Java logs it). Optional.
+    std::function<void(std::string_view)> on_persist_error;
+
+    /// Reads the file (or its .bak) into memory. Throws rmq::Error when both are unreadable, which aborts the
+    /// consumer's start rather than silently restarting from ConsumeFromWhere.
+    void load(const OffsetStoreContext& ctx) {
+        path_ = std::filesystem::path(store_dir) / ctx.client_id / ctx.group / "offsets.json";
+        const std::lock_guard lock(*file_mutex_);
+        for (const auto& [mq, offset] : detail::read_offset_file(path_)) {
+            table_.update(mq, offset, false);
+        }
+    }
+
+    /// The offsets file this store uses (empty before load()).
+    [[nodiscard]] const std::filesystem::path& file_path() const noexcept { return path_; }
+
+    /// Java's updateOffset: create, or raise only (`increase_only`), or set (memory only).
     void update_offset(const MessageQueue& mq, std::int64_t offset, bool increase_only) {
         table_.update(mq, offset, increase_only);
     }
@@ -2589,21 +3152,61 @@ public:
         table_.update_and_freeze(mq, offset);
     }
 
-    /// The in-memory offset, -1 when absent, whatever the type.
-    [[nodiscard]] std::int64_t read_offset(const MessageQueue& mq, ReadOffsetType /*type*/) const {
-        return table_.get(mq).value_or(-1);
+    /// Java's readOffset: memory (-1 when absent), or the file's entry (stored in memory); -1 when the file
+    /// has no entry for `mq` or cannot be read.
+    [[nodiscard]] std::int64_t read_offset(const MessageQueue& mq, ReadOffsetType type) {
+        if (type != ReadOffsetType::ReadFromStore) {
+            if (auto v = table_.get(mq)) {
+                return *v;
+            }
+            if (type == ReadOffsetType::ReadFromMemory) {
+                return -1;
+            }
+        }
+        if (path_.empty()) {
+            return -1;
+        }
+        try {
+            std::map<MessageQueue, std::int64_t> file;
+            {
+                const std::lock_guard lock(*file_mutex_);
+                file = detail::read_offset_file(path_);
+            }
+            if (auto it = file.find(mq); it != file.end()) {
+                table_.update(mq, it->second, false);
+                return it->second;
+            }
+        } catch (const std::exception&) {
+        }
+        return -1;
     }
 
-    /// No backing store.
-    void persist(const MessageQueue& /*mq*/) {}
+    /// Writes the queue's in-memory offset into the file (other entries kept), if there is one.
+    void persist(const MessageQueue& mq) {
+        if (auto v = table_.get(mq)) {
+            write_merged({{mq, *v}});
+        }
+    }
 
-    /// No backing store.
-    void persist_all(std::span<const MessageQueue> /*mqs*/) {}
+    /// Java's persistAll (4.9.8+): merges the in-memory offsets of the queues in `mqs` into the file. An
+    /// empty `mqs` does nothing; when the current file cannot be read nothing is written.
+    void persist_all(std::span<const MessageQueue> mqs) {
+        if (mqs.empty()) {
+            return;
+        }
+        std::map<MessageQueue, std::int64_t> updates;
+        for (const auto& [mq, offset] : table_.snapshot()) {
+            if (detail::contains_queue(mqs, mq)) {
+                updates.emplace(mq, offset);
+            }
+        }
+        write_merged(updates);
+    }
 
-    /// Forgets the queue's offset.
+    /// Forgets the queue's in-memory offset (the file keeps it; Java 4.9.8).
     void remove_offset(const MessageQueue& mq) { table_.remove(mq); }
 
-    /// A copy of the table.
+    /// A copy of the in-memory table.
     [[nodiscard]] std::map<MessageQueue, std::int64_t> offset_table() const { return table_.snapshot(); }
 
     /// Java's cloneOffsetTable(topic): the entries of `topic` (all when empty).
@@ -2612,11 +3215,31 @@ public:
     }
 
 private:
+    void write_merged(const std::map<MessageQueue, std::int64_t>& updates) {
+        if (path_.empty()) {
+            return;
+        }
+        const std::lock_guard lock(*file_mutex_);
+        try {
+            auto file = detail::read_offset_file(path_);
+            for (const auto& [mq, offset] : updates) {
+                file.insert_or_assign(mq, offset);
+            }
+            detail::write_offset_file(path_, file);
+        } catch (const std::exception& e) {
+            if (on_persist_error) {
+                on_persist_error(e.what());
+            }
+        }
+    }
+
+    std::filesystem::path path_;
+    std::unique_ptr<std::mutex> file_mutex_ = std::make_unique<std::mutex>();  // keeps the store movable
     detail::OffsetTable table_;
 };
 
 }  // namespace rmq
-// ---- end rmq/offset_store/memory.hpp ----
+// ---- end rmq/offset_store/local_file.hpp ----
 
 // ---- begin rmq/offset_store/remote.hpp ----
 
@@ -2747,16 +3370,36 @@ private:
 }  // namespace rmq
 // ---- end rmq/offset_store/remote.hpp ----
 
+// ---- begin rmq/order/concurrently.hpp ----
+
+/// @file order/concurrently.hpp
+/// rmq::Concurrently: Java's ConsumeMessageConcurrentlyService (consumer.md §5). Batches of a queue run in
+/// parallel on the consume pool; the committed offset follows ProcessQueue's min-offset rule.
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
 // ---- begin rmq/process_queue.hpp ----
 
 /// @file process_queue.hpp
-/// rmq::ProcessQueue (Java's ProcessQueue): the client-side cache of pulled-but-not-yet-acknowledged messages of
-/// one MessageQueue, with the flow-control counters, the orderly "consuming" map and the lock/pull/consume
+/// rmq::ProcessQueue (Java's ProcessQueue): the client-side cache of pulled-but-not-yet-acknowledged messages
+/// of one MessageQueue, with the flow-control counters, the orderly "consuming" map and the lock/pull/consume
 /// timestamps the rebalance and dispatch code read.
 
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -2771,6 +3414,7 @@ private:
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -2780,28 +3424,31 @@ private:
 
 namespace rmq {
 
-/// One ProcessQueue exists per assigned MessageQueue. All members are thread-safe: the two offset-ordered maps
-/// sit behind one reader/writer lock, the counters and flags are atomics (Java's AtomicLong / volatile fields).
+/// One ProcessQueue exists per assigned MessageQueue. All members are thread-safe: the two offset-ordered
+/// maps sit behind one reader/writer lock, the counters and flags are atomics (Java's AtomicLong / volatile
+/// fields).
 ///
-/// Messages are counted in msg_count()/msg_size() from put_messages until they leave for good (remove_messages
-/// on the concurrent path, commit on the orderly path); the orderly in-flight ("consuming") ones stay counted.
+/// Messages are counted in msg_count()/msg_size() from put_messages until they leave for good
+/// (remove_messages on the concurrent path, commit on the orderly path); the orderly in-flight ("consuming")
+/// ones stay counted.
 class ProcessQueue {
 public:
     /// Client-side lifetime of a broker queue lock (`rocketmq.client.rebalance.lockMaxLiveTime`), ms.
     static constexpr std::int64_t rebalance_lock_max_live_time = 30000;
     /// Period of the orderly lock renewal (`rocketmq.client.rebalance.lockInterval`), ms.
     static constexpr std::int64_t rebalance_lock_interval = 20000;
-    /// A queue not pulled for longer than this is replaced by rebalance (`rocketmq.client.pull.pullMaxIdleTime`).
+    /// A queue not pulled for longer than this is replaced by rebalance
+    /// (`rocketmq.client.pull.pullMaxIdleTime`).
     static constexpr std::int64_t pull_max_idle_time = 120000;
     /// cleanExpiredMsg looks at no more than this many head messages per run.
     static constexpr std::size_t clean_expired_max_loop = 16;
 
     /// Java's ProcessQueueInfo: a consistent snapshot for diagnostics (consumer running info).
     struct Info {
-        std::int64_t cached_msg_min_offset = 0;   ///< first offset of the cache, 0 when empty (as Java)
-        std::int64_t cached_msg_max_offset = 0;   ///< last offset of the cache, 0 when empty
-        std::int64_t cached_msg_count = 0;        ///< entries in the cache (orderly in-flight excluded)
-        std::int64_t cached_msg_size_in_mib = 0;  ///< msg_size() / 1 MiB, integer division
+        std::int64_t cached_msg_min_offset = 0;       ///< first offset of the cache, 0 when empty (as Java)
+        std::int64_t cached_msg_max_offset = 0;       ///< last offset of the cache, 0 when empty
+        std::int64_t cached_msg_count = 0;            ///< entries in the cache (orderly in-flight excluded)
+        std::int64_t cached_msg_size_in_mib = 0;      ///< msg_size() / 1 MiB, integer division
         std::int64_t transaction_msg_min_offset = 0;  ///< first offset taken by orderly, 0 when none
         std::int64_t transaction_msg_max_offset = 0;  ///< last offset taken by orderly, 0 when none
         std::int64_t transaction_msg_count = 0;       ///< messages taken by orderly and not committed
@@ -2823,8 +3470,8 @@ public:
     ProcessQueue(const ProcessQueue&) = delete;
     ProcessQueue& operator=(const ProcessQueue&) = delete;
 
-    /// Java's putMessage. Moves the messages in by queue offset; an offset already cached keeps its message and
-    /// is not counted again. Returns "dispatch to consume": true only when the cache is non-empty and no
+    /// Java's putMessage. Moves the messages in by queue offset; an offset already cached keeps its message
+    /// and is not counted again. Returns "dispatch to consume": true only when the cache is non-empty and no
     /// dispatch was running (consuming() turns true). A parseable MAX_OFFSET property on the last message
     /// updates msg_acc_cnt() when the backlog it implies is positive.
     bool put_messages(std::vector<MessageExt> msgs) {
@@ -2863,9 +3510,9 @@ public:
         return dispatch;
     }
 
-    /// Java's removeMessage (concurrent path): drops the given offsets from the cache and returns the offset that
-    /// is safe to commit: the smallest offset still cached, queue_offset_max() + 1 when the cache became empty,
-    /// or -1 when it was already empty (then nothing changes but last_consume_timestamp()).
+    /// Java's removeMessage (concurrent path): drops the given offsets from the cache and returns the offset
+    /// that is safe to commit: the smallest offset still cached, queue_offset_max() + 1 when the cache became
+    /// empty, or -1 when it was already empty (then nothing changes but last_consume_timestamp()).
     std::int64_t remove_messages(std::span<const std::int64_t> queue_offsets) {
         const std::unique_lock lock(tree_mutex_);
         return remove_locked(queue_offsets);
@@ -2877,9 +3524,9 @@ public:
         return msg_tree_.empty() ? 0 : msg_tree_.rbegin()->first - msg_tree_.begin()->first;
     }
 
-    /// Java's takeMessages (orderly): moves up to batch_size smallest entries into the consuming map and returns
-    /// copies in offset order. When nothing is left to take, consuming() turns false so the next put dispatches.
-    /// Counters do not change.
+    /// Java's takeMessages (orderly): moves up to batch_size smallest entries into the consuming map and
+    /// returns copies in offset order. When nothing is left to take, consuming() turns false so the next put
+    /// dispatches. Counters do not change.
     std::vector<MessageExt> take_messages(std::size_t batch_size) {
         std::vector<MessageExt> out;
         const std::unique_lock lock(tree_mutex_);
@@ -2896,8 +3543,8 @@ public:
         return out;
     }
 
-    /// Java's commit (orderly): forgets every taken message, uncounts them and returns the offset after the last
-    /// one, or -1 when nothing was taken (Java throws NoSuchElementException there).
+    /// Java's commit (orderly): forgets every taken message, uncounts them and returns the offset after the
+    /// last one, or -1 when nothing was taken (Java throws NoSuchElementException there).
     std::int64_t commit() {
         const std::unique_lock lock(tree_mutex_);
         if (consuming_tree_.empty()) {
@@ -2918,8 +3565,8 @@ public:
         return next;
     }
 
-    /// Java's rollback (orderly): every taken message goes back to the cache (replacing a same-offset entry, as
-    /// Java's putAll does). Counters do not change.
+    /// Java's rollback (orderly): every taken message goes back to the cache (replacing a same-offset entry,
+    /// as Java's putAll does). Counters do not change.
     void rollback() {
         const std::unique_lock lock(tree_mutex_);
         while (!consuming_tree_.empty()) {
@@ -2928,8 +3575,8 @@ public:
         }
     }
 
-    /// Java's makeMessageToConsumeAgain (orderly) by offset: the taken messages at these offsets go back to the
-    /// cache unchanged; offsets not taken are ignored. Counters do not change.
+    /// Java's makeMessageToConsumeAgain (orderly) by offset: the taken messages at these offsets go back to
+    /// the cache unchanged; offsets not taken are ignored. Counters do not change.
     void make_message_to_consume_again(std::span<const std::int64_t> queue_offsets) {
         const std::unique_lock lock(tree_mutex_);
         for (const std::int64_t offset : queue_offsets) {
@@ -2939,9 +3586,9 @@ public:
         }
     }
 
-    /// Java's makeMessageToConsumeAgain with the messages themselves: each is removed from the consuming map by
-    /// its offset and stored in the cache as given, so changes the caller made on its copy (reconsume times by
-    /// checkReconsumeTimes) are kept, as they are on Java's shared objects. Counters do not change.
+    /// Java's makeMessageToConsumeAgain with the messages themselves: each is removed from the consuming map
+    /// by its offset and stored in the cache as given, so changes the caller made on its copy (reconsume
+    /// times by checkReconsumeTimes) are kept, as they are on Java's shared objects. Counters do not change.
     void make_message_to_consume_again(std::span<const MessageExt> msgs) {
         const std::unique_lock lock(tree_mutex_);
         for (const auto& msg : msgs) {
@@ -2956,7 +3603,8 @@ public:
         return !msg_tree_.empty();
     }
 
-    /// Java's containsMessage (5.x): whether the cache holds this offset (taken orderly messages do not count).
+    /// Java's containsMessage (5.x): whether the cache holds this offset (taken orderly messages do not
+    /// count).
     [[nodiscard]] bool contains_message(std::int64_t queue_offset) const {
         const std::shared_lock lock(tree_mutex_);
         return msg_tree_.contains(queue_offset);
@@ -2972,8 +3620,9 @@ public:
         queue_offset_max_.store(0);
     }
 
-    /// Java's MessageAccessor.setConsumeStartTimeStamp on the cached messages: stores CONSUME_START_TIME (wall
-    /// ms) on the messages at these offsets (cache or consuming map) so clean_expired_msg and later copies see it.
+    /// Java's MessageAccessor.setConsumeStartTimeStamp on the cached messages: stores CONSUME_START_TIME
+    /// (wall ms) on the messages at these offsets (cache or consuming map) so clean_expired_msg and later
+    /// copies see it.
     void set_consume_start(std::span<const std::int64_t> queue_offsets, std::int64_t wall_millis) {
         const std::string value = std::to_string(wall_millis);
         const std::unique_lock lock(tree_mutex_);
@@ -2986,20 +3635,22 @@ public:
         }
     }
 
-    /// Java's cleanExpiredMsg (concurrent consumers only; the caller skips it for orderly ones). Looks at most
-    /// min(16, cached) times at the head message: if its CONSUME_START_TIME is more than consume_timeout_millis
-    /// before the clock's wall time, `send_back(const MessageExt&)` is called (no lock held; it may return bool
-    /// or void, false meaning failure) and on success the message is removed if it is still the head. A missing
-    /// start time, a fresh head, or a failed/throwing send-back (logged) ends the run.
+    /// Java's cleanExpiredMsg (concurrent consumers only; the caller skips it for orderly ones). Looks at
+    /// most min(16, cached) times at the head message: if its CONSUME_START_TIME is more than
+    /// consume_timeout_millis before the clock's wall time, `send_back(const MessageExt&)` is called (no lock
+    /// held; it may return bool or void, false meaning failure) and on success the message is removed if it
+    /// is still the head. A missing start time, a fresh head, or a failed/throwing send-back (logged) ends
+    /// the run.
     template <class SendBack>
     void clean_expired_msg(std::int64_t consume_timeout_millis, SendBack&& send_back) {
         clean_expired_msg(consume_timeout_millis, std::forward<SendBack>(send_back), &log_send_back_failure);
     }
 
-    /// Same, reporting a failed send-back to `on_failure(const MessageExt&, std::exception_ptr)` (a null pointer
-    /// when send_back returned false) instead of the default stderr line.
+    /// Same, reporting a failed send-back to `on_failure(const MessageExt&, std::exception_ptr)` (a null
+    /// pointer when send_back returned false) instead of the default stderr line.
     template <class SendBack, class OnFailure>
-    void clean_expired_msg(std::int64_t consume_timeout_millis, SendBack&& send_back, OnFailure&& on_failure) {
+    void
+    clean_expired_msg(std::int64_t consume_timeout_millis, SendBack&& send_back, OnFailure&& on_failure) {
         using Result = std::invoke_result_t<SendBack&, const MessageExt&>;
         static_assert(std::is_void_v<Result> || std::is_convertible_v<Result, bool>,
                       "clean_expired_msg: send_back(const MessageExt&) must return void or bool");
@@ -3082,7 +3733,9 @@ public:
     [[nodiscard]] std::int64_t last_lock_timestamp() const noexcept { return last_lock_timestamp_.load(); }
 
     /// Records a successful broker lock at this steady time (normally clock.steady_millis()).
-    void set_last_lock_timestamp(std::int64_t steady_millis) noexcept { last_lock_timestamp_.store(steady_millis); }
+    void set_last_lock_timestamp(std::int64_t steady_millis) noexcept {
+        last_lock_timestamp_.store(steady_millis);
+    }
 
     /// More than rebalance_lock_max_live_time ms since the last lock (strictly greater, as Java).
     [[nodiscard]] bool is_lock_expired() const {
@@ -3093,7 +3746,9 @@ public:
     [[nodiscard]] std::int64_t last_pull_timestamp() const noexcept { return last_pull_timestamp_.load(); }
 
     /// Records the start of a pull at this steady time.
-    void set_last_pull_timestamp(std::int64_t steady_millis) noexcept { last_pull_timestamp_.store(steady_millis); }
+    void set_last_pull_timestamp(std::int64_t steady_millis) noexcept {
+        last_pull_timestamp_.store(steady_millis);
+    }
 
     /// More than pull_max_idle_time ms since the last pull (rebalance then replaces the queue).
     [[nodiscard]] bool is_pull_expired() const {
@@ -3101,7 +3756,9 @@ public:
     }
 
     /// Steady ms of the last remove_messages / take_messages (diagnostics).
-    [[nodiscard]] std::int64_t last_consume_timestamp() const noexcept { return last_consume_timestamp_.load(); }
+    [[nodiscard]] std::int64_t last_consume_timestamp() const noexcept {
+        return last_consume_timestamp_.load();
+    }
 
     /// Overrides the last-consume time (steady ms).
     void set_last_consume_timestamp(std::int64_t steady_millis) noexcept {
@@ -3150,9 +3807,28 @@ public:
     /// Offset of the last message put_messages newly inserted (0 initially and after clear()).
     [[nodiscard]] std::int64_t queue_offset_max() const noexcept { return queue_offset_max_.load(); }
 
-    /// Java's consumeLock: the orderly service holds it while the listener runs; rebalance try-locks it (with a
-    /// timeout) before releasing the broker lock.
+    /// Java's consumeLock: the orderly service holds it while the listener runs; rebalance try-locks it (with
+    /// a timeout) before releasing the broker lock.
     [[nodiscard]] std::timed_mutex& consume_lock() noexcept { return consume_lock_; }
+
+    /// Java's `consumeLock.tryLock(timeout)` (rebalance before releasing an orderly queue): true when the
+    /// consume lock was acquired within `timeout` of real time; the caller then unlocks consume_lock().
+    /// Use this rather than consume_lock().try_lock_for(): libstdc++ implements that with
+    /// pthread_mutex_clocklock, which GCC 12's ThreadSanitizer does not intercept, so TSan reports a false
+    /// "unlock of an unlocked mutex". Polling try_lock against a steady deadline is also immune to wall-clock
+    /// jumps, unlike try_lock_until(system_clock).
+    [[nodiscard]] bool try_lock_consume_for(Millis timeout) {
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        while (!consume_lock_.try_lock()) {
+            const auto now = std::chrono::steady_clock::now();
+            if (now >= deadline) {
+                return false;
+            }
+            std::this_thread::sleep_for(
+                std::min<std::chrono::steady_clock::duration>(deadline - now, Millis(1)));
+        }
+        return true;
+    }
 
     /// The clock every timestamp of this queue comes from.
     [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept { return clock_; }
@@ -3236,4 +3912,8220 @@ private:
 
 }  // namespace rmq
 // ---- end rmq/process_queue.hpp ----
+
+
+// ---- begin rmq/detail/consumer_log.hpp ----
+
+/// @file detail/consumer_log.hpp
+/// The consumer's log sink (stderr, one line per event); one place to reroute logging later.
+
+#include <cstdio>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace rmq::detail {
+
+/// Prints `rmq: <formatted text>` to stderr.
+template <class... Args>
+void log_line(fmt::format_string<Args...> format, Args&&... args) {
+    fmt::print(stderr, "rmq: {}\n", fmt::format(format, std::forward<Args>(args)...));
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer_log.hpp ----
+
+namespace rmq {
+
+/// Order policy for concurrent consumption: no ordering within a queue, failed messages go back to the broker
+/// (`%RETRY%group`, then `%DLQ%group`) in clustering and are dropped in broadcasting.
+struct Concurrently {
+    using Context = ConsumeConcurrentlyContext;
+    using Status = ConsumeConcurrentlyStatus;
+    using Listener = std::function<std::optional<Status>(std::span<const MessageExt>, Context&)>;
+
+    static constexpr std::string_view listener_signature =
+        "(std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) -> "
+        "rmq::ConsumeConcurrentlyStatus";
+    static constexpr bool requires_queue_lock = false;
+    static constexpr bool span_flow_control = true;
+    static constexpr bool unlimited_retries_by_default = false;
+
+    /// Delay before messages whose send-back failed are consumed again locally (Java: 5000 ms).
+    static constexpr std::int64_t local_retry_delay_millis = 5000;
+    /// Period of the consume-timeout sweep: a message is sent back within this long after its deadline.
+    static constexpr std::int64_t expiry_sweep_period_millis = 1000;
+
+    /// The dispatcher the Consumer instantiates (see docs/policies/order.md for the Host interface).
+    template <class Host>
+    class Service {
+    public:
+        explicit Service(Host& host)
+            : host_(host) {}
+
+        /// Starts the consume-timeout sweep (Java's cleanExpireMsg, with a 1 s granularity instead of
+        /// consumeTimeout minutes, so a message is sent back close to its own deadline).
+        void start() { schedule_sweep(); }
+
+        /// A pull found messages: cache them and hand them out in batches (loop thread).
+        void on_pulled(const MessageQueue& mq,
+                       const std::shared_ptr<ProcessQueue>& pq,
+                       std::vector<MessageExt> msgs) {
+            (void)pq->put_messages(msgs);
+            const auto batch =
+                static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
+            for (std::size_t i = 0; i < msgs.size(); i += batch) {
+                const auto end = std::min(msgs.size(), i + batch);
+                std::vector<MessageExt> part(
+                    std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(i)),
+                    std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(end)));
+                submit(mq, pq, std::move(part));
+            }
+        }
+
+        /// Concurrent queues are released at once (no broker lock).
+        bool release_queue(const MessageQueue& /*mq*/, ProcessQueue& /*pq*/) { return true; }
+
+        void stop() {}
+
+        void after_drain() {}
+
+    private:
+        void submit(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, std::vector<MessageExt> msgs) {
+            auto shared = std::make_shared<std::vector<MessageExt>>(std::move(msgs));
+            host_.submit([this, mq, pq = std::move(pq), shared] { consume(mq, pq, std::move(*shared)); });
+        }
+
+        void schedule_sweep() {
+            host_.schedule(expiry_sweep_period_millis, [this] {
+                sweep();
+                schedule_sweep();
+            });
+        }
+
+        /// Sends back messages whose listener call passed consume_timeout (sent back like a failure: the
+        /// running call's eventual result then finds them gone and only moves the offset).
+        void sweep() {
+            const std::int64_t timeout = host_.config().consume_timeout * 60 * 1000;
+            for (const auto& [mq, pq] : host_.table_snapshot()) {
+                if (pq->dropped() || !host_.clustering()) {
+                    continue;
+                }
+                const MessageQueue queue = mq;
+                pq->clean_expired_msg(
+                    timeout,
+                    [this](const MessageExt& msg) { return host_.send_back(msg, 3); },
+                    [this, queue](const MessageExt& msg, std::exception_ptr) {
+                        detail::log_line("group [{}]: expired message {} of {} could not be sent back",
+                                         host_.group(),
+                                         msg.msg_id(),
+                                         queue);
+                    });
+            }
+        }
+
+        /// ConsumeRequest.run (consumer.md §5.2); runs on a consume thread.
+        void consume(const MessageQueue& mq,
+                     const std::shared_ptr<ProcessQueue>& pq,
+                     std::vector<MessageExt> msgs) {
+            if (pq->dropped()) {
+                return;
+            }
+            Context ctx(mq);
+            host_.reset_retry_topic(std::span<MessageExt>(msgs));
+            const auto& hooks = host_.hooks();
+            if (hooks.before) {
+                try {
+                    hooks.before(mq, msgs);
+                } catch (const std::exception& e) {
+                    detail::log_line("consume hook (before) failed: {}", e.what());
+                }
+            }
+            const std::int64_t wall = host_.clock()->wall_millis();
+            std::vector<std::int64_t> offsets;
+            offsets.reserve(msgs.size());
+            const std::string start_text = std::to_string(wall);
+            for (auto& msg : msgs) {
+                msg.set_property(property::consume_start_timestamp, start_text);
+                offsets.push_back(msg.queue_offset());
+            }
+            pq->set_consume_start(offsets, wall);
+            const std::int64_t begin = host_.clock()->steady_millis();
+            std::optional<Status> status;
+            try {
+                status = host_.listener()(std::span<const MessageExt>(msgs), ctx);
+            } catch (const std::exception& e) {
+                detail::log_line("group [{}]: listener threw for {}: {}", host_.group(), mq, e.what());
+            } catch (...) {
+                detail::log_line("group [{}]: listener threw for {}", host_.group(), mq);
+            }
+            const std::int64_t rt = host_.clock()->steady_millis() - begin;
+            const Status effective = status.value_or(Status::ReconsumeLater);
+            if (hooks.after) {
+                try {
+                    hooks.after(mq, msgs, effective == Status::ConsumeSuccess);
+                } catch (const std::exception& e) {
+                    detail::log_line("consume hook (after) failed: {}", e.what());
+                }
+            }
+            host_.stats_collector().record_consume_rt(mq.topic, rt);
+            if (pq->dropped()) {
+                return;  // the queue moved on (rebalance or shutdown): no send-back, no offset change
+            }
+            process_result(mq, pq, std::move(msgs), ctx, effective);
+        }
+
+        /// processConsumeResult (consumer.md §5.3).
+        void process_result(const MessageQueue& mq,
+                            const std::shared_ptr<ProcessQueue>& pq,
+                            std::vector<MessageExt> msgs,
+                            const Context& ctx,
+                            Status status) {
+            if (msgs.empty()) {
+                return;
+            }
+            const int size = static_cast<int>(msgs.size());
+            int ack = -1;
+            if (status == Status::ConsumeSuccess) {
+                ack = std::clamp(ctx.ack_index(), -1, size - 1);
+                host_.stats_collector().record_consume_ok(mq.topic, ack + 1);
+                if (size - ack - 1 > 0) {
+                    host_.stats_collector().record_consume_failed(mq.topic, size - ack - 1);
+                }
+            } else {
+                host_.stats_collector().record_consume_failed(mq.topic, size);
+            }
+            std::vector<MessageExt> back_failed;
+            if (!host_.clustering()) {
+                for (int i = ack + 1; i < size; ++i) {
+                    detail::log_line("group [{}]: broadcasting, message {} of {} failed and is dropped",
+                                     host_.group(),
+                                     msgs[static_cast<std::size_t>(i)].msg_id(),
+                                     mq);
+                }
+            } else {
+                for (int i = ack + 1; i < size; ++i) {
+                    auto& msg = msgs[static_cast<std::size_t>(i)];
+                    if (!pq->contains_message(msg.queue_offset())) {
+                        continue;  // already sent back by the expiry sweep (5.x check)
+                    }
+                    if (!host_.send_back(msg, ctx.delay_level_when_next_consume())) {
+                        msg.set_reconsume_times(msg.reconsume_times() + 1);
+                        back_failed.push_back(msg);
+                    }
+                }
+            }
+            std::vector<std::int64_t> done;
+            done.reserve(msgs.size());
+            for (const auto& msg : msgs) {
+                const bool failed =
+                    std::any_of(back_failed.begin(), back_failed.end(), [&](const MessageExt& f) {
+                        return f.queue_offset() == msg.queue_offset();
+                    });
+                if (!failed) {
+                    done.push_back(msg.queue_offset());
+                }
+            }
+            if (!back_failed.empty()) {
+                auto shared = std::make_shared<std::vector<MessageExt>>(std::move(back_failed));
+                host_.schedule(local_retry_delay_millis,
+                               [this, mq, pq, shared] { submit(mq, pq, std::move(*shared)); });
+            }
+            const std::int64_t offset = pq->remove_messages(done);
+            if (offset >= 0 && !pq->dropped()) {
+                host_.offset_store().update_offset(mq, offset, true);
+            }
+        }
+
+        Host& host_;
+    };
+};
+
+}  // namespace rmq
+// ---- end rmq/order/concurrently.hpp ----
+
+// ---- begin rmq/order/orderly.hpp ----
+
+/// @file order/orderly.hpp
+/// rmq::Orderly: Java's ConsumeMessageOrderlyService (consumer.md §6). One consume task per queue at a time,
+/// batches in queue order, broker locks in clustering, local retries with a DLQ bound.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+
+namespace rmq {
+
+/// Order policy for orderly consumption: the messages of one queue reach the listener strictly in queue
+/// order, one batch at a time, and only on the member holding the queue's broker lock (clustering).
+struct Orderly {
+    using Context = ConsumeOrderlyContext;
+    using Status = ConsumeOrderlyStatus;
+    using Listener = std::function<std::optional<Status>(std::span<const MessageExt>, Context&)>;
+
+    static constexpr std::string_view listener_signature =
+        "(std::span<const rmq::MessageExt>, rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus";
+    static constexpr bool requires_queue_lock = true;
+    static constexpr bool span_flow_control = false;
+    static constexpr bool unlimited_retries_by_default = true;
+
+    /// MAX_TIME_CONSUME_CONTINUOUSLY: one task yields the thread after this long (fairness between queues).
+    static constexpr std::int64_t max_time_consume_continuously = 60000;
+    /// Bounds of a suspend pause (ms).
+    static constexpr std::int64_t min_suspend_millis = 10;
+    static constexpr std::int64_t max_suspend_millis = 30000;
+    /// How long rebalance waits for a running listener before giving up on releasing a queue (4.9.8: 1000
+    /// ms).
+    static constexpr std::int64_t release_wait_millis = 1000;
+
+    /// The dispatcher the Consumer instantiates (see docs/policies/order.md for the Host interface).
+    template <class Host>
+    class Service {
+    public:
+        explicit Service(Host& host)
+            : host_(host) {}
+
+        /// Clustering: renew every owned queue's broker lock each lock_renewal_interval (first after 1 s).
+        void start() {
+            if (host_.clustering()) {
+                schedule_lock_all(std::min<std::int64_t>(1000, host_.config().lock_renewal_interval));
+            }
+        }
+
+        /// A pull found messages (loop thread): cache them; start a consume task on the idle → busy
+        /// transition.
+        void on_pulled(const MessageQueue& mq,
+                       const std::shared_ptr<ProcessQueue>& pq,
+                       std::vector<MessageExt> msgs) {
+            if (pq->put_messages(std::move(msgs))) {
+                submit_request(mq, pq);
+            }
+        }
+
+        /// removeUnnecessaryMessageQueue's orderly part (loop thread): wait up to 1 s for a running listener,
+        /// then release the broker lock. False (retried at the next rebalance) while a listener holds the
+        /// queue.
+        bool release_queue(const MessageQueue& mq, ProcessQueue& pq) {
+            if (!host_.clustering()) {
+                return true;
+            }
+            std::unique_lock lock(pq.consume_lock(), std::defer_lock);
+            if (!lock.try_lock_for(std::chrono::milliseconds(release_wait_millis))) {
+                return false;
+            }
+            host_.unlock_queues({mq});
+            pq.set_locked(false);
+            return true;
+        }
+
+        void stop() { stopped_.store(true); }
+
+        /// Shutdown, after the listeners drained: release every broker lock (Java's unlockAll(false)).
+        void after_drain() {
+            if (host_.clustering()) {
+                host_.unlock_all();
+            }
+        }
+
+    private:
+        void schedule_lock_all(std::int64_t delay) {
+            host_.schedule(delay, [this] {
+                if (!stopped_.load()) {
+                    host_.lock_all();
+                }
+                schedule_lock_all(host_.config().lock_renewal_interval);
+            });
+        }
+
+        void submit_request(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
+            host_.submit([this, mq, pq] { consume(mq, pq); });
+        }
+
+        /// submitConsumeRequestLater: -1 means the consumer's suspend time; clamped to [10, 30000] ms.
+        void
+        submit_later(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::int64_t millis) {
+            if (millis == -1) {
+                millis = host_.config().suspend_current_queue_time_millis;
+            }
+            millis = std::clamp(millis, min_suspend_millis, max_suspend_millis);
+            host_.schedule(millis, [this, mq, pq] { submit_request(mq, pq); });
+        }
+
+        /// tryLockLaterAndReconsume: relock from the loop, then re-dispatch soon (10 ms) or later (3 s).
+        void
+        try_lock_later(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::int64_t delay) {
+            host_.schedule(delay, [this, mq, pq] {
+                const bool ok = !stopped_.load() && host_.lock_queue(mq);
+                submit_later(mq, pq, ok ? 10 : 3000);
+            });
+        }
+
+        std::shared_ptr<std::mutex> queue_lock(const MessageQueue& mq) {
+            const std::lock_guard lock(locks_mutex_);
+            auto& slot = queue_locks_[mq];
+            if (!slot) {
+                slot = std::make_shared<std::mutex>();
+            }
+            return slot;
+        }
+
+        /// ConsumeRequest.run (consumer.md §6.3); runs on a consume thread.
+        void consume(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
+            if (pq->dropped()) {
+                return;
+            }
+            const auto mq_lock = queue_lock(mq);
+            const std::lock_guard serial(*mq_lock);  // Java's MessageQueueLock: one task per queue at a time
+            const bool clustering = host_.clustering();
+            if (clustering && (!pq->locked() || pq->is_lock_expired())) {
+                if (!pq->dropped()) {
+                    try_lock_later(mq, pq, 100);
+                }
+                return;
+            }
+            const auto& clock = host_.clock();
+            const std::int64_t begin = clock->steady_millis();
+            const auto batch =
+                static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
+            bool continue_consume = true;
+            while (continue_consume) {
+                if (pq->dropped()) {
+                    break;
+                }
+                if (clustering && (!pq->locked() || pq->is_lock_expired())) {
+                    try_lock_later(mq, pq, 10);
+                    break;
+                }
+                if (clock->steady_millis() - begin > max_time_consume_continuously) {
+                    submit_later(mq, pq, 10);
+                    break;
+                }
+                std::vector<MessageExt> msgs = pq->take_messages(batch);
+                if (msgs.empty()) {
+                    break;  // take_messages turned consuming() off: the next pull dispatches again
+                }
+                host_.reset_retry_topic(std::span<MessageExt>(msgs));
+                Context ctx(mq);
+                const auto& hooks = host_.hooks();
+                if (hooks.before) {
+                    try {
+                        hooks.before(mq, msgs);
+                    } catch (const std::exception& e) {
+                        detail::log_line("consume hook (before) failed: {}", e.what());
+                    }
+                }
+                std::optional<Status> status;
+                const std::int64_t call_begin = clock->steady_millis();
+                {
+                    const std::lock_guard consume_lock(pq->consume_lock());
+                    if (pq->dropped()) {
+                        break;
+                    }
+                    try {
+                        status = host_.listener()(std::span<const MessageExt>(msgs), ctx);
+                    } catch (const std::exception& e) {
+                        detail::log_line(
+                            "group [{}]: listener threw for {}: {}", host_.group(), mq, e.what());
+                    } catch (...) {
+                        detail::log_line("group [{}]: listener threw for {}", host_.group(), mq);
+                    }
+                }
+                const Status effective = status.value_or(Status::SuspendCurrentQueueAMoment);
+                if (hooks.after) {
+                    try {
+                        hooks.after(mq, msgs, effective == Status::Success || effective == Status::Commit);
+                    } catch (const std::exception& e) {
+                        detail::log_line("consume hook (after) failed: {}", e.what());
+                    }
+                }
+                host_.stats_collector().record_consume_rt(mq.topic, clock->steady_millis() - call_begin);
+                continue_consume = process_result(mq, pq, msgs, ctx, effective);
+            }
+        }
+
+        /// processConsumeResult: every status × autoCommit (consumer.md §6.4).
+        bool process_result(const MessageQueue& mq,
+                            const std::shared_ptr<ProcessQueue>& pq,
+                            std::vector<MessageExt>& msgs,
+                            const Context& ctx,
+                            Status status) {
+            std::int64_t commit_offset = -1;
+            bool continue_consume = true;
+            const auto n = static_cast<std::int64_t>(msgs.size());
+            auto& stats = host_.stats_collector();
+            const auto suspend = [&] {
+                stats.record_consume_failed(mq.topic, n);
+                if (check_reconsume_times(msgs)) {
+                    pq->make_message_to_consume_again(std::span<const MessageExt>(msgs));
+                    submit_later(mq, pq, ctx.suspend_current_queue_time_millis());
+                    continue_consume = false;
+                    return true;
+                }
+                return false;
+            };
+            if (ctx.auto_commit()) {
+                switch (status) {
+                case Status::Commit:
+                case Status::Rollback:
+                    detail::log_line("group [{}]: {} returns Commit/Rollback with auto-commit on; treated as "
+                                     "Success",
+                                     host_.group(),
+                                     mq);
+                    [[fallthrough]];
+                case Status::Success:
+                    commit_offset = pq->commit();
+                    stats.record_consume_ok(mq.topic, n);
+                    break;
+                case Status::SuspendCurrentQueueAMoment:
+                    if (!suspend()) {
+                        commit_offset = pq->commit();  // every message went to the DLQ
+                    }
+                    break;
+                }
+            } else {
+                switch (status) {
+                case Status::Success:
+                    stats.record_consume_ok(mq.topic, n);
+                    break;
+                case Status::Commit:
+                    commit_offset = pq->commit();
+                    break;
+                case Status::Rollback:
+                    pq->rollback();
+                    submit_later(mq, pq, ctx.suspend_current_queue_time_millis());
+                    continue_consume = false;
+                    break;
+                case Status::SuspendCurrentQueueAMoment:
+                    (void)suspend();
+                    break;
+                }
+            }
+            if (commit_offset >= 0 && !pq->dropped()) {
+                host_.offset_store().update_offset(mq, commit_offset, false);
+            }
+            return continue_consume;
+        }
+
+        /// checkReconsumeTimes (consumer.md §6.5): true = suspend and retry locally; messages past the limit
+        /// are moved to the DLQ (if that fails they are retried locally as well).
+        bool check_reconsume_times(std::vector<MessageExt>& msgs) {
+            bool suspend = false;
+            const int max = host_.max_reconsume_times();
+            for (auto& msg : msgs) {
+                if (msg.reconsume_times() >= max) {
+                    msg.set_property(property::reconsume_time, std::to_string(msg.reconsume_times()));
+                    if (!host_.send_to_dlq(msg)) {
+                        suspend = true;
+                        msg.set_reconsume_times(msg.reconsume_times() + 1);
+                    }
+                } else {
+                    suspend = true;
+                    msg.set_reconsume_times(msg.reconsume_times() + 1);
+                }
+            }
+            return suspend;
+        }
+
+        Host& host_;
+        std::atomic<bool> stopped_{false};
+        std::mutex locks_mutex_;
+        std::map<MessageQueue, std::shared_ptr<std::mutex>> queue_locks_;
+    };
+};
+
+}  // namespace rmq
+// ---- end rmq/order/orderly.hpp ----
+
+// ---- begin rmq/stats.hpp ----
+
+/// @file stats.hpp
+/// Consumer statistics (Java's ConsumerStatsManager, consumer.md §10): per-topic pull/consume rates and
+/// latencies over the last minute, per-queue cache and lag figures, and health flags. rmq::ConsumerStats is a
+/// plain snapshot; rmq::detail::StatsCollector is what the consumer updates from its threads.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace rmq {
+
+/// Java's ConsumeStatus for one topic of the group.
+struct TopicStats {
+    std::string topic;
+    /// Average pull round trip, ms, last minute (PULL_RT).
+    double pull_rt = 0;
+    /// Messages pulled per second, last minute (PULL_TPS).
+    double pull_tps = 0;
+    /// Average listener call time, ms, last minute; the last hour when the minute saw no call (CONSUME_RT).
+    double consume_rt = 0;
+    /// Messages consumed successfully per second, last minute (CONSUME_OK_TPS).
+    double consume_ok_tps = 0;
+    /// Messages whose consumption failed per second, last minute (CONSUME_FAILED_TPS).
+    double consume_failed_tps = 0;
+    /// Messages whose consumption failed in the last hour (consumeFailedMsgs).
+    std::int64_t consume_failed_msgs = 0;
+};
+
+/// One owned queue, filled by the consumer from its ProcessQueue (Java's ProcessQueueInfo plus the lag).
+struct QueueStats {
+    MessageQueue mq;
+    /// The offset store's value (readOffset MEMORY_FIRST_THEN_STORE), -1 when unknown.
+    std::int64_t commit_offset = -1;
+    /// Messages cached (pulled, not yet consumed).
+    std::int64_t cached_msg_count = 0;
+    /// Body bytes cached.
+    std::int64_t cached_msg_bytes = 0;
+    std::int64_t cached_msg_min_offset = 0;
+    std::int64_t cached_msg_max_offset = 0;
+    /// The queue's max offset reported by the last pull, -1 when unknown.
+    std::int64_t broker_max_offset = -1;
+    /// broker_max_offset − commit_offset (0 when either is unknown): messages not yet consumed.
+    std::int64_t lag = 0;
+    bool locked = false;
+    bool dropped = false;
+    std::int64_t last_pull_timestamp = 0;
+    std::int64_t last_consume_timestamp = 0;
+};
+
+/// A snapshot of a consumer's statistics.
+struct ConsumerStats {
+    /// One entry per topic seen, ordered by topic.
+    std::vector<TopicStats> topics;
+    /// One entry per owned queue, ordered like MessageQueue.
+    std::vector<QueueStats> queues;
+    /// The broker's registry shows a different subscription for this group (consumer.md §8.5).
+    bool subscription_inconsistent = false;
+    /// What differs, when subscription_inconsistent.
+    std::string subscription_inconsistent_detail;
+    /// Records the decoder rejected (bad magic, CRC, truncated) since start.
+    std::int64_t damaged_records = 0;
+};
+
+namespace detail {
+
+/// Sums over a sliding window of fixed buckets (the current one plus five full ones): no allocation, no
+/// timer.
+class WindowCounter {
+public:
+    static constexpr std::size_t bucket_count = 6;
+
+    explicit WindowCounter(std::int64_t bucket_millis) noexcept
+        : bucket_millis_(bucket_millis) {}
+
+    void add(std::int64_t now, std::int64_t value) noexcept {
+        const std::int64_t id = now / bucket_millis_;
+        Bucket& b = buckets_[static_cast<std::size_t>(id) % bucket_count];
+        if (b.id != id) {
+            b = Bucket{id, 0, 0};
+        }
+        b.value += value;
+        b.times += 1;
+    }
+
+    struct Window {
+        std::int64_t sum = 0;
+        std::int64_t times = 0;
+        std::int64_t span_millis = 1;
+    };
+
+    /// The window ending now; its span starts at the oldest bucket or at `since` (collector start), if later.
+    [[nodiscard]] Window read(std::int64_t now, std::int64_t since) const noexcept {
+        const std::int64_t id = now / bucket_millis_;
+        const std::int64_t oldest = id - static_cast<std::int64_t>(bucket_count) + 1;
+        Window w;
+        for (const Bucket& b : buckets_) {
+            if (b.id >= oldest && b.id <= id) {
+                w.sum += b.value;
+                w.times += b.times;
+            }
+        }
+        w.span_millis = std::max<std::int64_t>(1, now - std::max(oldest * bucket_millis_, since));
+        return w;
+    }
+
+private:
+    struct Bucket {
+        std::int64_t id = -1;
+        std::int64_t value = 0;
+        std::int64_t times = 0;
+    };
+
+    std::int64_t bucket_millis_;
+    std::array<Bucket, bucket_count> buckets_{};
+};
+
+/// Thread-safe collector behind rmq::ConsumerStats. Hot-path calls take a shared lock on the topic map and
+/// the topic's own mutex; only the first call for a topic allocates.
+class StatsCollector {
+public:
+    /// Minute window: 10 s buckets; hour window: 10 min buckets (Java samples at the same periods).
+    static constexpr std::int64_t minute_bucket_millis = 10'000;
+    static constexpr std::int64_t hour_bucket_millis = 600'000;
+
+    explicit StatsCollector(std::shared_ptr<Clock> clock = system_clock())
+        : clock_(std::move(clock))
+        , start_(clock_->steady_millis()) {}
+
+    /// PULL_RT: one pull that found messages took `millis`.
+    void record_pull_rt(std::string_view topic, std::int64_t millis) {
+        with_topic(topic, [&](Topic& t, std::int64_t now) { t.pull_rt.add(now, millis); });
+    }
+
+    /// PULL_TPS: `count` messages arrived (after client-side filtering).
+    void record_pulled(std::string_view topic, std::int64_t count) {
+        with_topic(topic, [&](Topic& t, std::int64_t now) { t.pull_tps.add(now, count); });
+    }
+
+    /// CONSUME_RT: one listener call took `millis`.
+    void record_consume_rt(std::string_view topic, std::int64_t millis) {
+        with_topic(topic, [&](Topic& t, std::int64_t now) {
+            t.consume_rt.add(now, millis);
+            t.consume_rt_hour.add(now, millis);
+        });
+    }
+
+    /// CONSUME_OK_TPS: `count` messages consumed successfully.
+    void record_consume_ok(std::string_view topic, std::int64_t count) {
+        with_topic(topic, [&](Topic& t, std::int64_t now) { t.consume_ok.add(now, count); });
+    }
+
+    /// CONSUME_FAILED_TPS: `count` messages failed (sent back, suspended or dropped).
+    void record_consume_failed(std::string_view topic, std::int64_t count) {
+        with_topic(topic, [&](Topic& t, std::int64_t now) {
+            t.consume_failed.add(now, count);
+            t.consume_failed_hour.add(now, count);
+        });
+    }
+
+    /// Replaces the figures of one queue (the consumer calls it when asked for a snapshot or periodically).
+    void set_queue(QueueStats q) {
+        if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
+            q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
+        } else {
+            q.lag = 0;
+        }
+        const std::lock_guard lock(misc_mutex_);
+        auto key = q.mq;
+        queues_.insert_or_assign(std::move(key), std::move(q));
+    }
+
+    /// Forgets a queue no longer owned.
+    void remove_queue(const MessageQueue& mq) {
+        const std::lock_guard lock(misc_mutex_);
+        queues_.erase(mq);
+    }
+
+    /// Sets or clears the subscription-inconsistency flag with a description of the difference.
+    void set_subscription_inconsistent(bool inconsistent, std::string detail = {}) {
+        const std::lock_guard lock(misc_mutex_);
+        subscription_inconsistent_ = inconsistent;
+        subscription_detail_ = inconsistent ? std::move(detail) : std::string{};
+    }
+
+    /// Counts records the decoder rejected.
+    void add_damaged_records(std::int64_t count) {
+        const std::lock_guard lock(misc_mutex_);
+        damaged_records_ += count;
+    }
+
+    /// The statistics now.
+    [[nodiscard]] ConsumerStats snapshot() const {
+        const std::int64_t now = clock_->steady_millis();
+        ConsumerStats out;
+        {
+            const std::shared_lock lock(topics_mutex_);
+            out.topics.reserve(topics_.size());
+            for (const auto& [name, topic] : topics_) {
+                out.topics.push_back(topic_stats(name, *topic, now));
+            }
+        }
+        const std::lock_guard lock(misc_mutex_);
+        out.queues.reserve(queues_.size());
+        for (const auto& [mq, q] : queues_) {
+            out.queues.push_back(q);
+        }
+        out.subscription_inconsistent = subscription_inconsistent_;
+        out.subscription_inconsistent_detail = subscription_detail_;
+        out.damaged_records = damaged_records_;
+        return out;
+    }
+
+    /// One topic's figures now (zeros for a topic never seen).
+    [[nodiscard]] TopicStats topic(std::string_view name) const {
+        const std::int64_t now = clock_->steady_millis();
+        const std::shared_lock lock(topics_mutex_);
+        if (auto it = topics_.find(name); it != topics_.end()) {
+            return topic_stats(it->first, *it->second, now);
+        }
+        return TopicStats{std::string(name)};
+    }
+
+private:
+    struct Topic {
+        std::mutex mutex;
+        WindowCounter pull_rt{minute_bucket_millis};
+        WindowCounter pull_tps{minute_bucket_millis};
+        WindowCounter consume_rt{minute_bucket_millis};
+        WindowCounter consume_rt_hour{hour_bucket_millis};
+        WindowCounter consume_ok{minute_bucket_millis};
+        WindowCounter consume_failed{minute_bucket_millis};
+        WindowCounter consume_failed_hour{hour_bucket_millis};
+    };
+
+    template <class F>
+    void with_topic(std::string_view name, F&& f) {
+        const std::int64_t now = clock_->steady_millis();
+        {
+            const std::shared_lock lock(topics_mutex_);
+            if (auto it = topics_.find(name); it != topics_.end()) {
+                const std::lock_guard tl(it->second->mutex);
+                f(*it->second, now);
+                return;
+            }
+        }
+        const std::unique_lock lock(topics_mutex_);
+        auto it = topics_.find(name);
+        if (it == topics_.end()) {
+            it = topics_.emplace(std::string(name), std::make_unique<Topic>()).first;
+        }
+        const std::lock_guard tl(it->second->mutex);
+        f(*it->second, now);
+    }
+
+    TopicStats topic_stats(const std::string& name, Topic& t, std::int64_t now) const {
+        const std::lock_guard lock(t.mutex);
+        auto avg = [](const WindowCounter::Window& w) {
+            return w.times == 0 ? 0.0 : static_cast<double>(w.sum) / static_cast<double>(w.times);
+        };
+        auto tps = [](const WindowCounter::Window& w) {
+            return static_cast<double>(w.sum) * 1000.0 / static_cast<double>(w.span_millis);
+        };
+        TopicStats s{name};
+        s.pull_rt = avg(t.pull_rt.read(now, start_));
+        s.pull_tps = tps(t.pull_tps.read(now, start_));
+        const auto rt = t.consume_rt.read(now, start_);
+        s.consume_rt = rt.sum != 0 ? avg(rt) : avg(t.consume_rt_hour.read(now, start_));
+        s.consume_ok_tps = tps(t.consume_ok.read(now, start_));
+        s.consume_failed_tps = tps(t.consume_failed.read(now, start_));
+        s.consume_failed_msgs = t.consume_failed_hour.read(now, start_).sum;
+        return s;
+    }
+
+    std::shared_ptr<Clock> clock_;
+    std::int64_t start_;
+    mutable std::shared_mutex topics_mutex_;
+    std::map<std::string, std::unique_ptr<Topic>, std::less<>> topics_;
+    mutable std::mutex misc_mutex_;
+    std::map<MessageQueue, QueueStats> queues_;
+    bool subscription_inconsistent_ = false;
+    std::string subscription_detail_;
+    std::int64_t damaged_records_ = 0;
+};
+
+}  // namespace detail
+}  // namespace rmq
+// ---- end rmq/stats.hpp ----
+
+// ---- begin rmq/transport/in_process.hpp ----
+
+/// @file transport/in_process.hpp
+/// rmq::InProcessBroker, an embedded stand-in for one RocketMQ broker, and rmq::InProcessTransport, the
+/// client handle that models rmq::Transport against it. See docs/embedded-broker.md.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+
+// ---- begin rmq/detail/broker_config.hpp ----
+
+/// @file detail/broker_config.hpp
+/// rmq::BrokerConfig (the embedded broker's settings) and the delay-level table parser. Users include
+/// <rmq/transport/in_process.hpp>, which re-exports these.
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+namespace rmq {
+
+/// Settings of the embedded broker. Each field is the snake_case of the Java broker setting it mirrors
+/// (BrokerConfig / MessageStoreConfig), with the same default.
+struct BrokerConfig {
+    /// BrokerConfig.brokerName.
+    std::string broker_name = "broker-a";
+    /// MessageStoreConfig.messageDelayLevel: level N (1-based) waits the N-th duration (units s, m, h, d).
+    std::string message_delay_level = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h";
+    /// BrokerConfig.autoCreateTopicEnable: a send to an unknown topic creates it (and TBW102 exists).
+    bool auto_create_topic_enable = true;
+    /// BrokerConfig.defaultTopicQueueNums: queues of an auto-created topic.
+    std::int32_t default_topic_queue_nums = 4;
+    /// BrokerConfig.autoCreateSubscriptionGroup: an unknown consumer group is created on first use.
+    bool auto_create_subscription_group = true;
+    /// MessageStoreConfig.maxMessageSize (bytes of body; a larger send fails with MESSAGE_ILLEGAL).
+    std::int32_t max_message_size = 1024 * 1024 * 4;
+    /// BrokerConfig.longPollingEnable: hold a suspended pull for its suspend timeout (else short polling).
+    bool long_polling_enable = true;
+    /// BrokerConfig.shortPollingTimeMills: hold time of a suspended pull when long polling is off.
+    std::int64_t short_polling_time_mills = 1000;
+    /// BrokerConfig.channelExpiredTimeout (4.9.8: ConsumerManager.CHANNEL_EXPIRED_TIMEOUT): a client without
+    /// a heartbeat for this long is removed from its groups.
+    std::int64_t channel_expired_timeout = 120000;
+    /// rocketmq.broker.rebalance.lockMaxLiveTime: an orderly queue lock not renewed for this long expires.
+    std::int64_t rebalance_lock_max_live_time = 60000;
+    /// MessageStoreConfig.maxTransferCountOnMessageInMemory: messages per pull answer.
+    std::int32_t max_transfer_count_on_message_in_memory = 32;
+    /// MessageStoreConfig.maxTransferBytesOnMessageInMemory: bytes per pull answer.
+    std::int32_t max_transfer_bytes_on_message_in_memory = 256 * 1024;
+    /// SubscriptionGroupConfig.retryMaxTimes: send-back limit when the client does not send its own.
+    std::int32_t retry_max_times = 16;
+    /// BrokerConfig.notifyConsumerIdsChangedEnable: send NOTIFY_CONSUMER_IDS_CHANGED on membership changes.
+    bool notify_consumer_ids_changed_enable = true;
+    /// The broker's time source (timestamps, long-poll timeouts, delays, expiries).
+    std::shared_ptr<Clock> clock = system_clock();
+};
+
+namespace detail {
+
+/// Parses MessageStoreConfig.messageDelayLevel ("1s 5s 1m 2h ..."; units s, m, h, d) into milliseconds per
+/// level (index 0 = level 1). Throws rmq::InvalidArgument for an unknown unit or number.
+inline std::vector<std::int64_t> parse_delay_levels(std::string_view text) {
+    std::vector<std::int64_t> out;
+    while (!text.empty()) {
+        const std::size_t start = text.find_first_not_of(' ');
+        if (start == std::string_view::npos) {
+            break;
+        }
+        text.remove_prefix(start);
+        const std::size_t end = std::min(text.find(' '), text.size());
+        const std::string_view item = text.substr(0, end);
+        text.remove_prefix(end);
+        if (item.size() < 2) {
+            throw InvalidArgument(fmt::format("message_delay_level: bad item \"{}\"", item));
+        }
+        std::int64_t unit = 0;
+        switch (item.back()) {
+        case 's':
+            unit = 1000;
+            break;
+        case 'm':
+            unit = 60 * 1000;
+            break;
+        case 'h':
+            unit = 60 * 60 * 1000;
+            break;
+        case 'd':
+            unit = 24 * 60 * 60 * 1000;
+            break;
+        default:
+            throw InvalidArgument(fmt::format("message_delay_level: unknown unit in \"{}\"", item));
+        }
+        std::int64_t n = 0;
+        for (const char c : item.substr(0, item.size() - 1)) {
+            if (c < '0' || c > '9') {
+                throw InvalidArgument(fmt::format("message_delay_level: bad number in \"{}\"", item));
+            }
+            n = n * 10 + (c - '0');
+        }
+        out.push_back(n * unit);
+    }
+    if (out.empty()) {
+        throw InvalidArgument("message_delay_level is empty");
+    }
+    return out;
+}
+
+}  // namespace detail
+
+}  // namespace rmq
+// ---- end rmq/detail/broker_config.hpp ----
+
+// ---- begin rmq/detail/broker_state.hpp ----
+
+/// @file detail/broker_state.hpp
+/// The embedded broker's state and rules (store, pull, long polling, offsets, membership, locks, send-back,
+/// delays). Shared by rmq::InProcessBroker and every rmq::InProcessTransport handle.
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <zlib.h>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq {
+
+/// One client of a consumer group as the embedded broker sees it (see InProcessBroker::group_members).
+struct GroupMember {
+    std::string client_id;
+    /// The ConsumerData of this group in the client's last heartbeat.
+    ConsumerData consumer_data;
+    /// Clock steady time of the last heartbeat.
+    std::int64_t last_update_timestamp = 0;
+};
+
+namespace detail {
+
+/// TopicValidator.RMQ_SYS_SCHEDULE_TOPIC: where delayed messages wait.
+inline constexpr std::string_view schedule_topic = "SCHEDULE_TOPIC_XXXX";
+/// The store host every message of the embedded broker carries.
+inline constexpr std::string_view broker_store_host = "127.0.0.1:10911";
+/// Born host of messages sent through an in-process transport.
+inline constexpr std::string_view in_process_born_host = "127.0.0.1:0";
+/// ConsumeQueue.CQ_STORE_UNIT_SIZE.
+inline constexpr std::int64_t consume_queue_unit_size = 20;
+/// MessageStoreConfig.mappedFileSizeConsumeQueue / unit: one consume-queue file holds 300000 units.
+inline constexpr std::int64_t consume_queue_file_units = 300000;
+/// DefaultMessageStore.getMessage: the scan covers at least 16000 bytes of consume queue.
+inline constexpr std::int64_t max_filter_message_bytes = 16000;
+/// BrokerConfig.brokerClusterName default, stored in the CLUSTER property of sent messages.
+inline constexpr std::string_view broker_cluster_name = "DefaultCluster";
+/// MessageConst.PROPERTY_CLUSTER.
+inline constexpr std::string_view property_cluster = "CLUSTER";
+
+/// MessageDecoder.createMessageId for store host 127.0.0.1:10911: hex of ip (4 bytes), port (4 bytes) and
+/// commit log offset (8 bytes), upper case.
+inline std::string offset_message_id(std::int64_t commit_log_offset) {
+    return fmt::format("7F00000100002A9F{:016X}", static_cast<std::uint64_t>(commit_log_offset));
+}
+
+/// UtilAll.crc32: CRC32 of the body, masked to a non-negative int.
+inline std::int32_t body_crc32(const std::string& body) {
+    const uLong crc = crc32(
+        crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
+    return static_cast<std::int32_t>(crc & 0x7FFFFFFFUL);
+}
+
+/// CommitLog.calMsgLength for IPv4 hosts: 91 bytes of fixed fields plus body, topic and properties.
+inline std::int32_t stored_message_size(const MessageExt& m, std::size_t properties_length) {
+    return static_cast<std::int32_t>(91 + m.body().size() + m.topic().size() + properties_length);
+}
+
+/// MessageExtBrokerInner.tagsString2tagsCode: Java's hashCode of TAGS, 0 without tags.
+inline std::int64_t tags_code_of(const Message& m) {
+    const auto tags = m.tags();
+    return tags.empty() ? 0 : tag_hash(tags);
+}
+
+/// ExpressionMessageFilter.isMatchedByConsumeQueue for TAG subscriptions.
+inline bool matched_by_consume_queue(const std::optional<SubscriptionData>& sub, std::int64_t tags_code) {
+    if (!sub || sub->class_filter_mode) {
+        return true;
+    }
+    if (sub->sub_string == sub_all) {
+        return true;
+    }
+    return sub->code_set.contains(static_cast<std::int32_t>(tags_code));
+}
+
+/// Where a transport handle's notifications go; set_notification_handler replaces the handler.
+struct NotificationSlot {
+    std::mutex mutex;
+    NotificationHandler handler;
+};
+
+/// The embedded broker. Every public member locks `mutex_`; callbacks (pull completions, notifications)
+/// are collected while locked and handed to the dispatcher thread, which runs them without the lock.
+class BrokerState {
+public:
+    using Task = std::function<void()>;
+    using Tasks = std::vector<Task>;
+
+    explicit BrokerState(BrokerConfig config)
+        : config_(std::move(config))
+        , delay_levels_(parse_delay_levels(config_.message_delay_level))
+        , clock_(config_.clock ? config_.clock : system_clock()) {
+        check_config();
+        if (config_.auto_create_topic_enable) {
+            topics_[std::string(auto_create_topic_key_topic)].queues.resize(
+                static_cast<std::size_t>(config_.default_topic_queue_nums));
+        }
+    }
+
+    BrokerState(const BrokerState&) = delete;
+    BrokerState& operator=(const BrokerState&) = delete;
+
+    ~BrokerState() { stop(); }
+
+    /// Starts the dispatcher thread and (manual clocks) the clock listener. `self` is this state.
+    void start(const std::shared_ptr<BrokerState>& self) {
+        manual_ = clock_->is_manual();
+        {
+            const std::lock_guard lock(mutex_);
+            started_ = true;
+        }
+        thread_ = std::thread([this] { run(); });
+        thread_id_ = thread_.get_id();
+        std::weak_ptr<BrokerState> weak = self;
+        listener_id_ = clock_->add_listener([weak] {
+            if (auto s = weak.lock()) {
+                s->on_clock_advance();
+            }
+        });
+    }
+
+    /// Stops the dispatcher after it ran every queued task, then answers held pulls with SYSTEM_ERROR.
+    void stop() {
+        {
+            const std::lock_guard lock(mutex_);
+            if (stopping_) {
+                return;
+            }
+            stopping_ = true;
+            cv_.notify_all();
+        }
+        clock_->remove_listener(listener_id_);
+        if (thread_.joinable()) {
+            thread_.join();
+        }
+        Tasks out;
+        {
+            const std::lock_guard lock(mutex_);
+            stopped_ = true;  // the dispatcher set it already if it ran
+            for (auto& [key, list] : held_) {
+                for (auto& h : list) {
+                    out.push_back([cb = std::move(h.callback)] {
+                        cb(Outcome<PullResult>(response_code::system_error, "the broker is shut down"));
+                    });
+                }
+            }
+            held_.clear();
+            idle_cv_.notify_all();
+        }
+        for (auto& t : out) {
+            run_task(t);
+        }
+    }
+
+    [[nodiscard]] const BrokerConfig& config() const noexcept { return config_; }
+
+    [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept { return clock_; }
+
+    /// Waits until every callback queued so far has run (not callable from a callback).
+    void drain() {
+        if (std::this_thread::get_id() == thread_id_) {
+            throw IllegalState("InProcessBroker::drain called from a broker callback");
+        }
+        std::unique_lock lock(mutex_);
+        idle_cv_.wait(lock, [this] { return stopped_ || (tasks_.empty() && !running_task_); });
+    }
+
+    // ---- topics and store ------------------------------------------------------------------------------
+
+    void create_topic(std::string_view topic, std::int32_t queue_count) {
+        check_topic(topic);
+        if (queue_count <= 0 || queue_count > 1024) {
+            throw InvalidArgument(
+                fmt::format("create_topic {}: queue count {} is not in [1, 1024]", topic, queue_count));
+        }
+        const std::lock_guard lock(mutex_);
+        auto& t = topics_[std::string(topic)];
+        if (t.queues.size() < static_cast<std::size_t>(queue_count)) {
+            t.queues.resize(static_cast<std::size_t>(queue_count));
+        }
+    }
+
+    [[nodiscard]] bool has_topic(std::string_view topic) const {
+        const std::lock_guard lock(mutex_);
+        return topics_.contains(std::string(topic));
+    }
+
+    TopicRoute topic_route(const std::string& topic) const {
+        const std::lock_guard lock(mutex_);
+        const auto it = topics_.find(topic);
+        if (it == topics_.end()) {
+            throw BrokerError(response_code::topic_not_exist,
+                              fmt::format("No topic route info in name server for the topic: {}", topic));
+        }
+        TopicRoute route;
+        for (std::size_t i = 0; i < it->second.queues.size(); ++i) {
+            MessageQueue mq{topic, config_.broker_name, static_cast<std::int32_t>(i)};
+            route.read_queues.push_back(mq);
+            route.write_queues.push_back(std::move(mq));
+        }
+        return route;
+    }
+
+    SendResult send(const Message& msg, const MessageQueue& mq) {
+        check_own_queue(mq);
+        if (msg.topic() != mq.topic) {
+            throw InvalidArgument(
+                fmt::format("message's topic [{}] is not the queue's topic [{}]", msg.topic(), mq.topic));
+        }
+        check_sendable_topic(mq.topic);
+        if (msg.body().size() > static_cast<std::size_t>(config_.max_message_size)) {
+            throw BrokerError(response_code::message_illegal,
+                              fmt::format("the message is illegal: body size {} exceeds max_message_size {}",
+                                          msg.body().size(),
+                                          config_.max_message_size));
+        }
+        Tasks out;
+        SendResult result;
+        {
+            const std::lock_guard lock(mutex_);
+            check_running();
+            auto it = topics_.find(mq.topic);
+            if (it == topics_.end()) {
+                if (!config_.auto_create_topic_enable) {
+                    throw BrokerError(response_code::topic_not_exist,
+                                      fmt::format("topic[{}] not exist, apply first please!", mq.topic));
+                }
+                it = topics_.emplace(mq.topic, TopicData{}).first;
+                it->second.queues.resize(static_cast<std::size_t>(config_.default_topic_queue_nums));
+            }
+            const auto queue_nums = static_cast<std::int32_t>(it->second.queues.size());
+            if (mq.queue_id < 0 || mq.queue_id >= queue_nums) {
+                throw BrokerError(response_code::system_error,
+                                  fmt::format("request queueId[{}] is illegal, Topic :{} TopicConfig: "
+                                              "writeQueueNums {} Producer: {}",
+                                              mq.queue_id,
+                                              mq.topic,
+                                              queue_nums,
+                                              in_process_born_host));
+            }
+            MessageExt inner;
+            inner.set_topic(mq.topic);
+            inner.set_queue_id(mq.queue_id);
+            inner.set_flag(msg.flag());
+            inner.set_properties(msg.properties());
+            inner.set_body(msg.body());
+            inner.set_born_timestamp(clock_->wall_millis());
+            inner.set_born_host(std::string(in_process_born_host));
+            inner.set_property(property_cluster, broker_cluster_name);
+            // SendMessageProcessor: the producer moves these properties into the request header.
+            if (is_retry_topic(mq.topic)) {
+                const std::int32_t reconsume = parse_int(inner.property_view(property::reconsume_time), 0);
+                const std::int32_t max_times =
+                    parse_int(inner.property_view(property::max_reconsume_times), config_.retry_max_times);
+                inner.clear_property(property::reconsume_time);
+                inner.clear_property(property::max_reconsume_times);
+                inner.set_reconsume_times(reconsume);
+                if (reconsume >= max_times) {  // handleRetryAndDLQ
+                    const std::string group(mq.topic.substr(retry_group_topic_prefix.size()));
+                    inner.set_topic(dlq_topic(group));
+                    inner.set_queue_id(0);
+                    inner.set_delay_time_level(0);
+                    ensure_queue_locked(inner.topic(), 0);
+                }
+            }
+            const auto stored = store_locked(std::move(inner), out);
+            result.status = SendStatus::SendOk;
+            result.msg_id = stored->msg_id();
+            result.offset_msg_id = stored->offset_msg_id();
+            result.message_queue = mq;
+            result.queue_offset = stored->queue_offset();
+        }
+        dispatch(std::move(out));
+        return result;
+    }
+
+    /// CONSUMER_SEND_MSG_BACK (SendMessageProcessor.asyncConsumerSendMsgBack, 4.9.8).
+    void send_back(const SendBackArgs& args) {
+        check_group(args.group);
+        Tasks out;
+        {
+            const std::lock_guard lock(mutex_);
+            check_running();
+            require_subscription_group_locked(args.group);
+            const auto found = commit_log_.find(args.message.commit_log_offset());
+            if (found == commit_log_.end()) {
+                throw BrokerError(
+                    response_code::system_error,
+                    fmt::format("look message by offset failed, {}", args.message.commit_log_offset()));
+            }
+            const MessageExt& original = *found->second;
+            MessageExt inner;
+            inner.set_properties(original.properties());
+            if (!inner.has_property(property::retry_topic)) {
+                inner.set_property(property::retry_topic, original.topic());
+            }
+            inner.set_property(property::wait_store_msg_ok, "false");  // msgExt.setWaitStoreMsgOK(false)
+            std::int32_t delay_level = args.delay_level;
+            const std::int32_t max_times = args.max_reconsume_times;
+            if (original.reconsume_times() >= max_times || delay_level < 0) {
+                inner.set_topic(dlq_topic(args.group));
+                inner.set_queue_id(0);
+                ensure_queue_locked(inner.topic(), 0);
+                inner.set_delay_time_level(0);  // DELAY=0: a retried message's DELAY would delay it again
+            } else {
+                if (delay_level == 0) {
+                    delay_level = 3 + original.reconsume_times();
+                }
+                inner.set_topic(retry_topic(args.group));
+                inner.set_queue_id(0);
+                ensure_queue_locked(inner.topic(), 0);
+                inner.set_delay_time_level(delay_level);
+            }
+            inner.set_body(original.body());
+            inner.set_flag(original.flag());
+            inner.set_sys_flag(original.sys_flag());
+            inner.set_born_timestamp(original.born_timestamp());
+            inner.set_born_host(original.born_host());
+            inner.set_reconsume_times(original.reconsume_times() + 1);
+            const auto origin = original.property_view(property::origin_message_id);
+            inner.set_property(property::origin_message_id,
+                               origin.empty() ? original.offset_msg_id() : std::string(origin));
+            store_locked(std::move(inner), out);
+        }
+        dispatch(std::move(out));
+    }
+
+    std::int64_t min_offset(const MessageQueue& mq) const {
+        check_own_queue(mq);
+        const std::lock_guard lock(mutex_);
+        const auto* q = find_queue_locked(mq.topic, mq.queue_id);
+        return q ? q->base : 0;
+    }
+
+    std::int64_t max_offset(const MessageQueue& mq) const {
+        check_own_queue(mq);
+        const std::lock_guard lock(mutex_);
+        const auto* q = find_queue_locked(mq.topic, mq.queue_id);
+        return q ? q->next : 0;
+    }
+
+    /// First offset whose store timestamp is >= `timestamp`; the max offset when every message is older.
+    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp) const {
+        check_own_queue(mq);
+        const std::lock_guard lock(mutex_);
+        const auto* q = find_queue_locked(mq.topic, mq.queue_id);
+        if (q == nullptr) {
+            return 0;
+        }
+        const auto it = std::partition_point(q->entries.begin(), q->entries.end(), [&](const StoredEntry& e) {
+            return e.msg->store_timestamp() < timestamp;
+        });
+        return q->base + static_cast<std::int64_t>(it - q->entries.begin());
+    }
+
+    /// Drops the messages of a queue below `offset` (what file expiry does to a real broker), so pulls below
+    /// the new min offset get OFFSET_TOO_SMALL.
+    void delete_messages_before(const MessageQueue& mq, std::int64_t offset) {
+        check_own_queue(mq);
+        const std::lock_guard lock(mutex_);
+        auto* q = find_queue_locked(mq.topic, mq.queue_id);
+        if (q == nullptr) {
+            throw InvalidArgument(fmt::format("delete_messages_before: no queue {}", mq));
+        }
+        while (q->base < offset && !q->entries.empty()) {
+            commit_log_.erase(q->entries.front().msg->commit_log_offset());
+            q->entries.pop_front();
+            ++q->base;
+        }
+    }
+
+    /// Every message stored in a queue from `from` on (introspection; SCHEDULE_TOPIC_XXXX included).
+    std::vector<MessageExt> messages(std::string_view topic, std::int32_t queue_id, std::int64_t from) const {
+        const std::lock_guard lock(mutex_);
+        std::vector<MessageExt> out;
+        const auto* q = find_queue_locked(std::string(topic), queue_id);
+        if (q == nullptr) {
+            return out;
+        }
+        for (std::int64_t o = std::max(from, q->base); o < q->next; ++o) {
+            out.push_back(*q->entries[static_cast<std::size_t>(o - q->base)].msg);
+        }
+        return out;
+    }
+
+    [[nodiscard]] std::size_t scheduled_count() const {
+        const std::lock_guard lock(mutex_);
+        return scheduled_.size();
+    }
+
+    [[nodiscard]] std::size_t held_pull_count() const {
+        const std::lock_guard lock(mutex_);
+        std::size_t n = 0;
+        for (const auto& [key, list] : held_) {
+            n += list.size();
+        }
+        return n;
+    }
+
+    // ---- pull ------------------------------------------------------------------------------------------
+
+    void pull(const PullArgs& args, PullCallback callback) {
+        Tasks out;
+        std::optional<Outcome<PullResult>> immediate;
+        {
+            const std::lock_guard lock(mutex_);
+            if (stopping_) {
+                immediate.emplace(response_code::system_error, "the broker is shut down");
+            } else {
+                auto r = process_pull_locked(args, true, callback);
+                if (r) {
+                    out.push_back(
+                        [cb = std::move(callback), res = std::move(*r)]() mutable { cb(std::move(res)); });
+                }
+            }
+        }
+        if (immediate) {
+            callback(std::move(*immediate));
+            return;
+        }
+        dispatch(std::move(out));
+    }
+
+    // ---- offsets ---------------------------------------------------------------------------------------
+
+    /// QUERY_CONSUMER_OFFSET (4.9.8): the stored offset; else 0 when the queue's min offset is <= 0 and its
+    /// first message is in memory (always, here); else nullopt (QUERY_NOT_FOUND).
+    std::optional<std::int64_t> query_consumer_offset(const std::string& group,
+                                                      const MessageQueue& mq) const {
+        check_own_queue(mq);
+        const std::lock_guard lock(mutex_);
+        if (const auto it = offsets_.find(offset_key(group, mq)); it != offsets_.end()) {
+            return it->second;
+        }
+        const auto* q = find_queue_locked(mq.topic, mq.queue_id);
+        const std::int64_t min = q ? q->base : 0;
+        if (min <= 0) {
+            return 0;
+        }
+        return std::nullopt;
+    }
+
+    /// The offset stored for (group, queue), without QUERY_CONSUMER_OFFSET's "0 when in memory" rule.
+    std::optional<std::int64_t> stored_consumer_offset(const std::string& group,
+                                                       const MessageQueue& mq) const {
+        const std::lock_guard lock(mutex_);
+        if (const auto it = offsets_.find(offset_key(group, mq)); it != offsets_.end()) {
+            return it->second;
+        }
+        return std::nullopt;
+    }
+
+    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
+        check_group(group);
+        check_own_queue(mq);
+        if (offset < 0) {
+            throw InvalidArgument(
+                fmt::format("illegal consumer offset {} for {} of group {}", offset, mq, group));
+        }
+        const std::lock_guard lock(mutex_);
+        offsets_[offset_key(group, mq)] = offset;
+    }
+
+    // ---- membership ------------------------------------------------------------------------------------
+
+    std::uint64_t register_handle(std::shared_ptr<NotificationSlot> slot) {
+        const std::lock_guard lock(mutex_);
+        const std::uint64_t id = ++next_handle_id_;
+        handles_.emplace(id, std::move(slot));
+        return id;
+    }
+
+    /// ClientHousekeepingService.doChannelCloseEvent: the handle's clients leave their groups.
+    void close_handle(std::uint64_t handle_id) {
+        Tasks out;
+        {
+            const std::lock_guard lock(mutex_);
+            handles_.erase(handle_id);
+            for (auto git = groups_.begin(); git != groups_.end();) {
+                const auto removed = std::erase_if(
+                    git->second.channels, [&](const auto& e) { return e.second.handle_id == handle_id; });
+                if (removed > 0) {
+                    notify_change_locked(git->first, git->second, out);
+                }
+                git = git->second.channels.empty() && removed > 0 ? groups_.erase(git) : std::next(git);
+            }
+        }
+        dispatch(std::move(out));
+    }
+
+    /// HEART_BEAT (ConsumerManager.registerConsumer for every ConsumerData).
+    void heartbeat(const HeartbeatData& hb, std::uint64_t handle_id) {
+        if (hb.client_id.empty()) {
+            throw InvalidArgument("heartbeat without client id");
+        }
+        for (const auto& cd : hb.consumer_data_set) {
+            check_group(cd.group_name);
+        }
+        Tasks out;
+        {
+            const std::lock_guard lock(mutex_);
+            check_running();
+            for (const auto& cd : hb.consumer_data_set) {
+                require_subscription_group_locked(cd.group_name);
+            }
+            for (const auto& cd : hb.consumer_data_set) {
+                ensure_queue_locked(retry_topic(cd.group_name), 0);
+                auto& group = groups_[cd.group_name];
+                group.consume_type = cd.consume_type;
+                group.message_model = cd.message_model;
+                group.consume_from_where = cd.consume_from_where;
+                bool updated = false;
+                auto [it, inserted] = group.channels.try_emplace(hb.client_id);
+                if (inserted) {
+                    updated = true;
+                }
+                it->second.client_id = hb.client_id;
+                it->second.handle_id = handle_id;
+                it->second.last_update = clock_->steady_millis();
+                it->second.data = cd;
+                // ConsumerGroupInfo.updateSubscription: one SubscriptionData per topic, newest subVersion
+                // wins, topics this heartbeat does not carry are removed.
+                std::set<std::string> carried;
+                for (const auto& sub : cd.subscription_data_set) {
+                    carried.insert(sub.topic);
+                    const auto old = group.subscriptions.find(sub.topic);
+                    if (old == group.subscriptions.end()) {
+                        group.subscriptions.emplace(sub.topic, sub);
+                        updated = true;
+                    } else if (sub.sub_version > old->second.sub_version) {
+                        old->second = sub;
+                    }
+                }
+                if (std::erase_if(group.subscriptions,
+                                  [&](const auto& e) { return !carried.contains(e.first); }) > 0) {
+                    updated = true;
+                }
+                if (updated) {
+                    notify_change_locked(cd.group_name, group, out);
+                }
+            }
+        }
+        dispatch(std::move(out));
+    }
+
+    /// UNREGISTER_CLIENT: the client leaves the consumer group (producer groups are not tracked).
+    void unregister_client(const std::string& client_id,
+                           const std::string& /*producer_group*/,
+                           const std::string& consumer_group) {
+        Tasks out;
+        {
+            const std::lock_guard lock(mutex_);
+            if (consumer_group.empty()) {
+                return;
+            }
+            const auto git = groups_.find(consumer_group);
+            if (git == groups_.end()) {
+                return;
+            }
+            git->second.channels.erase(client_id);
+            notify_change_locked(consumer_group, git->second, out);
+            if (git->second.channels.empty()) {
+                groups_.erase(git);
+            }
+        }
+        dispatch(std::move(out));
+    }
+
+    /// GET_CONSUMER_LIST_BY_GROUP: the client ids of a group, sorted. Throws BrokerError(SYSTEM_ERROR) when
+    /// the group has no member, as the Java broker answers.
+    std::vector<std::string> consumer_id_list(const std::string& group) const {
+        const std::lock_guard lock(mutex_);
+        const auto it = groups_.find(group);
+        if (it == groups_.end() || it->second.channels.empty()) {
+            throw BrokerError(response_code::system_error,
+                              fmt::format("no consumer for this group, {}", group));
+        }
+        std::vector<std::string> ids;
+        for (const auto& [id, ch] : it->second.channels) {
+            ids.push_back(id);
+        }
+        return ids;
+    }
+
+    std::vector<GroupMember> group_members(const std::string& group) const {
+        const std::lock_guard lock(mutex_);
+        std::vector<GroupMember> out;
+        if (const auto it = groups_.find(group); it != groups_.end()) {
+            for (const auto& [id, ch] : it->second.channels) {
+                out.push_back(GroupMember{id, ch.data, ch.last_update});
+            }
+        }
+        return out;
+    }
+
+    std::optional<SubscriptionData> subscription(const std::string& group, const std::string& topic) const {
+        const std::lock_guard lock(mutex_);
+        if (const auto it = groups_.find(group); it != groups_.end()) {
+            if (const auto s = it->second.subscriptions.find(topic); s != it->second.subscriptions.end()) {
+                return s->second;
+            }
+        }
+        return std::nullopt;
+    }
+
+    // ---- orderly locks ---------------------------------------------------------------------------------
+
+    /// RebalanceLockManager.tryLockBatch.
+    std::vector<MessageQueue>
+    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
+        check_group(group);
+        const std::lock_guard lock(mutex_);
+        const std::int64_t now = clock_->steady_millis();
+        auto& table = locks_[group];
+        std::vector<MessageQueue> granted;
+        for (const auto& mq : mqs) {
+            if (std::find(granted.begin(), granted.end(), mq) != granted.end()) {
+                continue;
+            }
+            auto [it, inserted] = table.try_emplace(mq, LockEntry{client_id, now});
+            LockEntry& e = it->second;
+            const bool expired = now - e.last_update > config_.rebalance_lock_max_live_time;
+            if (e.client_id == client_id && !expired) {
+                e.last_update = now;
+                granted.push_back(mq);
+            } else if (expired) {
+                e.client_id = client_id;
+                e.last_update = now;
+                granted.push_back(mq);
+            }
+        }
+        return granted;
+    }
+
+    /// RebalanceLockManager.unlockBatch: only entries held by this client are removed.
+    void unlock_batch(const std::string& group,
+                      const std::string& client_id,
+                      const std::vector<MessageQueue>& mqs) {
+        const std::lock_guard lock(mutex_);
+        const auto it = locks_.find(group);
+        if (it == locks_.end()) {
+            return;
+        }
+        for (const auto& mq : mqs) {
+            if (const auto e = it->second.find(mq);
+                e != it->second.end() && e->second.client_id == client_id) {
+                it->second.erase(e);
+            }
+        }
+    }
+
+    /// The client holding an unexpired lock on the queue, if any.
+    std::optional<std::string> lock_owner(const std::string& group, const MessageQueue& mq) const {
+        const std::lock_guard lock(mutex_);
+        const auto it = locks_.find(group);
+        if (it == locks_.end()) {
+            return std::nullopt;
+        }
+        const auto e = it->second.find(mq);
+        if (e == it->second.end() ||
+            clock_->steady_millis() - e->second.last_update > config_.rebalance_lock_max_live_time) {
+            return std::nullopt;
+        }
+        return e->second.client_id;
+    }
+
+    /// Registers a subscription group (needed only when auto_create_subscription_group is off).
+    void create_subscription_group(const std::string& group) {
+        check_group(group);
+        const std::lock_guard lock(mutex_);
+        subscription_groups_.insert(group);
+    }
+
+private:
+    struct StoredEntry {
+        std::shared_ptr<const MessageExt> msg;
+        std::int64_t tags_code = 0;
+    };
+
+    /// One consume queue: offsets [base, next) are in `entries`.
+    struct QueueLog {
+        std::int64_t base = 0;
+        std::int64_t next = 0;
+        std::deque<StoredEntry> entries;
+    };
+
+    struct TopicData {
+        std::vector<QueueLog> queues;
+    };
+
+    struct HeldPull {
+        PullArgs args;
+        PullCallback callback;
+        std::int64_t deadline = 0;
+        std::optional<SubscriptionData> filter;
+    };
+
+    struct Channel {
+        std::string client_id;
+        std::uint64_t handle_id = 0;
+        std::int64_t last_update = 0;
+        ConsumerData data;
+    };
+
+    struct GroupInfo {
+        std::map<std::string, Channel> channels;
+        std::map<std::string, SubscriptionData> subscriptions;
+        ConsumeType consume_type = ConsumeType::ConsumePassively;
+        MessageModel message_model = MessageModel::Clustering;
+        ConsumeFromWhere consume_from_where = ConsumeFromWhere::LastOffset;
+    };
+
+    struct LockEntry {
+        std::string client_id;
+        std::int64_t last_update = 0;
+    };
+
+    using OffsetKey = std::tuple<std::string, std::string, std::int32_t>;
+
+    static OffsetKey offset_key(const std::string& group, const MessageQueue& mq) {
+        return {mq.topic, group, mq.queue_id};
+    }
+
+    static std::int32_t parse_int(std::string_view text, std::int32_t fallback) {
+        if (text.empty()) {
+            return fallback;
+        }
+        std::int64_t v = 0;
+        bool negative = false;
+        std::size_t i = 0;
+        if (text[0] == '-') {
+            negative = true;
+            i = 1;
+        }
+        for (; i < text.size(); ++i) {
+            if (text[i] < '0' || text[i] > '9') {
+                return fallback;
+            }
+            v = v * 10 + (text[i] - '0');
+        }
+        return static_cast<std::int32_t>(negative ? -v : v);
+    }
+
+    void check_config() const {
+        if (config_.broker_name.empty()) {
+            throw InvalidArgument("BrokerConfig.broker_name is empty");
+        }
+        if (config_.default_topic_queue_nums <= 0) {
+            throw InvalidArgument("BrokerConfig.default_topic_queue_nums must be positive");
+        }
+        if (config_.max_message_size <= 0) {
+            throw InvalidArgument("BrokerConfig.max_message_size must be positive");
+        }
+        if (config_.max_transfer_count_on_message_in_memory <= 0) {
+            throw InvalidArgument("BrokerConfig.max_transfer_count_on_message_in_memory must be positive");
+        }
+    }
+
+    void check_own_queue(const MessageQueue& mq) const {
+        if (mq.broker_name != config_.broker_name) {
+            throw InvalidArgument(fmt::format("{} does not belong to broker {}", mq, config_.broker_name));
+        }
+    }
+
+    static void check_sendable_topic(std::string_view topic) {
+        try {
+            check_topic(topic);
+        } catch (const InvalidArgument& e) {
+            throw BrokerError(response_code::system_error, e.what());
+        }
+        if (topic == auto_create_topic_key_topic || topic == schedule_topic) {
+            throw BrokerError(response_code::no_permission,
+                              fmt::format("Sending message to topic[{}] is forbidden.", topic));
+        }
+    }
+
+    void check_running() const {
+        if (stopping_) {
+            throw BrokerError(response_code::system_error, "the broker is shut down");
+        }
+    }
+
+    void require_subscription_group_locked(const std::string& group) {
+        if (subscription_groups_.contains(group)) {
+            return;
+        }
+        if (!config_.auto_create_subscription_group) {
+            throw BrokerError(response_code::subscription_group_not_exist,
+                              fmt::format("subscription group [{}] does not exist", group));
+        }
+        subscription_groups_.insert(group);
+    }
+
+    QueueLog* find_queue_locked(const std::string& topic, std::int32_t queue_id) {
+        const auto it = topics_.find(topic);
+        if (it == topics_.end() || queue_id < 0 ||
+            static_cast<std::size_t>(queue_id) >= it->second.queues.size()) {
+            return nullptr;
+        }
+        return &it->second.queues[static_cast<std::size_t>(queue_id)];
+    }
+
+    const QueueLog* find_queue_locked(const std::string& topic, std::int32_t queue_id) const {
+        return const_cast<BrokerState*>(this)->find_queue_locked(topic, queue_id);
+    }
+
+    QueueLog& ensure_queue_locked(const std::string& topic, std::int32_t queue_id) {
+        auto& t = topics_[topic];
+        if (t.queues.size() <= static_cast<std::size_t>(queue_id)) {
+            t.queues.resize(static_cast<std::size_t>(queue_id) + 1);
+        }
+        return t.queues[static_cast<std::size_t>(queue_id)];
+    }
+
+    /// CommitLog.putMessage: assigns offsets, timestamps and ids; a message with a delay level goes to the
+    /// schedule topic (REAL_TOPIC / REAL_QID keep its destination) until due.
+    std::shared_ptr<const MessageExt> store_locked(MessageExt m, Tasks& out, bool apply_delay = true) {
+        std::int64_t tags_code = tags_code_of(m);
+        std::optional<std::int64_t> due;
+        if (std::int32_t level = m.delay_time_level(); apply_delay && level > 0) {
+            level = std::min(level, static_cast<std::int32_t>(delay_levels_.size()));
+            m.set_delay_time_level(level);
+            const std::int64_t delay = delay_levels_[static_cast<std::size_t>(level - 1)];
+            m.set_property(property::real_topic, m.topic());
+            m.set_property(property::real_queue_id, std::to_string(m.queue_id()));
+            m.set_topic(std::string(schedule_topic));
+            m.set_queue_id(level - 1);
+            due = clock_->steady_millis() + delay;
+            tags_code = clock_->wall_millis() + delay;  // ScheduleMessageService: the CQ holds the due time
+        }
+        QueueLog& q = ensure_queue_locked(m.topic(), m.queue_id());
+        m.set_queue_offset(q.next);
+        m.set_commit_log_offset(commit_log_offset_);
+        m.set_store_timestamp(clock_->wall_millis());
+        m.set_store_host(std::string(broker_store_host));
+        m.set_broker_name(config_.broker_name);
+        m.set_body_crc(body_crc32(m.body()));
+        m.set_store_size(stored_message_size(m, encode_properties(m.properties()).size()));
+        m.set_offset_msg_id(offset_message_id(commit_log_offset_));
+        commit_log_offset_ += m.store_size();
+        auto stored = std::make_shared<const MessageExt>(std::move(m));
+        q.entries.push_back(StoredEntry{stored, tags_code});
+        ++q.next;
+        commit_log_.emplace(stored->commit_log_offset(), stored);
+        if (due) {
+            scheduled_.emplace(*due, stored);
+        } else {
+            notify_arrival_locked(stored->topic(), stored->queue_id(), tags_code, out);
+        }
+        return stored;
+    }
+
+    /// ScheduleMessageService.messageTimeup: a due delayed message is written to its real topic.
+    void deliver_due_locked(Tasks& out) {
+        const std::int64_t now = clock_->steady_millis();
+        while (!scheduled_.empty() && scheduled_.begin()->first <= now) {
+            const auto src = scheduled_.begin()->second;
+            scheduled_.erase(scheduled_.begin());
+            MessageExt m;
+            m.set_properties(src->properties());
+            m.set_body(src->body());
+            m.set_flag(src->flag());
+            m.set_sys_flag(src->sys_flag());
+            m.set_born_timestamp(src->born_timestamp());
+            m.set_born_host(src->born_host());
+            m.set_reconsume_times(src->reconsume_times());
+            m.set_topic(std::string(src->property_view(property::real_topic)));
+            m.set_queue_id(parse_int(src->property_view(property::real_queue_id), 0));
+            // messageTimeup clears DELAY only after encoding the properties string: the stored copy keeps
+            // DELAY (and REAL_TOPIC / REAL_QID), it is just not delayed again.
+            store_locked(std::move(m), out, false);
+        }
+    }
+
+    /// DefaultMessageStore.getMessage plus PullMessageProcessor's status mapping (4.9.8, master).
+    PullResult get_message_locked(const QueueLog& q,
+                                  const PullArgs& a,
+                                  const std::optional<SubscriptionData>& sub,
+                                  int& code) const {
+        PullResult r;
+        r.min_offset = q.base;
+        r.max_offset = q.next;
+        const std::int64_t offset = a.queue_offset;
+        if (q.next == 0) {  // NO_MESSAGE_IN_QUEUE
+            code = offset == 0 ? response_code::pull_not_found : response_code::pull_offset_moved;
+            r.next_begin_offset = 0;
+        } else if (offset < q.base) {  // OFFSET_TOO_SMALL
+            code = response_code::pull_offset_moved;
+            r.next_begin_offset = q.base;
+        } else if (offset == q.next) {  // OFFSET_OVERFLOW_ONE
+            code = response_code::pull_not_found;
+            r.next_begin_offset = offset;
+        } else if (offset > q.next) {  // OFFSET_OVERFLOW_BADLY
+            code = response_code::pull_offset_moved;
+            r.next_begin_offset = q.next;
+        } else {
+            const std::int64_t file_end = (offset / consume_queue_file_units + 1) * consume_queue_file_units;
+            const std::int64_t end = std::min(q.next, file_end);
+            const std::int64_t max_scan =
+                std::max<std::int64_t>(max_filter_message_bytes,
+                                       std::int64_t{a.max_msg_nums} * consume_queue_unit_size) /
+                consume_queue_unit_size;
+            std::int64_t bytes = 0;
+            std::int64_t scanned = 0;
+            for (std::int64_t o = offset; o < end && scanned < max_scan; ++o) {
+                const StoredEntry& e = q.entries[static_cast<std::size_t>(o - q.base)];
+                const std::int64_t size = e.msg->store_size();
+                const auto count = static_cast<std::int64_t>(r.msg_found_list.size());
+                if (count > 0 && (count >= a.max_msg_nums ||
+                                  bytes + size > config_.max_transfer_bytes_on_message_in_memory ||
+                                  count > config_.max_transfer_count_on_message_in_memory - 1)) {
+                    break;  // isTheBatchFull: this unit is not consumed
+                }
+                ++scanned;
+                if (!matched_by_consume_queue(sub, e.tags_code)) {
+                    continue;
+                }
+                r.msg_found_list.push_back(*e.msg);
+                bytes += size;
+            }
+            r.next_begin_offset = offset + scanned;
+            code = r.msg_found_list.empty() ? response_code::pull_retry_immediately : response_code::success;
+        }
+        switch (code) {
+        case response_code::success:
+            r.status = PullStatus::Found;
+            break;
+        case response_code::pull_retry_immediately:
+            r.status = PullStatus::NoMatchedMsg;
+            break;
+        case response_code::pull_not_found:
+            r.status = PullStatus::NoNewMsg;
+            break;
+        default:
+            r.status = PullStatus::OffsetIllegal;
+            break;
+        }
+        return r;
+    }
+
+    /// PullMessageProcessor.processRequest. Returns nullopt when the request was parked for long polling
+    /// (the callback then moved into the hold table).
+    std::optional<Outcome<PullResult>>
+    process_pull_locked(const PullArgs& a, bool allow_suspend, PullCallback& callback) {
+        using O = Outcome<PullResult>;
+        if (a.mq.broker_name != config_.broker_name) {
+            return O(response_code::system_error,
+                     fmt::format("{} does not belong to broker {}", a.mq, config_.broker_name));
+        }
+        if (a.consumer_group.empty()) {
+            return O(response_code::system_error, "pull without consumer group");
+        }
+        if (!subscription_groups_.contains(a.consumer_group)) {
+            if (!config_.auto_create_subscription_group) {
+                return O(response_code::subscription_group_not_exist,
+                         fmt::format("subscription group [{}] does not exist", a.consumer_group));
+            }
+            subscription_groups_.insert(a.consumer_group);
+        }
+        const auto topic = topics_.find(a.mq.topic);
+        if (topic == topics_.end()) {
+            return O(response_code::topic_not_exist,
+                     fmt::format("topic[{}] not exist, apply first please!", a.mq.topic));
+        }
+        const auto read_queue_nums = static_cast<std::int32_t>(topic->second.queues.size());
+        if (a.mq.queue_id < 0 || a.mq.queue_id >= read_queue_nums) {
+            return O(
+                response_code::system_error,
+                fmt::format("queueId[{}] is illegal, topic:[{}] topicConfig.readQueueNums:[{}] consumer:[{}]",
+                            a.mq.queue_id,
+                            a.mq.topic,
+                            read_queue_nums,
+                            a.consumer_group));
+        }
+        std::optional<SubscriptionData> sub;
+        if ((a.sys_flag & pull_sys_flag::subscription) != 0) {
+            try {
+                sub = parse_subscription(a.mq.topic, a.subscription, a.expression_type);
+            } catch (const Error&) {
+                return O(response_code::subscription_parse_failed,
+                         "parse the consumer's subscription failed");
+            }
+        } else {
+            const auto g = groups_.find(a.consumer_group);
+            if (g == groups_.end()) {
+                return O(response_code::subscription_not_exist,
+                         fmt::format("the consumer's group info not exist, group: {}", a.consumer_group));
+            }
+            const auto s = g->second.subscriptions.find(a.mq.topic);
+            if (s == g->second.subscriptions.end()) {
+                return O(response_code::subscription_not_exist,
+                         fmt::format("the consumer's subscription not exist, group: {} topic: {}",
+                                     a.consumer_group,
+                                     a.mq.topic));
+            }
+            if (s->second.sub_version < a.sub_version) {
+                return O(response_code::subscription_not_latest,
+                         fmt::format("the consumer's subscription not latest, group: {} topic: {}",
+                                     a.consumer_group,
+                                     a.mq.topic));
+            }
+            sub = s->second;
+        }
+        if (sub->expression_type != expression_type_tag) {
+            return O(response_code::system_error,
+                     fmt::format("The broker does not support consumer to filter message by {}",
+                                 sub->expression_type));
+        }
+        int code = response_code::success;
+        PullResult result =
+            get_message_locked(topic->second.queues[static_cast<std::size_t>(a.mq.queue_id)], a, sub, code);
+        if (allow_suspend && (a.sys_flag & pull_sys_flag::commit_offset) != 0) {
+            offsets_[offset_key(a.consumer_group, a.mq)] = a.commit_offset;
+        }
+        if (code == response_code::pull_not_found && allow_suspend &&
+            (a.sys_flag & pull_sys_flag::suspend) != 0) {
+            const std::int64_t hold =
+                config_.long_polling_enable ? a.suspend_timeout_millis : config_.short_polling_time_mills;
+            if (hold > 0) {
+                held_[{a.mq.topic, a.mq.queue_id}].push_back(
+                    HeldPull{a, std::move(callback), clock_->steady_millis() + hold, std::move(sub)});
+                cv_.notify_all();  // the dispatcher's next deadline moved
+                return std::nullopt;
+            }
+        }
+        return O(std::move(result));
+    }
+
+    /// PullRequestHoldService.notifyMessageArriving for a new message.
+    void notify_arrival_locked(const std::string& topic,
+                               std::int32_t queue_id,
+                               std::int64_t tags_code,
+                               Tasks& out) {
+        const auto it = held_.find({topic, queue_id});
+        if (it == held_.end()) {
+            return;
+        }
+        const QueueLog* q = find_queue_locked(topic, queue_id);
+        const std::int64_t max = q ? q->next : 0;
+        std::vector<HeldPull> wake;
+        std::erase_if(it->second, [&](HeldPull& h) {
+            if (max > h.args.queue_offset && matched_by_consume_queue(h.filter, tags_code)) {
+                wake.push_back(std::move(h));
+                return true;
+            }
+            return false;
+        });
+        if (it->second.empty()) {
+            held_.erase(it);
+        }
+        for (auto& h : wake) {
+            answer_held_locked(std::move(h), out);
+        }
+    }
+
+    void answer_held_locked(HeldPull h, Tasks& out) {
+        auto r = process_pull_locked(h.args, false, h.callback);
+        out.push_back([cb = std::move(h.callback), res = std::move(*r)]() mutable { cb(std::move(res)); });
+    }
+
+    /// Time-driven work: due delayed messages, timed-out held pulls, expired channels.
+    void tick_locked(Tasks& out) {
+        deliver_due_locked(out);
+        const std::int64_t now = clock_->steady_millis();
+        std::vector<HeldPull> timed_out;
+        for (auto it = held_.begin(); it != held_.end();) {
+            std::erase_if(it->second, [&](HeldPull& h) {
+                if (now >= h.deadline) {
+                    timed_out.push_back(std::move(h));
+                    return true;
+                }
+                return false;
+            });
+            it = it->second.empty() ? held_.erase(it) : std::next(it);
+        }
+        for (auto& h : timed_out) {
+            answer_held_locked(std::move(h), out);
+        }
+        for (auto git = groups_.begin(); git != groups_.end();) {
+            const auto removed = std::erase_if(git->second.channels, [&](const auto& e) {
+                return now - e.second.last_update > config_.channel_expired_timeout;
+            });
+            if (removed > 0) {
+                notify_change_locked(git->first, git->second, out);
+            }
+            git = git->second.channels.empty() && removed > 0 ? groups_.erase(git) : std::next(git);
+        }
+    }
+
+    [[nodiscard]] std::optional<std::int64_t> next_deadline_locked() const {
+        std::optional<std::int64_t> next;
+        auto consider = [&](std::int64_t t) {
+            next = next ? std::min(*next, t) : t;
+        };
+        if (!scheduled_.empty()) {
+            consider(scheduled_.begin()->first);
+        }
+        for (const auto& [key, list] : held_) {
+            for (const auto& h : list) {
+                consider(h.deadline);
+            }
+        }
+        for (const auto& [name, g] : groups_) {
+            for (const auto& [id, ch] : g.channels) {
+                consider(ch.last_update + config_.channel_expired_timeout + 1);
+            }
+        }
+        return next;
+    }
+
+    void notify_change_locked(const std::string& group_name, const GroupInfo& group, Tasks& out) {
+        if (!config_.notify_consumer_ids_changed_enable) {
+            return;
+        }
+        for (const auto& [id, ch] : group.channels) {
+            const auto h = handles_.find(ch.handle_id);
+            if (h == handles_.end()) {
+                continue;
+            }
+            if (auto slot = h->second.lock()) {
+                out.push_back([slot, group_name] {
+                    NotificationHandler handler;
+                    {
+                        const std::lock_guard lock(slot->mutex);
+                        handler = slot->handler;
+                    }
+                    if (handler) {
+                        handler(ConsumerIdsChanged{group_name});
+                    }
+                });
+            }
+        }
+    }
+
+    void on_clock_advance() {
+        Tasks out;
+        {
+            const std::lock_guard lock(mutex_);
+            if (stopping_) {
+                return;
+            }
+            tick_locked(out);
+        }
+        dispatch(std::move(out));
+    }
+
+    /// Hands callbacks to the dispatcher thread; once it has stopped they run here (never under the lock).
+    void dispatch(Tasks tasks) {
+        if (tasks.empty()) {
+            return;
+        }
+        {
+            const std::lock_guard lock(mutex_);
+            if (!stopped_ && started_) {
+                for (auto& t : tasks) {
+                    tasks_.push_back(std::move(t));
+                }
+                cv_.notify_all();
+                return;
+            }
+        }
+        for (auto& t : tasks) {
+            run_task(t);
+        }
+    }
+
+    static void run_task(Task& t) noexcept {
+        try {
+            t();
+        } catch (...) {  // NOLINT(bugprone-empty-catch): a throwing user callback must not kill the broker
+        }
+    }
+
+    /// The dispatcher: runs queued callbacks in order and, with a real clock, wakes for the next deadline.
+    void run() {
+        std::unique_lock lock(mutex_);
+        while (true) {
+            if (!tasks_.empty()) {
+                std::deque<Task> batch;
+                batch.swap(tasks_);
+                running_task_ = true;
+                lock.unlock();
+                for (auto& t : batch) {
+                    run_task(t);
+                }
+                batch.clear();
+                lock.lock();
+                running_task_ = false;
+                if (tasks_.empty()) {
+                    idle_cv_.notify_all();
+                }
+                continue;
+            }
+            if (stopping_) {
+                stopped_ = true;  // from here on dispatch() runs callbacks itself
+                idle_cv_.notify_all();
+                break;
+            }
+            if (manual_) {
+                cv_.wait(lock);
+                continue;
+            }
+            Tasks out;
+            tick_locked(out);
+            if (!out.empty()) {
+                for (auto& t : out) {
+                    tasks_.push_back(std::move(t));
+                }
+                continue;
+            }
+            if (const auto next = next_deadline_locked()) {
+                const std::int64_t wait = std::max<std::int64_t>(*next - clock_->steady_millis(), 1);
+                cv_.wait_for(lock, std::chrono::milliseconds(wait));
+            } else {
+                cv_.wait(lock);
+            }
+        }
+    }
+
+    BrokerConfig config_;
+    std::vector<std::int64_t> delay_levels_;
+    std::shared_ptr<Clock> clock_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable cv_;
+    std::condition_variable idle_cv_;
+    std::deque<Task> tasks_;
+    bool running_task_ = false;
+    bool stopping_ = false;
+    bool stopped_ = false;
+    bool started_ = false;
+    bool manual_ = false;
+    std::thread thread_;
+    std::thread::id thread_id_;
+    std::uint64_t listener_id_ = 0;
+
+    std::map<std::string, TopicData> topics_;
+    std::unordered_map<std::int64_t, std::shared_ptr<const MessageExt>> commit_log_;
+    std::int64_t commit_log_offset_ = 0;
+    std::multimap<std::int64_t, std::shared_ptr<const MessageExt>> scheduled_;
+    std::map<OffsetKey, std::int64_t> offsets_;
+    std::set<std::string> subscription_groups_;
+    std::map<std::string, GroupInfo> groups_;
+    std::map<std::string, std::map<MessageQueue, LockEntry>> locks_;
+    std::map<std::pair<std::string, std::int32_t>, std::vector<HeldPull>> held_;
+    std::map<std::uint64_t, std::weak_ptr<NotificationSlot>> handles_;
+    std::uint64_t next_handle_id_ = 0;
+};
+
+}  // namespace detail
+
+}  // namespace rmq
+// ---- end rmq/detail/broker_state.hpp ----
+
+namespace rmq {
+
+class InProcessBroker;
+
+/// A client connection to an rmq::InProcessBroker; models rmq::Transport. Cheap to copy: copies share the
+/// connection (its notification handler and the client ids that heartbeated through it). When the last copy
+/// is destroyed the connection closes and its clients leave their groups (doChannelCloseEvent). Outlives the
+/// broker safely: after the broker is destroyed every call fails with SYSTEM_ERROR.
+///
+/// Pull completions and notifications run on the broker's dispatcher thread, never inside the call that
+/// caused them and never under the broker's lock.
+class InProcessTransport {
+public:
+    /// GET_ROUTEINFO_BY_TOPIC: every queue of the topic is readable and writable on this broker. Throws
+    /// rmq::BrokerError(topic_not_exist) for an unknown topic.
+    TopicRoute topic_route(const std::string& topic) { return state_->topic_route(topic); }
+
+    /// HEART_BEAT: registers the client in every consumer group of `hb` (see docs/embedded-broker.md).
+    void heartbeat(const HeartbeatData& hb) { state_->heartbeat(hb, conn_->id); }
+
+    /// UNREGISTER_CLIENT: the client leaves `consumer_group` (when not empty); the others are notified.
+    void unregister_client(const std::string& client_id,
+                           const std::string& producer_group,
+                           const std::string& consumer_group) {
+        state_->unregister_client(client_id, producer_group, consumer_group);
+    }
+
+    /// GET_CONSUMER_LIST_BY_GROUP: sorted client ids; rmq::BrokerError(system_error) when the group has none.
+    std::vector<std::string> consumer_id_list(const std::string& /*topic*/, const std::string& group) {
+        return state_->consumer_id_list(group);
+    }
+
+    /// NOTIFY_CONSUMER_IDS_CHANGED for groups of the clients that heartbeated through this connection.
+    void set_notification_handler(NotificationHandler handler) {
+        const std::lock_guard lock(conn_->slot->mutex);
+        conn_->slot->handler = std::move(handler);
+    }
+
+    /// PULL_MESSAGE; the callback runs later on the broker's dispatcher thread (after a long poll, when a
+    /// matching message arrives or the suspend timeout passes).
+    void pull(const PullArgs& args, PullCallback callback) { state_->pull(args, std::move(callback)); }
+
+    /// QUERY_CONSUMER_OFFSET: the stored offset; 0 when none is stored and the queue still starts at 0 (the
+    /// Java broker's "message 0 is in memory" rule); nullopt (QUERY_NOT_FOUND) otherwise.
+    std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {
+        return state_->query_consumer_offset(group, mq);
+    }
+
+    /// UPDATE_CONSUMER_OFFSET.
+    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
+        state_->update_consumer_offset(group, mq, offset);
+    }
+
+    /// GET_MIN_OFFSET.
+    std::int64_t min_offset(const MessageQueue& mq) { return state_->min_offset(mq); }
+
+    /// GET_MAX_OFFSET: the offset the next message will get.
+    std::int64_t max_offset(const MessageQueue& mq) { return state_->max_offset(mq); }
+
+    /// SEARCH_OFFSET_BY_TIMESTAMP.
+    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp_millis) {
+        return state_->search_offset(mq, timestamp_millis);
+    }
+
+    /// LOCK_BATCH_MQ: the queues now locked by `client_id`.
+    std::vector<MessageQueue>
+    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
+        return state_->lock_batch(group, client_id, mqs);
+    }
+
+    /// UNLOCK_BATCH_MQ.
+    void unlock_batch(const std::string& group,
+                      const std::string& client_id,
+                      const std::vector<MessageQueue>& mqs) {
+        state_->unlock_batch(group, client_id, mqs);
+    }
+
+    /// SEND_MESSAGE to one queue.
+    SendResult send(const Message& msg, const MessageQueue& mq) { return state_->send(msg, mq); }
+
+    /// CONSUMER_SEND_MSG_BACK.
+    void send_back(const SendBackArgs& args) { state_->send_back(args); }
+
+    /// The broker's clock.
+    [[nodiscard]] std::shared_ptr<Clock> clock() const { return state_->clock(); }
+
+    /// Optional capability (GET_CONSUMER_CONNECTION_LIST): the group's members with the ConsumerData each last
+    /// sent; the consumer compares subscriptions with it to report an inconsistent group (consumer.md §8.5).
+    [[nodiscard]] std::vector<GroupMember> group_members(const std::string& group) const {
+        return state_->group_members(group);
+    }
+
+private:
+    friend class InProcessBroker;
+
+    /// One connection: closing it (last copy gone) removes its clients from their groups.
+    struct Connection {
+        std::shared_ptr<detail::BrokerState> state;
+        std::shared_ptr<detail::NotificationSlot> slot;
+        std::uint64_t id = 0;
+
+        Connection(std::shared_ptr<detail::BrokerState> s, std::shared_ptr<detail::NotificationSlot> sl)
+            : state(std::move(s))
+            , slot(std::move(sl)) {
+            id = state->register_handle(slot);
+        }
+
+        Connection(const Connection&) = delete;
+        Connection& operator=(const Connection&) = delete;
+
+        ~Connection() { state->close_handle(id); }
+    };
+
+    explicit InProcessTransport(std::shared_ptr<detail::BrokerState> state)
+        : state_(state)
+        , conn_(
+              std::make_shared<Connection>(std::move(state), std::make_shared<detail::NotificationSlot>())) {}
+
+    std::shared_ptr<detail::BrokerState> state_;
+    std::shared_ptr<Connection> conn_;
+};
+
+/// An embedded RocketMQ broker: topics with append-only queues, pulls with long polling, consumer offsets,
+/// group membership, orderly locks, send-back with retry/DLQ topics and delay levels. Thread-safe; never
+/// calls user code while holding its lock. Its destructor stops the dispatcher thread after running every
+/// queued callback and answers held pulls with SYSTEM_ERROR. See docs/embedded-broker.md.
+class InProcessBroker {
+public:
+    /// Throws rmq::InvalidArgument for a bad configuration (e.g. an unparsable message_delay_level).
+    explicit InProcessBroker(BrokerConfig config = {})
+        : state_(std::make_shared<detail::BrokerState>(std::move(config))) {
+        state_->start(state_);
+    }
+
+    InProcessBroker(const InProcessBroker&) = delete;
+    InProcessBroker& operator=(const InProcessBroker&) = delete;
+    InProcessBroker(InProcessBroker&&) = delete;
+    InProcessBroker& operator=(InProcessBroker&&) = delete;
+
+    ~InProcessBroker() { state_->stop(); }
+
+    /// A new client connection.
+    [[nodiscard]] InProcessTransport connect() { return InProcessTransport(state_); }
+
+    [[nodiscard]] const BrokerConfig& config() const noexcept { return state_->config(); }
+
+    /// The broker's clock.
+    [[nodiscard]] std::shared_ptr<Clock> clock() const { return state_->clock(); }
+
+    /// Creates a topic with `queue_count` read/write queues (or grows an existing one). Throws
+    /// rmq::InvalidArgument for a bad name or count.
+    void create_topic(std::string_view topic, std::int32_t queue_count) {
+        state_->create_topic(topic, queue_count);
+    }
+
+    [[nodiscard]] bool has_topic(std::string_view topic) const { return state_->has_topic(topic); }
+
+    /// Registers a subscription group (only needed with auto_create_subscription_group = false).
+    void create_subscription_group(const std::string& group) { state_->create_subscription_group(group); }
+
+    /// The queue of this broker: `MessageQueue{topic, broker_name, queue_id}`.
+    [[nodiscard]] MessageQueue queue(std::string topic, std::int32_t queue_id) const {
+        return MessageQueue{std::move(topic), state_->config().broker_name, queue_id};
+    }
+
+    [[nodiscard]] std::int64_t min_offset(const MessageQueue& mq) const { return state_->min_offset(mq); }
+
+    [[nodiscard]] std::int64_t max_offset(const MessageQueue& mq) const { return state_->max_offset(mq); }
+
+    [[nodiscard]] std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp_millis) const {
+        return state_->search_offset(mq, timestamp_millis);
+    }
+
+    /// The offset stored for the group (nullopt if none; no QUERY_CONSUMER_OFFSET "0" rule).
+    [[nodiscard]] std::optional<std::int64_t> consumer_offset(const std::string& group,
+                                                              const MessageQueue& mq) const {
+        return state_->stored_consumer_offset(group, mq);
+    }
+
+    /// Every message stored in a queue from offset `from` on (SCHEDULE_TOPIC_XXXX queue level-1 holds
+    /// messages waiting for their delay).
+    [[nodiscard]] std::vector<MessageExt>
+    messages(std::string_view topic, std::int32_t queue_id, std::int64_t from = 0) const {
+        return state_->messages(topic, queue_id, from);
+    }
+
+    /// Drops a queue's messages below `offset`, as file expiry would; the queue's min offset moves there.
+    void delete_messages_before(const MessageQueue& mq, std::int64_t offset) {
+        state_->delete_messages_before(mq, offset);
+    }
+
+    /// The members of a consumer group with the ConsumerData each last sent (for tests and for reports on
+    /// inconsistent subscriptions).
+    [[nodiscard]] std::vector<GroupMember> group_members(const std::string& group) const {
+        return state_->group_members(group);
+    }
+
+    /// The one SubscriptionData the broker keeps for (group, topic) and filters pulls with.
+    [[nodiscard]] std::optional<SubscriptionData> subscription(const std::string& group,
+                                                               const std::string& topic) const {
+        return state_->subscription(group, topic);
+    }
+
+    /// The client holding an unexpired orderly lock on the queue.
+    [[nodiscard]] std::optional<std::string> lock_owner(const std::string& group,
+                                                        const MessageQueue& mq) const {
+        return state_->lock_owner(group, mq);
+    }
+
+    /// Delayed messages not yet delivered.
+    [[nodiscard]] std::size_t scheduled_count() const { return state_->scheduled_count(); }
+
+    /// Pulls parked for long polling.
+    [[nodiscard]] std::size_t held_pull_count() const { return state_->held_pull_count(); }
+
+    /// Waits until every pull completion and notification queued so far has run. Must not be called from
+    /// such a callback (throws rmq::IllegalState).
+    void drain() { state_->drain(); }
+
+private:
+    std::shared_ptr<detail::BrokerState> state_;
+};
+
+static_assert(Transport<InProcessTransport>);
+
+}  // namespace rmq
+// ---- end rmq/transport/in_process.hpp ----
+
+
+// ---- begin rmq/detail/consumer_core.hpp ----
+
+/// @file detail/consumer_core.hpp
+/// rmq::detail::ConsumerCore: everything a push consumer does except the order-specific dispatch, which the
+/// OrderPolicy's Service supplies. Lives behind rmq::Consumer; its member functions named in
+/// docs/policies/order.md ("host interface") are what a Service may call.
+///
+/// Threads: one Scheduler loop (rebalance, pull loops, timers, transport completions) and the ConsumePool
+/// (listener calls and their result processing). Transport completions reach the core only through a
+/// LifeGate, which shutdown closes first, so a late completion can never touch a dead consumer.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+// ---- begin rmq/detail/consume_pool.hpp ----
+
+/// @file detail/consume_pool.hpp
+/// rmq::detail::ConsumePool: the worker threads that run listener code, fed by a bounded queue. When the
+/// queue is full try_submit() says so and the caller backs off (the puller pauses) instead of growing memory.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace rmq::detail {
+
+/// A fixed set of worker threads over a bounded FIFO of tasks. Tasks must not throw (an escaping exception is
+/// logged and swallowed so a worker never dies).
+class ConsumePool {
+public:
+    /// `threads` workers (at least 1), at most `capacity` queued tasks (at least 1).
+    ConsumePool(std::size_t threads, std::size_t capacity)
+        : threads_wanted_(threads == 0 ? 1 : threads)
+        , capacity_(capacity == 0 ? 1 : capacity) {}
+
+    ConsumePool(const ConsumePool&) = delete;
+    ConsumePool& operator=(const ConsumePool&) = delete;
+
+    ~ConsumePool() {
+        close();
+        join();
+    }
+
+    /// Starts the workers.
+    void start() {
+        const std::lock_guard lock(mutex_);
+        if (!workers_.empty() || closed_) {
+            return;
+        }
+        workers_.reserve(threads_wanted_);
+        for (std::size_t i = 0; i < threads_wanted_; ++i) {
+            workers_.emplace_back([this] { run(); });
+        }
+    }
+
+    /// Queues a task; false when the queue is full or the pool is closed.
+    [[nodiscard]] bool try_submit(std::function<void()> task) {
+        {
+            const std::lock_guard lock(mutex_);
+            if (closed_ || tasks_.size() >= capacity_) {
+                return false;
+            }
+            tasks_.push_back(std::move(task));
+        }
+        cv_.notify_one();
+        return true;
+    }
+
+    /// Whether a try_submit would fail for lack of room.
+    [[nodiscard]] bool full() const {
+        const std::lock_guard lock(mutex_);
+        return tasks_.size() >= capacity_;
+    }
+
+    /// Queued (not yet started) tasks.
+    [[nodiscard]] std::size_t queued() const {
+        const std::lock_guard lock(mutex_);
+        return tasks_.size();
+    }
+
+    /// Whether the calling thread is one of the workers.
+    [[nodiscard]] bool on_worker() const {
+        const std::lock_guard lock(mutex_);
+        for (const auto& w : workers_) {
+            if (w.get_id() == std::this_thread::get_id()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /// Refuses new tasks and discards the queued ones (their messages stay cached, uncommitted: they are
+    /// redelivered later, never reported as failures). Returns how many were discarded.
+    std::size_t close() {
+        std::deque<std::function<void()>> dropped;
+        {
+            const std::lock_guard lock(mutex_);
+            closed_ = true;
+            dropped.swap(tasks_);
+        }
+        cv_.notify_all();
+        return dropped.size();
+    }
+
+    /// Waits until no task runs, up to `timeout_millis`; true when idle.
+    bool wait_idle(std::int64_t timeout_millis) {
+        std::unique_lock lock(mutex_);
+        return idle_cv_.wait_for(lock,
+                                 std::chrono::milliseconds(timeout_millis < 0 ? 0 : timeout_millis),
+                                 [this] { return active_ == 0 && tasks_.empty(); });
+    }
+
+    /// Joins the workers (after close(): each finishes the task it runs). Never call from a worker.
+    void join() {
+        std::vector<std::thread> workers;
+        {
+            const std::lock_guard lock(mutex_);
+            workers.swap(workers_);
+        }
+        for (auto& w : workers) {
+            if (w.get_id() == std::this_thread::get_id()) {
+                w.detach();  // cannot happen through Consumer (it refuses); keeps a misuse from aborting
+            } else if (w.joinable()) {
+                w.join();
+            }
+        }
+    }
+
+    /// Number of worker threads.
+    [[nodiscard]] std::size_t threads() const noexcept { return threads_wanted_; }
+
+private:
+    void run() {
+        while (true) {
+            std::function<void()> task;
+            {
+                std::unique_lock lock(mutex_);
+                cv_.wait(lock, [this] { return closed_ || !tasks_.empty(); });
+                if (tasks_.empty()) {
+                    return;  // closed and drained
+                }
+                task = std::move(tasks_.front());
+                tasks_.pop_front();
+                ++active_;
+            }
+            try {
+                task();
+            } catch (const std::exception& e) {
+                fmt::print(stderr, "rmq: consume task failed: {}\n", e.what());
+            } catch (...) {
+                fmt::print(stderr, "rmq: consume task failed with an unknown exception\n");
+            }
+            task = nullptr;
+            {
+                const std::lock_guard lock(mutex_);
+                --active_;
+            }
+            idle_cv_.notify_all();
+        }
+    }
+
+    std::size_t threads_wanted_;
+    std::size_t capacity_;
+    mutable std::mutex mutex_;
+    std::condition_variable cv_;
+    std::condition_variable idle_cv_;
+    std::deque<std::function<void()>> tasks_;
+    std::vector<std::thread> workers_;
+    std::size_t active_ = 0;
+    bool closed_ = false;
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consume_pool.hpp ----
+
+// ---- begin rmq/detail/scheduler.hpp ----
+
+/// @file detail/scheduler.hpp
+/// rmq::detail::Scheduler: the one event-loop thread of a client. Pull loops, rebalance, lock renewal, offset
+/// persistence and transport completions all run here, one at a time, in deadline order.
+///
+/// A plain timer queue (std::thread + condition variable) rather than Boost.Asio's io_context: the loop needs
+/// nothing but "run this at time t", and g++ 12 rejects Asio's atomic_thread_fence under -fsanitize=thread
+/// (-Wtsan with -Werror), which would keep the consumer out of the TSan build.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace rmq::detail {
+
+/// A single-threaded timer loop. Work posted after stop() is discarded (destroyed unrun), which is what late
+/// completions need: nothing runs once the owner began shutting down.
+class Scheduler {
+public:
+    using TimePoint = std::chrono::steady_clock::time_point;
+
+    Scheduler() = default;
+    Scheduler(const Scheduler&) = delete;
+    Scheduler& operator=(const Scheduler&) = delete;
+
+    ~Scheduler() { stop(); }
+
+    /// Starts the loop thread.
+    void start() {
+        const std::lock_guard lock(mutex_);
+        if (thread_.joinable() || stopped_) {
+            return;
+        }
+        thread_ = std::thread([this] { run(); });
+    }
+
+    /// Stops the loop, joins its thread (not from the loop thread itself) and discards pending work.
+    void stop() {
+        std::thread to_join;
+        std::multimap<std::pair<TimePoint, std::uint64_t>, std::function<void()>> discarded;
+        {
+            const std::lock_guard lock(mutex_);
+            stopped_ = true;
+            if (thread_.joinable() && std::this_thread::get_id() != thread_.get_id()) {
+                to_join = std::move(thread_);
+            }
+        }
+        cv_.notify_all();
+        if (to_join.joinable()) {
+            to_join.join();
+        }
+        {
+            const std::lock_guard lock(mutex_);
+            discarded.swap(queue_);
+        }
+        // `discarded` dies here, outside the lock: destroying a task may post (and be refused).
+    }
+
+    /// Whether stop() was called.
+    [[nodiscard]] bool stopped() const {
+        const std::lock_guard lock(mutex_);
+        return stopped_;
+    }
+
+    /// Whether the caller runs on the loop thread.
+    [[nodiscard]] bool in_loop() const noexcept {
+        return std::this_thread::get_id() == loop_thread_id_.load();
+    }
+
+    /// Runs `fn` on the loop thread as soon as possible (after the work already due).
+    void post(std::function<void()> fn) { post_after(0, std::move(fn)); }
+
+    /// Runs `fn` on the loop thread after `delay_millis` (<= 0: as soon as possible).
+    void post_after(std::int64_t delay_millis, std::function<void()> fn) {
+        const TimePoint when =
+            std::chrono::steady_clock::now() + std::chrono::milliseconds(delay_millis > 0 ? delay_millis : 0);
+        {
+            const std::lock_guard lock(mutex_);
+            if (stopped_) {
+                return;
+            }
+            queue_.emplace(std::make_pair(when, ++sequence_), std::move(fn));
+        }
+        cv_.notify_one();
+    }
+
+    /// Runs `fn` every `period_millis`, first after `initial_delay_millis`, until stop(). An exception from
+    /// `fn` is logged and does not cancel the schedule.
+    void every(std::int64_t initial_delay_millis, std::int64_t period_millis, std::function<void()> fn) {
+        auto shared = std::make_shared<std::function<void()>>(std::move(fn));
+        schedule_periodic(initial_delay_millis, period_millis, std::move(shared));
+    }
+
+private:
+    void
+    schedule_periodic(std::int64_t delay, std::int64_t period, std::shared_ptr<std::function<void()>> fn) {
+        post_after(delay, [this, period, fn] {
+            (*fn)();
+            schedule_periodic(period, period, fn);
+        });
+    }
+
+    void run() {
+        loop_thread_id_.store(std::this_thread::get_id());
+        std::unique_lock lock(mutex_);
+        while (!stopped_) {
+            if (queue_.empty()) {
+                cv_.wait(lock);
+                continue;
+            }
+            const auto first = queue_.begin();
+            if (first->first.first > std::chrono::steady_clock::now()) {
+                cv_.wait_until(lock, first->first.first);
+                continue;
+            }
+            std::function<void()> task = std::move(first->second);
+            queue_.erase(first);
+            lock.unlock();
+            try {
+                task();
+            } catch (const std::exception& e) {
+                fmt::print(stderr, "rmq: scheduled task failed: {}\n", e.what());
+            } catch (...) {
+                fmt::print(stderr, "rmq: scheduled task failed with an unknown exception\n");
+            }
+            task = nullptr;
+            lock.lock();
+        }
+    }
+
+    mutable std::mutex mutex_;
+    std::condition_variable cv_;
+    // Keyed by (deadline, sequence) so that equal deadlines run in posting order.
+    std::multimap<std::pair<TimePoint, std::uint64_t>, std::function<void()>> queue_;
+    std::uint64_t sequence_ = 0;
+    bool stopped_ = false;
+    std::thread thread_;
+    std::atomic<std::thread::id> loop_thread_id_{};
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/scheduler.hpp ----
+
+namespace rmq {
+
+/// Optional callbacks around each listener call (Java's ConsumeMessageHook): `before(mq, msgs)` and
+/// `after(mq, msgs, success)`. They run on the consume thread; exceptions they throw are logged and ignored.
+struct ConsumeHooks {
+    std::function<void(const MessageQueue&, std::span<const MessageExt>)> before;
+    std::function<void(const MessageQueue&, std::span<const MessageExt>, bool)> after;
+};
+
+namespace detail {
+
+/// Lets callbacks that outlive a call reach the consumer only while it is alive: they hold the gate (shared),
+/// never the consumer, and the consumer closes the gate before tearing anything down.
+struct LifeGate {
+    std::mutex mutex;
+    Scheduler* scheduler = nullptr;
+
+    /// Posts `fn` onto the loop when the gate is open; otherwise drops it.
+    void post(std::function<void()> fn) {
+        const std::lock_guard lock(mutex);
+        if (scheduler != nullptr) {
+            scheduler->post(std::move(fn));
+        }
+    }
+
+    void close() {
+        const std::lock_guard lock(mutex);
+        scheduler = nullptr;
+    }
+};
+
+/// The consumer's engine; see the file comment.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+class ConsumerCore {
+public:
+    using Listener = typename Order::Listener;
+    using Service = typename Order::template Service<ConsumerCore>;
+
+    /// Lifecycle (Java's ServiceState).
+    enum class State { CreateJust, Running, ShutdownAlready };
+
+    ConsumerCore(Tr transport, ConsumerConfig config, Allocate allocate, OffsetStore store)
+        : transport_(std::move(transport))
+        , config_(std::move(config))
+        , allocate_(std::move(allocate))
+        , offset_store_(std::move(store))
+        , clock_(transport_.clock())
+        , service_(*this) {}
+
+    ConsumerCore(const ConsumerCore&) = delete;
+    ConsumerCore& operator=(const ConsumerCore&) = delete;
+
+    ~ConsumerCore() {
+        gate_->close();
+        scheduler_.stop();
+        if (pool_) {
+            pool_->close();
+            pool_->join();
+        }
+    }
+
+    // ---------------------------------------------------------------- user-facing operations
+
+    void subscribe(std::string_view topic, std::string_view expression) {
+        check_not_shut_down("subscribe");
+        check_topic(topic);
+        auto sd = parse_subscription(topic, expression);
+        sd.sub_version = clock_->wall_millis();
+        {
+            const std::lock_guard lock(sub_mutex_);
+            subscriptions_[std::string(topic)] = std::move(sd);
+        }
+        if (state_.load() == State::Running) {
+            scheduler_.post([this] {
+                send_heartbeat();
+                do_rebalance();
+            });
+        }
+    }
+
+    void unsubscribe(std::string_view topic) {
+        check_not_shut_down("unsubscribe");
+        const std::lock_guard lock(sub_mutex_);
+        subscriptions_.erase(std::string(topic));
+    }
+
+    void set_listener(Listener listener) {
+        check_not_shut_down("register_listener");
+        listener_ = std::move(listener);
+    }
+
+    void set_hooks(ConsumeHooks hooks) {
+        check_not_shut_down("set_consume_hooks");
+        hooks_ = std::move(hooks);
+    }
+
+    void start() {
+        const std::lock_guard lifecycle(lifecycle_mutex_);
+        if (state_.load() != State::CreateJust) {
+            throw IllegalState(
+                fmt::format("the consumer of group [{}] was started once already ({}); create a new "
+                            "consumer to start again",
+                            config_.consumer_group,
+                            state_.load() == State::Running ? "running" : "shut down"));
+        }
+        config_.validate();
+        if (!listener_) {
+            throw InvalidArgument(
+                fmt::format("no listener registered for group [{}]: call register_listener({}) "
+                            "before start()",
+                            config_.consumer_group,
+                            Order::listener_signature));
+        }
+        group_ = config_.with_namespace(config_.consumer_group);
+        client_id_ = config_.build_client_id();
+        clustering_ = config_.message_model == MessageModel::Clustering;
+        max_reconsume_times_ = config_.max_reconsume_times_for(Order::unlimited_retries_by_default);
+        pull_threshold_for_queue_.store(config_.pull_threshold_for_queue);
+        pull_threshold_size_for_queue_.store(config_.pull_threshold_size_for_queue);
+        {
+            const std::lock_guard lock(sub_mutex_);
+            if (clustering_) {
+                const std::string retry = retry_topic(group_);
+                auto sd = parse_subscription(retry, sub_all);
+                sd.sub_version = clock_->wall_millis();
+                subscriptions_[retry] = std::move(sd);
+            }
+        }
+        offset_store_.load(OffsetStoreContext{
+            .group = group_,
+            .client_id = client_id_,
+            .query_broker =
+                [this](const MessageQueue& mq) { return transport_.query_consumer_offset(group_, mq); },
+            .update_broker =
+                [this](const MessageQueue& mq, std::int64_t offset) {
+                    transport_.update_consumer_offset(group_, mq, offset);
+                },
+        });
+        pool_ = std::make_unique<ConsumePool>(static_cast<std::size_t>(config_.consume_thread_min),
+                                              static_cast<std::size_t>(config_.consume_queue_capacity));
+        {
+            const std::lock_guard lock(gate_->mutex);
+            gate_->scheduler = &scheduler_;
+        }
+        transport_.set_notification_handler([gate = gate_, this](const ConsumerIdsChanged& n) {
+            if (n.consumer_group != group_) {
+                return;
+            }
+            gate->post([this] { do_rebalance(); });
+        });
+        pool_->start();
+        scheduler_.start();
+        state_.store(State::Running);
+        service_.start();
+
+        scheduler_.post([this] {
+            send_heartbeat();
+            do_rebalance();
+        });
+        scheduler_.every(config_.rebalance_interval, config_.rebalance_interval, [this] { do_rebalance(); });
+        scheduler_.every(config_.heartbeat_broker_interval, config_.heartbeat_broker_interval, [this] {
+            send_heartbeat();
+        });
+        scheduler_.every(config_.persist_consumer_offset_interval,
+                         config_.persist_consumer_offset_interval,
+                         [this] { persist_all(); });
+    }
+
+    void shutdown() {
+        const std::lock_guard lifecycle(lifecycle_mutex_);
+        if (state_.load() != State::Running) {
+            state_.store(State::ShutdownAlready);
+            return;
+        }
+        if (pool_->on_worker() || scheduler_.in_loop()) {
+            throw IllegalState(
+                "shutdown() called from a listener or consumer thread; call it from the thread that "
+                "owns the consumer");
+        }
+        stopping_.store(true);
+        gate_->close();
+        service_.stop();
+        // Stop the loop first: no new pulls, rebalances or re-dispatches; running listeners keep going.
+        scheduler_.stop();
+        pool_->close();
+        if (!pool_->wait_idle(config_.await_termination_millis_when_shutdown)) {
+            log_line(
+                "group [{}]: listeners still running after {} ms; their results will be discarded and their "
+                "messages redelivered",
+                group_,
+                config_.await_termination_millis_when_shutdown);
+            for (auto& [mq, pq] : table_snapshot()) {
+                pq->set_dropped(true);
+            }
+        }
+        pool_->join();
+        persist_all();
+        service_.after_drain();
+        for (auto& [mq, pq] : table_snapshot()) {
+            pq->set_dropped(true);
+        }
+        try {
+            transport_.unregister_client(client_id_, std::string{}, group_);
+        } catch (const std::exception& e) {
+            log_line("group [{}]: unregister failed: {}", group_, e.what());
+        }
+        {
+            const std::lock_guard lock(table_mutex_);
+            table_.clear();
+        }
+        state_.store(State::ShutdownAlready);
+    }
+
+    void suspend() {
+        check_not_shut_down("suspend");
+        paused_.store(true);
+    }
+
+    void resume() {
+        check_not_shut_down("resume");
+        paused_.store(false);
+        if (state_.load() == State::Running) {
+            scheduler_.post([this] { do_rebalance(); });
+        }
+    }
+
+    [[nodiscard]] bool paused() const noexcept { return paused_.load(); }
+
+    [[nodiscard]] State state() const noexcept { return state_.load(); }
+
+    [[nodiscard]] bool subscription_inconsistent() const noexcept {
+        return subscription_inconsistent_.load();
+    }
+
+    [[nodiscard]] ConsumerStats stats() const {
+        ConsumerStats out = stats_.snapshot();
+        out.queues.clear();
+        std::map<MessageQueue, std::int64_t> broker_max;
+        {
+            const std::lock_guard lock(table_mutex_);
+            broker_max = broker_max_offset_;
+        }
+        for (const auto& [mq, pq] : table_snapshot()) {
+            const auto info = pq->info();
+            QueueStats q;
+            q.mq = mq;
+            q.commit_offset = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory);
+            q.cached_msg_count = pq->msg_count();
+            q.cached_msg_bytes = pq->msg_size();
+            q.cached_msg_min_offset = info.cached_msg_min_offset;
+            q.cached_msg_max_offset = info.cached_msg_max_offset;
+            if (const auto it = broker_max.find(mq); it != broker_max.end()) {
+                q.broker_max_offset = it->second;
+            }
+            if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
+                q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
+            }
+            q.locked = info.locked;
+            q.dropped = info.dropped;
+            q.last_pull_timestamp = info.last_pull_timestamp;
+            q.last_consume_timestamp = info.last_consume_timestamp;
+            out.queues.push_back(std::move(q));
+        }
+        return out;
+    }
+
+    /// Queues currently owned (a snapshot).
+    [[nodiscard]] std::vector<MessageQueue> assigned_queues() const {
+        std::vector<MessageQueue> out;
+        const std::lock_guard lock(table_mutex_);
+        for (const auto& [mq, pq] : table_) {
+            if (!pq->dropped()) {
+                out.push_back(mq);
+            }
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------- host interface (for Order::Service)
+
+    [[nodiscard]] const ConsumerConfig& config() const noexcept { return config_; }
+
+    [[nodiscard]] const std::string& group() const noexcept { return group_; }
+
+    [[nodiscard]] const std::string& client_id() const noexcept { return client_id_; }
+
+    [[nodiscard]] bool clustering() const noexcept { return clustering_; }
+
+    [[nodiscard]] const Listener& listener() const noexcept { return listener_; }
+
+    [[nodiscard]] const ConsumeHooks& hooks() const noexcept { return hooks_; }
+
+    [[nodiscard]] Tr& transport() noexcept { return transport_; }
+
+    [[nodiscard]] OffsetStore& offset_store() noexcept { return offset_store_; }
+
+    [[nodiscard]] const OffsetStore& offset_store() const noexcept { return offset_store_; }
+
+    [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept { return clock_; }
+
+    [[nodiscard]] StatsCollector& stats_collector() noexcept { return stats_; }
+
+    [[nodiscard]] int max_reconsume_times() const noexcept { return max_reconsume_times_; }
+
+    [[nodiscard]] bool stopping() const noexcept { return stopping_.load(); }
+
+    /// Runs `task` on a consume thread. When the bounded queue is full the task is retried from the loop
+    /// after the flow-control delay; once shutdown began it is dropped (its messages stay uncommitted).
+    void submit(std::function<void()> task) {
+        if (stopping_.load()) {
+            return;
+        }
+        if (pool_->try_submit(task)) {
+            return;
+        }
+        schedule(config_.pull_time_delay_mills_when_flow_control,
+                 [this, task = std::move(task)]() mutable { submit(std::move(task)); });
+    }
+
+    /// Runs `fn` on the loop after `delay_millis`; dropped once shutdown began.
+    void schedule(std::int64_t delay_millis, std::function<void()> fn) {
+        if (stopping_.load()) {
+            return;
+        }
+        scheduler_.post_after(delay_millis, std::move(fn));
+    }
+
+    /// Java's sendMessageBack (consumer.md §5.4): CONSUMER_SEND_MSG_BACK, else the fallback of sending a
+    /// retry copy to `%RETRY%group`. False when both failed.
+    bool send_back(const MessageExt& msg, int delay_level) {
+        try {
+            transport_.send_back(SendBackArgs{
+                .group = group_,
+                .message = msg,
+                .delay_level = delay_level,
+                .max_reconsume_times = max_reconsume_times_,
+            });
+            return true;
+        } catch (const std::exception& e) {
+            log_line("group [{}]: send back of {} failed ({}), falling back to the retry topic",
+                     group_,
+                     msg.msg_id(),
+                     e.what());
+        }
+        try {
+            const std::string retry = retry_topic(group_);
+            Message copy(retry, msg.body());
+            copy.set_flag(msg.flag());
+            copy.set_properties(msg.properties());
+            const auto origin = msg.property_view(property::origin_message_id);
+            copy.set_property(property::origin_message_id,
+                              origin.empty() ? std::string_view(msg.msg_id()) : origin);
+            copy.set_property(property::retry_topic, msg.topic());
+            copy.set_property(property::reconsume_time, std::to_string(msg.reconsume_times() + 1));
+            copy.set_property(property::max_reconsume_times, std::to_string(max_reconsume_times_));
+            copy.clear_property(property::transaction_prepared);
+            copy.set_delay_time_level(3 + msg.reconsume_times());
+            const auto route = transport_.topic_route(retry);
+            if (route.write_queues.empty()) {
+                throw BrokerError(response_code::topic_not_exist,
+                                  fmt::format("no writable queue of {}", retry));
+            }
+            (void)transport_.send(copy, route.write_queues.front());
+            return true;
+        } catch (const std::exception& e) {
+            log_line("group [{}]: fallback send of {} to the retry topic failed: {}",
+                     group_,
+                     msg.msg_id(),
+                     e.what());
+            return false;
+        }
+    }
+
+    /// Orderly DLQ path (consumer.md §6.5): the message went past max_reconsume_times; CONSUMER_SEND_MSG_BACK
+    /// with delay level -1 sends it straight to `%DLQ%group`. False when the broker could not be reached.
+    bool send_to_dlq(const MessageExt& msg) {
+        try {
+            transport_.send_back(SendBackArgs{
+                .group = group_,
+                .message = msg,
+                .delay_level = -1,
+                .max_reconsume_times = max_reconsume_times_,
+            });
+            return true;
+        } catch (const std::exception& e) {
+            log_line("group [{}]: moving {} to the DLQ failed: {}", group_, msg.msg_id(), e.what());
+            return false;
+        }
+    }
+
+    /// Java's lockOneMQ / RebalanceImpl.lock: LOCK_BATCH_MQ for one queue; marks its ProcessQueue locked.
+    bool lock_queue(const MessageQueue& mq) {
+        if (stopping_.load()) {
+            return false;
+        }
+        try {
+            const auto locked = transport_.lock_batch(group_, client_id_, std::vector<MessageQueue>{mq});
+            const bool ok = std::find(locked.begin(), locked.end(), mq) != locked.end();
+            if (ok) {
+                if (auto pq = find_pq(mq)) {
+                    pq->set_locked(true);
+                    pq->set_last_lock_timestamp(clock_->steady_millis());
+                }
+            }
+            return ok;
+        } catch (const std::exception& e) {
+            log_line("group [{}]: lock of {} failed: {}", group_, mq, e.what());
+            return false;
+        }
+    }
+
+    /// UNLOCK_BATCH_MQ for the given queues (errors logged).
+    void unlock_queues(const std::vector<MessageQueue>& mqs) {
+        if (mqs.empty()) {
+            return;
+        }
+        try {
+            transport_.unlock_batch(group_, client_id_, mqs);
+        } catch (const std::exception& e) {
+            log_line("group [{}]: unlock failed: {}", group_, e.what());
+        }
+    }
+
+    /// Java's lockAll: renews the broker lock of every owned queue; queues not granted turn unlocked.
+    void lock_all() {
+        std::map<std::string, std::vector<MessageQueue>> by_broker;
+        for (const auto& [mq, pq] : table_snapshot()) {
+            if (!pq->dropped()) {
+                by_broker[mq.broker_name].push_back(mq);
+            }
+        }
+        for (const auto& [broker, mqs] : by_broker) {
+            std::vector<MessageQueue> locked;
+            try {
+                locked = transport_.lock_batch(group_, client_id_, mqs);
+            } catch (const std::exception& e) {
+                log_line("group [{}]: lockAll on {} failed: {}", group_, broker, e.what());
+                continue;
+            }
+            const std::set<MessageQueue> granted(locked.begin(), locked.end());
+            for (const auto& mq : mqs) {
+                if (auto pq = find_pq(mq)) {
+                    if (granted.contains(mq)) {
+                        pq->set_locked(true);
+                        pq->set_last_lock_timestamp(clock_->steady_millis());
+                    } else {
+                        pq->set_locked(false);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Java's unlockAll(oneway=false) at shutdown: releases every owned queue's broker lock.
+    void unlock_all() {
+        std::map<std::string, std::vector<MessageQueue>> by_broker;
+        for (const auto& [mq, pq] : table_snapshot()) {
+            by_broker[mq.broker_name].push_back(mq);
+        }
+        for (const auto& [broker, mqs] : by_broker) {
+            unlock_queues(mqs);
+            for (const auto& mq : mqs) {
+                if (auto pq = find_pq(mq)) {
+                    pq->set_locked(false);
+                }
+            }
+        }
+    }
+
+    /// The owned queues with their ProcessQueues (a snapshot).
+    [[nodiscard]] std::vector<std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>> table_snapshot() const {
+        const std::lock_guard lock(table_mutex_);
+        return {table_.begin(), table_.end()};
+    }
+
+    [[nodiscard]] std::shared_ptr<ProcessQueue> find_pq(const MessageQueue& mq) const {
+        const std::lock_guard lock(table_mutex_);
+        const auto it = table_.find(mq);
+        return it == table_.end() ? nullptr : it->second;
+    }
+
+    /// Java's resetRetryAndNamespace: retry-topic messages show their original topic to the listener.
+    void reset_retry_topic(std::span<MessageExt> msgs) const {
+        const std::string retry = retry_topic(group_);
+        for (auto& msg : msgs) {
+            const auto original = msg.property_view(property::retry_topic);
+            if (!original.empty() && msg.topic() == retry) {
+                msg.set_topic(std::string(original));
+            }
+        }
+    }
+
+private:
+    struct PullState {
+        MessageQueue mq;
+        std::shared_ptr<ProcessQueue> pq;
+        std::int64_t next_offset = 0;
+        bool previously_locked = false;
+    };
+
+    void check_not_shut_down(std::string_view what) const {
+        if (state_.load() == State::ShutdownAlready) {
+            throw IllegalState(fmt::format("{}() called on a consumer that was shut down", what));
+        }
+    }
+
+    [[nodiscard]] std::map<std::string, SubscriptionData> subscriptions_copy() const {
+        const std::lock_guard lock(sub_mutex_);
+        return subscriptions_;
+    }
+
+    [[nodiscard]] std::optional<SubscriptionData> subscription_of(const std::string& topic) const {
+        const std::lock_guard lock(sub_mutex_);
+        const auto it = subscriptions_.find(topic);
+        if (it == subscriptions_.end()) {
+            return std::nullopt;
+        }
+        return it->second;
+    }
+
+    // ---------------------------------------------------------------- heartbeat, persistence
+
+    void send_heartbeat() {
+        if (stopping_.load()) {
+            return;
+        }
+        ConsumerData data;
+        data.group_name = group_;
+        data.consume_type = ConsumeType::ConsumePassively;
+        data.message_model = config_.message_model;
+        data.consume_from_where = config_.consume_from_where;
+        data.unit_mode = config_.unit_mode;
+        for (auto& [topic, sd] : subscriptions_copy()) {
+            data.subscription_data_set.push_back(sd);
+        }
+        HeartbeatData hb;
+        hb.client_id = client_id_;
+        hb.consumer_data_set.push_back(std::move(data));
+        try {
+            transport_.heartbeat(hb);
+        } catch (const std::exception& e) {
+            log_line("group [{}]: heartbeat failed: {}", group_, e.what());
+        }
+    }
+
+    void persist_all() {
+        std::vector<MessageQueue> mqs;
+        for (const auto& [mq, pq] : table_snapshot()) {
+            mqs.push_back(mq);
+        }
+        try {
+            offset_store_.persist_all(std::span<const MessageQueue>(mqs));
+        } catch (const std::exception& e) {
+            log_line("group [{}]: persisting offsets failed: {}", group_, e.what());
+        }
+    }
+
+    // ---------------------------------------------------------------- rebalance (loop thread)
+
+    void do_rebalance() {
+        if (stopping_.load() || paused_.load()) {
+            return;
+        }
+        const auto subs = subscriptions_copy();
+        for (const auto& [topic, sd] : subs) {
+            try {
+                rebalance_topic(topic);
+            } catch (const std::exception& e) {
+                if (!is_retry_topic(topic)) {
+                    log_line("group [{}]: rebalance of {} failed: {}", group_, topic, e.what());
+                }
+            }
+        }
+        truncate_not_my_topic(subs);
+        if (clustering_) {
+            check_group_subscriptions(subs);
+        }
+    }
+
+    /// Seed 004: compares this member's subscriptions with every other member's, when the transport can list
+    /// the group (optional capability `group_members(group)`); pull answers SUBSCRIPTION_NOT_EXIST are the
+    /// fallback signal.
+    void check_group_subscriptions(const std::map<std::string, SubscriptionData>& mine) {
+        if constexpr (requires(Tr& t, const std::string& g) { t.group_members(g); }) {
+            std::vector<std::string> differences;
+            try {
+                for (const auto& member : transport_.group_members(group_)) {
+                    if (member.client_id == client_id_) {
+                        continue;
+                    }
+                    std::map<std::string, std::string> theirs;
+                    for (const auto& sd : member.consumer_data.subscription_data_set) {
+                        if (!is_retry_topic(sd.topic)) {
+                            theirs[sd.topic] = sd.sub_string;
+                        }
+                    }
+                    std::map<std::string, std::string> ours;
+                    for (const auto& [topic, sd] : mine) {
+                        if (!is_retry_topic(topic)) {
+                            ours[topic] = sd.sub_string;
+                        }
+                    }
+                    if (theirs != ours) {
+                        differences.push_back(
+                            fmt::format("member {} subscribes {{{}}}, this member {} subscribes {{{}}}",
+                                        member.client_id,
+                                        describe(theirs),
+                                        client_id_,
+                                        describe(ours)));
+                    }
+                }
+            } catch (const std::exception& e) {
+                log_line("group [{}]: listing the group's members failed: {}", group_, e.what());
+                return;
+            }
+            if (differences.empty()) {
+                if (subscription_inconsistent_.exchange(false)) {
+                    stats_.set_subscription_inconsistent(false);
+                    log_line("group [{}]: subscriptions are consistent again", group_);
+                }
+            } else {
+                std::string why;
+                for (const auto& d : differences) {
+                    why += why.empty() ? d : "; " + d;
+                }
+                note_subscription_inconsistency(why);
+            }
+        } else {
+            (void)mine;
+        }
+    }
+
+    static std::string describe(const std::map<std::string, std::string>& subs) {
+        std::string out;
+        for (const auto& [topic, expr] : subs) {
+            out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", topic, expr);
+        }
+        return out;
+    }
+
+    void rebalance_topic(const std::string& topic) {
+        std::vector<MessageQueue> mq_all;
+        try {
+            mq_all = transport_.topic_route(topic).read_queues;
+        } catch (const std::exception& e) {
+            if (!is_retry_topic(topic)) {
+                log_line("group [{}]: no route for {}: {}", group_, topic, e.what());
+            }
+            return;
+        }
+        std::sort(mq_all.begin(), mq_all.end());
+        std::vector<MessageQueue> mine;
+        if (!clustering_) {
+            mine = mq_all;
+        } else {
+            auto cids = transport_.consumer_id_list(topic, group_);
+            if (cids.empty()) {
+                return;
+            }
+            std::sort(cids.begin(), cids.end());
+            try {
+                mine = allocate_.allocate(group_,
+                                          client_id_,
+                                          std::span<const MessageQueue>(mq_all),
+                                          std::span<const std::string>(cids));
+            } catch (const std::exception& e) {
+                log_line("group [{}]: allocation of {} failed: {}", group_, topic, e.what());
+                return;
+            }
+        }
+        if (update_process_queue_table(topic, mine)) {
+            message_queue_changed();
+        }
+    }
+
+    bool update_process_queue_table(const std::string& topic, const std::vector<MessageQueue>& mine) {
+        const std::set<MessageQueue> wanted(mine.begin(), mine.end());
+        bool changed = false;
+        for (const auto& [mq, pq] : table_snapshot()) {
+            if (mq.topic != topic) {
+                continue;
+            }
+            const bool gone = !wanted.contains(mq);
+            if (gone || pq->is_pull_expired()) {
+                pq->set_dropped(true);
+                if (remove_unnecessary_queue(mq, *pq)) {
+                    const std::lock_guard lock(table_mutex_);
+                    table_.erase(mq);
+                    changed = true;
+                }
+            }
+        }
+        const bool need_lock = Order::requires_queue_lock && clustering_;
+        for (const auto& mq : mine) {
+            if (find_pq(mq)) {
+                continue;
+            }
+            if (need_lock) {
+                try {
+                    const auto locked =
+                        transport_.lock_batch(group_, client_id_, std::vector<MessageQueue>{mq});
+                    if (std::find(locked.begin(), locked.end(), mq) == locked.end()) {
+                        continue;  // another member still holds it; the next rebalance tries again
+                    }
+                } catch (const std::exception& e) {
+                    log_line("group [{}]: lock of {} failed: {}", group_, mq, e.what());
+                    continue;
+                }
+            }
+            offset_store_.remove_offset(mq);
+            auto pq = std::make_shared<ProcessQueue>(clock_);
+            pq->set_locked(true);
+            pq->set_last_lock_timestamp(clock_->steady_millis());
+            std::int64_t next = -1;
+            try {
+                next = compute_pull_from_where(mq);
+            } catch (const std::exception& e) {
+                log_line("group [{}]: no start offset for {}: {}", group_, mq, e.what());
+            }
+            if (next < 0) {
+                if (need_lock) {
+                    unlock_queues({mq});
+                }
+                continue;
+            }
+            {
+                const std::lock_guard lock(table_mutex_);
+                table_.emplace(mq, pq);
+            }
+            changed = true;
+            auto st = std::make_shared<PullState>(PullState{mq, pq, next, false});
+            scheduler_.post([this, st] { pull(st); });
+        }
+        return changed;
+    }
+
+    /// Java's removeUnnecessaryMessageQueue (consumer.md §3.7, 5.x flavour: the broker lock is released at
+    /// once because a dropped queue can never reach its listener again once its consume lock was taken here).
+    bool remove_unnecessary_queue(const MessageQueue& mq, ProcessQueue& pq) {
+        try {
+            offset_store_.persist(mq);
+            offset_store_.remove_offset(mq);
+        } catch (const std::exception& e) {
+            log_line("group [{}]: persisting {} failed: {}", group_, mq, e.what());
+        }
+        if (!service_.release_queue(mq, pq)) {
+            pq.inc_try_unlock_times();
+            return false;
+        }
+        return true;
+    }
+
+    void truncate_not_my_topic(const std::map<std::string, SubscriptionData>& subs) {
+        const std::lock_guard lock(table_mutex_);
+        for (auto it = table_.begin(); it != table_.end();) {
+            if (!subs.contains(it->first.topic)) {
+                it->second->set_dropped(true);
+                it = table_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+
+    /// Java's messageQueueChanged: per-topic thresholds are split among the owned queues; heartbeat.
+    void message_queue_changed() {
+        std::size_t n = 0;
+        {
+            const std::lock_guard lock(table_mutex_);
+            n = table_.size();
+        }
+        if (n > 0) {
+            const auto count = static_cast<std::int64_t>(n);
+            if (config_.pull_threshold_for_topic != -1) {
+                pull_threshold_for_queue_.store(
+                    std::max<std::int64_t>(1, config_.pull_threshold_for_topic / count));
+            }
+            if (config_.pull_threshold_size_for_topic != -1) {
+                pull_threshold_size_for_queue_.store(
+                    std::max<std::int64_t>(1, config_.pull_threshold_size_for_topic / count));
+            }
+        }
+        send_heartbeat();
+    }
+
+    /// Java's computePullFromWhereWithException (consumer.md §3.8, 5.x: an unreadable store throws).
+    std::int64_t compute_pull_from_where(const MessageQueue& mq) {
+        const std::int64_t last = offset_store_.read_offset(mq, ReadOffsetType::ReadFromStore);
+        if (last >= 0) {
+            return last;
+        }
+        if (last != -1) {
+            throw BrokerError(
+                response_code::query_not_found,
+                fmt::format("cannot read the committed offset of {} (store answered {})", mq, last));
+        }
+        const bool retry = is_retry_topic(mq.topic);
+        switch (config_.consume_from_where) {
+        case ConsumeFromWhere::FirstOffset:
+            return 0;
+        case ConsumeFromWhere::Timestamp:
+            if (retry) {
+                return transport_.max_offset(mq);
+            }
+            return transport_.search_offset(mq, config_.consume_timestamp_millis(clock_->wall_millis()));
+        default:
+            if (retry) {
+                return 0;
+            }
+            return transport_.max_offset(mq);
+        }
+    }
+
+    // ---------------------------------------------------------------- pull loop (loop thread)
+
+    void pull_later(const std::shared_ptr<PullState>& st, std::int64_t delay) {
+        scheduler_.post_after(delay, [this, st] { pull(st); });
+    }
+
+    void pull(const std::shared_ptr<PullState>& st) {
+        ProcessQueue& pq = *st->pq;
+        if (pq.dropped() || stopping_.load()) {
+            return;
+        }
+        pq.set_last_pull_timestamp(clock_->steady_millis());
+        if (paused_.load()) {
+            pull_later(st, config_.pull_time_delay_mills_when_suspend);
+            return;
+        }
+        if (pq.msg_count() > pull_threshold_for_queue_.load() ||
+            pq.msg_size() / (1024 * 1024) > pull_threshold_size_for_queue_.load() ||
+            (Order::span_flow_control && pq.max_span() > config_.consume_concurrently_max_span) ||
+            pool_->full()) {
+            ++flow_control_times_;
+            pull_later(st, config_.pull_time_delay_mills_when_flow_control);
+            return;
+        }
+        if constexpr (Order::requires_queue_lock) {
+            if (pq.locked()) {
+                if (!st->previously_locked) {
+                    try {
+                        const std::int64_t offset = compute_pull_from_where(st->mq);
+                        if (offset < 0) {
+                            throw IllegalState("negative start offset");
+                        }
+                        st->next_offset = offset;
+                        st->previously_locked = true;
+                    } catch (const std::exception& e) {
+                        log_line(
+                            "group [{}]: re-reading the offset of {} failed: {}", group_, st->mq, e.what());
+                        pull_later(st, config_.pull_time_delay_mills_when_exception);
+                        return;
+                    }
+                }
+            } else {
+                pull_later(st, config_.pull_time_delay_mills_when_exception);
+                return;
+            }
+        }
+        const auto sd = subscription_of(st->mq.topic);
+        if (!sd) {
+            pull_later(st, config_.pull_time_delay_mills_when_exception);
+            return;
+        }
+        PullArgs args;
+        args.consumer_group = group_;
+        args.mq = st->mq;
+        args.queue_offset = st->next_offset;
+        args.max_msg_nums = config_.pull_batch_size;
+        args.suspend_timeout_millis = config_.broker_suspend_max_time_millis;
+        args.sub_version = sd->sub_version;
+        args.expression_type = sd->expression_type;
+        std::int32_t flags = pull_sys_flag::suspend;
+        if (clustering_) {
+            const std::int64_t commit = offset_store_.read_offset(st->mq, ReadOffsetType::ReadFromMemory);
+            if (commit > 0) {
+                args.commit_offset = commit;
+                flags |= pull_sys_flag::commit_offset;
+            }
+        }
+        if (config_.post_subscription_when_pull && !sd->class_filter_mode) {
+            args.subscription = sd->sub_string;
+            flags |= pull_sys_flag::subscription;
+        }
+        args.sys_flag = flags;
+        const std::int64_t begin = clock_->steady_millis();
+        try {
+            transport_.pull(args, [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
+                auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
+                gate->post([this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
+            });
+        } catch (const std::exception& e) {
+            log_line("group [{}]: pull of {} failed: {}", group_, st->mq, e.what());
+            pull_later(st, config_.pull_time_delay_mills_when_exception);
+        }
+    }
+
+    void
+    on_pull_result(const std::shared_ptr<PullState>& st, std::int64_t begin, Outcome<PullResult> outcome) {
+        ProcessQueue& pq = *st->pq;
+        if (pq.dropped() || stopping_.load()) {
+            return;
+        }
+        if (!outcome.ok()) {
+            const int code = outcome.code();
+            if (code == response_code::subscription_not_exist) {
+                note_subscription_inconsistency(
+                    fmt::format("the broker does not know this member's subscription of {} ({})",
+                                st->mq.topic,
+                                outcome.remark()));
+            }
+            if (!is_retry_topic(st->mq.topic) && code != response_code::subscription_not_latest) {
+                log_line(
+                    "group [{}]: pull of {} failed with code {}: {}", group_, st->mq, code, outcome.remark());
+            }
+            pull_later(st,
+                       code == response_code::flow_control
+                           ? config_.pull_time_delay_mills_when_broker_flow_control
+                           : config_.pull_time_delay_mills_when_exception);
+            return;
+        }
+        PullResult& result = outcome.value();
+        {
+            const std::lock_guard lock(table_mutex_);
+            broker_max_offset_[st->mq] = result.max_offset;
+        }
+        switch (result.status) {
+        case PullStatus::Found: {
+            const std::int64_t prev = st->next_offset;
+            st->next_offset = result.next_begin_offset;
+            const std::int64_t rt = clock_->steady_millis() - begin;
+            const auto sd = subscription_of(st->mq.topic);
+            std::vector<MessageExt> kept;
+            kept.reserve(result.msg_found_list.size());
+            const std::string min_text = std::to_string(result.min_offset);
+            const std::string max_text = std::to_string(result.max_offset);
+            for (auto& msg : result.msg_found_list) {
+                if (sd && !sd->matches_tag(msg.tags())) {
+                    continue;
+                }
+                if (msg.property_view(property::transaction_prepared) == "true") {
+                    msg.set_transaction_id(
+                        std::string(msg.property_view(property::uniq_client_message_id_keyidx)));
+                }
+                msg.set_property(property::min_offset, min_text);
+                msg.set_property(property::max_offset, max_text);
+                msg.set_broker_name(st->mq.broker_name);
+                msg.set_queue_id(st->mq.queue_id);
+                kept.push_back(std::move(msg));
+            }
+            stats_.record_pull_rt(st->mq.topic, rt);
+            if (!kept.empty()) {
+                stats_.record_pulled(st->mq.topic, static_cast<std::int64_t>(kept.size()));
+            }
+            if (result.next_begin_offset < prev) {
+                log_line("[BUG] group [{}]: {} next begin offset {} < previous {}",
+                         group_,
+                         st->mq,
+                         result.next_begin_offset,
+                         prev);
+            }
+            if (kept.empty()) {
+                pull(st);
+                return;
+            }
+            service_.on_pulled(st->mq, st->pq, std::move(kept));
+            if (config_.pull_interval > 0) {
+                pull_later(st, config_.pull_interval);
+            } else {
+                pull(st);
+            }
+            return;
+        }
+        case PullStatus::NoNewMsg:
+        case PullStatus::NoMatchedMsg:
+            st->next_offset = result.next_begin_offset;
+            if (pq.msg_count() == 0) {
+                // correctTagsOffset: nothing in flight, so everything before next_offset was filtered or
+                // absent.
+                offset_store_.update_offset(st->mq, st->next_offset, true);
+            }
+            pull(st);
+            return;
+        case PullStatus::OffsetIllegal: {
+            log_line("group [{}]: offset {} of {} is illegal, continuing from {}",
+                     group_,
+                     st->next_offset,
+                     st->mq,
+                     result.next_begin_offset);
+            st->next_offset = result.next_begin_offset;
+            pq.set_dropped(true);
+            // 5.x: fix the offset at once, drop the queue, rebalance re-adds it from the corrected offset.
+            offset_store_.update_offset(st->mq, st->next_offset, false);
+            offset_store_.persist(st->mq);
+            remove_unnecessary_queue(st->mq, pq);
+            {
+                const std::lock_guard lock(table_mutex_);
+                if (auto it = table_.find(st->mq); it != table_.end() && it->second == st->pq) {
+                    table_.erase(it);
+                }
+            }
+            scheduler_.post([this] { do_rebalance(); });
+            return;
+        }
+        }
+    }
+
+    void note_subscription_inconsistency(const std::string& why) {
+        stats_.set_subscription_inconsistent(true, why);
+        if (!subscription_inconsistent_.exchange(true)) {
+            log_line("group [{}]: subscription inconsistency: {}. All consumers of a group must subscribe "
+                     "identically, otherwise messages are skipped (consumer.md §8.5)",
+                     group_,
+                     why);
+        }
+    }
+
+    Tr transport_;
+    ConsumerConfig config_;
+    Allocate allocate_;
+    // mutable: stats() reads memory offsets; stores are thread-safe and some declare read_offset non-const.
+    mutable OffsetStore offset_store_;
+    std::shared_ptr<Clock> clock_;
+
+    std::mutex lifecycle_mutex_;
+    std::atomic<State> state_{State::CreateJust};
+    std::atomic<bool> stopping_{false};
+    std::atomic<bool> paused_{false};
+    std::atomic<bool> subscription_inconsistent_{false};
+
+    std::string group_;
+    std::string client_id_;
+    bool clustering_ = true;
+    int max_reconsume_times_ = 16;
+    std::atomic<std::int64_t> pull_threshold_for_queue_{1000};
+    std::atomic<std::int64_t> pull_threshold_size_for_queue_{100};
+    std::int64_t flow_control_times_ = 0;  // loop thread only; a warning every 1000th time, as Java
+
+    Listener listener_;
+    ConsumeHooks hooks_;
+
+    mutable std::mutex sub_mutex_;
+    std::map<std::string, SubscriptionData> subscriptions_;
+
+    mutable std::mutex table_mutex_;
+    std::map<MessageQueue, std::shared_ptr<ProcessQueue>> table_;
+    std::map<MessageQueue, std::int64_t> broker_max_offset_;  // last max offset a pull reported, per queue
+
+    StatsCollector stats_{clock_};
+    std::shared_ptr<LifeGate> gate_ = std::make_shared<LifeGate>();
+    Scheduler scheduler_;
+    std::unique_ptr<ConsumePool> pool_;
+    Service service_;
+};
+
+}  // namespace detail
+}  // namespace rmq
+// ---- end rmq/detail/consumer_core.hpp ----
+
+namespace rmq {
+
+/// A push consumer. `Order` (rmq::Concurrently | rmq::Orderly) decides how messages reach the listener,
+/// `Allocate` how queues are split among the group, `OffsetStore` where progress is kept and `Tr` how brokers
+/// are reached.
+///
+/// @code
+/// rmq::InProcessBroker broker;
+/// broker.create_topic("TopicTest", 8);
+/// rmq::Consumer<rmq::Orderly, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport>
+///     consumer{broker.connect(), rmq::ConsumerConfig{.consumer_group = "example_group_name"}};
+/// consumer.subscribe("TopicTest", "TagA || TagC || TagD");
+/// consumer.register_listener([](std::span<const rmq::MessageExt> msgs, rmq::ConsumeOrderlyContext& ctx) {
+///     return rmq::ConsumeOrderlyStatus::Success;
+/// });
+/// consumer.start();
+/// consumer.shutdown();
+/// @endcode
+///
+/// Thread-safety: the member functions are meant for the owning thread; stats(), client_id(),
+/// subscription_inconsistent(), suspend() and resume() may be called from any thread while it runs. Listeners
+/// run on the consume pool; shutdown() (and the destructor) must not be called from a listener.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+class Consumer {
+    static_assert(OrderPolicy<Order>,
+                  "rmq::Consumer: the first parameter must be an order policy "
+                  "(rmq::Concurrently or rmq::Orderly)");
+    static_assert(AllocatePolicy<Allocate>,
+                  "rmq::Consumer: the second parameter must model rmq::AllocatePolicy");
+    static_assert(OffsetStorePolicy<OffsetStore>,
+                  "rmq::Consumer: the third parameter must model rmq::OffsetStorePolicy");
+    static_assert(Transport<Tr>, "rmq::Consumer: the fourth parameter must model rmq::Transport");
+
+    using Core = detail::ConsumerCore<Order, Allocate, OffsetStore, Tr>;
+
+public:
+    using order_policy = Order;
+    using allocate_policy = Allocate;
+    using offset_store_policy = OffsetStore;
+    using transport_type = Tr;
+    /// The listener's context type (ConsumeConcurrentlyContext or ConsumeOrderlyContext).
+    using context_type = typename Order::Context;
+    /// The listener's status type (ConsumeConcurrentlyStatus or ConsumeOrderlyStatus).
+    using status_type = typename Order::Status;
+
+    /// A consumer over `transport` with `config`; the policies are default-constructed unless given.
+    explicit Consumer(Tr transport,
+                      ConsumerConfig config,
+                      Allocate allocate = Allocate{},
+                      OffsetStore store = OffsetStore{})
+        : core_(std::make_unique<Core>(
+              std::move(transport), std::move(config), std::move(allocate), std::move(store))) {}
+
+    /// Same, with an offset store instance and the default allocation.
+    Consumer(Tr transport, ConsumerConfig config, OffsetStore store)
+    requires(!std::same_as<Allocate, OffsetStore>)
+        : Consumer(std::move(transport), std::move(config), Allocate{}, std::move(store)) {}
+
+    Consumer(const Consumer&) = delete;
+    Consumer& operator=(const Consumer&) = delete;
+    Consumer(Consumer&&) = delete;
+    Consumer& operator=(Consumer&&) = delete;
+
+    /// Shuts down if still running (never from a listener thread: that is refused and logged).
+    ~Consumer() {
+        try {
+            core_->shutdown();
+        } catch (const std::exception& e) {
+            detail::log_line("consumer destroyed without a clean shutdown: {}", e.what());
+        }
+    }
+
+    /// Java's subscribe(topic, subExpression): "*" or "TagA || TagB". May be called after start (heartbeat
+    /// and rebalance follow at once). Throws rmq::InvalidArgument for a bad topic or expression.
+    void subscribe(std::string_view topic, std::string_view expression = "*") {
+        core_->subscribe(topic, expression);
+    }
+
+    /// Java's unsubscribe(topic).
+    void unsubscribe(std::string_view topic) { core_->unsubscribe(topic); }
+
+    /// Registers the listener. For rmq::Concurrently: `(std::span<const rmq::MessageExt>,
+    /// rmq::ConsumeConcurrentlyContext&) -> rmq::ConsumeConcurrentlyStatus`; for rmq::Orderly:
+    /// `(std::span<const rmq::MessageExt>, rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus`.
+    /// Returning `std::optional<Status>` is allowed too: nullopt, like a thrown exception, is Java's "null"
+    /// (retry).
+    template <class F>
+    void register_listener(F&& listener) {
+        static_assert(
+            ListenerFor<std::decay_t<F>, Order>,
+            "rmq::Consumer::register_listener: wrong listener for this order policy. rmq::Concurrently "
+            "expects (std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) -> "
+            "rmq::ConsumeConcurrentlyStatus; rmq::Orderly expects (std::span<const rmq::MessageExt>, "
+            "rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus");
+        if constexpr (ListenerFor<std::decay_t<F>, Order>) {
+            core_->set_listener(wrap(std::forward<F>(listener)));
+        }
+    }
+
+    /// Before/after hooks around each listener call (Java's ConsumeMessageHook).
+    void set_consume_hooks(ConsumeHooks hooks) { core_->set_hooks(std::move(hooks)); }
+
+    /// Java's start(): validates the configuration (rmq::InvalidArgument), requires a listener, loads
+    /// offsets, heartbeats and rebalances at once. rmq::IllegalState when started twice or after shutdown.
+    void start() { core_->start(); }
+
+    /// Bounded drain (docs/semantics.md): stop pulling and rebalancing, let running listeners finish for up
+    /// to await_termination_millis_when_shutdown, persist offsets, release orderly locks, unregister.
+    /// Idempotent.
+    void shutdown() { core_->shutdown(); }
+
+    /// Java's suspend(): pulls pause (retried every pull_time_delay_mills_when_suspend), rebalance is
+    /// skipped.
+    void suspend() { core_->suspend(); }
+
+    /// Java's resume(): pulls continue and a rebalance runs at once.
+    void resume() { core_->resume(); }
+
+    /// Whether suspend() is in effect.
+    [[nodiscard]] bool paused() const noexcept { return core_->paused(); }
+
+    /// Whether the consumer is running (started and not shut down).
+    [[nodiscard]] bool running() const noexcept { return core_->state() == Core::State::Running; }
+
+    /// The client id (`ip@instance...`), empty before start().
+    [[nodiscard]] const std::string& client_id() const noexcept { return core_->client_id(); }
+
+    /// The group with the namespace applied (empty before start()).
+    [[nodiscard]] const std::string& group() const noexcept { return core_->group(); }
+
+    /// Whether this member's subscriptions were seen to differ from its group's (seed 004; see
+    /// docs/semantics.md): messages are then silently skipped, so fix the subscriptions.
+    [[nodiscard]] bool subscription_inconsistent() const noexcept {
+        return core_->subscription_inconsistent();
+    }
+
+    /// Pull/consume counters per topic and the state of each owned queue (consumer.md §10).
+    [[nodiscard]] ConsumerStats stats() const { return core_->stats(); }
+
+    /// The queues this member currently owns.
+    [[nodiscard]] std::vector<MessageQueue> assigned_queues() const { return core_->assigned_queues(); }
+
+    /// The offset store (e.g. to read committed offsets in tests or admin tools).
+    [[nodiscard]] OffsetStore& offset_store() noexcept { return core_->offset_store(); }
+
+    /// The configuration as given.
+    [[nodiscard]] const ConsumerConfig& config() const noexcept { return core_->config(); }
+
+private:
+    template <class F>
+    static typename Order::Listener wrap(F&& f) {
+        using Fn = std::decay_t<F>;
+        using Result = std::invoke_result_t<Fn&, std::span<const MessageExt>, context_type&>;
+        if constexpr (std::is_same_v<std::decay_t<Result>, std::optional<status_type>>) {
+            return typename Order::Listener(std::forward<F>(f));
+        } else {
+            return [fn = Fn(std::forward<F>(f))](std::span<const MessageExt> msgs,
+                                                 context_type& ctx) mutable -> std::optional<status_type> {
+                return static_cast<status_type>(fn(msgs, ctx));
+            };
+        }
+    }
+
+    std::unique_ptr<Core> core_;
+};
+
+}  // namespace rmq
+// ---- end rmq/consumer.hpp ----
+
+// ---- begin rmq/offset_store/memory.hpp ----
+
+/// @file offset_store/memory.hpp
+/// rmq::MemoryOffsetStore: progress kept in memory only (tests, embedded brokers, consumers that track
+/// offsets elsewhere). A restart starts every queue from ConsumeFromWhere again.
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string_view>
+
+
+
+namespace rmq {
+
+/// An OffsetStorePolicy with no backing store: every ReadOffsetType reads memory (-1 when absent) and the
+/// persist members do nothing. Thread-safe.
+class MemoryOffsetStore {
+public:
+    /// Nothing to load.
+    void load(const OffsetStoreContext& /*ctx*/) {}
+
+    /// Java's updateOffset: create, or raise only (`increase_only`), or set.
+    void update_offset(const MessageQueue& mq, std::int64_t offset, bool increase_only) {
+        table_.update(mq, offset, increase_only);
+    }
+
+    /// 5.x updateAndFreezeOffset: set and ignore later updates until remove_offset.
+    void update_and_freeze_offset(const MessageQueue& mq, std::int64_t offset) {
+        table_.update_and_freeze(mq, offset);
+    }
+
+    /// The in-memory offset, -1 when absent, whatever the type.
+    [[nodiscard]] std::int64_t read_offset(const MessageQueue& mq, ReadOffsetType /*type*/) const {
+        return table_.get(mq).value_or(-1);
+    }
+
+    /// No backing store.
+    void persist(const MessageQueue& /*mq*/) {}
+
+    /// No backing store.
+    void persist_all(std::span<const MessageQueue> /*mqs*/) {}
+
+    /// Forgets the queue's offset.
+    void remove_offset(const MessageQueue& mq) { table_.remove(mq); }
+
+    /// A copy of the table.
+    [[nodiscard]] std::map<MessageQueue, std::int64_t> offset_table() const { return table_.snapshot(); }
+
+    /// Java's cloneOffsetTable(topic): the entries of `topic` (all when empty).
+    [[nodiscard]] std::map<MessageQueue, std::int64_t> clone_offset_table(std::string_view topic) const {
+        return table_.snapshot(topic);
+    }
+
+private:
+    detail::OffsetTable table_;
+};
+
+}  // namespace rmq
+// ---- end rmq/offset_store/memory.hpp ----
+
+// ---- begin rmq/producer.hpp ----
+
+/// @file producer.hpp
+/// rmq::Producer<Tr>: Java's DefaultMQProducer (synchronous sends) over any rmq::Transport.
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <concepts>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+// ---- begin rmq/unique_id.hpp ----
+
+/// @file unique_id.hpp
+/// Message unique ids (the UNIQ_KEY property) with the layout of Java's MessageClientIDSetter: ip, pid,
+/// a per-process int, milliseconds since the start of the month and a counter, as upper-case hex.
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+#if __has_include(<unistd.h>)
+#    include <unistd.h>
+#endif
+#if __has_include(<ifaddrs.h>) && __has_include(<netinet/in.h>)
+#    include <ifaddrs.h>
+#    include <netinet/in.h>
+#    define RMQ_HAS_IFADDRS 1
+#endif
+
+namespace rmq {
+
+namespace detail {
+
+inline void append_hex(std::string& out, std::span<const std::uint8_t> bytes) {
+    static constexpr char digits[] = "0123456789ABCDEF";
+    for (const std::uint8_t b : bytes) {
+        out.push_back(digits[b >> 4]);
+        out.push_back(digits[b & 0xF]);
+    }
+}
+
+inline void append_hex_int(std::string& out, std::uint32_t v, int bytes) {
+    for (int i = bytes - 1; i >= 0; --i) {
+        const auto b = static_cast<std::uint8_t>(v >> (8 * i));
+        append_hex(out, std::span<const std::uint8_t>(&b, 1));
+    }
+}
+
+/// UtilAll.string2bytes: hex (either case) to bytes; throws rmq::InvalidArgument for anything else.
+inline std::vector<std::uint8_t> hex_to_bytes(std::string_view hex) {
+    auto nibble = [&](char c) -> std::uint8_t {
+        if (c >= '0' && c <= '9') {
+            return static_cast<std::uint8_t>(c - '0');
+        }
+        if (c >= 'A' && c <= 'F') {
+            return static_cast<std::uint8_t>(c - 'A' + 10);
+        }
+        if (c >= 'a' && c <= 'f') {
+            return static_cast<std::uint8_t>(c - 'a' + 10);
+        }
+        throw InvalidArgument(fmt::format("not a hex message id: {}", hex));
+    };
+    if (hex.size() % 2 != 0) {
+        throw InvalidArgument(fmt::format("not a hex message id: {}", hex));
+    }
+    std::vector<std::uint8_t> out;
+    out.reserve(hex.size() / 2);
+    for (std::size_t i = 0; i < hex.size(); i += 2) {
+        out.push_back(static_cast<std::uint8_t>((nibble(hex[i]) << 4) | nibble(hex[i + 1])));
+    }
+    return out;
+}
+
+/// Checks an id's length: 32 hex chars (IPv4) or 56 (IPv6).
+inline std::vector<std::uint8_t> unique_id_bytes(std::string_view id) {
+    if (id.size() != 32 && id.size() != 56) {
+        throw InvalidArgument(fmt::format("a unique message id has 32 or 56 hex characters: {}", id));
+    }
+    return hex_to_bytes(id);
+}
+
+/// Start of the month (UTC) containing `wall_millis`, shifted by `months`.
+inline std::int64_t month_start_millis(std::int64_t wall_millis, int months = 0) {
+    using namespace std::chrono;
+    const sys_days day = floor<days>(sys_time<milliseconds>(milliseconds(wall_millis)));
+    const year_month ym =
+        year_month_day(day).year() / year_month_day(day).month() + std::chrono::months(months);
+    const sys_days start = ym / std::chrono::day(1);
+    return duration_cast<milliseconds>(start.time_since_epoch()).count();
+}
+
+/// The process-wide counter of Java's MessageClientIDSetter.COUNTER.
+inline std::atomic<std::uint32_t>& unique_id_counter() {
+    static std::atomic<std::uint32_t> counter{0};
+    return counter;
+}
+
+/// UtilAll.getIP: the first non-loopback IPv4 address (site-local preferred), else 127.0.0.1.
+inline std::vector<std::uint8_t> local_ip() {
+    std::vector<std::uint8_t> best;
+#ifdef RMQ_HAS_IFADDRS
+    ifaddrs* list = nullptr;
+    if (getifaddrs(&list) == 0) {
+        for (ifaddrs* it = list; it != nullptr; it = it->ifa_next) {
+            if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET) {
+                continue;
+            }
+            const auto* sin = reinterpret_cast<const sockaddr_in*>(it->ifa_addr);
+            const auto* b = reinterpret_cast<const std::uint8_t*>(&sin->sin_addr.s_addr);
+            std::vector<std::uint8_t> ip(b, b + 4);
+            if (ip[0] == 127) {
+                continue;
+            }
+            const bool site_local =
+                ip[0] == 10 || (ip[0] == 172 && (ip[1] & 0xF0) == 16) || (ip[0] == 192 && ip[1] == 168);
+            if (best.empty() || site_local) {
+                best = ip;
+                if (site_local) {
+                    break;
+                }
+            }
+        }
+        freeifaddrs(list);
+    }
+#endif
+    if (best.empty()) {
+        best = {127, 0, 0, 1};
+    }
+    return best;
+}
+
+inline std::int32_t process_id() {
+#if __has_include(<unistd.h>)
+    return static_cast<std::int32_t>(::getpid());
+#else
+    return 0;
+#endif
+}
+
+}  // namespace detail
+
+/// Composes an id exactly as MessageClientIDSetter does from its parts (ip of 4 or 16 bytes, pid truncated to
+/// 16 bits, class-loader hash code, milliseconds since the month start, counter truncated to 16 bits).
+inline std::string compose_unique_id(std::span<const std::uint8_t> ip,
+                                     std::int32_t pid,
+                                     std::int32_t class_loader_hash,
+                                     std::int32_t diff_millis,
+                                     std::int32_t counter) {
+    if (ip.size() != 4 && ip.size() != 16) {
+        throw InvalidArgument(fmt::format("unique id: ip must have 4 or 16 bytes, not {}", ip.size()));
+    }
+    std::string out;
+    out.reserve((ip.size() + 12) * 2);
+    detail::append_hex(out, ip);
+    detail::append_hex_int(out, static_cast<std::uint32_t>(pid), 2);
+    detail::append_hex_int(out, static_cast<std::uint32_t>(class_loader_hash), 4);
+    detail::append_hex_int(out, static_cast<std::uint32_t>(diff_millis), 4);
+    detail::append_hex_int(out, static_cast<std::uint32_t>(counter), 2);
+    return out;
+}
+
+/// MessageClientIDSetter.getIPFromID: the 4 (32-char id) or 16 (56-char id) ip bytes.
+inline std::vector<std::uint8_t> unique_id_ip(std::string_view id) {
+    auto bytes = detail::unique_id_bytes(id);
+    bytes.resize(id.size() == 32 ? 4 : 16);
+    return bytes;
+}
+
+/// MessageClientIDSetter.getIPStrFromID: `10.0.0.5`, or eight 4-digit lower-case hex groups for IPv6.
+inline std::string unique_id_ip_string(std::string_view id) {
+    const auto ip = unique_id_ip(id);
+    if (ip.size() == 4) {
+        return fmt::format("{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3]);
+    }
+    std::string out;
+    for (std::size_t i = 0; i < 16; i += 2) {
+        if (i > 0) {
+            out.push_back(':');
+        }
+        out += fmt::format("{:02x}{:02x}", ip[i], ip[i + 1]);
+    }
+    return out;
+}
+
+/// MessageClientIDSetter.getPidFromID: the 16-bit pid field, unsigned.
+inline std::int32_t unique_id_pid(std::string_view id) {
+    const auto b = detail::unique_id_bytes(id);
+    const std::size_t at = b.size() - 12;
+    return (b[at] << 8) | b[at + 1];
+}
+
+/// MessageClientIDSetter.getNearlyTimeFromID: month start (UTC; Java uses the JVM time zone) of `now` plus
+/// the id's unsigned millisecond field; the previous month's start when that is not before `now`.
+inline std::int64_t unique_id_nearly_time(std::string_view id, std::int64_t now_wall_millis) {
+    const auto b = detail::unique_id_bytes(id);
+    const std::size_t at = b.size() - 6;
+    const std::int64_t span = (std::int64_t{b[at]} << 24) | (std::int64_t{b[at + 1]} << 16) |
+                              (std::int64_t{b[at + 2]} << 8) | std::int64_t{b[at + 3]};
+    std::int64_t start = detail::month_start_millis(now_wall_millis);
+    if (start + span >= now_wall_millis) {
+        start = detail::month_start_millis(now_wall_millis, -1);
+    }
+    return start + span;
+}
+
+/// Generates UNIQ_KEY values (MessageClientIDSetter.createUniqID). Thread-safe; the counter is shared by
+/// every generator of the process, as Java's is static.
+class UniqueIdGenerator {
+public:
+    /// Uses this host's IPv4 address, the process id and a random per-process int.
+    explicit UniqueIdGenerator(std::shared_ptr<Clock> clock = system_clock())
+        : UniqueIdGenerator(std::move(clock), detail::local_ip(), detail::process_id(), process_hash()) {}
+
+    /// Fixed parts given explicitly (tests, or a client that knows its address).
+    UniqueIdGenerator(std::shared_ptr<Clock> clock,
+                      std::vector<std::uint8_t> ip,
+                      std::int32_t pid,
+                      std::int32_t class_loader_hash)
+        : clock_(std::move(clock)) {
+        fix_ = compose_unique_id(ip, pid, class_loader_hash, 0, 0);
+        fix_.resize(fix_.size() - 12);
+    }
+
+    /// The per-process prefix (Java's FIX_STRING).
+    [[nodiscard]] const std::string& fix_string() const noexcept { return fix_; }
+
+    /// A new id.
+    [[nodiscard]] std::string next() {
+        const std::int64_t now = clock_->wall_millis();
+        std::int64_t start = 0;
+        {
+            const std::lock_guard lock(mutex_);
+            if (now >= next_start_) {  // setStartTime: the month rolled over
+                start_ = detail::month_start_millis(now);
+                next_start_ = detail::month_start_millis(now, 1);
+            }
+            start = start_;
+        }
+        auto diff = static_cast<std::int32_t>(now - start);
+        if (diff < 0 && diff > -1000000) {
+            diff = 0;
+        }
+        const auto counter = detail::unique_id_counter().fetch_add(1, std::memory_order_relaxed);
+        std::string out = fix_;
+        detail::append_hex_int(out, static_cast<std::uint32_t>(diff), 4);
+        detail::append_hex_int(out, counter, 2);
+        return out;
+    }
+
+private:
+    static std::int32_t process_hash() {
+        static const std::int32_t hash = static_cast<std::int32_t>(std::random_device{}());
+        return hash;
+    }
+
+    std::shared_ptr<Clock> clock_;
+    std::string fix_;
+    std::mutex mutex_;
+    std::int64_t start_ = 0;
+    std::int64_t next_start_ = 0;
+};
+
+}  // namespace rmq
+// ---- end rmq/unique_id.hpp ----
+
+namespace rmq {
+
+/// Java's MessageQueueSelector: picks the queue of a message from the topic's write queues, e.g. by an order
+/// id passed as `arg` so that one order's messages share a queue.
+///
+/// Valid: `[](std::span<const MessageQueue> mqs, const Message&, int id) { return mqs[id % mqs.size()]; }`.
+/// Invalid: a callable returning `int`.
+template <class S, class Arg>
+concept MessageQueueSelector =
+    std::invocable<S&, std::span<const MessageQueue>, const Message&, Arg> &&
+    std::convertible_to<std::invoke_result_t<S&, std::span<const MessageQueue>, const Message&, Arg>,
+                        MessageQueue>;
+
+/// Settings of rmq::Producer; each field is the snake_case of the DefaultMQProducer / ClientConfig field it
+/// mirrors, with Java's default.
+struct ProducerConfig {
+    /// DefaultMQProducer.producerGroup; must be set (DEFAULT_PRODUCER is rejected at start, as in Java).
+    std::string producer_group{default_producer_group};
+    /// DefaultMQProducer.createTopicKey: the route used for a topic the name server does not know yet.
+    std::string create_topic_key{auto_create_topic_key_topic};
+    /// DefaultMQProducer.defaultTopicQueueNums: queues assumed for such a topic.
+    std::int32_t default_topic_queue_nums = 4;
+    /// DefaultMQProducer.sendMsgTimeout (ms, measured with the transport's clock).
+    std::int64_t send_msg_timeout = 3000;
+    /// DefaultMQProducer.retryTimesWhenSendFailed: extra attempts of send(msg) on another queue.
+    std::int32_t retry_times_when_send_failed = 2;
+    /// DefaultMQProducer.retryAnotherBrokerWhenNotStoreOK.
+    bool retry_another_broker_when_not_store_ok = false;
+    /// DefaultMQProducer.maxMessageSize (body bytes).
+    std::int32_t max_message_size = 1024 * 1024 * 4;
+    /// ClientConfig.pollNameServerInterval: how long a cached topic route is used (ms).
+    std::int64_t poll_name_server_interval = 30000;
+    /// ClientConfig.instanceName; "DEFAULT" becomes the process id, as in Java.
+    std::string instance_name = "DEFAULT";
+    /// ClientConfig.clientIP; empty means this host's address.
+    std::string client_ip{};
+};
+
+namespace detail {
+
+/// TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET.
+inline constexpr std::array<std::string_view, 6> not_allowed_send_topics{
+    "SCHEDULE_TOPIC_XXXX",
+    "RMQ_SYS_TRANS_HALF_TOPIC",
+    "RMQ_SYS_TRANS_OP_HALF_TOPIC",
+    "TRANS_CHECK_MAX_TIME_TOPIC",
+    "SELF_TEST_TOPIC",
+    "OFFSET_MOVED_EVENT",
+};
+
+/// MQClientException codes for which sendDefaultImpl tries the next queue (4.9.8).
+inline bool retryable_send_code(int code) noexcept {
+    return code == response_code::topic_not_exist || code == 14 /* SERVICE_NOT_AVAILABLE */ ||
+           code == response_code::system_error || code == response_code::no_permission ||
+           code == 204 /* NO_BUYER_ID */ || code == 205 /* NOT_IN_CURRENT_UNIT */;
+}
+
+}  // namespace detail
+
+/// Java's DefaultMQProducer with synchronous sends: `send(msg)` (round robin over the write queues, with
+/// retries), `send(msg, selector, arg)` and `send(msg, queue)`. Every send sets UNIQ_KEY
+/// (MessageClientIDSetter) unless the message has one. Thread-safe once started.
+///
+/// Not modelled: asynchronous and one-way sends, batches, transactions, body compression (bodies are sent
+/// as they are), request/reply, namespaces, the latency fault strategy.
+template <Transport Tr>
+class Producer {
+public:
+    /// Keeps the transport (a handle; copies of InProcessTransport share their connection).
+    Producer(Tr transport, ProducerConfig config)
+        : transport_(std::move(transport))
+        , config_(std::move(config))
+        , ids_(transport_.clock()) {}
+
+    Producer(const Producer&) = delete;
+    Producer& operator=(const Producer&) = delete;
+
+    /// Shuts down if still running.
+    ~Producer() {
+        try {
+            shutdown();
+        } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw
+        }
+    }
+
+    /// Validates the configuration (rmq::InvalidArgument) and registers the producer group with a heartbeat.
+    /// Throws rmq::IllegalState when started twice or after shutdown.
+    void start() {
+        const std::lock_guard lock(mutex_);
+        if (state_ != State::Created) {
+            throw IllegalState(
+                fmt::format("The producer service state not OK, maybe started once, {}", state_name(state_)));
+        }
+        check_group(config_.producer_group);
+        if (config_.producer_group == default_producer_group) {
+            throw InvalidArgument(fmt::format("producerGroup can not equal {}, please specify another one.",
+                                              default_producer_group));
+        }
+        if (config_.max_message_size <= 0 || config_.send_msg_timeout <= 0 ||
+            config_.retry_times_when_send_failed < 0 || config_.default_topic_queue_nums <= 0) {
+            throw InvalidArgument("ProducerConfig: sizes, timeouts and counts must be positive");
+        }
+        std::string ip = config_.client_ip;
+        if (ip.empty()) {
+            const auto b = detail::local_ip();
+            ip = fmt::format("{}.{}.{}.{}", b[0], b[1], b[2], b[3]);
+        }
+        const std::string instance =
+            config_.instance_name == "DEFAULT" ? std::to_string(detail::process_id()) : config_.instance_name;
+        client_id_ = fmt::format("{}@{}", ip, instance);
+        HeartbeatData hb;
+        hb.client_id = client_id_;
+        hb.producer_groups.push_back(config_.producer_group);
+        transport_.heartbeat(hb);
+        state_ = State::Running;
+    }
+
+    /// Unregisters the producer group. A producer never started stays unusable; shutting down twice is a
+    /// no-op.
+    void shutdown() {
+        const std::lock_guard lock(mutex_);
+        if (state_ == State::Running) {
+            state_ = State::ShutdownAlready;
+            transport_.unregister_client(client_id_, config_.producer_group, std::string());
+        } else if (state_ == State::Created) {
+            state_ = State::ShutdownAlready;
+        }
+    }
+
+    /// ip@instance, as Java's ClientConfig.buildMQClientId.
+    [[nodiscard]] const std::string& client_id() const noexcept { return client_id_; }
+
+    [[nodiscard]] const ProducerConfig& config() const noexcept { return config_; }
+
+    /// Sends to the topic's next write queue (round robin), trying up to 1 + retry_times_when_send_failed
+    /// queues on retryable broker errors. Throws rmq::InvalidArgument for a bad message, rmq::Timeout past
+    /// send_msg_timeout, rmq::BrokerError / rmq::Error when every attempt failed.
+    SendResult send(const Message& msg) {
+        check_running();
+        Message m = prepared(msg);
+        const std::int64_t begin = now();
+        const auto queues = write_queues(m.topic());
+        const int total = 1 + config_.retry_times_when_send_failed;
+        std::exception_ptr last;
+        for (int attempt = 0; attempt < total; ++attempt) {
+            if (now() - begin > config_.send_msg_timeout) {
+                throw Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", m.topic()));
+            }
+            const std::size_t index = next_index_.fetch_add(1, std::memory_order_relaxed) % queues.size();
+            try {
+                SendResult r = transport_.send(m, queues[index]);
+                if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
+                    continue;
+                }
+                return r;
+            } catch (const BrokerError& e) {
+                if (!detail::retryable_send_code(e.code())) {
+                    throw;
+                }
+                last = std::current_exception();
+                invalidate_route(m.topic());
+            } catch (const InvalidArgument&) {
+                throw;
+            } catch (const Error&) {
+                last = std::current_exception();
+            }
+        }
+        if (last) {
+            std::rethrow_exception(last);
+        }
+        throw Error(fmt::format("Send [{}] times, still failed, topic {}", total, m.topic()));
+    }
+
+    /// Sends to the queue the selector picks from the topic's write queues (no retry, as in Java).
+    template <class Selector, class Arg>
+    requires MessageQueueSelector<Selector, Arg>
+    SendResult send(const Message& msg, Selector&& selector, Arg&& arg) {
+        check_running();
+        Message m = prepared(msg);
+        const std::int64_t begin = now();
+        const auto queues = write_queues(m.topic());
+        const MessageQueue mq = std::invoke(
+            selector, std::span<const MessageQueue>(queues), std::as_const(m), std::forward<Arg>(arg));
+        if (now() - begin > config_.send_msg_timeout) {
+            throw Timeout(fmt::format("sendSelectImpl call timeout: topic {}", m.topic()));
+        }
+        return send_to(m, mq);
+    }
+
+    /// Sends to one queue (no retry, as in Java). Throws rmq::InvalidArgument when the queue's topic is not
+    /// the message's.
+    SendResult send(const Message& msg, const MessageQueue& mq) {
+        check_running();
+        Message m = prepared(msg);
+        return send_to(m, mq);
+    }
+
+private:
+    enum class State { Created, Running, ShutdownAlready };
+
+    struct CachedRoute {
+        std::vector<MessageQueue> queues;
+        std::int64_t fetched_at = 0;
+    };
+
+    static std::string_view state_name(State s) noexcept {
+        switch (s) {
+        case State::Created:
+            return "CREATE_JUST";
+        case State::Running:
+            return "RUNNING";
+        default:
+            return "SHUTDOWN_ALREADY";
+        }
+    }
+
+    void check_running() const {
+        const std::lock_guard lock(mutex_);
+        if (state_ != State::Running) {
+            throw IllegalState(fmt::format("The producer service state not OK, {}", state_name(state_)));
+        }
+    }
+
+    std::int64_t now() const { return transport_.clock()->steady_millis(); }
+
+    /// Validators.checkMessage, then UNIQ_KEY.
+    Message prepared(const Message& msg) {
+        check_topic(msg.topic());
+        for (const auto t : detail::not_allowed_send_topics) {
+            if (msg.topic() == t) {
+                throw InvalidArgument(fmt::format("Sending message to topic[{}] is forbidden.", msg.topic()));
+            }
+        }
+        if (msg.body().empty()) {
+            throw InvalidArgument("the message body length is zero");
+        }
+        if (msg.body().size() > static_cast<std::size_t>(config_.max_message_size)) {
+            throw InvalidArgument(
+                fmt::format("the message body size over max value, MAX: {}", config_.max_message_size));
+        }
+        Message m = msg;
+        if (!m.has_property(property::uniq_client_message_id_keyidx)) {
+            m.set_property(property::uniq_client_message_id_keyidx, ids_.next());
+        }
+        return m;
+    }
+
+    SendResult send_to(const Message& m, const MessageQueue& mq) {
+        if (mq.topic != m.topic()) {
+            throw InvalidArgument(
+                fmt::format("message's topic [{}] not equal mq's topic [{}]", m.topic(), mq.topic));
+        }
+        return transport_.send(m, mq);
+    }
+
+    /// tryToFindTopicPublishInfo: the topic's route, else the create-topic-key route renamed to the topic
+    /// with at most default_topic_queue_nums queues (the broker then auto-creates the topic).
+    std::vector<MessageQueue> write_queues(const std::string& topic) {
+        {
+            const std::lock_guard lock(mutex_);
+            if (const auto it = routes_.find(topic);
+                it != routes_.end() && now() - it->second.fetched_at < config_.poll_name_server_interval) {
+                return it->second.queues;
+            }
+        }
+        std::vector<MessageQueue> queues;
+        try {
+            queues = transport_.topic_route(topic).write_queues;
+        } catch (const BrokerError& e) {
+            if (e.code() != response_code::topic_not_exist) {
+                throw;
+            }
+        }
+        if (!queues.empty()) {
+            const std::lock_guard lock(mutex_);
+            routes_[topic] = CachedRoute{queues, now()};
+            return queues;
+        }
+        try {
+            auto fallback = transport_.topic_route(config_.create_topic_key).write_queues;
+            const auto n = std::min<std::size_t>(fallback.size(),
+                                                 static_cast<std::size_t>(config_.default_topic_queue_nums));
+            for (std::size_t i = 0; i < n; ++i) {
+                queues.push_back(MessageQueue{topic, fallback[i].broker_name, fallback[i].queue_id});
+            }
+        } catch (const BrokerError&) {  // NOLINT(bugprone-empty-catch): reported below
+        }
+        if (queues.empty()) {
+            throw BrokerError(response_code::topic_not_exist,
+                              fmt::format("No route info of this topic: {}", topic));
+        }
+        return queues;
+    }
+
+    void invalidate_route(const std::string& topic) {
+        const std::lock_guard lock(mutex_);
+        routes_.erase(topic);
+    }
+
+    Tr transport_;
+    ProducerConfig config_;
+    UniqueIdGenerator ids_;
+    mutable std::mutex mutex_;
+    State state_ = State::Created;
+    std::string client_id_;
+    std::map<std::string, CachedRoute> routes_;
+    std::atomic<std::size_t> next_index_{0};
+};
+
+}  // namespace rmq
+// ---- end rmq/producer.hpp ----
+
+// ---- begin rmq/remoting/acl.hpp ----
+
+/// @file acl.hpp
+/// ACL request signing (Java's AclClientRPCHook / AclSigner): HMAC-SHA1 over the sorted ext field values
+/// and the body, Base64-encoded into ext field `Signature`. Same wire format for ACL 1.0 (4.9.x–5.3.2) and
+/// 5.3+ authentication.
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <openssl/evp.h>
+
+#include <fmt/format.h>
+
+
+// ---- begin rmq/remoting/command.hpp ----
+
+/// @file command.hpp
+/// rmq::remoting::Command (Java's RemotingCommand) and its frame codec: the length-prefixed frame with a JSON
+/// or ROCKETMQ binary header, byte for byte as Apache RocketMQ writes it.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <initializer_list>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+
+// ---- begin rmq/remoting/codec_error.hpp ----
+
+/// @file codec_error.hpp
+/// rmq::remoting::CodecError: bytes from (or for) the wire that do not follow RocketMQ's remoting format.
+
+
+namespace rmq::remoting {
+
+/// Malformed frame, header, record or body (truncated, bad length, unknown serialize type, frame too
+/// large...). The message names the problem and where it was found.
+class CodecError : public Error {
+public:
+    using Error::Error;
+};
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/codec_error.hpp ----
+
+
+// ---- begin rmq/detail/remoting_bytes.hpp ----
+
+/// @file remoting_bytes.hpp
+/// Big-endian byte reading/writing with bounds checks, shared by the remoting codecs.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+
+namespace rmq::detail {
+
+/// Appends big-endian integers and raw bytes to a std::string used as a byte buffer.
+class ByteWriter {
+public:
+    explicit ByteWriter(std::string& out) noexcept
+        : out_(out) {}
+
+    void u8(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
+
+    void i16(std::int16_t v) { be(static_cast<std::uint16_t>(v), 2); }
+
+    void i32(std::int32_t v) { be(static_cast<std::uint32_t>(v), 4); }
+
+    void i64(std::int64_t v) { be(static_cast<std::uint64_t>(v), 8); }
+
+    void bytes(std::string_view b) { out_.append(b); }
+
+    /// Overwrites a big-endian int32 already written at `pos` (length fields known only at the end).
+    void patch_i32(std::size_t pos, std::int32_t v) {
+        const auto u = static_cast<std::uint32_t>(v);
+        for (int i = 0; i < 4; ++i) {
+            out_[pos + static_cast<std::size_t>(i)] = static_cast<char>((u >> (24 - 8 * i)) & 0xFFU);
+        }
+    }
+
+    [[nodiscard]] std::size_t size() const noexcept { return out_.size(); }
+
+private:
+    void be(std::uint64_t v, int n) {
+        for (int i = n - 1; i >= 0; --i) {
+            out_.push_back(static_cast<char>((v >> (8 * i)) & 0xFFU));
+        }
+    }
+
+    std::string& out_;
+};
+
+/// Reads big-endian integers and byte ranges; running past the end throws rmq::remoting::CodecError naming
+/// `what` (the structure being decoded) and the field.
+class ByteReader {
+public:
+    ByteReader(std::span<const std::byte> data, std::string_view what) noexcept
+        : data_(data)
+        , what_(what) {}
+
+    [[nodiscard]] std::size_t remaining() const noexcept { return data_.size() - pos_; }
+
+    [[nodiscard]] std::size_t position() const noexcept { return pos_; }
+
+    std::uint8_t u8(std::string_view field) {
+        need(1, field);
+        return static_cast<std::uint8_t>(data_[pos_++]);
+    }
+
+    std::int8_t i8(std::string_view field) { return static_cast<std::int8_t>(u8(field)); }
+
+    std::int16_t i16(std::string_view field) { return static_cast<std::int16_t>(be(2, field)); }
+
+    std::int32_t i32(std::string_view field) { return static_cast<std::int32_t>(be(4, field)); }
+
+    std::int64_t i64(std::string_view field) { return static_cast<std::int64_t>(be(8, field)); }
+
+    /// `n` raw bytes as a view into the input.
+    std::string_view bytes(std::size_t n, std::string_view field) {
+        need(n, field);
+        const std::string_view out(reinterpret_cast<const char*>(data_.data()) + pos_, n);
+        pos_ += n;
+        return out;
+    }
+
+    void skip(std::size_t n, std::string_view field) {
+        need(n, field);
+        pos_ += n;
+    }
+
+    /// Reads a length that must be >= 0 and fit in what is left.
+    std::size_t length_i32(std::string_view field) {
+        const std::int32_t n = i32(field);
+        check_length(n, field);
+        return static_cast<std::size_t>(n);
+    }
+
+    std::size_t length_i16(std::string_view field) {
+        const std::int16_t n = i16(field);
+        check_length(n, field);
+        return static_cast<std::size_t>(n);
+    }
+
+    [[noreturn]] void fail(std::string_view problem) const {
+        throw remoting::CodecError(
+            fmt::format("{}: {} (at byte {} of {})", what_, problem, pos_, data_.size()));
+    }
+
+private:
+    void check_length(std::int64_t n, std::string_view field) const {
+        if (n < 0) {
+            fail(fmt::format("negative {} {}", field, n));
+        }
+        if (static_cast<std::uint64_t>(n) > remaining()) {
+            fail(fmt::format("{} {} exceeds the {} bytes left", field, n, remaining()));
+        }
+    }
+
+    void need(std::size_t n, std::string_view field) const {
+        if (n > remaining()) {
+            fail(fmt::format("truncated: {} needs {} bytes, {} left", field, n, remaining()));
+        }
+    }
+
+    std::uint64_t be(int n, std::string_view field) {
+        need(static_cast<std::size_t>(n), field);
+        std::uint64_t v = 0;
+        for (int i = 0; i < n; ++i) {
+            v = (v << 8) | static_cast<std::uint8_t>(data_[pos_++]);
+        }
+        return v;
+    }
+
+    std::span<const std::byte> data_;
+    std::size_t pos_ = 0;
+    std::string_view what_;
+};
+
+/// A std::string's bytes as a byte span.
+inline std::span<const std::byte> as_bytes(std::string_view s) noexcept {
+    return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+/// Uppercase hex, as Java's UtilAll.bytes2string (message ids).
+inline std::string hex_upper(std::string_view bytes) {
+    static constexpr char digits[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(bytes.size() * 2);
+    for (const char c : bytes) {
+        const auto b = static_cast<unsigned char>(c);
+        out.push_back(digits[b >> 4]);
+        out.push_back(digits[b & 0xF]);
+    }
+    return out;
+}
+
+/// Parses hex (either case); throws CodecError on odd length or a non-hex digit.
+inline std::string unhex(std::string_view hex, std::string_view what) {
+    if (hex.size() % 2 != 0) {
+        throw remoting::CodecError(fmt::format("{}: odd hex length {}", what, hex.size()));
+    }
+    auto nibble = [&](char c) -> unsigned {
+        if (c >= '0' && c <= '9') {
+            return static_cast<unsigned>(c - '0');
+        }
+        if (c >= 'a' && c <= 'f') {
+            return static_cast<unsigned>(c - 'a' + 10);
+        }
+        if (c >= 'A' && c <= 'F') {
+            return static_cast<unsigned>(c - 'A' + 10);
+        }
+        throw remoting::CodecError(fmt::format("{}: '{}' is not a hex digit", what, c));
+    };
+    std::string out;
+    out.reserve(hex.size() / 2);
+    for (std::size_t i = 0; i < hex.size(); i += 2) {
+        out.push_back(static_cast<char>((nibble(hex[i]) << 4) | nibble(hex[i + 1])));
+    }
+    return out;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/remoting_bytes.hpp ----
+
+// ---- begin rmq/detail/remoting_json.hpp ----
+
+/// @file remoting_json.hpp
+/// JSON text exactly as fastjson writes it (RocketMQ's Java JSON library), and a normaliser that turns
+/// fastjson's lenient output (unquoted integer map keys, raw control bytes in strings) into standard JSON
+/// for nlohmann-json.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+
+namespace rmq::detail {
+
+/// How strings are escaped. `Default` is fastjson's default (non-ASCII written raw); `BrowserCompatible` is
+/// SerializerFeature.BrowserCompatible (every character >= U+007F as \uXXXX), which the NameServer uses
+/// for its "standard JSON" route answers.
+enum class JsonEscape { Default, BrowserCompatible };
+
+inline void append_unicode_escape(std::string& out, std::uint32_t unit) {
+    // fastjson writes the hex digits from IOUtils.DIGITS: uppercase.
+    static constexpr char digits[] = "0123456789ABCDEF";
+    out.append("\\u");
+    out.push_back(digits[(unit >> 12) & 0xF]);
+    out.push_back(digits[(unit >> 8) & 0xF]);
+    out.push_back(digits[(unit >> 4) & 0xF]);
+    out.push_back(digits[unit & 0xF]);
+}
+
+/// Appends `s` (UTF-8) as a quoted JSON string with fastjson's escaping rules.
+inline void append_json_string(std::string& out, std::string_view s, JsonEscape mode = JsonEscape::Default) {
+    out.push_back('"');
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto b = static_cast<unsigned char>(s[i]);
+        if (b < 0x80) {
+            ++i;
+            switch (b) {
+            case '"':
+                out.append("\\\"");
+                continue;
+            case '\\':
+                out.append("\\\\");
+                continue;
+            case '\b':
+                out.append("\\b");
+                continue;
+            case '\t':
+                out.append("\\t");
+                continue;
+            case '\n':
+                out.append("\\n");
+                continue;
+            case '\f':
+                out.append("\\f");
+                continue;
+            case '\r':
+                out.append("\\r");
+                continue;
+            case '/':
+                if (mode == JsonEscape::BrowserCompatible) {
+                    out.append("\\/");
+                    continue;
+                }
+                break;
+            default:
+                break;
+            }
+            if (b < 0x20 || b == 0x7F) {
+                append_unicode_escape(out, b);
+            } else {
+                out.push_back(static_cast<char>(b));
+            }
+            continue;
+        }
+        const std::size_t start = i;
+        const std::uint32_t cp = next_code_point(s, i);
+        // fastjson escapes the C1 controls and U+2028 even in default mode (JavaScript line separator).
+        if (mode == JsonEscape::BrowserCompatible || cp < 0xA0 || cp == 0x2028) {
+            if (cp >= 0x10000) {
+                append_unicode_escape(out, 0xD800 + ((cp - 0x10000) >> 10));
+                append_unicode_escape(out, 0xDC00 + ((cp - 0x10000) & 0x3FF));
+            } else {
+                append_unicode_escape(out, cp);
+            }
+        } else {
+            out.append(s.substr(start, i - start));
+        }
+    }
+    out.push_back('"');
+}
+
+/// Rewrites fastjson output into standard JSON: object keys that are bare integers (fastjson writes
+/// `Map<Long,String>` keys unquoted, e.g. TopicRouteData.brokerAddrs) get quoted, raw control bytes inside
+/// strings get escaped. Standard JSON passes through unchanged.
+inline std::string normalize_fastjson(std::string_view text) {
+    std::string out;
+    out.reserve(text.size() + 16);
+    bool in_string = false;
+    bool expect_key = false;  // just after '{' or ',' inside an object
+    std::string containers;   // stack of '{' / '['
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\' && i + 1 < text.size()) {
+                out.push_back(c);
+                out.push_back(text[++i]);
+                continue;
+            }
+            if (c == '"') {
+                in_string = false;
+            } else if (static_cast<unsigned char>(c) < 0x20) {
+                out.append(fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c))));
+                continue;
+            }
+            out.push_back(c);
+            continue;
+        }
+        switch (c) {
+        case '"':
+            in_string = true;
+            expect_key = false;
+            out.push_back(c);
+            continue;
+        case '{':
+            containers.push_back('{');
+            expect_key = true;
+            out.push_back(c);
+            continue;
+        case '[':
+            containers.push_back('[');
+            expect_key = false;
+            out.push_back(c);
+            continue;
+        case '}':
+        case ']':
+            if (!containers.empty()) {
+                containers.pop_back();
+            }
+            expect_key = false;
+            out.push_back(c);
+            continue;
+        case ',':
+            expect_key = !containers.empty() && containers.back() == '{';
+            out.push_back(c);
+            continue;
+        default:
+            break;
+        }
+        if (expect_key && (c == '-' || (c >= '0' && c <= '9'))) {
+            std::size_t j = i + 1;
+            while (j < text.size() && text[j] >= '0' && text[j] <= '9') {
+                ++j;
+            }
+            std::size_t k = j;
+            while (k < text.size() &&
+                   (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r')) {
+                ++k;
+            }
+            if (k < text.size() && text[k] == ':') {
+                out.push_back('"');
+                out.append(text.substr(i, j - i));
+                out.push_back('"');
+                i = j - 1;
+                expect_key = false;
+                continue;
+            }
+        }
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            expect_key = false;
+        }
+        out.push_back(c);
+    }
+    return out;
+}
+
+/// Parses fastjson text (standard JSON or fastjson's lenient variant), keeping object member order.
+/// Throws rmq::remoting::CodecError naming `what` on malformed text.
+inline nlohmann::ordered_json parse_fastjson(std::string_view text, std::string_view what) {
+    try {
+        return nlohmann::ordered_json::parse(normalize_fastjson(text));
+    } catch (const nlohmann::json::exception& e) {
+        throw remoting::CodecError(fmt::format("{}: malformed JSON: {}", what, e.what()));
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/remoting_json.hpp ----
+
+namespace rmq::remoting {
+
+/// Java's LanguageCode (the byte value is the binary header's encoding; JSON uses the name).
+enum class LanguageCode : std::uint8_t {
+    Java = 0,
+    Cpp = 1,
+    Dotnet = 2,
+    Python = 3,
+    Delphi = 4,
+    Erlang = 5,
+    Ruby = 6,
+    Other = 7,
+    Http = 8,
+    Go = 9,
+    Php = 10,
+    Oms = 11,
+    Rust = 12,
+    NodeJs = 13,
+};
+
+/// Java's SerializeType: how the header of a frame is written (high byte of the header-length word).
+enum class SerializeType : std::uint8_t { Json = 0, RocketMQ = 1 };
+
+/// Java enum name of a LanguageCode (`"CPP"`...); empty for a value Java does not know.
+inline std::string_view language_name(LanguageCode code) noexcept {
+    static constexpr std::string_view names[] = {"JAVA",
+                                                 "CPP",
+                                                 "DOTNET",
+                                                 "PYTHON",
+                                                 "DELPHI",
+                                                 "ERLANG",
+                                                 "RUBY",
+                                                 "OTHER",
+                                                 "HTTP",
+                                                 "GO",
+                                                 "PHP",
+                                                 "OMS",
+                                                 "RUST",
+                                                 "NODE_JS"};
+    const auto i = static_cast<std::size_t>(code);
+    return i < std::size(names) ? names[i] : std::string_view{};
+}
+
+/// The LanguageCode with Java enum name `name`, if any.
+inline std::optional<LanguageCode> language_from_name(std::string_view name) noexcept {
+    for (std::uint8_t i = 0; i <= static_cast<std::uint8_t>(LanguageCode::NodeJs); ++i) {
+        if (language_name(static_cast<LanguageCode>(i)) == name) {
+            return static_cast<LanguageCode>(i);
+        }
+    }
+    return std::nullopt;
+}
+
+/// MQVersion ordinals that matter on the wire.
+namespace version {
+/// V4_9_4: NameServers answer routes with standard JSON from this request version on.
+inline constexpr std::int32_t v4_9_4 = 401;
+/// V4_9_7 (what the golden vectors were generated with).
+inline constexpr std::int32_t v4_9_7 = 407;
+/// V4_9_8: what rmq sends (standard-JSON routes, below the 5.3 GO_AWAY threshold).
+inline constexpr std::int32_t v4_9_8 = 409;
+}  // namespace version
+
+/// RemotingCommand flag bits.
+namespace command_flag {
+inline constexpr std::int32_t response = 0x1;
+inline constexpr std::int32_t oneway = 0x2;
+}  // namespace command_flag
+
+/// Largest frame a Java peer accepts: Netty's LengthFieldBasedFrameDecoder(16 MiB, 0, 4, 0, 4) counts the
+/// 4-byte length field too, so the length field itself may be at most this minus 4.
+inline constexpr std::size_t max_frame_length = 16U * 1024U * 1024U;
+
+/// RemotingCommand.extFields: a string map that keeps insertion order (so frames can be reproduced byte for
+/// byte) and, like Java's HashMap, may map a key to null (the binary header decodes "" as null).
+class ExtFields {
+public:
+    using Entry = std::pair<std::string, std::optional<std::string>>;
+
+    ExtFields() = default;
+
+    ExtFields(std::initializer_list<std::pair<std::string_view, std::string_view>> init) {
+        for (const auto& [k, v] : init) {
+            set(k, std::string(v));
+        }
+    }
+
+    /// Java's HashMap.put: replaces the value of an existing key in place, else appends.
+    void set(std::string_view key, std::optional<std::string> value) {
+        if (auto* e = find(key)) {
+            e->second = std::move(value);
+        } else {
+            entries_.emplace_back(std::string(key), std::move(value));
+        }
+    }
+
+    /// The value of `key`; nullopt when absent or null.
+    [[nodiscard]] std::optional<std::string_view> get(std::string_view key) const noexcept {
+        if (const auto* e = find(key); e != nullptr && e->second) {
+            return std::string_view(*e->second);
+        }
+        return std::nullopt;
+    }
+
+    /// Whether `key` is present (possibly mapped to null).
+    [[nodiscard]] bool contains(std::string_view key) const noexcept { return find(key) != nullptr; }
+
+    /// Removes `key`; returns whether it was present.
+    bool erase(std::string_view key) {
+        const auto it =
+            std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.first == key; });
+        if (it == entries_.end()) {
+            return false;
+        }
+        entries_.erase(it);
+        return true;
+    }
+
+    [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
+
+    [[nodiscard]] bool empty() const noexcept { return entries_.empty(); }
+
+    [[nodiscard]] auto begin() const noexcept { return entries_.begin(); }
+
+    [[nodiscard]] auto end() const noexcept { return entries_.end(); }
+
+    /// Same keys and values, in any order (Java compares HashMaps the same way).
+    friend bool operator==(const ExtFields& a, const ExtFields& b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        return std::all_of(a.begin(), a.end(), [&](const Entry& e) {
+            const Entry* other = b.find(e.first);
+            return other != nullptr && other->second == e.second;
+        });
+    }
+
+private:
+    [[nodiscard]] const Entry* find(std::string_view key) const noexcept {
+        for (const auto& e : entries_) {
+            if (e.first == key) {
+                return &e;
+            }
+        }
+        return nullptr;
+    }
+
+    Entry* find(std::string_view key) noexcept { return const_cast<Entry*>(std::as_const(*this).find(key)); }
+
+    std::vector<Entry> entries_;
+};
+
+/// One request or response (Java's RemotingCommand after makeCustomHeaderToNet: typed headers are already
+/// flattened into ext_fields, see rmq/remoting/headers.hpp).
+struct Command {
+    /// Request code (rmq/remoting/request_code.hpp) or response code. The binary header holds only int16.
+    std::int32_t code = 0;
+    LanguageCode language = LanguageCode::Cpp;
+    /// Sender's MQVersion ordinal (int16 in the binary header).
+    std::int32_t version = version::v4_9_8;
+    /// Request id; a response carries its request's opaque.
+    std::int32_t opaque = 0;
+    /// command_flag bits.
+    std::int32_t flag = 0;
+    /// Absent (Java null) or text; the binary header cannot tell "" from absent.
+    std::optional<std::string> remark;
+    /// Absent (Java null) or the map; JSON distinguishes `{}` from absent, the binary header does not.
+    std::optional<ExtFields> ext_fields;
+    /// Body bytes.
+    std::string body;
+
+    [[nodiscard]] bool is_response() const noexcept { return (flag & command_flag::response) != 0; }
+
+    [[nodiscard]] bool is_oneway() const noexcept { return (flag & command_flag::oneway) != 0; }
+
+    void mark_response() noexcept { flag |= command_flag::response; }
+
+    void mark_oneway() noexcept { flag |= command_flag::oneway; }
+
+    /// The ext fields, created empty if absent.
+    ExtFields& fields() {
+        if (!ext_fields) {
+            ext_fields.emplace();
+        }
+        return *ext_fields;
+    }
+
+    /// Value of ext field `key`, nullopt when absent or null.
+    [[nodiscard]] std::optional<std::string_view> field(std::string_view key) const noexcept {
+        return ext_fields ? ext_fields->get(key) : std::nullopt;
+    }
+
+    [[nodiscard]] std::span<const std::byte> body_bytes() const noexcept { return detail::as_bytes(body); }
+
+    friend bool operator==(const Command&, const Command&) = default;
+};
+
+namespace detail {
+
+inline void encode_json_header(const Command& cmd, std::string& out) {
+    const std::string_view lang = language_name(cmd.language);
+    if (lang.empty()) {
+        throw CodecError(fmt::format("RemotingCommand JSON header: language code {} has no Java name",
+                                     static_cast<unsigned>(cmd.language)));
+    }
+    // fastjson writes bean properties sorted by name and omits nulls; extFields values are strings in map
+    // order.
+    out.append(fmt::format("{{\"code\":{}", cmd.code));
+    if (cmd.ext_fields) {
+        out.append(",\"extFields\":{");
+        bool first = true;
+        for (const auto& [key, value] : *cmd.ext_fields) {
+            if (!value) {
+                continue;  // fastjson skips null map values
+            }
+            if (!first) {
+                out.push_back(',');
+            }
+            first = false;
+            rmq::detail::append_json_string(out, key);
+            out.push_back(':');
+            rmq::detail::append_json_string(out, *value);
+        }
+        out.push_back('}');
+    }
+    out.append(fmt::format(",\"flag\":{},\"language\":\"{}\",\"opaque\":{}", cmd.flag, lang, cmd.opaque));
+    if (cmd.remark) {
+        out.append(",\"remark\":");
+        rmq::detail::append_json_string(out, *cmd.remark);
+    }
+    out.append(fmt::format(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":{}}}", cmd.version));
+}
+
+inline std::int16_t checked_i16(std::int32_t v, std::string_view field) {
+    if (v < std::numeric_limits<std::int16_t>::min() || v > std::numeric_limits<std::int16_t>::max()) {
+        throw CodecError(fmt::format(
+            "RemotingCommand ROCKETMQ header: {} {} does not fit the header's int16 (use the JSON header)",
+            field,
+            v));
+    }
+    return static_cast<std::int16_t>(v);
+}
+
+inline std::int32_t checked_len(std::size_t n, std::string_view field) {
+    if (n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+        throw CodecError(fmt::format("RemotingCommand: {} of {} bytes is too long", field, n));
+    }
+    return static_cast<std::int32_t>(n);
+}
+
+inline void encode_rocketmq_header(const Command& cmd, std::string& out) {
+    rmq::detail::ByteWriter w(out);
+    w.i16(checked_i16(cmd.code, "code"));
+    w.u8(static_cast<std::uint8_t>(cmd.language));
+    w.i16(checked_i16(cmd.version, "version"));
+    w.i32(cmd.opaque);
+    w.i32(cmd.flag);
+    const std::string_view remark = cmd.remark ? std::string_view(*cmd.remark) : std::string_view{};
+    w.i32(checked_len(remark.size(), "remark"));
+    w.bytes(remark);
+    const std::size_t ext_len_pos = w.size();
+    w.i32(0);
+    if (cmd.ext_fields) {
+        for (const auto& [key, value] : *cmd.ext_fields) {
+            if (!value) {
+                continue;  // RocketMQSerializable skips null keys and values
+            }
+            if (key.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max())) {
+                throw CodecError(
+                    fmt::format("RemotingCommand ROCKETMQ header: ext field key of {} bytes is longer "
+                                "than the int16 key length allows",
+                                key.size()));
+            }
+            w.i16(static_cast<std::int16_t>(key.size()));
+            w.bytes(key);
+            w.i32(checked_len(value->size(), "ext field value"));
+            w.bytes(*value);
+        }
+    }
+    w.patch_i32(ext_len_pos, checked_len(w.size() - ext_len_pos - 4, "ext fields"));
+}
+
+inline std::int32_t json_int(const nlohmann::ordered_json& j, std::string_view key) {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) {
+        return 0;
+    }
+    if (it->is_number_integer()) {
+        const auto v = it->get<std::int64_t>();
+        if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) {
+            throw CodecError(fmt::format("RemotingCommand JSON header: {} {} is out of int range", key, v));
+        }
+        return static_cast<std::int32_t>(v);
+    }
+    if (it->is_string()) {
+        // fastjson converts numeric strings for int fields; accept them as well.
+        const auto& s = it->get_ref<const std::string&>();
+        try {
+            std::size_t used = 0;
+            const long long v = std::stoll(s, &used);
+            if (used == s.size() && v >= std::numeric_limits<std::int32_t>::min() &&
+                v <= std::numeric_limits<std::int32_t>::max()) {
+                return static_cast<std::int32_t>(v);
+            }
+        } catch (const std::exception&) {
+        }
+    }
+    throw CodecError(fmt::format("RemotingCommand JSON header: {} is not an int: {}", key, it->dump()));
+}
+
+inline std::string json_scalar_text(const nlohmann::ordered_json& v) {
+    if (v.is_string()) {
+        return v.get<std::string>();
+    }
+    return v.dump();  // fastjson turns numbers and booleans of a Map<String,String> into their text
+}
+
+inline Command decode_json_header(std::string_view header) {
+    const auto j = rmq::detail::parse_fastjson(header, "RemotingCommand JSON header");
+    if (!j.is_object()) {
+        throw CodecError("RemotingCommand JSON header: not a JSON object");
+    }
+    Command cmd;
+    cmd.code = json_int(j, "code");
+    cmd.version = json_int(j, "version");
+    cmd.opaque = json_int(j, "opaque");
+    cmd.flag = json_int(j, "flag");
+    cmd.language = LanguageCode::Java;
+    if (const auto it = j.find("language"); it != j.end() && !it->is_null()) {
+        if (it->is_number_integer()) {
+            cmd.language = static_cast<LanguageCode>(it->get<std::uint8_t>());
+        } else if (it->is_string()) {
+            const auto lang = language_from_name(it->get_ref<const std::string&>());
+            if (!lang) {
+                throw CodecError(fmt::format("RemotingCommand JSON header: unknown language {}", it->dump()));
+            }
+            cmd.language = *lang;
+        } else {
+            throw CodecError(fmt::format("RemotingCommand JSON header: bad language {}", it->dump()));
+        }
+    }
+    if (const auto it = j.find("remark"); it != j.end() && !it->is_null()) {
+        cmd.remark = json_scalar_text(*it);
+    }
+    if (const auto it = j.find("extFields"); it != j.end() && !it->is_null()) {
+        if (!it->is_object()) {
+            throw CodecError(
+                fmt::format("RemotingCommand JSON header: extFields is not an object: {}", it->dump()));
+        }
+        ExtFields& fields = cmd.fields();
+        for (const auto& [key, value] : it->items()) {
+            if (value.is_null()) {
+                fields.set(key, std::nullopt);
+            } else if (value.is_object() || value.is_array()) {
+                fields.set(key, value.dump());
+            } else {
+                fields.set(key, json_scalar_text(value));
+            }
+        }
+    }
+    return cmd;
+}
+
+inline Command decode_rocketmq_header(std::span<const std::byte> header) {
+    rmq::detail::ByteReader r(header, "RemotingCommand ROCKETMQ header");
+    Command cmd;
+    cmd.code = r.i16("code");
+    cmd.language = static_cast<LanguageCode>(r.u8("language"));
+    cmd.version = r.i16("version");
+    cmd.opaque = r.i32("opaque");
+    cmd.flag = r.i32("flag");
+    if (const std::size_t n = r.length_i32("remark length"); n > 0) {
+        cmd.remark = std::string(r.bytes(n, "remark"));
+    }
+    const std::size_t ext_len = r.length_i32("ext fields length");
+    if (ext_len > 0) {
+        rmq::detail::ByteReader ext(header.subspan(r.position(), ext_len),
+                                    "RemotingCommand ROCKETMQ ext fields");
+        r.skip(ext_len, "ext fields");
+        ExtFields& fields = cmd.fields();
+        while (ext.remaining() > 0) {
+            std::string key(ext.bytes(ext.length_i16("key length"), "key"));
+            const std::size_t vlen = ext.length_i32("value length");
+            if (vlen == 0) {
+                fields.set(key, std::nullopt);  // Java decodes a zero-length string as null
+            } else {
+                fields.set(key, std::string(ext.bytes(vlen, "value")));
+            }
+        }
+    }
+    if (r.remaining() != 0) {
+        r.fail(fmt::format("{} unexpected bytes after the ext fields", r.remaining()));
+    }
+    return cmd;
+}
+
+}  // namespace detail
+
+/// Encodes `cmd` as one complete frame: int32 length ‖ int32 (serializeType << 24 | headerLength) ‖ header ‖
+/// body. Throws CodecError when the frame would exceed max_frame_length or a field does not fit the format.
+inline std::string encode(const Command& cmd, SerializeType type = SerializeType::Json) {
+    std::string out;
+    out.reserve(128 + cmd.body.size());
+    out.append(8, '\0');
+    if (type == SerializeType::Json) {
+        detail::encode_json_header(cmd, out);
+    } else if (type == SerializeType::RocketMQ) {
+        detail::encode_rocketmq_header(cmd, out);
+    } else {
+        throw CodecError(
+            fmt::format("RemotingCommand: unknown serialize type {}", static_cast<unsigned>(type)));
+    }
+    const std::size_t header_len = out.size() - 8;
+    if (header_len > 0xFFFFFFU) {
+        throw CodecError(
+            fmt::format("RemotingCommand: header of {} bytes exceeds the 24-bit header length", header_len));
+    }
+    out.append(cmd.body);
+    if (out.size() > max_frame_length) {
+        throw CodecError(fmt::format("RemotingCommand: frame of {} bytes exceeds the {} bytes a peer accepts",
+                                     out.size(),
+                                     max_frame_length));
+    }
+    rmq::detail::ByteWriter w(out);
+    w.patch_i32(0, static_cast<std::int32_t>(out.size() - 4));
+    w.patch_i32(4, static_cast<std::int32_t>((static_cast<std::uint32_t>(type) << 24) | header_len));
+    return out;
+}
+
+/// Validates a frame's leading int32 (the first 4 bytes of `prefix`) and returns how many bytes follow it.
+/// Throws CodecError for a length below 4 (no room for the header word) or a frame above max_frame_length.
+inline std::size_t frame_payload_length(std::span<const std::byte> prefix) {
+    rmq::detail::ByteReader r(prefix, "RemotingCommand frame");
+    const std::int32_t len = r.i32("length field");
+    if (len < 4) {
+        throw CodecError(fmt::format("RemotingCommand frame: length field {} is below 4", len));
+    }
+    if (static_cast<std::size_t>(len) + 4 > max_frame_length) {
+        throw CodecError(fmt::format("RemotingCommand frame: {} bytes exceed the maximum frame length {}",
+                                     static_cast<std::size_t>(len) + 4,
+                                     max_frame_length));
+    }
+    return static_cast<std::size_t>(len);
+}
+
+/// Decodes a frame without its leading length field (what follows it on the stream): the header word, the
+/// header in either serialize type (the peer picks, whatever the request used) and the body.
+inline Command decode_payload(std::span<const std::byte> payload) {
+    if (payload.size() + 4 > max_frame_length) {
+        throw CodecError(fmt::format("RemotingCommand frame: {} bytes exceed the maximum frame length {}",
+                                     payload.size() + 4,
+                                     max_frame_length));
+    }
+    rmq::detail::ByteReader r(payload, "RemotingCommand frame");
+    const auto word = static_cast<std::uint32_t>(r.i32("header length word"));
+    const std::uint32_t type = word >> 24;
+    const std::size_t header_len = word & 0xFFFFFFU;
+    if (header_len > r.remaining()) {
+        r.fail(fmt::format("header length {} exceeds the {} bytes left", header_len, r.remaining()));
+    }
+    const auto header = payload.subspan(4, header_len);
+    Command cmd;
+    if (type == static_cast<std::uint32_t>(SerializeType::Json)) {
+        cmd = detail::decode_json_header(
+            std::string_view(reinterpret_cast<const char*>(header.data()), header.size()));
+    } else if (type == static_cast<std::uint32_t>(SerializeType::RocketMQ)) {
+        cmd = detail::decode_rocketmq_header(header);
+    } else {
+        r.fail(fmt::format("unknown serialize type {}", type));
+    }
+    r.skip(header_len, "header");
+    cmd.body = std::string(r.bytes(r.remaining(), "body"));
+    return cmd;
+}
+
+/// Decodes one complete frame (length field included), as produced by encode(). Throws CodecError when the
+/// length field disagrees with the span's size or anything inside is malformed.
+inline Command decode(std::span<const std::byte> frame) {
+    const std::size_t len = frame_payload_length(frame);
+    if (len != frame.size() - 4) {
+        throw CodecError(fmt::format(
+            "RemotingCommand frame: length field {} but {} bytes follow it", len, frame.size() - 4));
+    }
+    return decode_payload(frame.subspan(4));
+}
+
+/// decode() for a frame held in a std::string.
+inline Command decode(std::string_view frame) {
+    return decode(rmq::detail::as_bytes(frame));
+}
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/command.hpp ----
+
+namespace rmq::remoting {
+
+/// Ext field names the hook adds.
+namespace acl_field {
+inline constexpr std::string_view access_key = "AccessKey";
+inline constexpr std::string_view security_token = "SecurityToken";
+inline constexpr std::string_view signature = "Signature";
+}  // namespace acl_field
+
+/// Java's SessionCredentials: what a client signs with.
+struct AclCredentials {
+    std::string access_key;
+    std::string secret_key;
+    /// STS token; added as ext field `SecurityToken` (and signed) when present.
+    std::optional<std::string> security_token;
+};
+
+/// AclSigner.calSignature: Base64(HmacSHA1(key = UTF-8 secret, data)). Throws rmq::InvalidArgument for an
+/// empty secret key (javax.crypto refuses it, so a Java peer could never have produced such a signature).
+inline std::string acl_signature(std::span<const std::byte> data, std::string_view secret_key) {
+    if (secret_key.empty()) {
+        throw InvalidArgument("unable to calculate a request signature: the ACL secret key is empty");
+    }
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    std::size_t mac_len = 0;
+    if (EVP_Q_mac(nullptr,
+                  "HMAC",
+                  nullptr,
+                  "SHA1",
+                  nullptr,
+                  secret_key.data(),
+                  secret_key.size(),
+                  reinterpret_cast<const unsigned char*>(data.data()),
+                  data.size(),
+                  mac,
+                  sizeof mac,
+                  &mac_len) == nullptr) {
+        throw IllegalState("unable to calculate a request signature: OpenSSL HMAC-SHA1 failed");
+    }
+    std::string out(4 * ((mac_len + 2) / 3) + 1, '\0');
+    const int n =
+        EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), mac, static_cast<int>(mac_len));
+    out.resize(static_cast<std::size_t>(n));
+    return out;
+}
+
+/// acl_signature() of UTF-8 text.
+inline std::string acl_signature(std::string_view data, std::string_view secret_key) {
+    return acl_signature(
+        std::span<const std::byte>(reinterpret_cast<const std::byte*>(data.data()), data.size()), secret_key);
+}
+
+/// The bytes AclClientRPCHook signs: the values of every ext field except `Signature`, ordered by key with
+/// Java's String.compareTo (uppercase before lowercase), concatenated without separators, then the body.
+/// Null values are skipped (they never reach the wire, so the server cannot include them either).
+inline std::string acl_signing_content(const Command& cmd) {
+    std::vector<const ExtFields::Entry*> entries;
+    if (cmd.ext_fields) {
+        for (const auto& e : *cmd.ext_fields) {
+            if (e.first != acl_field::signature && e.second) {
+                entries.push_back(&e);
+            }
+        }
+    }
+    std::sort(entries.begin(), entries.end(), [](const ExtFields::Entry* a, const ExtFields::Entry* b) {
+        return rmq::detail::java_string_compare(a->first, b->first) < 0;
+    });
+    std::string content;
+    for (const auto* e : entries) {
+        content.append(*e->second);
+    }
+    content.append(cmd.body);
+    return content;
+}
+
+/// AclClientRPCHook.doBeforeRequest: adds `AccessKey` (and `SecurityToken`), then `Signature`. Call it last,
+/// after every ext field and the body are final: the server recomputes the signature from what it receives.
+inline void acl_sign(Command& cmd, const AclCredentials& credentials) {
+    ExtFields& fields = cmd.fields();
+    fields.set(acl_field::access_key, credentials.access_key);
+    if (credentials.security_token) {
+        fields.set(acl_field::security_token, *credentials.security_token);
+    }
+    fields.set(acl_field::signature, acl_signature(acl_signing_content(cmd), credentials.secret_key));
+}
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/acl.hpp ----
+
+// ---- begin rmq/remoting/bodies.hpp ----
+
+/// @file bodies.hpp
+/// JSON command bodies (RemotingSerializable): TopicRouteData, HeartbeatData, lock/unlock batch bodies and
+/// the consumer id list, written exactly as fastjson writes them and read leniently (fastjson's unquoted
+/// integer map keys, unknown fields, missing fields).
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+
+
+// ---- begin rmq/detail/remoting_java_hash.hpp ----
+
+/// @file remoting_java_hash.hpp
+/// Java's HashSet/HashMap iteration order, so JSON bodies list set members in the order a Java peer writes
+/// them (the order carries no meaning on the wire; reproducing it makes bodies byte-identical to Java's).
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// Table size of a java.util.HashMap/HashSet that received `n` entries one by one (default capacity 16,
+/// load factor 0.75, doubling).
+inline std::size_t java_hash_capacity(std::size_t n) noexcept {
+    std::size_t cap = 16;
+    while (n > cap / 4 * 3) {
+        cap *= 2;
+    }
+    return cap;
+}
+
+/// HashMap's bucket of a key with hashCode `h` in a table of `cap` entries.
+inline std::size_t java_bucket(std::int32_t h, std::size_t cap) noexcept {
+    const auto u = static_cast<std::uint32_t>(h);
+    return static_cast<std::size_t>(u ^ (u >> 16)) & (cap - 1);
+}
+
+/// Reorders `items` (given in insertion order) into Java HashSet iteration order: by bucket, insertion order
+/// within a bucket. `hash` is the element's Java hashCode.
+template <class T, class Hash>
+void java_hash_set_order(std::vector<T>& items, Hash hash) {
+    const std::size_t cap = java_hash_capacity(items.size());
+    std::stable_sort(items.begin(), items.end(), [&](const T& a, const T& b) {
+        return java_bucket(hash(a), cap) < java_bucket(hash(b), cap);
+    });
+}
+
+/// Java's String.hashCode.
+inline std::int32_t java_string_hash(std::string_view s) noexcept {
+    return tag_hash(s);
+}
+
+/// Java's MessageQueue.hashCode (brokerName, queueId, topic with the prime 31).
+inline std::int32_t java_message_queue_hash(const MessageQueue& mq) noexcept {
+    std::uint32_t h = 1;
+    h = 31 * h + static_cast<std::uint32_t>(java_string_hash(mq.broker_name));
+    h = 31 * h + static_cast<std::uint32_t>(mq.queue_id);
+    h = 31 * h + static_cast<std::uint32_t>(java_string_hash(mq.topic));
+    return static_cast<std::int32_t>(h);
+}
+
+/// Java's Long.hashCode.
+inline std::int32_t java_long_hash(std::int64_t v) noexcept {
+    const auto u = static_cast<std::uint64_t>(v);
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(u ^ (u >> 32)));
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/remoting_java_hash.hpp ----
+
+namespace rmq::remoting {
+
+/// Java's PermName bits (QueueData.perm).
+namespace perm {
+inline constexpr std::int32_t priority = 0x8;
+inline constexpr std::int32_t read = 0x4;
+inline constexpr std::int32_t write = 0x2;
+inline constexpr std::int32_t inherit = 0x1;
+}  // namespace perm
+
+/// Java's QueueData: the queues of a topic on one broker.
+struct QueueData {
+    std::string broker_name;
+    std::int32_t read_queue_nums = 0;
+    std::int32_t write_queue_nums = 0;
+    std::int32_t perm = 0;
+    /// `topicSysFlag` (brokers up to 4.8 spell it `topicSynFlag`; both are read).
+    std::int32_t topic_sys_flag = 0;
+
+    friend bool operator==(const QueueData&, const QueueData&) = default;
+};
+
+/// Java's BrokerData: the addresses of one broker group (id 0 = master).
+struct BrokerData {
+    std::string cluster;
+    std::string broker_name;
+    /// broker id -> "ip:port", in the order the peer listed them (a Java HashMap, sorted by id for small
+    /// ids).
+    std::vector<std::pair<std::int64_t, std::string>> broker_addrs;
+    /// 5.x only.
+    std::optional<bool> enable_acting_master;
+    /// 5.x only.
+    std::optional<std::string> zone_name;
+
+    /// Address of broker id `id`, if listed.
+    [[nodiscard]] std::optional<std::string_view> address(std::int64_t id) const noexcept {
+        for (const auto& [k, v] : broker_addrs) {
+            if (k == id) {
+                return std::string_view(v);
+            }
+        }
+        return std::nullopt;
+    }
+
+    friend bool operator==(const BrokerData&, const BrokerData&) = default;
+};
+
+/// Java's TopicRouteData (GET_ROUTEINFO_BY_TOPIC response body).
+struct TopicRouteData {
+    std::optional<std::string> order_topic_conf;
+    std::vector<QueueData> queue_datas;
+    std::vector<BrokerData> broker_datas;
+    /// Legacy filter servers (broker address -> filter server addresses); absent when the peer omitted it.
+    std::optional<std::vector<std::pair<std::string, std::vector<std::string>>>> filter_server_table;
+
+    friend bool operator==(const TopicRouteData&, const TopicRouteData&) = default;
+};
+
+/// How a TopicRouteData is written: fastjson's default (unquoted integer keys in brokerAddrs, what Java
+/// clients and old NameServers send) or the NameServer's "standard JSON" (quoted and sorted keys, non-ASCII
+/// escaped), which 4.9.4+ NameServers send for requests with version >= 401 or acceptStandardJsonOnly.
+enum class RouteJsonForm { Fastjson, Standard };
+
+/// Java's LockBatchRequestBody / UnlockBatchRequestBody.
+struct LockBatchRequestBody {
+    std::string consumer_group;
+    std::string client_id;
+    /// 5.x: lock only on this broker (no replication in strict lock mode); written only when set.
+    std::optional<bool> only_this_broker;
+    std::vector<MessageQueue> mq_set;
+
+    friend bool operator==(const LockBatchRequestBody&, const LockBatchRequestBody&) = default;
+};
+
+/// The body of UNLOCK_BATCH_MQ has the same fields.
+using UnlockBatchRequestBody = LockBatchRequestBody;
+
+namespace detail {
+
+using Json = nlohmann::ordered_json;
+
+inline const Json* member(const Json& j, std::string_view key) {
+    const auto it = j.find(key);
+    return it == j.end() || it->is_null() ? nullptr : &*it;
+}
+
+inline std::string get_string(const Json& j, std::string_view key, std::string_view what) {
+    const Json* v = member(j, key);
+    if (v == nullptr) {
+        return {};
+    }
+    if (!v->is_string()) {
+        throw CodecError(fmt::format("{}: {} is not a string: {}", what, key, v->dump()));
+    }
+    return v->get<std::string>();
+}
+
+template <class Int>
+Int get_int(const Json& j, std::string_view key, std::string_view what) {
+    const Json* v = member(j, key);
+    if (v == nullptr) {
+        return 0;
+    }
+    if (v->is_number_integer()) {
+        return v->get<Int>();
+    }
+    if (v->is_string()) {
+        try {
+            return static_cast<Int>(std::stoll(v->get<std::string>()));
+        } catch (const std::exception&) {
+        }
+    }
+    throw CodecError(fmt::format("{}: {} is not an integer: {}", what, key, v->dump()));
+}
+
+inline bool get_bool(const Json& j, std::string_view key, std::string_view what) {
+    const Json* v = member(j, key);
+    if (v == nullptr) {
+        return false;
+    }
+    if (v->is_boolean()) {
+        return v->get<bool>();
+    }
+    if (v->is_string()) {
+        return v->get<std::string>() == "true";
+    }
+    throw CodecError(fmt::format("{}: {} is not a boolean: {}", what, key, v->dump()));
+}
+
+inline const Json* get_array(const Json& j, std::string_view key, std::string_view what) {
+    const Json* v = member(j, key);
+    if (v != nullptr && !v->is_array()) {
+        throw CodecError(fmt::format("{}: {} is not an array", what, key));
+    }
+    return v;
+}
+
+inline Json parse_object(std::string_view text, std::string_view what) {
+    Json j = rmq::detail::parse_fastjson(text, what);
+    if (!j.is_object()) {
+        throw CodecError(fmt::format("{}: not a JSON object", what));
+    }
+    return j;
+}
+
+inline void put_key(std::string& out, std::string_view key, bool& first) {
+    if (!first) {
+        out.push_back(',');
+    }
+    first = false;
+    rmq::detail::append_json_string(out, key);
+    out.push_back(':');
+}
+
+inline void put_string(std::string& out,
+                       std::string_view key,
+                       std::string_view value,
+                       bool& first,
+                       rmq::detail::JsonEscape esc = rmq::detail::JsonEscape::Default) {
+    put_key(out, key, first);
+    rmq::detail::append_json_string(out, value, esc);
+}
+
+template <class Int>
+void put_int(std::string& out, std::string_view key, Int value, bool& first) {
+    put_key(out, key, first);
+    out.append(fmt::format("{}", value));
+}
+
+inline void put_bool(std::string& out, std::string_view key, bool value, bool& first) {
+    put_key(out, key, first);
+    out.append(value ? "true" : "false");
+}
+
+inline void append_message_queue(std::string& out, const MessageQueue& mq) {
+    bool first = true;
+    out.push_back('{');
+    put_string(out, "brokerName", mq.broker_name, first);
+    put_int(out, "queueId", mq.queue_id, first);
+    put_string(out, "topic", mq.topic, first);
+    out.push_back('}');
+}
+
+inline MessageQueue parse_message_queue(const Json& j, std::string_view what) {
+    if (!j.is_object()) {
+        throw CodecError(fmt::format("{}: a MessageQueue is not an object: {}", what, j.dump()));
+    }
+    return MessageQueue{get_string(j, "topic", what),
+                        get_string(j, "brokerName", what),
+                        get_int<std::int32_t>(j, "queueId", what)};
+}
+
+/// A Java HashSet<MessageQueue> as fastjson writes it: `[mq,...]` in Java's iteration order.
+inline void append_mq_set(std::string& out, std::vector<MessageQueue> mqs) {
+    rmq::detail::java_hash_set_order(mqs, rmq::detail::java_message_queue_hash);
+    out.push_back('[');
+    for (std::size_t i = 0; i < mqs.size(); ++i) {
+        if (i != 0) {
+            out.push_back(',');
+        }
+        append_message_queue(out, mqs[i]);
+    }
+    out.push_back(']');
+}
+
+inline std::vector<MessageQueue> parse_mq_set(const Json& j, std::string_view key, std::string_view what) {
+    std::vector<MessageQueue> out;
+    if (const Json* arr = get_array(j, key, what)) {
+        for (const auto& e : *arr) {
+            out.push_back(parse_message_queue(e, what));
+        }
+    }
+    return out;
+}
+
+inline std::vector<std::string>
+parse_string_list(const Json& j, std::string_view key, std::string_view what) {
+    std::vector<std::string> out;
+    if (const Json* arr = get_array(j, key, what)) {
+        for (const auto& e : *arr) {
+            if (!e.is_string()) {
+                throw CodecError(fmt::format("{}: {} holds a non-string: {}", what, key, e.dump()));
+            }
+            out.push_back(e.get<std::string>());
+        }
+    }
+    return out;
+}
+
+inline void append_string_list(std::string& out,
+                               const std::vector<std::string>& items,
+                               rmq::detail::JsonEscape esc = rmq::detail::JsonEscape::Default) {
+    out.push_back('[');
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i != 0) {
+            out.push_back(',');
+        }
+        rmq::detail::append_json_string(out, items[i], esc);
+    }
+    out.push_back(']');
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------------------------
+// TopicRouteData
+
+/// Parses a GET_ROUTEINFO_BY_TOPIC body in either form (unquoted or quoted brokerAddrs keys).
+/// Throws CodecError on malformed JSON or mistyped fields.
+inline TopicRouteData decode_topic_route_data(std::string_view json) {
+    constexpr std::string_view what = "TopicRouteData";
+    const auto j = detail::parse_object(json, what);
+    TopicRouteData out;
+    if (detail::member(j, "orderTopicConf") != nullptr) {
+        out.order_topic_conf = detail::get_string(j, "orderTopicConf", what);
+    }
+    if (const auto* arr = detail::get_array(j, "queueDatas", what)) {
+        for (const auto& q : *arr) {
+            QueueData qd;
+            qd.broker_name = detail::get_string(q, "brokerName", what);
+            qd.read_queue_nums = detail::get_int<std::int32_t>(q, "readQueueNums", what);
+            qd.write_queue_nums = detail::get_int<std::int32_t>(q, "writeQueueNums", what);
+            qd.perm = detail::get_int<std::int32_t>(q, "perm", what);
+            qd.topic_sys_flag = detail::member(q, "topicSysFlag") != nullptr
+                                    ? detail::get_int<std::int32_t>(q, "topicSysFlag", what)
+                                    : detail::get_int<std::int32_t>(q, "topicSynFlag", what);
+            out.queue_datas.push_back(std::move(qd));
+        }
+    }
+    if (const auto* arr = detail::get_array(j, "brokerDatas", what)) {
+        for (const auto& b : *arr) {
+            BrokerData bd;
+            bd.cluster = detail::get_string(b, "cluster", what);
+            bd.broker_name = detail::get_string(b, "brokerName", what);
+            if (const auto* addrs = detail::member(b, "brokerAddrs")) {
+                if (!addrs->is_object()) {
+                    throw CodecError("TopicRouteData: brokerAddrs is not an object");
+                }
+                for (const auto& [id, addr] : addrs->items()) {
+                    std::int64_t broker_id = 0;
+                    try {
+                        std::size_t used = 0;
+                        broker_id = std::stoll(id, &used);
+                        if (used != id.size()) {
+                            throw std::invalid_argument(id);
+                        }
+                    } catch (const std::exception&) {
+                        throw CodecError(fmt::format("TopicRouteData: broker id \"{}\" is not a number", id));
+                    }
+                    if (!addr.is_string()) {
+                        throw CodecError(
+                            fmt::format("TopicRouteData: address of broker id {} is not a string", id));
+                    }
+                    bd.broker_addrs.emplace_back(broker_id, addr.get<std::string>());
+                }
+            }
+            if (detail::member(b, "enableActingMaster") != nullptr) {
+                bd.enable_acting_master = detail::get_bool(b, "enableActingMaster", what);
+            }
+            if (detail::member(b, "zoneName") != nullptr) {
+                bd.zone_name = detail::get_string(b, "zoneName", what);
+            }
+            out.broker_datas.push_back(std::move(bd));
+        }
+    }
+    if (const auto* fst = detail::member(j, "filterServerTable")) {
+        if (!fst->is_object()) {
+            throw CodecError("TopicRouteData: filterServerTable is not an object");
+        }
+        auto& table = out.filter_server_table.emplace();
+        for (const auto& [addr, list] : fst->items()) {
+            std::vector<std::string> servers;
+            if (list.is_array()) {
+                for (const auto& s : list) {
+                    servers.push_back(s.is_string() ? s.get<std::string>() : s.dump());
+                }
+            }
+            table.emplace_back(addr, std::move(servers));
+        }
+    }
+    return out;
+}
+
+/// Writes a TopicRouteData as a Java peer does (`form`: see RouteJsonForm).
+inline std::string encode_topic_route_data(const TopicRouteData& route,
+                                           RouteJsonForm form = RouteJsonForm::Fastjson) {
+    using rmq::detail::JsonEscape;
+    const bool standard = form == RouteJsonForm::Standard;
+    const JsonEscape esc = standard ? JsonEscape::BrowserCompatible : JsonEscape::Default;
+    std::string out = "{";
+    bool first = true;
+    detail::put_key(out, "brokerDatas", first);
+    out.push_back('[');
+    for (std::size_t i = 0; i < route.broker_datas.size(); ++i) {
+        const BrokerData& bd = route.broker_datas[i];
+        if (i != 0) {
+            out.push_back(',');
+        }
+        out.push_back('{');
+        bool f = true;
+        detail::put_key(out, "brokerAddrs", f);
+        auto addrs = bd.broker_addrs;
+        if (standard) {
+            // MapSortField: a TreeMap<Long, String>.
+            std::stable_sort(
+                addrs.begin(), addrs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        } else {
+            // Java's HashMap<Long, String> order.
+            rmq::detail::java_hash_set_order(
+                addrs, [](const auto& e) { return rmq::detail::java_long_hash(e.first); });
+        }
+        out.push_back('{');
+        for (std::size_t k = 0; k < addrs.size(); ++k) {
+            if (k != 0) {
+                out.push_back(',');
+            }
+            out.append(standard ? fmt::format("\"{}\":", addrs[k].first)
+                                : fmt::format("{}:", addrs[k].first));
+            rmq::detail::append_json_string(out, addrs[k].second, esc);
+        }
+        out.push_back('}');
+        detail::put_string(out, "brokerName", bd.broker_name, f, esc);
+        detail::put_string(out, "cluster", bd.cluster, f, esc);
+        if (bd.enable_acting_master) {
+            detail::put_bool(out, "enableActingMaster", *bd.enable_acting_master, f);
+        }
+        if (bd.zone_name) {
+            detail::put_string(out, "zoneName", *bd.zone_name, f, esc);
+        }
+        out.push_back('}');
+    }
+    out.push_back(']');
+    if (route.filter_server_table) {
+        detail::put_key(out, "filterServerTable", first);
+        auto table = *route.filter_server_table;
+        if (standard) {
+            std::stable_sort(table.begin(), table.end(), [](const auto& a, const auto& b) {
+                return rmq::detail::java_string_compare(a.first, b.first) < 0;
+            });
+        }
+        out.push_back('{');
+        for (std::size_t k = 0; k < table.size(); ++k) {
+            if (k != 0) {
+                out.push_back(',');
+            }
+            rmq::detail::append_json_string(out, table[k].first, esc);
+            out.push_back(':');
+            detail::append_string_list(out, table[k].second, esc);
+        }
+        out.push_back('}');
+    }
+    if (route.order_topic_conf) {
+        detail::put_string(out, "orderTopicConf", *route.order_topic_conf, first, esc);
+    }
+    detail::put_key(out, "queueDatas", first);
+    out.push_back('[');
+    for (std::size_t i = 0; i < route.queue_datas.size(); ++i) {
+        const QueueData& qd = route.queue_datas[i];
+        if (i != 0) {
+            out.push_back(',');
+        }
+        out.push_back('{');
+        bool f = true;
+        detail::put_string(out, "brokerName", qd.broker_name, f, esc);
+        detail::put_int(out, "perm", qd.perm, f);
+        detail::put_int(out, "readQueueNums", qd.read_queue_nums, f);
+        detail::put_int(out, "topicSysFlag", qd.topic_sys_flag, f);
+        detail::put_int(out, "writeQueueNums", qd.write_queue_nums, f);
+        out.push_back('}');
+    }
+    out.append("]}");
+    return out;
+}
+
+/// The queues of `topic` a consumer reads and a producer writes, as the Java client derives them
+/// (MQClientInstance.topicRouteData2TopicSubscribeInfo / topicRouteData2TopicPublishInfo):
+/// read queues: every readable QueueData's 0..readQueueNums-1 (sorted like Java's MessageQueue);
+/// write queues: QueueDatas sorted by broker name, writable and with a master address, 0..writeQueueNums-1 —
+/// unless orderTopicConf (`broker:count;...`) is non-empty, which then lists the write queues.
+inline TopicRoute to_topic_route(std::string_view topic, const TopicRouteData& route) {
+    TopicRoute out;
+    for (const auto& qd : route.queue_datas) {
+        if ((qd.perm & perm::read) != 0) {
+            for (std::int32_t i = 0; i < qd.read_queue_nums; ++i) {
+                out.read_queues.push_back(MessageQueue{std::string(topic), qd.broker_name, i});
+            }
+        }
+    }
+    std::sort(out.read_queues.begin(), out.read_queues.end());
+    if (route.order_topic_conf && !route.order_topic_conf->empty()) {
+        std::string_view conf = *route.order_topic_conf;
+        while (!conf.empty()) {
+            const std::size_t end = conf.find(';');
+            const std::string_view item = conf.substr(0, end);
+            if (const std::size_t colon = item.find(':'); colon != std::string_view::npos) {
+                std::int32_t nums = 0;
+                for (const char c : item.substr(colon + 1)) {
+                    if (c < '0' || c > '9') {
+                        throw CodecError(
+                            fmt::format("TopicRouteData: bad orderTopicConf entry \"{}\"", item));
+                    }
+                    nums = nums * 10 + (c - '0');
+                }
+                for (std::int32_t i = 0; i < nums; ++i) {
+                    out.write_queues.push_back(
+                        MessageQueue{std::string(topic), std::string(item.substr(0, colon)), i});
+                }
+            }
+            if (end == std::string_view::npos) {
+                break;
+            }
+            conf.remove_prefix(end + 1);
+        }
+        return out;
+    }
+    std::vector<const QueueData*> sorted;
+    for (const auto& qd : route.queue_datas) {
+        sorted.push_back(&qd);
+    }
+    std::stable_sort(sorted.begin(), sorted.end(), [](const QueueData* a, const QueueData* b) {
+        return rmq::detail::java_string_compare(a->broker_name, b->broker_name) < 0;
+    });
+    for (const QueueData* qd : sorted) {
+        if ((qd->perm & perm::write) == 0) {
+            continue;
+        }
+        const auto bd = std::find_if(route.broker_datas.begin(),
+                                     route.broker_datas.end(),
+                                     [&](const BrokerData& b) { return b.broker_name == qd->broker_name; });
+        if (bd == route.broker_datas.end() || !bd->address(0)) {
+            continue;
+        }
+        for (std::int32_t i = 0; i < qd->write_queue_nums; ++i) {
+            out.write_queues.push_back(MessageQueue{std::string(topic), qd->broker_name, i});
+        }
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// HeartbeatData
+
+/// Java enum names.
+inline std::string_view consume_type_name(ConsumeType t) noexcept {
+    return t == ConsumeType::ConsumeActively ? "CONSUME_ACTIVELY" : "CONSUME_PASSIVELY";
+}
+
+inline std::string_view message_model_name(MessageModel m) noexcept {
+    return m == MessageModel::Broadcasting ? "BROADCASTING" : "CLUSTERING";
+}
+
+inline std::string_view consume_from_where_name(ConsumeFromWhere w) noexcept {
+    switch (w) {
+    case ConsumeFromWhere::LastOffset:
+        return "CONSUME_FROM_LAST_OFFSET";
+    case ConsumeFromWhere::LastOffsetAndFromMinWhenBootFirst:
+        return "CONSUME_FROM_LAST_OFFSET_AND_FROM_MIN_WHEN_BOOT_FIRST";
+    case ConsumeFromWhere::MinOffset:
+        return "CONSUME_FROM_MIN_OFFSET";
+    case ConsumeFromWhere::MaxOffset:
+        return "CONSUME_FROM_MAX_OFFSET";
+    case ConsumeFromWhere::FirstOffset:
+        return "CONSUME_FROM_FIRST_OFFSET";
+    case ConsumeFromWhere::Timestamp:
+        return "CONSUME_FROM_TIMESTAMP";
+    }
+    return "CONSUME_FROM_LAST_OFFSET";
+}
+
+/// The HEART_BEAT body. Tag and code sets are listed in Java's HashSet order; subscriptions, consumers and
+/// producers in the given order.
+inline std::string encode_heartbeat_data(const HeartbeatData& hb) {
+    std::string out = "{";
+    bool first = true;
+    detail::put_string(out, "clientID", hb.client_id, first);
+    detail::put_key(out, "consumerDataSet", first);
+    out.push_back('[');
+    for (std::size_t i = 0; i < hb.consumer_data_set.size(); ++i) {
+        const ConsumerData& cd = hb.consumer_data_set[i];
+        if (i != 0) {
+            out.push_back(',');
+        }
+        out.push_back('{');
+        bool f = true;
+        detail::put_string(out, "consumeFromWhere", consume_from_where_name(cd.consume_from_where), f);
+        detail::put_string(out, "consumeType", consume_type_name(cd.consume_type), f);
+        detail::put_string(out, "groupName", cd.group_name, f);
+        detail::put_string(out, "messageModel", message_model_name(cd.message_model), f);
+        detail::put_key(out, "subscriptionDataSet", f);
+        out.push_back('[');
+        for (std::size_t s = 0; s < cd.subscription_data_set.size(); ++s) {
+            const SubscriptionData& sd = cd.subscription_data_set[s];
+            if (s != 0) {
+                out.push_back(',');
+            }
+            out.push_back('{');
+            bool g = true;
+            detail::put_bool(out, "classFilterMode", sd.class_filter_mode, g);
+            std::vector<std::int32_t> codes(sd.code_set.begin(), sd.code_set.end());
+            rmq::detail::java_hash_set_order(codes, [](std::int32_t c) { return c; });
+            detail::put_key(out, "codeSet", g);
+            out.push_back('[');
+            for (std::size_t k = 0; k < codes.size(); ++k) {
+                if (k != 0) {
+                    out.push_back(',');
+                }
+                out.append(fmt::format("{}", codes[k]));
+            }
+            out.push_back(']');
+            detail::put_string(out, "expressionType", sd.expression_type, g);
+            detail::put_string(out, "subString", sd.sub_string, g);
+            detail::put_int(out, "subVersion", sd.sub_version, g);
+            std::vector<std::string> tags(sd.tags_set.begin(), sd.tags_set.end());
+            rmq::detail::java_hash_set_order(
+                tags, [](const std::string& t) { return rmq::detail::java_string_hash(t); });
+            detail::put_key(out, "tagsSet", g);
+            detail::append_string_list(out, tags);
+            detail::put_string(out, "topic", sd.topic, g);
+            out.push_back('}');
+        }
+        out.push_back(']');
+        detail::put_bool(out, "unitMode", cd.unit_mode, f);
+        out.push_back('}');
+    }
+    out.push_back(']');
+    detail::put_key(out, "producerDataSet", first);
+    out.push_back('[');
+    for (std::size_t i = 0; i < hb.producer_groups.size(); ++i) {
+        if (i != 0) {
+            out.push_back(',');
+        }
+        bool f = true;
+        out.push_back('{');
+        detail::put_string(out, "groupName", hb.producer_groups[i], f);
+        out.push_back('}');
+    }
+    out.append("]}");
+    return out;
+}
+
+/// Parses a HEART_BEAT body (what a broker or an embedded test peer receives). Throws CodecError on
+/// malformed JSON or unknown enum names.
+inline HeartbeatData decode_heartbeat_data(std::string_view json) {
+    constexpr std::string_view what = "HeartbeatData";
+    const auto j = detail::parse_object(json, what);
+    HeartbeatData hb;
+    hb.client_id = detail::get_string(j, "clientID", what);
+    if (const auto* arr = detail::get_array(j, "consumerDataSet", what)) {
+        for (const auto& c : *arr) {
+            ConsumerData cd;
+            cd.group_name = detail::get_string(c, "groupName", what);
+            const std::string type = detail::get_string(c, "consumeType", what);
+            if (type == "CONSUME_ACTIVELY") {
+                cd.consume_type = ConsumeType::ConsumeActively;
+            } else if (type == "CONSUME_PASSIVELY" || type.empty()) {
+                cd.consume_type = ConsumeType::ConsumePassively;
+            } else {
+                throw CodecError(fmt::format("HeartbeatData: unknown consumeType \"{}\"", type));
+            }
+            const std::string model = detail::get_string(c, "messageModel", what);
+            if (model == "BROADCASTING") {
+                cd.message_model = MessageModel::Broadcasting;
+            } else if (model == "CLUSTERING" || model.empty()) {
+                cd.message_model = MessageModel::Clustering;
+            } else {
+                throw CodecError(fmt::format("HeartbeatData: unknown messageModel \"{}\"", model));
+            }
+            const std::string from = detail::get_string(c, "consumeFromWhere", what);
+            bool known = from.empty();
+            for (const auto w : {ConsumeFromWhere::LastOffset,
+                                 ConsumeFromWhere::LastOffsetAndFromMinWhenBootFirst,
+                                 ConsumeFromWhere::MinOffset,
+                                 ConsumeFromWhere::MaxOffset,
+                                 ConsumeFromWhere::FirstOffset,
+                                 ConsumeFromWhere::Timestamp}) {
+                if (consume_from_where_name(w) == from) {
+                    cd.consume_from_where = w;
+                    known = true;
+                }
+            }
+            if (!known) {
+                throw CodecError(fmt::format("HeartbeatData: unknown consumeFromWhere \"{}\"", from));
+            }
+            cd.unit_mode = detail::get_bool(c, "unitMode", what);
+            if (const auto* subs = detail::get_array(c, "subscriptionDataSet", what)) {
+                for (const auto& s : *subs) {
+                    SubscriptionData sd;
+                    sd.class_filter_mode = detail::get_bool(s, "classFilterMode", what);
+                    sd.topic = detail::get_string(s, "topic", what);
+                    sd.sub_string = detail::get_string(s, "subString", what);
+                    sd.sub_version = detail::get_int<std::int64_t>(s, "subVersion", what);
+                    sd.expression_type = detail::get_string(s, "expressionType", what);
+                    for (auto& t : detail::parse_string_list(s, "tagsSet", what)) {
+                        sd.tags_set.insert(std::move(t));
+                    }
+                    if (const auto* codes = detail::get_array(s, "codeSet", what)) {
+                        for (const auto& code : *codes) {
+                            if (!code.is_number_integer()) {
+                                throw CodecError("HeartbeatData: codeSet holds a non-integer");
+                            }
+                            sd.code_set.insert(code.get<std::int32_t>());
+                        }
+                    }
+                    cd.subscription_data_set.push_back(std::move(sd));
+                }
+            }
+            hb.consumer_data_set.push_back(std::move(cd));
+        }
+    }
+    if (const auto* arr = detail::get_array(j, "producerDataSet", what)) {
+        for (const auto& p : *arr) {
+            hb.producer_groups.push_back(detail::get_string(p, "groupName", what));
+        }
+    }
+    return hb;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Lock / unlock batch, consumer list
+
+/// LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body; queues in Java's HashSet order.
+inline std::string encode_lock_batch_request(const LockBatchRequestBody& body) {
+    std::string out = "{";
+    bool first = true;
+    detail::put_string(out, "clientId", body.client_id, first);
+    detail::put_string(out, "consumerGroup", body.consumer_group, first);
+    detail::put_key(out, "mqSet", first);
+    detail::append_mq_set(out, body.mq_set);
+    if (body.only_this_broker) {
+        detail::put_bool(out, "onlyThisBroker", *body.only_this_broker, first);
+    }
+    out.push_back('}');
+    return out;
+}
+
+/// Parses a LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body.
+inline LockBatchRequestBody decode_lock_batch_request(std::string_view json) {
+    constexpr std::string_view what = "LockBatchRequestBody";
+    const auto j = detail::parse_object(json, what);
+    LockBatchRequestBody out;
+    out.consumer_group = detail::get_string(j, "consumerGroup", what);
+    out.client_id = detail::get_string(j, "clientId", what);
+    if (detail::member(j, "onlyThisBroker") != nullptr) {
+        out.only_this_broker = detail::get_bool(j, "onlyThisBroker", what);
+    }
+    out.mq_set = detail::parse_mq_set(j, "mqSet", what);
+    return out;
+}
+
+/// LOCK_BATCH_MQ response body (LockBatchResponseBody): the queues actually locked.
+inline std::string encode_lock_batch_response(std::span<const MessageQueue> locked) {
+    std::string out = "{";
+    bool first = true;
+    detail::put_key(out, "lockOKMQSet", first);
+    detail::append_mq_set(out, std::vector<MessageQueue>(locked.begin(), locked.end()));
+    out.push_back('}');
+    return out;
+}
+
+/// Parses a LOCK_BATCH_MQ response body.
+inline std::vector<MessageQueue> decode_lock_batch_response(std::string_view json) {
+    constexpr std::string_view what = "LockBatchResponseBody";
+    return detail::parse_mq_set(detail::parse_object(json, what), "lockOKMQSet", what);
+}
+
+/// GET_CONSUMER_LIST_BY_GROUP response body (GetConsumerListByGroupResponseBody).
+inline std::string encode_consumer_list(std::span<const std::string> consumer_ids) {
+    std::string out = "{";
+    bool first = true;
+    detail::put_key(out, "consumerIdList", first);
+    detail::append_string_list(out, std::vector<std::string>(consumer_ids.begin(), consumer_ids.end()));
+    out.push_back('}');
+    return out;
+}
+
+/// Parses a GET_CONSUMER_LIST_BY_GROUP response body.
+inline std::vector<std::string> decode_consumer_list(std::string_view json) {
+    constexpr std::string_view what = "GetConsumerListByGroupResponseBody";
+    return detail::parse_string_list(detail::parse_object(json, what), "consumerIdList", what);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// ResetOffsetBody (RESET_CONSUMER_CLIENT_OFFSET)
+
+/// The two forms of ResetOffsetBody: Java's default writes `Map<MessageQueue, Long>` with object keys (not
+/// JSON:
+/// `{"offsetTable":{{"brokerName":"b","queueId":0,"topic":"T"}:123}}`); the "ForC" form, chosen by the broker
+/// when the admin tool that triggered the reset spoke CPP, is a list of `{brokerName, offset, queueId,
+/// topic}`.
+enum class ResetOffsetForm { ObjectKeys, ForC };
+
+namespace detail {
+
+/// Index just past the JSON value starting at `i` (strings, nesting and fastjson object keys respected).
+inline std::size_t skip_json_value(std::string_view s, std::size_t i, std::string_view what) {
+    int depth = 0;
+    bool in_string = false;
+    for (; i < s.size(); ++i) {
+        const char c = s[i];
+        if (in_string) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                in_string = false;
+                if (depth == 0) {
+                    return i + 1;
+                }
+            }
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0) {
+                return i;  // end of the enclosing container: a scalar ended here
+            }
+            if (--depth == 0) {
+                return i + 1;
+            }
+        } else if (c == ',' && depth == 0) {
+            return i;
+        }
+    }
+    if (depth != 0 || in_string) {
+        throw CodecError(fmt::format("{}: unterminated JSON value", what));
+    }
+    return i;
+}
+
+inline std::size_t skip_ws(std::string_view s, std::size_t i) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) {
+        ++i;
+    }
+    return i;
+}
+
+[[noreturn]] inline void reset_body_error(std::string_view problem, std::size_t at) {
+    throw CodecError(fmt::format("ResetOffsetBody: {} at byte {}", problem, at));
+}
+
+}  // namespace detail
+
+/// Parses a RESET_CONSUMER_CLIENT_OFFSET body in either form: (queue, offset) pairs.
+inline std::vector<std::pair<MessageQueue, std::int64_t>> decode_reset_offset_body(std::string_view json) {
+    constexpr std::string_view what = "ResetOffsetBody";
+    std::vector<std::pair<MessageQueue, std::int64_t>> out;
+    std::size_t i = detail::skip_ws(json, 0);
+    if (i >= json.size() || json[i] != '{') {
+        detail::reset_body_error("expected '{'", i);
+    }
+    ++i;
+    while (true) {
+        i = detail::skip_ws(json, i);
+        if (i >= json.size()) {
+            detail::reset_body_error("unexpected end", i);
+        }
+        if (json[i] == '}') {
+            return out;
+        }
+        if (json[i] == ',') {
+            ++i;
+            continue;
+        }
+        const std::size_t key_end = detail::skip_json_value(json, i, what);
+        const auto key = detail::parse_object("{" + std::string(json.substr(i, key_end - i)) + ":0}", what);
+        i = detail::skip_ws(json, key_end);
+        if (i >= json.size() || json[i] != ':') {
+            detail::reset_body_error("expected ':'", i);
+        }
+        i = detail::skip_ws(json, i + 1);
+        const std::size_t value_end = detail::skip_json_value(json, i, what);
+        if (key.begin().key() != "offsetTable") {
+            i = value_end;
+            continue;
+        }
+        const std::string_view value = json.substr(i, value_end - i);
+        if (!value.empty() && value.front() == '[') {
+            for (const auto& e : rmq::detail::parse_fastjson(value, what)) {
+                out.emplace_back(detail::parse_message_queue(e, what),
+                                 detail::get_int<std::int64_t>(e, "offset", what));
+            }
+        } else if (!value.empty() && value.front() == '{') {
+            std::size_t k = 1;
+            while (true) {
+                k = detail::skip_ws(value, k);
+                if (k >= value.size()) {
+                    detail::reset_body_error("unterminated offsetTable", i + k);
+                }
+                if (value[k] == '}') {
+                    break;
+                }
+                if (value[k] == ',') {
+                    ++k;
+                    continue;
+                }
+                const std::size_t mq_end = detail::skip_json_value(value, k, what);
+                const MessageQueue mq = detail::parse_message_queue(
+                    rmq::detail::parse_fastjson(value.substr(k, mq_end - k), what), what);
+                k = detail::skip_ws(value, mq_end);
+                if (k >= value.size() || value[k] != ':') {
+                    detail::reset_body_error("expected ':' after a MessageQueue key", i + k);
+                }
+                k = detail::skip_ws(value, k + 1);
+                const std::size_t num_end = detail::skip_json_value(value, k, what);
+                const auto num = rmq::detail::parse_fastjson(value.substr(k, num_end - k), what);
+                if (!num.is_number_integer()) {
+                    detail::reset_body_error("offset is not an integer", i + k);
+                }
+                out.emplace_back(mq, num.get<std::int64_t>());
+                k = num_end;
+            }
+        } else if (value != "null") {
+            detail::reset_body_error("offsetTable is neither an object nor a list", i);
+        }
+        i = value_end;
+    }
+}
+
+/// Writes a ResetOffsetBody the way a Java broker does (ObjectKeys form: entries in the given order).
+inline std::string encode_reset_offset_body(std::span<const std::pair<MessageQueue, std::int64_t>> offsets,
+                                            ResetOffsetForm form = ResetOffsetForm::ObjectKeys) {
+    std::string out = "{\"offsetTable\":";
+    out.push_back(form == ResetOffsetForm::ForC ? '[' : '{');
+    for (std::size_t n = 0; n < offsets.size(); ++n) {
+        const auto& [mq, offset] = offsets[n];
+        if (n != 0) {
+            out.push_back(',');
+        }
+        if (form == ResetOffsetForm::ForC) {
+            bool f = true;
+            out.push_back('{');
+            detail::put_string(out, "brokerName", mq.broker_name, f);
+            detail::put_int(out, "offset", offset, f);
+            detail::put_int(out, "queueId", mq.queue_id, f);
+            detail::put_string(out, "topic", mq.topic, f);
+            out.push_back('}');
+        } else {
+            detail::append_message_queue(out, mq);
+            out.append(fmt::format(":{}", offset));
+        }
+    }
+    out.push_back(form == ResetOffsetForm::ForC ? ']' : '}');
+    out.push_back('}');
+    return out;
+}
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/bodies.hpp ----
+
+// ---- begin rmq/remoting/compression.hpp ----
+
+/// @file compression.hpp
+/// Message body compression as RocketMQ's CompressorFactory does it: zlib streams (java.util.zip.Deflater),
+/// LZ4 frames (lz4-java LZ4FrameOutputStream) and Zstandard frames (zstd-jni ZstdOutputStream).
+///
+/// zlib is always available (rmq links ZLIB::ZLIB). LZ4 and ZSTD need their libraries: define RMQ_WITH_LZ4 /
+/// RMQ_WITH_ZSTD and link liblz4 / libzstd to enable them; without, compress/decompress of that type throws
+/// rmq::remoting::CodecError saying support is not compiled in.
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <zlib.h>
+
+#include <fmt/format.h>
+
+
+#if defined(RMQ_WITH_LZ4) && __has_include(<lz4frame.h>)
+#    include <lz4frame.h>
+#    define RMQ_DETAIL_HAS_LZ4 1
+#else
+#    define RMQ_DETAIL_HAS_LZ4 0
+#endif
+
+#if defined(RMQ_WITH_ZSTD) && __has_include(<zstd.h>)
+#    include <zstd.h>
+#    define RMQ_DETAIL_HAS_ZSTD 1
+#else
+#    define RMQ_DETAIL_HAS_ZSTD 0
+#endif
+
+namespace rmq::remoting {
+
+/// Java's CompressionType; the value is what MessageSysFlag stores in bits 8-10.
+enum class CompressionType : std::int32_t { Lz4 = 1, Zstd = 2, Zlib = 3 };
+
+/// Whether this build can (de)compress `type`.
+inline constexpr bool compression_supported(CompressionType type) noexcept {
+    switch (type) {
+    case CompressionType::Zlib:
+        return true;
+    case CompressionType::Lz4:
+        return RMQ_DETAIL_HAS_LZ4 != 0;
+    case CompressionType::Zstd:
+        return RMQ_DETAIL_HAS_ZSTD != 0;
+    }
+    return false;
+}
+
+/// Name as Java prints it.
+inline constexpr std::string_view compression_name(CompressionType type) noexcept {
+    switch (type) {
+    case CompressionType::Zlib:
+        return "ZLIB";
+    case CompressionType::Lz4:
+        return "LZ4";
+    case CompressionType::Zstd:
+        return "ZSTD";
+    }
+    return "UNKNOWN";
+}
+
+/// Upper bound for a decompressed body, so a corrupt or hostile record cannot exhaust memory (the broker
+/// refuses stored bodies above 4 MiB by default; compressed text rarely expands beyond 100x).
+inline constexpr std::size_t max_decompressed_body = 512U * 1024U * 1024U;
+
+namespace detail {
+
+[[noreturn]] inline void not_compiled_in(CompressionType type) {
+    throw CodecError(
+        fmt::format("{} body compression support is not compiled in (define RMQ_WITH_{} and link "
+                    "its library)",
+                    compression_name(type),
+                    compression_name(type)));
+}
+
+inline void check_growth(std::size_t size, CompressionType type) {
+    if (size > max_decompressed_body) {
+        throw CodecError(fmt::format(
+            "{} body decompresses to more than {} bytes", compression_name(type), max_decompressed_body));
+    }
+}
+
+inline std::string zlib_inflate(std::string_view in) {
+    z_stream zs{};
+    if (inflateInit(&zs) != Z_OK) {
+        throw CodecError("ZLIB: inflateInit failed");
+    }
+    std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&zs, inflateEnd);
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    zs.avail_in = static_cast<uInt>(in.size());
+    std::string out;
+    char buf[16384];
+    int rc = Z_OK;
+    while (rc != Z_STREAM_END) {
+        zs.next_out = reinterpret_cast<Bytef*>(buf);
+        zs.avail_out = sizeof buf;
+        rc = inflate(&zs, Z_NO_FLUSH);
+        if (rc != Z_OK && rc != Z_STREAM_END) {
+            throw CodecError(
+                fmt::format("ZLIB body is corrupt: {} (zlib error {})", zs.msg ? zs.msg : "?", rc));
+        }
+        out.append(buf, sizeof buf - zs.avail_out);
+        check_growth(out.size(), CompressionType::Zlib);
+        if (rc == Z_OK && zs.avail_in == 0 && zs.avail_out != 0) {
+            throw CodecError("ZLIB body is truncated");
+        }
+    }
+    return out;
+}
+
+inline std::string zlib_deflate(std::string_view in, int level) {
+    uLongf bound = compressBound(static_cast<uLong>(in.size()));
+    std::string out(bound, '\0');
+    if (compress2(reinterpret_cast<Bytef*>(out.data()),
+                  &bound,
+                  reinterpret_cast<const Bytef*>(in.data()),
+                  static_cast<uLong>(in.size()),
+                  level) != Z_OK) {
+        throw CodecError(fmt::format("ZLIB: compress2 failed at level {}", level));
+    }
+    out.resize(bound);
+    return out;
+}
+
+#if RMQ_DETAIL_HAS_LZ4
+inline std::string lz4_decompress(std::string_view in) {
+    LZ4F_dctx* ctx = nullptr;
+    if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION))) {
+        throw CodecError("LZ4: cannot create a decompression context");
+    }
+    std::unique_ptr<LZ4F_dctx, LZ4F_errorCode_t (*)(LZ4F_dctx*)> guard(ctx, LZ4F_freeDecompressionContext);
+    std::string out;
+    char buf[65536];
+    const char* src = in.data();
+    std::size_t left = in.size();
+    while (true) {
+        std::size_t dst_size = sizeof buf;
+        std::size_t src_size = left;
+        const std::size_t hint = LZ4F_decompress(ctx, buf, &dst_size, src, &src_size, nullptr);
+        if (LZ4F_isError(hint)) {
+            throw CodecError(fmt::format("LZ4 body is corrupt: {}", LZ4F_getErrorName(hint)));
+        }
+        out.append(buf, dst_size);
+        check_growth(out.size(), CompressionType::Lz4);
+        src += src_size;
+        left -= src_size;
+        if (hint == 0) {
+            break;  // frame complete
+        }
+        if (src_size == 0 && dst_size == 0) {
+            throw CodecError("LZ4 body is truncated");  // wants more input and has no buffered output
+        }
+    }
+    return out;
+}
+
+inline std::string lz4_compress(std::string_view in, int /*level*/) {
+    // Like lz4-java's LZ4FrameOutputStream (what Java's Lz4Compressor uses, ignoring the level): fast
+    // compressor, independent blocks of at most 4 MiB declared as such even for small bodies (lz4-java cannot
+    // read dependent blocks), no checksums. The streaming API keeps the declared block size (compressFrame
+    // would shrink it).
+    LZ4F_preferences_t prefs{};
+    prefs.frameInfo.blockSizeID = LZ4F_max4MB;
+    prefs.frameInfo.blockMode = LZ4F_blockIndependent;
+    prefs.compressionLevel = 0;
+    LZ4F_cctx* ctx = nullptr;
+    if (LZ4F_isError(LZ4F_createCompressionContext(&ctx, LZ4F_VERSION))) {
+        throw CodecError("LZ4: cannot create a compression context");
+    }
+    std::unique_ptr<LZ4F_cctx, LZ4F_errorCode_t (*)(LZ4F_cctx*)> guard(ctx, LZ4F_freeCompressionContext);
+    std::string out(LZ4F_HEADER_SIZE_MAX + LZ4F_compressBound(in.size(), &prefs), '\0');
+    auto check = [](std::size_t rc) {
+        if (LZ4F_isError(rc)) {
+            throw CodecError(fmt::format("LZ4: compression failed: {}", LZ4F_getErrorName(rc)));
+        }
+        return rc;
+    };
+    std::size_t n = check(LZ4F_compressBegin(ctx, out.data(), out.size(), &prefs));
+    n += check(LZ4F_compressUpdate(ctx, out.data() + n, out.size() - n, in.data(), in.size(), nullptr));
+    n += check(LZ4F_compressEnd(ctx, out.data() + n, out.size() - n, nullptr));
+    out.resize(n);
+    return out;
+}
+#endif
+
+#if RMQ_DETAIL_HAS_ZSTD
+inline std::string zstd_decompress(std::string_view in) {
+    std::unique_ptr<ZSTD_DStream, std::size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(), ZSTD_freeDStream);
+    if (!ds || ZSTD_isError(ZSTD_initDStream(ds.get()))) {
+        throw CodecError("ZSTD: cannot create a decompression stream");
+    }
+    std::string out;
+    std::string buf(ZSTD_DStreamOutSize(), '\0');
+    ZSTD_inBuffer input{in.data(), in.size(), 0};
+    std::size_t rc = 1;
+    while (rc != 0) {
+        ZSTD_outBuffer output{buf.data(), buf.size(), 0};
+        rc = ZSTD_decompressStream(ds.get(), &output, &input);
+        if (ZSTD_isError(rc)) {
+            throw CodecError(fmt::format("ZSTD body is corrupt: {}", ZSTD_getErrorName(rc)));
+        }
+        out.append(buf.data(), output.pos);
+        check_growth(out.size(), CompressionType::Zstd);
+        if (rc != 0 && input.pos == input.size && output.pos < output.size) {
+            throw CodecError("ZSTD body is truncated");
+        }
+    }
+    return out;
+}
+
+inline std::string zstd_compress(std::string_view in, int level) {
+    // Streamed like zstd-jni's ZstdOutputStream (Java's ZstdCompressor): the frame does not declare its
+    // content size and has no checksum.
+    std::unique_ptr<ZSTD_CCtx, std::size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    auto check = [](std::size_t rc) {
+        if (ZSTD_isError(rc)) {
+            throw CodecError(fmt::format("ZSTD: compression failed: {}", ZSTD_getErrorName(rc)));
+        }
+        return rc;
+    };
+    if (!cctx) {
+        throw CodecError("ZSTD: cannot create a compression context");
+    }
+    check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level));
+    std::string out;
+    std::string buf(ZSTD_CStreamOutSize(), '\0');
+    ZSTD_inBuffer input{in.data(), in.size(), 0};
+    while (input.pos < input.size) {
+        ZSTD_outBuffer output{buf.data(), buf.size(), 0};
+        check(ZSTD_compressStream2(cctx.get(), &output, &input, ZSTD_e_continue));
+        out.append(buf.data(), output.pos);
+    }
+    // Java flushes before closing the stream, so the data ends a block and an empty last block follows.
+    ZSTD_inBuffer none{nullptr, 0, 0};
+    for (const auto op : {ZSTD_e_flush, ZSTD_e_end}) {
+        std::size_t remaining = 1;
+        while (remaining != 0) {
+            ZSTD_outBuffer output{buf.data(), buf.size(), 0};
+            remaining = check(ZSTD_compressStream2(cctx.get(), &output, &none, op));
+            out.append(buf.data(), output.pos);
+        }
+    }
+    return out;
+}
+#endif
+
+}  // namespace detail
+
+/// Decompresses a stored body. Throws CodecError when the data is corrupt or the type is not compiled in.
+inline std::string decompress(std::string_view data, CompressionType type) {
+    switch (type) {
+    case CompressionType::Zlib:
+        return detail::zlib_inflate(data);
+    case CompressionType::Lz4:
+#if RMQ_DETAIL_HAS_LZ4
+        return detail::lz4_decompress(data);
+#else
+        detail::not_compiled_in(type);
+#endif
+    case CompressionType::Zstd:
+#if RMQ_DETAIL_HAS_ZSTD
+        return detail::zstd_decompress(data);
+#else
+        detail::not_compiled_in(type);
+#endif
+    }
+    throw CodecError(fmt::format("unknown compression type {}", static_cast<int>(type)));
+}
+
+/// Compresses a body like a Java producer (level = rocketmq.message.compressLevel, default 5).
+inline std::string compress(std::string_view data, CompressionType type, int level = 5) {
+    switch (type) {
+    case CompressionType::Zlib:
+        return detail::zlib_deflate(data, level);
+    case CompressionType::Lz4:
+#if RMQ_DETAIL_HAS_LZ4
+        return detail::lz4_compress(data, level);
+#else
+        detail::not_compiled_in(type);
+#endif
+    case CompressionType::Zstd:
+#if RMQ_DETAIL_HAS_ZSTD
+        return detail::zstd_compress(data, level);
+#else
+        detail::not_compiled_in(type);
+#endif
+    }
+    throw CodecError(fmt::format("unknown compression type {}", static_cast<int>(type)));
+}
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/compression.hpp ----
+
+// ---- begin rmq/remoting/headers.hpp ----
+
+/// @file headers.hpp
+/// Typed request/response headers ("custom headers") of the requests a push consumer and a simple producer
+/// need, converted to and from RemotingCommand ext fields the way Java's makeCustomHeaderToNet /
+/// decodeCommandCustomHeader do: every value is text (String.valueOf), absent optional fields are not sent.
+/// Field order follows the Java classes (FastCodesHeader encode() order where Java has one), so ROCKETMQ
+/// binary frames match what a Java peer writes.
+
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+
+// ---- begin rmq/remoting/request_code.hpp ----
+
+/// @file request_code.hpp
+/// RocketMQ request codes (Java's RequestCode) and the remoting response codes rmq's transport sees.
+/// Response codes shared with the rest of rmq live in rmq/protocol.hpp (rmq::response_code).
+
+#include <cstdint>
+
+namespace rmq::remoting {
+
+/// Java's RequestCode values a client sends or receives.
+namespace request_code {
+inline constexpr std::int32_t send_message = 10;
+inline constexpr std::int32_t pull_message = 11;
+inline constexpr std::int32_t query_message = 12;
+inline constexpr std::int32_t query_broker_offset = 13;
+inline constexpr std::int32_t query_consumer_offset = 14;
+inline constexpr std::int32_t update_consumer_offset = 15;
+inline constexpr std::int32_t update_and_create_topic = 17;
+inline constexpr std::int32_t get_all_topic_config = 21;
+inline constexpr std::int32_t get_broker_config = 26;
+inline constexpr std::int32_t get_broker_runtime_info = 28;
+inline constexpr std::int32_t search_offset_by_timestamp = 29;
+inline constexpr std::int32_t get_max_offset = 30;
+inline constexpr std::int32_t get_min_offset = 31;
+inline constexpr std::int32_t get_earliest_msg_storetime = 32;
+inline constexpr std::int32_t view_message_by_id = 33;
+inline constexpr std::int32_t heart_beat = 34;
+inline constexpr std::int32_t unregister_client = 35;
+inline constexpr std::int32_t consumer_send_msg_back = 36;
+inline constexpr std::int32_t end_transaction = 37;
+inline constexpr std::int32_t get_consumer_list_by_group = 38;
+inline constexpr std::int32_t check_transaction_state = 39;
+inline constexpr std::int32_t notify_consumer_ids_changed = 40;
+inline constexpr std::int32_t lock_batch_mq = 41;
+inline constexpr std::int32_t unlock_batch_mq = 42;
+inline constexpr std::int32_t get_all_consumer_offset = 43;
+inline constexpr std::int32_t get_all_delay_offset = 45;
+inline constexpr std::int32_t check_client_config = 46;
+inline constexpr std::int32_t get_client_config = 47;
+inline constexpr std::int32_t register_broker = 103;
+inline constexpr std::int32_t unregister_broker = 104;
+inline constexpr std::int32_t get_routeinfo_by_topic = 105;
+inline constexpr std::int32_t get_broker_cluster_info = 106;
+inline constexpr std::int32_t update_and_create_subscriptiongroup = 200;
+inline constexpr std::int32_t get_all_subscriptiongroup_config = 201;
+inline constexpr std::int32_t get_topic_stats_info = 202;
+inline constexpr std::int32_t get_consumer_connection_list = 203;
+inline constexpr std::int32_t get_producer_connection_list = 204;
+inline constexpr std::int32_t get_all_topic_list_from_nameserver = 206;
+inline constexpr std::int32_t delete_subscriptiongroup = 207;
+inline constexpr std::int32_t get_consume_stats = 208;
+inline constexpr std::int32_t delete_topic_in_broker = 215;
+inline constexpr std::int32_t delete_topic_in_namesrv = 216;
+inline constexpr std::int32_t reset_consumer_client_offset = 220;
+inline constexpr std::int32_t get_consumer_status_from_client = 221;
+inline constexpr std::int32_t invoke_broker_to_reset_offset = 222;
+inline constexpr std::int32_t invoke_broker_to_get_consumer_status = 223;
+inline constexpr std::int32_t query_topic_consume_by_who = 300;
+inline constexpr std::int32_t get_consumer_running_info = 307;
+inline constexpr std::int32_t consume_message_directly = 309;
+inline constexpr std::int32_t send_message_v2 = 310;
+inline constexpr std::int32_t send_batch_message = 320;
+inline constexpr std::int32_t query_consume_queue = 321;
+inline constexpr std::int32_t send_reply_message = 324;
+inline constexpr std::int32_t send_reply_message_v2 = 325;
+inline constexpr std::int32_t push_reply_message_to_client = 326;
+inline constexpr std::int32_t lite_pull_message = 361;
+inline constexpr std::int32_t query_assignment = 400;
+inline constexpr std::int32_t set_message_request_mode = 401;
+inline constexpr std::int32_t get_all_message_request_mode = 402;
+}  // namespace request_code
+
+/// Response codes of the remoting layer and the 4.9/5.x brokers beyond rmq::response_code (rmq/protocol.hpp).
+namespace response_code {
+inline constexpr std::int32_t success = 0;
+inline constexpr std::int32_t system_error = 1;
+inline constexpr std::int32_t system_busy = 2;
+inline constexpr std::int32_t request_code_not_supported = 3;
+inline constexpr std::int32_t transaction_failed = 4;
+inline constexpr std::int32_t flush_disk_timeout = 10;
+inline constexpr std::int32_t slave_not_available = 11;
+inline constexpr std::int32_t flush_slave_timeout = 12;
+inline constexpr std::int32_t message_illegal = 13;
+inline constexpr std::int32_t service_not_available = 14;
+inline constexpr std::int32_t version_not_supported = 15;
+inline constexpr std::int32_t no_permission = 16;
+inline constexpr std::int32_t topic_not_exist = 17;
+inline constexpr std::int32_t topic_exist_already = 18;
+inline constexpr std::int32_t pull_not_found = 19;
+inline constexpr std::int32_t pull_retry_immediately = 20;
+inline constexpr std::int32_t pull_offset_moved = 21;
+inline constexpr std::int32_t query_not_found = 22;
+inline constexpr std::int32_t subscription_parse_failed = 23;
+inline constexpr std::int32_t subscription_not_exist = 24;
+inline constexpr std::int32_t subscription_not_latest = 25;
+inline constexpr std::int32_t subscription_group_not_exist = 26;
+inline constexpr std::int32_t filter_data_not_exist = 27;
+inline constexpr std::int32_t filter_data_not_latest = 28;
+/// 5.x only.
+inline constexpr std::int32_t invalid_parameter = 29;
+inline constexpr std::int32_t transaction_should_commit = 200;
+inline constexpr std::int32_t transaction_should_rollback = 201;
+inline constexpr std::int32_t transaction_state_unknow = 202;
+inline constexpr std::int32_t transaction_state_group_wrong = 203;
+inline constexpr std::int32_t no_buyer_id = 204;
+inline constexpr std::int32_t not_in_current_unit = 205;
+inline constexpr std::int32_t consumer_not_online = 206;
+inline constexpr std::int32_t consume_msg_timeout = 207;
+inline constexpr std::int32_t no_message = 208;
+inline constexpr std::int32_t flow_control = 215;
+inline constexpr std::int32_t not_leader_for_queue = 501;
+inline constexpr std::int32_t illegal_operation = 604;
+/// 5.3 servers shutting down gracefully (only to requests with version > 475).
+inline constexpr std::int32_t go_away = 1500;
+}  // namespace response_code
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/request_code.hpp ----
+
+namespace rmq::remoting {
+
+namespace detail {
+
+template <class T>
+struct IsOptional : std::false_type {};
+
+template <class T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+
+inline std::string header_text(const std::string& v) {
+    return v;
+}
+
+inline std::string header_text(bool v) {
+    return v ? "true" : "false";
+}
+
+template <class Int>
+requires std::is_integral_v<Int>
+std::string header_text(Int v) {
+    return fmt::format("{}", v);
+}
+
+/// Appends fields to ext fields (String.valueOf; null optional fields skipped).
+struct HeaderWriter {
+    ExtFields& out;
+
+    template <class T>
+    void operator()(std::string_view key, const T& value) const {
+        if constexpr (IsOptional<T>::value) {
+            if (value) {
+                out.set(key, header_text(*value));
+            }
+        } else {
+            out.set(key, header_text(value));
+        }
+    }
+};
+
+/// Reads fields from ext fields: non-optional fields are required ("the custom field <x> is null", as Java's
+/// @CFNotNull check says), numbers parse like Integer/Long.parseLong, booleans like Boolean.parseBoolean.
+struct HeaderReader {
+    const ExtFields& in;
+    std::string_view header;
+
+    template <class T>
+    void operator()(std::string_view key, T& value) const {
+        const auto text = in.get(key);
+        if constexpr (IsOptional<T>::value) {
+            if (text) {
+                typename T::value_type v{};
+                parse(key, *text, v);
+                value = std::move(v);
+            } else {
+                value.reset();
+            }
+        } else {
+            if (!text) {
+                throw CodecError(fmt::format("{}: the custom field <{}> is null", header, key));
+            }
+            parse(key, *text, value);
+        }
+    }
+
+    void parse(std::string_view, std::string_view text, std::string& v) const { v = std::string(text); }
+
+    void parse(std::string_view, std::string_view text, bool& v) const {
+        v = text.size() == 4 && (text[0] == 't' || text[0] == 'T') && (text[1] == 'r' || text[1] == 'R') &&
+            (text[2] == 'u' || text[2] == 'U') && (text[3] == 'e' || text[3] == 'E');
+    }
+
+    template <class Int>
+    requires std::is_integral_v<Int>
+    void parse(std::string_view key, std::string_view text, Int& v) const {
+        std::string_view digits = text;
+        if (!digits.empty() && digits.front() == '+') {
+            digits.remove_prefix(1);  // Java's parseInt accepts a leading '+'
+        }
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+        if (ec != std::errc{} || end != digits.data() + digits.size() || digits.empty()) {
+            throw CodecError(fmt::format(
+                "{}: field <{}> = \"{}\" is not a valid {}-bit integer", header, key, text, sizeof(Int) * 8));
+        }
+    }
+};
+
+}  // namespace detail
+
+/// The ext fields of a typed header (makeCustomHeaderToNet), in the header's field order.
+template <class Header>
+ExtFields to_ext_fields(const Header& header) {
+    ExtFields out;
+    Header::fields(header, detail::HeaderWriter{out});
+    return out;
+}
+
+/// Appends a typed header's fields to existing ext fields (e.g. after fields a broker adds itself).
+template <class Header>
+void append_ext_fields(ExtFields& out, const Header& header) {
+    Header::fields(header, detail::HeaderWriter{out});
+}
+
+/// Decodes a typed header from ext fields (decodeCommandCustomHeader). Throws CodecError when a required
+/// field is missing or a number does not parse.
+template <class Header>
+Header from_ext_fields(const ExtFields& fields) {
+    Header h{};
+    Header::fields(h, detail::HeaderReader{fields, Header::java_name});
+    return h;
+}
+
+/// The typed header of a received command (absent ext fields read as an empty map).
+template <class Header>
+Header header_of(const Command& cmd) {
+    static const ExtFields empty;
+    return from_ext_fields<Header>(cmd.ext_fields ? *cmd.ext_fields : empty);
+}
+
+/// A request command carrying `header` (opaque is the transport's business).
+template <class Header>
+Command make_request(std::int32_t code, const Header& header, std::string body = {}) {
+    Command cmd;
+    cmd.code = code;
+    cmd.ext_fields = to_ext_fields(header);
+    cmd.body = std::move(body);
+    return cmd;
+}
+
+/// PULL_MESSAGE (11) / LITE_PULL_MESSAGE (361) request header (FastCodesHeader).
+struct PullMessageRequestHeader {
+    static constexpr std::string_view java_name = "PullMessageRequestHeader";
+    std::string consumer_group;
+    std::string topic;
+    std::int32_t queue_id = 0;
+    std::int64_t queue_offset = 0;
+    std::int32_t max_msg_nums = 32;
+    std::int32_t sys_flag = 0;
+    std::int64_t commit_offset = 0;
+    std::int64_t suspend_timeout_millis = 0;
+    std::optional<std::string> subscription;
+    std::int64_t sub_version = 0;
+    std::optional<std::string> expression_type;
+    /// 5.x only.
+    std::optional<std::int32_t> max_msg_bytes;
+    /// Target broker name (5.x RPC field; required through a 5.x Proxy, ignored by plain brokers).
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("consumerGroup", s.consumer_group);
+        v("topic", s.topic);
+        v("queueId", s.queue_id);
+        v("queueOffset", s.queue_offset);
+        v("maxMsgNums", s.max_msg_nums);
+        v("sysFlag", s.sys_flag);
+        v("commitOffset", s.commit_offset);
+        v("suspendTimeoutMillis", s.suspend_timeout_millis);
+        v("subscription", s.subscription);
+        v("subVersion", s.sub_version);
+        v("expressionType", s.expression_type);
+        v("maxMsgBytes", s.max_msg_bytes);
+        v("bname", s.bname);
+    }
+
+    /// The header for rmq::PullArgs (the queue's broker name goes to `bname`).
+    static PullMessageRequestHeader from(const PullArgs& args) {
+        PullMessageRequestHeader h;
+        h.consumer_group = args.consumer_group;
+        h.topic = args.mq.topic;
+        h.queue_id = args.mq.queue_id;
+        h.queue_offset = args.queue_offset;
+        h.max_msg_nums = args.max_msg_nums;
+        h.sys_flag = args.sys_flag;
+        h.commit_offset = args.commit_offset;
+        h.suspend_timeout_millis = args.suspend_timeout_millis;
+        h.subscription = args.subscription;
+        h.sub_version = args.sub_version;
+        h.expression_type = args.expression_type;
+        h.bname = args.mq.broker_name;
+        return h;
+    }
+};
+
+/// PULL_MESSAGE response header (FastCodesHeader).
+struct PullMessageResponseHeader {
+    static constexpr std::string_view java_name = "PullMessageResponseHeader";
+    std::int64_t suggest_which_broker_id = 0;
+    std::int64_t next_begin_offset = 0;
+    std::int64_t min_offset = 0;
+    std::int64_t max_offset = 0;
+    /// 5.x static topics: add to every message's queue offset.
+    std::optional<std::int64_t> offset_delta;
+    std::optional<std::int32_t> topic_sys_flag;
+    std::optional<std::int32_t> group_sys_flag;
+    std::optional<std::int32_t> forbidden_type;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("suggestWhichBrokerId", s.suggest_which_broker_id);
+        v("nextBeginOffset", s.next_begin_offset);
+        v("minOffset", s.min_offset);
+        v("maxOffset", s.max_offset);
+        v("offsetDelta", s.offset_delta);
+        v("topicSysFlag", s.topic_sys_flag);
+        v("groupSysFlag", s.group_sys_flag);
+        v("forbiddenType", s.forbidden_type);
+    }
+};
+
+/// QUERY_CONSUMER_OFFSET (14) request header.
+struct QueryConsumerOffsetRequestHeader {
+    static constexpr std::string_view java_name = "QueryConsumerOffsetRequestHeader";
+    std::string consumer_group;
+    std::string topic;
+    std::int32_t queue_id = 0;
+    /// 5.x: false asks for QUERY_NOT_FOUND instead of offset 0 when nothing is stored.
+    std::optional<bool> set_zero_if_not_found;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("consumerGroup", s.consumer_group);
+        v("topic", s.topic);
+        v("queueId", s.queue_id);
+        v("setZeroIfNotFound", s.set_zero_if_not_found);
+        v("bname", s.bname);
+    }
+};
+
+/// Response header carrying one offset (QUERY_CONSUMER_OFFSET, GET_MAX/MIN_OFFSET,
+/// SEARCH_OFFSET_BY_TIMESTAMP). Absent in a QUERY_NOT_FOUND answer.
+struct OffsetResponseHeader {
+    static constexpr std::string_view java_name = "OffsetResponseHeader";
+    std::optional<std::int64_t> offset;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("offset", s.offset);
+    }
+};
+
+/// UPDATE_CONSUMER_OFFSET (15) request header.
+struct UpdateConsumerOffsetRequestHeader {
+    static constexpr std::string_view java_name = "UpdateConsumerOffsetRequestHeader";
+    std::string consumer_group;
+    std::string topic;
+    std::int32_t queue_id = 0;
+    std::int64_t commit_offset = 0;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("consumerGroup", s.consumer_group);
+        v("topic", s.topic);
+        v("queueId", s.queue_id);
+        v("commitOffset", s.commit_offset);
+        v("bname", s.bname);
+    }
+};
+
+/// GET_MAX_OFFSET (30) request header.
+struct GetMaxOffsetRequestHeader {
+    static constexpr std::string_view java_name = "GetMaxOffsetRequestHeader";
+    std::string topic;
+    std::int32_t queue_id = 0;
+    /// 5.x, default true.
+    std::optional<bool> committed;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("topic", s.topic);
+        v("queueId", s.queue_id);
+        v("committed", s.committed);
+        v("bname", s.bname);
+    }
+};
+
+/// GET_MIN_OFFSET (31) request header.
+struct GetMinOffsetRequestHeader {
+    static constexpr std::string_view java_name = "GetMinOffsetRequestHeader";
+    std::string topic;
+    std::int32_t queue_id = 0;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("topic", s.topic);
+        v("queueId", s.queue_id);
+        v("bname", s.bname);
+    }
+};
+
+/// SEARCH_OFFSET_BY_TIMESTAMP (29) request header.
+struct SearchOffsetRequestHeader {
+    static constexpr std::string_view java_name = "SearchOffsetRequestHeader";
+    std::string topic;
+    std::int32_t queue_id = 0;
+    /// Store timestamp, ms since the epoch.
+    std::int64_t timestamp = 0;
+    /// 5.x: "lower" (default) or "upper".
+    std::optional<std::string> boundary_type;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("topic", s.topic);
+        v("queueId", s.queue_id);
+        v("timestamp", s.timestamp);
+        v("boundaryType", s.boundary_type);
+        v("bname", s.bname);
+    }
+};
+
+/// GET_CONSUMER_LIST_BY_GROUP (38) request header; also NOTIFY_CONSUMER_IDS_CHANGED (40) from the broker.
+struct ConsumerGroupRequestHeader {
+    static constexpr std::string_view java_name = "GetConsumerListByGroupRequestHeader";
+    std::string consumer_group;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("consumerGroup", s.consumer_group);
+        v("bname", s.bname);
+    }
+};
+
+/// GET_CONSUMER_LIST_BY_GROUP request header.
+using GetConsumerListByGroupRequestHeader = ConsumerGroupRequestHeader;
+/// NOTIFY_CONSUMER_IDS_CHANGED request header (broker to client, oneway).
+using NotifyConsumerIdsChangedRequestHeader = ConsumerGroupRequestHeader;
+
+/// UNREGISTER_CLIENT (35) request header (note the capital "ID").
+struct UnregisterClientRequestHeader {
+    static constexpr std::string_view java_name = "UnregisterClientRequestHeader";
+    std::string client_id;
+    std::optional<std::string> producer_group;
+    std::optional<std::string> consumer_group;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("clientID", s.client_id);
+        v("producerGroup", s.producer_group);
+        v("consumerGroup", s.consumer_group);
+        v("bname", s.bname);
+    }
+};
+
+/// Header of LOCK_BATCH_MQ (41) / UNLOCK_BATCH_MQ (42): only the 5.x RPC field (the body carries the rest).
+struct BatchMqRequestHeader {
+    static constexpr std::string_view java_name = "LockBatchMqRequestHeader";
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("bname", s.bname);
+    }
+};
+
+/// CONSUMER_SEND_MSG_BACK (36) request header.
+struct ConsumerSendMsgBackRequestHeader {
+    static constexpr std::string_view java_name = "ConsumerSendMsgBackRequestHeader";
+    /// The message's commit-log offset.
+    std::int64_t offset = 0;
+    std::string group;
+    std::int32_t delay_level = 0;
+    std::optional<std::string> origin_msg_id;
+    std::optional<std::string> origin_topic;
+    bool unit_mode = false;
+    std::optional<std::int32_t> max_reconsume_times;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("offset", s.offset);
+        v("group", s.group);
+        v("delayLevel", s.delay_level);
+        v("originMsgId", s.origin_msg_id);
+        v("originTopic", s.origin_topic);
+        v("unitMode", s.unit_mode);
+        v("maxReconsumeTimes", s.max_reconsume_times);
+        v("bname", s.bname);
+    }
+
+    /// The header for rmq::SendBackArgs (MQClientAPIImpl.consumerSendMessageBack): msgId is the message's
+    /// msg_id() (UNIQ_KEY if present), originTopic its topic.
+    static ConsumerSendMsgBackRequestHeader from(const SendBackArgs& args,
+                                                 std::optional<std::string> bname = {}) {
+        ConsumerSendMsgBackRequestHeader h;
+        h.offset = args.message.commit_log_offset();
+        h.group = args.group;
+        h.delay_level = args.delay_level;
+        h.origin_msg_id = args.message.msg_id();
+        h.origin_topic = args.message.topic();
+        h.max_reconsume_times = args.max_reconsume_times;
+        h.bname = std::move(bname);
+        return h;
+    }
+};
+
+/// SEND_MESSAGE (10) request header, V1 field names.
+struct SendMessageRequestHeader {
+    static constexpr std::string_view java_name = "SendMessageRequestHeader";
+    std::string producer_group;
+    std::string topic;
+    std::string default_topic{"TBW102"};
+    std::int32_t default_topic_queue_nums = 4;
+    std::int32_t queue_id = 0;
+    std::int32_t sys_flag = 0;
+    std::int64_t born_timestamp = 0;
+    std::int32_t flag = 0;
+    std::optional<std::string> properties;
+    std::optional<std::int32_t> reconsume_times;
+    std::optional<bool> unit_mode;
+    std::optional<std::int32_t> max_reconsume_times;
+    std::optional<bool> batch;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("producerGroup", s.producer_group);
+        v("topic", s.topic);
+        v("defaultTopic", s.default_topic);
+        v("defaultTopicQueueNums", s.default_topic_queue_nums);
+        v("queueId", s.queue_id);
+        v("sysFlag", s.sys_flag);
+        v("bornTimestamp", s.born_timestamp);
+        v("flag", s.flag);
+        v("properties", s.properties);
+        v("reconsumeTimes", s.reconsume_times);
+        v("unitMode", s.unit_mode);
+        v("maxReconsumeTimes", s.max_reconsume_times);
+        v("batch", s.batch);
+        v("bname", s.bname);
+    }
+};
+
+/// SEND_MESSAGE_V2 (310) / SEND_BATCH_MESSAGE (320) request header: the V1 fields under one-letter keys
+/// a..n (FastCodesHeader; `n` is the broker name).
+struct SendMessageRequestHeaderV2 {
+    static constexpr std::string_view java_name = "SendMessageRequestHeaderV2";
+    SendMessageRequestHeader v1;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("a", s.v1.producer_group);
+        v("b", s.v1.topic);
+        v("c", s.v1.default_topic);
+        v("d", s.v1.default_topic_queue_nums);
+        v("e", s.v1.queue_id);
+        v("f", s.v1.sys_flag);
+        v("g", s.v1.born_timestamp);
+        v("h", s.v1.flag);
+        v("i", s.v1.properties);
+        v("j", s.v1.reconsume_times);
+        v("k", s.v1.unit_mode);
+        v("l", s.v1.max_reconsume_times);
+        v("m", s.v1.batch);
+        v("n", s.v1.bname);
+    }
+};
+
+/// SEND_MESSAGE(_V2) response header (FastCodesHeader).
+struct SendMessageResponseHeader {
+    static constexpr std::string_view java_name = "SendMessageResponseHeader";
+    /// Offset message id (comma-separated for batches).
+    std::string msg_id;
+    std::int32_t queue_id = 0;
+    std::int64_t queue_offset = 0;
+    std::optional<std::string> transaction_id;
+    std::optional<std::string> batch_uniq_id;
+    /// 5.3 recall handle.
+    std::optional<std::string> recall_handle;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("msgId", s.msg_id);
+        v("queueId", s.queue_id);
+        v("queueOffset", s.queue_offset);
+        v("transactionId", s.transaction_id);
+        v("batchUniqId", s.batch_uniq_id);
+        v("recallHandle", s.recall_handle);
+    }
+};
+
+/// GET_ROUTEINFO_BY_TOPIC (105) request header (to the NameServer).
+struct GetRouteInfoRequestHeader {
+    static constexpr std::string_view java_name = "GetRouteInfoRequestHeader";
+    std::string topic;
+    /// true: 4.9.4+ NameServers answer with standard JSON (quoted map keys).
+    std::optional<bool> accept_standard_json_only;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("topic", s.topic);
+        v("acceptStandardJsonOnly", s.accept_standard_json_only);
+    }
+};
+
+/// RESET_CONSUMER_CLIENT_OFFSET (220) request header (broker to client, oneway; body: ResetOffsetBody).
+struct ResetOffsetRequestHeader {
+    static constexpr std::string_view java_name = "ResetOffsetRequestHeader";
+    std::string topic;
+    std::string group;
+    std::int64_t timestamp = 0;
+    bool is_force = false;
+    /// 5.x: one queue only (-1 = all).
+    std::optional<std::int32_t> queue_id;
+    /// 5.x: explicit offset.
+    std::optional<std::int64_t> offset;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("topic", s.topic);
+        v("group", s.group);
+        v("timestamp", s.timestamp);
+        v("isForce", s.is_force);
+        v("queueId", s.queue_id);
+        v("offset", s.offset);
+    }
+};
+
+/// GET_CONSUMER_RUNNING_INFO (307) request header (broker to client, answered with ConsumerRunningInfo).
+struct GetConsumerRunningInfoRequestHeader {
+    static constexpr std::string_view java_name = "GetConsumerRunningInfoRequestHeader";
+    std::string consumer_group;
+    std::string client_id;
+    std::optional<bool> jstack_enable;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("consumerGroup", s.consumer_group);
+        v("clientId", s.client_id);
+        v("jstackEnable", s.jstack_enable);
+    }
+};
+
+/// CONSUME_MESSAGE_DIRECTLY (309) request header (broker to client; body: one message record).
+struct ConsumeMessageDirectlyResultRequestHeader {
+    static constexpr std::string_view java_name = "ConsumeMessageDirectlyResultRequestHeader";
+    std::string consumer_group;
+    std::optional<std::string> client_id;
+    std::optional<std::string> msg_id;
+    std::optional<std::string> broker_name;
+    /// 5.x.
+    std::optional<std::string> topic;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("consumerGroup", s.consumer_group);
+        v("clientId", s.client_id);
+        v("msgId", s.msg_id);
+        v("brokerName", s.broker_name);
+        v("topic", s.topic);
+    }
+};
+
+/// GET_CONSUMER_STATUS_FROM_CLIENT (221) request header (deprecated broker to client request).
+struct GetConsumerStatusRequestHeader {
+    static constexpr std::string_view java_name = "GetConsumerStatusRequestHeader";
+    std::string topic;
+    std::string group;
+    std::optional<std::string> client_addr;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("topic", s.topic);
+        v("group", s.group);
+        v("clientAddr", s.client_addr);
+    }
+};
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/headers.hpp ----
+
+// ---- begin rmq/remoting/message_codec.hpp ----
+
+/// @file message_codec.hpp
+/// Stored message records (Java's MessageDecoder): the commit-log / PULL_MESSAGE body layout, offset message
+/// ids, the SEND_BATCH_MESSAGE body and UtilAll.crc32.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <zlib.h>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq {
+
+/// Java's MessageSysFlag bits (record field SYSFLAG and the send header's sysFlag).
+namespace message_sys_flag {
+inline constexpr std::int32_t compressed = 0x1;
+inline constexpr std::int32_t multi_tags = 0x2;
+inline constexpr std::int32_t transaction_not_type = 0x0;
+inline constexpr std::int32_t transaction_prepared_type = 0x4;
+inline constexpr std::int32_t transaction_commit_type = 0x8;
+inline constexpr std::int32_t transaction_rollback_type = 0xC;
+inline constexpr std::int32_t bornhost_v6 = 0x10;
+inline constexpr std::int32_t storehost_v6 = 0x20;
+inline constexpr std::int32_t need_unwrap = 0x40;
+inline constexpr std::int32_t inner_batch = 0x80;
+/// Bits 8-10: the CompressionType value (0 = legacy zlib).
+inline constexpr std::int32_t compression_type_mask = 0x700;
+
+/// The compression a record's sysFlag announces (0, the pre-4.9.4 value, means zlib).
+inline std::optional<remoting::CompressionType> compression_type(std::int32_t sys_flag) noexcept {
+    switch ((sys_flag & compression_type_mask) >> 8) {
+    case 0:
+    case 3:
+        return remoting::CompressionType::Zlib;
+    case 1:
+        return remoting::CompressionType::Lz4;
+    case 2:
+        return remoting::CompressionType::Zstd;
+    default:
+        return std::nullopt;
+    }
+}
+
+/// The sysFlag bits announcing `type` (what a 4.9.4+ Java producer sets next to `compressed`).
+inline constexpr std::int32_t compression_bits(remoting::CompressionType type) noexcept {
+    return static_cast<std::int32_t>(type) << 8;
+}
+}  // namespace message_sys_flag
+
+/// MAGICCODE of a record whose topic length is one byte (every 4.x broker).
+inline constexpr std::int32_t message_magic_code_v1 = static_cast<std::int32_t>(0xDAA320A7U);
+/// MAGICCODE of a 5.x record whose topic length is two bytes (topics longer than 127 bytes).
+inline constexpr std::int32_t message_magic_code_v2 = static_cast<std::int32_t>(0xDAA320ABU);
+
+/// UtilAll.crc32: CRC-32 (java.util.zip.CRC32) masked to a non-negative int, as the broker stores BODYCRC.
+inline std::int32_t crc32(std::string_view data) noexcept {
+    uLong crc = ::crc32(0L, Z_NULL, 0);
+    // zlib takes uInt lengths; feed large inputs in pieces.
+    while (!data.empty()) {
+        const auto n = static_cast<uInt>(std::min<std::size_t>(data.size(), 1U << 30));
+        crc = ::crc32(crc, reinterpret_cast<const Bytef*>(data.data()), n);
+        data.remove_prefix(n);
+    }
+    return static_cast<std::int32_t>(crc & 0x7FFFFFFFU);
+}
+
+/// An IPv4 or IPv6 socket address as a record stores it.
+struct SocketAddress {
+    /// 4 (IPv4) or 16 (IPv6) raw address bytes.
+    std::string ip;
+    std::int32_t port = 0;
+
+    [[nodiscard]] bool is_ipv6() const noexcept { return ip.size() == 16; }
+
+    /// Java's InetAddress.getHostAddress(): dotted quad, or eight uncompressed lowercase hex groups.
+    [[nodiscard]] std::string ip_text() const {
+        const auto b = [this](std::size_t i) {
+            return static_cast<unsigned>(static_cast<unsigned char>(ip[i]));
+        };
+        if (ip.size() == 4) {
+            return fmt::format("{}.{}.{}.{}", b(0), b(1), b(2), b(3));
+        }
+        std::string out;
+        for (std::size_t i = 0; i < ip.size(); i += 2) {
+            if (i != 0) {
+                out.push_back(':');
+            }
+            out.append(fmt::format("{:x}", (b(i) << 8) | b(i + 1)));
+        }
+        return out;
+    }
+
+    /// `ip:port`, IPv6 as `[ip]:port`.
+    [[nodiscard]] std::string to_string() const {
+        return is_ipv6() ? fmt::format("[{}]:{}", ip_text(), port) : fmt::format("{}:{}", ip_text(), port);
+    }
+
+    friend bool operator==(const SocketAddress&, const SocketAddress&) = default;
+};
+
+/// Parses `a.b.c.d:port`, `[v6]:port` or `v6:port` (last colon splits). Throws rmq::InvalidArgument.
+inline SocketAddress parse_socket_address(std::string_view text) {
+    const std::size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos) {
+        throw InvalidArgument(fmt::format("socket address \"{}\" has no port", text));
+    }
+    std::string host(text.substr(0, colon));
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+        host = host.substr(1, host.size() - 2);
+    }
+    const std::string_view port_text = text.substr(colon + 1);
+    std::int64_t port = 0;
+    for (const char c : port_text) {
+        if (c < '0' || c > '9' || port > 65535) {
+            throw InvalidArgument(fmt::format("socket address \"{}\" has a bad port", text));
+        }
+        port = port * 10 + (c - '0');
+    }
+    if (port_text.empty() || port > 65535) {
+        throw InvalidArgument(fmt::format("socket address \"{}\" has a bad port", text));
+    }
+    SocketAddress out;
+    out.port = static_cast<std::int32_t>(port);
+    unsigned char buf[16];
+    if (inet_pton(AF_INET, host.c_str(), buf) == 1) {
+        out.ip.assign(reinterpret_cast<const char*>(buf), 4);
+    } else if (inet_pton(AF_INET6, host.c_str(), buf) == 1) {
+        out.ip.assign(reinterpret_cast<const char*>(buf), 16);
+    } else {
+        throw InvalidArgument(fmt::format("socket address \"{}\" has no IPv4/IPv6 address", text));
+    }
+    return out;
+}
+
+/// MessageDecoder.createMessageId: uppercase hex of store ip ‖ int32 port ‖ int64 commit-log offset
+/// (32 characters for IPv4, 56 for IPv6).
+inline std::string create_message_id(const SocketAddress& store_host, std::int64_t commit_log_offset) {
+    std::string raw;
+    detail::ByteWriter w(raw);
+    w.bytes(store_host.ip);
+    w.i32(store_host.port);
+    w.i64(commit_log_offset);
+    return detail::hex_upper(raw);
+}
+
+/// What an offset message id encodes.
+struct MessageId {
+    SocketAddress address;
+    std::int64_t offset = 0;
+
+    friend bool operator==(const MessageId&, const MessageId&) = default;
+};
+
+/// MessageDecoder.decodeMessageId. Throws rmq::remoting::CodecError unless `id` has 32 or 56 hex digits.
+inline MessageId decode_message_id(std::string_view id) {
+    if (id.size() != 32 && id.size() != 56) {
+        throw remoting::CodecError(fmt::format(
+            "offset message id \"{}\" has {} characters, expected 32 (IPv4) or 56 (IPv6)", id, id.size()));
+    }
+    const std::string raw = detail::unhex(id, "offset message id");
+    detail::ByteReader r(detail::as_bytes(raw), "offset message id");
+    MessageId out;
+    out.address.ip = std::string(r.bytes(raw.size() - 12, "ip"));
+    out.address.port = r.i32("port");
+    out.offset = r.i64("offset");
+    return out;
+}
+
+/// How decode_message(s) treats bodies.
+struct MessageDecodeOptions {
+    /// false: skip the body (Java's readBody = false).
+    bool read_body = true;
+    /// Inflate compressed bodies (sysFlag is left as stored, as Java's clientDecode does).
+    bool decompress_body = true;
+};
+
+/// What decode_messages could not decode.
+struct MessageDecodeReport {
+    /// Records dropped: the first undecodable one and every record after it (Java drops the rest silently).
+    std::size_t damaged_records = 0;
+    /// Bytes of the body not turned into messages.
+    std::size_t damaged_bytes = 0;
+    /// Why the first dropped record failed (empty when nothing was dropped).
+    std::string error;
+};
+
+namespace detail {
+
+inline SocketAddress read_socket_address(ByteReader& r, bool v6, std::string_view field) {
+    SocketAddress a;
+    a.ip = std::string(r.bytes(v6 ? 16 : 4, field));
+    a.port = r.i32(field);
+    return a;
+}
+
+inline void write_socket_address(ByteWriter& w, std::string_view host, bool v6, std::string_view field) {
+    const SocketAddress a = parse_socket_address(host);
+    if (a.is_ipv6() != v6) {
+        throw InvalidArgument(fmt::format("{} \"{}\" is {} but sysFlag says {}",
+                                          field,
+                                          host,
+                                          a.is_ipv6() ? "IPv6" : "IPv4",
+                                          v6 ? "IPv6" : "IPv4"));
+    }
+    w.bytes(a.ip);
+    w.i32(a.port);
+}
+
+/// Smallest possible record: 84 fixed bytes with IPv4 hosts, then empty body, topic and properties.
+inline constexpr std::size_t min_record_size = 84 + 4 + 1 + 2;
+
+}  // namespace detail
+
+/// Decodes exactly one record (MessageDecoder.clientDecode). Throws rmq::remoting::CodecError when it is
+/// truncated, has a bad magic code or size, or its body cannot be decompressed.
+inline MessageExt decode_message(std::span<const std::byte> record,
+                                 const MessageDecodeOptions& options = {}) {
+    detail::ByteReader r(record, "message record");
+    MessageExt msg;
+    const std::int32_t store_size = r.i32("TOTALSIZE");
+    if (store_size < 0 || static_cast<std::size_t>(store_size) != record.size()) {
+        r.fail(fmt::format("TOTALSIZE {} but the record has {} bytes", store_size, record.size()));
+    }
+    msg.set_store_size(store_size);
+    const std::int32_t magic = r.i32("MAGICCODE");
+    if (magic != message_magic_code_v1 && magic != message_magic_code_v2) {
+        r.fail(fmt::format("bad MAGICCODE 0x{:08X}", static_cast<std::uint32_t>(magic)));
+    }
+    msg.set_body_crc(r.i32("BODYCRC"));
+    msg.set_queue_id(r.i32("QUEUEID"));
+    msg.set_flag(r.i32("FLAG"));
+    msg.set_queue_offset(r.i64("QUEUEOFFSET"));
+    msg.set_commit_log_offset(r.i64("PHYSICALOFFSET"));
+    const std::int32_t sys_flag = r.i32("SYSFLAG");
+    msg.set_sys_flag(sys_flag);
+    msg.set_born_timestamp(r.i64("BORNTIMESTAMP"));
+    msg.set_born_host(
+        detail::read_socket_address(r, (sys_flag & message_sys_flag::bornhost_v6) != 0, "BORNHOST")
+            .to_string());
+    msg.set_store_timestamp(r.i64("STORETIMESTAMP"));
+    const SocketAddress store_host =
+        detail::read_socket_address(r, (sys_flag & message_sys_flag::storehost_v6) != 0, "STOREHOST");
+    msg.set_store_host(store_host.to_string());
+    msg.set_reconsume_times(r.i32("RECONSUMETIMES"));
+    msg.set_prepared_transaction_offset(r.i64("PREPAREDTRANSACTIONOFFSET"));
+    const std::size_t body_len = r.length_i32("BODYLENGTH");
+    if (body_len > 0) {
+        const std::string_view body = r.bytes(body_len, "BODY");
+        if (options.read_body) {
+            if (options.decompress_body && (sys_flag & message_sys_flag::compressed) != 0) {
+                const auto type = message_sys_flag::compression_type(sys_flag);
+                if (!type) {
+                    r.fail(fmt::format("unknown compression type {} in SYSFLAG 0x{:X}",
+                                       (sys_flag & message_sys_flag::compression_type_mask) >> 8,
+                                       sys_flag));
+                }
+                msg.set_body(remoting::decompress(body, *type));
+            } else {
+                msg.set_body(std::string(body));
+            }
+        }
+    }
+    std::size_t topic_len = 0;
+    if (magic == message_magic_code_v2) {
+        topic_len = r.length_i16("TOPICLENGTH");
+    } else {
+        const std::int8_t n = r.i8("TOPICLENGTH");
+        if (n < 0) {
+            r.fail(fmt::format("negative TOPICLENGTH {}", n));
+        }
+        topic_len = static_cast<std::size_t>(n);
+    }
+    msg.set_topic(std::string(r.bytes(topic_len, "TOPIC")));
+    const std::size_t props_len = r.length_i16("PROPERTIESLENGTH");
+    if (props_len > 0) {
+        msg.set_properties(decode_properties(r.bytes(props_len, "PROPERTIES")));
+    }
+    if (r.remaining() != 0) {
+        r.fail(fmt::format("{} bytes left after PROPERTIES", r.remaining()));
+    }
+    msg.set_offset_msg_id(create_message_id(store_host, msg.commit_log_offset()));
+    return msg;
+}
+
+/// Decodes the body of a PULL_MESSAGE response (back-to-back records, MessageDecoder.decodes). Like Java, the
+/// first record that cannot be decoded and everything after it are dropped; `report` (optional) says how
+/// many records and bytes were dropped and why.
+inline std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_body,
+                                               MessageDecodeReport* report = nullptr,
+                                               const MessageDecodeOptions& options = {}) {
+    if (report != nullptr) {
+        *report = MessageDecodeReport{};
+    }
+    std::vector<MessageExt> out;
+    std::size_t pos = 0;
+    while (pos < pull_body.size()) {
+        const auto rest = pull_body.subspan(pos);
+        std::size_t size = 0;
+        try {
+            detail::ByteReader r(rest, "message record");
+            const std::int32_t total = r.i32("TOTALSIZE");
+            if (total < static_cast<std::int32_t>(detail::min_record_size) ||
+                static_cast<std::size_t>(total) > rest.size()) {
+                r.fail(fmt::format("TOTALSIZE {} does not fit the {} bytes left", total, rest.size()));
+            }
+            size = static_cast<std::size_t>(total);
+            out.push_back(decode_message(rest.first(size), options));
+        } catch (const remoting::CodecError& e) {
+            if (report != nullptr) {
+                report->error = fmt::format("record {} at byte {}: {}", out.size(), pos, e.what());
+                report->damaged_bytes = rest.size();
+                // Count the records Java silently drops: walk the remaining size fields while they are
+                // plausible.
+                std::size_t p = 0;
+                std::size_t n = 0;
+                while (p < rest.size()) {
+                    ++n;
+                    if (rest.size() - p < 4) {
+                        break;
+                    }
+                    detail::ByteReader rr(rest.subspan(p), "message record");
+                    const std::int32_t total = rr.i32("TOTALSIZE");
+                    if (total < static_cast<std::int32_t>(detail::min_record_size) ||
+                        static_cast<std::size_t>(total) > rest.size() - p) {
+                        break;
+                    }
+                    p += static_cast<std::size_t>(total);
+                }
+                report->damaged_records = n;
+            }
+            return out;
+        }
+        pos += size;
+    }
+    return out;
+}
+
+/// decode_messages() with the count of dropped records in `*damaged` (if not null).
+inline std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_body, std::size_t* damaged) {
+    MessageDecodeReport report;
+    auto out = decode_messages(pull_body, &report);
+    if (damaged != nullptr) {
+        *damaged = report.damaged_records;
+    }
+    return out;
+}
+
+/// Encodes one record in the store / pull layout (MessageDecoder.encode(msg, false)): the body is written as
+/// stored (compress it and set sysFlag beforehand), BODYCRC is copied from the message, hosts are IPv6 when
+/// sysFlag says so. `properties_string` replaces the properties (Java writes its HashMap order; the default
+/// is encode_properties of the sorted map). Topics longer than 127 bytes use the V2 magic code (2-byte topic
+/// length, as 5.x brokers do). Throws rmq::InvalidArgument for unparsable hosts, rmq::remoting::CodecError
+/// for properties above 32767 bytes.
+inline std::string encode_message(const MessageExt& msg,
+                                  std::optional<std::string_view> properties_string = {}) {
+    const std::string props_owned = properties_string ? std::string() : encode_properties(msg.properties());
+    const std::string_view props = properties_string ? *properties_string : std::string_view(props_owned);
+    if (props.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max())) {
+        throw remoting::CodecError(
+            fmt::format("message properties of {} bytes exceed the 32767 a record can hold", props.size()));
+    }
+    const std::string& topic = msg.topic();
+    const bool v2 = topic.size() > static_cast<std::size_t>(std::numeric_limits<std::int8_t>::max());
+    if (topic.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max())) {
+        throw remoting::CodecError(fmt::format("topic of {} bytes is too long for a record", topic.size()));
+    }
+    const std::int32_t sys_flag = msg.sys_flag();
+    std::string out;
+    detail::ByteWriter w(out);
+    w.i32(0);  // TOTALSIZE, patched below
+    w.i32(v2 ? message_magic_code_v2 : message_magic_code_v1);
+    w.i32(msg.body_crc());
+    w.i32(msg.queue_id());
+    w.i32(msg.flag());
+    w.i64(msg.queue_offset());
+    w.i64(msg.commit_log_offset());
+    w.i32(sys_flag);
+    w.i64(msg.born_timestamp());
+    detail::write_socket_address(
+        w, msg.born_host(), (sys_flag & message_sys_flag::bornhost_v6) != 0, "born host");
+    w.i64(msg.store_timestamp());
+    detail::write_socket_address(
+        w, msg.store_host(), (sys_flag & message_sys_flag::storehost_v6) != 0, "store host");
+    w.i32(msg.reconsume_times());
+    w.i64(msg.prepared_transaction_offset());
+    if (msg.body().size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+        throw remoting::CodecError("message body is too long for a record");
+    }
+    w.i32(static_cast<std::int32_t>(msg.body().size()));
+    w.bytes(msg.body());
+    if (v2) {
+        w.i16(static_cast<std::int16_t>(topic.size()));
+    } else {
+        w.u8(static_cast<std::uint8_t>(topic.size()));
+    }
+    w.bytes(topic);
+    w.i16(static_cast<std::int16_t>(props.size()));
+    w.bytes(props);
+    if (out.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+        throw remoting::CodecError("message record is too long");
+    }
+    w.patch_i32(0, static_cast<std::int32_t>(out.size()));
+    return out;
+}
+
+/// One entry of a SEND_BATCH_MESSAGE body (MessageDecoder.encodeMessage): TOTALSIZE, MAGICCODE 0, BODYCRC 0,
+/// FLAG, BODYLEN + body, PROPLEN + properties. `properties_string` as for encode_message.
+inline std::string encode_batch_entry(const Message& msg,
+                                      std::optional<std::string_view> properties_string = {}) {
+    const std::string props_owned = properties_string ? std::string() : encode_properties(msg.properties());
+    const std::string_view props = properties_string ? *properties_string : std::string_view(props_owned);
+    if (props.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max())) {
+        throw remoting::CodecError(fmt::format(
+            "message properties of {} bytes exceed the 32767 a batch entry can hold", props.size()));
+    }
+    if (msg.body().size() >
+        static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()) - 64 - props.size()) {
+        throw remoting::CodecError("message body is too long for a batch entry");
+    }
+    std::string out;
+    detail::ByteWriter w(out);
+    w.i32(static_cast<std::int32_t>(4 + 4 + 4 + 4 + 4 + msg.body().size() + 2 + props.size()));
+    w.i32(0);
+    w.i32(0);
+    w.i32(msg.flag());
+    w.i32(static_cast<std::int32_t>(msg.body().size()));
+    w.bytes(msg.body());
+    w.i16(static_cast<std::int16_t>(props.size()));
+    w.bytes(props);
+    return out;
+}
+
+/// The SEND_BATCH_MESSAGE body (MessageDecoder.encodeMessages): the entries back to back.
+inline std::string encode_messages(std::span<const Message> msgs) {
+    std::string out;
+    for (const auto& m : msgs) {
+        out.append(encode_batch_entry(m));
+    }
+    return out;
+}
+
+/// MessageDecoder.decodeMessages: the entries of a SEND_BATCH_MESSAGE body (flag, body, properties).
+/// Throws rmq::remoting::CodecError on a truncated or inconsistent entry.
+inline std::vector<Message> decode_batch_messages(std::span<const std::byte> batch_body) {
+    std::vector<Message> out;
+    detail::ByteReader r(batch_body, "batch message body");
+    while (r.remaining() > 0) {
+        const std::size_t start = r.position();
+        const std::int32_t total = r.i32("TOTALSIZE");
+        r.i32("MAGICCODE");
+        r.i32("BODYCRC");
+        Message m;
+        m.set_flag(r.i32("FLAG"));
+        m.set_body(std::string(r.bytes(r.length_i32("BODYLENGTH"), "BODY")));
+        const std::size_t props_len = r.length_i16("PROPERTIESLENGTH");
+        m.set_properties(decode_properties(r.bytes(props_len, "PROPERTIES")));
+        if (static_cast<std::int64_t>(r.position() - start) != total) {
+            r.fail(fmt::format(
+                "entry {} has TOTALSIZE {} but {} bytes", out.size(), total, r.position() - start));
+        }
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+}  // namespace rmq
+// ---- end rmq/remoting/message_codec.hpp ----
 // ---- end rmq/rmq.hpp ----
