@@ -1,0 +1,544 @@
+#pragma once
+
+/// @file detail/remoting_connection.hpp
+/// One TCP connection to a RocketMQ peer (NameServer or Broker): lazily connected, requests matched to
+/// responses by opaque with per-request timeouts, oneway requests, broker-initiated requests answered, frames
+/// above 16 MiB refused, reconnect with back-off. Every socket operation runs on the owner's io_context
+/// thread (a single thread, so no strand is needed).
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <fmt/format.h>
+
+#include <rmq/error.hpp>
+#include <rmq/remoting/codec_error.hpp>
+#include <rmq/remoting/command.hpp>
+#include <rmq/remoting/request_code.hpp>
+
+#include <rmq/detail/consumer_log.hpp>
+
+namespace rmq::detail {
+
+namespace asio = boost::asio;
+
+/// Completion of a two-way request: exactly one of `response` and `error` is set. Runs on the io thread
+/// (or, when the connection is already closed, on the caller's thread).
+using RemotingCallback =
+    std::function<void(std::optional<remoting::Command> response, std::exception_ptr error)>;
+
+/// Request ids: a process-wide counter like Java's RemotingCommand.requestId, kept non-negative as the C++
+/// client does (ids are only compared for equality, wrap-around is harmless).
+inline std::int32_t next_opaque() noexcept {
+    static std::atomic<std::uint32_t> counter{0};
+    return static_cast<std::int32_t>(counter.fetch_add(1, std::memory_order_relaxed) & 0x7FFFFFFFU);
+}
+
+/// How a connection behaves (copied from rmq::RemotingConfig).
+struct ConnectionOptions {
+    std::int64_t connect_timeout_millis = 3000;
+    /// After a failed connect, the next attempt waits this long, doubling up to the maximum.
+    std::int64_t reconnect_backoff_min_millis = 100;
+    std::int64_t reconnect_backoff_max_millis = 5000;
+    remoting::SerializeType serialize_type = remoting::SerializeType::Json;
+    /// Frames announced above this are refused (the connection is closed), as Java's decoder does.
+    std::size_t max_frame_length = remoting::max_frame_length;
+};
+
+/// A connection to one address. Create it with std::make_shared; the io_context must outlive it and run on
+/// exactly one thread.
+class RemotingConnection : public std::enable_shared_from_this<RemotingConnection> {
+public:
+    /// Answers a request the peer sent: the response (opaque and flag are filled in by the connection) or
+    /// nullopt for "not supported". Runs on the io thread; the result of a oneway request is discarded.
+    using RequestHandler = std::function<std::optional<remoting::Command>(const std::string& addr,
+                                                                          const remoting::Command& request)>;
+    /// Called on the io thread after each successful connect; the requests it returns are written before
+    /// anything queued (e.g. the heartbeats a broker must see before a pull). Their answers are ignored.
+    using ConnectHook = std::function<std::vector<remoting::Command>(const std::string& addr)>;
+
+    RemotingConnection(asio::io_context& io,
+                       std::string addr,
+                       ConnectionOptions options,
+                       RequestHandler on_request,
+                       ConnectHook on_connect)
+        : io_(io)
+        , addr_(std::move(addr))
+        , options_(options)
+        , on_request_(std::move(on_request))
+        , on_connect_(std::move(on_connect))
+        , socket_(io)
+        , resolver_(io)
+        , connect_timer_(io) {}
+
+    RemotingConnection(const RemotingConnection&) = delete;
+    RemotingConnection& operator=(const RemotingConnection&) = delete;
+
+    [[nodiscard]] const std::string& address() const noexcept { return addr_; }
+
+    /// Whether the socket is connected now.
+    [[nodiscard]] bool connected() const noexcept { return state_flag_.load() == 2; }
+
+    /// Successful connects so far (1 after the first, +1 per reconnect).
+    [[nodiscard]] std::uint64_t connect_count() const noexcept { return connects_.load(); }
+
+    /// Sends a two-way request; `callback` gets the response, rmq::Timeout after `timeout_millis`, or
+    /// rmq::Error when the connection fails. The opaque is assigned here. Throws rmq::remoting::CodecError
+    /// (nothing is sent) when the frame cannot be encoded, e.g. above 16 MiB.
+    void invoke_async(remoting::Command cmd, std::int64_t timeout_millis, RemotingCallback callback) {
+        cmd.opaque = next_opaque();
+        cmd.flag &= ~(remoting::command_flag::response | remoting::command_flag::oneway);
+        auto frame = std::make_shared<std::string>(encode_checked(cmd));
+        if (closed_.load()) {
+            callback(std::nullopt, closed_error());
+            return;
+        }
+        asio::post(io_,
+                   [self = shared_from_this(),
+                    opaque = cmd.opaque,
+                    frame = std::move(frame),
+                    timeout_millis,
+                    cb = std::move(callback)]() mutable {
+                       self->start_request(opaque, std::move(frame), timeout_millis, std::move(cb));
+                   });
+    }
+
+    /// Sends a oneway request (flag bit 1): no answer is expected; failures are only logged.
+    void invoke_oneway(remoting::Command cmd) {
+        cmd.opaque = next_opaque();
+        cmd.flag = remoting::command_flag::oneway;
+        auto frame = std::make_shared<std::string>(encode_checked(cmd));
+        if (closed_.load()) {
+            throw IllegalState(fmt::format("connection to {} is closed", addr_));
+        }
+        asio::post(io_, [self = shared_from_this(), frame = std::move(frame)]() mutable {
+            if (self->closed_.load()) {
+                return;
+            }
+            if (!self->usable_now()) {
+                log_line("oneway request to {} dropped: {}", self->addr_, self->last_error_);
+                return;
+            }
+            self->writes_.push_back(std::move(frame));
+            self->kick();
+        });
+    }
+
+    /// Closes the socket for good; pending requests fail with rmq::Error. Safe from any thread.
+    void close() {
+        if (closed_.exchange(true)) {
+            return;
+        }
+        asio::post(io_,
+                   [self = shared_from_this()] { self->shutdown_socket("connection closed by the client"); });
+    }
+
+    /// Test hook: drops the current socket (as a network failure would); the next request reconnects.
+    void drop_for_test() {
+        asio::post(io_, [self = shared_from_this()] { self->shutdown_socket("connection dropped"); });
+    }
+
+private:
+    enum class State { Disconnected, Connecting, Connected };
+
+    struct Pending {
+        RemotingCallback callback;
+        std::unique_ptr<asio::steady_timer> timer;
+    };
+
+    std::string encode_checked(const remoting::Command& cmd) const {
+        std::string frame = remoting::encode(cmd, options_.serialize_type);
+        if (frame.size() > options_.max_frame_length) {
+            throw remoting::CodecError(
+                fmt::format("request frame of {} bytes to {} exceeds the {} byte limit",
+                            frame.size(),
+                            addr_,
+                            options_.max_frame_length));
+        }
+        return frame;
+    }
+
+    std::exception_ptr closed_error() const {
+        return std::make_exception_ptr(Error(fmt::format("connection to {} is closed", addr_)));
+    }
+
+    static std::int64_t now_millis() {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    }
+
+    /// False while a failed connect's back-off has not passed (requests then fail at once, as Java's do).
+    bool usable_now() const {
+        return state_ != State::Disconnected || last_error_.empty() || now_millis() >= next_attempt_millis_;
+    }
+
+    // ------------------------------------------------------------------ io thread only below
+
+    void start_request(std::int32_t opaque,
+                       std::shared_ptr<std::string> frame,
+                       std::int64_t timeout_millis,
+                       RemotingCallback cb) {
+        if (closed_.load()) {
+            cb(std::nullopt, closed_error());
+            return;
+        }
+        if (!usable_now()) {
+            cb(std::nullopt,
+               std::make_exception_ptr(Error(fmt::format("connect to {} failed: {} (next attempt in {} ms)",
+                                                         addr_,
+                                                         last_error_,
+                                                         next_attempt_millis_ - now_millis()))));
+            return;
+        }
+        register_pending(opaque, timeout_millis, std::move(cb));
+        writes_.push_back(std::move(frame));
+        kick();
+    }
+
+    void register_pending(std::int32_t opaque, std::int64_t timeout_millis, RemotingCallback cb) {
+        auto timer = std::make_unique<asio::steady_timer>(io_);
+        timer->expires_after(std::chrono::milliseconds(std::max<std::int64_t>(timeout_millis, 1)));
+        timer->async_wait([weak = weak_from_this(), opaque, timeout_millis](
+                              const boost::system::error_code& ec) {
+            if (ec) {
+                return;
+            }
+            if (auto self = weak.lock()) {
+                self->complete(
+                    opaque,
+                    std::nullopt,
+                    std::make_exception_ptr(Timeout(fmt::format(
+                        "wait response on the channel <{}> timeout, {}(ms)", self->addr_, timeout_millis))));
+            }
+        });
+        pending_.insert_or_assign(opaque, Pending{std::move(cb), std::move(timer)});
+    }
+
+    void complete(std::int32_t opaque, std::optional<remoting::Command> response, std::exception_ptr error) {
+        const auto it = pending_.find(opaque);
+        if (it == pending_.end()) {
+            return;  // late or unknown response: dropped, as Java does
+        }
+        Pending p = std::move(it->second);
+        pending_.erase(it);
+        p.timer->cancel();
+        invoke(p.callback, std::move(response), std::move(error));
+    }
+
+    void invoke(RemotingCallback& cb, std::optional<remoting::Command> response, std::exception_ptr error) {
+        try {
+            cb(std::move(response), std::move(error));
+        } catch (const std::exception& e) {
+            log_line("callback of a request to {} threw: {}", addr_, e.what());
+        }
+    }
+
+    void fail_all(const std::string& why) {
+        auto pending = std::move(pending_);
+        pending_.clear();
+        const auto error = std::make_exception_ptr(Error(fmt::format("{} ({})", why, addr_)));
+        for (auto& [opaque, p] : pending) {
+            p.timer->cancel();
+            invoke(p.callback, std::nullopt, error);
+        }
+    }
+
+    void set_state(State s) {
+        state_ = s;
+        state_flag_.store(s == State::Disconnected ? 0 : (s == State::Connecting ? 1 : 2));
+    }
+
+    void kick() {
+        if (state_ == State::Connected) {
+            start_write();
+        } else if (state_ == State::Disconnected) {
+            start_connect();
+        }
+    }
+
+    void start_connect() {
+        set_state(State::Connecting);
+        ++generation_;
+        const std::size_t colon = addr_.rfind(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == addr_.size()) {
+            connect_failed(fmt::format("bad address '{}' (want host:port)", addr_));
+            return;
+        }
+        std::string host = addr_.substr(0, colon);
+        if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+            host = host.substr(1, host.size() - 2);
+        }
+        const std::string port = addr_.substr(colon + 1);
+        connect_timer_.expires_after(std::chrono::milliseconds(options_.connect_timeout_millis));
+        connect_timer_.async_wait(
+            [self = shared_from_this(), gen = generation_](const boost::system::error_code& ec) {
+                if (!ec && gen == self->generation_ && self->state_ == State::Connecting) {
+                    boost::system::error_code ignored;
+                    self->resolver_.cancel();
+                    self->socket_.close(ignored);  // the pending connect completes with operation_aborted
+                    self->timed_out_ = true;
+                }
+            });
+        timed_out_ = false;
+        resolver_.async_resolve(
+            host,
+            port,
+            [self = shared_from_this(), gen = generation_](const boost::system::error_code& ec,
+                                                           asio::ip::tcp::resolver::results_type results) {
+                if (gen != self->generation_) {
+                    return;
+                }
+                if (ec) {
+                    self->connect_failed(self->timed_out_ ? std::string("connect timeout") : ec.message());
+                    return;
+                }
+                asio::async_connect(
+                    self->socket_,
+                    results,
+                    [self, gen](const boost::system::error_code& ec2, const asio::ip::tcp::endpoint&) {
+                        if (gen != self->generation_) {
+                            return;
+                        }
+                        if (ec2) {
+                            self->connect_failed(self->timed_out_ ? std::string("connect timeout")
+                                                                  : ec2.message());
+                            return;
+                        }
+                        self->connected_ok();
+                    });
+            });
+    }
+
+    void connect_failed(const std::string& why) {
+        connect_timer_.cancel();
+        boost::system::error_code ignored;
+        socket_.close(ignored);
+        set_state(State::Disconnected);
+        last_error_ = why;
+        backoff_millis_ = backoff_millis_ == 0
+                              ? options_.reconnect_backoff_min_millis
+                              : std::min(backoff_millis_ * 2, options_.reconnect_backoff_max_millis);
+        next_attempt_millis_ = now_millis() + backoff_millis_;
+        writes_.clear();
+        fail_all(fmt::format("connect to {} failed: {}", addr_, why));
+        if (closed_.load()) {
+            return;
+        }
+    }
+
+    void connected_ok() {
+        connect_timer_.cancel();
+        boost::system::error_code ignored;
+        socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+        set_state(State::Connected);
+        last_error_.clear();
+        backoff_millis_ = 0;
+        connects_.fetch_add(1);
+        if (on_connect_) {
+            std::vector<remoting::Command> first;
+            try {
+                first = on_connect_(addr_);
+            } catch (const std::exception& e) {
+                log_line("connect hook for {} failed: {}", addr_, e.what());
+            }
+            for (auto it = first.rbegin(); it != first.rend(); ++it) {
+                it->opaque = next_opaque();
+                it->flag = 0;
+                try {
+                    auto frame = std::make_shared<std::string>(encode_checked(*it));
+                    register_pending(
+                        it->opaque, 10000, [](std::optional<remoting::Command>, std::exception_ptr) {});
+                    writes_.push_front(std::move(frame));
+                } catch (const std::exception& e) {
+                    log_line("request to {} after connect not sent: {}", addr_, e.what());
+                }
+            }
+        }
+        start_read();
+        start_write();
+    }
+
+    void shutdown_socket(const std::string& why) {
+        ++generation_;
+        connect_timer_.cancel();
+        resolver_.cancel();
+        boost::system::error_code ignored;
+        socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+        socket_.close(ignored);
+        set_state(State::Disconnected);
+        writing_ = false;
+        writes_.clear();
+        fail_all(why);
+    }
+
+    void start_write() {
+        if (writing_ || writes_.empty() || state_ != State::Connected) {
+            return;
+        }
+        writing_ = true;
+        auto frame = writes_.front();
+        asio::async_write(socket_,
+                          asio::buffer(*frame),
+                          [self = shared_from_this(), frame, gen = generation_](
+                              const boost::system::error_code& ec, std::size_t) {
+                              if (gen != self->generation_) {
+                                  return;
+                              }
+                              self->writing_ = false;
+                              if (ec) {
+                                  self->shutdown_socket(fmt::format("write failed: {}", ec.message()));
+                                  return;
+                              }
+                              if (!self->writes_.empty()) {
+                                  self->writes_.pop_front();
+                              }
+                              self->start_write();
+                          });
+    }
+
+    void start_read() {
+        asio::async_read(
+            socket_,
+            asio::buffer(length_buf_),
+            [self = shared_from_this(), gen = generation_](const boost::system::error_code& ec, std::size_t) {
+                if (gen != self->generation_) {
+                    return;
+                }
+                if (ec) {
+                    self->shutdown_socket(ec == asio::error::eof
+                                              ? std::string("connection closed by the peer")
+                                              : fmt::format("read failed: {}", ec.message()));
+                    return;
+                }
+                std::size_t payload = 0;
+                try {
+                    payload = remoting::frame_payload_length(std::as_bytes(std::span(self->length_buf_)));
+                    if (payload + 4 > self->options_.max_frame_length) {
+                        throw remoting::CodecError(fmt::format("frame of {} bytes above the {} byte limit",
+                                                               payload + 4,
+                                                               self->options_.max_frame_length));
+                    }
+                } catch (const std::exception& e) {
+                    log_line("closing the connection to {}: {}", self->addr_, e.what());
+                    self->shutdown_socket(fmt::format("frame refused: {}", e.what()));
+                    return;
+                }
+                self->read_payload(payload);
+            });
+    }
+
+    void read_payload(std::size_t size) {
+        auto buf = std::make_shared<std::vector<std::byte>>(size);
+        asio::async_read(
+            socket_,
+            asio::buffer(*buf),
+            [self = shared_from_this(), buf, gen = generation_](const boost::system::error_code& ec,
+                                                                std::size_t) {
+                if (gen != self->generation_) {
+                    return;
+                }
+                if (ec) {
+                    self->shutdown_socket(fmt::format("read failed: {}", ec.message()));
+                    return;
+                }
+                std::optional<remoting::Command> cmd;
+                try {
+                    cmd = remoting::decode_payload(std::span<const std::byte>(*buf));
+                } catch (const std::exception& e) {
+                    log_line("closing the connection to {}: undecodable frame: {}", self->addr_, e.what());
+                    self->shutdown_socket(fmt::format("undecodable frame: {}", e.what()));
+                    return;
+                }
+                self->dispatch(std::move(*cmd));
+                if (gen == self->generation_) {
+                    self->start_read();
+                }
+            });
+    }
+
+    void dispatch(remoting::Command cmd) {
+        if (cmd.is_response()) {
+            const std::int32_t opaque = cmd.opaque;
+            complete(opaque, std::move(cmd), nullptr);
+            return;
+        }
+        std::optional<remoting::Command> answer;
+        try {
+            if (on_request_) {
+                answer = on_request_(addr_, cmd);
+            }
+        } catch (const std::exception& e) {
+            answer.emplace();
+            answer->code = remoting::response_code::system_error;
+            answer->remark = e.what();
+        }
+        if (cmd.is_oneway()) {
+            return;  // never answer a oneway request
+        }
+        if (!answer) {
+            answer.emplace();
+            answer->code = remoting::response_code::request_code_not_supported;
+            answer->remark = fmt::format(" request type {} not supported", cmd.code);
+        }
+        answer->opaque = cmd.opaque;
+        answer->flag = remoting::command_flag::response;
+        try {
+            writes_.push_back(std::make_shared<std::string>(encode_checked(*answer)));
+        } catch (const std::exception& e) {
+            remoting::Command err;
+            err.code = remoting::response_code::system_error;
+            err.remark = e.what();
+            err.opaque = cmd.opaque;
+            err.flag = remoting::command_flag::response;
+            writes_.push_back(std::make_shared<std::string>(remoting::encode(err, options_.serialize_type)));
+        }
+        start_write();
+    }
+
+    asio::io_context& io_;
+    const std::string addr_;
+    const ConnectionOptions options_;
+    RequestHandler on_request_;
+    ConnectHook on_connect_;
+
+    asio::ip::tcp::socket socket_;
+    asio::ip::tcp::resolver resolver_;
+    asio::steady_timer connect_timer_;
+    State state_ = State::Disconnected;
+    std::atomic<int> state_flag_{0};
+    std::atomic<bool> closed_{false};
+    std::atomic<std::uint64_t> connects_{0};
+    std::uint64_t generation_ = 0;
+    bool timed_out_ = false;
+    bool writing_ = false;
+    std::deque<std::shared_ptr<std::string>> writes_;
+    std::unordered_map<std::int32_t, Pending> pending_;
+    std::array<std::byte, 4> length_buf_{};
+    std::string last_error_;
+    std::int64_t backoff_millis_ = 0;
+    std::int64_t next_attempt_millis_ = 0;
+};
+
+}  // namespace rmq::detail

@@ -1,0 +1,338 @@
+// The remoting connection layer against an in-process fake server: request/response by opaque, timeouts,
+// oneway requests, broker-initiated requests, oversize frames, reconnects.
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fake_server.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <rmq/error.hpp>
+#include <rmq/remoting/command.hpp>
+#include <rmq/remoting/request_code.hpp>
+
+#include <rmq/detail/remoting_client.hpp>
+
+namespace {
+
+using rmq::remoting::Command;
+namespace rc = rmq::remoting::request_code;
+
+Command request(int code, std::string topic = "T") {
+    Command c;
+    c.code = code;
+    c.fields().set("topic", std::move(topic));
+    return c;
+}
+
+rmq::detail::ConnectionOptions fast_options() {
+    rmq::detail::ConnectionOptions o;
+    o.connect_timeout_millis = 2000;
+    o.reconnect_backoff_min_millis = 50;
+    o.reconnect_backoff_max_millis = 200;
+    return o;
+}
+
+/// Echo server: answers every request with code 0, echoing ext field "topic" into the remark.
+void echo(rmq_test::FakeSession& s, const Command& req) {
+    if (req.is_oneway()) {
+        return;
+    }
+    auto r = rmq_test::FakeSession::response_to(req);
+    r.remark = std::string(req.field("topic").value_or(""));
+    r.body = req.body;
+    s.send(r);
+}
+
+}  // namespace
+
+TEST_CASE("a request gets the response with its opaque", "[remoting_transport][connection]") {
+    rmq_test::FakeServer server(echo);
+    rmq::detail::RemotingClient client(fast_options());
+    const auto r = client.invoke_sync(server.address(), request(105, "TopicA"), 5000);
+    CHECK(r.is_response());
+    CHECK(r.code == 0);
+    CHECK(r.remark == "TopicA");
+    const auto got = server.received();
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].code == 105);
+    CHECK(got[0].flag == 0);
+    CHECK(got[0].language == rmq::remoting::LanguageCode::Cpp);
+    CHECK(got[0].version == rmq::remoting::version::v4_9_8);
+    CHECK(got[0].opaque == r.opaque);
+}
+
+TEST_CASE("pipelined requests are matched by opaque even when answered out of order",
+          "[remoting_transport][connection]") {
+    std::mutex m;
+    std::vector<Command> held;
+    rmq_test::FakeServer server([&](rmq_test::FakeSession& s, const Command& req) {
+        const std::lock_guard lock(m);
+        held.push_back(req);
+        if (held.size() == 3) {  // answer in reverse order, one of them in the binary header format
+            for (auto it = held.rbegin(); it != held.rend(); ++it) {
+                auto r = rmq_test::FakeSession::response_to(*it);
+                r.remark = std::string(it->field("topic").value_or(""));
+                s.send(r,
+                       it == held.rbegin() ? rmq::remoting::SerializeType::RocketMQ
+                                           : rmq::remoting::SerializeType::Json);
+            }
+        }
+    });
+    rmq::detail::RemotingClient client(fast_options());
+    std::vector<std::future<Command>> futures;
+    for (const char* t : {"one", "two", "three"}) {
+        futures.push_back(std::async(std::launch::async, [&, t] {
+            return client.invoke_sync(server.address(), request(14, t), 10000);
+        }));
+    }
+    std::vector<std::string> remarks;
+    for (auto& f : futures) {
+        remarks.push_back(f.get().remark.value_or(""));
+    }
+    CHECK(remarks == std::vector<std::string>{"one", "two", "three"});
+    CHECK(server.accepted() == 1);  // one shared connection per address
+}
+
+TEST_CASE("an unanswered request times out with rmq::Timeout; a late answer is dropped",
+          "[remoting_transport][connection]") {
+    std::atomic<bool> silent{true};
+    std::shared_ptr<rmq_test::FakeSession> session;
+    Command first;
+    std::mutex m;
+    rmq_test::FakeServer server([&](rmq_test::FakeSession& s, const Command& req) {
+        if (silent.load()) {
+            const std::lock_guard lock(m);
+            first = req;
+            return;
+        }
+        echo(s, req);
+    });
+    rmq::detail::RemotingClient client(fast_options());
+    CHECK_THROWS_AS(client.invoke_sync(server.address(), request(11), 200), rmq::Timeout);
+    // the late response to the timed-out request must not disturb the next one
+    silent.store(false);
+    Command late;
+    {
+        const std::lock_guard lock(m);
+        late = rmq_test::FakeSession::response_to(first);
+    }
+    late.remark = "late";
+    REQUIRE(server.wait_session());
+    server.last_session()->send(late);
+    const auto r = client.invoke_sync(server.address(), request(11, "fresh"), 5000);
+    CHECK(r.remark == "fresh");
+}
+
+TEST_CASE("a oneway request carries flag bit 1 and expects nothing", "[remoting_transport][connection]") {
+    rmq_test::FakeServer server(echo);
+    rmq::detail::RemotingClient client(fast_options());
+    client.invoke_oneway(server.address(), request(rc::update_consumer_offset, "oneway"));
+    const auto r = client.invoke_sync(server.address(), request(14, "after"), 5000);
+    CHECK(r.remark == "after");
+    REQUIRE(server.wait_for([](const auto& got) { return got.size() == 2; }));
+    const auto got = server.received();
+    CHECK(got[0].code == rc::update_consumer_offset);
+    CHECK(got[0].is_oneway());
+    CHECK_FALSE(got[1].is_oneway());
+}
+
+TEST_CASE("broker requests: oneway ones are handled and never answered, unsupported two-way ones get code 3",
+          "[remoting_transport][connection]") {
+    rmq_test::FakeServer server(echo);
+    rmq::detail::RemotingClient client(fast_options());
+    std::promise<std::string> notified;
+    client.set_request_handler([&](const std::string&, const Command& req) -> std::optional<Command> {
+        if (req.code == rc::notify_consumer_ids_changed) {
+            notified.set_value(std::string(req.field("consumerGroup").value_or("")));
+            Command ignored;  // an answer to a oneway request must be discarded by the connection
+            return ignored;
+        }
+        return std::nullopt;
+    });
+    REQUIRE(client.invoke_sync(server.address(), request(34), 5000).code == 0);
+    REQUIRE(server.wait_session());
+    auto session = server.last_session();
+
+    Command notify;
+    notify.code = rc::notify_consumer_ids_changed;
+    notify.flag = rmq::remoting::command_flag::oneway;
+    notify.opaque = 7001;
+    notify.language = rmq::remoting::LanguageCode::Java;
+    notify.fields().set("consumerGroup", "cg");
+    session->send(notify);
+    auto f = notified.get_future();
+    REQUIRE(f.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    CHECK(f.get() == "cg");
+
+    Command odd;
+    odd.code = 9999;
+    odd.opaque = 7002;
+    odd.language = rmq::remoting::LanguageCode::Java;
+    session->send(odd, rmq::remoting::SerializeType::RocketMQ);
+    REQUIRE(server.wait_for([](const auto& got) {
+        return std::any_of(got.begin(), got.end(), [](const Command& c) { return c.is_response(); });
+    }));
+    const auto got = server.received();
+    std::vector<Command> responses;
+    std::copy_if(got.begin(), got.end(), std::back_inserter(responses), [](const Command& c) {
+        return c.is_response();
+    });
+    REQUIRE(responses.size() == 1);  // nothing for the oneway notification
+    CHECK(responses[0].opaque == 7002);
+    CHECK(responses[0].code == rmq::remoting::response_code::request_code_not_supported);
+    CHECK(responses[0].remark.value_or("").find("9999") != std::string::npos);
+}
+
+TEST_CASE("a frame announced above 16 MiB closes the connection and fails pending requests",
+          "[remoting_transport][connection]") {
+    rmq_test::FakeServer server([](rmq_test::FakeSession& s, const Command& req) {
+        if (req.code == 11) {
+            std::string bytes(8, '\0');
+            const std::uint32_t len = 16U * 1024U * 1024U + 1;  // frame of 16 MiB + 5 bytes
+            bytes[0] = static_cast<char>(len >> 24);
+            bytes[1] = static_cast<char>((len >> 16) & 0xFF);
+            bytes[2] = static_cast<char>((len >> 8) & 0xFF);
+            bytes[3] = static_cast<char>(len & 0xFF);
+            s.send_raw(bytes);
+            return;
+        }
+        echo(s, req);
+    });
+    rmq::detail::RemotingClient client(fast_options());
+    try {
+        (void)client.invoke_sync(server.address(), request(11), 20000);
+        FAIL("expected the oversize frame to fail the request");
+    } catch (const rmq::Timeout&) {
+        FAIL("the request timed out instead of failing when the connection was closed");
+    } catch (const rmq::Error& e) {
+        CHECK(std::string(e.what()).find("frame") != std::string::npos);
+    }
+    // the client reconnects for the next request
+    CHECK(client.invoke_sync(server.address(), request(14, "again"), 5000).remark == "again");
+    CHECK(server.accepted() == 2);
+}
+
+TEST_CASE("a request frame above 16 MiB is refused before anything is sent",
+          "[remoting_transport][connection]") {
+    rmq_test::FakeServer server(echo);
+    rmq::detail::RemotingClient client(fast_options());
+    Command big = request(310);
+    big.body.assign(16U * 1024U * 1024U, 'x');
+    CHECK_THROWS_AS(client.invoke_sync(server.address(), big, 5000), rmq::remoting::CodecError);
+    CHECK(client.invoke_sync(server.address(), request(14, "small"), 5000).remark == "small");
+    REQUIRE(server.received().size() == 1);
+    CHECK(server.received()[0].code == 14);
+}
+
+TEST_CASE("the peer closing the connection fails pending requests; the next request reconnects",
+          "[remoting_transport][connection]") {
+    rmq_test::FakeServer server([](rmq_test::FakeSession& s, const Command& req) {
+        if (req.code == 11) {
+            s.close_now();
+            return;
+        }
+        echo(s, req);
+    });
+    rmq::detail::RemotingClient client(fast_options());
+    CHECK(client.invoke_sync(server.address(), request(14, "a"), 5000).remark == "a");
+    try {
+        (void)client.invoke_sync(server.address(), request(11), 20000);
+        FAIL("expected an error");
+    } catch (const rmq::Timeout&) {
+        FAIL("timed out instead of failing at once");
+    } catch (const rmq::Error&) {
+    }
+    CHECK(client.invoke_sync(server.address(), request(14, "b"), 5000).remark == "b");
+    CHECK(server.accepted() == 2);
+}
+
+TEST_CASE("connect failures back off; the server coming back is reached again",
+          "[remoting_transport][connection]") {
+    auto server = std::make_unique<rmq_test::FakeServer>(echo);
+    const auto port = server->port();
+    const auto addr = server->address();
+    rmq::detail::RemotingClient client(fast_options());
+    CHECK(client.invoke_sync(addr, request(14, "up"), 5000).remark == "up");
+    server.reset();  // the peer goes away
+    bool failed_fast = false;
+    try {
+        (void)client.invoke_sync(addr, request(14), 20000);
+    } catch (const rmq::Timeout&) {
+    } catch (const rmq::Error&) {
+        failed_fast = true;
+    }
+    CHECK(failed_fast);
+    server = std::make_unique<rmq_test::FakeServer>(echo, port);
+    // a few attempts: some may land inside the back-off window
+    std::string remark;
+    for (int i = 0; i < 200 && remark.empty(); ++i) {
+        try {
+            remark = client.invoke_sync(addr, request(14, "back"), 5000).remark.value_or("");
+        } catch (const rmq::Error&) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    }
+    CHECK(remark == "back");
+}
+
+TEST_CASE("the connect hook's requests are written before queued ones, after every reconnect",
+          "[remoting_transport][connection]") {
+    rmq_test::FakeServer server([](rmq_test::FakeSession& s, const Command& req) {
+        if (req.code == 11) {
+            s.close_now();
+            return;
+        }
+        echo(s, req);
+    });
+    rmq::detail::RemotingClient client(fast_options());
+    client.set_connect_hook([](const std::string&) {
+        std::vector<Command> v;
+        v.push_back(request(rc::heart_beat, "hb"));
+        return v;
+    });
+    CHECK(client.invoke_sync(server.address(), request(14, "x"), 5000).remark == "x");
+    CHECK_THROWS_AS(client.invoke_sync(server.address(), request(11), 20000), rmq::Error);
+    CHECK(client.invoke_sync(server.address(), request(14, "y"), 5000).remark == "y");
+    std::vector<int> codes;
+    for (const auto& c : server.received()) {
+        codes.push_back(c.code);
+    }
+    CHECK(codes == std::vector<int>{rc::heart_beat, 14, 11, rc::heart_beat, 14});
+}
+
+TEST_CASE("requests are signed with ACL credentials", "[remoting_transport][connection]") {
+    rmq_test::FakeServer server(echo);
+    rmq::detail::RemotingClient client(fast_options(),
+                                       rmq::remoting::AclCredentials{"rocketmq2", "12345678", {}});
+    Command c;
+    c.code = rc::get_routeinfo_by_topic;
+    c.fields().set("topic", "TopicTest");
+    c.fields().set("acceptStandardJsonOnly", "true");
+    REQUIRE(client.invoke_sync(server.address(), c, 5000).code == 0);
+    const auto got = server.received();
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].field("AccessKey") == "rocketmq2");
+    CHECK(got[0].field("Signature") == "EvCVn1/pIhQGNcZnAZsj264sC2k=");  // spec remoting.md §6.1
+}
+
+TEST_CASE("shutting the client down fails pending requests", "[remoting_transport][connection]") {
+    rmq_test::FakeServer server([](rmq_test::FakeSession&, const Command&) {});
+    auto client = std::make_unique<rmq::detail::RemotingClient>(fast_options());
+    std::promise<std::exception_ptr> done;
+    client->invoke_async(server.address(),
+                         request(11),
+                         60000,
+                         [&](std::optional<Command>, std::exception_ptr e) { done.set_value(e); });
+    REQUIRE(server.wait_for([](const auto& got) { return !got.empty(); }));
+    client.reset();
+    auto f = done.get_future();
+    REQUIRE(f.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    CHECK(f.get() != nullptr);
+}

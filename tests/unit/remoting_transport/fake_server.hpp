@@ -1,0 +1,245 @@
+#pragma once
+
+// An in-process RocketMQ-speaking TCP server for the transport tests: accepts connections on 127.0.0.1 (an
+// ephemeral port), decodes frames and hands each command to a handler that may answer, stay silent, send
+// requests of its own or misbehave (oversize frames, closing).
+
+#include <array>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/asio.hpp>
+#include <fmt/format.h>
+
+#include <rmq/remoting/command.hpp>
+
+namespace rmq_test {
+
+namespace asio = boost::asio;
+
+class FakeServer;
+
+/// One accepted connection. Methods are thread-safe (they post to the server's thread).
+class FakeSession : public std::enable_shared_from_this<FakeSession> {
+public:
+    FakeSession(asio::ip::tcp::socket s, FakeServer& server)
+        : socket_(std::move(s))
+        , server_(server) {}
+
+    /// Sends a command (encoded as JSON unless `type` says otherwise).
+    void send(const rmq::remoting::Command& cmd,
+              rmq::remoting::SerializeType type = rmq::remoting::SerializeType::Json) {
+        send_raw(rmq::remoting::encode(cmd, type));
+    }
+
+    /// Sends raw bytes.
+    void send_raw(std::string bytes) {
+        asio::post(socket_.get_executor(), [self = shared_from_this(), b = std::move(bytes)]() mutable {
+            self->out_.push_back(std::move(b));
+            self->write();
+        });
+    }
+
+    /// A response to `req` with `code` (and optional ext fields / body).
+    static rmq::remoting::Command response_to(const rmq::remoting::Command& req, int code = 0) {
+        rmq::remoting::Command r;
+        r.code = code;
+        r.language = rmq::remoting::LanguageCode::Java;
+        r.opaque = req.opaque;
+        r.flag = rmq::remoting::command_flag::response;
+        return r;
+    }
+
+    void close() {
+        asio::post(socket_.get_executor(), [self = shared_from_this()] { self->close_now(); });
+    }
+
+    /// close() on the server thread.
+    void close_now() {
+        boost::system::error_code ec;
+        socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+        socket_.close(ec);
+    }
+
+    void start() { read_header(); }
+
+private:
+    void write() {
+        if (writing_ || out_.empty()) {
+            return;
+        }
+        writing_ = true;
+        asio::async_write(socket_,
+                          asio::buffer(out_.front()),
+                          [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+                              self->writing_ = false;
+                              self->out_.pop_front();
+                              if (!ec) {
+                                  self->write();
+                              }
+                          });
+    }
+
+    void read_header();
+    void read_payload(std::size_t n);
+
+    asio::ip::tcp::socket socket_;
+    FakeServer& server_;
+    std::array<std::byte, 4> len_{};
+    std::deque<std::string> out_;
+    bool writing_ = false;
+};
+
+/// The server. `handler` runs on the server thread for every command a client sends.
+class FakeServer {
+public:
+    using Handler = std::function<void(FakeSession&, const rmq::remoting::Command&)>;
+
+    explicit FakeServer(Handler handler = {}, std::uint16_t port = 0)
+        : handler_(std::move(handler))
+        , acceptor_(io_, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), port)) {
+        accept();
+        thread_ = std::thread([this] { io_.run(); });
+    }
+
+    FakeServer(const FakeServer&) = delete;
+    FakeServer& operator=(const FakeServer&) = delete;
+
+    ~FakeServer() { stop(); }
+
+    void stop() {
+        if (stopped_) {
+            return;
+        }
+        stopped_ = true;
+        asio::post(io_, [this] {
+            boost::system::error_code ec;
+            acceptor_.close(ec);
+            for (auto& w : sessions_) {
+                if (auto s = w.lock()) {
+                    s->close_now();
+                }
+            }
+            io_.stop();
+        });
+        thread_.join();
+    }
+
+    [[nodiscard]] std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+    [[nodiscard]] std::string address() const { return fmt::format("127.0.0.1:{}", port()); }
+
+    void set_handler(Handler h) {
+        const std::lock_guard lock(mutex_);
+        handler_ = std::move(h);
+    }
+
+    /// Every command received so far.
+    std::vector<rmq::remoting::Command> received() {
+        const std::lock_guard lock(mutex_);
+        return received_;
+    }
+
+    [[nodiscard]] int accepted() {
+        const std::lock_guard lock(mutex_);
+        return accepted_;
+    }
+
+    /// Waits until `pred(received())` holds (generous timeout); returns whether it did.
+    bool wait_for(const std::function<bool(const std::vector<rmq::remoting::Command>&)>& pred,
+                  std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+        std::unique_lock lock(mutex_);
+        return cv_.wait_for(lock, timeout, [&] { return pred(received_); });
+    }
+
+    /// The most recent session (e.g. to push a broker request to the client).
+    std::shared_ptr<FakeSession> last_session() {
+        const std::lock_guard lock(mutex_);
+        return sessions_.empty() ? nullptr : sessions_.back().lock();
+    }
+
+    bool wait_session(std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+        std::unique_lock lock(mutex_);
+        return cv_.wait_for(lock, timeout, [&] { return !sessions_.empty() && sessions_.back().lock(); });
+    }
+
+    void on_command(FakeSession& s, rmq::remoting::Command cmd) {
+        Handler h;
+        {
+            const std::lock_guard lock(mutex_);
+            received_.push_back(cmd);
+            h = handler_;
+        }
+        cv_.notify_all();
+        if (h) {
+            h(s, cmd);
+        }
+    }
+
+private:
+    void accept() {
+        acceptor_.async_accept([this](const boost::system::error_code& ec, asio::ip::tcp::socket sock) {
+            if (ec) {
+                return;
+            }
+            auto s = std::make_shared<FakeSession>(std::move(sock), *this);
+            {
+                const std::lock_guard lock(mutex_);
+                sessions_.push_back(s);
+                ++accepted_;
+            }
+            cv_.notify_all();
+            s->start();
+            accept();
+        });
+    }
+
+    Handler handler_;
+    asio::io_context io_;
+    asio::ip::tcp::acceptor acceptor_;
+    std::thread thread_;
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::vector<rmq::remoting::Command> received_;
+    std::vector<std::weak_ptr<FakeSession>> sessions_;
+    int accepted_ = 0;
+    bool stopped_ = false;
+};
+
+inline void FakeSession::read_header() {
+    asio::async_read(socket_,
+                     asio::buffer(len_),
+                     [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+                         if (ec) {
+                             return;
+                         }
+                         const std::size_t n =
+                             rmq::remoting::frame_payload_length(std::as_bytes(std::span(self->len_)));
+                         self->read_payload(n);
+                     });
+}
+
+inline void FakeSession::read_payload(std::size_t n) {
+    auto buf = std::make_shared<std::vector<std::byte>>(n);
+    asio::async_read(socket_,
+                     asio::buffer(*buf),
+                     [self = shared_from_this(), buf](const boost::system::error_code& ec, std::size_t) {
+                         if (ec) {
+                             return;
+                         }
+                         auto cmd = rmq::remoting::decode_payload(std::span<const std::byte>(*buf));
+                         self->server_.on_command(*self, std::move(cmd));
+                         self->read_header();
+                     });
+}
+
+}  // namespace rmq_test
