@@ -1,0 +1,146 @@
+// Concurrent at-least-once across a restart in the middle of a stream (issue 3; consumer.md §5.3, §7, §9):
+// what the first consumer finished and committed is not delivered again, what it had in flight is delivered
+// again at most once, and nothing is lost.
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "scenario_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+using scenario::fast_config;
+using scenario::Recorder;
+
+namespace {
+
+using PushConsumer =
+    rmq::Consumer<rmq::Concurrently, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport>;
+
+constexpr int queue_count = 4;
+
+/// (queue id, queue offset): identifies one message of the topic.
+using Position = std::pair<int, std::int64_t>;
+
+void produce(rmq::InProcessBroker& broker, int count, const std::string& prefix) {
+    auto tr = broker.connect();
+    for (int i = 0; i < count; ++i) {
+        rmq::Message msg("AloTopic", "TagA", prefix + std::to_string(i));
+        (void)tr.send(msg, broker.queue("AloTopic", i % queue_count));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("concurrent at-least-once: a consumer restarted mid-stream resumes from the committed offset",
+          "[scenario][concurrently][restart]") {
+    rmq::InProcessBroker broker;
+    broker.create_topic("AloTopic", queue_count);
+    produce(broker, 2000, "early");
+
+    auto config = fast_config("alo_group");
+    config.consume_thread_min = 4;
+    config.consume_thread_max = 4;
+    config.pull_batch_size = 16;
+    config.pull_threshold_for_queue = 100;
+    std::string mode;
+    SECTION("bounded drain (rmq default): running listeners finish and commit") {
+        mode = "drain";
+    }
+    SECTION("no drain (Java's awaitTerminationMillisWhenShutdown = 0): running results are discarded") {
+        mode = "no-drain";
+        config.await_termination_millis_when_shutdown = 0;
+    }
+    INFO("shutdown mode: " << mode);
+
+    Recorder rec;
+    std::vector<Position> first_run;
+    std::vector<Position> second_run;
+    std::vector<Position>* sink = &first_run;
+    auto listener = [&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
+        // Slow enough that the shutdown below lands mid-stream with listeners running.
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+        rec.update([&] {
+            for (const auto& m : msgs) {
+                sink->emplace_back(m.queue_id(), m.queue_offset());
+            }
+        });
+        return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+    };
+
+    {
+        PushConsumer first{broker.connect(), config};
+        first.subscribe("AloTopic", "*");
+        first.register_listener(listener);
+        first.start();
+        REQUIRE(rec.wait([&] { return first_run.size() >= 600; }));
+        first.shutdown();
+    }
+    std::map<int, std::int64_t> committed;
+    for (int q = 0; q < queue_count; ++q) {
+        committed[q] = broker.consumer_offset("alo_group", broker.queue("AloTopic", q)).value_or(0);
+    }
+    // In flight = seen by a listener but not covered by the committed offset.
+    const auto first_seen = rec.read([&] { return first_run; });
+    std::set<Position> in_flight;
+    for (const auto& p : first_seen) {
+        if (p.second >= committed[p.first]) {
+            in_flight.insert(p);
+        }
+    }
+    std::int64_t committed_total = 0;
+    for (const auto& [q, c] : committed) {
+        committed_total += c;
+    }
+    // The first run must have left progress behind, otherwise "resuming" proves nothing.
+    REQUIRE(committed_total >= 500);
+    REQUIRE(committed_total < 2000);
+
+    produce(broker, 400, "late");
+    rec.update([&] { sink = &second_run; });
+    PushConsumer second{broker.connect(), config};
+    second.subscribe("AloTopic", "*");
+    second.register_listener(listener);
+    second.start();
+    REQUIRE(rec.wait([&] {
+        std::set<Position> all(first_run.begin(), first_run.end());
+        all.insert(second_run.begin(), second_run.end());
+        return all.size() >= 2400;
+    }));
+    second.shutdown();
+
+    rec.read([&] {
+        std::set<Position> all(first_run.begin(), first_run.end());
+        all.insert(second_run.begin(), second_run.end());
+        CHECK(all.size() == 2400);  // nothing lost
+        CHECK(first_run.size() == std::set<Position>(first_run.begin(), first_run.end()).size());
+        CHECK(second_run.size() == std::set<Position>(second_run.begin(), second_run.end()).size());
+        // The second run starts exactly at the committed offsets: nothing below them again.
+        for (const auto& p : second_run) {
+            INFO(fmt::format("queue {} offset {} committed {}", p.first, p.second, committed[p.first]));
+            CHECK(p.second >= committed[p.first]);
+        }
+        std::set<Position> duplicates;
+        const std::set<Position> second_set(second_run.begin(), second_run.end());
+        for (const auto& p : first_run) {
+            if (second_set.contains(p)) {
+                duplicates.insert(p);
+            }
+        }
+        INFO(fmt::format("{} duplicates, {} in flight at shutdown", duplicates.size(), in_flight.size()));
+        CHECK(duplicates == in_flight);
+        // A listener call holds one message (batch size 1): at most one per consume thread is in flight.
+        CHECK(duplicates.size() <= static_cast<std::size_t>(config.consume_thread_min));
+        if (mode == "drain") {
+            CHECK(duplicates.empty());  // every running listener finished and its result was committed
+        }
+        return 0;
+    });
+}
