@@ -641,7 +641,7 @@ int run_suite(const Options& o) {
                                                "--messages",
                                                std::to_string(o.backlog),
                                                "--max-seconds",
-                                               "120"};
+                                               "60"};
         run(args, fmt::format("{}", fmt::join(args, " ")));
     }
     fmt::print(stderr, "[{:6.1f} s] done, {} failed run(s)\n", seconds_since(t0), failures);

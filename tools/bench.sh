@@ -10,6 +10,9 @@
 #   --reps N      repetitions of the throughput runs (default 3; medians are reported)
 #   --messages N  prefilled messages of the throughput runs (default 1,000,000)
 #   --backlog N   messages of the backlog run (default 5,000,000; needs ~5 GB of RAM for the embedded broker)
+#   --real-messages N   messages prefilled on the real broker (default 200,000)
+#   --report-only FILE  only rewrite latest.md/json from the JSON lines of an earlier run
+#   --no-java     skip the real-broker runs (RocketMQ cluster from tools/rocketmq.sh + Java DefaultMQPushConsumer)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,18 +22,24 @@ REPS=3
 MESSAGES=1000000
 BACKLOG=5000000
 EXTRA=()
+REAL_MESSAGES=200000
+RUN_JAVA=1
+REPORT_ONLY=""
 
 while [[ $# -gt 0 ]]; do
     case $1 in
-    --quick) REPS=1 MESSAGES=100000 BACKLOG=500000 ;;
+    --quick) REPS=1 MESSAGES=100000 BACKLOG=500000 REAL_MESSAGES=20000 ;;
     --reps) REPS=$2; shift ;;
     --messages) MESSAGES=$2; shift ;;
     --backlog) BACKLOG=$2; shift ;;
     --no-backlog) EXTRA+=(--no-backlog) ;;
     --no-rebalance) EXTRA+=(--no-rebalance) ;;
+    --real-messages) REAL_MESSAGES=$2; shift ;;
+    --no-java) RUN_JAVA=0 ;;
+    --report-only) REPORT_ONLY=$2; shift ;;
     --build-dir) BUILD=$2; shift ;;
     --out) OUT=$2; shift ;;
-    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -38,6 +47,12 @@ done
 
 log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
+if [[ -n $REPORT_ONLY ]]; then
+    RUNS=$REPORT_ONLY
+    STATUS=0
+    REAL_REASON="rmq::RemotingTransport not benchmarked yet"
+    JAVA_REASON="not in this run"
+else
 # ---- build (the `release` preset's settings: Release, warnings not fatal, no tests) --------------------
 log "configuring $BUILD (Release)"
 LAUNCHER=()
@@ -60,10 +75,12 @@ elif [[ ! -f $ROOT/bench/real_broker.cpp ]]; then
     REAL_REASON="the real-broker benchmark (bench/real_broker.cpp) is not written yet"
 fi
 JAVA_REASON=""
-if ! command -v java >/dev/null; then
-    JAVA_REASON="no Java runtime on this machine"
-elif [[ ! -d $ROOT/bench/java ]]; then
-    JAVA_REASON="the Java benchmark (bench/java) is not written yet"
+if [[ $RUN_JAVA == 0 ]]; then
+    JAVA_REASON="skipped (--no-java)"
+elif ! command -v java >/dev/null || ! command -v javac >/dev/null; then
+    JAVA_REASON="no JDK on this machine"
+elif ! JAVA_CP=$("$ROOT/tools/rocketmq.sh" classpath client 2>/dev/null); then
+    JAVA_REASON="the RocketMQ jars are not fetched (tools/rocketmq.sh fetch)"
 fi
 
 # ---- run -----------------------------------------------------------------------------------------------
@@ -76,16 +93,47 @@ STATUS=0
 "$BIN" --suite --reps "$REPS" --messages "$MESSAGES" --backlog "$BACKLOG" "${EXTRA[@]}" >"$RUNS" || STATUS=$?
 log "suite finished in $(($(date +%s) - START)) s (status $STATUS)"
 
+# ---- real broker: Apache RocketMQ 5.3.3 (tools/rocketmq.sh), one broker, 8 queues -------------------------
+if [[ -z $JAVA_REASON ]]; then
+    log "real broker: building bench/java, starting a one-broker cluster"
+    JOUT=$BUILD/java
+    mkdir -p "$JOUT"
+    javac -d "$JOUT" -cp "$JAVA_CP" "$ROOT"/bench/java/src/rmq/bench/*.java
+    JVM=(${RMQ_BENCH_JVM:-})
+    JLOGS=$(mktemp -d)
+    jrun() { java "${JVM[@]}" -Duser.home="$JLOGS" -cp "$JOUT:$JAVA_CP" rmq.bench.JavaPushBench "$@"; }
+    if CLUSTER=$("$ROOT/tools/rocketmq.sh" start --brokers 1 2> >(sed 's/^/  /' >&2)); then
+        trap 'rm -f "$RUNS"; "$ROOT/tools/rocketmq.sh" stop --fast --clean --dir "$CLUSTER" >/dev/null 2>&1 || true' EXIT
+        NAMESRV=$(sed -n 's/^RMQ_NAMESRV=//p' "$CLUSTER/cluster.env")
+        "$ROOT/tools/rocketmq.sh" create-topic BenchTopic 8 --dir "$CLUSTER" >&2
+        log "real broker: prefilling $REAL_MESSAGES messages of 128 B (Java producer, batches of 32)"
+        jrun "$NAMESRV" BenchTopic prefill "$REAL_MESSAGES" 128 >>"$RUNS" || STATUS=$?
+        for rep in $(seq 1 "$REPS"); do
+            for m in "concurrently $REAL_MESSAGES 20 1" "concurrently $REAL_MESSAGES 20 32" \
+                "orderly $REAL_MESSAGES 20 1"; do
+                log "real broker rep $rep/$REPS: Java DefaultMQPushConsumer $m"
+                # shellcheck disable=SC2086
+                jrun "$NAMESRV" BenchTopic $m >>"$RUNS" || STATUS=$?
+            done
+        done
+        "$ROOT/tools/rocketmq.sh" stop --fast --clean --dir "$CLUSTER" >/dev/null 2>&1 || true
+        trap 'rm -f "$RUNS"' EXIT
+    else
+        JAVA_REASON="tools/rocketmq.sh start failed on this machine"
+    fi
+    rm -rf "$JLOGS"
+fi
+
+fi
+
 # ---- report --------------------------------------------------------------------------------------------
 python3 - "$RUNS" "$OUT" "$REPS" "$MESSAGES" "$BACKLOG" "$REAL_REASON" "$JAVA_REASON" "$(nproc)" \
-    "$(uptime | sed 's/.*load average: //')" "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" <<'EOF'
+    "$(uptime | sed 's/.*load average: //')" "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+    "$REAL_MESSAGES" <<'EOF'
 import json, statistics, sys, datetime
-runs_path, out, reps, messages, backlog, real_reason, java_reason, cpus, load, commit = sys.argv[1:11]
-runs = []
-for line in open(runs_path):
-    line = line.strip()
-    if line.startswith("{"):
-        runs.append(json.loads(line))
+(runs_path, out, reps, messages, backlog, real_reason, java_reason, cpus, load, commit,
+ real_messages) = sys.argv[1:12]
+runs = [json.loads(l) for l in open(runs_path) if l.strip().startswith("{")]
 
 def by_mode(m):
     return [r for r in runs if r.get("mode") == m]
@@ -94,86 +142,87 @@ def med(mode, key):
     vals = [r[key] for r in by_mode(mode) if r.get("complete", True)]
     return statistics.median(vals) if vals else None
 
-def fmt(v, unit=""):
+def fmt(v):
     if v is None:
         return "—"
     if isinstance(v, str):
         return v
     if abs(v) >= 1000:
-        s = f"{v:,.0f}"
-    elif abs(v) >= 10:
-        s = f"{v:.1f}"
-    else:
-        s = f"{v:.2f}"
-    return s + unit
+        return f"{v:,.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
 
 def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
 
-rows = []   # figure, rmq, java, limit, ratio, note
+rows = []
 def row(figure, rmq, java, limit, r, note=""):
     rows.append(dict(figure=figure, rmq=rmq, java=java, limit=limit, ratio=r, note=note))
 
 na = "n/a (in-process)"
-real = f"not run ({real_reason})" if real_reason else None
-java = f"not run ({java_reason or real_reason})" if (java_reason or real_reason) else None
+real = "not run (1)" if real_reason else None
+java_missing = "not run (2)" if java_reason else None
 pipes = [("concurrently_b1", "Concurrently, batch 1"), ("concurrently_b32", "Concurrently, batch 32"),
          ("orderly", "Orderly")]
-lim_tp, lim_cpu, lim_rss = med("limit", "msgs_per_s"), med("limit", "cpu_s_per_million"), med("limit", "delta_rss_mb")
-for mode, label in pipes:
-    tp = med(mode, "msgs_per_s")
-    row(f"In-process throughput, {label} (msg/s)", tp, na, lim_tp, ratio(tp, lim_tp), "ratio = rmq / raw pull limit")
-for mode, label in pipes:
-    c = med(mode, "cpu_s_per_million")
-    row(f"In-process CPU s per million msgs, {label}", c, na, lim_cpu, ratio(c, lim_cpu), "ratio = rmq / limit")
-for mode, label in pipes:
-    d = med(mode, "delta_rss_mb")
-    row(f"In-process peak RSS above the prefilled broker, {label} (MB)", d, na, lim_rss, ratio(d, lim_rss),
-        "ratio = rmq / limit")
-for mode, label in pipes:
-    t = med(mode, "seconds")
-    row(f"In-process time to consume all {int(messages):,}, {label} (s)", t, na, med("limit", "seconds"),
-        ratio(t, med("limit", "seconds")), "ratio = rmq / limit")
+lim = {k: med("limit", k) for k in ("msgs_per_s", "cpu_s_per_million", "delta_rss_mb", "seconds")}
+for key, label, note in (("msgs_per_s", "throughput (msg/s)", "ratio = rmq / raw pull limit (target Concurrently >= 0.5)"),
+                         ("seconds", f"time to consume {int(messages):,} (s)", "ratio = rmq / limit"),
+                         ("cpu_s_per_million", "CPU s per million msgs", "ratio = rmq / limit"),
+                         ("delta_rss_mb", "peak RSS above the prefilled broker (MB)", "ratio = rmq / limit")):
+    for mode, plabel in pipes:
+        v = med(mode, key)
+        row(f"In-process {plabel}: {label}", v, na, lim[key], ratio(v, lim[key]), note)
 o, c1 = med("orderly", "msgs_per_s"), med("concurrently_b1", "msgs_per_s")
-row("Orderly / Concurrently batch 1 throughput", ratio(o, c1), na, None, ratio(o, c1), "target >= 0.8")
+row("In-process Orderly / Concurrently batch 1 (throughput)", ratio(o, c1), na, None, ratio(o, c1), "target >= 0.8")
 
 for r in [x for x in runs if x.get("mode", "").startswith("rebalance_")]:
     order = r["mode"].split("_", 1)[1]
     for ev in ("join", "leave"):
         h = r[ev]
-        val = h["handover_ms"] if h["complete"] else None
-        row(f"Handover after a member {'joins' if ev == 'join' else 'leaves'}, {order}, "
-            f"rebalance_interval {r['rebalance_interval_ms']} ms (ms)", val, java or "not run",
+        row(f"In-process handover after a member {'joins' if ev == 'join' else 'leaves'}: {order}, "
+            f"rebalance_interval {r['rebalance_interval_ms']} ms (ms)",
+            h["handover_ms"] if h["complete"] else "not complete", "not run (needs the real broker runs)",
             None, None, f"allocation seen after {h['assign_ms']:.0f} ms; duplicated deliveries: {h['duplicates']}")
 for r in by_mode("backlog"):
     note = (f"{r['consumed']:,} of {r['messages']:,} consumed in {r['seconds']:.0f} s; prefill {r['prefill_s']:.0f} s; "
-            f"process peak incl. broker {r['process_peak_rss_mb']:.0f} MB")
-    row(f"Backlog {r['messages']:,} msgs on {r['queues']} queues: consumer peak RSS above the prefilled broker (MB)",
-        r["delta_rss_mb"], java or "not run",
-        None, None, note)
+            f"process peak incl. the embedded broker {r['process_peak_rss_mb']:,.0f} MB")
+    row(f"In-process backlog {r['messages']:,} msgs on {r['queues']} queues: consumer peak RSS above the "
+        f"prefilled broker (MB)", r["delta_rss_mb"], "not run (needs the real broker)", None, None, note)
 
-if real or java:
-    for label in ("Real broker throughput, Concurrently (msg/s)", "Real broker throughput, Orderly (msg/s)",
-                  "Real broker CPU s per million msgs", "Real broker peak RSS (MB)",
-                  "Real broker raw pull loop (msg/s)"):
-        row(label, real or "not run", java or "not run", real or "not run", None)
+rn = f"{int(real_messages):,}"
+for key, label in (("msgs_per_s", "throughput (msg/s)"), ("cpu_s_per_million", "CPU s per million msgs"),
+                   ("peak_rss_mb", "peak RSS of the process (MB)")):
+    for mode, plabel in pipes:
+        j = med("java_" + mode, key)
+        row(f"Real broker ({rn} msgs of 128 B, 8 queues) {plabel}: {label}", real or "not run",
+            j if j is not None else (java_missing or "not run"), real or "not run", None,
+            "ratio = rmq / Java once both run")
+row("Real broker raw rmq pull loop (msg/s)", real or "not run", "—", real or "not run", None)
 
 now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-md = [f"# rmq benchmarks — latest run", "",
-      f"{now}, commit {commit}, {cpus} CPUs (load average at the end: {load}). Throughput runs: {reps} "
-      f"repetition(s) of {int(messages):,} messages of 128 B on 1 topic × 8 queues, interleaved, each in a fresh "
-      f"process; medians. The machine is shared, so absolute figures are noisy: compare the ratios (measured in "
-      f"the same run). See docs/benchmarks.md for what each figure means.", "",
+md = ["# rmq benchmarks — latest run", "",
+      f"{now}, commit {commit}, {cpus} CPUs shared with other work (load average at the end: {load}). "
+      f"In-process: {reps} repetition(s) of {int(messages):,} messages of 128 B on 1 topic × 8 queues, "
+      f"interleaved, each run in a fresh process; medians. Absolute figures are noisy on this machine: compare "
+      f"the ratios. See docs/benchmarks.md for what each figure means.", "",
       "| Figure | rmq | Java | Limit | Ratio | Note |", "|---|---|---|---|---|---|"]
 for r in rows:
-    md.append(f"| {r['figure']} | {fmt(r['rmq'])} | {fmt(r['java'])} | {fmt(r['limit'])} | "
-              f"{fmt(r['ratio'])} | {r['note']} |")
-md += ["", "Raw runs (one per line):", "", "```"] + [json.dumps(r) for r in runs] + ["```", ""]
+    md.append(f"| {r['figure']} | {fmt(r['rmq'])} | {fmt(r['java'])} | {fmt(r['limit'])} | {fmt(r['ratio'])} | "
+              f"{r['note']} |")
+notes = []
+if real_reason:
+    notes.append(f"(1) rmq on the real broker: {real_reason}.")
+if java_reason:
+    notes.append(f"(2) Java DefaultMQPushConsumer on the real broker: {java_reason}.")
+md += [""] + notes
+md += ["", "Raw runs (one JSON object per run):", "", "```"] + [json.dumps(r) for r in runs] + ["```", ""]
 open(f"{out}/latest.md", "w").write("\n".join(md))
 json.dump(dict(generated=now, commit=commit, cpus=int(cpus), load_average=load, reps=int(reps),
-               messages=int(messages), backlog=int(backlog), real_broker=real or "run", java=java or "run",
-               rows=rows, runs=runs), open(f"{out}/latest.json", "w"), indent=1)
-print("\n".join(md[:len(rows) + 6]))
+               messages=int(messages), backlog=int(backlog), real_messages=int(real_messages),
+               real_broker_rmq=real or "run", java=java_missing or "run", rows=rows, runs=runs),
+          open(f"{out}/latest.json", "w"), indent=1)
+print("\n".join(md[: len(rows) + 8 + len(notes)]))
 EOF
 log "wrote $OUT/latest.md and $OUT/latest.json"
 exit "$STATUS"
