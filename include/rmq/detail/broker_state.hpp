@@ -543,10 +543,14 @@ public:
             check_running();
             take_fault_locked(BrokerRequest::Heartbeat);
             for (const auto& cd : hb.consumer_data_set) {
-                require_subscription_group_locked(cd.group_name);
-            }
-            for (const auto& cd : hb.consumer_data_set) {
-                ensure_queue_locked(retry_topic(cd.group_name), 0);
+                // ClientManageProcessor.heartBeat: the retry topic only when the group config exists (or is
+                // auto-created); the client is registered either way.
+                if (config_.auto_create_subscription_group) {
+                    subscription_groups_.insert(cd.group_name);
+                }
+                if (subscription_groups_.contains(cd.group_name)) {
+                    ensure_queue_locked(retry_topic(cd.group_name), 0);
+                }
                 auto& group = groups_[cd.group_name];
                 group.consume_type = cd.consume_type;
                 group.message_model = cd.message_model;

@@ -266,9 +266,13 @@ TEST_CASE("broker: unknown subscription group without auto-create") {
     rmq::BrokerConfig config;
     config.auto_create_subscription_group = false;
     Fixture f(config);
+    f.subscribe("G", "c1", "TopicTest", "*");  // registered, but no retry topic without the group config
+    CHECK(f.broker->group_members("G").size() == 1);
+    CHECK_FALSE(f.broker->has_topic("%RETRY%G"));
     CHECK(f.pull(f.args(0, 0)).code() == rmq::response_code::subscription_group_not_exist);
     f.broker->create_subscription_group("G");
     f.subscribe("G", "c1", "TopicTest", "*");
+    CHECK(f.broker->has_topic("%RETRY%G"));
     CHECK(f.pull(f.args(0, 0)).ok());
 }
 
