@@ -189,12 +189,15 @@ public:
             const std::lock_guard lock(gate_->mutex);
             gate_->scheduler = &scheduler_;
         }
-        transport_.set_notification_handler([gate = gate_, this](const ConsumerIdsChanged& n) {
-            if (n.consumer_group != group_) {
-                return;
-            }
-            gate->post([this] { do_rebalance(); });
-        });
+        // The handler may outlive the consumer (the transport's broker keeps it): it touches nothing but the
+        // gate and its own copy of the group; `this` is used only on the loop, which the gate guards.
+        transport_.set_notification_handler(
+            [gate = gate_, group = group_, this](const ConsumerIdsChanged& n) {
+                if (n.consumer_group != group) {
+                    return;
+                }
+                gate->post([this] { do_rebalance(); });
+            });
         pool_->start();
         scheduler_.start();
         state_.store(State::Running);

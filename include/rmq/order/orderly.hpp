@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -82,9 +83,16 @@ struct Orderly {
             if (!host_.clustering()) {
                 return true;
             }
+            // try_lock in small steps rather than try_lock_for: g++ 12's TSan does not intercept the
+            // pthread_mutex_clocklock behind timed_mutex::try_lock_for and then reports the unlock as bogus.
             std::unique_lock lock(pq.consume_lock(), std::defer_lock);
-            if (!lock.try_lock_for(std::chrono::milliseconds(release_wait_millis))) {
-                return false;
+            const auto deadline =
+                std::chrono::steady_clock::now() + std::chrono::milliseconds(release_wait_millis);
+            while (!lock.try_lock()) {
+                if (std::chrono::steady_clock::now() >= deadline) {
+                    return false;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
             }
             host_.unlock_queues({mq});
             pq.set_locked(false);
