@@ -62,6 +62,8 @@ inline constexpr std::int64_t consume_queue_unit_size = 20;
 inline constexpr std::int64_t consume_queue_file_units = 300000;
 /// DefaultMessageStore.getMessage: the scan covers at least 16000 bytes of consume queue.
 inline constexpr std::int64_t max_filter_message_bytes = 16000;
+/// PullRequestHoldService: how often held pulls are re-checked with long polling on.
+inline constexpr std::int64_t hold_check_interval_millis = 5000;
 /// BrokerConfig.brokerClusterName default, stored in the CLUSTER property of sent messages.
 inline constexpr std::string_view broker_cluster_name = "DefaultCluster";
 /// MessageConst.PROPERTY_CLUSTER.
@@ -137,6 +139,7 @@ public:
         {
             const std::lock_guard lock(mutex_);
             started_ = true;
+            next_hold_check_ = clock_->steady_millis() + hold_check_interval();
         }
         thread_ = std::thread([this] { run(); });
         thread_id_ = thread_.get_id();
@@ -1104,6 +1107,10 @@ private:
         return O(std::move(result));
     }
 
+    [[nodiscard]] std::int64_t hold_check_interval() const noexcept {
+        return config_.long_polling_enable ? hold_check_interval_millis : config_.short_polling_time_mills;
+    }
+
     /// PullRequestHoldService.notifyMessageArriving for a new message.
     void notify_arrival_locked(const std::string& topic,
                                std::int32_t queue_id,
@@ -1140,10 +1147,18 @@ private:
     void tick_locked(Tasks& out) {
         deliver_due_locked(out);
         const std::int64_t now = clock_->steady_millis();
+        // PullRequestHoldService's periodic check (every 5 s, or short_polling_time_mills) wakes held pulls
+        // whose queue grew, whatever the new messages' tags.
+        const bool hold_check = now >= next_hold_check_;
+        if (hold_check) {
+            next_hold_check_ = now + hold_check_interval();
+        }
         std::vector<HeldPull> timed_out;
         for (auto it = held_.begin(); it != held_.end();) {
+            const QueueLog* q = find_queue_locked(it->first.first, it->first.second);
+            const std::int64_t max = q ? q->next : 0;
             std::erase_if(it->second, [&](HeldPull& h) {
-                if (now >= h.deadline) {
+                if (now >= h.deadline || (hold_check && max > h.args.queue_offset)) {
                     timed_out.push_back(std::move(h));
                     return true;
                 }
@@ -1177,6 +1192,9 @@ private:
             for (const auto& h : list) {
                 consider(h.deadline);
             }
+        }
+        if (!held_.empty()) {
+            consider(next_hold_check_);
         }
         for (const auto& [name, g] : groups_) {
             for (const auto& [id, ch] : g.channels) {
@@ -1324,6 +1342,7 @@ private:
     std::map<std::uint64_t, std::weak_ptr<NotificationSlot>> handles_;
     std::uint64_t next_handle_id_ = 0;
     mutable std::map<BrokerRequest, Fault> faults_;
+    std::int64_t next_hold_check_ = 0;
 };
 
 }  // namespace detail

@@ -417,3 +417,35 @@ TEST_CASE("broker: destroying the broker answers held pulls and later calls fail
     CHECK_THROWS_AS(f.send(0, "TagA"), rmq::BrokerError);
     f.clock->advance(rmq::Millis(100000));  // the listener is gone
 }
+
+TEST_CASE("broker: the 5 s hold check wakes a held pull whose queue grew with non-matching messages") {
+    Fixture f;
+    f.subscribe("G", "c1", "TopicTest", "TagA");
+    f.clock->advance(
+        rmq::Millis(1000));  // the hold service ticks at 5000, 10000, ... from the broker's start
+    PullCatcher c;
+    auto a = f.args(0, 0, rmq::pull_sys_flag::suspend);
+    a.suspend_timeout_millis = 15000;
+    f.transport->pull(a, c.callback());
+    f.send(0, "TagB");
+    f.send(0, "TagB");
+    f.clock->advance(rmq::Millis(3999));
+    f.broker->drain();
+    CHECK_FALSE(c.done());
+    f.clock->advance(rmq::Millis(1));  // tick at 5000: the queue grew, the pull re-runs
+    const auto r = c.wait();
+    REQUIRE(r.ok());
+    CHECK(r.value().status == PullStatus::NoMatchedMsg);
+    CHECK(r.value().next_begin_offset == 2);
+
+    // A held pull on a queue that did not grow stays held across ticks until its timeout.
+    PullCatcher idle;
+    auto b = f.args(1, 0, rmq::pull_sys_flag::suspend);
+    b.suspend_timeout_millis = 15000;
+    f.transport->pull(b, idle.callback());
+    f.clock->advance(rmq::Millis(14999));
+    f.broker->drain();
+    CHECK_FALSE(idle.done());
+    f.clock->advance(rmq::Millis(1));
+    CHECK(idle.wait().value().status == PullStatus::NoNewMsg);
+}
