@@ -179,6 +179,9 @@ public:
         for (auto& [addr, c] : conns) {
             c->close();
         }
+        // after the closes above (FIFO): whatever still waits (timers of other owners) must not keep the
+        // thread alive; every pending request was already failed by its connection's close
+        asio::post(io_, [this] { io_.stop(); });
         work_.reset();
         if (thread_.joinable()) {
             if (on_io_thread()) {

@@ -74,8 +74,9 @@ public:
     /// nullopt for "not supported". Runs on the io thread; the result of a oneway request is discarded.
     using RequestHandler = std::function<std::optional<remoting::Command>(const std::string& addr,
                                                                           const remoting::Command& request)>;
-    /// Called on the io thread after each successful connect; the requests it returns are written before
-    /// anything queued (e.g. the heartbeats a broker must see before a pull). Their answers are ignored.
+    /// Called on the io thread after each successful reconnect (not the first connect); the requests it
+    /// returns are written before anything queued (e.g. the heartbeats a broker must see again before a pull:
+    /// it forgot the client when the old channel closed). Their answers are ignored.
     using ConnectHook = std::function<std::vector<remoting::Command>(const std::string& addr)>;
 
     RemotingConnection(asio::io_context& io,
@@ -355,8 +356,8 @@ private:
         set_state(State::Connected);
         last_error_.clear();
         backoff_millis_ = 0;
-        connects_.fetch_add(1);
-        if (on_connect_) {
+        const bool reconnect = connects_.fetch_add(1) != 0;
+        if (on_connect_ && reconnect) {
             std::vector<remoting::Command> first;
             try {
                 first = on_connect_(addr_);
