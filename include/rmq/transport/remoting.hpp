@@ -554,9 +554,17 @@ private:
         }
     }
 
-    static std::string producer_group_for(const Message& msg) {
+    /// The send header's producer group: the message's PGROUP, else the group a producer heartbeat
+    /// registered (the Producer does not pass its group with each message), else Java's default name.
+    std::string producer_group_for(const Message& msg) {
         if (auto g = msg.property(property::producer_group)) {
             return *g;
+        }
+        const std::lock_guard lock(mutex_);
+        for (const auto& [id, hb] : heartbeats_) {
+            if (!hb.producer_groups.empty()) {
+                return hb.producer_groups.front();
+            }
         }
         return "DEFAULT_PRODUCER";
     }

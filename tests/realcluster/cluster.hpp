@@ -1,0 +1,74 @@
+#pragma once
+
+// Access to the Apache RocketMQ cluster started by tools/broker-test.sh (tools/rocketmq.sh): the NameServer
+// address from RMQ_NAMESRV, topic creation and broker restarts through the script.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <rmq/transport/remoting.hpp>
+
+namespace rmq_rc {
+
+inline std::string env(const char* name) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') {
+        throw std::runtime_error(
+            fmt::format("{} is not set: run the real-cluster tests with tools/broker-test.sh", name));
+    }
+    return v;
+}
+
+inline std::string namesrv() {
+    return env("RMQ_NAMESRV");
+}
+
+/// Runs `tools/rocketmq.sh ARGS --dir $RMQ_CLUSTER_DIR`; throws when it fails.
+inline void rocketmq_sh(const std::string& args) {
+    const std::string cmd =
+        fmt::format("'{}' {} --dir '{}' >&2", env("RMQ_ROCKETMQ_SH"), args, env("RMQ_CLUSTER_DIR"));
+    if (std::system(cmd.c_str()) != 0) {
+        throw std::runtime_error("failed: " + cmd);
+    }
+}
+
+/// Creates `topic` with `queues` read/write queues on every broker.
+inline void create_topic(const std::string& topic, int queues = 4) {
+    rocketmq_sh(fmt::format("create-topic {} {}", topic, queues));
+}
+
+/// A name unique to this run (topics and groups must not collide with earlier runs on the same cluster).
+inline std::string unique(const std::string& prefix) {
+    static const auto run = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count() %
+                            100000000;
+    static int n = 0;
+    return fmt::format("{}_{}_{}", prefix, run, ++n);
+}
+
+inline rmq::RemotingConfig config() {
+    rmq::RemotingConfig c;
+    c.namesrv_addr = namesrv();
+    return c;
+}
+
+/// Waits (generously) until `done()` holds, re-checking when notified.
+struct Waiter {
+    std::mutex mutex;
+    std::condition_variable cv;
+
+    bool wait(const std::function<bool()>& done, std::chrono::seconds timeout) {
+        std::unique_lock lock(mutex);
+        return cv.wait_for(lock, timeout, done);
+    }
+};
+
+}  // namespace rmq_rc
