@@ -3,12 +3,15 @@
 // Helpers of the consumer tests: fast configurations, a thread-safe recorder with condition-variable waits,
 // and a producer shortcut over the embedded broker's transport.
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -109,5 +112,90 @@ inline void produce(rmq::InProcessBroker& broker,
         (void)tr.send(msg, broker.queue(topic, i % queues));
     }
 }
+
+}  // namespace consumer_test
+
+namespace consumer_test {
+
+/// Switches a FaultyTransport flips (shared by copies of the transport).
+struct Faults {
+    std::atomic<bool> fail_send_back{false};
+    std::atomic<bool> fail_send{false};
+    std::atomic<int> send_back_calls{0};
+    std::atomic<int> send_calls{0};
+};
+
+/// InProcessTransport with injectable failures of CONSUMER_SEND_MSG_BACK and SEND_MESSAGE.
+class FaultyTransport {
+public:
+    FaultyTransport(rmq::InProcessTransport inner, std::shared_ptr<Faults> faults)
+        : inner_(std::move(inner))
+        , faults_(std::move(faults)) {}
+
+    rmq::TopicRoute topic_route(const std::string& topic) { return inner_.topic_route(topic); }
+
+    void heartbeat(const rmq::HeartbeatData& hb) { inner_.heartbeat(hb); }
+
+    void unregister_client(const std::string& c, const std::string& p, const std::string& g) {
+        inner_.unregister_client(c, p, g);
+    }
+
+    std::vector<std::string> consumer_id_list(const std::string& t, const std::string& g) {
+        return inner_.consumer_id_list(t, g);
+    }
+
+    void set_notification_handler(rmq::NotificationHandler h) {
+        inner_.set_notification_handler(std::move(h));
+    }
+
+    void pull(const rmq::PullArgs& a, rmq::PullCallback cb) { inner_.pull(a, std::move(cb)); }
+
+    std::optional<std::int64_t> query_consumer_offset(const std::string& g, const rmq::MessageQueue& mq) {
+        return inner_.query_consumer_offset(g, mq);
+    }
+
+    void update_consumer_offset(const std::string& g, const rmq::MessageQueue& mq, std::int64_t v) {
+        inner_.update_consumer_offset(g, mq, v);
+    }
+
+    std::int64_t min_offset(const rmq::MessageQueue& mq) { return inner_.min_offset(mq); }
+
+    std::int64_t max_offset(const rmq::MessageQueue& mq) { return inner_.max_offset(mq); }
+
+    std::int64_t search_offset(const rmq::MessageQueue& mq, std::int64_t ts) {
+        return inner_.search_offset(mq, ts);
+    }
+
+    std::vector<rmq::MessageQueue>
+    lock_batch(const std::string& g, const std::string& c, const std::vector<rmq::MessageQueue>& mqs) {
+        return inner_.lock_batch(g, c, mqs);
+    }
+
+    void unlock_batch(const std::string& g, const std::string& c, const std::vector<rmq::MessageQueue>& mqs) {
+        inner_.unlock_batch(g, c, mqs);
+    }
+
+    rmq::SendResult send(const rmq::Message& msg, const rmq::MessageQueue& mq) {
+        ++faults_->send_calls;
+        if (faults_->fail_send.load()) {
+            throw rmq::BrokerError(rmq::response_code::system_error, "injected send failure");
+        }
+        return inner_.send(msg, mq);
+    }
+
+    void send_back(const rmq::SendBackArgs& args) {
+        ++faults_->send_back_calls;
+        if (faults_->fail_send_back.load()) {
+            throw rmq::BrokerError(rmq::response_code::system_error, "injected send-back failure");
+        }
+        inner_.send_back(args);
+    }
+
+    [[nodiscard]] std::shared_ptr<rmq::Clock> clock() const { return inner_.clock(); }
+
+private:
+    rmq::InProcessTransport inner_;
+    std::shared_ptr<Faults> faults_;
+};
 
 }  // namespace consumer_test
