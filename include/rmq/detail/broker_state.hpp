@@ -77,8 +77,9 @@ inline std::string offset_message_id(std::int64_t commit_log_offset) {
 
 /// UtilAll.crc32: CRC32 of the body, masked to a non-negative int.
 inline std::int32_t body_crc32(const std::string& body) {
-    const uLong crc = crc32(
-        crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
+    // zlib's ::crc32, qualified: rmq::crc32 (remoting/message_codec.hpp) would hide it when included first
+    const uLong crc = ::crc32(
+        ::crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
     return static_cast<std::int32_t>(crc & 0x7FFFFFFFUL);
 }
 
