@@ -42,5 +42,6 @@
 #include <rmq/subscription.hpp>
 #include <rmq/topic.hpp>
 #include <rmq/transport/in_process.hpp>
+#include <rmq/transport/remoting.hpp>
 #include <rmq/unique_id.hpp>
 #include <rmq/version.hpp>

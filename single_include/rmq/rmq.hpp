@@ -4163,6 +4163,7 @@ struct Concurrently {
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -4223,9 +4224,16 @@ struct Orderly {
             if (!host_.clustering()) {
                 return true;
             }
+            // try_lock in small steps rather than try_lock_for: g++ 12's TSan does not intercept the
+            // pthread_mutex_clocklock behind timed_mutex::try_lock_for and then reports the unlock as bogus.
             std::unique_lock lock(pq.consume_lock(), std::defer_lock);
-            if (!lock.try_lock_for(std::chrono::milliseconds(release_wait_millis))) {
-                return false;
+            const auto deadline =
+                std::chrono::steady_clock::now() + std::chrono::milliseconds(release_wait_millis);
+            while (!lock.try_lock()) {
+                if (std::chrono::steady_clock::now() >= deadline) {
+                    return false;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
             }
             host_.unlock_queues({mq});
             pq.set_locked(false);
@@ -4820,6 +4828,21 @@ struct BrokerConfig {
     std::shared_ptr<Clock> clock = system_clock();
 };
 
+/// Requests of the embedded broker whose answers can be replaced by an error
+/// (InProcessBroker::inject_failure), to test how clients cope with broker errors.
+enum class BrokerRequest {
+    TopicRoute,
+    Heartbeat,
+    ConsumerIdList,
+    Pull,
+    QueryConsumerOffset,
+    UpdateConsumerOffset,
+    LockBatch,
+    UnlockBatch,
+    Send,
+    SendBack,
+};
+
 namespace detail {
 
 /// Parses MessageStoreConfig.messageDelayLevel ("1s 5s 1m 2h ..."; units s, m, h, d) into milliseconds per
@@ -4931,6 +4954,8 @@ inline constexpr std::int64_t consume_queue_unit_size = 20;
 inline constexpr std::int64_t consume_queue_file_units = 300000;
 /// DefaultMessageStore.getMessage: the scan covers at least 16000 bytes of consume queue.
 inline constexpr std::int64_t max_filter_message_bytes = 16000;
+/// PullRequestHoldService: how often held pulls are re-checked with long polling on.
+inline constexpr std::int64_t hold_check_interval_millis = 5000;
 /// BrokerConfig.brokerClusterName default, stored in the CLUSTER property of sent messages.
 inline constexpr std::string_view broker_cluster_name = "DefaultCluster";
 /// MessageConst.PROPERTY_CLUSTER.
@@ -4944,8 +4969,9 @@ inline std::string offset_message_id(std::int64_t commit_log_offset) {
 
 /// UtilAll.crc32: CRC32 of the body, masked to a non-negative int.
 inline std::int32_t body_crc32(const std::string& body) {
-    const uLong crc = crc32(
-        crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
+    // zlib's ::crc32, qualified: rmq::crc32 (remoting/message_codec.hpp) would hide it when included first
+    const uLong crc = ::crc32(
+        ::crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
     return static_cast<std::int32_t>(crc & 0x7FFFFFFFUL);
 }
 
@@ -5006,6 +5032,7 @@ public:
         {
             const std::lock_guard lock(mutex_);
             started_ = true;
+            next_hold_check_ = clock_->steady_millis() + hold_check_interval();
         }
         thread_ = std::thread([this] { run(); });
         thread_id_ = thread_.get_id();
@@ -5085,6 +5112,7 @@ public:
 
     TopicRoute topic_route(const std::string& topic) const {
         const std::lock_guard lock(mutex_);
+        take_fault_locked(BrokerRequest::TopicRoute);
         const auto it = topics_.find(topic);
         if (it == topics_.end()) {
             throw BrokerError(response_code::topic_not_exist,
@@ -5117,6 +5145,7 @@ public:
         {
             const std::lock_guard lock(mutex_);
             check_running();
+            take_fault_locked(BrokerRequest::Send);
             auto it = topics_.find(mq.topic);
             if (it == topics_.end()) {
                 if (!config_.auto_create_topic_enable) {
@@ -5179,6 +5208,7 @@ public:
         {
             const std::lock_guard lock(mutex_);
             check_running();
+            take_fault_locked(BrokerRequest::SendBack);
             require_subscription_group_locked(args.group);
             const auto found = commit_log_.find(args.message.commit_log_offset());
             if (found == commit_log_.end()) {
@@ -5304,6 +5334,13 @@ public:
             const std::lock_guard lock(mutex_);
             if (stopping_) {
                 immediate.emplace(response_code::system_error, "the broker is shut down");
+            } else if (const auto fault = faults_.find(BrokerRequest::Pull); fault != faults_.end()) {
+                out.push_back([cb = std::move(callback), code = fault->second.code]() mutable {
+                    cb(Outcome<PullResult>(code, "injected failure of PULL_MESSAGE"));
+                });
+                if (--fault->second.remaining == 0) {
+                    faults_.erase(fault);
+                }
             } else {
                 auto r = process_pull_locked(args, true, callback);
                 if (r) {
@@ -5327,6 +5364,7 @@ public:
                                                       const MessageQueue& mq) const {
         check_own_queue(mq);
         const std::lock_guard lock(mutex_);
+        take_fault_locked(BrokerRequest::QueryConsumerOffset);
         if (const auto it = offsets_.find(offset_key(group, mq)); it != offsets_.end()) {
             return it->second;
         }
@@ -5356,6 +5394,7 @@ public:
                 fmt::format("illegal consumer offset {} for {} of group {}", offset, mq, group));
         }
         const std::lock_guard lock(mutex_);
+        take_fault_locked(BrokerRequest::UpdateConsumerOffset);
         offsets_[offset_key(group, mq)] = offset;
     }
 
@@ -5398,11 +5437,16 @@ public:
         {
             const std::lock_guard lock(mutex_);
             check_running();
+            take_fault_locked(BrokerRequest::Heartbeat);
             for (const auto& cd : hb.consumer_data_set) {
-                require_subscription_group_locked(cd.group_name);
-            }
-            for (const auto& cd : hb.consumer_data_set) {
-                ensure_queue_locked(retry_topic(cd.group_name), 0);
+                // ClientManageProcessor.heartBeat: the retry topic only when the group config exists (or is
+                // auto-created); the client is registered either way.
+                if (config_.auto_create_subscription_group) {
+                    subscription_groups_.insert(cd.group_name);
+                }
+                if (subscription_groups_.contains(cd.group_name)) {
+                    ensure_queue_locked(retry_topic(cd.group_name), 0);
+                }
                 auto& group = groups_[cd.group_name];
                 group.consume_type = cd.consume_type;
                 group.message_model = cd.message_model;
@@ -5468,6 +5512,7 @@ public:
     /// the group has no member, as the Java broker answers.
     std::vector<std::string> consumer_id_list(const std::string& group) const {
         const std::lock_guard lock(mutex_);
+        take_fault_locked(BrokerRequest::ConsumerIdList);
         const auto it = groups_.find(group);
         if (it == groups_.end() || it->second.channels.empty()) {
             throw BrokerError(response_code::system_error,
@@ -5508,6 +5553,7 @@ public:
     lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
         check_group(group);
         const std::lock_guard lock(mutex_);
+        take_fault_locked(BrokerRequest::LockBatch);
         const std::int64_t now = clock_->steady_millis();
         auto& table = locks_[group];
         std::vector<MessageQueue> granted;
@@ -5535,6 +5581,7 @@ public:
                       const std::string& client_id,
                       const std::vector<MessageQueue>& mqs) {
         const std::lock_guard lock(mutex_);
+        take_fault_locked(BrokerRequest::UnlockBatch);
         const auto it = locks_.find(group);
         if (it == locks_.end()) {
             return;
@@ -5567,6 +5614,16 @@ public:
         check_group(group);
         const std::lock_guard lock(mutex_);
         subscription_groups_.insert(group);
+    }
+
+    /// The next `times` requests of kind `request` fail with `code` (0 times clears).
+    void inject_failure(BrokerRequest request, int code, int times) {
+        const std::lock_guard lock(mutex_);
+        if (times <= 0) {
+            faults_.erase(request);
+        } else {
+            faults_[request] = Fault{code, times};
+        }
     }
 
 private:
@@ -5614,6 +5671,25 @@ private:
     };
 
     using OffsetKey = std::tuple<std::string, std::string, std::int32_t>;
+
+    struct Fault {
+        int code = response_code::system_error;
+        int remaining = 0;
+    };
+
+    /// Throws the injected failure of this request kind, if one is pending.
+    void take_fault_locked(BrokerRequest request) const {
+        const auto it = faults_.find(request);
+        if (it == faults_.end()) {
+            return;
+        }
+        const int code = it->second.code;
+        if (--it->second.remaining == 0) {
+            faults_.erase(it);
+        }
+        throw BrokerError(code,
+                          fmt::format("injected failure of request kind {}", static_cast<int>(request)));
+    }
 
     static OffsetKey offset_key(const std::string& group, const MessageQueue& mq) {
         return {mq.topic, group, mq.queue_id};
@@ -5924,6 +6000,10 @@ private:
         return O(std::move(result));
     }
 
+    [[nodiscard]] std::int64_t hold_check_interval() const noexcept {
+        return config_.long_polling_enable ? hold_check_interval_millis : config_.short_polling_time_mills;
+    }
+
     /// PullRequestHoldService.notifyMessageArriving for a new message.
     void notify_arrival_locked(const std::string& topic,
                                std::int32_t queue_id,
@@ -5960,10 +6040,18 @@ private:
     void tick_locked(Tasks& out) {
         deliver_due_locked(out);
         const std::int64_t now = clock_->steady_millis();
+        // PullRequestHoldService's periodic check (every 5 s, or short_polling_time_mills) wakes held pulls
+        // whose queue grew, whatever the new messages' tags.
+        const bool hold_check = now >= next_hold_check_;
+        if (hold_check) {
+            next_hold_check_ = now + hold_check_interval();
+        }
         std::vector<HeldPull> timed_out;
         for (auto it = held_.begin(); it != held_.end();) {
+            const QueueLog* q = find_queue_locked(it->first.first, it->first.second);
+            const std::int64_t max = q ? q->next : 0;
             std::erase_if(it->second, [&](HeldPull& h) {
-                if (now >= h.deadline) {
+                if (now >= h.deadline || (hold_check && max > h.args.queue_offset)) {
                     timed_out.push_back(std::move(h));
                     return true;
                 }
@@ -5997,6 +6085,9 @@ private:
             for (const auto& h : list) {
                 consider(h.deadline);
             }
+        }
+        if (!held_.empty()) {
+            consider(next_hold_check_);
         }
         for (const auto& [name, g] : groups_) {
             for (const auto& [id, ch] : g.channels) {
@@ -6143,6 +6234,8 @@ private:
     std::map<std::pair<std::string, std::int32_t>, std::vector<HeldPull>> held_;
     std::map<std::uint64_t, std::weak_ptr<NotificationSlot>> handles_;
     std::uint64_t next_handle_id_ = 0;
+    mutable std::map<BrokerRequest, Fault> faults_;
+    std::int64_t next_hold_check_ = 0;
 };
 
 }  // namespace detail
@@ -6236,8 +6329,9 @@ public:
     /// The broker's clock.
     [[nodiscard]] std::shared_ptr<Clock> clock() const { return state_->clock(); }
 
-    /// Optional capability (GET_CONSUMER_CONNECTION_LIST): the group's members with the ConsumerData each last
-    /// sent; the consumer compares subscriptions with it to report an inconsistent group (consumer.md §8.5).
+    /// Optional capability (GET_CONSUMER_CONNECTION_LIST): the group's members with the ConsumerData each
+    /// last sent; the consumer compares subscriptions with it to report an inconsistent group (consumer.md
+    /// §8.5). Not part of rmq::Transport.
     [[nodiscard]] std::vector<GroupMember> group_members(const std::string& group) const {
         return state_->group_members(group);
     }
@@ -6364,6 +6458,12 @@ public:
 
     /// Pulls parked for long polling.
     [[nodiscard]] std::size_t held_pull_count() const { return state_->held_pull_count(); }
+
+    /// Fault injection: the next `times` requests of kind `request` fail with response code `code` (thrown as
+    /// rmq::BrokerError, or a failed Outcome for pulls) before they change anything. `times` 0 clears.
+    void inject_failure(BrokerRequest request, int code, int times = 1) {
+        state_->inject_failure(request, code, times);
+    }
 
     /// Waits until every pull completion and notification queued so far has run. Must not be called from
     /// such a callback (throws rmq::IllegalState).
@@ -6879,12 +6979,15 @@ public:
             const std::lock_guard lock(gate_->mutex);
             gate_->scheduler = &scheduler_;
         }
-        transport_.set_notification_handler([gate = gate_, this](const ConsumerIdsChanged& n) {
-            if (n.consumer_group != group_) {
-                return;
-            }
-            gate->post([this] { do_rebalance(); });
-        });
+        // The handler may outlive the consumer (the transport's broker keeps it): it touches nothing but the
+        // gate and its own copy of the group; `this` is used only on the loop, which the gate guards.
+        transport_.set_notification_handler(
+            [gate = gate_, group = group_, this](const ConsumerIdsChanged& n) {
+                if (n.consumer_group != group) {
+                    return;
+                }
+                gate->post([this] { do_rebalance(); });
+            });
         pool_->start();
         scheduler_.start();
         state_.store(State::Running);
@@ -9260,7 +9363,7 @@ struct Command {
         return ext_fields ? ext_fields->get(key) : std::nullopt;
     }
 
-    [[nodiscard]] std::span<const std::byte> body_bytes() const noexcept { return detail::as_bytes(body); }
+    [[nodiscard]] std::span<const std::byte> body_bytes() const noexcept { return rmq::detail::as_bytes(body); }
 
     friend bool operator==(const Command&, const Command&) = default;
 };
@@ -12128,4 +12231,1864 @@ inline std::vector<Message> decode_batch_messages(std::span<const std::byte> bat
 
 }  // namespace rmq
 // ---- end rmq/remoting/message_codec.hpp ----
+
+// ---- begin rmq/transport/remoting.hpp ----
+
+/// @file transport/remoting.hpp
+/// rmq::RemotingTransport: rmq::Transport over Apache RocketMQ's own TCP "remoting" protocol, to real
+/// NameServers and Brokers (4.9.x and 5.x). See docs/transport/remoting.md.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+
+
+// ---- begin rmq/detail/remoting_client.hpp ----
+
+/// @file detail/remoting_client.hpp
+/// The remoting client under rmq::RemotingTransport (Java's NettyRemotingClient): one io_context thread, one
+/// shared connection per address, synchronous / asynchronous / oneway invocation, ACL signing of every
+/// request and dispatch of broker-initiated requests.
+
+#include <cstdint>
+#include <exception>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <fmt/format.h>
+
+
+
+// ---- begin rmq/detail/remoting_connection.hpp ----
+
+/// @file detail/remoting_connection.hpp
+/// One TCP connection to a RocketMQ peer (NameServer or Broker): lazily connected, requests matched to
+/// responses by opaque with per-request timeouts, oneway requests, broker-initiated requests answered, frames
+/// above 16 MiB refused, reconnect with back-off. Every socket operation runs on the owner's io_context
+/// thread (a single thread, so no strand is needed).
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+namespace asio = boost::asio;
+
+/// Completion of a two-way request: exactly one of `response` and `error` is set. Runs on the io thread
+/// (or, when the connection is already closed, on the caller's thread).
+using RemotingCallback =
+    std::function<void(std::optional<remoting::Command> response, std::exception_ptr error)>;
+
+/// Request ids: a process-wide counter like Java's RemotingCommand.requestId, kept non-negative as the C++
+/// client does (ids are only compared for equality, wrap-around is harmless).
+inline std::int32_t next_opaque() noexcept {
+    static std::atomic<std::uint32_t> counter{0};
+    return static_cast<std::int32_t>(counter.fetch_add(1, std::memory_order_relaxed) & 0x7FFFFFFFU);
+}
+
+/// How a connection behaves (copied from rmq::RemotingConfig).
+struct ConnectionOptions {
+    std::int64_t connect_timeout_millis = 3000;
+    /// After a failed connect, the next attempt waits this long, doubling up to the maximum.
+    std::int64_t reconnect_backoff_min_millis = 100;
+    std::int64_t reconnect_backoff_max_millis = 5000;
+    remoting::SerializeType serialize_type = remoting::SerializeType::Json;
+    /// Frames announced above this are refused (the connection is closed), as Java's decoder does.
+    std::size_t max_frame_length = remoting::max_frame_length;
+};
+
+/// A connection to one address. Create it with std::make_shared; the io_context must outlive it and run on
+/// exactly one thread.
+class RemotingConnection : public std::enable_shared_from_this<RemotingConnection> {
+public:
+    /// Answers a request the peer sent: the response (opaque and flag are filled in by the connection) or
+    /// nullopt for "not supported". Runs on the io thread; the result of a oneway request is discarded.
+    using RequestHandler = std::function<std::optional<remoting::Command>(const std::string& addr,
+                                                                          const remoting::Command& request)>;
+    /// Called on the io thread after each successful reconnect (not the first connect); the requests it
+    /// returns are written before anything queued (e.g. the heartbeats a broker must see again before a pull:
+    /// it forgot the client when the old channel closed). Their answers are ignored.
+    using ConnectHook = std::function<std::vector<remoting::Command>(const std::string& addr)>;
+
+    RemotingConnection(asio::io_context& io,
+                       std::string addr,
+                       ConnectionOptions options,
+                       RequestHandler on_request,
+                       ConnectHook on_connect)
+        : io_(io)
+        , addr_(std::move(addr))
+        , options_(options)
+        , on_request_(std::move(on_request))
+        , on_connect_(std::move(on_connect))
+        , socket_(io)
+        , resolver_(io)
+        , connect_timer_(io) {}
+
+    RemotingConnection(const RemotingConnection&) = delete;
+    RemotingConnection& operator=(const RemotingConnection&) = delete;
+
+    [[nodiscard]] const std::string& address() const noexcept { return addr_; }
+
+    /// Whether the socket is connected now.
+    [[nodiscard]] bool connected() const noexcept { return state_flag_.load() == 2; }
+
+    /// Successful connects so far (1 after the first, +1 per reconnect).
+    [[nodiscard]] std::uint64_t connect_count() const noexcept { return connects_.load(); }
+
+    /// Sends a two-way request; `callback` gets the response, rmq::Timeout after `timeout_millis`, or
+    /// rmq::Error when the connection fails. The opaque is assigned here. Throws rmq::remoting::CodecError
+    /// (nothing is sent) when the frame cannot be encoded, e.g. above 16 MiB.
+    void invoke_async(remoting::Command cmd, std::int64_t timeout_millis, RemotingCallback callback) {
+        cmd.opaque = next_opaque();
+        cmd.flag &= ~(remoting::command_flag::response | remoting::command_flag::oneway);
+        auto frame = std::make_shared<std::string>(encode_checked(cmd));
+        if (closed_.load()) {
+            callback(std::nullopt, closed_error());
+            return;
+        }
+        asio::post(io_,
+                   [self = shared_from_this(),
+                    opaque = cmd.opaque,
+                    frame = std::move(frame),
+                    timeout_millis,
+                    cb = std::move(callback)]() mutable {
+                       self->start_request(opaque, std::move(frame), timeout_millis, std::move(cb));
+                   });
+    }
+
+    /// Sends a oneway request (flag bit 1): no answer is expected; failures are only logged.
+    void invoke_oneway(remoting::Command cmd) {
+        cmd.opaque = next_opaque();
+        cmd.flag = remoting::command_flag::oneway;
+        auto frame = std::make_shared<std::string>(encode_checked(cmd));
+        if (closed_.load()) {
+            throw IllegalState(fmt::format("connection to {} is closed", addr_));
+        }
+        asio::post(io_, [self = shared_from_this(), frame = std::move(frame)]() mutable {
+            if (self->closed_.load()) {
+                return;
+            }
+            if (!self->usable_now()) {
+                log_line("oneway request to {} dropped: {}", self->addr_, self->last_error_);
+                return;
+            }
+            self->writes_.push_back(std::move(frame));
+            self->kick();
+        });
+    }
+
+    /// Closes the socket for good; pending requests fail with rmq::Error. Safe from any thread.
+    void close() {
+        if (closed_.exchange(true)) {
+            return;
+        }
+        asio::post(io_,
+                   [self = shared_from_this()] { self->shutdown_socket("connection closed by the client"); });
+    }
+
+    /// Test hook: drops the current socket (as a network failure would); the next request reconnects.
+    void drop_for_test() {
+        asio::post(io_, [self = shared_from_this()] { self->shutdown_socket("connection dropped"); });
+    }
+
+private:
+    enum class State { Disconnected, Connecting, Connected };
+
+    struct Pending {
+        RemotingCallback callback;
+        std::unique_ptr<asio::steady_timer> timer;
+    };
+
+    std::string encode_checked(const remoting::Command& cmd) const {
+        std::string frame = remoting::encode(cmd, options_.serialize_type);
+        if (frame.size() > options_.max_frame_length) {
+            throw remoting::CodecError(
+                fmt::format("request frame of {} bytes to {} exceeds the {} byte limit",
+                            frame.size(),
+                            addr_,
+                            options_.max_frame_length));
+        }
+        return frame;
+    }
+
+    std::exception_ptr closed_error() const {
+        return std::make_exception_ptr(Error(fmt::format("connection to {} is closed", addr_)));
+    }
+
+    static std::int64_t now_millis() {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    }
+
+    /// False while a failed connect's back-off has not passed (requests then fail at once, as Java's do).
+    bool usable_now() const {
+        return state_ != State::Disconnected || last_error_.empty() || now_millis() >= next_attempt_millis_;
+    }
+
+    // ------------------------------------------------------------------ io thread only below
+
+    void start_request(std::int32_t opaque,
+                       std::shared_ptr<std::string> frame,
+                       std::int64_t timeout_millis,
+                       RemotingCallback cb) {
+        if (closed_.load()) {
+            cb(std::nullopt, closed_error());
+            return;
+        }
+        if (!usable_now()) {
+            cb(std::nullopt,
+               std::make_exception_ptr(Error(fmt::format("connect to {} failed: {} (next attempt in {} ms)",
+                                                         addr_,
+                                                         last_error_,
+                                                         next_attempt_millis_ - now_millis()))));
+            return;
+        }
+        register_pending(opaque, timeout_millis, std::move(cb));
+        writes_.push_back(std::move(frame));
+        kick();
+    }
+
+    void register_pending(std::int32_t opaque, std::int64_t timeout_millis, RemotingCallback cb) {
+        auto timer = std::make_unique<asio::steady_timer>(io_);
+        timer->expires_after(std::chrono::milliseconds(std::max<std::int64_t>(timeout_millis, 1)));
+        timer->async_wait([weak = weak_from_this(), opaque, timeout_millis](
+                              const boost::system::error_code& ec) {
+            if (ec) {
+                return;
+            }
+            if (auto self = weak.lock()) {
+                self->complete(
+                    opaque,
+                    std::nullopt,
+                    std::make_exception_ptr(Timeout(fmt::format(
+                        "wait response on the channel <{}> timeout, {}(ms)", self->addr_, timeout_millis))));
+            }
+        });
+        pending_.insert_or_assign(opaque, Pending{std::move(cb), std::move(timer)});
+    }
+
+    void complete(std::int32_t opaque, std::optional<remoting::Command> response, std::exception_ptr error) {
+        const auto it = pending_.find(opaque);
+        if (it == pending_.end()) {
+            return;  // late or unknown response: dropped, as Java does
+        }
+        Pending p = std::move(it->second);
+        pending_.erase(it);
+        p.timer->cancel();
+        invoke(p.callback, std::move(response), std::move(error));
+    }
+
+    void invoke(RemotingCallback& cb, std::optional<remoting::Command> response, std::exception_ptr error) {
+        try {
+            cb(std::move(response), std::move(error));
+        } catch (const std::exception& e) {
+            log_line("callback of a request to {} threw: {}", addr_, e.what());
+        }
+    }
+
+    void fail_all(const std::string& why) {
+        auto pending = std::move(pending_);
+        pending_.clear();
+        const auto error = std::make_exception_ptr(Error(fmt::format("{} ({})", why, addr_)));
+        for (auto& [opaque, p] : pending) {
+            p.timer->cancel();
+            invoke(p.callback, std::nullopt, error);
+        }
+    }
+
+    void set_state(State s) {
+        state_ = s;
+        state_flag_.store(s == State::Disconnected ? 0 : (s == State::Connecting ? 1 : 2));
+    }
+
+    void kick() {
+        if (state_ == State::Connected) {
+            start_write();
+        } else if (state_ == State::Disconnected) {
+            start_connect();
+        }
+    }
+
+    void start_connect() {
+        set_state(State::Connecting);
+        ++generation_;
+        const std::size_t colon = addr_.rfind(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == addr_.size()) {
+            connect_failed(fmt::format("bad address '{}' (want host:port)", addr_));
+            return;
+        }
+        std::string host = addr_.substr(0, colon);
+        if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+            host = host.substr(1, host.size() - 2);
+        }
+        const std::string port = addr_.substr(colon + 1);
+        connect_timer_.expires_after(std::chrono::milliseconds(options_.connect_timeout_millis));
+        connect_timer_.async_wait(
+            [self = shared_from_this(), gen = generation_](const boost::system::error_code& ec) {
+                if (!ec && gen == self->generation_ && self->state_ == State::Connecting) {
+                    boost::system::error_code ignored;
+                    self->resolver_.cancel();
+                    self->socket_.close(ignored);  // the pending connect completes with operation_aborted
+                    self->timed_out_ = true;
+                }
+            });
+        timed_out_ = false;
+        resolver_.async_resolve(
+            host,
+            port,
+            [self = shared_from_this(), gen = generation_](const boost::system::error_code& ec,
+                                                           asio::ip::tcp::resolver::results_type results) {
+                if (gen != self->generation_) {
+                    return;
+                }
+                if (ec) {
+                    self->connect_failed(self->timed_out_ ? std::string("connect timeout") : ec.message());
+                    return;
+                }
+                asio::async_connect(
+                    self->socket_,
+                    results,
+                    [self, gen](const boost::system::error_code& ec2, const asio::ip::tcp::endpoint&) {
+                        if (gen != self->generation_) {
+                            return;
+                        }
+                        if (ec2) {
+                            self->connect_failed(self->timed_out_ ? std::string("connect timeout")
+                                                                  : ec2.message());
+                            return;
+                        }
+                        self->connected_ok();
+                    });
+            });
+    }
+
+    void connect_failed(const std::string& why) {
+        connect_timer_.cancel();
+        boost::system::error_code ignored;
+        socket_.close(ignored);
+        set_state(State::Disconnected);
+        last_error_ = why;
+        backoff_millis_ = backoff_millis_ == 0
+                              ? options_.reconnect_backoff_min_millis
+                              : std::min(backoff_millis_ * 2, options_.reconnect_backoff_max_millis);
+        next_attempt_millis_ = now_millis() + backoff_millis_;
+        writes_.clear();
+        fail_all(fmt::format("connect to {} failed: {}", addr_, why));
+        if (closed_.load()) {
+            return;
+        }
+    }
+
+    void connected_ok() {
+        connect_timer_.cancel();
+        boost::system::error_code ignored;
+        socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+        set_state(State::Connected);
+        last_error_.clear();
+        backoff_millis_ = 0;
+        const bool reconnect = connects_.fetch_add(1) != 0;
+        if (on_connect_ && reconnect) {
+            std::vector<remoting::Command> first;
+            try {
+                first = on_connect_(addr_);
+            } catch (const std::exception& e) {
+                log_line("connect hook for {} failed: {}", addr_, e.what());
+            }
+            for (auto it = first.rbegin(); it != first.rend(); ++it) {
+                it->opaque = next_opaque();
+                it->flag = 0;
+                try {
+                    auto frame = std::make_shared<std::string>(encode_checked(*it));
+                    register_pending(
+                        it->opaque, 10000, [](std::optional<remoting::Command>, std::exception_ptr) {});
+                    writes_.push_front(std::move(frame));
+                } catch (const std::exception& e) {
+                    log_line("request to {} after connect not sent: {}", addr_, e.what());
+                }
+            }
+        }
+        start_read();
+        start_write();
+    }
+
+    void shutdown_socket(const std::string& why) {
+        ++generation_;
+        connect_timer_.cancel();
+        resolver_.cancel();
+        boost::system::error_code ignored;
+        socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+        socket_.close(ignored);
+        set_state(State::Disconnected);
+        writing_ = false;
+        writes_.clear();
+        fail_all(why);
+    }
+
+    void start_write() {
+        if (writing_ || writes_.empty() || state_ != State::Connected) {
+            return;
+        }
+        writing_ = true;
+        auto frame = writes_.front();
+        asio::async_write(socket_,
+                          asio::buffer(*frame),
+                          [self = shared_from_this(), frame, gen = generation_](
+                              const boost::system::error_code& ec, std::size_t) {
+                              if (gen != self->generation_) {
+                                  return;
+                              }
+                              self->writing_ = false;
+                              if (ec) {
+                                  self->shutdown_socket(fmt::format("write failed: {}", ec.message()));
+                                  return;
+                              }
+                              if (!self->writes_.empty()) {
+                                  self->writes_.pop_front();
+                              }
+                              self->start_write();
+                          });
+    }
+
+    void start_read() {
+        asio::async_read(
+            socket_,
+            asio::buffer(length_buf_),
+            [self = shared_from_this(), gen = generation_](const boost::system::error_code& ec, std::size_t) {
+                if (gen != self->generation_) {
+                    return;
+                }
+                if (ec) {
+                    self->shutdown_socket(ec == asio::error::eof
+                                              ? std::string("connection closed by the peer")
+                                              : fmt::format("read failed: {}", ec.message()));
+                    return;
+                }
+                std::size_t payload = 0;
+                try {
+                    payload = remoting::frame_payload_length(std::as_bytes(std::span(self->length_buf_)));
+                    if (payload + 4 > self->options_.max_frame_length) {
+                        throw remoting::CodecError(fmt::format("frame of {} bytes above the {} byte limit",
+                                                               payload + 4,
+                                                               self->options_.max_frame_length));
+                    }
+                } catch (const std::exception& e) {
+                    log_line("closing the connection to {}: {}", self->addr_, e.what());
+                    self->shutdown_socket(fmt::format("frame refused: {}", e.what()));
+                    return;
+                }
+                self->read_payload(payload);
+            });
+    }
+
+    void read_payload(std::size_t size) {
+        auto buf = std::make_shared<std::vector<std::byte>>(size);
+        asio::async_read(
+            socket_,
+            asio::buffer(*buf),
+            [self = shared_from_this(), buf, gen = generation_](const boost::system::error_code& ec,
+                                                                std::size_t) {
+                if (gen != self->generation_) {
+                    return;
+                }
+                if (ec) {
+                    self->shutdown_socket(fmt::format("read failed: {}", ec.message()));
+                    return;
+                }
+                std::optional<remoting::Command> cmd;
+                try {
+                    cmd = remoting::decode_payload(std::span<const std::byte>(*buf));
+                } catch (const std::exception& e) {
+                    log_line("closing the connection to {}: undecodable frame: {}", self->addr_, e.what());
+                    self->shutdown_socket(fmt::format("undecodable frame: {}", e.what()));
+                    return;
+                }
+                self->dispatch(std::move(*cmd));
+                if (gen == self->generation_) {
+                    self->start_read();
+                }
+            });
+    }
+
+    void dispatch(remoting::Command cmd) {
+        if (cmd.is_response()) {
+            const std::int32_t opaque = cmd.opaque;
+            complete(opaque, std::move(cmd), nullptr);
+            return;
+        }
+        std::optional<remoting::Command> answer;
+        try {
+            if (on_request_) {
+                answer = on_request_(addr_, cmd);
+            }
+        } catch (const std::exception& e) {
+            answer.emplace();
+            answer->code = remoting::response_code::system_error;
+            answer->remark = e.what();
+        }
+        if (cmd.is_oneway()) {
+            return;  // never answer a oneway request
+        }
+        if (!answer) {
+            answer.emplace();
+            answer->code = remoting::response_code::request_code_not_supported;
+            answer->remark = fmt::format(" request type {} not supported", cmd.code);
+        }
+        answer->opaque = cmd.opaque;
+        answer->flag = remoting::command_flag::response;
+        try {
+            writes_.push_back(std::make_shared<std::string>(encode_checked(*answer)));
+        } catch (const std::exception& e) {
+            remoting::Command err;
+            err.code = remoting::response_code::system_error;
+            err.remark = e.what();
+            err.opaque = cmd.opaque;
+            err.flag = remoting::command_flag::response;
+            writes_.push_back(std::make_shared<std::string>(remoting::encode(err, options_.serialize_type)));
+        }
+        start_write();
+    }
+
+    asio::io_context& io_;
+    const std::string addr_;
+    const ConnectionOptions options_;
+    RequestHandler on_request_;
+    ConnectHook on_connect_;
+
+    asio::ip::tcp::socket socket_;
+    asio::ip::tcp::resolver resolver_;
+    asio::steady_timer connect_timer_;
+    State state_ = State::Disconnected;
+    std::atomic<int> state_flag_{0};
+    std::atomic<bool> closed_{false};
+    std::atomic<std::uint64_t> connects_{0};
+    std::uint64_t generation_ = 0;
+    bool timed_out_ = false;
+    bool writing_ = false;
+    std::deque<std::shared_ptr<std::string>> writes_;
+    std::unordered_map<std::int32_t, Pending> pending_;
+    std::array<std::byte, 4> length_buf_{};
+    std::string last_error_;
+    std::int64_t backoff_millis_ = 0;
+    std::int64_t next_attempt_millis_ = 0;
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/remoting_connection.hpp ----
+
+namespace rmq::detail {
+
+/// Owns the io thread and the connections. Thread-safe. Destroying it closes every connection (pending
+/// requests fail with rmq::Error) and joins the io thread; it must not be destroyed on that thread.
+class RemotingClient {
+public:
+    using RequestHandler = RemotingConnection::RequestHandler;
+    using ConnectHook = RemotingConnection::ConnectHook;
+
+    explicit RemotingClient(ConnectionOptions options,
+                            std::optional<remoting::AclCredentials> credentials = std::nullopt)
+        : options_(options)
+        , credentials_(std::move(credentials))
+        , work_(asio::make_work_guard(io_)) {
+        thread_ = std::thread([this] {
+            for (;;) {
+                try {
+                    io_.run();
+                    return;
+                } catch (const std::exception& e) {
+                    log_line("remoting io thread: handler threw: {}", e.what());
+                }
+            }
+        });
+    }
+
+    RemotingClient(const RemotingClient&) = delete;
+    RemotingClient& operator=(const RemotingClient&) = delete;
+
+    ~RemotingClient() { shutdown(); }
+
+    /// Sets the handler for requests peers send (before the first connection is made).
+    void set_request_handler(RequestHandler handler) {
+        const std::lock_guard lock(mutex_);
+        on_request_ = std::move(handler);
+    }
+
+    /// Sets the hook run after each (re)connect (before the first connection is made).
+    void set_connect_hook(ConnectHook hook) {
+        const std::lock_guard lock(mutex_);
+        on_connect_ = std::move(hook);
+    }
+
+    /// Whether the caller runs on the io thread (where blocking calls would deadlock).
+    [[nodiscard]] bool on_io_thread() const noexcept {
+        return std::this_thread::get_id() == thread_.get_id();
+    }
+
+    /// The shared connection to `addr`, created on first use (it connects lazily).
+    std::shared_ptr<RemotingConnection> connection(const std::string& addr) {
+        const std::lock_guard lock(mutex_);
+        if (stopped_) {
+            throw IllegalState(fmt::format("remoting client is shut down (request to {})", addr));
+        }
+        auto& slot = connections_[addr];
+        if (!slot) {
+            slot = std::make_shared<RemotingConnection>(
+                io_,
+                addr,
+                options_,
+                [this](const std::string& a,
+                       const remoting::Command& req) -> std::optional<remoting::Command> {
+                    RequestHandler h;
+                    {
+                        const std::lock_guard l(mutex_);
+                        h = on_request_;
+                    }
+                    return h ? h(a, req) : std::nullopt;
+                },
+                [this](const std::string& a) -> std::vector<remoting::Command> {
+                    ConnectHook h;
+                    {
+                        const std::lock_guard l(mutex_);
+                        h = on_connect_;
+                    }
+                    auto cmds = h ? h(a) : std::vector<remoting::Command>{};
+                    for (auto& c : cmds) {
+                        sign(c);
+                    }
+                    return cmds;
+                });
+        }
+        return slot;
+    }
+
+    /// Asynchronous two-way request (see RemotingConnection::invoke_async); the request is signed first.
+    void invoke_async(const std::string& addr,
+                      remoting::Command cmd,
+                      std::int64_t timeout_millis,
+                      RemotingCallback callback) {
+        sign(cmd);
+        connection(addr)->invoke_async(std::move(cmd), timeout_millis, std::move(callback));
+    }
+
+    /// Blocking two-way request: the response (whatever its code), or throws rmq::Timeout / rmq::Error.
+    /// Refused (rmq::IllegalState) on the io thread.
+    remoting::Command
+    invoke_sync(const std::string& addr, remoting::Command cmd, std::int64_t timeout_millis) {
+        if (on_io_thread()) {
+            throw IllegalState("blocking remoting call on the remoting io thread");
+        }
+        auto promise = std::make_shared<std::promise<remoting::Command>>();
+        auto future = promise->get_future();
+        invoke_async(addr,
+                     std::move(cmd),
+                     timeout_millis,
+                     [promise](std::optional<remoting::Command> response, std::exception_ptr error) {
+                         if (error) {
+                             promise->set_exception(error);
+                         } else {
+                             promise->set_value(std::move(*response));
+                         }
+                     });
+        return future.get();
+    }
+
+    /// Oneway request (flag bit 1); the request is signed first.
+    void invoke_oneway(const std::string& addr, remoting::Command cmd) {
+        sign(cmd);
+        connection(addr)->invoke_oneway(std::move(cmd));
+    }
+
+    /// Closes the connection to `addr` (the next request opens a new one).
+    void close_connection(const std::string& addr) {
+        std::shared_ptr<RemotingConnection> c;
+        {
+            const std::lock_guard lock(mutex_);
+            if (auto it = connections_.find(addr); it != connections_.end()) {
+                c = std::move(it->second);
+                connections_.erase(it);
+            }
+        }
+        if (c) {
+            c->close();
+        }
+    }
+
+    /// Closes every connection and stops the io thread. Idempotent.
+    void shutdown() {
+        std::map<std::string, std::shared_ptr<RemotingConnection>> conns;
+        {
+            const std::lock_guard lock(mutex_);
+            if (stopped_) {
+                return;
+            }
+            stopped_ = true;
+            conns.swap(connections_);
+        }
+        for (auto& [addr, c] : conns) {
+            c->close();
+        }
+        // after the closes above (FIFO): whatever still waits (timers of other owners) must not keep the
+        // thread alive; every pending request was already failed by its connection's close
+        asio::post(io_, [this] { io_.stop(); });
+        work_.reset();
+        if (thread_.joinable()) {
+            if (on_io_thread()) {
+                thread_.detach();  // cannot join ourselves; the context ends when its work does
+            } else {
+                thread_.join();
+            }
+        }
+    }
+
+    asio::io_context& io() noexcept { return io_; }
+
+    [[nodiscard]] const ConnectionOptions& options() const noexcept { return options_; }
+
+private:
+    void sign(remoting::Command& cmd) const {
+        if (credentials_) {
+            remoting::acl_sign(cmd, *credentials_);
+        }
+    }
+
+    const ConnectionOptions options_;
+    const std::optional<remoting::AclCredentials> credentials_;
+    asio::io_context io_{1};
+    asio::executor_work_guard<asio::io_context::executor_type> work_;
+    std::thread thread_;
+    mutable std::mutex mutex_;
+    bool stopped_ = false;
+    std::map<std::string, std::shared_ptr<RemotingConnection>> connections_;
+    RequestHandler on_request_;
+    ConnectHook on_connect_;
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/remoting_client.hpp ----
+
+namespace rmq {
+
+/// ACL credentials every request is signed with (Java's SessionCredentials / AclClientRPCHook):
+/// `rmq::AclCredentials{access_key, secret_key}`.
+using AclCredentials = remoting::AclCredentials;
+
+/// How a RemotingTransport reaches the cluster. Field names mirror the Java ClientConfig / NettyClientConfig
+/// names where one exists.
+struct RemotingConfig {
+    /// NameServer addresses, `host:port` separated by `;` (Java namesrvAddr). Required.
+    std::string namesrv_addr;
+    /// Sign every request with these (ACL 1.0 on 4.9.x-5.3.2, authentication on 5.3+).
+    std::optional<AclCredentials> credentials;
+    /// TCP connect timeout (NettyClientConfig.connectTimeoutMillis).
+    std::int64_t connect_timeout_millis = 3000;
+    /// Timeout of every synchronous request (ClientConfig.mqClientApiTimeout).
+    std::int64_t mq_client_api_timeout = 3000;
+    /// Timeout of a SEND_MESSAGE_V2 request (DefaultMQProducer.sendMsgTimeout).
+    std::int64_t send_msg_timeout = 3000;
+    /// Read timeout of a long-polling pull (DefaultMQPushConsumer consumerTimeoutMillisWhenSuspend); always
+    /// kept at least 5 s above the pull's suspend time.
+    std::int64_t consumer_timeout_millis_when_suspend = 30000;
+    /// Route refresh and transport-level heartbeat period (ClientConfig.pollNameServerInterval).
+    std::int64_t poll_name_server_interval = 30000;
+    /// Bodies of at least this many bytes are zlib-compressed by send() (compressMsgBodyOverHowmuch).
+    std::int32_t compress_msg_body_over_howmuch = 4096;
+    /// zlib level (rocketmq.message.compressLevel).
+    int compress_level = 5;
+    /// SYSTEM_BUSY answers to synchronous requests are retried this many times, with doubling back-off from
+    /// 50 ms (capped at 1 s); pulls report them to the consumer, which backs off itself.
+    int system_busy_retry_times = 3;
+    /// Header format of the requests rmq sends (responses are decoded in either format).
+    remoting::SerializeType serialize_type = remoting::SerializeType::Json;
+    /// Back-off after a failed connect: requests to that address fail at once until it has passed (doubles
+    /// up to the maximum while connects keep failing).
+    std::int64_t reconnect_backoff_min_millis = 100;
+    std::int64_t reconnect_backoff_max_millis = 5000;
+};
+
+namespace detail {
+
+/// The shared state of every copy of one RemotingTransport.
+class RemotingTransportState {
+public:
+    explicit RemotingTransportState(RemotingConfig config)
+        : config_(std::move(config))
+        , namesrvs_(split_namesrv(config_.namesrv_addr))
+        , client_(options(config_), config_.credentials)
+        , refresh_timer_(client_.io())
+        , start_millis_(system_clock()->wall_millis()) {
+        if (config_.mq_client_api_timeout <= 0 || config_.send_msg_timeout <= 0 ||
+            config_.poll_name_server_interval <= 0 || config_.connect_timeout_millis <= 0) {
+            throw InvalidArgument("RemotingConfig: timeouts and intervals must be positive");
+        }
+        client_.set_request_handler(
+            [this](const std::string& addr, const remoting::Command& req) { return on_request(addr, req); });
+        client_.set_connect_hook([this](const std::string& addr) { return on_connect(addr); });
+        schedule_refresh();
+    }
+
+    RemotingTransportState(const RemotingTransportState&) = delete;
+    RemotingTransportState& operator=(const RemotingTransportState&) = delete;
+
+    ~RemotingTransportState() {
+        stopping_.store(true);
+        boost::asio::post(client_.io(), [this] { refresh_timer_.cancel(); });
+        client_.shutdown();
+    }
+
+    // ------------------------------------------------------------------ routes
+
+    TopicRoute topic_route(const std::string& topic) {
+        {
+            const std::lock_guard lock(mutex_);
+            if (const auto it = routes_.find(topic); it != routes_.end()) {
+                return remoting::to_topic_route(topic, it->second);
+            }
+        }
+        return remoting::to_topic_route(topic, fetch_route(topic));
+    }
+
+    remoting::TopicRouteData fetch_route(const std::string& topic) {
+        remoting::GetRouteInfoRequestHeader h;
+        h.topic = topic;
+        h.accept_standard_json_only = true;
+        const auto req = remoting::make_request(remoting::request_code::get_routeinfo_by_topic, h);
+        std::exception_ptr last;
+        const std::size_t n = namesrvs_.size();
+        const std::size_t first = namesrv_index_.fetch_add(1) % n;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::string& addr = namesrvs_[(first + i) % n];
+            remoting::Command resp;
+            try {
+                resp = call(addr, req, config_.mq_client_api_timeout);
+            } catch (const std::exception&) {
+                last = std::current_exception();
+                continue;  // next NameServer
+            }
+            if (resp.code != response_code::success) {
+                throw BrokerError(resp.code,
+                                  fmt::format("route of {}: {}", topic, resp.remark.value_or("no route")));
+            }
+            auto data = remoting::decode_topic_route_data(resp.body);
+            store_route(topic, data);
+            return data;
+        }
+        std::rethrow_exception(last);
+    }
+
+    // ------------------------------------------------------------------ membership
+
+    void heartbeat(const HeartbeatData& hb) {
+        std::set<std::string> topics;
+        for (const auto& cd : hb.consumer_data_set) {
+            for (const auto& sd : cd.subscription_data_set) {
+                topics.insert(sd.topic);
+            }
+        }
+        for (const auto& t : topics) {
+            bool known = false;
+            {
+                const std::lock_guard lock(mutex_);
+                known = routes_.count(t) != 0;
+            }
+            if (!known) {
+                try {
+                    fetch_route(t);
+                } catch (const std::exception&) {
+                    // %RETRY% topics exist only after the first heartbeat; others may be created later
+                }
+            }
+        }
+        remember_heartbeat(hb);
+        const bool consumer = !hb.consumer_data_set.empty();
+        std::vector<std::string> targets = broker_addresses(!consumer);
+        remoting::Command req;
+        req.code = remoting::request_code::heart_beat;
+        req.body = remoting::encode_heartbeat_data(hb);
+        std::vector<std::pair<std::string, remoting::Command>> calls;
+        for (auto& a : targets) {
+            calls.emplace_back(std::move(a), req);
+        }
+        throw_first_failure(call_all(calls, config_.mq_client_api_timeout), "heartbeat");
+    }
+
+    void unregister_client(const std::string& client_id,
+                           const std::string& producer_group,
+                           const std::string& consumer_group) {
+        forget_heartbeat(client_id, producer_group, consumer_group);
+        remoting::UnregisterClientRequestHeader h;
+        h.client_id = client_id;
+        if (!producer_group.empty()) {
+            h.producer_group = producer_group;
+        }
+        if (!consumer_group.empty()) {
+            h.consumer_group = consumer_group;
+        }
+        std::vector<std::pair<std::string, remoting::Command>> calls;
+        for (auto& a : broker_addresses(false)) {
+            calls.emplace_back(std::move(a),
+                               remoting::make_request(remoting::request_code::unregister_client, h));
+        }
+        for (const auto& [addr, result] : call_all(calls, config_.mq_client_api_timeout)) {
+            if (const auto* e = std::get_if<std::exception_ptr>(&result)) {
+                try {
+                    std::rethrow_exception(*e);
+                } catch (const std::exception& ex) {
+                    log_line("unregister of {} at {} failed: {}", client_id, addr, ex.what());
+                }
+            }
+        }
+    }
+
+    std::vector<std::string> consumer_id_list(const std::string& topic, const std::string& group) {
+        (void)topic_route(topic);
+        std::string addr;
+        {
+            const std::lock_guard lock(mutex_);
+            const auto& route = routes_.at(topic);
+            for (const auto& bd : route.broker_datas) {
+                if (auto a = pick_address(bd.broker_name, 0)) {
+                    addr = *a;
+                    break;
+                }
+            }
+        }
+        if (addr.empty()) {
+            throw Error(fmt::format("no broker address for topic {}", topic));
+        }
+        remoting::ConsumerGroupRequestHeader h;
+        h.consumer_group = group;
+        const auto resp = call(addr,
+                               remoting::make_request(remoting::request_code::get_consumer_list_by_group, h),
+                               config_.mq_client_api_timeout);
+        check_success(resp, fmt::format("consumer list of {} at {}", group, addr));
+        return remoting::decode_consumer_list(resp.body);
+    }
+
+    void set_notification_handler(NotificationHandler handler) {
+        const std::lock_guard lock(mutex_);
+        handler_ = std::move(handler);
+    }
+
+    // ------------------------------------------------------------------ pull
+
+    void pull(const PullArgs& args, PullCallback callback) {
+        std::int64_t broker_id = 0;
+        {
+            const std::lock_guard lock(mutex_);
+            if (const auto it = suggested_.find(args.mq); it != suggested_.end()) {
+                broker_id = it->second;
+            }
+        }
+        const auto [addr, id] = pull_address(args.mq.broker_name, broker_id);
+        auto header = remoting::PullMessageRequestHeader::from(args);
+        if (id != 0) {
+            header.sys_flag &= ~pull_sys_flag::commit_offset;  // a commit on a slave is useless
+        }
+        if (header.subscription && header.subscription->empty()) {
+            header.subscription.reset();
+        }
+        std::int64_t timeout = config_.mq_client_api_timeout;
+        if ((args.sys_flag & pull_sys_flag::suspend) != 0) {
+            timeout =
+                std::max(config_.consumer_timeout_millis_when_suspend, args.suspend_timeout_millis + 5000);
+        }
+        auto shared_cb = std::make_shared<PullCallback>(std::move(callback));
+        client_.invoke_async(
+            addr,
+            remoting::make_request(remoting::request_code::pull_message, header),
+            timeout,
+            [this, mq = args.mq, shared_cb](std::optional<remoting::Command> resp, std::exception_ptr error) {
+                if (error) {
+                    std::string what = "pull failed";
+                    try {
+                        std::rethrow_exception(error);
+                    } catch (const std::exception& e) {
+                        what = e.what();
+                    }
+                    (*shared_cb)(Outcome<PullResult>(response_code::system_error, what));
+                    return;
+                }
+                (*shared_cb)(to_pull_result(mq, *resp));
+            });
+    }
+
+    // ------------------------------------------------------------------ offsets
+
+    std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {
+        remoting::QueryConsumerOffsetRequestHeader h;
+        h.consumer_group = group;
+        h.topic = mq.topic;
+        h.queue_id = mq.queue_id;
+        h.bname = mq.broker_name;
+        const auto resp = call(master_address(mq.broker_name),
+                               remoting::make_request(remoting::request_code::query_consumer_offset, h),
+                               config_.mq_client_api_timeout);
+        if (resp.code == response_code::query_not_found) {
+            return std::nullopt;
+        }
+        check_success(resp, fmt::format("query consumer offset of {} for {}", mq, group));
+        return remoting::header_of<remoting::OffsetResponseHeader>(resp).offset.value_or(0);
+    }
+
+    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
+        remoting::UpdateConsumerOffsetRequestHeader h;
+        h.consumer_group = group;
+        h.topic = mq.topic;
+        h.queue_id = mq.queue_id;
+        h.commit_offset = offset;
+        h.bname = mq.broker_name;
+        const auto resp = call(master_address(mq.broker_name),
+                               remoting::make_request(remoting::request_code::update_consumer_offset, h),
+                               config_.mq_client_api_timeout);
+        check_success(resp, fmt::format("update consumer offset of {} for {}", mq, group));
+    }
+
+    std::int64_t min_offset(const MessageQueue& mq) {
+        remoting::GetMinOffsetRequestHeader h;
+        h.topic = mq.topic;
+        h.queue_id = mq.queue_id;
+        h.bname = mq.broker_name;
+        return offset_call(
+            mq, remoting::make_request(remoting::request_code::get_min_offset, h), "min offset");
+    }
+
+    std::int64_t max_offset(const MessageQueue& mq) {
+        remoting::GetMaxOffsetRequestHeader h;
+        h.topic = mq.topic;
+        h.queue_id = mq.queue_id;
+        h.bname = mq.broker_name;
+        return offset_call(
+            mq, remoting::make_request(remoting::request_code::get_max_offset, h), "max offset");
+    }
+
+    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp) {
+        remoting::SearchOffsetRequestHeader h;
+        h.topic = mq.topic;
+        h.queue_id = mq.queue_id;
+        h.timestamp = timestamp;
+        h.bname = mq.broker_name;
+        return offset_call(mq,
+                           remoting::make_request(remoting::request_code::search_offset_by_timestamp, h),
+                           "search offset");
+    }
+
+    // ------------------------------------------------------------------ orderly locks
+
+    std::vector<MessageQueue>
+    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
+        const auto calls = batch_calls(remoting::request_code::lock_batch_mq, group, client_id, mqs);
+        std::vector<MessageQueue> locked;
+        std::exception_ptr first_error;
+        std::size_t failures = 0;
+        for (const auto& [addr, result] : call_all(calls, config_.mq_client_api_timeout)) {
+            try {
+                if (const auto* e = std::get_if<std::exception_ptr>(&result)) {
+                    std::rethrow_exception(*e);
+                }
+                const auto& resp = std::get<remoting::Command>(result);
+                check_success(resp, fmt::format("lock batch at {}", addr));
+                for (auto& mq : remoting::decode_lock_batch_response(resp.body)) {
+                    locked.push_back(std::move(mq));
+                }
+            } catch (const std::exception& e) {
+                ++failures;
+                if (!first_error) {
+                    first_error = std::current_exception();
+                }
+                log_line("group [{}]: lock batch at {} failed: {}", group, addr, e.what());
+            }
+        }
+        if (failures != 0 && failures == calls.size()) {
+            std::rethrow_exception(first_error);
+        }
+        return locked;
+    }
+
+    void unlock_batch(const std::string& group,
+                      const std::string& client_id,
+                      const std::vector<MessageQueue>& mqs) {
+        const auto calls = batch_calls(remoting::request_code::unlock_batch_mq, group, client_id, mqs);
+        throw_first_failure(call_all(calls, config_.mq_client_api_timeout), "unlock batch");
+    }
+
+    // ------------------------------------------------------------------ send
+
+    SendResult send(const Message& msg, const MessageQueue& mq) {
+        auto props = msg.properties();
+        if (props.find(std::string(property::uniq_client_message_id_keyidx)) == props.end()) {
+            props[std::string(property::uniq_client_message_id_keyidx)] = ids_.next();
+        }
+        remoting::SendMessageRequestHeader h;
+        h.producer_group = producer_group_for(msg);
+        h.topic = mq.topic;
+        h.queue_id = mq.queue_id;
+        h.born_timestamp = system_clock()->wall_millis();
+        h.flag = msg.flag();
+        h.reconsume_times = 0;
+        h.unit_mode = false;
+        h.batch = false;
+        h.bname = mq.broker_name;
+        if (is_retry_topic(mq.topic)) {
+            if (auto it = props.find(std::string(property::reconsume_time)); it != props.end()) {
+                h.reconsume_times = parse_int(it->second);
+                props.erase(it);
+            }
+            if (auto it = props.find(std::string(property::max_reconsume_times)); it != props.end()) {
+                h.max_reconsume_times = parse_int(it->second);
+                props.erase(it);
+            }
+        }
+        std::int32_t sys_flag = 0;
+        std::string body = msg.body();
+        if (config_.compress_msg_body_over_howmuch > 0 &&
+            body.size() >= static_cast<std::size_t>(config_.compress_msg_body_over_howmuch)) {
+            body = remoting::compress(body, remoting::CompressionType::Zlib, config_.compress_level);
+            sys_flag |= message_sys_flag::compressed |
+                        message_sys_flag::compression_bits(remoting::CompressionType::Zlib);
+        }
+        if (props.count(std::string(property::transaction_prepared)) != 0 &&
+            props[std::string(property::transaction_prepared)] == "true") {
+            sys_flag |= message_sys_flag::transaction_prepared_type;
+        }
+        h.sys_flag = sys_flag;
+        h.properties = encode_properties(props);
+        remoting::SendMessageRequestHeaderV2 v2{h};
+        const auto req = remoting::make_request(remoting::request_code::send_message_v2, v2, std::move(body));
+        const std::string addr = master_address(mq.broker_name);
+        const auto resp = call(addr, req, config_.send_msg_timeout);
+        SendResult r;
+        switch (resp.code) {
+        case response_code::success:
+            r.status = SendStatus::SendOk;
+            break;
+        case remoting::response_code::flush_disk_timeout:
+            r.status = SendStatus::FlushDiskTimeout;
+            break;
+        case remoting::response_code::flush_slave_timeout:
+            r.status = SendStatus::FlushSlaveTimeout;
+            break;
+        case remoting::response_code::slave_not_available:
+            r.status = SendStatus::SlaveNotAvailable;
+            break;
+        default:
+            throw BrokerError(
+                resp.code,
+                fmt::format("send to {} at {}: {}", mq, addr, resp.remark.value_or("(no remark)")));
+        }
+        const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
+        r.msg_id = props[std::string(property::uniq_client_message_id_keyidx)];
+        r.offset_msg_id = rh.msg_id;
+        r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
+        r.queue_offset = rh.queue_offset;
+        return r;
+    }
+
+    void send_back(const SendBackArgs& args) {
+        const std::string& broker = args.message.broker_name();
+        std::string addr;
+        if (!broker.empty()) {
+            addr = master_address(broker);
+        } else {
+            addr = args.message.store_host();
+        }
+        const auto h = remoting::ConsumerSendMsgBackRequestHeader::from(
+            args, broker.empty() ? std::nullopt : std::optional<std::string>(broker));
+        const auto resp = call(addr,
+                               remoting::make_request(remoting::request_code::consumer_send_msg_back, h),
+                               config_.mq_client_api_timeout);
+        check_success(resp, fmt::format("send back of {} to {}", args.message.msg_id(), addr));
+    }
+
+    // ------------------------------------------------------------------ misc
+
+    /// The address a pull of `broker_name` goes to, for tests and tools.
+    std::string master_address(const std::string& broker_name) {
+        {
+            const std::lock_guard lock(mutex_);
+            if (auto a = pick_address(broker_name, 0, true)) {
+                return *a;
+            }
+        }
+        throw Error(
+            fmt::format("The broker[{}] not exist (no master address in any known route)", broker_name));
+    }
+
+    /// Forgets the cached route of `topic` (the next topic_route asks the NameServer).
+    void invalidate_route(const std::string& topic) {
+        const std::lock_guard lock(mutex_);
+        routes_.erase(topic);
+    }
+
+    /// Refreshes every cached route now (asynchronously).
+    void refresh_routes() { refresh_async(); }
+
+    [[nodiscard]] const RemotingConfig& config() const noexcept { return config_; }
+
+    RemotingClient& client() noexcept { return client_; }
+
+private:
+    using CallResult = std::variant<remoting::Command, std::exception_ptr>;
+
+    static ConnectionOptions options(const RemotingConfig& c) {
+        ConnectionOptions o;
+        o.connect_timeout_millis = c.connect_timeout_millis;
+        o.reconnect_backoff_min_millis = c.reconnect_backoff_min_millis;
+        o.reconnect_backoff_max_millis = c.reconnect_backoff_max_millis;
+        o.serialize_type = c.serialize_type;
+        return o;
+    }
+
+    static std::vector<std::string> split_namesrv(std::string_view text) {
+        std::vector<std::string> out;
+        while (!text.empty()) {
+            const std::size_t end = text.find(';');
+            std::string_view item = text.substr(0, end);
+            while (!item.empty() && item.front() == ' ') {
+                item.remove_prefix(1);
+            }
+            while (!item.empty() && item.back() == ' ') {
+                item.remove_suffix(1);
+            }
+            if (!item.empty()) {
+                if (item.rfind(':') == std::string_view::npos) {
+                    throw InvalidArgument(fmt::format("namesrv_addr: '{}' is not host:port", item));
+                }
+                out.emplace_back(item);
+            }
+            if (end == std::string_view::npos) {
+                break;
+            }
+            text.remove_prefix(end + 1);
+        }
+        if (out.empty()) {
+            throw InvalidArgument("RemotingConfig.namesrv_addr is empty (want \"host:port;host:port\")");
+        }
+        return out;
+    }
+
+    static std::int32_t parse_int(const std::string& s) {
+        try {
+            return static_cast<std::int32_t>(std::stol(s));
+        } catch (const std::exception&) {
+            return 0;
+        }
+    }
+
+    /// The send header's producer group: the message's PGROUP, else the group a producer heartbeat
+    /// registered (the Producer does not pass its group with each message), else Java's default name.
+    std::string producer_group_for(const Message& msg) {
+        if (auto g = msg.property(property::producer_group)) {
+            return *g;
+        }
+        const std::lock_guard lock(mutex_);
+        for (const auto& [id, hb] : heartbeats_) {
+            if (!hb.producer_groups.empty()) {
+                return hb.producer_groups.front();
+            }
+        }
+        return "DEFAULT_PRODUCER";
+    }
+
+    static void check_success(const remoting::Command& resp, const std::string& what) {
+        if (resp.code != response_code::success) {
+            throw BrokerError(resp.code, fmt::format("{}: {}", what, resp.remark.value_or("(no remark)")));
+        }
+    }
+
+    std::int64_t offset_call(const MessageQueue& mq, const remoting::Command& req, std::string_view what) {
+        const auto resp = call(master_address(mq.broker_name), req, config_.mq_client_api_timeout);
+        check_success(resp, fmt::format("{} of {}", what, mq));
+        return remoting::header_of<remoting::OffsetResponseHeader>(resp).offset.value_or(0);
+    }
+
+    /// A synchronous request; SYSTEM_BUSY answers are retried with back-off.
+    remoting::Command call(const std::string& addr, const remoting::Command& req, std::int64_t timeout) {
+        std::int64_t backoff = 50;
+        for (int attempt = 0;; ++attempt) {
+            auto resp = client_.invoke_sync(addr, req, timeout);
+            if (resp.code != response_code::system_busy || attempt >= config_.system_busy_retry_times) {
+                return resp;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(backoff));
+            backoff = std::min<std::int64_t>(backoff * 2, 1000);
+        }
+    }
+
+    /// Sends every request at once and waits for all.
+    std::vector<std::pair<std::string, CallResult>>
+    call_all(const std::vector<std::pair<std::string, remoting::Command>>& calls, std::int64_t timeout) {
+        if (client_.on_io_thread()) {
+            throw IllegalState("blocking remoting call on the remoting io thread");
+        }
+        std::vector<std::future<CallResult>> futures;
+        for (const auto& [addr, cmd] : calls) {
+            auto p = std::make_shared<std::promise<CallResult>>();
+            futures.push_back(p->get_future());
+            try {
+                client_.invoke_async(
+                    addr, cmd, timeout, [p](std::optional<remoting::Command> r, std::exception_ptr e) {
+                        if (e) {
+                            p->set_value(CallResult(e));
+                        } else {
+                            p->set_value(CallResult(std::move(*r)));
+                        }
+                    });
+            } catch (...) {
+                p->set_value(CallResult(std::current_exception()));
+            }
+        }
+        std::vector<std::pair<std::string, CallResult>> out;
+        for (std::size_t i = 0; i < calls.size(); ++i) {
+            out.emplace_back(calls[i].first, futures[i].get());
+        }
+        return out;
+    }
+
+    static void throw_first_failure(const std::vector<std::pair<std::string, CallResult>>& results,
+                                    std::string_view what) {
+        for (const auto& [addr, result] : results) {
+            if (const auto* e = std::get_if<std::exception_ptr>(&result)) {
+                try {
+                    std::rethrow_exception(*e);
+                } catch (const std::exception& ex) {
+                    throw Error(fmt::format("{} at {} failed: {}", what, addr, ex.what()));
+                }
+            }
+            check_success(std::get<remoting::Command>(result), fmt::format("{} at {}", what, addr));
+        }
+    }
+
+    std::vector<std::pair<std::string, remoting::Command>> batch_calls(std::int32_t code,
+                                                                       const std::string& group,
+                                                                       const std::string& client_id,
+                                                                       const std::vector<MessageQueue>& mqs) {
+        std::map<std::string, std::vector<MessageQueue>> by_broker;
+        for (const auto& mq : mqs) {
+            by_broker[mq.broker_name].push_back(mq);
+        }
+        std::vector<std::pair<std::string, remoting::Command>> calls;
+        for (auto& [broker, list] : by_broker) {
+            remoting::LockBatchRequestBody body;
+            body.consumer_group = group;
+            body.client_id = client_id;
+            body.only_this_broker = false;
+            body.mq_set = std::move(list);
+            remoting::BatchMqRequestHeader h;
+            h.bname = broker;
+            calls.emplace_back(master_address(broker),
+                               remoting::make_request(code, h, remoting::encode_lock_batch_request(body)));
+        }
+        return calls;
+    }
+
+    Outcome<PullResult> to_pull_result(const MessageQueue& mq, const remoting::Command& resp) {
+        PullResult r;
+        switch (resp.code) {
+        case response_code::success:
+            r.status = PullStatus::Found;
+            break;
+        case response_code::pull_not_found:
+            r.status = PullStatus::NoNewMsg;
+            break;
+        case response_code::pull_retry_immediately:
+            r.status = PullStatus::NoMatchedMsg;
+            break;
+        case response_code::pull_offset_moved:
+            r.status = PullStatus::OffsetIllegal;
+            break;
+        default:
+            return Outcome<PullResult>(resp.code, resp.remark.value_or(""));
+        }
+        try {
+            const auto h = remoting::header_of<remoting::PullMessageResponseHeader>(resp);
+            r.next_begin_offset = h.next_begin_offset;
+            r.min_offset = h.min_offset;
+            r.max_offset = h.max_offset;
+            r.suggest_which_broker_id = h.suggest_which_broker_id;
+            {
+                const std::lock_guard lock(mutex_);
+                suggested_[mq] = h.suggest_which_broker_id;
+            }
+            if (r.status == PullStatus::Found) {
+                MessageDecodeReport report;
+                r.msg_found_list = decode_messages(resp.body_bytes(), &report);
+                if (report.damaged_records != 0) {
+                    log_line("pull of {}: {} damaged record(s) dropped: {}",
+                             mq,
+                             report.damaged_records,
+                             report.error);
+                }
+                if (h.offset_delta) {
+                    for (auto& m : r.msg_found_list) {
+                        m.set_queue_offset(m.queue_offset() + *h.offset_delta);
+                    }
+                }
+            }
+        } catch (const std::exception& e) {
+            return Outcome<PullResult>(response_code::system_error,
+                                       fmt::format("pull of {}: undecodable response: {}", mq, e.what()));
+        }
+        return r;
+    }
+
+    std::pair<std::string, std::int64_t> pull_address(const std::string& broker_name, std::int64_t id) {
+        const std::lock_guard lock(mutex_);
+        const auto it = brokers_.find(broker_name);
+        if (it == brokers_.end() || it->second.empty()) {
+            throw Error(fmt::format("The broker[{}] not exist (no address in any known route)", broker_name));
+        }
+        if (auto a = it->second.find(id); a != it->second.end()) {
+            return {a->second, id};
+        }
+        if (auto a = it->second.find(0); a != it->second.end()) {
+            return {a->second, 0};
+        }
+        return {it->second.begin()->second, it->second.begin()->first};
+    }
+
+    /// Caller holds mutex_.
+    std::optional<std::string>
+    pick_address(const std::string& broker_name, std::int64_t id, bool exact = false) {
+        const auto it = brokers_.find(broker_name);
+        if (it == brokers_.end() || it->second.empty()) {
+            return std::nullopt;
+        }
+        if (auto a = it->second.find(id); a != it->second.end()) {
+            return a->second;
+        }
+        if (exact) {
+            return std::nullopt;
+        }
+        return it->second.begin()->second;
+    }
+
+    /// Addresses of every known broker: masters only, or masters and slaves.
+    std::vector<std::string> broker_addresses(bool masters_only) {
+        const std::lock_guard lock(mutex_);
+        std::vector<std::string> out;
+        for (const auto& [name, ids] : brokers_) {
+            for (const auto& [id, addr] : ids) {
+                if (!masters_only || id == 0) {
+                    out.push_back(addr);
+                }
+            }
+        }
+        return out;
+    }
+
+    /// Caches a route and merges its broker addresses; heartbeats go to brokers seen for the first time.
+    void store_route(const std::string& topic, const remoting::TopicRouteData& data) {
+        std::vector<std::string> fresh;
+        {
+            const std::lock_guard lock(mutex_);
+            routes_[topic] = data;
+            for (const auto& bd : data.broker_datas) {
+                auto& ids = brokers_[bd.broker_name];
+                std::map<std::int64_t, std::string> now;
+                for (const auto& [id, addr] : bd.broker_addrs) {
+                    now[id] = addr;
+                    bool seen = false;
+                    for (const auto& [i2, a2] : ids) {
+                        seen = seen || a2 == addr;
+                    }
+                    if (!seen && !heartbeats_.empty()) {
+                        fresh.push_back(addr);
+                    }
+                }
+                if (!now.empty()) {
+                    ids = std::move(now);
+                }
+            }
+        }
+        for (const auto& addr : fresh) {
+            send_heartbeats_async(addr);
+        }
+    }
+
+    void remember_heartbeat(const HeartbeatData& hb) {
+        const std::lock_guard lock(mutex_);
+        auto& stored = heartbeats_[hb.client_id];
+        stored.client_id = hb.client_id;
+        for (const auto& cd : hb.consumer_data_set) {
+            auto it = std::find_if(stored.consumer_data_set.begin(),
+                                   stored.consumer_data_set.end(),
+                                   [&](const ConsumerData& c) { return c.group_name == cd.group_name; });
+            if (it == stored.consumer_data_set.end()) {
+                stored.consumer_data_set.push_back(cd);
+            } else {
+                *it = cd;
+            }
+        }
+        for (const auto& g : hb.producer_groups) {
+            if (std::find(stored.producer_groups.begin(), stored.producer_groups.end(), g) ==
+                stored.producer_groups.end()) {
+                stored.producer_groups.push_back(g);
+            }
+        }
+    }
+
+    void forget_heartbeat(const std::string& client_id,
+                          const std::string& producer_group,
+                          const std::string& consumer_group) {
+        const std::lock_guard lock(mutex_);
+        const auto it = heartbeats_.find(client_id);
+        if (it == heartbeats_.end()) {
+            return;
+        }
+        auto& hb = it->second;
+        std::erase_if(hb.consumer_data_set,
+                      [&](const ConsumerData& c) { return c.group_name == consumer_group; });
+        std::erase(hb.producer_groups, producer_group);
+        if (hb.consumer_data_set.empty() && hb.producer_groups.empty()) {
+            heartbeats_.erase(it);
+        }
+    }
+
+    std::vector<remoting::Command> heartbeat_commands() {
+        std::vector<remoting::Command> out;
+        const std::lock_guard lock(mutex_);
+        for (const auto& [id, hb] : heartbeats_) {
+            remoting::Command c;
+            c.code = remoting::request_code::heart_beat;
+            c.body = remoting::encode_heartbeat_data(hb);
+            out.push_back(std::move(c));
+        }
+        return out;
+    }
+
+    bool is_broker_address(const std::string& addr) {
+        const std::lock_guard lock(mutex_);
+        for (const auto& [name, ids] : brokers_) {
+            for (const auto& [id, a] : ids) {
+                if (a == addr) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /// Connect hook (io thread): a broker that sees a new connection must hear the heartbeats again before
+    /// anything else (it forgot the client when the old channel closed).
+    std::vector<remoting::Command> on_connect(const std::string& addr) {
+        if (!is_broker_address(addr)) {
+            return {};
+        }
+        return heartbeat_commands();
+    }
+
+    void send_heartbeats_async(const std::string& addr) {
+        for (auto& c : heartbeat_commands()) {
+            try {
+                client_.invoke_async(addr, std::move(c), config_.mq_client_api_timeout, [](auto, auto) {});
+            } catch (const std::exception& e) {
+                log_line("heartbeat to {} not sent: {}", addr, e.what());
+            }
+        }
+    }
+
+    /// Broker-initiated requests (io thread).
+    std::optional<remoting::Command> on_request(const std::string& addr, const remoting::Command& req) {
+        namespace rc = remoting::request_code;
+        if (req.code == rc::notify_consumer_ids_changed) {
+            NotificationHandler h;
+            {
+                const std::lock_guard lock(mutex_);
+                h = handler_;
+            }
+            const std::string group(req.field("consumerGroup").value_or(""));
+            if (h && !group.empty()) {
+                try {
+                    h(ConsumerIdsChanged{group});
+                } catch (const std::exception& e) {
+                    log_line("notification handler for {} threw: {}", group, e.what());
+                }
+            }
+            return remoting::Command{};
+        }
+        if (req.code == rc::get_consumer_running_info) {
+            const auto h = remoting::header_of<remoting::GetConsumerRunningInfoRequestHeader>(req);
+            remoting::Command resp;
+            const auto body = running_info(h.consumer_group);
+            if (!body) {
+                resp.code = response_code::system_error;
+                resp.remark =
+                    fmt::format("The Consumer Group <{}> not exist in this consumer", h.consumer_group);
+            } else {
+                resp.body = *body;
+            }
+            return resp;
+        }
+        (void)addr;
+        return std::nullopt;  // answered with REQUEST_CODE_NOT_SUPPORTED by the connection (two-way only)
+    }
+
+    /// ConsumerRunningInfo JSON with what the transport knows: subscriptions and client properties.
+    std::optional<std::string> running_info(const std::string& group) {
+        const std::lock_guard lock(mutex_);
+        for (const auto& [id, hb] : heartbeats_) {
+            for (const auto& cd : hb.consumer_data_set) {
+                if (cd.group_name != group) {
+                    continue;
+                }
+                nlohmann::ordered_json j;
+                j["jstack"] = "";
+                j["mqTable"] = nlohmann::ordered_json::object();
+                j["properties"] = {
+                    {"PROP_CLIENT_VERSION", "V4_9_8"},
+                    {"PROP_CONSUMER_START_TIMESTAMP", std::to_string(start_millis_)},
+                    {"PROP_CONSUME_TYPE", "CONSUME_PASSIVELY"},
+                    {"PROP_NAMESERVER_ADDR", config_.namesrv_addr},
+                };
+                j["statusTable"] = nlohmann::ordered_json::object();
+                auto subs = nlohmann::ordered_json::array();
+                for (const auto& sd : cd.subscription_data_set) {
+                    subs.push_back({{"classFilterMode", sd.class_filter_mode},
+                                    {"codeSet", sd.code_set},
+                                    {"expressionType", sd.expression_type},
+                                    {"subString", sd.sub_string},
+                                    {"subVersion", sd.sub_version},
+                                    {"tagsSet", sd.tags_set},
+                                    {"topic", sd.topic}});
+                }
+                j["subscriptionSet"] = std::move(subs);
+                return j.dump();
+            }
+        }
+        return std::nullopt;
+    }
+
+    void schedule_refresh() {
+        if (stopping_.load()) {
+            return;
+        }
+        refresh_timer_.expires_after(std::chrono::milliseconds(config_.poll_name_server_interval));
+        refresh_timer_.async_wait([this](const boost::system::error_code& ec) {
+            if (ec || stopping_.load()) {
+                return;
+            }
+            try {
+                refresh_async();
+                for (const auto& addr : broker_addresses(false)) {
+                    send_heartbeats_async(addr);
+                }
+            } catch (const std::exception& e) {
+                log_line("route refresh failed: {}", e.what());
+            }
+            schedule_refresh();
+        });
+    }
+
+    /// Asks a NameServer for every cached route; answers update the cache (a missing route keeps the old
+    /// one).
+    void refresh_async() {
+        std::vector<std::string> topics;
+        {
+            const std::lock_guard lock(mutex_);
+            for (const auto& [t, r] : routes_) {
+                topics.push_back(t);
+            }
+        }
+        for (const auto& topic : topics) {
+            remoting::GetRouteInfoRequestHeader h;
+            h.topic = topic;
+            h.accept_standard_json_only = true;
+            const std::string& addr = namesrvs_[namesrv_index_.fetch_add(1) % namesrvs_.size()];
+            client_.invoke_async(addr,
+                                 remoting::make_request(remoting::request_code::get_routeinfo_by_topic, h),
+                                 config_.mq_client_api_timeout,
+                                 [this, topic](std::optional<remoting::Command> resp, std::exception_ptr e) {
+                                     if (e || resp->code != response_code::success) {
+                                         return;
+                                     }
+                                     try {
+                                         store_route(topic, remoting::decode_topic_route_data(resp->body));
+                                     } catch (const std::exception& ex) {
+                                         log_line("route of {}: {}", topic, ex.what());
+                                     }
+                                 });
+        }
+    }
+
+    const RemotingConfig config_;
+    const std::vector<std::string> namesrvs_;
+    std::atomic<std::size_t> namesrv_index_{0};
+    RemotingClient client_;
+    boost::asio::steady_timer refresh_timer_;
+    const std::int64_t start_millis_;
+    UniqueIdGenerator ids_;
+
+    std::atomic<bool> stopping_{false};
+    std::mutex mutex_;
+    std::map<std::string, remoting::TopicRouteData> routes_;
+    std::map<std::string, std::map<std::int64_t, std::string>> brokers_;
+    std::map<std::string, HeartbeatData> heartbeats_;
+    std::map<MessageQueue, std::int64_t> suggested_;
+    NotificationHandler handler_;
+};
+
+}  // namespace detail
+
+/// rmq::Transport over RocketMQ's TCP remoting protocol: NameServer route lookups (refreshed every
+/// poll_name_server_interval), heartbeats to every known broker, long-polling pulls, offsets, orderly locks,
+/// SEND_MESSAGE_V2 with zlib compression, send-back. One io thread per transport (and its copies).
+///
+/// @code
+/// rmq::RemotingTransport transport{rmq::RemotingConfig{.namesrv_addr = "127.0.0.1:9876"}};
+/// rmq::PushConsumer<rmq::RemotingTransport> consumer{transport, rmq::ConsumerConfig{.consumer_group = "g"}};
+/// @endcode
+///
+/// Copies share the connections and caches; the last copy closes them. Thread-safe. Blocking members must not
+/// be called from a pull callback or notification handler (they run on the io thread): rmq::IllegalState.
+class RemotingTransport {
+public:
+    /// Throws rmq::InvalidArgument for an empty or malformed namesrv_addr or non-positive timeouts.
+    explicit RemotingTransport(RemotingConfig config)
+        : state_(std::make_shared<detail::RemotingTransportState>(std::move(config))) {}
+
+    /// GET_ROUTEINFO_BY_TOPIC (cached; refreshed in the background). rmq::BrokerError(topic_not_exist) for an
+    /// unknown topic.
+    TopicRoute topic_route(const std::string& topic) { return state_->topic_route(topic); }
+
+    /// HEART_BEAT to every known broker (consumers: masters and slaves; producers: masters), after looking up
+    /// the routes of the subscribed topics. Remembered and re-sent after every reconnect and periodically.
+    void heartbeat(const HeartbeatData& hb) { state_->heartbeat(hb); }
+
+    /// UNREGISTER_CLIENT to every known broker (empty group names are left out).
+    void unregister_client(const std::string& client_id,
+                           const std::string& producer_group,
+                           const std::string& consumer_group) {
+        state_->unregister_client(client_id, producer_group, consumer_group);
+    }
+
+    /// GET_CONSUMER_LIST_BY_GROUP on a broker of `topic`.
+    std::vector<std::string> consumer_id_list(const std::string& topic, const std::string& group) {
+        return state_->consumer_id_list(topic, group);
+    }
+
+    /// NOTIFY_CONSUMER_IDS_CHANGED handler (runs on the io thread).
+    void set_notification_handler(NotificationHandler handler) {
+        state_->set_notification_handler(std::move(handler));
+    }
+
+    /// PULL_MESSAGE (asynchronous; the callback runs on the io thread). Goes to the broker id the last answer
+    /// suggested for the queue; the commit bit is cleared when that is a slave.
+    void pull(const PullArgs& args, PullCallback callback) { state_->pull(args, std::move(callback)); }
+
+    /// QUERY_CONSUMER_OFFSET on the master; nullopt on QUERY_NOT_FOUND.
+    std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {
+        return state_->query_consumer_offset(group, mq);
+    }
+
+    /// UPDATE_CONSUMER_OFFSET on the master (two-way, so failures surface).
+    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
+        state_->update_consumer_offset(group, mq, offset);
+    }
+
+    /// GET_MIN_OFFSET.
+    std::int64_t min_offset(const MessageQueue& mq) { return state_->min_offset(mq); }
+
+    /// GET_MAX_OFFSET.
+    std::int64_t max_offset(const MessageQueue& mq) { return state_->max_offset(mq); }
+
+    /// SEARCH_OFFSET_BY_TIMESTAMP.
+    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp_millis) {
+        return state_->search_offset(mq, timestamp_millis);
+    }
+
+    /// LOCK_BATCH_MQ, one request per broker master; the union of what they locked.
+    std::vector<MessageQueue>
+    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
+        return state_->lock_batch(group, client_id, mqs);
+    }
+
+    /// UNLOCK_BATCH_MQ, one request per broker master.
+    void unlock_batch(const std::string& group,
+                      const std::string& client_id,
+                      const std::vector<MessageQueue>& mqs) {
+        state_->unlock_batch(group, client_id, mqs);
+    }
+
+    /// SEND_MESSAGE_V2 to the queue's master: UNIQ_KEY added when absent, zlib above
+    /// compress_msg_body_over_howmuch, SYSTEM_BUSY retried. rmq::BrokerError for other error codes.
+    SendResult send(const Message& msg, const MessageQueue& mq) { return state_->send(msg, mq); }
+
+    /// CONSUMER_SEND_MSG_BACK to the master of the message's broker.
+    void send_back(const SendBackArgs& args) { state_->send_back(args); }
+
+    /// rmq::system_clock(): a real cluster lives by wall time.
+    [[nodiscard]] std::shared_ptr<Clock> clock() const { return system_clock(); }
+
+    /// Forgets a cached route (the next topic_route asks the NameServer).
+    void invalidate_route(const std::string& topic) { state_->invalidate_route(topic); }
+
+    /// The master address of a broker group from the known routes; rmq::Error if unknown.
+    [[nodiscard]] std::string master_address(const std::string& broker_name) const {
+        return state_->master_address(broker_name);
+    }
+
+    [[nodiscard]] const RemotingConfig& config() const noexcept { return state_->config(); }
+
+private:
+    std::shared_ptr<detail::RemotingTransportState> state_;
+};
+
+static_assert(Transport<RemotingTransport>);
+
+}  // namespace rmq
+// ---- end rmq/transport/remoting.hpp ----
 // ---- end rmq/rmq.hpp ----
