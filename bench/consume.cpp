@@ -610,7 +610,7 @@ int run_suite(const Options& o) {
     for (int rep = 0; rep < o.reps; ++rep) {
         for (const char* order : {"concurrently", "orderly"}) {
             rebalance.push_back({"--mode", "rebalance", "--order", order, "--rebalance-interval", "1000"});
-            if (rep < 2) {
+            if (rep < 1) {
                 rebalance.push_back(
                     {"--mode", "rebalance", "--order", order, "--rebalance-interval", "20000"});
             }

@@ -111,7 +111,7 @@ if [[ -z $JAVA_REASON ]]; then
     if CLUSTER=$("$ROOT/tools/rocketmq.sh" start --brokers 1 2> >(sed 's/^/  /' >&2)); then
         trap 'rm -f "$RUNS"; "$ROOT/tools/rocketmq.sh" stop --fast --clean --dir "$CLUSTER" >/dev/null 2>&1 || true' EXIT
         NAMESRV=$(sed -n 's/^RMQ_NAMESRV=//p' "$CLUSTER/cluster.env")
-        "$ROOT/tools/rocketmq.sh" create-topic BenchTopic 8 --dir "$CLUSTER" >&2
+        "$ROOT/tools/rocketmq.sh" create-topic BenchTopic 8 BenchRebalance 8 --dir "$CLUSTER" >&2
         log "real broker: prefilling $REAL_MESSAGES messages of 128 B (Java producer, batches of 32)"
         jrun "$NAMESRV" BenchTopic prefill "$REAL_MESSAGES" 128 >>"$RUNS" || STATUS=$?
         RB=$BUILD/bench/rmq_bench_real_broker
@@ -131,6 +131,16 @@ if [[ -z $JAVA_REASON ]]; then
                 rrun --mode "$1" --threads "$2" --batch "$3"
             done
             rrun --mode raw
+        done
+        for order in concurrently orderly; do
+            rep=1
+            log "real broker: Java rebalance/handover, $order (Java defaults: rebalance wait 20 s)"
+            timeout 300 java "${JVM[@]}" -Duser.home="$JLOGS" -cp "$JOUT:$JAVA_CP" rmq.bench.JavaRebalanceBench \
+                "$NAMESRV" BenchRebalance "$order" 2000 >>"$RUNS" || { log "  Java run failed (status $?)"; STATUS=1; }
+            [[ -z $REAL_REASON ]] || continue
+            log "real broker: rmq rebalance/handover, $order (rmq defaults: rebalance_interval 20 s)"
+            timeout 300 "$RB" --namesrv "$NAMESRV" --topic BenchRebalance --mode rebalance --order "$order" \
+                --rate 2000 >>"$RUNS" || { log "  rmq run failed (status $?)"; STATUS=1; }
         done
         "$ROOT/tools/rocketmq.sh" stop --fast --clean --dir "$CLUSTER" >/dev/null 2>&1 || true
         trap 'rm -f "$RUNS"' EXIT
@@ -224,6 +234,18 @@ for key, label in (("msgs_per_s", "throughput (msg/s)"), ("cpu_s_per_million", "
             m if m is not None else (real or "not run"), j if j is not None else (java_missing or "not run"),
             l if l is not None else (real or "not run"), ratio(m, j),
             "ratio = rmq / Java" + (f"; rmq / limit = {fmt(ratio(m, l))}" if ratio(m, l) is not None else ""))
+for order in ("concurrently", "orderly"):
+    for ev in ("join", "leave"):
+        rr = [r[ev] for r in by_mode("real_rebalance_" + order)]
+        jr = [r[ev] for r in by_mode("java_rebalance_" + order)]
+        rv = statistics.median([h["handover_ms"] for h in rr if h["complete"]]) if any(h["complete"] for h in rr) else None
+        jv = statistics.median([h["handover_ms"] for h in jr if h["complete"]]) if any(h["complete"] for h in jr) else None
+        note = "; ".join(f"{who}: allocation after {h['assign_ms']:.0f} ms, {h['duplicates']} duplicated deliveries"
+                         for who, hs in (("rmq", rr), ("Java", jr)) for h in hs)
+        row(f"Real broker handover after a member {'joins' if ev == 'join' else 'leaves'}: {order}, default "
+            f"intervals (ms)", rv if rv is not None else (real or "not run"),
+            jv if jv is not None else (java_missing or "not run"), None, ratio(rv, jv),
+            "ratio = rmq / Java; 2,000 msg/s on 8 queues, 1 run; " + note)
 row("Real broker raw rmq pull loop, no dispatch (msg/s)", med("real_limit", "msgs_per_s") or real or "not run", "—",
     med("real_limit", "msgs_per_s") or real or "not run", None)
 now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
