@@ -113,8 +113,9 @@ public:
     /// Java's unsubscribe(topic).
     void unsubscribe(std::string_view topic) { core_->unsubscribe(topic); }
 
-    /// Registers the listener. For rmq::Concurrently: `(std::span<const rmq::MessageExt>,
-    /// rmq::ConsumeConcurrentlyContext&) -> rmq::ConsumeConcurrentlyStatus`; for rmq::Orderly:
+    /// Registers the listener (before start(), else rmq::IllegalState). For rmq::Concurrently:
+    /// `(std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) ->
+    /// rmq::ConsumeConcurrentlyStatus`; for rmq::Orderly:
     /// `(std::span<const rmq::MessageExt>, rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus`.
     /// Returning `std::optional<Status>` is allowed too: nullopt, like a thrown exception, is Java's "null"
     /// (retry).
@@ -131,7 +132,7 @@ public:
         }
     }
 
-    /// Before/after hooks around each listener call (Java's ConsumeMessageHook).
+    /// Before/after hooks around each listener call (Java's ConsumeMessageHook); before start().
     void set_consume_hooks(ConsumeHooks hooks) { core_->set_hooks(std::move(hooks)); }
 
     /// Java's start(): validates the configuration (rmq::InvalidArgument), requires a listener, loads

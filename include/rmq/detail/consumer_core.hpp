@@ -132,12 +132,12 @@ public:
     }
 
     void set_listener(Listener listener) {
-        check_not_shut_down("register_listener");
+        check_not_started("register_listener");
         listener_ = std::move(listener);
     }
 
     void set_hooks(ConsumeHooks hooks) {
-        check_not_shut_down("set_consume_hooks");
+        check_not_started("set_consume_hooks");
         hooks_ = std::move(hooks);
     }
 
@@ -548,6 +548,13 @@ private:
         bool previously_locked = false;
     };
 
+    // Listener and hooks are read by consume threads without a lock: they are fixed before start().
+    void check_not_started(std::string_view what) const {
+        if (state_.load() != State::CreateJust) {
+            throw IllegalState(fmt::format("{}() must be called before start()", what));
+        }
+    }
+
     void check_not_shut_down(std::string_view what) const {
         if (state_.load() == State::ShutdownAlready) {
             throw IllegalState(fmt::format("{}() called on a consumer that was shut down", what));
@@ -709,10 +716,31 @@ private:
             }
             std::sort(cids.begin(), cids.end());
             try {
-                mine = allocate_.allocate(group_,
-                                          client_id_,
-                                          std::span<const MessageQueue>(mq_all),
-                                          std::span<const std::string>(cids));
+                // A sticky strategy may take the queues this member owns now as a fifth argument.
+                if constexpr (requires(const Allocate& a,
+                                       std::span<const MessageQueue> mqs,
+                                       std::span<const std::string> ids) {
+                                  {
+                                      a.allocate(group_, client_id_, mqs, ids, mqs)
+                                  } -> std::same_as<std::vector<MessageQueue>>;
+                              }) {
+                    std::vector<MessageQueue> previous;
+                    for (const auto& [mq, pq] : table_snapshot()) {
+                        if (mq.topic == topic && !pq->dropped()) {
+                            previous.push_back(mq);
+                        }
+                    }
+                    mine = allocate_.allocate(group_,
+                                              client_id_,
+                                              std::span<const MessageQueue>(mq_all),
+                                              std::span<const std::string>(cids),
+                                              std::span<const MessageQueue>(previous));
+                } else {
+                    mine = allocate_.allocate(group_,
+                                              client_id_,
+                                              std::span<const MessageQueue>(mq_all),
+                                              std::span<const std::string>(cids));
+                }
             } catch (const std::exception& e) {
                 log_line("group [{}]: allocation of {} failed: {}", group_, topic, e.what());
                 return;

@@ -49,9 +49,23 @@ TEST_CASE("concurrent consumer receives every message and commits the offsets", 
         });
         return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
     });
+    std::atomic<int> before{0};
+    std::atomic<int> after_ok{0};
+    consumer.set_consume_hooks(rmq::ConsumeHooks{
+        .before = [&](const rmq::MessageQueue&,
+                      std::span<const rmq::MessageExt> msgs) { before += static_cast<int>(msgs.size()); },
+        .after =
+            [&](const rmq::MessageQueue&, std::span<const rmq::MessageExt> msgs, bool ok) {
+                if (ok) {
+                    after_ok += static_cast<int>(msgs.size());
+                }
+            },
+    });
     consumer.start();
     REQUIRE(rec.wait([&] { return bodies.size() >= 100; }));
     consumer.shutdown();
+    CHECK(before.load() == static_cast<int>(rec.read([&] { return bodies.size(); })));
+    CHECK(after_ok.load() == before.load());
 
     const auto distinct = rec.read([&] { return std::set<std::string>(bodies.begin(), bodies.end()); });
     CHECK(distinct.size() == 100);

@@ -247,6 +247,7 @@ TEST_CASE("lifecycle errors are reported clearly", "[consumer][lifecycle]") {
         CHECK(consumer.running());
         CHECK_FALSE(consumer.client_id().empty());
         CHECK_THROWS_AS(consumer.start(), rmq::IllegalState);
+        CHECK_THROWS_AS(consumer.register_listener(ok_listener()), rmq::IllegalState);
         consumer.shutdown();
         consumer.shutdown();  // idempotent
         CHECK_FALSE(consumer.running());
