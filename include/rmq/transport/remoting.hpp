@@ -188,7 +188,20 @@ public:
         for (auto& a : targets) {
             calls.emplace_back(std::move(a), req);
         }
-        throw_first_failure(call_all(calls, config_.mq_client_api_timeout), "heartbeat");
+        // like Java's sendHeartbeatToAllBroker: a broker that is down must not fail the others (a producer's
+        // start, a consumer's heartbeat round); only when no broker took it is it an error
+        const auto results = call_all(calls, config_.mq_client_api_timeout);
+        std::size_t failed = 0;
+        for (const auto& [addr, result] : results) {
+            try {
+                throw_first_failure({{addr, result}}, "heartbeat");
+            } catch (const std::exception& e) {
+                if (++failed == results.size()) {
+                    throw;
+                }
+                log_line("{}", e.what());
+            }
+        }
     }
 
     void unregister_client(const std::string& client_id,
@@ -224,8 +237,9 @@ public:
         std::string addr;
         {
             const std::lock_guard lock(mutex_);
-            const auto& route = routes_.at(topic);
-            for (const auto& bd : route.broker_datas) {
+            const auto route = routes_.find(topic);  // gone only if invalidated meanwhile
+            for (const auto& bd :
+                 route == routes_.end() ? std::vector<remoting::BrokerData>{} : route->second.broker_datas) {
                 if (auto a = pick_address(bd.broker_name, 0)) {
                     addr = *a;
                     break;
@@ -1032,6 +1046,7 @@ public:
 
     /// HEART_BEAT to every known broker (consumers: masters and slaves; producers: masters), after looking up
     /// the routes of the subscribed topics. Remembered and re-sent after every reconnect and periodically.
+    /// Throws only when every broker failed (a broker that is down is logged, as Java does).
     void heartbeat(const HeartbeatData& hb) { state_->heartbeat(hb); }
 
     /// UNREGISTER_CLIENT to every known broker (empty group names are left out).
