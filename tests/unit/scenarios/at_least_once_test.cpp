@@ -135,9 +135,10 @@ TEST_CASE("concurrent at-least-once: a consumer restarted mid-stream resumes fro
             }
         }
         INFO(fmt::format("{} duplicates, {} in flight at shutdown", duplicates.size(), in_flight.size()));
+        // Exactly what was consumed but not covered by the committed offset comes again, once. In "no-drain"
+        // that is more than the listeners running at shutdown: the committed offset is the smallest offset
+        // still cached (Java's min-offset rule), so messages finished after a discarded one come again too.
         CHECK(duplicates == in_flight);
-        // A listener call holds one message (batch size 1): at most one per consume thread is in flight.
-        CHECK(duplicates.size() <= static_cast<std::size_t>(config.consume_thread_min));
         if (mode == "drain") {
             CHECK(duplicates.empty());  // every running listener finished and its result was committed
         }
