@@ -79,8 +79,9 @@ start_member(rmq::InProcessBroker& broker, const TempDir& dir, Member& member, R
 
 }  // namespace
 
-TEST_CASE("broadcasting: every member gets every message; restart resumes from the local file; .bak fallback",
-          "[scenario][broadcasting]") {
+TEST_CASE(
+    "broadcasting: every member gets every message, a restart resumes from the local file, .bak fallback",
+    "[scenario][broadcasting]") {
     rmq::InProcessBroker broker;
     broker.create_topic("BcastTopic", queue_count);
     TempDir dir("scenario-bcast");
