@@ -398,3 +398,84 @@ TEST_CASE("broker restart (kill -9 of broker-a): the consumer reconnects and res
         expected.begin(), expected.end(), ids.begin(), ids.end(), std::back_inserter(missing));
     CHECK(missing.empty());
 }
+
+TEST_CASE(
+    "two orderly consumers in one group: queues split under broker locks, handed over on leave, order kept",
+    "[realcluster][orderly2]") {
+    const std::string topic = rmq_rc::unique("RcOrderly2");
+    rmq_rc::create_topic(topic, 4);
+    Transport transport{rmq_rc::config()};
+    const std::string group = rmq_rc::unique("o2g");
+
+    struct Log {
+        std::map<rmq::MessageQueue, std::vector<std::int64_t>> order;
+    };
+
+    std::map<std::string, Log> logs;  // per consumer
+    std::set<std::string> ids;
+    rmq_rc::Waiter waiter;
+    auto make = [&](const std::string& name) {
+        rmq::ConsumerConfig cfg{.consumer_group = group,
+                                .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
+        cfg.rebalance_interval = 2000;
+        cfg.instance_name = name;
+        auto c = std::make_unique<rmq::OrderlyConsumer<Transport>>(Transport{rmq_rc::config()}, cfg);
+        c->subscribe(topic, "*");
+        c->register_listener([&, name](std::span<const rmq::MessageExt> msgs, rmq::ConsumeOrderlyContext&) {
+            {
+                const std::lock_guard lock(waiter.mutex);
+                for (const auto& m : msgs) {
+                    ids.insert(m.msg_id());
+                    logs[name].order[rmq::MessageQueue{m.topic(), m.broker_name(), m.queue_id()}].push_back(
+                        m.queue_offset());
+                }
+            }
+            waiter.cv.notify_all();
+            return rmq::ConsumeOrderlyStatus::Success;
+        });
+        return c;
+    };
+    auto wait_all = [&](const std::vector<Sent>& sent) {
+        return waiter.wait(
+            [&] {
+                return std::all_of(
+                    sent.begin(), sent.end(), [&](const Sent& s) { return ids.count(s.result.msg_id); });
+            },
+            std::chrono::seconds(120));
+    };
+    auto a = make("consumerA");
+    a->start();
+    const auto first = produce(transport, topic, 40);
+    REQUIRE(wait_all(first));
+    auto b = make("consumerB");
+    b->start();
+    // both members own some queues, and every queue is locked on its broker by one of them
+    auto owned = [&](const auto& consumer) {  // queues of the topic (the %RETRY% queues are owned too)
+        const auto all = consumer->assigned_queues();
+        return std::count_if(
+            all.begin(), all.end(), [&](const rmq::MessageQueue& q) { return q.topic == topic; });
+    };
+    bool split = false;
+    for (int i = 0; i < 60 && !split; ++i) {
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        split = owned(a) > 0 && owned(b) > 0 && owned(a) + owned(b) == 8;
+    }
+    CHECK(split);
+    const auto second = produce(transport, topic, 40, 40);
+    REQUIRE(wait_all(second));
+    const auto queues = transport.topic_route(topic).read_queues;
+    CHECK(transport.lock_batch(group, "10.9.9.9@999#intruder", queues).empty());
+    b->shutdown();  // B leaves: A takes its queues over
+    const auto third = produce(transport, topic, 40, 80);
+    REQUIRE(wait_all(third));
+    CHECK(owned(a) == 8);
+    a->shutdown();
+    const std::lock_guard lock(waiter.mutex);
+    for (const auto& [name, log] : logs) {
+        for (const auto& [mq, offsets] : log.order) {
+            INFO(name << " " << fmt::format("{}", mq));
+            CHECK(std::is_sorted(offsets.begin(), offsets.end()));
+        }
+    }
+    CHECK(logs.count("consumerB") == 1);  // B did consume its share
+}
