@@ -170,7 +170,9 @@ struct Orderly {
                 static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
             bool continue_consume = true;
             while (continue_consume) {
-                if (pq->dropped()) {
+                // Shutdown lets the running batch finish but starts no new one: the rest stays uncommitted
+                // and is redelivered (a bounded drain, not "empty the cache").
+                if (pq->dropped() || host_.stopping()) {
                     break;
                 }
                 if (clustering && (!pq->locked() || pq->is_lock_expired())) {
