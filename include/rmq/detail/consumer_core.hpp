@@ -614,6 +614,19 @@ private:
 
     // ---------------------------------------------------------------- rebalance (loop thread)
 
+    /// Java 5.x's mQClientFactory.rebalanceLater(500): a queue allocated to this member whose broker lock is
+    /// still held by the previous owner is retried shortly, not at the next periodic rebalance (20 s), so an
+    /// orderly handover takes about the time the old owner needs to release it. At most one retry is pending.
+    void rebalance_later() {
+        if (rebalance_later_pending_.exchange(true)) {
+            return;
+        }
+        schedule(rebalance_later_delay_millis, [this] {
+            rebalance_later_pending_.store(false);
+            do_rebalance();
+        });
+    }
+
     void do_rebalance() {
         if (stopping_.load() || paused_.load()) {
             return;
@@ -778,10 +791,12 @@ private:
                     const auto locked =
                         transport_.lock_batch(group_, client_id_, std::vector<MessageQueue>{mq});
                     if (std::find(locked.begin(), locked.end(), mq) == locked.end()) {
-                        continue;  // another member still holds it; the next rebalance tries again
+                        rebalance_later();  // another member still holds it (it is releasing it right now)
+                        continue;
                     }
                 } catch (const std::exception& e) {
                     log_line("group [{}]: lock of {} failed: {}", group_, mq, e.what());
+                    rebalance_later();
                     continue;
                 }
             }
@@ -1105,6 +1120,8 @@ private:
     std::atomic<bool> stopping_{false};
     std::atomic<bool> paused_{false};
     std::atomic<bool> subscription_inconsistent_{false};
+    std::atomic<bool> rebalance_later_pending_{false};
+    static constexpr std::int64_t rebalance_later_delay_millis = 500;
 
     std::string group_;
     std::string client_id_;
