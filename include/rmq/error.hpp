@@ -14,7 +14,8 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// An argument (topic, group, expression, offset, configuration value...) was rejected before anything changed.
+/// An argument (topic, group, expression, offset, configuration value...) was rejected before anything
+/// changed.
 class InvalidArgument : public Error {
 public:
     using Error::Error;

@@ -119,7 +119,8 @@ public:
 
     void set_flag(std::int32_t flag) noexcept { flag_ = flag; }
 
-    /// The body bytes (held in a std::string: text bodies read naturally, binary ones are kept byte for byte).
+    /// The body bytes (held in a std::string: text bodies read naturally, binary ones are kept byte for
+    /// byte).
     [[nodiscard]] const std::string& body() const noexcept { return body_; }
 
     /// The body as raw bytes.
@@ -180,9 +181,7 @@ public:
         properties_.insert_or_assign(std::string(name), std::string(value));
     }
 
-    void clear_property(std::string_view name) {
-        properties_.erase(std::string(name));
-    }
+    void clear_property(std::string_view name) { properties_.erase(std::string(name)); }
 
     [[nodiscard]] const Properties& properties() const noexcept { return properties_; }
 

@@ -37,8 +37,8 @@ inline std::uint32_t next_code_point(std::string_view s, std::size_t& i) noexcep
     return cp;
 }
 
-/// Java's String.compareTo (UTF-16 code-unit order) for UTF-8 text. UTF-8 byte order is code-point order, which
-/// differs from UTF-16 order for supplementary characters against U+E000..U+FFFF, hence the decode.
+/// Java's String.compareTo (UTF-16 code-unit order) for UTF-8 text. UTF-8 byte order is code-point order,
+/// which differs from UTF-16 order for supplementary characters against U+E000..U+FFFF, hence the decode.
 inline int java_string_compare(std::string_view a, std::string_view b) noexcept {
     std::size_t i = 0;
     std::size_t j = 0;
@@ -105,7 +105,8 @@ struct std::hash<rmq::MessageQueue> {
     }
 };
 
-/// Prints Java's toString: `MessageQueue [topic=T, brokerName=B, queueId=N]` (consistent hashing hashes this text).
+/// Prints Java's toString: `MessageQueue [topic=T, brokerName=B, queueId=N]` (consistent hashing hashes this
+/// text).
 template <>
 struct fmt::formatter<rmq::MessageQueue> : fmt::formatter<std::string_view> {
     template <class FormatContext>

@@ -57,8 +57,8 @@ struct SubscriptionData {
         return expression_type == expression_type_tag && sub_string == sub_all;
     }
 
-    /// Client-side string check (PullAPIWrapper.processPullResult): TAG subscriptions other than `*` keep only
-    /// messages whose tag is exactly one of the subscribed tags.
+    /// Client-side string check (PullAPIWrapper.processPullResult): TAG subscriptions other than `*` keep
+    /// only messages whose tag is exactly one of the subscribed tags.
     [[nodiscard]] bool matches_tag(std::string_view tag) const {
         if (expression_type != expression_type_tag || tags_set.empty() || class_filter_mode) {
             return true;
@@ -142,9 +142,8 @@ inline SubscriptionData parse_subscription(std::string_view topic, std::string_v
 
 /// FilterAPI.build(topic, expression, type): `TAG` (or empty type) as parse_subscription, otherwise (`SQL92`)
 /// the expression is kept whole. Throws rmq::InvalidArgument for an empty non-TAG expression.
-inline SubscriptionData parse_subscription(std::string_view topic,
-                                           std::string_view expression,
-                                           std::string_view type) {
+inline SubscriptionData
+parse_subscription(std::string_view topic, std::string_view expression, std::string_view type) {
     if (type.empty() || type == expression_type_tag) {
         return parse_subscription(topic, expression);
     }

@@ -75,12 +75,14 @@ inline void check_name(std::string_view what, std::string_view name, std::size_t
 }
 }  // namespace detail
 
-/// Validators.checkTopic: not blank, at most 127 characters, only `%|a-zA-Z0-9_-`. Throws rmq::InvalidArgument.
+/// Validators.checkTopic: not blank, at most 127 characters, only `%|a-zA-Z0-9_-`. Throws
+/// rmq::InvalidArgument.
 inline void check_topic(std::string_view topic) {
     detail::check_name("topic", topic, topic_max_length);
 }
 
-/// Validators.checkGroup: not blank, at most 255 characters, only `%|a-zA-Z0-9_-`. Throws rmq::InvalidArgument.
+/// Validators.checkGroup: not blank, at most 255 characters, only `%|a-zA-Z0-9_-`. Throws
+/// rmq::InvalidArgument.
 inline void check_group(std::string_view group) {
     detail::check_name("group", group, group_max_length);
 }

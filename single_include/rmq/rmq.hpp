@@ -66,8 +66,8 @@ inline std::uint32_t next_code_point(std::string_view s, std::size_t& i) noexcep
     return cp;
 }
 
-/// Java's String.compareTo (UTF-16 code-unit order) for UTF-8 text. UTF-8 byte order is code-point order, which
-/// differs from UTF-16 order for supplementary characters against U+E000..U+FFFF, hence the decode.
+/// Java's String.compareTo (UTF-16 code-unit order) for UTF-8 text. UTF-8 byte order is code-point order,
+/// which differs from UTF-16 order for supplementary characters against U+E000..U+FFFF, hence the decode.
 inline int java_string_compare(std::string_view a, std::string_view b) noexcept {
     std::size_t i = 0;
     std::size_t j = 0;
@@ -134,7 +134,8 @@ struct std::hash<rmq::MessageQueue> {
     }
 };
 
-/// Prints Java's toString: `MessageQueue [topic=T, brokerName=B, queueId=N]` (consistent hashing hashes this text).
+/// Prints Java's toString: `MessageQueue [topic=T, brokerName=B, queueId=N]` (consistent hashing hashes this
+/// text).
 template <>
 struct fmt::formatter<rmq::MessageQueue> : fmt::formatter<std::string_view> {
     template <class FormatContext>
@@ -179,7 +180,8 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// An argument (topic, group, expression, offset, configuration value...) was rejected before anything changed.
+/// An argument (topic, group, expression, offset, configuration value...) was rejected before anything
+/// changed.
 class InvalidArgument : public Error {
 public:
     using Error::Error;
@@ -1263,7 +1265,8 @@ public:
 
     void set_flag(std::int32_t flag) noexcept { flag_ = flag; }
 
-    /// The body bytes (held in a std::string: text bodies read naturally, binary ones are kept byte for byte).
+    /// The body bytes (held in a std::string: text bodies read naturally, binary ones are kept byte for
+    /// byte).
     [[nodiscard]] const std::string& body() const noexcept { return body_; }
 
     /// The body as raw bytes.
@@ -1324,9 +1327,7 @@ public:
         properties_.insert_or_assign(std::string(name), std::string(value));
     }
 
-    void clear_property(std::string_view name) {
-        properties_.erase(std::string(name));
-    }
+    void clear_property(std::string_view name) { properties_.erase(std::string(name)); }
 
     [[nodiscard]] const Properties& properties() const noexcept { return properties_; }
 
@@ -1583,8 +1584,8 @@ struct SubscriptionData {
         return expression_type == expression_type_tag && sub_string == sub_all;
     }
 
-    /// Client-side string check (PullAPIWrapper.processPullResult): TAG subscriptions other than `*` keep only
-    /// messages whose tag is exactly one of the subscribed tags.
+    /// Client-side string check (PullAPIWrapper.processPullResult): TAG subscriptions other than `*` keep
+    /// only messages whose tag is exactly one of the subscribed tags.
     [[nodiscard]] bool matches_tag(std::string_view tag) const {
         if (expression_type != expression_type_tag || tags_set.empty() || class_filter_mode) {
             return true;
@@ -1668,9 +1669,8 @@ inline SubscriptionData parse_subscription(std::string_view topic, std::string_v
 
 /// FilterAPI.build(topic, expression, type): `TAG` (or empty type) as parse_subscription, otherwise (`SQL92`)
 /// the expression is kept whole. Throws rmq::InvalidArgument for an empty non-TAG expression.
-inline SubscriptionData parse_subscription(std::string_view topic,
-                                           std::string_view expression,
-                                           std::string_view type) {
+inline SubscriptionData
+parse_subscription(std::string_view topic, std::string_view expression, std::string_view type) {
     if (type.empty() || type == expression_type_tag) {
         return parse_subscription(topic, expression);
     }
@@ -1871,25 +1871,21 @@ concept HasTopicRoute = requires(T& t, const std::string& topic) {
     { t.topic_route(topic) } -> std::same_as<TopicRoute>;
 };
 
-/// Group membership: `heartbeat(HeartbeatData)`, `unregister_client(client_id, producer_group, consumer_group)`,
-/// `consumer_id_list(topic, group) -> std::vector<std::string>` and
+/// Group membership: `heartbeat(HeartbeatData)`, `unregister_client(client_id, producer_group,
+/// consumer_group)`, `consumer_id_list(topic, group) -> std::vector<std::string>` and
 /// `set_notification_handler(NotificationHandler)` for NOTIFY_CONSUMER_IDS_CHANGED.
 template <class T>
-concept HasMembership = requires(T& t,
-                                 const HeartbeatData& hb,
-                                 const std::string& s,
-                                 NotificationHandler handler) {
-    t.heartbeat(hb);
-    t.unregister_client(s, s, s);
-    { t.consumer_id_list(s, s) } -> std::same_as<std::vector<std::string>>;
-    t.set_notification_handler(std::move(handler));
-};
+concept HasMembership =
+    requires(T& t, const HeartbeatData& hb, const std::string& s, NotificationHandler handler) {
+        t.heartbeat(hb);
+        t.unregister_client(s, s, s);
+        { t.consumer_id_list(s, s) } -> std::same_as<std::vector<std::string>>;
+        t.set_notification_handler(std::move(handler));
+    };
 
 /// Asynchronous pull (PULL_MESSAGE): `pull(PullArgs, PullCallback)`; the callback may run on any thread.
 template <class T>
-concept HasPull = requires(T& t, const PullArgs& args, PullCallback cb) {
-    t.pull(args, std::move(cb));
-};
+concept HasPull = requires(T& t, const PullArgs& args, PullCallback cb) { t.pull(args, std::move(cb)); };
 
 /// Offsets: `query_consumer_offset(group, mq) -> std::optional<std::int64_t>` (nullopt = none stored),
 /// `update_consumer_offset(group, mq, offset)`, `min_offset(mq)`, `max_offset(mq)`,
@@ -1903,14 +1899,13 @@ concept HasOffsets = requires(T& t, const std::string& group, const MessageQueue
     { t.search_offset(mq, v) } -> std::same_as<std::int64_t>;
 };
 
-/// Orderly queue locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ): `lock_batch(group, client_id, mqs)` returns the queues
-/// now locked by this client; `unlock_batch(group, client_id, mqs)`.
+/// Orderly queue locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ): `lock_batch(group, client_id, mqs)` returns the
+/// queues now locked by this client; `unlock_batch(group, client_id, mqs)`.
 template <class T>
-concept HasQueueLocks =
-    requires(T& t, const std::string& s, const std::vector<MessageQueue>& mqs) {
-        { t.lock_batch(s, s, mqs) } -> std::same_as<std::vector<MessageQueue>>;
-        t.unlock_batch(s, s, mqs);
-    };
+concept HasQueueLocks = requires(T& t, const std::string& s, const std::vector<MessageQueue>& mqs) {
+    { t.lock_batch(s, s, mqs) } -> std::same_as<std::vector<MessageQueue>>;
+    t.unlock_batch(s, s, mqs);
+};
 
 /// Sending (SEND_MESSAGE and CONSUMER_SEND_MSG_BACK): `send(Message, MessageQueue) -> SendResult` and
 /// `send_back(SendBackArgs)`; both throw rmq::Error on failure.
@@ -2052,12 +2047,14 @@ inline void check_name(std::string_view what, std::string_view name, std::size_t
 }
 }  // namespace detail
 
-/// Validators.checkTopic: not blank, at most 127 characters, only `%|a-zA-Z0-9_-`. Throws rmq::InvalidArgument.
+/// Validators.checkTopic: not blank, at most 127 characters, only `%|a-zA-Z0-9_-`. Throws
+/// rmq::InvalidArgument.
 inline void check_topic(std::string_view topic) {
     detail::check_name("topic", topic, topic_max_length);
 }
 
-/// Validators.checkGroup: not blank, at most 255 characters, only `%|a-zA-Z0-9_-`. Throws rmq::InvalidArgument.
+/// Validators.checkGroup: not blank, at most 255 characters, only `%|a-zA-Z0-9_-`. Throws
+/// rmq::InvalidArgument.
 inline void check_group(std::string_view group) {
     detail::check_name("group", group, group_max_length);
 }
@@ -4311,7 +4308,9 @@ struct Orderly {
                 static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
             bool continue_consume = true;
             while (continue_consume) {
-                if (pq->dropped()) {
+                // Shutdown lets the running batch finish but starts no new one: the rest stays uncommitted
+                // and is redelivered (a bounded drain, not "empty the cache").
+                if (pq->dropped() || host_.stopping()) {
                     break;
                 }
                 if (clustering && (!pq->locked() || pq->is_lock_expired())) {
@@ -6922,12 +6921,12 @@ public:
     }
 
     void set_listener(Listener listener) {
-        check_not_shut_down("register_listener");
+        check_not_started("register_listener");
         listener_ = std::move(listener);
     }
 
     void set_hooks(ConsumeHooks hooks) {
-        check_not_shut_down("set_consume_hooks");
+        check_not_started("set_consume_hooks");
         hooks_ = std::move(hooks);
     }
 
@@ -7338,6 +7337,13 @@ private:
         bool previously_locked = false;
     };
 
+    // Listener and hooks are read by consume threads without a lock: they are fixed before start().
+    void check_not_started(std::string_view what) const {
+        if (state_.load() != State::CreateJust) {
+            throw IllegalState(fmt::format("{}() must be called before start()", what));
+        }
+    }
+
     void check_not_shut_down(std::string_view what) const {
         if (state_.load() == State::ShutdownAlready) {
             throw IllegalState(fmt::format("{}() called on a consumer that was shut down", what));
@@ -7396,6 +7402,19 @@ private:
     }
 
     // ---------------------------------------------------------------- rebalance (loop thread)
+
+    /// Java 5.x's mQClientFactory.rebalanceLater(500): a queue allocated to this member whose broker lock is
+    /// still held by the previous owner is retried shortly, not at the next periodic rebalance (20 s), so an
+    /// orderly handover takes about the time the old owner needs to release it. At most one retry is pending.
+    void rebalance_later() {
+        if (rebalance_later_pending_.exchange(true)) {
+            return;
+        }
+        schedule(rebalance_later_delay_millis, [this] {
+            rebalance_later_pending_.store(false);
+            do_rebalance();
+        });
+    }
 
     void do_rebalance() {
         if (stopping_.load() || paused_.load()) {
@@ -7499,10 +7518,31 @@ private:
             }
             std::sort(cids.begin(), cids.end());
             try {
-                mine = allocate_.allocate(group_,
-                                          client_id_,
-                                          std::span<const MessageQueue>(mq_all),
-                                          std::span<const std::string>(cids));
+                // A sticky strategy may take the queues this member owns now as a fifth argument.
+                if constexpr (requires(const Allocate& a,
+                                       std::span<const MessageQueue> mqs,
+                                       std::span<const std::string> ids) {
+                                  {
+                                      a.allocate(group_, client_id_, mqs, ids, mqs)
+                                  } -> std::same_as<std::vector<MessageQueue>>;
+                              }) {
+                    std::vector<MessageQueue> previous;
+                    for (const auto& [mq, pq] : table_snapshot()) {
+                        if (mq.topic == topic && !pq->dropped()) {
+                            previous.push_back(mq);
+                        }
+                    }
+                    mine = allocate_.allocate(group_,
+                                              client_id_,
+                                              std::span<const MessageQueue>(mq_all),
+                                              std::span<const std::string>(cids),
+                                              std::span<const MessageQueue>(previous));
+                } else {
+                    mine = allocate_.allocate(group_,
+                                              client_id_,
+                                              std::span<const MessageQueue>(mq_all),
+                                              std::span<const std::string>(cids));
+                }
             } catch (const std::exception& e) {
                 log_line("group [{}]: allocation of {} failed: {}", group_, topic, e.what());
                 return;
@@ -7540,10 +7580,12 @@ private:
                     const auto locked =
                         transport_.lock_batch(group_, client_id_, std::vector<MessageQueue>{mq});
                     if (std::find(locked.begin(), locked.end(), mq) == locked.end()) {
-                        continue;  // another member still holds it; the next rebalance tries again
+                        rebalance_later();  // another member still holds it (it is releasing it right now)
+                        continue;
                     }
                 } catch (const std::exception& e) {
                     log_line("group [{}]: lock of {} failed: {}", group_, mq, e.what());
+                    rebalance_later();
                     continue;
                 }
             }
@@ -7867,6 +7909,8 @@ private:
     std::atomic<bool> stopping_{false};
     std::atomic<bool> paused_{false};
     std::atomic<bool> subscription_inconsistent_{false};
+    std::atomic<bool> rebalance_later_pending_{false};
+    static constexpr std::int64_t rebalance_later_delay_millis = 500;
 
     std::string group_;
     std::string client_id_;
@@ -7978,8 +8022,9 @@ public:
     /// Java's unsubscribe(topic).
     void unsubscribe(std::string_view topic) { core_->unsubscribe(topic); }
 
-    /// Registers the listener. For rmq::Concurrently: `(std::span<const rmq::MessageExt>,
-    /// rmq::ConsumeConcurrentlyContext&) -> rmq::ConsumeConcurrentlyStatus`; for rmq::Orderly:
+    /// Registers the listener (before start(), else rmq::IllegalState). For rmq::Concurrently:
+    /// `(std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) ->
+    /// rmq::ConsumeConcurrentlyStatus`; for rmq::Orderly:
     /// `(std::span<const rmq::MessageExt>, rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus`.
     /// Returning `std::optional<Status>` is allowed too: nullopt, like a thrown exception, is Java's "null"
     /// (retry).
@@ -7996,7 +8041,7 @@ public:
         }
     }
 
-    /// Before/after hooks around each listener call (Java's ConsumeMessageHook).
+    /// Before/after hooks around each listener call (Java's ConsumeMessageHook); before start().
     void set_consume_hooks(ConsumeHooks hooks) { core_->set_hooks(std::move(hooks)); }
 
     /// Java's start(): validates the configuration (rmq::InvalidArgument), requires a listener, loads
@@ -9363,7 +9408,9 @@ struct Command {
         return ext_fields ? ext_fields->get(key) : std::nullopt;
     }
 
-    [[nodiscard]] std::span<const std::byte> body_bytes() const noexcept { return rmq::detail::as_bytes(body); }
+    [[nodiscard]] std::span<const std::byte> body_bytes() const noexcept {
+        return rmq::detail::as_bytes(body);
+    }
 
     friend bool operator==(const Command&, const Command&) = default;
 };
@@ -12307,6 +12354,7 @@ inline std::vector<Message> decode_batch_messages(std::span<const std::byte> bat
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -13162,7 +13210,20 @@ public:
         for (auto& a : targets) {
             calls.emplace_back(std::move(a), req);
         }
-        throw_first_failure(call_all(calls, config_.mq_client_api_timeout), "heartbeat");
+        // like Java's sendHeartbeatToAllBroker: a broker that is down must not fail the others (a producer's
+        // start, a consumer's heartbeat round); only when no broker took it is it an error
+        const auto results = call_all(calls, config_.mq_client_api_timeout);
+        std::size_t failed = 0;
+        for (const auto& [addr, result] : results) {
+            try {
+                throw_first_failure({{addr, result}}, "heartbeat");
+            } catch (const std::exception& e) {
+                if (++failed == results.size()) {
+                    throw;
+                }
+                log_line("{}", e.what());
+            }
+        }
     }
 
     void unregister_client(const std::string& client_id,
@@ -13198,8 +13259,9 @@ public:
         std::string addr;
         {
             const std::lock_guard lock(mutex_);
-            const auto& route = routes_.at(topic);
-            for (const auto& bd : route.broker_datas) {
+            const auto route = routes_.find(topic);  // gone only if invalidated meanwhile
+            for (const auto& bd :
+                 route == routes_.end() ? std::vector<remoting::BrokerData>{} : route->second.broker_datas) {
                 if (auto a = pick_address(bd.broker_name, 0)) {
                     addr = *a;
                     break;
@@ -14006,6 +14068,7 @@ public:
 
     /// HEART_BEAT to every known broker (consumers: masters and slaves; producers: masters), after looking up
     /// the routes of the subscribed topics. Remembered and re-sent after every reconnect and periodically.
+    /// Throws only when every broker failed (a broker that is down is logged, as Java does).
     void heartbeat(const HeartbeatData& hb) { state_->heartbeat(hb); }
 
     /// UNREGISTER_CLIENT to every known broker (empty group names are left out).

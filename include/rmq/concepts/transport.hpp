@@ -23,25 +23,21 @@ concept HasTopicRoute = requires(T& t, const std::string& topic) {
     { t.topic_route(topic) } -> std::same_as<TopicRoute>;
 };
 
-/// Group membership: `heartbeat(HeartbeatData)`, `unregister_client(client_id, producer_group, consumer_group)`,
-/// `consumer_id_list(topic, group) -> std::vector<std::string>` and
+/// Group membership: `heartbeat(HeartbeatData)`, `unregister_client(client_id, producer_group,
+/// consumer_group)`, `consumer_id_list(topic, group) -> std::vector<std::string>` and
 /// `set_notification_handler(NotificationHandler)` for NOTIFY_CONSUMER_IDS_CHANGED.
 template <class T>
-concept HasMembership = requires(T& t,
-                                 const HeartbeatData& hb,
-                                 const std::string& s,
-                                 NotificationHandler handler) {
-    t.heartbeat(hb);
-    t.unregister_client(s, s, s);
-    { t.consumer_id_list(s, s) } -> std::same_as<std::vector<std::string>>;
-    t.set_notification_handler(std::move(handler));
-};
+concept HasMembership =
+    requires(T& t, const HeartbeatData& hb, const std::string& s, NotificationHandler handler) {
+        t.heartbeat(hb);
+        t.unregister_client(s, s, s);
+        { t.consumer_id_list(s, s) } -> std::same_as<std::vector<std::string>>;
+        t.set_notification_handler(std::move(handler));
+    };
 
 /// Asynchronous pull (PULL_MESSAGE): `pull(PullArgs, PullCallback)`; the callback may run on any thread.
 template <class T>
-concept HasPull = requires(T& t, const PullArgs& args, PullCallback cb) {
-    t.pull(args, std::move(cb));
-};
+concept HasPull = requires(T& t, const PullArgs& args, PullCallback cb) { t.pull(args, std::move(cb)); };
 
 /// Offsets: `query_consumer_offset(group, mq) -> std::optional<std::int64_t>` (nullopt = none stored),
 /// `update_consumer_offset(group, mq, offset)`, `min_offset(mq)`, `max_offset(mq)`,
@@ -55,14 +51,13 @@ concept HasOffsets = requires(T& t, const std::string& group, const MessageQueue
     { t.search_offset(mq, v) } -> std::same_as<std::int64_t>;
 };
 
-/// Orderly queue locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ): `lock_batch(group, client_id, mqs)` returns the queues
-/// now locked by this client; `unlock_batch(group, client_id, mqs)`.
+/// Orderly queue locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ): `lock_batch(group, client_id, mqs)` returns the
+/// queues now locked by this client; `unlock_batch(group, client_id, mqs)`.
 template <class T>
-concept HasQueueLocks =
-    requires(T& t, const std::string& s, const std::vector<MessageQueue>& mqs) {
-        { t.lock_batch(s, s, mqs) } -> std::same_as<std::vector<MessageQueue>>;
-        t.unlock_batch(s, s, mqs);
-    };
+concept HasQueueLocks = requires(T& t, const std::string& s, const std::vector<MessageQueue>& mqs) {
+    { t.lock_batch(s, s, mqs) } -> std::same_as<std::vector<MessageQueue>>;
+    t.unlock_batch(s, s, mqs);
+};
 
 /// Sending (SEND_MESSAGE and CONSUMER_SEND_MSG_BACK): `send(Message, MessageQueue) -> SendResult` and
 /// `send_back(SendBackArgs)`; both throw rmq::Error on failure.

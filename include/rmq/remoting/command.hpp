@@ -218,7 +218,9 @@ struct Command {
         return ext_fields ? ext_fields->get(key) : std::nullopt;
     }
 
-    [[nodiscard]] std::span<const std::byte> body_bytes() const noexcept { return rmq::detail::as_bytes(body); }
+    [[nodiscard]] std::span<const std::byte> body_bytes() const noexcept {
+        return rmq::detail::as_bytes(body);
+    }
 
     friend bool operator==(const Command&, const Command&) = default;
 };

@@ -1,8 +1,3 @@
-#include <catch2/catch.hpp>
-
-#include <rmq/message.hpp>
-#include <rmq/message_queue.hpp>
-
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -11,7 +6,11 @@
 #include <unordered_set>
 #include <vector>
 
+#include <catch2/catch.hpp>
 #include <fmt/format.h>
+
+#include <rmq/message.hpp>
+#include <rmq/message_queue.hpp>
 
 TEST_CASE("Message has Java's constructor shape and accessors", "[model][message]") {
     rmq::Message msg("TopicTest", "TagA", "KEY1", "Hello RocketMQ");
@@ -51,11 +50,17 @@ TEST_CASE("MessageQueue prints exactly Java's toString", "[model][message_queue]
 }
 
 TEST_CASE("MessageQueue orders like Java's compareTo and hashes", "[model][message_queue]") {
-    std::vector<rmq::MessageQueue> mqs{{"T", "broker-b", 0}, {"T", "broker-a", 10}, {"T", "broker-a", 9},
-                                       {"S", "broker-z", 0}, {"T", "broker-a", -1}};
+    std::vector<rmq::MessageQueue> mqs{{"T", "broker-b", 0},
+                                       {"T", "broker-a", 10},
+                                       {"T", "broker-a", 9},
+                                       {"S", "broker-z", 0},
+                                       {"T", "broker-a", -1}};
     std::sort(mqs.begin(), mqs.end());
-    const std::vector<rmq::MessageQueue> expected{{"S", "broker-z", 0}, {"T", "broker-a", -1}, {"T", "broker-a", 9},
-                                                  {"T", "broker-a", 10}, {"T", "broker-b", 0}};
+    const std::vector<rmq::MessageQueue> expected{{"S", "broker-z", 0},
+                                                  {"T", "broker-a", -1},
+                                                  {"T", "broker-a", 9},
+                                                  {"T", "broker-a", 10},
+                                                  {"T", "broker-b", 0}};
     CHECK(mqs == expected);
     const std::unordered_set<rmq::MessageQueue> set(mqs.begin(), mqs.end());
     CHECK(set.size() == 5);

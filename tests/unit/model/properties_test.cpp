@@ -1,10 +1,11 @@
-#include <catch2/catch.hpp>
-#include <golden.hpp>
-
-#include <rmq/message.hpp>
-
 #include <map>
 #include <string>
+
+#include <golden.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <rmq/message.hpp>
 
 TEST_CASE("decode_properties equals MessageDecoder.string2messageProperties", "[model][properties]") {
     const auto golden = rmq_test::load_golden("message_codec.json");

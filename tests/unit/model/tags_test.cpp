@@ -1,10 +1,11 @@
-#include <catch2/catch.hpp>
-#include <golden.hpp>
-
-#include <rmq/subscription.hpp>
-
 #include <set>
 #include <string>
+
+#include <golden.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <rmq/subscription.hpp>
 
 namespace {
 
@@ -39,13 +40,15 @@ TEST_CASE("parse_subscription equals FilterAPI.buildSubscriptionData for every t
     std::size_t errors = 0;
     for (const auto& c : cases) {
         // JSON null is Java null, which FilterAPI treats like "".
-        const std::string expr =
-            c.at("expr").is_null() ? std::string() : rmq_test::from_hex(c.at("expr_utf8_hex").get<std::string>());
+        const std::string expr = c.at("expr").is_null()
+                                     ? std::string()
+                                     : rmq_test::from_hex(c.at("expr_utf8_hex").get<std::string>());
         INFO("expression utf8 hex " << rmq_test::to_hex(expr));
         if (c.contains("error")) {
             ++errors;
             CHECK_THROWS_AS(rmq::parse_subscription("TopicTest", expr), rmq::InvalidArgument);
-            CHECK_THROWS_WITH(rmq::parse_subscription("TopicTest", expr), Catch::Contains("subString split error"));
+            CHECK_THROWS_WITH(rmq::parse_subscription("TopicTest", expr),
+                              Catch::Contains("subString split error"));
         } else {
             check_subscription(c.at("result"), rmq::parse_subscription("TopicTest", expr));
         }
@@ -71,7 +74,8 @@ TEST_CASE("parse_subscription with a type equals FilterAPI.build", "[model][tags
     }
 }
 
-TEST_CASE("client-side tag check keeps only exact members (hash collisions are re-checked)", "[model][tags]") {
+TEST_CASE("client-side tag check keeps only exact members (hash collisions are re-checked)",
+          "[model][tags]") {
     const auto sub = rmq::parse_subscription("T", "Aa");
     CHECK(sub.matches_tag("Aa"));
     CHECK_FALSE(sub.matches_tag("BB"));  // same hash 2112: the broker lets it through, the client must not

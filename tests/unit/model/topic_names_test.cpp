@@ -1,5 +1,6 @@
-#include <catch2/catch.hpp>
 #include <golden.hpp>
+
+#include <catch2/catch.hpp>
 
 #include <rmq/topic.hpp>
 
