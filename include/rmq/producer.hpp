@@ -24,6 +24,7 @@
 
 #include <rmq/clock.hpp>
 #include <rmq/concepts/transport.hpp>
+#include <rmq/consumer_config.hpp>
 #include <rmq/error.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
@@ -138,8 +139,12 @@ public:
             const auto b = detail::local_ip();
             ip = fmt::format("{}.{}.{}.{}", b[0], b[1], b[2], b[3]);
         }
+        // Java's changeInstanceNameToPID (5.x: pid#nanoTime): two producers of one process never share an id,
+        // which a broker would otherwise treat as one client.
         const std::string instance =
-            config_.instance_name == "DEFAULT" ? std::to_string(detail::process_id()) : config_.instance_name;
+            config_.instance_name == "DEFAULT"
+                ? fmt::format("{}#{}", detail::process_id(), detail::unique_nano_time())
+                : config_.instance_name;
         client_id_ = fmt::format("{}@{}", ip, instance);
         HeartbeatData hb;
         hb.client_id = client_id_;

@@ -8570,8 +8570,12 @@ public:
             const auto b = detail::local_ip();
             ip = fmt::format("{}.{}.{}.{}", b[0], b[1], b[2], b[3]);
         }
+        // Java's changeInstanceNameToPID (5.x: pid#nanoTime): two producers of one process never share an id,
+        // which a broker would otherwise treat as one client.
         const std::string instance =
-            config_.instance_name == "DEFAULT" ? std::to_string(detail::process_id()) : config_.instance_name;
+            config_.instance_name == "DEFAULT"
+                ? fmt::format("{}#{}", detail::process_id(), detail::unique_nano_time())
+                : config_.instance_name;
         client_id_ = fmt::format("{}@{}", ip, instance);
         HeartbeatData hb;
         hb.client_id = client_id_;
@@ -12697,14 +12701,26 @@ private:
             } catch (const std::exception& e) {
                 log_line("connect hook for {} failed: {}", addr_, e.what());
             }
-            for (auto it = first.rbegin(); it != first.rend(); ++it) {
-                it->opaque = next_opaque();
-                it->flag = 0;
+            // the broker runs heartbeats and pulls on different executors: queued requests wait until the
+            // hook's requests are answered (or failed), not just written, so a pull never overtakes them
+            for (auto& cmd : first) {
+                cmd.opaque = next_opaque();
+                cmd.flag = 0;
                 try {
-                    auto frame = std::make_shared<std::string>(encode_checked(*it));
-                    register_pending(
-                        it->opaque, 10000, [](std::optional<remoting::Command>, std::exception_ptr) {});
-                    writes_.push_front(std::move(frame));
+                    auto frame = std::make_shared<std::string>(encode_checked(cmd));
+                    ++hold_;
+                    register_pending(cmd.opaque,
+                                     10000,
+                                     [weak = weak_from_this(), gen = generation_](
+                                         std::optional<remoting::Command>, std::exception_ptr) {
+                                         if (auto self = weak.lock(); self && gen == self->generation_) {
+                                             if (self->hold_ > 0) {
+                                                 --self->hold_;
+                                             }
+                                             self->start_write();
+                                         }
+                                     });
+                    priority_writes_.push_back(std::move(frame));
                 } catch (const std::exception& e) {
                     log_line("request to {} after connect not sent: {}", addr_, e.what());
                 }
@@ -12724,18 +12740,25 @@ private:
         set_state(State::Disconnected);
         writing_ = false;
         writes_.clear();
+        priority_writes_.clear();
+        hold_ = 0;
         fail_all(why);
     }
 
     void start_write() {
-        if (writing_ || writes_.empty() || state_ != State::Connected) {
+        if (writing_ || state_ != State::Connected) {
             return;
         }
+        const bool priority = !priority_writes_.empty();
+        if (!priority && (hold_ > 0 || writes_.empty())) {
+            return;
+        }
+        auto& queue = priority ? priority_writes_ : writes_;
         writing_ = true;
-        auto frame = writes_.front();
+        auto frame = queue.front();
         asio::async_write(socket_,
                           asio::buffer(*frame),
-                          [self = shared_from_this(), frame, gen = generation_](
+                          [self = shared_from_this(), frame, priority, gen = generation_](
                               const boost::system::error_code& ec, std::size_t) {
                               if (gen != self->generation_) {
                                   return;
@@ -12745,8 +12768,9 @@ private:
                                   self->shutdown_socket(fmt::format("write failed: {}", ec.message()));
                                   return;
                               }
-                              if (!self->writes_.empty()) {
-                                  self->writes_.pop_front();
+                              auto& q = priority ? self->priority_writes_ : self->writes_;
+                              if (!q.empty()) {
+                                  q.pop_front();
                               }
                               self->start_write();
                           });
@@ -12868,6 +12892,9 @@ private:
     bool timed_out_ = false;
     bool writing_ = false;
     std::deque<std::shared_ptr<std::string>> writes_;
+    /// Requests of the connect hook, written first; `hold_` of them are still unanswered.
+    std::deque<std::shared_ptr<std::string>> priority_writes_;
+    int hold_ = 0;
     std::unordered_map<std::int32_t, Pending> pending_;
     std::array<std::byte, 4> length_buf_{};
     std::string last_error_;

@@ -215,3 +215,15 @@ TEST_CASE("producer: concurrent sends from many threads") {
     }
     CHECK(total == 800);
 }
+
+TEST_CASE("producer: two producers of one process get different client ids") {
+    rmq::InProcessBroker broker;
+    rmq::Producer<rmq::InProcessTransport> a(broker.connect(), rmq::ProducerConfig{.producer_group = "PG"});
+    rmq::Producer<rmq::InProcessTransport> b(broker.connect(), rmq::ProducerConfig{.producer_group = "PG"});
+    a.start();
+    b.start();
+    CHECK(a.client_id() != b.client_id());
+    CHECK(a.client_id().find('#') != std::string::npos);  // ip@pid#nanotime, like Java 5.x
+    a.shutdown();
+    b.shutdown();
+}
