@@ -12331,6 +12331,7 @@ inline std::vector<Message> decode_batch_messages(std::span<const std::byte> bat
 #include <string>
 #include <thread>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -13006,19 +13007,48 @@ public:
         if (on_io_thread()) {
             throw IllegalState("blocking remoting call on the remoting io thread");
         }
-        auto promise = std::make_shared<std::promise<remoting::Command>>();
+
+        // The failure crosses threads as plain data and is re-thrown fresh here: an exception_ptr released on
+        // both threads races in libstdc++'s uninstrumented refcount (a ThreadSanitizer report, and one copy
+        // of the exception object shared by every pending request of a failed connection).
+        struct Failure {
+            bool timeout = false;
+            std::string what;
+        };
+
+        using Result = std::variant<remoting::Command, Failure>;
+        auto promise = std::make_shared<std::promise<Result>>();
         auto future = promise->get_future();
         invoke_async(addr,
                      std::move(cmd),
                      timeout_millis,
                      [promise](std::optional<remoting::Command> response, std::exception_ptr error) {
-                         if (error) {
-                             promise->set_exception(error);
-                         } else {
-                             promise->set_value(std::move(*response));
+                         if (!error && response) {
+                             promise->set_value(Result(std::move(*response)));
+                             return;
                          }
+                         Failure failure{false, "remoting request failed without a response"};
+                         if (error) {
+                             try {
+                                 std::rethrow_exception(error);
+                             } catch (const Timeout& e) {
+                                 failure = Failure{true, e.what()};
+                             } catch (const std::exception& e) {
+                                 failure = Failure{false, e.what()};
+                             } catch (...) {
+                                 failure = Failure{false, "remoting request failed with an unknown error"};
+                             }
+                         }
+                         promise->set_value(Result(std::move(failure)));
                      });
-        return future.get();
+        Result result = future.get();
+        if (auto* failure = std::get_if<Failure>(&result)) {
+            if (failure->timeout) {
+                throw Timeout(failure->what);
+            }
+            throw Error(failure->what);
+        }
+        return std::get<remoting::Command>(std::move(result));
     }
 
     /// Oneway request (flag bit 1); the request is signed first.
@@ -13671,7 +13701,10 @@ private:
                 client_.invoke_async(
                     addr, cmd, timeout, [p](std::optional<remoting::Command> r, std::exception_ptr e) {
                         if (e) {
-                            p->set_value(CallResult(e));
+                            // A fresh exception per waiter: the connection shares one exception_ptr among all
+                            // its pending requests, and releasing it on two threads races in libstdc++'s
+                            // uninstrumented refcount (ThreadSanitizer).
+                            p->set_value(CallResult(fresh_exception(e)));
                         } else {
                             p->set_value(CallResult(std::move(*r)));
                         }
@@ -13685,6 +13718,18 @@ private:
             out.emplace_back(calls[i].first, futures[i].get());
         }
         return out;
+    }
+
+    static std::exception_ptr fresh_exception(const std::exception_ptr& e) {
+        try {
+            std::rethrow_exception(e);
+        } catch (const Timeout& ex) {
+            return std::make_exception_ptr(Timeout(ex.what()));
+        } catch (const std::exception& ex) {
+            return std::make_exception_ptr(Error(ex.what()));
+        } catch (...) {
+            return std::make_exception_ptr(Error("remoting request failed with an unknown error"));
+        }
     }
 
     static void throw_first_failure(const std::vector<std::pair<std::string, CallResult>>& results,

@@ -622,7 +622,10 @@ private:
                 client_.invoke_async(
                     addr, cmd, timeout, [p](std::optional<remoting::Command> r, std::exception_ptr e) {
                         if (e) {
-                            p->set_value(CallResult(e));
+                            // A fresh exception per waiter: the connection shares one exception_ptr among all
+                            // its pending requests, and releasing it on two threads races in libstdc++'s
+                            // uninstrumented refcount (ThreadSanitizer).
+                            p->set_value(CallResult(fresh_exception(e)));
                         } else {
                             p->set_value(CallResult(std::move(*r)));
                         }
@@ -636,6 +639,18 @@ private:
             out.emplace_back(calls[i].first, futures[i].get());
         }
         return out;
+    }
+
+    static std::exception_ptr fresh_exception(const std::exception_ptr& e) {
+        try {
+            std::rethrow_exception(e);
+        } catch (const Timeout& ex) {
+            return std::make_exception_ptr(Timeout(ex.what()));
+        } catch (const std::exception& ex) {
+            return std::make_exception_ptr(Error(ex.what()));
+        } catch (...) {
+            return std::make_exception_ptr(Error("remoting request failed with an unknown error"));
+        }
     }
 
     static void throw_first_failure(const std::vector<std::pair<std::string, CallResult>>& results,
