@@ -13137,7 +13137,7 @@ struct RemotingConfig {
     /// NameServer addresses, `host:port` separated by `;` (Java namesrvAddr). Required.
     std::string namesrv_addr;
     /// Sign every request with these (ACL 1.0 on 4.9.x-5.3.2, authentication on 5.3+).
-    std::optional<AclCredentials> credentials;
+    std::optional<AclCredentials> credentials{};
     /// TCP connect timeout (NettyClientConfig.connectTimeoutMillis).
     std::int64_t connect_timeout_millis = 3000;
     /// Timeout of every synchronous request (ClientConfig.mqClientApiTimeout).
