@@ -14,16 +14,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
-#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -32,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include <sys/resource.h>
+#include "support.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,7 +39,7 @@
 
 namespace {
 
-using SteadyClock = std::chrono::steady_clock;
+using namespace rmq_bench;  // NOLINT(google-build-using-namespace): the harness of every bench program
 
 constexpr std::string_view bench_topic = "BenchTopic";
 
@@ -64,61 +58,6 @@ struct Options {
     std::int64_t backlog = 5'000'000;  // suite: messages of the backlog run
     bool skip_backlog = false;         // suite
     bool skip_rebalance = false;       // suite
-};
-
-double seconds_since(SteadyClock::time_point t0) {
-    return std::chrono::duration<double>(SteadyClock::now() - t0).count();
-}
-
-double cpu_seconds() {
-    rusage ru{};
-    ::getrusage(RUSAGE_SELF, &ru);
-    return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
-/// getrusage's high-water mark (KiB on Linux): the whole process, prefill included.
-long maxrss_kb() {
-    rusage ru{};
-    ::getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
-}
-
-/// A field of /proc/self/status in KiB (VmRSS, VmHWM), -1 when unavailable.
-long proc_status_kb(std::string_view field) {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.starts_with(field) && line.size() > field.size() && line[field.size()] == ':') {
-            return std::strtol(line.c_str() + field.size() + 1, nullptr, 10);
-        }
-    }
-    return -1;
-}
-
-/// Resets VmHWM to the current RSS (Linux ≥ 4.0), so that the peak measured afterwards is the phase's own.
-bool reset_peak_rss() {
-    std::ofstream out("/proc/self/clear_refs");
-    out << "5";
-    out.flush();
-    return static_cast<bool>(out);
-}
-
-/// Memory figures of one measured phase.
-struct MemoryProbe {
-    long base_kb = 0;        // RSS when the phase started (the prefilled broker)
-    bool hwm_reset = false;  // VmHWM was reset at the start: peak is the phase's own
-
-    void start() {
-        base_kb = proc_status_kb("VmRSS");
-        hwm_reset = reset_peak_rss();
-    }
-
-    /// Peak RSS of the phase (KiB): VmHWM after the reset, else getrusage's process peak.
-    [[nodiscard]] long peak_kb() const {
-        const long hwm = hwm_reset ? proc_status_kb("VmHWM") : -1;
-        return hwm > 0 ? hwm : maxrss_kb();
-    }
 };
 
 std::string body_of(int bytes) {
@@ -156,52 +95,39 @@ rmq::ConsumerConfig consumer_config(const Options& o, std::string group) {
 }
 
 /// Result of one throughput phase.
-struct Phase {
-    std::int64_t consumed = 0;
-    double seconds = 0;
-    double cpu = 0;
+struct Phase : Run {
     long peak_kb = 0;
     long base_kb = 0;
     long process_peak_kb = 0;
-    bool complete = false;
 };
 
-void print_phase(const Options& o, std::string_view name, const Phase& p, double prefill_seconds) {
-    fmt::print("{{\"mode\":\"{}\",\"messages\":{},\"queues\":{},\"batch\":{},\"threads\":{},\"consumed\":{},"
-               "\"complete\":{},\"seconds\":{:.4f},\"msgs_per_s\":{:.1f},\"cpu_s\":{:.4f},\"cpu_s_per_"
-               "million\":{:.4f},"
-               "\"peak_rss_mb\":{:.1f},\"base_rss_mb\":{:.1f},\"delta_rss_mb\":{:.1f},\"process_peak_rss_"
-               "mb\":{:.1f},"
-               "\"prefill_s\":{:.2f}}}\n",
-               name,
-               o.messages,
-               o.queues,
-               o.batch,
-               o.threads,
-               p.consumed,
-               p.complete ? "true" : "false",
-               p.seconds,
-               p.seconds > 0 ? static_cast<double>(p.consumed) / p.seconds : 0.0,
-               p.cpu,
-               p.consumed > 0 ? p.cpu * 1e6 / static_cast<double>(p.consumed) : 0.0,
-               static_cast<double>(p.peak_kb) / 1024.0,
-               static_cast<double>(p.base_kb) / 1024.0,
-               static_cast<double>(p.peak_kb - p.base_kb) / 1024.0,
-               static_cast<double>(p.process_peak_kb) / 1024.0,
-               prefill_seconds);
-    std::fflush(stdout);
+Phase phase_of(const Window& w, const Run& r) {
+    Phase p;
+    static_cast<Run&>(p) = r;
+    p.peak_kb = w.mem.peak_kb();
+    p.base_kb = w.mem.base_kb;
+    p.process_peak_kb = maxrss_kb();
+    return p;
 }
 
-/// Waits until `counter` reaches `target` or `max_seconds` pass; true when reached.
-bool wait_for_count(const std::atomic<std::int64_t>& counter, std::int64_t target, double max_seconds) {
-    const auto t0 = SteadyClock::now();
-    while (counter.load(std::memory_order_relaxed) < target) {
-        if (seconds_since(t0) > max_seconds) {
-            return false;
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(500));
-    }
-    return true;
+void print_phase(const Options& o, std::string_view name, const Phase& p, double prefill_seconds) {
+    fmt::print(
+        "{{\"mode\":\"{}\",\"messages\":{},\"queues\":{},\"batch\":{},\"threads\":{},\"body_bytes\":{},{},"
+        "\"peak_rss_mb\":{:.1f},\"base_rss_mb\":{:.1f},\"delta_rss_mb\":{:.1f},"
+        "\"process_peak_rss_mb\":{:.1f},\"prefill_s\":{:.2f}}}\n",
+        name,
+        o.messages,
+        o.queues,
+        o.batch,
+        o.threads,
+        o.body_bytes,
+        run_fields(p),
+        mb(p.peak_kb),
+        mb(p.base_kb),
+        mb(p.peak_kb - p.base_kb),
+        mb(p.process_peak_kb),
+        prefill_seconds);
+    std::fflush(stdout);
 }
 
 // ---- limit: raw pull loop -------------------------------------------------------------------------------
@@ -228,37 +154,11 @@ int run_limit(const Options& o) {
 
     std::atomic<std::int64_t> consumed{0};
     std::atomic<int> errors{0};
-    MemoryProbe mem;
-    mem.start();
-    const double cpu0 = cpu_seconds();
-    const auto t0 = SteadyClock::now();
-
-    struct Loop {
-        rmq::InProcessTransport* transport;
-        rmq::PullArgs args;
-        std::atomic<std::int64_t>* consumed;
-        std::atomic<int>* errors;
-        std::int64_t end;
-
-        void issue(const std::shared_ptr<Loop>& self) {
-            transport->pull(args, [self](rmq::Outcome<rmq::PullResult> outcome) {
-                if (!outcome.ok()) {
-                    self->errors->fetch_add(1);
-                    return;
-                }
-                auto& r = outcome.value();
-                self->consumed->fetch_add(static_cast<std::int64_t>(r.msg_found_list.size()),
-                                          std::memory_order_relaxed);
-                self->args.queue_offset = r.next_begin_offset;
-                if (r.next_begin_offset < self->end) {
-                    self->issue(self);
-                }
-            });
-        }
-    };
+    Window w;
+    w.start();
 
     for (int q = 0; q < o.queues; ++q) {
-        auto loop = std::make_shared<Loop>();
+        auto loop = std::make_shared<PullLoop<rmq::InProcessTransport>>();
         loop->transport = &transport;
         loop->args.consumer_group = group;
         loop->args.mq = broker.queue(std::string(bench_topic), q);
@@ -268,16 +168,9 @@ int run_limit(const Options& o) {
         loop->consumed = &consumed;
         loop->errors = &errors;
         loop->end = broker.max_offset(loop->args.mq);
-        loop->issue(loop);
+        PullLoop<rmq::InProcessTransport>::issue(loop);
     }
-    Phase p;
-    p.complete = wait_for_count(consumed, o.messages, o.max_seconds);
-    p.seconds = seconds_since(t0);
-    p.cpu = cpu_seconds() - cpu0;
-    p.consumed = consumed.load();
-    p.peak_kb = mem.peak_kb();
-    p.base_kb = mem.base_kb;
-    p.process_peak_kb = maxrss_kb();
+    Phase p = phase_of(w, w.wait(consumed, o.messages, o.max_seconds));
     broker.drain();
     if (errors.load() > 0) {
         fmt::print(stderr, "limit: {} pulls failed\n", errors.load());
@@ -298,19 +191,10 @@ Phase drain_with(const Options& o, rmq::InProcessBroker& broker, std::int64_t ta
         consumed.fetch_add(static_cast<std::int64_t>(msgs.size()), std::memory_order_relaxed);
         return ok;
     });
-    MemoryProbe mem;
-    mem.start();
-    const double cpu0 = cpu_seconds();
-    const auto t0 = SteadyClock::now();
+    Window w;
+    w.start();
     consumer.start();
-    Phase p;
-    p.complete = wait_for_count(consumed, target, o.max_seconds);
-    p.seconds = seconds_since(t0);
-    p.cpu = cpu_seconds() - cpu0;
-    p.consumed = consumed.load();
-    p.peak_kb = mem.peak_kb();
-    p.base_kb = mem.base_kb;
-    p.process_peak_kb = maxrss_kb();
+    const Phase p = phase_of(w, w.wait(consumed, target, o.max_seconds));
     consumer.shutdown();
     return p;
 }
@@ -338,130 +222,6 @@ int run_consumer(const Options& o) {
 }
 
 // ---- rebalance / handover -------------------------------------------------------------------------------
-
-struct Delivery {
-    int member;
-    std::int32_t queue;
-    std::int64_t offset;
-    double t;  // seconds since the run began
-};
-
-struct Recorder {
-    std::mutex mutex;
-    std::vector<Delivery> deliveries;
-    SteadyClock::time_point t0 = SteadyClock::now();
-
-    void record(int member, std::span<const rmq::MessageExt> msgs) {
-        const double t = seconds_since(t0);
-        const std::lock_guard lock(mutex);
-        for (const auto& m : msgs) {
-            deliveries.push_back(Delivery{member, m.queue_id(), m.queue_offset(), t});
-        }
-    }
-
-    std::vector<Delivery> snapshot() {
-        const std::lock_guard lock(mutex);
-        return deliveries;
-    }
-};
-
-/// Outcome of one membership event.
-struct Handover {
-    double assign_ms = -1;    // until the members' allocations formed the final partition
-    double handover_ms = -1;  // until every queue was delivered by its final owner only
-    std::int64_t duplicates = 0;
-    bool complete = false;
-};
-
-/// owner[q] = index of the member assigned queue q, when the assignments form an exact partition.
-template <class ConsumerT>
-std::optional<std::vector<int>> partition_of(const std::vector<ConsumerT*>& members, int queues) {
-    std::vector<int> owner(static_cast<std::size_t>(queues), -1);
-    for (std::size_t i = 0; i < members.size(); ++i) {
-        for (const auto& mq : members[i]->assigned_queues()) {
-            if (mq.topic != bench_topic) {
-                continue;
-            }
-            auto& slot = owner[static_cast<std::size_t>(mq.queue_id)];
-            if (slot != -1) {
-                return std::nullopt;
-            }
-            slot = static_cast<int>(i);
-        }
-    }
-    if (std::ranges::find(owner, -1) != owner.end()) {
-        return std::nullopt;
-    }
-    return owner;
-}
-
-/// Watches the event at `t_event` until every queue is delivered by its final owner only.
-/// `member_ids[i]` maps the live member i to its recorder id.
-template <class ConsumerT>
-Handover observe(const Options& o,
-                 Recorder& rec,
-                 const std::vector<ConsumerT*>& members,
-                 const std::vector<int>& member_ids,
-                 double t_event,
-                 std::set<std::pair<int, std::int64_t>>& seen_before) {
-    Handover h;
-    const auto start = SteadyClock::now();
-    std::optional<std::vector<int>> final_owner;
-    while (seconds_since(start) < 90) {
-        auto part = partition_of(members, o.queues);
-        if (part && (!final_owner || *part != *final_owner)) {
-            final_owner = part;
-            h.assign_ms = (seconds_since(rec.t0) - t_event) * 1000;
-        }
-        if (final_owner) {
-            // Every queue delivered by its owner after every other member's last delivery of it?
-            const auto ds = rec.snapshot();
-            double worst = 0;
-            bool all = true;
-            for (int q = 0; q < o.queues; ++q) {
-                const int owner_id =
-                    member_ids[static_cast<std::size_t>((*final_owner)[static_cast<std::size_t>(q)])];
-                double last_other = t_event;
-                double first_owner_after_other = -1;
-                for (const auto& d : ds) {
-                    if (d.queue != q || d.t < t_event) {
-                        continue;
-                    }
-                    if (d.member != owner_id) {
-                        last_other = std::max(last_other, d.t);
-                    }
-                }
-                for (const auto& d : ds) {
-                    if (d.queue == q && d.member == owner_id && d.t >= last_other && d.t >= t_event) {
-                        first_owner_after_other = d.t;
-                        break;
-                    }
-                }
-                if (first_owner_after_other < 0) {
-                    all = false;
-                    break;
-                }
-                worst = std::max(worst, first_owner_after_other - t_event);
-            }
-            if (all && seconds_since(rec.t0) - t_event > worst + 1.0) {
-                h.handover_ms = worst * 1000;
-                h.complete = true;
-                break;
-            }
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    // Duplicates: deliveries after the event of a (queue, offset) delivered before.
-    for (const auto& d : rec.snapshot()) {
-        if (d.t < t_event) {
-            continue;
-        }
-        if (!seen_before.insert({d.queue, d.offset}).second) {
-            ++h.duplicates;
-        }
-    }
-    return h;
-}
 
 template <class ConsumerT, class Status>
 int run_rebalance_with(const Options& o, Status ok, std::string_view order_name) {
@@ -497,48 +257,15 @@ int run_rebalance_with(const Options& o, Status ok, std::string_view order_name)
         return c;
     };
 
-    std::set<std::pair<int, std::int64_t>> seen;
-    auto a = make_member(0);
-    auto b = make_member(1);
-    a->start();
-    b->start();
-    // Let the first two settle (their start is not measured).
-    const double t_start = seconds_since(rec.t0);
-    const Handover initial = observe<ConsumerT>(o, rec, {a.get(), b.get()}, {0, 1}, t_start, seen);
-
-    auto c = make_member(2);
-    const double t_join = seconds_since(rec.t0);
-    c->start();
-    const Handover join = observe<ConsumerT>(o, rec, {a.get(), b.get(), c.get()}, {0, 1, 2}, t_join, seen);
-
-    const double t_leave = seconds_since(rec.t0);
-    a->shutdown();
-    const Handover leave = observe<ConsumerT>(o, rec, {b.get(), c.get()}, {1, 2}, t_leave, seen);
-
-    stop = true;
-    producer_thread.join();
-    b->shutdown();
-    c->shutdown();
-    auto fmt_h = [](const Handover& h) {
-        return fmt::format(
-            "{{\"assign_ms\":{:.1f},\"handover_ms\":{:.1f},\"duplicates\":{},\"complete\":{}}}",
-            h.assign_ms,
-            h.handover_ms,
-            h.duplicates,
-            h.complete ? "true" : "false");
-    };
-    fmt::print("{{\"mode\":\"rebalance_{}\",\"queues\":{},\"rate\":{},\"rebalance_interval_ms\":{},"
-               "\"initial\":{},\"join\":{},\"leave\":{},\"deliveries\":{}}}\n",
-               order_name,
-               o.queues,
-               o.rate,
-               o.rebalance_interval,
-               fmt_h(initial),
-               fmt_h(join),
-               fmt_h(leave),
-               rec.snapshot().size());
-    std::fflush(stdout);
-    return initial.complete && join.complete && leave.complete ? 0 : 1;
+    const RebalanceSettings settings{.mode = fmt::format("rebalance_{}", order_name),
+                                     .topic = bench_topic,
+                                     .queues = o.queues,
+                                     .rate = o.rate,
+                                     .rebalance_interval = o.rebalance_interval};
+    return rebalance_sequence(settings, rec, make_member, [&] {
+        stop = true;
+        producer_thread.join();
+    });
 }
 
 int run_rebalance(const Options& o) {

@@ -3,14 +3,16 @@
 // consumer group that starts from the first offset. One JSON object per run on stdout.
 //
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --messages N --mode concurrently|orderly|raw
-//                         [--batch N] [--threads N]
-//   rmq_bench_real_broker --namesrv HOST:PORT --topic T --mode rebalance --order concurrently|orderly [--rate
-//   N]
-//                         [--rebalance-interval ms]   (as rmq_bench_consume --mode rebalance; default 20000
-//                         ms)
+//                         [--batch N] [--threads N] [--body BYTES]
+//   rmq_bench_real_broker --namesrv HOST:PORT --topic T --messages N --mode backlog --max-seconds S
+//   rmq_bench_real_broker --namesrv HOST:PORT --topic T --mode rebalance --order concurrently|orderly
+//                         [--rate N] [--rebalance-interval ms]
 //
 // raw: one pull in flight per queue through rmq::RemotingTransport, re-issued from its completion, messages
-// dropped (the limit on this broker). CPU seconds and peak RSS (VmHWM) are the whole process's.
+// dropped (the limit on this broker). backlog: rmq::PushConsumer with default thresholds over a prefilled
+// backlog, stopped after --max-seconds (the window); its peak RSS is the figure. rebalance: as
+// rmq_bench_consume --mode rebalance, with rmq's default intervals (20000 ms). --body only labels the run
+// with the size the topic was prefilled with. CPU seconds and peak RSS (VmHWM) are the whole process's.
 
 #if __has_include(<rmq/transport/remoting.hpp>)
 
@@ -19,13 +21,7 @@
 #    include <chrono>
 #    include <cstdint>
 #    include <cstdio>
-#    include <cstdlib>
-#    include <fstream>
-#    include <map>
 #    include <memory>
-#    include <mutex>
-#    include <optional>
-#    include <set>
 #    include <span>
 #    include <stdexcept>
 #    include <string>
@@ -33,7 +29,7 @@
 #    include <thread>
 #    include <vector>
 
-#    include <sys/resource.h>
+#    include "support.hpp"
 #    include <unistd.h>
 
 #    include <fmt/format.h>
@@ -44,7 +40,7 @@
 
 namespace {
 
-using SteadyClock = std::chrono::steady_clock;
+using namespace rmq_bench;  // NOLINT(google-build-using-namespace): the harness of every bench program
 
 struct Options {
     std::string namesrv = "127.0.0.1:9876";
@@ -53,6 +49,7 @@ struct Options {
     std::int64_t messages = 200'000;
     int batch = 1;
     int threads = 20;
+    int body_bytes = 128;  // what the topic was prefilled with: reported, not sent
     double max_seconds = 600;
     int queues = 8;
     std::int64_t rate = 2000;
@@ -60,65 +57,17 @@ struct Options {
     std::string order = "concurrently";
 };
 
-std::string g_topic;
-
-double seconds_since(SteadyClock::time_point t0) {
-    return std::chrono::duration<double>(SteadyClock::now() - t0).count();
-}
-
-double cpu_seconds() {
-    rusage ru{};
-    ::getrusage(RUSAGE_SELF, &ru);
-    return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
-long proc_status_kb(std::string_view field) {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.starts_with(field) && line.size() > field.size() && line[field.size()] == ':') {
-            return std::strtol(line.c_str() + field.size() + 1, nullptr, 10);
-        }
-    }
-    return -1;
-}
-
-bool wait_for_count(const std::atomic<std::int64_t>& counter, std::int64_t target, double max_seconds) {
-    const auto t0 = SteadyClock::now();
-    while (counter.load(std::memory_order_relaxed) < target) {
-        if (seconds_since(t0) > max_seconds) {
-            return false;
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(500));
-    }
-    return true;
-}
-
-void print(const Options& o,
-           std::string_view name,
-           std::int64_t consumed,
-           bool complete,
-           double seconds,
-           double cpu,
-           long base_kb) {
-    const long peak = proc_status_kb("VmHWM");
-    fmt::print(
-        "{{\"mode\":\"{}\",\"messages\":{},\"threads\":{},\"batch\":{},\"consumed\":{},\"complete\":{},"
-        "\"seconds\":{:.4f},\"msgs_per_s\":{:.1f},\"cpu_s\":{:.4f},\"cpu_s_per_million\":{:.4f},"
-        "\"peak_rss_mb\":{:.1f},\"base_rss_mb\":{:.1f}}}\n",
-        name,
-        o.messages,
-        o.threads,
-        o.batch,
-        consumed,
-        complete ? "true" : "false",
-        seconds,
-        seconds > 0 ? static_cast<double>(consumed) / seconds : 0.0,
-        cpu,
-        consumed > 0 ? cpu * 1e6 / static_cast<double>(consumed) : 0.0,
-        static_cast<double>(peak) / 1024.0,
-        static_cast<double>(base_kb) / 1024.0);
+void print(const Options& o, std::string_view name, const Run& r, long base_kb) {
+    fmt::print("{{\"mode\":\"{}\",\"messages\":{},\"threads\":{},\"batch\":{},\"body_bytes\":{},{},"
+               "\"peak_rss_mb\":{:.1f},\"base_rss_mb\":{:.1f}}}\n",
+               name,
+               o.messages,
+               o.threads,
+               o.batch,
+               o.body_bytes,
+               run_fields(r),
+               mb(proc_status_kb("VmHWM")),
+               mb(base_kb));
     std::fflush(stdout);
 }
 
@@ -135,37 +84,11 @@ int run_raw(const Options& o) {
     const std::string group = fresh_group("raw");
     std::atomic<std::int64_t> consumed{0};
     std::atomic<int> errors{0};
-    const long base = proc_status_kb("VmRSS");
-    const double cpu0 = cpu_seconds();
-    const auto t0 = SteadyClock::now();
-
-    struct Loop {
-        rmq::RemotingTransport* transport;
-        rmq::PullArgs args;
-        std::atomic<std::int64_t>* consumed;
-        std::atomic<int>* errors;
-        std::int64_t end;
-
-        void issue(const std::shared_ptr<Loop>& self) {
-            transport->pull(args, [self](rmq::Outcome<rmq::PullResult> outcome) {
-                if (!outcome.ok()) {
-                    self->errors->fetch_add(1);
-                    return;
-                }
-                auto& r = outcome.value();
-                self->consumed->fetch_add(static_cast<std::int64_t>(r.msg_found_list.size()),
-                                          std::memory_order_relaxed);
-                self->args.queue_offset = r.next_begin_offset;
-                if (r.next_begin_offset < self->end) {
-                    self->issue(self);
-                }
-            });
-        }
-    };
-
+    Window w;
+    w.start();
     std::int64_t total = 0;
     for (const auto& mq : mqs) {
-        auto loop = std::make_shared<Loop>();
+        auto loop = std::make_shared<PullLoop<rmq::RemotingTransport>>();
         loop->transport = &transport;
         loop->args.consumer_group = group;
         loop->args.mq = mq;
@@ -178,15 +101,18 @@ int run_raw(const Options& o) {
         loop->end = transport.max_offset(mq);
         total += loop->end - transport.min_offset(mq);
         if (loop->args.queue_offset < loop->end) {
-            loop->issue(loop);
+            PullLoop<rmq::RemotingTransport>::issue(loop);
         }
     }
     const std::int64_t target = std::min(total, o.messages);
-    const bool complete = wait_for_count(consumed, target, o.max_seconds) && errors.load() == 0;
-    print(o, "real_limit", consumed.load(), complete, seconds_since(t0), cpu_seconds() - cpu0, base);
-    return complete ? 0 : 1;
+    Run r = w.wait(consumed, target, o.max_seconds);
+    r.complete = r.complete && errors.load() == 0;
+    print(o, "real_limit", r, w.mem.base_kb);
+    return r.complete ? 0 : 1;
 }
 
+/// Drains the topic from its first offset with a fresh group. backlog: stops after --max-seconds (the
+/// window) whatever was consumed, and reports the peak RSS of that window under rmq's default thresholds.
 template <class ConsumerT, class Status>
 int run_consumer(const Options& o, Status ok, std::string_view name) {
     rmq::RemotingConfig rc;
@@ -205,146 +131,21 @@ int run_consumer(const Options& o, Status ok, std::string_view name) {
         consumed.fetch_add(static_cast<std::int64_t>(msgs.size()), std::memory_order_relaxed);
         return ok;
     });
-    const long base = proc_status_kb("VmRSS");
-    const double cpu0 = cpu_seconds();
-    const auto t0 = SteadyClock::now();
+    Window w;
+    w.start();
     consumer.start();
-    const bool complete = wait_for_count(consumed, o.messages, o.max_seconds);
-    const double s = seconds_since(t0);
-    const double cpu = cpu_seconds() - cpu0;
-    print(o,
-          name == "orderly" ? std::string("real_orderly") : fmt::format("real_concurrently_b{}", o.batch),
-          consumed.load(),
-          complete,
-          s,
-          cpu,
-          base);
+    const Run r = w.wait(consumed, o.messages, o.max_seconds);
+    std::string label;
+    if (name == "backlog") {
+        label = "real_backlog";
+    } else if (name == "orderly") {
+        label = "real_orderly";
+    } else {
+        label = fmt::format("real_concurrently_b{}", o.batch);
+    }
+    print(o, label, r, w.mem.base_kb);
     consumer.shutdown();
-    return complete ? 0 : 1;
-}
-
-struct Delivery {
-    int member;
-    std::int32_t queue;
-    std::int64_t offset;
-    double t;  // seconds since the run began
-};
-
-struct Recorder {
-    std::mutex mutex;
-    std::vector<Delivery> deliveries;
-    SteadyClock::time_point t0 = SteadyClock::now();
-
-    void record(int member, std::span<const rmq::MessageExt> msgs) {
-        const double t = seconds_since(t0);
-        const std::lock_guard lock(mutex);
-        for (const auto& m : msgs) {
-            deliveries.push_back(Delivery{member, m.queue_id(), m.queue_offset(), t});
-        }
-    }
-
-    std::vector<Delivery> snapshot() {
-        const std::lock_guard lock(mutex);
-        return deliveries;
-    }
-};
-
-/// Outcome of one membership event.
-struct Handover {
-    double assign_ms = -1;    // until the members' allocations formed the final partition
-    double handover_ms = -1;  // until every queue was delivered by its final owner only
-    std::int64_t duplicates = 0;
-    bool complete = false;
-};
-
-/// owner[q] = index of the member assigned queue q, when the assignments form an exact partition.
-template <class ConsumerT>
-std::optional<std::vector<int>> partition_of(const std::vector<ConsumerT*>& members, int queues) {
-    std::vector<int> owner(static_cast<std::size_t>(queues), -1);
-    for (std::size_t i = 0; i < members.size(); ++i) {
-        for (const auto& mq : members[i]->assigned_queues()) {
-            if (mq.topic != g_topic) {
-                continue;
-            }
-            auto& slot = owner[static_cast<std::size_t>(mq.queue_id)];
-            if (slot != -1) {
-                return std::nullopt;
-            }
-            slot = static_cast<int>(i);
-        }
-    }
-    if (std::ranges::find(owner, -1) != owner.end()) {
-        return std::nullopt;
-    }
-    return owner;
-}
-
-/// Watches the event at `t_event` until every queue is delivered by its final owner only.
-/// `member_ids[i]` maps the live member i to its recorder id.
-template <class ConsumerT>
-Handover observe(const Options& o,
-                 Recorder& rec,
-                 const std::vector<ConsumerT*>& members,
-                 const std::vector<int>& member_ids,
-                 double t_event,
-                 std::set<std::pair<int, std::int64_t>>& seen_before) {
-    Handover h;
-    const auto start = SteadyClock::now();
-    std::optional<std::vector<int>> final_owner;
-    while (seconds_since(start) < 90) {
-        auto part = partition_of(members, o.queues);
-        if (part && (!final_owner || *part != *final_owner)) {
-            final_owner = part;
-            h.assign_ms = (seconds_since(rec.t0) - t_event) * 1000;
-        }
-        if (final_owner) {
-            // Every queue delivered by its owner after every other member's last delivery of it?
-            const auto ds = rec.snapshot();
-            double worst = 0;
-            bool all = true;
-            for (int q = 0; q < o.queues; ++q) {
-                const int owner_id =
-                    member_ids[static_cast<std::size_t>((*final_owner)[static_cast<std::size_t>(q)])];
-                double last_other = t_event;
-                double first_owner_after_other = -1;
-                for (const auto& d : ds) {
-                    if (d.queue != q || d.t < t_event) {
-                        continue;
-                    }
-                    if (d.member != owner_id) {
-                        last_other = std::max(last_other, d.t);
-                    }
-                }
-                for (const auto& d : ds) {
-                    if (d.queue == q && d.member == owner_id && d.t >= last_other && d.t >= t_event) {
-                        first_owner_after_other = d.t;
-                        break;
-                    }
-                }
-                if (first_owner_after_other < 0) {
-                    all = false;
-                    break;
-                }
-                worst = std::max(worst, first_owner_after_other - t_event);
-            }
-            if (all && seconds_since(rec.t0) - t_event > worst + 1.0) {
-                h.handover_ms = worst * 1000;
-                h.complete = true;
-                break;
-            }
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    // Duplicates: deliveries after the event of a (queue, offset) delivered before.
-    for (const auto& d : rec.snapshot()) {
-        if (d.t < t_event) {
-            continue;
-        }
-        if (!seen_before.insert({d.queue, d.offset}).second) {
-            ++h.duplicates;
-        }
-    }
-    return h;
+    return r.complete || name == "backlog" ? 0 : 1;
 }
 
 /// Same procedure as rmq_bench_consume --mode rebalance, over RemotingTransport (rmq's default intervals).
@@ -352,7 +153,6 @@ template <class ConsumerT, class Status>
 int run_rebalance_with(const Options& o, Status ok, std::string_view order_name) {
     rmq::RemotingConfig rc;
     rc.namesrv_addr = o.namesrv;
-    g_topic = o.topic;
     Recorder rec;
     std::atomic<bool> stop{false};
     std::thread producer_thread([&] {
@@ -391,44 +191,15 @@ int run_rebalance_with(const Options& o, Status ok, std::string_view order_name)
         });
         return c;
     };
-    std::set<std::pair<int, std::int64_t>> seen;
-    auto a = make_member(0);
-    auto b = make_member(1);
-    a->start();
-    b->start();
-    const Handover initial =
-        observe<ConsumerT>(o, rec, {a.get(), b.get()}, {0, 1}, seconds_since(rec.t0), seen);
-    auto c = make_member(2);
-    const double t_join = seconds_since(rec.t0);
-    c->start();
-    const Handover join = observe<ConsumerT>(o, rec, {a.get(), b.get(), c.get()}, {0, 1, 2}, t_join, seen);
-    const double t_leave = seconds_since(rec.t0);
-    a->shutdown();
-    const Handover leave = observe<ConsumerT>(o, rec, {b.get(), c.get()}, {1, 2}, t_leave, seen);
-    stop = true;
-    producer_thread.join();
-    b->shutdown();
-    c->shutdown();
-    auto fmt_h = [](const Handover& h) {
-        return fmt::format(
-            "{{\"assign_ms\":{:.1f},\"handover_ms\":{:.1f},\"duplicates\":{},\"complete\":{}}}",
-            h.assign_ms,
-            h.handover_ms,
-            h.duplicates,
-            h.complete ? "true" : "false");
-    };
-    fmt::print("{{\"mode\":\"real_rebalance_{}\",\"queues\":{},\"rate\":{},\"rebalance_interval_ms\":{},"
-               "\"initial\":{},\"join\":{},\"leave\":{},\"deliveries\":{}}}\n",
-               order_name,
-               o.queues,
-               o.rate,
-               o.rebalance_interval,
-               fmt_h(initial),
-               fmt_h(join),
-               fmt_h(leave),
-               rec.snapshot().size());
-    std::fflush(stdout);
-    return initial.complete && join.complete && leave.complete ? 0 : 1;
+    const RebalanceSettings settings{.mode = fmt::format("real_rebalance_{}", order_name),
+                                     .topic = o.topic,
+                                     .queues = o.queues,
+                                     .rate = o.rate,
+                                     .rebalance_interval = o.rebalance_interval};
+    return rebalance_sequence(settings, rec, make_member, [&] {
+        stop = true;
+        producer_thread.join();
+    });
 }
 
 Options parse(int argc, char** argv) {
@@ -453,6 +224,10 @@ Options parse(int argc, char** argv) {
             o.batch = std::stoi(value());
         } else if (a == "--threads") {
             o.threads = std::stoi(value());
+        } else if (a == "--body") {
+            o.body_bytes = std::stoi(value());
+        } else if (a == "--queues") {
+            o.queues = std::stoi(value());
         } else if (a == "--order") {
             o.order = value();
         } else if (a == "--rate") {
@@ -488,14 +263,15 @@ int main(int argc, char** argv) {
             return run_consumer<rmq::OrderlyConsumer<rmq::RemotingTransport>>(
                 o, rmq::ConsumeOrderlyStatus::Success, "orderly");
         }
-        if (o.mode == "concurrently") {
+        if (o.mode == "concurrently" || o.mode == "backlog") {
             return run_consumer<rmq::PushConsumer<rmq::RemotingTransport>>(
-                o, rmq::ConsumeConcurrentlyStatus::ConsumeSuccess, "concurrently");
+                o, rmq::ConsumeConcurrentlyStatus::ConsumeSuccess, o.mode);
         }
-        fmt::print(stderr,
-                   "usage: {} --namesrv HOST:PORT --topic T --messages N --mode concurrently|orderly|raw "
-                   "[--batch N] [--threads N]\n",
-                   argv[0]);
+        fmt::print(
+            stderr,
+            "usage: {} --namesrv HOST:PORT --topic T --messages N --mode concurrently|orderly|raw|backlog "
+            "[--batch N] [--threads N] [--body BYTES] [--max-seconds S]\n",
+            argv[0]);
         return 2;
     } catch (const std::exception& e) {
         fmt::print(stderr, "rmq_bench_real_broker: {}\n", e.what());
