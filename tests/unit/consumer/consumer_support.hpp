@@ -1,7 +1,7 @@
 #pragma once
 
-// Helpers of the consumer tests: fast configurations, a thread-safe recorder with condition-variable waits,
-// and a producer shortcut over the embedded broker's transport.
+// Helpers of the consumer tests: the shared consumer fixture with this area's timeouts, a fast broker
+// configuration, a producer shortcut over the embedded broker's transport and a fault-injecting transport.
 
 #include <atomic>
 #include <chrono>
@@ -14,7 +14,11 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
+
+#include <consumer_fixture.hpp>
 
 #include <rmq/consumer.hpp>
 #include <rmq/offset_store/local_file.hpp>
@@ -24,24 +28,9 @@
 
 namespace consumer_test {
 
-/// A configuration with every interval shortened so rebalance, locks and retries happen in milliseconds.
+/// Single-consumer tests wait up to a minute and give shutdown ten seconds to drain.
 inline rmq::ConsumerConfig fast_config(std::string group) {
-    rmq::ConsumerConfig c;
-    c.consumer_group = std::move(group);
-    c.consume_from_where = rmq::ConsumeFromWhere::FirstOffset;
-    c.consume_thread_min = 4;
-    c.consume_thread_max = 4;
-    c.rebalance_interval = 100;
-    c.lock_renewal_interval = 100;
-    c.persist_consumer_offset_interval = 100;
-    c.heartbeat_broker_interval = 200;
-    c.broker_suspend_max_time_millis = 200;
-    c.consumer_timeout_millis_when_suspend = 3000;
-    c.pull_time_delay_mills_when_exception = 50;
-    c.pull_time_delay_mills_when_suspend = 50;
-    c.suspend_current_queue_time_millis = 10;
-    c.await_termination_millis_when_shutdown = 10000;
-    return c;
+    return consumer_fixture::fast_config(std::move(group), 10000);
 }
 
 /// A broker whose delay levels are all one second, so retries come back quickly.
@@ -51,52 +40,11 @@ inline rmq::BrokerConfig fast_broker_config() {
     return b;
 }
 
-/// Shared state between listener threads and the test thread.
-class Recorder {
-public:
-    /// Runs `fn` under the lock and wakes waiters.
-    template <class F>
-    void update(F&& fn) {
-        {
-            const std::lock_guard lock(mutex_);
-            fn();
-        }
-        cv_.notify_all();
-    }
+using Recorder = consumer_fixture::BasicRecorder<60>;
 
-    /// Waits (generously) until `pred()` holds under the lock; false on timeout.
-    template <class P>
-    bool wait(P&& pred, std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
-        std::unique_lock lock(mutex_);
-        return cv_.wait_for(lock, timeout, std::forward<P>(pred));
-    }
-
-    /// Runs `fn` under the lock and returns its result.
-    template <class F>
-    auto read(F&& fn) {
-        const std::lock_guard lock(mutex_);
-        return fn();
-    }
-
-    /// Wakes waiters whose predicate depends on state outside the recorder.
-    void poke() { cv_.notify_all(); }
-
-private:
-    std::mutex mutex_;
-    std::condition_variable cv_;
-};
-
-/// Polls `pred` every 5 ms for up to `timeout` (for state that lives in the broker).
 template <class P>
 bool eventually(P&& pred, std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (pred()) {
-            return true;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return pred();
+    return consumer_fixture::eventually(std::forward<P>(pred), timeout);
 }
 
 /// Sends `count` messages "<prefix><i>" round-robin over `queues` queues of `topic` with the given tag.
