@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # One command for rmq's benchmarks (docs/benchmarks.md): builds bench/ in Release with the flags of the
 # `release` preset, runs every benchmark that can run on this machine (fresh process per run, interleaved,
-# repeated), and writes bench/results/latest.md and bench/results/latest.json.
+# repeated), and writes bench/results/latest.md and bench/results/latest.json. Progress goes to stderr.
 #
 #   tools/bench.sh [--quick] [--reps N] [--messages N] [--backlog N] [--no-backlog] [--no-rebalance]
-#                  [--build-dir DIR] [--out DIR]
+#                  [--real-messages N] [--real-backlog N] [--backlog-window S] [--no-real-backlog]
+#                  [--no-java] [--build-dir DIR] [--out DIR] [--report-only FILE]
 #
-#   --quick       100,000 messages, 1 repetition, 500,000-message backlog (a smoke run, ~1 minute)
+#   --quick       a smoke run (~3 minutes): 100,000 in-process messages, 1 repetition, 500,000-message
+#                 in-process backlog; real broker: 20,000 messages, 1,000,000-message backlog, 10 s window
 #   --reps N      repetitions of the throughput runs (default 3; medians are reported)
-#   --messages N  prefilled messages of the throughput runs (default 1,000,000)
-#   --backlog N   messages of the backlog run (default 5,000,000; needs ~5 GB of RAM for the embedded broker)
-#   --real-messages N   messages prefilled on the real broker (default 200,000)
+#   --messages N  prefilled messages of the in-process throughput runs (default 1,000,000)
+#   --backlog N   messages of the in-process backlog run (default 5,000,000; ~5 GB of RAM for the embedded broker)
+#   --real-messages N   messages prefilled on the real broker, once of 128 B and once of 1 KiB (default 200,000)
+#   --real-backlog N    real-broker backlog on a 16-queue topic (default 5,000,000 of 128 B; prefilled by 4
+#                       Java sender threads in batches of 128, ~1.2 GB of commit log)
+#   --backlog-window S  how long rmq and Java each drain the real-broker backlog (default 30 s)
+#   --no-real-backlog   skip the real-broker backlog runs
 #   --report-only FILE  only rewrite latest.md/json from the JSON lines of an earlier run
 #   --no-java     skip the real-broker runs (RocketMQ cluster from tools/rocketmq.sh + Java DefaultMQPushConsumer)
 set -euo pipefail
@@ -23,23 +29,28 @@ MESSAGES=1000000
 BACKLOG=5000000
 EXTRA=()
 REAL_MESSAGES=200000
+REAL_BACKLOG=5000000
+BACKLOG_WINDOW=30
 RUN_JAVA=1
 REPORT_ONLY=""
 
 while [[ $# -gt 0 ]]; do
     case $1 in
-    --quick) REPS=1 MESSAGES=100000 BACKLOG=500000 REAL_MESSAGES=20000 ;;
+    --quick) REPS=1 MESSAGES=100000 BACKLOG=500000 REAL_MESSAGES=20000 REAL_BACKLOG=1000000 BACKLOG_WINDOW=10 ;;
     --reps) REPS=$2; shift ;;
     --messages) MESSAGES=$2; shift ;;
     --backlog) BACKLOG=$2; shift ;;
     --no-backlog) EXTRA+=(--no-backlog) ;;
     --no-rebalance) EXTRA+=(--no-rebalance) ;;
     --real-messages) REAL_MESSAGES=$2; shift ;;
+    --real-backlog) REAL_BACKLOG=$2; shift ;;
+    --backlog-window) BACKLOG_WINDOW=$2; shift ;;
+    --no-real-backlog) REAL_BACKLOG=0 ;;
     --no-java) RUN_JAVA=0 ;;
     --report-only) REPORT_ONLY=$2; shift ;;
     --build-dir) BUILD=$2; shift ;;
     --out) OUT=$2; shift ;;
-    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -50,8 +61,8 @@ log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 if [[ -n $REPORT_ONLY ]]; then
     RUNS=$REPORT_ONLY
     STATUS=0
-    REAL_REASON="rmq::RemotingTransport not benchmarked yet"
-    JAVA_REASON="not in this run"
+    REAL_REASON=""  # what is missing from FILE shows as "not run"
+    JAVA_REASON=""
 else
 # ---- build (the `release` preset's settings: Release, warnings not fatal, no tests) --------------------
 log "configuring $BUILD (Release)"
@@ -111,26 +122,33 @@ if [[ -z $JAVA_REASON ]]; then
     if CLUSTER=$("$ROOT/tools/rocketmq.sh" start --brokers 1 2> >(sed 's/^/  /' >&2)); then
         trap 'rm -f "$RUNS"; "$ROOT/tools/rocketmq.sh" stop --fast --clean --dir "$CLUSTER" >/dev/null 2>&1 || true' EXIT
         NAMESRV=$(sed -n 's/^RMQ_NAMESRV=//p' "$CLUSTER/cluster.env")
-        "$ROOT/tools/rocketmq.sh" create-topic BenchTopic 8 BenchRebalance 8 --dir "$CLUSTER" >&2
-        log "real broker: prefilling $REAL_MESSAGES messages of 128 B (Java producer, batches of 32)"
-        jrun "$NAMESRV" BenchTopic prefill "$REAL_MESSAGES" 128 >>"$RUNS" || STATUS=$?
+        "$ROOT/tools/rocketmq.sh" create-topic BenchTopic 8 BenchTopic1K 8 BenchRebalance 8 BenchBacklog 16 \
+            --dir "$CLUSTER" >&2
+        declare -A TOPIC_OF=([128]=BenchTopic [1024]=BenchTopic1K)
+        for body in 128 1024; do
+            log "real broker: prefilling $REAL_MESSAGES messages of $body B on ${TOPIC_OF[$body]} (Java producer)"
+            jrun "$NAMESRV" "${TOPIC_OF[$body]}" prefill "$REAL_MESSAGES" "$body" 2 >>"$RUNS" || STATUS=$?
+        done
         RB=$BUILD/bench/rmq_bench_real_broker
         rrun() {
             [[ -z $REAL_REASON ]] || return 0
-            log "real broker rep $rep/$REPS: rmq $*"
-            timeout 300 "$RB" --namesrv "$NAMESRV" --topic BenchTopic --messages "$REAL_MESSAGES" "$@" >>"$RUNS" ||
-                { log "  rmq run failed (status $?)"; STATUS=1; }
+            log "real broker rep $rep/$REPS, $body B: rmq $*"
+            timeout 300 "$RB" --namesrv "$NAMESRV" --topic "${TOPIC_OF[$body]}" --body "$body" \
+                --messages "$REAL_MESSAGES" "$@" >>"$RUNS" || { log "  rmq run failed (status $?)"; STATUS=1; }
         }
+        # Interleaved: every repetition runs each pipeline once per body size, Java right before rmq.
         for rep in $(seq 1 "$REPS"); do
-            for m in "concurrently 20 1" "concurrently 20 32" "orderly 20 1"; do
-                set -- $m
-                log "real broker rep $rep/$REPS: Java DefaultMQPushConsumer $m"
-                timeout 300 java "${JVM[@]}" -Duser.home="$JLOGS" -cp "$JOUT:$JAVA_CP" rmq.bench.JavaPushBench \
-                    "$NAMESRV" BenchTopic "$1" "$REAL_MESSAGES" "$2" "$3" >>"$RUNS" ||
-                    { log "  Java run failed (status $?)"; STATUS=1; }
-                rrun --mode "$1" --threads "$2" --batch "$3"
+            for body in 128 1024; do
+                for m in "concurrently 20 1" "concurrently 20 32" "orderly 20 1"; do
+                    set -- $m
+                    log "real broker rep $rep/$REPS, $body B: Java DefaultMQPushConsumer $m"
+                    timeout 300 java "${JVM[@]}" -Duser.home="$JLOGS" -cp "$JOUT:$JAVA_CP" rmq.bench.JavaPushBench \
+                        "$NAMESRV" "${TOPIC_OF[$body]}" "$1" "$REAL_MESSAGES" "$2" "$3" "$body" >>"$RUNS" ||
+                        { log "  Java run failed (status $?)"; STATUS=1; }
+                    rrun --mode "$1" --threads "$2" --batch "$3"
+                done
+                rrun --mode raw
             done
-            rrun --mode raw
         done
         for order in concurrently orderly; do
             rep=1
@@ -142,6 +160,26 @@ if [[ -z $JAVA_REASON ]]; then
             timeout 300 "$RB" --namesrv "$NAMESRV" --topic BenchRebalance --mode rebalance --order "$order" \
                 --rate 2000 >>"$RUNS" || { log "  rmq run failed (status $?)"; STATUS=1; }
         done
+        if ((REAL_BACKLOG > 0)); then
+            log "real broker backlog: prefilling $REAL_BACKLOG messages of 128 B on BenchBacklog (16 queues, 4 senders)"
+            BSTART=$(date +%s)
+            if jrun "$NAMESRV" BenchBacklog prefill "$REAL_BACKLOG" 128 4 >>"$RUNS"; then
+                log "  prefilled in $(($(date +%s) - BSTART)) s"
+                # Each drains the whole backlog from the first offset with a fresh group for the same window.
+                log "real broker backlog: Java DefaultMQPushConsumer, default thresholds, ${BACKLOG_WINDOW} s window"
+                timeout $((BACKLOG_WINDOW + 120)) java "${JVM[@]}" -Duser.home="$JLOGS" -cp "$JOUT:$JAVA_CP" \
+                    rmq.bench.JavaPushBench "$NAMESRV" BenchBacklog backlog "$REAL_BACKLOG" 20 1 128 "$BACKLOG_WINDOW" \
+                    >>"$RUNS" || { log "  Java run failed (status $?)"; STATUS=1; }
+                if [[ -z $REAL_REASON ]]; then
+                    log "real broker backlog: rmq PushConsumer, default thresholds, ${BACKLOG_WINDOW} s window"
+                    timeout $((BACKLOG_WINDOW + 120)) "$RB" --namesrv "$NAMESRV" --topic BenchBacklog --mode backlog \
+                        --messages "$REAL_BACKLOG" --max-seconds "$BACKLOG_WINDOW" >>"$RUNS" ||
+                        { log "  rmq run failed (status $?)"; STATUS=1; }
+                fi
+            else
+                log "  backlog prefill failed"; STATUS=1
+            fi
+        fi
         "$ROOT/tools/rocketmq.sh" stop --fast --clean --dir "$CLUSTER" >/dev/null 2>&1 || true
         trap 'rm -f "$RUNS"' EXIT
     else
@@ -156,17 +194,17 @@ fi
 # ---- report --------------------------------------------------------------------------------------------
 python3 - "$RUNS" "$OUT" "$REPS" "$MESSAGES" "$BACKLOG" "$REAL_REASON" "$JAVA_REASON" "$(nproc)" \
     "$(uptime | sed 's/.*load average: //')" "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-    "$REAL_MESSAGES" <<'EOF'
+    "$REAL_MESSAGES" "$REAL_BACKLOG" "$BACKLOG_WINDOW" <<'EOF'
 import json, statistics, sys, datetime
 (runs_path, out, reps, messages, backlog, real_reason, java_reason, cpus, load, commit,
- real_messages) = sys.argv[1:12]
+ real_messages, real_backlog, backlog_window) = sys.argv[1:14]
 runs = [json.loads(l) for l in open(runs_path) if l.strip().startswith("{")]
 
-def by_mode(m):
-    return [r for r in runs if r.get("mode") == m]
+def by_mode(m, body=None):
+    return [r for r in runs if r.get("mode") == m and (body is None or r.get("body_bytes", 128) == body)]
 
-def med(mode, key):
-    vals = [r[key] for r in by_mode(mode) if r.get("complete", True)]
+def med(mode, key, body=None):
+    vals = [r[key] for r in by_mode(mode, body) if r.get("complete", True)]
     return statistics.median(vals) if vals else None
 
 def fmt(v):
@@ -224,16 +262,39 @@ for r in by_mode("backlog"):
         f"prefilled broker (MB)", r["delta_rss_mb"], "not run (needs the real broker)", None, None, note)
 
 rn = f"{int(real_messages):,}"
-for key, label in (("msgs_per_s", "throughput (msg/s)"), ("cpu_s_per_million", "CPU s per million msgs"),
-                   ("peak_rss_mb", "peak RSS of the process (MB)")):
-    for mode, plabel in pipes:
-        j = med("java_" + mode, key)
-        m = med("real_" + mode, key)
-        l = med("real_limit", key)
-        row(f"Real broker ({rn} msgs of 128 B, 8 queues) {plabel}: {label}",
-            m if m is not None else (real or "not run"), j if j is not None else (java_missing or "not run"),
-            l if l is not None else (real or "not run"), ratio(m, j),
-            "ratio = rmq / Java" + (f"; rmq / limit = {fmt(ratio(m, l))}" if ratio(m, l) is not None else ""))
+def size(body):
+    return "1 KiB" if body == 1024 else f"{body} B"
+for body in (128, 1024):
+    for key, label in (("msgs_per_s", "throughput (msg/s)"), ("cpu_s_per_million", "CPU s per million msgs"),
+                       ("peak_rss_mb", "peak RSS of the process (MB)")):
+        for mode, plabel in pipes:
+            j = med("java_" + mode, key, body)
+            m = med("real_" + mode, key, body)
+            l = med("real_limit", key, body)
+            n = len([r for r in by_mode("real_" + mode, body) if r.get("complete")])
+            row(f"Real broker ({rn} msgs of {size(body)}, 8 queues) {plabel}: {label}",
+                m if m is not None else (real or "not run"), j if j is not None else (java_missing or "not run"),
+                l if l is not None else (real or "not run"), ratio(m, j),
+                f"ratio = rmq / Java; medians of {n} run(s)" +
+                (f"; rmq / limit = {fmt(ratio(m, l))}" if ratio(m, l) is not None else ""))
+rb, jb = by_mode("real_backlog"), by_mode("java_backlog")
+if rb or jb or int(real_backlog) > 0:
+    # A window run stops before the end: "complete" is false by design, every run counts.
+    rbm = statistics.median([r["peak_rss_mb"] for r in rb]) if rb else None
+    jbm = statistics.median([r["peak_rss_mb"] for r in jb]) if jb else None
+    bn = f"{(rb or jb)[0]['messages']:,}" if (rb or jb) else f"{int(real_backlog):,}"
+    win = f"{float(backlog_window):g} s"
+    row(f"Real broker backlog {bn} msgs of 128 B on 16 queues, default thresholds: peak RSS over a {win} "
+        f"drain (MB)", rbm if rbm is not None else (real or "not run"),
+        jbm if jbm is not None else (java_missing or "not run"), None, ratio(rbm, jbm),
+        "ratio = rmq / Java (target <= 0.2); whole process: VmHWM")
+    rbc = statistics.median([r["consumed"] for r in rb]) if rb else None
+    jbc = statistics.median([r["consumed"] for r in jb]) if jb else None
+    row(f"Real broker backlog {bn} msgs: messages consumed in the {win} window",
+        rbc if rbc is not None else (real or "not run"), jbc if jbc is not None else (java_missing or "not run"),
+        None, ratio(rbc, jbc), "ratio = rmq / Java; the window starts at start(), before the first pull" +
+        "".join(f"; {who} consumed the whole backlog after {r['seconds']:.1f} s (stopped there)"
+                for who, rs in (("rmq", rb), ("Java", jb)) for r in rs if r.get("complete")))
 for order in ("concurrently", "orderly"):
     for ev in ("join", "leave"):
         rr = [r[ev] for r in by_mode("real_rebalance_" + order)]
@@ -246,8 +307,10 @@ for order in ("concurrently", "orderly"):
             f"intervals (ms)", rv if rv is not None else (real or "not run"),
             jv if jv is not None else (java_missing or "not run"), None, ratio(rv, jv),
             "ratio = rmq / Java; 2,000 msg/s on 8 queues, 1 run; " + note)
-row("Real broker raw rmq pull loop, no dispatch (msg/s)", med("real_limit", "msgs_per_s") or real or "not run", "—",
-    med("real_limit", "msgs_per_s") or real or "not run", None)
+for body in (128, 1024):
+    row(f"Real broker raw rmq pull loop, no dispatch, {size(body)} (msg/s)",
+        med("real_limit", "msgs_per_s", body) or real or "not run", "—",
+        med("real_limit", "msgs_per_s", body) or real or "not run", None)
 now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 md = ["# rmq benchmarks — latest run", "",
       f"{now}, commit {commit}, {cpus} CPUs shared with other work (load average at the end: {load}). "
@@ -268,6 +331,7 @@ md += ["", "Raw runs (one JSON object per run):", "", "```"] + [json.dumps(r) fo
 open(f"{out}/latest.md", "w").write("\n".join(md))
 json.dump(dict(generated=now, commit=commit, cpus=int(cpus), load_average=load, reps=int(reps),
                messages=int(messages), backlog=int(backlog), real_messages=int(real_messages),
+               real_backlog=int(real_backlog), backlog_window_s=float(backlog_window),
                real_broker_rmq=real or "run", java=java_missing or "run", rows=rows, runs=runs),
           open(f"{out}/latest.json", "w"), indent=1)
 print("\n".join(md[: len(rows) + 8 + len(notes)]))

@@ -22,9 +22,12 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * The Java side of rmq's real-broker benchmark (docs/benchmarks.md). One JSON line on stdout per run.
  *
  * <pre>
- * JavaPushBench NAMESRV TOPIC prefill N BODY_BYTES      N messages, round robin over the topic's queues (batches of 32)
- * JavaPushBench NAMESRV TOPIC concurrently|orderly N THREADS BATCH
- *     DefaultMQPushConsumer (fresh group, CONSUME_FROM_FIRST_OFFSET), no-op listener; time until N consumed
+ * JavaPushBench NAMESRV TOPIC prefill N BODY_BYTES [SENDERS]
+ *     N messages, round robin over the topic's queues, batches of 128 from SENDERS threads (default 1)
+ * JavaPushBench NAMESRV TOPIC concurrently|orderly|backlog N THREADS BATCH [BODY_BYTES [MAX_SECONDS]]
+ *     DefaultMQPushConsumer (fresh group, CONSUME_FROM_FIRST_OFFSET), no-op listener; time until N consumed or
+ *     MAX_SECONDS (default 600) pass. backlog: MessageListenerConcurrently with default thresholds, stopped after
+ *     MAX_SECONDS (the window). BODY_BYTES only labels the run with what the topic holds.
  * </pre>
  * CPU seconds: the process CPU time (OperatingSystemMXBean) from start() to the last message; peak RSS: VmHWM of
  * the JVM process (the whole process, JIT and heap included).
@@ -58,43 +61,73 @@ public final class JavaPushBench {
         String mode = argv[2];
         long n = Long.parseLong(argv[3]);
         if (mode.equals("prefill")) {
-            prefill(namesrv, topic, n, Integer.parseInt(argv[4]));
+            prefill(namesrv, topic, n, Integer.parseInt(argv[4]), argv.length > 5 ? Integer.parseInt(argv[5]) : 1);
         } else {
-            consume(namesrv, topic, mode, n, Integer.parseInt(argv[4]), Integer.parseInt(argv[5]));
+            consume(namesrv, topic, mode, n, Integer.parseInt(argv[4]), Integer.parseInt(argv[5]),
+                argv.length > 6 ? Integer.parseInt(argv[6]) : 128,
+                argv.length > 7 ? Double.parseDouble(argv[7]) : 600.0);
         }
         System.exit(0);
     }
 
-    static void prefill(String namesrv, String topic, long n, int bodyBytes) throws Exception {
+    static void prefill(String namesrv, String topic, long n, int bodyBytes, int senders) throws Exception {
         DefaultMQProducer producer = new DefaultMQProducer("bench_java_producer");
         producer.setNamesrvAddr(namesrv);
         producer.setInstanceName("bench-prefill-" + ProcessHandle.current().pid());
+        producer.setSendMsgTimeout(30_000);
         producer.start();
         List<MessageQueue> mqs = producer.fetchPublishMessageQueues(topic);
         mqs.sort(null);
         byte[] body = new byte[bodyBytes];
         Arrays.fill(body, (byte) 'x');
+        AtomicLong next = new AtomicLong();
+        AtomicLong batchNo = new AtomicLong();
+        List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
         long t0 = System.nanoTime();
-        long sent = 0;
-        int q = 0;
-        while (sent < n) {
-            int size = (int) Math.min(32, n - sent);
-            List<Message> batch = new ArrayList<>(size);
-            for (int i = 0; i < size; i++) {
-                batch.add(new Message(topic, "TagA", body));
-            }
-            producer.send(batch, mqs.get(q));
-            q = (q + 1) % mqs.size();
-            sent += size;
+        // Several senders keep the broker's commit log busy while one waits for its reply: the 5,000,000
+        // message backlog is filled in minutes instead of tens of minutes.
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < senders; t++) {
+            Thread th = new Thread(() -> {
+                try {
+                    for (;;) {
+                        long first = next.getAndAdd(128);
+                        if (first >= n) {
+                            return;
+                        }
+                        int size = (int) Math.min(128, n - first);
+                        List<Message> batch = new ArrayList<>(size);
+                        for (int i = 0; i < size; i++) {
+                            batch.add(new Message(topic, "TagA", body));
+                        }
+                        producer.send(batch, mqs.get((int) (batchNo.getAndIncrement() % mqs.size())));
+                        long done = first + size;
+                        if (n >= 1_000_000 && done % 1_000_000 < size) {
+                            System.err.printf("  prefill %s: %,d messages (%.0f s)%n", topic, done,
+                                (System.nanoTime() - t0) / 1e9);
+                        }
+                    }
+                } catch (Exception e) {
+                    errors.add(e);
+                }
+            });
+            th.start();
+            threads.add(th);
+        }
+        for (Thread th : threads) {
+            th.join();
         }
         double s = (System.nanoTime() - t0) / 1e9;
         producer.shutdown();
-        System.out.printf("{\"mode\":\"java_prefill\",\"messages\":%d,\"queues\":%d,\"seconds\":%.3f}%n", n,
-            mqs.size(), s);
+        if (!errors.isEmpty()) {
+            throw new IllegalStateException("prefill failed", errors.get(0));
+        }
+        System.out.printf("{\"mode\":\"java_prefill\",\"topic\":\"%s\",\"messages\":%d,\"body_bytes\":%d,"
+            + "\"queues\":%d,\"senders\":%d,\"seconds\":%.3f}%n", topic, n, bodyBytes, mqs.size(), senders, s);
     }
 
-    static void consume(String namesrv, String topic, String mode, long n, int threads, int batch)
-        throws Exception {
+    static void consume(String namesrv, String topic, String mode, long n, int threads, int batch, int bodyBytes,
+        double maxSeconds) throws Exception {
         AtomicLong consumed = new AtomicLong();
         String group = "bench_java_" + mode + "_" + ProcessHandle.current().pid();
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
@@ -122,7 +155,7 @@ public final class JavaPushBench {
         consumer.start();
         boolean complete = true;
         while (consumed.get() < n) {
-            if (System.nanoTime() - t0 > 600_000_000_000L) {
+            if (System.nanoTime() - t0 > (long) (maxSeconds * 1e9)) {
                 complete = false;
                 break;
             }
@@ -133,10 +166,12 @@ public final class JavaPushBench {
         long peakKb = statusKb("VmHWM");
         long c = consumed.get();
         consumer.shutdown();
-        System.out.printf("{\"mode\":\"java_%s\",\"messages\":%d,\"threads\":%d,\"batch\":%d,\"consumed\":%d,"
+        String label = mode.equals("orderly") || mode.equals("backlog") ? mode : "concurrently_b" + batch;
+        System.out.printf("{\"mode\":\"java_%s\",\"messages\":%d,\"threads\":%d,\"batch\":%d,\"body_bytes\":%d,"
+                + "\"consumed\":%d,"
                 + "\"complete\":%b,\"seconds\":%.4f,\"msgs_per_s\":%.1f,\"cpu_s\":%.4f,\"cpu_s_per_million\":%.4f,"
                 + "\"peak_rss_mb\":%.1f,\"base_rss_mb\":%.1f}%n",
-            mode.equals("orderly") ? "orderly" : "concurrently_b" + batch, n, threads, batch, c, complete, s,
+            label, n, threads, batch, bodyBytes, c, complete, s,
             c / s, cpu, cpu * 1e6 / Math.max(c, 1), peakKb / 1024.0, baseKb / 1024.0);
     }
 }
