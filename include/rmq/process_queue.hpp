@@ -87,8 +87,20 @@ public:
     /// dispatch was running (consuming() turns true). A parseable MAX_OFFSET property on the last message
     /// updates msg_acc_cnt() when the backlog it implies is positive.
     bool put_messages(std::vector<MessageExt> msgs) {
+        return put_messages_shared(std::make_shared<std::vector<MessageExt>>(std::move(msgs)));
+    }
+
+    /// put_messages without a copy: the cache keeps the messages where they are and shares them with the
+    /// caller, as Java's cache and consume requests share the same objects. While they are cached the caller
+    /// changes them only through begin_consume() (which holds the lock the cache readers take). The vector
+    /// lives until the caller and every cache entry it backs are done with it.
+    bool put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch) {
+        if (!batch) {
+            throw InvalidArgument("ProcessQueue::put_messages_shared: batch must not be null");
+        }
+        auto& msgs = *batch;
         const std::unique_lock lock(tree_mutex_);
-        // Read before the messages are moved away; only the last message of the batch counts, as in Java.
+        // Only the last message of the batch counts, as in Java.
         std::optional<std::int64_t> last_offset;
         std::optional<std::int64_t> last_max_offset;
         if (!msgs.empty()) {
@@ -97,12 +109,11 @@ public:
         }
         std::int64_t added = 0;
         std::int64_t added_bytes = 0;
-        for (auto& msg : msgs) {
-            const std::int64_t offset = msg.queue_offset();
-            const std::int64_t body = static_cast<std::int64_t>(msg.body().size());
-            if (msg_tree_.try_emplace(offset, std::move(msg)).second) {
+        for (std::size_t i = 0; i < msgs.size(); ++i) {
+            const std::int64_t offset = msgs[i].queue_offset();
+            if (msg_tree_.try_emplace(offset, Entry{batch, i}).second) {
                 ++added;
-                added_bytes += body;
+                added_bytes += static_cast<std::int64_t>(msgs[i].body().size());
                 queue_offset_max_.store(offset);
             }
         }
@@ -120,6 +131,24 @@ public:
             }
         }
         return dispatch;
+    }
+
+    /// Prepares messages for a listener call under the cache's write lock: runs `prepare(msgs)` (e.g. the
+    /// retry-topic reset), then stamps CONSUME_START_TIME (wall ms) on each of them and records it for the
+    /// cached entry at the same offset, which clean_expired_msg reads. A cached message that is another
+    /// object (a local retry copy, a re-pulled offset) is not changed: another listener may be reading it.
+    /// Messages shared with the cache (put_messages_shared) must be changed only here.
+    template <class Prepare>
+    void begin_consume(std::span<MessageExt> msgs, std::int64_t wall_millis, Prepare&& prepare) {
+        const std::string value = std::to_string(wall_millis);
+        const std::unique_lock lock(tree_mutex_);
+        prepare(msgs);
+        for (auto& msg : msgs) {
+            msg.set_property(property::consume_start_timestamp, value);
+            if (const auto it = msg_tree_.find(msg.queue_offset()); it != msg_tree_.end()) {
+                it->second.consume_start = wall_millis;
+            }
+        }
     }
 
     /// Java's removeMessage (concurrent path): drops the given offsets from the cache and returns the offset
@@ -146,7 +175,7 @@ public:
         out.reserve(std::min(batch_size, msg_tree_.size()));
         while (out.size() < batch_size && !msg_tree_.empty()) {
             auto node = msg_tree_.extract(msg_tree_.begin());
-            out.push_back(node.mapped());
+            out.push_back(node.mapped().msg());
             consuming_tree_.insert(std::move(node));
         }
         if (out.empty()) {
@@ -168,8 +197,8 @@ public:
             msg_size_.store(0);
         } else {
             std::int64_t bytes = 0;
-            for (const auto& [offset, msg] : consuming_tree_) {
-                bytes += static_cast<std::int64_t>(msg.body().size());
+            for (const auto& [offset, entry] : consuming_tree_) {
+                bytes += static_cast<std::int64_t>(entry.msg().body().size());
             }
             msg_size_.fetch_sub(bytes);
         }
@@ -205,7 +234,8 @@ public:
         const std::unique_lock lock(tree_mutex_);
         for (const auto& msg : msgs) {
             consuming_tree_.erase(msg.queue_offset());
-            msg_tree_.insert_or_assign(msg.queue_offset(), msg);
+            msg_tree_.insert_or_assign(msg.queue_offset(),
+                                       Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0});
         }
     }
 
@@ -234,15 +264,18 @@ public:
 
     /// Java's MessageAccessor.setConsumeStartTimeStamp on the cached messages: stores CONSUME_START_TIME
     /// (wall ms) on the messages at these offsets (cache or consuming map) so clean_expired_msg and later
-    /// copies see it.
+    /// copies see it. It changes the cached objects: not while a listener may read them (the concurrent
+    /// service, which shares its messages with the cache, uses begin_consume instead).
     void set_consume_start(std::span<const std::int64_t> queue_offsets, std::int64_t wall_millis) {
         const std::string value = std::to_string(wall_millis);
         const std::unique_lock lock(tree_mutex_);
         for (const std::int64_t offset : queue_offsets) {
             if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
-                it->second.set_property(property::consume_start_timestamp, value);
+                it->second.msg().set_property(property::consume_start_timestamp, value);
+                it->second.consume_start = wall_millis;
             } else if (const auto jt = consuming_tree_.find(offset); jt != consuming_tree_.end()) {
-                jt->second.set_property(property::consume_start_timestamp, value);
+                jt->second.msg().set_property(property::consume_start_timestamp, value);
+                jt->second.consume_start = wall_millis;
             }
         }
     }
@@ -276,8 +309,12 @@ public:
             {
                 const std::shared_lock lock(tree_mutex_);
                 if (!msg_tree_.empty()) {
-                    const auto& head = msg_tree_.begin()->second;
-                    const auto start = parse_long(head.property_view(property::consume_start_timestamp));
+                    const Entry& entry = msg_tree_.begin()->second;
+                    const MessageExt& head = entry.msg();
+                    const auto start =
+                        entry.consume_start >= 0
+                            ? std::optional<std::int64_t>(entry.consume_start)
+                            : parse_long(head.property_view(property::consume_start_timestamp));
                     if (start && clock_->wall_millis() - *start > consume_timeout_millis) {
                         expired = head;
                     }
@@ -489,7 +526,7 @@ private:
         for (const std::int64_t offset : queue_offsets) {
             if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
                 ++removed;
-                removed_bytes += static_cast<std::int64_t>(it->second.body().size());
+                removed_bytes += static_cast<std::int64_t>(it->second.msg().body().size());
                 msg_tree_.erase(it);
             }
         }
@@ -504,10 +541,20 @@ private:
         return result;
     }
 
+    // A cached message: the vector it was pulled in (shared with the consume requests of that pull, so the
+    // cache holds no copy) and its index there. The vector is freed with its last entry and request.
+    struct Entry {
+        std::shared_ptr<std::vector<MessageExt>> batch;
+        std::size_t index = 0;
+        std::int64_t consume_start = -1;  // wall ms of the latest listener call on this offset, -1 before
+
+        [[nodiscard]] MessageExt& msg() const noexcept { return (*batch)[index]; }
+    };
+
     std::shared_ptr<Clock> clock_;
     mutable std::shared_mutex tree_mutex_;
-    std::map<std::int64_t, MessageExt> msg_tree_;        // guarded by tree_mutex_
-    std::map<std::int64_t, MessageExt> consuming_tree_;  // guarded by tree_mutex_ (orderly in-flight)
+    std::map<std::int64_t, Entry> msg_tree_;        // guarded by tree_mutex_
+    std::map<std::int64_t, Entry> consuming_tree_;  // guarded by tree_mutex_ (orderly in-flight)
     std::atomic<std::int64_t> msg_count_{0};
     std::atomic<std::int64_t> msg_size_{0};
     std::atomic<std::int64_t> queue_offset_max_{0};

@@ -360,7 +360,7 @@ public:
         if (stopping_.load()) {
             return;
         }
-        if (pool_->try_submit(task)) {
+        if (pool_->try_submit(std::move(task))) {
             return;
         }
         schedule(config_.pull_time_delay_mills_when_flow_control,

@@ -56,18 +56,17 @@ struct Concurrently {
         void start() { schedule_sweep(); }
 
         /// A pull found messages: cache them and hand them out in batches (loop thread).
+        /// The cache and the consume requests share the pulled vector (no copy); each request is a range of
+        /// it.
         void on_pulled(const MessageQueue& mq,
                        const std::shared_ptr<ProcessQueue>& pq,
                        std::vector<MessageExt> msgs) {
-            (void)pq->put_messages(msgs);
+            auto pulled = std::make_shared<std::vector<MessageExt>>(std::move(msgs));
+            (void)pq->put_messages_shared(pulled);
             const auto batch =
                 static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
-            for (std::size_t i = 0; i < msgs.size(); i += batch) {
-                const auto end = std::min(msgs.size(), i + batch);
-                std::vector<MessageExt> part(
-                    std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(i)),
-                    std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(end)));
-                submit(mq, pq, std::move(part));
+            for (std::size_t i = 0; i < pulled->size(); i += batch) {
+                submit(mq, pq, Request{pulled, i, std::min(pulled->size(), i + batch)});
             }
         }
 
@@ -79,9 +78,20 @@ struct Concurrently {
         void after_drain() {}
 
     private:
-        void submit(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, std::vector<MessageExt> msgs) {
-            auto shared = std::make_shared<std::vector<MessageExt>>(std::move(msgs));
-            host_.submit([this, mq, pq = std::move(pq), shared] { consume(mq, pq, std::move(*shared)); });
+        /// Java's ConsumeRequest: messages [begin, end) of a pulled (or locally retried) vector.
+        struct Request {
+            std::shared_ptr<std::vector<MessageExt>> msgs;
+            std::size_t begin = 0;
+            std::size_t end = 0;
+
+            [[nodiscard]] std::span<MessageExt> span() const noexcept {
+                return std::span<MessageExt>(*msgs).subspan(begin, end - begin);
+            }
+        };
+
+        void submit(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, Request request) {
+            host_.submit(
+                [this, mq, pq = std::move(pq), request = std::move(request)] { consume(mq, pq, request); });
         }
 
         void schedule_sweep() {
@@ -113,14 +123,17 @@ struct Concurrently {
         }
 
         /// ConsumeRequest.run (consumer.md §5.2); runs on a consume thread.
-        void consume(const MessageQueue& mq,
-                     const std::shared_ptr<ProcessQueue>& pq,
-                     std::vector<MessageExt> msgs) {
+        void
+        consume(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, const Request& request) {
             if (pq->dropped()) {
                 return;
             }
             Context ctx(mq);
-            host_.reset_retry_topic(std::span<MessageExt>(msgs));
+            const std::span<MessageExt> msgs = request.span();
+            // Shared with the cache: changed under its lock only.
+            pq->begin_consume(msgs, host_.clock()->wall_millis(), [this](std::span<MessageExt> batch) {
+                host_.reset_retry_topic(batch);
+            });
             const auto& hooks = host_.hooks();
             if (hooks.before) {
                 try {
@@ -129,15 +142,6 @@ struct Concurrently {
                     detail::log_line("consume hook (before) failed: {}", e.what());
                 }
             }
-            const std::int64_t wall = host_.clock()->wall_millis();
-            std::vector<std::int64_t> offsets;
-            offsets.reserve(msgs.size());
-            const std::string start_text = std::to_string(wall);
-            for (auto& msg : msgs) {
-                msg.set_property(property::consume_start_timestamp, start_text);
-                offsets.push_back(msg.queue_offset());
-            }
-            pq->set_consume_start(offsets, wall);
             const std::int64_t begin = host_.clock()->steady_millis();
             std::optional<Status> status;
             try {
@@ -160,13 +164,13 @@ struct Concurrently {
             if (pq->dropped()) {
                 return;  // the queue moved on (rebalance or shutdown): no send-back, no offset change
             }
-            process_result(mq, pq, std::move(msgs), ctx, effective);
+            process_result(mq, pq, msgs, ctx, effective);
         }
 
         /// processConsumeResult (consumer.md §5.3).
         void process_result(const MessageQueue& mq,
                             const std::shared_ptr<ProcessQueue>& pq,
-                            std::vector<MessageExt> msgs,
+                            std::span<const MessageExt> msgs,
                             const Context& ctx,
                             Status status) {
             if (msgs.empty()) {
@@ -193,13 +197,14 @@ struct Concurrently {
                 }
             } else {
                 for (int i = ack + 1; i < size; ++i) {
-                    auto& msg = msgs[static_cast<std::size_t>(i)];
+                    const auto& msg = msgs[static_cast<std::size_t>(i)];
                     if (!pq->contains_message(msg.queue_offset())) {
                         continue;  // already sent back by the expiry sweep (5.x check)
                     }
                     if (!host_.send_back(msg, ctx.delay_level_when_next_consume())) {
-                        msg.set_reconsume_times(msg.reconsume_times() + 1);
+                        // A copy: the pulled vector is shared with the cache and must not change here.
                         back_failed.push_back(msg);
+                        back_failed.back().set_reconsume_times(msg.reconsume_times() + 1);
                     }
                 }
             }
@@ -215,9 +220,11 @@ struct Concurrently {
                 }
             }
             if (!back_failed.empty()) {
-                auto shared = std::make_shared<std::vector<MessageExt>>(std::move(back_failed));
-                host_.schedule(local_retry_delay_millis,
-                               [this, mq, pq, shared] { submit(mq, pq, std::move(*shared)); });
+                auto retry = std::make_shared<std::vector<MessageExt>>(std::move(back_failed));
+                const std::size_t count = retry->size();
+                host_.schedule(local_retry_delay_millis, [this, mq, pq, retry, count] {
+                    submit(mq, pq, Request{retry, 0, count});
+                });
             }
             const std::int64_t offset = pq->remove_messages(done);
             if (offset >= 0 && !pq->dropped()) {
