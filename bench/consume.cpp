@@ -85,6 +85,15 @@ void prefill(rmq::InProcessBroker& broker, std::int64_t messages, int queues, in
     producer.shutdown();
 }
 
+/// Creates the bench topic on `broker` and fills it with --messages messages of --body bytes; the seconds it
+/// took.
+double create_and_prefill(rmq::InProcessBroker& broker, const Options& o) {
+    broker.create_topic(bench_topic, o.queues);
+    const auto t0 = SteadyClock::now();
+    prefill(broker, o.messages, o.queues, o.body_bytes);
+    return seconds_since(t0);
+}
+
 rmq::ConsumerConfig consumer_config(const Options& o, std::string group) {
     rmq::ConsumerConfig c{.consumer_group = std::move(group),
                           .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
@@ -136,10 +145,7 @@ void print_phase(const Options& o, std::string_view name, const Phase& p, double
 /// what the embedded broker can deliver through InProcessTransport.
 int run_limit(const Options& o) {
     rmq::InProcessBroker broker;
-    broker.create_topic(bench_topic, o.queues);
-    const auto tp = SteadyClock::now();
-    prefill(broker, o.messages, o.queues, o.body_bytes);
-    const double prefill_s = seconds_since(tp);
+    const double prefill_s = create_and_prefill(broker, o);
 
     auto transport = broker.connect();
     const std::string group = "bench_limit_group";
@@ -201,10 +207,7 @@ Phase drain_with(const Options& o, rmq::InProcessBroker& broker, std::int64_t ta
 
 int run_consumer(const Options& o) {
     rmq::InProcessBroker broker;
-    broker.create_topic(bench_topic, o.queues);
-    const auto tp = SteadyClock::now();
-    prefill(broker, o.messages, o.queues, o.body_bytes);
-    const double prefill_s = seconds_since(tp);
+    const double prefill_s = create_and_prefill(broker, o);
     Phase p;
     std::string name;
     if (o.mode == "orderly") {
@@ -384,48 +387,23 @@ int run_suite(const Options& o) {
 
 Options parse(int argc, char** argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                throw std::invalid_argument(fmt::format("{} needs a value", a));
-            }
-            return argv[++i];
-        };
-        if (a == "--mode") {
-            o.mode = value();
-        } else if (a == "--suite") {
-            o.mode = "suite";
-        } else if (a == "--messages") {
-            o.messages = std::stoll(value());
-        } else if (a == "--queues") {
-            o.queues = std::stoi(value());
-        } else if (a == "--batch") {
-            o.batch = std::stoi(value());
-        } else if (a == "--threads") {
-            o.threads = std::stoi(value());
-        } else if (a == "--body") {
-            o.body_bytes = std::stoi(value());
-        } else if (a == "--order") {
-            o.order = value();
-        } else if (a == "--rebalance-interval") {
-            o.rebalance_interval = std::stoll(value());
-        } else if (a == "--rate") {
-            o.rate = std::stoll(value());
-        } else if (a == "--max-seconds") {
-            o.max_seconds = std::stod(value());
-        } else if (a == "--reps") {
-            o.reps = std::stoi(value());
-        } else if (a == "--backlog") {
-            o.backlog = std::stoll(value());
-        } else if (a == "--no-backlog") {
-            o.skip_backlog = true;
-        } else if (a == "--no-rebalance") {
-            o.skip_rebalance = true;
-        } else {
-            throw std::invalid_argument(fmt::format("unknown argument {}", a));
-        }
-    }
+    Flags()
+        .add("--mode", o.mode)
+        .add_switch("--suite", [&o] { o.mode = "suite"; })
+        .add("--messages", o.messages)
+        .add("--queues", o.queues)
+        .add("--batch", o.batch)
+        .add("--threads", o.threads)
+        .add("--body", o.body_bytes)
+        .add("--order", o.order)
+        .add("--rebalance-interval", o.rebalance_interval)
+        .add("--rate", o.rate)
+        .add("--max-seconds", o.max_seconds)
+        .add("--reps", o.reps)
+        .add("--backlog", o.backlog)
+        .add_switch("--no-backlog", [&o] { o.skip_backlog = true; })
+        .add_switch("--no-rebalance", [&o] { o.skip_rebalance = true; })
+        .parse(argc, argv);
     return o;
 }
 

@@ -204,42 +204,20 @@ int run_rebalance_with(const Options& o, Status ok, std::string_view order_name)
 
 Options parse(int argc, char** argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                throw std::invalid_argument(fmt::format("{} needs a value", a));
-            }
-            return argv[++i];
-        };
-        if (a == "--namesrv") {
-            o.namesrv = value();
-        } else if (a == "--topic") {
-            o.topic = value();
-        } else if (a == "--mode") {
-            o.mode = value();
-        } else if (a == "--messages") {
-            o.messages = std::stoll(value());
-        } else if (a == "--batch") {
-            o.batch = std::stoi(value());
-        } else if (a == "--threads") {
-            o.threads = std::stoi(value());
-        } else if (a == "--body") {
-            o.body_bytes = std::stoi(value());
-        } else if (a == "--queues") {
-            o.queues = std::stoi(value());
-        } else if (a == "--order") {
-            o.order = value();
-        } else if (a == "--rate") {
-            o.rate = std::stoll(value());
-        } else if (a == "--rebalance-interval") {
-            o.rebalance_interval = std::stoll(value());
-        } else if (a == "--max-seconds") {
-            o.max_seconds = std::stod(value());
-        } else {
-            throw std::invalid_argument(fmt::format("unknown argument {}", a));
-        }
-    }
+    Flags()
+        .add("--namesrv", o.namesrv)
+        .add("--topic", o.topic)
+        .add("--mode", o.mode)
+        .add("--messages", o.messages)
+        .add("--batch", o.batch)
+        .add("--threads", o.threads)
+        .add("--body", o.body_bytes)
+        .add("--queues", o.queues)
+        .add("--order", o.order)
+        .add("--rate", o.rate)
+        .add("--rebalance-interval", o.rebalance_interval)
+        .add("--max-seconds", o.max_seconds)
+        .parse(argc, argv);
     return o;
 }
 

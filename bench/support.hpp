@@ -9,11 +9,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -147,6 +149,65 @@ struct Window {
 inline double mb(long kb) {
     return static_cast<double>(kb) / 1024.0;
 }
+
+/// Command-line flags: `--name value` pairs (and bare switches), each stored into its target by the
+/// target's type. Unknown flags and missing values throw std::invalid_argument.
+class Flags {
+public:
+    Flags& on(std::string name, std::function<void(const std::string&)> set) {
+        flags_.emplace_back(std::move(name), std::move(set));
+        return *this;
+    }
+
+    Flags& add(std::string name, std::string& target) {
+        return on(std::move(name), [&target](const std::string& v) { target = v; });
+    }
+
+    Flags& add(std::string name, int& target) {
+        return on(std::move(name), [&target](const std::string& v) { target = std::stoi(v); });
+    }
+
+    Flags& add(std::string name, std::int64_t& target) {
+        return on(std::move(name), [&target](const std::string& v) { target = std::stoll(v); });
+    }
+
+    Flags& add(std::string name, double& target) {
+        return on(std::move(name), [&target](const std::string& v) { target = std::stod(v); });
+    }
+
+    /// A flag without a value.
+    Flags& add_switch(std::string name, std::function<void()> set) {
+        switches_.emplace_back(std::move(name), std::move(set));
+        return *this;
+    }
+
+    void parse(int argc, char** argv) const {
+        for (int i = 1; i < argc; ++i) {
+            const std::string_view a = argv[i];
+            if (const auto* sw = find(switches_, a)) {
+                (*sw)();
+            } else if (const auto* set = find(flags_, a)) {
+                if (i + 1 >= argc) {
+                    throw std::invalid_argument(fmt::format("{} needs a value", a));
+                }
+                (*set)(argv[++i]);
+            } else {
+                throw std::invalid_argument(fmt::format("unknown argument {}", a));
+            }
+        }
+    }
+
+private:
+    template <class F>
+    static const F* find(const std::vector<std::pair<std::string, F>>& table, std::string_view name) {
+        const auto it =
+            std::ranges::find(table, name, [](const auto& e) { return std::string_view(e.first); });
+        return it == table.end() ? nullptr : &it->second;
+    }
+
+    std::vector<std::pair<std::string, std::function<void(const std::string&)>>> flags_;
+    std::vector<std::pair<std::string, std::function<void()>>> switches_;
+};
 
 /// One pull in flight per queue, re-issued from its completion (as the consumer does), messages dropped:
 /// what the broker can deliver through `Transport`, the limit of every pipeline on it.

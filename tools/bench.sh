@@ -259,7 +259,7 @@ for r in by_mode("backlog"):
     note = (f"{r['consumed']:,} of {r['messages']:,} consumed in {r['seconds']:.0f} s; prefill {r['prefill_s']:.0f} s; "
             f"process peak incl. the embedded broker {r['process_peak_rss_mb']:,.0f} MB")
     row(f"In-process backlog {r['messages']:,} msgs on {r['queues']} queues: consumer peak RSS above the "
-        f"prefilled broker (MB)", r["delta_rss_mb"], "not run (needs the real broker)", None, None, note)
+        f"prefilled broker (MB)", r["delta_rss_mb"], "n/a (in-process; see the real-broker backlog rows)", None, None, note)
 
 rn = f"{int(real_messages):,}"
 def size(body):
