@@ -531,10 +531,16 @@ public:
 
     /// Java's resetRetryAndNamespace: retry-topic messages show their original topic to the listener.
     void reset_retry_topic(std::span<MessageExt> msgs) const {
-        const std::string retry = retry_topic(group_);
+        std::string retry;  // built only when a message came through a retry topic (rare, and a heap string)
         for (auto& msg : msgs) {
             const auto original = msg.property_view(property::retry_topic);
-            if (!original.empty() && msg.topic() == retry) {
+            if (original.empty()) {
+                continue;
+            }
+            if (retry.empty()) {
+                retry = retry_topic(group_);
+            }
+            if (msg.topic() == retry) {
                 msg.set_topic(std::string(original));
             }
         }

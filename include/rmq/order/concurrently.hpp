@@ -160,11 +160,11 @@ struct Concurrently {
                     detail::log_line("consume hook (after) failed: {}", e.what());
                 }
             }
-            host_.stats_collector().record_consume_rt(mq.topic, rt);
             if (pq->dropped()) {
+                host_.stats_collector().record_consume_rt(mq.topic, rt);
                 return;  // the queue moved on (rebalance or shutdown): no send-back, no offset change
             }
-            process_result(mq, pq, msgs, ctx, effective);
+            process_result(mq, pq, msgs, ctx, effective, rt);
         }
 
         /// processConsumeResult (consumer.md §5.3).
@@ -172,21 +172,18 @@ struct Concurrently {
                             const std::shared_ptr<ProcessQueue>& pq,
                             std::span<const MessageExt> msgs,
                             const Context& ctx,
-                            Status status) {
+                            Status status,
+                            std::int64_t rt) {
             if (msgs.empty()) {
+                host_.stats_collector().record_consume_rt(mq.topic, rt);
                 return;
             }
             const int size = static_cast<int>(msgs.size());
             int ack = -1;
             if (status == Status::ConsumeSuccess) {
                 ack = std::clamp(ctx.ack_index(), -1, size - 1);
-                host_.stats_collector().record_consume_ok(mq.topic, ack + 1);
-                if (size - ack - 1 > 0) {
-                    host_.stats_collector().record_consume_failed(mq.topic, size - ack - 1);
-                }
-            } else {
-                host_.stats_collector().record_consume_failed(mq.topic, size);
             }
+            host_.stats_collector().record_consume(mq.topic, rt, ack + 1, size - ack - 1);
             std::vector<MessageExt> back_failed;
             if (!host_.clustering()) {
                 for (int i = ack + 1; i < size; ++i) {

@@ -147,3 +147,33 @@ TEST_CASE("stats: concurrent recording loses nothing", "[stats][threads]") {
         CHECK(t.consume_rt == Approx(2.0));
     }
 }
+
+TEST_CASE("stats: record_consume equals the three separate calls, zero counts included", "[stats]") {
+    auto clock_a = manual();
+    auto clock_b = manual();
+    StatsCollector one(clock_a);
+    StatsCollector three(clock_b);
+    clock_a->advance(rmq::Millis(10'000));
+    clock_b->advance(rmq::Millis(10'000));
+    one.record_consume("T", 4, 30, 2);
+    one.record_consume("T", 8, 0, 5);
+    one.record_consume("T", 6, 7, 0);
+    three.record_consume_rt("T", 4);
+    three.record_consume_ok("T", 30);
+    three.record_consume_failed("T", 2);
+    three.record_consume_rt("T", 8);
+    three.record_consume_failed("T", 5);
+    three.record_consume_rt("T", 6);
+    three.record_consume_ok("T", 7);
+    clock_a->advance(rmq::Millis(10'000));
+    clock_b->advance(rmq::Millis(10'000));
+    const auto a = one.topic("T");
+    const auto b = three.topic("T");
+    CHECK(a.consume_rt == Approx(6.0));
+    CHECK(a.consume_rt == Approx(b.consume_rt));
+    CHECK(a.consume_ok_tps == Approx(37.0 / 20.0));
+    CHECK(a.consume_ok_tps == Approx(b.consume_ok_tps));
+    CHECK(a.consume_failed_tps == Approx(b.consume_failed_tps));
+    CHECK(a.consume_failed_msgs == 7);
+    CHECK(a.consume_failed_msgs == b.consume_failed_msgs);
+}
