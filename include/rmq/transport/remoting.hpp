@@ -1007,7 +1007,7 @@ private:
                                  remoting::make_request(remoting::request_code::get_routeinfo_by_topic, h),
                                  config_.mq_client_api_timeout,
                                  [this, topic](std::optional<remoting::Command> resp, std::exception_ptr e) {
-                                     if (e || resp->code != response_code::success) {
+                                     if (e || !resp || resp->code != response_code::success) {
                                          return;
                                      }
                                      try {
