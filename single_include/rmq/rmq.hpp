@@ -3472,8 +3472,20 @@ public:
     /// dispatch was running (consuming() turns true). A parseable MAX_OFFSET property on the last message
     /// updates msg_acc_cnt() when the backlog it implies is positive.
     bool put_messages(std::vector<MessageExt> msgs) {
+        return put_messages_shared(std::make_shared<std::vector<MessageExt>>(std::move(msgs)));
+    }
+
+    /// put_messages without a copy: the cache keeps the messages where they are and shares them with the
+    /// caller, as Java's cache and consume requests share the same objects. While they are cached the caller
+    /// changes them only through begin_consume() (which holds the lock the cache readers take). The vector
+    /// lives until the caller and every cache entry it backs are done with it.
+    bool put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch) {
+        if (!batch) {
+            throw InvalidArgument("ProcessQueue::put_messages_shared: batch must not be null");
+        }
+        auto& msgs = *batch;
         const std::unique_lock lock(tree_mutex_);
-        // Read before the messages are moved away; only the last message of the batch counts, as in Java.
+        // Only the last message of the batch counts, as in Java.
         std::optional<std::int64_t> last_offset;
         std::optional<std::int64_t> last_max_offset;
         if (!msgs.empty()) {
@@ -3482,12 +3494,11 @@ public:
         }
         std::int64_t added = 0;
         std::int64_t added_bytes = 0;
-        for (auto& msg : msgs) {
-            const std::int64_t offset = msg.queue_offset();
-            const std::int64_t body = static_cast<std::int64_t>(msg.body().size());
-            if (msg_tree_.try_emplace(offset, std::move(msg)).second) {
+        for (std::size_t i = 0; i < msgs.size(); ++i) {
+            const std::int64_t offset = msgs[i].queue_offset();
+            if (msg_tree_.try_emplace(offset, Entry{batch, i}).second) {
                 ++added;
-                added_bytes += body;
+                added_bytes += static_cast<std::int64_t>(msgs[i].body().size());
                 queue_offset_max_.store(offset);
             }
         }
@@ -3505,6 +3516,24 @@ public:
             }
         }
         return dispatch;
+    }
+
+    /// Prepares messages for a listener call under the cache's write lock: runs `prepare(msgs)` (e.g. the
+    /// retry-topic reset), then stamps CONSUME_START_TIME (wall ms) on each of them and records it for the
+    /// cached entry at the same offset, which clean_expired_msg reads. A cached message that is another
+    /// object (a local retry copy, a re-pulled offset) is not changed: another listener may be reading it.
+    /// Messages shared with the cache (put_messages_shared) must be changed only here.
+    template <class Prepare>
+    void begin_consume(std::span<MessageExt> msgs, std::int64_t wall_millis, Prepare&& prepare) {
+        const std::string value = std::to_string(wall_millis);
+        const std::unique_lock lock(tree_mutex_);
+        prepare(msgs);
+        for (auto& msg : msgs) {
+            msg.set_property(property::consume_start_timestamp, value);
+            if (const auto it = msg_tree_.find(msg.queue_offset()); it != msg_tree_.end()) {
+                it->second.consume_start = wall_millis;
+            }
+        }
     }
 
     /// Java's removeMessage (concurrent path): drops the given offsets from the cache and returns the offset
@@ -3531,7 +3560,7 @@ public:
         out.reserve(std::min(batch_size, msg_tree_.size()));
         while (out.size() < batch_size && !msg_tree_.empty()) {
             auto node = msg_tree_.extract(msg_tree_.begin());
-            out.push_back(node.mapped());
+            out.push_back(node.mapped().msg());
             consuming_tree_.insert(std::move(node));
         }
         if (out.empty()) {
@@ -3553,8 +3582,8 @@ public:
             msg_size_.store(0);
         } else {
             std::int64_t bytes = 0;
-            for (const auto& [offset, msg] : consuming_tree_) {
-                bytes += static_cast<std::int64_t>(msg.body().size());
+            for (const auto& [offset, entry] : consuming_tree_) {
+                bytes += static_cast<std::int64_t>(entry.msg().body().size());
             }
             msg_size_.fetch_sub(bytes);
         }
@@ -3590,7 +3619,8 @@ public:
         const std::unique_lock lock(tree_mutex_);
         for (const auto& msg : msgs) {
             consuming_tree_.erase(msg.queue_offset());
-            msg_tree_.insert_or_assign(msg.queue_offset(), msg);
+            msg_tree_.insert_or_assign(msg.queue_offset(),
+                                       Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0});
         }
     }
 
@@ -3619,15 +3649,18 @@ public:
 
     /// Java's MessageAccessor.setConsumeStartTimeStamp on the cached messages: stores CONSUME_START_TIME
     /// (wall ms) on the messages at these offsets (cache or consuming map) so clean_expired_msg and later
-    /// copies see it.
+    /// copies see it. It changes the cached objects: not while a listener may read them (the concurrent
+    /// service, which shares its messages with the cache, uses begin_consume instead).
     void set_consume_start(std::span<const std::int64_t> queue_offsets, std::int64_t wall_millis) {
         const std::string value = std::to_string(wall_millis);
         const std::unique_lock lock(tree_mutex_);
         for (const std::int64_t offset : queue_offsets) {
             if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
-                it->second.set_property(property::consume_start_timestamp, value);
+                it->second.msg().set_property(property::consume_start_timestamp, value);
+                it->second.consume_start = wall_millis;
             } else if (const auto jt = consuming_tree_.find(offset); jt != consuming_tree_.end()) {
-                jt->second.set_property(property::consume_start_timestamp, value);
+                jt->second.msg().set_property(property::consume_start_timestamp, value);
+                jt->second.consume_start = wall_millis;
             }
         }
     }
@@ -3661,8 +3694,12 @@ public:
             {
                 const std::shared_lock lock(tree_mutex_);
                 if (!msg_tree_.empty()) {
-                    const auto& head = msg_tree_.begin()->second;
-                    const auto start = parse_long(head.property_view(property::consume_start_timestamp));
+                    const Entry& entry = msg_tree_.begin()->second;
+                    const MessageExt& head = entry.msg();
+                    const auto start =
+                        entry.consume_start >= 0
+                            ? std::optional<std::int64_t>(entry.consume_start)
+                            : parse_long(head.property_view(property::consume_start_timestamp));
                     if (start && clock_->wall_millis() - *start > consume_timeout_millis) {
                         expired = head;
                     }
@@ -3874,7 +3911,7 @@ private:
         for (const std::int64_t offset : queue_offsets) {
             if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
                 ++removed;
-                removed_bytes += static_cast<std::int64_t>(it->second.body().size());
+                removed_bytes += static_cast<std::int64_t>(it->second.msg().body().size());
                 msg_tree_.erase(it);
             }
         }
@@ -3889,10 +3926,20 @@ private:
         return result;
     }
 
+    // A cached message: the vector it was pulled in (shared with the consume requests of that pull, so the
+    // cache holds no copy) and its index there. The vector is freed with its last entry and request.
+    struct Entry {
+        std::shared_ptr<std::vector<MessageExt>> batch;
+        std::size_t index = 0;
+        std::int64_t consume_start = -1;  // wall ms of the latest listener call on this offset, -1 before
+
+        [[nodiscard]] MessageExt& msg() const noexcept { return (*batch)[index]; }
+    };
+
     std::shared_ptr<Clock> clock_;
     mutable std::shared_mutex tree_mutex_;
-    std::map<std::int64_t, MessageExt> msg_tree_;        // guarded by tree_mutex_
-    std::map<std::int64_t, MessageExt> consuming_tree_;  // guarded by tree_mutex_ (orderly in-flight)
+    std::map<std::int64_t, Entry> msg_tree_;        // guarded by tree_mutex_
+    std::map<std::int64_t, Entry> consuming_tree_;  // guarded by tree_mutex_ (orderly in-flight)
     std::atomic<std::int64_t> msg_count_{0};
     std::atomic<std::int64_t> msg_size_{0};
     std::atomic<std::int64_t> queue_offset_max_{0};
@@ -3965,18 +4012,17 @@ struct Concurrently {
         void start() { schedule_sweep(); }
 
         /// A pull found messages: cache them and hand them out in batches (loop thread).
+        /// The cache and the consume requests share the pulled vector (no copy); each request is a range of
+        /// it.
         void on_pulled(const MessageQueue& mq,
                        const std::shared_ptr<ProcessQueue>& pq,
                        std::vector<MessageExt> msgs) {
-            (void)pq->put_messages(msgs);
+            auto pulled = std::make_shared<std::vector<MessageExt>>(std::move(msgs));
+            (void)pq->put_messages_shared(pulled);
             const auto batch =
                 static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
-            for (std::size_t i = 0; i < msgs.size(); i += batch) {
-                const auto end = std::min(msgs.size(), i + batch);
-                std::vector<MessageExt> part(
-                    std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(i)),
-                    std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(end)));
-                submit(mq, pq, std::move(part));
+            for (std::size_t i = 0; i < pulled->size(); i += batch) {
+                submit(mq, pq, Request{pulled, i, std::min(pulled->size(), i + batch)});
             }
         }
 
@@ -3988,9 +4034,20 @@ struct Concurrently {
         void after_drain() {}
 
     private:
-        void submit(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, std::vector<MessageExt> msgs) {
-            auto shared = std::make_shared<std::vector<MessageExt>>(std::move(msgs));
-            host_.submit([this, mq, pq = std::move(pq), shared] { consume(mq, pq, std::move(*shared)); });
+        /// Java's ConsumeRequest: messages [begin, end) of a pulled (or locally retried) vector.
+        struct Request {
+            std::shared_ptr<std::vector<MessageExt>> msgs;
+            std::size_t begin = 0;
+            std::size_t end = 0;
+
+            [[nodiscard]] std::span<MessageExt> span() const noexcept {
+                return std::span<MessageExt>(*msgs).subspan(begin, end - begin);
+            }
+        };
+
+        void submit(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, Request request) {
+            host_.submit(
+                [this, mq, pq = std::move(pq), request = std::move(request)] { consume(mq, pq, request); });
         }
 
         void schedule_sweep() {
@@ -4022,14 +4079,17 @@ struct Concurrently {
         }
 
         /// ConsumeRequest.run (consumer.md §5.2); runs on a consume thread.
-        void consume(const MessageQueue& mq,
-                     const std::shared_ptr<ProcessQueue>& pq,
-                     std::vector<MessageExt> msgs) {
+        void
+        consume(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, const Request& request) {
             if (pq->dropped()) {
                 return;
             }
             Context ctx(mq);
-            host_.reset_retry_topic(std::span<MessageExt>(msgs));
+            const std::span<MessageExt> msgs = request.span();
+            // Shared with the cache: changed under its lock only.
+            pq->begin_consume(msgs, host_.clock()->wall_millis(), [this](std::span<MessageExt> batch) {
+                host_.reset_retry_topic(batch);
+            });
             const auto& hooks = host_.hooks();
             if (hooks.before) {
                 try {
@@ -4038,15 +4098,6 @@ struct Concurrently {
                     detail::log_line("consume hook (before) failed: {}", e.what());
                 }
             }
-            const std::int64_t wall = host_.clock()->wall_millis();
-            std::vector<std::int64_t> offsets;
-            offsets.reserve(msgs.size());
-            const std::string start_text = std::to_string(wall);
-            for (auto& msg : msgs) {
-                msg.set_property(property::consume_start_timestamp, start_text);
-                offsets.push_back(msg.queue_offset());
-            }
-            pq->set_consume_start(offsets, wall);
             const std::int64_t begin = host_.clock()->steady_millis();
             std::optional<Status> status;
             try {
@@ -4065,33 +4116,30 @@ struct Concurrently {
                     detail::log_line("consume hook (after) failed: {}", e.what());
                 }
             }
-            host_.stats_collector().record_consume_rt(mq.topic, rt);
             if (pq->dropped()) {
+                host_.stats_collector().record_consume_rt(mq.topic, rt);
                 return;  // the queue moved on (rebalance or shutdown): no send-back, no offset change
             }
-            process_result(mq, pq, std::move(msgs), ctx, effective);
+            process_result(mq, pq, msgs, ctx, effective, rt);
         }
 
         /// processConsumeResult (consumer.md §5.3).
         void process_result(const MessageQueue& mq,
                             const std::shared_ptr<ProcessQueue>& pq,
-                            std::vector<MessageExt> msgs,
+                            std::span<const MessageExt> msgs,
                             const Context& ctx,
-                            Status status) {
+                            Status status,
+                            std::int64_t rt) {
             if (msgs.empty()) {
+                host_.stats_collector().record_consume_rt(mq.topic, rt);
                 return;
             }
             const int size = static_cast<int>(msgs.size());
             int ack = -1;
             if (status == Status::ConsumeSuccess) {
                 ack = std::clamp(ctx.ack_index(), -1, size - 1);
-                host_.stats_collector().record_consume_ok(mq.topic, ack + 1);
-                if (size - ack - 1 > 0) {
-                    host_.stats_collector().record_consume_failed(mq.topic, size - ack - 1);
-                }
-            } else {
-                host_.stats_collector().record_consume_failed(mq.topic, size);
             }
+            host_.stats_collector().record_consume(mq.topic, rt, ack + 1, size - ack - 1);
             std::vector<MessageExt> back_failed;
             if (!host_.clustering()) {
                 for (int i = ack + 1; i < size; ++i) {
@@ -4102,13 +4150,14 @@ struct Concurrently {
                 }
             } else {
                 for (int i = ack + 1; i < size; ++i) {
-                    auto& msg = msgs[static_cast<std::size_t>(i)];
+                    const auto& msg = msgs[static_cast<std::size_t>(i)];
                     if (!pq->contains_message(msg.queue_offset())) {
                         continue;  // already sent back by the expiry sweep (5.x check)
                     }
                     if (!host_.send_back(msg, ctx.delay_level_when_next_consume())) {
-                        msg.set_reconsume_times(msg.reconsume_times() + 1);
+                        // A copy: the pulled vector is shared with the cache and must not change here.
                         back_failed.push_back(msg);
+                        back_failed.back().set_reconsume_times(msg.reconsume_times() + 1);
                     }
                 }
             }
@@ -4124,9 +4173,11 @@ struct Concurrently {
                 }
             }
             if (!back_failed.empty()) {
-                auto shared = std::make_shared<std::vector<MessageExt>>(std::move(back_failed));
-                host_.schedule(local_retry_delay_millis,
-                               [this, mq, pq, shared] { submit(mq, pq, std::move(*shared)); });
+                auto retry = std::make_shared<std::vector<MessageExt>>(std::move(back_failed));
+                const std::size_t count = retry->size();
+                host_.schedule(local_retry_delay_millis, [this, mq, pq, retry, count] {
+                    submit(mq, pq, Request{retry, 0, count});
+                });
             }
             const std::int64_t offset = pq->remove_messages(done);
             if (offset >= 0 && !pq->dropped()) {
@@ -4625,6 +4676,23 @@ public:
         with_topic(topic, [&](Topic& t, std::int64_t now) {
             t.consume_failed.add(now, count);
             t.consume_failed_hour.add(now, count);
+        });
+    }
+
+    /// One listener call at once: CONSUME_RT `millis`, then `ok` successes and `failed` failures (zero counts
+    /// are not recorded). Same figures as the three calls above, one lock round-trip instead of three: it
+    /// runs once per batch on the consume threads.
+    void record_consume(std::string_view topic, std::int64_t millis, std::int64_t ok, std::int64_t failed) {
+        with_topic(topic, [&](Topic& t, std::int64_t now) {
+            t.consume_rt.add(now, millis);
+            t.consume_rt_hour.add(now, millis);
+            if (ok > 0) {
+                t.consume_ok.add(now, ok);
+            }
+            if (failed > 0) {
+                t.consume_failed.add(now, failed);
+                t.consume_failed_hour.add(now, failed);
+            }
         });
     }
 
@@ -6514,31 +6582,45 @@ static_assert(Transport<InProcessTransport>);
 /// @file detail/consume_pool.hpp
 /// rmq::detail::ConsumePool: the worker threads that run listener code, fed by a bounded queue. When the
 /// queue is full try_submit() says so and the caller backs off (the puller pauses) instead of growing memory.
+///
+/// Why not a mutex, a deque and one notify per task (Java's ThreadPoolExecutor): with a cheap listener most
+/// of the time went into futex wake-ups and context switches (one per message with batch size 1, about half
+/// of all CPU samples). Here the submitter hands tasks over through a Boost.Lockfree ring without taking any
+/// lock a worker holds, and wakes a sleeping worker only when no worker is already looking for work. A woken
+/// worker that finds more work queued wakes the next one (the "spinning thread" rule of Go's scheduler), so a
+/// burst of slow tasks still spreads over every thread, while a stream of cheap tasks is run by the few
+/// workers that are already awake.
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include <boost/lockfree/spsc_queue.hpp>
 #include <fmt/format.h>
 
 namespace rmq::detail {
 
 /// A fixed set of worker threads over a bounded FIFO of tasks. Tasks must not throw (an escaping exception is
-/// logged and swallowed so a worker never dies).
+/// logged and swallowed so a worker never dies). Every member is thread-safe.
 class ConsumePool {
 public:
+    /// How many times a worker that ran out of work polls the queue (yielding in between) before it sleeps.
+    static constexpr int spin_rounds = 64;
+
     /// `threads` workers (at least 1), at most `capacity` queued tasks (at least 1).
     ConsumePool(std::size_t threads, std::size_t capacity)
         : threads_wanted_(threads == 0 ? 1 : threads)
-        , capacity_(capacity == 0 ? 1 : capacity) {}
+        , capacity_(capacity == 0 ? 1 : capacity)
+        , ring_(capacity_) {}
 
     ConsumePool(const ConsumePool&) = delete;
     ConsumePool& operator=(const ConsumePool&) = delete;
@@ -6550,8 +6632,8 @@ public:
 
     /// Starts the workers.
     void start() {
-        const std::lock_guard lock(mutex_);
-        if (!workers_.empty() || closed_) {
+        const std::lock_guard lock(workers_mutex_);
+        if (!workers_.empty() || closed_.load()) {
             return;
         }
         workers_.reserve(threads_wanted_);
@@ -6560,68 +6642,87 @@ public:
         }
     }
 
-    /// Queues a task; false when the queue is full or the pool is closed.
-    [[nodiscard]] bool try_submit(std::function<void()> task) {
+    /// Queues a task; false when the queue is full or the pool is closed. `task` is moved from only when it
+    /// was queued, so a refused task can be submitted again later.
+    [[nodiscard]] bool try_submit(std::function<void()>&& task) {
         {
-            const std::lock_guard lock(mutex_);
-            if (closed_ || tasks_.size() >= capacity_) {
+            // The ring has one producer side; this lock only serialises submitters (normally the consumer's
+            // one loop thread, so it is never contended) and is never taken by a worker.
+            const std::lock_guard lock(producer_mutex_);
+            if (closed_.load() || pending_.load() >= capacity_) {
                 return false;
             }
-            tasks_.push_back(std::move(task));
+            auto node = std::make_unique<Task>(Task{std::move(task)});
+            // Counted before the push so that a worker never finishes a task it has not seen counted.
+            outstanding_.fetch_add(1);
+            pending_.fetch_add(1);
+            if (!ring_.push(node.get())) {
+                pending_.fetch_sub(1);
+                outstanding_.fetch_sub(1);
+                task = std::move(node->fn);
+                return false;
+            }
+            (void)node.release();
         }
-        cv_.notify_one();
+        if (spinning_.load() == 0) {
+            wake_one();
+        }
         return true;
     }
 
     /// Whether a try_submit would fail for lack of room.
-    [[nodiscard]] bool full() const {
-        const std::lock_guard lock(mutex_);
-        return tasks_.size() >= capacity_;
-    }
+    [[nodiscard]] bool full() const noexcept { return pending_.load() >= capacity_; }
 
     /// Queued (not yet started) tasks.
-    [[nodiscard]] std::size_t queued() const {
-        const std::lock_guard lock(mutex_);
-        return tasks_.size();
-    }
+    [[nodiscard]] std::size_t queued() const noexcept { return pending_.load(); }
 
-    /// Whether the calling thread is one of the workers.
-    [[nodiscard]] bool on_worker() const {
-        const std::lock_guard lock(mutex_);
-        for (const auto& w : workers_) {
-            if (w.get_id() == std::this_thread::get_id()) {
-                return true;
-            }
-        }
-        return false;
-    }
+    /// Whether the calling thread is one of this pool's workers.
+    [[nodiscard]] bool on_worker() const noexcept { return current_pool() == this; }
 
     /// Refuses new tasks and discards the queued ones (their messages stay cached, uncommitted: they are
     /// redelivered later, never reported as failures). Returns how many were discarded.
     std::size_t close() {
-        std::deque<std::function<void()>> dropped;
         {
-            const std::lock_guard lock(mutex_);
-            closed_ = true;
-            dropped.swap(tasks_);
+            const std::lock_guard lock(producer_mutex_);
+            closed_.store(true);
         }
-        cv_.notify_all();
-        return dropped.size();
+        std::size_t dropped = 0;
+        {
+            const std::lock_guard lock(consumer_mutex_);
+            Task* task = nullptr;
+            while (ring_.pop(task)) {
+                delete task;
+                ++dropped;
+            }
+            pending_.fetch_sub(dropped);
+        }
+        if (dropped > 0) {
+            finished(dropped);
+        }
+        {
+            const std::lock_guard lock(park_mutex_);
+            park_cv_.notify_all();
+        }
+        return dropped;
     }
 
-    /// Waits until no task runs, up to `timeout_millis`; true when idle.
+    /// Waits until no task is queued or running, up to `timeout_millis`; true when idle.
     bool wait_idle(std::int64_t timeout_millis) {
-        std::unique_lock lock(mutex_);
-        return idle_cv_.wait_for(lock,
-                                 std::chrono::milliseconds(timeout_millis < 0 ? 0 : timeout_millis),
-                                 [this] { return active_ == 0 && tasks_.empty(); });
+        std::unique_lock lock(idle_mutex_);
+        idle_waiters_.fetch_add(1);
+        const bool idle =
+            idle_cv_.wait_for(lock,
+                              std::chrono::milliseconds(timeout_millis < 0 ? 0 : timeout_millis),
+                              [this] { return outstanding_.load() == 0; });
+        idle_waiters_.fetch_sub(1);
+        return idle;
     }
 
     /// Joins the workers (after close(): each finishes the task it runs). Never call from a worker.
     void join() {
         std::vector<std::thread> workers;
         {
-            const std::lock_guard lock(mutex_);
+            const std::lock_guard lock(workers_mutex_);
             workers.swap(workers_);
         }
         for (auto& w : workers) {
@@ -6637,44 +6738,131 @@ public:
     [[nodiscard]] std::size_t threads() const noexcept { return threads_wanted_; }
 
 private:
+    struct Task {
+        std::function<void()> fn;
+    };
+
+    static const ConsumePool*& current_pool() noexcept {
+        thread_local const ConsumePool* pool = nullptr;
+        return pool;
+    }
+
+    // The consumer side of the single-producer ring is shared by the workers, one at a time.
+    Task* pop() {
+        Task* task = nullptr;
+        const std::lock_guard lock(consumer_mutex_);
+        if (ring_.pop(task)) {
+            pending_.fetch_sub(1);
+            return task;
+        }
+        return nullptr;
+    }
+
+    // Hands one parked worker a wake-up permit; it counts as spinning from now on so that submitters do not
+    // wake a second one for the same work.
+    void wake_one() {
+        if (sleepers_.load() == 0) {
+            return;
+        }
+        const std::lock_guard lock(park_mutex_);
+        if (sleepers_.load() <= permits_) {
+            return;  // every parked worker is already on its way
+        }
+        ++permits_;
+        spinning_.fetch_add(1);
+        park_cv_.notify_one();
+    }
+
+    // Sleeps until woken; true when woken by a permit (the caller is then counted in spinning_). Returns
+    // false at once when work arrived between the last poll and now, and on close.
+    bool park() {
+        std::unique_lock lock(park_mutex_);
+        // Registered before looking at pending_: a submitter that pushes after this load sees the sleeper.
+        sleepers_.fetch_add(1);
+        if (pending_.load() > 0 || closed_.load()) {
+            sleepers_.fetch_sub(1);
+            return false;
+        }
+        park_cv_.wait(lock, [this] { return permits_ > 0 || closed_.load(); });
+        sleepers_.fetch_sub(1);
+        if (permits_ > 0) {
+            --permits_;
+            return true;
+        }
+        return false;
+    }
+
+    void finished(std::size_t count) {
+        if (outstanding_.fetch_sub(count) == count && idle_waiters_.load() > 0) {
+            const std::lock_guard lock(idle_mutex_);
+            idle_cv_.notify_all();
+        }
+    }
+
     void run() {
+        current_pool() = this;
+        bool spinning = false;
         while (true) {
-            std::function<void()> task;
-            {
-                std::unique_lock lock(mutex_);
-                cv_.wait(lock, [this] { return closed_ || !tasks_.empty(); });
-                if (tasks_.empty()) {
-                    return;  // closed and drained
+            Task* task = pop();
+            if (task == nullptr && !closed_.load()) {
+                // At most one worker polls on its own initiative; a woken one polls as well.
+                if (!spinning && spinning_.load() == 0) {
+                    spinning_.fetch_add(1);
+                    spinning = true;
                 }
-                task = std::move(tasks_.front());
-                tasks_.pop_front();
-                ++active_;
+                for (int i = 0; spinning && task == nullptr && i < spin_rounds; ++i) {
+                    std::this_thread::yield();
+                    task = pop();
+                }
+            }
+            if (spinning) {
+                spinning = false;
+                // The last poller that found work wakes a replacement while work remains (a burst of slow
+                // tasks then spreads over the sleeping workers one by one).
+                if (spinning_.fetch_sub(1) == 1 && task != nullptr && pending_.load() > 0) {
+                    wake_one();
+                }
+            }
+            if (task == nullptr) {
+                if (closed_.load() && pending_.load() == 0) {
+                    return;
+                }
+                spinning = park();
+                continue;
             }
             try {
-                task();
+                task->fn();
             } catch (const std::exception& e) {
                 fmt::print(stderr, "rmq: consume task failed: {}\n", e.what());
             } catch (...) {
                 fmt::print(stderr, "rmq: consume task failed with an unknown exception\n");
             }
-            task = nullptr;
-            {
-                const std::lock_guard lock(mutex_);
-                --active_;
-            }
-            idle_cv_.notify_all();
+            delete task;
+            finished(1);
         }
     }
 
     std::size_t threads_wanted_;
     std::size_t capacity_;
-    mutable std::mutex mutex_;
-    std::condition_variable cv_;
+    boost::lockfree::spsc_queue<Task*> ring_;  // push under producer_mutex_, pop under consumer_mutex_
+    std::mutex producer_mutex_;
+    std::mutex consumer_mutex_;
+    std::atomic<std::size_t> pending_{0};      // pushed, not yet popped
+    std::atomic<std::size_t> outstanding_{0};  // pushed, not yet finished (queued or running)
+    std::atomic<bool> closed_{false};
+
+    std::mutex park_mutex_;
+    std::condition_variable park_cv_;
+    std::atomic<int> sleepers_{0};  // parked workers (changed under park_mutex_)
+    std::atomic<int> spinning_{0};  // workers polling for work, woken ones included
+    int permits_ = 0;               // guarded by park_mutex_: wake-ups not yet consumed
+
+    std::mutex idle_mutex_;
     std::condition_variable idle_cv_;
-    std::deque<std::function<void()>> tasks_;
+    std::atomic<int> idle_waiters_{0};
+
+    std::mutex workers_mutex_;
     std::vector<std::thread> workers_;
-    std::size_t active_ = 0;
-    bool closed_ = false;
 };
 
 }  // namespace rmq::detail
@@ -7149,7 +7337,7 @@ public:
         if (stopping_.load()) {
             return;
         }
-        if (pool_->try_submit(task)) {
+        if (pool_->try_submit(std::move(task))) {
             return;
         }
         schedule(config_.pull_time_delay_mills_when_flow_control,
@@ -7320,10 +7508,16 @@ public:
 
     /// Java's resetRetryAndNamespace: retry-topic messages show their original topic to the listener.
     void reset_retry_topic(std::span<MessageExt> msgs) const {
-        const std::string retry = retry_topic(group_);
+        std::string retry;  // built only when a message came through a retry topic (rare, and a heap string)
         for (auto& msg : msgs) {
             const auto original = msg.property_view(property::retry_topic);
-            if (!original.empty() && msg.topic() == retry) {
+            if (original.empty()) {
+                continue;
+            }
+            if (retry.empty()) {
+                retry = retry_topic(group_);
+            }
+            if (msg.topic() == retry) {
                 msg.set_topic(std::string(original));
             }
         }
@@ -14086,7 +14280,7 @@ private:
                                  remoting::make_request(remoting::request_code::get_routeinfo_by_topic, h),
                                  config_.mq_client_api_timeout,
                                  [this, topic](std::optional<remoting::Command> resp, std::exception_ptr e) {
-                                     if (e || resp->code != response_code::success) {
+                                     if (e || !resp || resp->code != response_code::success) {
                                          return;
                                      }
                                      try {
