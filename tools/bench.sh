@@ -2,6 +2,8 @@
 # One command for rmq's benchmarks (docs/benchmarks.md): builds bench/ in Release with the flags of the
 # `release` preset, runs every benchmark that can run on this machine (fresh process per run, interleaved,
 # repeated), and writes bench/results/latest.md and bench/results/latest.json. Progress goes to stderr.
+# On a clean Debian machine it first installs what is missing (tools/install-deps.sh, with the JDK and Maven
+# unless --no-java) and fetches Apache RocketMQ 5.3.3 and its Java client (tools/rocketmq.sh fetch).
 #
 #   tools/bench.sh [--quick] [--reps N] [--messages N] [--backlog N] [--no-backlog] [--no-rebalance]
 #                  [--real-messages N] [--real-backlog N] [--backlog-window S] [--no-real-backlog]
@@ -64,6 +66,12 @@ if [[ -n $REPORT_ONLY ]]; then
     REAL_REASON=""  # what is missing from FILE shows as "not run"
     JAVA_REASON=""
 else
+# ---- what a clean Debian machine lacks: the toolchain, and for the real-broker runs the JDK + Maven ------
+if [[ $RUN_JAVA == 1 ]]; then
+    RMQ_DEPS_BROKER=1 "$ROOT/tools/install-deps.sh" >&2 || log "could not install the JDK/Maven: real-broker runs will be skipped"
+else
+    "$ROOT/tools/install-deps.sh" >&2
+fi
 # ---- build (the `release` preset's settings: Release, warnings not fatal, no tests) --------------------
 log "configuring $BUILD (Release)"
 LAUNCHER=()
@@ -93,8 +101,11 @@ if [[ $RUN_JAVA == 0 ]]; then
     JAVA_REASON="skipped (--no-java)"
 elif ! command -v java >/dev/null || ! command -v javac >/dev/null; then
     JAVA_REASON="no JDK on this machine"
-elif ! JAVA_CP=$("$ROOT/tools/rocketmq.sh" classpath client 2>/dev/null); then
-    JAVA_REASON="the RocketMQ jars are not fetched (tools/rocketmq.sh fetch)"
+elif ! JAVA_CP=$("$ROOT/tools/rocketmq.sh" classpath client 2>/dev/null) &&
+    ! { log "fetching Apache RocketMQ and its Java client from Maven Central (tools/rocketmq.sh fetch)" &&
+        "$ROOT/tools/rocketmq.sh" fetch >&2 &&
+        JAVA_CP=$("$ROOT/tools/rocketmq.sh" classpath client 2>/dev/null); }; then
+    JAVA_REASON="the RocketMQ jars could not be fetched (tools/rocketmq.sh fetch: is Maven Central reachable?)"
 fi
 
 # ---- run -----------------------------------------------------------------------------------------------
