@@ -134,6 +134,9 @@ private:
 /// Completion of an asynchronous pull; may run on any thread of the transport.
 using PullCallback = std::function<void(Outcome<PullResult>)>;
 
+/// Queues a task on the caller's own event loop, to run after the caller returns (never inline).
+using PostToCaller = std::function<void(std::function<void()>)>;
+
 /// What one consumer group member reports in a heartbeat (ConsumerData).
 struct ConsumerData {
     std::string group_name;

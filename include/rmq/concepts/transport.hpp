@@ -39,6 +39,16 @@ concept HasMembership =
 template <class T>
 concept HasPull = requires(T& t, const PullArgs& args, PullCallback cb) { t.pull(args, std::move(cb)); };
 
+/// Optional: `pull(PullArgs, PullCallback, PostToCaller post)`. A pull whose answer is at hand when it is
+/// made completes through `post`, on the caller's own loop, instead of on a transport thread: a consumer then
+/// pays no thread hand-over for a pull that finds messages at once (the embedded broker's common case).
+/// Answers that come later (long polling) still arrive on any thread. Consumers use it when the transport has
+/// it.
+template <class T>
+concept HasPullPostingToCaller = requires(T& t, const PullArgs& args, PullCallback cb, PostToCaller post) {
+    t.pull(args, std::move(cb), std::move(post));
+};
+
 /// Offsets: `query_consumer_offset(group, mq) -> std::optional<std::int64_t>` (nullopt = none stored),
 /// `update_consumer_offset(group, mq, offset)`, `min_offset(mq)`, `max_offset(mq)`,
 /// `search_offset(mq, timestamp_millis)`.

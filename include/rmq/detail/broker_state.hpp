@@ -435,8 +435,10 @@ public:
 
     // ---- pull ------------------------------------------------------------------------------------------
 
-    void pull(const PullArgs& args, PullCallback callback) {
+    /// With `post`, an answer ready now is posted there (after the lock is released) rather than dispatched.
+    void pull(const PullArgs& args, PullCallback callback, const PostToCaller* post = nullptr) {
         Tasks out;
+        std::optional<Task> ready;
         std::optional<Outcome<PullResult>> immediate;
         {
             const std::lock_guard lock(mutex_);
@@ -452,13 +454,23 @@ public:
             } else {
                 auto r = process_pull_locked(args, true, callback);
                 if (r) {
-                    out.push_back(
-                        [cb = std::move(callback), res = std::move(*r)]() mutable { cb(std::move(res)); });
+                    Task task = [cb = std::move(callback), res = std::move(*r)]() mutable {
+                        cb(std::move(res));
+                    };
+                    if (post != nullptr && *post) {
+                        ready.emplace(std::move(task));
+                    } else {
+                        out.push_back(std::move(task));
+                    }
                 }
             }
         }
         if (immediate) {
             callback(std::move(*immediate));
+            return;
+        }
+        if (ready) {
+            (*post)(std::move(*ready));
             return;
         }
         dispatch(std::move(out));

@@ -70,6 +70,12 @@ struct LifeGate {
         }
     }
 
+    /// Whether the gate is open and the caller runs on its loop (where the consumer is known to be alive).
+    [[nodiscard]] bool in_loop() {
+        const std::lock_guard lock(mutex);
+        return scheduler != nullptr && scheduler->in_loop();
+    }
+
     void close() {
         const std::lock_guard lock(mutex);
         scheduler = nullptr;
@@ -984,10 +990,29 @@ private:
         args.sys_flag = flags;
         const std::int64_t begin = clock_->steady_millis();
         try {
-            transport_.pull(args, [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
-                auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
-                gate->post([this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
-            });
+            if constexpr (HasPullPostingToCaller<Tr>) {
+                // An answer at hand comes back through the loop's own queue (no thread hand-over); a held one
+                // arrives on a transport thread and is posted like any other completion.
+                transport_.pull(
+                    args,
+                    [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
+                        // Only the gate may be touched first: a held pull can complete after the consumer
+                        // is gone.
+                        if (gate->in_loop()) {
+                            on_pull_result(st, begin, std::move(outcome));
+                            return;
+                        }
+                        auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
+                        gate->post(
+                            [this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
+                    },
+                    [gate = gate_](std::function<void()> task) { gate->post(std::move(task)); });
+            } else {
+                transport_.pull(args, [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
+                    auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
+                    gate->post([this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
+                });
+            }
         } catch (const std::exception& e) {
             log_line("group [{}]: pull of {} failed: {}", group_, st->mq, e.what());
             pull_later(st, config_.pull_time_delay_mills_when_exception);

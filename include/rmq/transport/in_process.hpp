@@ -63,6 +63,12 @@ public:
     /// matching message arrives or the suspend timeout passes).
     void pull(const PullArgs& args, PullCallback callback) { state_->pull(args, std::move(callback)); }
 
+    /// PULL_MESSAGE whose immediate answer (messages found, nothing new without suspend, an error) is handed
+    /// to `post` instead of the dispatcher thread; a held pull still completes on the dispatcher.
+    void pull(const PullArgs& args, PullCallback callback, PostToCaller post) {
+        state_->pull(args, std::move(callback), &post);
+    }
+
     /// QUERY_CONSUMER_OFFSET: the stored offset; 0 when none is stored and the queue still starts at 0 (the
     /// Java broker's "message 0 is in memory" rule); nullopt (QUERY_NOT_FOUND) otherwise.
     std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {

@@ -1,5 +1,6 @@
 // Store and pull rules of the embedded broker (consumer.md 4.6-4.8, 8.2).
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -448,4 +449,52 @@ TEST_CASE("broker: the 5 s hold check wakes a held pull whose queue grew with no
     CHECK_FALSE(idle.done());
     f.clock->advance(rmq::Millis(1));
     CHECK(idle.wait().value().status == PullStatus::NoNewMsg);
+}
+
+TEST_CASE(
+    "broker: a pull answered at once completes through the caller's post, a held one on the dispatcher") {
+    static_assert(rmq::HasPullPostingToCaller<rmq::InProcessTransport>);
+    Fixture f;
+    f.subscribe("G", "c1", "TopicTest", "*");
+    f.send(0, "TagA", "first");
+    std::vector<std::function<void()>> posted;
+    const rmq::PostToCaller post = [&posted](std::function<void()> task) {
+        posted.push_back(std::move(task));
+    };
+
+    SECTION("messages found: posted, never dispatched, run when the caller runs the task") {
+        PullCatcher c;
+        f.transport->pull(f.args(0, 0, rmq::pull_sys_flag::suspend), c.callback(), post);
+        f.broker->drain();
+        CHECK_FALSE(c.done());  // neither inline nor on the dispatcher
+        REQUIRE(posted.size() == 1);
+        posted.front()();
+        REQUIRE(c.done());
+        const auto r = c.wait();
+        REQUIRE(r.ok());
+        CHECK(r.value().status == PullStatus::Found);
+        REQUIRE(r.value().msg_found_list.size() == 1);
+        CHECK(r.value().msg_found_list[0].body() == "first");
+    }
+    SECTION("an immediate error is posted too") {
+        PullCatcher c;
+        auto a = f.args(0, 0, 0);
+        a.consumer_group.clear();
+        f.transport->pull(a, c.callback(), post);
+        f.broker->drain();
+        CHECK_FALSE(c.done());
+        REQUIRE(posted.size() == 1);
+        posted.front()();
+        CHECK_FALSE(c.wait().ok());
+    }
+    SECTION("nothing new yet: held, then answered on the dispatcher without the post") {
+        PullCatcher c;
+        f.transport->pull(f.args(0, 1, rmq::pull_sys_flag::suspend), c.callback(), post);
+        CHECK(f.broker->held_pull_count() == 1);
+        f.send(0, "TagA", "second");
+        const auto r = c.wait();
+        REQUIRE(r.ok());
+        CHECK(r.value().status == PullStatus::Found);
+        CHECK(posted.empty());
+    }
 }
