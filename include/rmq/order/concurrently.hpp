@@ -9,6 +9,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -61,6 +62,7 @@ struct Concurrently {
         void on_pulled(const MessageQueue& mq,
                        const std::shared_ptr<ProcessQueue>& pq,
                        std::vector<MessageExt> msgs) {
+            free_retired();
             auto pulled = std::make_shared<std::vector<MessageExt>>(std::move(msgs));
             (void)pq->put_messages_shared(pulled);
             const auto batch =
@@ -75,7 +77,8 @@ struct Concurrently {
 
         void stop() {}
 
-        void after_drain() {}
+        /// The loop and the consume threads have stopped: nothing else touches the retired vectors now.
+        void after_drain() { free_retired(); }
 
     private:
         /// Java's ConsumeRequest: messages [begin, end) of a pulled (or locally retried) vector.
@@ -90,12 +93,33 @@ struct Concurrently {
         };
 
         void submit(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, Request request) {
-            host_.submit(
-                [this, mq, pq = std::move(pq), request = std::move(request)] { consume(mq, pq, request); });
+            host_.submit([this, mq, pq = std::move(pq), request = std::move(request)]() mutable {
+                consume(mq, pq, request);
+                retire(std::move(request.msgs));
+            });
+        }
+
+        /// A consume thread is done with a pulled vector: the loop thread, which allocated its messages,
+        /// frees them (free_retired). Freed on a consume thread, each of a message's blocks would take the
+        /// allocator lock of the loop thread's arena, which the loop keeps taking to copy the next pulls:
+        /// that contention was the largest cause of context switches once the pull path had none.
+        void retire(std::shared_ptr<std::vector<MessageExt>> msgs) {
+            const std::lock_guard lock(retired_mutex_);
+            retired_.push_back(std::move(msgs));
+        }
+
+        /// Loop thread: drops the vectors consume threads are done with (the last reference usually).
+        void free_retired() {
+            {
+                const std::lock_guard lock(retired_mutex_);
+                retired_.swap(freeing_);
+            }
+            freeing_.clear();  // keeps its capacity: the next swap gives the consume threads room again
         }
 
         void schedule_sweep() {
             host_.schedule(expiry_sweep_period_millis, [this] {
+                free_retired();
                 sweep();
                 schedule_sweep();
             });
@@ -230,6 +254,10 @@ struct Concurrently {
         }
 
         Host& host_;
+        std::mutex retired_mutex_;
+        std::vector<std::shared_ptr<std::vector<MessageExt>>> retired_;  // guarded by retired_mutex_
+        std::vector<std::shared_ptr<std::vector<MessageExt>>>
+            freeing_;  // loop thread (then the shutdown thread)
     };
 };
 
