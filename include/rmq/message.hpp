@@ -159,7 +159,7 @@ public:
 
     /// The value of a property, if present.
     [[nodiscard]] std::optional<std::string> property(std::string_view name) const {
-        if (const auto it = properties_.find(std::string(name)); it != properties_.end()) {
+        if (const auto it = find_property(name); it != properties_.end()) {
             return it->second;
         }
         return std::nullopt;
@@ -167,14 +167,14 @@ public:
 
     /// The value of a property as a view into the message, empty when absent.
     [[nodiscard]] std::string_view property_view(std::string_view name) const noexcept {
-        if (const auto it = properties_.find(std::string(name)); it != properties_.end()) {
+        if (const auto it = find_property(name); it != properties_.end()) {
             return it->second;
         }
         return {};
     }
 
     [[nodiscard]] bool has_property(std::string_view name) const noexcept {
-        return properties_.find(std::string(name)) != properties_.end();
+        return find_property(name) != properties_.end();
     }
 
     void set_property(std::string_view name, std::string_view value) {
@@ -195,6 +195,24 @@ public:
     friend bool operator==(const Message&, const Message&) = default;
 
 private:
+    // Properties is keyed by std::string and looks up by std::string only: a name longer than the string's
+    // inline buffer (CONSUME_START_TIME, MAX_RECONSUME_TIMES) would cost a heap allocation per look-up, so
+    // such names are found by a scan of the (small, sorted) map instead.
+    [[nodiscard]] Properties::const_iterator find_property(std::string_view name) const noexcept {
+        if (name.size() < 16) {
+            return properties_.find(std::string(name));
+        }
+        for (auto it = properties_.begin(); it != properties_.end(); ++it) {
+            if (it->first == name) {
+                return it;
+            }
+            if (std::string_view(it->first) > name) {
+                break;
+            }
+        }
+        return properties_.end();
+    }
+
     std::string topic_;
     std::int32_t flag_ = 0;
     Properties properties_;

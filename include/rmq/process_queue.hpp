@@ -34,6 +34,8 @@
 #include <rmq/error.hpp>
 #include <rmq/message.hpp>
 
+#include <rmq/detail/adaptive_shared_mutex.hpp>
+
 namespace rmq {
 
 /// One ProcessQueue exists per assigned MessageQueue. All members are thread-safe: the two offset-ordered
@@ -111,7 +113,7 @@ public:
         std::int64_t added_bytes = 0;
         for (std::size_t i = 0; i < msgs.size(); ++i) {
             const std::int64_t offset = msgs[i].queue_offset();
-            if (msg_tree_.try_emplace(offset, Entry{batch, i}).second) {
+            if (msg_tree_.try_emplace(offset, Entry{batch, i, start_of(msgs[i])}).second) {
                 ++added;
                 added_bytes += static_cast<std::int64_t>(msgs[i].body().size());
                 queue_offset_max_.store(offset);
@@ -133,18 +135,21 @@ public:
         return dispatch;
     }
 
-    /// Prepares messages for a listener call under the cache's write lock: runs `prepare(msgs)` (e.g. the
-    /// retry-topic reset), then stamps CONSUME_START_TIME (wall ms) on each of them and records it for the
-    /// cached entry at the same offset, which clean_expired_msg reads. A cached message that is another
-    /// object (a local retry copy, a re-pulled offset) is not changed: another listener may be reading it.
-    /// Messages shared with the cache (put_messages_shared) must be changed only here.
+    /// Prepares messages for a listener call: runs `prepare(msgs)` (e.g. the retry-topic reset), stamps
+    /// CONSUME_START_TIME (wall ms) on each of them, then records that time, under the cache's write lock,
+    /// for the cached entry at the same offset, which clean_expired_msg reads. Messages shared with the cache
+    /// (put_messages_shared) change only here, by the one request that holds them and before their start is
+    /// recorded: until then no other thread reads them (clean_expired_msg looks only at started entries), and
+    /// the lock publishes the changes with the start, so the lock is held for the look-ups alone.
     template <class Prepare>
     void begin_consume(std::span<MessageExt> msgs, std::int64_t wall_millis, Prepare&& prepare) {
-        const std::string value = std::to_string(wall_millis);
-        const std::unique_lock lock(tree_mutex_);
         prepare(msgs);
+        const std::string value = std::to_string(wall_millis);
         for (auto& msg : msgs) {
             msg.set_property(property::consume_start_timestamp, value);
+        }
+        const std::unique_lock lock(tree_mutex_);
+        for (const auto& msg : msgs) {
             if (const auto it = msg_tree_.find(msg.queue_offset()); it != msg_tree_.end()) {
                 it->second.consume_start = wall_millis;
             }
@@ -234,8 +239,9 @@ public:
         const std::unique_lock lock(tree_mutex_);
         for (const auto& msg : msgs) {
             consuming_tree_.erase(msg.queue_offset());
-            msg_tree_.insert_or_assign(msg.queue_offset(),
-                                       Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0});
+            msg_tree_.insert_or_assign(
+                msg.queue_offset(),
+                Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0, start_of(msg)});
         }
     }
 
@@ -310,13 +316,10 @@ public:
                 const std::shared_lock lock(tree_mutex_);
                 if (!msg_tree_.empty()) {
                     const Entry& entry = msg_tree_.begin()->second;
-                    const MessageExt& head = entry.msg();
-                    const auto start =
-                        entry.consume_start >= 0
-                            ? std::optional<std::int64_t>(entry.consume_start)
-                            : parse_long(head.property_view(property::consume_start_timestamp));
-                    if (start && clock_->wall_millis() - *start > consume_timeout_millis) {
-                        expired = head;
+                    // Only a started entry's message may be read here (see begin_consume).
+                    if (entry.consume_start >= 0 &&
+                        clock_->wall_millis() - entry.consume_start > consume_timeout_millis) {
+                        expired = entry.msg();
                     }
                 }
             }
@@ -551,8 +554,13 @@ private:
         [[nodiscard]] MessageExt& msg() const noexcept { return (*batch)[index]; }
     };
 
+    // The start a message brings into the cache (a CONSUME_START_TIME set before it was cached), -1 if none.
+    static std::int64_t start_of(const MessageExt& msg) {
+        return parse_long(msg.property_view(property::consume_start_timestamp)).value_or(-1);
+    }
+
     std::shared_ptr<Clock> clock_;
-    mutable std::shared_mutex tree_mutex_;
+    mutable detail::AdaptiveSharedMutex tree_mutex_;
     std::map<std::int64_t, Entry> msg_tree_;        // guarded by tree_mutex_
     std::map<std::int64_t, Entry> consuming_tree_;  // guarded by tree_mutex_ (orderly in-flight)
     std::atomic<std::int64_t> msg_count_{0};

@@ -1,4 +1,5 @@
 #include <map>
+#include <optional>
 #include <string>
 
 #include <golden.hpp>
@@ -53,4 +54,23 @@ TEST_CASE("properties round-trip and never end with a separator", "[model][prope
     CHECK(text.back() != rmq::property::property_separator);
     CHECK(rmq::decode_properties(text) == props);
     CHECK(rmq::encode_properties({}).empty());
+}
+
+TEST_CASE("property look-ups by long and short names find exactly the stored entries",
+          "[model][properties]") {
+    rmq::MessageExt m;
+    m.set_property("CONSUME_START_TIME", "1700000000000");
+    m.set_property("MAX_RECONSUME_TIMES", "16");
+    m.set_property("TAGS", "TagA");
+    m.set_property("ZZZZ_A_VERY_LONG_USER_PROPERTY_NAME", "z");
+    CHECK(m.property_view("CONSUME_START_TIME") == "1700000000000");
+    CHECK(m.property("MAX_RECONSUME_TIMES") == std::optional<std::string>("16"));
+    CHECK(m.property_view("ZZZZ_A_VERY_LONG_USER_PROPERTY_NAME") == "z");
+    CHECK(m.tags() == "TagA");
+    CHECK(m.has_property("CONSUME_START_TIME"));
+    CHECK_FALSE(m.has_property("CONSUME_START_TIMESTAMP"));  // a longer name with the same prefix
+    CHECK_FALSE(m.has_property("CONSUME_START_TIM"));        // a shorter one
+    CHECK_FALSE(m.has_property("AAAA_BEFORE_EVERYTHING_LONG"));
+    CHECK_FALSE(m.property("ZZZZZ_AFTER_EVERYTHING_LONG_NAME").has_value());
+    CHECK(m.property_view("MIN_OFFSET").empty());
 }

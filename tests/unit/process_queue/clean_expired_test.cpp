@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -107,6 +108,34 @@ TEST_CASE("a head without CONSUME_START_TIME (never dispatched) stops the run", 
     f.pq.clean_expired_msg(fifteen_minutes, RecordingSendBack{&sent});
     CHECK(sent.empty());
     CHECK(f.pq.msg_count() == 3);
+}
+
+TEST_CASE("a message cached with CONSUME_START_TIME already set counts as started",
+          "[process_queue][expired]") {
+    Fixture f;
+    auto msgs = make_msgs(0, 2);
+    msgs[0].set_property(rmq::property::consume_start_timestamp,
+                         std::to_string(f.clock->wall_millis() - 2 * fifteen_minutes));
+    f.pq.put_messages(std::move(msgs));
+    std::vector<std::int64_t> sent;
+    f.pq.clean_expired_msg(fifteen_minutes, RecordingSendBack{&sent});
+    CHECK(sent == Offsets{0});
+    CHECK(f.pq.msg_count() == 1);
+}
+
+TEST_CASE("begin_consume stamps the messages and the entries; the sweep reads the entries only",
+          "[process_queue][expired]") {
+    Fixture f;
+    auto batch = std::make_shared<std::vector<rmq::MessageExt>>(make_msgs(0, 3));
+    f.pq.put_messages_shared(batch);
+    const std::int64_t started = f.clock->wall_millis() - 2 * fifteen_minutes;
+    f.pq.begin_consume(std::span<rmq::MessageExt>(*batch).subspan(0, 2), started, [](auto) {});
+    CHECK((*batch)[0].property(rmq::property::consume_start_timestamp) == std::to_string(started));
+    CHECK_FALSE((*batch)[2].has_property(rmq::property::consume_start_timestamp));
+    std::vector<std::int64_t> sent;
+    f.pq.clean_expired_msg(fifteen_minutes, RecordingSendBack{&sent});
+    CHECK(sent == Offsets{0, 1});  // offset 2 was never started: the run ends there
+    CHECK(f.pq.msg_count() == 1);
 }
 
 TEST_CASE("nothing cached: send_back is never called", "[process_queue][expired]") {

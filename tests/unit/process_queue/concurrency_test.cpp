@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -156,4 +159,69 @@ TEST_CASE("2 putters and an orderly taker: each offset is taken and committed ex
     CHECK(pq.msg_count() == 0);
     CHECK(pq.msg_size() == 0);
     CHECK_FALSE(pq.consuming());
+}
+
+TEST_CASE("requests stamping shared slices while the expiry sweep runs: each offset ends once, no race",
+          "[process_queue][concurrency]") {
+    // The concurrent service's shape: one pulled vector shared by the cache and by requests of one message,
+    // each on its own thread; begin_consume changes its messages outside the lock while a sweep copies and
+    // sends back started heads. Every started message is old enough to expire, so both paths race for it.
+    auto clock = std::make_shared<rmq::ManualClock>();
+    rmq::ProcessQueue pq(clock);
+    constexpr std::int64_t count = 400;
+    auto shared = std::make_shared<std::vector<rmq::MessageExt>>(make_msgs(0, count));
+    REQUIRE(pq.put_messages_shared(shared));
+    const std::int64_t long_ago = clock->wall_millis() - 60 * 60 * 1000;
+
+    std::atomic<std::int64_t> next{0};
+    std::atomic<int> workers_done{0};
+    std::atomic<int> bad_reads{0};
+    std::vector<std::int64_t> swept;
+    std::vector<std::string> swept_starts;
+    std::vector<std::thread> threads;
+    for (int w = 0; w < 3; ++w) {
+        threads.emplace_back([&] {
+            for (std::int64_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) {
+                const auto slice =
+                    std::span<rmq::MessageExt>(*shared).subspan(static_cast<std::size_t>(i), 1);
+                // A request starts a little after it was cached: the sweep meanwhile looks at the unstarted
+                // head.
+                std::this_thread::sleep_for(std::chrono::microseconds(50));
+                pq.begin_consume(slice, long_ago, [](std::span<rmq::MessageExt> msgs) {
+                    for (auto& m : msgs) {
+                        m.set_property("BEGUN", "1");
+                    }
+                });
+                // The listener reads its message while the sweep may copy it, then the request removes it.
+                if (slice[0].property_view("BEGUN") != "1") {
+                    bad_reads.fetch_add(1);
+                }
+                const std::int64_t offset = i;
+                pq.remove_messages(std::span<const std::int64_t>(&offset, 1));
+            }
+            workers_done.fetch_add(1);
+        });
+    }
+    std::thread sweeper([&] {
+        while (workers_done.load() < 3) {
+            pq.clean_expired_msg(15 * 60 * 1000, [&](const rmq::MessageExt& m) {
+                swept_starts.emplace_back(m.property_view(rmq::property::consume_start_timestamp));
+                swept.push_back(m.queue_offset());
+                return true;
+            });
+            std::this_thread::yield();
+        }
+    });
+    for (auto& t : threads) {
+        t.join();
+    }
+    sweeper.join();
+    CHECK(bad_reads.load() == 0);
+    CHECK(pq.msg_count() == 0);
+    CHECK(pq.msg_size() == 0);
+    for (const auto& start : swept_starts) {
+        CHECK(start == std::to_string(long_ago));  // a swept copy carries its complete start stamp
+    }
+    std::sort(swept.begin(), swept.end());
+    CHECK(std::adjacent_find(swept.begin(), swept.end()) == swept.end());
 }
