@@ -1305,7 +1305,7 @@ public:
 
     /// The value of a property, if present.
     [[nodiscard]] std::optional<std::string> property(std::string_view name) const {
-        if (const auto it = properties_.find(std::string(name)); it != properties_.end()) {
+        if (const auto it = find_property(name); it != properties_.end()) {
             return it->second;
         }
         return std::nullopt;
@@ -1313,14 +1313,14 @@ public:
 
     /// The value of a property as a view into the message, empty when absent.
     [[nodiscard]] std::string_view property_view(std::string_view name) const noexcept {
-        if (const auto it = properties_.find(std::string(name)); it != properties_.end()) {
+        if (const auto it = find_property(name); it != properties_.end()) {
             return it->second;
         }
         return {};
     }
 
     [[nodiscard]] bool has_property(std::string_view name) const noexcept {
-        return properties_.find(std::string(name)) != properties_.end();
+        return find_property(name) != properties_.end();
     }
 
     void set_property(std::string_view name, std::string_view value) {
@@ -1341,6 +1341,24 @@ public:
     friend bool operator==(const Message&, const Message&) = default;
 
 private:
+    // Properties is keyed by std::string and looks up by std::string only: a name longer than the string's
+    // inline buffer (CONSUME_START_TIME, MAX_RECONSUME_TIMES) would cost a heap allocation per look-up, so
+    // such names are found by a scan of the (small, sorted) map instead.
+    [[nodiscard]] Properties::const_iterator find_property(std::string_view name) const noexcept {
+        if (name.size() < 16) {
+            return properties_.find(std::string(name));
+        }
+        for (auto it = properties_.begin(); it != properties_.end(); ++it) {
+            if (it->first == name) {
+                return it;
+            }
+            if (std::string_view(it->first) > name) {
+                break;
+            }
+        }
+        return properties_.end();
+    }
+
     std::string topic_;
     std::int32_t flag_ = 0;
     Properties properties_;
@@ -1806,6 +1824,9 @@ private:
 /// Completion of an asynchronous pull; may run on any thread of the transport.
 using PullCallback = std::function<void(Outcome<PullResult>)>;
 
+/// Queues a task on the caller's own event loop, to run after the caller returns (never inline).
+using PostToCaller = std::function<void(std::function<void()>)>;
+
 /// What one consumer group member reports in a heartbeat (ConsumerData).
 struct ConsumerData {
     std::string group_name;
@@ -1886,6 +1907,16 @@ concept HasMembership =
 /// Asynchronous pull (PULL_MESSAGE): `pull(PullArgs, PullCallback)`; the callback may run on any thread.
 template <class T>
 concept HasPull = requires(T& t, const PullArgs& args, PullCallback cb) { t.pull(args, std::move(cb)); };
+
+/// Optional: `pull(PullArgs, PullCallback, PostToCaller post)`. A pull whose answer is at hand when it is
+/// made completes through `post`, on the caller's own loop, instead of on a transport thread: a consumer then
+/// pays no thread hand-over for a pull that finds messages at once (the embedded broker's common case).
+/// Answers that come later (long polling) still arrive on any thread. Consumers use it when the transport has
+/// it.
+template <class T>
+concept HasPullPostingToCaller = requires(T& t, const PullArgs& args, PullCallback cb, PostToCaller post) {
+    t.pull(args, std::move(cb), std::move(post));
+};
 
 /// Offsets: `query_consumer_offset(group, mq) -> std::optional<std::int64_t>` (nullopt = none stored),
 /// `update_consumer_offset(group, mq, offset)`, `min_offset(mq)`, `max_offset(mq)`,
@@ -3378,6 +3409,7 @@ private:
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -3418,6 +3450,73 @@ private:
 
 #include <fmt/format.h>
 
+
+
+// ---- begin rmq/detail/adaptive_shared_mutex.hpp ----
+
+/// @file detail/adaptive_shared_mutex.hpp
+/// rmq::detail::AdaptiveSharedMutex: a reader/writer lock that tries for a moment before it sleeps.
+///
+/// Why: the ProcessQueue lock is held for a map look-up or erase (well under a microsecond), but with batch
+/// size 1 every listener call takes it twice, from many consume threads at once. glibc's rwlock puts a
+/// contended thread to sleep at once, so most of those short waits became two context switches (about two
+/// thirds of all switches in the in-process benchmark). Retrying a few dozen times first, as glibc's
+/// "adaptive" mutexes and Java's lock spinning do, gets the lock while its holder is still running on
+/// another core; a holder that was preempted still costs only one short spin before the usual sleep.
+
+#include <shared_mutex>
+
+namespace rmq::detail {
+
+/// Satisfies Lockable and SharedLockable (usable with std::unique_lock and std::shared_lock).
+class AdaptiveSharedMutex {
+public:
+    /// try_lock attempts before a blocking lock.
+    static constexpr int spin_tries = 64;
+
+    void lock() {
+        for (int i = 0; i < spin_tries; ++i) {
+            if (mutex_.try_lock()) {
+                return;
+            }
+            relax();
+        }
+        mutex_.lock();
+    }
+
+    [[nodiscard]] bool try_lock() { return mutex_.try_lock(); }
+
+    void unlock() { mutex_.unlock(); }
+
+    void lock_shared() {
+        for (int i = 0; i < spin_tries; ++i) {
+            if (mutex_.try_lock_shared()) {
+                return;
+            }
+            relax();
+        }
+        mutex_.lock_shared();
+    }
+
+    [[nodiscard]] bool try_lock_shared() { return mutex_.try_lock_shared(); }
+
+    void unlock_shared() { mutex_.unlock_shared(); }
+
+private:
+    // A CPU hint that this is a spin-wait loop (lets the sibling hyper-thread run, saves power).
+    static void relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        asm volatile("yield" ::: "memory");
+#endif
+    }
+
+    std::shared_mutex mutex_;
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/adaptive_shared_mutex.hpp ----
 
 namespace rmq {
 
@@ -3496,7 +3595,7 @@ public:
         std::int64_t added_bytes = 0;
         for (std::size_t i = 0; i < msgs.size(); ++i) {
             const std::int64_t offset = msgs[i].queue_offset();
-            if (msg_tree_.try_emplace(offset, Entry{batch, i}).second) {
+            if (msg_tree_.try_emplace(offset, Entry{batch, i, start_of(msgs[i])}).second) {
                 ++added;
                 added_bytes += static_cast<std::int64_t>(msgs[i].body().size());
                 queue_offset_max_.store(offset);
@@ -3518,18 +3617,21 @@ public:
         return dispatch;
     }
 
-    /// Prepares messages for a listener call under the cache's write lock: runs `prepare(msgs)` (e.g. the
-    /// retry-topic reset), then stamps CONSUME_START_TIME (wall ms) on each of them and records it for the
-    /// cached entry at the same offset, which clean_expired_msg reads. A cached message that is another
-    /// object (a local retry copy, a re-pulled offset) is not changed: another listener may be reading it.
-    /// Messages shared with the cache (put_messages_shared) must be changed only here.
+    /// Prepares messages for a listener call: runs `prepare(msgs)` (e.g. the retry-topic reset), stamps
+    /// CONSUME_START_TIME (wall ms) on each of them, then records that time, under the cache's write lock,
+    /// for the cached entry at the same offset, which clean_expired_msg reads. Messages shared with the cache
+    /// (put_messages_shared) change only here, by the one request that holds them and before their start is
+    /// recorded: until then no other thread reads them (clean_expired_msg looks only at started entries), and
+    /// the lock publishes the changes with the start, so the lock is held for the look-ups alone.
     template <class Prepare>
     void begin_consume(std::span<MessageExt> msgs, std::int64_t wall_millis, Prepare&& prepare) {
-        const std::string value = std::to_string(wall_millis);
-        const std::unique_lock lock(tree_mutex_);
         prepare(msgs);
+        const std::string value = std::to_string(wall_millis);
         for (auto& msg : msgs) {
             msg.set_property(property::consume_start_timestamp, value);
+        }
+        const std::unique_lock lock(tree_mutex_);
+        for (const auto& msg : msgs) {
             if (const auto it = msg_tree_.find(msg.queue_offset()); it != msg_tree_.end()) {
                 it->second.consume_start = wall_millis;
             }
@@ -3619,8 +3721,9 @@ public:
         const std::unique_lock lock(tree_mutex_);
         for (const auto& msg : msgs) {
             consuming_tree_.erase(msg.queue_offset());
-            msg_tree_.insert_or_assign(msg.queue_offset(),
-                                       Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0});
+            msg_tree_.insert_or_assign(
+                msg.queue_offset(),
+                Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0, start_of(msg)});
         }
     }
 
@@ -3695,13 +3798,10 @@ public:
                 const std::shared_lock lock(tree_mutex_);
                 if (!msg_tree_.empty()) {
                     const Entry& entry = msg_tree_.begin()->second;
-                    const MessageExt& head = entry.msg();
-                    const auto start =
-                        entry.consume_start >= 0
-                            ? std::optional<std::int64_t>(entry.consume_start)
-                            : parse_long(head.property_view(property::consume_start_timestamp));
-                    if (start && clock_->wall_millis() - *start > consume_timeout_millis) {
-                        expired = head;
+                    // Only a started entry's message may be read here (see begin_consume).
+                    if (entry.consume_start >= 0 &&
+                        clock_->wall_millis() - entry.consume_start > consume_timeout_millis) {
+                        expired = entry.msg();
                     }
                 }
             }
@@ -3936,8 +4036,13 @@ private:
         [[nodiscard]] MessageExt& msg() const noexcept { return (*batch)[index]; }
     };
 
+    // The start a message brings into the cache (a CONSUME_START_TIME set before it was cached), -1 if none.
+    static std::int64_t start_of(const MessageExt& msg) {
+        return parse_long(msg.property_view(property::consume_start_timestamp)).value_or(-1);
+    }
+
     std::shared_ptr<Clock> clock_;
-    mutable std::shared_mutex tree_mutex_;
+    mutable detail::AdaptiveSharedMutex tree_mutex_;
     std::map<std::int64_t, Entry> msg_tree_;        // guarded by tree_mutex_
     std::map<std::int64_t, Entry> consuming_tree_;  // guarded by tree_mutex_ (orderly in-flight)
     std::atomic<std::int64_t> msg_count_{0};
@@ -4017,6 +4122,7 @@ struct Concurrently {
         void on_pulled(const MessageQueue& mq,
                        const std::shared_ptr<ProcessQueue>& pq,
                        std::vector<MessageExt> msgs) {
+            free_retired();
             auto pulled = std::make_shared<std::vector<MessageExt>>(std::move(msgs));
             (void)pq->put_messages_shared(pulled);
             const auto batch =
@@ -4031,7 +4137,8 @@ struct Concurrently {
 
         void stop() {}
 
-        void after_drain() {}
+        /// The loop and the consume threads have stopped: nothing else touches the retired vectors now.
+        void after_drain() { free_retired(); }
 
     private:
         /// Java's ConsumeRequest: messages [begin, end) of a pulled (or locally retried) vector.
@@ -4046,12 +4153,33 @@ struct Concurrently {
         };
 
         void submit(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, Request request) {
-            host_.submit(
-                [this, mq, pq = std::move(pq), request = std::move(request)] { consume(mq, pq, request); });
+            host_.submit([this, mq, pq = std::move(pq), request = std::move(request)]() mutable {
+                consume(mq, pq, request);
+                retire(std::move(request.msgs));
+            });
+        }
+
+        /// A consume thread is done with a pulled vector: the loop thread, which allocated its messages,
+        /// frees them (free_retired). Freed on a consume thread, each of a message's blocks would take the
+        /// allocator lock of the loop thread's arena, which the loop keeps taking to copy the next pulls:
+        /// that contention was the largest cause of context switches once the pull path had none.
+        void retire(std::shared_ptr<std::vector<MessageExt>> msgs) {
+            const std::lock_guard lock(retired_mutex_);
+            retired_.push_back(std::move(msgs));
+        }
+
+        /// Loop thread: drops the vectors consume threads are done with (the last reference usually).
+        void free_retired() {
+            {
+                const std::lock_guard lock(retired_mutex_);
+                retired_.swap(freeing_);
+            }
+            freeing_.clear();  // keeps its capacity: the next swap gives the consume threads room again
         }
 
         void schedule_sweep() {
             host_.schedule(expiry_sweep_period_millis, [this] {
+                free_retired();
                 sweep();
                 schedule_sweep();
             });
@@ -4186,6 +4314,10 @@ struct Concurrently {
         }
 
         Host& host_;
+        std::mutex retired_mutex_;
+        std::vector<std::shared_ptr<std::vector<MessageExt>>> retired_;  // guarded by retired_mutex_
+        std::vector<std::shared_ptr<std::vector<MessageExt>>>
+            freeing_;  // loop thread (then the shutdown thread)
     };
 };
 
@@ -5394,8 +5526,10 @@ public:
 
     // ---- pull ------------------------------------------------------------------------------------------
 
-    void pull(const PullArgs& args, PullCallback callback) {
+    /// With `post`, an answer ready now is posted there (after the lock is released) rather than dispatched.
+    void pull(const PullArgs& args, PullCallback callback, const PostToCaller* post = nullptr) {
         Tasks out;
+        std::optional<Task> ready;
         std::optional<Outcome<PullResult>> immediate;
         {
             const std::lock_guard lock(mutex_);
@@ -5411,13 +5545,23 @@ public:
             } else {
                 auto r = process_pull_locked(args, true, callback);
                 if (r) {
-                    out.push_back(
-                        [cb = std::move(callback), res = std::move(*r)]() mutable { cb(std::move(res)); });
+                    Task task = [cb = std::move(callback), res = std::move(*r)]() mutable {
+                        cb(std::move(res));
+                    };
+                    if (post != nullptr && *post) {
+                        ready.emplace(std::move(task));
+                    } else {
+                        out.push_back(std::move(task));
+                    }
                 }
             }
         }
         if (immediate) {
             callback(std::move(*immediate));
+            return;
+        }
+        if (ready) {
+            (*post)(std::move(*ready));
             return;
         }
         dispatch(std::move(out));
@@ -6352,6 +6496,12 @@ public:
     /// matching message arrives or the suspend timeout passes).
     void pull(const PullArgs& args, PullCallback callback) { state_->pull(args, std::move(callback)); }
 
+    /// PULL_MESSAGE whose immediate answer (messages found, nothing new without suspend, an error) is handed
+    /// to `post` instead of the dispatcher thread; a held pull still completes on the dispatcher.
+    void pull(const PullArgs& args, PullCallback callback, PostToCaller post) {
+        state_->pull(args, std::move(callback), &post);
+    }
+
     /// QUERY_CONSUMER_OFFSET: the stored offset; 0 when none is stored and the queue still starts at 0 (the
     /// Java broker's "message 0 is in memory" rule); nullopt (QUERY_NOT_FOUND) otherwise.
     std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {
@@ -7045,6 +7195,12 @@ struct LifeGate {
         if (scheduler != nullptr) {
             scheduler->post(std::move(fn));
         }
+    }
+
+    /// Whether the gate is open and the caller runs on its loop (where the consumer is known to be alive).
+    [[nodiscard]] bool in_loop() {
+        const std::lock_guard lock(mutex);
+        return scheduler != nullptr && scheduler->in_loop();
     }
 
     void close() {
@@ -7961,10 +8117,29 @@ private:
         args.sys_flag = flags;
         const std::int64_t begin = clock_->steady_millis();
         try {
-            transport_.pull(args, [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
-                auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
-                gate->post([this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
-            });
+            if constexpr (HasPullPostingToCaller<Tr>) {
+                // An answer at hand comes back through the loop's own queue (no thread hand-over); a held one
+                // arrives on a transport thread and is posted like any other completion.
+                transport_.pull(
+                    args,
+                    [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
+                        // Only the gate may be touched first: a held pull can complete after the consumer
+                        // is gone.
+                        if (gate->in_loop()) {
+                            on_pull_result(st, begin, std::move(outcome));
+                            return;
+                        }
+                        auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
+                        gate->post(
+                            [this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
+                    },
+                    [gate = gate_](std::function<void()> task) { gate->post(std::move(task)); });
+            } else {
+                transport_.pull(args, [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
+                    auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
+                    gate->post([this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
+                });
+            }
         } catch (const std::exception& e) {
             log_line("group [{}]: pull of {} failed: {}", group_, st->mq, e.what());
             pull_later(st, config_.pull_time_delay_mills_when_exception);
