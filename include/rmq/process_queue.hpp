@@ -97,6 +97,13 @@ public:
     /// changes them only through begin_consume() (which holds the lock the cache readers take). The vector
     /// lives until the caller and every cache entry it backs are done with it.
     bool put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch) {
+        return put_messages_shared(std::move(batch), std::nullopt);
+    }
+
+    /// put_messages_shared for messages not stamped with MAX_OFFSET yet: `max_offset` is the broker's max
+    /// offset the pull reported (nullopt: read the last message's MAX_OFFSET, as above).
+    bool put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch,
+                             std::optional<std::int64_t> max_offset) {
         if (!batch) {
             throw InvalidArgument("ProcessQueue::put_messages_shared: batch must not be null");
         }
@@ -107,7 +114,8 @@ public:
         std::optional<std::int64_t> last_max_offset;
         if (!msgs.empty()) {
             last_offset = msgs.back().queue_offset();
-            last_max_offset = parse_long(msgs.back().property_view(property::max_offset));
+            last_max_offset =
+                max_offset ? max_offset : parse_long(msgs.back().property_view(property::max_offset));
         }
         std::int64_t added = 0;
         std::int64_t added_bytes = 0;

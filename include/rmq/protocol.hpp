@@ -93,6 +93,13 @@ struct PullResult {
     std::vector<MessageExt> msg_found_list;
 };
 
+/// The queue's bounds a pull reported, which Java stamps on each found message as MIN_OFFSET / MAX_OFFSET. An
+/// order service whose `on_pulled` takes it stamps them itself (later, off the pulling thread).
+struct PullOffsets {
+    std::int64_t min_offset = 0;
+    std::int64_t max_offset = 0;
+};
+
 /// The outcome of an asynchronous request: a value or the broker's error (code and remark).
 template <class T>
 class Outcome {

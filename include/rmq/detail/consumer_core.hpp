@@ -1054,23 +1054,34 @@ private:
             st->next_offset = result.next_begin_offset;
             const std::int64_t rt = clock_->steady_millis() - begin;
             const auto sd = subscription_of(st->mq.topic);
-            std::vector<MessageExt> kept;
-            kept.reserve(result.msg_found_list.size());
-            const std::string min_text = std::to_string(result.min_offset);
-            const std::string max_text = std::to_string(result.max_offset);
-            for (auto& msg : result.msg_found_list) {
-                if (sd && !sd->matches_tag(msg.tags())) {
-                    continue;
-                }
+            // Filtered in place: the pulled vector itself goes on to the cache (no per-message move).
+            std::vector<MessageExt>& kept = result.msg_found_list;
+            if (sd) {
+                std::erase_if(kept, [&sd](const MessageExt& msg) { return !sd->matches_tag(msg.tags()); });
+            }
+            const PullOffsets bounds{result.min_offset, result.max_offset};
+            // A service that takes the bounds stamps MIN_OFFSET / MAX_OFFSET itself, on its consume threads:
+            // this loop is the consumer's one pulling thread and the first to saturate.
+            constexpr bool service_stamps = requires(Service& s,
+                                                     const MessageQueue& mq,
+                                                     const std::shared_ptr<ProcessQueue>& pq,
+                                                     std::vector<MessageExt> v,
+                                                     PullOffsets b) { s.on_pulled(mq, pq, std::move(v), b); };
+            const std::string min_text = service_stamps ? std::string() : std::to_string(result.min_offset);
+            const std::string max_text = service_stamps ? std::string() : std::to_string(result.max_offset);
+            for (auto& msg : kept) {
                 if (msg.property_view(property::transaction_prepared) == "true") {
                     msg.set_transaction_id(
                         std::string(msg.property_view(property::uniq_client_message_id_keyidx)));
                 }
-                msg.set_property(property::min_offset, min_text);
-                msg.set_property(property::max_offset, max_text);
-                msg.set_broker_name(st->mq.broker_name);
+                if constexpr (!service_stamps) {
+                    msg.set_property(property::min_offset, min_text);
+                    msg.set_property(property::max_offset, max_text);
+                }
+                if (msg.broker_name() != st->mq.broker_name) {
+                    msg.set_broker_name(st->mq.broker_name);
+                }
                 msg.set_queue_id(st->mq.queue_id);
-                kept.push_back(std::move(msg));
             }
             stats_.record_pull_rt(st->mq.topic, rt);
             if (!kept.empty()) {
@@ -1087,7 +1098,11 @@ private:
                 pull(st);
                 return;
             }
-            service_.on_pulled(st->mq, st->pq, std::move(kept));
+            if constexpr (service_stamps) {
+                service_.on_pulled(st->mq, st->pq, std::move(kept), bounds);
+            } else {
+                service_.on_pulled(st->mq, st->pq, std::move(kept));
+            }
             if (config_.pull_interval > 0) {
                 pull_later(st, config_.pull_interval);
             } else {

@@ -230,3 +230,52 @@ TEST_CASE("broadcasting: a failed message is dropped, not retried",
     CHECK(broker.messages("%RETRY%cg_bc", 0).empty());
     CHECK(rec.read([&] { return calls; }) == 2);
 }
+
+TEST_CASE("listeners see Java's pull stamps: MIN_OFFSET, MAX_OFFSET, CONSUME_START_TIME, queue and broker",
+          "[consumer][concurrently]") {
+    rmq::InProcessBroker broker;
+    broker.create_topic("TopicStamp", 2);
+    produce(broker, "TopicStamp", 2, 40);
+    const auto batch = GENERATE(1, 8);
+    Recorder rec;
+    std::vector<std::string> problems;
+    int seen = 0;
+    auto cfg = fast_config("cg_stamps");
+    cfg.consume_message_batch_max_size = batch;
+    PushConsumer consumer{broker.connect(), cfg};
+    consumer.subscribe("TopicStamp", "*");
+    consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
+        rec.update([&] {
+            for (const auto& m : msgs) {
+                ++seen;
+                const auto mq = broker.queue("TopicStamp", m.queue_id());
+                if (m.property_view(rmq::property::min_offset) != "0") {
+                    problems.push_back("MIN_OFFSET " +
+                                       std::string(m.property_view(rmq::property::min_offset)));
+                }
+                // The broker's max offset when the message was pulled: past the message, at most 20.
+                const auto max = m.property(rmq::property::max_offset);
+                if (!max || std::stoll(*max) <= m.queue_offset() || std::stoll(*max) > 20) {
+                    problems.push_back("MAX_OFFSET " + max.value_or("missing"));
+                }
+                if (!m.has_property(rmq::property::consume_start_timestamp)) {
+                    problems.emplace_back("CONSUME_START_TIME missing");
+                }
+                if (m.broker_name() != mq.broker_name) {
+                    problems.push_back("broker " + m.broker_name());
+                }
+            }
+        });
+        return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+    });
+    consumer.start();
+    REQUIRE(rec.wait([&] { return seen >= 40; }));
+    consumer.shutdown();
+    rec.read([&] {
+        CHECK(problems.empty());
+        for (const auto& p : problems) {
+            UNSCOPED_INFO(p);
+        }
+        return 0;
+    });
+}
