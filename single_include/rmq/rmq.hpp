@@ -1783,6 +1783,13 @@ struct PullResult {
     std::vector<MessageExt> msg_found_list;
 };
 
+/// The queue's bounds a pull reported, which Java stamps on each found message as MIN_OFFSET / MAX_OFFSET. An
+/// order service whose `on_pulled` takes it stamps them itself (later, off the pulling thread).
+struct PullOffsets {
+    std::int64_t min_offset = 0;
+    std::int64_t max_offset = 0;
+};
+
 /// The outcome of an asynchronous request: a value or the broker's error (code and remark).
 template <class T>
 class Outcome {
@@ -3579,6 +3586,13 @@ public:
     /// changes them only through begin_consume() (which holds the lock the cache readers take). The vector
     /// lives until the caller and every cache entry it backs are done with it.
     bool put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch) {
+        return put_messages_shared(std::move(batch), std::nullopt);
+    }
+
+    /// put_messages_shared for messages not stamped with MAX_OFFSET yet: `max_offset` is the broker's max
+    /// offset the pull reported (nullopt: read the last message's MAX_OFFSET, as above).
+    bool put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch,
+                             std::optional<std::int64_t> max_offset) {
         if (!batch) {
             throw InvalidArgument("ProcessQueue::put_messages_shared: batch must not be null");
         }
@@ -3589,7 +3603,8 @@ public:
         std::optional<std::int64_t> last_max_offset;
         if (!msgs.empty()) {
             last_offset = msgs.back().queue_offset();
-            last_max_offset = parse_long(msgs.back().property_view(property::max_offset));
+            last_max_offset =
+                max_offset ? max_offset : parse_long(msgs.back().property_view(property::max_offset));
         }
         std::int64_t added = 0;
         std::int64_t added_bytes = 0;
@@ -4122,14 +4137,17 @@ struct Concurrently {
         void on_pulled(const MessageQueue& mq,
                        const std::shared_ptr<ProcessQueue>& pq,
                        std::vector<MessageExt> msgs) {
-            free_retired();
-            auto pulled = std::make_shared<std::vector<MessageExt>>(std::move(msgs));
-            (void)pq->put_messages_shared(pulled);
-            const auto batch =
-                static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
-            for (std::size_t i = 0; i < pulled->size(); i += batch) {
-                submit(mq, pq, Request{pulled, i, std::min(pulled->size(), i + batch)});
-            }
+            dispatch(mq, pq, std::move(msgs), std::nullopt);
+        }
+
+        /// Same for messages not stamped yet: each request stamps MIN_OFFSET / MAX_OFFSET on its messages
+        /// when it starts (Java stamps them in processPullResult; no listener can see the difference, and
+        /// the loop thread, the consumer's bottleneck, is spared two property writes per message).
+        void on_pulled(const MessageQueue& mq,
+                       const std::shared_ptr<ProcessQueue>& pq,
+                       std::vector<MessageExt> msgs,
+                       PullOffsets bounds) {
+            dispatch(mq, pq, std::move(msgs), bounds);
         }
 
         /// Concurrent queues are released at once (no broker lock).
@@ -4146,11 +4164,27 @@ struct Concurrently {
             std::shared_ptr<std::vector<MessageExt>> msgs;
             std::size_t begin = 0;
             std::size_t end = 0;
+            std::optional<PullOffsets> unstamped;  // the bounds still to stamp on the messages, if any
 
             [[nodiscard]] std::span<MessageExt> span() const noexcept {
                 return std::span<MessageExt>(*msgs).subspan(begin, end - begin);
             }
         };
+
+        void dispatch(const MessageQueue& mq,
+                      const std::shared_ptr<ProcessQueue>& pq,
+                      std::vector<MessageExt> msgs,
+                      std::optional<PullOffsets> unstamped) {
+            free_retired();
+            auto pulled = std::make_shared<std::vector<MessageExt>>(std::move(msgs));
+            (void)pq->put_messages_shared(
+                pulled, unstamped ? std::optional<std::int64_t>(unstamped->max_offset) : std::nullopt);
+            const auto batch =
+                static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
+            for (std::size_t i = 0; i < pulled->size(); i += batch) {
+                submit(mq, pq, Request{pulled, i, std::min(pulled->size(), i + batch), unstamped});
+            }
+        }
 
         void submit(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, Request request) {
             host_.submit([this, mq, pq = std::move(pq), request = std::move(request)]() mutable {
@@ -4215,9 +4249,18 @@ struct Concurrently {
             Context ctx(mq);
             const std::span<MessageExt> msgs = request.span();
             // Shared with the cache: changed under its lock only.
-            pq->begin_consume(msgs, host_.clock()->wall_millis(), [this](std::span<MessageExt> batch) {
-                host_.reset_retry_topic(batch);
-            });
+            pq->begin_consume(
+                msgs, host_.clock()->wall_millis(), [this, &request](std::span<MessageExt> batch) {
+                    if (request.unstamped) {
+                        const std::string min_text = std::to_string(request.unstamped->min_offset);
+                        const std::string max_text = std::to_string(request.unstamped->max_offset);
+                        for (auto& msg : batch) {
+                            msg.set_property(property::min_offset, min_text);
+                            msg.set_property(property::max_offset, max_text);
+                        }
+                    }
+                    host_.reset_retry_topic(batch);
+                });
             const auto& hooks = host_.hooks();
             if (hooks.before) {
                 try {
@@ -4304,7 +4347,7 @@ struct Concurrently {
                 auto retry = std::make_shared<std::vector<MessageExt>>(std::move(back_failed));
                 const std::size_t count = retry->size();
                 host_.schedule(local_retry_delay_millis, [this, mq, pq, retry, count] {
-                    submit(mq, pq, Request{retry, 0, count});
+                    submit(mq, pq, Request{retry, 0, count, std::nullopt});
                 });
             }
             const std::int64_t offset = pq->remove_messages(done);
@@ -6770,7 +6813,8 @@ public:
     ConsumePool(std::size_t threads, std::size_t capacity)
         : threads_wanted_(threads == 0 ? 1 : threads)
         , capacity_(capacity == 0 ? 1 : capacity)
-        , ring_(capacity_) {}
+        , ring_(capacity_)
+        , done_(capacity_) {}
 
     ConsumePool(const ConsumePool&) = delete;
     ConsumePool& operator=(const ConsumePool&) = delete;
@@ -6778,6 +6822,8 @@ public:
     ~ConsumePool() {
         close();
         join();
+        const std::lock_guard lock(producer_mutex_);
+        free_done_locked();  // what workers finished after close()
     }
 
     /// Starts the workers.
@@ -6802,6 +6848,7 @@ public:
             if (closed_.load() || pending_.load() >= capacity_) {
                 return false;
             }
+            free_done_locked();
             auto node = std::make_unique<Task>(Task{std::move(task)});
             // Counted before the push so that a worker never finishes a task it has not seen counted.
             outstanding_.fetch_add(1);
@@ -6845,6 +6892,10 @@ public:
                 ++dropped;
             }
             pending_.fetch_sub(dropped);
+        }
+        {
+            const std::lock_guard lock(producer_mutex_);
+            free_done_locked();
         }
         if (dropped > 0) {
             finished(dropped);
@@ -6897,10 +6948,14 @@ private:
         return pool;
     }
 
-    // The consumer side of the single-producer ring is shared by the workers, one at a time.
-    Task* pop() {
+    // The consumer side of the single-producer ring is shared by the workers, one at a time. `done` (may be
+    // null) is the task the caller finished: it goes back to the submitting side to be freed there.
+    Task* pop(Task* done = nullptr) {
         Task* task = nullptr;
         const std::lock_guard lock(consumer_mutex_);
+        if (done != nullptr && !done_.push(done)) {
+            delete done;  // the submitters have not collected for a while: free it here
+        }
         if (ring_.pop(task)) {
             pending_.fetch_sub(1);
             return task;
@@ -6949,11 +7004,20 @@ private:
         }
     }
 
+    // Frees the tasks workers are done with; caller holds producer_mutex_ (the done ring's consumer side).
+    void free_done_locked() {
+        Task* done = nullptr;
+        while (done_.pop(done)) {
+            delete done;
+        }
+    }
+
     void run() {
         current_pool() = this;
         bool spinning = false;
+        Task* done = nullptr;
         while (true) {
-            Task* task = pop();
+            Task* task = pop(std::exchange(done, nullptr));
             if (task == nullptr && !closed_.load()) {
                 // At most one worker polls on its own initiative; a woken one polls as well.
                 if (!spinning && spinning_.load() == 0) {
@@ -6987,7 +7051,8 @@ private:
             } catch (...) {
                 fmt::print(stderr, "rmq: consume task failed with an unknown exception\n");
             }
-            delete task;
+            // Freed by the next submit, on the thread that allocated it and its closure (see done_).
+            done = task;
             finished(1);
         }
     }
@@ -6995,6 +7060,10 @@ private:
     std::size_t threads_wanted_;
     std::size_t capacity_;
     boost::lockfree::spsc_queue<Task*> ring_;  // push under producer_mutex_, pop under consumer_mutex_
+    // Finished tasks on their way back to the submitting side, which frees them: a task and its closure
+    // are allocated by the submitter (the consumer's loop), and freeing them on a worker took the loop's
+    // allocator arena lock while the loop was allocating (a quarter of all context switches at batch 32).
+    boost::lockfree::spsc_queue<Task*> done_;  // push under consumer_mutex_, pop under producer_mutex_
     std::mutex producer_mutex_;
     std::mutex consumer_mutex_;
     std::atomic<std::size_t> pending_{0};      // pushed, not yet popped
@@ -8181,23 +8250,34 @@ private:
             st->next_offset = result.next_begin_offset;
             const std::int64_t rt = clock_->steady_millis() - begin;
             const auto sd = subscription_of(st->mq.topic);
-            std::vector<MessageExt> kept;
-            kept.reserve(result.msg_found_list.size());
-            const std::string min_text = std::to_string(result.min_offset);
-            const std::string max_text = std::to_string(result.max_offset);
-            for (auto& msg : result.msg_found_list) {
-                if (sd && !sd->matches_tag(msg.tags())) {
-                    continue;
-                }
+            // Filtered in place: the pulled vector itself goes on to the cache (no per-message move).
+            std::vector<MessageExt>& kept = result.msg_found_list;
+            if (sd) {
+                std::erase_if(kept, [&sd](const MessageExt& msg) { return !sd->matches_tag(msg.tags()); });
+            }
+            const PullOffsets bounds{result.min_offset, result.max_offset};
+            // A service that takes the bounds stamps MIN_OFFSET / MAX_OFFSET itself, on its consume threads:
+            // this loop is the consumer's one pulling thread and the first to saturate.
+            constexpr bool service_stamps = requires(Service& s,
+                                                     const MessageQueue& mq,
+                                                     const std::shared_ptr<ProcessQueue>& pq,
+                                                     std::vector<MessageExt> v,
+                                                     PullOffsets b) { s.on_pulled(mq, pq, std::move(v), b); };
+            const std::string min_text = service_stamps ? std::string() : std::to_string(result.min_offset);
+            const std::string max_text = service_stamps ? std::string() : std::to_string(result.max_offset);
+            for (auto& msg : kept) {
                 if (msg.property_view(property::transaction_prepared) == "true") {
                     msg.set_transaction_id(
                         std::string(msg.property_view(property::uniq_client_message_id_keyidx)));
                 }
-                msg.set_property(property::min_offset, min_text);
-                msg.set_property(property::max_offset, max_text);
-                msg.set_broker_name(st->mq.broker_name);
+                if constexpr (!service_stamps) {
+                    msg.set_property(property::min_offset, min_text);
+                    msg.set_property(property::max_offset, max_text);
+                }
+                if (msg.broker_name() != st->mq.broker_name) {
+                    msg.set_broker_name(st->mq.broker_name);
+                }
                 msg.set_queue_id(st->mq.queue_id);
-                kept.push_back(std::move(msg));
             }
             stats_.record_pull_rt(st->mq.topic, rt);
             if (!kept.empty()) {
@@ -8214,7 +8294,11 @@ private:
                 pull(st);
                 return;
             }
-            service_.on_pulled(st->mq, st->pq, std::move(kept));
+            if constexpr (service_stamps) {
+                service_.on_pulled(st->mq, st->pq, std::move(kept), bounds);
+            } else {
+                service_.on_pulled(st->mq, st->pq, std::move(kept));
+            }
             if (config_.pull_interval > 0) {
                 pull_later(st, config_.pull_interval);
             } else {
