@@ -9,6 +9,7 @@
 #include <rmq/allocate/consistent_hash.hpp>
 #include <rmq/consumer.hpp>
 #include <rmq/offset_store/memory.hpp>
+#include <rmq/transport/remoting.hpp>
 
 namespace {
 
@@ -76,4 +77,20 @@ TEST_CASE("policy instances can be passed to the constructor", "[static][consume
         std::
             is_constructible_v<C, rmq::InProcessTransport, rmq::ConsumerConfig, rmq::AllocateConsistentHash>);
     STATIC_REQUIRE_FALSE(std::is_copy_constructible_v<C>);
+}
+
+TEST_CASE("pulls complete on the consumer's loop with the embedded broker only", "[static][consumer]") {
+    using rmq::detail::ConsumerCore;
+    // The embedded broker posts ready answers to the caller (so batches are freed on the loop that
+    // allocated them); RocketMQ's protocol decodes on transport threads.
+    STATIC_REQUIRE(rmq::HasPullPostingToCaller<rmq::InProcessTransport>);
+    STATIC_REQUIRE_FALSE(rmq::HasPullPostingToCaller<rmq::RemotingTransport>);
+    STATIC_REQUIRE(ConsumerCore<rmq::Concurrently,
+                                rmq::AllocateAveragely,
+                                rmq::RemoteOffsetStore,
+                                rmq::InProcessTransport>::pulls_complete_on_loop);
+    STATIC_REQUIRE_FALSE(ConsumerCore<rmq::Concurrently,
+                                      rmq::AllocateAveragely,
+                                      rmq::RemoteOffsetStore,
+                                      rmq::RemotingTransport>::pulls_complete_on_loop);
 }

@@ -342,6 +342,10 @@ public:
 
     [[nodiscard]] bool clustering() const noexcept { return clustering_; }
 
+    /// Whether pulled messages are allocated on the loop thread (pulls answered at once complete there), so
+    /// a service frees consumed batches best on the loop too; otherwise a transport thread allocated them.
+    static constexpr bool pulls_complete_on_loop = HasPullPostingToCaller<Tr>;
+
     [[nodiscard]] const Listener& listener() const noexcept { return listener_; }
 
     [[nodiscard]] const ConsumeHooks& hooks() const noexcept { return hooks_; }
