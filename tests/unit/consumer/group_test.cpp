@@ -78,10 +78,12 @@ TEST_CASE("orderly: a joining member gets its queues only after the owner releas
     produce(broker, "OrderedSplit", 4, 40);
     Recorder rec;
     std::map<std::string, std::vector<int>> per_queue;  // "q" → message indexes, must increase
+    std::set<std::string> distinct;
     int total = 0;
     auto listener = [&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeOrderlyContext& ctx) {
         rec.update([&] {
             for (const auto& m : msgs) {
+                distinct.insert(m.body());
                 per_queue[std::to_string(ctx.message_queue().queue_id)].push_back(
                     std::stoi(m.body().substr(1)));
                 ++total;
@@ -112,7 +114,12 @@ TEST_CASE("orderly: a joining member gets its queues only after the owner releas
     a.shutdown();
     b.shutdown();
     rec.read([&] {
-        CHECK(total == 80);  // no redelivery: offsets were committed before the queues moved
+        CHECK(distinct.size() == 80);
+        // Offsets are committed before the queues move, except in Java's own window: a batch whose listener
+        // returned just as its queue was released does not commit (processConsumeResult skips a dropped
+        // queue), so the new owner consumes that batch again. At most one batch (of 1) per moved queue.
+        CHECK(total >= 80);
+        CHECK(total <= 82);
         return 0;
     });
 }
