@@ -199,7 +199,7 @@ private:
     // inline buffer (CONSUME_START_TIME, MAX_RECONSUME_TIMES) would cost a heap allocation per look-up, so
     // such names are found by a scan of the (small, sorted) map instead.
     [[nodiscard]] Properties::const_iterator find_property(std::string_view name) const noexcept {
-        if (name.size() < 16) {
+        if (name.size() <= std::string().capacity()) {  // fits the inline buffer: no allocation
             return properties_.find(std::string(name));
         }
         for (auto it = properties_.begin(); it != properties_.end(); ++it) {

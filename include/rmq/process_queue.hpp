@@ -94,16 +94,11 @@ public:
 
     /// put_messages without a copy: the cache keeps the messages where they are and shares them with the
     /// caller, as Java's cache and consume requests share the same objects. While they are cached the caller
-    /// changes them only through begin_consume() (which holds the lock the cache readers take). The vector
-    /// lives until the caller and every cache entry it backs are done with it.
-    bool put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch) {
-        return put_messages_shared(std::move(batch), std::nullopt);
-    }
-
-    /// put_messages_shared for messages not stamped with MAX_OFFSET yet: `max_offset` is the broker's max
-    /// offset the pull reported (nullopt: read the last message's MAX_OFFSET, as above).
+    /// changes them only through begin_consume(). The vector lives until the caller and every cache entry it
+    /// backs are done with it. `max_offset` is the broker's max offset the pull reported, for messages not
+    /// stamped with MAX_OFFSET yet (nullopt: the last message's MAX_OFFSET is read, as Java does).
     bool put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch,
-                             std::optional<std::int64_t> max_offset) {
+                             std::optional<std::int64_t> max_offset = std::nullopt) {
         if (!batch) {
             throw InvalidArgument("ProcessQueue::put_messages_shared: batch must not be null");
         }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -98,6 +99,16 @@ struct PullResult {
 struct PullOffsets {
     std::int64_t min_offset = 0;
     std::int64_t max_offset = 0;
+
+    /// Writes MIN_OFFSET and MAX_OFFSET on each message (Java's processPullResult).
+    void stamp(std::span<MessageExt> msgs) const {
+        const std::string min_text = std::to_string(min_offset);
+        const std::string max_text = std::to_string(max_offset);
+        for (auto& msg : msgs) {
+            msg.set_property(property::min_offset, min_text);
+            msg.set_property(property::max_offset, max_text);
+        }
+    }
 };
 
 /// The outcome of an asynchronous request: a value or the broker's error (code and remark).

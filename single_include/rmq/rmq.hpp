@@ -1345,7 +1345,7 @@ private:
     // inline buffer (CONSUME_START_TIME, MAX_RECONSUME_TIMES) would cost a heap allocation per look-up, so
     // such names are found by a scan of the (small, sorted) map instead.
     [[nodiscard]] Properties::const_iterator find_property(std::string_view name) const noexcept {
-        if (name.size() < 16) {
+        if (name.size() <= std::string().capacity()) {  // fits the inline buffer: no allocation
             return properties_.find(std::string(name));
         }
         for (auto it = properties_.begin(); it != properties_.end(); ++it) {
@@ -1540,6 +1540,7 @@ concept ListenerFor =
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -1788,6 +1789,16 @@ struct PullResult {
 struct PullOffsets {
     std::int64_t min_offset = 0;
     std::int64_t max_offset = 0;
+
+    /// Writes MIN_OFFSET and MAX_OFFSET on each message (Java's processPullResult).
+    void stamp(std::span<MessageExt> msgs) const {
+        const std::string min_text = std::to_string(min_offset);
+        const std::string max_text = std::to_string(max_offset);
+        for (auto& msg : msgs) {
+            msg.set_property(property::min_offset, min_text);
+            msg.set_property(property::max_offset, max_text);
+        }
+    }
 };
 
 /// The outcome of an asynchronous request: a value or the broker's error (code and remark).
@@ -3482,13 +3493,9 @@ public:
     static constexpr int spin_tries = 64;
 
     void lock() {
-        for (int i = 0; i < spin_tries; ++i) {
-            if (mutex_.try_lock()) {
-                return;
-            }
-            relax();
+        if (!spin([this] { return mutex_.try_lock(); })) {
+            mutex_.lock();
         }
-        mutex_.lock();
     }
 
     [[nodiscard]] bool try_lock() { return mutex_.try_lock(); }
@@ -3496,13 +3503,9 @@ public:
     void unlock() { mutex_.unlock(); }
 
     void lock_shared() {
-        for (int i = 0; i < spin_tries; ++i) {
-            if (mutex_.try_lock_shared()) {
-                return;
-            }
-            relax();
+        if (!spin([this] { return mutex_.try_lock_shared(); })) {
+            mutex_.lock_shared();
         }
-        mutex_.lock_shared();
     }
 
     [[nodiscard]] bool try_lock_shared() { return mutex_.try_lock_shared(); }
@@ -3510,6 +3513,18 @@ public:
     void unlock_shared() { mutex_.unlock_shared(); }
 
 private:
+    // Up to spin_tries attempts; true when one succeeded.
+    template <class TryOnce>
+    static bool spin(TryOnce try_once) {
+        for (int i = 0; i < spin_tries; ++i) {
+            if (try_once()) {
+                return true;
+            }
+            relax();
+        }
+        return false;
+    }
+
     // A CPU hint that this is a spin-wait loop (lets the sibling hyper-thread run, saves power).
     static void relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -3583,16 +3598,11 @@ public:
 
     /// put_messages without a copy: the cache keeps the messages where they are and shares them with the
     /// caller, as Java's cache and consume requests share the same objects. While they are cached the caller
-    /// changes them only through begin_consume() (which holds the lock the cache readers take). The vector
-    /// lives until the caller and every cache entry it backs are done with it.
-    bool put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch) {
-        return put_messages_shared(std::move(batch), std::nullopt);
-    }
-
-    /// put_messages_shared for messages not stamped with MAX_OFFSET yet: `max_offset` is the broker's max
-    /// offset the pull reported (nullopt: read the last message's MAX_OFFSET, as above).
+    /// changes them only through begin_consume(). The vector lives until the caller and every cache entry it
+    /// backs are done with it. `max_offset` is the broker's max offset the pull reported, for messages not
+    /// stamped with MAX_OFFSET yet (nullopt: the last message's MAX_OFFSET is read, as Java does).
     bool put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch,
-                             std::optional<std::int64_t> max_offset) {
+                             std::optional<std::int64_t> max_offset = std::nullopt) {
         if (!batch) {
             throw InvalidArgument("ProcessQueue::put_messages_shared: batch must not be null");
         }
@@ -4266,12 +4276,7 @@ struct Concurrently {
             pq->begin_consume(
                 msgs, host_.clock()->wall_millis(), [this, &request](std::span<MessageExt> batch) {
                     if (request.unstamped) {
-                        const std::string min_text = std::to_string(request.unstamped->min_offset);
-                        const std::string max_text = std::to_string(request.unstamped->max_offset);
-                        for (auto& msg : batch) {
-                            msg.set_property(property::min_offset, min_text);
-                            msg.set_property(property::max_offset, max_text);
-                        }
+                        request.unstamped->stamp(batch);
                     }
                     host_.reset_retry_topic(batch);
                 });
@@ -8204,28 +8209,24 @@ private:
         args.sys_flag = flags;
         const std::int64_t begin = clock_->steady_millis();
         try {
+            auto complete = [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
+                if constexpr (HasPullPostingToCaller<Tr>) {
+                    // Posted to the loop by the transport (an answer at hand): no second hop. Only the gate
+                    // may be touched first: a held pull can complete after the consumer is gone.
+                    if (gate->in_loop()) {
+                        on_pull_result(st, begin, std::move(outcome));
+                        return;
+                    }
+                }
+                auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
+                gate->post([this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
+            };
             if constexpr (HasPullPostingToCaller<Tr>) {
-                // An answer at hand comes back through the loop's own queue (no thread hand-over); a held one
-                // arrives on a transport thread and is posted like any other completion.
-                transport_.pull(
-                    args,
-                    [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
-                        // Only the gate may be touched first: a held pull can complete after the consumer
-                        // is gone.
-                        if (gate->in_loop()) {
-                            on_pull_result(st, begin, std::move(outcome));
-                            return;
-                        }
-                        auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
-                        gate->post(
-                            [this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
-                    },
-                    [gate = gate_](std::function<void()> task) { gate->post(std::move(task)); });
-            } else {
-                transport_.pull(args, [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
-                    auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
-                    gate->post([this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
+                transport_.pull(args, std::move(complete), [gate = gate_](std::function<void()> task) {
+                    gate->post(std::move(task));
                 });
+            } else {
+                transport_.pull(args, std::move(complete));
             }
         } catch (const std::exception& e) {
             log_line("group [{}]: pull of {} failed: {}", group_, st->mq, e.what());
@@ -8281,16 +8282,13 @@ private:
                                                      const std::shared_ptr<ProcessQueue>& pq,
                                                      std::vector<MessageExt> v,
                                                      PullOffsets b) { s.on_pulled(mq, pq, std::move(v), b); };
-            const std::string min_text = service_stamps ? std::string() : std::to_string(result.min_offset);
-            const std::string max_text = service_stamps ? std::string() : std::to_string(result.max_offset);
+            if constexpr (!service_stamps) {
+                bounds.stamp(kept);
+            }
             for (auto& msg : kept) {
                 if (msg.property_view(property::transaction_prepared) == "true") {
                     msg.set_transaction_id(
                         std::string(msg.property_view(property::uniq_client_message_id_keyidx)));
-                }
-                if constexpr (!service_stamps) {
-                    msg.set_property(property::min_offset, min_text);
-                    msg.set_property(property::max_offset, max_text);
                 }
                 if (msg.broker_name() != st->mq.broker_name) {
                     msg.set_broker_name(st->mq.broker_name);

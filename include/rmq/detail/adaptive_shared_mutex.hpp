@@ -21,13 +21,9 @@ public:
     static constexpr int spin_tries = 64;
 
     void lock() {
-        for (int i = 0; i < spin_tries; ++i) {
-            if (mutex_.try_lock()) {
-                return;
-            }
-            relax();
+        if (!spin([this] { return mutex_.try_lock(); })) {
+            mutex_.lock();
         }
-        mutex_.lock();
     }
 
     [[nodiscard]] bool try_lock() { return mutex_.try_lock(); }
@@ -35,13 +31,9 @@ public:
     void unlock() { mutex_.unlock(); }
 
     void lock_shared() {
-        for (int i = 0; i < spin_tries; ++i) {
-            if (mutex_.try_lock_shared()) {
-                return;
-            }
-            relax();
+        if (!spin([this] { return mutex_.try_lock_shared(); })) {
+            mutex_.lock_shared();
         }
-        mutex_.lock_shared();
     }
 
     [[nodiscard]] bool try_lock_shared() { return mutex_.try_lock_shared(); }
@@ -49,6 +41,18 @@ public:
     void unlock_shared() { mutex_.unlock_shared(); }
 
 private:
+    // Up to spin_tries attempts; true when one succeeded.
+    template <class TryOnce>
+    static bool spin(TryOnce try_once) {
+        for (int i = 0; i < spin_tries; ++i) {
+            if (try_once()) {
+                return true;
+            }
+            relax();
+        }
+        return false;
+    }
+
     // A CPU hint that this is a spin-wait loop (lets the sibling hyper-thread run, saves power).
     static void relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)

@@ -994,28 +994,24 @@ private:
         args.sys_flag = flags;
         const std::int64_t begin = clock_->steady_millis();
         try {
+            auto complete = [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
+                if constexpr (HasPullPostingToCaller<Tr>) {
+                    // Posted to the loop by the transport (an answer at hand): no second hop. Only the gate
+                    // may be touched first: a held pull can complete after the consumer is gone.
+                    if (gate->in_loop()) {
+                        on_pull_result(st, begin, std::move(outcome));
+                        return;
+                    }
+                }
+                auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
+                gate->post([this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
+            };
             if constexpr (HasPullPostingToCaller<Tr>) {
-                // An answer at hand comes back through the loop's own queue (no thread hand-over); a held one
-                // arrives on a transport thread and is posted like any other completion.
-                transport_.pull(
-                    args,
-                    [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
-                        // Only the gate may be touched first: a held pull can complete after the consumer
-                        // is gone.
-                        if (gate->in_loop()) {
-                            on_pull_result(st, begin, std::move(outcome));
-                            return;
-                        }
-                        auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
-                        gate->post(
-                            [this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
-                    },
-                    [gate = gate_](std::function<void()> task) { gate->post(std::move(task)); });
-            } else {
-                transport_.pull(args, [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
-                    auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
-                    gate->post([this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
+                transport_.pull(args, std::move(complete), [gate = gate_](std::function<void()> task) {
+                    gate->post(std::move(task));
                 });
+            } else {
+                transport_.pull(args, std::move(complete));
             }
         } catch (const std::exception& e) {
             log_line("group [{}]: pull of {} failed: {}", group_, st->mq, e.what());
@@ -1071,16 +1067,13 @@ private:
                                                      const std::shared_ptr<ProcessQueue>& pq,
                                                      std::vector<MessageExt> v,
                                                      PullOffsets b) { s.on_pulled(mq, pq, std::move(v), b); };
-            const std::string min_text = service_stamps ? std::string() : std::to_string(result.min_offset);
-            const std::string max_text = service_stamps ? std::string() : std::to_string(result.max_offset);
+            if constexpr (!service_stamps) {
+                bounds.stamp(kept);
+            }
             for (auto& msg : kept) {
                 if (msg.property_view(property::transaction_prepared) == "true") {
                     msg.set_transaction_id(
                         std::string(msg.property_view(property::uniq_client_message_id_keyidx)));
-                }
-                if constexpr (!service_stamps) {
-                    msg.set_property(property::min_offset, min_text);
-                    msg.set_property(property::max_offset, max_text);
                 }
                 if (msg.broker_name() != st->mq.broker_name) {
                     msg.set_broker_name(st->mq.broker_name);

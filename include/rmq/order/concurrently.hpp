@@ -192,12 +192,7 @@ struct Concurrently {
             pq->begin_consume(
                 msgs, host_.clock()->wall_millis(), [this, &request](std::span<MessageExt> batch) {
                     if (request.unstamped) {
-                        const std::string min_text = std::to_string(request.unstamped->min_offset);
-                        const std::string max_text = std::to_string(request.unstamped->max_offset);
-                        for (auto& msg : batch) {
-                            msg.set_property(property::min_offset, min_text);
-                            msg.set_property(property::max_offset, max_text);
-                        }
+                        request.unstamped->stamp(batch);
                     }
                     host_.reset_retry_topic(batch);
                 });
