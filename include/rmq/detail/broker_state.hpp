@@ -23,8 +23,6 @@
 #include <utility>
 #include <vector>
 
-#include <zlib.h>
-
 #include <fmt/format.h>
 
 #include <rmq/clock.hpp>
@@ -36,6 +34,7 @@
 #include <rmq/topic.hpp>
 
 #include <rmq/detail/broker_config.hpp>
+#include <rmq/detail/util/crc32.hpp>
 
 namespace rmq {
 
@@ -75,13 +74,6 @@ inline std::string offset_message_id(std::int64_t commit_log_offset) {
     return fmt::format("7F00000100002A9F{:016X}", static_cast<std::uint64_t>(commit_log_offset));
 }
 
-/// UtilAll.crc32: CRC32 of the body, masked to a non-negative int.
-inline std::int32_t body_crc32(const std::string& body) {
-    // zlib's ::crc32, qualified: rmq::crc32 (remoting/message_codec.hpp) would hide it when included first
-    const uLong crc = ::crc32(
-        ::crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
-    return static_cast<std::int32_t>(crc & 0x7FFFFFFFUL);
-}
 
 /// CommitLog.calMsgLength for IPv4 hosts: 91 bytes of fixed fields plus body, topic and properties.
 inline std::int32_t stored_message_size(const MessageExt& m, std::size_t properties_length) {
@@ -928,7 +920,7 @@ private:
         m.set_store_timestamp(clock_->wall_millis());
         m.set_store_host(std::string(broker_store_host));
         m.set_broker_name(config_.broker_name);
-        m.set_body_crc(body_crc32(m.body()));
+        m.set_body_crc(detail::crc32(m.body()));
         m.set_store_size(stored_message_size(m, encode_properties(m.properties()).size()));
         m.set_offset_msg_id(offset_message_id(commit_log_offset_));
         commit_log_offset_ += m.store_size();

@@ -16,7 +16,6 @@
 #include <vector>
 
 #include <arpa/inet.h>
-#include <zlib.h>
 
 #include <fmt/format.h>
 
@@ -26,6 +25,7 @@
 #include <rmq/remoting/compression.hpp>
 
 #include <rmq/detail/remoting_bytes.hpp>
+#include <rmq/detail/util/crc32.hpp>
 
 namespace rmq {
 
@@ -72,14 +72,7 @@ inline constexpr std::int32_t message_magic_code_v2 = static_cast<std::int32_t>(
 
 /// UtilAll.crc32: CRC-32 (java.util.zip.CRC32) masked to a non-negative int, as the broker stores BODYCRC.
 inline std::int32_t crc32(std::string_view data) noexcept {
-    uLong crc = ::crc32(0L, Z_NULL, 0);
-    // zlib takes uInt lengths; feed large inputs in pieces.
-    while (!data.empty()) {
-        const auto n = static_cast<uInt>(std::min<std::size_t>(data.size(), 1U << 30));
-        crc = ::crc32(crc, reinterpret_cast<const Bytef*>(data.data()), n);
-        data.remove_prefix(n);
-    }
-    return static_cast<std::int32_t>(crc & 0x7FFFFFFFU);
+    return detail::crc32(data);
 }
 
 /// An IPv4 or IPv6 socket address as a record stores it.
