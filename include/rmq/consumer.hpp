@@ -20,6 +20,7 @@
 #include <rmq/concepts/order_policy.hpp>
 #include <rmq/concepts/transport.hpp>
 #include <rmq/consume_context.hpp>
+#include <rmq/consume_hooks.hpp>
 #include <rmq/consumer_config.hpp>
 #include <rmq/fwd.hpp>
 #include <rmq/message.hpp>
@@ -30,13 +31,14 @@
 #include <rmq/stats.hpp>
 #include <rmq/transport/in_process.hpp>
 
-#include <rmq/detail/consumer_core.hpp>
+#include <rmq/detail/consumer/core.hpp>
+#include <rmq/detail/consumer_log.hpp>
 
 namespace rmq {
 
-/// A push consumer. `Order` (rmq::Concurrently | rmq::Orderly) decides how messages reach the listener,
-/// `Allocate` how queues are split among the group, `OffsetStore` where progress is kept and `Tr` how brokers
-/// are reached.
+/// A push consumer. `Order` (rmq::Concurrently | rmq::Orderly | a policy of yours, see rmq::OrderPolicy)
+/// decides how messages reach the listener, `Allocate` how queues are split among the group, `OffsetStore`
+/// where progress is kept and `Tr` how brokers are reached.
 ///
 /// @code
 /// rmq::InProcessBroker broker;
@@ -56,9 +58,31 @@ namespace rmq {
 /// run on the consume pool; shutdown() (and the destructor) must not be called from a listener.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 class Consumer {
-    static_assert(OrderPolicy<Order>,
-                  "rmq::Consumer: the first parameter must be an order policy "
-                  "(rmq::Concurrently or rmq::Orderly)");
+    static_assert(
+        HasListenerVocabulary<Order>,
+        "rmq::Consumer: the first parameter must be an order policy (rmq::Concurrently, rmq::Orderly or "
+        "one of yours): it lacks the listener vocabulary (Context, Status, Listener, "
+        "listener_signature, failure_status, is_success; see rmq::HasListenerVocabulary)");
+    static_assert(HasOrderTraits<Order>,
+                  "rmq::Consumer: the order policy lacks requires_queue_lock, span_flow_control or "
+                  "unlimited_retries_by_default (rmq::HasOrderTraits)");
+    static_assert(
+        HasService<Order>,
+        "rmq::Consumer: the order policy has no `template <class Host> class Service` (rmq::HasService)");
+    using Service = typename Order::template Service<OrderHost<Order>>;
+    static_assert(
+        ServiceConstructibleFromHost<Service, OrderHost<Order>>,
+        "rmq::Consumer: the order policy's Service cannot be constructed from Host& (rmq::OrderHost)");
+    static_assert(ServiceHasStart<Service>, "rmq::Consumer: the order policy's Service has no start()");
+    static_assert(
+        ServiceHasOnPulled<Service>,
+        "rmq::Consumer: the order policy's Service has no on_pulled(const rmq::MessageQueue&, const "
+        "std::shared_ptr<rmq::ProcessQueue>&, std::vector<rmq::MessageExt>)");
+    static_assert(ServiceHasReleaseQueue<Service>,
+                  "rmq::Consumer: the order policy's Service has no release_queue(const rmq::MessageQueue&, "
+                  "rmq::ProcessQueue&) -> bool");
+    static_assert(ServiceHasStopAndDrain<Service>,
+                  "rmq::Consumer: the order policy's Service lacks stop() or after_drain()");
     static_assert(AllocatePolicy<Allocate>,
                   "rmq::Consumer: the second parameter must model rmq::AllocatePolicy");
     static_assert(OffsetStorePolicy<OffsetStore>,
@@ -163,13 +187,13 @@ public:
     /// The group with the namespace applied (empty before start()).
     [[nodiscard]] const std::string& group() const noexcept { return core_->group(); }
 
-    /// Whether this member's subscriptions were seen to differ from its group's (seed 004; see
-    /// docs/semantics.md): messages are then silently skipped, so fix the subscriptions.
+    /// Whether this member's subscriptions were seen to differ from its group's (see docs/semantics.md):
+    /// messages are then silently skipped, so fix the subscriptions.
     [[nodiscard]] bool subscription_inconsistent() const noexcept {
         return core_->subscription_inconsistent();
     }
 
-    /// Pull/consume counters per topic and the state of each owned queue (consumer.md §10).
+    /// Pull/consume counters per topic and the state of each owned queue (Java's ConsumerRunningInfo).
     [[nodiscard]] ConsumerStats stats() const { return core_->stats(); }
 
     /// The queues this member currently owns.

@@ -80,17 +80,35 @@ TEST_CASE("policy instances can be passed to the constructor", "[static][consume
 }
 
 TEST_CASE("pulls complete on the consumer's loop with the embedded broker only", "[static][consumer]") {
-    using rmq::detail::ConsumerCore;
     // The embedded broker posts ready answers to the caller (so batches are freed on the loop that
-    // allocated them); RocketMQ's protocol decodes on transport threads.
+    // allocated them, OrderHost::pulls_complete_on_loop); RocketMQ's protocol decodes on transport threads.
     STATIC_REQUIRE(rmq::HasPullPostingToCaller<rmq::InProcessTransport>);
     STATIC_REQUIRE_FALSE(rmq::HasPullPostingToCaller<rmq::RemotingTransport>);
-    STATIC_REQUIRE(ConsumerCore<rmq::Concurrently,
-                                rmq::AllocateAveragely,
-                                rmq::RemoteOffsetStore,
-                                rmq::InProcessTransport>::pulls_complete_on_loop);
-    STATIC_REQUIRE_FALSE(ConsumerCore<rmq::Concurrently,
-                                      rmq::AllocateAveragely,
-                                      rmq::RemoteOffsetStore,
-                                      rmq::RemotingTransport>::pulls_complete_on_loop);
+}
+
+TEST_CASE("optional capabilities are named concepts", "[static][consumer]") {
+    // The embedded broker can list a group's members (subscription consistency check); the remoting
+    // transport relies on SUBSCRIPTION_NOT_EXIST answers.
+    STATIC_REQUIRE(rmq::HasGroupMembers<rmq::InProcessTransport>);
+    STATIC_REQUIRE_FALSE(rmq::HasGroupMembers<rmq::RemotingTransport>);
+    // Concurrently stamps MIN_OFFSET/MAX_OFFSET on its consume threads; Orderly gets stamped messages.
+    using ConcurrentService = rmq::Concurrently::Service<rmq::OrderHost<rmq::Concurrently>>;
+    using OrderlyService = rmq::Orderly::Service<rmq::OrderHost<rmq::Orderly>>;
+    STATIC_REQUIRE(rmq::ServiceStampsPulls<ConcurrentService>);
+    STATIC_REQUIRE_FALSE(rmq::ServiceStampsPulls<OrderlyService>);
+    // No stock allocation strategy is sticky.
+    STATIC_REQUIRE_FALSE(rmq::StickyAllocatePolicy<rmq::AllocateAveragely>);
+    STATIC_REQUIRE_FALSE(rmq::StickyAllocatePolicy<rmq::AllocateConsistentHash>);
+}
+
+TEST_CASE("the stock services model OrderService on the public host facade", "[static][consumer]") {
+    using rmq::OrderHost;
+    STATIC_REQUIRE(rmq::HasService<rmq::Concurrently>);
+    STATIC_REQUIRE(rmq::OrderService<rmq::Concurrently::Service<OrderHost<rmq::Concurrently>>,
+                                     OrderHost<rmq::Concurrently>>);
+    STATIC_REQUIRE(
+        rmq::OrderService<rmq::Orderly::Service<OrderHost<rmq::Orderly>>, OrderHost<rmq::Orderly>>);
+    // The facade is abstract: a Service cannot make one, only receive the consumer's.
+    STATIC_REQUIRE(std::is_abstract_v<OrderHost<rmq::Concurrently>>);
+    STATIC_REQUIRE_FALSE(std::is_copy_constructible_v<OrderHost<rmq::Orderly>>);
 }

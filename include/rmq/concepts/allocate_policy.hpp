@@ -28,10 +28,10 @@ concept HasAllocate = requires(const P& p,
 
 /// An allocation strategy (Java's AllocateMessageQueueStrategy). The consumer copies it in, calls it from its
 /// rebalance thread with the topic's queues and the group's client ids, both sorted the Java way
-/// (consumer.md §3.3), and owns exactly the returned queues. Contract beyond the signature: the result
-/// depends only on the arguments (every consumer of the group computes the same split independently), a
-/// client id not in `cid_all` gets nothing, and rmq::InvalidArgument thrown from `allocate` keeps the
-/// previous assignment. An optional `name()` gives the strategy's Java name (e.g. "AVG").
+/// (MessageQueue's order; client ids as strings), and owns exactly the returned queues. Contract beyond the
+/// signature: the result depends only on the arguments (every consumer of the group computes the same split
+/// independently), a client id not in `cid_all` gets nothing, and rmq::InvalidArgument thrown from `allocate`
+/// keeps the previous assignment. An optional `name()` gives the strategy's Java name (e.g. "AVG").
 ///
 /// Valid:
 /// @code
@@ -57,5 +57,19 @@ concept HasAllocate = requires(const P& p,
 /// @endcode
 template <class P>
 concept AllocatePolicy = HasAllocate<P> && std::copy_constructible<P>;
+
+/// Optional, for sticky strategies: `allocate(group, current_cid, mq_all, cid_all, previous) const` with
+/// `previous` the queues of the topic this member owns now (sorted), returning the same as the four-argument
+/// form. The consumer calls this overload when the policy has it; a sticky policy still models
+/// rmq::AllocatePolicy, so it also works where no history exists.
+template <class P>
+concept StickyAllocatePolicy = AllocatePolicy<P> && requires(const P& p,
+                                                             std::string_view group,
+                                                             std::string_view current_cid,
+                                                             std::span<const MessageQueue> mq_all,
+                                                             std::span<const std::string> cid_all,
+                                                             std::span<const MessageQueue> previous) {
+    { p.allocate(group, current_cid, mq_all, cid_all, previous) } -> std::same_as<std::vector<MessageQueue>>;
+};
 
 }  // namespace rmq

@@ -65,11 +65,12 @@ concept HasOffsetTable = requires(const P& p) {
     { p.offset_table() } -> std::same_as<std::map<MessageQueue, std::int64_t>>;
 };
 
-/// Where consume progress lives (Java's OffsetStore, consumer.md §7). The Consumer default-constructs or
-/// moves the store in, calls load() once at start, update_offset() from consume threads, persist_all() from
-/// its scheduler every persist_consumer_offset_interval and at shutdown, and persist()+remove_offset() when a
-/// queue leaves. Every member must be thread-safe. read_offset returns Java's values: the offset, -1 when
-/// there is none, -2 when the store could not be read (the consumer then retries later instead of guessing).
+/// Where consume progress lives (Java's OffsetStore; docs/policies/offset_store.md). The Consumer
+/// default-constructs or moves the store in, calls load() once at start, update_offset() from consume
+/// threads, persist_all() from its scheduler every persist_consumer_offset_interval and at shutdown, and
+/// persist()+remove_offset() when a queue leaves. Every member must be thread-safe. read_offset returns
+/// Java's values: the offset, -1 when there is none, -2 when the store could not be read (the consumer then
+/// retries later instead of guessing).
 ///
 /// Valid:
 /// @code

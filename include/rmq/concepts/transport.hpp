@@ -49,6 +49,14 @@ concept HasPullPostingToCaller = requires(T& t, const PullArgs& args, PullCallba
     t.pull(args, std::move(cb), std::move(post));
 };
 
+/// Optional: `group_members(group)`, every member of a consumer group with its client id and
+/// `consumer_data` (the subscriptions of its last heartbeat). A consumer that has it compares the
+/// subscriptions of its group's members at each rebalance and reports an inconsistency (members of one group
+/// that subscribe differently skip messages silently); without it only the broker's SUBSCRIPTION_NOT_EXIST
+/// answers tell.
+template <class T>
+concept HasGroupMembers = requires(T& t, const std::string& group) { t.group_members(group); };
+
 /// Offsets: `query_consumer_offset(group, mq) -> std::optional<std::int64_t>` (nullopt = none stored),
 /// `update_consumer_offset(group, mq, offset)`, `min_offset(mq)`, `max_offset(mq)`,
 /// `search_offset(mq, timestamp_millis)`.

@@ -1,8 +1,8 @@
 #pragma once
 
 /// @file order/concurrently.hpp
-/// rmq::Concurrently: Java's ConsumeMessageConcurrentlyService (consumer.md §5). Batches of a queue run in
-/// parallel on the consume pool; the committed offset follows ProcessQueue's min-offset rule.
+/// rmq::Concurrently: Java's ConsumeMessageConcurrentlyService (docs/policies/order.md). Batches of a queue
+/// run in parallel on the consume pool; the committed offset follows ProcessQueue's min-offset rule.
 
 #include <algorithm>
 #include <cstdint>
@@ -20,10 +20,9 @@
 #include <rmq/consume_context.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
+#include <rmq/order/host.hpp>
 #include <rmq/process_queue.hpp>
 #include <rmq/protocol.hpp>
-
-#include <rmq/detail/consumer_log.hpp>
 
 namespace rmq {
 
@@ -40,13 +39,17 @@ struct Concurrently {
     static constexpr bool requires_queue_lock = false;
     static constexpr bool span_flow_control = true;
     static constexpr bool unlimited_retries_by_default = false;
+    /// An exception or nullopt from the listener: the whole batch failed.
+    static constexpr Status failure_status = Status::ReconsumeLater;
+
+    static constexpr bool is_success(Status status) noexcept { return status == Status::ConsumeSuccess; }
 
     /// Delay before messages whose send-back failed are consumed again locally (Java: 5000 ms).
     static constexpr std::int64_t local_retry_delay_millis = 5000;
     /// Period of the consume-timeout sweep: a message is sent back within this long after its deadline.
     static constexpr std::int64_t expiry_sweep_period_millis = 1000;
 
-    /// The dispatcher the Consumer instantiates (see docs/policies/order.md for the Host interface).
+    /// The dispatcher the Consumer instantiates; Host is rmq::OrderHost<Concurrently> (order/host.hpp).
     template <class Host>
     class Service {
     public:
@@ -115,25 +118,10 @@ struct Concurrently {
         void submit(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, Request request) {
             host_.submit([this, mq, pq = std::move(pq), request = std::move(request)]() mutable {
                 consume(mq, pq, request);
-                if constexpr (frees_on_loop()) {
+                if (frees_on_loop_) {
                     retire(std::move(request.msgs));
                 }
             });
-        }
-
-        // Memory is best freed by the thread that allocated it. When pulls complete on the loop thread (the
-        // embedded broker), the loop allocated the messages: freed on a consume thread, each of their blocks
-        // took the allocator lock of the loop's arena while the loop kept allocating the next pulls, the
-        // largest cause of context switches once the pull path had none. Messages a transport thread decoded
-        // (RocketMQ's protocol) are freed by the consume thread, as before: moving that work onto the loop
-        // only loaded the consumer's one pulling thread (measured: real-broker batch 1 lost ~20 %).
-        // A function, not a constant: evaluated where it is used, once Host (the consumer) is complete.
-        static constexpr bool frees_on_loop() {
-            if constexpr (requires { Host::pulls_complete_on_loop; }) {
-                return Host::pulls_complete_on_loop;
-            } else {
-                return false;
-            }
         }
 
         /// A consume thread is done with a pulled vector: the loop thread frees it (free_retired).
@@ -163,7 +151,7 @@ struct Concurrently {
         /// running call's eventual result then finds them gone and only moves the offset).
         void sweep() {
             const std::int64_t timeout = host_.config().consume_timeout * 60 * 1000;
-            for (const auto& [mq, pq] : host_.table_snapshot()) {
+            for (const auto& [mq, pq] : host_.owned_queues()) {
                 if (pq->dropped() || !host_.clustering()) {
                     continue;
                 }
@@ -172,15 +160,15 @@ struct Concurrently {
                     timeout,
                     [this](const MessageExt& msg) { return host_.send_back(msg, 3); },
                     [this, queue](const MessageExt& msg, std::exception_ptr) {
-                        detail::log_line("group [{}]: expired message {} of {} could not be sent back",
-                                         host_.group(),
-                                         msg.msg_id(),
-                                         queue);
+                        host_.log("group [{}]: expired message {} of {} could not be sent back",
+                                  host_.group(),
+                                  msg.msg_id(),
+                                  queue);
                     });
             }
         }
 
-        /// ConsumeRequest.run (consumer.md §5.2); runs on a consume thread.
+        /// Java's ConsumeRequest.run; runs on a consume thread.
         void
         consume(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, const Request& request) {
             if (pq->dropped()) {
@@ -196,40 +184,17 @@ struct Concurrently {
                     }
                     host_.reset_retry_topic(batch);
                 });
-            const auto& hooks = host_.hooks();
-            if (hooks.before) {
-                try {
-                    hooks.before(mq, msgs);
-                } catch (const std::exception& e) {
-                    detail::log_line("consume hook (before) failed: {}", e.what());
-                }
-            }
-            const std::int64_t begin = host_.clock()->steady_millis();
-            std::optional<Status> status;
-            try {
-                status = host_.listener()(std::span<const MessageExt>(msgs), ctx);
-            } catch (const std::exception& e) {
-                detail::log_line("group [{}]: listener threw for {}: {}", host_.group(), mq, e.what());
-            } catch (...) {
-                detail::log_line("group [{}]: listener threw for {}", host_.group(), mq);
-            }
-            const std::int64_t rt = host_.clock()->steady_millis() - begin;
-            const Status effective = status.value_or(Status::ReconsumeLater);
-            if (hooks.after) {
-                try {
-                    hooks.after(mq, msgs, effective == Status::ConsumeSuccess);
-                } catch (const std::exception& e) {
-                    detail::log_line("consume hook (after) failed: {}", e.what());
-                }
-            }
+            const auto call = *host_.call_listener(mq, msgs, ctx);
             if (pq->dropped()) {
-                host_.stats_collector().record_consume_rt(mq.topic, rt);
+                host_.record_consume_rt(mq.topic, call.rt_millis);
                 return;  // the queue moved on (rebalance or shutdown): no send-back, no offset change
             }
-            process_result(mq, pq, msgs, ctx, effective, rt);
+            process_result(mq, pq, msgs, ctx, call.status, call.rt_millis);
         }
 
-        /// processConsumeResult (consumer.md §5.3).
+        /// Java's processConsumeResult: messages after the ack index failed; in clustering they are sent back
+        /// (or, when that fails, consumed again here after 5 s); the offset moves to the smallest still
+        /// cached.
         void process_result(const MessageQueue& mq,
                             const std::shared_ptr<ProcessQueue>& pq,
                             std::span<const MessageExt> msgs,
@@ -237,7 +202,7 @@ struct Concurrently {
                             Status status,
                             std::int64_t rt) {
             if (msgs.empty()) {
-                host_.stats_collector().record_consume_rt(mq.topic, rt);
+                host_.record_consume_rt(mq.topic, rt);
                 return;
             }
             const int size = static_cast<int>(msgs.size());
@@ -245,14 +210,14 @@ struct Concurrently {
             if (status == Status::ConsumeSuccess) {
                 ack = std::clamp(ctx.ack_index(), -1, size - 1);
             }
-            host_.stats_collector().record_consume(mq.topic, rt, ack + 1, size - ack - 1);
+            host_.record_consume(mq.topic, rt, ack + 1, size - ack - 1);
             std::vector<MessageExt> back_failed;
             if (!host_.clustering()) {
                 for (int i = ack + 1; i < size; ++i) {
-                    detail::log_line("group [{}]: broadcasting, message {} of {} failed and is dropped",
-                                     host_.group(),
-                                     msgs[static_cast<std::size_t>(i)].msg_id(),
-                                     mq);
+                    host_.log("group [{}]: broadcasting, message {} of {} failed and is dropped",
+                              host_.group(),
+                              msgs[static_cast<std::size_t>(i)].msg_id(),
+                              mq);
                 }
             } else {
                 for (int i = ack + 1; i < size; ++i) {
@@ -287,11 +252,18 @@ struct Concurrently {
             }
             const std::int64_t offset = pq->remove_messages(done);
             if (offset >= 0 && !pq->dropped()) {
-                host_.offset_store().update_offset(mq, offset, true);
+                host_.update_offset(mq, offset, true);
             }
         }
 
         Host& host_;
+        // Memory is best freed by the thread that allocated it. When pulls complete on the loop thread (the
+        // embedded broker), the loop allocated the messages: freed on a consume thread, each of their blocks
+        // took the allocator lock of the loop's arena while the loop kept allocating the next pulls, the
+        // largest cause of context switches once the pull path had none. Messages a transport thread decoded
+        // (RocketMQ's protocol) are freed by the consume thread, as before: moving that work onto the loop
+        // only loaded the consumer's one pulling thread (measured: real-broker batch 1 lost ~20 %).
+        const bool frees_on_loop_ = host_.pulls_complete_on_loop();
         std::mutex retired_mutex_;
         std::vector<std::shared_ptr<std::vector<MessageExt>>> retired_;  // guarded by retired_mutex_
         std::vector<std::shared_ptr<std::vector<MessageExt>>>

@@ -1,8 +1,8 @@
 #pragma once
 
 /// @file order/orderly.hpp
-/// rmq::Orderly: Java's ConsumeMessageOrderlyService (consumer.md §6). One consume task per queue at a time,
-/// batches in queue order, broker locks in clustering, local retries with a DLQ bound.
+/// rmq::Orderly: Java's ConsumeMessageOrderlyService (docs/policies/order.md). One consume task per queue at
+/// a time, batches in queue order, broker locks in clustering, local retries with a DLQ bound.
 
 #include <algorithm>
 #include <atomic>
@@ -24,9 +24,8 @@
 #include <rmq/consume_context.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
+#include <rmq/order/host.hpp>
 #include <rmq/process_queue.hpp>
-
-#include <rmq/detail/consumer_log.hpp>
 
 namespace rmq {
 
@@ -42,6 +41,12 @@ struct Orderly {
     static constexpr bool requires_queue_lock = true;
     static constexpr bool span_flow_control = false;
     static constexpr bool unlimited_retries_by_default = true;
+    /// An exception or nullopt from the listener: retry the batch after the suspend time.
+    static constexpr Status failure_status = Status::SuspendCurrentQueueAMoment;
+
+    static constexpr bool is_success(Status status) noexcept {
+        return status == Status::Success || status == Status::Commit;
+    }
 
     /// MAX_TIME_CONSUME_CONTINUOUSLY: one task yields the thread after this long (fairness between queues).
     static constexpr std::int64_t max_time_consume_continuously = 60000;
@@ -52,7 +57,7 @@ struct Orderly {
     /// ms).
     static constexpr std::int64_t release_wait_millis = 1000;
 
-    /// The dispatcher the Consumer instantiates (see docs/policies/order.md for the Host interface).
+    /// The dispatcher the Consumer instantiates; Host is rmq::OrderHost<Orderly> (order/host.hpp).
     template <class Host>
     class Service {
     public:
@@ -150,7 +155,7 @@ struct Orderly {
             return slot;
         }
 
-        /// ConsumeRequest.run (consumer.md §6.3); runs on a consume thread.
+        /// Java's ConsumeRequest.run; runs on a consume thread.
         void consume(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
             if (pq->dropped()) {
                 return;
@@ -189,44 +194,23 @@ struct Orderly {
                 }
                 host_.reset_retry_topic(std::span<MessageExt>(msgs));
                 Context ctx(mq);
-                const auto& hooks = host_.hooks();
-                if (hooks.before) {
-                    try {
-                        hooks.before(mq, msgs);
-                    } catch (const std::exception& e) {
-                        detail::log_line("consume hook (before) failed: {}", e.what());
-                    }
-                }
-                std::optional<Status> status;
-                const std::int64_t call_begin = clock->steady_millis();
-                {
-                    const std::lock_guard consume_lock(pq->consume_lock());
+                // Under the queue's consume lock, so that rebalance cannot release the queue meanwhile.
+                const auto call = host_.call_listener(mq, msgs, ctx, [&pq] {
+                    std::unique_lock consume_lock(pq->consume_lock());
                     if (pq->dropped()) {
-                        break;
+                        consume_lock.unlock();
                     }
-                    try {
-                        status = host_.listener()(std::span<const MessageExt>(msgs), ctx);
-                    } catch (const std::exception& e) {
-                        detail::log_line(
-                            "group [{}]: listener threw for {}: {}", host_.group(), mq, e.what());
-                    } catch (...) {
-                        detail::log_line("group [{}]: listener threw for {}", host_.group(), mq);
-                    }
+                    return consume_lock;
+                });
+                if (!call) {
+                    break;
                 }
-                const Status effective = status.value_or(Status::SuspendCurrentQueueAMoment);
-                if (hooks.after) {
-                    try {
-                        hooks.after(mq, msgs, effective == Status::Success || effective == Status::Commit);
-                    } catch (const std::exception& e) {
-                        detail::log_line("consume hook (after) failed: {}", e.what());
-                    }
-                }
-                host_.stats_collector().record_consume_rt(mq.topic, clock->steady_millis() - call_begin);
-                continue_consume = process_result(mq, pq, msgs, ctx, effective);
+                host_.record_consume_rt(mq.topic, call->rt_millis);
+                continue_consume = process_result(mq, pq, msgs, ctx, call->status);
             }
         }
 
-        /// processConsumeResult: every status × autoCommit (consumer.md §6.4).
+        /// Java's processConsumeResult: every status × autoCommit (the table in docs/policies/order.md).
         bool process_result(const MessageQueue& mq,
                             const std::shared_ptr<ProcessQueue>& pq,
                             std::vector<MessageExt>& msgs,
@@ -235,9 +219,8 @@ struct Orderly {
             std::int64_t commit_offset = -1;
             bool continue_consume = true;
             const auto n = static_cast<std::int64_t>(msgs.size());
-            auto& stats = host_.stats_collector();
             const auto suspend = [&] {
-                stats.record_consume_failed(mq.topic, n);
+                host_.record_consume_failed(mq.topic, n);
                 if (check_reconsume_times(msgs)) {
                     pq->make_message_to_consume_again(std::span<const MessageExt>(msgs));
                     submit_later(mq, pq, ctx.suspend_current_queue_time_millis());
@@ -250,14 +233,14 @@ struct Orderly {
                 switch (status) {
                 case Status::Commit:
                 case Status::Rollback:
-                    detail::log_line("group [{}]: {} returns Commit/Rollback with auto-commit on; treated as "
-                                     "Success",
-                                     host_.group(),
-                                     mq);
+                    host_.log(
+                        "group [{}]: {} returns Commit/Rollback with auto-commit on; treated as Success",
+                        host_.group(),
+                        mq);
                     [[fallthrough]];
                 case Status::Success:
                     commit_offset = pq->commit();
-                    stats.record_consume_ok(mq.topic, n);
+                    host_.record_consume_ok(mq.topic, n);
                     break;
                 case Status::SuspendCurrentQueueAMoment:
                     if (!suspend()) {
@@ -268,7 +251,7 @@ struct Orderly {
             } else {
                 switch (status) {
                 case Status::Success:
-                    stats.record_consume_ok(mq.topic, n);
+                    host_.record_consume_ok(mq.topic, n);
                     break;
                 case Status::Commit:
                     commit_offset = pq->commit();
@@ -284,12 +267,12 @@ struct Orderly {
                 }
             }
             if (commit_offset >= 0 && !pq->dropped()) {
-                host_.offset_store().update_offset(mq, commit_offset, false);
+                host_.update_offset(mq, commit_offset, false);
             }
             return continue_consume;
         }
 
-        /// checkReconsumeTimes (consumer.md §6.5): true = suspend and retry locally; messages past the limit
+        /// Java's checkReconsumeTimes: true = suspend and retry locally; messages past the limit
         /// are moved to the DLQ (if that fails they are retried locally as well).
         bool check_reconsume_times(std::vector<MessageExt>& msgs) {
             bool suspend = false;

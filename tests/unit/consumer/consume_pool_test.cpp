@@ -13,7 +13,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <rmq/detail/consume_pool.hpp>
+#include <rmq/detail/consumer/consume_pool.hpp>
 
 using rmq::detail::ConsumePool;
 

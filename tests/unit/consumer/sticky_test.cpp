@@ -48,6 +48,8 @@ struct RecordingSticky {
 
 static_assert(rmq::AllocatePolicy<RecordingSticky>);
 
+static_assert(rmq::StickyAllocatePolicy<RecordingSticky>);
+
 }  // namespace
 
 TEST_CASE("a sticky allocation policy is shown the queues owned before", "[consumer][sticky]") {

@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file detail/consume_pool.hpp
+/// @file detail/consumer/consume_pool.hpp
 /// rmq::detail::ConsumePool: the worker threads that run listener code, fed by a bounded queue. When the
 /// queue is full try_submit() says so and the caller backs off (the puller pauses) instead of growing memory.
 ///

@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file detail/scheduler.hpp
+/// @file detail/consumer/scheduler.hpp
 /// rmq::detail::Scheduler: the one event-loop thread of a client. Pull loops, rebalance, lock renewal, offset
 /// persistence and transport completions all run here, one at a time, in deadline order.
 ///

@@ -1,0 +1,49 @@
+// Positive twin of order_service_missing_release_queue.fail.cpp: the same policy with release_queue.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <rmq/consumer.hpp>
+
+struct Policy {
+    using Context = rmq::ConsumeConcurrentlyContext;
+    using Status = rmq::ConsumeConcurrentlyStatus;
+    using Listener = std::function<std::optional<Status>(std::span<const rmq::MessageExt>, Context&)>;
+    static constexpr std::string_view listener_signature = "(span, ConsumeConcurrentlyContext&) -> status";
+    static constexpr Status failure_status = Status::ReconsumeLater;
+
+    static constexpr bool is_success(Status s) noexcept { return s == Status::ConsumeSuccess; }
+
+    static constexpr bool requires_queue_lock = false;
+    static constexpr bool span_flow_control = true;
+    static constexpr bool unlimited_retries_by_default = false;
+
+    template <class Host>
+    class Service {
+    public:
+        explicit Service(Host&) {}
+
+        void start() {}
+
+        void on_pulled(const rmq::MessageQueue&,
+                       const std::shared_ptr<rmq::ProcessQueue>&,
+                       std::vector<rmq::MessageExt>) {}
+
+        bool release_queue(const rmq::MessageQueue&, rmq::ProcessQueue&) { return true; }
+
+        void stop() {}
+
+        void after_drain() {}
+    };
+};
+
+int main() {
+    rmq::InProcessBroker broker;
+    rmq::Consumer<Policy, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport> consumer{
+        broker.connect(), rmq::ConsumerConfig{.consumer_group = "g"}};
+    return consumer.running() ? 1 : 0;
+}
