@@ -1,4 +1,4 @@
-// BROADCASTING consumption (consumer.md §3.3, §7.4): every member of the group consumes every message, and
+// BROADCASTING consumption: every member of the group consumes every message, and
 // each member keeps its own progress in a local offset file, `<store_dir>/<client_id>/<group>/offsets.json`.
 // Two members consume 20 messages each; then one restarts and consumes only the 10 sent while it was down.
 //

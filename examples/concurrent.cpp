@@ -1,4 +1,4 @@
-// Concurrent consumption with a partial acknowledgement (consumer.md §5.3): the listener gets batches of 5
+// Concurrent consumption with a partial acknowledgement: the listener gets batches of 5
 // and, for the first batch, acknowledges only the first 3 (set_ack_index(2)). The other 2 are sent back to
 // the broker and return through `%RETRY%<group>` after delay level 1 (1 s), with reconsume_times() == 1.
 

@@ -1,4 +1,4 @@
-// The main demo (seed 001): an ordered producer sends 100 messages of 10 orders (tags TagA..TagE, every
+// The main demo (RocketMQ's ordered-message example): an ordered producer sends 100 messages of 10 orders (tags TagA..TagE, every
 // message of order id i % 10 to queue order_id % 8), and an orderly consumer on the embedded broker checks
 // that each order's messages arrive in the sequence they were sent.
 //

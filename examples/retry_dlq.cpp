@@ -1,4 +1,4 @@
-// Retries and the dead-letter queue (consumer.md §5.4, §6.5). Five messages, two of which ("bad") always
+// Retries and the dead-letter queue. Five messages, two of which ("bad") always
 // fail.
 //
 // * Concurrently: a failed message is sent back to the broker, returns through `%RETRY%<group>` after its

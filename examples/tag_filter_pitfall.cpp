@@ -1,4 +1,4 @@
-// Seed 004, "subscriptions of one group must be identical" (consumer.md §8.4–8.5). Group dw_tag_test has two
+// The tag-filter pitfall, "subscriptions of one group must be identical". Group dw_tag_test has two
 // members on a topic with 4 queues: one subscribes TagA, the other TagB. The producer sends 40 TagA then 40
 // TagB messages round robin, so every queue holds both tags.
 //

@@ -3,8 +3,8 @@
 # installed are detected with dpkg -s, and apt-get (including `apt-get update`) only runs when one is missing.
 #
 #   tools/install-deps.sh            the build/test toolchain and libraries
-#   RMQ_DEPS_BROKER=1 tools/install-deps.sh   also the JDK + Maven for the real-broker tests (hook for the
-#                                              remoting work: add packages to BROKER_PACKAGES below)
+#   RMQ_DEPS_BROKER=1 tools/install-deps.sh   also the JDK + Maven for the real-broker tests
+#                                              (tools/broker-test.sh and tools/bench.sh call it that way)
 set -euo pipefail
 
 PACKAGES=(

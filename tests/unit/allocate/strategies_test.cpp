@@ -1,5 +1,5 @@
-// The strategies against Apache RocketMQ's own allocation tests (consumer.md §12.2) and the spec's examples
-// (consumer.md §3.4), including the strategies allocate.json does not cover (CONFIG, MACHINE_ROOM).
+// The strategies against Apache RocketMQ's own allocation tests and the spec's examples
+//, including the strategies allocate.json does not cover (CONFIG, MACHINE_ROOM).
 
 #include <cstddef>
 #include <cstdint>
@@ -204,7 +204,7 @@ TEST_CASE("MACHINE_ROOM splits broker names like Java's split(\"@\")", "[allocat
     CHECK(rmq::detail::java_split_at("") == std::vector<std::string_view>{""});
 }
 
-TEST_CASE("CONSISTENT_HASH hashes like ConsistentHashRouter.MD5Hash (consumer.md 3.4.3)", "[allocate]") {
+TEST_CASE("CONSISTENT_HASH hashes like ConsistentHashRouter.MD5Hash", "[allocate]") {
     CHECK(rmq::detail::md5_prefix32("CID-0-0") == 0x71479af9U);
     CHECK(rmq::detail::md5_prefix32("CID-0-1") == 0x9ba72d02U);
     CHECK(rmq::detail::md5_prefix32("MessageQueue [topic=topic_test, brokerName=brokerName, queueId=0]") ==
@@ -213,7 +213,7 @@ TEST_CASE("CONSISTENT_HASH hashes like ConsistentHashRouter.MD5Hash (consumer.md
           "MessageQueue [topic=topic_test, brokerName=brokerName, queueId=0]");
 }
 
-TEST_CASE("CONSISTENT_HASH golden owners (consumer.md 3.4.3)", "[allocate]") {
+TEST_CASE("CONSISTENT_HASH golden owners", "[allocate]") {
     const auto owner_index = [](int vnodes, int queues, int consumers) {
         const rmq::AllocateConsistentHash policy{vnodes};
         const auto mq_all = make_queues(queues, "brokerName", "topic_test");

@@ -47,7 +47,7 @@ TEST_CASE("config: designated initializers in declaration order (public example)
     REQUIRE_NOTHROW(c.validate());
 }
 
-TEST_CASE("config: defaults equal Java's DefaultMQPushConsumer / ClientConfig (consumer.md 1.7)",
+TEST_CASE("config: defaults equal Java's DefaultMQPushConsumer / ClientConfig",
           "[config]") {
     const rmq::ConsumerConfig c;
     // DefaultMQPushConsumer
@@ -335,7 +335,7 @@ TEST_CASE("config: with_namespace wraps like NamespaceUtil.wrapNamespace", "[con
     CHECK(c.with_namespace("") == "");
 }
 
-TEST_CASE("contexts: defaults and setters (consumer.md 1.5)", "[config][context]") {
+TEST_CASE("contexts: defaults and setters", "[config][context]") {
     const rmq::MessageQueue mq{"T", "b", 3};
     rmq::ConsumeConcurrentlyContext cc(mq);
     CHECK(cc.message_queue() == mq);

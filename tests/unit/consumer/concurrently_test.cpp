@@ -1,4 +1,4 @@
-// Concurrent consumption end to end on the embedded broker (consumer.md §5, §4, §9).
+// Concurrent consumption end to end on the embedded broker.
 
 #include <algorithm>
 #include <atomic>

@@ -1,5 +1,5 @@
 // Group behaviour: queue split and takeover, restart from the committed offset, flow control, shutdown drain,
-// lifecycle errors (consumer.md §3, §4.2, §9, §12.8).
+// lifecycle errors.
 
 #include <algorithm>
 #include <atomic>

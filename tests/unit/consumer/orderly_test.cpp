@@ -1,4 +1,4 @@
-// Orderly consumption end to end on the embedded broker (consumer.md §6, seeds 000/001).
+// Orderly consumption end to end on the embedded broker.
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-// The send-back fallbacks of the concurrent path (consumer.md §5.3, §5.4, §12.3.6).
+// The send-back fallbacks of the concurrent path.
 
 #include "consumer_support.hpp"
 

@@ -1,4 +1,4 @@
-// Seed 004: members of one group with different subscriptions are detected and reported (consumer.md §8.5).
+// The tag-filter pitfall: members of one group with different subscriptions are detected and reported.
 
 #include "consumer_support.hpp"
 

@@ -77,7 +77,7 @@ fs::path bak_of(const fs::path& p) {
     return fs::path(p.string() + ".bak");
 }
 
-// The example of consumer.md §7.4: what Java's OffsetSerializeWrapper.toJson(true) writes.
+// The example: what Java's OffsetSerializeWrapper.toJson(true) writes.
 const std::string java_file = "{\n"
                               "\t\"offsetTable\":{{\n"
                               "\t\t\t\"brokerName\":\"broker-a\",\n"

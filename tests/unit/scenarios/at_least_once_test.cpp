@@ -1,4 +1,4 @@
-// Concurrent at-least-once across a restart in the middle of a stream (issue 3; consumer.md §5.3, §7, §9):
+// Concurrent at-least-once across a restart in the middle of a stream:
 // what the first consumer finished and committed is not delivered again, what it had in flight is delivered
 // again at most once, and nothing is lost.
 

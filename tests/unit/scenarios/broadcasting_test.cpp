@@ -1,4 +1,4 @@
-// Broadcasting (issue 3; consumer.md §3.3, §7.4–7.5): every member consumes every message; a restarted member
+// Broadcasting: every member consumes every message; a restarted member
 // resumes from its local offset file; when that file is corrupted between runs, the `.bak` copy is used.
 // The offset files live in a temporary directory, never under $HOME.
 

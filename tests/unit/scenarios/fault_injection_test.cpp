@@ -1,7 +1,7 @@
 // A fault-injecting transport (the pattern of docs/policies/transport.md): a decorator over any
 // rmq::Transport that fails some requests. The consumer must ride through failed pulls (retried after
 // pull_time_delay_mills_when_exception), a failing CONSUMER_SEND_MSG_BACK (fallback: a retry copy sent to
-// `%RETRY%group`, consumer.md §5.4), failed heartbeats and offset updates — and lose nothing.
+// `%RETRY%group`), failed heartbeats and offset updates — and lose nothing.
 
 #include <atomic>
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Flow control with a large backlog (issue 3; consumer.md §4.2): while a slow listener works through a
+// Flow control with a large backlog: while a slow listener works through a
 // 100,000-message backlog, no queue ever caches more than its threshold plus one pull batch, and pulling
 // resumes as the cache drains.
 

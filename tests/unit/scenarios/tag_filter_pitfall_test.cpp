@@ -1,4 +1,4 @@
-// The tag-filter pitfall (seed 004; consumer.md §8.4–8.5): two members of one group subscribe the same topic
+// The tag-filter pitfall (members of one group that subscribe differently): two members of one group subscribe the same topic
 // with different tags. The broker keeps one subscription per (group, topic) and filters every member's pulls
 // with it, each member re-filters with its own tags, and filtered messages still advance the offsets — so
 // messages are skipped for good while the group's committed offsets say "all consumed". rmq cannot make the
@@ -145,7 +145,7 @@ TEST_CASE("tag-filter pitfall: once the members agree the report clears and ever
     a.start();
     b.start();
     REQUIRE(eventually([&] { return a.subscription_inconsistent() && b.subscription_inconsistent(); }));
-    // The fix of seed 004: identical subscriptions (subscribe may be called on a running consumer).
+    // The fix of the pitfall: identical subscriptions (subscribe may be called on a running consumer).
     a.subscribe("PitfallFixed", "TagA || TagB");
     b.subscribe("PitfallFixed", "TagA || TagB");
     REQUIRE(eventually([&] { return !a.subscription_inconsistent() && !b.subscription_inconsistent(); }));
