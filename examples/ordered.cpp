@@ -1,6 +1,6 @@
-// The main demo (RocketMQ's ordered-message example): an ordered producer sends 100 messages of 10 orders (tags TagA..TagE, every
-// message of order id i % 10 to queue order_id % 8), and an orderly consumer on the embedded broker checks
-// that each order's messages arrive in the sequence they were sent.
+// The main demo (RocketMQ's ordered-message example): an ordered producer sends 100 messages of 10 orders
+// (tags TagA..TagE, every message of order id i % 10 to queue order_id % 8), and an orderly consumer on the
+// embedded broker checks that each order's messages arrive in the sequence they were sent.
 //
 // Java's sample juggles ConsumeOrderlyStatus values with auto-commit off; every status × auto-commit
 // combination is exercised by tests/unit/consumer/orderly_test.cpp. Here the listener simply succeeds.

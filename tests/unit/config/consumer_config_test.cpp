@@ -47,8 +47,7 @@ TEST_CASE("config: designated initializers in declaration order (public example)
     REQUIRE_NOTHROW(c.validate());
 }
 
-TEST_CASE("config: defaults equal Java's DefaultMQPushConsumer / ClientConfig",
-          "[config]") {
+TEST_CASE("config: defaults equal Java's DefaultMQPushConsumer / ClientConfig", "[config]") {
     const rmq::ConsumerConfig c;
     // DefaultMQPushConsumer
     CHECK(c.consumer_group.empty());                                   // ctor argument in Java

@@ -1,6 +1,6 @@
-// The ProcessQueue contract beyond Java's own tests: the min-offset rule (Java's ProcessQueue.removeMessage), duplicates, exact
-// flow-control counters, backlog from MAX_OFFSET and the orderly take / commit / rollback / consume-again
-// sequences.
+// The ProcessQueue contract beyond Java's own tests: the min-offset rule (Java's ProcessQueue.removeMessage),
+// duplicates, exact flow-control counters, backlog from MAX_OFFSET and the orderly take / commit / rollback /
+// consume-again sequences.
 
 #include <chrono>
 #include <cstdint>
@@ -34,7 +34,7 @@ rmq::MessageExt with_max_offset(rmq::MessageExt m, std::string_view max_offset) 
 
 }  // namespace
 
-TEST_CASE("min-offset rule (Java's ProcessQueue.removeMessage): removing a middle message keeps the head as the safe offset",
+TEST_CASE("min-offset rule: removing a middle message keeps the head as the safe offset",
           "[process_queue][min_offset]") {
     rmq::ProcessQueue pq(std::make_shared<rmq::ManualClock>());
     pq.put_messages(make_msgs(100, 5));  // 100..104
@@ -45,7 +45,7 @@ TEST_CASE("min-offset rule (Java's ProcessQueue.removeMessage): removing a middl
     CHECK(pq.max_offset_in_cache() == 104);
 }
 
-TEST_CASE("min-offset rule (Java's ProcessQueue.removeMessage): removing the first message advances to the next cached one",
+TEST_CASE("min-offset rule: removing the first message advances to the next cached one",
           "[process_queue][min_offset]") {
     rmq::ProcessQueue pq(std::make_shared<rmq::ManualClock>());
     pq.put_messages(make_msgs_at({100, 101, 105}));
@@ -53,7 +53,7 @@ TEST_CASE("min-offset rule (Java's ProcessQueue.removeMessage): removing the fir
     CHECK(pq.remove_messages(Offsets{101}) == 105);  // gaps are fine: the next cached offset, not +1
 }
 
-TEST_CASE("min-offset rule (Java's ProcessQueue.removeMessage): removing everything returns queue_offset_max + 1",
+TEST_CASE("min-offset rule: removing everything returns queue_offset_max + 1",
           "[process_queue][min_offset]") {
     rmq::ProcessQueue pq(std::make_shared<rmq::ManualClock>());
     pq.put_messages(make_msgs_at({7, 9, 12}));
@@ -65,7 +65,7 @@ TEST_CASE("min-offset rule (Java's ProcessQueue.removeMessage): removing everyth
     CHECK(pq.max_offset_in_cache() == -1);
 }
 
-TEST_CASE("min-offset rule (Java's ProcessQueue.removeMessage): removing from an empty queue returns -1 and changes nothing",
+TEST_CASE("min-offset rule: removing from an empty queue returns -1 and changes nothing",
           "[process_queue][min_offset]") {
     auto clock = std::make_shared<rmq::ManualClock>();
     rmq::ProcessQueue pq(clock);

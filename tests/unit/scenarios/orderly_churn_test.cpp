@@ -1,6 +1,7 @@
-// Orderly consumption while the group changes under it: 10 orders × 200 steps over 8 queues, three consumers joining and leaving while they consume. For every
-// order no step may start before its predecessor finished (a redelivery of a step already done is allowed),
-// no two steps of one order may run at once — across all members — and no step may be lost.
+// Orderly consumption while the group changes under it: 10 orders × 200 steps over 8 queues, three consumers
+// joining and leaving while they consume. For every order no step may start before its predecessor finished
+// (a redelivery of a step already done is allowed), no two steps of one order may run at once — across all
+// members — and no step may be lost.
 
 #include <algorithm>
 #include <array>

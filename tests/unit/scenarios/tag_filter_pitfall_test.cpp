@@ -1,8 +1,9 @@
-// The tag-filter pitfall (members of one group that subscribe differently): two members of one group subscribe the same topic
-// with different tags. The broker keeps one subscription per (group, topic) and filters every member's pulls
-// with it, each member re-filters with its own tags, and filtered messages still advance the offsets — so
-// messages are skipped for good while the group's committed offsets say "all consumed". rmq cannot make the
-// group consistent, but it must say so: subscription_inconsistent() and the stats detail.
+// The tag-filter pitfall (members of one group that subscribe differently): two members of one group
+// subscribe the same topic with different tags. The broker keeps one subscription per (group, topic) and
+// filters every member's pulls with it, each member re-filters with its own tags, and filtered messages still
+// advance the offsets — so messages are skipped for good while the group's committed offsets say "all
+// consumed". rmq cannot make the group consistent, but it must say so: subscription_inconsistent() and the
+// stats detail.
 
 #include <cstdint>
 #include <set>
