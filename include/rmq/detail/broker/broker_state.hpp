@@ -8,10 +8,11 @@
 /// Lock discipline (unchanged from the single-class broker; keep it):
 /// - ONE mutex, `mutex_`, guards the whole state: every component below and the Dispatcher's queue and flags.
 ///   The components have no locks of their own; they are only called with `mutex_` held. Members named
-///   `*_locked` expect it held; every request member takes it once, for its whole critical section.
+///   `*_locked` expect it held; every request member holds it for one critical section (queueing the
+///   collected callbacks afterwards takes it again, briefly); config() and clock() are immutable.
 /// - Checks that need no state (names, queue ownership, body size) run before the lock is taken.
-/// - Callbacks owed to clients (pull completions, notifications) are collected in a BrokerTasks list under the
-///   lock and handed to the Dispatcher after it is released, so user code never runs under `mutex_`.
+/// - Callbacks owed to clients (pull completions, notifications) are collected in a BrokerTasks list while
+///   locked and handed to the Dispatcher after the lock is released: user code never runs under `mutex_`.
 /// - Other locks: a connection's NotificationSlot mutex is taken by its notification task on the dispatcher
 ///   thread, never under `mutex_`; the Clock's own mutex is taken under `mutex_` when reading the time (never
 ///   the reverse: ManualClock::advance calls its listener, on_clock_advance, after releasing it); start/stop
@@ -27,10 +28,12 @@
 
 #include <rmq/clock.hpp>
 #include <rmq/config.hpp>
+#include <rmq/error.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/subscription.hpp>
+#include <rmq/topic.hpp>
 #include <rmq/transport/broker_config.hpp>
 
 #include <rmq/detail/broker/delays.hpp>
@@ -40,6 +43,9 @@
 #include <rmq/detail/broker/long_poll.hpp>
 #include <rmq/detail/broker/membership.hpp>
 #include <rmq/detail/broker/offsets.hpp>
+#include <rmq/detail/broker/pull.hpp>
+#include <rmq/detail/broker/send.hpp>
+#include <rmq/detail/broker/send_back.hpp>
 #include <rmq/detail/broker/store.hpp>
 #include <rmq/detail/broker/subscription_groups.hpp>
 

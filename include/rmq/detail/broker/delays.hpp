@@ -13,7 +13,10 @@
 
 #include <rmq/clock.hpp>
 #include <rmq/config.hpp>
+#include <rmq/error.hpp>
 #include <rmq/message.hpp>
+
+#include <rmq/detail/broker/store.hpp>
 
 namespace rmq::detail {
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <rmq/config.hpp>
+#include <rmq/error.hpp>
 
 namespace rmq::detail {
 

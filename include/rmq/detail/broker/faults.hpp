@@ -8,6 +8,7 @@
 #include <optional>
 
 #include <rmq/config.hpp>
+#include <rmq/error.hpp>
 #include <rmq/transport/broker_config.hpp>
 
 namespace rmq::detail {

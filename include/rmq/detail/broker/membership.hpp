@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <rmq/config.hpp>
+#include <rmq/error.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/subscription.hpp>
 #include <rmq/transport/broker_config.hpp>

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include <rmq/config.hpp>
+#include <rmq/error.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/subscription.hpp>
 #include <rmq/transport/broker_config.hpp>

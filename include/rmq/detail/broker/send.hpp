@@ -8,8 +8,13 @@
 #include <string_view>
 
 #include <rmq/config.hpp>
+#include <rmq/error.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
+#include <rmq/protocol.hpp>
+#include <rmq/topic.hpp>
+
+#include <rmq/detail/broker/delays.hpp>
 
 namespace rmq::detail {
 

@@ -10,6 +10,9 @@
 #include <rmq/config.hpp>
 #include <rmq/message.hpp>
 #include <rmq/protocol.hpp>
+#include <rmq/topic.hpp>
+
+#include <rmq/detail/broker/store.hpp>
 
 namespace rmq::detail {
 

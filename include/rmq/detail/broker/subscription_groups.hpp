@@ -8,6 +8,8 @@
 #include <string>
 
 #include <rmq/config.hpp>
+#include <rmq/error.hpp>
+#include <rmq/protocol.hpp>
 
 namespace rmq::detail {
 
