@@ -41,6 +41,7 @@
 #include <rmq/stats.hpp>
 #include <rmq/subscription.hpp>
 #include <rmq/topic.hpp>
+#include <rmq/transport/broker_config.hpp>
 #include <rmq/transport/in_process.hpp>
 #include <rmq/transport/remoting.hpp>
 #include <rmq/unique_id.hpp>

@@ -17,9 +17,9 @@
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/protocol.hpp>
+#include <rmq/transport/broker_config.hpp>
 
-#include <rmq/detail/broker_config.hpp>
-#include <rmq/detail/broker_state.hpp>
+#include <rmq/detail/broker/broker_state.hpp>
 
 namespace rmq {
 
@@ -114,8 +114,8 @@ public:
     [[nodiscard]] std::shared_ptr<Clock> clock() const { return state_->clock(); }
 
     /// Optional capability (GET_CONSUMER_CONNECTION_LIST): the group's members with the ConsumerData each
-    /// last sent; the consumer compares subscriptions with it to report an inconsistent group (consumer.md
-    /// §8.5). Not part of rmq::Transport.
+    /// last sent; the consumer compares subscriptions with it to report an inconsistent group (members
+    /// subscribed differently). Not part of rmq::Transport.
     [[nodiscard]] std::vector<GroupMember> group_members(const std::string& group) const {
         return state_->group_members(group);
     }

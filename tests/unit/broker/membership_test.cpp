@@ -1,4 +1,4 @@
-// Group membership, notifications and orderly locks of the embedded broker (consumer.md 3.9, 3.10).
+// Group membership, notifications and orderly locks of the embedded broker (docs/embedded-broker.md).
 
 #include <atomic>
 #include <mutex>

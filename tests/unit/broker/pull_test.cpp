@@ -1,4 +1,5 @@
-// Store and pull rules of the embedded broker (consumer.md 4.6-4.8, 8.2).
+// Store and pull rules of the embedded broker (docs/embedded-broker.md: Store, Pull, Filtering, Long
+// polling).
 
 #include <functional>
 #include <string>

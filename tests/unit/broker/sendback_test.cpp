@@ -1,4 +1,4 @@
-// Send-back, retry and dead-letter topics and delayed delivery (consumer.md 5.5).
+// Send-back, retry and dead-letter topics and delayed delivery (docs/embedded-broker.md: Send-back, Delays).
 
 #include <string>
 #include <vector>

@@ -1,20 +1,16 @@
 #pragma once
 
-/// @file detail/broker_config.hpp
-/// rmq::BrokerConfig (the embedded broker's settings) and the delay-level table parser. Users include
-/// <rmq/transport/in_process.hpp>, which re-exports these.
+/// @file transport/broker_config.hpp
+/// The embedded broker's public types: rmq::BrokerConfig (its settings), rmq::BrokerRequest (request kinds
+/// for fault injection) and rmq::GroupMember (a consumer group member as the broker sees it). Included by
+/// <rmq/transport/in_process.hpp>.
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
-#include <vector>
-
-#include <fmt/format.h>
 
 #include <rmq/clock.hpp>
-#include <rmq/error.hpp>
+#include <rmq/protocol.hpp>
 
 namespace rmq {
 
@@ -69,56 +65,13 @@ enum class BrokerRequest {
     SendBack,
 };
 
-namespace detail {
-
-/// Parses MessageStoreConfig.messageDelayLevel ("1s 5s 1m 2h ..."; units s, m, h, d) into milliseconds per
-/// level (index 0 = level 1). Throws rmq::InvalidArgument for an unknown unit or number.
-inline std::vector<std::int64_t> parse_delay_levels(std::string_view text) {
-    std::vector<std::int64_t> out;
-    while (!text.empty()) {
-        const std::size_t start = text.find_first_not_of(' ');
-        if (start == std::string_view::npos) {
-            break;
-        }
-        text.remove_prefix(start);
-        const std::size_t end = std::min(text.find(' '), text.size());
-        const std::string_view item = text.substr(0, end);
-        text.remove_prefix(end);
-        if (item.size() < 2) {
-            throw InvalidArgument(fmt::format("message_delay_level: bad item \"{}\"", item));
-        }
-        std::int64_t unit = 0;
-        switch (item.back()) {
-        case 's':
-            unit = 1000;
-            break;
-        case 'm':
-            unit = 60 * 1000;
-            break;
-        case 'h':
-            unit = 60 * 60 * 1000;
-            break;
-        case 'd':
-            unit = 24 * 60 * 60 * 1000;
-            break;
-        default:
-            throw InvalidArgument(fmt::format("message_delay_level: unknown unit in \"{}\"", item));
-        }
-        std::int64_t n = 0;
-        for (const char c : item.substr(0, item.size() - 1)) {
-            if (c < '0' || c > '9') {
-                throw InvalidArgument(fmt::format("message_delay_level: bad number in \"{}\"", item));
-            }
-            n = n * 10 + (c - '0');
-        }
-        out.push_back(n * unit);
-    }
-    if (out.empty()) {
-        throw InvalidArgument("message_delay_level is empty");
-    }
-    return out;
-}
-
-}  // namespace detail
+/// One client of a consumer group as the embedded broker sees it (see InProcessBroker::group_members).
+struct GroupMember {
+    std::string client_id;
+    /// The ConsumerData of this group in the client's last heartbeat.
+    ConsumerData consumer_data;
+    /// Clock steady time of the last heartbeat.
+    std::int64_t last_update_timestamp = 0;
+};
 
 }  // namespace rmq

@@ -1,0 +1,207 @@
+#pragma once
+
+/// @file detail/broker/broker_state.hpp
+/// The embedded broker: the one object rmq::InProcessBroker holds and every rmq::InProcessTransport handle
+/// shares. It composes the components of this folder (store, delays, pull, long poll, offsets, membership,
+/// locks, send-back, fault injection, dispatcher) and owns the lock that guards them all.
+///
+/// Lock discipline (unchanged from the single-class broker; keep it):
+/// - ONE mutex, `mutex_`, guards the whole state: every component below and the Dispatcher's queue and flags.
+///   The components have no locks of their own; they are only called with `mutex_` held. Members named
+///   `*_locked` expect it held; every request member holds it for one critical section (queueing the
+///   collected callbacks afterwards takes it again, briefly); config() and clock() are immutable.
+/// - Checks that need no state (names, queue ownership, body size) run before the lock is taken.
+/// - Callbacks owed to clients (pull completions, notifications) are collected in a BrokerTasks list while
+///   locked and handed to the Dispatcher after the lock is released: user code never runs under `mutex_`.
+/// - Other locks: a connection's NotificationSlot mutex is taken by its notification task on the dispatcher
+///   thread, never under `mutex_`; the Clock's own mutex is taken under `mutex_` when reading the time (never
+///   the reverse: ManualClock::advance calls its listener, on_clock_advance, after releasing it); start/stop
+///   add and remove that listener without holding `mutex_`.
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rmq/clock.hpp>
+#include <rmq/config.hpp>
+#include <rmq/error.hpp>
+#include <rmq/message.hpp>
+#include <rmq/message_queue.hpp>
+#include <rmq/protocol.hpp>
+#include <rmq/subscription.hpp>
+#include <rmq/topic.hpp>
+#include <rmq/transport/broker_config.hpp>
+
+#include <rmq/detail/broker/delays.hpp>
+#include <rmq/detail/broker/dispatcher.hpp>
+#include <rmq/detail/broker/faults.hpp>
+#include <rmq/detail/broker/locks.hpp>
+#include <rmq/detail/broker/long_poll.hpp>
+#include <rmq/detail/broker/membership.hpp>
+#include <rmq/detail/broker/offsets.hpp>
+#include <rmq/detail/broker/pull.hpp>
+#include <rmq/detail/broker/send.hpp>
+#include <rmq/detail/broker/send_back.hpp>
+#include <rmq/detail/broker/store.hpp>
+#include <rmq/detail/broker/subscription_groups.hpp>
+
+namespace rmq::detail {
+
+class BrokerState {
+public:
+    /// Throws rmq::InvalidArgument for a bad configuration.
+    explicit BrokerState(BrokerConfig config);
+
+    BrokerState(const BrokerState&) = delete;
+    BrokerState& operator=(const BrokerState&) = delete;
+
+    ~BrokerState() { stop(); }
+
+    // ---- lifecycle (broker_state.ipp) -------------------------------------------------------------------
+
+    /// Starts the dispatcher thread and (manual clocks) the clock listener. `self` is this state.
+    void start(const std::shared_ptr<BrokerState>& self);
+
+    /// Stops the dispatcher after it ran every queued task, then answers held pulls with SYSTEM_ERROR.
+    void stop();
+
+    [[nodiscard]] const BrokerConfig& config() const noexcept { return config_; }
+
+    [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept { return clock_; }
+
+    /// Waits until every callback queued so far has run (not callable from a callback).
+    void drain() { dispatcher_.drain(); }
+
+    // ---- topics, store, send, send-back (store_requests.ipp) ----------------------------------------------
+
+    void create_topic(std::string_view topic, std::int32_t queue_count);
+    [[nodiscard]] bool has_topic(std::string_view topic) const;
+    TopicRoute topic_route(const std::string& topic) const;
+    SendResult send(const Message& msg, const MessageQueue& mq);
+    /// CONSUMER_SEND_MSG_BACK (SendMessageProcessor.asyncConsumerSendMsgBack, 4.9.8).
+    void send_back(const SendBackArgs& args);
+    std::int64_t min_offset(const MessageQueue& mq) const;
+    std::int64_t max_offset(const MessageQueue& mq) const;
+    /// First offset whose store timestamp is >= `timestamp`; the max offset when every message is older.
+    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp) const;
+    /// Drops the messages of a queue below `offset` (what file expiry does to a real broker), so pulls below
+    /// the new min offset get OFFSET_TOO_SMALL.
+    void delete_messages_before(const MessageQueue& mq, std::int64_t offset);
+    /// Every message stored in a queue from `from` on (introspection; SCHEDULE_TOPIC_XXXX included).
+    std::vector<MessageExt> messages(std::string_view topic, std::int32_t queue_id, std::int64_t from) const;
+    [[nodiscard]] std::size_t scheduled_count() const;
+
+    // ---- pull and long polling (pull_requests.ipp)
+    // ---------------------------------------------------------
+
+    /// With `post`, an answer ready now is posted there (after the lock is released) rather than dispatched.
+    void pull(const PullArgs& args, PullCallback callback, const PostToCaller* post = nullptr);
+    [[nodiscard]] std::size_t held_pull_count() const;
+
+    // ---- offsets, membership, locks, admin (group_requests.ipp)
+    // ---------------------------------------------
+
+    /// QUERY_CONSUMER_OFFSET (4.9.8): the stored offset; else 0 when the queue's min offset is <= 0 and its
+    /// first message is in memory (always, here); else nullopt (QUERY_NOT_FOUND).
+    std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) const;
+    /// The offset stored for (group, queue), without QUERY_CONSUMER_OFFSET's "0 when in memory" rule.
+    std::optional<std::int64_t> stored_consumer_offset(const std::string& group,
+                                                       const MessageQueue& mq) const;
+    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset);
+
+    std::uint64_t register_handle(std::shared_ptr<NotificationSlot> slot);
+    /// ClientHousekeepingService.doChannelCloseEvent: the handle's clients leave their groups.
+    void close_handle(std::uint64_t handle_id);
+    /// HEART_BEAT (ConsumerManager.registerConsumer for every ConsumerData).
+    void heartbeat(const HeartbeatData& hb, std::uint64_t handle_id);
+    /// UNREGISTER_CLIENT: the client leaves the consumer group (producer groups are not tracked).
+    void unregister_client(const std::string& client_id,
+                           const std::string& producer_group,
+                           const std::string& consumer_group);
+    /// GET_CONSUMER_LIST_BY_GROUP: the client ids of a group, sorted. Throws BrokerError(SYSTEM_ERROR) when
+    /// the group has no member, as the Java broker answers.
+    std::vector<std::string> consumer_id_list(const std::string& group) const;
+    std::vector<GroupMember> group_members(const std::string& group) const;
+    std::optional<SubscriptionData> subscription(const std::string& group, const std::string& topic) const;
+
+    /// LOCK_BATCH_MQ (RebalanceLockManager.tryLockBatch).
+    std::vector<MessageQueue>
+    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs);
+    /// UNLOCK_BATCH_MQ: only entries held by this client are removed.
+    void unlock_batch(const std::string& group,
+                      const std::string& client_id,
+                      const std::vector<MessageQueue>& mqs);
+    /// The client holding an unexpired lock on the queue, if any.
+    std::optional<std::string> lock_owner(const std::string& group, const MessageQueue& mq) const;
+
+    /// Registers a subscription group (needed only when auto_create_subscription_group is off).
+    void create_subscription_group(const std::string& group);
+    /// The next `times` requests of kind `request` fail with `code` (0 times clears).
+    void inject_failure(BrokerRequest request, int code, int times);
+
+private:
+    void check_config() const;
+    void check_own_queue(const MessageQueue& mq) const;
+    /// The checks of a send that need no lock (queue, topic, body size).
+    void check_send(const Message& msg, const MessageQueue& mq) const;
+    void check_running_locked() const;
+
+    /// The queue count of a send's topic, auto-creating the topic when allowed.
+    std::int32_t send_queue_nums_locked(const std::string& topic);
+    /// CommitLog.putMessage: stores `m` (a message with a delay level waits in SCHEDULE_TOPIC_XXXX until
+    /// due, unless `apply_delay` is false) and wakes the held pulls it matches.
+    std::shared_ptr<const MessageExt> store_locked(MessageExt m, BrokerTasks& out, bool apply_delay = true);
+    /// ScheduleMessageService.messageTimeup: due delayed messages are written to their real topic.
+    void deliver_due_locked(BrokerTasks& out);
+
+    /// PullMessageProcessor.processRequest. Returns nullopt when the request was parked for long polling
+    /// (the callback then moved into the hold table).
+    std::optional<Outcome<PullResult>>
+    process_pull_locked(const PullArgs& a, bool allow_suspend, PullCallback& callback);
+    /// Parks a pull that found nothing when its flags and the config allow; false when it is answered now.
+    bool try_hold_locked(const PullArgs& a, PullCallback& callback, std::optional<SubscriptionData>& sub);
+    /// PullRequestHoldService.notifyMessageArriving for a new message.
+    void notify_arrival_locked(const std::string& topic,
+                               std::int32_t queue_id,
+                               std::int64_t tags_code,
+                               BrokerTasks& out);
+    /// Re-runs a held pull (without suspending again) and queues its answer.
+    void answer_held_locked(HeldPull h, BrokerTasks& out);
+
+    /// Time-driven work: due delayed messages, timed-out held pulls, expired channels.
+    void tick_locked(BrokerTasks& out);
+    [[nodiscard]] std::optional<std::int64_t> next_deadline_locked() const;
+    void on_clock_advance();
+
+    void dispatch(BrokerTasks tasks) { dispatcher_.dispatch(std::move(tasks)); }
+
+    BrokerConfig config_;
+    DelaySchedule delays_;
+    std::shared_ptr<Clock> clock_;
+
+    mutable std::mutex mutex_;
+    Dispatcher dispatcher_{mutex_};
+    std::uint64_t listener_id_ = 0;
+
+    // Guarded by mutex_.
+    MessageStore store_;
+    SubscriptionGroups subscription_groups_;
+    Membership membership_;
+    ConsumerOffsets offsets_;
+    QueueLocks locks_;
+    HeldPulls held_;
+    mutable FaultInjector faults_;
+};
+
+}  // namespace rmq::detail
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/detail/broker/impl/broker_state.ipp>
+#    include <rmq/detail/broker/impl/group_requests.ipp>
+#    include <rmq/detail/broker/impl/pull_requests.ipp>
+#    include <rmq/detail/broker/impl/store_requests.ipp>
+#endif
