@@ -34,6 +34,7 @@
 #include <fmt/format.h>
 
 #include <rmq/error.hpp>
+#include <rmq/protocol.hpp>
 #include <rmq/remoting/codec_error.hpp>
 #include <rmq/remoting/command.hpp>
 #include <rmq/remoting/request_code.hpp>
@@ -513,7 +514,7 @@ private:
             }
         } catch (const std::exception& e) {
             answer.emplace();
-            answer->code = remoting::response_code::system_error;
+            answer->code = response_code::system_error;
             answer->remark = e.what();
         }
         if (cmd.is_oneway()) {
@@ -521,7 +522,7 @@ private:
         }
         if (!answer) {
             answer.emplace();
-            answer->code = remoting::response_code::request_code_not_supported;
+            answer->code = response_code::request_code_not_supported;
             answer->remark = fmt::format(" request type {} not supported", cmd.code);
         }
         answer->opaque = cmd.opaque;
@@ -530,7 +531,7 @@ private:
             writes_.push_back(std::make_shared<std::string>(encode_checked(*answer)));
         } catch (const std::exception& e) {
             remoting::Command err;
-            err.code = remoting::response_code::system_error;
+            err.code = response_code::system_error;
             err.remark = e.what();
             err.opaque = cmd.opaque;
             err.flag = remoting::command_flag::response;

@@ -27,8 +27,8 @@
 #include <rmq/remoting/codec_error.hpp>
 #include <rmq/subscription.hpp>
 
-#include <rmq/detail/remoting_java_hash.hpp>
-#include <rmq/detail/remoting_json.hpp>
+#include <rmq/detail/wire/java_hash.hpp>
+#include <rmq/detail/wire/json.hpp>
 
 namespace rmq::remoting {
 

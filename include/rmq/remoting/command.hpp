@@ -23,8 +23,8 @@
 
 #include <rmq/remoting/codec_error.hpp>
 
-#include <rmq/detail/remoting_bytes.hpp>
-#include <rmq/detail/remoting_json.hpp>
+#include <rmq/detail/wire/bytes.hpp>
+#include <rmq/detail/wire/json.hpp>
 
 namespace rmq::remoting {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file message_codec.hpp
+/// @file remoting/message_codec.hpp
 /// Stored message records (Java's MessageDecoder): the commit-log / PULL_MESSAGE body layout, offset message
 /// ids, the SEND_BATCH_MESSAGE body and UtilAll.crc32.
 
@@ -24,10 +24,10 @@
 #include <rmq/remoting/codec_error.hpp>
 #include <rmq/remoting/compression.hpp>
 
-#include <rmq/detail/remoting_bytes.hpp>
 #include <rmq/detail/util/crc32.hpp>
+#include <rmq/detail/wire/bytes.hpp>
 
-namespace rmq {
+namespace rmq::remoting {
 
 /// Java's MessageSysFlag bits (record field SYSFLAG and the send header's sysFlag).
 namespace message_sys_flag {
@@ -45,22 +45,22 @@ inline constexpr std::int32_t inner_batch = 0x80;
 inline constexpr std::int32_t compression_type_mask = 0x700;
 
 /// The compression a record's sysFlag announces (0, the pre-4.9.4 value, means zlib).
-inline std::optional<remoting::CompressionType> compression_type(std::int32_t sys_flag) noexcept {
+inline std::optional<CompressionType> compression_type(std::int32_t sys_flag) noexcept {
     switch ((sys_flag & compression_type_mask) >> 8) {
     case 0:
     case 3:
-        return remoting::CompressionType::Zlib;
+        return CompressionType::Zlib;
     case 1:
-        return remoting::CompressionType::Lz4;
+        return CompressionType::Lz4;
     case 2:
-        return remoting::CompressionType::Zstd;
+        return CompressionType::Zstd;
     default:
         return std::nullopt;
     }
 }
 
 /// The sysFlag bits announcing `type` (what a 4.9.4+ Java producer sets next to `compressed`).
-inline constexpr std::int32_t compression_bits(remoting::CompressionType type) noexcept {
+inline constexpr std::int32_t compression_bits(CompressionType type) noexcept {
     return static_cast<std::int32_t>(type) << 8;
 }
 }  // namespace message_sys_flag
@@ -72,7 +72,7 @@ inline constexpr std::int32_t message_magic_code_v2 = static_cast<std::int32_t>(
 
 /// UtilAll.crc32: CRC-32 (java.util.zip.CRC32) masked to a non-negative int, as the broker stores BODYCRC.
 inline std::int32_t crc32(std::string_view data) noexcept {
-    return detail::crc32(data);
+    return rmq::detail::crc32(data);
 }
 
 /// An IPv4 or IPv6 socket address as a record stores it.
@@ -147,11 +147,11 @@ inline SocketAddress parse_socket_address(std::string_view text) {
 /// (32 characters for IPv4, 56 for IPv6).
 inline std::string create_message_id(const SocketAddress& store_host, std::int64_t commit_log_offset) {
     std::string raw;
-    detail::ByteWriter w(raw);
+    rmq::detail::ByteWriter w(raw);
     w.bytes(store_host.ip);
     w.i32(store_host.port);
     w.i64(commit_log_offset);
-    return detail::hex_upper(raw);
+    return rmq::detail::hex_upper(raw);
 }
 
 /// What an offset message id encodes.
@@ -165,11 +165,11 @@ struct MessageId {
 /// MessageDecoder.decodeMessageId. Throws rmq::remoting::CodecError unless `id` has 32 or 56 hex digits.
 inline MessageId decode_message_id(std::string_view id) {
     if (id.size() != 32 && id.size() != 56) {
-        throw remoting::CodecError(fmt::format(
+        throw CodecError(fmt::format(
             "offset message id \"{}\" has {} characters, expected 32 (IPv4) or 56 (IPv6)", id, id.size()));
     }
-    const std::string raw = detail::unhex(id, "offset message id");
-    detail::ByteReader r(detail::as_bytes(raw), "offset message id");
+    const std::string raw = rmq::detail::unhex(id, "offset message id");
+    rmq::detail::ByteReader r(rmq::detail::as_bytes(raw), "offset message id");
     MessageId out;
     out.address.ip = std::string(r.bytes(raw.size() - 12, "ip"));
     out.address.port = r.i32("port");
@@ -197,14 +197,15 @@ struct MessageDecodeReport {
 
 namespace detail {
 
-inline SocketAddress read_socket_address(ByteReader& r, bool v6, std::string_view field) {
+inline SocketAddress read_socket_address(rmq::detail::ByteReader& r, bool v6, std::string_view field) {
     SocketAddress a;
     a.ip = std::string(r.bytes(v6 ? 16 : 4, field));
     a.port = r.i32(field);
     return a;
 }
 
-inline void write_socket_address(ByteWriter& w, std::string_view host, bool v6, std::string_view field) {
+inline void
+write_socket_address(rmq::detail::ByteWriter& w, std::string_view host, bool v6, std::string_view field) {
     const SocketAddress a = parse_socket_address(host);
     if (a.is_ipv6() != v6) {
         throw InvalidArgument(fmt::format("{} \"{}\" is {} but sysFlag says {}",
@@ -226,7 +227,7 @@ inline constexpr std::size_t min_record_size = 84 + 4 + 1 + 2;
 /// truncated, has a bad magic code or size, or its body cannot be decompressed.
 inline MessageExt decode_message(std::span<const std::byte> record,
                                  const MessageDecodeOptions& options = {}) {
-    detail::ByteReader r(record, "message record");
+    rmq::detail::ByteReader r(record, "message record");
     MessageExt msg;
     const std::int32_t store_size = r.i32("TOTALSIZE");
     if (store_size < 0 || static_cast<std::size_t>(store_size) != record.size()) {
@@ -265,7 +266,7 @@ inline MessageExt decode_message(std::span<const std::byte> record,
                                        (sys_flag & message_sys_flag::compression_type_mask) >> 8,
                                        sys_flag));
                 }
-                msg.set_body(remoting::decompress(body, *type));
+                msg.set_body(decompress(body, *type));
             } else {
                 msg.set_body(std::string(body));
             }
@@ -308,7 +309,7 @@ inline std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_b
         const auto rest = pull_body.subspan(pos);
         std::size_t size = 0;
         try {
-            detail::ByteReader r(rest, "message record");
+            rmq::detail::ByteReader r(rest, "message record");
             const std::int32_t total = r.i32("TOTALSIZE");
             if (total < static_cast<std::int32_t>(detail::min_record_size) ||
                 static_cast<std::size_t>(total) > rest.size()) {
@@ -316,7 +317,7 @@ inline std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_b
             }
             size = static_cast<std::size_t>(total);
             out.push_back(decode_message(rest.first(size), options));
-        } catch (const remoting::CodecError& e) {
+        } catch (const CodecError& e) {
             if (report != nullptr) {
                 report->error = fmt::format("record {} at byte {}: {}", out.size(), pos, e.what());
                 report->damaged_bytes = rest.size();
@@ -329,7 +330,7 @@ inline std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_b
                     if (rest.size() - p < 4) {
                         break;
                     }
-                    detail::ByteReader rr(rest.subspan(p), "message record");
+                    rmq::detail::ByteReader rr(rest.subspan(p), "message record");
                     const std::int32_t total = rr.i32("TOTALSIZE");
                     if (total < static_cast<std::int32_t>(detail::min_record_size) ||
                         static_cast<std::size_t>(total) > rest.size() - p) {
@@ -367,17 +368,17 @@ inline std::string encode_message(const MessageExt& msg,
     const std::string props_owned = properties_string ? std::string() : encode_properties(msg.properties());
     const std::string_view props = properties_string ? *properties_string : std::string_view(props_owned);
     if (props.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max())) {
-        throw remoting::CodecError(
+        throw CodecError(
             fmt::format("message properties of {} bytes exceed the 32767 a record can hold", props.size()));
     }
     const std::string& topic = msg.topic();
     const bool v2 = topic.size() > static_cast<std::size_t>(std::numeric_limits<std::int8_t>::max());
     if (topic.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max())) {
-        throw remoting::CodecError(fmt::format("topic of {} bytes is too long for a record", topic.size()));
+        throw CodecError(fmt::format("topic of {} bytes is too long for a record", topic.size()));
     }
     const std::int32_t sys_flag = msg.sys_flag();
     std::string out;
-    detail::ByteWriter w(out);
+    rmq::detail::ByteWriter w(out);
     w.i32(0);  // TOTALSIZE, patched below
     w.i32(v2 ? message_magic_code_v2 : message_magic_code_v1);
     w.i32(msg.body_crc());
@@ -395,7 +396,7 @@ inline std::string encode_message(const MessageExt& msg,
     w.i32(msg.reconsume_times());
     w.i64(msg.prepared_transaction_offset());
     if (msg.body().size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-        throw remoting::CodecError("message body is too long for a record");
+        throw CodecError("message body is too long for a record");
     }
     w.i32(static_cast<std::int32_t>(msg.body().size()));
     w.bytes(msg.body());
@@ -408,7 +409,7 @@ inline std::string encode_message(const MessageExt& msg,
     w.i16(static_cast<std::int16_t>(props.size()));
     w.bytes(props);
     if (out.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-        throw remoting::CodecError("message record is too long");
+        throw CodecError("message record is too long");
     }
     w.patch_i32(0, static_cast<std::int32_t>(out.size()));
     return out;
@@ -421,15 +422,15 @@ inline std::string encode_batch_entry(const Message& msg,
     const std::string props_owned = properties_string ? std::string() : encode_properties(msg.properties());
     const std::string_view props = properties_string ? *properties_string : std::string_view(props_owned);
     if (props.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max())) {
-        throw remoting::CodecError(fmt::format(
-            "message properties of {} bytes exceed the 32767 a batch entry can hold", props.size()));
+        throw CodecError(fmt::format("message properties of {} bytes exceed the 32767 a batch entry can hold",
+                                     props.size()));
     }
     if (msg.body().size() >
         static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()) - 64 - props.size()) {
-        throw remoting::CodecError("message body is too long for a batch entry");
+        throw CodecError("message body is too long for a batch entry");
     }
     std::string out;
-    detail::ByteWriter w(out);
+    rmq::detail::ByteWriter w(out);
     w.i32(static_cast<std::int32_t>(4 + 4 + 4 + 4 + 4 + msg.body().size() + 2 + props.size()));
     w.i32(0);
     w.i32(0);
@@ -454,7 +455,7 @@ inline std::string encode_messages(std::span<const Message> msgs) {
 /// Throws rmq::remoting::CodecError on a truncated or inconsistent entry.
 inline std::vector<Message> decode_batch_messages(std::span<const std::byte> batch_body) {
     std::vector<Message> out;
-    detail::ByteReader r(batch_body, "batch message body");
+    rmq::detail::ByteReader r(batch_body, "batch message body");
     while (r.remaining() > 0) {
         const std::size_t start = r.position();
         const std::int32_t total = r.i32("TOTALSIZE");
@@ -474,4 +475,4 @@ inline std::vector<Message> decode_batch_messages(std::span<const std::byte> bat
     return out;
 }
 
-}  // namespace rmq
+}  // namespace rmq::remoting

@@ -437,12 +437,12 @@ public:
         if (config_.compress_msg_body_over_howmuch > 0 &&
             body.size() >= static_cast<std::size_t>(config_.compress_msg_body_over_howmuch)) {
             body = remoting::compress(body, remoting::CompressionType::Zlib, config_.compress_level);
-            sys_flag |= message_sys_flag::compressed |
-                        message_sys_flag::compression_bits(remoting::CompressionType::Zlib);
+            sys_flag |= remoting::message_sys_flag::compressed |
+                        remoting::message_sys_flag::compression_bits(remoting::CompressionType::Zlib);
         }
         if (props.count(std::string(property::transaction_prepared)) != 0 &&
             props[std::string(property::transaction_prepared)] == "true") {
-            sys_flag |= message_sys_flag::transaction_prepared_type;
+            sys_flag |= remoting::message_sys_flag::transaction_prepared_type;
         }
         h.sys_flag = sys_flag;
         h.properties = encode_properties(props);
@@ -455,13 +455,13 @@ public:
         case response_code::success:
             r.status = SendStatus::SendOk;
             break;
-        case remoting::response_code::flush_disk_timeout:
+        case response_code::flush_disk_timeout:
             r.status = SendStatus::FlushDiskTimeout;
             break;
-        case remoting::response_code::flush_slave_timeout:
+        case response_code::flush_slave_timeout:
             r.status = SendStatus::FlushSlaveTimeout;
             break;
-        case remoting::response_code::slave_not_available:
+        case response_code::slave_not_available:
             r.status = SendStatus::SlaveNotAvailable;
             break;
         default:
@@ -719,8 +719,8 @@ private:
                 suggested_[mq] = h.suggest_which_broker_id;
             }
             if (r.status == PullStatus::Found) {
-                MessageDecodeReport report;
-                r.msg_found_list = decode_messages(resp.body_bytes(), &report);
+                remoting::MessageDecodeReport report;
+                r.msg_found_list = remoting::decode_messages(resp.body_bytes(), &report);
                 if (report.damaged_records != 0) {
                     log_line("pull of {}: {} damaged record(s) dropped: {}",
                              mq,

@@ -192,7 +192,7 @@ TEST_CASE("broker requests: oneway ones are handled and never answered, unsuppor
     });
     REQUIRE(responses.size() == 1);  // nothing for the oneway notification
     CHECK(responses[0].opaque == 7002);
-    CHECK(responses[0].code == rmq::remoting::response_code::request_code_not_supported);
+    CHECK(responses[0].code == rmq::response_code::request_code_not_supported);
     CHECK(responses[0].remark.value_or("").find("9999") != std::string::npos);
 }
 

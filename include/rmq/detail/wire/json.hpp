@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file remoting_json.hpp
+/// @file detail/wire/json.hpp
 /// JSON text exactly as fastjson writes it (RocketMQ's Java JSON library), and a normaliser that turns
 /// fastjson's lenient output (unquoted integer map keys, raw control bytes in strings) into standard JSON
 /// for nlohmann-json.
