@@ -22,8 +22,6 @@
 #include <variant>
 #include <vector>
 
-#include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -44,7 +42,7 @@
 #include <rmq/unique_id.hpp>
 
 #include <rmq/detail/consumer_log.hpp>
-#include <rmq/detail/remoting_client.hpp>
+#include <rmq/detail/net/client.hpp>
 
 namespace rmq {
 
@@ -94,7 +92,6 @@ public:
         : config_(std::move(config))
         , namesrvs_(split_namesrv(config_.namesrv_addr))
         , client_(options(config_), config_.credentials)
-        , refresh_timer_(client_.io())
         , start_millis_(system_clock()->wall_millis()) {
         if (config_.mq_client_api_timeout <= 0 || config_.send_msg_timeout <= 0 ||
             config_.poll_name_server_interval <= 0 || config_.connect_timeout_millis <= 0) {
@@ -111,7 +108,6 @@ public:
 
     ~RemotingTransportState() {
         stopping_.store(true);
-        boost::asio::post(client_.io(), [this] { refresh_timer_.cancel(); });
         client_.shutdown();
     }
 
@@ -971,9 +967,8 @@ private:
         if (stopping_.load()) {
             return;
         }
-        refresh_timer_.expires_after(std::chrono::milliseconds(config_.poll_name_server_interval));
-        refresh_timer_.async_wait([this](const boost::system::error_code& ec) {
-            if (ec || stopping_.load()) {
+        client_.run_after(config_.poll_name_server_interval, [this] {
+            if (stopping_.load()) {
                 return;
             }
             try {
@@ -1023,7 +1018,6 @@ private:
     const std::vector<std::string> namesrvs_;
     std::atomic<std::size_t> namesrv_index_{0};
     RemotingClient client_;
-    boost::asio::steady_timer refresh_timer_;
     const std::int64_t start_millis_;
     UniqueIdGenerator ids_;
 

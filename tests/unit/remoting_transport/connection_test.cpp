@@ -23,7 +23,7 @@
 #include <rmq/remoting/command.hpp>
 #include <rmq/remoting/request_code.hpp>
 
-#include <rmq/detail/remoting_client.hpp>
+#include <rmq/detail/net/client.hpp>
 
 namespace {
 
