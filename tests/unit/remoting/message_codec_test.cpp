@@ -13,9 +13,9 @@
 namespace {
 
 using rmq::MessageExt;
-using rmq::remoting::SocketAddress;
 using rmq::remoting::CodecError;
 using rmq::remoting::CompressionType;
+using rmq::remoting::SocketAddress;
 
 std::string hex(const std::string& s) {
     return rmq_test::to_hex(s);
@@ -118,7 +118,8 @@ TEST_CASE("every message_codec.json record encodes byte for byte and decodes lik
         INFO(c.at("name").get<std::string>());
         const auto& in = c.at("input");
         const MessageExt msg = message_from(in);
-        const std::string record = rmq::remoting::encode_message(msg, in.at("properties_string").get<std::string>());
+        const std::string record =
+            rmq::remoting::encode_message(msg, in.at("properties_string").get<std::string>());
         REQUIRE(hex(record) == c.at("encoded_hex").get<std::string>());
         CHECK(record.size() == c.at("encoded_len").get<std::size_t>());
         CHECK(rmq::remoting::crc32(msg.body()) == msg.body_crc());
@@ -126,7 +127,8 @@ TEST_CASE("every message_codec.json record encodes byte for byte and decodes lik
               props_of(c.at("decodeProperties")));
 
         const auto bytes = rmq::detail::as_bytes(record);
-        check_decoded(rmq::remoting::decode_message(bytes, {.read_body = false}), c.at("decoded_readBody_false"));
+        check_decoded(rmq::remoting::decode_message(bytes, {.read_body = false}),
+                      c.at("decoded_readBody_false"));
         if (needs_missing_codec(in)) {
             CHECK_THROWS_WITH(rmq::remoting::decode_message(bytes), Catch::Contains("not compiled in"));
             ++codec_missing;
@@ -137,7 +139,8 @@ TEST_CASE("every message_codec.json record encodes byte for byte and decodes lik
         // Re-encoding what was decoded (body as stored) gives the record back.
         MessageExt stored = decoded;
         stored.set_body(msg.body());
-        CHECK(hex(rmq::remoting::encode_message(stored, in.at("properties_string").get<std::string>())) == hex(record));
+        CHECK(hex(rmq::remoting::encode_message(stored, in.at("properties_string").get<std::string>())) ==
+              hex(record));
         ++fully_checked;
     }
     CHECK(fully_checked + codec_missing == 42);
@@ -154,7 +157,8 @@ TEST_CASE("compressed bodies inflate to the producer's body and round-trip", "[r
             continue;
         }
         INFO(c.at("name").get<std::string>());
-        const auto type = rmq::remoting::message_sys_flag::compression_type(in.at("sysFlag").get<std::int32_t>());
+        const auto type =
+            rmq::remoting::message_sys_flag::compression_type(in.at("sysFlag").get<std::int32_t>());
         REQUIRE(type.has_value());
         const std::string stored = bytes_of(in.at("body_hex"));
         const std::string original = bytes_of(in.at("original_body_hex"));
@@ -198,7 +202,8 @@ TEST_CASE("compressed bodies inflate to the producer's body and round-trip", "[r
         CHECK_THROWS_AS(rmq::remoting::decompress(packed.substr(0, packed.size() / 2), type), CodecError);
         CHECK_THROWS_AS(rmq::remoting::decompress("garbage garbage garbage", type), CodecError);
     }
-    CHECK(rmq::remoting::message_sys_flag::compression_type(0x1) == CompressionType::Zlib);  // pre-4.9.4 producers
+    CHECK(rmq::remoting::message_sys_flag::compression_type(0x1) ==
+          CompressionType::Zlib);  // pre-4.9.4 producers
     CHECK_FALSE(rmq::remoting::message_sys_flag::compression_type(0x401).has_value());
 }
 
@@ -261,7 +266,8 @@ TEST_CASE("offset message ids are created and decoded like MessageDecoder", "[re
     }
     CHECK_THROWS_AS(rmq::remoting::decode_message_id("ABC"), CodecError);
     CHECK_THROWS_AS(rmq::remoting::decode_message_id(std::string(32, 'Z')), CodecError);
-    CHECK(rmq::remoting::parse_socket_address("[2001:db8::10]:10911").to_string() == "[2001:db8:0:0:0:0:0:10]:10911");
+    CHECK(rmq::remoting::parse_socket_address("[2001:db8::10]:10911").to_string() ==
+          "[2001:db8:0:0:0:0:0:10]:10911");
     CHECK_THROWS_AS(rmq::remoting::parse_socket_address("10.0.0.1"), rmq::InvalidArgument);
     CHECK_THROWS_AS(rmq::remoting::parse_socket_address("10.0.0.1:99999"), rmq::InvalidArgument);
 }
@@ -306,7 +312,8 @@ TEST_CASE("batch bodies encode like encodeMessage(s) and decode like decodeMessa
         m.set_flag(e.at("flag").get<std::int32_t>());
         m.set_body(bytes_of(e.at("body_hex")));
         m.set_properties(props_of(e.at("properties")));
-        const std::string entry = rmq::remoting::encode_batch_entry(m, e.at("properties_string").get<std::string>());
+        const std::string entry =
+            rmq::remoting::encode_batch_entry(m, e.at("properties_string").get<std::string>());
         CHECK(hex(entry) == e.at("encodeMessage_hex").get<std::string>());
         all += entry;
         msgs.push_back(m);
@@ -321,13 +328,15 @@ TEST_CASE("batch bodies encode like encodeMessage(s) and decode like decodeMessa
         CHECK(decoded[i].properties() == props_of(want.at(i).at("properties")));
     }
     // With the sorted property order the entries still decode to the same messages.
-    const auto again = rmq::remoting::decode_batch_messages(rmq::detail::as_bytes(rmq::remoting::encode_messages(msgs)));
+    const auto again =
+        rmq::remoting::decode_batch_messages(rmq::detail::as_bytes(rmq::remoting::encode_messages(msgs)));
     REQUIRE(again.size() == msgs.size());
     for (std::size_t i = 0; i < msgs.size(); ++i) {
         CHECK(again[i] == msgs[i]);
     }
-    CHECK_THROWS_AS(rmq::remoting::decode_batch_messages(rmq::detail::as_bytes(all.substr(0, all.size() - 1))),
-                    CodecError);
+    CHECK_THROWS_AS(
+        rmq::remoting::decode_batch_messages(rmq::detail::as_bytes(all.substr(0, all.size() - 1))),
+        CodecError);
 }
 
 TEST_CASE("UtilAll.crc32 samples", "[remoting][golden]") {
@@ -395,10 +404,12 @@ TEST_CASE("damaged records are reported, never crash the decoder", "[remoting]")
     }
     SECTION("every truncation of a record is rejected") {
         for (std::size_t n = 0; n < rec.size(); ++n) {
-            CHECK_THROWS_AS(rmq::remoting::decode_message(rmq::detail::as_bytes(std::string_view(rec).substr(0, n))),
-                            CodecError);
+            CHECK_THROWS_AS(
+                rmq::remoting::decode_message(rmq::detail::as_bytes(std::string_view(rec).substr(0, n))),
+                CodecError);
             std::size_t damaged = 0;
-            CHECK(rmq::remoting::decode_messages(rmq::detail::as_bytes(rec + rec.substr(0, n)), &damaged).size() == 1);
+            CHECK(rmq::remoting::decode_messages(rmq::detail::as_bytes(rec + rec.substr(0, n)), &damaged)
+                      .size() == 1);
             CHECK(damaged == (n == 0 ? 0 : 1));
         }
     }

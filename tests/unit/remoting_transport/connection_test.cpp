@@ -325,7 +325,8 @@ TEST_CASE("requests are signed with ACL credentials", "[remoting_transport][conn
     const auto got = server.received();
     REQUIRE(got.size() == 1);
     CHECK(got[0].field("AccessKey") == "rocketmq2");
-    CHECK(got[0].field("Signature") == "EvCVn1/pIhQGNcZnAZsj264sC2k=");  // spec remoting.md §6.1
+    CHECK(got[0].field("Signature") ==
+          "EvCVn1/pIhQGNcZnAZsj264sC2k=");  // the worked ACL example of tests/unit/remoting/acl_test.cpp
 }
 
 TEST_CASE("shutting the client down fails pending requests", "[remoting_transport][connection]") {
