@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,76 +23,170 @@
 
 namespace rmq::remoting {
 
+namespace route_json {
+
+using rmq::detail::JsonEscape;
+constexpr std::string_view what = "TopicRouteData";
+
+inline QueueData read_queue_data(const detail::Json& q) {
+    QueueData qd;
+    qd.broker_name = detail::get_string(q, "brokerName", what);
+    qd.read_queue_nums = detail::get_int<std::int32_t>(q, "readQueueNums", what);
+    qd.write_queue_nums = detail::get_int<std::int32_t>(q, "writeQueueNums", what);
+    qd.perm = detail::get_int<std::int32_t>(q, "perm", what);
+    qd.topic_sys_flag = detail::member(q, "topicSysFlag") != nullptr
+                            ? detail::get_int<std::int32_t>(q, "topicSysFlag", what)
+                            : detail::get_int<std::int32_t>(q, "topicSynFlag", what);
+    return qd;
+}
+
+inline std::int64_t parse_broker_id(const std::string& id) {
+    try {
+        std::size_t used = 0;
+        const std::int64_t broker_id = std::stoll(id, &used);
+        if (used != id.size()) {
+            throw std::invalid_argument(id);
+        }
+        return broker_id;
+    } catch (const std::exception&) {
+        throw CodecError(fmt::format("TopicRouteData: broker id \"{}\" is not a number", id));
+    }
+}
+
+inline void read_broker_addrs(const detail::Json& addrs, BrokerData& bd) {
+    if (!addrs.is_object()) {
+        throw CodecError("TopicRouteData: brokerAddrs is not an object");
+    }
+    for (const auto& [id, addr] : addrs.items()) {
+        const std::int64_t broker_id = parse_broker_id(id);
+        if (!addr.is_string()) {
+            throw CodecError(fmt::format("TopicRouteData: address of broker id {} is not a string", id));
+        }
+        bd.broker_addrs.emplace_back(broker_id, addr.get<std::string>());
+    }
+}
+
+inline BrokerData read_broker_data(const detail::Json& b) {
+    BrokerData bd;
+    bd.cluster = detail::get_string(b, "cluster", what);
+    bd.broker_name = detail::get_string(b, "brokerName", what);
+    if (const auto* addrs = detail::member(b, "brokerAddrs")) {
+        read_broker_addrs(*addrs, bd);
+    }
+    if (detail::member(b, "enableActingMaster") != nullptr) {
+        bd.enable_acting_master = detail::get_bool(b, "enableActingMaster", what);
+    }
+    if (detail::member(b, "zoneName") != nullptr) {
+        bd.zone_name = detail::get_string(b, "zoneName", what);
+    }
+    return bd;
+}
+
+inline void read_filter_server_table(const detail::Json& fst, TopicRouteData& out) {
+    if (!fst.is_object()) {
+        throw CodecError("TopicRouteData: filterServerTable is not an object");
+    }
+    auto& table = out.filter_server_table.emplace();
+    for (const auto& [addr, list] : fst.items()) {
+        std::vector<std::string> servers;
+        if (list.is_array()) {
+            for (const auto& s : list) {
+                servers.push_back(s.is_string() ? s.get<std::string>() : s.dump());
+            }
+        }
+        table.emplace_back(addr, std::move(servers));
+    }
+}
+
+/// brokerAddrs: a TreeMap<Long, String> (MapSortField) in the standard form, else Java's HashMap order.
+inline void write_broker_addrs(std::string& out, const BrokerData& bd, bool standard, JsonEscape esc) {
+    auto addrs = bd.broker_addrs;
+    if (standard) {
+        std::stable_sort(
+            addrs.begin(), addrs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    } else {
+        rmq::detail::java_hash_set_order(addrs,
+                                         [](const auto& e) { return rmq::detail::java_long_hash(e.first); });
+    }
+    out.push_back('{');
+    for (std::size_t k = 0; k < addrs.size(); ++k) {
+        if (k != 0) {
+            out.push_back(',');
+        }
+        out.append(standard ? fmt::format("\"{}\":", addrs[k].first) : fmt::format("{}:", addrs[k].first));
+        rmq::detail::append_json_string(out, addrs[k].second, esc);
+    }
+    out.push_back('}');
+}
+
+inline void write_broker_data(std::string& out, const BrokerData& bd, bool standard, JsonEscape esc) {
+    out.push_back('{');
+    bool f = true;
+    detail::put_key(out, "brokerAddrs", f);
+    write_broker_addrs(out, bd, standard, esc);
+    detail::put_string(out, "brokerName", bd.broker_name, f, esc);
+    detail::put_string(out, "cluster", bd.cluster, f, esc);
+    if (bd.enable_acting_master) {
+        detail::put_bool(out, "enableActingMaster", *bd.enable_acting_master, f);
+    }
+    if (bd.zone_name) {
+        detail::put_string(out, "zoneName", *bd.zone_name, f, esc);
+    }
+    out.push_back('}');
+}
+
+inline void write_filter_server_table(std::string& out,
+                                      std::vector<std::pair<std::string, std::vector<std::string>>> table,
+                                      bool standard,
+                                      JsonEscape esc) {
+    if (standard) {
+        std::stable_sort(table.begin(), table.end(), [](const auto& a, const auto& b) {
+            return rmq::detail::java_string_compare(a.first, b.first) < 0;
+        });
+    }
+    out.push_back('{');
+    for (std::size_t k = 0; k < table.size(); ++k) {
+        if (k != 0) {
+            out.push_back(',');
+        }
+        rmq::detail::append_json_string(out, table[k].first, esc);
+        out.push_back(':');
+        detail::append_string_list(out, table[k].second, esc);
+    }
+    out.push_back('}');
+}
+
+inline void write_queue_data(std::string& out, const QueueData& qd, JsonEscape esc) {
+    out.push_back('{');
+    bool f = true;
+    detail::put_string(out, "brokerName", qd.broker_name, f, esc);
+    detail::put_int(out, "perm", qd.perm, f);
+    detail::put_int(out, "readQueueNums", qd.read_queue_nums, f);
+    detail::put_int(out, "topicSysFlag", qd.topic_sys_flag, f);
+    detail::put_int(out, "writeQueueNums", qd.write_queue_nums, f);
+    out.push_back('}');
+}
+
+}  // namespace route_json
+
 RMQ_DECL TopicRouteData decode_topic_route_data(std::string_view json) {
-    constexpr std::string_view what = "TopicRouteData";
-    const auto j = detail::parse_object(json, what);
+    const auto j = detail::parse_object(json, route_json::what);
     TopicRouteData out;
     if (detail::member(j, "orderTopicConf") != nullptr) {
-        out.order_topic_conf = detail::get_string(j, "orderTopicConf", what);
+        out.order_topic_conf = detail::get_string(j, "orderTopicConf", route_json::what);
     }
-    if (const auto* arr = detail::get_array(j, "queueDatas", what)) {
+    if (const auto* arr = detail::get_array(j, "queueDatas", route_json::what)) {
         for (const auto& q : *arr) {
-            QueueData qd;
-            qd.broker_name = detail::get_string(q, "brokerName", what);
-            qd.read_queue_nums = detail::get_int<std::int32_t>(q, "readQueueNums", what);
-            qd.write_queue_nums = detail::get_int<std::int32_t>(q, "writeQueueNums", what);
-            qd.perm = detail::get_int<std::int32_t>(q, "perm", what);
-            qd.topic_sys_flag = detail::member(q, "topicSysFlag") != nullptr
-                                    ? detail::get_int<std::int32_t>(q, "topicSysFlag", what)
-                                    : detail::get_int<std::int32_t>(q, "topicSynFlag", what);
-            out.queue_datas.push_back(std::move(qd));
+            out.queue_datas.push_back(route_json::read_queue_data(q));
         }
     }
-    if (const auto* arr = detail::get_array(j, "brokerDatas", what)) {
+    if (const auto* arr = detail::get_array(j, "brokerDatas", route_json::what)) {
         for (const auto& b : *arr) {
-            BrokerData bd;
-            bd.cluster = detail::get_string(b, "cluster", what);
-            bd.broker_name = detail::get_string(b, "brokerName", what);
-            if (const auto* addrs = detail::member(b, "brokerAddrs")) {
-                if (!addrs->is_object()) {
-                    throw CodecError("TopicRouteData: brokerAddrs is not an object");
-                }
-                for (const auto& [id, addr] : addrs->items()) {
-                    std::int64_t broker_id = 0;
-                    try {
-                        std::size_t used = 0;
-                        broker_id = std::stoll(id, &used);
-                        if (used != id.size()) {
-                            throw std::invalid_argument(id);
-                        }
-                    } catch (const std::exception&) {
-                        throw CodecError(fmt::format("TopicRouteData: broker id \"{}\" is not a number", id));
-                    }
-                    if (!addr.is_string()) {
-                        throw CodecError(
-                            fmt::format("TopicRouteData: address of broker id {} is not a string", id));
-                    }
-                    bd.broker_addrs.emplace_back(broker_id, addr.get<std::string>());
-                }
-            }
-            if (detail::member(b, "enableActingMaster") != nullptr) {
-                bd.enable_acting_master = detail::get_bool(b, "enableActingMaster", what);
-            }
-            if (detail::member(b, "zoneName") != nullptr) {
-                bd.zone_name = detail::get_string(b, "zoneName", what);
-            }
-            out.broker_datas.push_back(std::move(bd));
+            out.broker_datas.push_back(route_json::read_broker_data(b));
         }
     }
     if (const auto* fst = detail::member(j, "filterServerTable")) {
-        if (!fst->is_object()) {
-            throw CodecError("TopicRouteData: filterServerTable is not an object");
-        }
-        auto& table = out.filter_server_table.emplace();
-        for (const auto& [addr, list] : fst->items()) {
-            std::vector<std::string> servers;
-            if (list.is_array()) {
-                for (const auto& s : list) {
-                    servers.push_back(s.is_string() ? s.get<std::string>() : s.dump());
-                }
-            }
-            table.emplace_back(addr, std::move(servers));
-        }
+        route_json::read_filter_server_table(*fst, out);
     }
     return out;
 }
@@ -105,62 +200,15 @@ RMQ_DECL std::string encode_topic_route_data(const TopicRouteData& route, RouteJ
     detail::put_key(out, "brokerDatas", first);
     out.push_back('[');
     for (std::size_t i = 0; i < route.broker_datas.size(); ++i) {
-        const BrokerData& bd = route.broker_datas[i];
         if (i != 0) {
             out.push_back(',');
         }
-        out.push_back('{');
-        bool f = true;
-        detail::put_key(out, "brokerAddrs", f);
-        auto addrs = bd.broker_addrs;
-        if (standard) {
-            // MapSortField: a TreeMap<Long, String>.
-            std::stable_sort(
-                addrs.begin(), addrs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-        } else {
-            // Java's HashMap<Long, String> order.
-            rmq::detail::java_hash_set_order(
-                addrs, [](const auto& e) { return rmq::detail::java_long_hash(e.first); });
-        }
-        out.push_back('{');
-        for (std::size_t k = 0; k < addrs.size(); ++k) {
-            if (k != 0) {
-                out.push_back(',');
-            }
-            out.append(standard ? fmt::format("\"{}\":", addrs[k].first)
-                                : fmt::format("{}:", addrs[k].first));
-            rmq::detail::append_json_string(out, addrs[k].second, esc);
-        }
-        out.push_back('}');
-        detail::put_string(out, "brokerName", bd.broker_name, f, esc);
-        detail::put_string(out, "cluster", bd.cluster, f, esc);
-        if (bd.enable_acting_master) {
-            detail::put_bool(out, "enableActingMaster", *bd.enable_acting_master, f);
-        }
-        if (bd.zone_name) {
-            detail::put_string(out, "zoneName", *bd.zone_name, f, esc);
-        }
-        out.push_back('}');
+        route_json::write_broker_data(out, route.broker_datas[i], standard, esc);
     }
     out.push_back(']');
     if (route.filter_server_table) {
         detail::put_key(out, "filterServerTable", first);
-        auto table = *route.filter_server_table;
-        if (standard) {
-            std::stable_sort(table.begin(), table.end(), [](const auto& a, const auto& b) {
-                return rmq::detail::java_string_compare(a.first, b.first) < 0;
-            });
-        }
-        out.push_back('{');
-        for (std::size_t k = 0; k < table.size(); ++k) {
-            if (k != 0) {
-                out.push_back(',');
-            }
-            rmq::detail::append_json_string(out, table[k].first, esc);
-            out.push_back(':');
-            detail::append_string_list(out, table[k].second, esc);
-        }
-        out.push_back('}');
+        route_json::write_filter_server_table(out, *route.filter_server_table, standard, esc);
     }
     if (route.order_topic_conf) {
         detail::put_string(out, "orderTopicConf", *route.order_topic_conf, first, esc);
@@ -168,18 +216,10 @@ RMQ_DECL std::string encode_topic_route_data(const TopicRouteData& route, RouteJ
     detail::put_key(out, "queueDatas", first);
     out.push_back('[');
     for (std::size_t i = 0; i < route.queue_datas.size(); ++i) {
-        const QueueData& qd = route.queue_datas[i];
         if (i != 0) {
             out.push_back(',');
         }
-        out.push_back('{');
-        bool f = true;
-        detail::put_string(out, "brokerName", qd.broker_name, f, esc);
-        detail::put_int(out, "perm", qd.perm, f);
-        detail::put_int(out, "readQueueNums", qd.read_queue_nums, f);
-        detail::put_int(out, "topicSysFlag", qd.topic_sys_flag, f);
-        detail::put_int(out, "writeQueueNums", qd.write_queue_nums, f);
-        out.push_back('}');
+        route_json::write_queue_data(out, route.queue_datas[i], esc);
     }
     out.append("]}");
     return out;
