@@ -45,6 +45,141 @@ RMQ_DECL std::string_view consume_from_where_name(ConsumeFromWhere w) noexcept {
     return "CONSUME_FROM_LAST_OFFSET";
 }
 
+namespace heartbeat_json {
+
+constexpr std::string_view what = "HeartbeatData";
+
+/// A Java HashSet<Integer> as fastjson writes it.
+inline void write_code_set(std::string& out, const SubscriptionData& sd) {
+    std::vector<std::int32_t> codes(sd.code_set.begin(), sd.code_set.end());
+    rmq::detail::java_hash_set_order(codes, [](std::int32_t c) { return c; });
+    out.push_back('[');
+    for (std::size_t k = 0; k < codes.size(); ++k) {
+        if (k != 0) {
+            out.push_back(',');
+        }
+        out.append(fmt::format("{}", codes[k]));
+    }
+    out.push_back(']');
+}
+
+inline void write_subscription(std::string& out, const SubscriptionData& sd) {
+    out.push_back('{');
+    bool g = true;
+    detail::put_bool(out, "classFilterMode", sd.class_filter_mode, g);
+    detail::put_key(out, "codeSet", g);
+    write_code_set(out, sd);
+    detail::put_string(out, "expressionType", sd.expression_type, g);
+    detail::put_string(out, "subString", sd.sub_string, g);
+    detail::put_int(out, "subVersion", sd.sub_version, g);
+    std::vector<std::string> tags(sd.tags_set.begin(), sd.tags_set.end());
+    rmq::detail::java_hash_set_order(tags,
+                                     [](const std::string& t) { return rmq::detail::java_string_hash(t); });
+    detail::put_key(out, "tagsSet", g);
+    detail::append_string_list(out, tags);
+    detail::put_string(out, "topic", sd.topic, g);
+    out.push_back('}');
+}
+
+inline void write_consumer(std::string& out, const ConsumerData& cd) {
+    out.push_back('{');
+    bool f = true;
+    detail::put_string(out, "consumeFromWhere", consume_from_where_name(cd.consume_from_where), f);
+    detail::put_string(out, "consumeType", consume_type_name(cd.consume_type), f);
+    detail::put_string(out, "groupName", cd.group_name, f);
+    detail::put_string(out, "messageModel", message_model_name(cd.message_model), f);
+    detail::put_key(out, "subscriptionDataSet", f);
+    out.push_back('[');
+    for (std::size_t s = 0; s < cd.subscription_data_set.size(); ++s) {
+        if (s != 0) {
+            out.push_back(',');
+        }
+        write_subscription(out, cd.subscription_data_set[s]);
+    }
+    out.push_back(']');
+    detail::put_bool(out, "unitMode", cd.unit_mode, f);
+    out.push_back('}');
+}
+
+inline ConsumeType read_consume_type(const detail::Json& c) {
+    const std::string type = detail::get_string(c, "consumeType", what);
+    if (type == "CONSUME_ACTIVELY") {
+        return ConsumeType::ConsumeActively;
+    }
+    if (type == "CONSUME_PASSIVELY" || type.empty()) {
+        return ConsumeType::ConsumePassively;
+    }
+    throw CodecError(fmt::format("HeartbeatData: unknown consumeType \"{}\"", type));
+}
+
+inline MessageModel read_message_model(const detail::Json& c) {
+    const std::string model = detail::get_string(c, "messageModel", what);
+    if (model == "BROADCASTING") {
+        return MessageModel::Broadcasting;
+    }
+    if (model == "CLUSTERING" || model.empty()) {
+        return MessageModel::Clustering;
+    }
+    throw CodecError(fmt::format("HeartbeatData: unknown messageModel \"{}\"", model));
+}
+
+/// consumeFromWhere, `fallback` when empty.
+inline ConsumeFromWhere read_consume_from_where(const detail::Json& c, ConsumeFromWhere fallback) {
+    const std::string from = detail::get_string(c, "consumeFromWhere", what);
+    if (from.empty()) {
+        return fallback;
+    }
+    for (const auto w : {ConsumeFromWhere::LastOffset,
+                         ConsumeFromWhere::LastOffsetAndFromMinWhenBootFirst,
+                         ConsumeFromWhere::MinOffset,
+                         ConsumeFromWhere::MaxOffset,
+                         ConsumeFromWhere::FirstOffset,
+                         ConsumeFromWhere::Timestamp}) {
+        if (consume_from_where_name(w) == from) {
+            return w;
+        }
+    }
+    throw CodecError(fmt::format("HeartbeatData: unknown consumeFromWhere \"{}\"", from));
+}
+
+inline SubscriptionData read_subscription(const detail::Json& s) {
+    SubscriptionData sd;
+    sd.class_filter_mode = detail::get_bool(s, "classFilterMode", what);
+    sd.topic = detail::get_string(s, "topic", what);
+    sd.sub_string = detail::get_string(s, "subString", what);
+    sd.sub_version = detail::get_int<std::int64_t>(s, "subVersion", what);
+    sd.expression_type = detail::get_string(s, "expressionType", what);
+    for (auto& t : detail::parse_string_list(s, "tagsSet", what)) {
+        sd.tags_set.insert(std::move(t));
+    }
+    if (const auto* codes = detail::get_array(s, "codeSet", what)) {
+        for (const auto& code : *codes) {
+            if (!code.is_number_integer()) {
+                throw CodecError("HeartbeatData: codeSet holds a non-integer");
+            }
+            sd.code_set.insert(code.get<std::int32_t>());
+        }
+    }
+    return sd;
+}
+
+inline ConsumerData read_consumer(const detail::Json& c) {
+    ConsumerData cd;
+    cd.group_name = detail::get_string(c, "groupName", what);
+    cd.consume_type = read_consume_type(c);
+    cd.message_model = read_message_model(c);
+    cd.consume_from_where = read_consume_from_where(c, cd.consume_from_where);
+    cd.unit_mode = detail::get_bool(c, "unitMode", what);
+    if (const auto* subs = detail::get_array(c, "subscriptionDataSet", what)) {
+        for (const auto& s : *subs) {
+            cd.subscription_data_set.push_back(read_subscription(s));
+        }
+    }
+    return cd;
+}
+
+}  // namespace heartbeat_json
+
 RMQ_DECL std::string encode_heartbeat_data(const HeartbeatData& hb) {
     std::string out = "{";
     bool first = true;
@@ -52,51 +187,10 @@ RMQ_DECL std::string encode_heartbeat_data(const HeartbeatData& hb) {
     detail::put_key(out, "consumerDataSet", first);
     out.push_back('[');
     for (std::size_t i = 0; i < hb.consumer_data_set.size(); ++i) {
-        const ConsumerData& cd = hb.consumer_data_set[i];
         if (i != 0) {
             out.push_back(',');
         }
-        out.push_back('{');
-        bool f = true;
-        detail::put_string(out, "consumeFromWhere", consume_from_where_name(cd.consume_from_where), f);
-        detail::put_string(out, "consumeType", consume_type_name(cd.consume_type), f);
-        detail::put_string(out, "groupName", cd.group_name, f);
-        detail::put_string(out, "messageModel", message_model_name(cd.message_model), f);
-        detail::put_key(out, "subscriptionDataSet", f);
-        out.push_back('[');
-        for (std::size_t s = 0; s < cd.subscription_data_set.size(); ++s) {
-            const SubscriptionData& sd = cd.subscription_data_set[s];
-            if (s != 0) {
-                out.push_back(',');
-            }
-            out.push_back('{');
-            bool g = true;
-            detail::put_bool(out, "classFilterMode", sd.class_filter_mode, g);
-            std::vector<std::int32_t> codes(sd.code_set.begin(), sd.code_set.end());
-            rmq::detail::java_hash_set_order(codes, [](std::int32_t c) { return c; });
-            detail::put_key(out, "codeSet", g);
-            out.push_back('[');
-            for (std::size_t k = 0; k < codes.size(); ++k) {
-                if (k != 0) {
-                    out.push_back(',');
-                }
-                out.append(fmt::format("{}", codes[k]));
-            }
-            out.push_back(']');
-            detail::put_string(out, "expressionType", sd.expression_type, g);
-            detail::put_string(out, "subString", sd.sub_string, g);
-            detail::put_int(out, "subVersion", sd.sub_version, g);
-            std::vector<std::string> tags(sd.tags_set.begin(), sd.tags_set.end());
-            rmq::detail::java_hash_set_order(
-                tags, [](const std::string& t) { return rmq::detail::java_string_hash(t); });
-            detail::put_key(out, "tagsSet", g);
-            detail::append_string_list(out, tags);
-            detail::put_string(out, "topic", sd.topic, g);
-            out.push_back('}');
-        }
-        out.push_back(']');
-        detail::put_bool(out, "unitMode", cd.unit_mode, f);
-        out.push_back('}');
+        heartbeat_json::write_consumer(out, hb.consumer_data_set[i]);
     }
     out.push_back(']');
     detail::put_key(out, "producerDataSet", first);
@@ -115,75 +209,17 @@ RMQ_DECL std::string encode_heartbeat_data(const HeartbeatData& hb) {
 }
 
 RMQ_DECL HeartbeatData decode_heartbeat_data(std::string_view json) {
-    constexpr std::string_view what = "HeartbeatData";
-    const auto j = detail::parse_object(json, what);
+    const auto j = detail::parse_object(json, heartbeat_json::what);
     HeartbeatData hb;
-    hb.client_id = detail::get_string(j, "clientID", what);
-    if (const auto* arr = detail::get_array(j, "consumerDataSet", what)) {
+    hb.client_id = detail::get_string(j, "clientID", heartbeat_json::what);
+    if (const auto* arr = detail::get_array(j, "consumerDataSet", heartbeat_json::what)) {
         for (const auto& c : *arr) {
-            ConsumerData cd;
-            cd.group_name = detail::get_string(c, "groupName", what);
-            const std::string type = detail::get_string(c, "consumeType", what);
-            if (type == "CONSUME_ACTIVELY") {
-                cd.consume_type = ConsumeType::ConsumeActively;
-            } else if (type == "CONSUME_PASSIVELY" || type.empty()) {
-                cd.consume_type = ConsumeType::ConsumePassively;
-            } else {
-                throw CodecError(fmt::format("HeartbeatData: unknown consumeType \"{}\"", type));
-            }
-            const std::string model = detail::get_string(c, "messageModel", what);
-            if (model == "BROADCASTING") {
-                cd.message_model = MessageModel::Broadcasting;
-            } else if (model == "CLUSTERING" || model.empty()) {
-                cd.message_model = MessageModel::Clustering;
-            } else {
-                throw CodecError(fmt::format("HeartbeatData: unknown messageModel \"{}\"", model));
-            }
-            const std::string from = detail::get_string(c, "consumeFromWhere", what);
-            bool known = from.empty();
-            for (const auto w : {ConsumeFromWhere::LastOffset,
-                                 ConsumeFromWhere::LastOffsetAndFromMinWhenBootFirst,
-                                 ConsumeFromWhere::MinOffset,
-                                 ConsumeFromWhere::MaxOffset,
-                                 ConsumeFromWhere::FirstOffset,
-                                 ConsumeFromWhere::Timestamp}) {
-                if (consume_from_where_name(w) == from) {
-                    cd.consume_from_where = w;
-                    known = true;
-                }
-            }
-            if (!known) {
-                throw CodecError(fmt::format("HeartbeatData: unknown consumeFromWhere \"{}\"", from));
-            }
-            cd.unit_mode = detail::get_bool(c, "unitMode", what);
-            if (const auto* subs = detail::get_array(c, "subscriptionDataSet", what)) {
-                for (const auto& s : *subs) {
-                    SubscriptionData sd;
-                    sd.class_filter_mode = detail::get_bool(s, "classFilterMode", what);
-                    sd.topic = detail::get_string(s, "topic", what);
-                    sd.sub_string = detail::get_string(s, "subString", what);
-                    sd.sub_version = detail::get_int<std::int64_t>(s, "subVersion", what);
-                    sd.expression_type = detail::get_string(s, "expressionType", what);
-                    for (auto& t : detail::parse_string_list(s, "tagsSet", what)) {
-                        sd.tags_set.insert(std::move(t));
-                    }
-                    if (const auto* codes = detail::get_array(s, "codeSet", what)) {
-                        for (const auto& code : *codes) {
-                            if (!code.is_number_integer()) {
-                                throw CodecError("HeartbeatData: codeSet holds a non-integer");
-                            }
-                            sd.code_set.insert(code.get<std::int32_t>());
-                        }
-                    }
-                    cd.subscription_data_set.push_back(std::move(sd));
-                }
-            }
-            hb.consumer_data_set.push_back(std::move(cd));
+            hb.consumer_data_set.push_back(heartbeat_json::read_consumer(c));
         }
     }
-    if (const auto* arr = detail::get_array(j, "producerDataSet", what)) {
+    if (const auto* arr = detail::get_array(j, "producerDataSet", heartbeat_json::what)) {
         for (const auto& p : *arr) {
-            hb.producer_groups.push_back(detail::get_string(p, "groupName", what));
+            hb.producer_groups.push_back(detail::get_string(p, "groupName", heartbeat_json::what));
         }
     }
     return hb;

@@ -72,9 +72,64 @@ inline std::size_t skip_ws(std::string_view s, std::size_t i) {
 
 }  // namespace detail
 
+namespace reset_json {
+
+using Offsets = std::vector<std::pair<MessageQueue, std::int64_t>>;
+constexpr std::string_view what = "ResetOffsetBody";
+
+/// Java's default form: `{mq:offset,...}` with MessageQueue objects as keys; `base` is the position of
+/// `value` in the body, for error messages.
+inline void read_object_keys_table(std::string_view value, std::size_t base, Offsets& out) {
+    std::size_t k = 1;
+    while (true) {
+        k = detail::skip_ws(value, k);
+        if (k >= value.size()) {
+            detail::reset_body_error("unterminated offsetTable", base + k);
+        }
+        if (value[k] == '}') {
+            return;
+        }
+        if (value[k] == ',') {
+            ++k;
+            continue;
+        }
+        const std::size_t mq_end = detail::skip_json_value(value, k, what);
+        const MessageQueue mq =
+            detail::parse_message_queue(rmq::detail::parse_fastjson(value.substr(k, mq_end - k), what), what);
+        k = detail::skip_ws(value, mq_end);
+        if (k >= value.size() || value[k] != ':') {
+            detail::reset_body_error("expected ':' after a MessageQueue key", base + k);
+        }
+        k = detail::skip_ws(value, k + 1);
+        const std::size_t num_end = detail::skip_json_value(value, k, what);
+        const auto num = rmq::detail::parse_fastjson(value.substr(k, num_end - k), what);
+        if (!num.is_number_integer()) {
+            detail::reset_body_error("offset is not an integer", base + k);
+        }
+        out.emplace_back(mq, num.get<std::int64_t>());
+        k = num_end;
+    }
+}
+
+/// The value of `offsetTable` in either form (or null).
+inline void read_offset_table(std::string_view value, std::size_t base, Offsets& out) {
+    if (!value.empty() && value.front() == '[') {
+        for (const auto& e : rmq::detail::parse_fastjson(value, what)) {
+            out.emplace_back(detail::parse_message_queue(e, what),
+                             detail::get_int<std::int64_t>(e, "offset", what));
+        }
+    } else if (!value.empty() && value.front() == '{') {
+        read_object_keys_table(value, base, out);
+    } else if (value != "null") {
+        detail::reset_body_error("offsetTable is neither an object nor a list", base);
+    }
+}
+
+}  // namespace reset_json
+
 RMQ_DECL std::vector<std::pair<MessageQueue, std::int64_t>> decode_reset_offset_body(std::string_view json) {
-    constexpr std::string_view what = "ResetOffsetBody";
-    std::vector<std::pair<MessageQueue, std::int64_t>> out;
+    using reset_json::what;
+    reset_json::Offsets out;
     std::size_t i = detail::skip_ws(json, 0);
     if (i >= json.size() || json[i] != '{') {
         detail::reset_body_error("expected '{'", i);
@@ -100,48 +155,8 @@ RMQ_DECL std::vector<std::pair<MessageQueue, std::int64_t>> decode_reset_offset_
         }
         i = detail::skip_ws(json, i + 1);
         const std::size_t value_end = detail::skip_json_value(json, i, what);
-        if (key.begin().key() != "offsetTable") {
-            i = value_end;
-            continue;
-        }
-        const std::string_view value = json.substr(i, value_end - i);
-        if (!value.empty() && value.front() == '[') {
-            for (const auto& e : rmq::detail::parse_fastjson(value, what)) {
-                out.emplace_back(detail::parse_message_queue(e, what),
-                                 detail::get_int<std::int64_t>(e, "offset", what));
-            }
-        } else if (!value.empty() && value.front() == '{') {
-            std::size_t k = 1;
-            while (true) {
-                k = detail::skip_ws(value, k);
-                if (k >= value.size()) {
-                    detail::reset_body_error("unterminated offsetTable", i + k);
-                }
-                if (value[k] == '}') {
-                    break;
-                }
-                if (value[k] == ',') {
-                    ++k;
-                    continue;
-                }
-                const std::size_t mq_end = detail::skip_json_value(value, k, what);
-                const MessageQueue mq = detail::parse_message_queue(
-                    rmq::detail::parse_fastjson(value.substr(k, mq_end - k), what), what);
-                k = detail::skip_ws(value, mq_end);
-                if (k >= value.size() || value[k] != ':') {
-                    detail::reset_body_error("expected ':' after a MessageQueue key", i + k);
-                }
-                k = detail::skip_ws(value, k + 1);
-                const std::size_t num_end = detail::skip_json_value(value, k, what);
-                const auto num = rmq::detail::parse_fastjson(value.substr(k, num_end - k), what);
-                if (!num.is_number_integer()) {
-                    detail::reset_body_error("offset is not an integer", i + k);
-                }
-                out.emplace_back(mq, num.get<std::int64_t>());
-                k = num_end;
-            }
-        } else if (value != "null") {
-            detail::reset_body_error("offsetTable is neither an object nor a list", i);
+        if (key.begin().key() == "offsetTable") {
+            reset_json::read_offset_table(json.substr(i, value_end - i), i, out);
         }
         i = value_end;
     }
