@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,46 @@ inline void append_unicode_escape(std::string& out, std::uint32_t unit) {
     out.push_back(digits[unit & 0xF]);
 }
 
+/// Appends one ASCII byte of a string value with fastjson's escaping.
+inline void append_json_ascii(std::string& out, unsigned char b, JsonEscape mode) {
+    switch (b) {
+    case '"':
+        out.append("\\\"");
+        return;
+    case '\\':
+        out.append("\\\\");
+        return;
+    case '\b':
+        out.append("\\b");
+        return;
+    case '\t':
+        out.append("\\t");
+        return;
+    case '\n':
+        out.append("\\n");
+        return;
+    case '\f':
+        out.append("\\f");
+        return;
+    case '\r':
+        out.append("\\r");
+        return;
+    case '/':
+        if (mode == JsonEscape::BrowserCompatible) {
+            out.append("\\/");
+            return;
+        }
+        break;
+    default:
+        break;
+    }
+    if (b < 0x20 || b == 0x7F) {
+        append_unicode_escape(out, b);
+    } else {
+        out.push_back(static_cast<char>(b));
+    }
+}
+
 /// Appends `s` (UTF-8) as a quoted JSON string with fastjson's escaping rules.
 inline void append_json_string(std::string& out, std::string_view s, JsonEscape mode = JsonEscape::Default) {
     out.push_back('"');
@@ -41,42 +82,7 @@ inline void append_json_string(std::string& out, std::string_view s, JsonEscape 
         const auto b = static_cast<unsigned char>(s[i]);
         if (b < 0x80) {
             ++i;
-            switch (b) {
-            case '"':
-                out.append("\\\"");
-                continue;
-            case '\\':
-                out.append("\\\\");
-                continue;
-            case '\b':
-                out.append("\\b");
-                continue;
-            case '\t':
-                out.append("\\t");
-                continue;
-            case '\n':
-                out.append("\\n");
-                continue;
-            case '\f':
-                out.append("\\f");
-                continue;
-            case '\r':
-                out.append("\\r");
-                continue;
-            case '/':
-                if (mode == JsonEscape::BrowserCompatible) {
-                    out.append("\\/");
-                    continue;
-                }
-                break;
-            default:
-                break;
-            }
-            if (b < 0x20 || b == 0x7F) {
-                append_unicode_escape(out, b);
-            } else {
-                out.push_back(static_cast<char>(b));
-            }
+            append_json_ascii(out, b, mode);
             continue;
         }
         const std::size_t start = i;
@@ -96,84 +102,107 @@ inline void append_json_string(std::string& out, std::string_view s, JsonEscape 
     out.push_back('"');
 }
 
+/// The state of normalize_fastjson's scan outside strings.
+struct FastjsonScan {
+    bool in_string = false;
+    bool expect_key = false;  // just after '{' or ',' inside an object
+    std::string containers;   // stack of '{' / '['
+};
+
+/// Copies byte `i` of a string value (an escape pair as is, raw control bytes escaped); returns the last
+/// index consumed.
+inline std::size_t
+normalize_string_byte(std::string_view text, std::size_t i, std::string& out, FastjsonScan& scan) {
+    const char c = text[i];
+    if (c == '\\' && i + 1 < text.size()) {
+        out.push_back(c);
+        out.push_back(text[i + 1]);
+        return i + 1;
+    }
+    if (c == '"') {
+        scan.in_string = false;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+        out.append(fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c))));
+        return i;
+    }
+    out.push_back(c);
+    return i;
+}
+
+/// Handles a quote or a structural character; false for anything else.
+inline bool normalize_structural(char c, std::string& out, FastjsonScan& scan) {
+    switch (c) {
+    case '"':
+        scan.in_string = true;
+        scan.expect_key = false;
+        break;
+    case '{':
+    case '[':
+        scan.containers.push_back(c);
+        scan.expect_key = c == '{';
+        break;
+    case '}':
+    case ']':
+        if (!scan.containers.empty()) {
+            scan.containers.pop_back();
+        }
+        scan.expect_key = false;
+        break;
+    case ',':
+        scan.expect_key = !scan.containers.empty() && scan.containers.back() == '{';
+        break;
+    default:
+        return false;
+    }
+    out.push_back(c);
+    return true;
+}
+
+/// If an unquoted integer object key starts at `i`, appends it quoted and returns the index of its last
+/// digit.
+inline std::optional<std::size_t> quote_integer_key(std::string_view text, std::size_t i, std::string& out) {
+    std::size_t j = i + 1;
+    while (j < text.size() && text[j] >= '0' && text[j] <= '9') {
+        ++j;
+    }
+    std::size_t k = j;
+    while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r')) {
+        ++k;
+    }
+    if (k >= text.size() || text[k] != ':') {
+        return std::nullopt;
+    }
+    out.push_back('"');
+    out.append(text.substr(i, j - i));
+    out.push_back('"');
+    return j - 1;
+}
+
 /// Rewrites fastjson output into standard JSON: object keys that are bare integers (fastjson writes
 /// `Map<Long,String>` keys unquoted, e.g. TopicRouteData.brokerAddrs) get quoted, raw control bytes inside
 /// strings get escaped. Standard JSON passes through unchanged.
 inline std::string normalize_fastjson(std::string_view text) {
     std::string out;
     out.reserve(text.size() + 16);
-    bool in_string = false;
-    bool expect_key = false;  // just after '{' or ',' inside an object
-    std::string containers;   // stack of '{' / '['
+    FastjsonScan scan;
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
-        if (in_string) {
-            if (c == '\\' && i + 1 < text.size()) {
-                out.push_back(c);
-                out.push_back(text[++i]);
-                continue;
-            }
-            if (c == '"') {
-                in_string = false;
-            } else if (static_cast<unsigned char>(c) < 0x20) {
-                out.append(fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c))));
-                continue;
-            }
-            out.push_back(c);
+        if (scan.in_string) {
+            i = normalize_string_byte(text, i, out, scan);
             continue;
         }
-        switch (c) {
-        case '"':
-            in_string = true;
-            expect_key = false;
-            out.push_back(c);
+        if (normalize_structural(c, out, scan)) {
             continue;
-        case '{':
-            containers.push_back('{');
-            expect_key = true;
-            out.push_back(c);
-            continue;
-        case '[':
-            containers.push_back('[');
-            expect_key = false;
-            out.push_back(c);
-            continue;
-        case '}':
-        case ']':
-            if (!containers.empty()) {
-                containers.pop_back();
-            }
-            expect_key = false;
-            out.push_back(c);
-            continue;
-        case ',':
-            expect_key = !containers.empty() && containers.back() == '{';
-            out.push_back(c);
-            continue;
-        default:
-            break;
         }
-        if (expect_key && (c == '-' || (c >= '0' && c <= '9'))) {
-            std::size_t j = i + 1;
-            while (j < text.size() && text[j] >= '0' && text[j] <= '9') {
-                ++j;
-            }
-            std::size_t k = j;
-            while (k < text.size() &&
-                   (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r')) {
-                ++k;
-            }
-            if (k < text.size() && text[k] == ':') {
-                out.push_back('"');
-                out.append(text.substr(i, j - i));
-                out.push_back('"');
-                i = j - 1;
-                expect_key = false;
+        if (scan.expect_key && (c == '-' || (c >= '0' && c <= '9'))) {
+            if (const auto last = quote_integer_key(text, i, out)) {
+                i = *last;
+                scan.expect_key = false;
                 continue;
             }
         }
         if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-            expect_key = false;
+            scan.expect_key = false;
         }
         out.push_back(c);
     }
