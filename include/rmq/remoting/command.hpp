@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file command.hpp
+/// @file remoting/command.hpp
 /// rmq::remoting::Command (Java's RemotingCommand) and its frame codec: the length-prefixed frame with a JSON
 /// or ROCKETMQ binary header, byte for byte as Apache RocketMQ writes it.
 
