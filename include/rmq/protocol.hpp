@@ -34,15 +34,23 @@ enum class ConsumeFromWhere {
     Timestamp,
 };
 
-/// RocketMQ response codes (ResponseCode / RemotingSysResponseCode) that rmq produces or handles.
+/// RocketMQ response codes (ResponseCode / RemotingSysResponseCode of the 4.9/5.x remoting layer and
+/// brokers): the ones rmq produces or handles, one list for every transport and the wire format.
 namespace response_code {
 inline constexpr int success = 0;
 inline constexpr int system_error = 1;
 inline constexpr int system_busy = 2;
 inline constexpr int request_code_not_supported = 3;
+inline constexpr int transaction_failed = 4;
+inline constexpr int flush_disk_timeout = 10;
+inline constexpr int slave_not_available = 11;
+inline constexpr int flush_slave_timeout = 12;
 inline constexpr int message_illegal = 13;
+inline constexpr int service_not_available = 14;
+inline constexpr int version_not_supported = 15;
 inline constexpr int no_permission = 16;
 inline constexpr int topic_not_exist = 17;
+inline constexpr int topic_exist_already = 18;
 inline constexpr int pull_not_found = 19;
 inline constexpr int pull_retry_immediately = 20;
 inline constexpr int pull_offset_moved = 21;
@@ -51,7 +59,24 @@ inline constexpr int subscription_parse_failed = 23;
 inline constexpr int subscription_not_exist = 24;
 inline constexpr int subscription_not_latest = 25;
 inline constexpr int subscription_group_not_exist = 26;
+inline constexpr int filter_data_not_exist = 27;
+inline constexpr int filter_data_not_latest = 28;
+/// 5.x only.
+inline constexpr int invalid_parameter = 29;
+inline constexpr int transaction_should_commit = 200;
+inline constexpr int transaction_should_rollback = 201;
+inline constexpr int transaction_state_unknow = 202;
+inline constexpr int transaction_state_group_wrong = 203;
+inline constexpr int no_buyer_id = 204;
+inline constexpr int not_in_current_unit = 205;
+inline constexpr int consumer_not_online = 206;
+inline constexpr int consume_msg_timeout = 207;
+inline constexpr int no_message = 208;
 inline constexpr int flow_control = 215;
+inline constexpr int not_leader_for_queue = 501;
+inline constexpr int illegal_operation = 604;
+/// 5.3 servers shutting down gracefully (only to requests with version > 475).
+inline constexpr int go_away = 1500;
 }  // namespace response_code
 
 /// Java's PullStatus.

@@ -21,7 +21,7 @@
 #include <rmq/message_queue.hpp>
 
 #include <rmq/detail/allocate_check.hpp>
-#include <rmq/detail/md5.hpp>
+#include <rmq/detail/util/md5.hpp>
 
 namespace rmq {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file codec_error.hpp
+/// @file remoting/codec_error.hpp
 /// rmq::remoting::CodecError: bytes from (or for) the wire that do not follow RocketMQ's remoting format.
 
 #include <rmq/error.hpp>

@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file command.hpp
+/// @file remoting/command.hpp
 /// rmq::remoting::Command (Java's RemotingCommand) and its frame codec: the length-prefixed frame with a JSON
 /// or ROCKETMQ binary header, byte for byte as Apache RocketMQ writes it.
 
@@ -19,12 +19,11 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <rmq/config.hpp>
 #include <rmq/remoting/codec_error.hpp>
 
-#include <rmq/detail/remoting_bytes.hpp>
-#include <rmq/detail/remoting_json.hpp>
+#include <rmq/detail/wire/bytes.hpp>
 
 namespace rmq::remoting {
 
@@ -50,34 +49,10 @@ enum class LanguageCode : std::uint8_t {
 enum class SerializeType : std::uint8_t { Json = 0, RocketMQ = 1 };
 
 /// Java enum name of a LanguageCode (`"CPP"`...); empty for a value Java does not know.
-inline std::string_view language_name(LanguageCode code) noexcept {
-    static constexpr std::string_view names[] = {"JAVA",
-                                                 "CPP",
-                                                 "DOTNET",
-                                                 "PYTHON",
-                                                 "DELPHI",
-                                                 "ERLANG",
-                                                 "RUBY",
-                                                 "OTHER",
-                                                 "HTTP",
-                                                 "GO",
-                                                 "PHP",
-                                                 "OMS",
-                                                 "RUST",
-                                                 "NODE_JS"};
-    const auto i = static_cast<std::size_t>(code);
-    return i < std::size(names) ? names[i] : std::string_view{};
-}
+std::string_view language_name(LanguageCode code) noexcept;
 
 /// The LanguageCode with Java enum name `name`, if any.
-inline std::optional<LanguageCode> language_from_name(std::string_view name) noexcept {
-    for (std::uint8_t i = 0; i <= static_cast<std::uint8_t>(LanguageCode::NodeJs); ++i) {
-        if (language_name(static_cast<LanguageCode>(i)) == name) {
-            return static_cast<LanguageCode>(i);
-        }
-    }
-    return std::nullopt;
-}
+std::optional<LanguageCode> language_from_name(std::string_view name) noexcept;
 
 /// MQVersion ordinals that matter on the wire.
 namespace version {
@@ -225,298 +200,27 @@ struct Command {
     friend bool operator==(const Command&, const Command&) = default;
 };
 
-namespace detail {
-
-inline void encode_json_header(const Command& cmd, std::string& out) {
-    const std::string_view lang = language_name(cmd.language);
-    if (lang.empty()) {
-        throw CodecError(fmt::format("RemotingCommand JSON header: language code {} has no Java name",
-                                     static_cast<unsigned>(cmd.language)));
-    }
-    // fastjson writes bean properties sorted by name and omits nulls; extFields values are strings in map
-    // order.
-    out.append(fmt::format("{{\"code\":{}", cmd.code));
-    if (cmd.ext_fields) {
-        out.append(",\"extFields\":{");
-        bool first = true;
-        for (const auto& [key, value] : *cmd.ext_fields) {
-            if (!value) {
-                continue;  // fastjson skips null map values
-            }
-            if (!first) {
-                out.push_back(',');
-            }
-            first = false;
-            rmq::detail::append_json_string(out, key);
-            out.push_back(':');
-            rmq::detail::append_json_string(out, *value);
-        }
-        out.push_back('}');
-    }
-    out.append(fmt::format(",\"flag\":{},\"language\":\"{}\",\"opaque\":{}", cmd.flag, lang, cmd.opaque));
-    if (cmd.remark) {
-        out.append(",\"remark\":");
-        rmq::detail::append_json_string(out, *cmd.remark);
-    }
-    out.append(fmt::format(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":{}}}", cmd.version));
-}
-
-inline std::int16_t checked_i16(std::int32_t v, std::string_view field) {
-    if (v < std::numeric_limits<std::int16_t>::min() || v > std::numeric_limits<std::int16_t>::max()) {
-        throw CodecError(fmt::format(
-            "RemotingCommand ROCKETMQ header: {} {} does not fit the header's int16 (use the JSON header)",
-            field,
-            v));
-    }
-    return static_cast<std::int16_t>(v);
-}
-
-inline std::int32_t checked_len(std::size_t n, std::string_view field) {
-    if (n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-        throw CodecError(fmt::format("RemotingCommand: {} of {} bytes is too long", field, n));
-    }
-    return static_cast<std::int32_t>(n);
-}
-
-inline void encode_rocketmq_header(const Command& cmd, std::string& out) {
-    rmq::detail::ByteWriter w(out);
-    w.i16(checked_i16(cmd.code, "code"));
-    w.u8(static_cast<std::uint8_t>(cmd.language));
-    w.i16(checked_i16(cmd.version, "version"));
-    w.i32(cmd.opaque);
-    w.i32(cmd.flag);
-    const std::string_view remark = cmd.remark ? std::string_view(*cmd.remark) : std::string_view{};
-    w.i32(checked_len(remark.size(), "remark"));
-    w.bytes(remark);
-    const std::size_t ext_len_pos = w.size();
-    w.i32(0);
-    if (cmd.ext_fields) {
-        for (const auto& [key, value] : *cmd.ext_fields) {
-            if (!value) {
-                continue;  // RocketMQSerializable skips null keys and values
-            }
-            if (key.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max())) {
-                throw CodecError(
-                    fmt::format("RemotingCommand ROCKETMQ header: ext field key of {} bytes is longer "
-                                "than the int16 key length allows",
-                                key.size()));
-            }
-            w.i16(static_cast<std::int16_t>(key.size()));
-            w.bytes(key);
-            w.i32(checked_len(value->size(), "ext field value"));
-            w.bytes(*value);
-        }
-    }
-    w.patch_i32(ext_len_pos, checked_len(w.size() - ext_len_pos - 4, "ext fields"));
-}
-
-inline std::int32_t json_int(const nlohmann::ordered_json& j, std::string_view key) {
-    const auto it = j.find(key);
-    if (it == j.end() || it->is_null()) {
-        return 0;
-    }
-    if (it->is_number_integer()) {
-        const auto v = it->get<std::int64_t>();
-        if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) {
-            throw CodecError(fmt::format("RemotingCommand JSON header: {} {} is out of int range", key, v));
-        }
-        return static_cast<std::int32_t>(v);
-    }
-    if (it->is_string()) {
-        // fastjson converts numeric strings for int fields; accept them as well.
-        const auto& s = it->get_ref<const std::string&>();
-        try {
-            std::size_t used = 0;
-            const long long v = std::stoll(s, &used);
-            if (used == s.size() && v >= std::numeric_limits<std::int32_t>::min() &&
-                v <= std::numeric_limits<std::int32_t>::max()) {
-                return static_cast<std::int32_t>(v);
-            }
-        } catch (const std::exception&) {
-        }
-    }
-    throw CodecError(fmt::format("RemotingCommand JSON header: {} is not an int: {}", key, it->dump()));
-}
-
-inline std::string json_scalar_text(const nlohmann::ordered_json& v) {
-    if (v.is_string()) {
-        return v.get<std::string>();
-    }
-    return v.dump();  // fastjson turns numbers and booleans of a Map<String,String> into their text
-}
-
-inline Command decode_json_header(std::string_view header) {
-    const auto j = rmq::detail::parse_fastjson(header, "RemotingCommand JSON header");
-    if (!j.is_object()) {
-        throw CodecError("RemotingCommand JSON header: not a JSON object");
-    }
-    Command cmd;
-    cmd.code = json_int(j, "code");
-    cmd.version = json_int(j, "version");
-    cmd.opaque = json_int(j, "opaque");
-    cmd.flag = json_int(j, "flag");
-    cmd.language = LanguageCode::Java;
-    if (const auto it = j.find("language"); it != j.end() && !it->is_null()) {
-        if (it->is_number_integer()) {
-            cmd.language = static_cast<LanguageCode>(it->get<std::uint8_t>());
-        } else if (it->is_string()) {
-            const auto lang = language_from_name(it->get_ref<const std::string&>());
-            if (!lang) {
-                throw CodecError(fmt::format("RemotingCommand JSON header: unknown language {}", it->dump()));
-            }
-            cmd.language = *lang;
-        } else {
-            throw CodecError(fmt::format("RemotingCommand JSON header: bad language {}", it->dump()));
-        }
-    }
-    if (const auto it = j.find("remark"); it != j.end() && !it->is_null()) {
-        cmd.remark = json_scalar_text(*it);
-    }
-    if (const auto it = j.find("extFields"); it != j.end() && !it->is_null()) {
-        if (!it->is_object()) {
-            throw CodecError(
-                fmt::format("RemotingCommand JSON header: extFields is not an object: {}", it->dump()));
-        }
-        ExtFields& fields = cmd.fields();
-        for (const auto& [key, value] : it->items()) {
-            if (value.is_null()) {
-                fields.set(key, std::nullopt);
-            } else if (value.is_object() || value.is_array()) {
-                fields.set(key, value.dump());
-            } else {
-                fields.set(key, json_scalar_text(value));
-            }
-        }
-    }
-    return cmd;
-}
-
-inline Command decode_rocketmq_header(std::span<const std::byte> header) {
-    rmq::detail::ByteReader r(header, "RemotingCommand ROCKETMQ header");
-    Command cmd;
-    cmd.code = r.i16("code");
-    cmd.language = static_cast<LanguageCode>(r.u8("language"));
-    cmd.version = r.i16("version");
-    cmd.opaque = r.i32("opaque");
-    cmd.flag = r.i32("flag");
-    if (const std::size_t n = r.length_i32("remark length"); n > 0) {
-        cmd.remark = std::string(r.bytes(n, "remark"));
-    }
-    const std::size_t ext_len = r.length_i32("ext fields length");
-    if (ext_len > 0) {
-        rmq::detail::ByteReader ext(header.subspan(r.position(), ext_len),
-                                    "RemotingCommand ROCKETMQ ext fields");
-        r.skip(ext_len, "ext fields");
-        ExtFields& fields = cmd.fields();
-        while (ext.remaining() > 0) {
-            std::string key(ext.bytes(ext.length_i16("key length"), "key"));
-            const std::size_t vlen = ext.length_i32("value length");
-            if (vlen == 0) {
-                fields.set(key, std::nullopt);  // Java decodes a zero-length string as null
-            } else {
-                fields.set(key, std::string(ext.bytes(vlen, "value")));
-            }
-        }
-    }
-    if (r.remaining() != 0) {
-        r.fail(fmt::format("{} unexpected bytes after the ext fields", r.remaining()));
-    }
-    return cmd;
-}
-
-}  // namespace detail
-
 /// Encodes `cmd` as one complete frame: int32 length ‖ int32 (serializeType << 24 | headerLength) ‖ header ‖
 /// body. Throws CodecError when the frame would exceed max_frame_length or a field does not fit the format.
-inline std::string encode(const Command& cmd, SerializeType type = SerializeType::Json) {
-    std::string out;
-    out.reserve(128 + cmd.body.size());
-    out.append(8, '\0');
-    if (type == SerializeType::Json) {
-        detail::encode_json_header(cmd, out);
-    } else if (type == SerializeType::RocketMQ) {
-        detail::encode_rocketmq_header(cmd, out);
-    } else {
-        throw CodecError(
-            fmt::format("RemotingCommand: unknown serialize type {}", static_cast<unsigned>(type)));
-    }
-    const std::size_t header_len = out.size() - 8;
-    if (header_len > 0xFFFFFFU) {
-        throw CodecError(
-            fmt::format("RemotingCommand: header of {} bytes exceeds the 24-bit header length", header_len));
-    }
-    out.append(cmd.body);
-    if (out.size() > max_frame_length) {
-        throw CodecError(fmt::format("RemotingCommand: frame of {} bytes exceeds the {} bytes a peer accepts",
-                                     out.size(),
-                                     max_frame_length));
-    }
-    rmq::detail::ByteWriter w(out);
-    w.patch_i32(0, static_cast<std::int32_t>(out.size() - 4));
-    w.patch_i32(4, static_cast<std::int32_t>((static_cast<std::uint32_t>(type) << 24) | header_len));
-    return out;
-}
+std::string encode(const Command& cmd, SerializeType type = SerializeType::Json);
 
 /// Validates a frame's leading int32 (the first 4 bytes of `prefix`) and returns how many bytes follow it.
 /// Throws CodecError for a length below 4 (no room for the header word) or a frame above max_frame_length.
-inline std::size_t frame_payload_length(std::span<const std::byte> prefix) {
-    rmq::detail::ByteReader r(prefix, "RemotingCommand frame");
-    const std::int32_t len = r.i32("length field");
-    if (len < 4) {
-        throw CodecError(fmt::format("RemotingCommand frame: length field {} is below 4", len));
-    }
-    if (static_cast<std::size_t>(len) + 4 > max_frame_length) {
-        throw CodecError(fmt::format("RemotingCommand frame: {} bytes exceed the maximum frame length {}",
-                                     static_cast<std::size_t>(len) + 4,
-                                     max_frame_length));
-    }
-    return static_cast<std::size_t>(len);
-}
+std::size_t frame_payload_length(std::span<const std::byte> prefix);
 
 /// Decodes a frame without its leading length field (what follows it on the stream): the header word, the
 /// header in either serialize type (the peer picks, whatever the request used) and the body.
-inline Command decode_payload(std::span<const std::byte> payload) {
-    if (payload.size() + 4 > max_frame_length) {
-        throw CodecError(fmt::format("RemotingCommand frame: {} bytes exceed the maximum frame length {}",
-                                     payload.size() + 4,
-                                     max_frame_length));
-    }
-    rmq::detail::ByteReader r(payload, "RemotingCommand frame");
-    const auto word = static_cast<std::uint32_t>(r.i32("header length word"));
-    const std::uint32_t type = word >> 24;
-    const std::size_t header_len = word & 0xFFFFFFU;
-    if (header_len > r.remaining()) {
-        r.fail(fmt::format("header length {} exceeds the {} bytes left", header_len, r.remaining()));
-    }
-    const auto header = payload.subspan(4, header_len);
-    Command cmd;
-    if (type == static_cast<std::uint32_t>(SerializeType::Json)) {
-        cmd = detail::decode_json_header(
-            std::string_view(reinterpret_cast<const char*>(header.data()), header.size()));
-    } else if (type == static_cast<std::uint32_t>(SerializeType::RocketMQ)) {
-        cmd = detail::decode_rocketmq_header(header);
-    } else {
-        r.fail(fmt::format("unknown serialize type {}", type));
-    }
-    r.skip(header_len, "header");
-    cmd.body = std::string(r.bytes(r.remaining(), "body"));
-    return cmd;
-}
+Command decode_payload(std::span<const std::byte> payload);
 
 /// Decodes one complete frame (length field included), as produced by encode(). Throws CodecError when the
 /// length field disagrees with the span's size or anything inside is malformed.
-inline Command decode(std::span<const std::byte> frame) {
-    const std::size_t len = frame_payload_length(frame);
-    if (len != frame.size() - 4) {
-        throw CodecError(fmt::format(
-            "RemotingCommand frame: length field {} but {} bytes follow it", len, frame.size() - 4));
-    }
-    return decode_payload(frame.subspan(4));
-}
+Command decode(std::span<const std::byte> frame);
 
 /// decode() for a frame held in a std::string.
-inline Command decode(std::string_view frame) {
-    return decode(rmq::detail::as_bytes(frame));
-}
+Command decode(std::string_view frame);
 
 }  // namespace rmq::remoting
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/remoting/impl/command.ipp>
+#endif

@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file compression.hpp
+/// @file remoting/compression.hpp
 /// Message body compression as RocketMQ's CompressorFactory does it: zlib streams (java.util.zip.Deflater),
 /// LZ4 frames (lz4-java LZ4FrameOutputStream) and Zstandard frames (zstd-jni ZstdOutputStream).
 ///
@@ -10,27 +10,19 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
-#include <limits>
-#include <memory>
 #include <string>
 #include <string_view>
 
-#include <zlib.h>
-
-#include <fmt/format.h>
-
+#include <rmq/config.hpp>
 #include <rmq/remoting/codec_error.hpp>
 
 #if defined(RMQ_WITH_LZ4) && __has_include(<lz4frame.h>)
-#    include <lz4frame.h>
 #    define RMQ_DETAIL_HAS_LZ4 1
 #else
 #    define RMQ_DETAIL_HAS_LZ4 0
 #endif
 
 #if defined(RMQ_WITH_ZSTD) && __has_include(<zstd.h>)
-#    include <zstd.h>
 #    define RMQ_DETAIL_HAS_ZSTD 1
 #else
 #    define RMQ_DETAIL_HAS_ZSTD 0
@@ -71,229 +63,14 @@ inline constexpr std::string_view compression_name(CompressionType type) noexcep
 /// refuses stored bodies above 4 MiB by default; compressed text rarely expands beyond 100x).
 inline constexpr std::size_t max_decompressed_body = 512U * 1024U * 1024U;
 
-namespace detail {
-
-[[noreturn]] inline void not_compiled_in(CompressionType type) {
-    throw CodecError(
-        fmt::format("{} body compression support is not compiled in (define RMQ_WITH_{} and link "
-                    "its library)",
-                    compression_name(type),
-                    compression_name(type)));
-}
-
-inline void check_growth(std::size_t size, CompressionType type) {
-    if (size > max_decompressed_body) {
-        throw CodecError(fmt::format(
-            "{} body decompresses to more than {} bytes", compression_name(type), max_decompressed_body));
-    }
-}
-
-inline std::string zlib_inflate(std::string_view in) {
-    z_stream zs{};
-    if (inflateInit(&zs) != Z_OK) {
-        throw CodecError("ZLIB: inflateInit failed");
-    }
-    std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&zs, inflateEnd);
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-    zs.avail_in = static_cast<uInt>(in.size());
-    std::string out;
-    char buf[16384];
-    int rc = Z_OK;
-    while (rc != Z_STREAM_END) {
-        zs.next_out = reinterpret_cast<Bytef*>(buf);
-        zs.avail_out = sizeof buf;
-        rc = inflate(&zs, Z_NO_FLUSH);
-        if (rc != Z_OK && rc != Z_STREAM_END) {
-            throw CodecError(
-                fmt::format("ZLIB body is corrupt: {} (zlib error {})", zs.msg ? zs.msg : "?", rc));
-        }
-        out.append(buf, sizeof buf - zs.avail_out);
-        check_growth(out.size(), CompressionType::Zlib);
-        if (rc == Z_OK && zs.avail_in == 0 && zs.avail_out != 0) {
-            throw CodecError("ZLIB body is truncated");
-        }
-    }
-    return out;
-}
-
-inline std::string zlib_deflate(std::string_view in, int level) {
-    uLongf bound = compressBound(static_cast<uLong>(in.size()));
-    std::string out(bound, '\0');
-    if (compress2(reinterpret_cast<Bytef*>(out.data()),
-                  &bound,
-                  reinterpret_cast<const Bytef*>(in.data()),
-                  static_cast<uLong>(in.size()),
-                  level) != Z_OK) {
-        throw CodecError(fmt::format("ZLIB: compress2 failed at level {}", level));
-    }
-    out.resize(bound);
-    return out;
-}
-
-#if RMQ_DETAIL_HAS_LZ4
-inline std::string lz4_decompress(std::string_view in) {
-    LZ4F_dctx* ctx = nullptr;
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION))) {
-        throw CodecError("LZ4: cannot create a decompression context");
-    }
-    std::unique_ptr<LZ4F_dctx, LZ4F_errorCode_t (*)(LZ4F_dctx*)> guard(ctx, LZ4F_freeDecompressionContext);
-    std::string out;
-    char buf[65536];
-    const char* src = in.data();
-    std::size_t left = in.size();
-    while (true) {
-        std::size_t dst_size = sizeof buf;
-        std::size_t src_size = left;
-        const std::size_t hint = LZ4F_decompress(ctx, buf, &dst_size, src, &src_size, nullptr);
-        if (LZ4F_isError(hint)) {
-            throw CodecError(fmt::format("LZ4 body is corrupt: {}", LZ4F_getErrorName(hint)));
-        }
-        out.append(buf, dst_size);
-        check_growth(out.size(), CompressionType::Lz4);
-        src += src_size;
-        left -= src_size;
-        if (hint == 0) {
-            break;  // frame complete
-        }
-        if (src_size == 0 && dst_size == 0) {
-            throw CodecError("LZ4 body is truncated");  // wants more input and has no buffered output
-        }
-    }
-    return out;
-}
-
-inline std::string lz4_compress(std::string_view in, int /*level*/) {
-    // Like lz4-java's LZ4FrameOutputStream (what Java's Lz4Compressor uses, ignoring the level): fast
-    // compressor, independent blocks of at most 4 MiB declared as such even for small bodies (lz4-java cannot
-    // read dependent blocks), no checksums. The streaming API keeps the declared block size (compressFrame
-    // would shrink it).
-    LZ4F_preferences_t prefs{};
-    prefs.frameInfo.blockSizeID = LZ4F_max4MB;
-    prefs.frameInfo.blockMode = LZ4F_blockIndependent;
-    prefs.compressionLevel = 0;
-    LZ4F_cctx* ctx = nullptr;
-    if (LZ4F_isError(LZ4F_createCompressionContext(&ctx, LZ4F_VERSION))) {
-        throw CodecError("LZ4: cannot create a compression context");
-    }
-    std::unique_ptr<LZ4F_cctx, LZ4F_errorCode_t (*)(LZ4F_cctx*)> guard(ctx, LZ4F_freeCompressionContext);
-    std::string out(LZ4F_HEADER_SIZE_MAX + LZ4F_compressBound(in.size(), &prefs), '\0');
-    auto check = [](std::size_t rc) {
-        if (LZ4F_isError(rc)) {
-            throw CodecError(fmt::format("LZ4: compression failed: {}", LZ4F_getErrorName(rc)));
-        }
-        return rc;
-    };
-    std::size_t n = check(LZ4F_compressBegin(ctx, out.data(), out.size(), &prefs));
-    n += check(LZ4F_compressUpdate(ctx, out.data() + n, out.size() - n, in.data(), in.size(), nullptr));
-    n += check(LZ4F_compressEnd(ctx, out.data() + n, out.size() - n, nullptr));
-    out.resize(n);
-    return out;
-}
-#endif
-
-#if RMQ_DETAIL_HAS_ZSTD
-inline std::string zstd_decompress(std::string_view in) {
-    std::unique_ptr<ZSTD_DStream, std::size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(), ZSTD_freeDStream);
-    if (!ds || ZSTD_isError(ZSTD_initDStream(ds.get()))) {
-        throw CodecError("ZSTD: cannot create a decompression stream");
-    }
-    std::string out;
-    std::string buf(ZSTD_DStreamOutSize(), '\0');
-    ZSTD_inBuffer input{in.data(), in.size(), 0};
-    std::size_t rc = 1;
-    while (rc != 0) {
-        ZSTD_outBuffer output{buf.data(), buf.size(), 0};
-        rc = ZSTD_decompressStream(ds.get(), &output, &input);
-        if (ZSTD_isError(rc)) {
-            throw CodecError(fmt::format("ZSTD body is corrupt: {}", ZSTD_getErrorName(rc)));
-        }
-        out.append(buf.data(), output.pos);
-        check_growth(out.size(), CompressionType::Zstd);
-        if (rc != 0 && input.pos == input.size && output.pos < output.size) {
-            throw CodecError("ZSTD body is truncated");
-        }
-    }
-    return out;
-}
-
-inline std::string zstd_compress(std::string_view in, int level) {
-    // Streamed like zstd-jni's ZstdOutputStream (Java's ZstdCompressor): the frame does not declare its
-    // content size and has no checksum.
-    std::unique_ptr<ZSTD_CCtx, std::size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
-    auto check = [](std::size_t rc) {
-        if (ZSTD_isError(rc)) {
-            throw CodecError(fmt::format("ZSTD: compression failed: {}", ZSTD_getErrorName(rc)));
-        }
-        return rc;
-    };
-    if (!cctx) {
-        throw CodecError("ZSTD: cannot create a compression context");
-    }
-    check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level));
-    std::string out;
-    std::string buf(ZSTD_CStreamOutSize(), '\0');
-    ZSTD_inBuffer input{in.data(), in.size(), 0};
-    while (input.pos < input.size) {
-        ZSTD_outBuffer output{buf.data(), buf.size(), 0};
-        check(ZSTD_compressStream2(cctx.get(), &output, &input, ZSTD_e_continue));
-        out.append(buf.data(), output.pos);
-    }
-    // Java flushes before closing the stream, so the data ends a block and an empty last block follows.
-    ZSTD_inBuffer none{nullptr, 0, 0};
-    for (const auto op : {ZSTD_e_flush, ZSTD_e_end}) {
-        std::size_t remaining = 1;
-        while (remaining != 0) {
-            ZSTD_outBuffer output{buf.data(), buf.size(), 0};
-            remaining = check(ZSTD_compressStream2(cctx.get(), &output, &none, op));
-            out.append(buf.data(), output.pos);
-        }
-    }
-    return out;
-}
-#endif
-
-}  // namespace detail
-
 /// Decompresses a stored body. Throws CodecError when the data is corrupt or the type is not compiled in.
-inline std::string decompress(std::string_view data, CompressionType type) {
-    switch (type) {
-    case CompressionType::Zlib:
-        return detail::zlib_inflate(data);
-    case CompressionType::Lz4:
-#if RMQ_DETAIL_HAS_LZ4
-        return detail::lz4_decompress(data);
-#else
-        detail::not_compiled_in(type);
-#endif
-    case CompressionType::Zstd:
-#if RMQ_DETAIL_HAS_ZSTD
-        return detail::zstd_decompress(data);
-#else
-        detail::not_compiled_in(type);
-#endif
-    }
-    throw CodecError(fmt::format("unknown compression type {}", static_cast<int>(type)));
-}
+std::string decompress(std::string_view data, CompressionType type);
 
 /// Compresses a body like a Java producer (level = rocketmq.message.compressLevel, default 5).
-inline std::string compress(std::string_view data, CompressionType type, int level = 5) {
-    switch (type) {
-    case CompressionType::Zlib:
-        return detail::zlib_deflate(data, level);
-    case CompressionType::Lz4:
-#if RMQ_DETAIL_HAS_LZ4
-        return detail::lz4_compress(data, level);
-#else
-        detail::not_compiled_in(type);
-#endif
-    case CompressionType::Zstd:
-#if RMQ_DETAIL_HAS_ZSTD
-        return detail::zstd_compress(data, level);
-#else
-        detail::not_compiled_in(type);
-#endif
-    }
-    throw CodecError(fmt::format("unknown compression type {}", static_cast<int>(type)));
-}
+std::string compress(std::string_view data, CompressionType type, int level = 5);
 
 }  // namespace rmq::remoting
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/remoting/impl/compression.ipp>
+#endif

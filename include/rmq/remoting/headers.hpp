@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file headers.hpp
+/// @file remoting/headers.hpp
 /// Typed request/response headers ("custom headers") of the requests a push consumer and a simple producer
 /// need, converted to and from RemotingCommand ext fields the way Java's makeCustomHeaderToNet /
 /// decodeCommandCustomHeader do: every value is text (String.valueOf), absent optional fields are not sent.

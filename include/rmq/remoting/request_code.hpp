@@ -1,8 +1,8 @@
 #pragma once
 
-/// @file request_code.hpp
-/// RocketMQ request codes (Java's RequestCode) and the remoting response codes rmq's transport sees.
-/// Response codes shared with the rest of rmq live in rmq/protocol.hpp (rmq::response_code).
+/// @file remoting/request_code.hpp
+/// RocketMQ request codes (Java's RequestCode). The response codes are rmq::response_code (rmq/protocol.hpp),
+/// one list shared by the wire format, every transport and the embedded broker.
 
 #include <cstdint>
 
@@ -70,49 +70,5 @@ inline constexpr std::int32_t query_assignment = 400;
 inline constexpr std::int32_t set_message_request_mode = 401;
 inline constexpr std::int32_t get_all_message_request_mode = 402;
 }  // namespace request_code
-
-/// Response codes of the remoting layer and the 4.9/5.x brokers beyond rmq::response_code (rmq/protocol.hpp).
-namespace response_code {
-inline constexpr std::int32_t success = 0;
-inline constexpr std::int32_t system_error = 1;
-inline constexpr std::int32_t system_busy = 2;
-inline constexpr std::int32_t request_code_not_supported = 3;
-inline constexpr std::int32_t transaction_failed = 4;
-inline constexpr std::int32_t flush_disk_timeout = 10;
-inline constexpr std::int32_t slave_not_available = 11;
-inline constexpr std::int32_t flush_slave_timeout = 12;
-inline constexpr std::int32_t message_illegal = 13;
-inline constexpr std::int32_t service_not_available = 14;
-inline constexpr std::int32_t version_not_supported = 15;
-inline constexpr std::int32_t no_permission = 16;
-inline constexpr std::int32_t topic_not_exist = 17;
-inline constexpr std::int32_t topic_exist_already = 18;
-inline constexpr std::int32_t pull_not_found = 19;
-inline constexpr std::int32_t pull_retry_immediately = 20;
-inline constexpr std::int32_t pull_offset_moved = 21;
-inline constexpr std::int32_t query_not_found = 22;
-inline constexpr std::int32_t subscription_parse_failed = 23;
-inline constexpr std::int32_t subscription_not_exist = 24;
-inline constexpr std::int32_t subscription_not_latest = 25;
-inline constexpr std::int32_t subscription_group_not_exist = 26;
-inline constexpr std::int32_t filter_data_not_exist = 27;
-inline constexpr std::int32_t filter_data_not_latest = 28;
-/// 5.x only.
-inline constexpr std::int32_t invalid_parameter = 29;
-inline constexpr std::int32_t transaction_should_commit = 200;
-inline constexpr std::int32_t transaction_should_rollback = 201;
-inline constexpr std::int32_t transaction_state_unknow = 202;
-inline constexpr std::int32_t transaction_state_group_wrong = 203;
-inline constexpr std::int32_t no_buyer_id = 204;
-inline constexpr std::int32_t not_in_current_unit = 205;
-inline constexpr std::int32_t consumer_not_online = 206;
-inline constexpr std::int32_t consume_msg_timeout = 207;
-inline constexpr std::int32_t no_message = 208;
-inline constexpr std::int32_t flow_control = 215;
-inline constexpr std::int32_t not_leader_for_queue = 501;
-inline constexpr std::int32_t illegal_operation = 604;
-/// 5.3 servers shutting down gracefully (only to requests with version > 475).
-inline constexpr std::int32_t go_away = 1500;
-}  // namespace response_code
 
 }  // namespace rmq::remoting

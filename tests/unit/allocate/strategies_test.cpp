@@ -24,7 +24,7 @@
 #include <rmq/error.hpp>
 #include <rmq/message_queue.hpp>
 
-#include <rmq/detail/md5.hpp>
+#include <rmq/detail/util/md5.hpp>
 
 namespace {
 

@@ -96,7 +96,7 @@ TEST_CASE("every misc.json acl_direct case matches AclSigner.calSignature", "[re
     }
 }
 
-TEST_CASE("spec 6.1 worked ACL example", "[remoting][acl]") {
+TEST_CASE("worked ACL example: rocketmq2 / 12345678 signing a route request", "[remoting][acl]") {
     Command cmd;
     cmd.code = 105;
     cmd.fields().set("topic", "TopicTest");

@@ -169,7 +169,7 @@ TEST_CASE("every remoting.json command encodes byte for byte and decodes like Ja
     CHECK(passed_encodings == 52);
 }
 
-TEST_CASE("spec appendix A frames", "[remoting]") {
+TEST_CASE("GET_ROUTEINFO_BY_TOPIC reference frames, byte for byte", "[remoting]") {
     Command cmd;
     cmd.code = 105;
     cmd.language = LanguageCode::Cpp;

@@ -13,9 +13,9 @@
 namespace {
 
 using rmq::MessageExt;
-using rmq::SocketAddress;
 using rmq::remoting::CodecError;
 using rmq::remoting::CompressionType;
+using rmq::remoting::SocketAddress;
 
 std::string hex(const std::string& s) {
     return rmq_test::to_hex(s);
@@ -63,7 +63,7 @@ MessageExt message_from(const nlohmann::json& in) {
 }
 
 void check_host(const std::string& got, const nlohmann::json& want) {
-    const SocketAddress a = rmq::parse_socket_address(got);
+    const SocketAddress a = rmq::remoting::parse_socket_address(got);
     CHECK(hex(a.ip) == want.at("ip_bytes_hex").get<std::string>());
     CHECK(a.ip_text() == want.at("ip").get<std::string>());
     CHECK(a.port == want.at("port").get<std::int32_t>());
@@ -118,26 +118,29 @@ TEST_CASE("every message_codec.json record encodes byte for byte and decodes lik
         INFO(c.at("name").get<std::string>());
         const auto& in = c.at("input");
         const MessageExt msg = message_from(in);
-        const std::string record = rmq::encode_message(msg, in.at("properties_string").get<std::string>());
+        const std::string record =
+            rmq::remoting::encode_message(msg, in.at("properties_string").get<std::string>());
         REQUIRE(hex(record) == c.at("encoded_hex").get<std::string>());
         CHECK(record.size() == c.at("encoded_len").get<std::size_t>());
-        CHECK(rmq::crc32(msg.body()) == msg.body_crc());
+        CHECK(rmq::remoting::crc32(msg.body()) == msg.body_crc());
         CHECK(rmq::decode_properties(in.at("properties_string").get<std::string>()) ==
               props_of(c.at("decodeProperties")));
 
         const auto bytes = rmq::detail::as_bytes(record);
-        check_decoded(rmq::decode_message(bytes, {.read_body = false}), c.at("decoded_readBody_false"));
+        check_decoded(rmq::remoting::decode_message(bytes, {.read_body = false}),
+                      c.at("decoded_readBody_false"));
         if (needs_missing_codec(in)) {
-            CHECK_THROWS_WITH(rmq::decode_message(bytes), Catch::Contains("not compiled in"));
+            CHECK_THROWS_WITH(rmq::remoting::decode_message(bytes), Catch::Contains("not compiled in"));
             ++codec_missing;
             continue;
         }
-        const MessageExt decoded = rmq::decode_message(bytes);
+        const MessageExt decoded = rmq::remoting::decode_message(bytes);
         check_decoded(decoded, c.at("decoded"));
         // Re-encoding what was decoded (body as stored) gives the record back.
         MessageExt stored = decoded;
         stored.set_body(msg.body());
-        CHECK(hex(rmq::encode_message(stored, in.at("properties_string").get<std::string>())) == hex(record));
+        CHECK(hex(rmq::remoting::encode_message(stored, in.at("properties_string").get<std::string>())) ==
+              hex(record));
         ++fully_checked;
     }
     CHECK(fully_checked + codec_missing == 42);
@@ -154,7 +157,8 @@ TEST_CASE("compressed bodies inflate to the producer's body and round-trip", "[r
             continue;
         }
         INFO(c.at("name").get<std::string>());
-        const auto type = rmq::message_sys_flag::compression_type(in.at("sysFlag").get<std::int32_t>());
+        const auto type =
+            rmq::remoting::message_sys_flag::compression_type(in.at("sysFlag").get<std::int32_t>());
         REQUIRE(type.has_value());
         const std::string stored = bytes_of(in.at("body_hex"));
         const std::string original = bytes_of(in.at("original_body_hex"));
@@ -198,8 +202,9 @@ TEST_CASE("compressed bodies inflate to the producer's body and round-trip", "[r
         CHECK_THROWS_AS(rmq::remoting::decompress(packed.substr(0, packed.size() / 2), type), CodecError);
         CHECK_THROWS_AS(rmq::remoting::decompress("garbage garbage garbage", type), CodecError);
     }
-    CHECK(rmq::message_sys_flag::compression_type(0x1) == CompressionType::Zlib);  // pre-4.9.4 producers
-    CHECK_FALSE(rmq::message_sys_flag::compression_type(0x401).has_value());
+    CHECK(rmq::remoting::message_sys_flag::compression_type(0x1) ==
+          CompressionType::Zlib);  // pre-4.9.4 producers
+    CHECK_FALSE(rmq::remoting::message_sys_flag::compression_type(0x401).has_value());
 }
 
 TEST_CASE("pull bodies decode like MessageDecoder.decodes, dropping a damaged tail", "[remoting][golden]") {
@@ -211,8 +216,8 @@ TEST_CASE("pull bodies decode like MessageDecoder.decodes, dropping a damaged ta
         INFO(name);
         const std::string body = rmq_test::from_hex(b.at("hex").get<std::string>());
         const auto& want = b.at("decoded");
-        rmq::MessageDecodeReport report;
-        const auto got = rmq::decode_messages(rmq::detail::as_bytes(body), &report);
+        rmq::remoting::MessageDecodeReport report;
+        const auto got = rmq::remoting::decode_messages(rmq::detail::as_bytes(body), &report);
         std::size_t expected = want.size();
         std::size_t expected_damaged = b.at("message_names").size() - want.size();
         if (name == "mixed_ipv6_compressed_empty_unicode" &&
@@ -237,7 +242,7 @@ TEST_CASE("pull bodies decode like MessageDecoder.decodes, dropping a damaged ta
             CHECK(report.damaged_bytes > 0);
         }
         std::size_t damaged = 99;
-        CHECK(rmq::decode_messages(rmq::detail::as_bytes(body), &damaged).size() == expected);
+        CHECK(rmq::remoting::decode_messages(rmq::detail::as_bytes(body), &damaged).size() == expected);
         CHECK(damaged == expected_damaged);
     }
 }
@@ -250,20 +255,21 @@ TEST_CASE("offset message ids are created and decoded like MessageDecoder", "[re
         const auto& d = c.at("decodeMessageId");
         const SocketAddress addr = address_of(d.at("address"));
         const auto offset = c.at("offset").get<std::int64_t>();
-        const auto id = rmq::create_message_id(addr, offset);
+        const auto id = rmq::remoting::create_message_id(addr, offset);
         CHECK(id == c.at("createMessageId_socketAddress").get<std::string>());
         CHECK(id == c.at("createMessageId_bytebuffer").get<std::string>());
         CHECK(addr.ip_text() == c.at("ip").get<std::string>());
-        CHECK(rmq::parse_socket_address(addr.to_string()) == addr);
-        const rmq::MessageId back = rmq::decode_message_id(id);
+        CHECK(rmq::remoting::parse_socket_address(addr.to_string()) == addr);
+        const rmq::remoting::MessageId back = rmq::remoting::decode_message_id(id);
         CHECK(back.address == addr);
         CHECK(back.offset == d.at("offset").get<std::int64_t>());
     }
-    CHECK_THROWS_AS(rmq::decode_message_id("ABC"), CodecError);
-    CHECK_THROWS_AS(rmq::decode_message_id(std::string(32, 'Z')), CodecError);
-    CHECK(rmq::parse_socket_address("[2001:db8::10]:10911").to_string() == "[2001:db8:0:0:0:0:0:10]:10911");
-    CHECK_THROWS_AS(rmq::parse_socket_address("10.0.0.1"), rmq::InvalidArgument);
-    CHECK_THROWS_AS(rmq::parse_socket_address("10.0.0.1:99999"), rmq::InvalidArgument);
+    CHECK_THROWS_AS(rmq::remoting::decode_message_id("ABC"), CodecError);
+    CHECK_THROWS_AS(rmq::remoting::decode_message_id(std::string(32, 'Z')), CodecError);
+    CHECK(rmq::remoting::parse_socket_address("[2001:db8::10]:10911").to_string() ==
+          "[2001:db8:0:0:0:0:0:10]:10911");
+    CHECK_THROWS_AS(rmq::remoting::parse_socket_address("10.0.0.1"), rmq::InvalidArgument);
+    CHECK_THROWS_AS(rmq::remoting::parse_socket_address("10.0.0.1:99999"), rmq::InvalidArgument);
 }
 
 TEST_CASE("properties strings parse and print like MessageDecoder", "[remoting][golden]") {
@@ -306,13 +312,14 @@ TEST_CASE("batch bodies encode like encodeMessage(s) and decode like decodeMessa
         m.set_flag(e.at("flag").get<std::int32_t>());
         m.set_body(bytes_of(e.at("body_hex")));
         m.set_properties(props_of(e.at("properties")));
-        const std::string entry = rmq::encode_batch_entry(m, e.at("properties_string").get<std::string>());
+        const std::string entry =
+            rmq::remoting::encode_batch_entry(m, e.at("properties_string").get<std::string>());
         CHECK(hex(entry) == e.at("encodeMessage_hex").get<std::string>());
         all += entry;
         msgs.push_back(m);
     }
     CHECK(hex(all) == batch.at("encodeMessages_hex").get<std::string>());
-    const auto decoded = rmq::decode_batch_messages(rmq::detail::as_bytes(all));
+    const auto decoded = rmq::remoting::decode_batch_messages(rmq::detail::as_bytes(all));
     const auto& want = batch.at("decodeMessages");
     REQUIRE(decoded.size() == want.size());
     for (std::size_t i = 0; i < decoded.size(); ++i) {
@@ -321,13 +328,15 @@ TEST_CASE("batch bodies encode like encodeMessage(s) and decode like decodeMessa
         CHECK(decoded[i].properties() == props_of(want.at(i).at("properties")));
     }
     // With the sorted property order the entries still decode to the same messages.
-    const auto again = rmq::decode_batch_messages(rmq::detail::as_bytes(rmq::encode_messages(msgs)));
+    const auto again =
+        rmq::remoting::decode_batch_messages(rmq::detail::as_bytes(rmq::remoting::encode_messages(msgs)));
     REQUIRE(again.size() == msgs.size());
     for (std::size_t i = 0; i < msgs.size(); ++i) {
         CHECK(again[i] == msgs[i]);
     }
-    CHECK_THROWS_AS(rmq::decode_batch_messages(rmq::detail::as_bytes(all.substr(0, all.size() - 1))),
-                    CodecError);
+    CHECK_THROWS_AS(
+        rmq::remoting::decode_batch_messages(rmq::detail::as_bytes(all.substr(0, all.size() - 1))),
+        CodecError);
 }
 
 TEST_CASE("UtilAll.crc32 samples", "[remoting][golden]") {
@@ -335,7 +344,7 @@ TEST_CASE("UtilAll.crc32 samples", "[remoting][golden]") {
     const auto& samples = golden.at("crc32");
     REQUIRE(samples.size() > 0);
     for (const auto& s : samples) {
-        CHECK(rmq::crc32(bytes_of(s.at("data_hex"))) == s.at("UtilAll.crc32").get<std::int32_t>());
+        CHECK(rmq::remoting::crc32(bytes_of(s.at("data_hex"))) == s.at("UtilAll.crc32").get<std::int32_t>());
     }
 }
 
@@ -345,27 +354,27 @@ TEST_CASE("records with topics above 127 bytes use the V2 magic code and a 2-byt
     m.set_topic(std::string(200, 'T'));
     m.set_born_host("10.0.0.1:1234");
     m.set_store_host("[::1]:10911");
-    m.set_sys_flag(rmq::message_sys_flag::storehost_v6);
+    m.set_sys_flag(rmq::remoting::message_sys_flag::storehost_v6);
     m.set_body("x");
-    m.set_body_crc(rmq::crc32("x"));
+    m.set_body_crc(rmq::remoting::crc32("x"));
     m.set_property("TAGS", "a");
-    const std::string rec = rmq::encode_message(m);
+    const std::string rec = rmq::remoting::encode_message(m);
     CHECK(hex(rec.substr(4, 4)) == "daa320ab");
     // 84 fixed bytes + 12 more for the IPv6 store host, then body length, body, topic length.
     CHECK(hex(rec.substr(96 + 4 + 1, 2)) == "00c8");
-    const MessageExt back = rmq::decode_message(rmq::detail::as_bytes(rec));
+    const MessageExt back = rmq::remoting::decode_message(rmq::detail::as_bytes(rec));
     CHECK(back.topic() == m.topic());
     CHECK(back.store_host() == "[0:0:0:0:0:0:0:1]:10911");
     CHECK(back.offset_msg_id() == "0000000000000000000000000000000100002A9F0000000000000000");
     CHECK(back.properties() == m.properties());
-    CHECK(rmq::encode_message(back) == rec);
+    CHECK(rmq::remoting::encode_message(back) == rec);
 
     // A V1 record cannot carry a topic length above 127: Java reads a negative byte and fails.
     MessageExt v1 = m;
     v1.set_topic("t");
-    std::string bad = rmq::encode_message(v1);
+    std::string bad = rmq::remoting::encode_message(v1);
     bad[96 + 4 + 1] = static_cast<char>(0x80);
-    CHECK_THROWS_WITH(rmq::decode_message(rmq::detail::as_bytes(bad)),
+    CHECK_THROWS_WITH(rmq::remoting::decode_message(rmq::detail::as_bytes(bad)),
                       Catch::Contains("negative TOPICLENGTH"));
 }
 
@@ -375,12 +384,12 @@ TEST_CASE("damaged records are reported, never crash the decoder", "[remoting]")
     m.set_born_host("10.0.0.1:1");
     m.set_store_host("10.0.0.2:2");
     m.set_body("hello");
-    const std::string rec = rmq::encode_message(m);
+    const std::string rec = rmq::remoting::encode_message(m);
     SECTION("bad magic in the middle drops it and the rest") {
         std::string body = rec + rec + rec;
         body[rec.size() + 4] = 0;
-        rmq::MessageDecodeReport report;
-        CHECK(rmq::decode_messages(rmq::detail::as_bytes(body), &report).size() == 1);
+        rmq::remoting::MessageDecodeReport report;
+        CHECK(rmq::remoting::decode_messages(rmq::detail::as_bytes(body), &report).size() == 1);
         CHECK(report.damaged_records == 2);
         CHECK(report.damaged_bytes == 2 * rec.size());
         CHECK_THAT(report.error, Catch::Contains("bad MAGICCODE"));
@@ -390,21 +399,23 @@ TEST_CASE("damaged records are reported, never crash the decoder", "[remoting]")
         body[3] = static_cast<char>(body[3] + 1);
         body.push_back('\0');
         std::size_t damaged = 0;
-        CHECK(rmq::decode_messages(rmq::detail::as_bytes(body), &damaged).empty());
+        CHECK(rmq::remoting::decode_messages(rmq::detail::as_bytes(body), &damaged).empty());
         CHECK(damaged == 1);
     }
     SECTION("every truncation of a record is rejected") {
         for (std::size_t n = 0; n < rec.size(); ++n) {
-            CHECK_THROWS_AS(rmq::decode_message(rmq::detail::as_bytes(std::string_view(rec).substr(0, n))),
-                            CodecError);
+            CHECK_THROWS_AS(
+                rmq::remoting::decode_message(rmq::detail::as_bytes(std::string_view(rec).substr(0, n))),
+                CodecError);
             std::size_t damaged = 0;
-            CHECK(rmq::decode_messages(rmq::detail::as_bytes(rec + rec.substr(0, n)), &damaged).size() == 1);
+            CHECK(rmq::remoting::decode_messages(rmq::detail::as_bytes(rec + rec.substr(0, n)), &damaged)
+                      .size() == 1);
             CHECK(damaged == (n == 0 ? 0 : 1));
         }
     }
     SECTION("host family must match sysFlag") {
         MessageExt v6 = m;
         v6.set_born_host("[::1]:1");
-        CHECK_THROWS_AS(rmq::encode_message(v6), rmq::InvalidArgument);
+        CHECK_THROWS_AS(rmq::remoting::encode_message(v6), rmq::InvalidArgument);
     }
 }

@@ -23,7 +23,7 @@
 #include <rmq/remoting/command.hpp>
 #include <rmq/remoting/request_code.hpp>
 
-#include <rmq/detail/remoting_client.hpp>
+#include <rmq/detail/net/client.hpp>
 
 namespace {
 
@@ -192,7 +192,7 @@ TEST_CASE("broker requests: oneway ones are handled and never answered, unsuppor
     });
     REQUIRE(responses.size() == 1);  // nothing for the oneway notification
     CHECK(responses[0].opaque == 7002);
-    CHECK(responses[0].code == rmq::remoting::response_code::request_code_not_supported);
+    CHECK(responses[0].code == rmq::response_code::request_code_not_supported);
     CHECK(responses[0].remark.value_or("").find("9999") != std::string::npos);
 }
 
@@ -325,7 +325,8 @@ TEST_CASE("requests are signed with ACL credentials", "[remoting_transport][conn
     const auto got = server.received();
     REQUIRE(got.size() == 1);
     CHECK(got[0].field("AccessKey") == "rocketmq2");
-    CHECK(got[0].field("Signature") == "EvCVn1/pIhQGNcZnAZsj264sC2k=");  // spec remoting.md §6.1
+    CHECK(got[0].field("Signature") ==
+          "EvCVn1/pIhQGNcZnAZsj264sC2k=");  // the worked ACL example of tests/unit/remoting/acl_test.cpp
 }
 
 TEST_CASE("shutting the client down fails pending requests", "[remoting_transport][connection]") {

@@ -81,8 +81,8 @@ std::string record(const std::string& topic, int queue_id, std::int64_t offset, 
     m.set_store_timestamp(1700000000005);
     m.set_tags("TagA");
     m.set_property("UNIQ_KEY", "7F00000130392A2B3C4D00001234000" + std::to_string(offset % 10));
-    m.set_body_crc(rmq::crc32(body));
-    return rmq::encode_message(m);
+    m.set_body_crc(rmq::remoting::crc32(body));
+    return rmq::remoting::encode_message(m);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file remoting_bytes.hpp
+/// @file detail/wire/bytes.hpp
 /// Big-endian byte reading/writing with bounds checks, shared by the remoting codecs.
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file remoting_java_hash.hpp
+/// @file detail/wire/java_hash.hpp
 /// Java's HashSet/HashMap iteration order, so JSON bodies list set members in the order a Java peer writes
 /// them (the order carries no meaning on the wire; reproducing it makes bodies byte-identical to Java's).
 

@@ -1,10 +1,12 @@
 #pragma once
 
-/// @file detail/remoting_connection.hpp
+/// @file detail/net/impl/connection.ipp
 /// One TCP connection to a RocketMQ peer (NameServer or Broker): lazily connected, requests matched to
 /// responses by opaque with per-request timeouts, oneway requests, broker-initiated requests answered, frames
 /// above 16 MiB refused, reconnect with back-off. Every socket operation runs on the owner's io_context
-/// thread (a single thread, so no strand is needed).
+/// thread (a single thread, so no strand is needed). Only the client (impl/client.ipp) uses it, so the whole
+/// class lives here, behind the client's pimpl, and Asio is parsed only where the connection layer is
+/// compiled.
 
 #include <algorithm>
 #include <array>
@@ -14,12 +16,10 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
-#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -34,52 +34,21 @@
 #include <fmt/format.h>
 
 #include <rmq/error.hpp>
+#include <rmq/protocol.hpp>
 #include <rmq/remoting/codec_error.hpp>
 #include <rmq/remoting/command.hpp>
-#include <rmq/remoting/request_code.hpp>
 
 #include <rmq/detail/consumer_log.hpp>
+#include <rmq/detail/net/connection.hpp>
 
 namespace rmq::detail {
 
 namespace asio = boost::asio;
 
-/// Completion of a two-way request: exactly one of `response` and `error` is set. Runs on the io thread
-/// (or, when the connection is already closed, on the caller's thread).
-using RemotingCallback =
-    std::function<void(std::optional<remoting::Command> response, std::exception_ptr error)>;
-
-/// Request ids: a process-wide counter like Java's RemotingCommand.requestId, kept non-negative as the C++
-/// client does (ids are only compared for equality, wrap-around is harmless).
-inline std::int32_t next_opaque() noexcept {
-    static std::atomic<std::uint32_t> counter{0};
-    return static_cast<std::int32_t>(counter.fetch_add(1, std::memory_order_relaxed) & 0x7FFFFFFFU);
-}
-
-/// How a connection behaves (copied from rmq::RemotingConfig).
-struct ConnectionOptions {
-    std::int64_t connect_timeout_millis = 3000;
-    /// After a failed connect, the next attempt waits this long, doubling up to the maximum.
-    std::int64_t reconnect_backoff_min_millis = 100;
-    std::int64_t reconnect_backoff_max_millis = 5000;
-    remoting::SerializeType serialize_type = remoting::SerializeType::Json;
-    /// Frames announced above this are refused (the connection is closed), as Java's decoder does.
-    std::size_t max_frame_length = remoting::max_frame_length;
-};
-
 /// A connection to one address. Create it with std::make_shared; the io_context must outlive it and run on
 /// exactly one thread.
 class RemotingConnection : public std::enable_shared_from_this<RemotingConnection> {
 public:
-    /// Answers a request the peer sent: the response (opaque and flag are filled in by the connection) or
-    /// nullopt for "not supported". Runs on the io thread; the result of a oneway request is discarded.
-    using RequestHandler = std::function<std::optional<remoting::Command>(const std::string& addr,
-                                                                          const remoting::Command& request)>;
-    /// Called on the io thread after each successful reconnect (not the first connect); the requests it
-    /// returns are written before anything queued (e.g. the heartbeats a broker must see again before a pull:
-    /// it forgot the client when the old channel closed). Their answers are ignored.
-    using ConnectHook = std::function<std::vector<remoting::Command>(const std::string& addr)>;
-
     RemotingConnection(asio::io_context& io,
                        std::string addr,
                        ConnectionOptions options,
@@ -513,7 +482,7 @@ private:
             }
         } catch (const std::exception& e) {
             answer.emplace();
-            answer->code = remoting::response_code::system_error;
+            answer->code = response_code::system_error;
             answer->remark = e.what();
         }
         if (cmd.is_oneway()) {
@@ -521,7 +490,7 @@ private:
         }
         if (!answer) {
             answer.emplace();
-            answer->code = remoting::response_code::request_code_not_supported;
+            answer->code = response_code::request_code_not_supported;
             answer->remark = fmt::format(" request type {} not supported", cmd.code);
         }
         answer->opaque = cmd.opaque;
@@ -530,7 +499,7 @@ private:
             writes_.push_back(std::make_shared<std::string>(encode_checked(*answer)));
         } catch (const std::exception& e) {
             remoting::Command err;
-            err.code = remoting::response_code::system_error;
+            err.code = response_code::system_error;
             err.remark = e.what();
             err.opaque = cmd.opaque;
             err.flag = remoting::command_flag::response;

@@ -1,0 +1,236 @@
+#pragma once
+
+#include <chrono>
+#include <exception>
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <fmt/format.h>
+
+#include <rmq/error.hpp>
+
+#include <rmq/detail/consumer_log.hpp>
+#include <rmq/detail/net/client.hpp>
+#include <rmq/detail/net/impl/connection.ipp>
+
+namespace rmq::detail {
+
+/// What the client owns: the io context and its thread, the connections and the handlers they call.
+struct RemotingClient::Impl {
+    Impl(ConnectionOptions o, std::optional<remoting::AclCredentials> c)
+        : options(o)
+        , credentials(std::move(c))
+        , work(asio::make_work_guard(io)) {}
+
+    const ConnectionOptions options;
+    const std::optional<remoting::AclCredentials> credentials;
+    asio::io_context io{1};
+    asio::executor_work_guard<asio::io_context::executor_type> work;
+    std::thread thread;
+    mutable std::mutex mutex;
+    bool stopped = false;
+    std::map<std::string, std::shared_ptr<RemotingConnection>> connections;
+    RequestHandler on_request;
+    ConnectHook on_connect;
+};
+
+RMQ_DECL RemotingClient::RemotingClient(ConnectionOptions options,
+                                        std::optional<remoting::AclCredentials> credentials)
+    : impl_(std::make_unique<Impl>(options, std::move(credentials))) {
+    impl_->thread = std::thread([impl = impl_.get()] {
+        for (;;) {
+            try {
+                impl->io.run();
+                return;
+            } catch (const std::exception& e) {
+                log_line("remoting io thread: handler threw: {}", e.what());
+            }
+        }
+    });
+}
+
+RMQ_DECL RemotingClient::~RemotingClient() {
+    shutdown();
+}
+
+RMQ_DECL void RemotingClient::set_request_handler(RequestHandler handler) {
+    const std::lock_guard lock(impl_->mutex);
+    impl_->on_request = std::move(handler);
+}
+
+RMQ_DECL void RemotingClient::set_connect_hook(ConnectHook hook) {
+    const std::lock_guard lock(impl_->mutex);
+    impl_->on_connect = std::move(hook);
+}
+
+RMQ_DECL bool RemotingClient::on_io_thread() const noexcept {
+    return std::this_thread::get_id() == impl_->thread.get_id();
+}
+
+RMQ_DECL std::shared_ptr<RemotingConnection> RemotingClient::connection(const std::string& addr) {
+    const std::lock_guard lock(impl_->mutex);
+    if (impl_->stopped) {
+        throw IllegalState(fmt::format("remoting client is shut down (request to {})", addr));
+    }
+    auto& slot = impl_->connections[addr];
+    if (slot) {
+        return slot;
+    }
+    auto on_request = [this](const std::string& a,
+                             const remoting::Command& req) -> std::optional<remoting::Command> {
+        RequestHandler h;
+        {
+            const std::lock_guard l(impl_->mutex);
+            h = impl_->on_request;
+        }
+        return h ? h(a, req) : std::nullopt;
+    };
+    auto on_connect = [this](const std::string& a) -> std::vector<remoting::Command> {
+        ConnectHook h;
+        {
+            const std::lock_guard l(impl_->mutex);
+            h = impl_->on_connect;
+        }
+        auto cmds = h ? h(a) : std::vector<remoting::Command>{};
+        for (auto& c : cmds) {
+            sign(c);
+        }
+        return cmds;
+    };
+    slot = std::make_shared<RemotingConnection>(
+        impl_->io, addr, impl_->options, std::move(on_request), std::move(on_connect));
+    return slot;
+}
+
+RMQ_DECL void RemotingClient::invoke_async(const std::string& addr,
+                                           remoting::Command cmd,
+                                           std::int64_t timeout_millis,
+                                           RemotingCallback callback) {
+    sign(cmd);
+    connection(addr)->invoke_async(std::move(cmd), timeout_millis, std::move(callback));
+}
+
+RMQ_DECL remoting::Command
+RemotingClient::invoke_sync(const std::string& addr, remoting::Command cmd, std::int64_t timeout_millis) {
+    if (on_io_thread()) {
+        throw IllegalState("blocking remoting call on the remoting io thread");
+    }
+
+    // The failure crosses threads as plain data and is re-thrown fresh here: an exception_ptr released on
+    // both threads races in libstdc++'s uninstrumented refcount (a ThreadSanitizer report, and one copy of
+    // the exception object shared by every pending request of a failed connection).
+    struct Failure {
+        bool timeout = false;
+        std::string what;
+    };
+
+    using Result = std::variant<remoting::Command, Failure>;
+    auto promise = std::make_shared<std::promise<Result>>();
+    auto future = promise->get_future();
+    invoke_async(addr,
+                 std::move(cmd),
+                 timeout_millis,
+                 [promise](std::optional<remoting::Command> response, std::exception_ptr error) {
+                     if (!error && response) {
+                         promise->set_value(Result(std::move(*response)));
+                         return;
+                     }
+                     Failure failure{false, "remoting request failed without a response"};
+                     if (error) {
+                         try {
+                             std::rethrow_exception(error);
+                         } catch (const Timeout& e) {
+                             failure = Failure{true, e.what()};
+                         } catch (const std::exception& e) {
+                             failure = Failure{false, e.what()};
+                         } catch (...) {
+                             failure = Failure{false, "remoting request failed with an unknown error"};
+                         }
+                     }
+                     promise->set_value(Result(std::move(failure)));
+                 });
+    Result result = future.get();
+    if (auto* failure = std::get_if<Failure>(&result)) {
+        if (failure->timeout) {
+            throw Timeout(failure->what);
+        }
+        throw Error(failure->what);
+    }
+    return std::get<remoting::Command>(std::move(result));
+}
+
+RMQ_DECL void RemotingClient::invoke_oneway(const std::string& addr, remoting::Command cmd) {
+    sign(cmd);
+    connection(addr)->invoke_oneway(std::move(cmd));
+}
+
+RMQ_DECL void RemotingClient::run_after(std::int64_t delay_millis, std::function<void()> task) {
+    // The pending wait owns the timer: if the client stops first, destroying the io context destroys both.
+    auto timer = std::make_shared<asio::steady_timer>(impl_->io, std::chrono::milliseconds(delay_millis));
+    timer->async_wait([timer, task = std::move(task)](const boost::system::error_code& ec) {
+        if (!ec) {
+            task();
+        }
+    });
+}
+
+RMQ_DECL void RemotingClient::close_connection(const std::string& addr) {
+    std::shared_ptr<RemotingConnection> c;
+    {
+        const std::lock_guard lock(impl_->mutex);
+        if (auto it = impl_->connections.find(addr); it != impl_->connections.end()) {
+            c = std::move(it->second);
+            impl_->connections.erase(it);
+        }
+    }
+    if (c) {
+        c->close();
+    }
+}
+
+RMQ_DECL void RemotingClient::shutdown() {
+    std::map<std::string, std::shared_ptr<RemotingConnection>> conns;
+    {
+        const std::lock_guard lock(impl_->mutex);
+        if (impl_->stopped) {
+            return;
+        }
+        impl_->stopped = true;
+        conns.swap(impl_->connections);
+    }
+    for (auto& [addr, c] : conns) {
+        c->close();
+    }
+    // after the closes above (FIFO): whatever still waits (timers of other owners) must not keep the thread
+    // alive; every pending request was already failed by its connection's close
+    asio::post(impl_->io, [impl = impl_.get()] { impl->io.stop(); });
+    impl_->work.reset();
+    if (impl_->thread.joinable()) {
+        if (on_io_thread()) {
+            impl_->thread.detach();  // cannot join ourselves; the context ends when its work does
+        } else {
+            impl_->thread.join();
+        }
+    }
+}
+
+RMQ_DECL const ConnectionOptions& RemotingClient::options() const noexcept {
+    return impl_->options;
+}
+
+RMQ_DECL void RemotingClient::sign(remoting::Command& cmd) const {
+    if (impl_->credentials) {
+        remoting::acl_sign(cmd, *impl_->credentials);
+    }
+}
+
+}  // namespace rmq::detail

@@ -1,0 +1,54 @@
+#pragma once
+
+/// @file detail/net/options.hpp
+/// What the connection layer is configured with and calls back: connection options, the completion of a
+/// request, the handler of requests a peer sends and the hook run after a reconnect. No Asio here.
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <rmq/config.hpp>
+#include <rmq/remoting/command.hpp>
+
+namespace rmq::detail {
+
+/// Completion of a two-way request: exactly one of `response` and `error` is set. Runs on the io thread
+/// (or, when the connection is already closed, on the caller's thread).
+using RemotingCallback =
+    std::function<void(std::optional<remoting::Command> response, std::exception_ptr error)>;
+
+/// Answers a request the peer sent: the response (opaque and flag are filled in by the connection) or
+/// nullopt for "not supported". Runs on the io thread; the result of a oneway request is discarded.
+using RequestHandler = std::function<std::optional<remoting::Command>(const std::string& addr,
+                                                                      const remoting::Command& request)>;
+
+/// Called on the io thread after each successful reconnect (not the first connect); the requests it
+/// returns are written before anything queued (e.g. the heartbeats a broker must see again before a pull:
+/// it forgot the client when the old channel closed). Their answers are ignored.
+using ConnectHook = std::function<std::vector<remoting::Command>(const std::string& addr)>;
+
+/// How a connection behaves (copied from rmq::RemotingConfig).
+struct ConnectionOptions {
+    std::int64_t connect_timeout_millis = 3000;
+    /// After a failed connect, the next attempt waits this long, doubling up to the maximum.
+    std::int64_t reconnect_backoff_min_millis = 100;
+    std::int64_t reconnect_backoff_max_millis = 5000;
+    remoting::SerializeType serialize_type = remoting::SerializeType::Json;
+    /// Frames announced above this are refused (the connection is closed), as Java's decoder does.
+    std::size_t max_frame_length = remoting::max_frame_length;
+};
+
+/// Request ids: a process-wide counter like Java's RemotingCommand.requestId, kept non-negative as the C++
+/// client does (ids are only compared for equality, wrap-around is harmless).
+std::int32_t next_opaque() noexcept;
+
+}  // namespace rmq::detail
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/detail/net/impl/options.ipp>
+#endif

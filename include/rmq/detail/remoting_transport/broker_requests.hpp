@@ -1,0 +1,55 @@
+#pragma once
+
+/// @file detail/remoting_transport/broker_requests.hpp
+/// The requests a broker sends the client: NOTIFY_CONSUMER_IDS_CHANGED (40) and GET_CONSUMER_RUNNING_INFO
+/// (307); everything else is answered REQUEST_CODE_NOT_SUPPORTED by the connection.
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include <rmq/config.hpp>
+#include <rmq/protocol.hpp>
+#include <rmq/remoting/command.hpp>
+#include <rmq/transport/remoting_config.hpp>
+
+#include <rmq/detail/remoting_transport/heartbeat_registry.hpp>
+
+namespace rmq::detail {
+
+/// Answers broker-initiated requests (on the io thread). Thread-safe.
+class BrokerRequests {
+public:
+    BrokerRequests(const RemotingConfig& config,
+                   const HeartbeatRegistry& heartbeats,
+                   std::int64_t start_millis)
+        : config_(config)
+        , heartbeats_(heartbeats)
+        , start_millis_(start_millis) {}
+
+    /// Where NOTIFY_CONSUMER_IDS_CHANGED goes.
+    void set_notification_handler(NotificationHandler handler);
+
+    /// The answer to `req`, or nullopt for "not supported".
+    std::optional<remoting::Command> on_request(const std::string& addr, const remoting::Command& req);
+
+    /// ConsumerRunningInfo JSON with what the transport knows: subscriptions and client properties.
+    std::optional<std::string> running_info(const std::string& group) const;
+
+private:
+    remoting::Command notify_consumer_ids_changed(const remoting::Command& req);
+    remoting::Command consumer_running_info(const remoting::Command& req) const;
+
+    const RemotingConfig& config_;
+    const HeartbeatRegistry& heartbeats_;
+    const std::int64_t start_millis_;
+    std::mutex mutex_;
+    NotificationHandler handler_;
+};
+
+}  // namespace rmq::detail
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/detail/remoting_transport/impl/broker_requests.ipp>
+#endif

@@ -1,0 +1,97 @@
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include <rmq/error.hpp>
+#include <rmq/protocol.hpp>
+
+#include <rmq/detail/remoting_transport/caller.hpp>
+
+namespace rmq::detail {
+
+namespace remoting_caller {
+
+/// A fresh exception per waiter: the connection shares one exception_ptr among all its pending requests,
+/// and releasing it on two threads races in libstdc++'s uninstrumented refcount (ThreadSanitizer).
+inline std::exception_ptr fresh_exception(const std::exception_ptr& e) {
+    try {
+        std::rethrow_exception(e);
+    } catch (const Timeout& ex) {
+        return std::make_exception_ptr(Timeout(ex.what()));
+    } catch (const std::exception& ex) {
+        return std::make_exception_ptr(Error(ex.what()));
+    } catch (...) {
+        return std::make_exception_ptr(Error("remoting request failed with an unknown error"));
+    }
+}
+
+}  // namespace remoting_caller
+
+RMQ_DECL remoting::Command
+RemotingCaller::call(const std::string& addr, const remoting::Command& req, std::int64_t timeout) {
+    std::int64_t backoff = 50;
+    for (int attempt = 0;; ++attempt) {
+        auto resp = client_.invoke_sync(addr, req, timeout);
+        if (resp.code != response_code::system_busy || attempt >= config_.system_busy_retry_times) {
+            return resp;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(backoff));
+        backoff = std::min<std::int64_t>(backoff * 2, 1000);
+    }
+}
+
+RMQ_DECL RemotingCaller::Results RemotingCaller::call_all(const Calls& calls, std::int64_t timeout) {
+    if (client_.on_io_thread()) {
+        throw IllegalState("blocking remoting call on the remoting io thread");
+    }
+    std::vector<std::future<CallResult>> futures;
+    for (const auto& [addr, cmd] : calls) {
+        auto p = std::make_shared<std::promise<CallResult>>();
+        futures.push_back(p->get_future());
+        try {
+            client_.invoke_async(
+                addr, cmd, timeout, [p](std::optional<remoting::Command> r, std::exception_ptr e) {
+                    if (e) {
+                        p->set_value(CallResult(remoting_caller::fresh_exception(e)));
+                    } else {
+                        p->set_value(CallResult(std::move(*r)));
+                    }
+                });
+        } catch (...) {
+            p->set_value(CallResult(std::current_exception()));
+        }
+    }
+    Results out;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+        out.emplace_back(calls[i].first, futures[i].get());
+    }
+    return out;
+}
+
+RMQ_DECL void RemotingCaller::check_success(const remoting::Command& resp, const std::string& what) {
+    if (resp.code != response_code::success) {
+        throw BrokerError(resp.code, fmt::format("{}: {}", what, resp.remark.value_or("(no remark)")));
+    }
+}
+
+RMQ_DECL void RemotingCaller::throw_first_failure(const Results& results, std::string_view what) {
+    for (const auto& [addr, result] : results) {
+        if (const auto* e = std::get_if<std::exception_ptr>(&result)) {
+            try {
+                std::rethrow_exception(*e);
+            } catch (const std::exception& ex) {
+                throw Error(fmt::format("{} at {} failed: {}", what, addr, ex.what()));
+            }
+        }
+        check_success(std::get<remoting::Command>(result), fmt::format("{} at {}", what, addr));
+    }
+}
+
+}  // namespace rmq::detail

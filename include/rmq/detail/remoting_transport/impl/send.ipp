@@ -1,0 +1,145 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include <rmq/clock.hpp>
+#include <rmq/error.hpp>
+#include <rmq/remoting/compression.hpp>
+#include <rmq/remoting/headers.hpp>
+#include <rmq/remoting/message_codec.hpp>
+#include <rmq/remoting/request_code.hpp>
+#include <rmq/topic.hpp>
+
+#include <rmq/detail/remoting_transport/send.hpp>
+
+namespace rmq::detail::remoting_ops {
+
+namespace sending {
+
+using Properties = std::map<std::string, std::string>;
+
+inline std::int32_t parse_int(const std::string& s) {
+    try {
+        return static_cast<std::int32_t>(std::stol(s));
+    } catch (const std::exception&) {
+        return 0;
+    }
+}
+
+/// The send header's producer group: the message's PGROUP, else the group a producer heartbeat registered
+/// (the Producer does not pass its group with each message), else Java's default name.
+inline std::string producer_group_for(TransportParts& parts, const Message& msg) {
+    if (auto g = msg.property(property::producer_group)) {
+        return *g;
+    }
+    return parts.heartbeats.first_producer_group().value_or("DEFAULT_PRODUCER");
+}
+
+/// A retry topic's reconsume counts travel in the header, not as properties.
+inline void move_reconsume_times(remoting::SendMessageRequestHeader& h, Properties& props) {
+    if (auto it = props.find(std::string(property::reconsume_time)); it != props.end()) {
+        h.reconsume_times = parse_int(it->second);
+        props.erase(it);
+    }
+    if (auto it = props.find(std::string(property::max_reconsume_times)); it != props.end()) {
+        h.max_reconsume_times = parse_int(it->second);
+        props.erase(it);
+    }
+}
+
+/// The body as sent (zlib above the threshold) and the sysFlag bits that describe it.
+inline std::pair<std::string, std::int32_t>
+body_and_sys_flag(const RemotingConfig& config, const Message& msg, const Properties& props) {
+    std::int32_t sys_flag = 0;
+    std::string body = msg.body();
+    if (config.compress_msg_body_over_howmuch > 0 &&
+        body.size() >= static_cast<std::size_t>(config.compress_msg_body_over_howmuch)) {
+        body = remoting::compress(body, remoting::CompressionType::Zlib, config.compress_level);
+        sys_flag |= remoting::message_sys_flag::compressed |
+                    remoting::message_sys_flag::compression_bits(remoting::CompressionType::Zlib);
+    }
+    const auto prepared = props.find(std::string(property::transaction_prepared));
+    if (prepared != props.end() && prepared->second == "true") {
+        sys_flag |= remoting::message_sys_flag::transaction_prepared_type;
+    }
+    return {std::move(body), sys_flag};
+}
+
+inline remoting::SendMessageRequestHeader
+send_header(TransportParts& parts, const Message& msg, const MessageQueue& mq, Properties& props) {
+    remoting::SendMessageRequestHeader h;
+    h.producer_group = producer_group_for(parts, msg);
+    h.topic = mq.topic;
+    h.queue_id = mq.queue_id;
+    h.born_timestamp = system_clock()->wall_millis();
+    h.flag = msg.flag();
+    h.reconsume_times = 0;
+    h.unit_mode = false;
+    h.batch = false;
+    h.bname = mq.broker_name;
+    if (is_retry_topic(mq.topic)) {
+        move_reconsume_times(h, props);
+    }
+    return h;
+}
+
+/// SendStatus of a SEND_MESSAGE_V2 answer; rmq::BrokerError for the codes that are failures.
+inline SendStatus
+send_status(const remoting::Command& resp, const MessageQueue& mq, const std::string& addr) {
+    switch (resp.code) {
+    case response_code::success:
+        return SendStatus::SendOk;
+    case response_code::flush_disk_timeout:
+        return SendStatus::FlushDiskTimeout;
+    case response_code::flush_slave_timeout:
+        return SendStatus::FlushSlaveTimeout;
+    case response_code::slave_not_available:
+        return SendStatus::SlaveNotAvailable;
+    default:
+        throw BrokerError(resp.code,
+                          fmt::format("send to {} at {}: {}", mq, addr, resp.remark.value_or("(no remark)")));
+    }
+}
+
+}  // namespace sending
+
+RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
+    auto props = msg.properties();
+    if (props.find(std::string(property::uniq_client_message_id_keyidx)) == props.end()) {
+        props[std::string(property::uniq_client_message_id_keyidx)] = parts.ids.next();
+    }
+    auto h = sending::send_header(parts, msg, mq, props);
+    auto [body, sys_flag] = sending::body_and_sys_flag(parts.config, msg, props);
+    h.sys_flag = sys_flag;
+    h.properties = encode_properties(props);
+    const remoting::SendMessageRequestHeaderV2 v2{h};
+    const auto req = remoting::make_request(remoting::request_code::send_message_v2, v2, std::move(body));
+    const std::string addr = parts.routes.require_master(mq.broker_name);
+    const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
+    SendResult r;
+    r.status = sending::send_status(resp, mq, addr);
+    const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
+    r.msg_id = props[std::string(property::uniq_client_message_id_keyidx)];
+    r.offset_msg_id = rh.msg_id;
+    r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
+    r.queue_offset = rh.queue_offset;
+    return r;
+}
+
+RMQ_DECL void send_back(TransportParts& parts, const SendBackArgs& args) {
+    const std::string& broker = args.message.broker_name();
+    const std::string addr = broker.empty() ? args.message.store_host() : parts.routes.require_master(broker);
+    const auto h = remoting::ConsumerSendMsgBackRequestHeader::from(
+        args, broker.empty() ? std::nullopt : std::optional<std::string>(broker));
+    const auto resp =
+        parts.caller.call(addr, remoting::make_request(remoting::request_code::consumer_send_msg_back, h));
+    RemotingCaller::check_success(resp, fmt::format("send back of {} to {}", args.message.msg_id(), addr));
+}
+
+}  // namespace rmq::detail::remoting_ops

@@ -1,0 +1,162 @@
+#pragma once
+
+#include <exception>
+#include <utility>
+
+#include <rmq/clock.hpp>
+#include <rmq/error.hpp>
+
+#include <rmq/detail/consumer_log.hpp>
+#include <rmq/detail/remoting_transport/locks.hpp>
+#include <rmq/detail/remoting_transport/membership.hpp>
+#include <rmq/detail/remoting_transport/offsets.hpp>
+#include <rmq/detail/remoting_transport/pull.hpp>
+#include <rmq/detail/remoting_transport/send.hpp>
+#include <rmq/detail/remoting_transport/state.hpp>
+
+namespace rmq::detail {
+
+RMQ_DECL RemotingTransportState::RemotingTransportState(RemotingConfig config)
+    : config_(validated(std::move(config)))
+    , client_(options(config_), config_.credentials)
+    , caller_(client_, config_)
+    , name_servers_(caller_, routes_, config_.namesrv_addr)
+    , broker_requests_(config_, heartbeats_, system_clock()->wall_millis())
+    , parts_{config_, caller_, routes_, name_servers_, heartbeats_, ids_} {
+    name_servers_.on_new_brokers([this](const std::vector<std::string>& addrs) {
+        for (const auto& addr : addrs) {
+            remoting_ops::send_heartbeats_async(parts_, addr);
+        }
+    });
+    client_.set_request_handler([this](const std::string& addr, const remoting::Command& req) {
+        return broker_requests_.on_request(addr, req);
+    });
+    client_.set_connect_hook([this](const std::string& addr) { return on_connect(addr); });
+    schedule_refresh();
+}
+
+RMQ_DECL RemotingTransportState::~RemotingTransportState() {
+    stopping_.store(true);
+    client_.shutdown();
+}
+
+RMQ_DECL TopicRoute RemotingTransportState::topic_route(const std::string& topic) {
+    return name_servers_.topic_route(topic);
+}
+
+RMQ_DECL void RemotingTransportState::heartbeat(const HeartbeatData& hb) {
+    remoting_ops::heartbeat(parts_, hb);
+}
+
+RMQ_DECL void RemotingTransportState::unregister_client(const std::string& client_id,
+                                                        const std::string& producer_group,
+                                                        const std::string& consumer_group) {
+    remoting_ops::unregister_client(parts_, client_id, producer_group, consumer_group);
+}
+
+RMQ_DECL std::vector<std::string> RemotingTransportState::consumer_id_list(const std::string& topic,
+                                                                           const std::string& group) {
+    return remoting_ops::consumer_id_list(parts_, topic, group);
+}
+
+RMQ_DECL void RemotingTransportState::set_notification_handler(NotificationHandler handler) {
+    broker_requests_.set_notification_handler(std::move(handler));
+}
+
+RMQ_DECL void RemotingTransportState::pull(const PullArgs& args, PullCallback callback) {
+    remoting_ops::pull(parts_, args, std::move(callback));
+}
+
+RMQ_DECL std::optional<std::int64_t> RemotingTransportState::query_consumer_offset(const std::string& group,
+                                                                                   const MessageQueue& mq) {
+    return remoting_ops::query_consumer_offset(parts_, group, mq);
+}
+
+RMQ_DECL void RemotingTransportState::update_consumer_offset(const std::string& group,
+                                                             const MessageQueue& mq,
+                                                             std::int64_t offset) {
+    remoting_ops::update_consumer_offset(parts_, group, mq, offset);
+}
+
+RMQ_DECL std::int64_t RemotingTransportState::min_offset(const MessageQueue& mq) {
+    return remoting_ops::min_offset(parts_, mq);
+}
+
+RMQ_DECL std::int64_t RemotingTransportState::max_offset(const MessageQueue& mq) {
+    return remoting_ops::max_offset(parts_, mq);
+}
+
+RMQ_DECL std::int64_t RemotingTransportState::search_offset(const MessageQueue& mq, std::int64_t timestamp) {
+    return remoting_ops::search_offset(parts_, mq, timestamp);
+}
+
+RMQ_DECL std::vector<MessageQueue> RemotingTransportState::lock_batch(const std::string& group,
+                                                                      const std::string& client_id,
+                                                                      const std::vector<MessageQueue>& mqs) {
+    return remoting_ops::lock_batch(parts_, group, client_id, mqs);
+}
+
+RMQ_DECL void RemotingTransportState::unlock_batch(const std::string& group,
+                                                   const std::string& client_id,
+                                                   const std::vector<MessageQueue>& mqs) {
+    remoting_ops::unlock_batch(parts_, group, client_id, mqs);
+}
+
+RMQ_DECL SendResult RemotingTransportState::send(const Message& msg, const MessageQueue& mq) {
+    return remoting_ops::send(parts_, msg, mq);
+}
+
+RMQ_DECL void RemotingTransportState::send_back(const SendBackArgs& args) {
+    remoting_ops::send_back(parts_, args);
+}
+
+RMQ_DECL std::string RemotingTransportState::master_address(const std::string& broker_name) const {
+    return routes_.require_master(broker_name);
+}
+
+RMQ_DECL RemotingConfig RemotingTransportState::validated(RemotingConfig config) {
+    (void)NameServers::split(config.namesrv_addr);  // throws for a malformed list
+    if (config.mq_client_api_timeout <= 0 || config.send_msg_timeout <= 0 ||
+        config.poll_name_server_interval <= 0 || config.connect_timeout_millis <= 0) {
+        throw InvalidArgument("RemotingConfig: timeouts and intervals must be positive");
+    }
+    return config;
+}
+
+RMQ_DECL ConnectionOptions RemotingTransportState::options(const RemotingConfig& c) {
+    ConnectionOptions o;
+    o.connect_timeout_millis = c.connect_timeout_millis;
+    o.reconnect_backoff_min_millis = c.reconnect_backoff_min_millis;
+    o.reconnect_backoff_max_millis = c.reconnect_backoff_max_millis;
+    o.serialize_type = c.serialize_type;
+    return o;
+}
+
+RMQ_DECL std::vector<remoting::Command> RemotingTransportState::on_connect(const std::string& addr) {
+    if (!routes_.is_broker_address(addr)) {
+        return {};
+    }
+    return heartbeats_.commands();
+}
+
+RMQ_DECL void RemotingTransportState::schedule_refresh() {
+    if (stopping_.load()) {
+        return;
+    }
+    client_.run_after(config_.poll_name_server_interval, [this] {
+        if (stopping_.load()) {
+            return;
+        }
+        try {
+            name_servers_.refresh_async();
+            for (const auto& addr : routes_.broker_addresses(false)) {
+                remoting_ops::send_heartbeats_async(parts_, addr);
+            }
+        } catch (const std::exception& e) {
+            log_line("route refresh failed: {}", e.what());
+        }
+        schedule_refresh();
+    });
+}
+
+}  // namespace rmq::detail

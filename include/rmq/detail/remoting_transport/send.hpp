@@ -1,0 +1,26 @@
+#pragma once
+
+/// @file detail/remoting_transport/send.hpp
+/// SEND_MESSAGE_V2 (producers) and CONSUMER_SEND_MSG_BACK (consumers returning a message for redelivery).
+
+#include <rmq/config.hpp>
+#include <rmq/message.hpp>
+#include <rmq/message_queue.hpp>
+#include <rmq/protocol.hpp>
+
+#include <rmq/detail/remoting_transport/parts.hpp>
+
+namespace rmq::detail::remoting_ops {
+
+/// SEND_MESSAGE_V2 to the queue's master: UNIQ_KEY added when absent, zlib above
+/// compress_msg_body_over_howmuch, SYSTEM_BUSY retried. rmq::BrokerError for other error codes.
+SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq);
+
+/// CONSUMER_SEND_MSG_BACK to the master of the message's broker (its store host when the broker is unnamed).
+void send_back(TransportParts& parts, const SendBackArgs& args);
+
+}  // namespace rmq::detail::remoting_ops
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/detail/remoting_transport/impl/send.ipp>
+#endif

@@ -1,0 +1,103 @@
+#pragma once
+
+/// @file detail/remoting_transport/state.hpp
+/// RemotingTransportState: what every copy of one rmq::RemotingTransport shares. It owns the connection layer
+/// and the caches and hands each request to its client call (membership, pull, offsets, locks, send).
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <rmq/config.hpp>
+#include <rmq/message.hpp>
+#include <rmq/message_queue.hpp>
+#include <rmq/protocol.hpp>
+#include <rmq/remoting/command.hpp>
+#include <rmq/transport/remoting_config.hpp>
+#include <rmq/unique_id.hpp>
+
+#include <rmq/detail/net/client.hpp>
+#include <rmq/detail/remoting_transport/broker_requests.hpp>
+#include <rmq/detail/remoting_transport/caller.hpp>
+#include <rmq/detail/remoting_transport/heartbeat_registry.hpp>
+#include <rmq/detail/remoting_transport/name_servers.hpp>
+#include <rmq/detail/remoting_transport/parts.hpp>
+#include <rmq/detail/remoting_transport/route_cache.hpp>
+
+namespace rmq::detail {
+
+/// The shared state of every copy of one RemotingTransport (see rmq::RemotingTransport for each operation).
+class RemotingTransportState {
+public:
+    /// Throws rmq::InvalidArgument for an empty or malformed namesrv_addr or non-positive timeouts.
+    explicit RemotingTransportState(RemotingConfig config);
+
+    RemotingTransportState(const RemotingTransportState&) = delete;
+    RemotingTransportState& operator=(const RemotingTransportState&) = delete;
+
+    ~RemotingTransportState();
+
+    TopicRoute topic_route(const std::string& topic);
+    void heartbeat(const HeartbeatData& hb);
+    void unregister_client(const std::string& client_id,
+                           const std::string& producer_group,
+                           const std::string& consumer_group);
+    std::vector<std::string> consumer_id_list(const std::string& topic, const std::string& group);
+    void set_notification_handler(NotificationHandler handler);
+    void pull(const PullArgs& args, PullCallback callback);
+    std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq);
+    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset);
+    std::int64_t min_offset(const MessageQueue& mq);
+    std::int64_t max_offset(const MessageQueue& mq);
+    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp);
+    std::vector<MessageQueue>
+    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs);
+    void unlock_batch(const std::string& group,
+                      const std::string& client_id,
+                      const std::vector<MessageQueue>& mqs);
+    SendResult send(const Message& msg, const MessageQueue& mq);
+    void send_back(const SendBackArgs& args);
+
+    /// The master address of a broker group from the known routes; rmq::Error if unknown.
+    [[nodiscard]] std::string master_address(const std::string& broker_name) const;
+
+    /// Forgets the cached route of `topic` (the next topic_route asks the NameServer).
+    void invalidate_route(const std::string& topic) { routes_.erase(topic); }
+
+    /// Refreshes every cached route now (asynchronously).
+    void refresh_routes() { name_servers_.refresh_async(); }
+
+    [[nodiscard]] const RemotingConfig& config() const noexcept { return config_; }
+
+    RemotingClient& client() noexcept { return client_; }
+
+private:
+    static RemotingConfig validated(RemotingConfig config);
+    static ConnectionOptions options(const RemotingConfig& c);
+
+    /// Connect hook (io thread): a broker that sees a new connection must hear the heartbeats again before
+    /// anything else (it forgot the client when the old channel closed).
+    std::vector<remoting::Command> on_connect(const std::string& addr);
+
+    /// Every poll_name_server_interval: refresh the routes, re-send the heartbeats.
+    void schedule_refresh();
+
+    const RemotingConfig config_;
+    RemotingClient client_;
+    RemotingCaller caller_;
+    RouteCache routes_;
+    HeartbeatRegistry heartbeats_;
+    NameServers name_servers_;
+    UniqueIdGenerator ids_;
+    BrokerRequests broker_requests_;
+    TransportParts parts_;
+    std::atomic<bool> stopping_{false};
+};
+
+}  // namespace rmq::detail
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/detail/remoting_transport/impl/state.ipp>
+#endif
