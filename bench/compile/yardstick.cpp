@@ -30,7 +30,8 @@ struct Order {
 };
 
 void to_json(nlohmann::json& j, const Order& o) {
-    j = nlohmann::json{{"id", o.id}, {"customer", o.customer}, {"amount_cents", o.amount_cents}, {"items", o.items}};
+    j = nlohmann::json{
+        {"id", o.id}, {"customer", o.customer}, {"amount_cents", o.amount_cents}, {"items", o.items}};
 }
 
 void from_json(const nlohmann::json& j, Order& o) {
@@ -48,8 +49,10 @@ public:
             workers_.emplace_back([this] { run(); });
         }
     }
+
     WorkQueue(const WorkQueue&) = delete;
     WorkQueue& operator=(const WorkQueue&) = delete;
+
     ~WorkQueue() {
         {
             const std::lock_guard lock(mutex_);
@@ -60,6 +63,7 @@ public:
             t.join();
         }
     }
+
     void post(std::function<void()> task) {
         {
             const std::lock_guard lock(mutex_);
@@ -125,14 +129,18 @@ int main() {
             });
         }
     }
-    const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+    const auto elapsed =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
     nlohmann::json report = nlohmann::json::object();
     for (const auto& [customer, total] : totals) {
         report[customer] = {{"total_cents", total}, {"orders", counts[customer]}};
     }
     std::vector<std::pair<std::string, std::int64_t>> ranked(totals.begin(), totals.end());
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    fmt::print("{}\ntop customer: {} ({} cents) in {} us\n", report.dump(2), ranked.front().first,
-               ranked.front().second, elapsed.count());
+    fmt::print("{}\ntop customer: {} ({} cents) in {} us\n",
+               report.dump(2),
+               ranked.front().first,
+               ranked.front().second,
+               elapsed.count());
     return 0;
 }
