@@ -68,7 +68,7 @@ struct ConsumerStats {
     std::vector<TopicStats> topics;
     /// One entry per owned queue, ordered like MessageQueue.
     std::vector<QueueStats> queues;
-    /// The broker's registry shows a different subscription for this group (consumer.md §8.5).
+    /// The broker's registry shows a different subscription for this group.
     bool subscription_inconsistent = false;
     /// What differs, when subscription_inconsistent.
     std::string subscription_inconsistent_detail;
