@@ -186,6 +186,12 @@ struct ConsumerConfig {
     /// when no namespace is set, the resource is a system one (starts with "rmq_sys_" / "TBW102"...), or
     /// already wrapped.
     [[nodiscard]] std::string with_namespace(std::string_view resource) const;
+
+private:
+    // The parts of validate(), called in this order (Java's checkConfig order of messages).
+    void validate_identity() const;
+    void validate_flow_control() const;
+    void validate_intervals() const;
 };
 
 }  // namespace rmq

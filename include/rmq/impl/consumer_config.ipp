@@ -150,6 +150,12 @@ RMQ_DECL void detail::check_positive(std::string_view field, std::int64_t value)
 }
 
 RMQ_DECL void ConsumerConfig::validate() const {
+    validate_identity();
+    validate_flow_control();
+    validate_intervals();
+}
+
+RMQ_DECL void ConsumerConfig::validate_identity() const {
     check_group(consumer_group);
     if (consumer_group == default_consumer_group) {
         throw InvalidArgument(
@@ -162,6 +168,9 @@ RMQ_DECL void ConsumerConfig::validate() const {
             "received {}",
             consume_timestamp));
     }
+}
+
+RMQ_DECL void ConsumerConfig::validate_flow_control() const {
     detail::check_range("consume_thread_min", "consumeThreadMin", consume_thread_min, 1, 1000);
     detail::check_range("consume_thread_max", "consumeThreadMax", consume_thread_max, 1, 1000);
     if (consume_thread_min > consume_thread_max) {
@@ -209,6 +218,9 @@ RMQ_DECL void ConsumerConfig::validate() const {
                                           std::numeric_limits<std::int64_t>::max(),
                                           await_termination_millis_when_shutdown));
     }
+}
+
+RMQ_DECL void ConsumerConfig::validate_intervals() const {
     detail::check_positive("consume_timeout", consume_timeout);
     detail::check_positive("poll_name_server_interval", poll_name_server_interval);
     detail::check_positive("heartbeat_broker_interval", heartbeat_broker_interval);
