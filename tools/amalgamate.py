@@ -7,9 +7,19 @@
   tools/amalgamate.py --update-umbrella  rewrite the include list of include/rmq/rmq.hpp (every header under
                                          include/rmq except detail/), then regenerate the single header
 
-Every `#include <rmq/...>` is inlined once, depth first, at its first use; `#pragma once` of inlined files is
+  tools/amalgamate.py --output PATH      write the single header to PATH instead (the test suite builds one)
+
+Every `#include <rmq/...>` header is inlined once, depth first, at its first use; `#pragma once` of inlined files is
 dropped (one stays at the top); standard-library and third-party includes are kept as they are. Rules that keep a
 line-based tool correct: no computed includes, no `#include` inside raw strings, every file ends with a newline.
+
+Separate compilation (include/rmq/config.hpp): a header includes its `impl/*.ipp` files at its end inside
+`#if RMQ_INCLUDE_IMPL ... #endif`. Those includes are not inlined where they appear: every .ipp is collected and
+all are emitted, in order of first use, at the END of the single header inside one `#if RMQ_INCLUDE_IMPL` block
+(an rmq header first reached from an .ipp is inlined inside that block). The `#if RMQ_INCLUDE_IMPL` blocks left
+empty are dropped. So the single header works both ways: header-only by default; with RMQ_SEPARATE_COMPILATION
+defined everywhere and RMQ_SOURCE defined before the include in exactly one TU, that TU alone compiles the
+definitions.
 """
 
 import argparse
@@ -26,6 +36,9 @@ RMQ_INCLUDE = re.compile(r'^\s*#\s*include\s*<(rmq/[^>]+)>')
 QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"')
 COMPUTED_INCLUDE = re.compile(r'^\s*#\s*include\s*[^<"\s]')
 PRAGMA_ONCE = re.compile(r'^\s*#\s*pragma\s+once\b')
+IF_IMPL = re.compile(r'^\s*#\s*if\s+RMQ_INCLUDE_IMPL\s*(//.*)?$')
+IF_ANY = re.compile(r'^\s*#\s*if')  # #if, #ifdef, #ifndef
+ENDIF = re.compile(r'^\s*#\s*endif\b')
 
 BANNER = """\
 // rmq — header-only C++20 RocketMQ push consumer built from compile-time policies.
@@ -47,11 +60,12 @@ def rel(path):
 
 
 def public_headers():
-    """Every header under include/rmq except the umbrella itself and detail/, as 'rmq/...' include names."""
+    """Every header under include/rmq except the umbrella itself, src.hpp and detail/, as 'rmq/...' names
+    (.ipp files are not headers)."""
     out = []
     for p in sorted((INCLUDE / "rmq").rglob("*.hpp")):
         name = p.relative_to(INCLUDE).as_posix()
-        if name == "rmq/rmq.hpp" or name.startswith("rmq/detail/"):
+        if name in ("rmq/rmq.hpp", "rmq/src.hpp") or name.startswith("rmq/detail/"):
             continue
         out.append(name)
     return out
@@ -63,11 +77,34 @@ def version():
     return ".".join(m.group(1) for m in parts) if all(parts) else "unknown"
 
 
+def is_impl(name):
+    return name.endswith(".ipp")
+
+
+def impl_block(lines, i):
+    """lines[i] is `#if RMQ_INCLUDE_IMPL`: the index of its `#endif` and whether the block holds only .ipp
+    includes, blank lines and comments."""
+    depth, only_ipp = 0, True
+    for j in range(i + 1, len(lines)):
+        line = lines[j]
+        if IF_ANY.match(line):
+            depth += 1
+        elif ENDIF.match(line):
+            if depth == 0:
+                return j, only_ipp
+            depth -= 1
+        m = RMQ_INCLUDE.match(line)
+        if not ((m and is_impl(m.group(1))) or not line.strip() or line.strip().startswith("//")):
+            only_ipp = False
+    raise Error("unterminated #if RMQ_INCLUDE_IMPL")
+
+
 def amalgamate():
     seen = set()
+    impls = []  # .ipp files in order of first use, emitted at the end
     out = [BANNER.format(version=version()), "#pragma once\n"]
 
-    def inline(name, stack):
+    def inline(name, stack, in_impl):
         path = INCLUDE / name
         if not path.is_file():
             raise Error("%s: includes <%s>, which does not exist under include/" % (stack[-1], name))
@@ -76,8 +113,22 @@ def amalgamate():
         if text and not text.endswith("\n"):
             raise Error("%s: must end with a newline" % rel(path))
         out.append("\n// ---- begin %s ----\n" % name)
-        for lineno, line in enumerate(text.splitlines(keepends=True), 1):
+        lines = text.splitlines(keepends=True)
+        impl_until = -1  # inside a header's `#if RMQ_INCLUDE_IMPL` block up to this line
+        skip_until = -1  # an `#if RMQ_INCLUDE_IMPL` block of .ipp includes only: dropped
+        for lineno, line in enumerate(lines, 1):
             where = "%s:%d" % (rel(path), lineno)
+            if lineno - 1 <= skip_until:
+                m = RMQ_INCLUDE.match(line)
+                if m and m.group(1) not in seen and m.group(1) not in impls:
+                    impls.append(m.group(1))
+                continue
+            if IF_IMPL.match(line):
+                end, only_ipp = impl_block(lines, lineno - 1)
+                if only_ipp and not in_impl:
+                    skip_until = end
+                    continue
+                impl_until = end
             if PRAGMA_ONCE.match(line):
                 continue
             if QUOTED_INCLUDE.match(line):
@@ -86,13 +137,28 @@ def amalgamate():
                 raise Error("%s: computed includes are not supported" % where)
             m = RMQ_INCLUDE.match(line)
             if m:
-                if m.group(1) not in seen:
-                    inline(m.group(1), stack + [where])
+                inc = m.group(1)
+                if is_impl(inc) and not in_impl:
+                    if lineno - 1 > impl_until:
+                        raise Error("%s: <%s> must be included inside #if RMQ_INCLUDE_IMPL" % (where, inc))
+                    if inc not in seen and inc not in impls:
+                        impls.append(inc)
+                elif inc not in seen:
+                    inline(inc, stack + [where], in_impl)
                 continue
             out.append(line)
         out.append("// ---- end %s ----\n" % name)
 
-    inline("rmq/rmq.hpp", ["tools/amalgamate.py"])
+    inline("rmq/rmq.hpp", ["tools/amalgamate.py"], False)
+    if impls:
+        out.append("\n// ---- definitions (impl/*.ipp): compiled here header-only, or in the one TU that defines "
+                   "RMQ_SOURCE ----\n#if RMQ_INCLUDE_IMPL\n")
+        i = 0
+        while i < len(impls):  # an .ipp may bring more (an rmq header first reached from it)
+            if impls[i] not in seen:
+                inline(impls[i], ["tools/amalgamate.py"], True)
+            i += 1
+        out.append("#endif  // RMQ_INCLUDE_IMPL\n")
     return "".join(out), seen
 
 
@@ -131,6 +197,7 @@ def main():
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="exit 1 if the single header or umbrella is stale")
     mode.add_argument("--update-umbrella", action="store_true", help="rewrite include/rmq/rmq.hpp's include list")
+    mode.add_argument("--output", type=pathlib.Path, help="write the single header here instead")
     args = ap.parse_args()
     try:
         if args.update_umbrella:
@@ -153,12 +220,14 @@ def main():
             return 1
         print("amalgamate --check: single_include/rmq/rmq.hpp is up to date (%d headers)" % len(inlined))
         return 0
-    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    if not OUTPUT.is_file() or OUTPUT.read_text(encoding="utf-8") != text:
-        OUTPUT.write_text(text, encoding="utf-8")
-        print("wrote single_include/rmq/rmq.hpp (%d headers)" % len(inlined))
+    output = args.output.resolve() if args.output else OUTPUT
+    shown = rel(output) if output.is_relative_to(ROOT) else str(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if not output.is_file() or output.read_text(encoding="utf-8") != text:
+        output.write_text(text, encoding="utf-8")
+        print("wrote %s (%d headers)" % (shown, len(inlined)))
     else:
-        print("single_include/rmq/rmq.hpp already up to date (%d headers)" % len(inlined))
+        print("%s already up to date (%d headers)" % (shown, len(inlined)))
     return 0
 
 

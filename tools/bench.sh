@@ -8,6 +8,7 @@
 #   tools/bench.sh [--quick] [--reps N] [--messages N] [--backlog N] [--no-backlog] [--no-rebalance]
 #                  [--real-messages N] [--real-backlog N] [--backlog-window S] [--no-real-backlog]
 #                  [--no-java] [--build-dir DIR] [--out DIR] [--report-only FILE]
+#                  [--compile] [--no-compile] [--compile-include DIR]
 #
 #   --quick       a smoke run (~3 minutes): 100,000 in-process messages, 1 repetition, 500,000-message
 #                 in-process backlog; real broker: 20,000 messages, 1,000,000-message backlog, 10 s window
@@ -21,6 +22,17 @@
 #   --no-real-backlog   skip the real-broker backlog runs
 #   --report-only FILE  only rewrite latest.md/json from the JSON lines of an earlier run
 #   --no-java     skip the real-broker runs (RocketMQ cluster from tools/rocketmq.sh + Java DefaultMQPushConsumer)
+#   --compile     only the compile-cost measurement (~2-4 minutes): its rows replace the compile rows of the
+#                 existing latest.md/json, the other rows are kept from the last full run
+#   --no-compile  skip the compile-cost measurement (it is part of the default full run)
+#   --compile-include DIR  measure the headers under DIR instead of include/ (e.g. a worktree of an older
+#                 commit: `--compile --compile-include /tmp/before/include --out /tmp/before-results`)
+#
+# Compile cost: bench/compile/probe.cpp (the umbrella <rmq/rmq.hpp>, the embedded broker, a producer and a
+# Concurrently consumer) and bench/compile/yardstick.cpp (fmt, nlohmann::json, std threads and containers),
+# each compiled with `g++ -std=c++20 -O2 -c` under /usr/bin/time, best of 2; the figures are compiler CPU
+# (user + sys) and peak RSS, and their ratios probe / yardstick. Header-only, and with
+# RMQ_SEPARATE_COMPILATION (plus the one-time cost of the TU that includes <rmq/src.hpp>).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,6 +47,8 @@ REAL_BACKLOG=5000000
 BACKLOG_WINDOW=30
 RUN_JAVA=1
 REPORT_ONLY=""
+COMPILE=1          # 0: skip, 1: part of the full run, 2: only the compile cost
+COMPILE_INCLUDE=""
 
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -50,9 +64,12 @@ while [[ $# -gt 0 ]]; do
     --no-real-backlog) REAL_BACKLOG=0 ;;
     --no-java) RUN_JAVA=0 ;;
     --report-only) REPORT_ONLY=$2; shift ;;
+    --compile) COMPILE=2 ;;
+    --no-compile) COMPILE=0 ;;
+    --compile-include) COMPILE_INCLUDE=$2; shift ;;
     --build-dir) BUILD=$2; shift ;;
     --out) OUT=$2; shift ;;
-    -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -60,11 +77,96 @@ done
 
 log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
+# Compile cost (see the header): prints one JSON line per (TU, mode) with the best of 2 interleaved runs.
+compile_cost() {
+    local inc=${COMPILE_INCLUDE:-$ROOT/include} cxx=${CXX:-g++} tmp rev
+    inc=$(cd "$inc" && pwd)
+    tmp=$(mktemp -d)
+    rev=$(git -C "$inc" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    # The flags and definitions the rmq::rmq target gives its users (fmt::fmt adds FMT_SHARED; the other
+    # dependencies are in the system include path).
+    local flags=(-std=c++20 -O2 -c -o /dev/null -I"$inc" -DFMT_SHARED)
+    echo '#include <lz4frame.h>' | "$cxx" -E -x c++ - >/dev/null 2>&1 && flags+=(-DRMQ_WITH_LZ4)
+    echo '#include <zstd.h>' | "$cxx" -E -x c++ - >/dev/null 2>&1 && flags+=(-DRMQ_WITH_ZSTD)
+    printf '#include <rmq/src.hpp>\n' >"$tmp/src.cpp"
+    local jobs=("yardstick header-only $ROOT/bench/compile/yardstick.cpp"
+        "probe header-only $ROOT/bench/compile/probe.cpp")
+    if [[ -f $inc/rmq/src.hpp ]]; then
+        jobs+=("probe separate $ROOT/bench/compile/probe.cpp -DRMQ_SEPARATE_COMPILATION"
+            "src separate $tmp/src.cpp -DRMQ_SEPARATE_COMPILATION")
+    fi
+    local rep job tu mode src u s m
+    for rep in 1 2; do
+        for job in "${jobs[@]}"; do
+            set -- $job
+            tu=$1 mode=$2 src=$3
+            shift 3
+            log "compile cost rep $rep/2: $tu ($mode) against $inc"
+            if /usr/bin/time -f '%U %S %M' -o "$tmp/time" "$cxx" "${flags[@]}" "$@" "$src" >&2; then
+                read -r u s m <"$tmp/time"
+                printf '{"mode": "compile", "tu": "%s", "build": "%s", "cpu_s": %s, "peak_rss_mb": %s, "include": "%s", "commit": "%s", "date": "%s"}\n' \
+                    "$tu" "$mode" "$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')" \
+                    "$(awk -v m="$m" 'BEGIN { printf "%.1f", m / 1024 }')" "$inc" "$rev" \
+                    "$(date -u '+%Y-%m-%d %H:%M UTC')" >>"$tmp/runs"
+            else
+                log "  $tu ($mode) failed to compile"
+            fi
+        done
+    done
+    # best of 2: the run with the least CPU, and the least peak RSS
+    python3 - "$tmp/runs" "$(nproc)" "$(uptime | sed 's/.*load average: //')" <<'PY'
+import json, sys
+runs = [json.loads(l) for l in open(sys.argv[1])]
+best = {}
+for r in runs:
+    k = (r["tu"], r["build"])
+    b = best.setdefault(k, dict(r, runs=0, peak_rss_mb=r["peak_rss_mb"]))
+    if r["cpu_s"] < b["cpu_s"]:
+        b["cpu_s"] = r["cpu_s"]
+    b["peak_rss_mb"] = min(b["peak_rss_mb"], r["peak_rss_mb"])
+    b["runs"] += 1
+for b in best.values():
+    b.update(cpus=int(sys.argv[2]), load_average=sys.argv[3])
+    print(json.dumps(b))
+PY
+    rm -rf "$tmp"
+}
+
+HEADER_DATE="" HEADER_COMMIT="" HEADER_LOAD=""  # set when only the compile rows are new
 if [[ -n $REPORT_ONLY ]]; then
     RUNS=$REPORT_ONLY
     STATUS=0
     REAL_REASON=""  # what is missing from FILE shows as "not run"
     JAVA_REASON=""
+elif [[ $COMPILE == 2 ]]; then
+    # Only the compile cost: keep the other rows (and their parameters) of the last full run.
+    mkdir -p "$OUT"
+    RUNS=$(mktemp)
+    trap 'rm -f "$RUNS"' EXIT
+    STATUS=0
+    REAL_REASON="" JAVA_REASON=""
+    if [[ -f $OUT/latest.json ]]; then
+        eval "$(python3 - "$OUT/latest.json" "$RUNS" <<'PY'
+import json, shlex, sys
+d = json.load(open(sys.argv[1]))
+with open(sys.argv[2], "w") as f:
+    for r in d.get("runs", []):
+        if r.get("mode") != "compile":
+            f.write(json.dumps(r) + "\n")
+for var, key in (("REPS", "reps"), ("MESSAGES", "messages"), ("BACKLOG", "backlog"),
+                 ("REAL_MESSAGES", "real_messages"), ("REAL_BACKLOG", "real_backlog"),
+                 ("BACKLOG_WINDOW", "backlog_window_s"), ("HEADER_DATE", "generated"), ("HEADER_COMMIT", "commit"),
+                 ("HEADER_LOAD", "load_average")):
+    if key in d:
+        print(f"{var}={shlex.quote(str(d[key]))}")
+if d.get("real_broker_rmq", "run") != "run":
+    print("REAL_REASON='not run in the last full run'")
+if d.get("java", "run") != "run":
+    print("JAVA_REASON='not run in the last full run'")
+PY
+)"
+    fi
+    compile_cost >>"$RUNS" || STATUS=$?
 else
 # ---- what a clean Debian machine lacks: the toolchain, and for the real-broker runs the JDK + Maven ------
 if [[ $RUN_JAVA == 1 ]]; then
@@ -112,10 +214,13 @@ fi
 mkdir -p "$OUT"
 RUNS=$(mktemp)
 trap 'rm -f "$RUNS"' EXIT
+STATUS=0
+if [[ $COMPILE == 1 ]]; then
+    compile_cost >>"$RUNS" || STATUS=$?
+fi
 log "in-process suite: $REPS repetition(s) of $MESSAGES messages, backlog $BACKLOG (progress below)"
 START=$(date +%s)
-STATUS=0
-"$BIN" --suite --reps "$REPS" --messages "$MESSAGES" --backlog "$BACKLOG" "${EXTRA[@]}" >"$RUNS" || STATUS=$?
+"$BIN" --suite --reps "$REPS" --messages "$MESSAGES" --backlog "$BACKLOG" "${EXTRA[@]}" >>"$RUNS" || STATUS=$?
 log "suite finished in $(($(date +%s) - START)) s (status $STATUS)"
 
 # ---- real broker: Apache RocketMQ 5.3.3 (tools/rocketmq.sh), one broker, 8 queues -------------------------
@@ -205,10 +310,10 @@ fi
 # ---- report --------------------------------------------------------------------------------------------
 python3 - "$RUNS" "$OUT" "$REPS" "$MESSAGES" "$BACKLOG" "$REAL_REASON" "$JAVA_REASON" "$(nproc)" \
     "$(uptime | sed 's/.*load average: //')" "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-    "$REAL_MESSAGES" "$REAL_BACKLOG" "$BACKLOG_WINDOW" <<'EOF'
+    "$REAL_MESSAGES" "$REAL_BACKLOG" "$BACKLOG_WINDOW" "$HEADER_DATE" "$HEADER_COMMIT" "$HEADER_LOAD" <<'EOF'
 import json, statistics, sys, datetime
 (runs_path, out, reps, messages, backlog, real_reason, java_reason, cpus, load, commit,
- real_messages, real_backlog, backlog_window) = sys.argv[1:14]
+ real_messages, real_backlog, backlog_window, header_date, header_commit, header_load) = sys.argv[1:17]
 runs = [json.loads(l) for l in open(runs_path) if l.strip().startswith("{")]
 
 def by_mode(m, body=None):
@@ -322,7 +427,30 @@ for body in (128, 1024):
     row(f"Real broker raw rmq pull loop, no dispatch, {size(body)} (msg/s)",
         med("real_limit", "msgs_per_s", body) or real or "not run", "—",
         med("real_limit", "msgs_per_s", body) or real or "not run", None)
+comp = {(r["tu"], r["build"]): r for r in by_mode("compile")}
+if comp:
+    ys = comp.get(("yardstick", "header-only"))
+    yc, ym = (ys["cpu_s"], ys["peak_rss_mb"]) if ys else (None, None)
+    where = next(iter(comp.values()))
+    cnote = (f"Limit = the yardstick TU (bench/compile/yardstick.cpp); g++ -std=c++20 -O2 -c, best of 2; "
+             f"commit {where['commit']}, {where['date']}, load {where['load_average']}")
+    for build, label, cpu_goal in (("header-only", "header-only", 4.5), ("separate", "RMQ_SEPARATE_COMPILATION", 2.0)):
+        pr = comp.get(("probe", build))
+        if pr is None:
+            row(f"Compile cost, {label}: probe TU (umbrella, embedded broker, producer, consumer), CPU s",
+                "not available at this commit", "n/a", yc, None, cnote)
+            continue
+        row(f"Compile cost, {label}: probe TU (umbrella, embedded broker, producer, consumer), CPU s",
+            pr["cpu_s"], "n/a", yc, ratio(pr["cpu_s"], yc), f"target <= {cpu_goal}; {cnote}")
+        row(f"Compile cost, {label}: probe TU, peak RSS (MB)", pr["peak_rss_mb"], "n/a", ym,
+            ratio(pr["peak_rss_mb"], ym), ("target <= 2.5; " if build == "header-only" else "") + cnote)
+    src = comp.get(("src", "separate"))
+    if src is not None:
+        row("Compile cost, RMQ_SEPARATE_COMPILATION: the one TU including <rmq/src.hpp> (once per build), CPU s",
+            src["cpu_s"], "n/a", yc, ratio(src["cpu_s"], yc), f"peak RSS {src['peak_rss_mb']:,.0f} MB; {cnote}")
 now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+if header_date:
+    now, commit, load = header_date, header_commit, header_load  # the last full run's; compile rows say theirs
 md = ["# rmq benchmarks — latest run", "",
       f"{now}, commit {commit}, {cpus} CPUs shared with other work (load average at the end: {load}). "
       f"In-process: {reps} repetition(s) of {int(messages):,} messages of 128 B on 1 topic × 8 queues, "

@@ -2,7 +2,7 @@
 # Formats rmq's C++ sources with clang-format-16 (pinned: other versions format differently).
 #   tools/format.sh           rewrite files in place
 #   tools/format.sh --check   change nothing; list unformatted files and exit 1 if there are any
-# Covers include/ tests/ examples/ bench/ (*.hpp, *.cpp); never single_include/ (generated from include/).
+# Covers include/ tests/ examples/ bench/ (*.hpp, *.ipp, *.cpp); never single_include/ (generated from include/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,7 +12,7 @@ if ! command -v "$CLANG_FORMAT" >/dev/null 2>&1; then
     exit 2
 fi
 
-mapfile -d '' files < <(find include tests examples bench -type f \( -name '*.hpp' -o -name '*.cpp' \) \
+mapfile -d '' files < <(find include tests examples bench -type f \( -name '*.hpp' -o -name '*.ipp' -o -name '*.cpp' \) \
     -not -path 'tests/data/*' -print0 2>/dev/null | sort -z)
 if [[ ${#files[@]} -eq 0 ]]; then
     echo "format: no files"

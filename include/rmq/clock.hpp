@@ -10,6 +10,8 @@
 #include <mutex>
 #include <vector>
 
+#include <rmq/config.hpp>
+
 namespace rmq {
 
 /// Milliseconds, the unit of every RocketMQ interval.
@@ -39,15 +41,9 @@ public:
 /// The real clocks.
 class SystemClock final : public Clock {
 public:
-    [[nodiscard]] std::int64_t steady_millis() const override {
-        return std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now().time_since_epoch())
-            .count();
-    }
+    [[nodiscard]] std::int64_t steady_millis() const override;
 
-    [[nodiscard]] std::int64_t wall_millis() const override {
-        return std::chrono::duration_cast<Millis>(std::chrono::system_clock::now().time_since_epoch())
-            .count();
-    }
+    [[nodiscard]] std::int64_t wall_millis() const override;
 };
 
 /// A clock that only moves when told to; listeners (the broker's expiry checks) run after each advance.
@@ -68,30 +64,11 @@ public:
     }
 
     /// Moves time forward and runs every listener (outside the clock's lock).
-    void advance(Millis by) {
-        std::vector<std::function<void()>> to_call;
-        {
-            const std::lock_guard lock(mutex_);
-            steady_ += by.count();
-            for (const auto& entry : listeners_) {
-                to_call.push_back(entry.second);
-            }
-        }
-        for (const auto& f : to_call) {
-            f();
-        }
-    }
+    void advance(Millis by);
 
-    std::uint64_t add_listener(std::function<void()> on_advance) override {
-        const std::lock_guard lock(mutex_);
-        listeners_.emplace_back(++next_id_, std::move(on_advance));
-        return next_id_;
-    }
+    std::uint64_t add_listener(std::function<void()> on_advance) override;
 
-    void remove_listener(std::uint64_t id) override {
-        const std::lock_guard lock(mutex_);
-        std::erase_if(listeners_, [id](const auto& e) { return e.first == id; });
-    }
+    void remove_listener(std::uint64_t id) override;
 
     [[nodiscard]] bool is_manual() const noexcept override { return true; }
 
@@ -104,9 +81,10 @@ private:
 };
 
 /// The process-wide system clock, shared by default.
-inline std::shared_ptr<Clock> system_clock() {
-    static const auto clock = std::make_shared<SystemClock>();
-    return clock;
-}
+std::shared_ptr<Clock> system_clock();
 
 }  // namespace rmq
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/impl/clock.ipp>
+#endif

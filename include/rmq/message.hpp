@@ -13,6 +13,8 @@
 #include <string_view>
 #include <utility>
 
+#include <rmq/config.hpp>
+
 namespace rmq {
 
 /// Property names of MessageConst that rmq reads or writes.
@@ -42,38 +44,11 @@ inline constexpr char property_separator = '\x02';
 }  // namespace property
 
 /// Java's MessageDecoder.messageProperties2String: `name\1value\2...` without the trailing `\2`.
-inline std::string encode_properties(const std::map<std::string, std::string>& props) {
-    std::string out;
-    for (const auto& [name, value] : props) {
-        out.append(name);
-        out.push_back(property::name_value_separator);
-        out.append(value);
-        out.push_back(property::property_separator);
-    }
-    if (!out.empty()) {
-        out.pop_back();
-    }
-    return out;
-}
+std::string encode_properties(const std::map<std::string, std::string>& props);
 
 /// Java's MessageDecoder.string2messageProperties: an entry is `name\1value` split at the first `\1`; entries
 /// without a separator, with an empty name or with an empty value are skipped; a later duplicate name wins.
-inline std::map<std::string, std::string> decode_properties(std::string_view text) {
-    std::map<std::string, std::string> out;
-    while (!text.empty()) {
-        const std::size_t end = text.find(property::property_separator);
-        const std::string_view entry = text.substr(0, end);
-        if (const std::size_t sep = entry.find(property::name_value_separator);
-            sep != std::string_view::npos && sep > 0 && sep + 1 < entry.size()) {
-            out.insert_or_assign(std::string(entry.substr(0, sep)), std::string(entry.substr(sep + 1)));
-        }
-        if (end == std::string_view::npos) {
-            break;
-        }
-        text.remove_prefix(end + 1);
-    }
-    return out;
-}
+std::map<std::string, std::string> decode_properties(std::string_view text);
 
 /// A message as a producer builds it (Java's Message): topic, flag, properties and body.
 class Message {
@@ -93,16 +68,7 @@ public:
         : Message(std::move(topic), tags, std::string_view{}, std::move(body)) {}
 
     /// Java's `Message(topic, tags, keys, body)`; empty tags/keys set no property. Body is text or bytes.
-    Message(std::string topic, std::string_view tags, std::string_view keys, std::string body)
-        : topic_(std::move(topic))
-        , body_(std::move(body)) {
-        if (!tags.empty()) {
-            set_property(property::tags, tags);
-        }
-        if (!keys.empty()) {
-            set_property(property::keys, keys);
-        }
-    }
+    Message(std::string topic, std::string_view tags, std::string_view keys, std::string body);
 
     /// Same, with a binary body.
     Message(std::string topic, std::string_view tags, std::string_view keys, std::span<const std::byte> body)
@@ -141,17 +107,7 @@ public:
     void set_keys(std::string_view keys) { set_property(property::keys, keys); }
 
     /// Property `DELAY` as a number (0 when absent or malformed).
-    [[nodiscard]] std::int32_t delay_time_level() const noexcept {
-        const auto v = property_view(property::delay_time_level);
-        std::int32_t level = 0;
-        for (const char c : v) {
-            if (c < '0' || c > '9') {
-                return 0;
-            }
-            level = level * 10 + (c - '0');
-        }
-        return level;
-    }
+    [[nodiscard]] std::int32_t delay_time_level() const noexcept;
 
     void set_delay_time_level(std::int32_t level) {
         set_property(property::delay_time_level, std::to_string(level));
@@ -316,3 +272,7 @@ private:
 };
 
 }  // namespace rmq
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/impl/message.ipp>
+#endif

@@ -7,12 +7,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <exception>
 #include <map>
 #include <memory>
@@ -22,15 +20,12 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <system_error>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include <rmq/clock.hpp>
+#include <rmq/config.hpp>
 #include <rmq/error.hpp>
 #include <rmq/message.hpp>
 
@@ -75,11 +70,7 @@ public:
     };
 
     /// Timestamps start at the clock's current steady time, as Java's start at construction time.
-    explicit ProcessQueue(std::shared_ptr<Clock> clock = system_clock())
-        : clock_(clock ? std::move(clock) : throw InvalidArgument("ProcessQueue: clock must not be null"))
-        , last_pull_timestamp_(clock_->steady_millis())
-        , last_consume_timestamp_(last_pull_timestamp_.load())
-        , last_lock_timestamp_(last_pull_timestamp_.load()) {}
+    explicit ProcessQueue(std::shared_ptr<Clock> clock = system_clock());
 
     ProcessQueue(const ProcessQueue&) = delete;
     ProcessQueue& operator=(const ProcessQueue&) = delete;
@@ -98,45 +89,7 @@ public:
     /// backs are done with it. `max_offset` is the broker's max offset the pull reported, for messages not
     /// stamped with MAX_OFFSET yet (nullopt: the last message's MAX_OFFSET is read, as Java does).
     bool put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch,
-                             std::optional<std::int64_t> max_offset = std::nullopt) {
-        if (!batch) {
-            throw InvalidArgument("ProcessQueue::put_messages_shared: batch must not be null");
-        }
-        auto& msgs = *batch;
-        const std::unique_lock lock(tree_mutex_);
-        // Only the last message of the batch counts, as in Java.
-        std::optional<std::int64_t> last_offset;
-        std::optional<std::int64_t> last_max_offset;
-        if (!msgs.empty()) {
-            last_offset = msgs.back().queue_offset();
-            last_max_offset =
-                max_offset ? max_offset : parse_long(msgs.back().property_view(property::max_offset));
-        }
-        std::int64_t added = 0;
-        std::int64_t added_bytes = 0;
-        for (std::size_t i = 0; i < msgs.size(); ++i) {
-            const std::int64_t offset = msgs[i].queue_offset();
-            if (msg_tree_.try_emplace(offset, Entry{batch, i, start_of(msgs[i])}).second) {
-                ++added;
-                added_bytes += static_cast<std::int64_t>(msgs[i].body().size());
-                queue_offset_max_.store(offset);
-            }
-        }
-        msg_count_.fetch_add(added);
-        msg_size_.fetch_add(added_bytes);
-
-        bool dispatch = false;
-        if (!msg_tree_.empty() && !consuming_.load()) {
-            dispatch = true;
-            consuming_.store(true);
-        }
-        if (last_offset && last_max_offset) {
-            if (const std::int64_t acc = *last_max_offset - *last_offset; acc > 0) {
-                msg_acc_cnt_.store(acc);
-            }
-        }
-        return dispatch;
-    }
+                             std::optional<std::int64_t> max_offset = std::nullopt);
 
     /// Prepares messages for a listener call: runs `prepare(msgs)` (e.g. the retry-topic reset), stamps
     /// CONSUME_START_TIME (wall ms) on each of them, then records that time, under the cache's write lock,
@@ -176,77 +129,24 @@ public:
     /// Java's takeMessages (orderly): moves up to batch_size smallest entries into the consuming map and
     /// returns copies in offset order. When nothing is left to take, consuming() turns false so the next put
     /// dispatches. Counters do not change.
-    std::vector<MessageExt> take_messages(std::size_t batch_size) {
-        std::vector<MessageExt> out;
-        const std::unique_lock lock(tree_mutex_);
-        last_consume_timestamp_.store(clock_->steady_millis());
-        out.reserve(std::min(batch_size, msg_tree_.size()));
-        while (out.size() < batch_size && !msg_tree_.empty()) {
-            auto node = msg_tree_.extract(msg_tree_.begin());
-            out.push_back(node.mapped().msg());
-            consuming_tree_.insert(std::move(node));
-        }
-        if (out.empty()) {
-            consuming_.store(false);
-        }
-        return out;
-    }
+    std::vector<MessageExt> take_messages(std::size_t batch_size);
 
     /// Java's commit (orderly): forgets every taken message, uncounts them and returns the offset after the
     /// last one, or -1 when nothing was taken (Java throws NoSuchElementException there).
-    std::int64_t commit() {
-        const std::unique_lock lock(tree_mutex_);
-        if (consuming_tree_.empty()) {
-            return -1;
-        }
-        const std::int64_t next = consuming_tree_.rbegin()->first + 1;
-        const auto taken = static_cast<std::int64_t>(consuming_tree_.size());
-        if (msg_count_.fetch_sub(taken) - taken == 0) {
-            msg_size_.store(0);
-        } else {
-            std::int64_t bytes = 0;
-            for (const auto& [offset, entry] : consuming_tree_) {
-                bytes += static_cast<std::int64_t>(entry.msg().body().size());
-            }
-            msg_size_.fetch_sub(bytes);
-        }
-        consuming_tree_.clear();
-        return next;
-    }
+    std::int64_t commit();
 
     /// Java's rollback (orderly): every taken message goes back to the cache (replacing a same-offset entry,
     /// as Java's putAll does). Counters do not change.
-    void rollback() {
-        const std::unique_lock lock(tree_mutex_);
-        while (!consuming_tree_.empty()) {
-            auto node = consuming_tree_.extract(consuming_tree_.begin());
-            msg_tree_.insert_or_assign(node.key(), std::move(node.mapped()));
-        }
-    }
+    void rollback();
 
     /// Java's makeMessageToConsumeAgain (orderly) by offset: the taken messages at these offsets go back to
     /// the cache unchanged; offsets not taken are ignored. Counters do not change.
-    void make_message_to_consume_again(std::span<const std::int64_t> queue_offsets) {
-        const std::unique_lock lock(tree_mutex_);
-        for (const std::int64_t offset : queue_offsets) {
-            if (auto node = consuming_tree_.extract(offset)) {
-                msg_tree_.insert_or_assign(offset, std::move(node.mapped()));
-            }
-        }
-    }
+    void make_message_to_consume_again(std::span<const std::int64_t> queue_offsets);
 
     /// Java's makeMessageToConsumeAgain with the messages themselves: each is removed from the consuming map
     /// by its offset and stored in the cache as given, so changes the caller made on its copy (reconsume
     /// times by checkReconsumeTimes) are kept, as they are on Java's shared objects. Counters do not change.
-    void make_message_to_consume_again(std::span<const MessageExt> msgs) {
-        const std::unique_lock lock(tree_mutex_);
-        for (const auto& msg : msgs) {
-            consuming_tree_.erase(msg.queue_offset());
-            msg_tree_.insert_or_assign(
-                msg.queue_offset(),
-                Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0, start_of(msg)});
-        }
-    }
+    void make_message_to_consume_again(std::span<const MessageExt> msgs);
 
     /// Java's hasTempMessage: whether the cache (not the consuming map) holds anything.
     [[nodiscard]] bool has_temp_message() const {
@@ -262,32 +162,13 @@ public:
     }
 
     /// Java's clear (client-side offset reset): empties both maps, zeroes count, size and queue_offset_max().
-    void clear() {
-        const std::unique_lock lock(tree_mutex_);
-        msg_tree_.clear();
-        consuming_tree_.clear();
-        msg_count_.store(0);
-        msg_size_.store(0);
-        queue_offset_max_.store(0);
-    }
+    void clear();
 
     /// Java's MessageAccessor.setConsumeStartTimeStamp on the cached messages: stores CONSUME_START_TIME
     /// (wall ms) on the messages at these offsets (cache or consuming map) so clean_expired_msg and later
     /// copies see it. It changes the cached objects: not while a listener may read them (the concurrent
     /// service, which shares its messages with the cache, uses begin_consume instead).
-    void set_consume_start(std::span<const std::int64_t> queue_offsets, std::int64_t wall_millis) {
-        const std::string value = std::to_string(wall_millis);
-        const std::unique_lock lock(tree_mutex_);
-        for (const std::int64_t offset : queue_offsets) {
-            if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
-                it->second.msg().set_property(property::consume_start_timestamp, value);
-                it->second.consume_start = wall_millis;
-            } else if (const auto jt = consuming_tree_.find(offset); jt != consuming_tree_.end()) {
-                jt->second.msg().set_property(property::consume_start_timestamp, value);
-                jt->second.consume_start = wall_millis;
-            }
-        }
-    }
+    void set_consume_start(std::span<const std::int64_t> queue_offsets, std::int64_t wall_millis);
 
     /// Java's cleanExpiredMsg (concurrent consumers only; the caller skips it for orderly ones). Looks at
     /// most min(16, cached) times at the head message: if its CONSUME_START_TIME is more than
@@ -355,28 +236,7 @@ public:
     }
 
     /// A consistent snapshot for diagnostics (Java's fillProcessQueueInfo).
-    [[nodiscard]] Info info() const {
-        Info out;
-        const std::shared_lock lock(tree_mutex_);
-        if (!msg_tree_.empty()) {
-            out.cached_msg_min_offset = msg_tree_.begin()->first;
-            out.cached_msg_max_offset = msg_tree_.rbegin()->first;
-            out.cached_msg_count = static_cast<std::int64_t>(msg_tree_.size());
-        }
-        out.cached_msg_size_in_mib = msg_size_.load() / (1024 * 1024);
-        if (!consuming_tree_.empty()) {
-            out.transaction_msg_min_offset = consuming_tree_.begin()->first;
-            out.transaction_msg_max_offset = consuming_tree_.rbegin()->first;
-            out.transaction_msg_count = static_cast<std::int64_t>(consuming_tree_.size());
-        }
-        out.locked = locked();
-        out.try_unlock_times = try_unlock_times();
-        out.last_lock_timestamp = last_lock_timestamp();
-        out.dropped = dropped();
-        out.last_pull_timestamp = last_pull_timestamp();
-        out.last_consume_timestamp = last_consume_timestamp();
-        return out;
-    }
+    [[nodiscard]] Info info() const;
 
     /// Orderly: whether the broker lock of this queue is believed held.
     [[nodiscard]] bool locked() const noexcept { return locked_.load(); }
@@ -472,80 +332,20 @@ public:
     /// pthread_mutex_clocklock, which GCC 12's ThreadSanitizer does not intercept, so TSan reports a false
     /// "unlock of an unlocked mutex". Polling try_lock against a steady deadline is also immune to wall-clock
     /// jumps, unlike try_lock_until(system_clock).
-    [[nodiscard]] bool try_lock_consume_for(Millis timeout) {
-        const auto deadline = std::chrono::steady_clock::now() + timeout;
-        while (!consume_lock_.try_lock()) {
-            const auto now = std::chrono::steady_clock::now();
-            if (now >= deadline) {
-                return false;
-            }
-            std::this_thread::sleep_for(
-                std::min<std::chrono::steady_clock::duration>(deadline - now, Millis(1)));
-        }
-        return true;
-    }
+    [[nodiscard]] bool try_lock_consume_for(Millis timeout);
 
     /// The clock every timestamp of this queue comes from.
     [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept { return clock_; }
 
 private:
     // Java's Long.parseLong, but a malformed value is "absent" instead of an exception escaping the caller.
-    static std::optional<std::int64_t> parse_long(std::string_view text) noexcept {
-        std::int64_t value = 0;
-        const char* const end = text.data() + text.size();
-        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-        if (text.empty() || ec != std::errc{} || ptr != end) {
-            return std::nullopt;
-        }
-        return value;
-    }
+    static std::optional<std::int64_t> parse_long(std::string_view text) noexcept;
 
     // rmq has no logging facility yet; a failed expiry send-back must not go unnoticed, so it reaches stderr.
-    static void log_send_back_failure(const MessageExt& msg, std::exception_ptr error) {
-        std::string reason = "send_back returned false";
-        if (error) {
-            try {
-                std::rethrow_exception(error);
-            } catch (const std::exception& e) {
-                reason = e.what();
-            } catch (...) {
-                reason = "unknown exception";
-            }
-        }
-        fmt::print(stderr,
-                   "rmq: send expired msg back failed, topic={}, queueId={}, queueOffset={}: {}\n",
-                   msg.topic(),
-                   msg.queue_id(),
-                   msg.queue_offset(),
-                   reason);
-    }
+    static void log_send_back_failure(const MessageExt& msg, std::exception_ptr error);
 
     // Body of remove_messages; the caller holds the write lock.
-    std::int64_t remove_locked(std::span<const std::int64_t> queue_offsets) {
-        last_consume_timestamp_.store(clock_->steady_millis());
-        if (msg_tree_.empty()) {
-            return -1;
-        }
-        std::int64_t result = queue_offset_max_.load() + 1;
-        std::int64_t removed = 0;
-        std::int64_t removed_bytes = 0;
-        for (const std::int64_t offset : queue_offsets) {
-            if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
-                ++removed;
-                removed_bytes += static_cast<std::int64_t>(it->second.msg().body().size());
-                msg_tree_.erase(it);
-            }
-        }
-        if (msg_count_.fetch_sub(removed) - removed == 0) {
-            msg_size_.store(0);
-        } else {
-            msg_size_.fetch_sub(removed_bytes);
-        }
-        if (!msg_tree_.empty()) {
-            result = msg_tree_.begin()->first;
-        }
-        return result;
-    }
+    std::int64_t remove_locked(std::span<const std::int64_t> queue_offsets);
 
     // A cached message: the vector it was pulled in (shared with the consume requests of that pull, so the
     // cache holds no copy) and its index there. The vector is freed with its last entry and request.
@@ -558,9 +358,7 @@ private:
     };
 
     // The start a message brings into the cache (a CONSUME_START_TIME set before it was cached), -1 if none.
-    static std::int64_t start_of(const MessageExt& msg) {
-        return parse_long(msg.property_view(property::consume_start_timestamp)).value_or(-1);
-    }
+    static std::int64_t start_of(const MessageExt& msg);
 
     std::shared_ptr<Clock> clock_;
     mutable detail::AdaptiveSharedMutex tree_mutex_;
@@ -581,3 +379,7 @@ private:
 };
 
 }  // namespace rmq
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/impl/process_queue.ipp>
+#endif

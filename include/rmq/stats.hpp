@@ -1,7 +1,7 @@
 #pragma once
 
 /// @file stats.hpp
-/// Consumer statistics (Java's ConsumerStatsManager, consumer.md §10): per-topic pull/consume rates and
+/// Consumer statistics (Java's ConsumerStatsManager): per-topic pull/consume rates and
 /// latencies over the last minute, per-queue cache and lag figures, and health flags. rmq::ConsumerStats is a
 /// plain snapshot; rmq::detail::StatsCollector is what the consumer updates from its threads.
 
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <rmq/clock.hpp>
+#include <rmq/config.hpp>
 #include <rmq/message_queue.hpp>
 
 namespace rmq {
@@ -67,7 +68,7 @@ struct ConsumerStats {
     std::vector<TopicStats> topics;
     /// One entry per owned queue, ordered like MessageQueue.
     std::vector<QueueStats> queues;
-    /// The broker's registry shows a different subscription for this group (consumer.md §8.5).
+    /// The broker's registry shows a different subscription for this group.
     bool subscription_inconsistent = false;
     /// What differs, when subscription_inconsistent.
     std::string subscription_inconsistent_detail;
@@ -103,19 +104,7 @@ public:
     };
 
     /// The window ending now; its span starts at the oldest bucket or at `since` (collector start), if later.
-    [[nodiscard]] Window read(std::int64_t now, std::int64_t since) const noexcept {
-        const std::int64_t id = now / bucket_millis_;
-        const std::int64_t oldest = id - static_cast<std::int64_t>(bucket_count) + 1;
-        Window w;
-        for (const Bucket& b : buckets_) {
-            if (b.id >= oldest && b.id <= id) {
-                w.sum += b.value;
-                w.times += b.times;
-            }
-        }
-        w.span_millis = std::max<std::int64_t>(1, now - std::max(oldest * bucket_millis_, since));
-        return w;
-    }
+    [[nodiscard]] Window read(std::int64_t now, std::int64_t since) const noexcept;
 
 private:
     struct Bucket {
@@ -151,12 +140,7 @@ public:
     }
 
     /// CONSUME_RT: one listener call took `millis`.
-    void record_consume_rt(std::string_view topic, std::int64_t millis) {
-        with_topic(topic, [&](Topic& t, std::int64_t now) {
-            t.consume_rt.add(now, millis);
-            t.consume_rt_hour.add(now, millis);
-        });
-    }
+    void record_consume_rt(std::string_view topic, std::int64_t millis);
 
     /// CONSUME_OK_TPS: `count` messages consumed successfully.
     void record_consume_ok(std::string_view topic, std::int64_t count) {
@@ -164,41 +148,15 @@ public:
     }
 
     /// CONSUME_FAILED_TPS: `count` messages failed (sent back, suspended or dropped).
-    void record_consume_failed(std::string_view topic, std::int64_t count) {
-        with_topic(topic, [&](Topic& t, std::int64_t now) {
-            t.consume_failed.add(now, count);
-            t.consume_failed_hour.add(now, count);
-        });
-    }
+    void record_consume_failed(std::string_view topic, std::int64_t count);
 
     /// One listener call at once: CONSUME_RT `millis`, then `ok` successes and `failed` failures (zero counts
     /// are not recorded). Same figures as the three calls above, one lock round-trip instead of three: it
     /// runs once per batch on the consume threads.
-    void record_consume(std::string_view topic, std::int64_t millis, std::int64_t ok, std::int64_t failed) {
-        with_topic(topic, [&](Topic& t, std::int64_t now) {
-            t.consume_rt.add(now, millis);
-            t.consume_rt_hour.add(now, millis);
-            if (ok > 0) {
-                t.consume_ok.add(now, ok);
-            }
-            if (failed > 0) {
-                t.consume_failed.add(now, failed);
-                t.consume_failed_hour.add(now, failed);
-            }
-        });
-    }
+    void record_consume(std::string_view topic, std::int64_t millis, std::int64_t ok, std::int64_t failed);
 
     /// Replaces the figures of one queue (the consumer calls it when asked for a snapshot or periodically).
-    void set_queue(QueueStats q) {
-        if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
-            q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
-        } else {
-            q.lag = 0;
-        }
-        const std::lock_guard lock(misc_mutex_);
-        auto key = q.mq;
-        queues_.insert_or_assign(std::move(key), std::move(q));
-    }
+    void set_queue(QueueStats q);
 
     /// Forgets a queue no longer owned.
     void remove_queue(const MessageQueue& mq) {
@@ -207,11 +165,7 @@ public:
     }
 
     /// Sets or clears the subscription-inconsistency flag with a description of the difference.
-    void set_subscription_inconsistent(bool inconsistent, std::string detail = {}) {
-        const std::lock_guard lock(misc_mutex_);
-        subscription_inconsistent_ = inconsistent;
-        subscription_detail_ = inconsistent ? std::move(detail) : std::string{};
-    }
+    void set_subscription_inconsistent(bool inconsistent, std::string detail = {});
 
     /// Counts records the decoder rejected.
     void add_damaged_records(std::int64_t count) {
@@ -220,36 +174,10 @@ public:
     }
 
     /// The statistics now.
-    [[nodiscard]] ConsumerStats snapshot() const {
-        const std::int64_t now = clock_->steady_millis();
-        ConsumerStats out;
-        {
-            const std::shared_lock lock(topics_mutex_);
-            out.topics.reserve(topics_.size());
-            for (const auto& [name, topic] : topics_) {
-                out.topics.push_back(topic_stats(name, *topic, now));
-            }
-        }
-        const std::lock_guard lock(misc_mutex_);
-        out.queues.reserve(queues_.size());
-        for (const auto& [mq, q] : queues_) {
-            out.queues.push_back(q);
-        }
-        out.subscription_inconsistent = subscription_inconsistent_;
-        out.subscription_inconsistent_detail = subscription_detail_;
-        out.damaged_records = damaged_records_;
-        return out;
-    }
+    [[nodiscard]] ConsumerStats snapshot() const;
 
     /// One topic's figures now (zeros for a topic never seen).
-    [[nodiscard]] TopicStats topic(std::string_view name) const {
-        const std::int64_t now = clock_->steady_millis();
-        const std::shared_lock lock(topics_mutex_);
-        if (auto it = topics_.find(name); it != topics_.end()) {
-            return topic_stats(it->first, *it->second, now);
-        }
-        return TopicStats{std::string(name)};
-    }
+    [[nodiscard]] TopicStats topic(std::string_view name) const;
 
 private:
     struct Topic {
@@ -283,24 +211,7 @@ private:
         f(*it->second, now);
     }
 
-    TopicStats topic_stats(const std::string& name, Topic& t, std::int64_t now) const {
-        const std::lock_guard lock(t.mutex);
-        auto avg = [](const WindowCounter::Window& w) {
-            return w.times == 0 ? 0.0 : static_cast<double>(w.sum) / static_cast<double>(w.times);
-        };
-        auto tps = [](const WindowCounter::Window& w) {
-            return static_cast<double>(w.sum) * 1000.0 / static_cast<double>(w.span_millis);
-        };
-        TopicStats s{name};
-        s.pull_rt = avg(t.pull_rt.read(now, start_));
-        s.pull_tps = tps(t.pull_tps.read(now, start_));
-        const auto rt = t.consume_rt.read(now, start_);
-        s.consume_rt = rt.sum != 0 ? avg(rt) : avg(t.consume_rt_hour.read(now, start_));
-        s.consume_ok_tps = tps(t.consume_ok.read(now, start_));
-        s.consume_failed_tps = tps(t.consume_failed.read(now, start_));
-        s.consume_failed_msgs = t.consume_failed_hour.read(now, start_).sum;
-        return s;
-    }
+    TopicStats topic_stats(const std::string& name, Topic& t, std::int64_t now) const;
 
     std::shared_ptr<Clock> clock_;
     std::int64_t start_;
@@ -315,3 +226,7 @@ private:
 
 }  // namespace detail
 }  // namespace rmq
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/impl/stats.ipp>
+#endif

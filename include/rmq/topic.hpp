@@ -7,8 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include <fmt/format.h>
-
+#include <rmq/config.hpp>
 #include <rmq/error.hpp>
 
 namespace rmq {
@@ -31,14 +30,10 @@ inline constexpr std::size_t topic_max_length = 127;
 inline constexpr std::size_t group_max_length = 255;
 
 /// `%RETRY%<group>` (MixAll.getRetryTopic).
-inline std::string retry_topic(std::string_view group) {
-    return fmt::format("{}{}", retry_group_topic_prefix, group);
-}
+std::string retry_topic(std::string_view group);
 
 /// `%DLQ%<group>` (MixAll.getDLQTopic).
-inline std::string dlq_topic(std::string_view group) {
-    return fmt::format("{}{}", dlq_group_topic_prefix, group);
-}
+std::string dlq_topic(std::string_view group);
 
 /// Whether a topic is a retry topic.
 inline bool is_retry_topic(std::string_view topic) noexcept {
@@ -56,23 +51,7 @@ inline bool is_name_char(char c) noexcept {
            c == '|' || c == '-' || c == '_';
 }
 
-inline void check_name(std::string_view what, std::string_view name, std::size_t max_length) {
-    if (name.empty()) {
-        throw InvalidArgument(fmt::format("the specified {} is blank", what));
-    }
-    if (name.size() > max_length) {
-        throw InvalidArgument(
-            fmt::format("the specified {} is longer than {} characters: {}", what, max_length, name));
-    }
-    for (const char c : name) {
-        if (!is_name_char(c)) {
-            throw InvalidArgument(fmt::format(
-                "the specified {} [{}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$",
-                what,
-                name));
-        }
-    }
-}
+void check_name(std::string_view what, std::string_view name, std::size_t max_length);
 }  // namespace detail
 
 /// Validators.checkTopic: not blank, at most 127 characters, only `%|a-zA-Z0-9_-`. Throws
@@ -88,3 +67,7 @@ inline void check_group(std::string_view group) {
 }
 
 }  // namespace rmq
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/impl/topic.ipp>
+#endif

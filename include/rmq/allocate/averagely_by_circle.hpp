@@ -10,10 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include <range/v3/range/conversion.hpp>
-#include <range/v3/view/drop.hpp>
-#include <range/v3/view/stride.hpp>
-
+#include <rmq/config.hpp>
 #include <rmq/message_queue.hpp>
 
 #include <rmq/detail/allocate_check.hpp>
@@ -26,19 +23,15 @@ struct AllocateAveragelyByCircle {
     /// Java's strategy name.
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "AVG_BY_CIRCLE"; }
 
-    /// Every C-th queue of `mq_all`, starting at the position of `current_cid` (consumer.md §3.4.2).
+    /// Every C-th queue of `mq_all`, starting at the position of `current_cid` (docs/policies/allocate.md).
     [[nodiscard]] std::vector<MessageQueue> allocate(std::string_view /*group*/,
                                                      std::string_view current_cid,
                                                      std::span<const MessageQueue> mq_all,
-                                                     std::span<const std::string> cid_all) const {
-        const auto index = detail::check_allocate_args(current_cid, mq_all, cid_all);
-        if (!index) {
-            return {};
-        }
-        return mq_all | ranges::views::drop(static_cast<std::ptrdiff_t>(*index)) |
-               ranges::views::stride(static_cast<std::ptrdiff_t>(cid_all.size())) |
-               ranges::to<std::vector<MessageQueue>>();
-    }
+                                                     std::span<const std::string> cid_all) const;
 };
 
 }  // namespace rmq
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/allocate/impl/averagely_by_circle.ipp>
+#endif

@@ -33,7 +33,7 @@ public:
         return message_queue_list_;
     }
 
-    /// The configured queues, verbatim; the arguments are ignored (consumer.md §3.4.4).
+    /// The configured queues, verbatim; the arguments are ignored (docs/policies/allocate.md).
     [[nodiscard]] std::vector<MessageQueue> allocate(std::string_view /*group*/,
                                                      std::string_view /*current_cid*/,
                                                      std::span<const MessageQueue> /*mq_all*/,

@@ -10,18 +10,13 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
-#include <fmt/format.h>
-#include <range/v3/range/conversion.hpp>
-#include <range/v3/view/filter.hpp>
-
+#include <rmq/config.hpp>
 #include <rmq/error.hpp>
 #include <rmq/message_queue.hpp>
 
 #include <rmq/detail/allocate_check.hpp>
-#include <rmq/detail/util/md5.hpp>
 
 namespace rmq {
 
@@ -36,12 +31,7 @@ public:
 
     /// @param virtual_node_count points per consumer on the ring (Java's virtualNodeCnt); negative →
     /// InvalidArgument. Zero leaves the ring empty, so nobody gets a queue (as in Java).
-    explicit AllocateConsistentHash(int virtual_node_count = default_virtual_node_count)
-        : virtual_node_count_(virtual_node_count) {
-        if (virtual_node_count < 0) {
-            throw InvalidArgument(fmt::format("illegal virtualNodeCnt :{}", virtual_node_count));
-        }
-    }
+    explicit AllocateConsistentHash(int virtual_node_count = default_virtual_node_count);
 
     /// Java's strategy name.
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "CONSISTENT_HASH"; }
@@ -49,52 +39,25 @@ public:
     /// Points per consumer on the ring.
     [[nodiscard]] int virtual_node_count() const noexcept { return virtual_node_count_; }
 
-    /// The queues of `mq_all` whose ring owner is `current_cid`, in `mq_all` order (consumer.md §3.4.3).
+    /// The queues of `mq_all` whose ring owner is `current_cid`, in `mq_all` order
+    /// (docs/policies/allocate.md).
     [[nodiscard]] std::vector<MessageQueue> allocate(std::string_view /*group*/,
                                                      std::string_view current_cid,
                                                      std::span<const MessageQueue> mq_all,
-                                                     std::span<const std::string> cid_all) const {
-        if (!detail::check_allocate_args(current_cid, mq_all, cid_all)) {
-            return {};
-        }
-        const auto ring = build_ring(cid_all);
-        if (ring.empty()) {
-            return {};
-        }
-        const auto owned = [&](const MessageQueue& mq) {
-            auto it = ring.lower_bound(detail::md5_prefix32(fmt::format("{}", mq)));
-            if (it == ring.end()) {
-                it = ring.begin();
-            }
-            return *it->second == current_cid;
-        };
-        return mq_all | ranges::views::filter(owned) | ranges::to<std::vector<MessageQueue>>();
-    }
+                                                     std::span<const std::string> cid_all) const;
 
 private:
     // hash → the client id owning that point. Built like ConsistentHashRouter: consumers in cid_all order, a
     // later point overwrites an earlier one with the same hash, and a client id listed twice continues its
     // replica numbering from the points it still holds.
     [[nodiscard]] std::map<std::uint32_t, const std::string*>
-    build_ring(std::span<const std::string> cid_all) const {
-        std::map<std::uint32_t, const std::string*> ring;
-        std::unordered_map<std::string_view, int> points_held;
-        for (const auto& cid : cid_all) {
-            const int existing = points_held[cid];
-            for (int i = 0; i < virtual_node_count_; ++i) {
-                const auto hash = detail::md5_prefix32(fmt::format("{}-{}", cid, i + existing));
-                const auto [it, inserted] = ring.try_emplace(hash, &cid);
-                if (!inserted) {
-                    --points_held[*it->second];
-                    it->second = &cid;
-                }
-                ++points_held[cid];
-            }
-        }
-        return ring;
-    }
+    build_ring(std::span<const std::string> cid_all) const;
 
     int virtual_node_count_;
 };
 
 }  // namespace rmq
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/allocate/impl/consistent_hash.ipp>
+#endif

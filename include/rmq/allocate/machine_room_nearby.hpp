@@ -77,7 +77,7 @@ public:
     /// The room resolver.
     [[nodiscard]] const Resolver& resolver() const noexcept { return resolver_; }
 
-    /// `current_cid`'s queues, nearby rooms first (consumer.md §3.4.6).
+    /// `current_cid`'s queues, nearby rooms first (docs/policies/allocate.md).
     [[nodiscard]] std::vector<MessageQueue> allocate(std::string_view group,
                                                      std::string_view current_cid,
                                                      std::span<const MessageQueue> mq_all,

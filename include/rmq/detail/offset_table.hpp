@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include <rmq/config.hpp>
 #include <rmq/message_queue.hpp>
 
 namespace rmq::detail {
@@ -44,28 +45,10 @@ public:
     ~OffsetTable() = default;
 
     /// Java's updateOffset: put-if-absent, else raise (increase_only) or set; a frozen entry ignores updates.
-    void update(const MessageQueue& mq, std::int64_t offset, bool increase_only) {
-        {
-            const std::shared_lock lock(mutex_);
-            if (auto it = table_.find(mq); it != table_.end()) {
-                apply(it->second, offset, increase_only);
-                return;
-            }
-        }
-        const std::unique_lock lock(mutex_);
-        auto [it, inserted] = table_.try_emplace(mq, offset);
-        if (!inserted) {
-            apply(it->second, offset, increase_only);  // another thread created it meanwhile
-        }
-    }
+    void update(const MessageQueue& mq, std::int64_t offset, bool increase_only);
 
     /// 5.x updateAndFreezeOffset: set the value and ignore later updates until the entry is removed.
-    void update_and_freeze(const MessageQueue& mq, std::int64_t offset) {
-        const std::unique_lock lock(mutex_);
-        auto [it, inserted] = table_.try_emplace(mq, offset);
-        it->second.value.store(offset, std::memory_order_relaxed);
-        it->second.frozen = true;
-    }
+    void update_and_freeze(const MessageQueue& mq, std::int64_t offset);
 
     /// The entry's value, nullopt when absent.
     [[nodiscard]] std::optional<std::int64_t> get(const MessageQueue& mq) const {
@@ -83,27 +66,10 @@ public:
     }
 
     /// A copy of every entry, or of those of `topic` when it is not empty (Java's cloneOffsetTable).
-    [[nodiscard]] std::map<MessageQueue, std::int64_t> snapshot(std::string_view topic = {}) const {
-        std::map<MessageQueue, std::int64_t> out;
-        const std::shared_lock lock(mutex_);
-        for (const auto& [mq, entry] : table_) {
-            if (topic.empty() || mq.topic == topic) {
-                out.emplace_hint(out.end(), mq, entry.value.load(std::memory_order_relaxed));
-            }
-        }
-        return out;
-    }
+    [[nodiscard]] std::map<MessageQueue, std::int64_t> snapshot(std::string_view topic = {}) const;
 
     /// Removes the given queues (after a remote persist_all found them unused).
-    void remove_all(std::span<const MessageQueue> mqs) {
-        if (mqs.empty()) {
-            return;
-        }
-        const std::unique_lock lock(mutex_);
-        for (const auto& mq : mqs) {
-            table_.erase(mq);
-        }
-    }
+    void remove_all(std::span<const MessageQueue> mqs);
 
 private:
     struct Entry {
@@ -137,3 +103,7 @@ inline bool contains_queue(std::span<const MessageQueue> mqs, const MessageQueue
 }
 
 }  // namespace rmq::detail
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/detail/impl/offset_table.ipp>
+#endif

@@ -6,8 +6,6 @@
 /// can take over each other's file.
 
 #include <cstdint>
-#include <cstdlib>
-#include <exception>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -17,11 +15,9 @@
 #include <string>
 #include <string_view>
 
-#include <fmt/format.h>
-
 #include <rmq/concepts/offset_store_policy.hpp>
+#include <rmq/config.hpp>
 #include <rmq/consume_context.hpp>
-#include <rmq/error.hpp>
 #include <rmq/message_queue.hpp>
 
 #include <rmq/detail/offset_file.hpp>
@@ -32,19 +28,13 @@ namespace rmq {
 namespace detail {
 /// `$RMQ_OFFSET_STORE_DIR` (rmq's stand-in for Java's rocketmq.client.localOffsetStoreDir property), else
 /// `$HOME/.rocketmq_offsets` (Java's `${user.home}/.rocketmq_offsets`).
-inline std::string default_offset_store_dir() {
-    if (const char* dir = std::getenv("RMQ_OFFSET_STORE_DIR"); dir != nullptr && *dir != '\0') {
-        return dir;
-    }
-    const char* home = std::getenv("HOME");
-    return fmt::format("{}/.rocketmq_offsets", home != nullptr ? home : ".");
-}
+std::string default_offset_store_dir();
 }  // namespace detail
 
-/// File-backed offset store (consumer.md §7.4–7.5) with 4.9.8+ semantics: persist_all merges into the file
-/// (entries of other queues survive), persist(mq) writes one entry, remove_offset forgets memory only.
-/// Writes are durable (tmp + fsync + rename) and keep the previous good file as `offsets.json.bak`; reads
-/// fall back to the .bak. Thread-safe.
+/// File-backed offset store (docs/policies/offset_store.md) with 4.9.8+ semantics: persist_all merges into
+/// the file (entries of other queues survive), persist(mq) writes one entry, remove_offset forgets memory
+/// only. Writes are durable (tmp + fsync + rename) and keep the previous good file as `offsets.json.bak`;
+/// reads fall back to the .bak. Thread-safe.
 class LocalFileOffsetStore {
 public:
     /// Root directory of offset files; read at load().
@@ -55,13 +45,7 @@ public:
 
     /// Reads the file (or its .bak) into memory. Throws rmq::Error when both are unreadable, which aborts the
     /// consumer's start rather than silently restarting from ConsumeFromWhere.
-    void load(const OffsetStoreContext& ctx) {
-        path_ = std::filesystem::path(store_dir) / ctx.client_id / ctx.group / "offsets.json";
-        const std::lock_guard lock(*file_mutex_);
-        for (const auto& [mq, offset] : detail::read_offset_file(path_)) {
-            table_.update(mq, offset, false);
-        }
-    }
+    void load(const OffsetStoreContext& ctx);
 
     /// The offsets file this store uses (empty before load()).
     [[nodiscard]] const std::filesystem::path& file_path() const noexcept { return path_; }
@@ -78,32 +62,7 @@ public:
 
     /// Java's readOffset: memory (-1 when absent), or the file's entry (stored in memory); -1 when the file
     /// has no entry for `mq` or cannot be read.
-    [[nodiscard]] std::int64_t read_offset(const MessageQueue& mq, ReadOffsetType type) {
-        if (type != ReadOffsetType::ReadFromStore) {
-            if (auto v = table_.get(mq)) {
-                return *v;
-            }
-            if (type == ReadOffsetType::ReadFromMemory) {
-                return -1;
-            }
-        }
-        if (path_.empty()) {
-            return -1;
-        }
-        try {
-            std::map<MessageQueue, std::int64_t> file;
-            {
-                const std::lock_guard lock(*file_mutex_);
-                file = detail::read_offset_file(path_);
-            }
-            if (auto it = file.find(mq); it != file.end()) {
-                table_.update(mq, it->second, false);
-                return it->second;
-            }
-        } catch (const std::exception&) {
-        }
-        return -1;
-    }
+    [[nodiscard]] std::int64_t read_offset(const MessageQueue& mq, ReadOffsetType type);
 
     /// Writes the queue's in-memory offset into the file (other entries kept), if there is one.
     void persist(const MessageQueue& mq) {
@@ -114,18 +73,7 @@ public:
 
     /// Java's persistAll (4.9.8+): merges the in-memory offsets of the queues in `mqs` into the file. An
     /// empty `mqs` does nothing; when the current file cannot be read nothing is written.
-    void persist_all(std::span<const MessageQueue> mqs) {
-        if (mqs.empty()) {
-            return;
-        }
-        std::map<MessageQueue, std::int64_t> updates;
-        for (const auto& [mq, offset] : table_.snapshot()) {
-            if (detail::contains_queue(mqs, mq)) {
-                updates.emplace(mq, offset);
-            }
-        }
-        write_merged(updates);
-    }
+    void persist_all(std::span<const MessageQueue> mqs);
 
     /// Forgets the queue's in-memory offset (the file keeps it; Java 4.9.8).
     void remove_offset(const MessageQueue& mq) { table_.remove(mq); }
@@ -139,23 +87,7 @@ public:
     }
 
 private:
-    void write_merged(const std::map<MessageQueue, std::int64_t>& updates) {
-        if (path_.empty()) {
-            return;
-        }
-        const std::lock_guard lock(*file_mutex_);
-        try {
-            auto file = detail::read_offset_file(path_);
-            for (const auto& [mq, offset] : updates) {
-                file.insert_or_assign(mq, offset);
-            }
-            detail::write_offset_file(path_, file);
-        } catch (const std::exception& e) {
-            if (on_persist_error) {
-                on_persist_error(e.what());
-            }
-        }
-    }
+    void write_merged(const std::map<MessageQueue, std::int64_t>& updates);
 
     std::filesystem::path path_;
     std::unique_ptr<std::mutex> file_mutex_ = std::make_unique<std::mutex>();  // keeps the store movable
@@ -163,3 +95,7 @@ private:
 };
 
 }  // namespace rmq
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/offset_store/impl/local_file.ipp>
+#endif

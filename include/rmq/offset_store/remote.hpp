@@ -7,7 +7,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -15,9 +14,9 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include <rmq/concepts/offset_store_policy.hpp>
+#include <rmq/config.hpp>
 #include <rmq/consume_context.hpp>
 #include <rmq/error.hpp>
 #include <rmq/message_queue.hpp>
@@ -27,10 +26,10 @@
 
 namespace rmq {
 
-/// Broker-backed offset store (consumer.md §7.1–7.3). Thread-safe. Reads from the store follow RocketMQ 5.x:
-/// QUERY_NOT_FOUND (nullopt, or rmq::BrokerError with that code) → -1, any other failure → -2. (4.9.8 mapped
-/// every broker error to -1, which makes a consumer with LastOffset jump to the queue's end on a transient
-/// broker error; 5.x's -2 makes it retry instead.)
+/// Broker-backed offset store (docs/policies/offset_store.md). Thread-safe. Reads from the store follow
+/// RocketMQ 5.x: QUERY_NOT_FOUND (nullopt, or rmq::BrokerError with that code) → -1, any other failure → -2.
+/// (4.9.8 mapped every broker error to -1, which makes a consumer with LastOffset jump to the queue's end on
+/// a transient broker error; 5.x's -2 makes it retry instead.)
 class RemoteOffsetStore {
 public:
     /// Called with the queue and the reason when a oneway update could not be sent (Java logs it).
@@ -51,31 +50,7 @@ public:
     }
 
     /// Java's readOffset: memory (-1 when absent), or the broker's committed offset, stored in memory.
-    [[nodiscard]] std::int64_t read_offset(const MessageQueue& mq, ReadOffsetType type) {
-        if (type != ReadOffsetType::ReadFromStore) {
-            if (auto v = table_.get(mq)) {
-                return *v;
-            }
-            if (type == ReadOffsetType::ReadFromMemory) {
-                return -1;
-            }
-        }
-        if (!ctx_.query_broker) {
-            return -2;  // not started: no way to reach the broker
-        }
-        try {
-            const std::optional<std::int64_t> offset = ctx_.query_broker(mq);
-            if (!offset) {
-                return -1;
-            }
-            table_.update(mq, *offset, false);
-            return *offset;
-        } catch (const BrokerError& e) {
-            return e.code() == response_code::query_not_found ? -1 : -2;
-        } catch (const std::exception&) {
-            return -2;
-        }
-    }
+    [[nodiscard]] std::int64_t read_offset(const MessageQueue& mq, ReadOffsetType type);
 
     /// Sends the queue's in-memory offset to its broker (oneway), if there is one.
     void persist(const MessageQueue& mq) {
@@ -86,20 +61,7 @@ public:
 
     /// Java's persistAll: sends every in-memory offset of a queue in `mqs` (even unchanged ones) and drops
     /// the entries of queues not in `mqs` (no longer owned). An empty `mqs` does nothing.
-    void persist_all(std::span<const MessageQueue> mqs) {
-        if (mqs.empty()) {
-            return;
-        }
-        std::vector<MessageQueue> unused;
-        for (const auto& [mq, offset] : table_.snapshot()) {
-            if (detail::contains_queue(mqs, mq)) {
-                send(mq, offset);
-            } else {
-                unused.push_back(mq);
-            }
-        }
-        table_.remove_all(unused);
-    }
+    void persist_all(std::span<const MessageQueue> mqs);
 
     /// Forgets the queue's offset.
     void remove_offset(const MessageQueue& mq) { table_.remove(mq); }
@@ -113,21 +75,14 @@ public:
     }
 
 private:
-    void send(const MessageQueue& mq, std::int64_t offset) {
-        if (!ctx_.update_broker) {
-            return;
-        }
-        try {
-            ctx_.update_broker(mq, offset);
-        } catch (const std::exception& e) {
-            if (on_persist_error) {
-                on_persist_error(mq, e.what());
-            }
-        }
-    }
+    void send(const MessageQueue& mq, std::int64_t offset);
 
     OffsetStoreContext ctx_;
     detail::OffsetTable table_;
 };
 
 }  // namespace rmq
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/offset_store/impl/remote.ipp>
+#endif
