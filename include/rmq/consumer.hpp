@@ -32,7 +32,7 @@
 #include <rmq/transport/in_process.hpp>
 
 #include <rmq/detail/consumer/core.hpp>
-#include <rmq/detail/consumer_log.hpp>
+#include <rmq/detail/util/log.hpp>
 
 namespace rmq {
 

@@ -29,7 +29,7 @@
 #include <rmq/error.hpp>
 #include <rmq/message.hpp>
 
-#include <rmq/detail/adaptive_shared_mutex.hpp>
+#include <rmq/detail/util/adaptive_shared_mutex.hpp>
 
 namespace rmq {
 

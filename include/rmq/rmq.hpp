@@ -16,6 +16,7 @@
 #include <rmq/concepts/transport.hpp>
 #include <rmq/config.hpp>
 #include <rmq/consume_context.hpp>
+#include <rmq/consume_hooks.hpp>
 #include <rmq/consumer.hpp>
 #include <rmq/consumer_config.hpp>
 #include <rmq/error.hpp>
@@ -26,12 +27,18 @@
 #include <rmq/offset_store/memory.hpp>
 #include <rmq/offset_store/remote.hpp>
 #include <rmq/order/concurrently.hpp>
+#include <rmq/order/host.hpp>
 #include <rmq/order/orderly.hpp>
 #include <rmq/process_queue.hpp>
 #include <rmq/producer.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/remoting/acl.hpp>
 #include <rmq/remoting/bodies.hpp>
+#include <rmq/remoting/bodies/consumer_list.hpp>
+#include <rmq/remoting/bodies/heartbeat_data.hpp>
+#include <rmq/remoting/bodies/lock_batch.hpp>
+#include <rmq/remoting/bodies/reset_offset.hpp>
+#include <rmq/remoting/bodies/topic_route_data.hpp>
 #include <rmq/remoting/codec_error.hpp>
 #include <rmq/remoting/command.hpp>
 #include <rmq/remoting/compression.hpp>
@@ -44,5 +51,6 @@
 #include <rmq/transport/broker_config.hpp>
 #include <rmq/transport/in_process.hpp>
 #include <rmq/transport/remoting.hpp>
+#include <rmq/transport/remoting_config.hpp>
 #include <rmq/unique_id.hpp>
 #include <rmq/version.hpp>

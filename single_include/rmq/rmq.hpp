@@ -19,13 +19,55 @@
 /// rmq::AllocateAveragely: contiguous blocks of queues per consumer (Java's AllocateMessageQueueAveragely,
 /// "AVG").
 
-#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+
+// ---- begin rmq/config.hpp ----
+
+/// @file config.hpp
+/// Macros every rmq header uses. Only things a policy cannot express live here.
+
+
+// ---- begin rmq/version.hpp ----
+
+/// @file version.hpp
+/// rmq's version; CMake reads it from here so there is one source of truth.
+
+#define RMQ_VERSION_MAJOR 0
+#define RMQ_VERSION_MINOR 1
+#define RMQ_VERSION_PATCH 0
+// ---- end rmq/version.hpp ----
+
+/// Empty policies are held as members; this keeps them from costing a byte (MSVC ignores the standard
+/// attribute and needs its own spelling).
+#if defined(_MSC_VER) && !defined(__clang__)
+#    define RMQ_NO_UNIQUE_ADDRESS [[msvc::no_unique_address]]
+#else
+#    define RMQ_NO_UNIQUE_ADDRESS [[no_unique_address]]
+#endif
+
+/// Header-only (the default) or separate compilation, the way Asio offers both: define
+/// RMQ_SEPARATE_COMPILATION in every translation unit and include <rmq/src.hpp> in exactly one; the
+/// non-template code (codecs, the embedded broker, the connection layer, ...) is then compiled once, there.
+///
+/// Non-template functions are declared in headers and defined in `impl/*.ipp` files marked `RMQ_DECL`;
+/// a header includes its .ipp files at its end inside `#if RMQ_INCLUDE_IMPL`.
+#if defined(RMQ_SEPARATE_COMPILATION)
+#    define RMQ_DECL
+#    if defined(RMQ_SOURCE)  // set by <rmq/src.hpp>
+#        define RMQ_INCLUDE_IMPL 1
+#    else
+#        define RMQ_INCLUDE_IMPL 0
+#    endif
+#else
+#    define RMQ_DECL inline
+#    define RMQ_INCLUDE_IMPL 1
+#endif
+// ---- end rmq/config.hpp ----
 
 // ---- begin rmq/message_queue.hpp ----
 
@@ -150,13 +192,12 @@ struct fmt::formatter<rmq::MessageQueue> : fmt::formatter<std::string_view> {
 // ---- end rmq/message_queue.hpp ----
 
 
-// ---- begin rmq/detail/allocate_check.hpp ----
+// ---- begin rmq/detail/allocate/check.hpp ----
 
-/// @file detail/allocate_check.hpp
+/// @file detail/allocate/check.hpp
 /// The argument check every stock allocation strategy except AllocateByConfig runs first
 /// (Java's AbstractAllocateMessageQueueStrategy.check).
 
-#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -222,27 +263,13 @@ namespace rmq::detail {
 /// Throws rmq::InvalidArgument with Java's messages, in Java's order (empty current id, then empty mq_all,
 /// then empty cid_all); returns the first position of `current_cid` in `cid_all` (Java's indexOf), or nullopt
 /// when it is absent, which the strategies answer with an empty allocation.
-inline std::optional<std::size_t> check_allocate_args(std::string_view current_cid,
-                                                      std::span<const MessageQueue> mq_all,
-                                                      std::span<const std::string> cid_all) {
-    if (current_cid.empty()) {
-        throw InvalidArgument("currentCID is empty");
-    }
-    if (mq_all.empty()) {
-        throw InvalidArgument("mqAll is null or mqAll empty");
-    }
-    if (cid_all.empty()) {
-        throw InvalidArgument("cidAll is null or cidAll empty");
-    }
-    const auto it = std::find(cid_all.begin(), cid_all.end(), current_cid);
-    if (it == cid_all.end()) {
-        return std::nullopt;
-    }
-    return static_cast<std::size_t>(it - cid_all.begin());
-}
+std::optional<std::size_t> check_allocate_args(std::string_view current_cid,
+                                               std::span<const MessageQueue> mq_all,
+                                               std::span<const std::string> cid_all);
 
 }  // namespace rmq::detail
-// ---- end rmq/detail/allocate_check.hpp ----
+
+// ---- end rmq/detail/allocate/check.hpp ----
 
 namespace rmq {
 
@@ -254,30 +281,15 @@ struct AllocateAveragely {
     /// Java's strategy name.
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "AVG"; }
 
-    /// The block of `mq_all` owned by `current_cid` (consumer.md §3.4.1).
+    /// The block of `mq_all` owned by `current_cid` (docs/policies/allocate.md).
     [[nodiscard]] std::vector<MessageQueue> allocate(std::string_view /*group*/,
                                                      std::string_view current_cid,
                                                      std::span<const MessageQueue> mq_all,
-                                                     std::span<const std::string> cid_all) const {
-        const auto index = detail::check_allocate_args(current_cid, mq_all, cid_all);
-        if (!index) {
-            return {};
-        }
-        const std::size_t n = mq_all.size();
-        const std::size_t c = cid_all.size();
-        const std::size_t mod = n % c;
-        const bool gets_extra = mod > 0 && *index < mod;
-        const std::size_t avg = n <= c ? 1 : (gets_extra ? n / c + 1 : n / c);
-        const std::size_t start = gets_extra ? *index * avg : *index * avg + mod;
-        if (start >= n) {
-            return {};
-        }
-        const auto block = mq_all.subspan(start, std::min(avg, n - start));
-        return {block.begin(), block.end()};
-    }
+                                                     std::span<const std::string> cid_all) const;
 };
 
 }  // namespace rmq
+
 // ---- end rmq/allocate/averagely.hpp ----
 
 // ---- begin rmq/allocate/averagely_by_circle.hpp ----
@@ -292,10 +304,6 @@ struct AllocateAveragely {
 #include <string_view>
 #include <vector>
 
-#include <range/v3/range/conversion.hpp>
-#include <range/v3/view/drop.hpp>
-#include <range/v3/view/stride.hpp>
-
 
 
 namespace rmq {
@@ -306,22 +314,15 @@ struct AllocateAveragelyByCircle {
     /// Java's strategy name.
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "AVG_BY_CIRCLE"; }
 
-    /// Every C-th queue of `mq_all`, starting at the position of `current_cid` (consumer.md §3.4.2).
+    /// Every C-th queue of `mq_all`, starting at the position of `current_cid` (docs/policies/allocate.md).
     [[nodiscard]] std::vector<MessageQueue> allocate(std::string_view /*group*/,
                                                      std::string_view current_cid,
                                                      std::span<const MessageQueue> mq_all,
-                                                     std::span<const std::string> cid_all) const {
-        const auto index = detail::check_allocate_args(current_cid, mq_all, cid_all);
-        if (!index) {
-            return {};
-        }
-        return mq_all | ranges::views::drop(static_cast<std::ptrdiff_t>(*index)) |
-               ranges::views::stride(static_cast<std::ptrdiff_t>(cid_all.size())) |
-               ranges::to<std::vector<MessageQueue>>();
-    }
+                                                     std::span<const std::string> cid_all) const;
 };
 
 }  // namespace rmq
+
 // ---- end rmq/allocate/averagely_by_circle.hpp ----
 
 // ---- begin rmq/allocate/by_config.hpp ----
@@ -358,7 +359,7 @@ public:
         return message_queue_list_;
     }
 
-    /// The configured queues, verbatim; the arguments are ignored (consumer.md §3.4.4).
+    /// The configured queues, verbatim; the arguments are ignored (docs/policies/allocate.md).
     [[nodiscard]] std::vector<MessageQueue> allocate(std::string_view /*group*/,
                                                      std::string_view /*current_cid*/,
                                                      std::span<const MessageQueue> /*mq_all*/,
@@ -388,9 +389,6 @@ private:
 #include <utility>
 #include <vector>
 
-#include <range/v3/range/conversion.hpp>
-#include <range/v3/view/filter.hpp>
-
 
 
 namespace rmq {
@@ -399,23 +397,7 @@ namespace detail {
 
 /// The pieces of Java's `s.split("@")`: split at every '@', then drop trailing empty pieces (leading and
 /// inner empty pieces stay).
-inline std::vector<std::string_view> java_split_at(std::string_view s) {
-    std::vector<std::string_view> pieces;
-    if (s.empty()) {
-        pieces.emplace_back();  // no match: Java returns the input itself
-        return pieces;
-    }
-    std::size_t from = 0;
-    for (std::size_t at = s.find('@'); at != std::string_view::npos; at = s.find('@', from)) {
-        pieces.push_back(s.substr(from, at - from));
-        from = at + 1;
-    }
-    pieces.push_back(s.substr(from));
-    while (!pieces.empty() && pieces.back().empty()) {
-        pieces.pop_back();
-    }
-    return pieces;
-}
+std::vector<std::string_view> java_split_at(std::string_view s);
 
 }  // namespace detail
 
@@ -441,37 +423,18 @@ public:
     /// The configured machine rooms.
     [[nodiscard]] const RoomSet& consumeridcs() const noexcept { return consumeridcs_; }
 
-    /// `current_cid`'s share of the queues in the configured rooms (consumer.md §3.4.5).
+    /// `current_cid`'s share of the queues in the configured rooms (docs/policies/allocate.md).
     [[nodiscard]] std::vector<MessageQueue> allocate(std::string_view /*group*/,
                                                      std::string_view current_cid,
                                                      std::span<const MessageQueue> mq_all,
-                                                     std::span<const std::string> cid_all) const {
-        const auto index = detail::check_allocate_args(current_cid, mq_all, cid_all);
-        if (!index) {
-            return {};
-        }
-        const auto in_my_rooms = [this](const MessageQueue& mq) {
-            const auto pieces = detail::java_split_at(mq.broker_name);
-            return pieces.size() == 2 && consumeridcs_.contains(pieces[0]);
-        };
-        const auto pre =
-            mq_all | ranges::views::filter(in_my_rooms) | ranges::to<std::vector<MessageQueue>>();
-        const std::size_t c = cid_all.size();
-        const std::size_t quota = pre.size() / c;
-        const std::size_t rem = pre.size() % c;
-        std::vector<MessageQueue> result(pre.begin() + static_cast<std::ptrdiff_t>(*index * quota),
-                                         pre.begin() + static_cast<std::ptrdiff_t>((*index + 1) * quota));
-        if (rem > *index) {
-            result.push_back(pre[*index + quota * c]);
-        }
-        return result;
-    }
+                                                     std::span<const std::string> cid_all) const;
 
 private:
     RoomSet consumeridcs_;
 };
 
 }  // namespace rmq
+
 // ---- end rmq/allocate/by_machine_room.hpp ----
 
 // ---- begin rmq/allocate/consistent_hash.hpp ----
@@ -486,50 +449,9 @@ private:
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
-#include <fmt/format.h>
-#include <range/v3/range/conversion.hpp>
-#include <range/v3/view/filter.hpp>
 
-
-
-// ---- begin rmq/detail/md5.hpp ----
-
-/// @file detail/md5.hpp
-/// MD5 through OpenSSL's EVP interface (the MD5() shortcut is deprecated in OpenSSL 3).
-
-#include <array>
-#include <cstdint>
-#include <string_view>
-
-#include <openssl/evp.h>
-
-
-namespace rmq::detail {
-
-/// MD5 digest of `bytes`.
-inline std::array<unsigned char, 16> md5(std::string_view bytes) {
-    std::array<unsigned char, 16> digest{};
-    unsigned int size = 0;
-    if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &size, EVP_md5(), nullptr) != 1 ||
-        size != digest.size()) {
-        throw Error("EVP_Digest(MD5) failed");
-    }
-    return digest;
-}
-
-/// RocketMQ's consistent-hash function (ConsistentHashRouter.MD5Hash): the first 4 bytes of MD5(key) as an
-/// unsigned big-endian 32-bit value. Java hashes `key.getBytes()`; rmq strings are already UTF-8.
-inline std::uint32_t md5_prefix32(std::string_view key) {
-    const auto d = md5(key);
-    return (std::uint32_t{d[0]} << 24) | (std::uint32_t{d[1]} << 16) | (std::uint32_t{d[2]} << 8) |
-           std::uint32_t{d[3]};
-}
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/md5.hpp ----
 
 namespace rmq {
 
@@ -544,12 +466,7 @@ public:
 
     /// @param virtual_node_count points per consumer on the ring (Java's virtualNodeCnt); negative →
     /// InvalidArgument. Zero leaves the ring empty, so nobody gets a queue (as in Java).
-    explicit AllocateConsistentHash(int virtual_node_count = default_virtual_node_count)
-        : virtual_node_count_(virtual_node_count) {
-        if (virtual_node_count < 0) {
-            throw InvalidArgument(fmt::format("illegal virtualNodeCnt :{}", virtual_node_count));
-        }
-    }
+    explicit AllocateConsistentHash(int virtual_node_count = default_virtual_node_count);
 
     /// Java's strategy name.
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "CONSISTENT_HASH"; }
@@ -557,55 +474,25 @@ public:
     /// Points per consumer on the ring.
     [[nodiscard]] int virtual_node_count() const noexcept { return virtual_node_count_; }
 
-    /// The queues of `mq_all` whose ring owner is `current_cid`, in `mq_all` order (consumer.md §3.4.3).
+    /// The queues of `mq_all` whose ring owner is `current_cid`, in `mq_all` order
+    /// (docs/policies/allocate.md).
     [[nodiscard]] std::vector<MessageQueue> allocate(std::string_view /*group*/,
                                                      std::string_view current_cid,
                                                      std::span<const MessageQueue> mq_all,
-                                                     std::span<const std::string> cid_all) const {
-        if (!detail::check_allocate_args(current_cid, mq_all, cid_all)) {
-            return {};
-        }
-        const auto ring = build_ring(cid_all);
-        if (ring.empty()) {
-            return {};
-        }
-        const auto owned = [&](const MessageQueue& mq) {
-            auto it = ring.lower_bound(detail::md5_prefix32(fmt::format("{}", mq)));
-            if (it == ring.end()) {
-                it = ring.begin();
-            }
-            return *it->second == current_cid;
-        };
-        return mq_all | ranges::views::filter(owned) | ranges::to<std::vector<MessageQueue>>();
-    }
+                                                     std::span<const std::string> cid_all) const;
 
 private:
     // hash → the client id owning that point. Built like ConsistentHashRouter: consumers in cid_all order, a
     // later point overwrites an earlier one with the same hash, and a client id listed twice continues its
     // replica numbering from the points it still holds.
     [[nodiscard]] std::map<std::uint32_t, const std::string*>
-    build_ring(std::span<const std::string> cid_all) const {
-        std::map<std::uint32_t, const std::string*> ring;
-        std::unordered_map<std::string_view, int> points_held;
-        for (const auto& cid : cid_all) {
-            const int existing = points_held[cid];
-            for (int i = 0; i < virtual_node_count_; ++i) {
-                const auto hash = detail::md5_prefix32(fmt::format("{}-{}", cid, i + existing));
-                const auto [it, inserted] = ring.try_emplace(hash, &cid);
-                if (!inserted) {
-                    --points_held[*it->second];
-                    it->second = &cid;
-                }
-                ++points_held[cid];
-            }
-        }
-        return ring;
-    }
+    build_ring(std::span<const std::string> cid_all) const;
 
     int virtual_node_count_;
 };
 
 }  // namespace rmq
+
 // ---- end rmq/allocate/consistent_hash.hpp ----
 
 // ---- begin rmq/allocate/machine_room_nearby.hpp ----
@@ -655,10 +542,10 @@ concept HasAllocate = requires(const P& p,
 
 /// An allocation strategy (Java's AllocateMessageQueueStrategy). The consumer copies it in, calls it from its
 /// rebalance thread with the topic's queues and the group's client ids, both sorted the Java way
-/// (consumer.md §3.3), and owns exactly the returned queues. Contract beyond the signature: the result
-/// depends only on the arguments (every consumer of the group computes the same split independently), a
-/// client id not in `cid_all` gets nothing, and rmq::InvalidArgument thrown from `allocate` keeps the
-/// previous assignment. An optional `name()` gives the strategy's Java name (e.g. "AVG").
+/// (MessageQueue's order; client ids as strings), and owns exactly the returned queues. Contract beyond the
+/// signature: the result depends only on the arguments (every consumer of the group computes the same split
+/// independently), a client id not in `cid_all` gets nothing, and rmq::InvalidArgument thrown from `allocate`
+/// keeps the previous assignment. An optional `name()` gives the strategy's Java name (e.g. "AVG").
 ///
 /// Valid:
 /// @code
@@ -685,32 +572,22 @@ concept HasAllocate = requires(const P& p,
 template <class P>
 concept AllocatePolicy = HasAllocate<P> && std::copy_constructible<P>;
 
+/// Optional, for sticky strategies: `allocate(group, current_cid, mq_all, cid_all, previous) const` with
+/// `previous` the queues of the topic this member owns now (sorted), returning the same as the four-argument
+/// form. The consumer calls this overload when the policy has it; a sticky policy still models
+/// rmq::AllocatePolicy, so it also works where no history exists.
+template <class P>
+concept StickyAllocatePolicy = AllocatePolicy<P> && requires(const P& p,
+                                                             std::string_view group,
+                                                             std::string_view current_cid,
+                                                             std::span<const MessageQueue> mq_all,
+                                                             std::span<const std::string> cid_all,
+                                                             std::span<const MessageQueue> previous) {
+    { p.allocate(group, current_cid, mq_all, cid_all, previous) } -> std::same_as<std::vector<MessageQueue>>;
+};
+
 }  // namespace rmq
 // ---- end rmq/concepts/allocate_policy.hpp ----
-
-// ---- begin rmq/config.hpp ----
-
-/// @file config.hpp
-/// Macros every rmq header uses. Only things a policy cannot express live here.
-
-
-// ---- begin rmq/version.hpp ----
-
-/// @file version.hpp
-/// rmq's version; CMake reads it from here so there is one source of truth.
-
-#define RMQ_VERSION_MAJOR 0
-#define RMQ_VERSION_MINOR 1
-#define RMQ_VERSION_PATCH 0
-// ---- end rmq/version.hpp ----
-
-/// Empty policies are held as members; this keeps them from costing a byte.
-#if defined(_MSC_VER) && !defined(__clang__)
-#    define RMQ_NO_UNIQUE_ADDRESS [[msvc::no_unique_address]]
-#else
-#    define RMQ_NO_UNIQUE_ADDRESS [[no_unique_address]]
-#endif
-// ---- end rmq/config.hpp ----
 
 
 namespace rmq {
@@ -768,7 +645,7 @@ public:
     /// The room resolver.
     [[nodiscard]] const Resolver& resolver() const noexcept { return resolver_; }
 
-    /// `current_cid`'s queues, nearby rooms first (consumer.md §3.4.6).
+    /// `current_cid`'s queues, nearby rooms first (docs/policies/allocate.md).
     [[nodiscard]] std::vector<MessageQueue> allocate(std::string_view group,
                                                      std::string_view current_cid,
                                                      std::span<const MessageQueue> mq_all,
@@ -832,6 +709,7 @@ private:
 #include <mutex>
 #include <vector>
 
+
 namespace rmq {
 
 /// Milliseconds, the unit of every RocketMQ interval.
@@ -861,15 +739,9 @@ public:
 /// The real clocks.
 class SystemClock final : public Clock {
 public:
-    [[nodiscard]] std::int64_t steady_millis() const override {
-        return std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now().time_since_epoch())
-            .count();
-    }
+    [[nodiscard]] std::int64_t steady_millis() const override;
 
-    [[nodiscard]] std::int64_t wall_millis() const override {
-        return std::chrono::duration_cast<Millis>(std::chrono::system_clock::now().time_since_epoch())
-            .count();
-    }
+    [[nodiscard]] std::int64_t wall_millis() const override;
 };
 
 /// A clock that only moves when told to; listeners (the broker's expiry checks) run after each advance.
@@ -890,30 +762,11 @@ public:
     }
 
     /// Moves time forward and runs every listener (outside the clock's lock).
-    void advance(Millis by) {
-        std::vector<std::function<void()>> to_call;
-        {
-            const std::lock_guard lock(mutex_);
-            steady_ += by.count();
-            for (const auto& entry : listeners_) {
-                to_call.push_back(entry.second);
-            }
-        }
-        for (const auto& f : to_call) {
-            f();
-        }
-    }
+    void advance(Millis by);
 
-    std::uint64_t add_listener(std::function<void()> on_advance) override {
-        const std::lock_guard lock(mutex_);
-        listeners_.emplace_back(++next_id_, std::move(on_advance));
-        return next_id_;
-    }
+    std::uint64_t add_listener(std::function<void()> on_advance) override;
 
-    void remove_listener(std::uint64_t id) override {
-        const std::lock_guard lock(mutex_);
-        std::erase_if(listeners_, [id](const auto& e) { return e.first == id; });
-    }
+    void remove_listener(std::uint64_t id) override;
 
     [[nodiscard]] bool is_manual() const noexcept override { return true; }
 
@@ -926,12 +779,10 @@ private:
 };
 
 /// The process-wide system clock, shared by default.
-inline std::shared_ptr<Clock> system_clock() {
-    static const auto clock = std::make_shared<SystemClock>();
-    return clock;
-}
+std::shared_ptr<Clock> system_clock();
 
 }  // namespace rmq
+
 // ---- end rmq/clock.hpp ----
 
 // ---- begin rmq/concepts/offset_store_policy.hpp ----
@@ -1101,11 +952,12 @@ concept HasOffsetTable = requires(const P& p) {
     { p.offset_table() } -> std::same_as<std::map<MessageQueue, std::int64_t>>;
 };
 
-/// Where consume progress lives (Java's OffsetStore, consumer.md §7). The Consumer default-constructs or
-/// moves the store in, calls load() once at start, update_offset() from consume threads, persist_all() from
-/// its scheduler every persist_consumer_offset_interval and at shutdown, and persist()+remove_offset() when a
-/// queue leaves. Every member must be thread-safe. read_offset returns Java's values: the offset, -1 when
-/// there is none, -2 when the store could not be read (the consumer then retries later instead of guessing).
+/// Where consume progress lives (Java's OffsetStore; docs/policies/offset_store.md). The Consumer
+/// default-constructs or moves the store in, calls load() once at start, update_offset() from consume
+/// threads, persist_all() from its scheduler every persist_consumer_offset_interval and at shutdown, and
+/// persist()+remove_offset() when a queue leaves. Every member must be thread-safe. read_offset returns
+/// Java's values: the offset, -1 when there is none, -2 when the store could not be read (the consumer then
+/// retries later instead of guessing).
 ///
 /// Valid:
 /// @code
@@ -1134,14 +986,18 @@ concept OffsetStorePolicy =
 /// @file concepts/order_policy.hpp
 /// The OrderPolicy concept: how a push consumer hands cached messages to its listener and turns the
 /// listener's answer into offsets, retries and queue locks (Java's ConsumeMessageService). rmq::Concurrently
-/// and rmq::Orderly model it; docs/policies/order.md describes the host interface a policy's Service sees.
+/// and rmq::Orderly model it; a policy's Service sees the consumer only through rmq::OrderHost
+/// (order/host.hpp), and docs/policies/order.md shows a complete custom policy.
 
 #include <concepts>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 
 // ---- begin rmq/message.hpp ----
@@ -1158,6 +1014,7 @@ concept OffsetStorePolicy =
 #include <string>
 #include <string_view>
 #include <utility>
+
 
 namespace rmq {
 
@@ -1188,38 +1045,11 @@ inline constexpr char property_separator = '\x02';
 }  // namespace property
 
 /// Java's MessageDecoder.messageProperties2String: `name\1value\2...` without the trailing `\2`.
-inline std::string encode_properties(const std::map<std::string, std::string>& props) {
-    std::string out;
-    for (const auto& [name, value] : props) {
-        out.append(name);
-        out.push_back(property::name_value_separator);
-        out.append(value);
-        out.push_back(property::property_separator);
-    }
-    if (!out.empty()) {
-        out.pop_back();
-    }
-    return out;
-}
+std::string encode_properties(const std::map<std::string, std::string>& props);
 
 /// Java's MessageDecoder.string2messageProperties: an entry is `name\1value` split at the first `\1`; entries
 /// without a separator, with an empty name or with an empty value are skipped; a later duplicate name wins.
-inline std::map<std::string, std::string> decode_properties(std::string_view text) {
-    std::map<std::string, std::string> out;
-    while (!text.empty()) {
-        const std::size_t end = text.find(property::property_separator);
-        const std::string_view entry = text.substr(0, end);
-        if (const std::size_t sep = entry.find(property::name_value_separator);
-            sep != std::string_view::npos && sep > 0 && sep + 1 < entry.size()) {
-            out.insert_or_assign(std::string(entry.substr(0, sep)), std::string(entry.substr(sep + 1)));
-        }
-        if (end == std::string_view::npos) {
-            break;
-        }
-        text.remove_prefix(end + 1);
-    }
-    return out;
-}
+std::map<std::string, std::string> decode_properties(std::string_view text);
 
 /// A message as a producer builds it (Java's Message): topic, flag, properties and body.
 class Message {
@@ -1239,16 +1069,7 @@ public:
         : Message(std::move(topic), tags, std::string_view{}, std::move(body)) {}
 
     /// Java's `Message(topic, tags, keys, body)`; empty tags/keys set no property. Body is text or bytes.
-    Message(std::string topic, std::string_view tags, std::string_view keys, std::string body)
-        : topic_(std::move(topic))
-        , body_(std::move(body)) {
-        if (!tags.empty()) {
-            set_property(property::tags, tags);
-        }
-        if (!keys.empty()) {
-            set_property(property::keys, keys);
-        }
-    }
+    Message(std::string topic, std::string_view tags, std::string_view keys, std::string body);
 
     /// Same, with a binary body.
     Message(std::string topic, std::string_view tags, std::string_view keys, std::span<const std::byte> body)
@@ -1287,17 +1108,7 @@ public:
     void set_keys(std::string_view keys) { set_property(property::keys, keys); }
 
     /// Property `DELAY` as a number (0 when absent or malformed).
-    [[nodiscard]] std::int32_t delay_time_level() const noexcept {
-        const auto v = property_view(property::delay_time_level);
-        std::int32_t level = 0;
-        for (const char c : v) {
-            if (c < '0' || c > '9') {
-                return 0;
-            }
-            level = level * 10 + (c - '0');
-        }
-        return level;
-    }
+    [[nodiscard]] std::int32_t delay_time_level() const noexcept;
 
     void set_delay_time_level(std::int32_t level) {
         set_property(property::delay_time_level, std::to_string(level));
@@ -1462,69 +1273,61 @@ private:
 };
 
 }  // namespace rmq
+
 // ---- end rmq/message.hpp ----
+
+// ---- begin rmq/order/host.hpp ----
+
+/// @file order/host.hpp
+/// rmq::OrderHost<Order>: the part of a consumer that an order policy's Service sees. The consumer does the
+/// shared work (pulling, rebalancing, offsets, send-back, broker locks, the consume pool, the event loop,
+/// stats); the Service decides only how cached messages reach the listener and what its answer does. The
+/// stock policies (rmq::Concurrently, rmq::Orderly) use nothing else, so a user's policy can do what they do.
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+// ---- begin rmq/consume_hooks.hpp ----
+
+/// @file consume_hooks.hpp
+/// rmq::ConsumeHooks: callbacks around each listener call (Java's ConsumeMessageHook).
+
+#include <functional>
+#include <span>
+
 
 namespace rmq {
 
-/// The listener vocabulary: `P::Context` (what the listener gets besides its messages), `P::Status` (what it
-/// answers), `P::Listener` (the stored callable, `std::function<std::optional<Status>(std::span<const
-/// MessageExt>, Context&)>`, nullopt meaning "no status", Java's null) and `P::listener_signature`, the text
-/// a wrong listener's diagnostic quotes.
-template <class P>
-concept HasListenerVocabulary =
-    requires {
-        typename P::Context;
-        typename P::Status;
-        typename P::Listener;
-        { P::listener_signature } -> std::convertible_to<std::string_view>;
-    } &&
-    std::is_same_v<
-        typename P::Listener,
-        std::function<std::optional<typename P::Status>(std::span<const MessageExt>, typename P::Context&)>>;
-
-/// The host-facing traits: `P::requires_queue_lock` (clustering queues need the broker lock before they are
-/// pulled and while consumed, Java's isOrder), `P::span_flow_control` (pulls pause on a wide offset span,
-/// Java's consumeConcurrentlyMaxSpan) and `P::unlimited_retries_by_default` (max_reconsume_times -1 means
-/// INT32_MAX rather than 16).
-template <class P>
-concept HasOrderTraits = requires {
-    { P::requires_queue_lock } -> std::convertible_to<bool>;
-    { P::span_flow_control } -> std::convertible_to<bool>;
-    { P::unlimited_retries_by_default } -> std::convertible_to<bool>;
+/// Optional callbacks around each listener call (Java's ConsumeMessageHook): `before(mq, msgs)` and
+/// `after(mq, msgs, success)`. They run on the consume thread; exceptions they throw are logged and ignored.
+struct ConsumeHooks {
+    std::function<void(const MessageQueue&, std::span<const MessageExt>)> before;
+    std::function<void(const MessageQueue&, std::span<const MessageExt>, bool)> after;
 };
 
-/// An order policy. Besides the vocabulary and traits it provides `template <class Host> class Service`, the
-/// dispatcher the Consumer instantiates with its internal host (constructed from `Host&`; members `start()`,
-/// `on_pulled(mq, pq, std::vector<MessageExt>)`, `release_queue(mq, pq) -> bool`, `stop()`, `after_drain()`);
-/// the Service is checked when the Consumer is instantiated, because the host type is internal.
-///
-/// Valid: rmq::Concurrently, rmq::Orderly. Invalid: a type without `Listener` (the diagnostic names
-/// HasListenerVocabulary).
-template <class P>
-concept OrderPolicy = HasListenerVocabulary<P> && HasOrderTraits<P>;
-
-/// Whether `F` can serve as a listener of policy `P`: callable with `(std::span<const MessageExt>,
-/// P::Context&)` and returning `P::Status` or `std::optional<P::Status>`.
-template <class F, class P>
-concept ListenerFor =
-    OrderPolicy<P> &&
-    (std::is_invocable_r_v<typename P::Status, F&, std::span<const MessageExt>, typename P::Context&> ||
-     std::is_invocable_r_v<std::optional<typename P::Status>,
-                           F&,
-                           std::span<const MessageExt>,
-                           typename P::Context&>);
-
 }  // namespace rmq
-// ---- end rmq/concepts/order_policy.hpp ----
+// ---- end rmq/consume_hooks.hpp ----
 
-// ---- begin rmq/concepts/transport.hpp ----
+// ---- begin rmq/consumer_config.hpp ----
 
-/// @file concepts/transport.hpp
-/// The Transport concept: every conversation a client has with brokers, named after RocketMQ's request codes.
+/// @file consumer_config.hpp
+/// rmq::ConsumerConfig: every DefaultMQPushConsumer / ClientConfig setting (docs/configuration.md) under the
+/// snake_case of its Java name with Java's default, Java's checkConfig, the client id rule and rmq's own
+/// intervals.
 
-#include <concepts>
 #include <cstdint>
-#include <memory>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -1556,8 +1359,6 @@ concept ListenerFor =
 #include <string>
 #include <string_view>
 
-#include <fmt/format.h>
-
 
 namespace rmq {
 
@@ -1570,20 +1371,7 @@ inline constexpr std::string_view expression_type_sql92 = "SQL92";
 
 /// Java's String.hashCode of a tag: computed over its UTF-16 code units, so the broker's consume-queue filter
 /// agrees with what a Java producer stored.
-inline std::int32_t tag_hash(std::string_view utf8_tag) noexcept {
-    std::uint32_t h = 0;
-    std::size_t i = 0;
-    while (i < utf8_tag.size()) {
-        const std::uint32_t cp = detail::next_code_point(utf8_tag, i);
-        if (cp >= 0x10000) {
-            h = h * 31 + (0xD800 + ((cp - 0x10000) >> 10));
-            h = h * 31 + (0xDC00 + ((cp - 0x10000) & 0x3FF));
-        } else {
-            h = h * 31 + cp;
-        }
-    }
-    return static_cast<std::int32_t>(h);
-}
+std::int32_t tag_hash(std::string_view utf8_tag) noexcept;
 
 /// What a consumer subscribed to on one topic (Java's SubscriptionData).
 struct SubscriptionData {
@@ -1622,88 +1410,20 @@ struct SubscriptionData {
 
 namespace detail {
 /// Java's String.trim: strips characters <= U+0020 at both ends.
-inline std::string_view java_trim(std::string_view s) noexcept {
-    while (!s.empty() && static_cast<unsigned char>(s.front()) <= 0x20) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && static_cast<unsigned char>(s.back()) <= 0x20) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
+std::string_view java_trim(std::string_view s) noexcept;
 }  // namespace detail
 
 /// FilterAPI.buildSubscriptionData: `*` or empty subscribes to all; otherwise tags separated by `||`.
 /// Throws rmq::InvalidArgument when the expression yields no part at all (e.g. `"||"`).
-inline SubscriptionData parse_subscription(std::string_view topic, std::string_view expression) {
-    SubscriptionData data;
-    data.topic = std::string(topic);
-    if (expression.empty() || expression == sub_all) {
-        data.sub_string = std::string(sub_all);
-        return data;
-    }
-    data.sub_string = std::string(expression);
-    // Java's String.split("\\|\\|") keeps leading empty parts and drops trailing ones; only "nothing at all
-    // after dropping" is an error.
-    std::size_t parts = 0;
-    std::size_t last_non_empty = 0;
-    {
-        std::string_view rest = expression;
-        std::size_t index = 0;
-        while (true) {
-            const std::size_t pos = rest.find("||");
-            const std::string_view part = rest.substr(0, pos);
-            ++index;
-            if (!part.empty()) {
-                last_non_empty = index;
-            }
-            if (pos == std::string_view::npos) {
-                break;
-            }
-            rest.remove_prefix(pos + 2);
-        }
-        parts = last_non_empty;
-    }
-    if (parts == 0) {
-        throw InvalidArgument(fmt::format("subString split error: subscription expression \"{}\" of topic {} "
-                                          "contains no tag",
-                                          expression,
-                                          topic));
-    }
-    std::string_view rest = expression;
-    while (true) {
-        const std::size_t pos = rest.find("||");
-        const std::string_view tag = detail::java_trim(rest.substr(0, pos));
-        if (!tag.empty()) {
-            data.tags_set.emplace(tag);
-            data.code_set.insert(tag_hash(tag));
-        }
-        if (pos == std::string_view::npos) {
-            break;
-        }
-        rest.remove_prefix(pos + 2);
-    }
-    return data;
-}
+SubscriptionData parse_subscription(std::string_view topic, std::string_view expression);
 
 /// FilterAPI.build(topic, expression, type): `TAG` (or empty type) as parse_subscription, otherwise (`SQL92`)
 /// the expression is kept whole. Throws rmq::InvalidArgument for an empty non-TAG expression.
-inline SubscriptionData
-parse_subscription(std::string_view topic, std::string_view expression, std::string_view type) {
-    if (type.empty() || type == expression_type_tag) {
-        return parse_subscription(topic, expression);
-    }
-    if (expression.empty()) {
-        throw InvalidArgument(fmt::format("Expression can't be null! {}", type));
-    }
-    SubscriptionData data;
-    data.topic = std::string(topic);
-    data.sub_string = std::string(expression);
-    data.expression_type = std::string(type);
-    return data;
-}
+SubscriptionData
+parse_subscription(std::string_view topic, std::string_view expression, std::string_view type);
 
 }  // namespace rmq
+
 // ---- end rmq/subscription.hpp ----
 
 namespace rmq {
@@ -1724,15 +1444,23 @@ enum class ConsumeFromWhere {
     Timestamp,
 };
 
-/// RocketMQ response codes (ResponseCode / RemotingSysResponseCode) that rmq produces or handles.
+/// RocketMQ response codes (ResponseCode / RemotingSysResponseCode of the 4.9/5.x remoting layer and
+/// brokers): the ones rmq produces or handles, one list for every transport and the wire format.
 namespace response_code {
 inline constexpr int success = 0;
 inline constexpr int system_error = 1;
 inline constexpr int system_busy = 2;
 inline constexpr int request_code_not_supported = 3;
+inline constexpr int transaction_failed = 4;
+inline constexpr int flush_disk_timeout = 10;
+inline constexpr int slave_not_available = 11;
+inline constexpr int flush_slave_timeout = 12;
 inline constexpr int message_illegal = 13;
+inline constexpr int service_not_available = 14;
+inline constexpr int version_not_supported = 15;
 inline constexpr int no_permission = 16;
 inline constexpr int topic_not_exist = 17;
+inline constexpr int topic_exist_already = 18;
 inline constexpr int pull_not_found = 19;
 inline constexpr int pull_retry_immediately = 20;
 inline constexpr int pull_offset_moved = 21;
@@ -1741,7 +1469,24 @@ inline constexpr int subscription_parse_failed = 23;
 inline constexpr int subscription_not_exist = 24;
 inline constexpr int subscription_not_latest = 25;
 inline constexpr int subscription_group_not_exist = 26;
+inline constexpr int filter_data_not_exist = 27;
+inline constexpr int filter_data_not_latest = 28;
+/// 5.x only.
+inline constexpr int invalid_parameter = 29;
+inline constexpr int transaction_should_commit = 200;
+inline constexpr int transaction_should_rollback = 201;
+inline constexpr int transaction_state_unknow = 202;
+inline constexpr int transaction_state_group_wrong = 203;
+inline constexpr int no_buyer_id = 204;
+inline constexpr int not_in_current_unit = 205;
+inline constexpr int consumer_not_online = 206;
+inline constexpr int consume_msg_timeout = 207;
+inline constexpr int no_message = 208;
 inline constexpr int flow_control = 215;
+inline constexpr int not_leader_for_queue = 501;
+inline constexpr int illegal_operation = 604;
+/// 5.3 servers shutting down gracefully (only to requests with version > 475).
+inline constexpr int go_away = 1500;
 }  // namespace response_code
 
 /// Java's PullStatus.
@@ -1901,125 +1646,6 @@ struct TopicRoute {
 }  // namespace rmq
 // ---- end rmq/protocol.hpp ----
 
-namespace rmq {
-
-/// Route look-up (GET_ROUTEINFO_BY_TOPIC): `topic_route(topic) -> TopicRoute`, throws rmq::BrokerError
-/// (response_code::topic_not_exist) for an unknown topic.
-template <class T>
-concept HasTopicRoute = requires(T& t, const std::string& topic) {
-    { t.topic_route(topic) } -> std::same_as<TopicRoute>;
-};
-
-/// Group membership: `heartbeat(HeartbeatData)`, `unregister_client(client_id, producer_group,
-/// consumer_group)`, `consumer_id_list(topic, group) -> std::vector<std::string>` and
-/// `set_notification_handler(NotificationHandler)` for NOTIFY_CONSUMER_IDS_CHANGED.
-template <class T>
-concept HasMembership =
-    requires(T& t, const HeartbeatData& hb, const std::string& s, NotificationHandler handler) {
-        t.heartbeat(hb);
-        t.unregister_client(s, s, s);
-        { t.consumer_id_list(s, s) } -> std::same_as<std::vector<std::string>>;
-        t.set_notification_handler(std::move(handler));
-    };
-
-/// Asynchronous pull (PULL_MESSAGE): `pull(PullArgs, PullCallback)`; the callback may run on any thread.
-template <class T>
-concept HasPull = requires(T& t, const PullArgs& args, PullCallback cb) { t.pull(args, std::move(cb)); };
-
-/// Optional: `pull(PullArgs, PullCallback, PostToCaller post)`. A pull whose answer is at hand when it is
-/// made completes through `post`, on the caller's own loop, instead of on a transport thread: a consumer then
-/// pays no thread hand-over for a pull that finds messages at once (the embedded broker's common case).
-/// Answers that come later (long polling) still arrive on any thread. Consumers use it when the transport has
-/// it.
-template <class T>
-concept HasPullPostingToCaller = requires(T& t, const PullArgs& args, PullCallback cb, PostToCaller post) {
-    t.pull(args, std::move(cb), std::move(post));
-};
-
-/// Offsets: `query_consumer_offset(group, mq) -> std::optional<std::int64_t>` (nullopt = none stored),
-/// `update_consumer_offset(group, mq, offset)`, `min_offset(mq)`, `max_offset(mq)`,
-/// `search_offset(mq, timestamp_millis)`.
-template <class T>
-concept HasOffsets = requires(T& t, const std::string& group, const MessageQueue& mq, std::int64_t v) {
-    { t.query_consumer_offset(group, mq) } -> std::same_as<std::optional<std::int64_t>>;
-    t.update_consumer_offset(group, mq, v);
-    { t.min_offset(mq) } -> std::same_as<std::int64_t>;
-    { t.max_offset(mq) } -> std::same_as<std::int64_t>;
-    { t.search_offset(mq, v) } -> std::same_as<std::int64_t>;
-};
-
-/// Orderly queue locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ): `lock_batch(group, client_id, mqs)` returns the
-/// queues now locked by this client; `unlock_batch(group, client_id, mqs)`.
-template <class T>
-concept HasQueueLocks = requires(T& t, const std::string& s, const std::vector<MessageQueue>& mqs) {
-    { t.lock_batch(s, s, mqs) } -> std::same_as<std::vector<MessageQueue>>;
-    t.unlock_batch(s, s, mqs);
-};
-
-/// Sending (SEND_MESSAGE and CONSUMER_SEND_MSG_BACK): `send(Message, MessageQueue) -> SendResult` and
-/// `send_back(SendBackArgs)`; both throw rmq::Error on failure.
-template <class T>
-concept HasSend = requires(T& t, const Message& msg, const MessageQueue& mq, const SendBackArgs& back) {
-    { t.send(msg, mq) } -> std::same_as<SendResult>;
-    t.send_back(back);
-};
-
-/// The clock the transport's broker lives by: `clock() -> std::shared_ptr<Clock>`.
-template <class T>
-concept HasClock = requires(const T& t) {
-    { t.clock() } -> std::convertible_to<std::shared_ptr<Clock>>;
-};
-
-/// A connection to RocketMQ brokers as a client needs it. Thread-safe: every member may be called from any
-/// thread. Synchronous members throw rmq::Error (rmq::BrokerError carries the response code).
-///
-/// Valid: rmq::InProcessTransport, rmq::RemotingTransport. Invalid: a type without `pull` (the diagnostic
-/// names HasPull).
-template <class T>
-concept Transport = std::move_constructible<T> && HasTopicRoute<T> && HasMembership<T> && HasPull<T> &&
-                    HasOffsets<T> && HasQueueLocks<T> && HasSend<T> && HasClock<T>;
-
-}  // namespace rmq
-// ---- end rmq/concepts/transport.hpp ----
-
-// ---- begin rmq/consumer.hpp ----
-
-/// @file consumer.hpp
-/// rmq::Consumer<Order, Allocate, OffsetStore, Tr>: the policy-composed push consumer (Java's
-/// DefaultMQPushConsumer). See docs/semantics.md for the guarantees and docs/policies/ for each policy.
-
-#include <concepts>
-#include <memory>
-#include <optional>
-#include <span>
-#include <string>
-#include <string_view>
-#include <type_traits>
-#include <utility>
-#include <vector>
-
-
-// ---- begin rmq/consumer_config.hpp ----
-
-/// @file consumer_config.hpp
-/// rmq::ConsumerConfig: every DefaultMQPushConsumer / ClientConfig setting (consumer.md §1.7) under the
-/// snake_case of its Java name with Java's default, Java's checkConfig, the client id rule (§1.8) and rmq's
-/// own intervals.
-
-#include <atomic>
-#include <chrono>
-#include <cstdint>
-#include <cstring>
-#include <ctime>
-#include <limits>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
-#include <fmt/format.h>
-
-
 // ---- begin rmq/topic.hpp ----
 
 /// @file topic.hpp
@@ -2028,8 +1654,6 @@ concept Transport = std::move_constructible<T> && HasTopicRoute<T> && HasMembers
 #include <cstddef>
 #include <string>
 #include <string_view>
-
-#include <fmt/format.h>
 
 
 namespace rmq {
@@ -2052,14 +1676,10 @@ inline constexpr std::size_t topic_max_length = 127;
 inline constexpr std::size_t group_max_length = 255;
 
 /// `%RETRY%<group>` (MixAll.getRetryTopic).
-inline std::string retry_topic(std::string_view group) {
-    return fmt::format("{}{}", retry_group_topic_prefix, group);
-}
+std::string retry_topic(std::string_view group);
 
 /// `%DLQ%<group>` (MixAll.getDLQTopic).
-inline std::string dlq_topic(std::string_view group) {
-    return fmt::format("{}{}", dlq_group_topic_prefix, group);
-}
+std::string dlq_topic(std::string_view group);
 
 /// Whether a topic is a retry topic.
 inline bool is_retry_topic(std::string_view topic) noexcept {
@@ -2077,23 +1697,7 @@ inline bool is_name_char(char c) noexcept {
            c == '|' || c == '-' || c == '_';
 }
 
-inline void check_name(std::string_view what, std::string_view name, std::size_t max_length) {
-    if (name.empty()) {
-        throw InvalidArgument(fmt::format("the specified {} is blank", what));
-    }
-    if (name.size() > max_length) {
-        throw InvalidArgument(
-            fmt::format("the specified {} is longer than {} characters: {}", what, max_length, name));
-    }
-    for (const char c : name) {
-        if (!is_name_char(c)) {
-            throw InvalidArgument(fmt::format(
-                "the specified {} [{}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$",
-                what,
-                name));
-        }
-    }
-}
+void check_name(std::string_view what, std::string_view name, std::size_t max_length);
 }  // namespace detail
 
 /// Validators.checkTopic: not blank, at most 127 characters, only `%|a-zA-Z0-9_-`. Throws
@@ -2109,16 +1713,8 @@ inline void check_group(std::string_view group) {
 }
 
 }  // namespace rmq
-// ---- end rmq/topic.hpp ----
 
-#if defined(__unix__) || defined(__APPLE__)
-#    include <arpa/inet.h>
-#    include <ifaddrs.h>
-#    include <netinet/in.h>
-#    include <sys/socket.h>
-#    include <unistd.h>
-#    define RMQ_HAVE_GETIFADDRS 1
-#endif
+// ---- end rmq/topic.hpp ----
 
 namespace rmq {
 
@@ -2126,136 +1722,29 @@ namespace detail {
 
 /// Java's RemotingUtil.getLocalAddress for IPv4: the first non-loopback address that does not start with
 /// "127.0" or "192.168", else the last non-loopback one, else "127.0.0.1".
-inline std::string local_ipv4_address() {
-    std::vector<std::string> found;
-#if defined(RMQ_HAVE_GETIFADDRS)
-    ifaddrs* list = nullptr;
-    if (::getifaddrs(&list) == 0) {
-        for (const ifaddrs* it = list; it != nullptr; it = it->ifa_next) {
-            if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET) {
-                continue;
-            }
-            in_addr addr{};
-            std::memcpy(&addr, &reinterpret_cast<const sockaddr_in*>(it->ifa_addr)->sin_addr, sizeof addr);
-            if ((ntohl(addr.s_addr) >> 24) == 127) {
-                continue;  // loopback
-            }
-            char text[INET_ADDRSTRLEN] = {};
-            if (::inet_ntop(AF_INET, &addr, text, sizeof text) != nullptr) {
-                found.emplace_back(text);
-            }
-        }
-        ::freeifaddrs(list);
-    }
-#endif
-    for (const auto& ip : found) {
-        if (!ip.starts_with("127.0") && !ip.starts_with("192.168")) {
-            return ip;
-        }
-    }
-    return found.empty() ? std::string("127.0.0.1") : found.back();
-}
+std::string local_ipv4_address();
 
 /// The local address, computed once per process (interfaces rarely change and getifaddrs is not free).
-inline const std::string& cached_local_ipv4_address() {
-    static const std::string ip = local_ipv4_address();
-    return ip;
-}
+const std::string& cached_local_ipv4_address();
 
 /// A process id for instance names.
-inline long current_pid() noexcept {
-#if defined(RMQ_HAVE_GETIFADDRS)
-    return static_cast<long>(::getpid());
-#else
-    return 0;
-#endif
-}
+long current_pid() noexcept;
 
 /// Java's System.nanoTime() for instance names, made strictly increasing across the process so that two
 /// consumers created in the same nanosecond (or on a coarse clock) never share a client id.
-inline std::int64_t unique_nano_time() noexcept {
-    static std::atomic<std::int64_t> last{0};
-    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 std::chrono::steady_clock::now().time_since_epoch())
-                                 .count();
-    std::int64_t prev = last.load(std::memory_order_relaxed);
-    std::int64_t next = 0;
-    do {
-        next = now > prev ? now : prev + 1;
-    } while (!last.compare_exchange_weak(prev, next, std::memory_order_relaxed));
-    return next;
-}
+std::int64_t unique_nano_time() noexcept;
 
 /// Parses `yyyyMMddHHmmss` (exactly 14 ASCII digits) as local time the way Java's lenient SimpleDateFormat
 /// does (out-of-range fields roll over); nullopt when the text does not have that shape.
-inline std::optional<std::int64_t> parse_yyyymmddhhmmss(std::string_view text) {
-    if (text.size() != 14) {
-        return std::nullopt;
-    }
-    for (const char c : text) {
-        if (c < '0' || c > '9') {
-            return std::nullopt;
-        }
-    }
-    auto num = [&](std::size_t pos, std::size_t len) {
-        int v = 0;
-        for (std::size_t i = pos; i < pos + len; ++i) {
-            v = v * 10 + (text[i] - '0');
-        }
-        return v;
-    };
-    std::tm tm{};
-    tm.tm_year = num(0, 4) - 1900;
-    tm.tm_mon = num(4, 2) - 1;
-    tm.tm_mday = num(6, 2);
-    tm.tm_hour = num(8, 2);
-    tm.tm_min = num(10, 2);
-    tm.tm_sec = num(12, 2);
-    tm.tm_isdst = -1;
-    const std::time_t t = std::mktime(&tm);
-    if (t == static_cast<std::time_t>(-1)) {
-        return std::nullopt;
-    }
-    return static_cast<std::int64_t>(t) * 1000;
-}
+std::optional<std::int64_t> parse_yyyymmddhhmmss(std::string_view text);
 
 /// Formats wall milliseconds as local `yyyyMMddHHmmss` (Java's UtilAll.timeMillisToHumanString3).
-inline std::string format_yyyymmddhhmmss(std::int64_t wall_millis) {
-    const auto t = static_cast<std::time_t>(wall_millis / 1000);
-    std::tm tm{};
-#if defined(RMQ_HAVE_GETIFADDRS)
-    ::localtime_r(&t, &tm);
-#else
-    tm = *std::localtime(&t);
-#endif
-    return fmt::format("{:04}{:02}{:02}{:02}{:02}{:02}",
-                       tm.tm_year + 1900,
-                       tm.tm_mon + 1,
-                       tm.tm_mday,
-                       tm.tm_hour,
-                       tm.tm_min,
-                       tm.tm_sec);
-}
+std::string format_yyyymmddhhmmss(std::int64_t wall_millis);
 
-inline void check_range(std::string_view field,
-                        std::string_view java_name,
-                        std::int64_t value,
-                        std::int64_t lo,
-                        std::int64_t hi) {
-    if (value < lo || value > hi) {
-        throw InvalidArgument(
-            fmt::format("{} ({}) out of range [{}, {}]: {}", field, java_name, lo, hi, value));
-    }
-}
+void check_range(
+    std::string_view field, std::string_view java_name, std::int64_t value, std::int64_t lo, std::int64_t hi);
 
-inline void check_positive(std::string_view field, std::int64_t value) {
-    if (value <= 0) {
-        throw InvalidArgument(fmt::format("{} must be positive (range [1, {}]): {}",
-                                          field,
-                                          std::numeric_limits<std::int64_t>::max(),
-                                          value));
-    }
-}
+void check_positive(std::string_view field, std::int64_t value);
 
 }  // namespace detail
 
@@ -2369,110 +1858,7 @@ struct ConsumerConfig {
 
     /// Java's checkConfig (DefaultMQPushConsumerImpl) with the same ranges, plus checks of rmq's intervals.
     /// Throws rmq::InvalidArgument whose message names the field (rmq and Java name) and the allowed range.
-    void validate() const {
-        check_group(consumer_group);
-        if (consumer_group == default_consumer_group) {
-            throw InvalidArgument(
-                fmt::format("consumer_group (consumerGroup) can not equal {}, please specify another one.",
-                            default_consumer_group));
-        }
-        if (!consume_timestamp.empty() && !detail::parse_yyyymmddhhmmss(consume_timestamp)) {
-            throw InvalidArgument(fmt::format(
-                "consume_timestamp (consumeTimestamp) is invalid, the valid format is yyyyMMddHHmmss, but "
-                "received {}",
-                consume_timestamp));
-        }
-        detail::check_range("consume_thread_min", "consumeThreadMin", consume_thread_min, 1, 1000);
-        detail::check_range("consume_thread_max", "consumeThreadMax", consume_thread_max, 1, 1000);
-        if (consume_thread_min > consume_thread_max) {
-            throw InvalidArgument(
-                fmt::format("consume_thread_min (consumeThreadMin) ({}) is larger than consume_thread_max "
-                            "(consumeThreadMax) ({})",
-                            consume_thread_min,
-                            consume_thread_max));
-        }
-        detail::check_range("consume_concurrently_max_span",
-                            "consumeConcurrentlyMaxSpan",
-                            consume_concurrently_max_span,
-                            1,
-                            65535);
-        detail::check_range(
-            "pull_threshold_for_queue", "pullThresholdForQueue", pull_threshold_for_queue, 1, 65535);
-        if (pull_threshold_for_topic != -1) {
-            detail::check_range(
-                "pull_threshold_for_topic", "pullThresholdForTopic", pull_threshold_for_topic, 1, 6553500);
-        }
-        detail::check_range("pull_threshold_size_for_queue",
-                            "pullThresholdSizeForQueue",
-                            pull_threshold_size_for_queue,
-                            1,
-                            1024);
-        if (pull_threshold_size_for_topic != -1) {
-            detail::check_range("pull_threshold_size_for_topic",
-                                "pullThresholdSizeForTopic",
-                                pull_threshold_size_for_topic,
-                                1,
-                                102400);
-        }
-        detail::check_range("pull_interval", "pullInterval", pull_interval, 0, 65535);
-        detail::check_range("consume_message_batch_max_size",
-                            "consumeMessageBatchMaxSize",
-                            consume_message_batch_max_size,
-                            1,
-                            1024);
-        detail::check_range("pull_batch_size", "pullBatchSize", pull_batch_size, 1, 1024);
-        if (max_reconsume_times < -1) {
-            throw InvalidArgument(
-                fmt::format("max_reconsume_times (maxReconsumeTimes) out of range [-1, {}]: {}",
-                            std::numeric_limits<std::int32_t>::max(),
-                            max_reconsume_times));
-        }
-        if (await_termination_millis_when_shutdown < 0) {
-            throw InvalidArgument(fmt::format("await_termination_millis_when_shutdown "
-                                              "(awaitTerminationMillisWhenShutdown) out of range [0, {}]: {}",
-                                              std::numeric_limits<std::int64_t>::max(),
-                                              await_termination_millis_when_shutdown));
-        }
-        detail::check_positive("consume_timeout", consume_timeout);
-        detail::check_positive("poll_name_server_interval", poll_name_server_interval);
-        detail::check_positive("heartbeat_broker_interval", heartbeat_broker_interval);
-        detail::check_positive("persist_consumer_offset_interval", persist_consumer_offset_interval);
-        detail::check_positive("mq_client_api_timeout", mq_client_api_timeout);
-        detail::check_positive("rebalance_interval", rebalance_interval);
-        detail::check_positive("lock_renewal_interval", lock_renewal_interval);
-        detail::check_positive("consume_queue_capacity", consume_queue_capacity);
-        detail::check_range("pull_time_delay_mills_when_exception",
-                            "pullTimeDelayMillsWhenException",
-                            pull_time_delay_mills_when_exception,
-                            0,
-                            std::numeric_limits<std::int64_t>::max());
-        detail::check_range("pull_time_delay_mills_when_flow_control",
-                            "PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL",
-                            pull_time_delay_mills_when_flow_control,
-                            0,
-                            std::numeric_limits<std::int64_t>::max());
-        detail::check_range("pull_time_delay_mills_when_broker_flow_control",
-                            "PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL",
-                            pull_time_delay_mills_when_broker_flow_control,
-                            0,
-                            std::numeric_limits<std::int64_t>::max());
-        detail::check_range("pull_time_delay_mills_when_suspend",
-                            "PULL_TIME_DELAY_MILLS_WHEN_SUSPEND",
-                            pull_time_delay_mills_when_suspend,
-                            0,
-                            std::numeric_limits<std::int64_t>::max());
-        detail::check_range("broker_suspend_max_time_millis",
-                            "BROKER_SUSPEND_MAX_TIME_MILLIS",
-                            broker_suspend_max_time_millis,
-                            0,
-                            std::numeric_limits<std::int64_t>::max());
-        if (consumer_timeout_millis_when_suspend <= broker_suspend_max_time_millis) {
-            throw InvalidArgument(fmt::format("consumer_timeout_millis_when_suspend ({}) must be larger than "
-                                              "broker_suspend_max_time_millis ({})",
-                                              consumer_timeout_millis_when_suspend,
-                                              broker_suspend_max_time_millis));
-        }
-    }
+    void validate() const;
 
     /// The effective retry limit: max_reconsume_times, where -1 means 16 (concurrent) or INT32_MAX (orderly).
     [[nodiscard]] int max_reconsume_times_for(bool orderly) const noexcept {
@@ -2484,957 +1870,32 @@ struct ConsumerConfig {
 
     /// The instance name used in the client id: clustering consumers with "DEFAULT" get a fresh
     /// `<pid>#<nanotime>` on each call (Java's changeInstanceNameToPID), unique within the process.
-    [[nodiscard]] std::string effective_instance_name() const {
-        if (message_model == MessageModel::Clustering && instance_name == default_instance_name) {
-            return fmt::format("{}#{}", detail::current_pid(), detail::unique_nano_time());
-        }
-        return instance_name;
-    }
+    [[nodiscard]] std::string effective_instance_name() const;
 
     /// Java's buildMQClientId: `ip@instance[@unit][@STREAM]`. Clustering consumers with the default instance
     /// name get a new unique id on every call, so call it once at start and keep the result. Broadcasting
     /// consumers keep `ip@DEFAULT`, which keeps their local offset file path stable across restarts.
-    [[nodiscard]] std::string build_client_id() const {
-        std::string id = fmt::format("{}@{}",
-                                     client_ip.empty() ? detail::cached_local_ipv4_address() : client_ip,
-                                     effective_instance_name());
-        if (!unit_name.empty()) {
-            id += fmt::format("@{}", unit_name);
-        }
-        if (enable_stream_request_type) {
-            id += "@STREAM";
-        }
-        return id;
-    }
+    [[nodiscard]] std::string build_client_id() const;
 
     /// The consume_timestamp as wall milliseconds: "now − 30 min" when empty, else the local-time parse.
     /// Throws rmq::InvalidArgument when the text is malformed (validate() reports it earlier).
-    [[nodiscard]] std::int64_t consume_timestamp_millis(std::int64_t now_wall_millis) const {
-        if (consume_timestamp.empty()) {
-            return now_wall_millis - 30 * 60 * 1000;
-        }
-        if (auto t = detail::parse_yyyymmddhhmmss(consume_timestamp)) {
-            return *t;
-        }
-        throw InvalidArgument(fmt::format(
-            "consume_timestamp (consumeTimestamp) is invalid, the valid format is yyyyMMddHHmmss, but "
-            "received {}",
-            consume_timestamp));
-    }
+    [[nodiscard]] std::int64_t consume_timestamp_millis(std::int64_t now_wall_millis) const;
 
     /// NamespaceUtil.wrapNamespace: `<ns>%<resource>`, `%RETRY%<ns>%<group>`, `%DLQ%<ns>%<group>`; unchanged
     /// when no namespace is set, the resource is a system one (starts with "rmq_sys_" / "TBW102"...), or
     /// already wrapped.
-    [[nodiscard]] std::string with_namespace(std::string_view resource) const {
-        if (namespace_.empty() || resource.empty()) {
-            return std::string(resource);
-        }
-        if (resource == auto_create_topic_key_topic || resource.starts_with("rmq_sys_") ||
-            resource.starts_with("SCHEDULE_TOPIC_XXXX") || resource.starts_with("RMQ_SYS_")) {
-            return std::string(resource);
-        }
-        std::string_view prefix;
-        std::string_view rest = resource;
-        if (is_retry_topic(resource)) {
-            prefix = retry_group_topic_prefix;
-            rest.remove_prefix(retry_group_topic_prefix.size());
-        } else if (is_dlq_topic(resource)) {
-            prefix = dlq_group_topic_prefix;
-            rest.remove_prefix(dlq_group_topic_prefix.size());
-        }
-        if (rest.starts_with(namespace_) && rest.size() > namespace_.size() &&
-            rest[namespace_.size()] == '%') {
-            return std::string(resource);
-        }
-        return fmt::format("{}{}%{}", prefix, namespace_, rest);
-    }
+    [[nodiscard]] std::string with_namespace(std::string_view resource) const;
+
+private:
+    // The parts of validate(), called in this order (Java's checkConfig order of messages).
+    void validate_identity() const;
+    void validate_flow_control() const;
+    void validate_intervals() const;
 };
 
 }  // namespace rmq
+
 // ---- end rmq/consumer_config.hpp ----
-
-// ---- begin rmq/fwd.hpp ----
-
-/// @file fwd.hpp
-/// Forward declarations of rmq's policy-composed consumer, its default policies and the common aliases.
-/// Include <rmq/consumer.hpp> (or <rmq/rmq.hpp>) for the definitions.
-
-namespace rmq {
-
-struct Concurrently;
-struct Orderly;
-struct AllocateAveragely;
-class RemoteOffsetStore;
-class LocalFileOffsetStore;
-class InProcessTransport;
-
-/// The push consumer: `Consumer<OrderPolicy, AllocatePolicy, OffsetStorePolicy, Transport>`. The defaults
-/// give Java's DefaultMQPushConsumer with a concurrent listener on the embedded broker.
-template <class Order = Concurrently,
-          class Allocate = AllocateAveragely,
-          class OffsetStore = RemoteOffsetStore,
-          class Tr = InProcessTransport>
-class Consumer;
-
-/// Java's DefaultMQPushConsumer with a MessageListenerConcurrently: concurrent, averagely allocated, offsets
-/// kept by the broker.
-template <class Tr = InProcessTransport>
-using PushConsumer = Consumer<Concurrently, AllocateAveragely, RemoteOffsetStore, Tr>;
-
-/// Java's DefaultMQPushConsumer with a MessageListenerOrderly.
-template <class Tr = InProcessTransport>
-using OrderlyConsumer = Consumer<Orderly, AllocateAveragely, RemoteOffsetStore, Tr>;
-
-/// A BROADCASTING consumer: every member consumes every queue; offsets kept in a local file (set
-/// `message_model = rmq::MessageModel::Broadcasting` in its ConsumerConfig).
-template <class Tr = InProcessTransport>
-using BroadcastConsumer = Consumer<Concurrently, AllocateAveragely, LocalFileOffsetStore, Tr>;
-
-}  // namespace rmq
-// ---- end rmq/fwd.hpp ----
-
-// ---- begin rmq/offset_store/local_file.hpp ----
-
-/// @file offset_store/local_file.hpp
-/// rmq::LocalFileOffsetStore: Java's LocalFileOffsetStore, the broadcasting default. Every consumer keeps its
-/// own progress in `<store_dir>/<client_id>/<group>/offsets.json`, in Java's format, so rmq and Java clients
-/// can take over each other's file.
-
-#include <cstdint>
-#include <cstdlib>
-#include <exception>
-#include <filesystem>
-#include <functional>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <span>
-#include <string>
-#include <string_view>
-
-#include <fmt/format.h>
-
-
-
-// ---- begin rmq/detail/offset_file.hpp ----
-
-/// @file detail/offset_file.hpp
-/// The local offset file of broadcasting consumers (consumer.md §7.4–7.5): Java's fastjson form, where the
-/// keys of "offsetTable" are MessageQueue objects (not valid JSON), read tolerantly and written the same way
-/// so Java clients and rmq can share the file; plus the durable tmp/.bak write and the .bak fallback on read.
-
-#include <cerrno>
-#include <charconv>
-#include <cstdint>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <map>
-#include <optional>
-#include <sstream>
-#include <string>
-#include <string_view>
-#include <system_error>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
-
-#if defined(__unix__) || defined(__APPLE__)
-#    include <fcntl.h>
-#    include <unistd.h>
-#    define RMQ_HAVE_FSYNC 1
-#endif
-
-namespace rmq::detail {
-
-/// Tolerant reader of `{"offsetTable":{<key>:<number>,...}}` where a key is a MessageQueue object
-/// `{"brokerName":..,"queueId":..,"topic":..}` (fastjson, any field order and whitespace) or a JSON string
-/// holding such an object. Other top-level fields are skipped. Throws rmq::Error describing the first defect.
-class OffsetFileParser {
-public:
-    explicit OffsetFileParser(std::string_view text)
-        : s_(text) {}
-
-    std::map<MessageQueue, std::int64_t> parse() {
-        std::map<MessageQueue, std::int64_t> out;
-        expect('{');
-        if (!try_consume('}')) {
-            do {
-                const std::string key = parse_string_token();
-                expect(':');
-                if (key == "offsetTable") {
-                    parse_table(out);
-                } else {
-                    (void)balanced_value();
-                }
-            } while (try_consume(','));
-            expect('}');
-        }
-        skip_ws();
-        if (pos_ != s_.size()) {
-            fail("trailing characters after the top-level object");
-        }
-        return out;
-    }
-
-private:
-    [[noreturn]] void fail(std::string_view what) const {
-        throw Error(fmt::format("malformed offset file at byte {}: {}", pos_, what));
-    }
-
-    void skip_ws() {
-        while (pos_ < s_.size() &&
-               (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) {
-            ++pos_;
-        }
-    }
-
-    char peek() {
-        skip_ws();
-        if (pos_ >= s_.size()) {
-            fail("unexpected end of text");
-        }
-        return s_[pos_];
-    }
-
-    void expect(char c) {
-        if (peek() != c) {
-            fail(fmt::format("expected '{}' but found '{}'", c, s_[pos_]));
-        }
-        ++pos_;
-    }
-
-    bool try_consume(char c) {
-        skip_ws();
-        if (pos_ < s_.size() && s_[pos_] == c) {
-            ++pos_;
-            return true;
-        }
-        return false;
-    }
-
-    /// The raw text of a JSON string token at pos_, quotes included.
-    std::string_view string_token_raw() {
-        if (peek() != '"') {
-            fail("expected a string");
-        }
-        const std::size_t start = pos_++;
-        while (pos_ < s_.size() && s_[pos_] != '"') {
-            pos_ += s_[pos_] == '\\' ? 2 : 1;
-        }
-        if (pos_ >= s_.size()) {
-            fail("unterminated string");
-        }
-        ++pos_;
-        return s_.substr(start, pos_ - start);
-    }
-
-    std::string parse_string_token() {
-        const std::string_view raw = string_token_raw();
-        try {
-            return nlohmann::json::parse(raw).get<std::string>();
-        } catch (const nlohmann::json::exception& e) {
-            fail(fmt::format("bad string {}: {}", raw, e.what()));
-        }
-    }
-
-    /// The raw text of any value (object/array with nested strings, string, scalar), position after it.
-    std::string_view balanced_value() {
-        const char c = peek();
-        const std::size_t start = pos_;
-        if (c == '"') {
-            return string_token_raw();
-        }
-        if (c == '{' || c == '[') {
-            int depth = 0;
-            while (pos_ < s_.size()) {
-                const char d = s_[pos_];
-                if (d == '"') {
-                    (void)string_token_raw();
-                    continue;
-                }
-                ++pos_;
-                if (d == '{' || d == '[') {
-                    ++depth;
-                } else if (d == '}' || d == ']') {
-                    if (--depth == 0) {
-                        return s_.substr(start, pos_ - start);
-                    }
-                }
-            }
-            fail("unbalanced brackets");
-        }
-        while (pos_ < s_.size() && s_[pos_] != ',' && s_[pos_] != '}' && s_[pos_] != ']' && s_[pos_] != ' ' &&
-               s_[pos_] != '\t' && s_[pos_] != '\n' && s_[pos_] != '\r') {
-            ++pos_;
-        }
-        if (pos_ == start) {
-            fail("expected a value");
-        }
-        return s_.substr(start, pos_ - start);
-    }
-
-    MessageQueue parse_key() {
-        nlohmann::json key;
-        try {
-            if (peek() == '{') {
-                key = nlohmann::json::parse(balanced_value());
-            } else {
-                key = nlohmann::json::parse(parse_string_token());
-            }
-            if (!key.is_object() || !key.contains("topic") || !key.contains("brokerName") ||
-                !key.contains("queueId")) {
-                fail("a key lacks topic, brokerName or queueId");
-            }
-            return MessageQueue{key.at("topic").get<std::string>(),
-                                key.at("brokerName").get<std::string>(),
-                                key.at("queueId").get<std::int32_t>()};
-        } catch (const nlohmann::json::exception& e) {
-            fail(fmt::format("bad MessageQueue key: {}", e.what()));
-        }
-    }
-
-    std::int64_t parse_offset() {
-        skip_ws();
-        const std::string_view raw = balanced_value();
-        std::int64_t v = 0;
-        const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), v);
-        if (ec != std::errc{} || end != raw.data() + raw.size()) {
-            fail(fmt::format("offset '{}' is not an integer", raw));
-        }
-        return v;
-    }
-
-    void parse_table(std::map<MessageQueue, std::int64_t>& out) {
-        expect('{');
-        if (try_consume('}')) {
-            return;
-        }
-        do {
-            MessageQueue mq = parse_key();
-            expect(':');
-            out.insert_or_assign(std::move(mq), parse_offset());
-        } while (try_consume(','));
-        expect('}');
-    }
-
-    std::string_view s_;
-    std::size_t pos_ = 0;
-};
-
-/// Parses an offset file's text (see OffsetFileParser).
-inline std::map<MessageQueue, std::int64_t> parse_offset_file(std::string_view text) {
-    return OffsetFileParser(text).parse();
-}
-
-/// Writes the table exactly as Java's `OffsetSerializeWrapper.toJson(true)` (fastjson pretty format, tabs,
-/// MessageQueue keys with fields in alphabetical order), so a Java client can read rmq's file.
-inline std::string format_offset_file(const std::map<MessageQueue, std::int64_t>& table) {
-    if (table.empty()) {
-        return "{\n\t\"offsetTable\":{}\n}";
-    }
-    std::string out = "{\n\t\"offsetTable\":{";
-    bool first = true;
-    for (const auto& [mq, offset] : table) {
-        if (!first) {
-            out += ',';
-        }
-        first = false;
-        out +=
-            fmt::format("{{\n\t\t\t\"brokerName\":{},\n\t\t\t\"queueId\":{},\n\t\t\t\"topic\":{}\n\t\t}}:{}",
-                        nlohmann::json(mq.broker_name).dump(),
-                        mq.queue_id,
-                        nlohmann::json(mq.topic).dump(),
-                        offset);
-    }
-    out += "\n\t}\n}";
-    return out;
-}
-
-/// The whole file, nullopt when it does not exist; throws rmq::Error when it exists but cannot be read.
-inline std::optional<std::string> read_text_file(const std::filesystem::path& path) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-        return std::nullopt;
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw Error(fmt::format("cannot open offset file {}", path.string()));
-    }
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    if (in.bad()) {
-        throw Error(fmt::format("cannot read offset file {}", path.string()));
-    }
-    return std::move(buf).str();
-}
-
-inline bool is_blank(std::string_view s) noexcept {
-    return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
-
-/// Writes `text` to `path` and flushes it to disk (fsync) before returning.
-inline void write_file_synced(const std::filesystem::path& path, std::string_view text) {
-#if defined(RMQ_HAVE_FSYNC)
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        throw Error(fmt::format("cannot create {}: {}", path.string(), std::strerror(errno)));
-    }
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ::ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            const int err = errno;
-            ::close(fd);
-            throw Error(fmt::format("cannot write {}: {}", path.string(), std::strerror(err)));
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd) != 0) {
-        const int err = errno;
-        ::close(fd);
-        throw Error(fmt::format("cannot fsync {}: {}", path.string(), std::strerror(err)));
-    }
-    ::close(fd);
-#else
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.flush();
-    if (!out) {
-        throw Error(fmt::format("cannot write {}", path.string()));
-    }
-#endif
-}
-
-/// Makes renames in `dir` durable.
-inline void sync_directory(const std::filesystem::path& dir) noexcept {
-#if defined(RMQ_HAVE_FSYNC)
-    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        (void)::fsync(fd);
-        ::close(fd);
-    }
-#else
-    (void)dir;
-#endif
-}
-
-inline std::filesystem::path with_suffix(const std::filesystem::path& p, std::string_view suffix) {
-    return std::filesystem::path(p.string() + std::string(suffix));
-}
-
-inline void rename_file(const std::filesystem::path& from, const std::filesystem::path& to) {
-    std::error_code ec;
-    std::filesystem::rename(from, to, ec);
-    if (ec) {
-        throw Error(fmt::format("cannot rename {} to {}: {}", from.string(), to.string(), ec.message()));
-    }
-}
-
-/// Java's readLocalOffset + readLocalOffsetBak, stricter: the main file, or `.bak` when the main file is
-/// missing, empty or corrupt; empty when neither exists. A corrupt main file with a missing, empty or corrupt
-/// `.bak` throws rmq::Error naming both files (Java silently starts from nothing, which can skip messages).
-inline std::map<MessageQueue, std::int64_t> read_offset_file(const std::filesystem::path& path) {
-    const auto bak_path = with_suffix(path, ".bak");
-    std::string main_error;
-    if (const auto main = read_text_file(path); main && !is_blank(*main)) {
-        try {
-            return parse_offset_file(*main);
-        } catch (const Error& e) {
-            main_error = e.what();
-        }
-    }
-    const auto bak = read_text_file(bak_path);
-    if (!bak || is_blank(*bak)) {
-        if (!main_error.empty()) {
-            throw Error(fmt::format("offset file {} is corrupt ({}) and there is no backup {}",
-                                    path.string(),
-                                    main_error,
-                                    bak_path.string()));
-        }
-        return {};
-    }
-    try {
-        return parse_offset_file(*bak);
-    } catch (const Error& e) {
-        throw Error(
-            fmt::format("offset file {} is {} and its backup {} is corrupt ({})",
-                        path.string(),
-                        main_error.empty() ? std::string("missing") : fmt::format("corrupt ({})", main_error),
-                        bak_path.string(),
-                        e.what()));
-    }
-}
-
-/// Durable replace: write `<path>.tmp` and fsync it; if the current file parses, keep it as `<path>.bak`
-/// (itself written through `<path>.bak.tmp` + rename, so a good backup is never replaced by a bad one or
-/// half-written); rename `.tmp` over the file (atomic on POSIX); fsync the directory.
-inline void write_offset_file(const std::filesystem::path& path,
-                              const std::map<MessageQueue, std::int64_t>& table) {
-    std::error_code ec;
-    std::filesystem::create_directories(path.parent_path(), ec);
-    if (ec) {
-        throw Error(fmt::format("cannot create directory {}: {}", path.parent_path().string(), ec.message()));
-    }
-    const auto tmp = with_suffix(path, ".tmp");
-    write_file_synced(tmp, format_offset_file(table));
-    std::optional<std::string> current;
-    try {
-        current = read_text_file(path);
-    } catch (const Error&) {
-        current.reset();
-    }
-    if (current && !is_blank(*current)) {
-        bool good = true;
-        try {
-            (void)parse_offset_file(*current);
-        } catch (const Error&) {
-            good = false;
-        }
-        if (good) {
-            const auto bak = with_suffix(path, ".bak");
-            const auto bak_tmp = with_suffix(path, ".bak.tmp");
-            write_file_synced(bak_tmp, *current);
-            rename_file(bak_tmp, bak);
-        }
-    }
-    rename_file(tmp, path);
-    sync_directory(path.parent_path());
-}
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/offset_file.hpp ----
-
-// ---- begin rmq/detail/offset_table.hpp ----
-
-/// @file detail/offset_table.hpp
-/// The in-memory mq → offset table every offset store shares (Java's ConcurrentMap<MessageQueue, AtomicLong>,
-/// with 5.x's ControllableOffset freeze): consume threads update existing entries under a shared lock with a
-/// CAS, only new entries and removals take the exclusive lock.
-
-#include <algorithm>
-#include <atomic>
-#include <cstdint>
-#include <map>
-#include <mutex>
-#include <optional>
-#include <shared_mutex>
-#include <span>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-
-namespace rmq::detail {
-
-/// Thread-safe offset table. Movable (the move locks the source), so stores holding it stay movable.
-class OffsetTable {
-public:
-    OffsetTable() = default;
-
-    OffsetTable(OffsetTable&& other) noexcept {
-        const std::unique_lock lock(other.mutex_);
-        table_ = std::move(other.table_);
-    }
-
-    OffsetTable& operator=(OffsetTable&& other) noexcept {
-        if (this != &other) {
-            const std::scoped_lock lock(mutex_, other.mutex_);
-            table_ = std::move(other.table_);
-        }
-        return *this;
-    }
-
-    OffsetTable(const OffsetTable&) = delete;
-    OffsetTable& operator=(const OffsetTable&) = delete;
-    ~OffsetTable() = default;
-
-    /// Java's updateOffset: put-if-absent, else raise (increase_only) or set; a frozen entry ignores updates.
-    void update(const MessageQueue& mq, std::int64_t offset, bool increase_only) {
-        {
-            const std::shared_lock lock(mutex_);
-            if (auto it = table_.find(mq); it != table_.end()) {
-                apply(it->second, offset, increase_only);
-                return;
-            }
-        }
-        const std::unique_lock lock(mutex_);
-        auto [it, inserted] = table_.try_emplace(mq, offset);
-        if (!inserted) {
-            apply(it->second, offset, increase_only);  // another thread created it meanwhile
-        }
-    }
-
-    /// 5.x updateAndFreezeOffset: set the value and ignore later updates until the entry is removed.
-    void update_and_freeze(const MessageQueue& mq, std::int64_t offset) {
-        const std::unique_lock lock(mutex_);
-        auto [it, inserted] = table_.try_emplace(mq, offset);
-        it->second.value.store(offset, std::memory_order_relaxed);
-        it->second.frozen = true;
-    }
-
-    /// The entry's value, nullopt when absent.
-    [[nodiscard]] std::optional<std::int64_t> get(const MessageQueue& mq) const {
-        const std::shared_lock lock(mutex_);
-        if (auto it = table_.find(mq); it != table_.end()) {
-            return it->second.value.load(std::memory_order_relaxed);
-        }
-        return std::nullopt;
-    }
-
-    /// Deletes the entry (and with it a freeze); whether it existed.
-    bool remove(const MessageQueue& mq) {
-        const std::unique_lock lock(mutex_);
-        return table_.erase(mq) > 0;
-    }
-
-    /// A copy of every entry, or of those of `topic` when it is not empty (Java's cloneOffsetTable).
-    [[nodiscard]] std::map<MessageQueue, std::int64_t> snapshot(std::string_view topic = {}) const {
-        std::map<MessageQueue, std::int64_t> out;
-        const std::shared_lock lock(mutex_);
-        for (const auto& [mq, entry] : table_) {
-            if (topic.empty() || mq.topic == topic) {
-                out.emplace_hint(out.end(), mq, entry.value.load(std::memory_order_relaxed));
-            }
-        }
-        return out;
-    }
-
-    /// Removes the given queues (after a remote persist_all found them unused).
-    void remove_all(std::span<const MessageQueue> mqs) {
-        if (mqs.empty()) {
-            return;
-        }
-        const std::unique_lock lock(mutex_);
-        for (const auto& mq : mqs) {
-            table_.erase(mq);
-        }
-    }
-
-private:
-    struct Entry {
-        explicit Entry(std::int64_t v) noexcept
-            : value(v) {}
-
-        std::atomic<std::int64_t> value;
-        bool frozen = false;  // written under the exclusive lock only
-    };
-
-    static void apply(Entry& e, std::int64_t offset, bool increase_only) noexcept {
-        if (e.frozen) {
-            return;
-        }
-        if (!increase_only) {
-            e.value.store(offset, std::memory_order_relaxed);
-            return;
-        }
-        std::int64_t cur = e.value.load(std::memory_order_relaxed);
-        while (offset > cur && !e.value.compare_exchange_weak(cur, offset, std::memory_order_relaxed)) {
-        }
-    }
-
-    mutable std::shared_mutex mutex_;
-    std::map<MessageQueue, Entry> table_;
-};
-
-/// Whether `mq` is in `mqs` (small sets: the queues one consumer owns).
-inline bool contains_queue(std::span<const MessageQueue> mqs, const MessageQueue& mq) noexcept {
-    return std::find(mqs.begin(), mqs.end(), mq) != mqs.end();
-}
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/offset_table.hpp ----
-
-namespace rmq {
-
-namespace detail {
-/// `$RMQ_OFFSET_STORE_DIR` (rmq's stand-in for Java's rocketmq.client.localOffsetStoreDir property), else
-/// `$HOME/.rocketmq_offsets` (Java's `${user.home}/.rocketmq_offsets`).
-inline std::string default_offset_store_dir() {
-    if (const char* dir = std::getenv("RMQ_OFFSET_STORE_DIR"); dir != nullptr && *dir != '\0') {
-        return dir;
-    }
-    const char* home = std::getenv("HOME");
-    return fmt::format("{}/.rocketmq_offsets", home != nullptr ? home : ".");
-}
-}  // namespace detail
-
-/// File-backed offset store (consumer.md §7.4–7.5) with 4.9.8+ semantics: persist_all merges into the file
-/// (entries of other queues survive), persist(mq) writes one entry, remove_offset forgets memory only.
-/// Writes are durable (tmp + fsync + rename) and keep the previous good file as `offsets.json.bak`; reads
-/// fall back to the .bak. Thread-safe.
-class LocalFileOffsetStore {
-public:
-    /// Root directory of offset files; read at load().
-    std::string store_dir = detail::default_offset_store_dir();
-
-    /// Called with the reason when a persist could not read or write the file (Java logs it). Optional.
-    std::function<void(std::string_view)> on_persist_error;
-
-    /// Reads the file (or its .bak) into memory. Throws rmq::Error when both are unreadable, which aborts the
-    /// consumer's start rather than silently restarting from ConsumeFromWhere.
-    void load(const OffsetStoreContext& ctx) {
-        path_ = std::filesystem::path(store_dir) / ctx.client_id / ctx.group / "offsets.json";
-        const std::lock_guard lock(*file_mutex_);
-        for (const auto& [mq, offset] : detail::read_offset_file(path_)) {
-            table_.update(mq, offset, false);
-        }
-    }
-
-    /// The offsets file this store uses (empty before load()).
-    [[nodiscard]] const std::filesystem::path& file_path() const noexcept { return path_; }
-
-    /// Java's updateOffset: create, or raise only (`increase_only`), or set (memory only).
-    void update_offset(const MessageQueue& mq, std::int64_t offset, bool increase_only) {
-        table_.update(mq, offset, increase_only);
-    }
-
-    /// 5.x updateAndFreezeOffset: set and ignore later updates until remove_offset.
-    void update_and_freeze_offset(const MessageQueue& mq, std::int64_t offset) {
-        table_.update_and_freeze(mq, offset);
-    }
-
-    /// Java's readOffset: memory (-1 when absent), or the file's entry (stored in memory); -1 when the file
-    /// has no entry for `mq` or cannot be read.
-    [[nodiscard]] std::int64_t read_offset(const MessageQueue& mq, ReadOffsetType type) {
-        if (type != ReadOffsetType::ReadFromStore) {
-            if (auto v = table_.get(mq)) {
-                return *v;
-            }
-            if (type == ReadOffsetType::ReadFromMemory) {
-                return -1;
-            }
-        }
-        if (path_.empty()) {
-            return -1;
-        }
-        try {
-            std::map<MessageQueue, std::int64_t> file;
-            {
-                const std::lock_guard lock(*file_mutex_);
-                file = detail::read_offset_file(path_);
-            }
-            if (auto it = file.find(mq); it != file.end()) {
-                table_.update(mq, it->second, false);
-                return it->second;
-            }
-        } catch (const std::exception&) {
-        }
-        return -1;
-    }
-
-    /// Writes the queue's in-memory offset into the file (other entries kept), if there is one.
-    void persist(const MessageQueue& mq) {
-        if (auto v = table_.get(mq)) {
-            write_merged({{mq, *v}});
-        }
-    }
-
-    /// Java's persistAll (4.9.8+): merges the in-memory offsets of the queues in `mqs` into the file. An
-    /// empty `mqs` does nothing; when the current file cannot be read nothing is written.
-    void persist_all(std::span<const MessageQueue> mqs) {
-        if (mqs.empty()) {
-            return;
-        }
-        std::map<MessageQueue, std::int64_t> updates;
-        for (const auto& [mq, offset] : table_.snapshot()) {
-            if (detail::contains_queue(mqs, mq)) {
-                updates.emplace(mq, offset);
-            }
-        }
-        write_merged(updates);
-    }
-
-    /// Forgets the queue's in-memory offset (the file keeps it; Java 4.9.8).
-    void remove_offset(const MessageQueue& mq) { table_.remove(mq); }
-
-    /// A copy of the in-memory table.
-    [[nodiscard]] std::map<MessageQueue, std::int64_t> offset_table() const { return table_.snapshot(); }
-
-    /// Java's cloneOffsetTable(topic): the entries of `topic` (all when empty).
-    [[nodiscard]] std::map<MessageQueue, std::int64_t> clone_offset_table(std::string_view topic) const {
-        return table_.snapshot(topic);
-    }
-
-private:
-    void write_merged(const std::map<MessageQueue, std::int64_t>& updates) {
-        if (path_.empty()) {
-            return;
-        }
-        const std::lock_guard lock(*file_mutex_);
-        try {
-            auto file = detail::read_offset_file(path_);
-            for (const auto& [mq, offset] : updates) {
-                file.insert_or_assign(mq, offset);
-            }
-            detail::write_offset_file(path_, file);
-        } catch (const std::exception& e) {
-            if (on_persist_error) {
-                on_persist_error(e.what());
-            }
-        }
-    }
-
-    std::filesystem::path path_;
-    std::unique_ptr<std::mutex> file_mutex_ = std::make_unique<std::mutex>();  // keeps the store movable
-    detail::OffsetTable table_;
-};
-
-}  // namespace rmq
-// ---- end rmq/offset_store/local_file.hpp ----
-
-// ---- begin rmq/offset_store/remote.hpp ----
-
-/// @file offset_store/remote.hpp
-/// rmq::RemoteOffsetStore: Java's RemoteBrokerOffsetStore, the clustering default. Offsets live in memory and
-/// are committed to the queue's master broker (periodically, on queue removal, at shutdown, and piggy-backed
-/// on every pull by the consumer).
-
-#include <atomic>
-#include <cstdint>
-#include <exception>
-#include <functional>
-#include <map>
-#include <memory>
-#include <optional>
-#include <span>
-#include <string>
-#include <string_view>
-#include <vector>
-
-
-
-namespace rmq {
-
-/// Broker-backed offset store (consumer.md §7.1–7.3). Thread-safe. Reads from the store follow RocketMQ 5.x:
-/// QUERY_NOT_FOUND (nullopt, or rmq::BrokerError with that code) → -1, any other failure → -2. (4.9.8 mapped
-/// every broker error to -1, which makes a consumer with LastOffset jump to the queue's end on a transient
-/// broker error; 5.x's -2 makes it retry instead.)
-class RemoteOffsetStore {
-public:
-    /// Called with the queue and the reason when a oneway update could not be sent (Java logs it).
-    /// Optional; set before start.
-    std::function<void(const MessageQueue&, std::string_view)> on_persist_error;
-
-    /// Keeps the group and the broker functions.
-    void load(const OffsetStoreContext& ctx) { ctx_ = ctx; }
-
-    /// Java's updateOffset: create, or raise only (`increase_only`), or set (memory only).
-    void update_offset(const MessageQueue& mq, std::int64_t offset, bool increase_only) {
-        table_.update(mq, offset, increase_only);
-    }
-
-    /// 5.x updateAndFreezeOffset: set and ignore later updates until remove_offset.
-    void update_and_freeze_offset(const MessageQueue& mq, std::int64_t offset) {
-        table_.update_and_freeze(mq, offset);
-    }
-
-    /// Java's readOffset: memory (-1 when absent), or the broker's committed offset, stored in memory.
-    [[nodiscard]] std::int64_t read_offset(const MessageQueue& mq, ReadOffsetType type) {
-        if (type != ReadOffsetType::ReadFromStore) {
-            if (auto v = table_.get(mq)) {
-                return *v;
-            }
-            if (type == ReadOffsetType::ReadFromMemory) {
-                return -1;
-            }
-        }
-        if (!ctx_.query_broker) {
-            return -2;  // not started: no way to reach the broker
-        }
-        try {
-            const std::optional<std::int64_t> offset = ctx_.query_broker(mq);
-            if (!offset) {
-                return -1;
-            }
-            table_.update(mq, *offset, false);
-            return *offset;
-        } catch (const BrokerError& e) {
-            return e.code() == response_code::query_not_found ? -1 : -2;
-        } catch (const std::exception&) {
-            return -2;
-        }
-    }
-
-    /// Sends the queue's in-memory offset to its broker (oneway), if there is one.
-    void persist(const MessageQueue& mq) {
-        if (auto v = table_.get(mq)) {
-            send(mq, *v);
-        }
-    }
-
-    /// Java's persistAll: sends every in-memory offset of a queue in `mqs` (even unchanged ones) and drops
-    /// the entries of queues not in `mqs` (no longer owned). An empty `mqs` does nothing.
-    void persist_all(std::span<const MessageQueue> mqs) {
-        if (mqs.empty()) {
-            return;
-        }
-        std::vector<MessageQueue> unused;
-        for (const auto& [mq, offset] : table_.snapshot()) {
-            if (detail::contains_queue(mqs, mq)) {
-                send(mq, offset);
-            } else {
-                unused.push_back(mq);
-            }
-        }
-        table_.remove_all(unused);
-    }
-
-    /// Forgets the queue's offset.
-    void remove_offset(const MessageQueue& mq) { table_.remove(mq); }
-
-    /// A copy of the table.
-    [[nodiscard]] std::map<MessageQueue, std::int64_t> offset_table() const { return table_.snapshot(); }
-
-    /// Java's cloneOffsetTable(topic): the entries of `topic` (all when empty).
-    [[nodiscard]] std::map<MessageQueue, std::int64_t> clone_offset_table(std::string_view topic) const {
-        return table_.snapshot(topic);
-    }
-
-private:
-    void send(const MessageQueue& mq, std::int64_t offset) {
-        if (!ctx_.update_broker) {
-            return;
-        }
-        try {
-            ctx_.update_broker(mq, offset);
-        } catch (const std::exception& e) {
-            if (on_persist_error) {
-                on_persist_error(mq, e.what());
-            }
-        }
-    }
-
-    OffsetStoreContext ctx_;
-    detail::OffsetTable table_;
-};
-
-}  // namespace rmq
-// ---- end rmq/offset_store/remote.hpp ----
-
-// ---- begin rmq/order/concurrently.hpp ----
-
-/// @file order/concurrently.hpp
-/// rmq::Concurrently: Java's ConsumeMessageConcurrentlyService (consumer.md §5). Batches of a queue run in
-/// parallel on the consume pool; the committed offset follows ProcessQueue's min-offset rule.
-
-#include <algorithm>
-#include <cstdint>
-#include <exception>
-#include <functional>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <span>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
 
 // ---- begin rmq/process_queue.hpp ----
 
@@ -3445,12 +1906,10 @@ private:
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <exception>
 #include <map>
 #include <memory>
@@ -3460,19 +1919,15 @@ private:
 #include <span>
 #include <string>
 #include <string_view>
-#include <system_error>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
 
 
+// ---- begin rmq/detail/util/adaptive_shared_mutex.hpp ----
 
-// ---- begin rmq/detail/adaptive_shared_mutex.hpp ----
-
-/// @file detail/adaptive_shared_mutex.hpp
+/// @file detail/util/adaptive_shared_mutex.hpp
 /// rmq::detail::AdaptiveSharedMutex: a reader/writer lock that tries for a moment before it sleeps.
 ///
 /// Why: the ProcessQueue lock is held for a map look-up or erase (well under a microsecond), but with batch
@@ -3538,7 +1993,7 @@ private:
 };
 
 }  // namespace rmq::detail
-// ---- end rmq/detail/adaptive_shared_mutex.hpp ----
+// ---- end rmq/detail/util/adaptive_shared_mutex.hpp ----
 
 namespace rmq {
 
@@ -3579,11 +2034,7 @@ public:
     };
 
     /// Timestamps start at the clock's current steady time, as Java's start at construction time.
-    explicit ProcessQueue(std::shared_ptr<Clock> clock = system_clock())
-        : clock_(clock ? std::move(clock) : throw InvalidArgument("ProcessQueue: clock must not be null"))
-        , last_pull_timestamp_(clock_->steady_millis())
-        , last_consume_timestamp_(last_pull_timestamp_.load())
-        , last_lock_timestamp_(last_pull_timestamp_.load()) {}
+    explicit ProcessQueue(std::shared_ptr<Clock> clock = system_clock());
 
     ProcessQueue(const ProcessQueue&) = delete;
     ProcessQueue& operator=(const ProcessQueue&) = delete;
@@ -3602,45 +2053,7 @@ public:
     /// backs are done with it. `max_offset` is the broker's max offset the pull reported, for messages not
     /// stamped with MAX_OFFSET yet (nullopt: the last message's MAX_OFFSET is read, as Java does).
     bool put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch,
-                             std::optional<std::int64_t> max_offset = std::nullopt) {
-        if (!batch) {
-            throw InvalidArgument("ProcessQueue::put_messages_shared: batch must not be null");
-        }
-        auto& msgs = *batch;
-        const std::unique_lock lock(tree_mutex_);
-        // Only the last message of the batch counts, as in Java.
-        std::optional<std::int64_t> last_offset;
-        std::optional<std::int64_t> last_max_offset;
-        if (!msgs.empty()) {
-            last_offset = msgs.back().queue_offset();
-            last_max_offset =
-                max_offset ? max_offset : parse_long(msgs.back().property_view(property::max_offset));
-        }
-        std::int64_t added = 0;
-        std::int64_t added_bytes = 0;
-        for (std::size_t i = 0; i < msgs.size(); ++i) {
-            const std::int64_t offset = msgs[i].queue_offset();
-            if (msg_tree_.try_emplace(offset, Entry{batch, i, start_of(msgs[i])}).second) {
-                ++added;
-                added_bytes += static_cast<std::int64_t>(msgs[i].body().size());
-                queue_offset_max_.store(offset);
-            }
-        }
-        msg_count_.fetch_add(added);
-        msg_size_.fetch_add(added_bytes);
-
-        bool dispatch = false;
-        if (!msg_tree_.empty() && !consuming_.load()) {
-            dispatch = true;
-            consuming_.store(true);
-        }
-        if (last_offset && last_max_offset) {
-            if (const std::int64_t acc = *last_max_offset - *last_offset; acc > 0) {
-                msg_acc_cnt_.store(acc);
-            }
-        }
-        return dispatch;
-    }
+                             std::optional<std::int64_t> max_offset = std::nullopt);
 
     /// Prepares messages for a listener call: runs `prepare(msgs)` (e.g. the retry-topic reset), stamps
     /// CONSUME_START_TIME (wall ms) on each of them, then records that time, under the cache's write lock,
@@ -3680,77 +2093,24 @@ public:
     /// Java's takeMessages (orderly): moves up to batch_size smallest entries into the consuming map and
     /// returns copies in offset order. When nothing is left to take, consuming() turns false so the next put
     /// dispatches. Counters do not change.
-    std::vector<MessageExt> take_messages(std::size_t batch_size) {
-        std::vector<MessageExt> out;
-        const std::unique_lock lock(tree_mutex_);
-        last_consume_timestamp_.store(clock_->steady_millis());
-        out.reserve(std::min(batch_size, msg_tree_.size()));
-        while (out.size() < batch_size && !msg_tree_.empty()) {
-            auto node = msg_tree_.extract(msg_tree_.begin());
-            out.push_back(node.mapped().msg());
-            consuming_tree_.insert(std::move(node));
-        }
-        if (out.empty()) {
-            consuming_.store(false);
-        }
-        return out;
-    }
+    std::vector<MessageExt> take_messages(std::size_t batch_size);
 
     /// Java's commit (orderly): forgets every taken message, uncounts them and returns the offset after the
     /// last one, or -1 when nothing was taken (Java throws NoSuchElementException there).
-    std::int64_t commit() {
-        const std::unique_lock lock(tree_mutex_);
-        if (consuming_tree_.empty()) {
-            return -1;
-        }
-        const std::int64_t next = consuming_tree_.rbegin()->first + 1;
-        const auto taken = static_cast<std::int64_t>(consuming_tree_.size());
-        if (msg_count_.fetch_sub(taken) - taken == 0) {
-            msg_size_.store(0);
-        } else {
-            std::int64_t bytes = 0;
-            for (const auto& [offset, entry] : consuming_tree_) {
-                bytes += static_cast<std::int64_t>(entry.msg().body().size());
-            }
-            msg_size_.fetch_sub(bytes);
-        }
-        consuming_tree_.clear();
-        return next;
-    }
+    std::int64_t commit();
 
     /// Java's rollback (orderly): every taken message goes back to the cache (replacing a same-offset entry,
     /// as Java's putAll does). Counters do not change.
-    void rollback() {
-        const std::unique_lock lock(tree_mutex_);
-        while (!consuming_tree_.empty()) {
-            auto node = consuming_tree_.extract(consuming_tree_.begin());
-            msg_tree_.insert_or_assign(node.key(), std::move(node.mapped()));
-        }
-    }
+    void rollback();
 
     /// Java's makeMessageToConsumeAgain (orderly) by offset: the taken messages at these offsets go back to
     /// the cache unchanged; offsets not taken are ignored. Counters do not change.
-    void make_message_to_consume_again(std::span<const std::int64_t> queue_offsets) {
-        const std::unique_lock lock(tree_mutex_);
-        for (const std::int64_t offset : queue_offsets) {
-            if (auto node = consuming_tree_.extract(offset)) {
-                msg_tree_.insert_or_assign(offset, std::move(node.mapped()));
-            }
-        }
-    }
+    void make_message_to_consume_again(std::span<const std::int64_t> queue_offsets);
 
     /// Java's makeMessageToConsumeAgain with the messages themselves: each is removed from the consuming map
     /// by its offset and stored in the cache as given, so changes the caller made on its copy (reconsume
     /// times by checkReconsumeTimes) are kept, as they are on Java's shared objects. Counters do not change.
-    void make_message_to_consume_again(std::span<const MessageExt> msgs) {
-        const std::unique_lock lock(tree_mutex_);
-        for (const auto& msg : msgs) {
-            consuming_tree_.erase(msg.queue_offset());
-            msg_tree_.insert_or_assign(
-                msg.queue_offset(),
-                Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0, start_of(msg)});
-        }
-    }
+    void make_message_to_consume_again(std::span<const MessageExt> msgs);
 
     /// Java's hasTempMessage: whether the cache (not the consuming map) holds anything.
     [[nodiscard]] bool has_temp_message() const {
@@ -3766,32 +2126,13 @@ public:
     }
 
     /// Java's clear (client-side offset reset): empties both maps, zeroes count, size and queue_offset_max().
-    void clear() {
-        const std::unique_lock lock(tree_mutex_);
-        msg_tree_.clear();
-        consuming_tree_.clear();
-        msg_count_.store(0);
-        msg_size_.store(0);
-        queue_offset_max_.store(0);
-    }
+    void clear();
 
     /// Java's MessageAccessor.setConsumeStartTimeStamp on the cached messages: stores CONSUME_START_TIME
     /// (wall ms) on the messages at these offsets (cache or consuming map) so clean_expired_msg and later
     /// copies see it. It changes the cached objects: not while a listener may read them (the concurrent
     /// service, which shares its messages with the cache, uses begin_consume instead).
-    void set_consume_start(std::span<const std::int64_t> queue_offsets, std::int64_t wall_millis) {
-        const std::string value = std::to_string(wall_millis);
-        const std::unique_lock lock(tree_mutex_);
-        for (const std::int64_t offset : queue_offsets) {
-            if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
-                it->second.msg().set_property(property::consume_start_timestamp, value);
-                it->second.consume_start = wall_millis;
-            } else if (const auto jt = consuming_tree_.find(offset); jt != consuming_tree_.end()) {
-                jt->second.msg().set_property(property::consume_start_timestamp, value);
-                jt->second.consume_start = wall_millis;
-            }
-        }
-    }
+    void set_consume_start(std::span<const std::int64_t> queue_offsets, std::int64_t wall_millis);
 
     /// Java's cleanExpiredMsg (concurrent consumers only; the caller skips it for orderly ones). Looks at
     /// most min(16, cached) times at the head message: if its CONSUME_START_TIME is more than
@@ -3859,28 +2200,7 @@ public:
     }
 
     /// A consistent snapshot for diagnostics (Java's fillProcessQueueInfo).
-    [[nodiscard]] Info info() const {
-        Info out;
-        const std::shared_lock lock(tree_mutex_);
-        if (!msg_tree_.empty()) {
-            out.cached_msg_min_offset = msg_tree_.begin()->first;
-            out.cached_msg_max_offset = msg_tree_.rbegin()->first;
-            out.cached_msg_count = static_cast<std::int64_t>(msg_tree_.size());
-        }
-        out.cached_msg_size_in_mib = msg_size_.load() / (1024 * 1024);
-        if (!consuming_tree_.empty()) {
-            out.transaction_msg_min_offset = consuming_tree_.begin()->first;
-            out.transaction_msg_max_offset = consuming_tree_.rbegin()->first;
-            out.transaction_msg_count = static_cast<std::int64_t>(consuming_tree_.size());
-        }
-        out.locked = locked();
-        out.try_unlock_times = try_unlock_times();
-        out.last_lock_timestamp = last_lock_timestamp();
-        out.dropped = dropped();
-        out.last_pull_timestamp = last_pull_timestamp();
-        out.last_consume_timestamp = last_consume_timestamp();
-        return out;
-    }
+    [[nodiscard]] Info info() const;
 
     /// Orderly: whether the broker lock of this queue is believed held.
     [[nodiscard]] bool locked() const noexcept { return locked_.load(); }
@@ -3976,80 +2296,20 @@ public:
     /// pthread_mutex_clocklock, which GCC 12's ThreadSanitizer does not intercept, so TSan reports a false
     /// "unlock of an unlocked mutex". Polling try_lock against a steady deadline is also immune to wall-clock
     /// jumps, unlike try_lock_until(system_clock).
-    [[nodiscard]] bool try_lock_consume_for(Millis timeout) {
-        const auto deadline = std::chrono::steady_clock::now() + timeout;
-        while (!consume_lock_.try_lock()) {
-            const auto now = std::chrono::steady_clock::now();
-            if (now >= deadline) {
-                return false;
-            }
-            std::this_thread::sleep_for(
-                std::min<std::chrono::steady_clock::duration>(deadline - now, Millis(1)));
-        }
-        return true;
-    }
+    [[nodiscard]] bool try_lock_consume_for(Millis timeout);
 
     /// The clock every timestamp of this queue comes from.
     [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept { return clock_; }
 
 private:
     // Java's Long.parseLong, but a malformed value is "absent" instead of an exception escaping the caller.
-    static std::optional<std::int64_t> parse_long(std::string_view text) noexcept {
-        std::int64_t value = 0;
-        const char* const end = text.data() + text.size();
-        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-        if (text.empty() || ec != std::errc{} || ptr != end) {
-            return std::nullopt;
-        }
-        return value;
-    }
+    static std::optional<std::int64_t> parse_long(std::string_view text) noexcept;
 
     // rmq has no logging facility yet; a failed expiry send-back must not go unnoticed, so it reaches stderr.
-    static void log_send_back_failure(const MessageExt& msg, std::exception_ptr error) {
-        std::string reason = "send_back returned false";
-        if (error) {
-            try {
-                std::rethrow_exception(error);
-            } catch (const std::exception& e) {
-                reason = e.what();
-            } catch (...) {
-                reason = "unknown exception";
-            }
-        }
-        fmt::print(stderr,
-                   "rmq: send expired msg back failed, topic={}, queueId={}, queueOffset={}: {}\n",
-                   msg.topic(),
-                   msg.queue_id(),
-                   msg.queue_offset(),
-                   reason);
-    }
+    static void log_send_back_failure(const MessageExt& msg, std::exception_ptr error);
 
     // Body of remove_messages; the caller holds the write lock.
-    std::int64_t remove_locked(std::span<const std::int64_t> queue_offsets) {
-        last_consume_timestamp_.store(clock_->steady_millis());
-        if (msg_tree_.empty()) {
-            return -1;
-        }
-        std::int64_t result = queue_offset_max_.load() + 1;
-        std::int64_t removed = 0;
-        std::int64_t removed_bytes = 0;
-        for (const std::int64_t offset : queue_offsets) {
-            if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
-                ++removed;
-                removed_bytes += static_cast<std::int64_t>(it->second.msg().body().size());
-                msg_tree_.erase(it);
-            }
-        }
-        if (msg_count_.fetch_sub(removed) - removed == 0) {
-            msg_size_.store(0);
-        } else {
-            msg_size_.fetch_sub(removed_bytes);
-        }
-        if (!msg_tree_.empty()) {
-            result = msg_tree_.begin()->first;
-        }
-        return result;
-    }
+    std::int64_t remove_locked(std::span<const std::int64_t> queue_offsets);
 
     // A cached message: the vector it was pulled in (shared with the consume requests of that pull, so the
     // cache holds no copy) and its index there. The vector is freed with its last entry and request.
@@ -4062,9 +2322,7 @@ private:
     };
 
     // The start a message brings into the cache (a CONSUME_START_TIME set before it was cached), -1 if none.
-    static std::int64_t start_of(const MessageExt& msg) {
-        return parse_long(msg.property_view(property::consume_start_timestamp)).value_or(-1);
-    }
+    static std::int64_t start_of(const MessageExt& msg);
 
     std::shared_ptr<Clock> clock_;
     mutable detail::AdaptiveSharedMutex tree_mutex_;
@@ -4085,12 +2343,13 @@ private:
 };
 
 }  // namespace rmq
+
 // ---- end rmq/process_queue.hpp ----
 
 
-// ---- begin rmq/detail/consumer_log.hpp ----
+// ---- begin rmq/detail/util/log.hpp ----
 
-/// @file detail/consumer_log.hpp
+/// @file detail/util/log.hpp
 /// The consumer's log sink (stderr, one line per event); one place to reroute logging later.
 
 #include <cstdio>
@@ -4107,7 +2366,803 @@ void log_line(fmt::format_string<Args...> format, Args&&... args) {
 }
 
 }  // namespace rmq::detail
-// ---- end rmq/detail/consumer_log.hpp ----
+// ---- end rmq/detail/util/log.hpp ----
+
+namespace rmq {
+
+/// What one listener call came to.
+template <class Status>
+struct ListenerCall {
+    /// The status to apply: the listener's answer, or the policy's `failure_status` when it threw or
+    /// answered std::nullopt (Java's null).
+    Status status;
+    /// False when the listener threw or answered std::nullopt.
+    bool answered = false;
+    /// Time spent in the listener (ms), hooks excluded.
+    std::int64_t rt_millis = 0;
+};
+
+/// The default guard of OrderHost::call_listener: the call always proceeds.
+struct Unguarded {
+    constexpr bool operator()() const noexcept { return true; }
+};
+
+/// The consumer as an order policy's `Service<Host>` sees it (Host is this type). Every member is
+/// thread-safe. Work handed to `submit` and `schedule` is dropped once shutdown began; `stopping()` says so.
+template <class Order>
+class OrderHost {
+public:
+    using Listener = typename Order::Listener;
+    using Context = typename Order::Context;
+    using Status = typename Order::Status;
+    /// An owned queue and its cache.
+    using QueueEntry = std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>;
+
+    OrderHost(const OrderHost&) = delete;
+    OrderHost& operator=(const OrderHost&) = delete;
+
+    // ------------------------------------------------------------------ identity and configuration
+
+    /// The configuration as given to the consumer.
+    [[nodiscard]] virtual const ConsumerConfig& config() const noexcept = 0;
+    /// The group with the namespace applied.
+    [[nodiscard]] virtual const std::string& group() const noexcept = 0;
+    [[nodiscard]] virtual const std::string& client_id() const noexcept = 0;
+    /// Clustering (queues shared by the group, send-back and broker locks) or broadcasting.
+    [[nodiscard]] virtual bool clustering() const noexcept = 0;
+    /// max_reconsume_times with -1 resolved (16, or INT32_MAX when Order::unlimited_retries_by_default).
+    [[nodiscard]] virtual int max_reconsume_times() const noexcept = 0;
+    /// The clock the consumer and its broker live by.
+    [[nodiscard]] virtual const std::shared_ptr<Clock>& clock() const noexcept = 0;
+    /// Whether shutdown began: start no new work.
+    [[nodiscard]] virtual bool stopping() const noexcept = 0;
+    /// Whether pulled messages were allocated on the event loop (the transport models
+    /// rmq::HasPullPostingToCaller): memory is then best freed there too (see rmq::Concurrently).
+    [[nodiscard]] virtual bool pulls_complete_on_loop() const noexcept = 0;
+
+    // ------------------------------------------------------------------ scheduling
+
+    /// Runs `task` on a consume-pool thread. The pool's queue is bounded: when it is full the task is retried
+    /// from the event loop after pull_time_delay_mills_when_flow_control instead of growing memory.
+    virtual void submit(std::function<void()> task) = 0;
+    /// Runs `fn` on the event loop after `delay_millis` (never user code there: keep it short).
+    virtual void schedule(std::int64_t delay_millis, std::function<void()> fn) = 0;
+
+    // ------------------------------------------------------------------ queues and offsets
+
+    /// The queues this member owns now, with their caches (a snapshot).
+    [[nodiscard]] virtual std::vector<QueueEntry> owned_queues() const = 0;
+    /// Reports the offset up to which `mq` is consumed to the offset store (`increase_only`: never lower it).
+    virtual void update_offset(const MessageQueue& mq, std::int64_t offset, bool increase_only) = 0;
+
+    // ------------------------------------------------------------------ retries
+
+    /// Java's sendMessageBack: CONSUMER_SEND_MSG_BACK with `delay_level` (0: the broker picks 3 +
+    /// reconsume times; -1: straight to %DLQ%group), else a retry copy sent to %RETRY%group by the client.
+    /// False when both failed (consume the message again locally).
+    virtual bool send_back(const MessageExt& msg, int delay_level) = 0;
+    /// Sends `msg` straight to %DLQ%group (send-back with delay level -1). False when the broker could not be
+    /// reached.
+    virtual bool send_to_dlq(const MessageExt& msg) = 0;
+
+    // ------------------------------------------------------------------ broker locks (orderly policies)
+
+    /// LOCK_BATCH_MQ for one queue; marks its ProcessQueue locked when granted.
+    virtual bool lock_queue(const MessageQueue& mq) = 0;
+    /// UNLOCK_BATCH_MQ (errors are logged).
+    virtual void unlock_queues(const std::vector<MessageQueue>& mqs) = 0;
+    /// Renews the lock of every owned queue; queues not granted turn unlocked (Java's lockAll).
+    virtual void lock_all() = 0;
+    /// Releases every owned queue's lock (Java's unlockAll at shutdown).
+    virtual void unlock_all() = 0;
+
+    // ------------------------------------------------------------------ stats and logs
+
+    /// One listener call of `topic` took `millis` and consumed `ok` messages, failed `failed` (ConsumerStats'
+    /// CONSUME_RT, CONSUME_OK_TPS, CONSUME_FAILED_TPS; zero counts are not recorded).
+    virtual void
+    record_consume(std::string_view topic, std::int64_t millis, std::int64_t ok, std::int64_t failed) = 0;
+    /// The same figures one at a time.
+    virtual void record_consume_rt(std::string_view topic, std::int64_t millis) = 0;
+    virtual void record_consume_ok(std::string_view topic, std::int64_t count) = 0;
+    virtual void record_consume_failed(std::string_view topic, std::int64_t count) = 0;
+
+    /// Logs one line through rmq's log sink.
+    template <class... Args>
+    void log(fmt::format_string<Args...> format, Args&&... args) const {
+        detail::log_line(format, std::forward<Args>(args)...);
+    }
+
+    // ------------------------------------------------------------------ the listener
+
+    /// Java's resetRetryAndNamespace: messages that came through %RETRY%group show their original topic.
+    void reset_retry_topic(std::span<MessageExt> msgs) const {
+        std::string retry;  // built only when a message came through a retry topic (rare, and a heap string)
+        for (auto& msg : msgs) {
+            const auto original = msg.property_view(property::retry_topic);
+            if (original.empty()) {
+                continue;
+            }
+            if (retry.empty()) {
+                retry = retry_topic(group());
+            }
+            if (msg.topic() == retry) {
+                msg.set_topic(std::string(original));
+            }
+        }
+    }
+
+    /// Calls the listener once, as both stock policies do: the before-hooks, then `enter()` (a guard held
+    /// during the call: a std::unique_lock, or anything testing false to skip the call, e.g. a lock taken on
+    /// a queue that was dropped meanwhile: nullopt is returned then), the listener (an exception or
+    /// std::nullopt becomes Order::failure_status, logged), then the after-hooks told whether
+    /// Order::is_success(status).
+    template <class Guard = Unguarded>
+    std::optional<ListenerCall<Status>> call_listener(const MessageQueue& mq,
+                                                      std::span<const MessageExt> msgs,
+                                                      Context& ctx,
+                                                      Guard&& enter = {}) {
+        run_before_hook(mq, msgs);
+        const std::int64_t begin = clock()->steady_millis();
+        std::optional<Status> status;
+        {
+            auto held = enter();
+            if (!held) {
+                return std::nullopt;
+            }
+            status = invoke(mq, msgs, ctx);
+        }
+        ListenerCall<Status> call{
+            status.value_or(Order::failure_status), status.has_value(), clock()->steady_millis() - begin};
+        run_after_hook(mq, msgs, Order::is_success(call.status));
+        return call;
+    }
+
+protected:
+    OrderHost() = default;
+    ~OrderHost() = default;
+
+    [[nodiscard]] virtual const Listener& listener() const noexcept = 0;
+    [[nodiscard]] virtual const ConsumeHooks& hooks() const noexcept = 0;
+
+private:
+    std::optional<Status> invoke(const MessageQueue& mq, std::span<const MessageExt> msgs, Context& ctx) {
+        try {
+            return listener()(msgs, ctx);
+        } catch (const std::exception& e) {
+            log("group [{}]: listener threw for {}: {}", group(), mq, e.what());
+        } catch (...) {
+            log("group [{}]: listener threw for {}", group(), mq);
+        }
+        return std::nullopt;
+    }
+
+    void run_before_hook(const MessageQueue& mq, std::span<const MessageExt> msgs) const {
+        if (const auto& before = hooks().before) {
+            try {
+                before(mq, msgs);
+            } catch (const std::exception& e) {
+                log("consume hook (before) failed: {}", e.what());
+            }
+        }
+    }
+
+    void run_after_hook(const MessageQueue& mq, std::span<const MessageExt> msgs, bool success) const {
+        if (const auto& after = hooks().after) {
+            try {
+                after(mq, msgs, success);
+            } catch (const std::exception& e) {
+                log("consume hook (after) failed: {}", e.what());
+            }
+        }
+    }
+};
+
+}  // namespace rmq
+// ---- end rmq/order/host.hpp ----
+
+namespace rmq {
+
+/// The listener vocabulary: `P::Context` (what the listener gets besides its messages), `P::Status` (what it
+/// answers), `P::Listener` (the stored callable, `std::function<std::optional<Status>(std::span<const
+/// MessageExt>, Context&)>`, nullopt meaning "no status", Java's null), `P::listener_signature` (the text a
+/// wrong listener's diagnostic quotes), `P::failure_status` (what an exception or nullopt counts as) and
+/// `P::is_success(Status)` (what the after-hook is told).
+template <class P>
+concept HasListenerVocabulary =
+    requires(typename P::Status status) {
+        typename P::Context;
+        typename P::Listener;
+        { P::listener_signature } -> std::convertible_to<std::string_view>;
+        { P::failure_status } -> std::convertible_to<typename P::Status>;
+        { P::is_success(status) } -> std::convertible_to<bool>;
+    } &&
+    std::is_same_v<
+        typename P::Listener,
+        std::function<std::optional<typename P::Status>(std::span<const MessageExt>, typename P::Context&)>>;
+
+/// The host-facing traits: `P::requires_queue_lock` (clustering queues need the broker lock before they are
+/// pulled and while consumed, Java's isOrder), `P::span_flow_control` (pulls pause on a wide offset span,
+/// Java's consumeConcurrentlyMaxSpan) and `P::unlimited_retries_by_default` (max_reconsume_times -1 means
+/// INT32_MAX rather than 16).
+template <class P>
+concept HasOrderTraits = requires {
+    { P::requires_queue_lock } -> std::convertible_to<bool>;
+    { P::span_flow_control } -> std::convertible_to<bool>;
+    { P::unlimited_retries_by_default } -> std::convertible_to<bool>;
+};
+
+/// `P::Service<Host>` exists: the dispatcher the consumer instantiates with Host = rmq::OrderHost<P>.
+template <class P>
+concept HasService = requires { typename P::template Service<OrderHost<P>>; };
+
+/// The Service members the consumer calls, one concept each so that a diagnostic names what is missing.
+/// `S(Host&)`: constructed from the host facade.
+template <class S, class Host>
+concept ServiceConstructibleFromHost = std::constructible_from<S, Host&>;
+
+/// `s.start()`: at the end of Consumer::start(), on the caller's thread.
+template <class S>
+concept ServiceHasStart = requires(S& s) { s.start(); };
+
+/// `s.on_pulled(mq, pq, std::vector<MessageExt>)`: a pull found messages (tag-filtered, MIN_OFFSET and
+/// MAX_OFFSET stamped); on the event loop.
+template <class S>
+concept ServiceHasOnPulled = requires(
+    S& s, const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::vector<MessageExt> msgs) {
+    s.on_pulled(mq, pq, std::move(msgs));
+};
+
+/// `s.release_queue(mq, pq) -> bool`: rebalance drops the queue (its offset already persisted); false means
+/// "not yet, retry at the next rebalance"; on the event loop.
+template <class S>
+concept ServiceHasReleaseQueue = requires(S& s, const MessageQueue& mq, ProcessQueue& pq) {
+    { s.release_queue(mq, pq) } -> std::convertible_to<bool>;
+};
+
+/// `s.stop()`: shutdown begins; `s.after_drain()`: listeners finished and offsets were persisted.
+template <class S>
+concept ServiceHasStopAndDrain = requires(S& s) {
+    s.stop();
+    s.after_drain();
+};
+
+/// Optional: `s.on_pulled(mq, pq, msgs, PullOffsets)` instead of the three-argument form. The messages are
+/// not stamped yet; the service stamps `bounds` itself (e.g. on its consume threads, sparing the event loop).
+template <class S>
+concept ServiceStampsPulls = requires(S& s,
+                                      const MessageQueue& mq,
+                                      const std::shared_ptr<ProcessQueue>& pq,
+                                      std::vector<MessageExt> msgs,
+                                      PullOffsets bounds) { s.on_pulled(mq, pq, std::move(msgs), bounds); };
+
+/// An order policy's Service as the consumer uses it, with Host = rmq::OrderHost<P>.
+template <class S, class Host>
+concept OrderService = ServiceConstructibleFromHost<S, Host> && ServiceHasStart<S> && ServiceHasOnPulled<S> &&
+                       ServiceHasReleaseQueue<S> && ServiceHasStopAndDrain<S>;
+
+/// An order policy: the listener vocabulary, the traits and `template <class Host> class Service` modelling
+/// rmq::OrderService with Host = rmq::OrderHost<P> (docs/policies/order.md shows a complete one).
+///
+/// Valid: rmq::Concurrently, rmq::Orderly. Invalid: a type without `Listener` (the diagnostic names
+/// HasListenerVocabulary), a Service without `release_queue` (rmq::Consumer's diagnostic names it).
+template <class P>
+concept OrderPolicy = HasListenerVocabulary<P> && HasOrderTraits<P> && HasService<P> &&
+                      OrderService<typename P::template Service<OrderHost<P>>, OrderHost<P>>;
+
+/// Whether `F` can serve as a listener of policy `P`: callable with `(std::span<const MessageExt>,
+/// P::Context&)` and returning `P::Status` or `std::optional<P::Status>`.
+template <class F, class P>
+concept ListenerFor =
+    OrderPolicy<P> &&
+    (std::is_invocable_r_v<typename P::Status, F&, std::span<const MessageExt>, typename P::Context&> ||
+     std::is_invocable_r_v<std::optional<typename P::Status>,
+                           F&,
+                           std::span<const MessageExt>,
+                           typename P::Context&>);
+
+}  // namespace rmq
+// ---- end rmq/concepts/order_policy.hpp ----
+
+// ---- begin rmq/concepts/transport.hpp ----
+
+/// @file concepts/transport.hpp
+/// The Transport concept: every conversation a client has with brokers, named after RocketMQ's request codes.
+
+#include <concepts>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq {
+
+/// Route look-up (GET_ROUTEINFO_BY_TOPIC): `topic_route(topic) -> TopicRoute`, throws rmq::BrokerError
+/// (response_code::topic_not_exist) for an unknown topic.
+template <class T>
+concept HasTopicRoute = requires(T& t, const std::string& topic) {
+    { t.topic_route(topic) } -> std::same_as<TopicRoute>;
+};
+
+/// Group membership: `heartbeat(HeartbeatData)`, `unregister_client(client_id, producer_group,
+/// consumer_group)`, `consumer_id_list(topic, group) -> std::vector<std::string>` and
+/// `set_notification_handler(NotificationHandler)` for NOTIFY_CONSUMER_IDS_CHANGED.
+template <class T>
+concept HasMembership =
+    requires(T& t, const HeartbeatData& hb, const std::string& s, NotificationHandler handler) {
+        t.heartbeat(hb);
+        t.unregister_client(s, s, s);
+        { t.consumer_id_list(s, s) } -> std::same_as<std::vector<std::string>>;
+        t.set_notification_handler(std::move(handler));
+    };
+
+/// Asynchronous pull (PULL_MESSAGE): `pull(PullArgs, PullCallback)`; the callback may run on any thread.
+template <class T>
+concept HasPull = requires(T& t, const PullArgs& args, PullCallback cb) { t.pull(args, std::move(cb)); };
+
+/// Optional: `pull(PullArgs, PullCallback, PostToCaller post)`. A pull whose answer is at hand when it is
+/// made completes through `post`, on the caller's own loop, instead of on a transport thread: a consumer then
+/// pays no thread hand-over for a pull that finds messages at once (the embedded broker's common case).
+/// Answers that come later (long polling) still arrive on any thread. Consumers use it when the transport has
+/// it.
+template <class T>
+concept HasPullPostingToCaller = requires(T& t, const PullArgs& args, PullCallback cb, PostToCaller post) {
+    t.pull(args, std::move(cb), std::move(post));
+};
+
+/// Optional: `group_members(group)`, every member of a consumer group with its client id and
+/// `consumer_data` (the subscriptions of its last heartbeat). A consumer that has it compares the
+/// subscriptions of its group's members at each rebalance and reports an inconsistency (members of one group
+/// that subscribe differently skip messages silently); without it only the broker's SUBSCRIPTION_NOT_EXIST
+/// answers tell.
+template <class T>
+concept HasGroupMembers = requires(T& t, const std::string& group) { t.group_members(group); };
+
+/// Offsets: `query_consumer_offset(group, mq) -> std::optional<std::int64_t>` (nullopt = none stored),
+/// `update_consumer_offset(group, mq, offset)`, `min_offset(mq)`, `max_offset(mq)`,
+/// `search_offset(mq, timestamp_millis)`.
+template <class T>
+concept HasOffsets = requires(T& t, const std::string& group, const MessageQueue& mq, std::int64_t v) {
+    { t.query_consumer_offset(group, mq) } -> std::same_as<std::optional<std::int64_t>>;
+    t.update_consumer_offset(group, mq, v);
+    { t.min_offset(mq) } -> std::same_as<std::int64_t>;
+    { t.max_offset(mq) } -> std::same_as<std::int64_t>;
+    { t.search_offset(mq, v) } -> std::same_as<std::int64_t>;
+};
+
+/// Orderly queue locks (LOCK_BATCH_MQ / UNLOCK_BATCH_MQ): `lock_batch(group, client_id, mqs)` returns the
+/// queues now locked by this client; `unlock_batch(group, client_id, mqs)`.
+template <class T>
+concept HasQueueLocks = requires(T& t, const std::string& s, const std::vector<MessageQueue>& mqs) {
+    { t.lock_batch(s, s, mqs) } -> std::same_as<std::vector<MessageQueue>>;
+    t.unlock_batch(s, s, mqs);
+};
+
+/// Sending (SEND_MESSAGE and CONSUMER_SEND_MSG_BACK): `send(Message, MessageQueue) -> SendResult` and
+/// `send_back(SendBackArgs)`; both throw rmq::Error on failure.
+template <class T>
+concept HasSend = requires(T& t, const Message& msg, const MessageQueue& mq, const SendBackArgs& back) {
+    { t.send(msg, mq) } -> std::same_as<SendResult>;
+    t.send_back(back);
+};
+
+/// The clock the transport's broker lives by: `clock() -> std::shared_ptr<Clock>`.
+template <class T>
+concept HasClock = requires(const T& t) {
+    { t.clock() } -> std::convertible_to<std::shared_ptr<Clock>>;
+};
+
+/// A connection to RocketMQ brokers as a client needs it. Thread-safe: every member may be called from any
+/// thread. Synchronous members throw rmq::Error (rmq::BrokerError carries the response code).
+///
+/// Valid: rmq::InProcessTransport, rmq::RemotingTransport. Invalid: a type without `pull` (the diagnostic
+/// names HasPull).
+template <class T>
+concept Transport = std::move_constructible<T> && HasTopicRoute<T> && HasMembership<T> && HasPull<T> &&
+                    HasOffsets<T> && HasQueueLocks<T> && HasSend<T> && HasClock<T>;
+
+}  // namespace rmq
+// ---- end rmq/concepts/transport.hpp ----
+
+// ---- begin rmq/consumer.hpp ----
+
+/// @file consumer.hpp
+/// rmq::Consumer<Order, Allocate, OffsetStore, Tr>: the policy-composed push consumer (Java's
+/// DefaultMQPushConsumer). See docs/semantics.md for the guarantees and docs/policies/ for each policy.
+
+#include <concepts>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+
+// ---- begin rmq/fwd.hpp ----
+
+/// @file fwd.hpp
+/// Forward declarations of rmq's policy-composed consumer, its default policies and the common aliases.
+/// Include <rmq/consumer.hpp> (or <rmq/rmq.hpp>) for the definitions.
+
+namespace rmq {
+
+struct Concurrently;
+struct Orderly;
+struct AllocateAveragely;
+class RemoteOffsetStore;
+class LocalFileOffsetStore;
+class InProcessTransport;
+
+/// The push consumer: `Consumer<OrderPolicy, AllocatePolicy, OffsetStorePolicy, Transport>`. The defaults
+/// give Java's DefaultMQPushConsumer with a concurrent listener on the embedded broker.
+template <class Order = Concurrently,
+          class Allocate = AllocateAveragely,
+          class OffsetStore = RemoteOffsetStore,
+          class Tr = InProcessTransport>
+class Consumer;
+
+/// Java's DefaultMQPushConsumer with a MessageListenerConcurrently: concurrent, averagely allocated, offsets
+/// kept by the broker.
+template <class Tr = InProcessTransport>
+using PushConsumer = Consumer<Concurrently, AllocateAveragely, RemoteOffsetStore, Tr>;
+
+/// Java's DefaultMQPushConsumer with a MessageListenerOrderly.
+template <class Tr = InProcessTransport>
+using OrderlyConsumer = Consumer<Orderly, AllocateAveragely, RemoteOffsetStore, Tr>;
+
+/// A BROADCASTING consumer: every member consumes every queue; offsets kept in a local file (set
+/// `message_model = rmq::MessageModel::Broadcasting` in its ConsumerConfig).
+template <class Tr = InProcessTransport>
+using BroadcastConsumer = Consumer<Concurrently, AllocateAveragely, LocalFileOffsetStore, Tr>;
+
+}  // namespace rmq
+// ---- end rmq/fwd.hpp ----
+
+// ---- begin rmq/offset_store/local_file.hpp ----
+
+/// @file offset_store/local_file.hpp
+/// rmq::LocalFileOffsetStore: Java's LocalFileOffsetStore, the broadcasting default. Every consumer keeps its
+/// own progress in `<store_dir>/<client_id>/<group>/offsets.json`, in Java's format, so rmq and Java clients
+/// can take over each other's file.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+
+
+
+// ---- begin rmq/detail/offset_store/offset_file.hpp ----
+
+/// @file detail/offset_store/offset_file.hpp
+/// The local offset file of broadcasting consumers (LocalFileOffsetStore, docs/policies/offset_store.md):
+/// Java's fastjson form, where the keys of "offsetTable" are MessageQueue objects (not valid JSON), read
+/// tolerantly and written the same way so Java clients and rmq can share the file; plus the durable tmp/.bak
+/// write and the .bak fallback on read. Definitions in detail/offset_store/impl/offset_file.ipp.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+
+
+namespace rmq::detail {
+
+/// Parses `{"offsetTable":{<key>:<number>,...}}` where a key is a MessageQueue object
+/// `{"brokerName":..,"queueId":..,"topic":..}` (fastjson, any field order and whitespace) or a JSON string
+/// holding such an object. Other top-level fields are skipped. Throws rmq::Error describing the first defect.
+std::map<MessageQueue, std::int64_t> parse_offset_file(std::string_view text);
+
+/// Writes the table exactly as Java's `OffsetSerializeWrapper.toJson(true)` (fastjson pretty format, tabs,
+/// MessageQueue keys with fields in alphabetical order), so a Java client can read rmq's file.
+std::string format_offset_file(const std::map<MessageQueue, std::int64_t>& table);
+
+/// Java's readLocalOffset + readLocalOffsetBak, stricter: the main file, or `.bak` when the main file is
+/// missing, empty or corrupt; empty when neither exists. A corrupt main file with a missing, empty or corrupt
+/// `.bak` throws rmq::Error naming both files (Java silently starts from nothing, which can skip messages).
+std::map<MessageQueue, std::int64_t> read_offset_file(const std::filesystem::path& path);
+
+/// Durable replace: write `<path>.tmp` and fsync it; if the current file parses, keep it as `<path>.bak`
+/// (itself written through `<path>.bak.tmp` + rename, so a good backup is never replaced by a bad one or
+/// half-written); rename `.tmp` over the file (atomic on POSIX); fsync the directory.
+void write_offset_file(const std::filesystem::path& path, const std::map<MessageQueue, std::int64_t>& table);
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/offset_store/offset_file.hpp ----
+
+// ---- begin rmq/detail/offset_store/offset_table.hpp ----
+
+/// @file detail/offset_store/offset_table.hpp
+/// The in-memory mq → offset table every offset store shares (Java's ConcurrentMap<MessageQueue, AtomicLong>,
+/// with 5.x's ControllableOffset freeze): consume threads update existing entries under a shared lock with a
+/// CAS, only new entries and removals take the exclusive lock.
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// Thread-safe offset table. Movable (the move locks the source), so stores holding it stay movable.
+class OffsetTable {
+public:
+    OffsetTable() = default;
+
+    OffsetTable(OffsetTable&& other) noexcept {
+        const std::unique_lock lock(other.mutex_);
+        table_ = std::move(other.table_);
+    }
+
+    OffsetTable& operator=(OffsetTable&& other) noexcept {
+        if (this != &other) {
+            const std::scoped_lock lock(mutex_, other.mutex_);
+            table_ = std::move(other.table_);
+        }
+        return *this;
+    }
+
+    OffsetTable(const OffsetTable&) = delete;
+    OffsetTable& operator=(const OffsetTable&) = delete;
+    ~OffsetTable() = default;
+
+    /// Java's updateOffset: put-if-absent, else raise (increase_only) or set; a frozen entry ignores updates.
+    void update(const MessageQueue& mq, std::int64_t offset, bool increase_only);
+
+    /// 5.x updateAndFreezeOffset: set the value and ignore later updates until the entry is removed.
+    void update_and_freeze(const MessageQueue& mq, std::int64_t offset);
+
+    /// The entry's value, nullopt when absent.
+    [[nodiscard]] std::optional<std::int64_t> get(const MessageQueue& mq) const {
+        const std::shared_lock lock(mutex_);
+        if (auto it = table_.find(mq); it != table_.end()) {
+            return it->second.value.load(std::memory_order_relaxed);
+        }
+        return std::nullopt;
+    }
+
+    /// Deletes the entry (and with it a freeze); whether it existed.
+    bool remove(const MessageQueue& mq) {
+        const std::unique_lock lock(mutex_);
+        return table_.erase(mq) > 0;
+    }
+
+    /// A copy of every entry, or of those of `topic` when it is not empty (Java's cloneOffsetTable).
+    [[nodiscard]] std::map<MessageQueue, std::int64_t> snapshot(std::string_view topic = {}) const;
+
+    /// Removes the given queues (after a remote persist_all found them unused).
+    void remove_all(std::span<const MessageQueue> mqs);
+
+private:
+    struct Entry {
+        explicit Entry(std::int64_t v) noexcept
+            : value(v) {}
+
+        std::atomic<std::int64_t> value;
+        bool frozen = false;  // written under the exclusive lock only
+    };
+
+    static void apply(Entry& e, std::int64_t offset, bool increase_only) noexcept {
+        if (e.frozen) {
+            return;
+        }
+        if (!increase_only) {
+            e.value.store(offset, std::memory_order_relaxed);
+            return;
+        }
+        std::int64_t cur = e.value.load(std::memory_order_relaxed);
+        while (offset > cur && !e.value.compare_exchange_weak(cur, offset, std::memory_order_relaxed)) {
+        }
+    }
+
+    mutable std::shared_mutex mutex_;
+    std::map<MessageQueue, Entry> table_;
+};
+
+/// Whether `mq` is in `mqs` (small sets: the queues one consumer owns).
+inline bool contains_queue(std::span<const MessageQueue> mqs, const MessageQueue& mq) noexcept {
+    return std::find(mqs.begin(), mqs.end(), mq) != mqs.end();
+}
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/offset_store/offset_table.hpp ----
+
+namespace rmq {
+
+namespace detail {
+/// `$RMQ_OFFSET_STORE_DIR` (rmq's stand-in for Java's rocketmq.client.localOffsetStoreDir property), else
+/// `$HOME/.rocketmq_offsets` (Java's `${user.home}/.rocketmq_offsets`).
+std::string default_offset_store_dir();
+}  // namespace detail
+
+/// File-backed offset store (docs/policies/offset_store.md) with 4.9.8+ semantics: persist_all merges into
+/// the file (entries of other queues survive), persist(mq) writes one entry, remove_offset forgets memory
+/// only. Writes are durable (tmp + fsync + rename) and keep the previous good file as `offsets.json.bak`;
+/// reads fall back to the .bak. Thread-safe.
+class LocalFileOffsetStore {
+public:
+    /// Root directory of offset files; read at load().
+    std::string store_dir = detail::default_offset_store_dir();
+
+    /// Called with the reason when a persist could not read or write the file (Java logs it). Optional.
+    std::function<void(std::string_view)> on_persist_error;
+
+    /// Reads the file (or its .bak) into memory. Throws rmq::Error when both are unreadable, which aborts the
+    /// consumer's start rather than silently restarting from ConsumeFromWhere.
+    void load(const OffsetStoreContext& ctx);
+
+    /// The offsets file this store uses (empty before load()).
+    [[nodiscard]] const std::filesystem::path& file_path() const noexcept { return path_; }
+
+    /// Java's updateOffset: create, or raise only (`increase_only`), or set (memory only).
+    void update_offset(const MessageQueue& mq, std::int64_t offset, bool increase_only) {
+        table_.update(mq, offset, increase_only);
+    }
+
+    /// 5.x updateAndFreezeOffset: set and ignore later updates until remove_offset.
+    void update_and_freeze_offset(const MessageQueue& mq, std::int64_t offset) {
+        table_.update_and_freeze(mq, offset);
+    }
+
+    /// Java's readOffset: memory (-1 when absent), or the file's entry (stored in memory); -1 when the file
+    /// has no entry for `mq` or cannot be read.
+    [[nodiscard]] std::int64_t read_offset(const MessageQueue& mq, ReadOffsetType type);
+
+    /// Writes the queue's in-memory offset into the file (other entries kept), if there is one.
+    void persist(const MessageQueue& mq) {
+        if (auto v = table_.get(mq)) {
+            write_merged({{mq, *v}});
+        }
+    }
+
+    /// Java's persistAll (4.9.8+): merges the in-memory offsets of the queues in `mqs` into the file. An
+    /// empty `mqs` does nothing; when the current file cannot be read nothing is written.
+    void persist_all(std::span<const MessageQueue> mqs);
+
+    /// Forgets the queue's in-memory offset (the file keeps it; Java 4.9.8).
+    void remove_offset(const MessageQueue& mq) { table_.remove(mq); }
+
+    /// A copy of the in-memory table.
+    [[nodiscard]] std::map<MessageQueue, std::int64_t> offset_table() const { return table_.snapshot(); }
+
+    /// Java's cloneOffsetTable(topic): the entries of `topic` (all when empty).
+    [[nodiscard]] std::map<MessageQueue, std::int64_t> clone_offset_table(std::string_view topic) const {
+        return table_.snapshot(topic);
+    }
+
+private:
+    void write_merged(const std::map<MessageQueue, std::int64_t>& updates);
+
+    std::filesystem::path path_;
+    std::unique_ptr<std::mutex> file_mutex_ = std::make_unique<std::mutex>();  // keeps the store movable
+    detail::OffsetTable table_;
+};
+
+}  // namespace rmq
+
+// ---- end rmq/offset_store/local_file.hpp ----
+
+// ---- begin rmq/offset_store/remote.hpp ----
+
+/// @file offset_store/remote.hpp
+/// rmq::RemoteOffsetStore: Java's RemoteBrokerOffsetStore, the clustering default. Offsets live in memory and
+/// are committed to the queue's master broker (periodically, on queue removal, at shutdown, and piggy-backed
+/// on every pull by the consumer).
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+
+
+namespace rmq {
+
+/// Broker-backed offset store (docs/policies/offset_store.md). Thread-safe. Reads from the store follow
+/// RocketMQ 5.x: QUERY_NOT_FOUND (nullopt, or rmq::BrokerError with that code) → -1, any other failure → -2.
+/// (4.9.8 mapped every broker error to -1, which makes a consumer with LastOffset jump to the queue's end on
+/// a transient broker error; 5.x's -2 makes it retry instead.)
+class RemoteOffsetStore {
+public:
+    /// Called with the queue and the reason when a oneway update could not be sent (Java logs it).
+    /// Optional; set before start.
+    std::function<void(const MessageQueue&, std::string_view)> on_persist_error;
+
+    /// Keeps the group and the broker functions.
+    void load(const OffsetStoreContext& ctx) { ctx_ = ctx; }
+
+    /// Java's updateOffset: create, or raise only (`increase_only`), or set (memory only).
+    void update_offset(const MessageQueue& mq, std::int64_t offset, bool increase_only) {
+        table_.update(mq, offset, increase_only);
+    }
+
+    /// 5.x updateAndFreezeOffset: set and ignore later updates until remove_offset.
+    void update_and_freeze_offset(const MessageQueue& mq, std::int64_t offset) {
+        table_.update_and_freeze(mq, offset);
+    }
+
+    /// Java's readOffset: memory (-1 when absent), or the broker's committed offset, stored in memory.
+    [[nodiscard]] std::int64_t read_offset(const MessageQueue& mq, ReadOffsetType type);
+
+    /// Sends the queue's in-memory offset to its broker (oneway), if there is one.
+    void persist(const MessageQueue& mq) {
+        if (auto v = table_.get(mq)) {
+            send(mq, *v);
+        }
+    }
+
+    /// Java's persistAll: sends every in-memory offset of a queue in `mqs` (even unchanged ones) and drops
+    /// the entries of queues not in `mqs` (no longer owned). An empty `mqs` does nothing.
+    void persist_all(std::span<const MessageQueue> mqs);
+
+    /// Forgets the queue's offset.
+    void remove_offset(const MessageQueue& mq) { table_.remove(mq); }
+
+    /// A copy of the table.
+    [[nodiscard]] std::map<MessageQueue, std::int64_t> offset_table() const { return table_.snapshot(); }
+
+    /// Java's cloneOffsetTable(topic): the entries of `topic` (all when empty).
+    [[nodiscard]] std::map<MessageQueue, std::int64_t> clone_offset_table(std::string_view topic) const {
+        return table_.snapshot(topic);
+    }
+
+private:
+    void send(const MessageQueue& mq, std::int64_t offset);
+
+    OffsetStoreContext ctx_;
+    detail::OffsetTable table_;
+};
+
+}  // namespace rmq
+
+// ---- end rmq/offset_store/remote.hpp ----
+
+// ---- begin rmq/order/concurrently.hpp ----
+
+/// @file order/concurrently.hpp
+/// rmq::Concurrently: Java's ConsumeMessageConcurrentlyService (docs/policies/order.md). Batches of a queue
+/// run in parallel on the consume pool; the committed offset follows ProcessQueue's min-offset rule.
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 
 namespace rmq {
 
@@ -4124,13 +3179,17 @@ struct Concurrently {
     static constexpr bool requires_queue_lock = false;
     static constexpr bool span_flow_control = true;
     static constexpr bool unlimited_retries_by_default = false;
+    /// An exception or nullopt from the listener: the whole batch failed.
+    static constexpr Status failure_status = Status::ReconsumeLater;
+
+    static constexpr bool is_success(Status status) noexcept { return status == Status::ConsumeSuccess; }
 
     /// Delay before messages whose send-back failed are consumed again locally (Java: 5000 ms).
     static constexpr std::int64_t local_retry_delay_millis = 5000;
     /// Period of the consume-timeout sweep: a message is sent back within this long after its deadline.
     static constexpr std::int64_t expiry_sweep_period_millis = 1000;
 
-    /// The dispatcher the Consumer instantiates (see docs/policies/order.md for the Host interface).
+    /// The dispatcher the Consumer instantiates; Host is rmq::OrderHost<Concurrently> (order/host.hpp).
     template <class Host>
     class Service {
     public:
@@ -4199,25 +3258,10 @@ struct Concurrently {
         void submit(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, Request request) {
             host_.submit([this, mq, pq = std::move(pq), request = std::move(request)]() mutable {
                 consume(mq, pq, request);
-                if constexpr (frees_on_loop()) {
+                if (frees_on_loop_) {
                     retire(std::move(request.msgs));
                 }
             });
-        }
-
-        // Memory is best freed by the thread that allocated it. When pulls complete on the loop thread (the
-        // embedded broker), the loop allocated the messages: freed on a consume thread, each of their blocks
-        // took the allocator lock of the loop's arena while the loop kept allocating the next pulls, the
-        // largest cause of context switches once the pull path had none. Messages a transport thread decoded
-        // (RocketMQ's protocol) are freed by the consume thread, as before: moving that work onto the loop
-        // only loaded the consumer's one pulling thread (measured: real-broker batch 1 lost ~20 %).
-        // A function, not a constant: evaluated where it is used, once Host (the consumer) is complete.
-        static constexpr bool frees_on_loop() {
-            if constexpr (requires { Host::pulls_complete_on_loop; }) {
-                return Host::pulls_complete_on_loop;
-            } else {
-                return false;
-            }
         }
 
         /// A consume thread is done with a pulled vector: the loop thread frees it (free_retired).
@@ -4247,7 +3291,7 @@ struct Concurrently {
         /// running call's eventual result then finds them gone and only moves the offset).
         void sweep() {
             const std::int64_t timeout = host_.config().consume_timeout * 60 * 1000;
-            for (const auto& [mq, pq] : host_.table_snapshot()) {
+            for (const auto& [mq, pq] : host_.owned_queues()) {
                 if (pq->dropped() || !host_.clustering()) {
                     continue;
                 }
@@ -4256,15 +3300,15 @@ struct Concurrently {
                     timeout,
                     [this](const MessageExt& msg) { return host_.send_back(msg, 3); },
                     [this, queue](const MessageExt& msg, std::exception_ptr) {
-                        detail::log_line("group [{}]: expired message {} of {} could not be sent back",
-                                         host_.group(),
-                                         msg.msg_id(),
-                                         queue);
+                        host_.log("group [{}]: expired message {} of {} could not be sent back",
+                                  host_.group(),
+                                  msg.msg_id(),
+                                  queue);
                     });
             }
         }
 
-        /// ConsumeRequest.run (consumer.md §5.2); runs on a consume thread.
+        /// Java's ConsumeRequest.run; runs on a consume thread.
         void
         consume(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, const Request& request) {
             if (pq->dropped()) {
@@ -4280,40 +3324,17 @@ struct Concurrently {
                     }
                     host_.reset_retry_topic(batch);
                 });
-            const auto& hooks = host_.hooks();
-            if (hooks.before) {
-                try {
-                    hooks.before(mq, msgs);
-                } catch (const std::exception& e) {
-                    detail::log_line("consume hook (before) failed: {}", e.what());
-                }
-            }
-            const std::int64_t begin = host_.clock()->steady_millis();
-            std::optional<Status> status;
-            try {
-                status = host_.listener()(std::span<const MessageExt>(msgs), ctx);
-            } catch (const std::exception& e) {
-                detail::log_line("group [{}]: listener threw for {}: {}", host_.group(), mq, e.what());
-            } catch (...) {
-                detail::log_line("group [{}]: listener threw for {}", host_.group(), mq);
-            }
-            const std::int64_t rt = host_.clock()->steady_millis() - begin;
-            const Status effective = status.value_or(Status::ReconsumeLater);
-            if (hooks.after) {
-                try {
-                    hooks.after(mq, msgs, effective == Status::ConsumeSuccess);
-                } catch (const std::exception& e) {
-                    detail::log_line("consume hook (after) failed: {}", e.what());
-                }
-            }
+            const auto call = *host_.call_listener(mq, msgs, ctx);
             if (pq->dropped()) {
-                host_.stats_collector().record_consume_rt(mq.topic, rt);
+                host_.record_consume_rt(mq.topic, call.rt_millis);
                 return;  // the queue moved on (rebalance or shutdown): no send-back, no offset change
             }
-            process_result(mq, pq, msgs, ctx, effective, rt);
+            process_result(mq, pq, msgs, ctx, call.status, call.rt_millis);
         }
 
-        /// processConsumeResult (consumer.md §5.3).
+        /// Java's processConsumeResult: messages after the ack index failed; in clustering they are sent back
+        /// (or, when that fails, consumed again here after 5 s); the offset moves to the smallest still
+        /// cached.
         void process_result(const MessageQueue& mq,
                             const std::shared_ptr<ProcessQueue>& pq,
                             std::span<const MessageExt> msgs,
@@ -4321,7 +3342,7 @@ struct Concurrently {
                             Status status,
                             std::int64_t rt) {
             if (msgs.empty()) {
-                host_.stats_collector().record_consume_rt(mq.topic, rt);
+                host_.record_consume_rt(mq.topic, rt);
                 return;
             }
             const int size = static_cast<int>(msgs.size());
@@ -4329,14 +3350,14 @@ struct Concurrently {
             if (status == Status::ConsumeSuccess) {
                 ack = std::clamp(ctx.ack_index(), -1, size - 1);
             }
-            host_.stats_collector().record_consume(mq.topic, rt, ack + 1, size - ack - 1);
+            host_.record_consume(mq.topic, rt, ack + 1, size - ack - 1);
             std::vector<MessageExt> back_failed;
             if (!host_.clustering()) {
                 for (int i = ack + 1; i < size; ++i) {
-                    detail::log_line("group [{}]: broadcasting, message {} of {} failed and is dropped",
-                                     host_.group(),
-                                     msgs[static_cast<std::size_t>(i)].msg_id(),
-                                     mq);
+                    host_.log("group [{}]: broadcasting, message {} of {} failed and is dropped",
+                              host_.group(),
+                              msgs[static_cast<std::size_t>(i)].msg_id(),
+                              mq);
                 }
             } else {
                 for (int i = ack + 1; i < size; ++i) {
@@ -4371,11 +3392,18 @@ struct Concurrently {
             }
             const std::int64_t offset = pq->remove_messages(done);
             if (offset >= 0 && !pq->dropped()) {
-                host_.offset_store().update_offset(mq, offset, true);
+                host_.update_offset(mq, offset, true);
             }
         }
 
         Host& host_;
+        // Memory is best freed by the thread that allocated it. When pulls complete on the loop thread (the
+        // embedded broker), the loop allocated the messages: freed on a consume thread, each of their blocks
+        // took the allocator lock of the loop's arena while the loop kept allocating the next pulls, the
+        // largest cause of context switches once the pull path had none. Messages a transport thread decoded
+        // (RocketMQ's protocol) are freed by the consume thread, as before: moving that work onto the loop
+        // only loaded the consumer's one pulling thread (measured: real-broker batch 1 lost ~20 %).
+        const bool frees_on_loop_ = host_.pulls_complete_on_loop();
         std::mutex retired_mutex_;
         std::vector<std::shared_ptr<std::vector<MessageExt>>> retired_;  // guarded by retired_mutex_
         std::vector<std::shared_ptr<std::vector<MessageExt>>>
@@ -4389,8 +3417,8 @@ struct Concurrently {
 // ---- begin rmq/order/orderly.hpp ----
 
 /// @file order/orderly.hpp
-/// rmq::Orderly: Java's ConsumeMessageOrderlyService (consumer.md §6). One consume task per queue at a time,
-/// batches in queue order, broker locks in clustering, local retries with a DLQ bound.
+/// rmq::Orderly: Java's ConsumeMessageOrderlyService (docs/policies/order.md). One consume task per queue at
+/// a time, batches in queue order, broker locks in clustering, local retries with a DLQ bound.
 
 #include <algorithm>
 #include <atomic>
@@ -4410,7 +3438,6 @@ struct Concurrently {
 #include <vector>
 
 
-
 namespace rmq {
 
 /// Order policy for orderly consumption: the messages of one queue reach the listener strictly in queue
@@ -4425,6 +3452,12 @@ struct Orderly {
     static constexpr bool requires_queue_lock = true;
     static constexpr bool span_flow_control = false;
     static constexpr bool unlimited_retries_by_default = true;
+    /// An exception or nullopt from the listener: retry the batch after the suspend time.
+    static constexpr Status failure_status = Status::SuspendCurrentQueueAMoment;
+
+    static constexpr bool is_success(Status status) noexcept {
+        return status == Status::Success || status == Status::Commit;
+    }
 
     /// MAX_TIME_CONSUME_CONTINUOUSLY: one task yields the thread after this long (fairness between queues).
     static constexpr std::int64_t max_time_consume_continuously = 60000;
@@ -4435,7 +3468,7 @@ struct Orderly {
     /// ms).
     static constexpr std::int64_t release_wait_millis = 1000;
 
-    /// The dispatcher the Consumer instantiates (see docs/policies/order.md for the Host interface).
+    /// The dispatcher the Consumer instantiates; Host is rmq::OrderHost<Orderly> (order/host.hpp).
     template <class Host>
     class Service {
     public:
@@ -4533,7 +3566,7 @@ struct Orderly {
             return slot;
         }
 
-        /// ConsumeRequest.run (consumer.md §6.3); runs on a consume thread.
+        /// Java's ConsumeRequest.run; runs on a consume thread.
         void consume(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
             if (pq->dropped()) {
                 return;
@@ -4572,44 +3605,23 @@ struct Orderly {
                 }
                 host_.reset_retry_topic(std::span<MessageExt>(msgs));
                 Context ctx(mq);
-                const auto& hooks = host_.hooks();
-                if (hooks.before) {
-                    try {
-                        hooks.before(mq, msgs);
-                    } catch (const std::exception& e) {
-                        detail::log_line("consume hook (before) failed: {}", e.what());
-                    }
-                }
-                std::optional<Status> status;
-                const std::int64_t call_begin = clock->steady_millis();
-                {
-                    const std::lock_guard consume_lock(pq->consume_lock());
+                // Under the queue's consume lock, so that rebalance cannot release the queue meanwhile.
+                const auto call = host_.call_listener(mq, msgs, ctx, [&pq] {
+                    std::unique_lock consume_lock(pq->consume_lock());
                     if (pq->dropped()) {
-                        break;
+                        consume_lock.unlock();
                     }
-                    try {
-                        status = host_.listener()(std::span<const MessageExt>(msgs), ctx);
-                    } catch (const std::exception& e) {
-                        detail::log_line(
-                            "group [{}]: listener threw for {}: {}", host_.group(), mq, e.what());
-                    } catch (...) {
-                        detail::log_line("group [{}]: listener threw for {}", host_.group(), mq);
-                    }
+                    return consume_lock;
+                });
+                if (!call) {
+                    break;
                 }
-                const Status effective = status.value_or(Status::SuspendCurrentQueueAMoment);
-                if (hooks.after) {
-                    try {
-                        hooks.after(mq, msgs, effective == Status::Success || effective == Status::Commit);
-                    } catch (const std::exception& e) {
-                        detail::log_line("consume hook (after) failed: {}", e.what());
-                    }
-                }
-                host_.stats_collector().record_consume_rt(mq.topic, clock->steady_millis() - call_begin);
-                continue_consume = process_result(mq, pq, msgs, ctx, effective);
+                host_.record_consume_rt(mq.topic, call->rt_millis);
+                continue_consume = process_result(mq, pq, msgs, ctx, call->status);
             }
         }
 
-        /// processConsumeResult: every status × autoCommit (consumer.md §6.4).
+        /// Java's processConsumeResult: every status × autoCommit (the table in docs/policies/order.md).
         bool process_result(const MessageQueue& mq,
                             const std::shared_ptr<ProcessQueue>& pq,
                             std::vector<MessageExt>& msgs,
@@ -4618,9 +3630,8 @@ struct Orderly {
             std::int64_t commit_offset = -1;
             bool continue_consume = true;
             const auto n = static_cast<std::int64_t>(msgs.size());
-            auto& stats = host_.stats_collector();
             const auto suspend = [&] {
-                stats.record_consume_failed(mq.topic, n);
+                host_.record_consume_failed(mq.topic, n);
                 if (check_reconsume_times(msgs)) {
                     pq->make_message_to_consume_again(std::span<const MessageExt>(msgs));
                     submit_later(mq, pq, ctx.suspend_current_queue_time_millis());
@@ -4633,14 +3644,14 @@ struct Orderly {
                 switch (status) {
                 case Status::Commit:
                 case Status::Rollback:
-                    detail::log_line("group [{}]: {} returns Commit/Rollback with auto-commit on; treated as "
-                                     "Success",
-                                     host_.group(),
-                                     mq);
+                    host_.log(
+                        "group [{}]: {} returns Commit/Rollback with auto-commit on; treated as Success",
+                        host_.group(),
+                        mq);
                     [[fallthrough]];
                 case Status::Success:
                     commit_offset = pq->commit();
-                    stats.record_consume_ok(mq.topic, n);
+                    host_.record_consume_ok(mq.topic, n);
                     break;
                 case Status::SuspendCurrentQueueAMoment:
                     if (!suspend()) {
@@ -4651,7 +3662,7 @@ struct Orderly {
             } else {
                 switch (status) {
                 case Status::Success:
-                    stats.record_consume_ok(mq.topic, n);
+                    host_.record_consume_ok(mq.topic, n);
                     break;
                 case Status::Commit:
                     commit_offset = pq->commit();
@@ -4667,12 +3678,12 @@ struct Orderly {
                 }
             }
             if (commit_offset >= 0 && !pq->dropped()) {
-                host_.offset_store().update_offset(mq, commit_offset, false);
+                host_.update_offset(mq, commit_offset, false);
             }
             return continue_consume;
         }
 
-        /// checkReconsumeTimes (consumer.md §6.5): true = suspend and retry locally; messages past the limit
+        /// Java's checkReconsumeTimes: true = suspend and retry locally; messages past the limit
         /// are moved to the DLQ (if that fails they are retried locally as well).
         bool check_reconsume_times(std::vector<MessageExt>& msgs) {
             bool suspend = false;
@@ -4705,7 +3716,7 @@ struct Orderly {
 // ---- begin rmq/stats.hpp ----
 
 /// @file stats.hpp
-/// Consumer statistics (Java's ConsumerStatsManager, consumer.md §10): per-topic pull/consume rates and
+/// Consumer statistics (Java's ConsumerStatsManager): per-topic pull/consume rates and
 /// latencies over the last minute, per-queue cache and lag figures, and health flags. rmq::ConsumerStats is a
 /// plain snapshot; rmq::detail::StatsCollector is what the consumer updates from its threads.
 
@@ -4769,7 +3780,7 @@ struct ConsumerStats {
     std::vector<TopicStats> topics;
     /// One entry per owned queue, ordered like MessageQueue.
     std::vector<QueueStats> queues;
-    /// The broker's registry shows a different subscription for this group (consumer.md §8.5).
+    /// The broker's registry shows a different subscription for this group.
     bool subscription_inconsistent = false;
     /// What differs, when subscription_inconsistent.
     std::string subscription_inconsistent_detail;
@@ -4805,19 +3816,7 @@ public:
     };
 
     /// The window ending now; its span starts at the oldest bucket or at `since` (collector start), if later.
-    [[nodiscard]] Window read(std::int64_t now, std::int64_t since) const noexcept {
-        const std::int64_t id = now / bucket_millis_;
-        const std::int64_t oldest = id - static_cast<std::int64_t>(bucket_count) + 1;
-        Window w;
-        for (const Bucket& b : buckets_) {
-            if (b.id >= oldest && b.id <= id) {
-                w.sum += b.value;
-                w.times += b.times;
-            }
-        }
-        w.span_millis = std::max<std::int64_t>(1, now - std::max(oldest * bucket_millis_, since));
-        return w;
-    }
+    [[nodiscard]] Window read(std::int64_t now, std::int64_t since) const noexcept;
 
 private:
     struct Bucket {
@@ -4853,12 +3852,7 @@ public:
     }
 
     /// CONSUME_RT: one listener call took `millis`.
-    void record_consume_rt(std::string_view topic, std::int64_t millis) {
-        with_topic(topic, [&](Topic& t, std::int64_t now) {
-            t.consume_rt.add(now, millis);
-            t.consume_rt_hour.add(now, millis);
-        });
-    }
+    void record_consume_rt(std::string_view topic, std::int64_t millis);
 
     /// CONSUME_OK_TPS: `count` messages consumed successfully.
     void record_consume_ok(std::string_view topic, std::int64_t count) {
@@ -4866,41 +3860,15 @@ public:
     }
 
     /// CONSUME_FAILED_TPS: `count` messages failed (sent back, suspended or dropped).
-    void record_consume_failed(std::string_view topic, std::int64_t count) {
-        with_topic(topic, [&](Topic& t, std::int64_t now) {
-            t.consume_failed.add(now, count);
-            t.consume_failed_hour.add(now, count);
-        });
-    }
+    void record_consume_failed(std::string_view topic, std::int64_t count);
 
     /// One listener call at once: CONSUME_RT `millis`, then `ok` successes and `failed` failures (zero counts
     /// are not recorded). Same figures as the three calls above, one lock round-trip instead of three: it
     /// runs once per batch on the consume threads.
-    void record_consume(std::string_view topic, std::int64_t millis, std::int64_t ok, std::int64_t failed) {
-        with_topic(topic, [&](Topic& t, std::int64_t now) {
-            t.consume_rt.add(now, millis);
-            t.consume_rt_hour.add(now, millis);
-            if (ok > 0) {
-                t.consume_ok.add(now, ok);
-            }
-            if (failed > 0) {
-                t.consume_failed.add(now, failed);
-                t.consume_failed_hour.add(now, failed);
-            }
-        });
-    }
+    void record_consume(std::string_view topic, std::int64_t millis, std::int64_t ok, std::int64_t failed);
 
     /// Replaces the figures of one queue (the consumer calls it when asked for a snapshot or periodically).
-    void set_queue(QueueStats q) {
-        if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
-            q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
-        } else {
-            q.lag = 0;
-        }
-        const std::lock_guard lock(misc_mutex_);
-        auto key = q.mq;
-        queues_.insert_or_assign(std::move(key), std::move(q));
-    }
+    void set_queue(QueueStats q);
 
     /// Forgets a queue no longer owned.
     void remove_queue(const MessageQueue& mq) {
@@ -4909,11 +3877,7 @@ public:
     }
 
     /// Sets or clears the subscription-inconsistency flag with a description of the difference.
-    void set_subscription_inconsistent(bool inconsistent, std::string detail = {}) {
-        const std::lock_guard lock(misc_mutex_);
-        subscription_inconsistent_ = inconsistent;
-        subscription_detail_ = inconsistent ? std::move(detail) : std::string{};
-    }
+    void set_subscription_inconsistent(bool inconsistent, std::string detail = {});
 
     /// Counts records the decoder rejected.
     void add_damaged_records(std::int64_t count) {
@@ -4922,36 +3886,10 @@ public:
     }
 
     /// The statistics now.
-    [[nodiscard]] ConsumerStats snapshot() const {
-        const std::int64_t now = clock_->steady_millis();
-        ConsumerStats out;
-        {
-            const std::shared_lock lock(topics_mutex_);
-            out.topics.reserve(topics_.size());
-            for (const auto& [name, topic] : topics_) {
-                out.topics.push_back(topic_stats(name, *topic, now));
-            }
-        }
-        const std::lock_guard lock(misc_mutex_);
-        out.queues.reserve(queues_.size());
-        for (const auto& [mq, q] : queues_) {
-            out.queues.push_back(q);
-        }
-        out.subscription_inconsistent = subscription_inconsistent_;
-        out.subscription_inconsistent_detail = subscription_detail_;
-        out.damaged_records = damaged_records_;
-        return out;
-    }
+    [[nodiscard]] ConsumerStats snapshot() const;
 
     /// One topic's figures now (zeros for a topic never seen).
-    [[nodiscard]] TopicStats topic(std::string_view name) const {
-        const std::int64_t now = clock_->steady_millis();
-        const std::shared_lock lock(topics_mutex_);
-        if (auto it = topics_.find(name); it != topics_.end()) {
-            return topic_stats(it->first, *it->second, now);
-        }
-        return TopicStats{std::string(name)};
-    }
+    [[nodiscard]] TopicStats topic(std::string_view name) const;
 
 private:
     struct Topic {
@@ -4985,24 +3923,7 @@ private:
         f(*it->second, now);
     }
 
-    TopicStats topic_stats(const std::string& name, Topic& t, std::int64_t now) const {
-        const std::lock_guard lock(t.mutex);
-        auto avg = [](const WindowCounter::Window& w) {
-            return w.times == 0 ? 0.0 : static_cast<double>(w.sum) / static_cast<double>(w.times);
-        };
-        auto tps = [](const WindowCounter::Window& w) {
-            return static_cast<double>(w.sum) * 1000.0 / static_cast<double>(w.span_millis);
-        };
-        TopicStats s{name};
-        s.pull_rt = avg(t.pull_rt.read(now, start_));
-        s.pull_tps = tps(t.pull_tps.read(now, start_));
-        const auto rt = t.consume_rt.read(now, start_);
-        s.consume_rt = rt.sum != 0 ? avg(rt) : avg(t.consume_rt_hour.read(now, start_));
-        s.consume_ok_tps = tps(t.consume_ok.read(now, start_));
-        s.consume_failed_tps = tps(t.consume_failed.read(now, start_));
-        s.consume_failed_msgs = t.consume_failed_hour.read(now, start_).sum;
-        return s;
-    }
+    TopicStats topic_stats(const std::string& name, Topic& t, std::int64_t now) const;
 
     std::shared_ptr<Clock> clock_;
     std::int64_t start_;
@@ -5017,6 +3938,7 @@ private:
 
 }  // namespace detail
 }  // namespace rmq
+
 // ---- end rmq/stats.hpp ----
 
 // ---- begin rmq/transport/in_process.hpp ----
@@ -5034,21 +3956,16 @@ private:
 #include <vector>
 
 
+// ---- begin rmq/transport/broker_config.hpp ----
 
-// ---- begin rmq/detail/broker_config.hpp ----
+/// @file transport/broker_config.hpp
+/// The embedded broker's public types: rmq::BrokerConfig (its settings), rmq::BrokerRequest (request kinds
+/// for fault injection) and rmq::GroupMember (a consumer group member as the broker sees it). Included by
+/// <rmq/transport/in_process.hpp>.
 
-/// @file detail/broker_config.hpp
-/// rmq::BrokerConfig (the embedded broker's settings) and the delay-level table parser. Users include
-/// <rmq/transport/in_process.hpp>, which re-exports these.
-
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
-#include <vector>
-
-#include <fmt/format.h>
 
 
 namespace rmq {
@@ -5104,94 +4021,6 @@ enum class BrokerRequest {
     SendBack,
 };
 
-namespace detail {
-
-/// Parses MessageStoreConfig.messageDelayLevel ("1s 5s 1m 2h ..."; units s, m, h, d) into milliseconds per
-/// level (index 0 = level 1). Throws rmq::InvalidArgument for an unknown unit or number.
-inline std::vector<std::int64_t> parse_delay_levels(std::string_view text) {
-    std::vector<std::int64_t> out;
-    while (!text.empty()) {
-        const std::size_t start = text.find_first_not_of(' ');
-        if (start == std::string_view::npos) {
-            break;
-        }
-        text.remove_prefix(start);
-        const std::size_t end = std::min(text.find(' '), text.size());
-        const std::string_view item = text.substr(0, end);
-        text.remove_prefix(end);
-        if (item.size() < 2) {
-            throw InvalidArgument(fmt::format("message_delay_level: bad item \"{}\"", item));
-        }
-        std::int64_t unit = 0;
-        switch (item.back()) {
-        case 's':
-            unit = 1000;
-            break;
-        case 'm':
-            unit = 60 * 1000;
-            break;
-        case 'h':
-            unit = 60 * 60 * 1000;
-            break;
-        case 'd':
-            unit = 24 * 60 * 60 * 1000;
-            break;
-        default:
-            throw InvalidArgument(fmt::format("message_delay_level: unknown unit in \"{}\"", item));
-        }
-        std::int64_t n = 0;
-        for (const char c : item.substr(0, item.size() - 1)) {
-            if (c < '0' || c > '9') {
-                throw InvalidArgument(fmt::format("message_delay_level: bad number in \"{}\"", item));
-            }
-            n = n * 10 + (c - '0');
-        }
-        out.push_back(n * unit);
-    }
-    if (out.empty()) {
-        throw InvalidArgument("message_delay_level is empty");
-    }
-    return out;
-}
-
-}  // namespace detail
-
-}  // namespace rmq
-// ---- end rmq/detail/broker_config.hpp ----
-
-// ---- begin rmq/detail/broker_state.hpp ----
-
-/// @file detail/broker_state.hpp
-/// The embedded broker's state and rules (store, pull, long polling, offsets, membership, locks, send-back,
-/// delays). Shared by rmq::InProcessBroker and every rmq::InProcessTransport handle.
-
-#include <algorithm>
-#include <condition_variable>
-#include <cstdint>
-#include <deque>
-#include <exception>
-#include <functional>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <set>
-#include <string>
-#include <string_view>
-#include <thread>
-#include <tuple>
-#include <unordered_map>
-#include <utility>
-#include <vector>
-
-#include <zlib.h>
-
-#include <fmt/format.h>
-
-
-
-namespace rmq {
-
 /// One client of a consumer group as the embedded broker sees it (see InProcessBroker::group_members).
 struct GroupMember {
     std::string client_id;
@@ -5201,62 +4030,490 @@ struct GroupMember {
     std::int64_t last_update_timestamp = 0;
 };
 
-namespace detail {
+}  // namespace rmq
+// ---- end rmq/transport/broker_config.hpp ----
 
-/// TopicValidator.RMQ_SYS_SCHEDULE_TOPIC: where delayed messages wait.
-inline constexpr std::string_view schedule_topic = "SCHEDULE_TOPIC_XXXX";
+
+// ---- begin rmq/detail/broker/broker_state.hpp ----
+
+/// @file detail/broker/broker_state.hpp
+/// The embedded broker: the one object rmq::InProcessBroker holds and every rmq::InProcessTransport handle
+/// shares. It composes the components of this folder (store, delays, pull, long poll, offsets, membership,
+/// locks, send-back, fault injection, dispatcher) and owns the lock that guards them all.
+///
+/// Lock discipline (unchanged from the single-class broker; keep it):
+/// - ONE mutex, `mutex_`, guards the whole state: every component below and the Dispatcher's queue and flags.
+///   The components have no locks of their own; they are only called with `mutex_` held. Members named
+///   `*_locked` expect it held; every request member holds it for one critical section (queueing the
+///   collected callbacks afterwards takes it again, briefly); config() and clock() are immutable.
+/// - Checks that need no state (names, queue ownership, body size) run before the lock is taken.
+/// - Callbacks owed to clients (pull completions, notifications) are collected in a BrokerTasks list while
+///   locked and handed to the Dispatcher after the lock is released: user code never runs under `mutex_`.
+/// - Other locks: a connection's NotificationSlot mutex is taken by its notification task on the dispatcher
+///   thread, never under `mutex_`; the Clock's own mutex is taken under `mutex_` when reading the time (never
+///   the reverse: ManualClock::advance calls its listener, on_clock_advance, after releasing it); start/stop
+///   add and remove that listener without holding `mutex_`.
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+
+// ---- begin rmq/detail/broker/delays.hpp ----
+
+/// @file detail/broker/delays.hpp
+/// Delayed delivery of the embedded broker (ScheduleMessageService): the delay-level table, the rewrite of a
+/// message with a delay level into SCHEDULE_TOPIC_XXXX, and the schedule of messages waiting to be due.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+
+
+// ---- begin rmq/detail/broker/store.hpp ----
+
+/// @file detail/broker/store.hpp
+/// The embedded broker's message store: topics -> queues -> an append-only log of stored messages (each with
+/// its consume-queue tag hash code), the commit log that finds a message by its commit-log offset, and the
+/// stamping of CommitLog.putMessage (offsets, store time, ids, body CRC).
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+
+namespace rmq::detail {
+
 /// The store host every message of the embedded broker carries.
 inline constexpr std::string_view broker_store_host = "127.0.0.1:10911";
-/// Born host of messages sent through an in-process transport.
-inline constexpr std::string_view in_process_born_host = "127.0.0.1:0";
-/// ConsumeQueue.CQ_STORE_UNIT_SIZE.
-inline constexpr std::int64_t consume_queue_unit_size = 20;
-/// MessageStoreConfig.mappedFileSizeConsumeQueue / unit: one consume-queue file holds 300000 units.
-inline constexpr std::int64_t consume_queue_file_units = 300000;
-/// DefaultMessageStore.getMessage: the scan covers at least 16000 bytes of consume queue.
-inline constexpr std::int64_t max_filter_message_bytes = 16000;
-/// PullRequestHoldService: how often held pulls are re-checked with long polling on.
-inline constexpr std::int64_t hold_check_interval_millis = 5000;
-/// BrokerConfig.brokerClusterName default, stored in the CLUSTER property of sent messages.
-inline constexpr std::string_view broker_cluster_name = "DefaultCluster";
-/// MessageConst.PROPERTY_CLUSTER.
-inline constexpr std::string_view property_cluster = "CLUSTER";
 
 /// MessageDecoder.createMessageId for store host 127.0.0.1:10911: hex of ip (4 bytes), port (4 bytes) and
 /// commit log offset (8 bytes), upper case.
-inline std::string offset_message_id(std::int64_t commit_log_offset) {
-    return fmt::format("7F00000100002A9F{:016X}", static_cast<std::uint64_t>(commit_log_offset));
-}
-
-/// UtilAll.crc32: CRC32 of the body, masked to a non-negative int.
-inline std::int32_t body_crc32(const std::string& body) {
-    // zlib's ::crc32, qualified: rmq::crc32 (remoting/message_codec.hpp) would hide it when included first
-    const uLong crc = ::crc32(
-        ::crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
-    return static_cast<std::int32_t>(crc & 0x7FFFFFFFUL);
-}
+std::string offset_message_id(std::int64_t commit_log_offset);
 
 /// CommitLog.calMsgLength for IPv4 hosts: 91 bytes of fixed fields plus body, topic and properties.
-inline std::int32_t stored_message_size(const MessageExt& m, std::size_t properties_length) {
-    return static_cast<std::int32_t>(91 + m.body().size() + m.topic().size() + properties_length);
-}
+std::int32_t stored_message_size(const MessageExt& m, std::size_t properties_length);
 
 /// MessageExtBrokerInner.tagsString2tagsCode: Java's hashCode of TAGS, 0 without tags.
-inline std::int64_t tags_code_of(const Message& m) {
-    const auto tags = m.tags();
-    return tags.empty() ? 0 : tag_hash(tags);
-}
+std::int64_t tags_code_of(const Message& m);
 
-/// ExpressionMessageFilter.isMatchedByConsumeQueue for TAG subscriptions.
-inline bool matched_by_consume_queue(const std::optional<SubscriptionData>& sub, std::int64_t tags_code) {
-    if (!sub || sub->class_filter_mode) {
-        return true;
+/// ExpressionMessageFilter.isMatchedByConsumeQueue for TAG subscriptions (no subscription matches all).
+bool matched_by_consume_queue(const std::optional<SubscriptionData>& sub, std::int64_t tags_code);
+
+/// A decimal int property (REAL_QID, RECONSUME_TIME, MAX_RECONSUME_TIMES); `fallback` when empty or not a
+/// number.
+std::int32_t parse_int_or(std::string_view text, std::int32_t fallback);
+
+/// One consume-queue unit: the message and the tag hash code (a delayed message's: its due wall time).
+struct StoredEntry {
+    std::shared_ptr<const MessageExt> msg;
+    std::int64_t tags_code = 0;
+};
+
+/// One queue: offsets [base, next) are in `entries`; base moves up only by delete_before.
+struct QueueLog {
+    std::int64_t base = 0;
+    std::int64_t next = 0;
+    std::deque<StoredEntry> entries;
+};
+
+class MessageStore {
+public:
+    explicit MessageStore(std::string broker_name)
+        : broker_name_(std::move(broker_name)) {}
+
+    /// Creates the topic with `count` queues, or grows it to `count`.
+    void add_queues(const std::string& topic, std::size_t count);
+
+    [[nodiscard]] bool has_topic(const std::string& topic) const { return topics_.contains(topic); }
+
+    /// The topic's queue count; nullopt for an unknown topic.
+    [[nodiscard]] std::optional<std::size_t> queue_count(const std::string& topic) const;
+
+    /// The queue, or nullptr when the topic or queue does not exist.
+    QueueLog* find_queue(const std::string& topic, std::int32_t queue_id);
+    [[nodiscard]] const QueueLog* find_queue(const std::string& topic, std::int32_t queue_id) const;
+
+    /// The queue, creating the topic and growing it as needed.
+    QueueLog& ensure_queue(const std::string& topic, std::int32_t queue_id);
+
+    /// The offset the queue's next message gets (0 for a missing queue).
+    [[nodiscard]] std::int64_t max_offset(const std::string& topic, std::int32_t queue_id) const;
+
+    /// CommitLog.putMessage: appends to the message's own topic and queue (created as needed), stamping queue
+    /// and commit-log offsets, store time, store host, broker name, body CRC, stored size and offset id.
+    std::shared_ptr<const MessageExt>
+    append(MessageExt m, std::int64_t tags_code, std::int64_t store_timestamp);
+
+    /// The stored message at a commit-log offset, or nullptr.
+    [[nodiscard]] const MessageExt* find_by_commit_offset(std::int64_t commit_log_offset) const;
+
+    /// Every message of a queue from `from` on (none for a missing queue).
+    [[nodiscard]] std::vector<MessageExt>
+    messages(const std::string& topic, std::int32_t queue_id, std::int64_t from) const;
+
+    /// First offset stored at or after `timestamp`; the max offset when every message is older (0 for a
+    /// missing queue).
+    [[nodiscard]] std::int64_t
+    search(const std::string& topic, std::int32_t queue_id, std::int64_t timestamp) const;
+
+    /// Drops the queue's messages below `offset` (file expiry); false when the queue does not exist.
+    bool delete_before(const std::string& topic, std::int32_t queue_id, std::int64_t offset);
+
+private:
+    std::string broker_name_;
+    std::map<std::string, std::vector<QueueLog>> topics_;
+    std::unordered_map<std::int64_t, std::shared_ptr<const MessageExt>> commit_log_;
+    std::int64_t commit_log_offset_ = 0;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/store.hpp ----
+
+namespace rmq::detail {
+
+/// TopicValidator.RMQ_SYS_SCHEDULE_TOPIC: where delayed messages wait.
+inline constexpr std::string_view schedule_topic = "SCHEDULE_TOPIC_XXXX";
+
+/// Parses MessageStoreConfig.messageDelayLevel ("1s 5s 1m 2h ..."; units s, m, h, d) into milliseconds per
+/// level (index 0 = level 1). Throws rmq::InvalidArgument for an unknown unit or number.
+std::vector<std::int64_t> parse_delay_levels(std::string_view text);
+
+class DelaySchedule {
+public:
+    /// `levels`: milliseconds per delay level (index 0 = level 1), not empty.
+    explicit DelaySchedule(std::vector<std::int64_t> levels)
+        : levels_(std::move(levels)) {}
+
+    /// Where a delayed message waits: steady time it is due, and its consume-queue tags code (its due wall
+    /// time, as ScheduleMessageService keeps it).
+    struct Wait {
+        std::int64_t due = 0;
+        std::int64_t tags_code = 0;
+    };
+
+    /// CommitLog.putMessage for a message with a delay level: the level is clamped to the table, REAL_TOPIC /
+    /// REAL_QID keep its destination and it moves to SCHEDULE_TOPIC_XXXX queue level - 1. nullopt (message
+    /// untouched) without a delay level.
+    std::optional<Wait> redirect(MessageExt& m, Clock& clock) const;
+
+    /// Schedules a stored delayed message.
+    void add(std::int64_t due, std::shared_ptr<const MessageExt> stored);
+
+    /// ScheduleMessageService.messageTimeup: the messages due at steady time `now`, earliest first, rebuilt
+    /// for their real topic and queue (to be stored again, not delayed again), removed from the schedule.
+    std::vector<MessageExt> take_due(std::int64_t now);
+
+    [[nodiscard]] std::size_t count() const noexcept { return scheduled_.size(); }
+
+    /// Steady time the earliest delayed message is due.
+    [[nodiscard]] std::optional<std::int64_t> next_due() const;
+
+private:
+    std::vector<std::int64_t> levels_;
+    std::multimap<std::int64_t, std::shared_ptr<const MessageExt>> scheduled_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/delays.hpp ----
+
+// ---- begin rmq/detail/broker/dispatcher.hpp ----
+
+/// @file detail/broker/dispatcher.hpp
+/// The embedded broker's dispatcher thread: runs pull completions and notifications in order, outside the
+/// broker's lock, and (with a real clock) wakes the broker for its next deadline.
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// A callback the broker owes a client (pull completion, notification); never run under the broker's lock.
+using BrokerTask = std::function<void()>;
+using BrokerTasks = std::vector<BrokerTask>;
+
+/// Its state is guarded by the broker's one mutex, passed in: members named `*_locked` need it held, the
+/// others take it themselves.
+class Dispatcher {
+public:
+    /// The broker's time-driven work, run by the dispatcher thread under the lock (real clocks only).
+    struct Timers {
+        std::function<void(BrokerTasks&)> tick_locked;
+        std::function<std::optional<std::int64_t>()> next_deadline_locked;
+        /// Clock steady time.
+        std::function<std::int64_t()> now;
+    };
+
+    explicit Dispatcher(std::mutex& mutex) noexcept
+        : mutex_(mutex) {}
+
+    Dispatcher(const Dispatcher&) = delete;
+    Dispatcher& operator=(const Dispatcher&) = delete;
+
+    /// From now on dispatch() queues tasks for the thread (before, it runs them in the caller).
+    void mark_started_locked() noexcept { started_ = true; }
+
+    /// Starts the thread. With a manual clock it only runs tasks: the clock's listener drives time.
+    void start(bool manual_clock, Timers timers);
+
+    [[nodiscard]] bool stopping_locked() const noexcept { return stopping_; }
+
+    /// Asks the thread to stop once the queued tasks ran; false when a stop was already asked for.
+    bool request_stop_locked();
+
+    /// Waits for the thread to end (without the lock).
+    void join();
+
+    /// After join(): dispatch() runs tasks in the caller from now on; wakes drain().
+    void mark_stopped_locked();
+
+    /// The next deadline moved (a pull was held): the thread recomputes its wait.
+    void wake_locked() { cv_.notify_all(); }
+
+    /// Hands tasks to the thread; once it has stopped they run here (never under the lock).
+    void dispatch(BrokerTasks tasks);
+
+    /// Waits until every task queued so far has run. Throws rmq::IllegalState on the dispatcher thread.
+    void drain();
+
+    /// Runs one task; a throwing user callback must not kill the broker.
+    static void run_task(BrokerTask& task) noexcept;
+
+private:
+    void run();
+    /// Runs the queued batch without the lock; `lock` is held on entry and on return.
+    void run_batch(std::unique_lock<std::mutex>& lock);
+    /// Ticks the broker and waits for its next deadline (real clocks).
+    void tick_or_wait(std::unique_lock<std::mutex>& lock);
+
+    std::mutex& mutex_;
+    std::condition_variable cv_;
+    std::condition_variable idle_cv_;
+    std::deque<BrokerTask> tasks_;
+    Timers timers_;
+    bool running_task_ = false;
+    bool stopping_ = false;
+    bool stopped_ = false;
+    bool started_ = false;
+    bool manual_ = false;
+    std::thread thread_;
+    std::thread::id thread_id_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/dispatcher.hpp ----
+
+// ---- begin rmq/detail/broker/faults.hpp ----
+
+/// @file detail/broker/faults.hpp
+/// Fault injection of the embedded broker (InProcessBroker::inject_failure): pending failures per request
+/// kind, taken before a request changes anything.
+
+#include <map>
+#include <optional>
+
+
+namespace rmq::detail {
+
+class FaultInjector {
+public:
+    /// The next `times` requests of kind `request` fail with `code`; `times` <= 0 clears.
+    void set(BrokerRequest request, int code, int times);
+
+    /// Throws the pending failure of this kind (rmq::BrokerError), if any, consuming it.
+    void take(BrokerRequest request);
+
+    /// The pending failure code of this kind, consumed; nullopt when none. For pulls, which fail by Outcome.
+    std::optional<int> take_code(BrokerRequest request);
+
+private:
+    struct Fault {
+        int code = 0;
+        int remaining = 0;
+    };
+
+    std::map<BrokerRequest, Fault> faults_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/faults.hpp ----
+
+// ---- begin rmq/detail/broker/locks.hpp ----
+
+/// @file detail/broker/locks.hpp
+/// Orderly queue locks of the embedded broker (RebalanceLockManager): per consumer group, a queue is held by
+/// one client until it unlocks it or stops renewing it for the lock's max live time (60 s by default).
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+
+namespace rmq::detail {
+
+class QueueLocks {
+public:
+    /// `max_live_millis`: a lock not renewed for longer than this has expired.
+    explicit QueueLocks(std::int64_t max_live_millis) noexcept
+        : max_live_millis_(max_live_millis) {}
+
+    /// RebalanceLockManager.tryLockBatch at steady time `now`: each queue is granted (and its lock renewed)
+    /// when `client_id` holds it, or taken over when it is free or expired. Returns the granted queues.
+    std::vector<MessageQueue> lock_batch(const std::string& group,
+                                         const std::string& client_id,
+                                         const std::vector<MessageQueue>& mqs,
+                                         std::int64_t now);
+
+    /// RebalanceLockManager.unlockBatch: only the locks `client_id` holds are removed.
+    void unlock_batch(const std::string& group,
+                      const std::string& client_id,
+                      const std::vector<MessageQueue>& mqs);
+
+    /// The client holding an unexpired lock on the queue at steady time `now`.
+    [[nodiscard]] std::optional<std::string>
+    owner(const std::string& group, const MessageQueue& mq, std::int64_t now) const;
+
+private:
+    struct Entry {
+        std::string client_id;
+        std::int64_t last_update = 0;
+    };
+
+    [[nodiscard]] bool expired(const Entry& e, std::int64_t now) const noexcept {
+        return now - e.last_update > max_live_millis_;
     }
-    if (sub->sub_string == sub_all) {
-        return true;
-    }
-    return sub->code_set.contains(static_cast<std::int32_t>(tags_code));
-}
+
+    std::int64_t max_live_millis_;
+    std::map<std::string, std::map<MessageQueue, Entry>> locks_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/locks.hpp ----
+
+// ---- begin rmq/detail/broker/long_poll.hpp ----
+
+/// @file detail/broker/long_poll.hpp
+/// Long polling on the embedded broker (PullRequestHoldService): pulls that found nothing are held per queue
+/// until a matching message arrives, the periodic hold check sees their queue grew, or their deadline passes.
+/// This table only decides which held pulls wake; the broker re-runs them (broker_state.hpp).
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+
+namespace rmq::detail {
+
+/// PullRequestHoldService: how often held pulls are re-checked with long polling on.
+inline constexpr std::int64_t hold_check_interval_millis = 5000;
+
+/// A pull parked until its queue has something for it.
+struct HeldPull {
+    PullArgs args;
+    PullCallback callback;
+    /// Clock steady time it is answered at the latest.
+    std::int64_t deadline = 0;
+    /// The subscription the pull filters with (arrivals that do not match do not wake it).
+    std::optional<SubscriptionData> filter;
+};
+
+class HeldPulls {
+public:
+    /// `check_interval_millis`: the periodic hold check (5 s, or short_polling_time_mills without long
+    /// polling).
+    explicit HeldPulls(std::int64_t check_interval_millis) noexcept
+        : check_interval_millis_(check_interval_millis) {}
+
+    /// The first periodic check is one interval after steady time `now` (the broker's start).
+    void start(std::int64_t now) noexcept { next_check_ = now + check_interval_millis_; }
+
+    void hold(HeldPull pull);
+
+    /// notifyMessageArriving: the pulls held on the queue that a message with `tags_code` just reached and
+    /// that it matches (and whose offset is below the queue's max), removed from the table.
+    std::vector<HeldPull> take_arrived(const std::string& topic,
+                                       std::int32_t queue_id,
+                                       std::int64_t tags_code,
+                                       const MessageStore& store);
+
+    /// At steady time `now`: the pulls past their deadline and, when the periodic check is due, those whose
+    /// queue grew past their offset whatever the tags; removed from the table.
+    std::vector<HeldPull> take_due(std::int64_t now, const MessageStore& store);
+
+    /// Every held pull (the broker is stopping).
+    std::vector<HeldPull> take_all();
+
+    [[nodiscard]] std::size_t count() const;
+
+    /// The earliest deadline or periodic check while pulls are held.
+    [[nodiscard]] std::optional<std::int64_t> next_deadline() const;
+
+private:
+    using QueueKey = std::pair<std::string, std::int32_t>;
+
+    std::int64_t check_interval_millis_;
+    std::int64_t next_check_ = 0;
+    std::map<QueueKey, std::vector<HeldPull>> held_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/long_poll.hpp ----
+
+// ---- begin rmq/detail/broker/membership.hpp ----
+
+/// @file detail/broker/membership.hpp
+/// Consumer group membership on the embedded broker (ConsumerManager, ClientHousekeepingService): heartbeats
+/// register clients and the group's one subscription per topic, clients leave by unregistering, by their
+/// connection closing or by heartbeat expiry (120 s by default), and every change notifies the remaining
+/// members (NOTIFY_CONSUMER_IDS_CHANGED) through the connection each heartbeated on.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+
+
+namespace rmq::detail {
 
 /// Where a transport handle's notifications go; set_notification_handler replaces the handler.
 struct NotificationSlot {
@@ -5264,665 +4521,49 @@ struct NotificationSlot {
     NotificationHandler handler;
 };
 
-/// The embedded broker. Every public member locks `mutex_`; callbacks (pull completions, notifications)
-/// are collected while locked and handed to the dispatcher thread, which runs them without the lock.
-class BrokerState {
+class Membership {
 public:
-    using Task = std::function<void()>;
-    using Tasks = std::vector<Task>;
+    /// `notify`: BrokerConfig::notify_consumer_ids_changed_enable; `expiry_millis`: channel_expired_timeout.
+    Membership(bool notify, std::int64_t expiry_millis) noexcept
+        : notify_(notify)
+        , expiry_millis_(expiry_millis) {}
 
-    explicit BrokerState(BrokerConfig config)
-        : config_(std::move(config))
-        , delay_levels_(parse_delay_levels(config_.message_delay_level))
-        , clock_(config_.clock ? config_.clock : system_clock()) {
-        check_config();
-        if (config_.auto_create_topic_enable) {
-            topics_[std::string(auto_create_topic_key_topic)].queues.resize(
-                static_cast<std::size_t>(config_.default_topic_queue_nums));
-        }
-    }
+    /// A new connection (transport handle) whose members are notified through `slot`; returns its id.
+    std::uint64_t register_handle(std::shared_ptr<NotificationSlot> slot);
 
-    BrokerState(const BrokerState&) = delete;
-    BrokerState& operator=(const BrokerState&) = delete;
+    /// ClientHousekeepingService.doChannelCloseEvent: the connection's clients leave their groups.
+    void close_handle(std::uint64_t handle_id, BrokerTasks& out);
 
-    ~BrokerState() { stop(); }
+    /// ConsumerManager.registerConsumer for one ConsumerData of a heartbeat at steady time `now`: records the
+    /// client and updates the group's subscriptions; a new client or a changed topic set notifies the group.
+    void register_consumer(const std::string& client_id,
+                           const ConsumerData& data,
+                           std::uint64_t handle_id,
+                           std::int64_t now,
+                           BrokerTasks& out);
 
-    /// Starts the dispatcher thread and (manual clocks) the clock listener. `self` is this state.
-    void start(const std::shared_ptr<BrokerState>& self) {
-        manual_ = clock_->is_manual();
-        {
-            const std::lock_guard lock(mutex_);
-            started_ = true;
-            next_hold_check_ = clock_->steady_millis() + hold_check_interval();
-        }
-        thread_ = std::thread([this] { run(); });
-        thread_id_ = thread_.get_id();
-        std::weak_ptr<BrokerState> weak = self;
-        listener_id_ = clock_->add_listener([weak] {
-            if (auto s = weak.lock()) {
-                s->on_clock_advance();
-            }
-        });
-    }
+    /// UNREGISTER_CLIENT: the client leaves the group; the group is notified.
+    void unregister(const std::string& client_id, const std::string& group, BrokerTasks& out);
 
-    /// Stops the dispatcher after it ran every queued task, then answers held pulls with SYSTEM_ERROR.
-    void stop() {
-        {
-            const std::lock_guard lock(mutex_);
-            if (stopping_) {
-                return;
-            }
-            stopping_ = true;
-            cv_.notify_all();
-        }
-        clock_->remove_listener(listener_id_);
-        if (thread_.joinable()) {
-            thread_.join();
-        }
-        Tasks out;
-        {
-            const std::lock_guard lock(mutex_);
-            stopped_ = true;  // the dispatcher set it already if it ran
-            for (auto& [key, list] : held_) {
-                for (auto& h : list) {
-                    out.push_back([cb = std::move(h.callback)] {
-                        cb(Outcome<PullResult>(response_code::system_error, "the broker is shut down"));
-                    });
-                }
-            }
-            held_.clear();
-            idle_cv_.notify_all();
-        }
-        for (auto& t : out) {
-            run_task(t);
-        }
-    }
+    /// Removes the clients whose last heartbeat is older than the expiry at steady time `now`.
+    void expire(std::int64_t now, BrokerTasks& out);
 
-    [[nodiscard]] const BrokerConfig& config() const noexcept { return config_; }
+    /// Steady time the next client expires.
+    [[nodiscard]] std::optional<std::int64_t> next_expiry() const;
 
-    [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept { return clock_; }
+    /// GET_CONSUMER_LIST_BY_GROUP: sorted client ids; throws rmq::BrokerError(SYSTEM_ERROR) for a group
+    /// without members.
+    [[nodiscard]] std::vector<std::string> consumer_ids(const std::string& group) const;
 
-    /// Waits until every callback queued so far has run (not callable from a callback).
-    void drain() {
-        if (std::this_thread::get_id() == thread_id_) {
-            throw IllegalState("InProcessBroker::drain called from a broker callback");
-        }
-        std::unique_lock lock(mutex_);
-        idle_cv_.wait(lock, [this] { return stopped_ || (tasks_.empty() && !running_task_); });
-    }
+    [[nodiscard]] std::vector<GroupMember> members(const std::string& group) const;
 
-    // ---- topics and store ------------------------------------------------------------------------------
+    [[nodiscard]] bool has_group(const std::string& group) const { return groups_.contains(group); }
 
-    void create_topic(std::string_view topic, std::int32_t queue_count) {
-        check_topic(topic);
-        if (queue_count <= 0 || queue_count > 1024) {
-            throw InvalidArgument(
-                fmt::format("create_topic {}: queue count {} is not in [1, 1024]", topic, queue_count));
-        }
-        const std::lock_guard lock(mutex_);
-        auto& t = topics_[std::string(topic)];
-        if (t.queues.size() < static_cast<std::size_t>(queue_count)) {
-            t.queues.resize(static_cast<std::size_t>(queue_count));
-        }
-    }
-
-    [[nodiscard]] bool has_topic(std::string_view topic) const {
-        const std::lock_guard lock(mutex_);
-        return topics_.contains(std::string(topic));
-    }
-
-    TopicRoute topic_route(const std::string& topic) const {
-        const std::lock_guard lock(mutex_);
-        take_fault_locked(BrokerRequest::TopicRoute);
-        const auto it = topics_.find(topic);
-        if (it == topics_.end()) {
-            throw BrokerError(response_code::topic_not_exist,
-                              fmt::format("No topic route info in name server for the topic: {}", topic));
-        }
-        TopicRoute route;
-        for (std::size_t i = 0; i < it->second.queues.size(); ++i) {
-            MessageQueue mq{topic, config_.broker_name, static_cast<std::int32_t>(i)};
-            route.read_queues.push_back(mq);
-            route.write_queues.push_back(std::move(mq));
-        }
-        return route;
-    }
-
-    SendResult send(const Message& msg, const MessageQueue& mq) {
-        check_own_queue(mq);
-        if (msg.topic() != mq.topic) {
-            throw InvalidArgument(
-                fmt::format("message's topic [{}] is not the queue's topic [{}]", msg.topic(), mq.topic));
-        }
-        check_sendable_topic(mq.topic);
-        if (msg.body().size() > static_cast<std::size_t>(config_.max_message_size)) {
-            throw BrokerError(response_code::message_illegal,
-                              fmt::format("the message is illegal: body size {} exceeds max_message_size {}",
-                                          msg.body().size(),
-                                          config_.max_message_size));
-        }
-        Tasks out;
-        SendResult result;
-        {
-            const std::lock_guard lock(mutex_);
-            check_running();
-            take_fault_locked(BrokerRequest::Send);
-            auto it = topics_.find(mq.topic);
-            if (it == topics_.end()) {
-                if (!config_.auto_create_topic_enable) {
-                    throw BrokerError(response_code::topic_not_exist,
-                                      fmt::format("topic[{}] not exist, apply first please!", mq.topic));
-                }
-                it = topics_.emplace(mq.topic, TopicData{}).first;
-                it->second.queues.resize(static_cast<std::size_t>(config_.default_topic_queue_nums));
-            }
-            const auto queue_nums = static_cast<std::int32_t>(it->second.queues.size());
-            if (mq.queue_id < 0 || mq.queue_id >= queue_nums) {
-                throw BrokerError(response_code::system_error,
-                                  fmt::format("request queueId[{}] is illegal, Topic :{} TopicConfig: "
-                                              "writeQueueNums {} Producer: {}",
-                                              mq.queue_id,
-                                              mq.topic,
-                                              queue_nums,
-                                              in_process_born_host));
-            }
-            MessageExt inner;
-            inner.set_topic(mq.topic);
-            inner.set_queue_id(mq.queue_id);
-            inner.set_flag(msg.flag());
-            inner.set_properties(msg.properties());
-            inner.set_body(msg.body());
-            inner.set_born_timestamp(clock_->wall_millis());
-            inner.set_born_host(std::string(in_process_born_host));
-            inner.set_property(property_cluster, broker_cluster_name);
-            // SendMessageProcessor: the producer moves these properties into the request header.
-            if (is_retry_topic(mq.topic)) {
-                const std::int32_t reconsume = parse_int(inner.property_view(property::reconsume_time), 0);
-                const std::int32_t max_times =
-                    parse_int(inner.property_view(property::max_reconsume_times), config_.retry_max_times);
-                inner.clear_property(property::reconsume_time);
-                inner.clear_property(property::max_reconsume_times);
-                inner.set_reconsume_times(reconsume);
-                if (reconsume >= max_times) {  // handleRetryAndDLQ
-                    const std::string group(mq.topic.substr(retry_group_topic_prefix.size()));
-                    inner.set_topic(dlq_topic(group));
-                    inner.set_queue_id(0);
-                    inner.set_delay_time_level(0);
-                    ensure_queue_locked(inner.topic(), 0);
-                }
-            }
-            const auto stored = store_locked(std::move(inner), out);
-            result.status = SendStatus::SendOk;
-            result.msg_id = stored->msg_id();
-            result.offset_msg_id = stored->offset_msg_id();
-            result.message_queue = mq;
-            result.queue_offset = stored->queue_offset();
-        }
-        dispatch(std::move(out));
-        return result;
-    }
-
-    /// CONSUMER_SEND_MSG_BACK (SendMessageProcessor.asyncConsumerSendMsgBack, 4.9.8).
-    void send_back(const SendBackArgs& args) {
-        check_group(args.group);
-        Tasks out;
-        {
-            const std::lock_guard lock(mutex_);
-            check_running();
-            take_fault_locked(BrokerRequest::SendBack);
-            require_subscription_group_locked(args.group);
-            const auto found = commit_log_.find(args.message.commit_log_offset());
-            if (found == commit_log_.end()) {
-                throw BrokerError(
-                    response_code::system_error,
-                    fmt::format("look message by offset failed, {}", args.message.commit_log_offset()));
-            }
-            const MessageExt& original = *found->second;
-            MessageExt inner;
-            inner.set_properties(original.properties());
-            if (!inner.has_property(property::retry_topic)) {
-                inner.set_property(property::retry_topic, original.topic());
-            }
-            inner.set_property(property::wait_store_msg_ok, "false");  // msgExt.setWaitStoreMsgOK(false)
-            std::int32_t delay_level = args.delay_level;
-            const std::int32_t max_times = args.max_reconsume_times;
-            if (original.reconsume_times() >= max_times || delay_level < 0) {
-                inner.set_topic(dlq_topic(args.group));
-                inner.set_queue_id(0);
-                ensure_queue_locked(inner.topic(), 0);
-                inner.set_delay_time_level(0);  // DELAY=0: a retried message's DELAY would delay it again
-            } else {
-                if (delay_level == 0) {
-                    delay_level = 3 + original.reconsume_times();
-                }
-                inner.set_topic(retry_topic(args.group));
-                inner.set_queue_id(0);
-                ensure_queue_locked(inner.topic(), 0);
-                inner.set_delay_time_level(delay_level);
-            }
-            inner.set_body(original.body());
-            inner.set_flag(original.flag());
-            inner.set_sys_flag(original.sys_flag());
-            inner.set_born_timestamp(original.born_timestamp());
-            inner.set_born_host(original.born_host());
-            inner.set_reconsume_times(original.reconsume_times() + 1);
-            const auto origin = original.property_view(property::origin_message_id);
-            inner.set_property(property::origin_message_id,
-                               origin.empty() ? original.offset_msg_id() : std::string(origin));
-            store_locked(std::move(inner), out);
-        }
-        dispatch(std::move(out));
-    }
-
-    std::int64_t min_offset(const MessageQueue& mq) const {
-        check_own_queue(mq);
-        const std::lock_guard lock(mutex_);
-        const auto* q = find_queue_locked(mq.topic, mq.queue_id);
-        return q ? q->base : 0;
-    }
-
-    std::int64_t max_offset(const MessageQueue& mq) const {
-        check_own_queue(mq);
-        const std::lock_guard lock(mutex_);
-        const auto* q = find_queue_locked(mq.topic, mq.queue_id);
-        return q ? q->next : 0;
-    }
-
-    /// First offset whose store timestamp is >= `timestamp`; the max offset when every message is older.
-    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp) const {
-        check_own_queue(mq);
-        const std::lock_guard lock(mutex_);
-        const auto* q = find_queue_locked(mq.topic, mq.queue_id);
-        if (q == nullptr) {
-            return 0;
-        }
-        const auto it = std::partition_point(q->entries.begin(), q->entries.end(), [&](const StoredEntry& e) {
-            return e.msg->store_timestamp() < timestamp;
-        });
-        return q->base + static_cast<std::int64_t>(it - q->entries.begin());
-    }
-
-    /// Drops the messages of a queue below `offset` (what file expiry does to a real broker), so pulls below
-    /// the new min offset get OFFSET_TOO_SMALL.
-    void delete_messages_before(const MessageQueue& mq, std::int64_t offset) {
-        check_own_queue(mq);
-        const std::lock_guard lock(mutex_);
-        auto* q = find_queue_locked(mq.topic, mq.queue_id);
-        if (q == nullptr) {
-            throw InvalidArgument(fmt::format("delete_messages_before: no queue {}", mq));
-        }
-        while (q->base < offset && !q->entries.empty()) {
-            commit_log_.erase(q->entries.front().msg->commit_log_offset());
-            q->entries.pop_front();
-            ++q->base;
-        }
-    }
-
-    /// Every message stored in a queue from `from` on (introspection; SCHEDULE_TOPIC_XXXX included).
-    std::vector<MessageExt> messages(std::string_view topic, std::int32_t queue_id, std::int64_t from) const {
-        const std::lock_guard lock(mutex_);
-        std::vector<MessageExt> out;
-        const auto* q = find_queue_locked(std::string(topic), queue_id);
-        if (q == nullptr) {
-            return out;
-        }
-        for (std::int64_t o = std::max(from, q->base); o < q->next; ++o) {
-            out.push_back(*q->entries[static_cast<std::size_t>(o - q->base)].msg);
-        }
-        return out;
-    }
-
-    [[nodiscard]] std::size_t scheduled_count() const {
-        const std::lock_guard lock(mutex_);
-        return scheduled_.size();
-    }
-
-    [[nodiscard]] std::size_t held_pull_count() const {
-        const std::lock_guard lock(mutex_);
-        std::size_t n = 0;
-        for (const auto& [key, list] : held_) {
-            n += list.size();
-        }
-        return n;
-    }
-
-    // ---- pull ------------------------------------------------------------------------------------------
-
-    /// With `post`, an answer ready now is posted there (after the lock is released) rather than dispatched.
-    void pull(const PullArgs& args, PullCallback callback, const PostToCaller* post = nullptr) {
-        Tasks out;
-        std::optional<Task> ready;
-        std::optional<Outcome<PullResult>> immediate;
-        {
-            const std::lock_guard lock(mutex_);
-            if (stopping_) {
-                immediate.emplace(response_code::system_error, "the broker is shut down");
-            } else if (const auto fault = faults_.find(BrokerRequest::Pull); fault != faults_.end()) {
-                out.push_back([cb = std::move(callback), code = fault->second.code]() mutable {
-                    cb(Outcome<PullResult>(code, "injected failure of PULL_MESSAGE"));
-                });
-                if (--fault->second.remaining == 0) {
-                    faults_.erase(fault);
-                }
-            } else {
-                auto r = process_pull_locked(args, true, callback);
-                if (r) {
-                    Task task = [cb = std::move(callback), res = std::move(*r)]() mutable {
-                        cb(std::move(res));
-                    };
-                    if (post != nullptr && *post) {
-                        ready.emplace(std::move(task));
-                    } else {
-                        out.push_back(std::move(task));
-                    }
-                }
-            }
-        }
-        if (immediate) {
-            callback(std::move(*immediate));
-            return;
-        }
-        if (ready) {
-            (*post)(std::move(*ready));
-            return;
-        }
-        dispatch(std::move(out));
-    }
-
-    // ---- offsets ---------------------------------------------------------------------------------------
-
-    /// QUERY_CONSUMER_OFFSET (4.9.8): the stored offset; else 0 when the queue's min offset is <= 0 and its
-    /// first message is in memory (always, here); else nullopt (QUERY_NOT_FOUND).
-    std::optional<std::int64_t> query_consumer_offset(const std::string& group,
-                                                      const MessageQueue& mq) const {
-        check_own_queue(mq);
-        const std::lock_guard lock(mutex_);
-        take_fault_locked(BrokerRequest::QueryConsumerOffset);
-        if (const auto it = offsets_.find(offset_key(group, mq)); it != offsets_.end()) {
-            return it->second;
-        }
-        const auto* q = find_queue_locked(mq.topic, mq.queue_id);
-        const std::int64_t min = q ? q->base : 0;
-        if (min <= 0) {
-            return 0;
-        }
-        return std::nullopt;
-    }
-
-    /// The offset stored for (group, queue), without QUERY_CONSUMER_OFFSET's "0 when in memory" rule.
-    std::optional<std::int64_t> stored_consumer_offset(const std::string& group,
-                                                       const MessageQueue& mq) const {
-        const std::lock_guard lock(mutex_);
-        if (const auto it = offsets_.find(offset_key(group, mq)); it != offsets_.end()) {
-            return it->second;
-        }
-        return std::nullopt;
-    }
-
-    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
-        check_group(group);
-        check_own_queue(mq);
-        if (offset < 0) {
-            throw InvalidArgument(
-                fmt::format("illegal consumer offset {} for {} of group {}", offset, mq, group));
-        }
-        const std::lock_guard lock(mutex_);
-        take_fault_locked(BrokerRequest::UpdateConsumerOffset);
-        offsets_[offset_key(group, mq)] = offset;
-    }
-
-    // ---- membership ------------------------------------------------------------------------------------
-
-    std::uint64_t register_handle(std::shared_ptr<NotificationSlot> slot) {
-        const std::lock_guard lock(mutex_);
-        const std::uint64_t id = ++next_handle_id_;
-        handles_.emplace(id, std::move(slot));
-        return id;
-    }
-
-    /// ClientHousekeepingService.doChannelCloseEvent: the handle's clients leave their groups.
-    void close_handle(std::uint64_t handle_id) {
-        Tasks out;
-        {
-            const std::lock_guard lock(mutex_);
-            handles_.erase(handle_id);
-            for (auto git = groups_.begin(); git != groups_.end();) {
-                const auto removed = std::erase_if(
-                    git->second.channels, [&](const auto& e) { return e.second.handle_id == handle_id; });
-                if (removed > 0) {
-                    notify_change_locked(git->first, git->second, out);
-                }
-                git = git->second.channels.empty() && removed > 0 ? groups_.erase(git) : std::next(git);
-            }
-        }
-        dispatch(std::move(out));
-    }
-
-    /// HEART_BEAT (ConsumerManager.registerConsumer for every ConsumerData).
-    void heartbeat(const HeartbeatData& hb, std::uint64_t handle_id) {
-        if (hb.client_id.empty()) {
-            throw InvalidArgument("heartbeat without client id");
-        }
-        for (const auto& cd : hb.consumer_data_set) {
-            check_group(cd.group_name);
-        }
-        Tasks out;
-        {
-            const std::lock_guard lock(mutex_);
-            check_running();
-            take_fault_locked(BrokerRequest::Heartbeat);
-            for (const auto& cd : hb.consumer_data_set) {
-                // ClientManageProcessor.heartBeat: the retry topic only when the group config exists (or is
-                // auto-created); the client is registered either way.
-                if (config_.auto_create_subscription_group) {
-                    subscription_groups_.insert(cd.group_name);
-                }
-                if (subscription_groups_.contains(cd.group_name)) {
-                    ensure_queue_locked(retry_topic(cd.group_name), 0);
-                }
-                auto& group = groups_[cd.group_name];
-                group.consume_type = cd.consume_type;
-                group.message_model = cd.message_model;
-                group.consume_from_where = cd.consume_from_where;
-                bool updated = false;
-                auto [it, inserted] = group.channels.try_emplace(hb.client_id);
-                if (inserted) {
-                    updated = true;
-                }
-                it->second.client_id = hb.client_id;
-                it->second.handle_id = handle_id;
-                it->second.last_update = clock_->steady_millis();
-                it->second.data = cd;
-                // ConsumerGroupInfo.updateSubscription: one SubscriptionData per topic, newest subVersion
-                // wins, topics this heartbeat does not carry are removed.
-                std::set<std::string> carried;
-                for (const auto& sub : cd.subscription_data_set) {
-                    carried.insert(sub.topic);
-                    const auto old = group.subscriptions.find(sub.topic);
-                    if (old == group.subscriptions.end()) {
-                        group.subscriptions.emplace(sub.topic, sub);
-                        updated = true;
-                    } else if (sub.sub_version > old->second.sub_version) {
-                        old->second = sub;
-                    }
-                }
-                if (std::erase_if(group.subscriptions,
-                                  [&](const auto& e) { return !carried.contains(e.first); }) > 0) {
-                    updated = true;
-                }
-                if (updated) {
-                    notify_change_locked(cd.group_name, group, out);
-                }
-            }
-        }
-        dispatch(std::move(out));
-    }
-
-    /// UNREGISTER_CLIENT: the client leaves the consumer group (producer groups are not tracked).
-    void unregister_client(const std::string& client_id,
-                           const std::string& /*producer_group*/,
-                           const std::string& consumer_group) {
-        Tasks out;
-        {
-            const std::lock_guard lock(mutex_);
-            if (consumer_group.empty()) {
-                return;
-            }
-            const auto git = groups_.find(consumer_group);
-            if (git == groups_.end()) {
-                return;
-            }
-            git->second.channels.erase(client_id);
-            notify_change_locked(consumer_group, git->second, out);
-            if (git->second.channels.empty()) {
-                groups_.erase(git);
-            }
-        }
-        dispatch(std::move(out));
-    }
-
-    /// GET_CONSUMER_LIST_BY_GROUP: the client ids of a group, sorted. Throws BrokerError(SYSTEM_ERROR) when
-    /// the group has no member, as the Java broker answers.
-    std::vector<std::string> consumer_id_list(const std::string& group) const {
-        const std::lock_guard lock(mutex_);
-        take_fault_locked(BrokerRequest::ConsumerIdList);
-        const auto it = groups_.find(group);
-        if (it == groups_.end() || it->second.channels.empty()) {
-            throw BrokerError(response_code::system_error,
-                              fmt::format("no consumer for this group, {}", group));
-        }
-        std::vector<std::string> ids;
-        for (const auto& [id, ch] : it->second.channels) {
-            ids.push_back(id);
-        }
-        return ids;
-    }
-
-    std::vector<GroupMember> group_members(const std::string& group) const {
-        const std::lock_guard lock(mutex_);
-        std::vector<GroupMember> out;
-        if (const auto it = groups_.find(group); it != groups_.end()) {
-            for (const auto& [id, ch] : it->second.channels) {
-                out.push_back(GroupMember{id, ch.data, ch.last_update});
-            }
-        }
-        return out;
-    }
-
-    std::optional<SubscriptionData> subscription(const std::string& group, const std::string& topic) const {
-        const std::lock_guard lock(mutex_);
-        if (const auto it = groups_.find(group); it != groups_.end()) {
-            if (const auto s = it->second.subscriptions.find(topic); s != it->second.subscriptions.end()) {
-                return s->second;
-            }
-        }
-        return std::nullopt;
-    }
-
-    // ---- orderly locks ---------------------------------------------------------------------------------
-
-    /// RebalanceLockManager.tryLockBatch.
-    std::vector<MessageQueue>
-    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
-        check_group(group);
-        const std::lock_guard lock(mutex_);
-        take_fault_locked(BrokerRequest::LockBatch);
-        const std::int64_t now = clock_->steady_millis();
-        auto& table = locks_[group];
-        std::vector<MessageQueue> granted;
-        for (const auto& mq : mqs) {
-            if (std::find(granted.begin(), granted.end(), mq) != granted.end()) {
-                continue;
-            }
-            auto [it, inserted] = table.try_emplace(mq, LockEntry{client_id, now});
-            LockEntry& e = it->second;
-            const bool expired = now - e.last_update > config_.rebalance_lock_max_live_time;
-            if (e.client_id == client_id && !expired) {
-                e.last_update = now;
-                granted.push_back(mq);
-            } else if (expired) {
-                e.client_id = client_id;
-                e.last_update = now;
-                granted.push_back(mq);
-            }
-        }
-        return granted;
-    }
-
-    /// RebalanceLockManager.unlockBatch: only entries held by this client are removed.
-    void unlock_batch(const std::string& group,
-                      const std::string& client_id,
-                      const std::vector<MessageQueue>& mqs) {
-        const std::lock_guard lock(mutex_);
-        take_fault_locked(BrokerRequest::UnlockBatch);
-        const auto it = locks_.find(group);
-        if (it == locks_.end()) {
-            return;
-        }
-        for (const auto& mq : mqs) {
-            if (const auto e = it->second.find(mq);
-                e != it->second.end() && e->second.client_id == client_id) {
-                it->second.erase(e);
-            }
-        }
-    }
-
-    /// The client holding an unexpired lock on the queue, if any.
-    std::optional<std::string> lock_owner(const std::string& group, const MessageQueue& mq) const {
-        const std::lock_guard lock(mutex_);
-        const auto it = locks_.find(group);
-        if (it == locks_.end()) {
-            return std::nullopt;
-        }
-        const auto e = it->second.find(mq);
-        if (e == it->second.end() ||
-            clock_->steady_millis() - e->second.last_update > config_.rebalance_lock_max_live_time) {
-            return std::nullopt;
-        }
-        return e->second.client_id;
-    }
-
-    /// Registers a subscription group (needed only when auto_create_subscription_group is off).
-    void create_subscription_group(const std::string& group) {
-        check_group(group);
-        const std::lock_guard lock(mutex_);
-        subscription_groups_.insert(group);
-    }
-
-    /// The next `times` requests of kind `request` fail with `code` (0 times clears).
-    void inject_failure(BrokerRequest request, int code, int times) {
-        const std::lock_guard lock(mutex_);
-        if (times <= 0) {
-            faults_.erase(request);
-        } else {
-            faults_[request] = Fault{code, times};
-        }
-    }
+    /// The group's one subscription of the topic, or nullptr.
+    [[nodiscard]] const SubscriptionData* find_subscription(const std::string& group,
+                                                            const std::string& topic) const;
 
 private:
-    struct StoredEntry {
-        std::shared_ptr<const MessageExt> msg;
-        std::int64_t tags_code = 0;
-    };
-
-    /// One consume queue: offsets [base, next) are in `entries`.
-    struct QueueLog {
-        std::int64_t base = 0;
-        std::int64_t next = 0;
-        std::deque<StoredEntry> entries;
-    };
-
-    struct TopicData {
-        std::vector<QueueLog> queues;
-    };
-
-    struct HeldPull {
-        PullArgs args;
-        PullCallback callback;
-        std::int64_t deadline = 0;
-        std::optional<SubscriptionData> filter;
-    };
-
     struct Channel {
         std::string client_id;
         std::uint64_t handle_id = 0;
@@ -5938,583 +4579,356 @@ private:
         ConsumeFromWhere consume_from_where = ConsumeFromWhere::LastOffset;
     };
 
-    struct LockEntry {
-        std::string client_id;
-        std::int64_t last_update = 0;
-    };
+    /// ConsumerGroupInfo.updateSubscription: returns whether the group's topic set changed.
+    static bool update_subscriptions(GroupInfo& group, const ConsumerData& data);
 
-    using OffsetKey = std::tuple<std::string, std::string, std::int32_t>;
+    /// Removes the channels `leaves` selects from every group, notifying groups that lost one and erasing
+    /// groups left empty.
+    void remove_channels(const std::function<bool(const Channel&)>& leaves, BrokerTasks& out);
 
-    struct Fault {
-        int code = response_code::system_error;
-        int remaining = 0;
-    };
+    void notify_change(const std::string& group_name, const GroupInfo& group, BrokerTasks& out) const;
 
-    /// Throws the injected failure of this request kind, if one is pending.
-    void take_fault_locked(BrokerRequest request) const {
-        const auto it = faults_.find(request);
-        if (it == faults_.end()) {
-            return;
-        }
-        const int code = it->second.code;
-        if (--it->second.remaining == 0) {
-            faults_.erase(it);
-        }
-        throw BrokerError(code,
-                          fmt::format("injected failure of request kind {}", static_cast<int>(request)));
-    }
+    bool notify_;
+    std::int64_t expiry_millis_;
+    std::map<std::string, GroupInfo> groups_;
+    std::map<std::uint64_t, std::weak_ptr<NotificationSlot>> handles_;
+    std::uint64_t next_handle_id_ = 0;
+};
 
-    static OffsetKey offset_key(const std::string& group, const MessageQueue& mq) {
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/membership.hpp ----
+
+// ---- begin rmq/detail/broker/offsets.hpp ----
+
+/// @file detail/broker/offsets.hpp
+/// The embedded broker's consumer offsets (ConsumerOffsetManager): one offset per (group, topic, queue).
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+
+
+namespace rmq::detail {
+
+class ConsumerOffsets {
+public:
+    /// The stored offset, if any.
+    [[nodiscard]] std::optional<std::int64_t> find(const std::string& group, const MessageQueue& mq) const;
+
+    /// Stores (overwrites) the group's offset of the queue.
+    void store(const std::string& group, const MessageQueue& mq, std::int64_t offset);
+
+private:
+    /// topic, group, queue id.
+    using Key = std::tuple<std::string, std::string, std::int32_t>;
+
+    static Key key(const std::string& group, const MessageQueue& mq) {
         return {mq.topic, group, mq.queue_id};
     }
 
-    static std::int32_t parse_int(std::string_view text, std::int32_t fallback) {
-        if (text.empty()) {
-            return fallback;
-        }
-        std::int64_t v = 0;
-        bool negative = false;
-        std::size_t i = 0;
-        if (text[0] == '-') {
-            negative = true;
-            i = 1;
-        }
-        for (; i < text.size(); ++i) {
-            if (text[i] < '0' || text[i] > '9') {
-                return fallback;
-            }
-            v = v * 10 + (text[i] - '0');
-        }
-        return static_cast<std::int32_t>(negative ? -v : v);
-    }
+    std::map<Key, std::int64_t> offsets_;
+};
 
-    void check_config() const {
-        if (config_.broker_name.empty()) {
-            throw InvalidArgument("BrokerConfig.broker_name is empty");
-        }
-        if (config_.default_topic_queue_nums <= 0) {
-            throw InvalidArgument("BrokerConfig.default_topic_queue_nums must be positive");
-        }
-        if (config_.max_message_size <= 0) {
-            throw InvalidArgument("BrokerConfig.max_message_size must be positive");
-        }
-        if (config_.max_transfer_count_on_message_in_memory <= 0) {
-            throw InvalidArgument("BrokerConfig.max_transfer_count_on_message_in_memory must be positive");
-        }
-    }
+}  // namespace rmq::detail
 
-    void check_own_queue(const MessageQueue& mq) const {
-        if (mq.broker_name != config_.broker_name) {
-            throw InvalidArgument(fmt::format("{} does not belong to broker {}", mq, config_.broker_name));
-        }
-    }
+// ---- end rmq/detail/broker/offsets.hpp ----
 
-    static void check_sendable_topic(std::string_view topic) {
-        try {
-            check_topic(topic);
-        } catch (const InvalidArgument& e) {
-            throw BrokerError(response_code::system_error, e.what());
-        }
-        if (topic == auto_create_topic_key_topic || topic == schedule_topic) {
-            throw BrokerError(response_code::no_permission,
-                              fmt::format("Sending message to topic[{}] is forbidden.", topic));
-        }
-    }
+// ---- begin rmq/detail/broker/pull.hpp ----
 
-    void check_running() const {
-        if (stopping_) {
-            throw BrokerError(response_code::system_error, "the broker is shut down");
-        }
-    }
+/// @file detail/broker/pull.hpp
+/// PULL_MESSAGE on the embedded broker (PullMessageProcessor + DefaultMessageStore.getMessage): the checks in
+/// Java's order, the subscription a pull filters with, and the scan of one queue (batch limits, max scan,
+/// tag filter) with its status mapping. Holding a pull that found nothing is long_poll.hpp's.
 
-    void require_subscription_group_locked(const std::string& group) {
-        if (subscription_groups_.contains(group)) {
-            return;
-        }
-        if (!config_.auto_create_subscription_group) {
-            throw BrokerError(response_code::subscription_group_not_exist,
-                              fmt::format("subscription group [{}] does not exist", group));
-        }
-        subscription_groups_.insert(group);
-    }
+#include <cstdint>
+#include <optional>
 
-    QueueLog* find_queue_locked(const std::string& topic, std::int32_t queue_id) {
-        const auto it = topics_.find(topic);
-        if (it == topics_.end() || queue_id < 0 ||
-            static_cast<std::size_t>(queue_id) >= it->second.queues.size()) {
-            return nullptr;
-        }
-        return &it->second.queues[static_cast<std::size_t>(queue_id)];
-    }
 
-    const QueueLog* find_queue_locked(const std::string& topic, std::int32_t queue_id) const {
-        return const_cast<BrokerState*>(this)->find_queue_locked(topic, queue_id);
-    }
 
-    QueueLog& ensure_queue_locked(const std::string& topic, std::int32_t queue_id) {
-        auto& t = topics_[topic];
-        if (t.queues.size() <= static_cast<std::size_t>(queue_id)) {
-            t.queues.resize(static_cast<std::size_t>(queue_id) + 1);
-        }
-        return t.queues[static_cast<std::size_t>(queue_id)];
-    }
+// ---- begin rmq/detail/broker/subscription_groups.hpp ----
 
-    /// CommitLog.putMessage: assigns offsets, timestamps and ids; a message with a delay level goes to the
-    /// schedule topic (REAL_TOPIC / REAL_QID keep its destination) until due.
-    std::shared_ptr<const MessageExt> store_locked(MessageExt m, Tasks& out, bool apply_delay = true) {
-        std::int64_t tags_code = tags_code_of(m);
-        std::optional<std::int64_t> due;
-        if (std::int32_t level = m.delay_time_level(); apply_delay && level > 0) {
-            level = std::min(level, static_cast<std::int32_t>(delay_levels_.size()));
-            m.set_delay_time_level(level);
-            const std::int64_t delay = delay_levels_[static_cast<std::size_t>(level - 1)];
-            m.set_property(property::real_topic, m.topic());
-            m.set_property(property::real_queue_id, std::to_string(m.queue_id()));
-            m.set_topic(std::string(schedule_topic));
-            m.set_queue_id(level - 1);
-            due = clock_->steady_millis() + delay;
-            tags_code = clock_->wall_millis() + delay;  // ScheduleMessageService: the CQ holds the due time
-        }
-        QueueLog& q = ensure_queue_locked(m.topic(), m.queue_id());
-        m.set_queue_offset(q.next);
-        m.set_commit_log_offset(commit_log_offset_);
-        m.set_store_timestamp(clock_->wall_millis());
-        m.set_store_host(std::string(broker_store_host));
-        m.set_broker_name(config_.broker_name);
-        m.set_body_crc(body_crc32(m.body()));
-        m.set_store_size(stored_message_size(m, encode_properties(m.properties()).size()));
-        m.set_offset_msg_id(offset_message_id(commit_log_offset_));
-        commit_log_offset_ += m.store_size();
-        auto stored = std::make_shared<const MessageExt>(std::move(m));
-        q.entries.push_back(StoredEntry{stored, tags_code});
-        ++q.next;
-        commit_log_.emplace(stored->commit_log_offset(), stored);
-        if (due) {
-            scheduled_.emplace(*due, stored);
-        } else {
-            notify_arrival_locked(stored->topic(), stored->queue_id(), tags_code, out);
-        }
-        return stored;
-    }
+/// @file detail/broker/subscription_groups.hpp
+/// The consumer groups the embedded broker knows (SubscriptionGroupManager); an unknown group is created on
+/// first use when BrokerConfig::auto_create_subscription_group is on.
 
-    /// ScheduleMessageService.messageTimeup: a due delayed message is written to its real topic.
-    void deliver_due_locked(Tasks& out) {
-        const std::int64_t now = clock_->steady_millis();
-        while (!scheduled_.empty() && scheduled_.begin()->first <= now) {
-            const auto src = scheduled_.begin()->second;
-            scheduled_.erase(scheduled_.begin());
-            MessageExt m;
-            m.set_properties(src->properties());
-            m.set_body(src->body());
-            m.set_flag(src->flag());
-            m.set_sys_flag(src->sys_flag());
-            m.set_born_timestamp(src->born_timestamp());
-            m.set_born_host(src->born_host());
-            m.set_reconsume_times(src->reconsume_times());
-            m.set_topic(std::string(src->property_view(property::real_topic)));
-            m.set_queue_id(parse_int(src->property_view(property::real_queue_id), 0));
-            // messageTimeup clears DELAY only after encoding the properties string: the stored copy keeps
-            // DELAY (and REAL_TOPIC / REAL_QID), it is just not delayed again.
-            store_locked(std::move(m), out, false);
-        }
-    }
+#include <set>
+#include <string>
 
-    /// DefaultMessageStore.getMessage plus PullMessageProcessor's status mapping (4.9.8, master).
-    PullResult get_message_locked(const QueueLog& q,
-                                  const PullArgs& a,
-                                  const std::optional<SubscriptionData>& sub,
-                                  int& code) const {
-        PullResult r;
-        r.min_offset = q.base;
-        r.max_offset = q.next;
-        const std::int64_t offset = a.queue_offset;
-        if (q.next == 0) {  // NO_MESSAGE_IN_QUEUE
-            code = offset == 0 ? response_code::pull_not_found : response_code::pull_offset_moved;
-            r.next_begin_offset = 0;
-        } else if (offset < q.base) {  // OFFSET_TOO_SMALL
-            code = response_code::pull_offset_moved;
-            r.next_begin_offset = q.base;
-        } else if (offset == q.next) {  // OFFSET_OVERFLOW_ONE
-            code = response_code::pull_not_found;
-            r.next_begin_offset = offset;
-        } else if (offset > q.next) {  // OFFSET_OVERFLOW_BADLY
-            code = response_code::pull_offset_moved;
-            r.next_begin_offset = q.next;
-        } else {
-            const std::int64_t file_end = (offset / consume_queue_file_units + 1) * consume_queue_file_units;
-            const std::int64_t end = std::min(q.next, file_end);
-            const std::int64_t max_scan =
-                std::max<std::int64_t>(max_filter_message_bytes,
-                                       std::int64_t{a.max_msg_nums} * consume_queue_unit_size) /
-                consume_queue_unit_size;
-            std::int64_t bytes = 0;
-            std::int64_t scanned = 0;
-            for (std::int64_t o = offset; o < end && scanned < max_scan; ++o) {
-                const StoredEntry& e = q.entries[static_cast<std::size_t>(o - q.base)];
-                const std::int64_t size = e.msg->store_size();
-                const auto count = static_cast<std::int64_t>(r.msg_found_list.size());
-                if (count > 0 && (count >= a.max_msg_nums ||
-                                  bytes + size > config_.max_transfer_bytes_on_message_in_memory ||
-                                  count > config_.max_transfer_count_on_message_in_memory - 1)) {
-                    break;  // isTheBatchFull: this unit is not consumed
-                }
-                ++scanned;
-                if (!matched_by_consume_queue(sub, e.tags_code)) {
-                    continue;
-                }
-                r.msg_found_list.push_back(*e.msg);
-                bytes += size;
-            }
-            r.next_begin_offset = offset + scanned;
-            code = r.msg_found_list.empty() ? response_code::pull_retry_immediately : response_code::success;
-        }
-        switch (code) {
-        case response_code::success:
-            r.status = PullStatus::Found;
-            break;
-        case response_code::pull_retry_immediately:
-            r.status = PullStatus::NoMatchedMsg;
-            break;
-        case response_code::pull_not_found:
-            r.status = PullStatus::NoNewMsg;
-            break;
-        default:
-            r.status = PullStatus::OffsetIllegal;
-            break;
-        }
-        return r;
-    }
+
+namespace rmq::detail {
+
+class SubscriptionGroups {
+public:
+    explicit SubscriptionGroups(bool auto_create) noexcept
+        : auto_create_(auto_create) {}
+
+    /// Registers a group (what an admin does when auto-creation is off).
+    void add(const std::string& group) { groups_.insert(group); }
+
+    /// Whether the group exists now, creating it first when auto-creation is on.
+    bool ensure(const std::string& group);
+
+    /// ensure(), or throws rmq::BrokerError(SUBSCRIPTION_GROUP_NOT_EXIST).
+    void require(const std::string& group);
+
+private:
+    bool auto_create_;
+    std::set<std::string> groups_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/subscription_groups.hpp ----
+
+namespace rmq::detail {
+
+/// ConsumeQueue.CQ_STORE_UNIT_SIZE.
+inline constexpr std::int64_t consume_queue_unit_size = 20;
+/// MessageStoreConfig.mappedFileSizeConsumeQueue / unit: one consume-queue file holds 300000 units.
+inline constexpr std::int64_t consume_queue_file_units = 300000;
+/// DefaultMessageStore.getMessage: the scan covers at least 16000 bytes of consume queue.
+inline constexpr std::int64_t max_filter_message_bytes = 16000;
+
+/// PullMessageProcessor's checks of broker, consumer group, topic and queue id, in Java's order (an unknown
+/// group is created when auto-creation is on). The failure to answer with, or nullopt.
+std::optional<Outcome<PullResult>> check_pull_target(const PullArgs& a,
+                                                     const BrokerConfig& config,
+                                                     SubscriptionGroups& groups,
+                                                     const MessageStore& store);
+
+/// The subscription a pull filters with: parsed from the request with the SUBSCRIPTION flag, else the
+/// group's stored one (SUBSCRIPTION_NOT_EXIST / SUBSCRIPTION_NOT_LATEST when missing or older than the
+/// request's version). Only TAG expressions are supported (SYSTEM_ERROR otherwise).
+Outcome<SubscriptionData> pull_subscription(const PullArgs& a, const Membership& membership);
+
+/// DefaultMessageStore.getMessage on one queue plus PullMessageProcessor's status mapping (4.9.8, master).
+/// `code` gets the store's response code (SUCCESS, PULL_NOT_FOUND, PULL_RETRY_IMMEDIATELY,
+/// PULL_OFFSET_MOVED).
+PullResult get_message(const QueueLog& q,
+                       const PullArgs& a,
+                       const std::optional<SubscriptionData>& sub,
+                       const BrokerConfig& config,
+                       int& code);
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/pull.hpp ----
+
+// ---- begin rmq/detail/broker/send.hpp ----
+
+/// @file detail/broker/send.hpp
+/// SEND_MESSAGE on the embedded broker (SendMessageProcessor): which topics accept sends and the message the
+/// broker stores for a producer's send.
+
+#include <cstdint>
+#include <string_view>
+
+
+
+namespace rmq::detail {
+
+/// Born host of messages sent through an in-process transport.
+inline constexpr std::string_view in_process_born_host = "127.0.0.1:0";
+/// BrokerConfig.brokerClusterName default, stored in the CLUSTER property of sent messages.
+inline constexpr std::string_view broker_cluster_name = "DefaultCluster";
+/// MessageConst.PROPERTY_CLUSTER.
+inline constexpr std::string_view property_cluster = "CLUSTER";
+
+/// Throws rmq::BrokerError for a topic no producer may send to: an illegal name (SYSTEM_ERROR), TBW102 or
+/// SCHEDULE_TOPIC_XXXX (NO_PERMISSION).
+void check_sendable_topic(std::string_view topic);
+
+/// The message the broker stores for a send of `msg` to `mq` (before store stamping): flag, properties,
+/// body, born time and host, and the CLUSTER property.
+MessageExt make_sent_message(const Message& msg, const MessageQueue& mq, std::int64_t born_timestamp);
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/send.hpp ----
+
+// ---- begin rmq/detail/broker/send_back.hpp ----
+
+/// @file detail/broker/send_back.hpp
+/// Send-back, retry topics and the dead-letter queue on the embedded broker: the message
+/// CONSUMER_SEND_MSG_BACK stores (to %RETRY%group with a delay level, or to %DLQ%group), and the retry/DLQ
+/// rule of a plain send to a %RETRY% topic.
+
+#include <cstdint>
+
+
+
+namespace rmq::detail {
+
+/// SendMessageProcessor.asyncConsumerSendMsgBack (4.9.8): the message a send-back of `original` stores.
+/// RETRY_TOPIC is set when absent, ORIGIN_MESSAGE_ID keeps the first offset id, WAIT=false, reconsume times
+/// + 1. Level 0 becomes 3 + reconsume times; reconsume times >= max or a level < 0 go to %DLQ%group queue 0
+/// with no delay; otherwise %RETRY%group queue 0 with the level. The caller creates that queue.
+MessageExt make_send_back_message(const MessageExt& original, const SendBackArgs& args);
+
+/// SendMessageProcessor for a send to a %RETRY% topic: RECONSUME_TIME / MAX_RECONSUME_TIMES move from the
+/// properties into the message (the producer puts them in the request header); at the limit
+/// (handleRetryAndDLQ) the message goes to %DLQ%group queue 0. Returns true then (the caller creates that
+/// queue). `retry_max_times` is the limit when MAX_RECONSUME_TIMES is absent.
+bool apply_retry_topic_send(MessageExt& inner, std::int32_t retry_max_times);
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/send_back.hpp ----
+
+namespace rmq::detail {
+
+class BrokerState {
+public:
+    /// Throws rmq::InvalidArgument for a bad configuration.
+    explicit BrokerState(BrokerConfig config);
+
+    BrokerState(const BrokerState&) = delete;
+    BrokerState& operator=(const BrokerState&) = delete;
+
+    ~BrokerState() { stop(); }
+
+    // ---- lifecycle (broker_state.ipp) -------------------------------------------------------------------
+
+    /// Starts the dispatcher thread and (manual clocks) the clock listener. `self` is this state.
+    void start(const std::shared_ptr<BrokerState>& self);
+
+    /// Stops the dispatcher after it ran every queued task, then answers held pulls with SYSTEM_ERROR.
+    void stop();
+
+    [[nodiscard]] const BrokerConfig& config() const noexcept { return config_; }
+
+    [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept { return clock_; }
+
+    /// Waits until every callback queued so far has run (not callable from a callback).
+    void drain() { dispatcher_.drain(); }
+
+    // ---- topics, store, send, send-back (store_requests.ipp) ----------------------------------------------
+
+    void create_topic(std::string_view topic, std::int32_t queue_count);
+    [[nodiscard]] bool has_topic(std::string_view topic) const;
+    TopicRoute topic_route(const std::string& topic) const;
+    SendResult send(const Message& msg, const MessageQueue& mq);
+    /// CONSUMER_SEND_MSG_BACK (SendMessageProcessor.asyncConsumerSendMsgBack, 4.9.8).
+    void send_back(const SendBackArgs& args);
+    std::int64_t min_offset(const MessageQueue& mq) const;
+    std::int64_t max_offset(const MessageQueue& mq) const;
+    /// First offset whose store timestamp is >= `timestamp`; the max offset when every message is older.
+    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp) const;
+    /// Drops the messages of a queue below `offset` (what file expiry does to a real broker), so pulls below
+    /// the new min offset get OFFSET_TOO_SMALL.
+    void delete_messages_before(const MessageQueue& mq, std::int64_t offset);
+    /// Every message stored in a queue from `from` on (introspection; SCHEDULE_TOPIC_XXXX included).
+    std::vector<MessageExt> messages(std::string_view topic, std::int32_t queue_id, std::int64_t from) const;
+    [[nodiscard]] std::size_t scheduled_count() const;
+
+    // ---- pull and long polling (pull_requests.ipp)
+    // ---------------------------------------------------------
+
+    /// With `post`, an answer ready now is posted there (after the lock is released) rather than dispatched.
+    void pull(const PullArgs& args, PullCallback callback, const PostToCaller* post = nullptr);
+    [[nodiscard]] std::size_t held_pull_count() const;
+
+    // ---- offsets, membership, locks, admin (group_requests.ipp)
+    // ---------------------------------------------
+
+    /// QUERY_CONSUMER_OFFSET (4.9.8): the stored offset; else 0 when the queue's min offset is <= 0 and its
+    /// first message is in memory (always, here); else nullopt (QUERY_NOT_FOUND).
+    std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) const;
+    /// The offset stored for (group, queue), without QUERY_CONSUMER_OFFSET's "0 when in memory" rule.
+    std::optional<std::int64_t> stored_consumer_offset(const std::string& group,
+                                                       const MessageQueue& mq) const;
+    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset);
+
+    std::uint64_t register_handle(std::shared_ptr<NotificationSlot> slot);
+    /// ClientHousekeepingService.doChannelCloseEvent: the handle's clients leave their groups.
+    void close_handle(std::uint64_t handle_id);
+    /// HEART_BEAT (ConsumerManager.registerConsumer for every ConsumerData).
+    void heartbeat(const HeartbeatData& hb, std::uint64_t handle_id);
+    /// UNREGISTER_CLIENT: the client leaves the consumer group (producer groups are not tracked).
+    void unregister_client(const std::string& client_id,
+                           const std::string& producer_group,
+                           const std::string& consumer_group);
+    /// GET_CONSUMER_LIST_BY_GROUP: the client ids of a group, sorted. Throws BrokerError(SYSTEM_ERROR) when
+    /// the group has no member, as the Java broker answers.
+    std::vector<std::string> consumer_id_list(const std::string& group) const;
+    std::vector<GroupMember> group_members(const std::string& group) const;
+    std::optional<SubscriptionData> subscription(const std::string& group, const std::string& topic) const;
+
+    /// LOCK_BATCH_MQ (RebalanceLockManager.tryLockBatch).
+    std::vector<MessageQueue>
+    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs);
+    /// UNLOCK_BATCH_MQ: only entries held by this client are removed.
+    void unlock_batch(const std::string& group,
+                      const std::string& client_id,
+                      const std::vector<MessageQueue>& mqs);
+    /// The client holding an unexpired lock on the queue, if any.
+    std::optional<std::string> lock_owner(const std::string& group, const MessageQueue& mq) const;
+
+    /// Registers a subscription group (needed only when auto_create_subscription_group is off).
+    void create_subscription_group(const std::string& group);
+    /// The next `times` requests of kind `request` fail with `code` (0 times clears).
+    void inject_failure(BrokerRequest request, int code, int times);
+
+private:
+    void check_config() const;
+    void check_own_queue(const MessageQueue& mq) const;
+    /// The checks of a send that need no lock (queue, topic, body size).
+    void check_send(const Message& msg, const MessageQueue& mq) const;
+    void check_running_locked() const;
+
+    /// The queue count of a send's topic, auto-creating the topic when allowed.
+    std::int32_t send_queue_nums_locked(const std::string& topic);
+    /// CommitLog.putMessage: stores `m` (a message with a delay level waits in SCHEDULE_TOPIC_XXXX until
+    /// due, unless `apply_delay` is false) and wakes the held pulls it matches.
+    std::shared_ptr<const MessageExt> store_locked(MessageExt m, BrokerTasks& out, bool apply_delay = true);
+    /// ScheduleMessageService.messageTimeup: due delayed messages are written to their real topic.
+    void deliver_due_locked(BrokerTasks& out);
 
     /// PullMessageProcessor.processRequest. Returns nullopt when the request was parked for long polling
     /// (the callback then moved into the hold table).
     std::optional<Outcome<PullResult>>
-    process_pull_locked(const PullArgs& a, bool allow_suspend, PullCallback& callback) {
-        using O = Outcome<PullResult>;
-        if (a.mq.broker_name != config_.broker_name) {
-            return O(response_code::system_error,
-                     fmt::format("{} does not belong to broker {}", a.mq, config_.broker_name));
-        }
-        if (a.consumer_group.empty()) {
-            return O(response_code::system_error, "pull without consumer group");
-        }
-        if (!subscription_groups_.contains(a.consumer_group)) {
-            if (!config_.auto_create_subscription_group) {
-                return O(response_code::subscription_group_not_exist,
-                         fmt::format("subscription group [{}] does not exist", a.consumer_group));
-            }
-            subscription_groups_.insert(a.consumer_group);
-        }
-        const auto topic = topics_.find(a.mq.topic);
-        if (topic == topics_.end()) {
-            return O(response_code::topic_not_exist,
-                     fmt::format("topic[{}] not exist, apply first please!", a.mq.topic));
-        }
-        const auto read_queue_nums = static_cast<std::int32_t>(topic->second.queues.size());
-        if (a.mq.queue_id < 0 || a.mq.queue_id >= read_queue_nums) {
-            return O(
-                response_code::system_error,
-                fmt::format("queueId[{}] is illegal, topic:[{}] topicConfig.readQueueNums:[{}] consumer:[{}]",
-                            a.mq.queue_id,
-                            a.mq.topic,
-                            read_queue_nums,
-                            a.consumer_group));
-        }
-        std::optional<SubscriptionData> sub;
-        if ((a.sys_flag & pull_sys_flag::subscription) != 0) {
-            try {
-                sub = parse_subscription(a.mq.topic, a.subscription, a.expression_type);
-            } catch (const Error&) {
-                return O(response_code::subscription_parse_failed,
-                         "parse the consumer's subscription failed");
-            }
-        } else {
-            const auto g = groups_.find(a.consumer_group);
-            if (g == groups_.end()) {
-                return O(response_code::subscription_not_exist,
-                         fmt::format("the consumer's group info not exist, group: {}", a.consumer_group));
-            }
-            const auto s = g->second.subscriptions.find(a.mq.topic);
-            if (s == g->second.subscriptions.end()) {
-                return O(response_code::subscription_not_exist,
-                         fmt::format("the consumer's subscription not exist, group: {} topic: {}",
-                                     a.consumer_group,
-                                     a.mq.topic));
-            }
-            if (s->second.sub_version < a.sub_version) {
-                return O(response_code::subscription_not_latest,
-                         fmt::format("the consumer's subscription not latest, group: {} topic: {}",
-                                     a.consumer_group,
-                                     a.mq.topic));
-            }
-            sub = s->second;
-        }
-        if (sub->expression_type != expression_type_tag) {
-            return O(response_code::system_error,
-                     fmt::format("The broker does not support consumer to filter message by {}",
-                                 sub->expression_type));
-        }
-        int code = response_code::success;
-        PullResult result =
-            get_message_locked(topic->second.queues[static_cast<std::size_t>(a.mq.queue_id)], a, sub, code);
-        if (allow_suspend && (a.sys_flag & pull_sys_flag::commit_offset) != 0) {
-            offsets_[offset_key(a.consumer_group, a.mq)] = a.commit_offset;
-        }
-        if (code == response_code::pull_not_found && allow_suspend &&
-            (a.sys_flag & pull_sys_flag::suspend) != 0) {
-            const std::int64_t hold =
-                config_.long_polling_enable ? a.suspend_timeout_millis : config_.short_polling_time_mills;
-            if (hold > 0) {
-                held_[{a.mq.topic, a.mq.queue_id}].push_back(
-                    HeldPull{a, std::move(callback), clock_->steady_millis() + hold, std::move(sub)});
-                cv_.notify_all();  // the dispatcher's next deadline moved
-                return std::nullopt;
-            }
-        }
-        return O(std::move(result));
-    }
-
-    [[nodiscard]] std::int64_t hold_check_interval() const noexcept {
-        return config_.long_polling_enable ? hold_check_interval_millis : config_.short_polling_time_mills;
-    }
-
+    process_pull_locked(const PullArgs& a, bool allow_suspend, PullCallback& callback);
+    /// Parks a pull that found nothing when its flags and the config allow; false when it is answered now.
+    bool try_hold_locked(const PullArgs& a, PullCallback& callback, std::optional<SubscriptionData>& sub);
     /// PullRequestHoldService.notifyMessageArriving for a new message.
     void notify_arrival_locked(const std::string& topic,
                                std::int32_t queue_id,
                                std::int64_t tags_code,
-                               Tasks& out) {
-        const auto it = held_.find({topic, queue_id});
-        if (it == held_.end()) {
-            return;
-        }
-        const QueueLog* q = find_queue_locked(topic, queue_id);
-        const std::int64_t max = q ? q->next : 0;
-        std::vector<HeldPull> wake;
-        std::erase_if(it->second, [&](HeldPull& h) {
-            if (max > h.args.queue_offset && matched_by_consume_queue(h.filter, tags_code)) {
-                wake.push_back(std::move(h));
-                return true;
-            }
-            return false;
-        });
-        if (it->second.empty()) {
-            held_.erase(it);
-        }
-        for (auto& h : wake) {
-            answer_held_locked(std::move(h), out);
-        }
-    }
-
-    void answer_held_locked(HeldPull h, Tasks& out) {
-        auto r = process_pull_locked(h.args, false, h.callback);
-        out.push_back([cb = std::move(h.callback), res = std::move(*r)]() mutable { cb(std::move(res)); });
-    }
+                               BrokerTasks& out);
+    /// Re-runs a held pull (without suspending again) and queues its answer.
+    void answer_held_locked(HeldPull h, BrokerTasks& out);
 
     /// Time-driven work: due delayed messages, timed-out held pulls, expired channels.
-    void tick_locked(Tasks& out) {
-        deliver_due_locked(out);
-        const std::int64_t now = clock_->steady_millis();
-        // PullRequestHoldService's periodic check (every 5 s, or short_polling_time_mills) wakes held pulls
-        // whose queue grew, whatever the new messages' tags.
-        const bool hold_check = now >= next_hold_check_;
-        if (hold_check) {
-            next_hold_check_ = now + hold_check_interval();
-        }
-        std::vector<HeldPull> timed_out;
-        for (auto it = held_.begin(); it != held_.end();) {
-            const QueueLog* q = find_queue_locked(it->first.first, it->first.second);
-            const std::int64_t max = q ? q->next : 0;
-            std::erase_if(it->second, [&](HeldPull& h) {
-                if (now >= h.deadline || (hold_check && max > h.args.queue_offset)) {
-                    timed_out.push_back(std::move(h));
-                    return true;
-                }
-                return false;
-            });
-            it = it->second.empty() ? held_.erase(it) : std::next(it);
-        }
-        for (auto& h : timed_out) {
-            answer_held_locked(std::move(h), out);
-        }
-        for (auto git = groups_.begin(); git != groups_.end();) {
-            const auto removed = std::erase_if(git->second.channels, [&](const auto& e) {
-                return now - e.second.last_update > config_.channel_expired_timeout;
-            });
-            if (removed > 0) {
-                notify_change_locked(git->first, git->second, out);
-            }
-            git = git->second.channels.empty() && removed > 0 ? groups_.erase(git) : std::next(git);
-        }
-    }
+    void tick_locked(BrokerTasks& out);
+    [[nodiscard]] std::optional<std::int64_t> next_deadline_locked() const;
+    void on_clock_advance();
 
-    [[nodiscard]] std::optional<std::int64_t> next_deadline_locked() const {
-        std::optional<std::int64_t> next;
-        auto consider = [&](std::int64_t t) {
-            next = next ? std::min(*next, t) : t;
-        };
-        if (!scheduled_.empty()) {
-            consider(scheduled_.begin()->first);
-        }
-        for (const auto& [key, list] : held_) {
-            for (const auto& h : list) {
-                consider(h.deadline);
-            }
-        }
-        if (!held_.empty()) {
-            consider(next_hold_check_);
-        }
-        for (const auto& [name, g] : groups_) {
-            for (const auto& [id, ch] : g.channels) {
-                consider(ch.last_update + config_.channel_expired_timeout + 1);
-            }
-        }
-        return next;
-    }
-
-    void notify_change_locked(const std::string& group_name, const GroupInfo& group, Tasks& out) {
-        if (!config_.notify_consumer_ids_changed_enable) {
-            return;
-        }
-        for (const auto& [id, ch] : group.channels) {
-            const auto h = handles_.find(ch.handle_id);
-            if (h == handles_.end()) {
-                continue;
-            }
-            if (auto slot = h->second.lock()) {
-                out.push_back([slot, group_name] {
-                    NotificationHandler handler;
-                    {
-                        const std::lock_guard lock(slot->mutex);
-                        handler = slot->handler;
-                    }
-                    if (handler) {
-                        handler(ConsumerIdsChanged{group_name});
-                    }
-                });
-            }
-        }
-    }
-
-    void on_clock_advance() {
-        Tasks out;
-        {
-            const std::lock_guard lock(mutex_);
-            if (stopping_) {
-                return;
-            }
-            tick_locked(out);
-        }
-        dispatch(std::move(out));
-    }
-
-    /// Hands callbacks to the dispatcher thread; once it has stopped they run here (never under the lock).
-    void dispatch(Tasks tasks) {
-        if (tasks.empty()) {
-            return;
-        }
-        {
-            const std::lock_guard lock(mutex_);
-            if (!stopped_ && started_) {
-                for (auto& t : tasks) {
-                    tasks_.push_back(std::move(t));
-                }
-                cv_.notify_all();
-                return;
-            }
-        }
-        for (auto& t : tasks) {
-            run_task(t);
-        }
-    }
-
-    static void run_task(Task& t) noexcept {
-        try {
-            t();
-        } catch (...) {  // NOLINT(bugprone-empty-catch): a throwing user callback must not kill the broker
-        }
-    }
-
-    /// The dispatcher: runs queued callbacks in order and, with a real clock, wakes for the next deadline.
-    void run() {
-        std::unique_lock lock(mutex_);
-        while (true) {
-            if (!tasks_.empty()) {
-                std::deque<Task> batch;
-                batch.swap(tasks_);
-                running_task_ = true;
-                lock.unlock();
-                for (auto& t : batch) {
-                    run_task(t);
-                }
-                batch.clear();
-                lock.lock();
-                running_task_ = false;
-                if (tasks_.empty()) {
-                    idle_cv_.notify_all();
-                }
-                continue;
-            }
-            if (stopping_) {
-                stopped_ = true;  // from here on dispatch() runs callbacks itself
-                idle_cv_.notify_all();
-                break;
-            }
-            if (manual_) {
-                cv_.wait(lock);
-                continue;
-            }
-            Tasks out;
-            tick_locked(out);
-            if (!out.empty()) {
-                for (auto& t : out) {
-                    tasks_.push_back(std::move(t));
-                }
-                continue;
-            }
-            if (const auto next = next_deadline_locked()) {
-                const std::int64_t wait = std::max<std::int64_t>(*next - clock_->steady_millis(), 1);
-                cv_.wait_for(lock, std::chrono::milliseconds(wait));
-            } else {
-                cv_.wait(lock);
-            }
-        }
-    }
+    void dispatch(BrokerTasks tasks) { dispatcher_.dispatch(std::move(tasks)); }
 
     BrokerConfig config_;
-    std::vector<std::int64_t> delay_levels_;
+    DelaySchedule delays_;
     std::shared_ptr<Clock> clock_;
 
     mutable std::mutex mutex_;
-    std::condition_variable cv_;
-    std::condition_variable idle_cv_;
-    std::deque<Task> tasks_;
-    bool running_task_ = false;
-    bool stopping_ = false;
-    bool stopped_ = false;
-    bool started_ = false;
-    bool manual_ = false;
-    std::thread thread_;
-    std::thread::id thread_id_;
+    Dispatcher dispatcher_{mutex_};
     std::uint64_t listener_id_ = 0;
 
-    std::map<std::string, TopicData> topics_;
-    std::unordered_map<std::int64_t, std::shared_ptr<const MessageExt>> commit_log_;
-    std::int64_t commit_log_offset_ = 0;
-    std::multimap<std::int64_t, std::shared_ptr<const MessageExt>> scheduled_;
-    std::map<OffsetKey, std::int64_t> offsets_;
-    std::set<std::string> subscription_groups_;
-    std::map<std::string, GroupInfo> groups_;
-    std::map<std::string, std::map<MessageQueue, LockEntry>> locks_;
-    std::map<std::pair<std::string, std::int32_t>, std::vector<HeldPull>> held_;
-    std::map<std::uint64_t, std::weak_ptr<NotificationSlot>> handles_;
-    std::uint64_t next_handle_id_ = 0;
-    mutable std::map<BrokerRequest, Fault> faults_;
-    std::int64_t next_hold_check_ = 0;
+    // Guarded by mutex_.
+    MessageStore store_;
+    SubscriptionGroups subscription_groups_;
+    Membership membership_;
+    ConsumerOffsets offsets_;
+    QueueLocks locks_;
+    HeldPulls held_;
+    mutable FaultInjector faults_;
 };
 
-}  // namespace detail
+}  // namespace rmq::detail
 
-}  // namespace rmq
-// ---- end rmq/detail/broker_state.hpp ----
+// ---- end rmq/detail/broker/broker_state.hpp ----
 
 namespace rmq {
 
@@ -6609,8 +5023,8 @@ public:
     [[nodiscard]] std::shared_ptr<Clock> clock() const { return state_->clock(); }
 
     /// Optional capability (GET_CONSUMER_CONNECTION_LIST): the group's members with the ConsumerData each
-    /// last sent; the consumer compares subscriptions with it to report an inconsistent group (consumer.md
-    /// §8.5). Not part of rmq::Transport.
+    /// last sent; the consumer compares subscriptions with it to report an inconsistent group (members
+    /// subscribed differently). Not part of rmq::Transport.
     [[nodiscard]] std::vector<GroupMember> group_members(const std::string& group) const {
         return state_->group_members(group);
     }
@@ -6758,40 +5172,35 @@ static_assert(Transport<InProcessTransport>);
 // ---- end rmq/transport/in_process.hpp ----
 
 
-// ---- begin rmq/detail/consumer_core.hpp ----
+// ---- begin rmq/detail/consumer/core.hpp ----
 
-/// @file detail/consumer_core.hpp
+/// @file detail/consumer/core.hpp
 /// rmq::detail::ConsumerCore: everything a push consumer does except the order-specific dispatch, which the
-/// OrderPolicy's Service supplies. Lives behind rmq::Consumer; its member functions named in
-/// docs/policies/order.md ("host interface") are what a Service may call.
+/// order policy's Service supplies through rmq::OrderHost (detail/consumer/host.hpp adapts this class to it).
+/// One file per operation under impl/: lifecycle (start, shutdown), rebalance, pull, heartbeat and offset
+/// persistence, broker locks, send-back, stats.
 ///
 /// Threads: one Scheduler loop (rebalance, pull loops, timers, transport completions) and the ConsumePool
 /// (listener calls and their result processing). Transport completions reach the core only through a
 /// LifeGate, which shutdown closes first, so a late completion can never touch a dead consumer.
 
-#include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
-#include <exception>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
 
 
+// ---- begin rmq/detail/consumer/consume_pool.hpp ----
 
-// ---- begin rmq/detail/consume_pool.hpp ----
-
-/// @file detail/consume_pool.hpp
+/// @file detail/consumer/consume_pool.hpp
 /// rmq::detail::ConsumePool: the worker threads that run listener code, fed by a bounded queue. When the
 /// queue is full try_submit() says so and the caller backs off (the puller pauses) instead of growing memory.
 ///
@@ -7104,11 +5513,127 @@ private:
 };
 
 }  // namespace rmq::detail
-// ---- end rmq/detail/consume_pool.hpp ----
+// ---- end rmq/detail/consumer/consume_pool.hpp ----
 
-// ---- begin rmq/detail/scheduler.hpp ----
+// ---- begin rmq/detail/consumer/host.hpp ----
 
-/// @file detail/scheduler.hpp
+/// @file detail/consumer/host.hpp
+/// rmq::detail::ConsumerHost: the consumer core seen through rmq::OrderHost, the narrow facade an order
+/// policy's Service gets (order/host.hpp). Every member forwards to the core; nothing else of the core is
+/// reachable from a Service.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace rmq::detail {
+
+template <class Core>
+class ConsumerHost final : public OrderHost<typename Core::order_policy> {
+    using Base = OrderHost<typename Core::order_policy>;
+
+public:
+    explicit ConsumerHost(Core& core)
+        : core_(core) {}
+
+    [[nodiscard]] const ConsumerConfig& config() const noexcept override { return core_.config_; }
+
+    [[nodiscard]] const std::string& group() const noexcept override { return core_.group_; }
+
+    [[nodiscard]] const std::string& client_id() const noexcept override { return core_.client_id_; }
+
+    [[nodiscard]] bool clustering() const noexcept override { return core_.clustering_; }
+
+    [[nodiscard]] int max_reconsume_times() const noexcept override { return core_.max_reconsume_times_; }
+
+    [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept override { return core_.clock_; }
+
+    [[nodiscard]] bool stopping() const noexcept override { return core_.stopping_.load(); }
+
+    [[nodiscard]] bool pulls_complete_on_loop() const noexcept override {
+        return HasPullPostingToCaller<decltype(core_.transport_)>;
+    }
+
+    void submit(std::function<void()> task) override { core_.submit(std::move(task)); }
+
+    void schedule(std::int64_t delay_millis, std::function<void()> fn) override {
+        core_.schedule(delay_millis, std::move(fn));
+    }
+
+    [[nodiscard]] std::vector<typename Base::QueueEntry> owned_queues() const override {
+        return core_.table_snapshot();
+    }
+
+    void update_offset(const MessageQueue& mq, std::int64_t offset, bool increase_only) override {
+        core_.offset_store_.update_offset(mq, offset, increase_only);
+    }
+
+    bool send_back(const MessageExt& msg, int delay_level) override {
+        return core_.send_back(msg, delay_level);
+    }
+
+    bool send_to_dlq(const MessageExt& msg) override { return core_.send_to_dlq(msg); }
+
+    bool lock_queue(const MessageQueue& mq) override { return core_.lock_queue(mq); }
+
+    void unlock_queues(const std::vector<MessageQueue>& mqs) override { core_.unlock_queues(mqs); }
+
+    void lock_all() override { core_.lock_all(); }
+
+    void unlock_all() override { core_.unlock_all(); }
+
+    void record_consume(std::string_view topic,
+                        std::int64_t millis,
+                        std::int64_t ok,
+                        std::int64_t failed) override {
+        core_.stats_.record_consume(topic, millis, ok, failed);
+    }
+
+    void record_consume_rt(std::string_view topic, std::int64_t millis) override {
+        core_.stats_.record_consume_rt(topic, millis);
+    }
+
+    void record_consume_ok(std::string_view topic, std::int64_t count) override {
+        core_.stats_.record_consume_ok(topic, count);
+    }
+
+    void record_consume_failed(std::string_view topic, std::int64_t count) override {
+        core_.stats_.record_consume_failed(topic, count);
+    }
+
+protected:
+    [[nodiscard]] const typename Base::Listener& listener() const noexcept override {
+        return core_.listener_;
+    }
+
+    [[nodiscard]] const ConsumeHooks& hooks() const noexcept override { return core_.hooks_; }
+
+private:
+    Core& core_;
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/host.hpp ----
+
+// ---- begin rmq/detail/consumer/life_gate.hpp ----
+
+/// @file detail/consumer/life_gate.hpp
+/// rmq::detail::LifeGate: how callbacks that outlive a call (a held pull, a broker notification) reach a
+/// consumer only while it is alive.
+
+#include <functional>
+#include <mutex>
+#include <utility>
+
+
+// ---- begin rmq/detail/consumer/scheduler.hpp ----
+
+/// @file detail/consumer/scheduler.hpp
 /// rmq::detail::Scheduler: the one event-loop thread of a client. Pull loops, rebalance, lock renewal, offset
 /// persistence and transport completions all run here, one at a time, in deadline order.
 ///
@@ -7258,24 +5783,21 @@ private:
 };
 
 }  // namespace rmq::detail
-// ---- end rmq/detail/scheduler.hpp ----
+// ---- end rmq/detail/consumer/scheduler.hpp ----
 
-namespace rmq {
+namespace rmq::detail {
 
-/// Optional callbacks around each listener call (Java's ConsumeMessageHook): `before(mq, msgs)` and
-/// `after(mq, msgs, success)`. They run on the consume thread; exceptions they throw are logged and ignored.
-struct ConsumeHooks {
-    std::function<void(const MessageQueue&, std::span<const MessageExt>)> before;
-    std::function<void(const MessageQueue&, std::span<const MessageExt>, bool)> after;
-};
-
-namespace detail {
-
-/// Lets callbacks that outlive a call reach the consumer only while it is alive: they hold the gate (shared),
-/// never the consumer, and the consumer closes the gate before tearing anything down.
+/// Callbacks hold the gate (shared), never the consumer; the consumer closes the gate before tearing anything
+/// down.
 struct LifeGate {
     std::mutex mutex;
     Scheduler* scheduler = nullptr;
+
+    /// Opens the gate onto `loop`.
+    void open(Scheduler& loop) {
+        const std::lock_guard lock(mutex);
+        scheduler = &loop;
+    }
 
     /// Posts `fn` onto the loop when the gate is open; otherwise drops it.
     void post(std::function<void()> fn) {
@@ -7297,203 +5819,88 @@ struct LifeGate {
     }
 };
 
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/life_gate.hpp ----
+
+// ---- begin rmq/detail/consumer/subscription_table.hpp ----
+
+/// @file detail/consumer/subscription_table.hpp
+/// rmq::detail::SubscriptionTable: a consumer's subscriptions, topic → SubscriptionData (Java's
+/// RebalanceImpl.subscriptionInner). Written by the owning thread, read by the event loop.
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+
+namespace rmq::detail {
+
+class SubscriptionTable {
+public:
+    /// Adds or replaces the subscription of `sd.topic`.
+    void put(SubscriptionData sd) {
+        const std::lock_guard lock(mutex_);
+        std::string topic = sd.topic;
+        subscriptions_[std::move(topic)] = std::move(sd);
+    }
+
+    void erase(std::string_view topic) {
+        const std::lock_guard lock(mutex_);
+        subscriptions_.erase(std::string(topic));
+    }
+
+    [[nodiscard]] std::map<std::string, SubscriptionData> copy() const {
+        const std::lock_guard lock(mutex_);
+        return subscriptions_;
+    }
+
+    [[nodiscard]] std::optional<SubscriptionData> find(const std::string& topic) const {
+        const std::lock_guard lock(mutex_);
+        const auto it = subscriptions_.find(topic);
+        if (it == subscriptions_.end()) {
+            return std::nullopt;
+        }
+        return it->second;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::map<std::string, SubscriptionData> subscriptions_;
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/subscription_table.hpp ----
+
+namespace rmq::detail {
+
 /// The consumer's engine; see the file comment.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 class ConsumerCore {
 public:
     using Listener = typename Order::Listener;
-    using Service = typename Order::template Service<ConsumerCore>;
+    using Host = ConsumerHost<ConsumerCore>;
+    using Service = typename Order::template Service<OrderHost<Order>>;
+    using order_policy = Order;
 
     /// Lifecycle (Java's ServiceState).
     enum class State { CreateJust, Running, ShutdownAlready };
 
-    ConsumerCore(Tr transport, ConsumerConfig config, Allocate allocate, OffsetStore store)
-        : transport_(std::move(transport))
-        , config_(std::move(config))
-        , allocate_(std::move(allocate))
-        , offset_store_(std::move(store))
-        , clock_(transport_.clock())
-        , service_(*this) {}
-
+    ConsumerCore(Tr transport, ConsumerConfig config, Allocate allocate, OffsetStore store);
     ConsumerCore(const ConsumerCore&) = delete;
     ConsumerCore& operator=(const ConsumerCore&) = delete;
+    ~ConsumerCore();
 
-    ~ConsumerCore() {
-        gate_->close();
-        scheduler_.stop();
-        if (pool_) {
-            pool_->close();
-            pool_->join();
-        }
-    }
-
-    // ---------------------------------------------------------------- user-facing operations
-
-    void subscribe(std::string_view topic, std::string_view expression) {
-        check_not_shut_down("subscribe");
-        check_topic(topic);
-        auto sd = parse_subscription(topic, expression);
-        sd.sub_version = clock_->wall_millis();
-        {
-            const std::lock_guard lock(sub_mutex_);
-            subscriptions_[std::string(topic)] = std::move(sd);
-        }
-        if (state_.load() == State::Running) {
-            scheduler_.post([this] {
-                send_heartbeat();
-                do_rebalance();
-            });
-        }
-    }
-
-    void unsubscribe(std::string_view topic) {
-        check_not_shut_down("unsubscribe");
-        const std::lock_guard lock(sub_mutex_);
-        subscriptions_.erase(std::string(topic));
-    }
-
-    void set_listener(Listener listener) {
-        check_not_started("register_listener");
-        listener_ = std::move(listener);
-    }
-
-    void set_hooks(ConsumeHooks hooks) {
-        check_not_started("set_consume_hooks");
-        hooks_ = std::move(hooks);
-    }
-
-    void start() {
-        const std::lock_guard lifecycle(lifecycle_mutex_);
-        if (state_.load() != State::CreateJust) {
-            throw IllegalState(
-                fmt::format("the consumer of group [{}] was started once already ({}); create a new "
-                            "consumer to start again",
-                            config_.consumer_group,
-                            state_.load() == State::Running ? "running" : "shut down"));
-        }
-        config_.validate();
-        if (!listener_) {
-            throw InvalidArgument(
-                fmt::format("no listener registered for group [{}]: call register_listener({}) "
-                            "before start()",
-                            config_.consumer_group,
-                            Order::listener_signature));
-        }
-        group_ = config_.with_namespace(config_.consumer_group);
-        client_id_ = config_.build_client_id();
-        clustering_ = config_.message_model == MessageModel::Clustering;
-        max_reconsume_times_ = config_.max_reconsume_times_for(Order::unlimited_retries_by_default);
-        pull_threshold_for_queue_.store(config_.pull_threshold_for_queue);
-        pull_threshold_size_for_queue_.store(config_.pull_threshold_size_for_queue);
-        {
-            const std::lock_guard lock(sub_mutex_);
-            if (clustering_) {
-                const std::string retry = retry_topic(group_);
-                auto sd = parse_subscription(retry, sub_all);
-                sd.sub_version = clock_->wall_millis();
-                subscriptions_[retry] = std::move(sd);
-            }
-        }
-        offset_store_.load(OffsetStoreContext{
-            .group = group_,
-            .client_id = client_id_,
-            .query_broker =
-                [this](const MessageQueue& mq) { return transport_.query_consumer_offset(group_, mq); },
-            .update_broker =
-                [this](const MessageQueue& mq, std::int64_t offset) {
-                    transport_.update_consumer_offset(group_, mq, offset);
-                },
-        });
-        pool_ = std::make_unique<ConsumePool>(static_cast<std::size_t>(config_.consume_thread_min),
-                                              static_cast<std::size_t>(config_.consume_queue_capacity));
-        {
-            const std::lock_guard lock(gate_->mutex);
-            gate_->scheduler = &scheduler_;
-        }
-        // The handler may outlive the consumer (the transport's broker keeps it): it touches nothing but the
-        // gate and its own copy of the group; `this` is used only on the loop, which the gate guards.
-        transport_.set_notification_handler(
-            [gate = gate_, group = group_, this](const ConsumerIdsChanged& n) {
-                if (n.consumer_group != group) {
-                    return;
-                }
-                gate->post([this] { do_rebalance(); });
-            });
-        pool_->start();
-        scheduler_.start();
-        state_.store(State::Running);
-        service_.start();
-
-        scheduler_.post([this] {
-            send_heartbeat();
-            do_rebalance();
-        });
-        scheduler_.every(config_.rebalance_interval, config_.rebalance_interval, [this] { do_rebalance(); });
-        scheduler_.every(config_.heartbeat_broker_interval, config_.heartbeat_broker_interval, [this] {
-            send_heartbeat();
-        });
-        scheduler_.every(config_.persist_consumer_offset_interval,
-                         config_.persist_consumer_offset_interval,
-                         [this] { persist_all(); });
-    }
-
-    void shutdown() {
-        const std::lock_guard lifecycle(lifecycle_mutex_);
-        if (state_.load() != State::Running) {
-            state_.store(State::ShutdownAlready);
-            return;
-        }
-        if (pool_->on_worker() || scheduler_.in_loop()) {
-            throw IllegalState(
-                "shutdown() called from a listener or consumer thread; call it from the thread that "
-                "owns the consumer");
-        }
-        stopping_.store(true);
-        gate_->close();
-        service_.stop();
-        // Stop the loop first: no new pulls, rebalances or re-dispatches; running listeners keep going.
-        scheduler_.stop();
-        pool_->close();
-        if (!pool_->wait_idle(config_.await_termination_millis_when_shutdown)) {
-            log_line(
-                "group [{}]: listeners still running after {} ms; their results will be discarded and their "
-                "messages redelivered",
-                group_,
-                config_.await_termination_millis_when_shutdown);
-            for (auto& [mq, pq] : table_snapshot()) {
-                pq->set_dropped(true);
-            }
-        }
-        pool_->join();
-        persist_all();
-        service_.after_drain();
-        for (auto& [mq, pq] : table_snapshot()) {
-            pq->set_dropped(true);
-        }
-        try {
-            transport_.unregister_client(client_id_, std::string{}, group_);
-        } catch (const std::exception& e) {
-            log_line("group [{}]: unregister failed: {}", group_, e.what());
-        }
-        {
-            const std::lock_guard lock(table_mutex_);
-            table_.clear();
-        }
-        state_.store(State::ShutdownAlready);
-    }
-
-    void suspend() {
-        check_not_shut_down("suspend");
-        paused_.store(true);
-    }
-
-    void resume() {
-        check_not_shut_down("resume");
-        paused_.store(false);
-        if (state_.load() == State::Running) {
-            scheduler_.post([this] { do_rebalance(); });
-        }
-    }
+    // ---------------------------------------------------------------- user-facing (impl/lifecycle.hpp)
+    void subscribe(std::string_view topic, std::string_view expression);
+    void unsubscribe(std::string_view topic);
+    void set_listener(Listener listener);
+    void set_hooks(ConsumeHooks hooks);
+    void start();
+    void shutdown();
+    void suspend();
+    void resume();
 
     [[nodiscard]] bool paused() const noexcept { return paused_.load(); }
 
@@ -7503,275 +5910,22 @@ public:
         return subscription_inconsistent_.load();
     }
 
-    [[nodiscard]] ConsumerStats stats() const {
-        ConsumerStats out = stats_.snapshot();
-        out.queues.clear();
-        std::map<MessageQueue, std::int64_t> broker_max;
-        {
-            const std::lock_guard lock(table_mutex_);
-            broker_max = broker_max_offset_;
-        }
-        for (const auto& [mq, pq] : table_snapshot()) {
-            const auto info = pq->info();
-            QueueStats q;
-            q.mq = mq;
-            q.commit_offset = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory);
-            q.cached_msg_count = pq->msg_count();
-            q.cached_msg_bytes = pq->msg_size();
-            q.cached_msg_min_offset = info.cached_msg_min_offset;
-            q.cached_msg_max_offset = info.cached_msg_max_offset;
-            if (const auto it = broker_max.find(mq); it != broker_max.end()) {
-                q.broker_max_offset = it->second;
-            }
-            if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
-                q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
-            }
-            q.locked = info.locked;
-            q.dropped = info.dropped;
-            q.last_pull_timestamp = info.last_pull_timestamp;
-            q.last_consume_timestamp = info.last_consume_timestamp;
-            out.queues.push_back(std::move(q));
-        }
-        return out;
-    }
-
-    /// Queues currently owned (a snapshot).
-    [[nodiscard]] std::vector<MessageQueue> assigned_queues() const {
-        std::vector<MessageQueue> out;
-        const std::lock_guard lock(table_mutex_);
-        for (const auto& [mq, pq] : table_) {
-            if (!pq->dropped()) {
-                out.push_back(mq);
-            }
-        }
-        return out;
-    }
-
-    // ---------------------------------------------------------------- host interface (for Order::Service)
-
     [[nodiscard]] const ConsumerConfig& config() const noexcept { return config_; }
 
     [[nodiscard]] const std::string& group() const noexcept { return group_; }
 
     [[nodiscard]] const std::string& client_id() const noexcept { return client_id_; }
 
-    [[nodiscard]] bool clustering() const noexcept { return clustering_; }
-
-    /// Whether pulled messages are allocated on the loop thread (pulls answered at once complete there), so
-    /// a service frees consumed batches best on the loop too; otherwise a transport thread allocated them.
-    static constexpr bool pulls_complete_on_loop = HasPullPostingToCaller<Tr>;
-
-    [[nodiscard]] const Listener& listener() const noexcept { return listener_; }
-
-    [[nodiscard]] const ConsumeHooks& hooks() const noexcept { return hooks_; }
-
-    [[nodiscard]] Tr& transport() noexcept { return transport_; }
-
     [[nodiscard]] OffsetStore& offset_store() noexcept { return offset_store_; }
 
-    [[nodiscard]] const OffsetStore& offset_store() const noexcept { return offset_store_; }
-
-    [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept { return clock_; }
-
-    [[nodiscard]] StatsCollector& stats_collector() noexcept { return stats_; }
-
-    [[nodiscard]] int max_reconsume_times() const noexcept { return max_reconsume_times_; }
-
-    [[nodiscard]] bool stopping() const noexcept { return stopping_.load(); }
-
-    /// Runs `task` on a consume thread. When the bounded queue is full the task is retried from the loop
-    /// after the flow-control delay; once shutdown began it is dropped (its messages stay uncommitted).
-    void submit(std::function<void()> task) {
-        if (stopping_.load()) {
-            return;
-        }
-        if (pool_->try_submit(std::move(task))) {
-            return;
-        }
-        schedule(config_.pull_time_delay_mills_when_flow_control,
-                 [this, task = std::move(task)]() mutable { submit(std::move(task)); });
-    }
-
-    /// Runs `fn` on the loop after `delay_millis`; dropped once shutdown began.
-    void schedule(std::int64_t delay_millis, std::function<void()> fn) {
-        if (stopping_.load()) {
-            return;
-        }
-        scheduler_.post_after(delay_millis, std::move(fn));
-    }
-
-    /// Java's sendMessageBack (consumer.md §5.4): CONSUMER_SEND_MSG_BACK, else the fallback of sending a
-    /// retry copy to `%RETRY%group`. False when both failed.
-    bool send_back(const MessageExt& msg, int delay_level) {
-        try {
-            transport_.send_back(SendBackArgs{
-                .group = group_,
-                .message = msg,
-                .delay_level = delay_level,
-                .max_reconsume_times = max_reconsume_times_,
-            });
-            return true;
-        } catch (const std::exception& e) {
-            log_line("group [{}]: send back of {} failed ({}), falling back to the retry topic",
-                     group_,
-                     msg.msg_id(),
-                     e.what());
-        }
-        try {
-            const std::string retry = retry_topic(group_);
-            Message copy(retry, msg.body());
-            copy.set_flag(msg.flag());
-            copy.set_properties(msg.properties());
-            const auto origin = msg.property_view(property::origin_message_id);
-            copy.set_property(property::origin_message_id,
-                              origin.empty() ? std::string_view(msg.msg_id()) : origin);
-            copy.set_property(property::retry_topic, msg.topic());
-            copy.set_property(property::reconsume_time, std::to_string(msg.reconsume_times() + 1));
-            copy.set_property(property::max_reconsume_times, std::to_string(max_reconsume_times_));
-            copy.clear_property(property::transaction_prepared);
-            copy.set_delay_time_level(3 + msg.reconsume_times());
-            const auto route = transport_.topic_route(retry);
-            if (route.write_queues.empty()) {
-                throw BrokerError(response_code::topic_not_exist,
-                                  fmt::format("no writable queue of {}", retry));
-            }
-            (void)transport_.send(copy, route.write_queues.front());
-            return true;
-        } catch (const std::exception& e) {
-            log_line("group [{}]: fallback send of {} to the retry topic failed: {}",
-                     group_,
-                     msg.msg_id(),
-                     e.what());
-            return false;
-        }
-    }
-
-    /// Orderly DLQ path (consumer.md §6.5): the message went past max_reconsume_times; CONSUMER_SEND_MSG_BACK
-    /// with delay level -1 sends it straight to `%DLQ%group`. False when the broker could not be reached.
-    bool send_to_dlq(const MessageExt& msg) {
-        try {
-            transport_.send_back(SendBackArgs{
-                .group = group_,
-                .message = msg,
-                .delay_level = -1,
-                .max_reconsume_times = max_reconsume_times_,
-            });
-            return true;
-        } catch (const std::exception& e) {
-            log_line("group [{}]: moving {} to the DLQ failed: {}", group_, msg.msg_id(), e.what());
-            return false;
-        }
-    }
-
-    /// Java's lockOneMQ / RebalanceImpl.lock: LOCK_BATCH_MQ for one queue; marks its ProcessQueue locked.
-    bool lock_queue(const MessageQueue& mq) {
-        if (stopping_.load()) {
-            return false;
-        }
-        try {
-            const auto locked = transport_.lock_batch(group_, client_id_, std::vector<MessageQueue>{mq});
-            const bool ok = std::find(locked.begin(), locked.end(), mq) != locked.end();
-            if (ok) {
-                if (auto pq = find_pq(mq)) {
-                    pq->set_locked(true);
-                    pq->set_last_lock_timestamp(clock_->steady_millis());
-                }
-            }
-            return ok;
-        } catch (const std::exception& e) {
-            log_line("group [{}]: lock of {} failed: {}", group_, mq, e.what());
-            return false;
-        }
-    }
-
-    /// UNLOCK_BATCH_MQ for the given queues (errors logged).
-    void unlock_queues(const std::vector<MessageQueue>& mqs) {
-        if (mqs.empty()) {
-            return;
-        }
-        try {
-            transport_.unlock_batch(group_, client_id_, mqs);
-        } catch (const std::exception& e) {
-            log_line("group [{}]: unlock failed: {}", group_, e.what());
-        }
-    }
-
-    /// Java's lockAll: renews the broker lock of every owned queue; queues not granted turn unlocked.
-    void lock_all() {
-        std::map<std::string, std::vector<MessageQueue>> by_broker;
-        for (const auto& [mq, pq] : table_snapshot()) {
-            if (!pq->dropped()) {
-                by_broker[mq.broker_name].push_back(mq);
-            }
-        }
-        for (const auto& [broker, mqs] : by_broker) {
-            std::vector<MessageQueue> locked;
-            try {
-                locked = transport_.lock_batch(group_, client_id_, mqs);
-            } catch (const std::exception& e) {
-                log_line("group [{}]: lockAll on {} failed: {}", group_, broker, e.what());
-                continue;
-            }
-            const std::set<MessageQueue> granted(locked.begin(), locked.end());
-            for (const auto& mq : mqs) {
-                if (auto pq = find_pq(mq)) {
-                    if (granted.contains(mq)) {
-                        pq->set_locked(true);
-                        pq->set_last_lock_timestamp(clock_->steady_millis());
-                    } else {
-                        pq->set_locked(false);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Java's unlockAll(oneway=false) at shutdown: releases every owned queue's broker lock.
-    void unlock_all() {
-        std::map<std::string, std::vector<MessageQueue>> by_broker;
-        for (const auto& [mq, pq] : table_snapshot()) {
-            by_broker[mq.broker_name].push_back(mq);
-        }
-        for (const auto& [broker, mqs] : by_broker) {
-            unlock_queues(mqs);
-            for (const auto& mq : mqs) {
-                if (auto pq = find_pq(mq)) {
-                    pq->set_locked(false);
-                }
-            }
-        }
-    }
-
-    /// The owned queues with their ProcessQueues (a snapshot).
-    [[nodiscard]] std::vector<std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>> table_snapshot() const {
-        const std::lock_guard lock(table_mutex_);
-        return {table_.begin(), table_.end()};
-    }
-
-    [[nodiscard]] std::shared_ptr<ProcessQueue> find_pq(const MessageQueue& mq) const {
-        const std::lock_guard lock(table_mutex_);
-        const auto it = table_.find(mq);
-        return it == table_.end() ? nullptr : it->second;
-    }
-
-    /// Java's resetRetryAndNamespace: retry-topic messages show their original topic to the listener.
-    void reset_retry_topic(std::span<MessageExt> msgs) const {
-        std::string retry;  // built only when a message came through a retry topic (rare, and a heap string)
-        for (auto& msg : msgs) {
-            const auto original = msg.property_view(property::retry_topic);
-            if (original.empty()) {
-                continue;
-            }
-            if (retry.empty()) {
-                retry = retry_topic(group_);
-            }
-            if (msg.topic() == retry) {
-                msg.set_topic(std::string(original));
-            }
-        }
-    }
+    // ---------------------------------------------------------------- impl/stats.hpp
+    [[nodiscard]] ConsumerStats stats() const;
+    /// Queues currently owned (a snapshot).
+    [[nodiscard]] std::vector<MessageQueue> assigned_queues() const;
 
 private:
+    friend Host;
+
     struct PullState {
         MessageQueue mq;
         std::shared_ptr<ProcessQueue> pq;
@@ -7779,592 +5933,72 @@ private:
         bool previously_locked = false;
     };
 
-    // Listener and hooks are read by consume threads without a lock: they are fixed before start().
-    void check_not_started(std::string_view what) const {
-        if (state_.load() != State::CreateJust) {
-            throw IllegalState(fmt::format("{}() must be called before start()", what));
-        }
-    }
+    using QueueEntry = std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>;
 
-    void check_not_shut_down(std::string_view what) const {
-        if (state_.load() == State::ShutdownAlready) {
-            throw IllegalState(fmt::format("{}() called on a consumer that was shut down", what));
-        }
-    }
+    // impl/lifecycle.hpp
+    void check_not_started(std::string_view what) const;
+    void check_not_shut_down(std::string_view what) const;
+    void load_offsets();
+    void start_timers();
+    void drain_listeners();
 
-    [[nodiscard]] std::map<std::string, SubscriptionData> subscriptions_copy() const {
-        const std::lock_guard lock(sub_mutex_);
-        return subscriptions_;
-    }
+    // scheduling, for the services (impl/lifecycle.hpp)
+    void submit(std::function<void()> task);
+    void schedule(std::int64_t delay_millis, std::function<void()> fn);
 
-    [[nodiscard]] std::optional<SubscriptionData> subscription_of(const std::string& topic) const {
-        const std::lock_guard lock(sub_mutex_);
-        const auto it = subscriptions_.find(topic);
-        if (it == subscriptions_.end()) {
-            return std::nullopt;
-        }
-        return it->second;
-    }
+    // impl/send_back.hpp
+    bool send_back(const MessageExt& msg, int delay_level);
+    bool send_retry_copy(const MessageExt& msg);
+    bool send_to_dlq(const MessageExt& msg);
 
-    // ---------------------------------------------------------------- heartbeat, persistence
+    // impl/locks.hpp
+    bool lock_queue(const MessageQueue& mq);
+    void unlock_queues(const std::vector<MessageQueue>& mqs);
+    void lock_all();
+    void unlock_all();
+    void apply_granted_locks(const std::vector<MessageQueue>& asked,
+                             const std::vector<MessageQueue>& granted);
 
-    void send_heartbeat() {
-        if (stopping_.load()) {
-            return;
-        }
-        ConsumerData data;
-        data.group_name = group_;
-        data.consume_type = ConsumeType::ConsumePassively;
-        data.message_model = config_.message_model;
-        data.consume_from_where = config_.consume_from_where;
-        data.unit_mode = config_.unit_mode;
-        for (auto& [topic, sd] : subscriptions_copy()) {
-            data.subscription_data_set.push_back(sd);
-        }
-        HeartbeatData hb;
-        hb.client_id = client_id_;
-        hb.consumer_data_set.push_back(std::move(data));
-        try {
-            transport_.heartbeat(hb);
-        } catch (const std::exception& e) {
-            log_line("group [{}]: heartbeat failed: {}", group_, e.what());
-        }
-    }
+    // impl/heartbeat.hpp
+    void send_heartbeat();
+    void persist_all();
 
-    void persist_all() {
-        std::vector<MessageQueue> mqs;
-        for (const auto& [mq, pq] : table_snapshot()) {
-            mqs.push_back(mq);
-        }
-        try {
-            offset_store_.persist_all(std::span<const MessageQueue>(mqs));
-        } catch (const std::exception& e) {
-            log_line("group [{}]: persisting offsets failed: {}", group_, e.what());
-        }
-    }
+    // impl/rebalance.hpp
+    void rebalance_later();
+    void do_rebalance();
+    void check_group_subscriptions(const std::map<std::string, SubscriptionData>& mine);
+    [[nodiscard]] std::vector<std::string>
+    subscription_differences(const std::map<std::string, SubscriptionData>& mine);
+    void rebalance_topic(const std::string& topic);
+    [[nodiscard]] std::vector<MessageQueue> allocate(const std::string& topic,
+                                                     const std::vector<MessageQueue>& mq_all,
+                                                     const std::vector<std::string>& cids);
+    bool update_process_queue_table(const std::string& topic, const std::vector<MessageQueue>& mine);
+    bool drop_unwanted_queues(const std::string& topic, const std::vector<MessageQueue>& mine);
+    bool add_queue(const MessageQueue& mq);
+    bool remove_unnecessary_queue(const MessageQueue& mq, ProcessQueue& pq);
+    void truncate_not_my_topic(const std::map<std::string, SubscriptionData>& subs);
+    void message_queue_changed();
+    std::int64_t compute_pull_from_where(const MessageQueue& mq);
 
-    // ---------------------------------------------------------------- rebalance (loop thread)
-
-    /// Java 5.x's mQClientFactory.rebalanceLater(500): a queue allocated to this member whose broker lock is
-    /// still held by the previous owner is retried shortly, not at the next periodic rebalance (20 s), so an
-    /// orderly handover takes about the time the old owner needs to release it. At most one retry is pending.
-    void rebalance_later() {
-        if (rebalance_later_pending_.exchange(true)) {
-            return;
-        }
-        schedule(rebalance_later_delay_millis, [this] {
-            rebalance_later_pending_.store(false);
-            do_rebalance();
-        });
-    }
-
-    void do_rebalance() {
-        if (stopping_.load() || paused_.load()) {
-            return;
-        }
-        const auto subs = subscriptions_copy();
-        for (const auto& [topic, sd] : subs) {
-            try {
-                rebalance_topic(topic);
-            } catch (const std::exception& e) {
-                if (!is_retry_topic(topic)) {
-                    log_line("group [{}]: rebalance of {} failed: {}", group_, topic, e.what());
-                }
-            }
-        }
-        truncate_not_my_topic(subs);
-        if (clustering_) {
-            check_group_subscriptions(subs);
-        }
-    }
-
-    /// Seed 004: compares this member's subscriptions with every other member's, when the transport can list
-    /// the group (optional capability `group_members(group)`); pull answers SUBSCRIPTION_NOT_EXIST are the
-    /// fallback signal.
-    void check_group_subscriptions(const std::map<std::string, SubscriptionData>& mine) {
-        if constexpr (requires(Tr& t, const std::string& g) { t.group_members(g); }) {
-            std::vector<std::string> differences;
-            try {
-                for (const auto& member : transport_.group_members(group_)) {
-                    if (member.client_id == client_id_) {
-                        continue;
-                    }
-                    std::map<std::string, std::string> theirs;
-                    for (const auto& sd : member.consumer_data.subscription_data_set) {
-                        if (!is_retry_topic(sd.topic)) {
-                            theirs[sd.topic] = sd.sub_string;
-                        }
-                    }
-                    std::map<std::string, std::string> ours;
-                    for (const auto& [topic, sd] : mine) {
-                        if (!is_retry_topic(topic)) {
-                            ours[topic] = sd.sub_string;
-                        }
-                    }
-                    if (theirs != ours) {
-                        differences.push_back(
-                            fmt::format("member {} subscribes {{{}}}, this member {} subscribes {{{}}}",
-                                        member.client_id,
-                                        describe(theirs),
-                                        client_id_,
-                                        describe(ours)));
-                    }
-                }
-            } catch (const std::exception& e) {
-                log_line("group [{}]: listing the group's members failed: {}", group_, e.what());
-                return;
-            }
-            if (differences.empty()) {
-                if (subscription_inconsistent_.exchange(false)) {
-                    stats_.set_subscription_inconsistent(false);
-                    log_line("group [{}]: subscriptions are consistent again", group_);
-                }
-            } else {
-                std::string why;
-                for (const auto& d : differences) {
-                    why += why.empty() ? d : "; " + d;
-                }
-                note_subscription_inconsistency(why);
-            }
-        } else {
-            (void)mine;
-        }
-    }
-
-    static std::string describe(const std::map<std::string, std::string>& subs) {
-        std::string out;
-        for (const auto& [topic, expr] : subs) {
-            out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", topic, expr);
-        }
-        return out;
-    }
-
-    void rebalance_topic(const std::string& topic) {
-        std::vector<MessageQueue> mq_all;
-        try {
-            mq_all = transport_.topic_route(topic).read_queues;
-        } catch (const std::exception& e) {
-            if (!is_retry_topic(topic)) {
-                log_line("group [{}]: no route for {}: {}", group_, topic, e.what());
-            }
-            return;
-        }
-        std::sort(mq_all.begin(), mq_all.end());
-        std::vector<MessageQueue> mine;
-        if (!clustering_) {
-            mine = mq_all;
-        } else {
-            auto cids = transport_.consumer_id_list(topic, group_);
-            if (cids.empty()) {
-                return;
-            }
-            std::sort(cids.begin(), cids.end());
-            try {
-                // A sticky strategy may take the queues this member owns now as a fifth argument.
-                if constexpr (requires(const Allocate& a,
-                                       std::span<const MessageQueue> mqs,
-                                       std::span<const std::string> ids) {
-                                  {
-                                      a.allocate(group_, client_id_, mqs, ids, mqs)
-                                  } -> std::same_as<std::vector<MessageQueue>>;
-                              }) {
-                    std::vector<MessageQueue> previous;
-                    for (const auto& [mq, pq] : table_snapshot()) {
-                        if (mq.topic == topic && !pq->dropped()) {
-                            previous.push_back(mq);
-                        }
-                    }
-                    mine = allocate_.allocate(group_,
-                                              client_id_,
-                                              std::span<const MessageQueue>(mq_all),
-                                              std::span<const std::string>(cids),
-                                              std::span<const MessageQueue>(previous));
-                } else {
-                    mine = allocate_.allocate(group_,
-                                              client_id_,
-                                              std::span<const MessageQueue>(mq_all),
-                                              std::span<const std::string>(cids));
-                }
-            } catch (const std::exception& e) {
-                log_line("group [{}]: allocation of {} failed: {}", group_, topic, e.what());
-                return;
-            }
-        }
-        if (update_process_queue_table(topic, mine)) {
-            message_queue_changed();
-        }
-    }
-
-    bool update_process_queue_table(const std::string& topic, const std::vector<MessageQueue>& mine) {
-        const std::set<MessageQueue> wanted(mine.begin(), mine.end());
-        bool changed = false;
-        for (const auto& [mq, pq] : table_snapshot()) {
-            if (mq.topic != topic) {
-                continue;
-            }
-            const bool gone = !wanted.contains(mq);
-            if (gone || pq->is_pull_expired()) {
-                pq->set_dropped(true);
-                if (remove_unnecessary_queue(mq, *pq)) {
-                    const std::lock_guard lock(table_mutex_);
-                    table_.erase(mq);
-                    changed = true;
-                }
-            }
-        }
-        const bool need_lock = Order::requires_queue_lock && clustering_;
-        for (const auto& mq : mine) {
-            if (find_pq(mq)) {
-                continue;
-            }
-            if (need_lock) {
-                try {
-                    const auto locked =
-                        transport_.lock_batch(group_, client_id_, std::vector<MessageQueue>{mq});
-                    if (std::find(locked.begin(), locked.end(), mq) == locked.end()) {
-                        rebalance_later();  // another member still holds it (it is releasing it right now)
-                        continue;
-                    }
-                } catch (const std::exception& e) {
-                    log_line("group [{}]: lock of {} failed: {}", group_, mq, e.what());
-                    rebalance_later();
-                    continue;
-                }
-            }
-            offset_store_.remove_offset(mq);
-            auto pq = std::make_shared<ProcessQueue>(clock_);
-            pq->set_locked(true);
-            pq->set_last_lock_timestamp(clock_->steady_millis());
-            std::int64_t next = -1;
-            try {
-                next = compute_pull_from_where(mq);
-            } catch (const std::exception& e) {
-                log_line("group [{}]: no start offset for {}: {}", group_, mq, e.what());
-            }
-            if (next < 0) {
-                if (need_lock) {
-                    unlock_queues({mq});
-                }
-                continue;
-            }
-            {
-                const std::lock_guard lock(table_mutex_);
-                table_.emplace(mq, pq);
-            }
-            changed = true;
-            auto st = std::make_shared<PullState>(PullState{mq, pq, next, false});
-            scheduler_.post([this, st] { pull(st); });
-        }
-        return changed;
-    }
-
-    /// Java's removeUnnecessaryMessageQueue (consumer.md §3.7, 5.x flavour: the broker lock is released at
-    /// once because a dropped queue can never reach its listener again once its consume lock was taken here).
-    bool remove_unnecessary_queue(const MessageQueue& mq, ProcessQueue& pq) {
-        try {
-            offset_store_.persist(mq);
-            offset_store_.remove_offset(mq);
-        } catch (const std::exception& e) {
-            log_line("group [{}]: persisting {} failed: {}", group_, mq, e.what());
-        }
-        if (!service_.release_queue(mq, pq)) {
-            pq.inc_try_unlock_times();
-            return false;
-        }
-        return true;
-    }
-
-    void truncate_not_my_topic(const std::map<std::string, SubscriptionData>& subs) {
-        const std::lock_guard lock(table_mutex_);
-        for (auto it = table_.begin(); it != table_.end();) {
-            if (!subs.contains(it->first.topic)) {
-                it->second->set_dropped(true);
-                it = table_.erase(it);
-            } else {
-                ++it;
-            }
-        }
-    }
-
-    /// Java's messageQueueChanged: per-topic thresholds are split among the owned queues; heartbeat.
-    void message_queue_changed() {
-        std::size_t n = 0;
-        {
-            const std::lock_guard lock(table_mutex_);
-            n = table_.size();
-        }
-        if (n > 0) {
-            const auto count = static_cast<std::int64_t>(n);
-            if (config_.pull_threshold_for_topic != -1) {
-                pull_threshold_for_queue_.store(
-                    std::max<std::int64_t>(1, config_.pull_threshold_for_topic / count));
-            }
-            if (config_.pull_threshold_size_for_topic != -1) {
-                pull_threshold_size_for_queue_.store(
-                    std::max<std::int64_t>(1, config_.pull_threshold_size_for_topic / count));
-            }
-        }
-        send_heartbeat();
-    }
-
-    /// Java's computePullFromWhereWithException (consumer.md §3.8, 5.x: an unreadable store throws).
-    std::int64_t compute_pull_from_where(const MessageQueue& mq) {
-        const std::int64_t last = offset_store_.read_offset(mq, ReadOffsetType::ReadFromStore);
-        if (last >= 0) {
-            return last;
-        }
-        if (last != -1) {
-            throw BrokerError(
-                response_code::query_not_found,
-                fmt::format("cannot read the committed offset of {} (store answered {})", mq, last));
-        }
-        const bool retry = is_retry_topic(mq.topic);
-        switch (config_.consume_from_where) {
-        case ConsumeFromWhere::FirstOffset:
-            return 0;
-        case ConsumeFromWhere::Timestamp:
-            if (retry) {
-                return transport_.max_offset(mq);
-            }
-            return transport_.search_offset(mq, config_.consume_timestamp_millis(clock_->wall_millis()));
-        default:
-            if (retry) {
-                return 0;
-            }
-            return transport_.max_offset(mq);
-        }
-    }
-
-    // ---------------------------------------------------------------- pull loop (loop thread)
-
-    void pull_later(const std::shared_ptr<PullState>& st, std::int64_t delay) {
-        scheduler_.post_after(delay, [this, st] { pull(st); });
-    }
-
-    void pull(const std::shared_ptr<PullState>& st) {
-        ProcessQueue& pq = *st->pq;
-        if (pq.dropped() || stopping_.load()) {
-            return;
-        }
-        pq.set_last_pull_timestamp(clock_->steady_millis());
-        if (paused_.load()) {
-            pull_later(st, config_.pull_time_delay_mills_when_suspend);
-            return;
-        }
-        if (pq.msg_count() > pull_threshold_for_queue_.load() ||
-            pq.msg_size() / (1024 * 1024) > pull_threshold_size_for_queue_.load() ||
-            (Order::span_flow_control && pq.max_span() > config_.consume_concurrently_max_span) ||
-            pool_->full()) {
-            ++flow_control_times_;
-            pull_later(st, config_.pull_time_delay_mills_when_flow_control);
-            return;
-        }
-        if constexpr (Order::requires_queue_lock) {
-            if (pq.locked()) {
-                if (!st->previously_locked) {
-                    try {
-                        const std::int64_t offset = compute_pull_from_where(st->mq);
-                        if (offset < 0) {
-                            throw IllegalState("negative start offset");
-                        }
-                        st->next_offset = offset;
-                        st->previously_locked = true;
-                    } catch (const std::exception& e) {
-                        log_line(
-                            "group [{}]: re-reading the offset of {} failed: {}", group_, st->mq, e.what());
-                        pull_later(st, config_.pull_time_delay_mills_when_exception);
-                        return;
-                    }
-                }
-            } else {
-                pull_later(st, config_.pull_time_delay_mills_when_exception);
-                return;
-            }
-        }
-        const auto sd = subscription_of(st->mq.topic);
-        if (!sd) {
-            pull_later(st, config_.pull_time_delay_mills_when_exception);
-            return;
-        }
-        PullArgs args;
-        args.consumer_group = group_;
-        args.mq = st->mq;
-        args.queue_offset = st->next_offset;
-        args.max_msg_nums = config_.pull_batch_size;
-        args.suspend_timeout_millis = config_.broker_suspend_max_time_millis;
-        args.sub_version = sd->sub_version;
-        args.expression_type = sd->expression_type;
-        std::int32_t flags = pull_sys_flag::suspend;
-        if (clustering_) {
-            const std::int64_t commit = offset_store_.read_offset(st->mq, ReadOffsetType::ReadFromMemory);
-            if (commit > 0) {
-                args.commit_offset = commit;
-                flags |= pull_sys_flag::commit_offset;
-            }
-        }
-        if (config_.post_subscription_when_pull && !sd->class_filter_mode) {
-            args.subscription = sd->sub_string;
-            flags |= pull_sys_flag::subscription;
-        }
-        args.sys_flag = flags;
-        const std::int64_t begin = clock_->steady_millis();
-        try {
-            auto complete = [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
-                if constexpr (HasPullPostingToCaller<Tr>) {
-                    // Posted to the loop by the transport (an answer at hand): no second hop. Only the gate
-                    // may be touched first: a held pull can complete after the consumer is gone.
-                    if (gate->in_loop()) {
-                        on_pull_result(st, begin, std::move(outcome));
-                        return;
-                    }
-                }
-                auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
-                gate->post([this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
-            };
-            if constexpr (HasPullPostingToCaller<Tr>) {
-                transport_.pull(args, std::move(complete), [gate = gate_](std::function<void()> task) {
-                    gate->post(std::move(task));
-                });
-            } else {
-                transport_.pull(args, std::move(complete));
-            }
-        } catch (const std::exception& e) {
-            log_line("group [{}]: pull of {} failed: {}", group_, st->mq, e.what());
-            pull_later(st, config_.pull_time_delay_mills_when_exception);
-        }
-    }
-
+    // impl/pull.hpp
+    void pull_later(const std::shared_ptr<PullState>& st, std::int64_t delay);
+    void pull(const std::shared_ptr<PullState>& st);
+    [[nodiscard]] bool flow_controlled(const ProcessQueue& pq) const;
+    [[nodiscard]] bool ready_after_lock(PullState& st);
+    [[nodiscard]] PullArgs pull_args(const PullState& st, const SubscriptionData& sd) const;
+    void send_pull(const std::shared_ptr<PullState>& st, const PullArgs& args);
     void
-    on_pull_result(const std::shared_ptr<PullState>& st, std::int64_t begin, Outcome<PullResult> outcome) {
-        ProcessQueue& pq = *st->pq;
-        if (pq.dropped() || stopping_.load()) {
-            return;
-        }
-        if (!outcome.ok()) {
-            const int code = outcome.code();
-            if (code == response_code::subscription_not_exist) {
-                note_subscription_inconsistency(
-                    fmt::format("the broker does not know this member's subscription of {} ({})",
-                                st->mq.topic,
-                                outcome.remark()));
-            }
-            if (!is_retry_topic(st->mq.topic) && code != response_code::subscription_not_latest) {
-                log_line(
-                    "group [{}]: pull of {} failed with code {}: {}", group_, st->mq, code, outcome.remark());
-            }
-            pull_later(st,
-                       code == response_code::flow_control
-                           ? config_.pull_time_delay_mills_when_broker_flow_control
-                           : config_.pull_time_delay_mills_when_exception);
-            return;
-        }
-        PullResult& result = outcome.value();
-        {
-            const std::lock_guard lock(table_mutex_);
-            broker_max_offset_[st->mq] = result.max_offset;
-        }
-        switch (result.status) {
-        case PullStatus::Found: {
-            const std::int64_t prev = st->next_offset;
-            st->next_offset = result.next_begin_offset;
-            const std::int64_t rt = clock_->steady_millis() - begin;
-            const auto sd = subscription_of(st->mq.topic);
-            // Filtered in place: the pulled vector itself goes on to the cache (no per-message move).
-            std::vector<MessageExt>& kept = result.msg_found_list;
-            if (sd) {
-                std::erase_if(kept, [&sd](const MessageExt& msg) { return !sd->matches_tag(msg.tags()); });
-            }
-            const PullOffsets bounds{result.min_offset, result.max_offset};
-            // A service that takes the bounds stamps MIN_OFFSET / MAX_OFFSET itself, on its consume threads:
-            // this loop is the consumer's one pulling thread and the first to saturate.
-            constexpr bool service_stamps = requires(Service& s,
-                                                     const MessageQueue& mq,
-                                                     const std::shared_ptr<ProcessQueue>& pq,
-                                                     std::vector<MessageExt> v,
-                                                     PullOffsets b) { s.on_pulled(mq, pq, std::move(v), b); };
-            if constexpr (!service_stamps) {
-                bounds.stamp(kept);
-            }
-            for (auto& msg : kept) {
-                if (msg.property_view(property::transaction_prepared) == "true") {
-                    msg.set_transaction_id(
-                        std::string(msg.property_view(property::uniq_client_message_id_keyidx)));
-                }
-                if (msg.broker_name() != st->mq.broker_name) {
-                    msg.set_broker_name(st->mq.broker_name);
-                }
-                msg.set_queue_id(st->mq.queue_id);
-            }
-            stats_.record_pull_rt(st->mq.topic, rt);
-            if (!kept.empty()) {
-                stats_.record_pulled(st->mq.topic, static_cast<std::int64_t>(kept.size()));
-            }
-            if (result.next_begin_offset < prev) {
-                log_line("[BUG] group [{}]: {} next begin offset {} < previous {}",
-                         group_,
-                         st->mq,
-                         result.next_begin_offset,
-                         prev);
-            }
-            if (kept.empty()) {
-                pull(st);
-                return;
-            }
-            if constexpr (service_stamps) {
-                service_.on_pulled(st->mq, st->pq, std::move(kept), bounds);
-            } else {
-                service_.on_pulled(st->mq, st->pq, std::move(kept));
-            }
-            if (config_.pull_interval > 0) {
-                pull_later(st, config_.pull_interval);
-            } else {
-                pull(st);
-            }
-            return;
-        }
-        case PullStatus::NoNewMsg:
-        case PullStatus::NoMatchedMsg:
-            st->next_offset = result.next_begin_offset;
-            if (pq.msg_count() == 0) {
-                // correctTagsOffset: nothing in flight, so everything before next_offset was filtered or
-                // absent.
-                offset_store_.update_offset(st->mq, st->next_offset, true);
-            }
-            pull(st);
-            return;
-        case PullStatus::OffsetIllegal: {
-            log_line("group [{}]: offset {} of {} is illegal, continuing from {}",
-                     group_,
-                     st->next_offset,
-                     st->mq,
-                     result.next_begin_offset);
-            st->next_offset = result.next_begin_offset;
-            pq.set_dropped(true);
-            // 5.x: fix the offset at once, drop the queue, rebalance re-adds it from the corrected offset.
-            offset_store_.update_offset(st->mq, st->next_offset, false);
-            offset_store_.persist(st->mq);
-            remove_unnecessary_queue(st->mq, pq);
-            {
-                const std::lock_guard lock(table_mutex_);
-                if (auto it = table_.find(st->mq); it != table_.end() && it->second == st->pq) {
-                    table_.erase(it);
-                }
-            }
-            scheduler_.post([this] { do_rebalance(); });
-            return;
-        }
-        }
-    }
+    on_pull_result(const std::shared_ptr<PullState>& st, std::int64_t begin, Outcome<PullResult> outcome);
+    void on_pull_failed(const std::shared_ptr<PullState>& st, int code, const std::string& remark);
+    void on_found(const std::shared_ptr<PullState>& st, std::int64_t begin, PullResult& result);
+    void prepare_found(const MessageQueue& mq, std::vector<MessageExt>& msgs) const;
+    void on_offset_illegal(const std::shared_ptr<PullState>& st, const PullResult& result);
+    void note_subscription_inconsistency(const std::string& why);
 
-    void note_subscription_inconsistency(const std::string& why) {
-        stats_.set_subscription_inconsistent(true, why);
-        if (!subscription_inconsistent_.exchange(true)) {
-            log_line("group [{}]: subscription inconsistency: {}. All consumers of a group must subscribe "
-                     "identically, otherwise messages are skipped (consumer.md §8.5)",
-                     group_,
-                     why);
-        }
-    }
+    // the queue table
+    [[nodiscard]] std::vector<QueueEntry> table_snapshot() const;
+    [[nodiscard]] std::shared_ptr<ProcessQueue> find_pq(const MessageQueue& mq) const;
 
     Tr transport_;
     ConsumerConfig config_;
@@ -8387,13 +6021,10 @@ private:
     int max_reconsume_times_ = 16;
     std::atomic<std::int64_t> pull_threshold_for_queue_{1000};
     std::atomic<std::int64_t> pull_threshold_size_for_queue_{100};
-    std::int64_t flow_control_times_ = 0;  // loop thread only; a warning every 1000th time, as Java
 
     Listener listener_;
     ConsumeHooks hooks_;
-
-    mutable std::mutex sub_mutex_;
-    std::map<std::string, SubscriptionData> subscriptions_;
+    SubscriptionTable subscriptions_;
 
     mutable std::mutex table_mutex_;
     std::map<MessageQueue, std::shared_ptr<ProcessQueue>> table_;
@@ -8403,18 +6034,1228 @@ private:
     std::shared_ptr<LifeGate> gate_ = std::make_shared<LifeGate>();
     Scheduler scheduler_;
     std::unique_ptr<ConsumePool> pool_;
-    Service service_;
+    Host host_{*this};
+    Service service_{host_};
 };
 
-}  // namespace detail
-}  // namespace rmq
-// ---- end rmq/detail/consumer_core.hpp ----
+}  // namespace rmq::detail
+
+
+// ---- begin rmq/detail/consumer/impl/heartbeat.hpp ----
+
+/// @file detail/consumer/impl/heartbeat.hpp
+/// ConsumerCore's periodic reports to brokers: the heartbeat (client id, group, subscriptions, message model)
+/// and offset persistence.
+
+#include <span>
+#include <utility>
+#include <vector>
+
+
+namespace rmq::detail {
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_heartbeat() {
+    if (stopping_.load()) {
+        return;
+    }
+    ConsumerData data;
+    data.group_name = group_;
+    data.consume_type = ConsumeType::ConsumePassively;
+    data.message_model = config_.message_model;
+    data.consume_from_where = config_.consume_from_where;
+    data.unit_mode = config_.unit_mode;
+    for (auto& [topic, sd] : subscriptions_.copy()) {
+        data.subscription_data_set.push_back(std::move(sd));
+    }
+    HeartbeatData hb;
+    hb.client_id = client_id_;
+    hb.consumer_data_set.push_back(std::move(data));
+    try {
+        transport_.heartbeat(hb);
+    } catch (const std::exception& e) {
+        log_line("group [{}]: heartbeat failed: {}", group_, e.what());
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::persist_all() {
+    std::vector<MessageQueue> mqs;
+    for (const auto& [mq, pq] : table_snapshot()) {
+        mqs.push_back(mq);
+    }
+    try {
+        offset_store_.persist_all(std::span<const MessageQueue>(mqs));
+    } catch (const std::exception& e) {
+        log_line("group [{}]: persisting offsets failed: {}", group_, e.what());
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/heartbeat.hpp ----
+
+// ---- begin rmq/detail/consumer/impl/lifecycle.hpp ----
+
+/// @file detail/consumer/impl/lifecycle.hpp
+/// ConsumerCore's lifecycle: construction, subscribe, start (Java's DefaultMQPushConsumerImpl.start), the
+/// bounded-drain shutdown, suspend/resume, and the two ways a Service schedules work.
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+ConsumerCore<Order, Allocate, OffsetStore, Tr>::ConsumerCore(Tr transport,
+                                                             ConsumerConfig config,
+                                                             Allocate allocate,
+                                                             OffsetStore store)
+    : transport_(std::move(transport))
+    , config_(std::move(config))
+    , allocate_(std::move(allocate))
+    , offset_store_(std::move(store))
+    , clock_(transport_.clock()) {}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+ConsumerCore<Order, Allocate, OffsetStore, Tr>::~ConsumerCore() {
+    gate_->close();
+    scheduler_.stop();
+    if (pool_) {
+        pool_->close();
+        pool_->join();
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::subscribe(std::string_view topic,
+                                                               std::string_view expression) {
+    check_not_shut_down("subscribe");
+    check_topic(topic);
+    auto sd = parse_subscription(topic, expression);
+    sd.sub_version = clock_->wall_millis();
+    subscriptions_.put(std::move(sd));
+    if (state_.load() == State::Running) {
+        scheduler_.post([this] {
+            send_heartbeat();
+            do_rebalance();
+        });
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::unsubscribe(std::string_view topic) {
+    check_not_shut_down("unsubscribe");
+    subscriptions_.erase(topic);
+}
+
+// Listener and hooks are read by consume threads without a lock: they are fixed before start().
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::set_listener(Listener listener) {
+    check_not_started("register_listener");
+    listener_ = std::move(listener);
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::set_hooks(ConsumeHooks hooks) {
+    check_not_started("set_consume_hooks");
+    hooks_ = std::move(hooks);
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
+    const std::lock_guard lifecycle(lifecycle_mutex_);
+    if (state_.load() != State::CreateJust) {
+        throw IllegalState(
+            fmt::format("the consumer of group [{}] was started once already ({}); create a new "
+                        "consumer to start again",
+                        config_.consumer_group,
+                        state_.load() == State::Running ? "running" : "shut down"));
+    }
+    config_.validate();
+    if (!listener_) {
+        throw InvalidArgument(fmt::format("no listener registered for group [{}]: call register_listener({}) "
+                                          "before start()",
+                                          config_.consumer_group,
+                                          Order::listener_signature));
+    }
+    group_ = config_.with_namespace(config_.consumer_group);
+    client_id_ = config_.build_client_id();
+    clustering_ = config_.message_model == MessageModel::Clustering;
+    max_reconsume_times_ = config_.max_reconsume_times_for(Order::unlimited_retries_by_default);
+    pull_threshold_for_queue_.store(config_.pull_threshold_for_queue);
+    pull_threshold_size_for_queue_.store(config_.pull_threshold_size_for_queue);
+    if (clustering_) {
+        auto sd = parse_subscription(retry_topic(group_), sub_all);
+        sd.sub_version = clock_->wall_millis();
+        subscriptions_.put(std::move(sd));
+    }
+    load_offsets();
+    pool_ = std::make_unique<ConsumePool>(static_cast<std::size_t>(config_.consume_thread_min),
+                                          static_cast<std::size_t>(config_.consume_queue_capacity));
+    gate_->open(scheduler_);
+    // The handler may outlive the consumer (the transport's broker keeps it): it touches nothing but the gate
+    // and its own copy of the group; `this` is used only on the loop, which the gate guards.
+    transport_.set_notification_handler([gate = gate_, group = group_, this](const ConsumerIdsChanged& n) {
+        if (n.consumer_group == group) {
+            gate->post([this] { do_rebalance(); });
+        }
+    });
+    pool_->start();
+    scheduler_.start();
+    state_.store(State::Running);
+    service_.start();
+    start_timers();
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::load_offsets() {
+    offset_store_.load(OffsetStoreContext{
+        .group = group_,
+        .client_id = client_id_,
+        .query_broker =
+            [this](const MessageQueue& mq) { return transport_.query_consumer_offset(group_, mq); },
+        .update_broker =
+            [this](const MessageQueue& mq, std::int64_t offset) {
+                transport_.update_consumer_offset(group_, mq, offset);
+            },
+    });
+}
+
+/// A heartbeat and a rebalance at once, then Java's periodic tasks: rebalance, heartbeat, offset persistence.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_timers() {
+    scheduler_.post([this] {
+        send_heartbeat();
+        do_rebalance();
+    });
+    scheduler_.every(config_.rebalance_interval, config_.rebalance_interval, [this] { do_rebalance(); });
+    scheduler_.every(
+        config_.heartbeat_broker_interval, config_.heartbeat_broker_interval, [this] { send_heartbeat(); });
+    scheduler_.every(config_.persist_consumer_offset_interval,
+                     config_.persist_consumer_offset_interval,
+                     [this] { persist_all(); });
+}
+
+/// Bounded drain: stop the loop (no new pulls, rebalances or re-dispatches), let running listeners finish up
+/// to the deadline, persist offsets, let the service release what it holds, unregister.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
+    const std::lock_guard lifecycle(lifecycle_mutex_);
+    if (state_.load() != State::Running) {
+        state_.store(State::ShutdownAlready);
+        return;
+    }
+    if (pool_->on_worker() || scheduler_.in_loop()) {
+        throw IllegalState(
+            "shutdown() called from a listener or consumer thread; call it from the thread that "
+            "owns the consumer");
+    }
+    stopping_.store(true);
+    gate_->close();
+    service_.stop();
+    scheduler_.stop();
+    drain_listeners();
+    persist_all();
+    service_.after_drain();
+    for (auto& [mq, pq] : table_snapshot()) {
+        pq->set_dropped(true);
+    }
+    try {
+        transport_.unregister_client(client_id_, std::string{}, group_);
+    } catch (const std::exception& e) {
+        log_line("group [{}]: unregister failed: {}", group_, e.what());
+    }
+    {
+        const std::lock_guard lock(table_mutex_);
+        table_.clear();
+    }
+    state_.store(State::ShutdownAlready);
+}
+
+/// Waits for running listeners up to await_termination_millis_when_shutdown; the results of those still
+/// running then are discarded (their queues are dropped) and their messages are redelivered.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::drain_listeners() {
+    pool_->close();
+    if (!pool_->wait_idle(config_.await_termination_millis_when_shutdown)) {
+        log_line("group [{}]: listeners still running after {} ms; their results will be discarded and their "
+                 "messages redelivered",
+                 group_,
+                 config_.await_termination_millis_when_shutdown);
+        for (auto& [mq, pq] : table_snapshot()) {
+            pq->set_dropped(true);
+        }
+    }
+    pool_->join();
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::suspend() {
+    check_not_shut_down("suspend");
+    paused_.store(true);
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::resume() {
+    check_not_shut_down("resume");
+    paused_.store(false);
+    if (state_.load() == State::Running) {
+        scheduler_.post([this] { do_rebalance(); });
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_not_started(std::string_view what) const {
+    if (state_.load() != State::CreateJust) {
+        throw IllegalState(fmt::format("{}() must be called before start()", what));
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_not_shut_down(std::string_view what) const {
+    if (state_.load() == State::ShutdownAlready) {
+        throw IllegalState(fmt::format("{}() called on a consumer that was shut down", what));
+    }
+}
+
+/// Runs `task` on a consume thread. When the bounded queue is full the task is retried from the loop after
+/// the flow-control delay; once shutdown began it is dropped (its messages stay uncommitted).
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::submit(std::function<void()> task) {
+    if (stopping_.load()) {
+        return;
+    }
+    if (pool_->try_submit(std::move(task))) {
+        return;
+    }
+    schedule(config_.pull_time_delay_mills_when_flow_control,
+             [this, task = std::move(task)]() mutable { submit(std::move(task)); });
+}
+
+/// Runs `fn` on the loop after `delay_millis`; dropped once shutdown began.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::schedule(std::int64_t delay_millis,
+                                                              std::function<void()> fn) {
+    if (stopping_.load()) {
+        return;
+    }
+    scheduler_.post_after(delay_millis, std::move(fn));
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/lifecycle.hpp ----
+
+// ---- begin rmq/detail/consumer/impl/locks.hpp ----
+
+/// @file detail/consumer/impl/locks.hpp
+/// ConsumerCore's broker queue locks (orderly policies): lock one queue (Java's lockOneMQ), renew all
+/// (lockAll, every lock_renewal_interval), release (unlockAll at shutdown).
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// LOCK_BATCH_MQ for one queue; marks its ProcessQueue locked when granted.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::lock_queue(const MessageQueue& mq) {
+    if (stopping_.load()) {
+        return false;
+    }
+    try {
+        const auto locked = transport_.lock_batch(group_, client_id_, std::vector<MessageQueue>{mq});
+        const bool ok = std::find(locked.begin(), locked.end(), mq) != locked.end();
+        if (ok) {
+            if (auto pq = find_pq(mq)) {
+                pq->set_locked(true);
+                pq->set_last_lock_timestamp(clock_->steady_millis());
+            }
+        }
+        return ok;
+    } catch (const std::exception& e) {
+        log_line("group [{}]: lock of {} failed: {}", group_, mq, e.what());
+        return false;
+    }
+}
+
+/// UNLOCK_BATCH_MQ for the given queues (errors logged).
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::unlock_queues(const std::vector<MessageQueue>& mqs) {
+    if (mqs.empty()) {
+        return;
+    }
+    try {
+        transport_.unlock_batch(group_, client_id_, mqs);
+    } catch (const std::exception& e) {
+        log_line("group [{}]: unlock failed: {}", group_, e.what());
+    }
+}
+
+/// Java's lockAll: renews the broker lock of every owned queue, one request per broker.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::lock_all() {
+    std::map<std::string, std::vector<MessageQueue>> by_broker;
+    for (const auto& [mq, pq] : table_snapshot()) {
+        if (!pq->dropped()) {
+            by_broker[mq.broker_name].push_back(mq);
+        }
+    }
+    for (const auto& [broker, mqs] : by_broker) {
+        try {
+            apply_granted_locks(mqs, transport_.lock_batch(group_, client_id_, mqs));
+        } catch (const std::exception& e) {
+            log_line("group [{}]: lockAll on {} failed: {}", group_, broker, e.what());
+        }
+    }
+}
+
+/// Queues granted turn locked (with a fresh lock time), the others unlocked.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::apply_granted_locks(
+    const std::vector<MessageQueue>& asked, const std::vector<MessageQueue>& granted) {
+    const std::set<MessageQueue> ok(granted.begin(), granted.end());
+    for (const auto& mq : asked) {
+        if (auto pq = find_pq(mq)) {
+            if (ok.contains(mq)) {
+                pq->set_locked(true);
+                pq->set_last_lock_timestamp(clock_->steady_millis());
+            } else {
+                pq->set_locked(false);
+            }
+        }
+    }
+}
+
+/// Java's unlockAll(oneway=false) at shutdown: releases every owned queue's broker lock.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::unlock_all() {
+    std::map<std::string, std::vector<MessageQueue>> by_broker;
+    for (const auto& [mq, pq] : table_snapshot()) {
+        by_broker[mq.broker_name].push_back(mq);
+    }
+    for (const auto& [broker, mqs] : by_broker) {
+        unlock_queues(mqs);
+        for (const auto& mq : mqs) {
+            if (auto pq = find_pq(mq)) {
+                pq->set_locked(false);
+            }
+        }
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/locks.hpp ----
+
+// ---- begin rmq/detail/consumer/impl/pull.hpp ----
+
+/// @file detail/consumer/impl/pull.hpp
+/// ConsumerCore's pull loops (Java's PullMessageService + pullMessage + PullCallback), on the event loop: one
+/// small state per owned queue, not a thread. A pull is held by the broker up to
+/// broker_suspend_max_time_millis (long polling); what it finds is tag-filtered, cached and handed to the
+/// order policy, and the next pull follows at once unless flow control, suspension or an error asks for a
+/// delay.
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::pull_later(const std::shared_ptr<PullState>& st,
+                                                                std::int64_t delay) {
+    scheduler_.post_after(delay, [this, st] { pull(st); });
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::pull(const std::shared_ptr<PullState>& st) {
+    ProcessQueue& pq = *st->pq;
+    if (pq.dropped() || stopping_.load()) {
+        return;
+    }
+    pq.set_last_pull_timestamp(clock_->steady_millis());
+    if (paused_.load()) {
+        pull_later(st, config_.pull_time_delay_mills_when_suspend);
+        return;
+    }
+    if (flow_controlled(pq)) {
+        pull_later(st, config_.pull_time_delay_mills_when_flow_control);
+        return;
+    }
+    if (!ready_after_lock(*st)) {
+        pull_later(st, config_.pull_time_delay_mills_when_exception);
+        return;
+    }
+    const auto sd = subscriptions_.find(st->mq.topic);
+    if (!sd) {
+        pull_later(st, config_.pull_time_delay_mills_when_exception);
+        return;
+    }
+    send_pull(st, pull_args(*st, *sd));
+}
+
+/// Java's flow control: too many or too large cached messages, too wide an offset span (policies with
+/// span_flow_control), or a full consume pool.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::flow_controlled(const ProcessQueue& pq) const {
+    return pq.msg_count() > pull_threshold_for_queue_.load() ||
+           pq.msg_size() / (1024 * 1024) > pull_threshold_size_for_queue_.load() ||
+           (Order::span_flow_control && pq.max_span() > config_.consume_concurrently_max_span) ||
+           pool_->full();
+}
+
+/// Policies that require the queue lock pull only a locked queue; the first pull after the lock was taken
+/// re-reads the committed offset (Java's previouslyLocked).
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::ready_after_lock(PullState& st) {
+    if constexpr (Order::requires_queue_lock) {
+        if (!st.pq->locked()) {
+            return false;
+        }
+        if (!st.previously_locked) {
+            try {
+                const std::int64_t offset = compute_pull_from_where(st.mq);
+                if (offset < 0) {
+                    throw IllegalState("negative start offset");
+                }
+                st.next_offset = offset;
+                st.previously_locked = true;
+            } catch (const std::exception& e) {
+                log_line("group [{}]: re-reading the offset of {} failed: {}", group_, st.mq, e.what());
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+PullArgs ConsumerCore<Order, Allocate, OffsetStore, Tr>::pull_args(const PullState& st,
+                                                                   const SubscriptionData& sd) const {
+    PullArgs args;
+    args.consumer_group = group_;
+    args.mq = st.mq;
+    args.queue_offset = st.next_offset;
+    args.max_msg_nums = config_.pull_batch_size;
+    args.suspend_timeout_millis = config_.broker_suspend_max_time_millis;
+    args.sub_version = sd.sub_version;
+    args.expression_type = sd.expression_type;
+    std::int32_t flags = pull_sys_flag::suspend;
+    if (clustering_) {
+        const std::int64_t commit = offset_store_.read_offset(st.mq, ReadOffsetType::ReadFromMemory);
+        if (commit > 0) {
+            args.commit_offset = commit;
+            flags |= pull_sys_flag::commit_offset;
+        }
+    }
+    if (config_.post_subscription_when_pull && !sd.class_filter_mode) {
+        args.subscription = sd.sub_string;
+        flags |= pull_sys_flag::subscription;
+    }
+    args.sys_flag = flags;
+    return args;
+}
+
+/// Sends the pull; its completion comes back to the loop through the gate. A transport that posts ready
+/// answers to the caller (rmq::HasPullPostingToCaller) completes them on the loop already: no second hop.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_pull(const std::shared_ptr<PullState>& st,
+                                                               const PullArgs& args) {
+    const std::int64_t begin = clock_->steady_millis();
+    try {
+        auto complete = [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
+            if constexpr (HasPullPostingToCaller<Tr>) {
+                // Only the gate may be touched first: a held pull can complete after the consumer is gone.
+                if (gate->in_loop()) {
+                    on_pull_result(st, begin, std::move(outcome));
+                    return;
+                }
+            }
+            auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
+            gate->post([this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
+        };
+        if constexpr (HasPullPostingToCaller<Tr>) {
+            transport_.pull(args, std::move(complete), [gate = gate_](std::function<void()> task) {
+                gate->post(std::move(task));
+            });
+        } else {
+            transport_.pull(args, std::move(complete));
+        }
+    } catch (const std::exception& e) {
+        log_line("group [{}]: pull of {} failed: {}", group_, st->mq, e.what());
+        pull_later(st, config_.pull_time_delay_mills_when_exception);
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_pull_result(const std::shared_ptr<PullState>& st,
+                                                                    std::int64_t begin,
+                                                                    Outcome<PullResult> outcome) {
+    ProcessQueue& pq = *st->pq;
+    if (pq.dropped() || stopping_.load()) {
+        return;
+    }
+    if (!outcome.ok()) {
+        on_pull_failed(st, outcome.code(), outcome.remark());
+        return;
+    }
+    PullResult& result = outcome.value();
+    {
+        const std::lock_guard lock(table_mutex_);
+        broker_max_offset_[st->mq] = result.max_offset;
+    }
+    switch (result.status) {
+    case PullStatus::Found:
+        on_found(st, begin, result);
+        return;
+    case PullStatus::NoNewMsg:
+    case PullStatus::NoMatchedMsg:
+        st->next_offset = result.next_begin_offset;
+        if (pq.msg_count() == 0) {
+            // Java's correctTagsOffset: nothing in flight, so everything before next_offset was filtered or
+            // absent.
+            offset_store_.update_offset(st->mq, st->next_offset, true);
+        }
+        pull(st);
+        return;
+    case PullStatus::OffsetIllegal:
+        on_offset_illegal(st, result);
+        return;
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_pull_failed(const std::shared_ptr<PullState>& st,
+                                                                    int code,
+                                                                    const std::string& remark) {
+    if (code == response_code::subscription_not_exist) {
+        note_subscription_inconsistency(fmt::format(
+            "the broker does not know this member's subscription of {} ({})", st->mq.topic, remark));
+    }
+    if (!is_retry_topic(st->mq.topic) && code != response_code::subscription_not_latest) {
+        log_line("group [{}]: pull of {} failed with code {}: {}", group_, st->mq, code, remark);
+    }
+    pull_later(st,
+               code == response_code::flow_control ? config_.pull_time_delay_mills_when_broker_flow_control
+                                                   : config_.pull_time_delay_mills_when_exception);
+}
+
+/// FOUND: filter by tag in place (the pulled vector itself goes on to the cache, no per-message move), hand
+/// the messages to the order policy and pull again.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_found(const std::shared_ptr<PullState>& st,
+                                                              std::int64_t begin,
+                                                              PullResult& result) {
+    const std::int64_t prev = st->next_offset;
+    st->next_offset = result.next_begin_offset;
+    std::vector<MessageExt>& kept = result.msg_found_list;
+    if (const auto sd = subscriptions_.find(st->mq.topic)) {
+        std::erase_if(kept, [&sd](const MessageExt& msg) { return !sd->matches_tag(msg.tags()); });
+    }
+    const PullOffsets bounds{result.min_offset, result.max_offset};
+    // A service that takes the bounds stamps MIN_OFFSET / MAX_OFFSET itself, on its consume threads: this
+    // loop is the consumer's one pulling thread and the first to saturate.
+    if constexpr (!ServiceStampsPulls<Service>) {
+        bounds.stamp(kept);
+    }
+    prepare_found(st->mq, kept);
+    stats_.record_pull_rt(st->mq.topic, clock_->steady_millis() - begin);
+    if (!kept.empty()) {
+        stats_.record_pulled(st->mq.topic, static_cast<std::int64_t>(kept.size()));
+    }
+    if (result.next_begin_offset < prev) {
+        log_line("[BUG] group [{}]: {} next begin offset {} < previous {}",
+                 group_,
+                 st->mq,
+                 result.next_begin_offset,
+                 prev);
+    }
+    if (kept.empty()) {
+        pull(st);
+        return;
+    }
+    if constexpr (ServiceStampsPulls<Service>) {
+        service_.on_pulled(st->mq, st->pq, std::move(kept), bounds);
+    } else {
+        service_.on_pulled(st->mq, st->pq, std::move(kept));
+    }
+    if (config_.pull_interval > 0) {
+        pull_later(st, config_.pull_interval);
+    } else {
+        pull(st);
+    }
+}
+
+/// What Java's processPullResult sets on each message: the transaction id of a prepared message, the queue's
+/// broker name and queue id.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::prepare_found(const MessageQueue& mq,
+                                                                   std::vector<MessageExt>& msgs) const {
+    for (auto& msg : msgs) {
+        if (msg.property_view(property::transaction_prepared) == "true") {
+            msg.set_transaction_id(std::string(msg.property_view(property::uniq_client_message_id_keyidx)));
+        }
+        if (msg.broker_name() != mq.broker_name) {
+            msg.set_broker_name(mq.broker_name);
+        }
+        msg.set_queue_id(mq.queue_id);
+    }
+}
+
+/// OFFSET_ILLEGAL, 5.x: fix the offset at once, drop the queue; the rebalance re-adds it from the corrected
+/// offset.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_offset_illegal(const std::shared_ptr<PullState>& st,
+                                                                       const PullResult& result) {
+    log_line("group [{}]: offset {} of {} is illegal, continuing from {}",
+             group_,
+             st->next_offset,
+             st->mq,
+             result.next_begin_offset);
+    st->next_offset = result.next_begin_offset;
+    st->pq->set_dropped(true);
+    offset_store_.update_offset(st->mq, st->next_offset, false);
+    offset_store_.persist(st->mq);
+    remove_unnecessary_queue(st->mq, *st->pq);
+    {
+        const std::lock_guard lock(table_mutex_);
+        if (auto it = table_.find(st->mq); it != table_.end() && it->second == st->pq) {
+            table_.erase(it);
+        }
+    }
+    scheduler_.post([this] { do_rebalance(); });
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::note_subscription_inconsistency(const std::string& why) {
+    stats_.set_subscription_inconsistent(true, why);
+    if (!subscription_inconsistent_.exchange(true)) {
+        log_line("group [{}]: subscription inconsistency: {}. All consumers of a group must subscribe "
+                 "identically, otherwise messages are skipped (docs/semantics.md)",
+                 group_,
+                 why);
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/pull.hpp ----
+
+// ---- begin rmq/detail/consumer/impl/rebalance.hpp ----
+
+/// @file detail/consumer/impl/rebalance.hpp
+/// ConsumerCore's rebalance (Java's RebalanceImpl), on the event loop: periodically, on a membership
+/// notification and at start. For each subscribed topic (and %RETRY%group in clustering) the queues and
+/// client ids are sorted, the allocation policy picks this member's queues, and the queue table follows:
+/// dropped queues have their offsets persisted and are released by the order policy; new queues (under an
+/// order policy that requires it: once the broker lock is held) get a start offset and a pull loop.
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+/// Java 5.x's rebalanceLater(500): a queue allocated to this member whose broker lock is still held by the
+/// previous owner is retried shortly, not at the next periodic rebalance (20 s), so an orderly handover takes
+/// about the time the old owner needs to release it. At most one retry is pending.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::rebalance_later() {
+    if (rebalance_later_pending_.exchange(true)) {
+        return;
+    }
+    schedule(rebalance_later_delay_millis, [this] {
+        rebalance_later_pending_.store(false);
+        do_rebalance();
+    });
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::do_rebalance() {
+    if (stopping_.load() || paused_.load()) {
+        return;
+    }
+    const auto subs = subscriptions_.copy();
+    for (const auto& [topic, sd] : subs) {
+        try {
+            rebalance_topic(topic);
+        } catch (const std::exception& e) {
+            if (!is_retry_topic(topic)) {
+                log_line("group [{}]: rebalance of {} failed: {}", group_, topic, e.what());
+            }
+        }
+    }
+    truncate_not_my_topic(subs);
+    if (clustering_) {
+        check_group_subscriptions(subs);
+    }
+}
+
+/// Members of one group must subscribe identically, or messages are silently skipped (docs/semantics.md):
+/// compares this member's subscriptions with every other member's when the transport can list the group
+/// (rmq::HasGroupMembers); pull answers SUBSCRIPTION_NOT_EXIST are the fallback signal.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_group_subscriptions(
+    const std::map<std::string, SubscriptionData>& mine) {
+    if constexpr (HasGroupMembers<Tr>) {
+        std::vector<std::string> differences;
+        try {
+            differences = subscription_differences(mine);
+        } catch (const std::exception& e) {
+            log_line("group [{}]: listing the group's members failed: {}", group_, e.what());
+            return;
+        }
+        if (!differences.empty()) {
+            std::string why;
+            for (const auto& d : differences) {
+                why += why.empty() ? d : "; " + d;
+            }
+            note_subscription_inconsistency(why);
+        } else if (subscription_inconsistent_.exchange(false)) {
+            stats_.set_subscription_inconsistent(false);
+            log_line("group [{}]: subscriptions are consistent again", group_);
+        }
+    } else {
+        (void)mine;
+    }
+}
+
+/// One line per other member whose subscriptions (retry topics aside) differ from this member's.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+std::vector<std::string> ConsumerCore<Order, Allocate, OffsetStore, Tr>::subscription_differences(
+    const std::map<std::string, SubscriptionData>& mine) {
+    const auto describe = [](const std::map<std::string, std::string>& subs) {
+        std::string out;
+        for (const auto& [topic, expr] : subs) {
+            out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", topic, expr);
+        }
+        return out;
+    };
+    std::map<std::string, std::string> ours;
+    for (const auto& [topic, sd] : mine) {
+        if (!is_retry_topic(topic)) {
+            ours[topic] = sd.sub_string;
+        }
+    }
+    std::vector<std::string> differences;
+    for (const auto& member : transport_.group_members(group_)) {
+        if (member.client_id == client_id_) {
+            continue;
+        }
+        std::map<std::string, std::string> theirs;
+        for (const auto& sd : member.consumer_data.subscription_data_set) {
+            if (!is_retry_topic(sd.topic)) {
+                theirs[sd.topic] = sd.sub_string;
+            }
+        }
+        if (theirs != ours) {
+            differences.push_back(fmt::format("member {} subscribes {{{}}}, this member {} subscribes {{{}}}",
+                                              member.client_id,
+                                              describe(theirs),
+                                              client_id_,
+                                              describe(ours)));
+        }
+    }
+    return differences;
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::rebalance_topic(const std::string& topic) {
+    std::vector<MessageQueue> mq_all;
+    try {
+        mq_all = transport_.topic_route(topic).read_queues;
+    } catch (const std::exception& e) {
+        if (!is_retry_topic(topic)) {
+            log_line("group [{}]: no route for {}: {}", group_, topic, e.what());
+        }
+        return;
+    }
+    std::sort(mq_all.begin(), mq_all.end());
+    std::vector<MessageQueue> mine;
+    if (!clustering_) {
+        mine = mq_all;
+    } else {
+        auto cids = transport_.consumer_id_list(topic, group_);
+        if (cids.empty()) {
+            return;
+        }
+        std::sort(cids.begin(), cids.end());
+        try {
+            mine = allocate(topic, mq_all, cids);
+        } catch (const std::exception& e) {
+            log_line("group [{}]: allocation of {} failed: {}", group_, topic, e.what());
+            return;
+        }
+    }
+    if (update_process_queue_table(topic, mine)) {
+        message_queue_changed();
+    }
+}
+
+/// The allocation policy's answer; a sticky policy (rmq::StickyAllocatePolicy) also sees the queues of
+/// `topic` this member owns now.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+std::vector<MessageQueue> ConsumerCore<Order, Allocate, OffsetStore, Tr>::allocate(
+    const std::string& topic, const std::vector<MessageQueue>& mq_all, const std::vector<std::string>& cids) {
+    const std::span<const MessageQueue> all(mq_all);
+    const std::span<const std::string> ids(cids);
+    if constexpr (StickyAllocatePolicy<Allocate>) {
+        std::vector<MessageQueue> previous;
+        for (const auto& [mq, pq] : table_snapshot()) {
+            if (mq.topic == topic && !pq->dropped()) {
+                previous.push_back(mq);
+            }
+        }
+        return allocate_.allocate(group_, client_id_, all, ids, std::span<const MessageQueue>(previous));
+    } else {
+        (void)topic;
+        return allocate_.allocate(group_, client_id_, all, ids);
+    }
+}
+
+/// Java's updateProcessQueueTableInRebalance: true when the set of owned queues of `topic` changed.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::update_process_queue_table(
+    const std::string& topic, const std::vector<MessageQueue>& mine) {
+    bool changed = drop_unwanted_queues(topic, mine);
+    for (const auto& mq : mine) {
+        if (!find_pq(mq) && add_queue(mq)) {
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+/// Drops the queues of `topic` that are no longer this member's (or whose pulls stalled) once the order
+/// policy released them.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::drop_unwanted_queues(
+    const std::string& topic, const std::vector<MessageQueue>& mine) {
+    const std::set<MessageQueue> wanted(mine.begin(), mine.end());
+    bool changed = false;
+    for (const auto& [mq, pq] : table_snapshot()) {
+        if (mq.topic != topic || (wanted.contains(mq) && !pq->is_pull_expired())) {
+            continue;
+        }
+        pq->set_dropped(true);
+        if (remove_unnecessary_queue(mq, *pq)) {
+            const std::lock_guard lock(table_mutex_);
+            table_.erase(mq);
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+/// Takes `mq` on: its broker lock first when the order policy requires one (else retried in 500 ms), then a
+/// start offset, a cache and a pull loop. False when it could not be taken now.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueue& mq) {
+    const bool need_lock = Order::requires_queue_lock && clustering_;
+    if (need_lock) {
+        try {
+            const auto locked = transport_.lock_batch(group_, client_id_, std::vector<MessageQueue>{mq});
+            if (std::find(locked.begin(), locked.end(), mq) == locked.end()) {
+                rebalance_later();  // another member still holds it (it is releasing it right now)
+                return false;
+            }
+        } catch (const std::exception& e) {
+            log_line("group [{}]: lock of {} failed: {}", group_, mq, e.what());
+            rebalance_later();
+            return false;
+        }
+    }
+    offset_store_.remove_offset(mq);
+    auto pq = std::make_shared<ProcessQueue>(clock_);
+    pq->set_locked(true);
+    pq->set_last_lock_timestamp(clock_->steady_millis());
+    std::int64_t next = -1;
+    try {
+        next = compute_pull_from_where(mq);
+    } catch (const std::exception& e) {
+        log_line("group [{}]: no start offset for {}: {}", group_, mq, e.what());
+    }
+    if (next < 0) {
+        if (need_lock) {
+            unlock_queues({mq});
+        }
+        return false;
+    }
+    {
+        const std::lock_guard lock(table_mutex_);
+        table_.emplace(mq, pq);
+    }
+    auto st = std::make_shared<PullState>(PullState{mq, pq, next, false});
+    scheduler_.post([this, st] { pull(st); });
+    return true;
+}
+
+/// Java's removeUnnecessaryMessageQueue (5.x: the broker lock is released at once, because a dropped queue
+/// can never reach its listener again once its consume lock was taken here).
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(const MessageQueue& mq,
+                                                                              ProcessQueue& pq) {
+    try {
+        offset_store_.persist(mq);
+        offset_store_.remove_offset(mq);
+    } catch (const std::exception& e) {
+        log_line("group [{}]: persisting {} failed: {}", group_, mq, e.what());
+    }
+    if (!service_.release_queue(mq, pq)) {
+        pq.inc_try_unlock_times();
+        return false;
+    }
+    return true;
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::truncate_not_my_topic(
+    const std::map<std::string, SubscriptionData>& subs) {
+    const std::lock_guard lock(table_mutex_);
+    for (auto it = table_.begin(); it != table_.end();) {
+        if (!subs.contains(it->first.topic)) {
+            it->second->set_dropped(true);
+            it = table_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+/// Java's messageQueueChanged: per-topic thresholds are split among the owned queues; heartbeat.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::message_queue_changed() {
+    std::size_t n = 0;
+    {
+        const std::lock_guard lock(table_mutex_);
+        n = table_.size();
+    }
+    if (n > 0) {
+        const auto count = static_cast<std::int64_t>(n);
+        if (config_.pull_threshold_for_topic != -1) {
+            pull_threshold_for_queue_.store(
+                std::max<std::int64_t>(1, config_.pull_threshold_for_topic / count));
+        }
+        if (config_.pull_threshold_size_for_topic != -1) {
+            pull_threshold_size_for_queue_.store(
+                std::max<std::int64_t>(1, config_.pull_threshold_size_for_topic / count));
+        }
+    }
+    send_heartbeat();
+}
+
+/// Java's computePullFromWhereWithException (5.x: an unreadable store throws rather than starting anywhere).
+template <class Order, class Allocate, class OffsetStore, class Tr>
+std::int64_t ConsumerCore<Order, Allocate, OffsetStore, Tr>::compute_pull_from_where(const MessageQueue& mq) {
+    const std::int64_t last = offset_store_.read_offset(mq, ReadOffsetType::ReadFromStore);
+    if (last >= 0) {
+        return last;
+    }
+    if (last != -1) {
+        throw BrokerError(
+            response_code::query_not_found,
+            fmt::format("cannot read the committed offset of {} (store answered {})", mq, last));
+    }
+    const bool retry = is_retry_topic(mq.topic);
+    switch (config_.consume_from_where) {
+    case ConsumeFromWhere::FirstOffset:
+        return 0;
+    case ConsumeFromWhere::Timestamp:
+        if (retry) {
+            return transport_.max_offset(mq);
+        }
+        return transport_.search_offset(mq, config_.consume_timestamp_millis(clock_->wall_millis()));
+    default:
+        return retry ? 0 : transport_.max_offset(mq);
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/rebalance.hpp ----
+
+// ---- begin rmq/detail/consumer/impl/send_back.hpp ----
+
+/// @file detail/consumer/impl/send_back.hpp
+/// ConsumerCore's retries: Java's sendMessageBack (CONSUMER_SEND_MSG_BACK, falling back to a retry copy the
+/// client sends to %RETRY%group itself) and the orderly path straight to %DLQ%group.
+
+#include <string>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+/// False when both the send-back and the retry copy failed.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_back(const MessageExt& msg, int delay_level) {
+    try {
+        transport_.send_back(SendBackArgs{
+            .group = group_,
+            .message = msg,
+            .delay_level = delay_level,
+            .max_reconsume_times = max_reconsume_times_,
+        });
+        return true;
+    } catch (const std::exception& e) {
+        log_line("group [{}]: send back of {} failed ({}), falling back to the retry topic",
+                 group_,
+                 msg.msg_id(),
+                 e.what());
+    }
+    return send_retry_copy(msg);
+}
+
+/// The fallback of Java's sendMessageBack: a copy of `msg` with the retry properties, delayed by 3 +
+/// reconsume times, sent to the first writable queue of %RETRY%group.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_retry_copy(const MessageExt& msg) {
+    try {
+        const std::string retry = retry_topic(group_);
+        Message copy(retry, msg.body());
+        copy.set_flag(msg.flag());
+        copy.set_properties(msg.properties());
+        const auto origin = msg.property_view(property::origin_message_id);
+        copy.set_property(property::origin_message_id,
+                          origin.empty() ? std::string_view(msg.msg_id()) : origin);
+        copy.set_property(property::retry_topic, msg.topic());
+        copy.set_property(property::reconsume_time, std::to_string(msg.reconsume_times() + 1));
+        copy.set_property(property::max_reconsume_times, std::to_string(max_reconsume_times_));
+        copy.clear_property(property::transaction_prepared);
+        copy.set_delay_time_level(3 + msg.reconsume_times());
+        const auto route = transport_.topic_route(retry);
+        if (route.write_queues.empty()) {
+            throw BrokerError(response_code::topic_not_exist, fmt::format("no writable queue of {}", retry));
+        }
+        (void)transport_.send(copy, route.write_queues.front());
+        return true;
+    } catch (const std::exception& e) {
+        log_line(
+            "group [{}]: fallback send of {} to the retry topic failed: {}", group_, msg.msg_id(), e.what());
+        return false;
+    }
+}
+
+/// The message went past max_reconsume_times (orderly): CONSUMER_SEND_MSG_BACK with delay level -1 sends it
+/// straight to %DLQ%group. False when the broker could not be reached.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_to_dlq(const MessageExt& msg) {
+    try {
+        transport_.send_back(SendBackArgs{
+            .group = group_,
+            .message = msg,
+            .delay_level = -1,
+            .max_reconsume_times = max_reconsume_times_,
+        });
+        return true;
+    } catch (const std::exception& e) {
+        log_line("group [{}]: moving {} to the DLQ failed: {}", group_, msg.msg_id(), e.what());
+        return false;
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/send_back.hpp ----
+
+// ---- begin rmq/detail/consumer/impl/stats.hpp ----
+
+/// @file detail/consumer/impl/stats.hpp
+/// ConsumerCore's views for users: the stats snapshot with each owned queue's state, the owned queues, and
+/// the queue table they are read from.
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+
+namespace rmq::detail {
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+ConsumerStats ConsumerCore<Order, Allocate, OffsetStore, Tr>::stats() const {
+    ConsumerStats out = stats_.snapshot();
+    out.queues.clear();
+    std::map<MessageQueue, std::int64_t> broker_max;
+    {
+        const std::lock_guard lock(table_mutex_);
+        broker_max = broker_max_offset_;
+    }
+    for (const auto& [mq, pq] : table_snapshot()) {
+        const auto info = pq->info();
+        QueueStats q;
+        q.mq = mq;
+        q.commit_offset = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory);
+        q.cached_msg_count = pq->msg_count();
+        q.cached_msg_bytes = pq->msg_size();
+        q.cached_msg_min_offset = info.cached_msg_min_offset;
+        q.cached_msg_max_offset = info.cached_msg_max_offset;
+        if (const auto it = broker_max.find(mq); it != broker_max.end()) {
+            q.broker_max_offset = it->second;
+        }
+        if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
+            q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
+        }
+        q.locked = info.locked;
+        q.dropped = info.dropped;
+        q.last_pull_timestamp = info.last_pull_timestamp;
+        q.last_consume_timestamp = info.last_consume_timestamp;
+        out.queues.push_back(std::move(q));
+    }
+    return out;
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+std::vector<MessageQueue> ConsumerCore<Order, Allocate, OffsetStore, Tr>::assigned_queues() const {
+    std::vector<MessageQueue> out;
+    const std::lock_guard lock(table_mutex_);
+    for (const auto& [mq, pq] : table_) {
+        if (!pq->dropped()) {
+            out.push_back(mq);
+        }
+    }
+    return out;
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+auto ConsumerCore<Order, Allocate, OffsetStore, Tr>::table_snapshot() const -> std::vector<QueueEntry> {
+    const std::lock_guard lock(table_mutex_);
+    return {table_.begin(), table_.end()};
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+std::shared_ptr<ProcessQueue>
+ConsumerCore<Order, Allocate, OffsetStore, Tr>::find_pq(const MessageQueue& mq) const {
+    const std::lock_guard lock(table_mutex_);
+    const auto it = table_.find(mq);
+    return it == table_.end() ? nullptr : it->second;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/stats.hpp ----
+// ---- end rmq/detail/consumer/core.hpp ----
 
 namespace rmq {
 
-/// A push consumer. `Order` (rmq::Concurrently | rmq::Orderly) decides how messages reach the listener,
-/// `Allocate` how queues are split among the group, `OffsetStore` where progress is kept and `Tr` how brokers
-/// are reached.
+/// A push consumer. `Order` (rmq::Concurrently | rmq::Orderly | a policy of yours, see rmq::OrderPolicy)
+/// decides how messages reach the listener, `Allocate` how queues are split among the group, `OffsetStore`
+/// where progress is kept and `Tr` how brokers are reached.
 ///
 /// @code
 /// rmq::InProcessBroker broker;
@@ -8434,9 +7275,31 @@ namespace rmq {
 /// run on the consume pool; shutdown() (and the destructor) must not be called from a listener.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 class Consumer {
-    static_assert(OrderPolicy<Order>,
-                  "rmq::Consumer: the first parameter must be an order policy "
-                  "(rmq::Concurrently or rmq::Orderly)");
+    static_assert(
+        HasListenerVocabulary<Order>,
+        "rmq::Consumer: the first parameter must be an order policy (rmq::Concurrently, rmq::Orderly or "
+        "one of yours): it lacks the listener vocabulary (Context, Status, Listener, "
+        "listener_signature, failure_status, is_success; see rmq::HasListenerVocabulary)");
+    static_assert(HasOrderTraits<Order>,
+                  "rmq::Consumer: the order policy lacks requires_queue_lock, span_flow_control or "
+                  "unlimited_retries_by_default (rmq::HasOrderTraits)");
+    static_assert(
+        HasService<Order>,
+        "rmq::Consumer: the order policy has no `template <class Host> class Service` (rmq::HasService)");
+    using Service = typename Order::template Service<OrderHost<Order>>;
+    static_assert(
+        ServiceConstructibleFromHost<Service, OrderHost<Order>>,
+        "rmq::Consumer: the order policy's Service cannot be constructed from Host& (rmq::OrderHost)");
+    static_assert(ServiceHasStart<Service>, "rmq::Consumer: the order policy's Service has no start()");
+    static_assert(
+        ServiceHasOnPulled<Service>,
+        "rmq::Consumer: the order policy's Service has no on_pulled(const rmq::MessageQueue&, const "
+        "std::shared_ptr<rmq::ProcessQueue>&, std::vector<rmq::MessageExt>)");
+    static_assert(ServiceHasReleaseQueue<Service>,
+                  "rmq::Consumer: the order policy's Service has no release_queue(const rmq::MessageQueue&, "
+                  "rmq::ProcessQueue&) -> bool");
+    static_assert(ServiceHasStopAndDrain<Service>,
+                  "rmq::Consumer: the order policy's Service lacks stop() or after_drain()");
     static_assert(AllocatePolicy<Allocate>,
                   "rmq::Consumer: the second parameter must model rmq::AllocatePolicy");
     static_assert(OffsetStorePolicy<OffsetStore>,
@@ -8541,13 +7404,13 @@ public:
     /// The group with the namespace applied (empty before start()).
     [[nodiscard]] const std::string& group() const noexcept { return core_->group(); }
 
-    /// Whether this member's subscriptions were seen to differ from its group's (seed 004; see
-    /// docs/semantics.md): messages are then silently skipped, so fix the subscriptions.
+    /// Whether this member's subscriptions were seen to differ from its group's (see docs/semantics.md):
+    /// messages are then silently skipped, so fix the subscriptions.
     [[nodiscard]] bool subscription_inconsistent() const noexcept {
         return core_->subscription_inconsistent();
     }
 
-    /// Pull/consume counters per topic and the state of each owned queue (consumer.md §10).
+    /// Pull/consume counters per topic and the state of each owned queue (Java's ConsumerRunningInfo).
     [[nodiscard]] ConsumerStats stats() const { return core_->stats(); }
 
     /// The queues this member currently owns.
@@ -8672,205 +7535,63 @@ private:
 /// Message unique ids (the UNIQ_KEY property) with the layout of Java's MessageClientIDSetter: ip, pid,
 /// a per-process int, milliseconds since the start of the month and a counter, as upper-case hex.
 
-#include <array>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <random>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <fmt/format.h>
-
-
-#if __has_include(<unistd.h>)
-#    include <unistd.h>
-#endif
-#if __has_include(<ifaddrs.h>) && __has_include(<netinet/in.h>)
-#    include <ifaddrs.h>
-#    include <netinet/in.h>
-#    define RMQ_HAS_IFADDRS 1
-#endif
 
 namespace rmq {
 
 namespace detail {
 
-inline void append_hex(std::string& out, std::span<const std::uint8_t> bytes) {
-    static constexpr char digits[] = "0123456789ABCDEF";
-    for (const std::uint8_t b : bytes) {
-        out.push_back(digits[b >> 4]);
-        out.push_back(digits[b & 0xF]);
-    }
-}
+void append_hex(std::string& out, std::span<const std::uint8_t> bytes);
 
-inline void append_hex_int(std::string& out, std::uint32_t v, int bytes) {
-    for (int i = bytes - 1; i >= 0; --i) {
-        const auto b = static_cast<std::uint8_t>(v >> (8 * i));
-        append_hex(out, std::span<const std::uint8_t>(&b, 1));
-    }
-}
+void append_hex_int(std::string& out, std::uint32_t v, int bytes);
 
 /// UtilAll.string2bytes: hex (either case) to bytes; throws rmq::InvalidArgument for anything else.
-inline std::vector<std::uint8_t> hex_to_bytes(std::string_view hex) {
-    auto nibble = [&](char c) -> std::uint8_t {
-        if (c >= '0' && c <= '9') {
-            return static_cast<std::uint8_t>(c - '0');
-        }
-        if (c >= 'A' && c <= 'F') {
-            return static_cast<std::uint8_t>(c - 'A' + 10);
-        }
-        if (c >= 'a' && c <= 'f') {
-            return static_cast<std::uint8_t>(c - 'a' + 10);
-        }
-        throw InvalidArgument(fmt::format("not a hex message id: {}", hex));
-    };
-    if (hex.size() % 2 != 0) {
-        throw InvalidArgument(fmt::format("not a hex message id: {}", hex));
-    }
-    std::vector<std::uint8_t> out;
-    out.reserve(hex.size() / 2);
-    for (std::size_t i = 0; i < hex.size(); i += 2) {
-        out.push_back(static_cast<std::uint8_t>((nibble(hex[i]) << 4) | nibble(hex[i + 1])));
-    }
-    return out;
-}
+std::vector<std::uint8_t> hex_to_bytes(std::string_view hex);
 
 /// Checks an id's length: 32 hex chars (IPv4) or 56 (IPv6).
-inline std::vector<std::uint8_t> unique_id_bytes(std::string_view id) {
-    if (id.size() != 32 && id.size() != 56) {
-        throw InvalidArgument(fmt::format("a unique message id has 32 or 56 hex characters: {}", id));
-    }
-    return hex_to_bytes(id);
-}
+std::vector<std::uint8_t> unique_id_bytes(std::string_view id);
 
 /// Start of the month (UTC) containing `wall_millis`, shifted by `months`.
-inline std::int64_t month_start_millis(std::int64_t wall_millis, int months = 0) {
-    using namespace std::chrono;
-    const sys_days day = floor<days>(sys_time<milliseconds>(milliseconds(wall_millis)));
-    const year_month ym =
-        year_month_day(day).year() / year_month_day(day).month() + std::chrono::months(months);
-    const sys_days start = ym / std::chrono::day(1);
-    return duration_cast<milliseconds>(start.time_since_epoch()).count();
-}
+std::int64_t month_start_millis(std::int64_t wall_millis, int months = 0);
 
 /// The process-wide counter of Java's MessageClientIDSetter.COUNTER.
-inline std::atomic<std::uint32_t>& unique_id_counter() {
-    static std::atomic<std::uint32_t> counter{0};
-    return counter;
-}
+std::atomic<std::uint32_t>& unique_id_counter();
 
 /// UtilAll.getIP: the first non-loopback IPv4 address (site-local preferred), else 127.0.0.1.
-inline std::vector<std::uint8_t> local_ip() {
-    std::vector<std::uint8_t> best;
-#ifdef RMQ_HAS_IFADDRS
-    ifaddrs* list = nullptr;
-    if (getifaddrs(&list) == 0) {
-        for (ifaddrs* it = list; it != nullptr; it = it->ifa_next) {
-            if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET) {
-                continue;
-            }
-            const auto* sin = reinterpret_cast<const sockaddr_in*>(it->ifa_addr);
-            const auto* b = reinterpret_cast<const std::uint8_t*>(&sin->sin_addr.s_addr);
-            std::vector<std::uint8_t> ip(b, b + 4);
-            if (ip[0] == 127) {
-                continue;
-            }
-            const bool site_local =
-                ip[0] == 10 || (ip[0] == 172 && (ip[1] & 0xF0) == 16) || (ip[0] == 192 && ip[1] == 168);
-            if (best.empty() || site_local) {
-                best = ip;
-                if (site_local) {
-                    break;
-                }
-            }
-        }
-        freeifaddrs(list);
-    }
-#endif
-    if (best.empty()) {
-        best = {127, 0, 0, 1};
-    }
-    return best;
-}
+std::vector<std::uint8_t> local_ip();
 
-inline std::int32_t process_id() {
-#if __has_include(<unistd.h>)
-    return static_cast<std::int32_t>(::getpid());
-#else
-    return 0;
-#endif
-}
+std::int32_t process_id();
 
 }  // namespace detail
 
 /// Composes an id exactly as MessageClientIDSetter does from its parts (ip of 4 or 16 bytes, pid truncated to
 /// 16 bits, class-loader hash code, milliseconds since the month start, counter truncated to 16 bits).
-inline std::string compose_unique_id(std::span<const std::uint8_t> ip,
-                                     std::int32_t pid,
-                                     std::int32_t class_loader_hash,
-                                     std::int32_t diff_millis,
-                                     std::int32_t counter) {
-    if (ip.size() != 4 && ip.size() != 16) {
-        throw InvalidArgument(fmt::format("unique id: ip must have 4 or 16 bytes, not {}", ip.size()));
-    }
-    std::string out;
-    out.reserve((ip.size() + 12) * 2);
-    detail::append_hex(out, ip);
-    detail::append_hex_int(out, static_cast<std::uint32_t>(pid), 2);
-    detail::append_hex_int(out, static_cast<std::uint32_t>(class_loader_hash), 4);
-    detail::append_hex_int(out, static_cast<std::uint32_t>(diff_millis), 4);
-    detail::append_hex_int(out, static_cast<std::uint32_t>(counter), 2);
-    return out;
-}
+std::string compose_unique_id(std::span<const std::uint8_t> ip,
+                              std::int32_t pid,
+                              std::int32_t class_loader_hash,
+                              std::int32_t diff_millis,
+                              std::int32_t counter);
 
 /// MessageClientIDSetter.getIPFromID: the 4 (32-char id) or 16 (56-char id) ip bytes.
-inline std::vector<std::uint8_t> unique_id_ip(std::string_view id) {
-    auto bytes = detail::unique_id_bytes(id);
-    bytes.resize(id.size() == 32 ? 4 : 16);
-    return bytes;
-}
+std::vector<std::uint8_t> unique_id_ip(std::string_view id);
 
 /// MessageClientIDSetter.getIPStrFromID: `10.0.0.5`, or eight 4-digit lower-case hex groups for IPv6.
-inline std::string unique_id_ip_string(std::string_view id) {
-    const auto ip = unique_id_ip(id);
-    if (ip.size() == 4) {
-        return fmt::format("{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3]);
-    }
-    std::string out;
-    for (std::size_t i = 0; i < 16; i += 2) {
-        if (i > 0) {
-            out.push_back(':');
-        }
-        out += fmt::format("{:02x}{:02x}", ip[i], ip[i + 1]);
-    }
-    return out;
-}
+std::string unique_id_ip_string(std::string_view id);
 
 /// MessageClientIDSetter.getPidFromID: the 16-bit pid field, unsigned.
-inline std::int32_t unique_id_pid(std::string_view id) {
-    const auto b = detail::unique_id_bytes(id);
-    const std::size_t at = b.size() - 12;
-    return (b[at] << 8) | b[at + 1];
-}
+std::int32_t unique_id_pid(std::string_view id);
 
 /// MessageClientIDSetter.getNearlyTimeFromID: month start (UTC; Java uses the JVM time zone) of `now` plus
 /// the id's unsigned millisecond field; the previous month's start when that is not before `now`.
-inline std::int64_t unique_id_nearly_time(std::string_view id, std::int64_t now_wall_millis) {
-    const auto b = detail::unique_id_bytes(id);
-    const std::size_t at = b.size() - 6;
-    const std::int64_t span = (std::int64_t{b[at]} << 24) | (std::int64_t{b[at + 1]} << 16) |
-                              (std::int64_t{b[at + 2]} << 8) | std::int64_t{b[at + 3]};
-    std::int64_t start = detail::month_start_millis(now_wall_millis);
-    if (start + span >= now_wall_millis) {
-        start = detail::month_start_millis(now_wall_millis, -1);
-    }
-    return start + span;
-}
+std::int64_t unique_id_nearly_time(std::string_view id, std::int64_t now_wall_millis);
 
 /// Generates UNIQ_KEY values (MessageClientIDSetter.createUniqID). Thread-safe; the counter is shared by
 /// every generator of the process, as Java's is static.
@@ -8884,43 +7605,16 @@ public:
     UniqueIdGenerator(std::shared_ptr<Clock> clock,
                       std::vector<std::uint8_t> ip,
                       std::int32_t pid,
-                      std::int32_t class_loader_hash)
-        : clock_(std::move(clock)) {
-        fix_ = compose_unique_id(ip, pid, class_loader_hash, 0, 0);
-        fix_.resize(fix_.size() - 12);
-    }
+                      std::int32_t class_loader_hash);
 
     /// The per-process prefix (Java's FIX_STRING).
     [[nodiscard]] const std::string& fix_string() const noexcept { return fix_; }
 
     /// A new id.
-    [[nodiscard]] std::string next() {
-        const std::int64_t now = clock_->wall_millis();
-        std::int64_t start = 0;
-        {
-            const std::lock_guard lock(mutex_);
-            if (now >= next_start_) {  // setStartTime: the month rolled over
-                start_ = detail::month_start_millis(now);
-                next_start_ = detail::month_start_millis(now, 1);
-            }
-            start = start_;
-        }
-        auto diff = static_cast<std::int32_t>(now - start);
-        if (diff < 0 && diff > -1000000) {
-            diff = 0;
-        }
-        const auto counter = detail::unique_id_counter().fetch_add(1, std::memory_order_relaxed);
-        std::string out = fix_;
-        detail::append_hex_int(out, static_cast<std::uint32_t>(diff), 4);
-        detail::append_hex_int(out, counter, 2);
-        return out;
-    }
+    [[nodiscard]] std::string next();
 
 private:
-    static std::int32_t process_hash() {
-        static const std::int32_t hash = static_cast<std::int32_t>(std::random_device{}());
-        return hash;
-    }
+    static std::int32_t process_hash();
 
     std::shared_ptr<Clock> clock_;
     std::string fix_;
@@ -8930,6 +7624,7 @@ private:
 };
 
 }  // namespace rmq
+
 // ---- end rmq/unique_id.hpp ----
 
 namespace rmq {
@@ -9250,27 +7945,21 @@ private:
 
 // ---- begin rmq/remoting/acl.hpp ----
 
-/// @file acl.hpp
+/// @file remoting/acl.hpp
 /// ACL request signing (Java's AclClientRPCHook / AclSigner): HMAC-SHA1 over the sorted ext field values
 /// and the body, Base64-encoded into ext field `Signature`. Same wire format for ACL 1.0 (4.9.x–5.3.2) and
 /// 5.3+ authentication.
 
-#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <vector>
-
-#include <openssl/evp.h>
-
-#include <fmt/format.h>
 
 
 // ---- begin rmq/remoting/command.hpp ----
 
-/// @file command.hpp
+/// @file remoting/command.hpp
 /// rmq::remoting::Command (Java's RemotingCommand) and its frame codec: the length-prefixed frame with a JSON
 /// or ROCKETMQ binary header, byte for byte as Apache RocketMQ writes it.
 
@@ -9289,12 +7978,11 @@ private:
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 
 // ---- begin rmq/remoting/codec_error.hpp ----
 
-/// @file codec_error.hpp
+/// @file remoting/codec_error.hpp
 /// rmq::remoting::CodecError: bytes from (or for) the wire that do not follow RocketMQ's remoting format.
 
 
@@ -9311,9 +7999,9 @@ public:
 // ---- end rmq/remoting/codec_error.hpp ----
 
 
-// ---- begin rmq/detail/remoting_bytes.hpp ----
+// ---- begin rmq/detail/wire/bytes.hpp ----
 
-/// @file remoting_bytes.hpp
+/// @file detail/wire/bytes.hpp
 /// Big-endian byte reading/writing with bounds checks, shared by the remoting codecs.
 
 #include <cstddef>
@@ -9494,200 +8182,7 @@ inline std::string unhex(std::string_view hex, std::string_view what) {
 }
 
 }  // namespace rmq::detail
-// ---- end rmq/detail/remoting_bytes.hpp ----
-
-// ---- begin rmq/detail/remoting_json.hpp ----
-
-/// @file remoting_json.hpp
-/// JSON text exactly as fastjson writes it (RocketMQ's Java JSON library), and a normaliser that turns
-/// fastjson's lenient output (unquoted integer map keys, raw control bytes in strings) into standard JSON
-/// for nlohmann-json.
-
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <string_view>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
-
-namespace rmq::detail {
-
-/// How strings are escaped. `Default` is fastjson's default (non-ASCII written raw); `BrowserCompatible` is
-/// SerializerFeature.BrowserCompatible (every character >= U+007F as \uXXXX), which the NameServer uses
-/// for its "standard JSON" route answers.
-enum class JsonEscape { Default, BrowserCompatible };
-
-inline void append_unicode_escape(std::string& out, std::uint32_t unit) {
-    // fastjson writes the hex digits from IOUtils.DIGITS: uppercase.
-    static constexpr char digits[] = "0123456789ABCDEF";
-    out.append("\\u");
-    out.push_back(digits[(unit >> 12) & 0xF]);
-    out.push_back(digits[(unit >> 8) & 0xF]);
-    out.push_back(digits[(unit >> 4) & 0xF]);
-    out.push_back(digits[unit & 0xF]);
-}
-
-/// Appends `s` (UTF-8) as a quoted JSON string with fastjson's escaping rules.
-inline void append_json_string(std::string& out, std::string_view s, JsonEscape mode = JsonEscape::Default) {
-    out.push_back('"');
-    std::size_t i = 0;
-    while (i < s.size()) {
-        const auto b = static_cast<unsigned char>(s[i]);
-        if (b < 0x80) {
-            ++i;
-            switch (b) {
-            case '"':
-                out.append("\\\"");
-                continue;
-            case '\\':
-                out.append("\\\\");
-                continue;
-            case '\b':
-                out.append("\\b");
-                continue;
-            case '\t':
-                out.append("\\t");
-                continue;
-            case '\n':
-                out.append("\\n");
-                continue;
-            case '\f':
-                out.append("\\f");
-                continue;
-            case '\r':
-                out.append("\\r");
-                continue;
-            case '/':
-                if (mode == JsonEscape::BrowserCompatible) {
-                    out.append("\\/");
-                    continue;
-                }
-                break;
-            default:
-                break;
-            }
-            if (b < 0x20 || b == 0x7F) {
-                append_unicode_escape(out, b);
-            } else {
-                out.push_back(static_cast<char>(b));
-            }
-            continue;
-        }
-        const std::size_t start = i;
-        const std::uint32_t cp = next_code_point(s, i);
-        // fastjson escapes the C1 controls and U+2028 even in default mode (JavaScript line separator).
-        if (mode == JsonEscape::BrowserCompatible || cp < 0xA0 || cp == 0x2028) {
-            if (cp >= 0x10000) {
-                append_unicode_escape(out, 0xD800 + ((cp - 0x10000) >> 10));
-                append_unicode_escape(out, 0xDC00 + ((cp - 0x10000) & 0x3FF));
-            } else {
-                append_unicode_escape(out, cp);
-            }
-        } else {
-            out.append(s.substr(start, i - start));
-        }
-    }
-    out.push_back('"');
-}
-
-/// Rewrites fastjson output into standard JSON: object keys that are bare integers (fastjson writes
-/// `Map<Long,String>` keys unquoted, e.g. TopicRouteData.brokerAddrs) get quoted, raw control bytes inside
-/// strings get escaped. Standard JSON passes through unchanged.
-inline std::string normalize_fastjson(std::string_view text) {
-    std::string out;
-    out.reserve(text.size() + 16);
-    bool in_string = false;
-    bool expect_key = false;  // just after '{' or ',' inside an object
-    std::string containers;   // stack of '{' / '['
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (in_string) {
-            if (c == '\\' && i + 1 < text.size()) {
-                out.push_back(c);
-                out.push_back(text[++i]);
-                continue;
-            }
-            if (c == '"') {
-                in_string = false;
-            } else if (static_cast<unsigned char>(c) < 0x20) {
-                out.append(fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c))));
-                continue;
-            }
-            out.push_back(c);
-            continue;
-        }
-        switch (c) {
-        case '"':
-            in_string = true;
-            expect_key = false;
-            out.push_back(c);
-            continue;
-        case '{':
-            containers.push_back('{');
-            expect_key = true;
-            out.push_back(c);
-            continue;
-        case '[':
-            containers.push_back('[');
-            expect_key = false;
-            out.push_back(c);
-            continue;
-        case '}':
-        case ']':
-            if (!containers.empty()) {
-                containers.pop_back();
-            }
-            expect_key = false;
-            out.push_back(c);
-            continue;
-        case ',':
-            expect_key = !containers.empty() && containers.back() == '{';
-            out.push_back(c);
-            continue;
-        default:
-            break;
-        }
-        if (expect_key && (c == '-' || (c >= '0' && c <= '9'))) {
-            std::size_t j = i + 1;
-            while (j < text.size() && text[j] >= '0' && text[j] <= '9') {
-                ++j;
-            }
-            std::size_t k = j;
-            while (k < text.size() &&
-                   (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r')) {
-                ++k;
-            }
-            if (k < text.size() && text[k] == ':') {
-                out.push_back('"');
-                out.append(text.substr(i, j - i));
-                out.push_back('"');
-                i = j - 1;
-                expect_key = false;
-                continue;
-            }
-        }
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-            expect_key = false;
-        }
-        out.push_back(c);
-    }
-    return out;
-}
-
-/// Parses fastjson text (standard JSON or fastjson's lenient variant), keeping object member order.
-/// Throws rmq::remoting::CodecError naming `what` on malformed text.
-inline nlohmann::ordered_json parse_fastjson(std::string_view text, std::string_view what) {
-    try {
-        return nlohmann::ordered_json::parse(normalize_fastjson(text));
-    } catch (const nlohmann::json::exception& e) {
-        throw remoting::CodecError(fmt::format("{}: malformed JSON: {}", what, e.what()));
-    }
-}
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/remoting_json.hpp ----
+// ---- end rmq/detail/wire/bytes.hpp ----
 
 namespace rmq::remoting {
 
@@ -9713,34 +8208,10 @@ enum class LanguageCode : std::uint8_t {
 enum class SerializeType : std::uint8_t { Json = 0, RocketMQ = 1 };
 
 /// Java enum name of a LanguageCode (`"CPP"`...); empty for a value Java does not know.
-inline std::string_view language_name(LanguageCode code) noexcept {
-    static constexpr std::string_view names[] = {"JAVA",
-                                                 "CPP",
-                                                 "DOTNET",
-                                                 "PYTHON",
-                                                 "DELPHI",
-                                                 "ERLANG",
-                                                 "RUBY",
-                                                 "OTHER",
-                                                 "HTTP",
-                                                 "GO",
-                                                 "PHP",
-                                                 "OMS",
-                                                 "RUST",
-                                                 "NODE_JS"};
-    const auto i = static_cast<std::size_t>(code);
-    return i < std::size(names) ? names[i] : std::string_view{};
-}
+std::string_view language_name(LanguageCode code) noexcept;
 
 /// The LanguageCode with Java enum name `name`, if any.
-inline std::optional<LanguageCode> language_from_name(std::string_view name) noexcept {
-    for (std::uint8_t i = 0; i <= static_cast<std::uint8_t>(LanguageCode::NodeJs); ++i) {
-        if (language_name(static_cast<LanguageCode>(i)) == name) {
-            return static_cast<LanguageCode>(i);
-        }
-    }
-    return std::nullopt;
-}
+std::optional<LanguageCode> language_from_name(std::string_view name) noexcept;
 
 /// MQVersion ordinals that matter on the wire.
 namespace version {
@@ -9888,301 +8359,27 @@ struct Command {
     friend bool operator==(const Command&, const Command&) = default;
 };
 
-namespace detail {
-
-inline void encode_json_header(const Command& cmd, std::string& out) {
-    const std::string_view lang = language_name(cmd.language);
-    if (lang.empty()) {
-        throw CodecError(fmt::format("RemotingCommand JSON header: language code {} has no Java name",
-                                     static_cast<unsigned>(cmd.language)));
-    }
-    // fastjson writes bean properties sorted by name and omits nulls; extFields values are strings in map
-    // order.
-    out.append(fmt::format("{{\"code\":{}", cmd.code));
-    if (cmd.ext_fields) {
-        out.append(",\"extFields\":{");
-        bool first = true;
-        for (const auto& [key, value] : *cmd.ext_fields) {
-            if (!value) {
-                continue;  // fastjson skips null map values
-            }
-            if (!first) {
-                out.push_back(',');
-            }
-            first = false;
-            rmq::detail::append_json_string(out, key);
-            out.push_back(':');
-            rmq::detail::append_json_string(out, *value);
-        }
-        out.push_back('}');
-    }
-    out.append(fmt::format(",\"flag\":{},\"language\":\"{}\",\"opaque\":{}", cmd.flag, lang, cmd.opaque));
-    if (cmd.remark) {
-        out.append(",\"remark\":");
-        rmq::detail::append_json_string(out, *cmd.remark);
-    }
-    out.append(fmt::format(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":{}}}", cmd.version));
-}
-
-inline std::int16_t checked_i16(std::int32_t v, std::string_view field) {
-    if (v < std::numeric_limits<std::int16_t>::min() || v > std::numeric_limits<std::int16_t>::max()) {
-        throw CodecError(fmt::format(
-            "RemotingCommand ROCKETMQ header: {} {} does not fit the header's int16 (use the JSON header)",
-            field,
-            v));
-    }
-    return static_cast<std::int16_t>(v);
-}
-
-inline std::int32_t checked_len(std::size_t n, std::string_view field) {
-    if (n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-        throw CodecError(fmt::format("RemotingCommand: {} of {} bytes is too long", field, n));
-    }
-    return static_cast<std::int32_t>(n);
-}
-
-inline void encode_rocketmq_header(const Command& cmd, std::string& out) {
-    rmq::detail::ByteWriter w(out);
-    w.i16(checked_i16(cmd.code, "code"));
-    w.u8(static_cast<std::uint8_t>(cmd.language));
-    w.i16(checked_i16(cmd.version, "version"));
-    w.i32(cmd.opaque);
-    w.i32(cmd.flag);
-    const std::string_view remark = cmd.remark ? std::string_view(*cmd.remark) : std::string_view{};
-    w.i32(checked_len(remark.size(), "remark"));
-    w.bytes(remark);
-    const std::size_t ext_len_pos = w.size();
-    w.i32(0);
-    if (cmd.ext_fields) {
-        for (const auto& [key, value] : *cmd.ext_fields) {
-            if (!value) {
-                continue;  // RocketMQSerializable skips null keys and values
-            }
-            if (key.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max())) {
-                throw CodecError(
-                    fmt::format("RemotingCommand ROCKETMQ header: ext field key of {} bytes is longer "
-                                "than the int16 key length allows",
-                                key.size()));
-            }
-            w.i16(static_cast<std::int16_t>(key.size()));
-            w.bytes(key);
-            w.i32(checked_len(value->size(), "ext field value"));
-            w.bytes(*value);
-        }
-    }
-    w.patch_i32(ext_len_pos, checked_len(w.size() - ext_len_pos - 4, "ext fields"));
-}
-
-inline std::int32_t json_int(const nlohmann::ordered_json& j, std::string_view key) {
-    const auto it = j.find(key);
-    if (it == j.end() || it->is_null()) {
-        return 0;
-    }
-    if (it->is_number_integer()) {
-        const auto v = it->get<std::int64_t>();
-        if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) {
-            throw CodecError(fmt::format("RemotingCommand JSON header: {} {} is out of int range", key, v));
-        }
-        return static_cast<std::int32_t>(v);
-    }
-    if (it->is_string()) {
-        // fastjson converts numeric strings for int fields; accept them as well.
-        const auto& s = it->get_ref<const std::string&>();
-        try {
-            std::size_t used = 0;
-            const long long v = std::stoll(s, &used);
-            if (used == s.size() && v >= std::numeric_limits<std::int32_t>::min() &&
-                v <= std::numeric_limits<std::int32_t>::max()) {
-                return static_cast<std::int32_t>(v);
-            }
-        } catch (const std::exception&) {
-        }
-    }
-    throw CodecError(fmt::format("RemotingCommand JSON header: {} is not an int: {}", key, it->dump()));
-}
-
-inline std::string json_scalar_text(const nlohmann::ordered_json& v) {
-    if (v.is_string()) {
-        return v.get<std::string>();
-    }
-    return v.dump();  // fastjson turns numbers and booleans of a Map<String,String> into their text
-}
-
-inline Command decode_json_header(std::string_view header) {
-    const auto j = rmq::detail::parse_fastjson(header, "RemotingCommand JSON header");
-    if (!j.is_object()) {
-        throw CodecError("RemotingCommand JSON header: not a JSON object");
-    }
-    Command cmd;
-    cmd.code = json_int(j, "code");
-    cmd.version = json_int(j, "version");
-    cmd.opaque = json_int(j, "opaque");
-    cmd.flag = json_int(j, "flag");
-    cmd.language = LanguageCode::Java;
-    if (const auto it = j.find("language"); it != j.end() && !it->is_null()) {
-        if (it->is_number_integer()) {
-            cmd.language = static_cast<LanguageCode>(it->get<std::uint8_t>());
-        } else if (it->is_string()) {
-            const auto lang = language_from_name(it->get_ref<const std::string&>());
-            if (!lang) {
-                throw CodecError(fmt::format("RemotingCommand JSON header: unknown language {}", it->dump()));
-            }
-            cmd.language = *lang;
-        } else {
-            throw CodecError(fmt::format("RemotingCommand JSON header: bad language {}", it->dump()));
-        }
-    }
-    if (const auto it = j.find("remark"); it != j.end() && !it->is_null()) {
-        cmd.remark = json_scalar_text(*it);
-    }
-    if (const auto it = j.find("extFields"); it != j.end() && !it->is_null()) {
-        if (!it->is_object()) {
-            throw CodecError(
-                fmt::format("RemotingCommand JSON header: extFields is not an object: {}", it->dump()));
-        }
-        ExtFields& fields = cmd.fields();
-        for (const auto& [key, value] : it->items()) {
-            if (value.is_null()) {
-                fields.set(key, std::nullopt);
-            } else if (value.is_object() || value.is_array()) {
-                fields.set(key, value.dump());
-            } else {
-                fields.set(key, json_scalar_text(value));
-            }
-        }
-    }
-    return cmd;
-}
-
-inline Command decode_rocketmq_header(std::span<const std::byte> header) {
-    rmq::detail::ByteReader r(header, "RemotingCommand ROCKETMQ header");
-    Command cmd;
-    cmd.code = r.i16("code");
-    cmd.language = static_cast<LanguageCode>(r.u8("language"));
-    cmd.version = r.i16("version");
-    cmd.opaque = r.i32("opaque");
-    cmd.flag = r.i32("flag");
-    if (const std::size_t n = r.length_i32("remark length"); n > 0) {
-        cmd.remark = std::string(r.bytes(n, "remark"));
-    }
-    const std::size_t ext_len = r.length_i32("ext fields length");
-    if (ext_len > 0) {
-        rmq::detail::ByteReader ext(header.subspan(r.position(), ext_len),
-                                    "RemotingCommand ROCKETMQ ext fields");
-        r.skip(ext_len, "ext fields");
-        ExtFields& fields = cmd.fields();
-        while (ext.remaining() > 0) {
-            std::string key(ext.bytes(ext.length_i16("key length"), "key"));
-            const std::size_t vlen = ext.length_i32("value length");
-            if (vlen == 0) {
-                fields.set(key, std::nullopt);  // Java decodes a zero-length string as null
-            } else {
-                fields.set(key, std::string(ext.bytes(vlen, "value")));
-            }
-        }
-    }
-    if (r.remaining() != 0) {
-        r.fail(fmt::format("{} unexpected bytes after the ext fields", r.remaining()));
-    }
-    return cmd;
-}
-
-}  // namespace detail
-
 /// Encodes `cmd` as one complete frame: int32 length ‖ int32 (serializeType << 24 | headerLength) ‖ header ‖
 /// body. Throws CodecError when the frame would exceed max_frame_length or a field does not fit the format.
-inline std::string encode(const Command& cmd, SerializeType type = SerializeType::Json) {
-    std::string out;
-    out.reserve(128 + cmd.body.size());
-    out.append(8, '\0');
-    if (type == SerializeType::Json) {
-        detail::encode_json_header(cmd, out);
-    } else if (type == SerializeType::RocketMQ) {
-        detail::encode_rocketmq_header(cmd, out);
-    } else {
-        throw CodecError(
-            fmt::format("RemotingCommand: unknown serialize type {}", static_cast<unsigned>(type)));
-    }
-    const std::size_t header_len = out.size() - 8;
-    if (header_len > 0xFFFFFFU) {
-        throw CodecError(
-            fmt::format("RemotingCommand: header of {} bytes exceeds the 24-bit header length", header_len));
-    }
-    out.append(cmd.body);
-    if (out.size() > max_frame_length) {
-        throw CodecError(fmt::format("RemotingCommand: frame of {} bytes exceeds the {} bytes a peer accepts",
-                                     out.size(),
-                                     max_frame_length));
-    }
-    rmq::detail::ByteWriter w(out);
-    w.patch_i32(0, static_cast<std::int32_t>(out.size() - 4));
-    w.patch_i32(4, static_cast<std::int32_t>((static_cast<std::uint32_t>(type) << 24) | header_len));
-    return out;
-}
+std::string encode(const Command& cmd, SerializeType type = SerializeType::Json);
 
 /// Validates a frame's leading int32 (the first 4 bytes of `prefix`) and returns how many bytes follow it.
 /// Throws CodecError for a length below 4 (no room for the header word) or a frame above max_frame_length.
-inline std::size_t frame_payload_length(std::span<const std::byte> prefix) {
-    rmq::detail::ByteReader r(prefix, "RemotingCommand frame");
-    const std::int32_t len = r.i32("length field");
-    if (len < 4) {
-        throw CodecError(fmt::format("RemotingCommand frame: length field {} is below 4", len));
-    }
-    if (static_cast<std::size_t>(len) + 4 > max_frame_length) {
-        throw CodecError(fmt::format("RemotingCommand frame: {} bytes exceed the maximum frame length {}",
-                                     static_cast<std::size_t>(len) + 4,
-                                     max_frame_length));
-    }
-    return static_cast<std::size_t>(len);
-}
+std::size_t frame_payload_length(std::span<const std::byte> prefix);
 
 /// Decodes a frame without its leading length field (what follows it on the stream): the header word, the
 /// header in either serialize type (the peer picks, whatever the request used) and the body.
-inline Command decode_payload(std::span<const std::byte> payload) {
-    if (payload.size() + 4 > max_frame_length) {
-        throw CodecError(fmt::format("RemotingCommand frame: {} bytes exceed the maximum frame length {}",
-                                     payload.size() + 4,
-                                     max_frame_length));
-    }
-    rmq::detail::ByteReader r(payload, "RemotingCommand frame");
-    const auto word = static_cast<std::uint32_t>(r.i32("header length word"));
-    const std::uint32_t type = word >> 24;
-    const std::size_t header_len = word & 0xFFFFFFU;
-    if (header_len > r.remaining()) {
-        r.fail(fmt::format("header length {} exceeds the {} bytes left", header_len, r.remaining()));
-    }
-    const auto header = payload.subspan(4, header_len);
-    Command cmd;
-    if (type == static_cast<std::uint32_t>(SerializeType::Json)) {
-        cmd = detail::decode_json_header(
-            std::string_view(reinterpret_cast<const char*>(header.data()), header.size()));
-    } else if (type == static_cast<std::uint32_t>(SerializeType::RocketMQ)) {
-        cmd = detail::decode_rocketmq_header(header);
-    } else {
-        r.fail(fmt::format("unknown serialize type {}", type));
-    }
-    r.skip(header_len, "header");
-    cmd.body = std::string(r.bytes(r.remaining(), "body"));
-    return cmd;
-}
+Command decode_payload(std::span<const std::byte> payload);
 
 /// Decodes one complete frame (length field included), as produced by encode(). Throws CodecError when the
 /// length field disagrees with the span's size or anything inside is malformed.
-inline Command decode(std::span<const std::byte> frame) {
-    const std::size_t len = frame_payload_length(frame);
-    if (len != frame.size() - 4) {
-        throw CodecError(fmt::format(
-            "RemotingCommand frame: length field {} but {} bytes follow it", len, frame.size() - 4));
-    }
-    return decode_payload(frame.subspan(4));
-}
+Command decode(std::span<const std::byte> frame);
 
 /// decode() for a frame held in a std::string.
-inline Command decode(std::string_view frame) {
-    return decode(rmq::detail::as_bytes(frame));
-}
+Command decode(std::string_view frame);
 
 }  // namespace rmq::remoting
+
 // ---- end rmq/remoting/command.hpp ----
 
 namespace rmq::remoting {
@@ -10204,165 +8401,177 @@ struct AclCredentials {
 
 /// AclSigner.calSignature: Base64(HmacSHA1(key = UTF-8 secret, data)). Throws rmq::InvalidArgument for an
 /// empty secret key (javax.crypto refuses it, so a Java peer could never have produced such a signature).
-inline std::string acl_signature(std::span<const std::byte> data, std::string_view secret_key) {
-    if (secret_key.empty()) {
-        throw InvalidArgument("unable to calculate a request signature: the ACL secret key is empty");
-    }
-    unsigned char mac[EVP_MAX_MD_SIZE];
-    std::size_t mac_len = 0;
-    if (EVP_Q_mac(nullptr,
-                  "HMAC",
-                  nullptr,
-                  "SHA1",
-                  nullptr,
-                  secret_key.data(),
-                  secret_key.size(),
-                  reinterpret_cast<const unsigned char*>(data.data()),
-                  data.size(),
-                  mac,
-                  sizeof mac,
-                  &mac_len) == nullptr) {
-        throw IllegalState("unable to calculate a request signature: OpenSSL HMAC-SHA1 failed");
-    }
-    std::string out(4 * ((mac_len + 2) / 3) + 1, '\0');
-    const int n =
-        EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), mac, static_cast<int>(mac_len));
-    out.resize(static_cast<std::size_t>(n));
-    return out;
-}
+std::string acl_signature(std::span<const std::byte> data, std::string_view secret_key);
 
 /// acl_signature() of UTF-8 text.
-inline std::string acl_signature(std::string_view data, std::string_view secret_key) {
-    return acl_signature(
-        std::span<const std::byte>(reinterpret_cast<const std::byte*>(data.data()), data.size()), secret_key);
-}
+std::string acl_signature(std::string_view data, std::string_view secret_key);
 
 /// The bytes AclClientRPCHook signs: the values of every ext field except `Signature`, ordered by key with
 /// Java's String.compareTo (uppercase before lowercase), concatenated without separators, then the body.
 /// Null values are skipped (they never reach the wire, so the server cannot include them either).
-inline std::string acl_signing_content(const Command& cmd) {
-    std::vector<const ExtFields::Entry*> entries;
-    if (cmd.ext_fields) {
-        for (const auto& e : *cmd.ext_fields) {
-            if (e.first != acl_field::signature && e.second) {
-                entries.push_back(&e);
-            }
-        }
-    }
-    std::sort(entries.begin(), entries.end(), [](const ExtFields::Entry* a, const ExtFields::Entry* b) {
-        return rmq::detail::java_string_compare(a->first, b->first) < 0;
-    });
-    std::string content;
-    for (const auto* e : entries) {
-        content.append(*e->second);
-    }
-    content.append(cmd.body);
-    return content;
-}
+std::string acl_signing_content(const Command& cmd);
 
 /// AclClientRPCHook.doBeforeRequest: adds `AccessKey` (and `SecurityToken`), then `Signature`. Call it last,
 /// after every ext field and the body are final: the server recomputes the signature from what it receives.
-inline void acl_sign(Command& cmd, const AclCredentials& credentials) {
-    ExtFields& fields = cmd.fields();
-    fields.set(acl_field::access_key, credentials.access_key);
-    if (credentials.security_token) {
-        fields.set(acl_field::security_token, *credentials.security_token);
-    }
-    fields.set(acl_field::signature, acl_signature(acl_signing_content(cmd), credentials.secret_key));
-}
+void acl_sign(Command& cmd, const AclCredentials& credentials);
 
 }  // namespace rmq::remoting
+
 // ---- end rmq/remoting/acl.hpp ----
 
 // ---- begin rmq/remoting/bodies.hpp ----
 
-/// @file bodies.hpp
-/// JSON command bodies (RemotingSerializable): TopicRouteData, HeartbeatData, lock/unlock batch bodies and
-/// the consumer id list, written exactly as fastjson writes them and read leniently (fastjson's unquoted
-/// integer map keys, unknown fields, missing fields).
+/// @file remoting/bodies.hpp
+/// JSON command bodies (RemotingSerializable), one header each under remoting/bodies/: written exactly as
+/// fastjson writes them and read leniently (fastjson's unquoted integer map keys, unknown fields, missing
+/// fields).
 
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <exception>
-#include <map>
-#include <optional>
-#include <set>
+
+// ---- begin rmq/remoting/bodies/consumer_list.hpp ----
+
+/// @file remoting/bodies/consumer_list.hpp
+/// The GET_CONSUMER_LIST_BY_GROUP response body (Java's GetConsumerListByGroupResponseBody).
+
 #include <span>
-#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq::remoting {
+
+/// GET_CONSUMER_LIST_BY_GROUP response body (GetConsumerListByGroupResponseBody).
+std::string encode_consumer_list(std::span<const std::string> consumer_ids);
+
+/// Parses a GET_CONSUMER_LIST_BY_GROUP response body.
+std::vector<std::string> decode_consumer_list(std::string_view json);
+
+}  // namespace rmq::remoting
+
+// ---- end rmq/remoting/bodies/consumer_list.hpp ----
+
+// ---- begin rmq/remoting/bodies/heartbeat_data.hpp ----
+
+/// @file remoting/bodies/heartbeat_data.hpp
+/// The HEART_BEAT body (Java's HeartbeatData: consumer data with subscriptions, producer groups) and the Java
+/// enum names it carries.
+
+#include <string>
+#include <string_view>
+
+
+namespace rmq::remoting {
+
+/// Java enum names.
+std::string_view consume_type_name(ConsumeType t) noexcept;
+
+std::string_view message_model_name(MessageModel m) noexcept;
+
+std::string_view consume_from_where_name(ConsumeFromWhere w) noexcept;
+
+/// The HEART_BEAT body. Tag and code sets are listed in Java's HashSet order; subscriptions, consumers and
+/// producers in the given order.
+std::string encode_heartbeat_data(const HeartbeatData& hb);
+
+/// Parses a HEART_BEAT body (what a broker or an embedded test peer receives). Throws CodecError on
+/// malformed JSON or unknown enum names.
+HeartbeatData decode_heartbeat_data(std::string_view json);
+
+}  // namespace rmq::remoting
+
+// ---- end rmq/remoting/bodies/heartbeat_data.hpp ----
+
+// ---- begin rmq/remoting/bodies/lock_batch.hpp ----
+
+/// @file remoting/bodies/lock_batch.hpp
+/// LOCK_BATCH_MQ / UNLOCK_BATCH_MQ bodies (Java's LockBatchRequestBody, UnlockBatchRequestBody,
+/// LockBatchResponseBody).
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq::remoting {
+
+/// Java's LockBatchRequestBody / UnlockBatchRequestBody.
+struct LockBatchRequestBody {
+    std::string consumer_group;
+    std::string client_id;
+    /// 5.x: lock only on this broker (no replication in strict lock mode); written only when set.
+    std::optional<bool> only_this_broker;
+    std::vector<MessageQueue> mq_set;
+
+    friend bool operator==(const LockBatchRequestBody&, const LockBatchRequestBody&) = default;
+};
+
+/// The body of UNLOCK_BATCH_MQ has the same fields.
+using UnlockBatchRequestBody = LockBatchRequestBody;
+
+/// LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body; queues in Java's HashSet order.
+std::string encode_lock_batch_request(const LockBatchRequestBody& body);
+
+/// Parses a LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body.
+LockBatchRequestBody decode_lock_batch_request(std::string_view json);
+
+/// LOCK_BATCH_MQ response body (LockBatchResponseBody): the queues actually locked.
+std::string encode_lock_batch_response(std::span<const MessageQueue> locked);
+
+/// Parses a LOCK_BATCH_MQ response body.
+std::vector<MessageQueue> decode_lock_batch_response(std::string_view json);
+
+}  // namespace rmq::remoting
+
+// ---- end rmq/remoting/bodies/lock_batch.hpp ----
+
+// ---- begin rmq/remoting/bodies/reset_offset.hpp ----
+
+/// @file remoting/bodies/reset_offset.hpp
+/// The RESET_CONSUMER_CLIENT_OFFSET body (Java's ResetOffsetBody) in both forms a broker writes.
+
+#include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+namespace rmq::remoting {
 
+/// The two forms of ResetOffsetBody: Java's default writes `Map<MessageQueue, Long>` with object keys (not
+/// JSON:
+/// `{"offsetTable":{{"brokerName":"b","queueId":0,"topic":"T"}:123}}`); the "ForC" form, chosen by the broker
+/// when the admin tool that triggered the reset spoke CPP, is a list of `{brokerName, offset, queueId,
+/// topic}`.
+enum class ResetOffsetForm { ObjectKeys, ForC };
 
-// ---- begin rmq/detail/remoting_java_hash.hpp ----
+/// Parses a RESET_CONSUMER_CLIENT_OFFSET body in either form: (queue, offset) pairs.
+std::vector<std::pair<MessageQueue, std::int64_t>> decode_reset_offset_body(std::string_view json);
 
-/// @file remoting_java_hash.hpp
-/// Java's HashSet/HashMap iteration order, so JSON bodies list set members in the order a Java peer writes
-/// them (the order carries no meaning on the wire; reproducing it makes bodies byte-identical to Java's).
+/// Writes a ResetOffsetBody the way a Java broker does (ObjectKeys form: entries in the given order).
+std::string encode_reset_offset_body(std::span<const std::pair<MessageQueue, std::int64_t>> offsets,
+                                     ResetOffsetForm form = ResetOffsetForm::ObjectKeys);
 
-#include <algorithm>
-#include <cstddef>
+}  // namespace rmq::remoting
+
+// ---- end rmq/remoting/bodies/reset_offset.hpp ----
+
+// ---- begin rmq/remoting/bodies/topic_route_data.hpp ----
+
+/// @file remoting/bodies/topic_route_data.hpp
+/// The GET_ROUTEINFO_BY_TOPIC response body (Java's TopicRouteData, QueueData, BrokerData), in either JSON
+/// form a NameServer writes, and the read / write queues a Java client derives from it.
+
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-
-namespace rmq::detail {
-
-/// Table size of a java.util.HashMap/HashSet that received `n` entries one by one (default capacity 16,
-/// load factor 0.75, doubling).
-inline std::size_t java_hash_capacity(std::size_t n) noexcept {
-    std::size_t cap = 16;
-    while (n > cap / 4 * 3) {
-        cap *= 2;
-    }
-    return cap;
-}
-
-/// HashMap's bucket of a key with hashCode `h` in a table of `cap` entries.
-inline std::size_t java_bucket(std::int32_t h, std::size_t cap) noexcept {
-    const auto u = static_cast<std::uint32_t>(h);
-    return static_cast<std::size_t>(u ^ (u >> 16)) & (cap - 1);
-}
-
-/// Reorders `items` (given in insertion order) into Java HashSet iteration order: by bucket, insertion order
-/// within a bucket. `hash` is the element's Java hashCode.
-template <class T, class Hash>
-void java_hash_set_order(std::vector<T>& items, Hash hash) {
-    const std::size_t cap = java_hash_capacity(items.size());
-    std::stable_sort(items.begin(), items.end(), [&](const T& a, const T& b) {
-        return java_bucket(hash(a), cap) < java_bucket(hash(b), cap);
-    });
-}
-
-/// Java's String.hashCode.
-inline std::int32_t java_string_hash(std::string_view s) noexcept {
-    return tag_hash(s);
-}
-
-/// Java's MessageQueue.hashCode (brokerName, queueId, topic with the prime 31).
-inline std::int32_t java_message_queue_hash(const MessageQueue& mq) noexcept {
-    std::uint32_t h = 1;
-    h = 31 * h + static_cast<std::uint32_t>(java_string_hash(mq.broker_name));
-    h = 31 * h + static_cast<std::uint32_t>(mq.queue_id);
-    h = 31 * h + static_cast<std::uint32_t>(java_string_hash(mq.topic));
-    return static_cast<std::int32_t>(h);
-}
-
-/// Java's Long.hashCode.
-inline std::int32_t java_long_hash(std::int64_t v) noexcept {
-    const auto u = static_cast<std::uint64_t>(v);
-    return static_cast<std::int32_t>(static_cast<std::uint32_t>(u ^ (u >> 32)));
-}
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/remoting_java_hash.hpp ----
 
 namespace rmq::remoting {
 
@@ -10427,837 +8636,29 @@ struct TopicRouteData {
 /// escaped), which 4.9.4+ NameServers send for requests with version >= 401 or acceptStandardJsonOnly.
 enum class RouteJsonForm { Fastjson, Standard };
 
-/// Java's LockBatchRequestBody / UnlockBatchRequestBody.
-struct LockBatchRequestBody {
-    std::string consumer_group;
-    std::string client_id;
-    /// 5.x: lock only on this broker (no replication in strict lock mode); written only when set.
-    std::optional<bool> only_this_broker;
-    std::vector<MessageQueue> mq_set;
-
-    friend bool operator==(const LockBatchRequestBody&, const LockBatchRequestBody&) = default;
-};
-
-/// The body of UNLOCK_BATCH_MQ has the same fields.
-using UnlockBatchRequestBody = LockBatchRequestBody;
-
-namespace detail {
-
-using Json = nlohmann::ordered_json;
-
-inline const Json* member(const Json& j, std::string_view key) {
-    const auto it = j.find(key);
-    return it == j.end() || it->is_null() ? nullptr : &*it;
-}
-
-inline std::string get_string(const Json& j, std::string_view key, std::string_view what) {
-    const Json* v = member(j, key);
-    if (v == nullptr) {
-        return {};
-    }
-    if (!v->is_string()) {
-        throw CodecError(fmt::format("{}: {} is not a string: {}", what, key, v->dump()));
-    }
-    return v->get<std::string>();
-}
-
-template <class Int>
-Int get_int(const Json& j, std::string_view key, std::string_view what) {
-    const Json* v = member(j, key);
-    if (v == nullptr) {
-        return 0;
-    }
-    if (v->is_number_integer()) {
-        return v->get<Int>();
-    }
-    if (v->is_string()) {
-        try {
-            return static_cast<Int>(std::stoll(v->get<std::string>()));
-        } catch (const std::exception&) {
-        }
-    }
-    throw CodecError(fmt::format("{}: {} is not an integer: {}", what, key, v->dump()));
-}
-
-inline bool get_bool(const Json& j, std::string_view key, std::string_view what) {
-    const Json* v = member(j, key);
-    if (v == nullptr) {
-        return false;
-    }
-    if (v->is_boolean()) {
-        return v->get<bool>();
-    }
-    if (v->is_string()) {
-        return v->get<std::string>() == "true";
-    }
-    throw CodecError(fmt::format("{}: {} is not a boolean: {}", what, key, v->dump()));
-}
-
-inline const Json* get_array(const Json& j, std::string_view key, std::string_view what) {
-    const Json* v = member(j, key);
-    if (v != nullptr && !v->is_array()) {
-        throw CodecError(fmt::format("{}: {} is not an array", what, key));
-    }
-    return v;
-}
-
-inline Json parse_object(std::string_view text, std::string_view what) {
-    Json j = rmq::detail::parse_fastjson(text, what);
-    if (!j.is_object()) {
-        throw CodecError(fmt::format("{}: not a JSON object", what));
-    }
-    return j;
-}
-
-inline void put_key(std::string& out, std::string_view key, bool& first) {
-    if (!first) {
-        out.push_back(',');
-    }
-    first = false;
-    rmq::detail::append_json_string(out, key);
-    out.push_back(':');
-}
-
-inline void put_string(std::string& out,
-                       std::string_view key,
-                       std::string_view value,
-                       bool& first,
-                       rmq::detail::JsonEscape esc = rmq::detail::JsonEscape::Default) {
-    put_key(out, key, first);
-    rmq::detail::append_json_string(out, value, esc);
-}
-
-template <class Int>
-void put_int(std::string& out, std::string_view key, Int value, bool& first) {
-    put_key(out, key, first);
-    out.append(fmt::format("{}", value));
-}
-
-inline void put_bool(std::string& out, std::string_view key, bool value, bool& first) {
-    put_key(out, key, first);
-    out.append(value ? "true" : "false");
-}
-
-inline void append_message_queue(std::string& out, const MessageQueue& mq) {
-    bool first = true;
-    out.push_back('{');
-    put_string(out, "brokerName", mq.broker_name, first);
-    put_int(out, "queueId", mq.queue_id, first);
-    put_string(out, "topic", mq.topic, first);
-    out.push_back('}');
-}
-
-inline MessageQueue parse_message_queue(const Json& j, std::string_view what) {
-    if (!j.is_object()) {
-        throw CodecError(fmt::format("{}: a MessageQueue is not an object: {}", what, j.dump()));
-    }
-    return MessageQueue{get_string(j, "topic", what),
-                        get_string(j, "brokerName", what),
-                        get_int<std::int32_t>(j, "queueId", what)};
-}
-
-/// A Java HashSet<MessageQueue> as fastjson writes it: `[mq,...]` in Java's iteration order.
-inline void append_mq_set(std::string& out, std::vector<MessageQueue> mqs) {
-    rmq::detail::java_hash_set_order(mqs, rmq::detail::java_message_queue_hash);
-    out.push_back('[');
-    for (std::size_t i = 0; i < mqs.size(); ++i) {
-        if (i != 0) {
-            out.push_back(',');
-        }
-        append_message_queue(out, mqs[i]);
-    }
-    out.push_back(']');
-}
-
-inline std::vector<MessageQueue> parse_mq_set(const Json& j, std::string_view key, std::string_view what) {
-    std::vector<MessageQueue> out;
-    if (const Json* arr = get_array(j, key, what)) {
-        for (const auto& e : *arr) {
-            out.push_back(parse_message_queue(e, what));
-        }
-    }
-    return out;
-}
-
-inline std::vector<std::string>
-parse_string_list(const Json& j, std::string_view key, std::string_view what) {
-    std::vector<std::string> out;
-    if (const Json* arr = get_array(j, key, what)) {
-        for (const auto& e : *arr) {
-            if (!e.is_string()) {
-                throw CodecError(fmt::format("{}: {} holds a non-string: {}", what, key, e.dump()));
-            }
-            out.push_back(e.get<std::string>());
-        }
-    }
-    return out;
-}
-
-inline void append_string_list(std::string& out,
-                               const std::vector<std::string>& items,
-                               rmq::detail::JsonEscape esc = rmq::detail::JsonEscape::Default) {
-    out.push_back('[');
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i != 0) {
-            out.push_back(',');
-        }
-        rmq::detail::append_json_string(out, items[i], esc);
-    }
-    out.push_back(']');
-}
-
-}  // namespace detail
-
-// ---------------------------------------------------------------------------------------------------------------
-// TopicRouteData
-
 /// Parses a GET_ROUTEINFO_BY_TOPIC body in either form (unquoted or quoted brokerAddrs keys).
 /// Throws CodecError on malformed JSON or mistyped fields.
-inline TopicRouteData decode_topic_route_data(std::string_view json) {
-    constexpr std::string_view what = "TopicRouteData";
-    const auto j = detail::parse_object(json, what);
-    TopicRouteData out;
-    if (detail::member(j, "orderTopicConf") != nullptr) {
-        out.order_topic_conf = detail::get_string(j, "orderTopicConf", what);
-    }
-    if (const auto* arr = detail::get_array(j, "queueDatas", what)) {
-        for (const auto& q : *arr) {
-            QueueData qd;
-            qd.broker_name = detail::get_string(q, "brokerName", what);
-            qd.read_queue_nums = detail::get_int<std::int32_t>(q, "readQueueNums", what);
-            qd.write_queue_nums = detail::get_int<std::int32_t>(q, "writeQueueNums", what);
-            qd.perm = detail::get_int<std::int32_t>(q, "perm", what);
-            qd.topic_sys_flag = detail::member(q, "topicSysFlag") != nullptr
-                                    ? detail::get_int<std::int32_t>(q, "topicSysFlag", what)
-                                    : detail::get_int<std::int32_t>(q, "topicSynFlag", what);
-            out.queue_datas.push_back(std::move(qd));
-        }
-    }
-    if (const auto* arr = detail::get_array(j, "brokerDatas", what)) {
-        for (const auto& b : *arr) {
-            BrokerData bd;
-            bd.cluster = detail::get_string(b, "cluster", what);
-            bd.broker_name = detail::get_string(b, "brokerName", what);
-            if (const auto* addrs = detail::member(b, "brokerAddrs")) {
-                if (!addrs->is_object()) {
-                    throw CodecError("TopicRouteData: brokerAddrs is not an object");
-                }
-                for (const auto& [id, addr] : addrs->items()) {
-                    std::int64_t broker_id = 0;
-                    try {
-                        std::size_t used = 0;
-                        broker_id = std::stoll(id, &used);
-                        if (used != id.size()) {
-                            throw std::invalid_argument(id);
-                        }
-                    } catch (const std::exception&) {
-                        throw CodecError(fmt::format("TopicRouteData: broker id \"{}\" is not a number", id));
-                    }
-                    if (!addr.is_string()) {
-                        throw CodecError(
-                            fmt::format("TopicRouteData: address of broker id {} is not a string", id));
-                    }
-                    bd.broker_addrs.emplace_back(broker_id, addr.get<std::string>());
-                }
-            }
-            if (detail::member(b, "enableActingMaster") != nullptr) {
-                bd.enable_acting_master = detail::get_bool(b, "enableActingMaster", what);
-            }
-            if (detail::member(b, "zoneName") != nullptr) {
-                bd.zone_name = detail::get_string(b, "zoneName", what);
-            }
-            out.broker_datas.push_back(std::move(bd));
-        }
-    }
-    if (const auto* fst = detail::member(j, "filterServerTable")) {
-        if (!fst->is_object()) {
-            throw CodecError("TopicRouteData: filterServerTable is not an object");
-        }
-        auto& table = out.filter_server_table.emplace();
-        for (const auto& [addr, list] : fst->items()) {
-            std::vector<std::string> servers;
-            if (list.is_array()) {
-                for (const auto& s : list) {
-                    servers.push_back(s.is_string() ? s.get<std::string>() : s.dump());
-                }
-            }
-            table.emplace_back(addr, std::move(servers));
-        }
-    }
-    return out;
-}
+TopicRouteData decode_topic_route_data(std::string_view json);
 
 /// Writes a TopicRouteData as a Java peer does (`form`: see RouteJsonForm).
-inline std::string encode_topic_route_data(const TopicRouteData& route,
-                                           RouteJsonForm form = RouteJsonForm::Fastjson) {
-    using rmq::detail::JsonEscape;
-    const bool standard = form == RouteJsonForm::Standard;
-    const JsonEscape esc = standard ? JsonEscape::BrowserCompatible : JsonEscape::Default;
-    std::string out = "{";
-    bool first = true;
-    detail::put_key(out, "brokerDatas", first);
-    out.push_back('[');
-    for (std::size_t i = 0; i < route.broker_datas.size(); ++i) {
-        const BrokerData& bd = route.broker_datas[i];
-        if (i != 0) {
-            out.push_back(',');
-        }
-        out.push_back('{');
-        bool f = true;
-        detail::put_key(out, "brokerAddrs", f);
-        auto addrs = bd.broker_addrs;
-        if (standard) {
-            // MapSortField: a TreeMap<Long, String>.
-            std::stable_sort(
-                addrs.begin(), addrs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-        } else {
-            // Java's HashMap<Long, String> order.
-            rmq::detail::java_hash_set_order(
-                addrs, [](const auto& e) { return rmq::detail::java_long_hash(e.first); });
-        }
-        out.push_back('{');
-        for (std::size_t k = 0; k < addrs.size(); ++k) {
-            if (k != 0) {
-                out.push_back(',');
-            }
-            out.append(standard ? fmt::format("\"{}\":", addrs[k].first)
-                                : fmt::format("{}:", addrs[k].first));
-            rmq::detail::append_json_string(out, addrs[k].second, esc);
-        }
-        out.push_back('}');
-        detail::put_string(out, "brokerName", bd.broker_name, f, esc);
-        detail::put_string(out, "cluster", bd.cluster, f, esc);
-        if (bd.enable_acting_master) {
-            detail::put_bool(out, "enableActingMaster", *bd.enable_acting_master, f);
-        }
-        if (bd.zone_name) {
-            detail::put_string(out, "zoneName", *bd.zone_name, f, esc);
-        }
-        out.push_back('}');
-    }
-    out.push_back(']');
-    if (route.filter_server_table) {
-        detail::put_key(out, "filterServerTable", first);
-        auto table = *route.filter_server_table;
-        if (standard) {
-            std::stable_sort(table.begin(), table.end(), [](const auto& a, const auto& b) {
-                return rmq::detail::java_string_compare(a.first, b.first) < 0;
-            });
-        }
-        out.push_back('{');
-        for (std::size_t k = 0; k < table.size(); ++k) {
-            if (k != 0) {
-                out.push_back(',');
-            }
-            rmq::detail::append_json_string(out, table[k].first, esc);
-            out.push_back(':');
-            detail::append_string_list(out, table[k].second, esc);
-        }
-        out.push_back('}');
-    }
-    if (route.order_topic_conf) {
-        detail::put_string(out, "orderTopicConf", *route.order_topic_conf, first, esc);
-    }
-    detail::put_key(out, "queueDatas", first);
-    out.push_back('[');
-    for (std::size_t i = 0; i < route.queue_datas.size(); ++i) {
-        const QueueData& qd = route.queue_datas[i];
-        if (i != 0) {
-            out.push_back(',');
-        }
-        out.push_back('{');
-        bool f = true;
-        detail::put_string(out, "brokerName", qd.broker_name, f, esc);
-        detail::put_int(out, "perm", qd.perm, f);
-        detail::put_int(out, "readQueueNums", qd.read_queue_nums, f);
-        detail::put_int(out, "topicSysFlag", qd.topic_sys_flag, f);
-        detail::put_int(out, "writeQueueNums", qd.write_queue_nums, f);
-        out.push_back('}');
-    }
-    out.append("]}");
-    return out;
-}
+std::string encode_topic_route_data(const TopicRouteData& route,
+                                    RouteJsonForm form = RouteJsonForm::Fastjson);
 
 /// The queues of `topic` a consumer reads and a producer writes, as the Java client derives them
 /// (MQClientInstance.topicRouteData2TopicSubscribeInfo / topicRouteData2TopicPublishInfo):
 /// read queues: every readable QueueData's 0..readQueueNums-1 (sorted like Java's MessageQueue);
 /// write queues: QueueDatas sorted by broker name, writable and with a master address, 0..writeQueueNums-1 —
 /// unless orderTopicConf (`broker:count;...`) is non-empty, which then lists the write queues.
-inline TopicRoute to_topic_route(std::string_view topic, const TopicRouteData& route) {
-    TopicRoute out;
-    for (const auto& qd : route.queue_datas) {
-        if ((qd.perm & perm::read) != 0) {
-            for (std::int32_t i = 0; i < qd.read_queue_nums; ++i) {
-                out.read_queues.push_back(MessageQueue{std::string(topic), qd.broker_name, i});
-            }
-        }
-    }
-    std::sort(out.read_queues.begin(), out.read_queues.end());
-    if (route.order_topic_conf && !route.order_topic_conf->empty()) {
-        std::string_view conf = *route.order_topic_conf;
-        while (!conf.empty()) {
-            const std::size_t end = conf.find(';');
-            const std::string_view item = conf.substr(0, end);
-            if (const std::size_t colon = item.find(':'); colon != std::string_view::npos) {
-                std::int32_t nums = 0;
-                for (const char c : item.substr(colon + 1)) {
-                    if (c < '0' || c > '9') {
-                        throw CodecError(
-                            fmt::format("TopicRouteData: bad orderTopicConf entry \"{}\"", item));
-                    }
-                    nums = nums * 10 + (c - '0');
-                }
-                for (std::int32_t i = 0; i < nums; ++i) {
-                    out.write_queues.push_back(
-                        MessageQueue{std::string(topic), std::string(item.substr(0, colon)), i});
-                }
-            }
-            if (end == std::string_view::npos) {
-                break;
-            }
-            conf.remove_prefix(end + 1);
-        }
-        return out;
-    }
-    std::vector<const QueueData*> sorted;
-    for (const auto& qd : route.queue_datas) {
-        sorted.push_back(&qd);
-    }
-    std::stable_sort(sorted.begin(), sorted.end(), [](const QueueData* a, const QueueData* b) {
-        return rmq::detail::java_string_compare(a->broker_name, b->broker_name) < 0;
-    });
-    for (const QueueData* qd : sorted) {
-        if ((qd->perm & perm::write) == 0) {
-            continue;
-        }
-        const auto bd = std::find_if(route.broker_datas.begin(),
-                                     route.broker_datas.end(),
-                                     [&](const BrokerData& b) { return b.broker_name == qd->broker_name; });
-        if (bd == route.broker_datas.end() || !bd->address(0)) {
-            continue;
-        }
-        for (std::int32_t i = 0; i < qd->write_queue_nums; ++i) {
-            out.write_queues.push_back(MessageQueue{std::string(topic), qd->broker_name, i});
-        }
-    }
-    return out;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// HeartbeatData
-
-/// Java enum names.
-inline std::string_view consume_type_name(ConsumeType t) noexcept {
-    return t == ConsumeType::ConsumeActively ? "CONSUME_ACTIVELY" : "CONSUME_PASSIVELY";
-}
-
-inline std::string_view message_model_name(MessageModel m) noexcept {
-    return m == MessageModel::Broadcasting ? "BROADCASTING" : "CLUSTERING";
-}
-
-inline std::string_view consume_from_where_name(ConsumeFromWhere w) noexcept {
-    switch (w) {
-    case ConsumeFromWhere::LastOffset:
-        return "CONSUME_FROM_LAST_OFFSET";
-    case ConsumeFromWhere::LastOffsetAndFromMinWhenBootFirst:
-        return "CONSUME_FROM_LAST_OFFSET_AND_FROM_MIN_WHEN_BOOT_FIRST";
-    case ConsumeFromWhere::MinOffset:
-        return "CONSUME_FROM_MIN_OFFSET";
-    case ConsumeFromWhere::MaxOffset:
-        return "CONSUME_FROM_MAX_OFFSET";
-    case ConsumeFromWhere::FirstOffset:
-        return "CONSUME_FROM_FIRST_OFFSET";
-    case ConsumeFromWhere::Timestamp:
-        return "CONSUME_FROM_TIMESTAMP";
-    }
-    return "CONSUME_FROM_LAST_OFFSET";
-}
-
-/// The HEART_BEAT body. Tag and code sets are listed in Java's HashSet order; subscriptions, consumers and
-/// producers in the given order.
-inline std::string encode_heartbeat_data(const HeartbeatData& hb) {
-    std::string out = "{";
-    bool first = true;
-    detail::put_string(out, "clientID", hb.client_id, first);
-    detail::put_key(out, "consumerDataSet", first);
-    out.push_back('[');
-    for (std::size_t i = 0; i < hb.consumer_data_set.size(); ++i) {
-        const ConsumerData& cd = hb.consumer_data_set[i];
-        if (i != 0) {
-            out.push_back(',');
-        }
-        out.push_back('{');
-        bool f = true;
-        detail::put_string(out, "consumeFromWhere", consume_from_where_name(cd.consume_from_where), f);
-        detail::put_string(out, "consumeType", consume_type_name(cd.consume_type), f);
-        detail::put_string(out, "groupName", cd.group_name, f);
-        detail::put_string(out, "messageModel", message_model_name(cd.message_model), f);
-        detail::put_key(out, "subscriptionDataSet", f);
-        out.push_back('[');
-        for (std::size_t s = 0; s < cd.subscription_data_set.size(); ++s) {
-            const SubscriptionData& sd = cd.subscription_data_set[s];
-            if (s != 0) {
-                out.push_back(',');
-            }
-            out.push_back('{');
-            bool g = true;
-            detail::put_bool(out, "classFilterMode", sd.class_filter_mode, g);
-            std::vector<std::int32_t> codes(sd.code_set.begin(), sd.code_set.end());
-            rmq::detail::java_hash_set_order(codes, [](std::int32_t c) { return c; });
-            detail::put_key(out, "codeSet", g);
-            out.push_back('[');
-            for (std::size_t k = 0; k < codes.size(); ++k) {
-                if (k != 0) {
-                    out.push_back(',');
-                }
-                out.append(fmt::format("{}", codes[k]));
-            }
-            out.push_back(']');
-            detail::put_string(out, "expressionType", sd.expression_type, g);
-            detail::put_string(out, "subString", sd.sub_string, g);
-            detail::put_int(out, "subVersion", sd.sub_version, g);
-            std::vector<std::string> tags(sd.tags_set.begin(), sd.tags_set.end());
-            rmq::detail::java_hash_set_order(
-                tags, [](const std::string& t) { return rmq::detail::java_string_hash(t); });
-            detail::put_key(out, "tagsSet", g);
-            detail::append_string_list(out, tags);
-            detail::put_string(out, "topic", sd.topic, g);
-            out.push_back('}');
-        }
-        out.push_back(']');
-        detail::put_bool(out, "unitMode", cd.unit_mode, f);
-        out.push_back('}');
-    }
-    out.push_back(']');
-    detail::put_key(out, "producerDataSet", first);
-    out.push_back('[');
-    for (std::size_t i = 0; i < hb.producer_groups.size(); ++i) {
-        if (i != 0) {
-            out.push_back(',');
-        }
-        bool f = true;
-        out.push_back('{');
-        detail::put_string(out, "groupName", hb.producer_groups[i], f);
-        out.push_back('}');
-    }
-    out.append("]}");
-    return out;
-}
-
-/// Parses a HEART_BEAT body (what a broker or an embedded test peer receives). Throws CodecError on
-/// malformed JSON or unknown enum names.
-inline HeartbeatData decode_heartbeat_data(std::string_view json) {
-    constexpr std::string_view what = "HeartbeatData";
-    const auto j = detail::parse_object(json, what);
-    HeartbeatData hb;
-    hb.client_id = detail::get_string(j, "clientID", what);
-    if (const auto* arr = detail::get_array(j, "consumerDataSet", what)) {
-        for (const auto& c : *arr) {
-            ConsumerData cd;
-            cd.group_name = detail::get_string(c, "groupName", what);
-            const std::string type = detail::get_string(c, "consumeType", what);
-            if (type == "CONSUME_ACTIVELY") {
-                cd.consume_type = ConsumeType::ConsumeActively;
-            } else if (type == "CONSUME_PASSIVELY" || type.empty()) {
-                cd.consume_type = ConsumeType::ConsumePassively;
-            } else {
-                throw CodecError(fmt::format("HeartbeatData: unknown consumeType \"{}\"", type));
-            }
-            const std::string model = detail::get_string(c, "messageModel", what);
-            if (model == "BROADCASTING") {
-                cd.message_model = MessageModel::Broadcasting;
-            } else if (model == "CLUSTERING" || model.empty()) {
-                cd.message_model = MessageModel::Clustering;
-            } else {
-                throw CodecError(fmt::format("HeartbeatData: unknown messageModel \"{}\"", model));
-            }
-            const std::string from = detail::get_string(c, "consumeFromWhere", what);
-            bool known = from.empty();
-            for (const auto w : {ConsumeFromWhere::LastOffset,
-                                 ConsumeFromWhere::LastOffsetAndFromMinWhenBootFirst,
-                                 ConsumeFromWhere::MinOffset,
-                                 ConsumeFromWhere::MaxOffset,
-                                 ConsumeFromWhere::FirstOffset,
-                                 ConsumeFromWhere::Timestamp}) {
-                if (consume_from_where_name(w) == from) {
-                    cd.consume_from_where = w;
-                    known = true;
-                }
-            }
-            if (!known) {
-                throw CodecError(fmt::format("HeartbeatData: unknown consumeFromWhere \"{}\"", from));
-            }
-            cd.unit_mode = detail::get_bool(c, "unitMode", what);
-            if (const auto* subs = detail::get_array(c, "subscriptionDataSet", what)) {
-                for (const auto& s : *subs) {
-                    SubscriptionData sd;
-                    sd.class_filter_mode = detail::get_bool(s, "classFilterMode", what);
-                    sd.topic = detail::get_string(s, "topic", what);
-                    sd.sub_string = detail::get_string(s, "subString", what);
-                    sd.sub_version = detail::get_int<std::int64_t>(s, "subVersion", what);
-                    sd.expression_type = detail::get_string(s, "expressionType", what);
-                    for (auto& t : detail::parse_string_list(s, "tagsSet", what)) {
-                        sd.tags_set.insert(std::move(t));
-                    }
-                    if (const auto* codes = detail::get_array(s, "codeSet", what)) {
-                        for (const auto& code : *codes) {
-                            if (!code.is_number_integer()) {
-                                throw CodecError("HeartbeatData: codeSet holds a non-integer");
-                            }
-                            sd.code_set.insert(code.get<std::int32_t>());
-                        }
-                    }
-                    cd.subscription_data_set.push_back(std::move(sd));
-                }
-            }
-            hb.consumer_data_set.push_back(std::move(cd));
-        }
-    }
-    if (const auto* arr = detail::get_array(j, "producerDataSet", what)) {
-        for (const auto& p : *arr) {
-            hb.producer_groups.push_back(detail::get_string(p, "groupName", what));
-        }
-    }
-    return hb;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Lock / unlock batch, consumer list
-
-/// LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body; queues in Java's HashSet order.
-inline std::string encode_lock_batch_request(const LockBatchRequestBody& body) {
-    std::string out = "{";
-    bool first = true;
-    detail::put_string(out, "clientId", body.client_id, first);
-    detail::put_string(out, "consumerGroup", body.consumer_group, first);
-    detail::put_key(out, "mqSet", first);
-    detail::append_mq_set(out, body.mq_set);
-    if (body.only_this_broker) {
-        detail::put_bool(out, "onlyThisBroker", *body.only_this_broker, first);
-    }
-    out.push_back('}');
-    return out;
-}
-
-/// Parses a LOCK_BATCH_MQ / UNLOCK_BATCH_MQ request body.
-inline LockBatchRequestBody decode_lock_batch_request(std::string_view json) {
-    constexpr std::string_view what = "LockBatchRequestBody";
-    const auto j = detail::parse_object(json, what);
-    LockBatchRequestBody out;
-    out.consumer_group = detail::get_string(j, "consumerGroup", what);
-    out.client_id = detail::get_string(j, "clientId", what);
-    if (detail::member(j, "onlyThisBroker") != nullptr) {
-        out.only_this_broker = detail::get_bool(j, "onlyThisBroker", what);
-    }
-    out.mq_set = detail::parse_mq_set(j, "mqSet", what);
-    return out;
-}
-
-/// LOCK_BATCH_MQ response body (LockBatchResponseBody): the queues actually locked.
-inline std::string encode_lock_batch_response(std::span<const MessageQueue> locked) {
-    std::string out = "{";
-    bool first = true;
-    detail::put_key(out, "lockOKMQSet", first);
-    detail::append_mq_set(out, std::vector<MessageQueue>(locked.begin(), locked.end()));
-    out.push_back('}');
-    return out;
-}
-
-/// Parses a LOCK_BATCH_MQ response body.
-inline std::vector<MessageQueue> decode_lock_batch_response(std::string_view json) {
-    constexpr std::string_view what = "LockBatchResponseBody";
-    return detail::parse_mq_set(detail::parse_object(json, what), "lockOKMQSet", what);
-}
-
-/// GET_CONSUMER_LIST_BY_GROUP response body (GetConsumerListByGroupResponseBody).
-inline std::string encode_consumer_list(std::span<const std::string> consumer_ids) {
-    std::string out = "{";
-    bool first = true;
-    detail::put_key(out, "consumerIdList", first);
-    detail::append_string_list(out, std::vector<std::string>(consumer_ids.begin(), consumer_ids.end()));
-    out.push_back('}');
-    return out;
-}
-
-/// Parses a GET_CONSUMER_LIST_BY_GROUP response body.
-inline std::vector<std::string> decode_consumer_list(std::string_view json) {
-    constexpr std::string_view what = "GetConsumerListByGroupResponseBody";
-    return detail::parse_string_list(detail::parse_object(json, what), "consumerIdList", what);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// ResetOffsetBody (RESET_CONSUMER_CLIENT_OFFSET)
-
-/// The two forms of ResetOffsetBody: Java's default writes `Map<MessageQueue, Long>` with object keys (not
-/// JSON:
-/// `{"offsetTable":{{"brokerName":"b","queueId":0,"topic":"T"}:123}}`); the "ForC" form, chosen by the broker
-/// when the admin tool that triggered the reset spoke CPP, is a list of `{brokerName, offset, queueId,
-/// topic}`.
-enum class ResetOffsetForm { ObjectKeys, ForC };
-
-namespace detail {
-
-/// Index just past the JSON value starting at `i` (strings, nesting and fastjson object keys respected).
-inline std::size_t skip_json_value(std::string_view s, std::size_t i, std::string_view what) {
-    int depth = 0;
-    bool in_string = false;
-    for (; i < s.size(); ++i) {
-        const char c = s[i];
-        if (in_string) {
-            if (c == '\\') {
-                ++i;
-            } else if (c == '"') {
-                in_string = false;
-                if (depth == 0) {
-                    return i + 1;
-                }
-            }
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-        } else if (c == '{' || c == '[') {
-            ++depth;
-        } else if (c == '}' || c == ']') {
-            if (depth == 0) {
-                return i;  // end of the enclosing container: a scalar ended here
-            }
-            if (--depth == 0) {
-                return i + 1;
-            }
-        } else if (c == ',' && depth == 0) {
-            return i;
-        }
-    }
-    if (depth != 0 || in_string) {
-        throw CodecError(fmt::format("{}: unterminated JSON value", what));
-    }
-    return i;
-}
-
-inline std::size_t skip_ws(std::string_view s, std::size_t i) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) {
-        ++i;
-    }
-    return i;
-}
-
-[[noreturn]] inline void reset_body_error(std::string_view problem, std::size_t at) {
-    throw CodecError(fmt::format("ResetOffsetBody: {} at byte {}", problem, at));
-}
-
-}  // namespace detail
-
-/// Parses a RESET_CONSUMER_CLIENT_OFFSET body in either form: (queue, offset) pairs.
-inline std::vector<std::pair<MessageQueue, std::int64_t>> decode_reset_offset_body(std::string_view json) {
-    constexpr std::string_view what = "ResetOffsetBody";
-    std::vector<std::pair<MessageQueue, std::int64_t>> out;
-    std::size_t i = detail::skip_ws(json, 0);
-    if (i >= json.size() || json[i] != '{') {
-        detail::reset_body_error("expected '{'", i);
-    }
-    ++i;
-    while (true) {
-        i = detail::skip_ws(json, i);
-        if (i >= json.size()) {
-            detail::reset_body_error("unexpected end", i);
-        }
-        if (json[i] == '}') {
-            return out;
-        }
-        if (json[i] == ',') {
-            ++i;
-            continue;
-        }
-        const std::size_t key_end = detail::skip_json_value(json, i, what);
-        const auto key = detail::parse_object("{" + std::string(json.substr(i, key_end - i)) + ":0}", what);
-        i = detail::skip_ws(json, key_end);
-        if (i >= json.size() || json[i] != ':') {
-            detail::reset_body_error("expected ':'", i);
-        }
-        i = detail::skip_ws(json, i + 1);
-        const std::size_t value_end = detail::skip_json_value(json, i, what);
-        if (key.begin().key() != "offsetTable") {
-            i = value_end;
-            continue;
-        }
-        const std::string_view value = json.substr(i, value_end - i);
-        if (!value.empty() && value.front() == '[') {
-            for (const auto& e : rmq::detail::parse_fastjson(value, what)) {
-                out.emplace_back(detail::parse_message_queue(e, what),
-                                 detail::get_int<std::int64_t>(e, "offset", what));
-            }
-        } else if (!value.empty() && value.front() == '{') {
-            std::size_t k = 1;
-            while (true) {
-                k = detail::skip_ws(value, k);
-                if (k >= value.size()) {
-                    detail::reset_body_error("unterminated offsetTable", i + k);
-                }
-                if (value[k] == '}') {
-                    break;
-                }
-                if (value[k] == ',') {
-                    ++k;
-                    continue;
-                }
-                const std::size_t mq_end = detail::skip_json_value(value, k, what);
-                const MessageQueue mq = detail::parse_message_queue(
-                    rmq::detail::parse_fastjson(value.substr(k, mq_end - k), what), what);
-                k = detail::skip_ws(value, mq_end);
-                if (k >= value.size() || value[k] != ':') {
-                    detail::reset_body_error("expected ':' after a MessageQueue key", i + k);
-                }
-                k = detail::skip_ws(value, k + 1);
-                const std::size_t num_end = detail::skip_json_value(value, k, what);
-                const auto num = rmq::detail::parse_fastjson(value.substr(k, num_end - k), what);
-                if (!num.is_number_integer()) {
-                    detail::reset_body_error("offset is not an integer", i + k);
-                }
-                out.emplace_back(mq, num.get<std::int64_t>());
-                k = num_end;
-            }
-        } else if (value != "null") {
-            detail::reset_body_error("offsetTable is neither an object nor a list", i);
-        }
-        i = value_end;
-    }
-}
-
-/// Writes a ResetOffsetBody the way a Java broker does (ObjectKeys form: entries in the given order).
-inline std::string encode_reset_offset_body(std::span<const std::pair<MessageQueue, std::int64_t>> offsets,
-                                            ResetOffsetForm form = ResetOffsetForm::ObjectKeys) {
-    std::string out = "{\"offsetTable\":";
-    out.push_back(form == ResetOffsetForm::ForC ? '[' : '{');
-    for (std::size_t n = 0; n < offsets.size(); ++n) {
-        const auto& [mq, offset] = offsets[n];
-        if (n != 0) {
-            out.push_back(',');
-        }
-        if (form == ResetOffsetForm::ForC) {
-            bool f = true;
-            out.push_back('{');
-            detail::put_string(out, "brokerName", mq.broker_name, f);
-            detail::put_int(out, "offset", offset, f);
-            detail::put_int(out, "queueId", mq.queue_id, f);
-            detail::put_string(out, "topic", mq.topic, f);
-            out.push_back('}');
-        } else {
-            detail::append_message_queue(out, mq);
-            out.append(fmt::format(":{}", offset));
-        }
-    }
-    out.push_back(form == ResetOffsetForm::ForC ? ']' : '}');
-    out.push_back('}');
-    return out;
-}
+TopicRoute to_topic_route(std::string_view topic, const TopicRouteData& route);
 
 }  // namespace rmq::remoting
+
+// ---- end rmq/remoting/bodies/topic_route_data.hpp ----
 // ---- end rmq/remoting/bodies.hpp ----
 
 // ---- begin rmq/remoting/compression.hpp ----
 
-/// @file compression.hpp
+/// @file remoting/compression.hpp
 /// Message body compression as RocketMQ's CompressorFactory does it: zlib streams (java.util.zip.Deflater),
 /// LZ4 frames (lz4-java LZ4FrameOutputStream) and Zstandard frames (zstd-jni ZstdOutputStream).
 ///
@@ -11267,26 +8668,17 @@ inline std::string encode_reset_offset_body(std::span<const std::pair<MessageQue
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
-#include <limits>
-#include <memory>
 #include <string>
 #include <string_view>
 
-#include <zlib.h>
-
-#include <fmt/format.h>
-
 
 #if defined(RMQ_WITH_LZ4) && __has_include(<lz4frame.h>)
-#    include <lz4frame.h>
 #    define RMQ_DETAIL_HAS_LZ4 1
 #else
 #    define RMQ_DETAIL_HAS_LZ4 0
 #endif
 
 #if defined(RMQ_WITH_ZSTD) && __has_include(<zstd.h>)
-#    include <zstd.h>
 #    define RMQ_DETAIL_HAS_ZSTD 1
 #else
 #    define RMQ_DETAIL_HAS_ZSTD 0
@@ -11327,237 +8719,19 @@ inline constexpr std::string_view compression_name(CompressionType type) noexcep
 /// refuses stored bodies above 4 MiB by default; compressed text rarely expands beyond 100x).
 inline constexpr std::size_t max_decompressed_body = 512U * 1024U * 1024U;
 
-namespace detail {
-
-[[noreturn]] inline void not_compiled_in(CompressionType type) {
-    throw CodecError(
-        fmt::format("{} body compression support is not compiled in (define RMQ_WITH_{} and link "
-                    "its library)",
-                    compression_name(type),
-                    compression_name(type)));
-}
-
-inline void check_growth(std::size_t size, CompressionType type) {
-    if (size > max_decompressed_body) {
-        throw CodecError(fmt::format(
-            "{} body decompresses to more than {} bytes", compression_name(type), max_decompressed_body));
-    }
-}
-
-inline std::string zlib_inflate(std::string_view in) {
-    z_stream zs{};
-    if (inflateInit(&zs) != Z_OK) {
-        throw CodecError("ZLIB: inflateInit failed");
-    }
-    std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&zs, inflateEnd);
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-    zs.avail_in = static_cast<uInt>(in.size());
-    std::string out;
-    char buf[16384];
-    int rc = Z_OK;
-    while (rc != Z_STREAM_END) {
-        zs.next_out = reinterpret_cast<Bytef*>(buf);
-        zs.avail_out = sizeof buf;
-        rc = inflate(&zs, Z_NO_FLUSH);
-        if (rc != Z_OK && rc != Z_STREAM_END) {
-            throw CodecError(
-                fmt::format("ZLIB body is corrupt: {} (zlib error {})", zs.msg ? zs.msg : "?", rc));
-        }
-        out.append(buf, sizeof buf - zs.avail_out);
-        check_growth(out.size(), CompressionType::Zlib);
-        if (rc == Z_OK && zs.avail_in == 0 && zs.avail_out != 0) {
-            throw CodecError("ZLIB body is truncated");
-        }
-    }
-    return out;
-}
-
-inline std::string zlib_deflate(std::string_view in, int level) {
-    uLongf bound = compressBound(static_cast<uLong>(in.size()));
-    std::string out(bound, '\0');
-    if (compress2(reinterpret_cast<Bytef*>(out.data()),
-                  &bound,
-                  reinterpret_cast<const Bytef*>(in.data()),
-                  static_cast<uLong>(in.size()),
-                  level) != Z_OK) {
-        throw CodecError(fmt::format("ZLIB: compress2 failed at level {}", level));
-    }
-    out.resize(bound);
-    return out;
-}
-
-#if RMQ_DETAIL_HAS_LZ4
-inline std::string lz4_decompress(std::string_view in) {
-    LZ4F_dctx* ctx = nullptr;
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION))) {
-        throw CodecError("LZ4: cannot create a decompression context");
-    }
-    std::unique_ptr<LZ4F_dctx, LZ4F_errorCode_t (*)(LZ4F_dctx*)> guard(ctx, LZ4F_freeDecompressionContext);
-    std::string out;
-    char buf[65536];
-    const char* src = in.data();
-    std::size_t left = in.size();
-    while (true) {
-        std::size_t dst_size = sizeof buf;
-        std::size_t src_size = left;
-        const std::size_t hint = LZ4F_decompress(ctx, buf, &dst_size, src, &src_size, nullptr);
-        if (LZ4F_isError(hint)) {
-            throw CodecError(fmt::format("LZ4 body is corrupt: {}", LZ4F_getErrorName(hint)));
-        }
-        out.append(buf, dst_size);
-        check_growth(out.size(), CompressionType::Lz4);
-        src += src_size;
-        left -= src_size;
-        if (hint == 0) {
-            break;  // frame complete
-        }
-        if (src_size == 0 && dst_size == 0) {
-            throw CodecError("LZ4 body is truncated");  // wants more input and has no buffered output
-        }
-    }
-    return out;
-}
-
-inline std::string lz4_compress(std::string_view in, int /*level*/) {
-    // Like lz4-java's LZ4FrameOutputStream (what Java's Lz4Compressor uses, ignoring the level): fast
-    // compressor, independent blocks of at most 4 MiB declared as such even for small bodies (lz4-java cannot
-    // read dependent blocks), no checksums. The streaming API keeps the declared block size (compressFrame
-    // would shrink it).
-    LZ4F_preferences_t prefs{};
-    prefs.frameInfo.blockSizeID = LZ4F_max4MB;
-    prefs.frameInfo.blockMode = LZ4F_blockIndependent;
-    prefs.compressionLevel = 0;
-    LZ4F_cctx* ctx = nullptr;
-    if (LZ4F_isError(LZ4F_createCompressionContext(&ctx, LZ4F_VERSION))) {
-        throw CodecError("LZ4: cannot create a compression context");
-    }
-    std::unique_ptr<LZ4F_cctx, LZ4F_errorCode_t (*)(LZ4F_cctx*)> guard(ctx, LZ4F_freeCompressionContext);
-    std::string out(LZ4F_HEADER_SIZE_MAX + LZ4F_compressBound(in.size(), &prefs), '\0');
-    auto check = [](std::size_t rc) {
-        if (LZ4F_isError(rc)) {
-            throw CodecError(fmt::format("LZ4: compression failed: {}", LZ4F_getErrorName(rc)));
-        }
-        return rc;
-    };
-    std::size_t n = check(LZ4F_compressBegin(ctx, out.data(), out.size(), &prefs));
-    n += check(LZ4F_compressUpdate(ctx, out.data() + n, out.size() - n, in.data(), in.size(), nullptr));
-    n += check(LZ4F_compressEnd(ctx, out.data() + n, out.size() - n, nullptr));
-    out.resize(n);
-    return out;
-}
-#endif
-
-#if RMQ_DETAIL_HAS_ZSTD
-inline std::string zstd_decompress(std::string_view in) {
-    std::unique_ptr<ZSTD_DStream, std::size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(), ZSTD_freeDStream);
-    if (!ds || ZSTD_isError(ZSTD_initDStream(ds.get()))) {
-        throw CodecError("ZSTD: cannot create a decompression stream");
-    }
-    std::string out;
-    std::string buf(ZSTD_DStreamOutSize(), '\0');
-    ZSTD_inBuffer input{in.data(), in.size(), 0};
-    std::size_t rc = 1;
-    while (rc != 0) {
-        ZSTD_outBuffer output{buf.data(), buf.size(), 0};
-        rc = ZSTD_decompressStream(ds.get(), &output, &input);
-        if (ZSTD_isError(rc)) {
-            throw CodecError(fmt::format("ZSTD body is corrupt: {}", ZSTD_getErrorName(rc)));
-        }
-        out.append(buf.data(), output.pos);
-        check_growth(out.size(), CompressionType::Zstd);
-        if (rc != 0 && input.pos == input.size && output.pos < output.size) {
-            throw CodecError("ZSTD body is truncated");
-        }
-    }
-    return out;
-}
-
-inline std::string zstd_compress(std::string_view in, int level) {
-    // Streamed like zstd-jni's ZstdOutputStream (Java's ZstdCompressor): the frame does not declare its
-    // content size and has no checksum.
-    std::unique_ptr<ZSTD_CCtx, std::size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
-    auto check = [](std::size_t rc) {
-        if (ZSTD_isError(rc)) {
-            throw CodecError(fmt::format("ZSTD: compression failed: {}", ZSTD_getErrorName(rc)));
-        }
-        return rc;
-    };
-    if (!cctx) {
-        throw CodecError("ZSTD: cannot create a compression context");
-    }
-    check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level));
-    std::string out;
-    std::string buf(ZSTD_CStreamOutSize(), '\0');
-    ZSTD_inBuffer input{in.data(), in.size(), 0};
-    while (input.pos < input.size) {
-        ZSTD_outBuffer output{buf.data(), buf.size(), 0};
-        check(ZSTD_compressStream2(cctx.get(), &output, &input, ZSTD_e_continue));
-        out.append(buf.data(), output.pos);
-    }
-    // Java flushes before closing the stream, so the data ends a block and an empty last block follows.
-    ZSTD_inBuffer none{nullptr, 0, 0};
-    for (const auto op : {ZSTD_e_flush, ZSTD_e_end}) {
-        std::size_t remaining = 1;
-        while (remaining != 0) {
-            ZSTD_outBuffer output{buf.data(), buf.size(), 0};
-            remaining = check(ZSTD_compressStream2(cctx.get(), &output, &none, op));
-            out.append(buf.data(), output.pos);
-        }
-    }
-    return out;
-}
-#endif
-
-}  // namespace detail
-
 /// Decompresses a stored body. Throws CodecError when the data is corrupt or the type is not compiled in.
-inline std::string decompress(std::string_view data, CompressionType type) {
-    switch (type) {
-    case CompressionType::Zlib:
-        return detail::zlib_inflate(data);
-    case CompressionType::Lz4:
-#if RMQ_DETAIL_HAS_LZ4
-        return detail::lz4_decompress(data);
-#else
-        detail::not_compiled_in(type);
-#endif
-    case CompressionType::Zstd:
-#if RMQ_DETAIL_HAS_ZSTD
-        return detail::zstd_decompress(data);
-#else
-        detail::not_compiled_in(type);
-#endif
-    }
-    throw CodecError(fmt::format("unknown compression type {}", static_cast<int>(type)));
-}
+std::string decompress(std::string_view data, CompressionType type);
 
 /// Compresses a body like a Java producer (level = rocketmq.message.compressLevel, default 5).
-inline std::string compress(std::string_view data, CompressionType type, int level = 5) {
-    switch (type) {
-    case CompressionType::Zlib:
-        return detail::zlib_deflate(data, level);
-    case CompressionType::Lz4:
-#if RMQ_DETAIL_HAS_LZ4
-        return detail::lz4_compress(data, level);
-#else
-        detail::not_compiled_in(type);
-#endif
-    case CompressionType::Zstd:
-#if RMQ_DETAIL_HAS_ZSTD
-        return detail::zstd_compress(data, level);
-#else
-        detail::not_compiled_in(type);
-#endif
-    }
-    throw CodecError(fmt::format("unknown compression type {}", static_cast<int>(type)));
-}
+std::string compress(std::string_view data, CompressionType type, int level = 5);
 
 }  // namespace rmq::remoting
+
 // ---- end rmq/remoting/compression.hpp ----
 
 // ---- begin rmq/remoting/headers.hpp ----
 
-/// @file headers.hpp
+/// @file remoting/headers.hpp
 /// Typed request/response headers ("custom headers") of the requests a push consumer and a simple producer
 /// need, converted to and from RemotingCommand ext fields the way Java's makeCustomHeaderToNet /
 /// decodeCommandCustomHeader do: every value is text (String.valueOf), absent optional fields are not sent.
@@ -11576,9 +8750,9 @@ inline std::string compress(std::string_view data, CompressionType type, int lev
 
 // ---- begin rmq/remoting/request_code.hpp ----
 
-/// @file request_code.hpp
-/// RocketMQ request codes (Java's RequestCode) and the remoting response codes rmq's transport sees.
-/// Response codes shared with the rest of rmq live in rmq/protocol.hpp (rmq::response_code).
+/// @file remoting/request_code.hpp
+/// RocketMQ request codes (Java's RequestCode). The response codes are rmq::response_code (rmq/protocol.hpp),
+/// one list shared by the wire format, every transport and the embedded broker.
 
 #include <cstdint>
 
@@ -11646,50 +8820,6 @@ inline constexpr std::int32_t query_assignment = 400;
 inline constexpr std::int32_t set_message_request_mode = 401;
 inline constexpr std::int32_t get_all_message_request_mode = 402;
 }  // namespace request_code
-
-/// Response codes of the remoting layer and the 4.9/5.x brokers beyond rmq::response_code (rmq/protocol.hpp).
-namespace response_code {
-inline constexpr std::int32_t success = 0;
-inline constexpr std::int32_t system_error = 1;
-inline constexpr std::int32_t system_busy = 2;
-inline constexpr std::int32_t request_code_not_supported = 3;
-inline constexpr std::int32_t transaction_failed = 4;
-inline constexpr std::int32_t flush_disk_timeout = 10;
-inline constexpr std::int32_t slave_not_available = 11;
-inline constexpr std::int32_t flush_slave_timeout = 12;
-inline constexpr std::int32_t message_illegal = 13;
-inline constexpr std::int32_t service_not_available = 14;
-inline constexpr std::int32_t version_not_supported = 15;
-inline constexpr std::int32_t no_permission = 16;
-inline constexpr std::int32_t topic_not_exist = 17;
-inline constexpr std::int32_t topic_exist_already = 18;
-inline constexpr std::int32_t pull_not_found = 19;
-inline constexpr std::int32_t pull_retry_immediately = 20;
-inline constexpr std::int32_t pull_offset_moved = 21;
-inline constexpr std::int32_t query_not_found = 22;
-inline constexpr std::int32_t subscription_parse_failed = 23;
-inline constexpr std::int32_t subscription_not_exist = 24;
-inline constexpr std::int32_t subscription_not_latest = 25;
-inline constexpr std::int32_t subscription_group_not_exist = 26;
-inline constexpr std::int32_t filter_data_not_exist = 27;
-inline constexpr std::int32_t filter_data_not_latest = 28;
-/// 5.x only.
-inline constexpr std::int32_t invalid_parameter = 29;
-inline constexpr std::int32_t transaction_should_commit = 200;
-inline constexpr std::int32_t transaction_should_rollback = 201;
-inline constexpr std::int32_t transaction_state_unknow = 202;
-inline constexpr std::int32_t transaction_state_group_wrong = 203;
-inline constexpr std::int32_t no_buyer_id = 204;
-inline constexpr std::int32_t not_in_current_unit = 205;
-inline constexpr std::int32_t consumer_not_online = 206;
-inline constexpr std::int32_t consume_msg_timeout = 207;
-inline constexpr std::int32_t no_message = 208;
-inline constexpr std::int32_t flow_control = 215;
-inline constexpr std::int32_t not_leader_for_queue = 501;
-inline constexpr std::int32_t illegal_operation = 604;
-/// 5.3 servers shutting down gracefully (only to requests with version > 475).
-inline constexpr std::int32_t go_away = 1500;
-}  // namespace response_code
 
 }  // namespace rmq::remoting
 // ---- end rmq/remoting/request_code.hpp ----
@@ -12273,7 +9403,7 @@ struct GetConsumerStatusRequestHeader {
 
 // ---- begin rmq/remoting/message_codec.hpp ----
 
-/// @file message_codec.hpp
+/// @file remoting/message_codec.hpp
 /// Stored message records (Java's MessageDecoder): the commit-log / PULL_MESSAGE body layout, offset message
 /// ids, the SEND_BATCH_MESSAGE body and UtilAll.crc32.
 
@@ -12288,14 +9418,10 @@ struct GetConsumerStatusRequestHeader {
 #include <string_view>
 #include <vector>
 
-#include <arpa/inet.h>
-#include <zlib.h>
-
 #include <fmt/format.h>
 
 
-
-namespace rmq {
+namespace rmq::remoting {
 
 /// Java's MessageSysFlag bits (record field SYSFLAG and the send header's sysFlag).
 namespace message_sys_flag {
@@ -12313,22 +9439,10 @@ inline constexpr std::int32_t inner_batch = 0x80;
 inline constexpr std::int32_t compression_type_mask = 0x700;
 
 /// The compression a record's sysFlag announces (0, the pre-4.9.4 value, means zlib).
-inline std::optional<remoting::CompressionType> compression_type(std::int32_t sys_flag) noexcept {
-    switch ((sys_flag & compression_type_mask) >> 8) {
-    case 0:
-    case 3:
-        return remoting::CompressionType::Zlib;
-    case 1:
-        return remoting::CompressionType::Lz4;
-    case 2:
-        return remoting::CompressionType::Zstd;
-    default:
-        return std::nullopt;
-    }
-}
+std::optional<CompressionType> compression_type(std::int32_t sys_flag) noexcept;
 
 /// The sysFlag bits announcing `type` (what a 4.9.4+ Java producer sets next to `compressed`).
-inline constexpr std::int32_t compression_bits(remoting::CompressionType type) noexcept {
+inline constexpr std::int32_t compression_bits(CompressionType type) noexcept {
     return static_cast<std::int32_t>(type) << 8;
 }
 }  // namespace message_sys_flag
@@ -12339,16 +9453,7 @@ inline constexpr std::int32_t message_magic_code_v1 = static_cast<std::int32_t>(
 inline constexpr std::int32_t message_magic_code_v2 = static_cast<std::int32_t>(0xDAA320ABU);
 
 /// UtilAll.crc32: CRC-32 (java.util.zip.CRC32) masked to a non-negative int, as the broker stores BODYCRC.
-inline std::int32_t crc32(std::string_view data) noexcept {
-    uLong crc = ::crc32(0L, Z_NULL, 0);
-    // zlib takes uInt lengths; feed large inputs in pieces.
-    while (!data.empty()) {
-        const auto n = static_cast<uInt>(std::min<std::size_t>(data.size(), 1U << 30));
-        crc = ::crc32(crc, reinterpret_cast<const Bytef*>(data.data()), n);
-        data.remove_prefix(n);
-    }
-    return static_cast<std::int32_t>(crc & 0x7FFFFFFFU);
-}
+std::int32_t crc32(std::string_view data) noexcept;
 
 /// An IPv4 or IPv6 socket address as a record stores it.
 struct SocketAddress {
@@ -12385,7 +9490,6624 @@ struct SocketAddress {
 };
 
 /// Parses `a.b.c.d:port`, `[v6]:port` or `v6:port` (last colon splits). Throws rmq::InvalidArgument.
-inline SocketAddress parse_socket_address(std::string_view text) {
+SocketAddress parse_socket_address(std::string_view text);
+
+/// MessageDecoder.createMessageId: uppercase hex of store ip ‖ int32 port ‖ int64 commit-log offset
+/// (32 characters for IPv4, 56 for IPv6).
+std::string create_message_id(const SocketAddress& store_host, std::int64_t commit_log_offset);
+
+/// What an offset message id encodes.
+struct MessageId {
+    SocketAddress address;
+    std::int64_t offset = 0;
+
+    friend bool operator==(const MessageId&, const MessageId&) = default;
+};
+
+/// MessageDecoder.decodeMessageId. Throws rmq::remoting::CodecError unless `id` has 32 or 56 hex digits.
+MessageId decode_message_id(std::string_view id);
+
+/// How decode_message(s) treats bodies.
+struct MessageDecodeOptions {
+    /// false: skip the body (Java's readBody = false).
+    bool read_body = true;
+    /// Inflate compressed bodies (sysFlag is left as stored, as Java's clientDecode does).
+    bool decompress_body = true;
+};
+
+/// What decode_messages could not decode.
+struct MessageDecodeReport {
+    /// Records dropped: the first undecodable one and every record after it (Java drops the rest silently).
+    std::size_t damaged_records = 0;
+    /// Bytes of the body not turned into messages.
+    std::size_t damaged_bytes = 0;
+    /// Why the first dropped record failed (empty when nothing was dropped).
+    std::string error;
+};
+
+/// Decodes exactly one record (MessageDecoder.clientDecode). Throws rmq::remoting::CodecError when it is
+/// truncated, has a bad magic code or size, or its body cannot be decompressed.
+MessageExt decode_message(std::span<const std::byte> record, const MessageDecodeOptions& options = {});
+
+/// Decodes the body of a PULL_MESSAGE response (back-to-back records, MessageDecoder.decodes). Like Java, the
+/// first record that cannot be decoded and everything after it are dropped; `report` (optional) says how
+/// many records and bytes were dropped and why.
+std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_body,
+                                        MessageDecodeReport* report = nullptr,
+                                        const MessageDecodeOptions& options = {});
+
+/// decode_messages() with the count of dropped records in `*damaged` (if not null).
+std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_body, std::size_t* damaged);
+
+/// Encodes one record in the store / pull layout (MessageDecoder.encode(msg, false)): the body is written as
+/// stored (compress it and set sysFlag beforehand), BODYCRC is copied from the message, hosts are IPv6 when
+/// sysFlag says so. `properties_string` replaces the properties (Java writes its HashMap order; the default
+/// is encode_properties of the sorted map). Topics longer than 127 bytes use the V2 magic code (2-byte topic
+/// length, as 5.x brokers do). Throws rmq::InvalidArgument for unparsable hosts, rmq::remoting::CodecError
+/// for properties above 32767 bytes.
+std::string encode_message(const MessageExt& msg, std::optional<std::string_view> properties_string = {});
+
+/// One entry of a SEND_BATCH_MESSAGE body (MessageDecoder.encodeMessage): TOTALSIZE, MAGICCODE 0, BODYCRC 0,
+/// FLAG, BODYLEN + body, PROPLEN + properties. `properties_string` as for encode_message.
+std::string encode_batch_entry(const Message& msg, std::optional<std::string_view> properties_string = {});
+
+/// The SEND_BATCH_MESSAGE body (MessageDecoder.encodeMessages): the entries back to back.
+std::string encode_messages(std::span<const Message> msgs);
+
+/// MessageDecoder.decodeMessages: the entries of a SEND_BATCH_MESSAGE body (flag, body, properties).
+/// Throws rmq::remoting::CodecError on a truncated or inconsistent entry.
+std::vector<Message> decode_batch_messages(std::span<const std::byte> batch_body);
+
+}  // namespace rmq::remoting
+
+// ---- end rmq/remoting/message_codec.hpp ----
+
+// ---- begin rmq/transport/remoting.hpp ----
+
+/// @file transport/remoting.hpp
+/// rmq::RemotingTransport: rmq::Transport over Apache RocketMQ's own TCP "remoting" protocol, to real
+/// NameServers and Brokers (4.9.x and 5.x). See docs/transport/remoting.md.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+// ---- begin rmq/transport/remoting_config.hpp ----
+
+/// @file transport/remoting_config.hpp
+/// rmq::RemotingConfig: how an rmq::RemotingTransport reaches a RocketMQ cluster (see
+/// docs/transport/remoting.md).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+
+namespace rmq {
+
+/// ACL credentials every request is signed with (Java's SessionCredentials / AclClientRPCHook):
+/// `rmq::AclCredentials{access_key, secret_key}`.
+using AclCredentials = remoting::AclCredentials;
+
+/// How a RemotingTransport reaches the cluster. Field names mirror the Java ClientConfig / NettyClientConfig
+/// names where one exists.
+struct RemotingConfig {
+    /// NameServer addresses, `host:port` separated by `;` (Java namesrvAddr). Required.
+    std::string namesrv_addr;
+    /// Sign every request with these (ACL 1.0 on 4.9.x-5.3.2, authentication on 5.3+).
+    std::optional<AclCredentials> credentials{};
+    /// TCP connect timeout (NettyClientConfig.connectTimeoutMillis).
+    std::int64_t connect_timeout_millis = 3000;
+    /// Timeout of every synchronous request (ClientConfig.mqClientApiTimeout).
+    std::int64_t mq_client_api_timeout = 3000;
+    /// Timeout of a SEND_MESSAGE_V2 request (DefaultMQProducer.sendMsgTimeout).
+    std::int64_t send_msg_timeout = 3000;
+    /// Read timeout of a long-polling pull (DefaultMQPushConsumer consumerTimeoutMillisWhenSuspend); always
+    /// kept at least 5 s above the pull's suspend time.
+    std::int64_t consumer_timeout_millis_when_suspend = 30000;
+    /// Route refresh and transport-level heartbeat period (ClientConfig.pollNameServerInterval).
+    std::int64_t poll_name_server_interval = 30000;
+    /// Bodies of at least this many bytes are zlib-compressed by send() (compressMsgBodyOverHowmuch).
+    std::int32_t compress_msg_body_over_howmuch = 4096;
+    /// zlib level (rocketmq.message.compressLevel).
+    int compress_level = 5;
+    /// SYSTEM_BUSY answers to synchronous requests are retried this many times, with doubling back-off from
+    /// 50 ms (capped at 1 s); pulls report them to the consumer, which backs off itself.
+    int system_busy_retry_times = 3;
+    /// Header format of the requests rmq sends (responses are decoded in either format).
+    remoting::SerializeType serialize_type = remoting::SerializeType::Json;
+    /// Back-off after a failed connect: requests to that address fail at once until it has passed (doubles
+    /// up to the maximum while connects keep failing).
+    std::int64_t reconnect_backoff_min_millis = 100;
+    std::int64_t reconnect_backoff_max_millis = 5000;
+};
+
+}  // namespace rmq
+// ---- end rmq/transport/remoting_config.hpp ----
+
+
+// ---- begin rmq/detail/remoting_transport/state.hpp ----
+
+/// @file detail/remoting_transport/state.hpp
+/// RemotingTransportState: what every copy of one rmq::RemotingTransport shares. It owns the connection layer
+/// and the caches and hands each request to its client call (membership, pull, offsets, locks, send).
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+
+
+// ---- begin rmq/detail/net/client.hpp ----
+
+/// @file detail/net/client.hpp
+/// The remoting client under rmq::RemotingTransport (Java's NettyRemotingClient): one io thread, one shared
+/// connection per address, synchronous / asynchronous / oneway invocation, ACL signing of every request,
+/// dispatch of broker-initiated requests and delayed tasks on the io thread. Asio stays behind the pimpl
+/// (impl/client.ipp).
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+
+
+// ---- begin rmq/detail/net/connection.hpp ----
+
+/// @file detail/net/connection.hpp
+/// RemotingConnection, one TCP connection to a NameServer or Broker. Only the client uses it (through its
+/// pimpl), so this header only names the class: its definition is in impl/connection.ipp, with Asio.
+
+
+
+// ---- begin rmq/detail/net/options.hpp ----
+
+/// @file detail/net/options.hpp
+/// What the connection layer is configured with and calls back: connection options, the completion of a
+/// request, the handler of requests a peer sends and the hook run after a reconnect. No Asio here.
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// Completion of a two-way request: exactly one of `response` and `error` is set. Runs on the io thread
+/// (or, when the connection is already closed, on the caller's thread).
+using RemotingCallback =
+    std::function<void(std::optional<remoting::Command> response, std::exception_ptr error)>;
+
+/// Answers a request the peer sent: the response (opaque and flag are filled in by the connection) or
+/// nullopt for "not supported". Runs on the io thread; the result of a oneway request is discarded.
+using RequestHandler = std::function<std::optional<remoting::Command>(const std::string& addr,
+                                                                      const remoting::Command& request)>;
+
+/// Called on the io thread after each successful reconnect (not the first connect); the requests it
+/// returns are written before anything queued (e.g. the heartbeats a broker must see again before a pull:
+/// it forgot the client when the old channel closed). Their answers are ignored.
+using ConnectHook = std::function<std::vector<remoting::Command>(const std::string& addr)>;
+
+/// How a connection behaves (copied from rmq::RemotingConfig).
+struct ConnectionOptions {
+    std::int64_t connect_timeout_millis = 3000;
+    /// After a failed connect, the next attempt waits this long, doubling up to the maximum.
+    std::int64_t reconnect_backoff_min_millis = 100;
+    std::int64_t reconnect_backoff_max_millis = 5000;
+    remoting::SerializeType serialize_type = remoting::SerializeType::Json;
+    /// Frames announced above this are refused (the connection is closed), as Java's decoder does.
+    std::size_t max_frame_length = remoting::max_frame_length;
+};
+
+/// Request ids: a process-wide counter like Java's RemotingCommand.requestId, kept non-negative as the C++
+/// client does (ids are only compared for equality, wrap-around is harmless).
+std::int32_t next_opaque() noexcept;
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/net/options.hpp ----
+
+namespace rmq::detail {
+
+class RemotingConnection;
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/net/connection.hpp ----
+
+namespace rmq::detail {
+
+/// Owns the io thread and the connections. Thread-safe. Destroying it closes every connection (pending
+/// requests fail with rmq::Error) and joins the io thread; it must not be destroyed on that thread.
+class RemotingClient {
+public:
+    explicit RemotingClient(ConnectionOptions options,
+                            std::optional<remoting::AclCredentials> credentials = std::nullopt);
+
+    RemotingClient(const RemotingClient&) = delete;
+    RemotingClient& operator=(const RemotingClient&) = delete;
+
+    ~RemotingClient();
+
+    /// Sets the handler for requests peers send (before the first connection is made).
+    void set_request_handler(RequestHandler handler);
+
+    /// Sets the hook run after each (re)connect (before the first connection is made).
+    void set_connect_hook(ConnectHook hook);
+
+    /// Whether the caller runs on the io thread (where blocking calls would deadlock).
+    [[nodiscard]] bool on_io_thread() const noexcept;
+
+    /// Asynchronous two-way request: `callback` gets the response, rmq::Timeout after `timeout_millis`, or
+    /// rmq::Error when the connection fails. The request is signed first; throws rmq::remoting::CodecError
+    /// (nothing is sent) when the frame cannot be encoded, e.g. above 16 MiB.
+    void invoke_async(const std::string& addr,
+                      remoting::Command cmd,
+                      std::int64_t timeout_millis,
+                      RemotingCallback callback);
+
+    /// Blocking two-way request: the response (whatever its code), or throws rmq::Timeout / rmq::Error.
+    /// Refused (rmq::IllegalState) on the io thread.
+    remoting::Command
+    invoke_sync(const std::string& addr, remoting::Command cmd, std::int64_t timeout_millis);
+
+    /// Oneway request (flag bit 1); the request is signed first. Failures are only logged.
+    void invoke_oneway(const std::string& addr, remoting::Command cmd);
+
+    /// Runs `task` on the io thread after `delay_millis` (never, once the client is shut down).
+    void run_after(std::int64_t delay_millis, std::function<void()> task);
+
+    /// Closes the connection to `addr` (the next request opens a new one).
+    void close_connection(const std::string& addr);
+
+    /// Closes every connection and stops the io thread. Idempotent.
+    void shutdown();
+
+    [[nodiscard]] const ConnectionOptions& options() const noexcept;
+
+private:
+    struct Impl;
+
+    std::shared_ptr<RemotingConnection> connection(const std::string& addr);
+    void sign(remoting::Command& cmd) const;
+
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/net/client.hpp ----
+
+// ---- begin rmq/detail/remoting_transport/broker_requests.hpp ----
+
+/// @file detail/remoting_transport/broker_requests.hpp
+/// The requests a broker sends the client: NOTIFY_CONSUMER_IDS_CHANGED (40) and GET_CONSUMER_RUNNING_INFO
+/// (307); everything else is answered REQUEST_CODE_NOT_SUPPORTED by the connection.
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+
+
+
+// ---- begin rmq/detail/remoting_transport/heartbeat_registry.hpp ----
+
+/// @file detail/remoting_transport/heartbeat_registry.hpp
+/// The heartbeats the transport has sent, merged per client id: what it re-sends to a broker after a
+/// reconnect and periodically, and what it knows of its own producer and consumer groups.
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// Thread-safe.
+class HeartbeatRegistry {
+public:
+    /// Merges `hb` into the stored heartbeat of its client id (a consumer group replaces its older data).
+    void remember(const HeartbeatData& hb);
+
+    /// Drops one producer and one consumer group of `client_id` (and the client once it has none).
+    void forget(const std::string& client_id,
+                const std::string& producer_group,
+                const std::string& consumer_group);
+
+    /// One HEART_BEAT request per remembered client.
+    std::vector<remoting::Command> commands() const;
+
+    /// The first producer group any remembered client registered.
+    std::optional<std::string> first_producer_group() const;
+
+    /// The remembered data of consumer group `group`.
+    std::optional<ConsumerData> consumer(const std::string& group) const;
+
+private:
+    mutable std::mutex mutex_;
+    std::map<std::string, HeartbeatData> heartbeats_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/remoting_transport/heartbeat_registry.hpp ----
+
+namespace rmq::detail {
+
+/// Answers broker-initiated requests (on the io thread). Thread-safe.
+class BrokerRequests {
+public:
+    BrokerRequests(const RemotingConfig& config,
+                   const HeartbeatRegistry& heartbeats,
+                   std::int64_t start_millis)
+        : config_(config)
+        , heartbeats_(heartbeats)
+        , start_millis_(start_millis) {}
+
+    /// Where NOTIFY_CONSUMER_IDS_CHANGED goes.
+    void set_notification_handler(NotificationHandler handler);
+
+    /// The answer to `req`, or nullopt for "not supported".
+    std::optional<remoting::Command> on_request(const std::string& addr, const remoting::Command& req);
+
+    /// ConsumerRunningInfo JSON with what the transport knows: subscriptions and client properties.
+    std::optional<std::string> running_info(const std::string& group) const;
+
+private:
+    remoting::Command notify_consumer_ids_changed(const remoting::Command& req);
+    remoting::Command consumer_running_info(const remoting::Command& req) const;
+
+    const RemotingConfig& config_;
+    const HeartbeatRegistry& heartbeats_;
+    const std::int64_t start_millis_;
+    std::mutex mutex_;
+    NotificationHandler handler_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/remoting_transport/broker_requests.hpp ----
+
+// ---- begin rmq/detail/remoting_transport/caller.hpp ----
+
+/// @file detail/remoting_transport/caller.hpp
+/// How the transport's operations call a peer: synchronous requests with SYSTEM_BUSY retried, several
+/// requests at once, and the checks that turn an answer into an rmq error.
+
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+
+
+namespace rmq::detail {
+
+/// Sends requests through the client with the transport's timeouts and retry policy. Thread-safe.
+class RemotingCaller {
+public:
+    /// The answer of one of several requests sent at once, or why it failed.
+    using CallResult = std::variant<remoting::Command, std::exception_ptr>;
+    /// (address, request) pairs, and (address, result) pairs.
+    using Calls = std::vector<std::pair<std::string, remoting::Command>>;
+    using Results = std::vector<std::pair<std::string, CallResult>>;
+
+    RemotingCaller(RemotingClient& client, const RemotingConfig& config) noexcept
+        : client_(client)
+        , config_(config) {}
+
+    /// A synchronous request; SYSTEM_BUSY answers are retried with doubling back-off from 50 ms (capped at 1
+    /// s).
+    remoting::Command call(const std::string& addr, const remoting::Command& req, std::int64_t timeout);
+
+    /// call() with the api timeout (mq_client_api_timeout).
+    remoting::Command call(const std::string& addr, const remoting::Command& req) {
+        return call(addr, req, config_.mq_client_api_timeout);
+    }
+
+    /// Sends every request at once and waits for all (rmq::IllegalState on the io thread).
+    Results call_all(const Calls& calls, std::int64_t timeout);
+
+    /// rmq::BrokerError unless `resp` is SUCCESS.
+    static void check_success(const remoting::Command& resp, const std::string& what);
+
+    /// Throws for the first failed call or non-SUCCESS answer, naming its address.
+    static void throw_first_failure(const Results& results, std::string_view what);
+
+    RemotingClient& client() noexcept { return client_; }
+
+    [[nodiscard]] const RemotingConfig& config() const noexcept { return config_; }
+
+private:
+    RemotingClient& client_;
+    const RemotingConfig& config_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/remoting_transport/caller.hpp ----
+
+// ---- begin rmq/detail/remoting_transport/name_servers.hpp ----
+
+/// @file detail/remoting_transport/name_servers.hpp
+/// GET_ROUTEINFO_BY_TOPIC over the configured NameServers: lookups that try each NameServer in turn, and the
+/// periodic background refresh of every cached route.
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+
+// ---- begin rmq/detail/remoting_transport/route_cache.hpp ----
+
+/// @file detail/remoting_transport/route_cache.hpp
+/// The routes the transport knows: topic -> TopicRouteData, the broker addresses merged from all of them and
+/// the broker id each queue's last pull answer suggested.
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// Thread-safe route and broker-address cache.
+class RouteCache {
+public:
+    /// The cached route of `topic`.
+    std::optional<remoting::TopicRouteData> find(const std::string& topic) const;
+
+    [[nodiscard]] bool contains(const std::string& topic) const;
+
+    /// Caches a route and merges its broker addresses; returns the addresses seen for the first time (the
+    /// brokers that must hear the heartbeats).
+    std::vector<std::string> store(const std::string& topic, const remoting::TopicRouteData& data);
+
+    /// Forgets the route of `topic` (its broker addresses stay known).
+    void erase(const std::string& topic);
+
+    /// Every cached topic.
+    std::vector<std::string> topics() const;
+
+    /// The master (id 0) address of a broker group.
+    std::optional<std::string> master_address(const std::string& broker_name) const;
+
+    /// master_address, or rmq::Error naming the broker group when no master address is known.
+    std::string require_master(const std::string& broker_name) const;
+
+    /// An address of the first broker of `topic`'s route that has one (the master if known).
+    std::optional<std::string> any_broker_of(const std::string& topic) const;
+
+    /// Where a pull of `broker_name` goes: broker id `id` if known, else the master, else any; with the id
+    /// chosen. rmq::Error when no address of the group is known.
+    std::pair<std::string, std::int64_t> pull_address(const std::string& broker_name, std::int64_t id) const;
+
+    /// Addresses of every known broker: masters only, or masters and slaves.
+    std::vector<std::string> broker_addresses(bool masters_only) const;
+
+    [[nodiscard]] bool is_broker_address(const std::string& addr) const;
+
+    /// The broker id the last pull answer of `mq` suggested (0, the master, before any).
+    std::int64_t suggested_broker(const MessageQueue& mq) const;
+
+    void suggest_broker(const MessageQueue& mq, std::int64_t broker_id);
+
+private:
+    /// Caller holds mutex_.
+    std::optional<std::string>
+    pick_address(const std::string& broker_name, std::int64_t id, bool exact) const;
+
+    mutable std::mutex mutex_;
+    std::map<std::string, remoting::TopicRouteData> routes_;
+    std::map<std::string, std::map<std::int64_t, std::string>> brokers_;
+    std::map<MessageQueue, std::int64_t> suggested_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/remoting_transport/route_cache.hpp ----
+
+namespace rmq::detail {
+
+/// Route lookups; answers go into the RouteCache. Thread-safe.
+class NameServers {
+public:
+    /// Called with the broker addresses a stored route named for the first time.
+    using NewBrokers = std::function<void(const std::vector<std::string>& addrs)>;
+
+    /// Throws rmq::InvalidArgument for an empty or malformed `namesrv_addr` (`host:port;host:port`).
+    NameServers(RemotingCaller& caller, RouteCache& cache, std::string_view namesrv_addr);
+
+    /// Set once, before the first lookup.
+    void on_new_brokers(NewBrokers hook) { on_new_brokers_ = std::move(hook); }
+
+    /// The cached route of `topic`, asking a NameServer when there is none.
+    TopicRoute topic_route(const std::string& topic);
+
+    /// Asks the NameServers (the next one after a failure) and caches the answer. rmq::BrokerError for an
+    /// error answer (TOPIC_NOT_EXIST...); the last failure when no NameServer answered.
+    remoting::TopicRouteData fetch(const std::string& topic);
+
+    /// Asks a NameServer for every cached route; answers update the cache (a missing route keeps the old
+    /// one).
+    void refresh_async();
+
+    /// `host:port` items of a `;`-separated list.
+    static std::vector<std::string> split(std::string_view text);
+
+private:
+    void store(const std::string& topic, const remoting::TopicRouteData& data);
+    const std::string& next_address();
+
+    RemotingCaller& caller_;
+    RouteCache& cache_;
+    const std::vector<std::string> addrs_;
+    std::atomic<std::size_t> index_{0};
+    NewBrokers on_new_brokers_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/remoting_transport/name_servers.hpp ----
+
+// ---- begin rmq/detail/remoting_transport/parts.hpp ----
+
+/// @file detail/remoting_transport/parts.hpp
+/// What every client call of the transport works with: the configuration, the caller, the route cache, the
+/// NameServers, the heartbeat registry and the message id generator (all owned by RemotingTransportState).
+
+
+
+namespace rmq::detail {
+
+struct TransportParts {
+    const RemotingConfig& config;
+    RemotingCaller& caller;
+    RouteCache& routes;
+    NameServers& name_servers;
+    HeartbeatRegistry& heartbeats;
+    UniqueIdGenerator& ids;
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/remoting_transport/parts.hpp ----
+
+namespace rmq::detail {
+
+/// The shared state of every copy of one RemotingTransport (see rmq::RemotingTransport for each operation).
+class RemotingTransportState {
+public:
+    /// Throws rmq::InvalidArgument for an empty or malformed namesrv_addr or non-positive timeouts.
+    explicit RemotingTransportState(RemotingConfig config);
+
+    RemotingTransportState(const RemotingTransportState&) = delete;
+    RemotingTransportState& operator=(const RemotingTransportState&) = delete;
+
+    ~RemotingTransportState();
+
+    TopicRoute topic_route(const std::string& topic);
+    void heartbeat(const HeartbeatData& hb);
+    void unregister_client(const std::string& client_id,
+                           const std::string& producer_group,
+                           const std::string& consumer_group);
+    std::vector<std::string> consumer_id_list(const std::string& topic, const std::string& group);
+    void set_notification_handler(NotificationHandler handler);
+    void pull(const PullArgs& args, PullCallback callback);
+    std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq);
+    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset);
+    std::int64_t min_offset(const MessageQueue& mq);
+    std::int64_t max_offset(const MessageQueue& mq);
+    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp);
+    std::vector<MessageQueue>
+    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs);
+    void unlock_batch(const std::string& group,
+                      const std::string& client_id,
+                      const std::vector<MessageQueue>& mqs);
+    SendResult send(const Message& msg, const MessageQueue& mq);
+    void send_back(const SendBackArgs& args);
+
+    /// The master address of a broker group from the known routes; rmq::Error if unknown.
+    [[nodiscard]] std::string master_address(const std::string& broker_name) const;
+
+    /// Forgets the cached route of `topic` (the next topic_route asks the NameServer).
+    void invalidate_route(const std::string& topic) { routes_.erase(topic); }
+
+    /// Refreshes every cached route now (asynchronously).
+    void refresh_routes() { name_servers_.refresh_async(); }
+
+    [[nodiscard]] const RemotingConfig& config() const noexcept { return config_; }
+
+    RemotingClient& client() noexcept { return client_; }
+
+private:
+    static RemotingConfig validated(RemotingConfig config);
+    static ConnectionOptions options(const RemotingConfig& c);
+
+    /// Connect hook (io thread): a broker that sees a new connection must hear the heartbeats again before
+    /// anything else (it forgot the client when the old channel closed).
+    std::vector<remoting::Command> on_connect(const std::string& addr);
+
+    /// Every poll_name_server_interval: refresh the routes, re-send the heartbeats.
+    void schedule_refresh();
+
+    const RemotingConfig config_;
+    RemotingClient client_;
+    RemotingCaller caller_;
+    RouteCache routes_;
+    HeartbeatRegistry heartbeats_;
+    NameServers name_servers_;
+    UniqueIdGenerator ids_;
+    BrokerRequests broker_requests_;
+    TransportParts parts_;
+    std::atomic<bool> stopping_{false};
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/remoting_transport/state.hpp ----
+
+namespace rmq {
+
+/// rmq::Transport over RocketMQ's TCP remoting protocol: NameServer route lookups (refreshed every
+/// poll_name_server_interval), heartbeats to every known broker, long-polling pulls, offsets, orderly locks,
+/// SEND_MESSAGE_V2 with zlib compression, send-back. One io thread per transport (and its copies).
+///
+/// @code
+/// rmq::RemotingTransport transport{rmq::RemotingConfig{.namesrv_addr = "127.0.0.1:9876"}};
+/// rmq::PushConsumer<rmq::RemotingTransport> consumer{transport, rmq::ConsumerConfig{.consumer_group = "g"}};
+/// @endcode
+///
+/// Copies share the connections and caches; the last copy closes them. Thread-safe. Blocking members must not
+/// be called from a pull callback or notification handler (they run on the io thread): rmq::IllegalState.
+class RemotingTransport {
+public:
+    /// Throws rmq::InvalidArgument for an empty or malformed namesrv_addr or non-positive timeouts.
+    explicit RemotingTransport(RemotingConfig config)
+        : state_(std::make_shared<detail::RemotingTransportState>(std::move(config))) {}
+
+    /// GET_ROUTEINFO_BY_TOPIC (cached; refreshed in the background). rmq::BrokerError(topic_not_exist) for an
+    /// unknown topic.
+    TopicRoute topic_route(const std::string& topic) { return state_->topic_route(topic); }
+
+    /// HEART_BEAT to every known broker (consumers: masters and slaves; producers: masters), after looking up
+    /// the routes of the subscribed topics. Remembered and re-sent after every reconnect and periodically.
+    /// Throws only when every broker failed (a broker that is down is logged, as Java does).
+    void heartbeat(const HeartbeatData& hb) { state_->heartbeat(hb); }
+
+    /// UNREGISTER_CLIENT to every known broker (empty group names are left out).
+    void unregister_client(const std::string& client_id,
+                           const std::string& producer_group,
+                           const std::string& consumer_group) {
+        state_->unregister_client(client_id, producer_group, consumer_group);
+    }
+
+    /// GET_CONSUMER_LIST_BY_GROUP on a broker of `topic`.
+    std::vector<std::string> consumer_id_list(const std::string& topic, const std::string& group) {
+        return state_->consumer_id_list(topic, group);
+    }
+
+    /// NOTIFY_CONSUMER_IDS_CHANGED handler (runs on the io thread).
+    void set_notification_handler(NotificationHandler handler) {
+        state_->set_notification_handler(std::move(handler));
+    }
+
+    /// PULL_MESSAGE (asynchronous; the callback runs on the io thread). Goes to the broker id the last answer
+    /// suggested for the queue; the commit bit is cleared when that is a slave.
+    void pull(const PullArgs& args, PullCallback callback) { state_->pull(args, std::move(callback)); }
+
+    /// QUERY_CONSUMER_OFFSET on the master; nullopt on QUERY_NOT_FOUND.
+    std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {
+        return state_->query_consumer_offset(group, mq);
+    }
+
+    /// UPDATE_CONSUMER_OFFSET on the master (two-way, so failures surface).
+    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
+        state_->update_consumer_offset(group, mq, offset);
+    }
+
+    /// GET_MIN_OFFSET.
+    std::int64_t min_offset(const MessageQueue& mq) { return state_->min_offset(mq); }
+
+    /// GET_MAX_OFFSET.
+    std::int64_t max_offset(const MessageQueue& mq) { return state_->max_offset(mq); }
+
+    /// SEARCH_OFFSET_BY_TIMESTAMP.
+    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp_millis) {
+        return state_->search_offset(mq, timestamp_millis);
+    }
+
+    /// LOCK_BATCH_MQ, one request per broker master; the union of what they locked.
+    std::vector<MessageQueue>
+    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
+        return state_->lock_batch(group, client_id, mqs);
+    }
+
+    /// UNLOCK_BATCH_MQ, one request per broker master.
+    void unlock_batch(const std::string& group,
+                      const std::string& client_id,
+                      const std::vector<MessageQueue>& mqs) {
+        state_->unlock_batch(group, client_id, mqs);
+    }
+
+    /// SEND_MESSAGE_V2 to the queue's master: UNIQ_KEY added when absent, zlib above
+    /// compress_msg_body_over_howmuch, SYSTEM_BUSY retried. rmq::BrokerError for other error codes.
+    SendResult send(const Message& msg, const MessageQueue& mq) { return state_->send(msg, mq); }
+
+    /// CONSUMER_SEND_MSG_BACK to the master of the message's broker.
+    void send_back(const SendBackArgs& args) { state_->send_back(args); }
+
+    /// rmq::system_clock(): a real cluster lives by wall time.
+    [[nodiscard]] std::shared_ptr<Clock> clock() const { return system_clock(); }
+
+    /// Forgets a cached route (the next topic_route asks the NameServer).
+    void invalidate_route(const std::string& topic) { state_->invalidate_route(topic); }
+
+    /// The master address of a broker group from the known routes; rmq::Error if unknown.
+    [[nodiscard]] std::string master_address(const std::string& broker_name) const {
+        return state_->master_address(broker_name);
+    }
+
+    [[nodiscard]] const RemotingConfig& config() const noexcept { return state_->config(); }
+
+private:
+    std::shared_ptr<detail::RemotingTransportState> state_;
+};
+
+static_assert(Transport<RemotingTransport>);
+
+}  // namespace rmq
+// ---- end rmq/transport/remoting.hpp ----
+// ---- end rmq/rmq.hpp ----
+
+// ---- definitions (impl/*.ipp): compiled here header-only, or in the one TU that defines RMQ_SOURCE ----
+#if RMQ_INCLUDE_IMPL
+
+// ---- begin rmq/detail/allocate/impl/check.ipp ----
+
+/// @file detail/allocate/impl/check.ipp
+/// Definitions of detail/allocate/check.hpp.
+
+
+// Only the definitions need these.
+#include <algorithm>
+
+namespace rmq::detail {
+
+RMQ_DECL std::optional<std::size_t> check_allocate_args(std::string_view current_cid,
+                                                        std::span<const MessageQueue> mq_all,
+                                                        std::span<const std::string> cid_all) {
+    if (current_cid.empty()) {
+        throw InvalidArgument("currentCID is empty");
+    }
+    if (mq_all.empty()) {
+        throw InvalidArgument("mqAll is null or mqAll empty");
+    }
+    if (cid_all.empty()) {
+        throw InvalidArgument("cidAll is null or cidAll empty");
+    }
+    const auto it = std::find(cid_all.begin(), cid_all.end(), current_cid);
+    if (it == cid_all.end()) {
+        return std::nullopt;
+    }
+    return static_cast<std::size_t>(it - cid_all.begin());
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/allocate/impl/check.ipp ----
+
+// ---- begin rmq/allocate/impl/averagely.ipp ----
+
+/// @file allocate/impl/averagely.ipp
+/// Definitions of allocate/averagely.hpp.
+
+
+// Only the definitions need these.
+#include <algorithm>
+
+namespace rmq {
+
+RMQ_DECL std::vector<MessageQueue> AllocateAveragely::allocate(std::string_view /*group*/,
+                                                               std::string_view current_cid,
+                                                               std::span<const MessageQueue> mq_all,
+                                                               std::span<const std::string> cid_all) const {
+    const auto index = detail::check_allocate_args(current_cid, mq_all, cid_all);
+    if (!index) {
+        return {};
+    }
+    const std::size_t n = mq_all.size();
+    const std::size_t c = cid_all.size();
+    const std::size_t mod = n % c;
+    const bool gets_extra = mod > 0 && *index < mod;
+    const std::size_t avg = n <= c ? 1 : (gets_extra ? n / c + 1 : n / c);
+    const std::size_t start = gets_extra ? *index * avg : *index * avg + mod;
+    if (start >= n) {
+        return {};
+    }
+    const auto block = mq_all.subspan(start, std::min(avg, n - start));
+    return {block.begin(), block.end()};
+}
+
+}  // namespace rmq
+// ---- end rmq/allocate/impl/averagely.ipp ----
+
+// ---- begin rmq/allocate/impl/averagely_by_circle.ipp ----
+
+/// @file allocate/impl/averagely_by_circle.ipp
+/// Definitions of allocate/averagely_by_circle.hpp.
+
+
+// Only the definitions need these.
+#include <range/v3/range/conversion.hpp>
+#include <range/v3/view/drop.hpp>
+#include <range/v3/view/stride.hpp>
+
+namespace rmq {
+
+RMQ_DECL std::vector<MessageQueue>
+AllocateAveragelyByCircle::allocate(std::string_view /*group*/,
+                                    std::string_view current_cid,
+                                    std::span<const MessageQueue> mq_all,
+                                    std::span<const std::string> cid_all) const {
+    const auto index = detail::check_allocate_args(current_cid, mq_all, cid_all);
+    if (!index) {
+        return {};
+    }
+    return mq_all | ranges::views::drop(static_cast<std::ptrdiff_t>(*index)) |
+           ranges::views::stride(static_cast<std::ptrdiff_t>(cid_all.size())) |
+           ranges::to<std::vector<MessageQueue>>();
+}
+
+}  // namespace rmq
+// ---- end rmq/allocate/impl/averagely_by_circle.ipp ----
+
+// ---- begin rmq/allocate/impl/by_machine_room.ipp ----
+
+/// @file allocate/impl/by_machine_room.ipp
+/// Definitions of allocate/by_machine_room.hpp.
+
+
+// Only the definitions need these.
+#include <range/v3/range/conversion.hpp>
+#include <range/v3/view/filter.hpp>
+
+namespace rmq {
+
+RMQ_DECL std::vector<std::string_view> detail::java_split_at(std::string_view s) {
+    std::vector<std::string_view> pieces;
+    if (s.empty()) {
+        pieces.emplace_back();  // no match: Java returns the input itself
+        return pieces;
+    }
+    std::size_t from = 0;
+    for (std::size_t at = s.find('@'); at != std::string_view::npos; at = s.find('@', from)) {
+        pieces.push_back(s.substr(from, at - from));
+        from = at + 1;
+    }
+    pieces.push_back(s.substr(from));
+    while (!pieces.empty() && pieces.back().empty()) {
+        pieces.pop_back();
+    }
+    return pieces;
+}
+
+RMQ_DECL std::vector<MessageQueue>
+AllocateByMachineRoom::allocate(std::string_view /*group*/,
+                                std::string_view current_cid,
+                                std::span<const MessageQueue> mq_all,
+                                std::span<const std::string> cid_all) const {
+    const auto index = detail::check_allocate_args(current_cid, mq_all, cid_all);
+    if (!index) {
+        return {};
+    }
+    const auto in_my_rooms = [this](const MessageQueue& mq) {
+        const auto pieces = detail::java_split_at(mq.broker_name);
+        return pieces.size() == 2 && consumeridcs_.contains(pieces[0]);
+    };
+    const auto pre = mq_all | ranges::views::filter(in_my_rooms) | ranges::to<std::vector<MessageQueue>>();
+    const std::size_t c = cid_all.size();
+    const std::size_t quota = pre.size() / c;
+    const std::size_t rem = pre.size() % c;
+    std::vector<MessageQueue> result(pre.begin() + static_cast<std::ptrdiff_t>(*index * quota),
+                                     pre.begin() + static_cast<std::ptrdiff_t>((*index + 1) * quota));
+    if (rem > *index) {
+        result.push_back(pre[*index + quota * c]);
+    }
+    return result;
+}
+
+}  // namespace rmq
+// ---- end rmq/allocate/impl/by_machine_room.ipp ----
+
+// ---- begin rmq/allocate/impl/consistent_hash.ipp ----
+
+/// @file allocate/impl/consistent_hash.ipp
+/// Definitions of allocate/consistent_hash.hpp.
+
+
+// Only the definitions need these.
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <range/v3/range/conversion.hpp>
+#include <range/v3/view/filter.hpp>
+
+
+// ---- begin rmq/detail/util/md5.hpp ----
+
+/// @file detail/util/md5.hpp
+/// MD5 (OpenSSL's EVP interface, included only from impl/md5.ipp) and RocketMQ's consistent-hash prefix.
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+
+namespace rmq::detail {
+
+/// MD5 digest of `bytes`; rmq::Error if OpenSSL fails.
+std::array<unsigned char, 16> md5(std::string_view bytes);
+
+/// RocketMQ's consistent-hash function (ConsistentHashRouter.MD5Hash): the first 4 bytes of MD5(key) as an
+/// unsigned big-endian 32-bit value. Java hashes `key.getBytes()`; rmq strings are already UTF-8.
+std::uint32_t md5_prefix32(std::string_view key);
+
+}  // namespace rmq::detail
+
+#if RMQ_INCLUDE_IMPL
+
+// ---- begin rmq/detail/util/impl/md5.ipp ----
+
+#include <openssl/evp.h>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL std::array<unsigned char, 16> md5(std::string_view bytes) {
+    std::array<unsigned char, 16> digest{};
+    unsigned int size = 0;
+    // EVP_Digest: the MD5() shortcut is deprecated in OpenSSL 3.
+    if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &size, EVP_md5(), nullptr) != 1 ||
+        size != digest.size()) {
+        throw Error("EVP_Digest(MD5) failed");
+    }
+    return digest;
+}
+
+RMQ_DECL std::uint32_t md5_prefix32(std::string_view key) {
+    const auto d = md5(key);
+    return (std::uint32_t{d[0]} << 24) | (std::uint32_t{d[1]} << 16) | (std::uint32_t{d[2]} << 8) |
+           std::uint32_t{d[3]};
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/util/impl/md5.ipp ----
+#endif
+// ---- end rmq/detail/util/md5.hpp ----
+
+namespace rmq {
+
+RMQ_DECL AllocateConsistentHash::AllocateConsistentHash(int virtual_node_count)
+    : virtual_node_count_(virtual_node_count) {
+    if (virtual_node_count < 0) {
+        throw InvalidArgument(fmt::format("illegal virtualNodeCnt :{}", virtual_node_count));
+    }
+}
+
+RMQ_DECL std::vector<MessageQueue>
+AllocateConsistentHash::allocate(std::string_view /*group*/,
+                                 std::string_view current_cid,
+                                 std::span<const MessageQueue> mq_all,
+                                 std::span<const std::string> cid_all) const {
+    if (!detail::check_allocate_args(current_cid, mq_all, cid_all)) {
+        return {};
+    }
+    const auto ring = build_ring(cid_all);
+    if (ring.empty()) {
+        return {};
+    }
+    const auto owned = [&](const MessageQueue& mq) {
+        auto it = ring.lower_bound(detail::md5_prefix32(fmt::format("{}", mq)));
+        if (it == ring.end()) {
+            it = ring.begin();
+        }
+        return *it->second == current_cid;
+    };
+    return mq_all | ranges::views::filter(owned) | ranges::to<std::vector<MessageQueue>>();
+}
+
+RMQ_DECL std::map<std::uint32_t, const std::string*>
+AllocateConsistentHash::build_ring(std::span<const std::string> cid_all) const {
+    std::map<std::uint32_t, const std::string*> ring;
+    std::unordered_map<std::string_view, int> points_held;
+    for (const auto& cid : cid_all) {
+        const int existing = points_held[cid];
+        for (int i = 0; i < virtual_node_count_; ++i) {
+            const auto hash = detail::md5_prefix32(fmt::format("{}-{}", cid, i + existing));
+            const auto [it, inserted] = ring.try_emplace(hash, &cid);
+            if (!inserted) {
+                --points_held[*it->second];
+                it->second = &cid;
+            }
+            ++points_held[cid];
+        }
+    }
+    return ring;
+}
+
+}  // namespace rmq
+// ---- end rmq/allocate/impl/consistent_hash.ipp ----
+
+// ---- begin rmq/impl/clock.ipp ----
+
+/// @file impl/clock.ipp
+/// Definitions of clock.hpp.
+
+
+namespace rmq {
+
+RMQ_DECL std::int64_t SystemClock::steady_millis() const {
+    return std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+RMQ_DECL std::int64_t SystemClock::wall_millis() const {
+    return std::chrono::duration_cast<Millis>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+RMQ_DECL void ManualClock::advance(Millis by) {
+    std::vector<std::function<void()>> to_call;
+    {
+        const std::lock_guard lock(mutex_);
+        steady_ += by.count();
+        for (const auto& entry : listeners_) {
+            to_call.push_back(entry.second);
+        }
+    }
+    for (const auto& f : to_call) {
+        f();
+    }
+}
+
+RMQ_DECL std::uint64_t ManualClock::add_listener(std::function<void()> on_advance) {
+    const std::lock_guard lock(mutex_);
+    listeners_.emplace_back(++next_id_, std::move(on_advance));
+    return next_id_;
+}
+
+RMQ_DECL void ManualClock::remove_listener(std::uint64_t id) {
+    const std::lock_guard lock(mutex_);
+    std::erase_if(listeners_, [id](const auto& e) { return e.first == id; });
+}
+
+RMQ_DECL std::shared_ptr<Clock> system_clock() {
+    static const auto clock = std::make_shared<SystemClock>();
+    return clock;
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/clock.ipp ----
+
+// ---- begin rmq/impl/message.ipp ----
+
+/// @file impl/message.ipp
+/// Definitions of message.hpp.
+
+
+namespace rmq {
+
+RMQ_DECL std::string encode_properties(const std::map<std::string, std::string>& props) {
+    std::string out;
+    for (const auto& [name, value] : props) {
+        out.append(name);
+        out.push_back(property::name_value_separator);
+        out.append(value);
+        out.push_back(property::property_separator);
+    }
+    if (!out.empty()) {
+        out.pop_back();
+    }
+    return out;
+}
+
+RMQ_DECL std::map<std::string, std::string> decode_properties(std::string_view text) {
+    std::map<std::string, std::string> out;
+    while (!text.empty()) {
+        const std::size_t end = text.find(property::property_separator);
+        const std::string_view entry = text.substr(0, end);
+        if (const std::size_t sep = entry.find(property::name_value_separator);
+            sep != std::string_view::npos && sep > 0 && sep + 1 < entry.size()) {
+            out.insert_or_assign(std::string(entry.substr(0, sep)), std::string(entry.substr(sep + 1)));
+        }
+        if (end == std::string_view::npos) {
+            break;
+        }
+        text.remove_prefix(end + 1);
+    }
+    return out;
+}
+
+RMQ_DECL Message::Message(std::string topic, std::string_view tags, std::string_view keys, std::string body)
+    : topic_(std::move(topic))
+    , body_(std::move(body)) {
+    if (!tags.empty()) {
+        set_property(property::tags, tags);
+    }
+    if (!keys.empty()) {
+        set_property(property::keys, keys);
+    }
+}
+
+RMQ_DECL std::int32_t Message::delay_time_level() const noexcept {
+    const auto v = property_view(property::delay_time_level);
+    std::int32_t level = 0;
+    for (const char c : v) {
+        if (c < '0' || c > '9') {
+            return 0;
+        }
+        level = level * 10 + (c - '0');
+    }
+    return level;
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/message.ipp ----
+
+// ---- begin rmq/impl/subscription.ipp ----
+
+/// @file impl/subscription.ipp
+/// Definitions of subscription.hpp.
+
+
+// Only the definitions need these.
+#include <fmt/format.h>
+
+
+namespace rmq {
+
+RMQ_DECL std::int32_t tag_hash(std::string_view utf8_tag) noexcept {
+    std::uint32_t h = 0;
+    std::size_t i = 0;
+    while (i < utf8_tag.size()) {
+        const std::uint32_t cp = detail::next_code_point(utf8_tag, i);
+        if (cp >= 0x10000) {
+            h = h * 31 + (0xD800 + ((cp - 0x10000) >> 10));
+            h = h * 31 + (0xDC00 + ((cp - 0x10000) & 0x3FF));
+        } else {
+            h = h * 31 + cp;
+        }
+    }
+    return static_cast<std::int32_t>(h);
+}
+
+RMQ_DECL std::string_view detail::java_trim(std::string_view s) noexcept {
+    while (!s.empty() && static_cast<unsigned char>(s.front()) <= 0x20) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && static_cast<unsigned char>(s.back()) <= 0x20) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+RMQ_DECL SubscriptionData parse_subscription(std::string_view topic, std::string_view expression) {
+    SubscriptionData data;
+    data.topic = std::string(topic);
+    if (expression.empty() || expression == sub_all) {
+        data.sub_string = std::string(sub_all);
+        return data;
+    }
+    data.sub_string = std::string(expression);
+    // Java's String.split("\\|\\|") keeps leading empty parts and drops trailing ones; only "nothing at all
+    // after dropping" is an error.
+    std::size_t parts = 0;
+    std::size_t last_non_empty = 0;
+    {
+        std::string_view rest = expression;
+        std::size_t index = 0;
+        while (true) {
+            const std::size_t pos = rest.find("||");
+            const std::string_view part = rest.substr(0, pos);
+            ++index;
+            if (!part.empty()) {
+                last_non_empty = index;
+            }
+            if (pos == std::string_view::npos) {
+                break;
+            }
+            rest.remove_prefix(pos + 2);
+        }
+        parts = last_non_empty;
+    }
+    if (parts == 0) {
+        throw InvalidArgument(fmt::format("subString split error: subscription expression \"{}\" of topic {} "
+                                          "contains no tag",
+                                          expression,
+                                          topic));
+    }
+    std::string_view rest = expression;
+    while (true) {
+        const std::size_t pos = rest.find("||");
+        const std::string_view tag = detail::java_trim(rest.substr(0, pos));
+        if (!tag.empty()) {
+            data.tags_set.emplace(tag);
+            data.code_set.insert(tag_hash(tag));
+        }
+        if (pos == std::string_view::npos) {
+            break;
+        }
+        rest.remove_prefix(pos + 2);
+    }
+    return data;
+}
+
+RMQ_DECL SubscriptionData parse_subscription(std::string_view topic,
+                                             std::string_view expression,
+                                             std::string_view type) {
+    if (type.empty() || type == expression_type_tag) {
+        return parse_subscription(topic, expression);
+    }
+    if (expression.empty()) {
+        throw InvalidArgument(fmt::format("Expression can't be null! {}", type));
+    }
+    SubscriptionData data;
+    data.topic = std::string(topic);
+    data.sub_string = std::string(expression);
+    data.expression_type = std::string(type);
+    return data;
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/subscription.ipp ----
+
+// ---- begin rmq/impl/topic.ipp ----
+
+/// @file impl/topic.ipp
+/// Definitions of topic.hpp.
+
+
+// Only the definitions need these.
+#include <fmt/format.h>
+
+namespace rmq {
+
+RMQ_DECL std::string retry_topic(std::string_view group) {
+    return fmt::format("{}{}", retry_group_topic_prefix, group);
+}
+
+RMQ_DECL std::string dlq_topic(std::string_view group) {
+    return fmt::format("{}{}", dlq_group_topic_prefix, group);
+}
+
+RMQ_DECL void detail::check_name(std::string_view what, std::string_view name, std::size_t max_length) {
+    if (name.empty()) {
+        throw InvalidArgument(fmt::format("the specified {} is blank", what));
+    }
+    if (name.size() > max_length) {
+        throw InvalidArgument(
+            fmt::format("the specified {} is longer than {} characters: {}", what, max_length, name));
+    }
+    for (const char c : name) {
+        if (!is_name_char(c)) {
+            throw InvalidArgument(fmt::format(
+                "the specified {} [{}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$",
+                what,
+                name));
+        }
+    }
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/topic.ipp ----
+
+// ---- begin rmq/impl/consumer_config.ipp ----
+
+/// @file impl/consumer_config.ipp
+/// Definitions of consumer_config.hpp.
+
+
+// Only the definitions need these.
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <limits>
+
+#include <fmt/format.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#    include <arpa/inet.h>
+#    include <ifaddrs.h>
+#    include <netinet/in.h>
+#    include <sys/socket.h>
+#    include <unistd.h>
+#    define RMQ_HAVE_GETIFADDRS 1
+#endif
+
+namespace rmq {
+
+RMQ_DECL std::string detail::local_ipv4_address() {
+    std::vector<std::string> found;
+#if defined(RMQ_HAVE_GETIFADDRS)
+    ifaddrs* list = nullptr;
+    if (::getifaddrs(&list) == 0) {
+        for (const ifaddrs* it = list; it != nullptr; it = it->ifa_next) {
+            if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET) {
+                continue;
+            }
+            in_addr addr{};
+            std::memcpy(&addr, &reinterpret_cast<const sockaddr_in*>(it->ifa_addr)->sin_addr, sizeof addr);
+            if ((ntohl(addr.s_addr) >> 24) == 127) {
+                continue;  // loopback
+            }
+            char text[INET_ADDRSTRLEN] = {};
+            if (::inet_ntop(AF_INET, &addr, text, sizeof text) != nullptr) {
+                found.emplace_back(text);
+            }
+        }
+        ::freeifaddrs(list);
+    }
+#endif
+    for (const auto& ip : found) {
+        if (!ip.starts_with("127.0") && !ip.starts_with("192.168")) {
+            return ip;
+        }
+    }
+    return found.empty() ? std::string("127.0.0.1") : found.back();
+}
+
+RMQ_DECL const std::string& detail::cached_local_ipv4_address() {
+    static const std::string ip = local_ipv4_address();
+    return ip;
+}
+
+RMQ_DECL long detail::current_pid() noexcept {
+#if defined(RMQ_HAVE_GETIFADDRS)
+    return static_cast<long>(::getpid());
+#else
+    return 0;
+#endif
+}
+
+RMQ_DECL std::int64_t detail::unique_nano_time() noexcept {
+    static std::atomic<std::int64_t> last{0};
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count();
+    std::int64_t prev = last.load(std::memory_order_relaxed);
+    std::int64_t next = 0;
+    do {
+        next = now > prev ? now : prev + 1;
+    } while (!last.compare_exchange_weak(prev, next, std::memory_order_relaxed));
+    return next;
+}
+
+RMQ_DECL std::optional<std::int64_t> detail::parse_yyyymmddhhmmss(std::string_view text) {
+    if (text.size() != 14) {
+        return std::nullopt;
+    }
+    for (const char c : text) {
+        if (c < '0' || c > '9') {
+            return std::nullopt;
+        }
+    }
+    auto num = [&](std::size_t pos, std::size_t len) {
+        int v = 0;
+        for (std::size_t i = pos; i < pos + len; ++i) {
+            v = v * 10 + (text[i] - '0');
+        }
+        return v;
+    };
+    std::tm tm{};
+    tm.tm_year = num(0, 4) - 1900;
+    tm.tm_mon = num(4, 2) - 1;
+    tm.tm_mday = num(6, 2);
+    tm.tm_hour = num(8, 2);
+    tm.tm_min = num(10, 2);
+    tm.tm_sec = num(12, 2);
+    tm.tm_isdst = -1;
+    const std::time_t t = std::mktime(&tm);
+    if (t == static_cast<std::time_t>(-1)) {
+        return std::nullopt;
+    }
+    return static_cast<std::int64_t>(t) * 1000;
+}
+
+RMQ_DECL std::string detail::format_yyyymmddhhmmss(std::int64_t wall_millis) {
+    const auto t = static_cast<std::time_t>(wall_millis / 1000);
+    std::tm tm{};
+#if defined(RMQ_HAVE_GETIFADDRS)
+    ::localtime_r(&t, &tm);
+#else
+    tm = *std::localtime(&t);
+#endif
+    return fmt::format("{:04}{:02}{:02}{:02}{:02}{:02}",
+                       tm.tm_year + 1900,
+                       tm.tm_mon + 1,
+                       tm.tm_mday,
+                       tm.tm_hour,
+                       tm.tm_min,
+                       tm.tm_sec);
+}
+
+RMQ_DECL void detail::check_range(std::string_view field,
+                                  std::string_view java_name,
+                                  std::int64_t value,
+                                  std::int64_t lo,
+                                  std::int64_t hi) {
+    if (value < lo || value > hi) {
+        throw InvalidArgument(
+            fmt::format("{} ({}) out of range [{}, {}]: {}", field, java_name, lo, hi, value));
+    }
+}
+
+RMQ_DECL void detail::check_positive(std::string_view field, std::int64_t value) {
+    if (value <= 0) {
+        throw InvalidArgument(fmt::format("{} must be positive (range [1, {}]): {}",
+                                          field,
+                                          std::numeric_limits<std::int64_t>::max(),
+                                          value));
+    }
+}
+
+RMQ_DECL void ConsumerConfig::validate() const {
+    validate_identity();
+    validate_flow_control();
+    validate_intervals();
+}
+
+RMQ_DECL void ConsumerConfig::validate_identity() const {
+    check_group(consumer_group);
+    if (consumer_group == default_consumer_group) {
+        throw InvalidArgument(
+            fmt::format("consumer_group (consumerGroup) can not equal {}, please specify another one.",
+                        default_consumer_group));
+    }
+    if (!consume_timestamp.empty() && !detail::parse_yyyymmddhhmmss(consume_timestamp)) {
+        throw InvalidArgument(fmt::format(
+            "consume_timestamp (consumeTimestamp) is invalid, the valid format is yyyyMMddHHmmss, but "
+            "received {}",
+            consume_timestamp));
+    }
+}
+
+RMQ_DECL void ConsumerConfig::validate_flow_control() const {
+    detail::check_range("consume_thread_min", "consumeThreadMin", consume_thread_min, 1, 1000);
+    detail::check_range("consume_thread_max", "consumeThreadMax", consume_thread_max, 1, 1000);
+    if (consume_thread_min > consume_thread_max) {
+        throw InvalidArgument(
+            fmt::format("consume_thread_min (consumeThreadMin) ({}) is larger than consume_thread_max "
+                        "(consumeThreadMax) ({})",
+                        consume_thread_min,
+                        consume_thread_max));
+    }
+    detail::check_range("consume_concurrently_max_span",
+                        "consumeConcurrentlyMaxSpan",
+                        consume_concurrently_max_span,
+                        1,
+                        65535);
+    detail::check_range(
+        "pull_threshold_for_queue", "pullThresholdForQueue", pull_threshold_for_queue, 1, 65535);
+    if (pull_threshold_for_topic != -1) {
+        detail::check_range(
+            "pull_threshold_for_topic", "pullThresholdForTopic", pull_threshold_for_topic, 1, 6553500);
+    }
+    detail::check_range(
+        "pull_threshold_size_for_queue", "pullThresholdSizeForQueue", pull_threshold_size_for_queue, 1, 1024);
+    if (pull_threshold_size_for_topic != -1) {
+        detail::check_range("pull_threshold_size_for_topic",
+                            "pullThresholdSizeForTopic",
+                            pull_threshold_size_for_topic,
+                            1,
+                            102400);
+    }
+    detail::check_range("pull_interval", "pullInterval", pull_interval, 0, 65535);
+    detail::check_range("consume_message_batch_max_size",
+                        "consumeMessageBatchMaxSize",
+                        consume_message_batch_max_size,
+                        1,
+                        1024);
+    detail::check_range("pull_batch_size", "pullBatchSize", pull_batch_size, 1, 1024);
+    if (max_reconsume_times < -1) {
+        throw InvalidArgument(fmt::format("max_reconsume_times (maxReconsumeTimes) out of range [-1, {}]: {}",
+                                          std::numeric_limits<std::int32_t>::max(),
+                                          max_reconsume_times));
+    }
+    if (await_termination_millis_when_shutdown < 0) {
+        throw InvalidArgument(fmt::format("await_termination_millis_when_shutdown "
+                                          "(awaitTerminationMillisWhenShutdown) out of range [0, {}]: {}",
+                                          std::numeric_limits<std::int64_t>::max(),
+                                          await_termination_millis_when_shutdown));
+    }
+}
+
+RMQ_DECL void ConsumerConfig::validate_intervals() const {
+    detail::check_positive("consume_timeout", consume_timeout);
+    detail::check_positive("poll_name_server_interval", poll_name_server_interval);
+    detail::check_positive("heartbeat_broker_interval", heartbeat_broker_interval);
+    detail::check_positive("persist_consumer_offset_interval", persist_consumer_offset_interval);
+    detail::check_positive("mq_client_api_timeout", mq_client_api_timeout);
+    detail::check_positive("rebalance_interval", rebalance_interval);
+    detail::check_positive("lock_renewal_interval", lock_renewal_interval);
+    detail::check_positive("consume_queue_capacity", consume_queue_capacity);
+    detail::check_range("pull_time_delay_mills_when_exception",
+                        "pullTimeDelayMillsWhenException",
+                        pull_time_delay_mills_when_exception,
+                        0,
+                        std::numeric_limits<std::int64_t>::max());
+    detail::check_range("pull_time_delay_mills_when_flow_control",
+                        "PULL_TIME_DELAY_MILLS_WHEN_CACHE_FLOW_CONTROL",
+                        pull_time_delay_mills_when_flow_control,
+                        0,
+                        std::numeric_limits<std::int64_t>::max());
+    detail::check_range("pull_time_delay_mills_when_broker_flow_control",
+                        "PULL_TIME_DELAY_MILLS_WHEN_BROKER_FLOW_CONTROL",
+                        pull_time_delay_mills_when_broker_flow_control,
+                        0,
+                        std::numeric_limits<std::int64_t>::max());
+    detail::check_range("pull_time_delay_mills_when_suspend",
+                        "PULL_TIME_DELAY_MILLS_WHEN_SUSPEND",
+                        pull_time_delay_mills_when_suspend,
+                        0,
+                        std::numeric_limits<std::int64_t>::max());
+    detail::check_range("broker_suspend_max_time_millis",
+                        "BROKER_SUSPEND_MAX_TIME_MILLIS",
+                        broker_suspend_max_time_millis,
+                        0,
+                        std::numeric_limits<std::int64_t>::max());
+    if (consumer_timeout_millis_when_suspend <= broker_suspend_max_time_millis) {
+        throw InvalidArgument(fmt::format("consumer_timeout_millis_when_suspend ({}) must be larger than "
+                                          "broker_suspend_max_time_millis ({})",
+                                          consumer_timeout_millis_when_suspend,
+                                          broker_suspend_max_time_millis));
+    }
+}
+
+RMQ_DECL std::string ConsumerConfig::effective_instance_name() const {
+    if (message_model == MessageModel::Clustering && instance_name == default_instance_name) {
+        return fmt::format("{}#{}", detail::current_pid(), detail::unique_nano_time());
+    }
+    return instance_name;
+}
+
+RMQ_DECL std::string ConsumerConfig::build_client_id() const {
+    std::string id = fmt::format("{}@{}",
+                                 client_ip.empty() ? detail::cached_local_ipv4_address() : client_ip,
+                                 effective_instance_name());
+    if (!unit_name.empty()) {
+        id += fmt::format("@{}", unit_name);
+    }
+    if (enable_stream_request_type) {
+        id += "@STREAM";
+    }
+    return id;
+}
+
+RMQ_DECL std::int64_t ConsumerConfig::consume_timestamp_millis(std::int64_t now_wall_millis) const {
+    if (consume_timestamp.empty()) {
+        return now_wall_millis - 30 * 60 * 1000;
+    }
+    if (auto t = detail::parse_yyyymmddhhmmss(consume_timestamp)) {
+        return *t;
+    }
+    throw InvalidArgument(fmt::format(
+        "consume_timestamp (consumeTimestamp) is invalid, the valid format is yyyyMMddHHmmss, but "
+        "received {}",
+        consume_timestamp));
+}
+
+RMQ_DECL std::string ConsumerConfig::with_namespace(std::string_view resource) const {
+    if (namespace_.empty() || resource.empty()) {
+        return std::string(resource);
+    }
+    if (resource == auto_create_topic_key_topic || resource.starts_with("rmq_sys_") ||
+        resource.starts_with("SCHEDULE_TOPIC_XXXX") || resource.starts_with("RMQ_SYS_")) {
+        return std::string(resource);
+    }
+    std::string_view prefix;
+    std::string_view rest = resource;
+    if (is_retry_topic(resource)) {
+        prefix = retry_group_topic_prefix;
+        rest.remove_prefix(retry_group_topic_prefix.size());
+    } else if (is_dlq_topic(resource)) {
+        prefix = dlq_group_topic_prefix;
+        rest.remove_prefix(dlq_group_topic_prefix.size());
+    }
+    if (rest.starts_with(namespace_) && rest.size() > namespace_.size() && rest[namespace_.size()] == '%') {
+        return std::string(resource);
+    }
+    return fmt::format("{}{}%{}", prefix, namespace_, rest);
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/consumer_config.ipp ----
+
+// ---- begin rmq/impl/process_queue.ipp ----
+
+/// @file impl/process_queue.ipp
+/// Definitions of process_queue.hpp.
+
+
+// Only the definitions need these.
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <system_error>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace rmq {
+
+RMQ_DECL ProcessQueue::ProcessQueue(std::shared_ptr<Clock> clock)
+    : clock_(clock ? std::move(clock) : throw InvalidArgument("ProcessQueue: clock must not be null"))
+    , last_pull_timestamp_(clock_->steady_millis())
+    , last_consume_timestamp_(last_pull_timestamp_.load())
+    , last_lock_timestamp_(last_pull_timestamp_.load()) {}
+
+RMQ_DECL bool ProcessQueue::put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch,
+                                                std::optional<std::int64_t> max_offset) {
+    if (!batch) {
+        throw InvalidArgument("ProcessQueue::put_messages_shared: batch must not be null");
+    }
+    auto& msgs = *batch;
+    const std::unique_lock lock(tree_mutex_);
+    // Only the last message of the batch counts, as in Java.
+    std::optional<std::int64_t> last_offset;
+    std::optional<std::int64_t> last_max_offset;
+    if (!msgs.empty()) {
+        last_offset = msgs.back().queue_offset();
+        last_max_offset =
+            max_offset ? max_offset : parse_long(msgs.back().property_view(property::max_offset));
+    }
+    std::int64_t added = 0;
+    std::int64_t added_bytes = 0;
+    for (std::size_t i = 0; i < msgs.size(); ++i) {
+        const std::int64_t offset = msgs[i].queue_offset();
+        if (msg_tree_.try_emplace(offset, Entry{batch, i, start_of(msgs[i])}).second) {
+            ++added;
+            added_bytes += static_cast<std::int64_t>(msgs[i].body().size());
+            queue_offset_max_.store(offset);
+        }
+    }
+    msg_count_.fetch_add(added);
+    msg_size_.fetch_add(added_bytes);
+
+    bool dispatch = false;
+    if (!msg_tree_.empty() && !consuming_.load()) {
+        dispatch = true;
+        consuming_.store(true);
+    }
+    if (last_offset && last_max_offset) {
+        if (const std::int64_t acc = *last_max_offset - *last_offset; acc > 0) {
+            msg_acc_cnt_.store(acc);
+        }
+    }
+    return dispatch;
+}
+
+RMQ_DECL std::vector<MessageExt> ProcessQueue::take_messages(std::size_t batch_size) {
+    std::vector<MessageExt> out;
+    const std::unique_lock lock(tree_mutex_);
+    last_consume_timestamp_.store(clock_->steady_millis());
+    out.reserve(std::min(batch_size, msg_tree_.size()));
+    while (out.size() < batch_size && !msg_tree_.empty()) {
+        auto node = msg_tree_.extract(msg_tree_.begin());
+        out.push_back(node.mapped().msg());
+        consuming_tree_.insert(std::move(node));
+    }
+    if (out.empty()) {
+        consuming_.store(false);
+    }
+    return out;
+}
+
+RMQ_DECL std::int64_t ProcessQueue::commit() {
+    const std::unique_lock lock(tree_mutex_);
+    if (consuming_tree_.empty()) {
+        return -1;
+    }
+    const std::int64_t next = consuming_tree_.rbegin()->first + 1;
+    const auto taken = static_cast<std::int64_t>(consuming_tree_.size());
+    if (msg_count_.fetch_sub(taken) - taken == 0) {
+        msg_size_.store(0);
+    } else {
+        std::int64_t bytes = 0;
+        for (const auto& [offset, entry] : consuming_tree_) {
+            bytes += static_cast<std::int64_t>(entry.msg().body().size());
+        }
+        msg_size_.fetch_sub(bytes);
+    }
+    consuming_tree_.clear();
+    return next;
+}
+
+RMQ_DECL void ProcessQueue::rollback() {
+    const std::unique_lock lock(tree_mutex_);
+    while (!consuming_tree_.empty()) {
+        auto node = consuming_tree_.extract(consuming_tree_.begin());
+        msg_tree_.insert_or_assign(node.key(), std::move(node.mapped()));
+    }
+}
+
+RMQ_DECL void ProcessQueue::make_message_to_consume_again(std::span<const std::int64_t> queue_offsets) {
+    const std::unique_lock lock(tree_mutex_);
+    for (const std::int64_t offset : queue_offsets) {
+        if (auto node = consuming_tree_.extract(offset)) {
+            msg_tree_.insert_or_assign(offset, std::move(node.mapped()));
+        }
+    }
+}
+
+RMQ_DECL void ProcessQueue::make_message_to_consume_again(std::span<const MessageExt> msgs) {
+    const std::unique_lock lock(tree_mutex_);
+    for (const auto& msg : msgs) {
+        consuming_tree_.erase(msg.queue_offset());
+        msg_tree_.insert_or_assign(
+            msg.queue_offset(), Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0, start_of(msg)});
+    }
+}
+
+RMQ_DECL void ProcessQueue::clear() {
+    const std::unique_lock lock(tree_mutex_);
+    msg_tree_.clear();
+    consuming_tree_.clear();
+    msg_count_.store(0);
+    msg_size_.store(0);
+    queue_offset_max_.store(0);
+}
+
+RMQ_DECL void ProcessQueue::set_consume_start(std::span<const std::int64_t> queue_offsets,
+                                              std::int64_t wall_millis) {
+    const std::string value = std::to_string(wall_millis);
+    const std::unique_lock lock(tree_mutex_);
+    for (const std::int64_t offset : queue_offsets) {
+        if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
+            it->second.msg().set_property(property::consume_start_timestamp, value);
+            it->second.consume_start = wall_millis;
+        } else if (const auto jt = consuming_tree_.find(offset); jt != consuming_tree_.end()) {
+            jt->second.msg().set_property(property::consume_start_timestamp, value);
+            jt->second.consume_start = wall_millis;
+        }
+    }
+}
+
+RMQ_DECL ProcessQueue::Info ProcessQueue::info() const {
+    Info out;
+    const std::shared_lock lock(tree_mutex_);
+    if (!msg_tree_.empty()) {
+        out.cached_msg_min_offset = msg_tree_.begin()->first;
+        out.cached_msg_max_offset = msg_tree_.rbegin()->first;
+        out.cached_msg_count = static_cast<std::int64_t>(msg_tree_.size());
+    }
+    out.cached_msg_size_in_mib = msg_size_.load() / (1024 * 1024);
+    if (!consuming_tree_.empty()) {
+        out.transaction_msg_min_offset = consuming_tree_.begin()->first;
+        out.transaction_msg_max_offset = consuming_tree_.rbegin()->first;
+        out.transaction_msg_count = static_cast<std::int64_t>(consuming_tree_.size());
+    }
+    out.locked = locked();
+    out.try_unlock_times = try_unlock_times();
+    out.last_lock_timestamp = last_lock_timestamp();
+    out.dropped = dropped();
+    out.last_pull_timestamp = last_pull_timestamp();
+    out.last_consume_timestamp = last_consume_timestamp();
+    return out;
+}
+
+RMQ_DECL bool ProcessQueue::try_lock_consume_for(Millis timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!consume_lock_.try_lock()) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(deadline - now, Millis(1)));
+    }
+    return true;
+}
+
+RMQ_DECL std::optional<std::int64_t> ProcessQueue::parse_long(std::string_view text) noexcept {
+    std::int64_t value = 0;
+    const char* const end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (text.empty() || ec != std::errc{} || ptr != end) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+RMQ_DECL void ProcessQueue::log_send_back_failure(const MessageExt& msg, std::exception_ptr error) {
+    std::string reason = "send_back returned false";
+    if (error) {
+        try {
+            std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+            reason = e.what();
+        } catch (...) {
+            reason = "unknown exception";
+        }
+    }
+    fmt::print(stderr,
+               "rmq: send expired msg back failed, topic={}, queueId={}, queueOffset={}: {}\n",
+               msg.topic(),
+               msg.queue_id(),
+               msg.queue_offset(),
+               reason);
+}
+
+RMQ_DECL std::int64_t ProcessQueue::remove_locked(std::span<const std::int64_t> queue_offsets) {
+    last_consume_timestamp_.store(clock_->steady_millis());
+    if (msg_tree_.empty()) {
+        return -1;
+    }
+    std::int64_t result = queue_offset_max_.load() + 1;
+    std::int64_t removed = 0;
+    std::int64_t removed_bytes = 0;
+    for (const std::int64_t offset : queue_offsets) {
+        if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
+            ++removed;
+            removed_bytes += static_cast<std::int64_t>(it->second.msg().body().size());
+            msg_tree_.erase(it);
+        }
+    }
+    if (msg_count_.fetch_sub(removed) - removed == 0) {
+        msg_size_.store(0);
+    } else {
+        msg_size_.fetch_sub(removed_bytes);
+    }
+    if (!msg_tree_.empty()) {
+        result = msg_tree_.begin()->first;
+    }
+    return result;
+}
+
+RMQ_DECL std::int64_t ProcessQueue::start_of(const MessageExt& msg) {
+    return parse_long(msg.property_view(property::consume_start_timestamp)).value_or(-1);
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/process_queue.ipp ----
+
+// ---- begin rmq/detail/offset_store/impl/offset_file.ipp ----
+
+/// @file detail/offset_store/impl/offset_file.ipp
+/// Definitions of detail/offset_store/offset_file.hpp: the tolerant fastjson reader, the Java-format writer
+/// and the durable file replace.
+
+
+// Only the definitions need these.
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+
+#if defined(__unix__) || defined(__APPLE__)
+#    include <fcntl.h>
+#    include <unistd.h>
+#    define RMQ_HAVE_FSYNC 1
+#endif
+
+namespace rmq::detail {
+
+/// Tolerant reader of `{"offsetTable":{<key>:<number>,...}}` where a key is a MessageQueue object
+/// `{"brokerName":..,"queueId":..,"topic":..}` (fastjson, any field order and whitespace) or a JSON string
+/// holding such an object. Other top-level fields are skipped. Throws rmq::Error describing the first defect.
+class OffsetFileParser {
+public:
+    explicit OffsetFileParser(std::string_view text)
+        : s_(text) {}
+
+    std::map<MessageQueue, std::int64_t> parse() {
+        std::map<MessageQueue, std::int64_t> out;
+        expect('{');
+        if (!try_consume('}')) {
+            do {
+                const std::string key = parse_string_token();
+                expect(':');
+                if (key == "offsetTable") {
+                    parse_table(out);
+                } else {
+                    (void)balanced_value();
+                }
+            } while (try_consume(','));
+            expect('}');
+        }
+        skip_ws();
+        if (pos_ != s_.size()) {
+            fail("trailing characters after the top-level object");
+        }
+        return out;
+    }
+
+private:
+    [[noreturn]] void fail(std::string_view what) const {
+        throw Error(fmt::format("malformed offset file at byte {}: {}", pos_, what));
+    }
+
+    void skip_ws() {
+        while (pos_ < s_.size() &&
+               (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) {
+            ++pos_;
+        }
+    }
+
+    char peek() {
+        skip_ws();
+        if (pos_ >= s_.size()) {
+            fail("unexpected end of text");
+        }
+        return s_[pos_];
+    }
+
+    void expect(char c) {
+        if (peek() != c) {
+            fail(fmt::format("expected '{}' but found '{}'", c, s_[pos_]));
+        }
+        ++pos_;
+    }
+
+    bool try_consume(char c) {
+        skip_ws();
+        if (pos_ < s_.size() && s_[pos_] == c) {
+            ++pos_;
+            return true;
+        }
+        return false;
+    }
+
+    /// The raw text of a JSON string token at pos_, quotes included.
+    std::string_view string_token_raw() {
+        if (peek() != '"') {
+            fail("expected a string");
+        }
+        const std::size_t start = pos_++;
+        while (pos_ < s_.size() && s_[pos_] != '"') {
+            pos_ += s_[pos_] == '\\' ? 2 : 1;
+        }
+        if (pos_ >= s_.size()) {
+            fail("unterminated string");
+        }
+        ++pos_;
+        return s_.substr(start, pos_ - start);
+    }
+
+    std::string parse_string_token() {
+        const std::string_view raw = string_token_raw();
+        try {
+            return nlohmann::json::parse(raw).get<std::string>();
+        } catch (const nlohmann::json::exception& e) {
+            fail(fmt::format("bad string {}: {}", raw, e.what()));
+        }
+    }
+
+    /// The raw text of any value (object/array with nested strings, string, scalar), position after it.
+    std::string_view balanced_value() {
+        const char c = peek();
+        const std::size_t start = pos_;
+        if (c == '"') {
+            return string_token_raw();
+        }
+        if (c == '{' || c == '[') {
+            int depth = 0;
+            while (pos_ < s_.size()) {
+                const char d = s_[pos_];
+                if (d == '"') {
+                    (void)string_token_raw();
+                    continue;
+                }
+                ++pos_;
+                if (d == '{' || d == '[') {
+                    ++depth;
+                } else if (d == '}' || d == ']') {
+                    if (--depth == 0) {
+                        return s_.substr(start, pos_ - start);
+                    }
+                }
+            }
+            fail("unbalanced brackets");
+        }
+        while (pos_ < s_.size() && s_[pos_] != ',' && s_[pos_] != '}' && s_[pos_] != ']' && s_[pos_] != ' ' &&
+               s_[pos_] != '\t' && s_[pos_] != '\n' && s_[pos_] != '\r') {
+            ++pos_;
+        }
+        if (pos_ == start) {
+            fail("expected a value");
+        }
+        return s_.substr(start, pos_ - start);
+    }
+
+    MessageQueue parse_key() {
+        nlohmann::json key;
+        try {
+            if (peek() == '{') {
+                key = nlohmann::json::parse(balanced_value());
+            } else {
+                key = nlohmann::json::parse(parse_string_token());
+            }
+            if (!key.is_object() || !key.contains("topic") || !key.contains("brokerName") ||
+                !key.contains("queueId")) {
+                fail("a key lacks topic, brokerName or queueId");
+            }
+            return MessageQueue{key.at("topic").get<std::string>(),
+                                key.at("brokerName").get<std::string>(),
+                                key.at("queueId").get<std::int32_t>()};
+        } catch (const nlohmann::json::exception& e) {
+            fail(fmt::format("bad MessageQueue key: {}", e.what()));
+        }
+    }
+
+    std::int64_t parse_offset() {
+        skip_ws();
+        const std::string_view raw = balanced_value();
+        std::int64_t v = 0;
+        const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), v);
+        if (ec != std::errc{} || end != raw.data() + raw.size()) {
+            fail(fmt::format("offset '{}' is not an integer", raw));
+        }
+        return v;
+    }
+
+    void parse_table(std::map<MessageQueue, std::int64_t>& out) {
+        expect('{');
+        if (try_consume('}')) {
+            return;
+        }
+        do {
+            MessageQueue mq = parse_key();
+            expect(':');
+            out.insert_or_assign(std::move(mq), parse_offset());
+        } while (try_consume(','));
+        expect('}');
+    }
+
+    std::string_view s_;
+    std::size_t pos_ = 0;
+};
+
+/// Parses an offset file's text (see OffsetFileParser).
+RMQ_DECL std::map<MessageQueue, std::int64_t> parse_offset_file(std::string_view text) {
+    return OffsetFileParser(text).parse();
+}
+
+/// Writes the table exactly as Java's `OffsetSerializeWrapper.toJson(true)` (fastjson pretty format, tabs,
+/// MessageQueue keys with fields in alphabetical order), so a Java client can read rmq's file.
+RMQ_DECL std::string format_offset_file(const std::map<MessageQueue, std::int64_t>& table) {
+    if (table.empty()) {
+        return "{\n\t\"offsetTable\":{}\n}";
+    }
+    std::string out = "{\n\t\"offsetTable\":{";
+    bool first = true;
+    for (const auto& [mq, offset] : table) {
+        if (!first) {
+            out += ',';
+        }
+        first = false;
+        out +=
+            fmt::format("{{\n\t\t\t\"brokerName\":{},\n\t\t\t\"queueId\":{},\n\t\t\t\"topic\":{}\n\t\t}}:{}",
+                        nlohmann::json(mq.broker_name).dump(),
+                        mq.queue_id,
+                        nlohmann::json(mq.topic).dump(),
+                        offset);
+    }
+    out += "\n\t}\n}";
+    return out;
+}
+
+/// The whole file, nullopt when it does not exist; throws rmq::Error when it exists but cannot be read.
+RMQ_DECL std::optional<std::string> read_text_file(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+        return std::nullopt;
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw Error(fmt::format("cannot open offset file {}", path.string()));
+    }
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    if (in.bad()) {
+        throw Error(fmt::format("cannot read offset file {}", path.string()));
+    }
+    return std::move(buf).str();
+}
+
+RMQ_DECL bool is_blank(std::string_view s) noexcept {
+    return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+/// Writes `text` to `path` and flushes it to disk (fsync) before returning.
+RMQ_DECL void write_file_synced(const std::filesystem::path& path, std::string_view text) {
+#if defined(RMQ_HAVE_FSYNC)
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        throw Error(fmt::format("cannot create {}: {}", path.string(), std::strerror(errno)));
+    }
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ::ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            const int err = errno;
+            ::close(fd);
+            throw Error(fmt::format("cannot write {}: {}", path.string(), std::strerror(err)));
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0) {
+        const int err = errno;
+        ::close(fd);
+        throw Error(fmt::format("cannot fsync {}: {}", path.string(), std::strerror(err)));
+    }
+    ::close(fd);
+#else
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.flush();
+    if (!out) {
+        throw Error(fmt::format("cannot write {}", path.string()));
+    }
+#endif
+}
+
+/// Makes renames in `dir` durable.
+RMQ_DECL void sync_directory(const std::filesystem::path& dir) noexcept {
+#if defined(RMQ_HAVE_FSYNC)
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)::fsync(fd);
+        ::close(fd);
+    }
+#else
+    (void)dir;
+#endif
+}
+
+RMQ_DECL std::filesystem::path with_suffix(const std::filesystem::path& p, std::string_view suffix) {
+    return std::filesystem::path(p.string() + std::string(suffix));
+}
+
+RMQ_DECL void rename_file(const std::filesystem::path& from, const std::filesystem::path& to) {
+    std::error_code ec;
+    std::filesystem::rename(from, to, ec);
+    if (ec) {
+        throw Error(fmt::format("cannot rename {} to {}: {}", from.string(), to.string(), ec.message()));
+    }
+}
+
+/// Java's readLocalOffset + readLocalOffsetBak, stricter: the main file, or `.bak` when the main file is
+/// missing, empty or corrupt; empty when neither exists. A corrupt main file with a missing, empty or corrupt
+/// `.bak` throws rmq::Error naming both files (Java silently starts from nothing, which can skip messages).
+RMQ_DECL std::map<MessageQueue, std::int64_t> read_offset_file(const std::filesystem::path& path) {
+    const auto bak_path = with_suffix(path, ".bak");
+    std::string main_error;
+    if (const auto main = read_text_file(path); main && !is_blank(*main)) {
+        try {
+            return parse_offset_file(*main);
+        } catch (const Error& e) {
+            main_error = e.what();
+        }
+    }
+    const auto bak = read_text_file(bak_path);
+    if (!bak || is_blank(*bak)) {
+        if (!main_error.empty()) {
+            throw Error(fmt::format("offset file {} is corrupt ({}) and there is no backup {}",
+                                    path.string(),
+                                    main_error,
+                                    bak_path.string()));
+        }
+        return {};
+    }
+    try {
+        return parse_offset_file(*bak);
+    } catch (const Error& e) {
+        throw Error(
+            fmt::format("offset file {} is {} and its backup {} is corrupt ({})",
+                        path.string(),
+                        main_error.empty() ? std::string("missing") : fmt::format("corrupt ({})", main_error),
+                        bak_path.string(),
+                        e.what()));
+    }
+}
+
+/// Durable replace: write `<path>.tmp` and fsync it; if the current file parses, keep it as `<path>.bak`
+/// (itself written through `<path>.bak.tmp` + rename, so a good backup is never replaced by a bad one or
+/// half-written); rename `.tmp` over the file (atomic on POSIX); fsync the directory.
+RMQ_DECL void write_offset_file(const std::filesystem::path& path,
+                                const std::map<MessageQueue, std::int64_t>& table) {
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) {
+        throw Error(fmt::format("cannot create directory {}: {}", path.parent_path().string(), ec.message()));
+    }
+    const auto tmp = with_suffix(path, ".tmp");
+    write_file_synced(tmp, format_offset_file(table));
+    std::optional<std::string> current;
+    try {
+        current = read_text_file(path);
+    } catch (const Error&) {
+        current.reset();
+    }
+    if (current && !is_blank(*current)) {
+        bool good = true;
+        try {
+            (void)parse_offset_file(*current);
+        } catch (const Error&) {
+            good = false;
+        }
+        if (good) {
+            const auto bak = with_suffix(path, ".bak");
+            const auto bak_tmp = with_suffix(path, ".bak.tmp");
+            write_file_synced(bak_tmp, *current);
+            rename_file(bak_tmp, bak);
+        }
+    }
+    rename_file(tmp, path);
+    sync_directory(path.parent_path());
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/offset_store/impl/offset_file.ipp ----
+
+// ---- begin rmq/detail/offset_store/impl/offset_table.ipp ----
+
+/// @file detail/offset_store/impl/offset_table.ipp
+/// Definitions of detail/offset_store/offset_table.hpp.
+
+
+namespace rmq::detail {
+
+RMQ_DECL void OffsetTable::update(const MessageQueue& mq, std::int64_t offset, bool increase_only) {
+    {
+        const std::shared_lock lock(mutex_);
+        if (auto it = table_.find(mq); it != table_.end()) {
+            apply(it->second, offset, increase_only);
+            return;
+        }
+    }
+    const std::unique_lock lock(mutex_);
+    auto [it, inserted] = table_.try_emplace(mq, offset);
+    if (!inserted) {
+        apply(it->second, offset, increase_only);  // another thread created it meanwhile
+    }
+}
+
+RMQ_DECL void OffsetTable::update_and_freeze(const MessageQueue& mq, std::int64_t offset) {
+    const std::unique_lock lock(mutex_);
+    auto [it, inserted] = table_.try_emplace(mq, offset);
+    it->second.value.store(offset, std::memory_order_relaxed);
+    it->second.frozen = true;
+}
+
+RMQ_DECL std::map<MessageQueue, std::int64_t> OffsetTable::snapshot(std::string_view topic) const {
+    std::map<MessageQueue, std::int64_t> out;
+    const std::shared_lock lock(mutex_);
+    for (const auto& [mq, entry] : table_) {
+        if (topic.empty() || mq.topic == topic) {
+            out.emplace_hint(out.end(), mq, entry.value.load(std::memory_order_relaxed));
+        }
+    }
+    return out;
+}
+
+RMQ_DECL void OffsetTable::remove_all(std::span<const MessageQueue> mqs) {
+    if (mqs.empty()) {
+        return;
+    }
+    const std::unique_lock lock(mutex_);
+    for (const auto& mq : mqs) {
+        table_.erase(mq);
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/offset_store/impl/offset_table.ipp ----
+
+// ---- begin rmq/offset_store/impl/local_file.ipp ----
+
+/// @file offset_store/impl/local_file.ipp
+/// Definitions of offset_store/local_file.hpp.
+
+
+// Only the definitions need these.
+#include <cstdlib>
+#include <exception>
+
+#include <fmt/format.h>
+
+namespace rmq {
+
+namespace detail {
+RMQ_DECL std::string default_offset_store_dir() {
+    if (const char* dir = std::getenv("RMQ_OFFSET_STORE_DIR"); dir != nullptr && *dir != '\0') {
+        return dir;
+    }
+    const char* home = std::getenv("HOME");
+    return fmt::format("{}/.rocketmq_offsets", home != nullptr ? home : ".");
+}
+}  // namespace detail
+
+RMQ_DECL void LocalFileOffsetStore::load(const OffsetStoreContext& ctx) {
+    path_ = std::filesystem::path(store_dir) / ctx.client_id / ctx.group / "offsets.json";
+    const std::lock_guard lock(*file_mutex_);
+    for (const auto& [mq, offset] : detail::read_offset_file(path_)) {
+        table_.update(mq, offset, false);
+    }
+}
+
+RMQ_DECL std::int64_t LocalFileOffsetStore::read_offset(const MessageQueue& mq, ReadOffsetType type) {
+    if (type != ReadOffsetType::ReadFromStore) {
+        if (auto v = table_.get(mq)) {
+            return *v;
+        }
+        if (type == ReadOffsetType::ReadFromMemory) {
+            return -1;
+        }
+    }
+    if (path_.empty()) {
+        return -1;
+    }
+    try {
+        std::map<MessageQueue, std::int64_t> file;
+        {
+            const std::lock_guard lock(*file_mutex_);
+            file = detail::read_offset_file(path_);
+        }
+        if (auto it = file.find(mq); it != file.end()) {
+            table_.update(mq, it->second, false);
+            return it->second;
+        }
+    } catch (const std::exception&) {
+    }
+    return -1;
+}
+
+RMQ_DECL void LocalFileOffsetStore::persist_all(std::span<const MessageQueue> mqs) {
+    if (mqs.empty()) {
+        return;
+    }
+    std::map<MessageQueue, std::int64_t> updates;
+    for (const auto& [mq, offset] : table_.snapshot()) {
+        if (detail::contains_queue(mqs, mq)) {
+            updates.emplace(mq, offset);
+        }
+    }
+    write_merged(updates);
+}
+
+RMQ_DECL void LocalFileOffsetStore::write_merged(const std::map<MessageQueue, std::int64_t>& updates) {
+    if (path_.empty()) {
+        return;
+    }
+    const std::lock_guard lock(*file_mutex_);
+    try {
+        auto file = detail::read_offset_file(path_);
+        for (const auto& [mq, offset] : updates) {
+            file.insert_or_assign(mq, offset);
+        }
+        detail::write_offset_file(path_, file);
+    } catch (const std::exception& e) {
+        if (on_persist_error) {
+            on_persist_error(e.what());
+        }
+    }
+}
+
+}  // namespace rmq
+// ---- end rmq/offset_store/impl/local_file.ipp ----
+
+// ---- begin rmq/offset_store/impl/remote.ipp ----
+
+/// @file offset_store/impl/remote.ipp
+/// Definitions of offset_store/remote.hpp.
+
+
+// Only the definitions need these.
+#include <exception>
+#include <vector>
+
+namespace rmq {
+
+RMQ_DECL std::int64_t RemoteOffsetStore::read_offset(const MessageQueue& mq, ReadOffsetType type) {
+    if (type != ReadOffsetType::ReadFromStore) {
+        if (auto v = table_.get(mq)) {
+            return *v;
+        }
+        if (type == ReadOffsetType::ReadFromMemory) {
+            return -1;
+        }
+    }
+    if (!ctx_.query_broker) {
+        return -2;  // not started: no way to reach the broker
+    }
+    try {
+        const std::optional<std::int64_t> offset = ctx_.query_broker(mq);
+        if (!offset) {
+            return -1;
+        }
+        table_.update(mq, *offset, false);
+        return *offset;
+    } catch (const BrokerError& e) {
+        return e.code() == response_code::query_not_found ? -1 : -2;
+    } catch (const std::exception&) {
+        return -2;
+    }
+}
+
+RMQ_DECL void RemoteOffsetStore::persist_all(std::span<const MessageQueue> mqs) {
+    if (mqs.empty()) {
+        return;
+    }
+    std::vector<MessageQueue> unused;
+    for (const auto& [mq, offset] : table_.snapshot()) {
+        if (detail::contains_queue(mqs, mq)) {
+            send(mq, offset);
+        } else {
+            unused.push_back(mq);
+        }
+    }
+    table_.remove_all(unused);
+}
+
+RMQ_DECL void RemoteOffsetStore::send(const MessageQueue& mq, std::int64_t offset) {
+    if (!ctx_.update_broker) {
+        return;
+    }
+    try {
+        ctx_.update_broker(mq, offset);
+    } catch (const std::exception& e) {
+        if (on_persist_error) {
+            on_persist_error(mq, e.what());
+        }
+    }
+}
+
+}  // namespace rmq
+// ---- end rmq/offset_store/impl/remote.ipp ----
+
+// ---- begin rmq/impl/stats.ipp ----
+
+/// @file impl/stats.ipp
+/// Definitions of stats.hpp.
+
+
+// Only the definitions need these.
+#include <algorithm>
+
+namespace rmq {
+
+RMQ_DECL detail::WindowCounter::Window detail::WindowCounter::read(std::int64_t now,
+                                                                   std::int64_t since) const noexcept {
+    const std::int64_t id = now / bucket_millis_;
+    const std::int64_t oldest = id - static_cast<std::int64_t>(bucket_count) + 1;
+    Window w;
+    for (const Bucket& b : buckets_) {
+        if (b.id >= oldest && b.id <= id) {
+            w.sum += b.value;
+            w.times += b.times;
+        }
+    }
+    w.span_millis = std::max<std::int64_t>(1, now - std::max(oldest * bucket_millis_, since));
+    return w;
+}
+
+RMQ_DECL void detail::StatsCollector::record_consume_rt(std::string_view topic, std::int64_t millis) {
+    with_topic(topic, [&](Topic& t, std::int64_t now) {
+        t.consume_rt.add(now, millis);
+        t.consume_rt_hour.add(now, millis);
+    });
+}
+
+RMQ_DECL void detail::StatsCollector::record_consume_failed(std::string_view topic, std::int64_t count) {
+    with_topic(topic, [&](Topic& t, std::int64_t now) {
+        t.consume_failed.add(now, count);
+        t.consume_failed_hour.add(now, count);
+    });
+}
+
+RMQ_DECL void detail::StatsCollector::record_consume(std::string_view topic,
+                                                     std::int64_t millis,
+                                                     std::int64_t ok,
+                                                     std::int64_t failed) {
+    with_topic(topic, [&](Topic& t, std::int64_t now) {
+        t.consume_rt.add(now, millis);
+        t.consume_rt_hour.add(now, millis);
+        if (ok > 0) {
+            t.consume_ok.add(now, ok);
+        }
+        if (failed > 0) {
+            t.consume_failed.add(now, failed);
+            t.consume_failed_hour.add(now, failed);
+        }
+    });
+}
+
+RMQ_DECL void detail::StatsCollector::set_queue(QueueStats q) {
+    if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
+        q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
+    } else {
+        q.lag = 0;
+    }
+    const std::lock_guard lock(misc_mutex_);
+    auto key = q.mq;
+    queues_.insert_or_assign(std::move(key), std::move(q));
+}
+
+RMQ_DECL void detail::StatsCollector::set_subscription_inconsistent(bool inconsistent, std::string detail) {
+    const std::lock_guard lock(misc_mutex_);
+    subscription_inconsistent_ = inconsistent;
+    subscription_detail_ = inconsistent ? std::move(detail) : std::string{};
+}
+
+RMQ_DECL ConsumerStats detail::StatsCollector::snapshot() const {
+    const std::int64_t now = clock_->steady_millis();
+    ConsumerStats out;
+    {
+        const std::shared_lock lock(topics_mutex_);
+        out.topics.reserve(topics_.size());
+        for (const auto& [name, topic] : topics_) {
+            out.topics.push_back(topic_stats(name, *topic, now));
+        }
+    }
+    const std::lock_guard lock(misc_mutex_);
+    out.queues.reserve(queues_.size());
+    for (const auto& [mq, q] : queues_) {
+        out.queues.push_back(q);
+    }
+    out.subscription_inconsistent = subscription_inconsistent_;
+    out.subscription_inconsistent_detail = subscription_detail_;
+    out.damaged_records = damaged_records_;
+    return out;
+}
+
+RMQ_DECL TopicStats detail::StatsCollector::topic(std::string_view name) const {
+    const std::int64_t now = clock_->steady_millis();
+    const std::shared_lock lock(topics_mutex_);
+    if (auto it = topics_.find(name); it != topics_.end()) {
+        return topic_stats(it->first, *it->second, now);
+    }
+    return TopicStats{std::string(name)};
+}
+
+RMQ_DECL TopicStats detail::StatsCollector::topic_stats(const std::string& name,
+                                                        Topic& t,
+                                                        std::int64_t now) const {
+    const std::lock_guard lock(t.mutex);
+    auto avg = [](const WindowCounter::Window& w) {
+        return w.times == 0 ? 0.0 : static_cast<double>(w.sum) / static_cast<double>(w.times);
+    };
+    auto tps = [](const WindowCounter::Window& w) {
+        return static_cast<double>(w.sum) * 1000.0 / static_cast<double>(w.span_millis);
+    };
+    TopicStats s{name};
+    s.pull_rt = avg(t.pull_rt.read(now, start_));
+    s.pull_tps = tps(t.pull_tps.read(now, start_));
+    const auto rt = t.consume_rt.read(now, start_);
+    s.consume_rt = rt.sum != 0 ? avg(rt) : avg(t.consume_rt_hour.read(now, start_));
+    s.consume_ok_tps = tps(t.consume_ok.read(now, start_));
+    s.consume_failed_tps = tps(t.consume_failed.read(now, start_));
+    s.consume_failed_msgs = t.consume_failed_hour.read(now, start_).sum;
+    return s;
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/stats.ipp ----
+
+// ---- begin rmq/detail/broker/impl/store.ipp ----
+
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+// ---- begin rmq/detail/util/crc32.hpp ----
+
+/// @file detail/util/crc32.hpp
+/// UtilAll.crc32, the one CRC-32 of rmq: the message codec stamps BODYCRC with it, the embedded broker stores
+/// it.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include <zlib.h>
+
+namespace rmq::detail {
+
+/// CRC-32 (java.util.zip.CRC32) masked to a non-negative int, as the broker stores BODYCRC.
+inline std::int32_t crc32(std::string_view data) noexcept {
+    // zlib's ::crc32, qualified: this function's own name would hide it.
+    uLong crc = ::crc32(0L, Z_NULL, 0);
+    // zlib takes uInt lengths; feed large inputs in pieces.
+    while (!data.empty()) {
+        const auto n = static_cast<uInt>(std::min<std::size_t>(data.size(), 1U << 30));
+        crc = ::crc32(crc, reinterpret_cast<const Bytef*>(data.data()), n);
+        data.remove_prefix(n);
+    }
+    return static_cast<std::int32_t>(crc & 0x7FFFFFFFU);
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/util/crc32.hpp ----
+
+namespace rmq::detail {
+
+RMQ_DECL std::string offset_message_id(std::int64_t commit_log_offset) {
+    return fmt::format("7F00000100002A9F{:016X}", static_cast<std::uint64_t>(commit_log_offset));
+}
+
+RMQ_DECL std::int32_t stored_message_size(const MessageExt& m, std::size_t properties_length) {
+    return static_cast<std::int32_t>(91 + m.body().size() + m.topic().size() + properties_length);
+}
+
+RMQ_DECL std::int64_t tags_code_of(const Message& m) {
+    const auto tags = m.tags();
+    return tags.empty() ? 0 : tag_hash(tags);
+}
+
+RMQ_DECL bool matched_by_consume_queue(const std::optional<SubscriptionData>& sub, std::int64_t tags_code) {
+    if (!sub || sub->class_filter_mode) {
+        return true;
+    }
+    if (sub->sub_string == sub_all) {
+        return true;
+    }
+    return sub->code_set.contains(static_cast<std::int32_t>(tags_code));
+}
+
+RMQ_DECL std::int32_t parse_int_or(std::string_view text, std::int32_t fallback) {
+    if (text.empty()) {
+        return fallback;
+    }
+    std::int64_t v = 0;
+    bool negative = false;
+    std::size_t i = 0;
+    if (text[0] == '-') {
+        negative = true;
+        i = 1;
+    }
+    for (; i < text.size(); ++i) {
+        if (text[i] < '0' || text[i] > '9') {
+            return fallback;
+        }
+        v = v * 10 + (text[i] - '0');
+    }
+    return static_cast<std::int32_t>(negative ? -v : v);
+}
+
+RMQ_DECL void MessageStore::add_queues(const std::string& topic, std::size_t count) {
+    auto& queues = topics_[topic];
+    if (queues.size() < count) {
+        queues.resize(count);
+    }
+}
+
+RMQ_DECL std::optional<std::size_t> MessageStore::queue_count(const std::string& topic) const {
+    const auto it = topics_.find(topic);
+    if (it == topics_.end()) {
+        return std::nullopt;
+    }
+    return it->second.size();
+}
+
+RMQ_DECL QueueLog* MessageStore::find_queue(const std::string& topic, std::int32_t queue_id) {
+    const auto it = topics_.find(topic);
+    if (it == topics_.end() || queue_id < 0 || static_cast<std::size_t>(queue_id) >= it->second.size()) {
+        return nullptr;
+    }
+    return &it->second[static_cast<std::size_t>(queue_id)];
+}
+
+RMQ_DECL const QueueLog* MessageStore::find_queue(const std::string& topic, std::int32_t queue_id) const {
+    return const_cast<MessageStore*>(this)->find_queue(topic, queue_id);
+}
+
+RMQ_DECL QueueLog& MessageStore::ensure_queue(const std::string& topic, std::int32_t queue_id) {
+    auto& queues = topics_[topic];
+    if (queues.size() <= static_cast<std::size_t>(queue_id)) {
+        queues.resize(static_cast<std::size_t>(queue_id) + 1);
+    }
+    return queues[static_cast<std::size_t>(queue_id)];
+}
+
+RMQ_DECL std::int64_t MessageStore::max_offset(const std::string& topic, std::int32_t queue_id) const {
+    const QueueLog* q = find_queue(topic, queue_id);
+    return q ? q->next : 0;
+}
+
+RMQ_DECL std::shared_ptr<const MessageExt>
+MessageStore::append(MessageExt m, std::int64_t tags_code, std::int64_t store_timestamp) {
+    QueueLog& q = ensure_queue(m.topic(), m.queue_id());
+    m.set_queue_offset(q.next);
+    m.set_commit_log_offset(commit_log_offset_);
+    m.set_store_timestamp(store_timestamp);
+    m.set_store_host(std::string(broker_store_host));
+    m.set_broker_name(broker_name_);
+    m.set_body_crc(detail::crc32(m.body()));
+    m.set_store_size(stored_message_size(m, encode_properties(m.properties()).size()));
+    m.set_offset_msg_id(offset_message_id(commit_log_offset_));
+    commit_log_offset_ += m.store_size();
+    auto stored = std::make_shared<const MessageExt>(std::move(m));
+    q.entries.push_back(StoredEntry{stored, tags_code});
+    ++q.next;
+    commit_log_.emplace(stored->commit_log_offset(), stored);
+    return stored;
+}
+
+RMQ_DECL const MessageExt* MessageStore::find_by_commit_offset(std::int64_t commit_log_offset) const {
+    const auto it = commit_log_.find(commit_log_offset);
+    return it == commit_log_.end() ? nullptr : it->second.get();
+}
+
+RMQ_DECL std::vector<MessageExt>
+MessageStore::messages(const std::string& topic, std::int32_t queue_id, std::int64_t from) const {
+    std::vector<MessageExt> out;
+    const QueueLog* q = find_queue(topic, queue_id);
+    if (q == nullptr) {
+        return out;
+    }
+    for (std::int64_t o = std::max(from, q->base); o < q->next; ++o) {
+        out.push_back(*q->entries[static_cast<std::size_t>(o - q->base)].msg);
+    }
+    return out;
+}
+
+RMQ_DECL std::int64_t
+MessageStore::search(const std::string& topic, std::int32_t queue_id, std::int64_t timestamp) const {
+    const QueueLog* q = find_queue(topic, queue_id);
+    if (q == nullptr) {
+        return 0;
+    }
+    const auto it = std::partition_point(q->entries.begin(), q->entries.end(), [&](const StoredEntry& e) {
+        return e.msg->store_timestamp() < timestamp;
+    });
+    return q->base + static_cast<std::int64_t>(it - q->entries.begin());
+}
+
+RMQ_DECL bool
+MessageStore::delete_before(const std::string& topic, std::int32_t queue_id, std::int64_t offset) {
+    QueueLog* q = find_queue(topic, queue_id);
+    if (q == nullptr) {
+        return false;
+    }
+    while (q->base < offset && !q->entries.empty()) {
+        commit_log_.erase(q->entries.front().msg->commit_log_offset());
+        q->entries.pop_front();
+        ++q->base;
+    }
+    return true;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/store.ipp ----
+
+// ---- begin rmq/detail/broker/impl/delays.ipp ----
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+namespace delays_impl {
+
+/// Milliseconds of one unit letter; throws rmq::InvalidArgument for an unknown one.
+RMQ_DECL std::int64_t unit_millis(std::string_view item) {
+    switch (item.back()) {
+    case 's':
+        return 1000;
+    case 'm':
+        return 60 * 1000;
+    case 'h':
+        return 60 * 60 * 1000;
+    case 'd':
+        return 24 * 60 * 60 * 1000;
+    default:
+        throw InvalidArgument(fmt::format("message_delay_level: unknown unit in \"{}\"", item));
+    }
+}
+
+/// One item ("5s") in milliseconds.
+RMQ_DECL std::int64_t item_millis(std::string_view item) {
+    if (item.size() < 2) {
+        throw InvalidArgument(fmt::format("message_delay_level: bad item \"{}\"", item));
+    }
+    const std::int64_t unit = unit_millis(item);
+    std::int64_t n = 0;
+    for (const char c : item.substr(0, item.size() - 1)) {
+        if (c < '0' || c > '9') {
+            throw InvalidArgument(fmt::format("message_delay_level: bad number in \"{}\"", item));
+        }
+        n = n * 10 + (c - '0');
+    }
+    return n * unit;
+}
+
+}  // namespace delays_impl
+
+RMQ_DECL std::vector<std::int64_t> parse_delay_levels(std::string_view text) {
+    std::vector<std::int64_t> out;
+    while (!text.empty()) {
+        const std::size_t start = text.find_first_not_of(' ');
+        if (start == std::string_view::npos) {
+            break;
+        }
+        text.remove_prefix(start);
+        const std::size_t end = std::min(text.find(' '), text.size());
+        out.push_back(delays_impl::item_millis(text.substr(0, end)));
+        text.remove_prefix(end);
+    }
+    if (out.empty()) {
+        throw InvalidArgument("message_delay_level is empty");
+    }
+    return out;
+}
+
+RMQ_DECL std::optional<DelaySchedule::Wait> DelaySchedule::redirect(MessageExt& m, Clock& clock) const {
+    std::int32_t level = m.delay_time_level();
+    if (level <= 0) {
+        return std::nullopt;
+    }
+    level = std::min(level, static_cast<std::int32_t>(levels_.size()));
+    m.set_delay_time_level(level);
+    const std::int64_t delay = levels_[static_cast<std::size_t>(level - 1)];
+    m.set_property(property::real_topic, m.topic());
+    m.set_property(property::real_queue_id, std::to_string(m.queue_id()));
+    m.set_topic(std::string(schedule_topic));
+    m.set_queue_id(level - 1);
+    Wait wait;
+    wait.due = clock.steady_millis() + delay;
+    wait.tags_code = clock.wall_millis() + delay;  // ScheduleMessageService: the CQ holds the due time
+    return wait;
+}
+
+RMQ_DECL void DelaySchedule::add(std::int64_t due, std::shared_ptr<const MessageExt> stored) {
+    scheduled_.emplace(due, std::move(stored));
+}
+
+RMQ_DECL std::vector<MessageExt> DelaySchedule::take_due(std::int64_t now) {
+    std::vector<MessageExt> due;
+    while (!scheduled_.empty() && scheduled_.begin()->first <= now) {
+        const auto src = scheduled_.begin()->second;
+        scheduled_.erase(scheduled_.begin());
+        MessageExt m;
+        m.set_properties(src->properties());
+        m.set_body(src->body());
+        m.set_flag(src->flag());
+        m.set_sys_flag(src->sys_flag());
+        m.set_born_timestamp(src->born_timestamp());
+        m.set_born_host(src->born_host());
+        m.set_reconsume_times(src->reconsume_times());
+        m.set_topic(std::string(src->property_view(property::real_topic)));
+        m.set_queue_id(parse_int_or(src->property_view(property::real_queue_id), 0));
+        // messageTimeup clears DELAY only after encoding the properties string: the stored copy keeps DELAY
+        // (and REAL_TOPIC / REAL_QID), it is just not delayed again.
+        due.push_back(std::move(m));
+    }
+    return due;
+}
+
+RMQ_DECL std::optional<std::int64_t> DelaySchedule::next_due() const {
+    if (scheduled_.empty()) {
+        return std::nullopt;
+    }
+    return scheduled_.begin()->first;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/delays.ipp ----
+
+// ---- begin rmq/detail/broker/impl/dispatcher.ipp ----
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL void Dispatcher::start(bool manual_clock, Timers timers) {
+    manual_ = manual_clock;
+    timers_ = std::move(timers);
+    thread_ = std::thread([this] { run(); });
+    thread_id_ = thread_.get_id();
+}
+
+RMQ_DECL bool Dispatcher::request_stop_locked() {
+    if (stopping_) {
+        return false;
+    }
+    stopping_ = true;
+    cv_.notify_all();
+    return true;
+}
+
+RMQ_DECL void Dispatcher::join() {
+    if (thread_.joinable()) {
+        thread_.join();
+    }
+}
+
+RMQ_DECL void Dispatcher::mark_stopped_locked() {
+    stopped_ = true;  // the thread set it already if it ran
+    idle_cv_.notify_all();
+}
+
+RMQ_DECL void Dispatcher::dispatch(BrokerTasks tasks) {
+    if (tasks.empty()) {
+        return;
+    }
+    {
+        const std::lock_guard lock(mutex_);
+        if (!stopped_ && started_) {
+            for (auto& t : tasks) {
+                tasks_.push_back(std::move(t));
+            }
+            cv_.notify_all();
+            return;
+        }
+    }
+    for (auto& t : tasks) {
+        run_task(t);
+    }
+}
+
+RMQ_DECL void Dispatcher::drain() {
+    if (std::this_thread::get_id() == thread_id_) {
+        throw IllegalState("InProcessBroker::drain called from a broker callback");
+    }
+    std::unique_lock lock(mutex_);
+    idle_cv_.wait(lock, [this] { return stopped_ || (tasks_.empty() && !running_task_); });
+}
+
+RMQ_DECL void Dispatcher::run_task(BrokerTask& task) noexcept {
+    try {
+        task();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): a throwing user callback must not kill the broker
+    }
+}
+
+RMQ_DECL void Dispatcher::run() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+        if (!tasks_.empty()) {
+            run_batch(lock);
+            continue;
+        }
+        if (stopping_) {
+            stopped_ = true;  // from here on dispatch() runs callbacks itself
+            idle_cv_.notify_all();
+            break;
+        }
+        if (manual_) {
+            cv_.wait(lock);
+            continue;
+        }
+        tick_or_wait(lock);
+    }
+}
+
+RMQ_DECL void Dispatcher::run_batch(std::unique_lock<std::mutex>& lock) {
+    std::deque<BrokerTask> batch;
+    batch.swap(tasks_);
+    running_task_ = true;
+    lock.unlock();
+    for (auto& t : batch) {
+        run_task(t);
+    }
+    batch.clear();
+    lock.lock();
+    running_task_ = false;
+    if (tasks_.empty()) {
+        idle_cv_.notify_all();
+    }
+}
+
+RMQ_DECL void Dispatcher::tick_or_wait(std::unique_lock<std::mutex>& lock) {
+    BrokerTasks out;
+    timers_.tick_locked(out);
+    if (!out.empty()) {
+        for (auto& t : out) {
+            tasks_.push_back(std::move(t));
+        }
+        return;
+    }
+    if (const auto next = timers_.next_deadline_locked()) {
+        const std::int64_t wait = std::max<std::int64_t>(*next - timers_.now(), 1);
+        cv_.wait_for(lock, std::chrono::milliseconds(wait));
+    } else {
+        cv_.wait(lock);
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/dispatcher.ipp ----
+
+// ---- begin rmq/detail/broker/impl/faults.ipp ----
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL void FaultInjector::set(BrokerRequest request, int code, int times) {
+    if (times <= 0) {
+        faults_.erase(request);
+    } else {
+        faults_[request] = Fault{code, times};
+    }
+}
+
+RMQ_DECL void FaultInjector::take(BrokerRequest request) {
+    if (const auto code = take_code(request)) {
+        throw BrokerError(*code,
+                          fmt::format("injected failure of request kind {}", static_cast<int>(request)));
+    }
+}
+
+RMQ_DECL std::optional<int> FaultInjector::take_code(BrokerRequest request) {
+    const auto it = faults_.find(request);
+    if (it == faults_.end()) {
+        return std::nullopt;
+    }
+    const int code = it->second.code;
+    if (--it->second.remaining == 0) {
+        faults_.erase(it);
+    }
+    return code;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/faults.ipp ----
+
+// ---- begin rmq/detail/broker/impl/locks.ipp ----
+
+#include <algorithm>
+
+
+namespace rmq::detail {
+
+RMQ_DECL std::vector<MessageQueue> QueueLocks::lock_batch(const std::string& group,
+                                                          const std::string& client_id,
+                                                          const std::vector<MessageQueue>& mqs,
+                                                          std::int64_t now) {
+    auto& table = locks_[group];
+    std::vector<MessageQueue> granted;
+    for (const auto& mq : mqs) {
+        if (std::find(granted.begin(), granted.end(), mq) != granted.end()) {
+            continue;
+        }
+        auto [it, inserted] = table.try_emplace(mq, Entry{client_id, now});
+        Entry& e = it->second;
+        const bool is_expired = expired(e, now);
+        if (e.client_id == client_id && !is_expired) {
+            e.last_update = now;
+            granted.push_back(mq);
+        } else if (is_expired) {
+            e.client_id = client_id;
+            e.last_update = now;
+            granted.push_back(mq);
+        }
+    }
+    return granted;
+}
+
+RMQ_DECL void QueueLocks::unlock_batch(const std::string& group,
+                                       const std::string& client_id,
+                                       const std::vector<MessageQueue>& mqs) {
+    const auto it = locks_.find(group);
+    if (it == locks_.end()) {
+        return;
+    }
+    for (const auto& mq : mqs) {
+        if (const auto e = it->second.find(mq); e != it->second.end() && e->second.client_id == client_id) {
+            it->second.erase(e);
+        }
+    }
+}
+
+RMQ_DECL std::optional<std::string>
+QueueLocks::owner(const std::string& group, const MessageQueue& mq, std::int64_t now) const {
+    const auto it = locks_.find(group);
+    if (it == locks_.end()) {
+        return std::nullopt;
+    }
+    const auto e = it->second.find(mq);
+    if (e == it->second.end() || expired(e->second, now)) {
+        return std::nullopt;
+    }
+    return e->second.client_id;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/locks.ipp ----
+
+// ---- begin rmq/detail/broker/impl/long_poll.ipp ----
+
+#include <algorithm>
+#include <iterator>
+
+
+namespace rmq::detail {
+
+RMQ_DECL void HeldPulls::hold(HeldPull pull) {
+    QueueKey key{pull.args.mq.topic, pull.args.mq.queue_id};
+    held_[std::move(key)].push_back(std::move(pull));
+}
+
+RMQ_DECL std::vector<HeldPull> HeldPulls::take_arrived(const std::string& topic,
+                                                       std::int32_t queue_id,
+                                                       std::int64_t tags_code,
+                                                       const MessageStore& store) {
+    std::vector<HeldPull> wake;
+    const auto it = held_.find({topic, queue_id});
+    if (it == held_.end()) {
+        return wake;
+    }
+    const std::int64_t max = store.max_offset(topic, queue_id);
+    std::erase_if(it->second, [&](HeldPull& h) {
+        if (max > h.args.queue_offset && matched_by_consume_queue(h.filter, tags_code)) {
+            wake.push_back(std::move(h));
+            return true;
+        }
+        return false;
+    });
+    if (it->second.empty()) {
+        held_.erase(it);
+    }
+    return wake;
+}
+
+RMQ_DECL std::vector<HeldPull> HeldPulls::take_due(std::int64_t now, const MessageStore& store) {
+    const bool hold_check = now >= next_check_;
+    if (hold_check) {
+        next_check_ = now + check_interval_millis_;
+    }
+    std::vector<HeldPull> due;
+    for (auto it = held_.begin(); it != held_.end();) {
+        const std::int64_t max = store.max_offset(it->first.first, it->first.second);
+        std::erase_if(it->second, [&](HeldPull& h) {
+            if (now >= h.deadline || (hold_check && max > h.args.queue_offset)) {
+                due.push_back(std::move(h));
+                return true;
+            }
+            return false;
+        });
+        it = it->second.empty() ? held_.erase(it) : std::next(it);
+    }
+    return due;
+}
+
+RMQ_DECL std::vector<HeldPull> HeldPulls::take_all() {
+    std::vector<HeldPull> all;
+    for (auto& [key, list] : held_) {
+        for (auto& h : list) {
+            all.push_back(std::move(h));
+        }
+    }
+    held_.clear();
+    return all;
+}
+
+RMQ_DECL std::size_t HeldPulls::count() const {
+    std::size_t n = 0;
+    for (const auto& [key, list] : held_) {
+        n += list.size();
+    }
+    return n;
+}
+
+RMQ_DECL std::optional<std::int64_t> HeldPulls::next_deadline() const {
+    if (held_.empty()) {
+        return std::nullopt;
+    }
+    std::int64_t next = next_check_;
+    for (const auto& [key, list] : held_) {
+        for (const auto& h : list) {
+            next = std::min(next, h.deadline);
+        }
+    }
+    return next;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/long_poll.ipp ----
+
+// ---- begin rmq/detail/broker/impl/membership.ipp ----
+
+#include <algorithm>
+#include <iterator>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL std::uint64_t Membership::register_handle(std::shared_ptr<NotificationSlot> slot) {
+    const std::uint64_t id = ++next_handle_id_;
+    handles_.emplace(id, std::move(slot));
+    return id;
+}
+
+RMQ_DECL void Membership::close_handle(std::uint64_t handle_id, BrokerTasks& out) {
+    handles_.erase(handle_id);
+    remove_channels([&](const Channel& ch) { return ch.handle_id == handle_id; }, out);
+}
+
+RMQ_DECL void Membership::register_consumer(const std::string& client_id,
+                                            const ConsumerData& data,
+                                            std::uint64_t handle_id,
+                                            std::int64_t now,
+                                            BrokerTasks& out) {
+    auto& group = groups_[data.group_name];
+    group.consume_type = data.consume_type;
+    group.message_model = data.message_model;
+    group.consume_from_where = data.consume_from_where;
+    auto [it, inserted] = group.channels.try_emplace(client_id);
+    bool updated = inserted;
+    it->second.client_id = client_id;
+    it->second.handle_id = handle_id;
+    it->second.last_update = now;
+    it->second.data = data;
+    if (update_subscriptions(group, data)) {
+        updated = true;
+    }
+    if (updated) {
+        notify_change(data.group_name, group, out);
+    }
+}
+
+RMQ_DECL bool Membership::update_subscriptions(GroupInfo& group, const ConsumerData& data) {
+    // One SubscriptionData per topic: a new topic is added, the newest subVersion wins, topics this heartbeat
+    // does not carry are removed.
+    bool changed = false;
+    std::set<std::string> carried;
+    for (const auto& sub : data.subscription_data_set) {
+        carried.insert(sub.topic);
+        const auto old = group.subscriptions.find(sub.topic);
+        if (old == group.subscriptions.end()) {
+            group.subscriptions.emplace(sub.topic, sub);
+            changed = true;
+        } else if (sub.sub_version > old->second.sub_version) {
+            old->second = sub;
+        }
+    }
+    if (std::erase_if(group.subscriptions, [&](const auto& e) { return !carried.contains(e.first); }) > 0) {
+        changed = true;
+    }
+    return changed;
+}
+
+RMQ_DECL void
+Membership::unregister(const std::string& client_id, const std::string& group, BrokerTasks& out) {
+    const auto git = groups_.find(group);
+    if (git == groups_.end()) {
+        return;
+    }
+    git->second.channels.erase(client_id);
+    notify_change(group, git->second, out);
+    if (git->second.channels.empty()) {
+        groups_.erase(git);
+    }
+}
+
+RMQ_DECL void Membership::expire(std::int64_t now, BrokerTasks& out) {
+    remove_channels([&](const Channel& ch) { return now - ch.last_update > expiry_millis_; }, out);
+}
+
+RMQ_DECL void Membership::remove_channels(const std::function<bool(const Channel&)>& leaves,
+                                          BrokerTasks& out) {
+    for (auto git = groups_.begin(); git != groups_.end();) {
+        const auto removed =
+            std::erase_if(git->second.channels, [&](const auto& e) { return leaves(e.second); });
+        if (removed > 0) {
+            notify_change(git->first, git->second, out);
+        }
+        git = git->second.channels.empty() && removed > 0 ? groups_.erase(git) : std::next(git);
+    }
+}
+
+RMQ_DECL std::optional<std::int64_t> Membership::next_expiry() const {
+    std::optional<std::int64_t> next;
+    for (const auto& [name, g] : groups_) {
+        for (const auto& [id, ch] : g.channels) {
+            const std::int64_t t = ch.last_update + expiry_millis_ + 1;
+            next = next ? std::min(*next, t) : t;
+        }
+    }
+    return next;
+}
+
+RMQ_DECL std::vector<std::string> Membership::consumer_ids(const std::string& group) const {
+    const auto it = groups_.find(group);
+    if (it == groups_.end() || it->second.channels.empty()) {
+        throw BrokerError(response_code::system_error, fmt::format("no consumer for this group, {}", group));
+    }
+    std::vector<std::string> ids;
+    for (const auto& [id, ch] : it->second.channels) {
+        ids.push_back(id);
+    }
+    return ids;
+}
+
+RMQ_DECL std::vector<GroupMember> Membership::members(const std::string& group) const {
+    std::vector<GroupMember> out;
+    if (const auto it = groups_.find(group); it != groups_.end()) {
+        for (const auto& [id, ch] : it->second.channels) {
+            out.push_back(GroupMember{id, ch.data, ch.last_update});
+        }
+    }
+    return out;
+}
+
+RMQ_DECL const SubscriptionData* Membership::find_subscription(const std::string& group,
+                                                               const std::string& topic) const {
+    const auto it = groups_.find(group);
+    if (it == groups_.end()) {
+        return nullptr;
+    }
+    const auto s = it->second.subscriptions.find(topic);
+    return s == it->second.subscriptions.end() ? nullptr : &s->second;
+}
+
+RMQ_DECL void
+Membership::notify_change(const std::string& group_name, const GroupInfo& group, BrokerTasks& out) const {
+    if (!notify_) {
+        return;
+    }
+    for (const auto& [id, ch] : group.channels) {
+        const auto h = handles_.find(ch.handle_id);
+        if (h == handles_.end()) {
+            continue;
+        }
+        if (auto slot = h->second.lock()) {
+            out.push_back([slot, group_name] {
+                NotificationHandler handler;
+                {
+                    const std::lock_guard lock(slot->mutex);
+                    handler = slot->handler;
+                }
+                if (handler) {
+                    handler(ConsumerIdsChanged{group_name});
+                }
+            });
+        }
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/membership.ipp ----
+
+// ---- begin rmq/detail/broker/impl/offsets.ipp ----
+
+
+namespace rmq::detail {
+
+RMQ_DECL std::optional<std::int64_t> ConsumerOffsets::find(const std::string& group,
+                                                           const MessageQueue& mq) const {
+    if (const auto it = offsets_.find(key(group, mq)); it != offsets_.end()) {
+        return it->second;
+    }
+    return std::nullopt;
+}
+
+RMQ_DECL void ConsumerOffsets::store(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
+    offsets_[key(group, mq)] = offset;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/offsets.ipp ----
+
+// ---- begin rmq/detail/broker/impl/subscription_groups.ipp ----
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL bool SubscriptionGroups::ensure(const std::string& group) {
+    if (groups_.contains(group)) {
+        return true;
+    }
+    if (!auto_create_) {
+        return false;
+    }
+    groups_.insert(group);
+    return true;
+}
+
+RMQ_DECL void SubscriptionGroups::require(const std::string& group) {
+    if (!ensure(group)) {
+        throw BrokerError(response_code::subscription_group_not_exist,
+                          fmt::format("subscription group [{}] does not exist", group));
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/subscription_groups.ipp ----
+
+// ---- begin rmq/detail/broker/impl/pull.ipp ----
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+namespace pull_impl {
+
+/// The answers that need no scan: an empty queue and offsets outside [min, max). False when a scan is due.
+RMQ_DECL bool offset_out_of_range(const QueueLog& q, std::int64_t offset, PullResult& r, int& code) {
+    if (q.next == 0) {  // NO_MESSAGE_IN_QUEUE
+        code = offset == 0 ? response_code::pull_not_found : response_code::pull_offset_moved;
+        r.next_begin_offset = 0;
+    } else if (offset < q.base) {  // OFFSET_TOO_SMALL
+        code = response_code::pull_offset_moved;
+        r.next_begin_offset = q.base;
+    } else if (offset == q.next) {  // OFFSET_OVERFLOW_ONE
+        code = response_code::pull_not_found;
+        r.next_begin_offset = offset;
+    } else if (offset > q.next) {  // OFFSET_OVERFLOW_BADLY
+        code = response_code::pull_offset_moved;
+        r.next_begin_offset = q.next;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/// Scans from the request's offset to the end of its consume-queue file, at most max(16000 B, 20 B x
+/// maxMsgNums) of units, until the batch is full; every scanned unit advances next_begin_offset.
+RMQ_DECL void scan(const QueueLog& q,
+                   const PullArgs& a,
+                   const std::optional<SubscriptionData>& sub,
+                   const BrokerConfig& config,
+                   PullResult& r) {
+    const std::int64_t offset = a.queue_offset;
+    const std::int64_t file_end = (offset / consume_queue_file_units + 1) * consume_queue_file_units;
+    const std::int64_t end = std::min(q.next, file_end);
+    const std::int64_t max_scan =
+        std::max<std::int64_t>(max_filter_message_bytes,
+                               std::int64_t{a.max_msg_nums} * consume_queue_unit_size) /
+        consume_queue_unit_size;
+    std::int64_t bytes = 0;
+    std::int64_t scanned = 0;
+    for (std::int64_t o = offset; o < end && scanned < max_scan; ++o) {
+        const StoredEntry& e = q.entries[static_cast<std::size_t>(o - q.base)];
+        const std::int64_t size = e.msg->store_size();
+        const auto count = static_cast<std::int64_t>(r.msg_found_list.size());
+        if (count > 0 &&
+            (count >= a.max_msg_nums || bytes + size > config.max_transfer_bytes_on_message_in_memory ||
+             count > config.max_transfer_count_on_message_in_memory - 1)) {
+            break;  // isTheBatchFull: this unit is not consumed
+        }
+        ++scanned;
+        if (!matched_by_consume_queue(sub, e.tags_code)) {
+            continue;
+        }
+        r.msg_found_list.push_back(*e.msg);
+        bytes += size;
+    }
+    r.next_begin_offset = offset + scanned;
+}
+
+RMQ_DECL PullStatus status_of(int code) noexcept {
+    switch (code) {
+    case response_code::success:
+        return PullStatus::Found;
+    case response_code::pull_retry_immediately:
+        return PullStatus::NoMatchedMsg;
+    case response_code::pull_not_found:
+        return PullStatus::NoNewMsg;
+    default:
+        return PullStatus::OffsetIllegal;
+    }
+}
+
+/// The group's stored subscription of the pulled topic.
+RMQ_DECL Outcome<SubscriptionData> stored_subscription(const PullArgs& a, const Membership& membership) {
+    if (!membership.has_group(a.consumer_group)) {
+        return {response_code::subscription_not_exist,
+                fmt::format("the consumer's group info not exist, group: {}", a.consumer_group)};
+    }
+    const SubscriptionData* s = membership.find_subscription(a.consumer_group, a.mq.topic);
+    if (s == nullptr) {
+        return {response_code::subscription_not_exist,
+                fmt::format("the consumer's subscription not exist, group: {} topic: {}",
+                            a.consumer_group,
+                            a.mq.topic)};
+    }
+    if (s->sub_version < a.sub_version) {
+        return {response_code::subscription_not_latest,
+                fmt::format("the consumer's subscription not latest, group: {} topic: {}",
+                            a.consumer_group,
+                            a.mq.topic)};
+    }
+    return *s;
+}
+
+}  // namespace pull_impl
+
+RMQ_DECL std::optional<Outcome<PullResult>> check_pull_target(const PullArgs& a,
+                                                              const BrokerConfig& config,
+                                                              SubscriptionGroups& groups,
+                                                              const MessageStore& store) {
+    using O = Outcome<PullResult>;
+    if (a.mq.broker_name != config.broker_name) {
+        return O(response_code::system_error,
+                 fmt::format("{} does not belong to broker {}", a.mq, config.broker_name));
+    }
+    if (a.consumer_group.empty()) {
+        return O(response_code::system_error, "pull without consumer group");
+    }
+    if (!groups.ensure(a.consumer_group)) {
+        return O(response_code::subscription_group_not_exist,
+                 fmt::format("subscription group [{}] does not exist", a.consumer_group));
+    }
+    const auto queue_count = store.queue_count(a.mq.topic);
+    if (!queue_count) {
+        return O(response_code::topic_not_exist,
+                 fmt::format("topic[{}] not exist, apply first please!", a.mq.topic));
+    }
+    const auto read_queue_nums = static_cast<std::int32_t>(*queue_count);
+    if (a.mq.queue_id < 0 || a.mq.queue_id >= read_queue_nums) {
+        return O(
+            response_code::system_error,
+            fmt::format("queueId[{}] is illegal, topic:[{}] topicConfig.readQueueNums:[{}] consumer:[{}]",
+                        a.mq.queue_id,
+                        a.mq.topic,
+                        read_queue_nums,
+                        a.consumer_group));
+    }
+    return std::nullopt;
+}
+
+RMQ_DECL Outcome<SubscriptionData> pull_subscription(const PullArgs& a, const Membership& membership) {
+    std::optional<Outcome<SubscriptionData>> sub;
+    if ((a.sys_flag & pull_sys_flag::subscription) != 0) {
+        try {
+            sub.emplace(parse_subscription(a.mq.topic, a.subscription, a.expression_type));
+        } catch (const Error&) {
+            return {response_code::subscription_parse_failed, "parse the consumer's subscription failed"};
+        }
+    } else {
+        sub.emplace(pull_impl::stored_subscription(a, membership));
+    }
+    if (sub->ok() && sub->value().expression_type != expression_type_tag) {
+        return {response_code::system_error,
+                fmt::format("The broker does not support consumer to filter message by {}",
+                            sub->value().expression_type)};
+    }
+    return std::move(*sub);
+}
+
+RMQ_DECL PullResult get_message(const QueueLog& q,
+                                const PullArgs& a,
+                                const std::optional<SubscriptionData>& sub,
+                                const BrokerConfig& config,
+                                int& code) {
+    PullResult r;
+    r.min_offset = q.base;
+    r.max_offset = q.next;
+    if (!pull_impl::offset_out_of_range(q, a.queue_offset, r, code)) {
+        pull_impl::scan(q, a, sub, config, r);
+        code = r.msg_found_list.empty() ? response_code::pull_retry_immediately : response_code::success;
+    }
+    r.status = pull_impl::status_of(code);
+    return r;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/pull.ipp ----
+
+// ---- begin rmq/detail/broker/impl/send.ipp ----
+
+#include <string>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL void check_sendable_topic(std::string_view topic) {
+    try {
+        check_topic(topic);
+    } catch (const InvalidArgument& e) {
+        throw BrokerError(response_code::system_error, e.what());
+    }
+    if (topic == auto_create_topic_key_topic || topic == schedule_topic) {
+        throw BrokerError(response_code::no_permission,
+                          fmt::format("Sending message to topic[{}] is forbidden.", topic));
+    }
+}
+
+RMQ_DECL MessageExt make_sent_message(const Message& msg,
+                                      const MessageQueue& mq,
+                                      std::int64_t born_timestamp) {
+    MessageExt inner;
+    inner.set_topic(mq.topic);
+    inner.set_queue_id(mq.queue_id);
+    inner.set_flag(msg.flag());
+    inner.set_properties(msg.properties());
+    inner.set_body(msg.body());
+    inner.set_born_timestamp(born_timestamp);
+    inner.set_born_host(std::string(in_process_born_host));
+    inner.set_property(property_cluster, broker_cluster_name);
+    return inner;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/send.ipp ----
+
+// ---- begin rmq/detail/broker/impl/send_back.ipp ----
+
+#include <string>
+
+
+
+namespace rmq::detail {
+
+namespace send_back_impl {
+
+/// Where the send-back goes: %DLQ%group without delay, or %RETRY%group with the (defaulted) level.
+RMQ_DECL void route_send_back(MessageExt& inner, const MessageExt& original, const SendBackArgs& args) {
+    std::int32_t delay_level = args.delay_level;
+    if (original.reconsume_times() >= args.max_reconsume_times || delay_level < 0) {
+        inner.set_topic(dlq_topic(args.group));
+        inner.set_queue_id(0);
+        inner.set_delay_time_level(0);  // DELAY=0: a retried message's DELAY would delay it again
+        return;
+    }
+    if (delay_level == 0) {
+        delay_level = 3 + original.reconsume_times();
+    }
+    inner.set_topic(retry_topic(args.group));
+    inner.set_queue_id(0);
+    inner.set_delay_time_level(delay_level);
+}
+
+}  // namespace send_back_impl
+
+RMQ_DECL MessageExt make_send_back_message(const MessageExt& original, const SendBackArgs& args) {
+    MessageExt inner;
+    inner.set_properties(original.properties());
+    if (!inner.has_property(property::retry_topic)) {
+        inner.set_property(property::retry_topic, original.topic());
+    }
+    inner.set_property(property::wait_store_msg_ok, "false");  // msgExt.setWaitStoreMsgOK(false)
+    send_back_impl::route_send_back(inner, original, args);
+    inner.set_body(original.body());
+    inner.set_flag(original.flag());
+    inner.set_sys_flag(original.sys_flag());
+    inner.set_born_timestamp(original.born_timestamp());
+    inner.set_born_host(original.born_host());
+    inner.set_reconsume_times(original.reconsume_times() + 1);
+    const auto origin = original.property_view(property::origin_message_id);
+    inner.set_property(property::origin_message_id,
+                       origin.empty() ? original.offset_msg_id() : std::string(origin));
+    return inner;
+}
+
+RMQ_DECL bool apply_retry_topic_send(MessageExt& inner, std::int32_t retry_max_times) {
+    const std::int32_t reconsume = parse_int_or(inner.property_view(property::reconsume_time), 0);
+    const std::int32_t max_times =
+        parse_int_or(inner.property_view(property::max_reconsume_times), retry_max_times);
+    inner.clear_property(property::reconsume_time);
+    inner.clear_property(property::max_reconsume_times);
+    inner.set_reconsume_times(reconsume);
+    if (reconsume < max_times) {
+        return false;
+    }
+    const std::string group(inner.topic().substr(retry_group_topic_prefix.size()));
+    inner.set_topic(dlq_topic(group));
+    inner.set_queue_id(0);
+    inner.set_delay_time_level(0);
+    return true;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/send_back.ipp ----
+
+// ---- begin rmq/detail/broker/impl/broker_state.ipp ----
+
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL BrokerState::BrokerState(BrokerConfig config)
+    : config_(std::move(config))
+    , delays_(parse_delay_levels(config_.message_delay_level))
+    , clock_(config_.clock ? config_.clock : system_clock())
+    , store_(config_.broker_name)
+    , subscription_groups_(config_.auto_create_subscription_group)
+    , membership_(config_.notify_consumer_ids_changed_enable, config_.channel_expired_timeout)
+    , locks_(config_.rebalance_lock_max_live_time)
+    , held_(config_.long_polling_enable ? hold_check_interval_millis : config_.short_polling_time_mills) {
+    check_config();
+    if (config_.auto_create_topic_enable) {
+        store_.add_queues(std::string(auto_create_topic_key_topic),
+                          static_cast<std::size_t>(config_.default_topic_queue_nums));
+    }
+}
+
+RMQ_DECL void BrokerState::start(const std::shared_ptr<BrokerState>& self) {
+    {
+        const std::lock_guard lock(mutex_);
+        dispatcher_.mark_started_locked();
+        held_.start(clock_->steady_millis());
+    }
+    dispatcher_.start(clock_->is_manual(),
+                      Dispatcher::Timers{[this](BrokerTasks& out) { tick_locked(out); },
+                                         [this] { return next_deadline_locked(); },
+                                         [this] {
+                                             return clock_->steady_millis();
+                                         }});
+    std::weak_ptr<BrokerState> weak = self;
+    listener_id_ = clock_->add_listener([weak] {
+        if (auto s = weak.lock()) {
+            s->on_clock_advance();
+        }
+    });
+}
+
+RMQ_DECL void BrokerState::stop() {
+    {
+        const std::lock_guard lock(mutex_);
+        if (!dispatcher_.request_stop_locked()) {
+            return;
+        }
+    }
+    clock_->remove_listener(listener_id_);
+    dispatcher_.join();
+    BrokerTasks out;
+    {
+        const std::lock_guard lock(mutex_);
+        dispatcher_.mark_stopped_locked();
+        for (auto& h : held_.take_all()) {
+            out.push_back([cb = std::move(h.callback)] {
+                cb(Outcome<PullResult>(response_code::system_error, "the broker is shut down"));
+            });
+        }
+    }
+    for (auto& t : out) {
+        Dispatcher::run_task(t);
+    }
+}
+
+RMQ_DECL void BrokerState::check_config() const {
+    if (config_.broker_name.empty()) {
+        throw InvalidArgument("BrokerConfig.broker_name is empty");
+    }
+    if (config_.default_topic_queue_nums <= 0) {
+        throw InvalidArgument("BrokerConfig.default_topic_queue_nums must be positive");
+    }
+    if (config_.max_message_size <= 0) {
+        throw InvalidArgument("BrokerConfig.max_message_size must be positive");
+    }
+    if (config_.max_transfer_count_on_message_in_memory <= 0) {
+        throw InvalidArgument("BrokerConfig.max_transfer_count_on_message_in_memory must be positive");
+    }
+}
+
+RMQ_DECL void BrokerState::check_own_queue(const MessageQueue& mq) const {
+    if (mq.broker_name != config_.broker_name) {
+        throw InvalidArgument(fmt::format("{} does not belong to broker {}", mq, config_.broker_name));
+    }
+}
+
+RMQ_DECL void BrokerState::check_running_locked() const {
+    if (dispatcher_.stopping_locked()) {
+        throw BrokerError(response_code::system_error, "the broker is shut down");
+    }
+}
+
+RMQ_DECL void BrokerState::tick_locked(BrokerTasks& out) {
+    deliver_due_locked(out);
+    const std::int64_t now = clock_->steady_millis();
+    // PullRequestHoldService's periodic check (every 5 s, or short_polling_time_mills) wakes held pulls whose
+    // queue grew, whatever the new messages' tags.
+    for (auto& h : held_.take_due(now, store_)) {
+        answer_held_locked(std::move(h), out);
+    }
+    membership_.expire(now, out);
+}
+
+RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline_locked() const {
+    std::optional<std::int64_t> next;
+    for (const auto t : {delays_.next_due(), held_.next_deadline(), membership_.next_expiry()}) {
+        if (t) {
+            next = next ? std::min(*next, *t) : *t;
+        }
+    }
+    return next;
+}
+
+RMQ_DECL void BrokerState::on_clock_advance() {
+    BrokerTasks out;
+    {
+        const std::lock_guard lock(mutex_);
+        if (dispatcher_.stopping_locked()) {
+            return;
+        }
+        tick_locked(out);
+    }
+    dispatch(std::move(out));
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/broker_state.ipp ----
+
+// ---- begin rmq/detail/broker/impl/group_requests.ipp ----
+
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL std::optional<std::int64_t> BrokerState::query_consumer_offset(const std::string& group,
+                                                                        const MessageQueue& mq) const {
+    check_own_queue(mq);
+    const std::lock_guard lock(mutex_);
+    faults_.take(BrokerRequest::QueryConsumerOffset);
+    if (const auto stored = offsets_.find(group, mq)) {
+        return stored;
+    }
+    const QueueLog* q = store_.find_queue(mq.topic, mq.queue_id);
+    const std::int64_t min = q ? q->base : 0;
+    if (min <= 0) {
+        return 0;
+    }
+    return std::nullopt;
+}
+
+RMQ_DECL std::optional<std::int64_t> BrokerState::stored_consumer_offset(const std::string& group,
+                                                                         const MessageQueue& mq) const {
+    const std::lock_guard lock(mutex_);
+    return offsets_.find(group, mq);
+}
+
+RMQ_DECL void
+BrokerState::update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
+    check_group(group);
+    check_own_queue(mq);
+    if (offset < 0) {
+        throw InvalidArgument(
+            fmt::format("illegal consumer offset {} for {} of group {}", offset, mq, group));
+    }
+    const std::lock_guard lock(mutex_);
+    faults_.take(BrokerRequest::UpdateConsumerOffset);
+    offsets_.store(group, mq, offset);
+}
+
+RMQ_DECL std::uint64_t BrokerState::register_handle(std::shared_ptr<NotificationSlot> slot) {
+    const std::lock_guard lock(mutex_);
+    return membership_.register_handle(std::move(slot));
+}
+
+RMQ_DECL void BrokerState::close_handle(std::uint64_t handle_id) {
+    BrokerTasks out;
+    {
+        const std::lock_guard lock(mutex_);
+        membership_.close_handle(handle_id, out);
+    }
+    dispatch(std::move(out));
+}
+
+RMQ_DECL void BrokerState::heartbeat(const HeartbeatData& hb, std::uint64_t handle_id) {
+    if (hb.client_id.empty()) {
+        throw InvalidArgument("heartbeat without client id");
+    }
+    for (const auto& cd : hb.consumer_data_set) {
+        check_group(cd.group_name);
+    }
+    BrokerTasks out;
+    {
+        const std::lock_guard lock(mutex_);
+        check_running_locked();
+        faults_.take(BrokerRequest::Heartbeat);
+        for (const auto& cd : hb.consumer_data_set) {
+            // ClientManageProcessor.heartBeat: the retry topic only when the group config exists (or is
+            // auto-created); the client is registered either way.
+            if (subscription_groups_.ensure(cd.group_name)) {
+                store_.ensure_queue(retry_topic(cd.group_name), 0);
+            }
+            membership_.register_consumer(hb.client_id, cd, handle_id, clock_->steady_millis(), out);
+        }
+    }
+    dispatch(std::move(out));
+}
+
+RMQ_DECL void BrokerState::unregister_client(const std::string& client_id,
+                                             const std::string& /*producer_group*/,
+                                             const std::string& consumer_group) {
+    BrokerTasks out;
+    {
+        const std::lock_guard lock(mutex_);
+        if (consumer_group.empty()) {
+            return;
+        }
+        membership_.unregister(client_id, consumer_group, out);
+    }
+    dispatch(std::move(out));
+}
+
+RMQ_DECL std::vector<std::string> BrokerState::consumer_id_list(const std::string& group) const {
+    const std::lock_guard lock(mutex_);
+    faults_.take(BrokerRequest::ConsumerIdList);
+    return membership_.consumer_ids(group);
+}
+
+RMQ_DECL std::vector<GroupMember> BrokerState::group_members(const std::string& group) const {
+    const std::lock_guard lock(mutex_);
+    return membership_.members(group);
+}
+
+RMQ_DECL std::optional<SubscriptionData> BrokerState::subscription(const std::string& group,
+                                                                   const std::string& topic) const {
+    const std::lock_guard lock(mutex_);
+    if (const SubscriptionData* s = membership_.find_subscription(group, topic)) {
+        return *s;
+    }
+    return std::nullopt;
+}
+
+RMQ_DECL std::vector<MessageQueue> BrokerState::lock_batch(const std::string& group,
+                                                           const std::string& client_id,
+                                                           const std::vector<MessageQueue>& mqs) {
+    check_group(group);
+    const std::lock_guard lock(mutex_);
+    faults_.take(BrokerRequest::LockBatch);
+    return locks_.lock_batch(group, client_id, mqs, clock_->steady_millis());
+}
+
+RMQ_DECL void BrokerState::unlock_batch(const std::string& group,
+                                        const std::string& client_id,
+                                        const std::vector<MessageQueue>& mqs) {
+    const std::lock_guard lock(mutex_);
+    faults_.take(BrokerRequest::UnlockBatch);
+    locks_.unlock_batch(group, client_id, mqs);
+}
+
+RMQ_DECL std::optional<std::string> BrokerState::lock_owner(const std::string& group,
+                                                            const MessageQueue& mq) const {
+    const std::lock_guard lock(mutex_);
+    return locks_.owner(group, mq, clock_->steady_millis());
+}
+
+RMQ_DECL void BrokerState::create_subscription_group(const std::string& group) {
+    check_group(group);
+    const std::lock_guard lock(mutex_);
+    subscription_groups_.add(group);
+}
+
+RMQ_DECL void BrokerState::inject_failure(BrokerRequest request, int code, int times) {
+    const std::lock_guard lock(mutex_);
+    faults_.set(request, code, times);
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/group_requests.ipp ----
+
+// ---- begin rmq/detail/broker/impl/pull_requests.ipp ----
+
+#include <utility>
+
+
+namespace rmq::detail {
+
+RMQ_DECL void BrokerState::pull(const PullArgs& args, PullCallback callback, const PostToCaller* post) {
+    BrokerTasks out;
+    std::optional<BrokerTask> ready;
+    std::optional<Outcome<PullResult>> immediate;
+    {
+        const std::lock_guard lock(mutex_);
+        if (dispatcher_.stopping_locked()) {
+            immediate.emplace(response_code::system_error, "the broker is shut down");
+        } else if (const auto code = faults_.take_code(BrokerRequest::Pull)) {
+            out.push_back([cb = std::move(callback), code = *code]() mutable {
+                cb(Outcome<PullResult>(code, "injected failure of PULL_MESSAGE"));
+            });
+        } else if (auto r = process_pull_locked(args, true, callback)) {
+            BrokerTask task = [cb = std::move(callback), res = std::move(*r)]() mutable {
+                cb(std::move(res));
+            };
+            if (post != nullptr && *post) {
+                ready.emplace(std::move(task));
+            } else {
+                out.push_back(std::move(task));
+            }
+        }
+    }
+    if (immediate) {
+        callback(std::move(*immediate));
+        return;
+    }
+    if (ready) {
+        (*post)(std::move(*ready));
+        return;
+    }
+    dispatch(std::move(out));
+}
+
+RMQ_DECL std::size_t BrokerState::held_pull_count() const {
+    const std::lock_guard lock(mutex_);
+    return held_.count();
+}
+
+RMQ_DECL std::optional<Outcome<PullResult>>
+BrokerState::process_pull_locked(const PullArgs& a, bool allow_suspend, PullCallback& callback) {
+    if (auto failed = check_pull_target(a, config_, subscription_groups_, store_)) {
+        return failed;
+    }
+    auto parsed = pull_subscription(a, membership_);
+    if (!parsed.ok()) {
+        return Outcome<PullResult>(parsed.code(), parsed.remark());
+    }
+    std::optional<SubscriptionData> sub(std::move(parsed).value());
+    int code = response_code::success;
+    PullResult result = get_message(*store_.find_queue(a.mq.topic, a.mq.queue_id), a, sub, config_, code);
+    if (allow_suspend && (a.sys_flag & pull_sys_flag::commit_offset) != 0) {
+        offsets_.store(a.consumer_group, a.mq, a.commit_offset);
+    }
+    if (code == response_code::pull_not_found && allow_suspend && try_hold_locked(a, callback, sub)) {
+        return std::nullopt;
+    }
+    return Outcome<PullResult>(std::move(result));
+}
+
+RMQ_DECL bool BrokerState::try_hold_locked(const PullArgs& a,
+                                           PullCallback& callback,
+                                           std::optional<SubscriptionData>& sub) {
+    if ((a.sys_flag & pull_sys_flag::suspend) == 0) {
+        return false;
+    }
+    const std::int64_t hold =
+        config_.long_polling_enable ? a.suspend_timeout_millis : config_.short_polling_time_mills;
+    if (hold <= 0) {
+        return false;
+    }
+    held_.hold(HeldPull{a, std::move(callback), clock_->steady_millis() + hold, std::move(sub)});
+    dispatcher_.wake_locked();  // the dispatcher's next deadline moved
+    return true;
+}
+
+RMQ_DECL void BrokerState::notify_arrival_locked(const std::string& topic,
+                                                 std::int32_t queue_id,
+                                                 std::int64_t tags_code,
+                                                 BrokerTasks& out) {
+    for (auto& h : held_.take_arrived(topic, queue_id, tags_code, store_)) {
+        answer_held_locked(std::move(h), out);
+    }
+}
+
+RMQ_DECL void BrokerState::answer_held_locked(HeldPull h, BrokerTasks& out) {
+    auto r = process_pull_locked(h.args, false, h.callback);
+    out.push_back([cb = std::move(h.callback), res = std::move(*r)]() mutable { cb(std::move(res)); });
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/pull_requests.ipp ----
+
+// ---- begin rmq/detail/broker/impl/store_requests.ipp ----
+
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL void BrokerState::create_topic(std::string_view topic, std::int32_t queue_count) {
+    check_topic(topic);
+    if (queue_count <= 0 || queue_count > 1024) {
+        throw InvalidArgument(
+            fmt::format("create_topic {}: queue count {} is not in [1, 1024]", topic, queue_count));
+    }
+    const std::lock_guard lock(mutex_);
+    store_.add_queues(std::string(topic), static_cast<std::size_t>(queue_count));
+}
+
+RMQ_DECL bool BrokerState::has_topic(std::string_view topic) const {
+    const std::lock_guard lock(mutex_);
+    return store_.has_topic(std::string(topic));
+}
+
+RMQ_DECL TopicRoute BrokerState::topic_route(const std::string& topic) const {
+    const std::lock_guard lock(mutex_);
+    faults_.take(BrokerRequest::TopicRoute);
+    const auto queue_count = store_.queue_count(topic);
+    if (!queue_count) {
+        throw BrokerError(response_code::topic_not_exist,
+                          fmt::format("No topic route info in name server for the topic: {}", topic));
+    }
+    TopicRoute route;
+    for (std::size_t i = 0; i < *queue_count; ++i) {
+        MessageQueue mq{topic, config_.broker_name, static_cast<std::int32_t>(i)};
+        route.read_queues.push_back(mq);
+        route.write_queues.push_back(std::move(mq));
+    }
+    return route;
+}
+
+RMQ_DECL void BrokerState::check_send(const Message& msg, const MessageQueue& mq) const {
+    check_own_queue(mq);
+    if (msg.topic() != mq.topic) {
+        throw InvalidArgument(
+            fmt::format("message's topic [{}] is not the queue's topic [{}]", msg.topic(), mq.topic));
+    }
+    check_sendable_topic(mq.topic);
+    if (msg.body().size() > static_cast<std::size_t>(config_.max_message_size)) {
+        throw BrokerError(response_code::message_illegal,
+                          fmt::format("the message is illegal: body size {} exceeds max_message_size {}",
+                                      msg.body().size(),
+                                      config_.max_message_size));
+    }
+}
+
+RMQ_DECL std::int32_t BrokerState::send_queue_nums_locked(const std::string& topic) {
+    if (const auto count = store_.queue_count(topic)) {
+        return static_cast<std::int32_t>(*count);
+    }
+    if (!config_.auto_create_topic_enable) {
+        throw BrokerError(response_code::topic_not_exist,
+                          fmt::format("topic[{}] not exist, apply first please!", topic));
+    }
+    store_.add_queues(topic, static_cast<std::size_t>(config_.default_topic_queue_nums));
+    return config_.default_topic_queue_nums;
+}
+
+RMQ_DECL SendResult BrokerState::send(const Message& msg, const MessageQueue& mq) {
+    check_send(msg, mq);
+    BrokerTasks out;
+    SendResult result;
+    {
+        const std::lock_guard lock(mutex_);
+        check_running_locked();
+        faults_.take(BrokerRequest::Send);
+        const std::int32_t queue_nums = send_queue_nums_locked(mq.topic);
+        if (mq.queue_id < 0 || mq.queue_id >= queue_nums) {
+            throw BrokerError(response_code::system_error,
+                              fmt::format("request queueId[{}] is illegal, Topic :{} TopicConfig: "
+                                          "writeQueueNums {} Producer: {}",
+                                          mq.queue_id,
+                                          mq.topic,
+                                          queue_nums,
+                                          in_process_born_host));
+        }
+        MessageExt inner = make_sent_message(msg, mq, clock_->wall_millis());
+        if (is_retry_topic(mq.topic) && apply_retry_topic_send(inner, config_.retry_max_times)) {
+            store_.ensure_queue(inner.topic(), 0);
+        }
+        const auto stored = store_locked(std::move(inner), out);
+        result.status = SendStatus::SendOk;
+        result.msg_id = stored->msg_id();
+        result.offset_msg_id = stored->offset_msg_id();
+        result.message_queue = mq;
+        result.queue_offset = stored->queue_offset();
+    }
+    dispatch(std::move(out));
+    return result;
+}
+
+RMQ_DECL void BrokerState::send_back(const SendBackArgs& args) {
+    check_group(args.group);
+    BrokerTasks out;
+    {
+        const std::lock_guard lock(mutex_);
+        check_running_locked();
+        faults_.take(BrokerRequest::SendBack);
+        subscription_groups_.require(args.group);
+        const MessageExt* original = store_.find_by_commit_offset(args.message.commit_log_offset());
+        if (original == nullptr) {
+            throw BrokerError(
+                response_code::system_error,
+                fmt::format("look message by offset failed, {}", args.message.commit_log_offset()));
+        }
+        MessageExt inner = make_send_back_message(*original, args);
+        store_.ensure_queue(inner.topic(), 0);
+        store_locked(std::move(inner), out);
+    }
+    dispatch(std::move(out));
+}
+
+RMQ_DECL std::int64_t BrokerState::min_offset(const MessageQueue& mq) const {
+    check_own_queue(mq);
+    const std::lock_guard lock(mutex_);
+    const QueueLog* q = store_.find_queue(mq.topic, mq.queue_id);
+    return q ? q->base : 0;
+}
+
+RMQ_DECL std::int64_t BrokerState::max_offset(const MessageQueue& mq) const {
+    check_own_queue(mq);
+    const std::lock_guard lock(mutex_);
+    return store_.max_offset(mq.topic, mq.queue_id);
+}
+
+RMQ_DECL std::int64_t BrokerState::search_offset(const MessageQueue& mq, std::int64_t timestamp) const {
+    check_own_queue(mq);
+    const std::lock_guard lock(mutex_);
+    return store_.search(mq.topic, mq.queue_id, timestamp);
+}
+
+RMQ_DECL void BrokerState::delete_messages_before(const MessageQueue& mq, std::int64_t offset) {
+    check_own_queue(mq);
+    const std::lock_guard lock(mutex_);
+    if (!store_.delete_before(mq.topic, mq.queue_id, offset)) {
+        throw InvalidArgument(fmt::format("delete_messages_before: no queue {}", mq));
+    }
+}
+
+RMQ_DECL std::vector<MessageExt>
+BrokerState::messages(std::string_view topic, std::int32_t queue_id, std::int64_t from) const {
+    const std::lock_guard lock(mutex_);
+    return store_.messages(std::string(topic), queue_id, from);
+}
+
+RMQ_DECL std::size_t BrokerState::scheduled_count() const {
+    const std::lock_guard lock(mutex_);
+    return delays_.count();
+}
+
+RMQ_DECL std::shared_ptr<const MessageExt>
+BrokerState::store_locked(MessageExt m, BrokerTasks& out, bool apply_delay) {
+    std::int64_t tags_code = tags_code_of(m);
+    std::optional<DelaySchedule::Wait> wait;
+    if (apply_delay) {
+        wait = delays_.redirect(m, *clock_);
+    }
+    if (wait) {
+        tags_code = wait->tags_code;
+    }
+    auto stored = store_.append(std::move(m), tags_code, clock_->wall_millis());
+    if (wait) {
+        delays_.add(wait->due, stored);
+    } else {
+        notify_arrival_locked(stored->topic(), stored->queue_id(), tags_code, out);
+    }
+    return stored;
+}
+
+RMQ_DECL void BrokerState::deliver_due_locked(BrokerTasks& out) {
+    for (auto& m : delays_.take_due(clock_->steady_millis())) {
+        store_locked(std::move(m), out, false);
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/store_requests.ipp ----
+
+// ---- begin rmq/impl/unique_id.ipp ----
+
+/// @file impl/unique_id.ipp
+/// Definitions of unique_id.hpp.
+
+
+// Only the definitions need these.
+#include <chrono>
+#include <random>
+
+#include <fmt/format.h>
+
+
+#if __has_include(<unistd.h>)
+#    include <unistd.h>
+#endif
+#if __has_include(<ifaddrs.h>) && __has_include(<netinet/in.h>)
+#    include <ifaddrs.h>
+#    include <netinet/in.h>
+#    define RMQ_HAS_IFADDRS 1
+#endif
+
+namespace rmq {
+
+RMQ_DECL void detail::append_hex(std::string& out, std::span<const std::uint8_t> bytes) {
+    static constexpr char digits[] = "0123456789ABCDEF";
+    for (const std::uint8_t b : bytes) {
+        out.push_back(digits[b >> 4]);
+        out.push_back(digits[b & 0xF]);
+    }
+}
+
+RMQ_DECL void detail::append_hex_int(std::string& out, std::uint32_t v, int bytes) {
+    for (int i = bytes - 1; i >= 0; --i) {
+        const auto b = static_cast<std::uint8_t>(v >> (8 * i));
+        append_hex(out, std::span<const std::uint8_t>(&b, 1));
+    }
+}
+
+RMQ_DECL std::vector<std::uint8_t> detail::hex_to_bytes(std::string_view hex) {
+    auto nibble = [&](char c) -> std::uint8_t {
+        if (c >= '0' && c <= '9') {
+            return static_cast<std::uint8_t>(c - '0');
+        }
+        if (c >= 'A' && c <= 'F') {
+            return static_cast<std::uint8_t>(c - 'A' + 10);
+        }
+        if (c >= 'a' && c <= 'f') {
+            return static_cast<std::uint8_t>(c - 'a' + 10);
+        }
+        throw InvalidArgument(fmt::format("not a hex message id: {}", hex));
+    };
+    if (hex.size() % 2 != 0) {
+        throw InvalidArgument(fmt::format("not a hex message id: {}", hex));
+    }
+    std::vector<std::uint8_t> out;
+    out.reserve(hex.size() / 2);
+    for (std::size_t i = 0; i < hex.size(); i += 2) {
+        out.push_back(static_cast<std::uint8_t>((nibble(hex[i]) << 4) | nibble(hex[i + 1])));
+    }
+    return out;
+}
+
+RMQ_DECL std::vector<std::uint8_t> detail::unique_id_bytes(std::string_view id) {
+    if (id.size() != 32 && id.size() != 56) {
+        throw InvalidArgument(fmt::format("a unique message id has 32 or 56 hex characters: {}", id));
+    }
+    return hex_to_bytes(id);
+}
+
+RMQ_DECL std::int64_t detail::month_start_millis(std::int64_t wall_millis, int months) {
+    using namespace std::chrono;
+    const sys_days day = floor<days>(sys_time<milliseconds>(milliseconds(wall_millis)));
+    const year_month ym =
+        year_month_day(day).year() / year_month_day(day).month() + std::chrono::months(months);
+    const sys_days start = ym / std::chrono::day(1);
+    return duration_cast<milliseconds>(start.time_since_epoch()).count();
+}
+
+RMQ_DECL std::atomic<std::uint32_t>& detail::unique_id_counter() {
+    static std::atomic<std::uint32_t> counter{0};
+    return counter;
+}
+
+RMQ_DECL std::vector<std::uint8_t> detail::local_ip() {
+    std::vector<std::uint8_t> best;
+#ifdef RMQ_HAS_IFADDRS
+    ifaddrs* list = nullptr;
+    if (getifaddrs(&list) == 0) {
+        for (ifaddrs* it = list; it != nullptr; it = it->ifa_next) {
+            if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET) {
+                continue;
+            }
+            const auto* sin = reinterpret_cast<const sockaddr_in*>(it->ifa_addr);
+            const auto* b = reinterpret_cast<const std::uint8_t*>(&sin->sin_addr.s_addr);
+            std::vector<std::uint8_t> ip(b, b + 4);
+            if (ip[0] == 127) {
+                continue;
+            }
+            const bool site_local =
+                ip[0] == 10 || (ip[0] == 172 && (ip[1] & 0xF0) == 16) || (ip[0] == 192 && ip[1] == 168);
+            if (best.empty() || site_local) {
+                best = ip;
+                if (site_local) {
+                    break;
+                }
+            }
+        }
+        freeifaddrs(list);
+    }
+#endif
+    if (best.empty()) {
+        best = {127, 0, 0, 1};
+    }
+    return best;
+}
+
+RMQ_DECL std::int32_t detail::process_id() {
+#if __has_include(<unistd.h>)
+    return static_cast<std::int32_t>(::getpid());
+#else
+    return 0;
+#endif
+}
+
+RMQ_DECL std::string compose_unique_id(std::span<const std::uint8_t> ip,
+                                       std::int32_t pid,
+                                       std::int32_t class_loader_hash,
+                                       std::int32_t diff_millis,
+                                       std::int32_t counter) {
+    if (ip.size() != 4 && ip.size() != 16) {
+        throw InvalidArgument(fmt::format("unique id: ip must have 4 or 16 bytes, not {}", ip.size()));
+    }
+    std::string out;
+    out.reserve((ip.size() + 12) * 2);
+    detail::append_hex(out, ip);
+    detail::append_hex_int(out, static_cast<std::uint32_t>(pid), 2);
+    detail::append_hex_int(out, static_cast<std::uint32_t>(class_loader_hash), 4);
+    detail::append_hex_int(out, static_cast<std::uint32_t>(diff_millis), 4);
+    detail::append_hex_int(out, static_cast<std::uint32_t>(counter), 2);
+    return out;
+}
+
+RMQ_DECL std::vector<std::uint8_t> unique_id_ip(std::string_view id) {
+    auto bytes = detail::unique_id_bytes(id);
+    bytes.resize(id.size() == 32 ? 4 : 16);
+    return bytes;
+}
+
+RMQ_DECL std::string unique_id_ip_string(std::string_view id) {
+    const auto ip = unique_id_ip(id);
+    if (ip.size() == 4) {
+        return fmt::format("{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3]);
+    }
+    std::string out;
+    for (std::size_t i = 0; i < 16; i += 2) {
+        if (i > 0) {
+            out.push_back(':');
+        }
+        out += fmt::format("{:02x}{:02x}", ip[i], ip[i + 1]);
+    }
+    return out;
+}
+
+RMQ_DECL std::int32_t unique_id_pid(std::string_view id) {
+    const auto b = detail::unique_id_bytes(id);
+    const std::size_t at = b.size() - 12;
+    return (b[at] << 8) | b[at + 1];
+}
+
+RMQ_DECL std::int64_t unique_id_nearly_time(std::string_view id, std::int64_t now_wall_millis) {
+    const auto b = detail::unique_id_bytes(id);
+    const std::size_t at = b.size() - 6;
+    const std::int64_t span = (std::int64_t{b[at]} << 24) | (std::int64_t{b[at + 1]} << 16) |
+                              (std::int64_t{b[at + 2]} << 8) | std::int64_t{b[at + 3]};
+    std::int64_t start = detail::month_start_millis(now_wall_millis);
+    if (start + span >= now_wall_millis) {
+        start = detail::month_start_millis(now_wall_millis, -1);
+    }
+    return start + span;
+}
+
+RMQ_DECL UniqueIdGenerator::UniqueIdGenerator(std::shared_ptr<Clock> clock,
+                                              std::vector<std::uint8_t> ip,
+                                              std::int32_t pid,
+                                              std::int32_t class_loader_hash)
+    : clock_(std::move(clock)) {
+    fix_ = compose_unique_id(ip, pid, class_loader_hash, 0, 0);
+    fix_.resize(fix_.size() - 12);
+}
+
+RMQ_DECL std::string UniqueIdGenerator::next() {
+    const std::int64_t now = clock_->wall_millis();
+    std::int64_t start = 0;
+    {
+        const std::lock_guard lock(mutex_);
+        if (now >= next_start_) {  // setStartTime: the month rolled over
+            start_ = detail::month_start_millis(now);
+            next_start_ = detail::month_start_millis(now, 1);
+        }
+        start = start_;
+    }
+    auto diff = static_cast<std::int32_t>(now - start);
+    if (diff < 0 && diff > -1000000) {
+        diff = 0;
+    }
+    const auto counter = detail::unique_id_counter().fetch_add(1, std::memory_order_relaxed);
+    std::string out = fix_;
+    detail::append_hex_int(out, static_cast<std::uint32_t>(diff), 4);
+    detail::append_hex_int(out, counter, 2);
+    return out;
+}
+
+RMQ_DECL std::int32_t UniqueIdGenerator::process_hash() {
+    static const std::int32_t hash = static_cast<std::int32_t>(std::random_device{}());
+    return hash;
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/unique_id.ipp ----
+
+// ---- begin rmq/remoting/impl/command.ipp ----
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+
+
+// ---- begin rmq/detail/wire/json.hpp ----
+
+/// @file detail/wire/json.hpp
+/// JSON text exactly as fastjson writes it (RocketMQ's Java JSON library), and a normaliser that turns
+/// fastjson's lenient output (unquoted integer map keys, raw control bytes in strings) into standard JSON
+/// for nlohmann-json.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+
+namespace rmq::detail {
+
+/// How strings are escaped. `Default` is fastjson's default (non-ASCII written raw); `BrowserCompatible` is
+/// SerializerFeature.BrowserCompatible (every character >= U+007F as \uXXXX), which the NameServer uses
+/// for its "standard JSON" route answers.
+enum class JsonEscape { Default, BrowserCompatible };
+
+inline void append_unicode_escape(std::string& out, std::uint32_t unit) {
+    // fastjson writes the hex digits from IOUtils.DIGITS: uppercase.
+    static constexpr char digits[] = "0123456789ABCDEF";
+    out.append("\\u");
+    out.push_back(digits[(unit >> 12) & 0xF]);
+    out.push_back(digits[(unit >> 8) & 0xF]);
+    out.push_back(digits[(unit >> 4) & 0xF]);
+    out.push_back(digits[unit & 0xF]);
+}
+
+/// Appends one ASCII byte of a string value with fastjson's escaping.
+inline void append_json_ascii(std::string& out, unsigned char b, JsonEscape mode) {
+    switch (b) {
+    case '"':
+        out.append("\\\"");
+        return;
+    case '\\':
+        out.append("\\\\");
+        return;
+    case '\b':
+        out.append("\\b");
+        return;
+    case '\t':
+        out.append("\\t");
+        return;
+    case '\n':
+        out.append("\\n");
+        return;
+    case '\f':
+        out.append("\\f");
+        return;
+    case '\r':
+        out.append("\\r");
+        return;
+    case '/':
+        if (mode == JsonEscape::BrowserCompatible) {
+            out.append("\\/");
+            return;
+        }
+        break;
+    default:
+        break;
+    }
+    if (b < 0x20 || b == 0x7F) {
+        append_unicode_escape(out, b);
+    } else {
+        out.push_back(static_cast<char>(b));
+    }
+}
+
+/// Appends `s` (UTF-8) as a quoted JSON string with fastjson's escaping rules.
+inline void append_json_string(std::string& out, std::string_view s, JsonEscape mode = JsonEscape::Default) {
+    out.push_back('"');
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto b = static_cast<unsigned char>(s[i]);
+        if (b < 0x80) {
+            ++i;
+            append_json_ascii(out, b, mode);
+            continue;
+        }
+        const std::size_t start = i;
+        const std::uint32_t cp = next_code_point(s, i);
+        // fastjson escapes the C1 controls and U+2028 even in default mode (JavaScript line separator).
+        if (mode == JsonEscape::BrowserCompatible || cp < 0xA0 || cp == 0x2028) {
+            if (cp >= 0x10000) {
+                append_unicode_escape(out, 0xD800 + ((cp - 0x10000) >> 10));
+                append_unicode_escape(out, 0xDC00 + ((cp - 0x10000) & 0x3FF));
+            } else {
+                append_unicode_escape(out, cp);
+            }
+        } else {
+            out.append(s.substr(start, i - start));
+        }
+    }
+    out.push_back('"');
+}
+
+/// The state of normalize_fastjson's scan outside strings.
+struct FastjsonScan {
+    bool in_string = false;
+    bool expect_key = false;  // just after '{' or ',' inside an object
+    std::string containers;   // stack of '{' / '['
+};
+
+/// Copies byte `i` of a string value (an escape pair as is, raw control bytes escaped); returns the last
+/// index consumed.
+inline std::size_t
+normalize_string_byte(std::string_view text, std::size_t i, std::string& out, FastjsonScan& scan) {
+    const char c = text[i];
+    if (c == '\\' && i + 1 < text.size()) {
+        out.push_back(c);
+        out.push_back(text[i + 1]);
+        return i + 1;
+    }
+    if (c == '"') {
+        scan.in_string = false;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+        out.append(fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c))));
+        return i;
+    }
+    out.push_back(c);
+    return i;
+}
+
+/// Handles a quote or a structural character; false for anything else.
+inline bool normalize_structural(char c, std::string& out, FastjsonScan& scan) {
+    switch (c) {
+    case '"':
+        scan.in_string = true;
+        scan.expect_key = false;
+        break;
+    case '{':
+    case '[':
+        scan.containers.push_back(c);
+        scan.expect_key = c == '{';
+        break;
+    case '}':
+    case ']':
+        if (!scan.containers.empty()) {
+            scan.containers.pop_back();
+        }
+        scan.expect_key = false;
+        break;
+    case ',':
+        scan.expect_key = !scan.containers.empty() && scan.containers.back() == '{';
+        break;
+    default:
+        return false;
+    }
+    out.push_back(c);
+    return true;
+}
+
+/// If an unquoted integer object key starts at `i`, appends it quoted and returns the index of its last
+/// digit.
+inline std::optional<std::size_t> quote_integer_key(std::string_view text, std::size_t i, std::string& out) {
+    std::size_t j = i + 1;
+    while (j < text.size() && text[j] >= '0' && text[j] <= '9') {
+        ++j;
+    }
+    std::size_t k = j;
+    while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r')) {
+        ++k;
+    }
+    if (k >= text.size() || text[k] != ':') {
+        return std::nullopt;
+    }
+    out.push_back('"');
+    out.append(text.substr(i, j - i));
+    out.push_back('"');
+    return j - 1;
+}
+
+/// Rewrites fastjson output into standard JSON: object keys that are bare integers (fastjson writes
+/// `Map<Long,String>` keys unquoted, e.g. TopicRouteData.brokerAddrs) get quoted, raw control bytes inside
+/// strings get escaped. Standard JSON passes through unchanged.
+inline std::string normalize_fastjson(std::string_view text) {
+    std::string out;
+    out.reserve(text.size() + 16);
+    FastjsonScan scan;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (scan.in_string) {
+            i = normalize_string_byte(text, i, out, scan);
+            continue;
+        }
+        if (normalize_structural(c, out, scan)) {
+            continue;
+        }
+        if (scan.expect_key && (c == '-' || (c >= '0' && c <= '9'))) {
+            if (const auto last = quote_integer_key(text, i, out)) {
+                i = *last;
+                scan.expect_key = false;
+                continue;
+            }
+        }
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            scan.expect_key = false;
+        }
+        out.push_back(c);
+    }
+    return out;
+}
+
+/// Parses fastjson text (standard JSON or fastjson's lenient variant), keeping object member order.
+/// Throws rmq::remoting::CodecError naming `what` on malformed text.
+inline nlohmann::ordered_json parse_fastjson(std::string_view text, std::string_view what) {
+    try {
+        return nlohmann::ordered_json::parse(normalize_fastjson(text));
+    } catch (const nlohmann::json::exception& e) {
+        throw remoting::CodecError(fmt::format("{}: malformed JSON: {}", what, e.what()));
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/wire/json.hpp ----
+
+namespace rmq::remoting {
+
+RMQ_DECL std::string_view language_name(LanguageCode code) noexcept {
+    static constexpr std::string_view names[] = {"JAVA",
+                                                 "CPP",
+                                                 "DOTNET",
+                                                 "PYTHON",
+                                                 "DELPHI",
+                                                 "ERLANG",
+                                                 "RUBY",
+                                                 "OTHER",
+                                                 "HTTP",
+                                                 "GO",
+                                                 "PHP",
+                                                 "OMS",
+                                                 "RUST",
+                                                 "NODE_JS"};
+    const auto i = static_cast<std::size_t>(code);
+    return i < std::size(names) ? names[i] : std::string_view{};
+}
+
+RMQ_DECL std::optional<LanguageCode> language_from_name(std::string_view name) noexcept {
+    for (std::uint8_t i = 0; i <= static_cast<std::uint8_t>(LanguageCode::NodeJs); ++i) {
+        if (language_name(static_cast<LanguageCode>(i)) == name) {
+            return static_cast<LanguageCode>(i);
+        }
+    }
+    return std::nullopt;
+}
+
+namespace detail {
+
+inline void encode_json_header(const Command& cmd, std::string& out) {
+    const std::string_view lang = language_name(cmd.language);
+    if (lang.empty()) {
+        throw CodecError(fmt::format("RemotingCommand JSON header: language code {} has no Java name",
+                                     static_cast<unsigned>(cmd.language)));
+    }
+    // fastjson writes bean properties sorted by name and omits nulls; extFields values are strings in map
+    // order.
+    out.append(fmt::format("{{\"code\":{}", cmd.code));
+    if (cmd.ext_fields) {
+        out.append(",\"extFields\":{");
+        bool first = true;
+        for (const auto& [key, value] : *cmd.ext_fields) {
+            if (!value) {
+                continue;  // fastjson skips null map values
+            }
+            if (!first) {
+                out.push_back(',');
+            }
+            first = false;
+            rmq::detail::append_json_string(out, key);
+            out.push_back(':');
+            rmq::detail::append_json_string(out, *value);
+        }
+        out.push_back('}');
+    }
+    out.append(fmt::format(",\"flag\":{},\"language\":\"{}\",\"opaque\":{}", cmd.flag, lang, cmd.opaque));
+    if (cmd.remark) {
+        out.append(",\"remark\":");
+        rmq::detail::append_json_string(out, *cmd.remark);
+    }
+    out.append(fmt::format(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":{}}}", cmd.version));
+}
+
+inline std::int16_t checked_i16(std::int32_t v, std::string_view field) {
+    if (v < std::numeric_limits<std::int16_t>::min() || v > std::numeric_limits<std::int16_t>::max()) {
+        throw CodecError(fmt::format(
+            "RemotingCommand ROCKETMQ header: {} {} does not fit the header's int16 (use the JSON header)",
+            field,
+            v));
+    }
+    return static_cast<std::int16_t>(v);
+}
+
+inline std::int32_t checked_len(std::size_t n, std::string_view field) {
+    if (n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+        throw CodecError(fmt::format("RemotingCommand: {} of {} bytes is too long", field, n));
+    }
+    return static_cast<std::int32_t>(n);
+}
+
+inline void encode_rocketmq_header(const Command& cmd, std::string& out) {
+    rmq::detail::ByteWriter w(out);
+    w.i16(checked_i16(cmd.code, "code"));
+    w.u8(static_cast<std::uint8_t>(cmd.language));
+    w.i16(checked_i16(cmd.version, "version"));
+    w.i32(cmd.opaque);
+    w.i32(cmd.flag);
+    const std::string_view remark = cmd.remark ? std::string_view(*cmd.remark) : std::string_view{};
+    w.i32(checked_len(remark.size(), "remark"));
+    w.bytes(remark);
+    const std::size_t ext_len_pos = w.size();
+    w.i32(0);
+    if (cmd.ext_fields) {
+        for (const auto& [key, value] : *cmd.ext_fields) {
+            if (!value) {
+                continue;  // RocketMQSerializable skips null keys and values
+            }
+            if (key.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max())) {
+                throw CodecError(
+                    fmt::format("RemotingCommand ROCKETMQ header: ext field key of {} bytes is longer "
+                                "than the int16 key length allows",
+                                key.size()));
+            }
+            w.i16(static_cast<std::int16_t>(key.size()));
+            w.bytes(key);
+            w.i32(checked_len(value->size(), "ext field value"));
+            w.bytes(*value);
+        }
+    }
+    w.patch_i32(ext_len_pos, checked_len(w.size() - ext_len_pos - 4, "ext fields"));
+}
+
+inline std::int32_t json_int(const nlohmann::ordered_json& j, std::string_view key) {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) {
+        return 0;
+    }
+    if (it->is_number_integer()) {
+        const auto v = it->get<std::int64_t>();
+        if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) {
+            throw CodecError(fmt::format("RemotingCommand JSON header: {} {} is out of int range", key, v));
+        }
+        return static_cast<std::int32_t>(v);
+    }
+    if (it->is_string()) {
+        // fastjson converts numeric strings for int fields; accept them as well.
+        const auto& s = it->get_ref<const std::string&>();
+        try {
+            std::size_t used = 0;
+            const long long v = std::stoll(s, &used);
+            if (used == s.size() && v >= std::numeric_limits<std::int32_t>::min() &&
+                v <= std::numeric_limits<std::int32_t>::max()) {
+                return static_cast<std::int32_t>(v);
+            }
+        } catch (const std::exception&) {
+        }
+    }
+    throw CodecError(fmt::format("RemotingCommand JSON header: {} is not an int: {}", key, it->dump()));
+}
+
+inline std::string json_scalar_text(const nlohmann::ordered_json& v) {
+    if (v.is_string()) {
+        return v.get<std::string>();
+    }
+    return v.dump();  // fastjson turns numbers and booleans of a Map<String,String> into their text
+}
+
+inline Command decode_json_header(std::string_view header) {
+    const auto j = rmq::detail::parse_fastjson(header, "RemotingCommand JSON header");
+    if (!j.is_object()) {
+        throw CodecError("RemotingCommand JSON header: not a JSON object");
+    }
+    Command cmd;
+    cmd.code = json_int(j, "code");
+    cmd.version = json_int(j, "version");
+    cmd.opaque = json_int(j, "opaque");
+    cmd.flag = json_int(j, "flag");
+    cmd.language = LanguageCode::Java;
+    if (const auto it = j.find("language"); it != j.end() && !it->is_null()) {
+        if (it->is_number_integer()) {
+            cmd.language = static_cast<LanguageCode>(it->get<std::uint8_t>());
+        } else if (it->is_string()) {
+            const auto lang = language_from_name(it->get_ref<const std::string&>());
+            if (!lang) {
+                throw CodecError(fmt::format("RemotingCommand JSON header: unknown language {}", it->dump()));
+            }
+            cmd.language = *lang;
+        } else {
+            throw CodecError(fmt::format("RemotingCommand JSON header: bad language {}", it->dump()));
+        }
+    }
+    if (const auto it = j.find("remark"); it != j.end() && !it->is_null()) {
+        cmd.remark = json_scalar_text(*it);
+    }
+    if (const auto it = j.find("extFields"); it != j.end() && !it->is_null()) {
+        if (!it->is_object()) {
+            throw CodecError(
+                fmt::format("RemotingCommand JSON header: extFields is not an object: {}", it->dump()));
+        }
+        ExtFields& fields = cmd.fields();
+        for (const auto& [key, value] : it->items()) {
+            if (value.is_null()) {
+                fields.set(key, std::nullopt);
+            } else if (value.is_object() || value.is_array()) {
+                fields.set(key, value.dump());
+            } else {
+                fields.set(key, json_scalar_text(value));
+            }
+        }
+    }
+    return cmd;
+}
+
+inline Command decode_rocketmq_header(std::span<const std::byte> header) {
+    rmq::detail::ByteReader r(header, "RemotingCommand ROCKETMQ header");
+    Command cmd;
+    cmd.code = r.i16("code");
+    cmd.language = static_cast<LanguageCode>(r.u8("language"));
+    cmd.version = r.i16("version");
+    cmd.opaque = r.i32("opaque");
+    cmd.flag = r.i32("flag");
+    if (const std::size_t n = r.length_i32("remark length"); n > 0) {
+        cmd.remark = std::string(r.bytes(n, "remark"));
+    }
+    const std::size_t ext_len = r.length_i32("ext fields length");
+    if (ext_len > 0) {
+        rmq::detail::ByteReader ext(header.subspan(r.position(), ext_len),
+                                    "RemotingCommand ROCKETMQ ext fields");
+        r.skip(ext_len, "ext fields");
+        ExtFields& fields = cmd.fields();
+        while (ext.remaining() > 0) {
+            std::string key(ext.bytes(ext.length_i16("key length"), "key"));
+            const std::size_t vlen = ext.length_i32("value length");
+            if (vlen == 0) {
+                fields.set(key, std::nullopt);  // Java decodes a zero-length string as null
+            } else {
+                fields.set(key, std::string(ext.bytes(vlen, "value")));
+            }
+        }
+    }
+    if (r.remaining() != 0) {
+        r.fail(fmt::format("{} unexpected bytes after the ext fields", r.remaining()));
+    }
+    return cmd;
+}
+
+}  // namespace detail
+
+RMQ_DECL std::string encode(const Command& cmd, SerializeType type) {
+    std::string out;
+    out.reserve(128 + cmd.body.size());
+    out.append(8, '\0');
+    if (type == SerializeType::Json) {
+        detail::encode_json_header(cmd, out);
+    } else if (type == SerializeType::RocketMQ) {
+        detail::encode_rocketmq_header(cmd, out);
+    } else {
+        throw CodecError(
+            fmt::format("RemotingCommand: unknown serialize type {}", static_cast<unsigned>(type)));
+    }
+    const std::size_t header_len = out.size() - 8;
+    if (header_len > 0xFFFFFFU) {
+        throw CodecError(
+            fmt::format("RemotingCommand: header of {} bytes exceeds the 24-bit header length", header_len));
+    }
+    out.append(cmd.body);
+    if (out.size() > max_frame_length) {
+        throw CodecError(fmt::format("RemotingCommand: frame of {} bytes exceeds the {} bytes a peer accepts",
+                                     out.size(),
+                                     max_frame_length));
+    }
+    rmq::detail::ByteWriter w(out);
+    w.patch_i32(0, static_cast<std::int32_t>(out.size() - 4));
+    w.patch_i32(4, static_cast<std::int32_t>((static_cast<std::uint32_t>(type) << 24) | header_len));
+    return out;
+}
+
+RMQ_DECL std::size_t frame_payload_length(std::span<const std::byte> prefix) {
+    rmq::detail::ByteReader r(prefix, "RemotingCommand frame");
+    const std::int32_t len = r.i32("length field");
+    if (len < 4) {
+        throw CodecError(fmt::format("RemotingCommand frame: length field {} is below 4", len));
+    }
+    if (static_cast<std::size_t>(len) + 4 > max_frame_length) {
+        throw CodecError(fmt::format("RemotingCommand frame: {} bytes exceed the maximum frame length {}",
+                                     static_cast<std::size_t>(len) + 4,
+                                     max_frame_length));
+    }
+    return static_cast<std::size_t>(len);
+}
+
+RMQ_DECL Command decode_payload(std::span<const std::byte> payload) {
+    if (payload.size() + 4 > max_frame_length) {
+        throw CodecError(fmt::format("RemotingCommand frame: {} bytes exceed the maximum frame length {}",
+                                     payload.size() + 4,
+                                     max_frame_length));
+    }
+    rmq::detail::ByteReader r(payload, "RemotingCommand frame");
+    const auto word = static_cast<std::uint32_t>(r.i32("header length word"));
+    const std::uint32_t type = word >> 24;
+    const std::size_t header_len = word & 0xFFFFFFU;
+    if (header_len > r.remaining()) {
+        r.fail(fmt::format("header length {} exceeds the {} bytes left", header_len, r.remaining()));
+    }
+    const auto header = payload.subspan(4, header_len);
+    Command cmd;
+    if (type == static_cast<std::uint32_t>(SerializeType::Json)) {
+        cmd = detail::decode_json_header(
+            std::string_view(reinterpret_cast<const char*>(header.data()), header.size()));
+    } else if (type == static_cast<std::uint32_t>(SerializeType::RocketMQ)) {
+        cmd = detail::decode_rocketmq_header(header);
+    } else {
+        r.fail(fmt::format("unknown serialize type {}", type));
+    }
+    r.skip(header_len, "header");
+    cmd.body = std::string(r.bytes(r.remaining(), "body"));
+    return cmd;
+}
+
+RMQ_DECL Command decode(std::span<const std::byte> frame) {
+    const std::size_t len = frame_payload_length(frame);
+    if (len != frame.size() - 4) {
+        throw CodecError(fmt::format(
+            "RemotingCommand frame: length field {} but {} bytes follow it", len, frame.size() - 4));
+    }
+    return decode_payload(frame.subspan(4));
+}
+
+RMQ_DECL Command decode(std::string_view frame) {
+    return decode(rmq::detail::as_bytes(frame));
+}
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/impl/command.ipp ----
+
+// ---- begin rmq/remoting/impl/acl.ipp ----
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include <openssl/evp.h>
+
+
+namespace rmq::remoting {
+
+RMQ_DECL std::string acl_signature(std::span<const std::byte> data, std::string_view secret_key) {
+    if (secret_key.empty()) {
+        throw InvalidArgument("unable to calculate a request signature: the ACL secret key is empty");
+    }
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    std::size_t mac_len = 0;
+    if (EVP_Q_mac(nullptr,
+                  "HMAC",
+                  nullptr,
+                  "SHA1",
+                  nullptr,
+                  secret_key.data(),
+                  secret_key.size(),
+                  reinterpret_cast<const unsigned char*>(data.data()),
+                  data.size(),
+                  mac,
+                  sizeof mac,
+                  &mac_len) == nullptr) {
+        throw IllegalState("unable to calculate a request signature: OpenSSL HMAC-SHA1 failed");
+    }
+    std::string out(4 * ((mac_len + 2) / 3) + 1, '\0');
+    const int n =
+        EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), mac, static_cast<int>(mac_len));
+    out.resize(static_cast<std::size_t>(n));
+    return out;
+}
+
+RMQ_DECL std::string acl_signature(std::string_view data, std::string_view secret_key) {
+    return acl_signature(
+        std::span<const std::byte>(reinterpret_cast<const std::byte*>(data.data()), data.size()), secret_key);
+}
+
+RMQ_DECL std::string acl_signing_content(const Command& cmd) {
+    std::vector<const ExtFields::Entry*> entries;
+    if (cmd.ext_fields) {
+        for (const auto& e : *cmd.ext_fields) {
+            if (e.first != acl_field::signature && e.second) {
+                entries.push_back(&e);
+            }
+        }
+    }
+    std::sort(entries.begin(), entries.end(), [](const ExtFields::Entry* a, const ExtFields::Entry* b) {
+        return rmq::detail::java_string_compare(a->first, b->first) < 0;
+    });
+    std::string content;
+    for (const auto* e : entries) {
+        content.append(*e->second);
+    }
+    content.append(cmd.body);
+    return content;
+}
+
+RMQ_DECL void acl_sign(Command& cmd, const AclCredentials& credentials) {
+    ExtFields& fields = cmd.fields();
+    fields.set(acl_field::access_key, credentials.access_key);
+    if (credentials.security_token) {
+        fields.set(acl_field::security_token, *credentials.security_token);
+    }
+    fields.set(acl_field::signature, acl_signature(acl_signing_content(cmd), credentials.secret_key));
+}
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/impl/acl.ipp ----
+
+// ---- begin rmq/remoting/bodies/impl/consumer_list.ipp ----
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+// ---- begin rmq/detail/wire/body_json.hpp ----
+
+/// @file detail/wire/body_json.hpp
+/// Field readers and writers the JSON command bodies share: lenient reads of fastjson output through
+/// nlohmann-json, and writers that put keys and values exactly where fastjson does.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+
+
+namespace rmq::remoting::detail {
+
+using Json = nlohmann::ordered_json;
+
+const Json* member(const Json& j, std::string_view key);
+
+std::string get_string(const Json& j, std::string_view key, std::string_view what);
+
+template <class Int>
+Int get_int(const Json& j, std::string_view key, std::string_view what) {
+    const Json* v = member(j, key);
+    if (v == nullptr) {
+        return 0;
+    }
+    if (v->is_number_integer()) {
+        return v->get<Int>();
+    }
+    if (v->is_string()) {
+        try {
+            return static_cast<Int>(std::stoll(v->get<std::string>()));
+        } catch (const std::exception&) {
+        }
+    }
+    throw CodecError(fmt::format("{}: {} is not an integer: {}", what, key, v->dump()));
+}
+
+bool get_bool(const Json& j, std::string_view key, std::string_view what);
+
+const Json* get_array(const Json& j, std::string_view key, std::string_view what);
+
+Json parse_object(std::string_view text, std::string_view what);
+
+void put_key(std::string& out, std::string_view key, bool& first);
+
+void put_string(std::string& out,
+                std::string_view key,
+                std::string_view value,
+                bool& first,
+                rmq::detail::JsonEscape esc = rmq::detail::JsonEscape::Default);
+
+template <class Int>
+void put_int(std::string& out, std::string_view key, Int value, bool& first) {
+    put_key(out, key, first);
+    out.append(fmt::format("{}", value));
+}
+
+void put_bool(std::string& out, std::string_view key, bool value, bool& first);
+
+void append_message_queue(std::string& out, const MessageQueue& mq);
+
+MessageQueue parse_message_queue(const Json& j, std::string_view what);
+
+/// A Java HashSet<MessageQueue> as fastjson writes it: `[mq,...]` in Java's iteration order.
+void append_mq_set(std::string& out, std::vector<MessageQueue> mqs);
+
+std::vector<MessageQueue> parse_mq_set(const Json& j, std::string_view key, std::string_view what);
+
+std::vector<std::string> parse_string_list(const Json& j, std::string_view key, std::string_view what);
+
+void append_string_list(std::string& out,
+                        const std::vector<std::string>& items,
+                        rmq::detail::JsonEscape esc = rmq::detail::JsonEscape::Default);
+
+}  // namespace rmq::remoting::detail
+
+#if RMQ_INCLUDE_IMPL
+
+// ---- begin rmq/detail/wire/impl/body_json.ipp ----
+
+
+// ---- begin rmq/detail/wire/java_hash.hpp ----
+
+/// @file detail/wire/java_hash.hpp
+/// Java's HashSet/HashMap iteration order, so JSON bodies list set members in the order a Java peer writes
+/// them (the order carries no meaning on the wire; reproducing it makes bodies byte-identical to Java's).
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// Table size of a java.util.HashMap/HashSet that received `n` entries one by one (default capacity 16,
+/// load factor 0.75, doubling).
+inline std::size_t java_hash_capacity(std::size_t n) noexcept {
+    std::size_t cap = 16;
+    while (n > cap / 4 * 3) {
+        cap *= 2;
+    }
+    return cap;
+}
+
+/// HashMap's bucket of a key with hashCode `h` in a table of `cap` entries.
+inline std::size_t java_bucket(std::int32_t h, std::size_t cap) noexcept {
+    const auto u = static_cast<std::uint32_t>(h);
+    return static_cast<std::size_t>(u ^ (u >> 16)) & (cap - 1);
+}
+
+/// Reorders `items` (given in insertion order) into Java HashSet iteration order: by bucket, insertion order
+/// within a bucket. `hash` is the element's Java hashCode.
+template <class T, class Hash>
+void java_hash_set_order(std::vector<T>& items, Hash hash) {
+    const std::size_t cap = java_hash_capacity(items.size());
+    std::stable_sort(items.begin(), items.end(), [&](const T& a, const T& b) {
+        return java_bucket(hash(a), cap) < java_bucket(hash(b), cap);
+    });
+}
+
+/// Java's String.hashCode.
+inline std::int32_t java_string_hash(std::string_view s) noexcept {
+    return tag_hash(s);
+}
+
+/// Java's MessageQueue.hashCode (brokerName, queueId, topic with the prime 31).
+inline std::int32_t java_message_queue_hash(const MessageQueue& mq) noexcept {
+    std::uint32_t h = 1;
+    h = 31 * h + static_cast<std::uint32_t>(java_string_hash(mq.broker_name));
+    h = 31 * h + static_cast<std::uint32_t>(mq.queue_id);
+    h = 31 * h + static_cast<std::uint32_t>(java_string_hash(mq.topic));
+    return static_cast<std::int32_t>(h);
+}
+
+/// Java's Long.hashCode.
+inline std::int32_t java_long_hash(std::int64_t v) noexcept {
+    const auto u = static_cast<std::uint64_t>(v);
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(u ^ (u >> 32)));
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/wire/java_hash.hpp ----
+
+namespace rmq::remoting::detail {
+
+RMQ_DECL const Json* member(const Json& j, std::string_view key) {
+    const auto it = j.find(key);
+    return it == j.end() || it->is_null() ? nullptr : &*it;
+}
+
+RMQ_DECL std::string get_string(const Json& j, std::string_view key, std::string_view what) {
+    const Json* v = member(j, key);
+    if (v == nullptr) {
+        return {};
+    }
+    if (!v->is_string()) {
+        throw CodecError(fmt::format("{}: {} is not a string: {}", what, key, v->dump()));
+    }
+    return v->get<std::string>();
+}
+
+RMQ_DECL bool get_bool(const Json& j, std::string_view key, std::string_view what) {
+    const Json* v = member(j, key);
+    if (v == nullptr) {
+        return false;
+    }
+    if (v->is_boolean()) {
+        return v->get<bool>();
+    }
+    if (v->is_string()) {
+        return v->get<std::string>() == "true";
+    }
+    throw CodecError(fmt::format("{}: {} is not a boolean: {}", what, key, v->dump()));
+}
+
+RMQ_DECL const Json* get_array(const Json& j, std::string_view key, std::string_view what) {
+    const Json* v = member(j, key);
+    if (v != nullptr && !v->is_array()) {
+        throw CodecError(fmt::format("{}: {} is not an array", what, key));
+    }
+    return v;
+}
+
+RMQ_DECL Json parse_object(std::string_view text, std::string_view what) {
+    Json j = rmq::detail::parse_fastjson(text, what);
+    if (!j.is_object()) {
+        throw CodecError(fmt::format("{}: not a JSON object", what));
+    }
+    return j;
+}
+
+RMQ_DECL void put_key(std::string& out, std::string_view key, bool& first) {
+    if (!first) {
+        out.push_back(',');
+    }
+    first = false;
+    rmq::detail::append_json_string(out, key);
+    out.push_back(':');
+}
+
+RMQ_DECL void put_string(std::string& out,
+                         std::string_view key,
+                         std::string_view value,
+                         bool& first,
+                         rmq::detail::JsonEscape esc) {
+    put_key(out, key, first);
+    rmq::detail::append_json_string(out, value, esc);
+}
+
+RMQ_DECL void put_bool(std::string& out, std::string_view key, bool value, bool& first) {
+    put_key(out, key, first);
+    out.append(value ? "true" : "false");
+}
+
+RMQ_DECL void append_message_queue(std::string& out, const MessageQueue& mq) {
+    bool first = true;
+    out.push_back('{');
+    put_string(out, "brokerName", mq.broker_name, first);
+    put_int(out, "queueId", mq.queue_id, first);
+    put_string(out, "topic", mq.topic, first);
+    out.push_back('}');
+}
+
+RMQ_DECL MessageQueue parse_message_queue(const Json& j, std::string_view what) {
+    if (!j.is_object()) {
+        throw CodecError(fmt::format("{}: a MessageQueue is not an object: {}", what, j.dump()));
+    }
+    return MessageQueue{get_string(j, "topic", what),
+                        get_string(j, "brokerName", what),
+                        get_int<std::int32_t>(j, "queueId", what)};
+}
+
+RMQ_DECL void append_mq_set(std::string& out, std::vector<MessageQueue> mqs) {
+    rmq::detail::java_hash_set_order(mqs, rmq::detail::java_message_queue_hash);
+    out.push_back('[');
+    for (std::size_t i = 0; i < mqs.size(); ++i) {
+        if (i != 0) {
+            out.push_back(',');
+        }
+        append_message_queue(out, mqs[i]);
+    }
+    out.push_back(']');
+}
+
+RMQ_DECL std::vector<MessageQueue> parse_mq_set(const Json& j, std::string_view key, std::string_view what) {
+    std::vector<MessageQueue> out;
+    if (const Json* arr = get_array(j, key, what)) {
+        for (const auto& e : *arr) {
+            out.push_back(parse_message_queue(e, what));
+        }
+    }
+    return out;
+}
+
+RMQ_DECL std::vector<std::string>
+parse_string_list(const Json& j, std::string_view key, std::string_view what) {
+    std::vector<std::string> out;
+    if (const Json* arr = get_array(j, key, what)) {
+        for (const auto& e : *arr) {
+            if (!e.is_string()) {
+                throw CodecError(fmt::format("{}: {} holds a non-string: {}", what, key, e.dump()));
+            }
+            out.push_back(e.get<std::string>());
+        }
+    }
+    return out;
+}
+
+RMQ_DECL void
+append_string_list(std::string& out, const std::vector<std::string>& items, rmq::detail::JsonEscape esc) {
+    out.push_back('[');
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i != 0) {
+            out.push_back(',');
+        }
+        rmq::detail::append_json_string(out, items[i], esc);
+    }
+    out.push_back(']');
+}
+
+}  // namespace rmq::remoting::detail
+// ---- end rmq/detail/wire/impl/body_json.ipp ----
+#endif
+// ---- end rmq/detail/wire/body_json.hpp ----
+
+namespace rmq::remoting {
+
+RMQ_DECL std::string encode_consumer_list(std::span<const std::string> consumer_ids) {
+    std::string out = "{";
+    bool first = true;
+    detail::put_key(out, "consumerIdList", first);
+    detail::append_string_list(out, std::vector<std::string>(consumer_ids.begin(), consumer_ids.end()));
+    out.push_back('}');
+    return out;
+}
+
+RMQ_DECL std::vector<std::string> decode_consumer_list(std::string_view json) {
+    constexpr std::string_view what = "GetConsumerListByGroupResponseBody";
+    return detail::parse_string_list(detail::parse_object(json, what), "consumerIdList", what);
+}
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/bodies/impl/consumer_list.ipp ----
+
+// ---- begin rmq/remoting/bodies/impl/heartbeat_data.ipp ----
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::remoting {
+
+RMQ_DECL std::string_view consume_type_name(ConsumeType t) noexcept {
+    return t == ConsumeType::ConsumeActively ? "CONSUME_ACTIVELY" : "CONSUME_PASSIVELY";
+}
+
+RMQ_DECL std::string_view message_model_name(MessageModel m) noexcept {
+    return m == MessageModel::Broadcasting ? "BROADCASTING" : "CLUSTERING";
+}
+
+RMQ_DECL std::string_view consume_from_where_name(ConsumeFromWhere w) noexcept {
+    switch (w) {
+    case ConsumeFromWhere::LastOffset:
+        return "CONSUME_FROM_LAST_OFFSET";
+    case ConsumeFromWhere::LastOffsetAndFromMinWhenBootFirst:
+        return "CONSUME_FROM_LAST_OFFSET_AND_FROM_MIN_WHEN_BOOT_FIRST";
+    case ConsumeFromWhere::MinOffset:
+        return "CONSUME_FROM_MIN_OFFSET";
+    case ConsumeFromWhere::MaxOffset:
+        return "CONSUME_FROM_MAX_OFFSET";
+    case ConsumeFromWhere::FirstOffset:
+        return "CONSUME_FROM_FIRST_OFFSET";
+    case ConsumeFromWhere::Timestamp:
+        return "CONSUME_FROM_TIMESTAMP";
+    }
+    return "CONSUME_FROM_LAST_OFFSET";
+}
+
+namespace heartbeat_json {
+
+constexpr std::string_view what = "HeartbeatData";
+
+/// A Java HashSet<Integer> as fastjson writes it.
+inline void write_code_set(std::string& out, const SubscriptionData& sd) {
+    std::vector<std::int32_t> codes(sd.code_set.begin(), sd.code_set.end());
+    rmq::detail::java_hash_set_order(codes, [](std::int32_t c) { return c; });
+    out.push_back('[');
+    for (std::size_t k = 0; k < codes.size(); ++k) {
+        if (k != 0) {
+            out.push_back(',');
+        }
+        out.append(fmt::format("{}", codes[k]));
+    }
+    out.push_back(']');
+}
+
+inline void write_subscription(std::string& out, const SubscriptionData& sd) {
+    out.push_back('{');
+    bool g = true;
+    detail::put_bool(out, "classFilterMode", sd.class_filter_mode, g);
+    detail::put_key(out, "codeSet", g);
+    write_code_set(out, sd);
+    detail::put_string(out, "expressionType", sd.expression_type, g);
+    detail::put_string(out, "subString", sd.sub_string, g);
+    detail::put_int(out, "subVersion", sd.sub_version, g);
+    std::vector<std::string> tags(sd.tags_set.begin(), sd.tags_set.end());
+    rmq::detail::java_hash_set_order(tags,
+                                     [](const std::string& t) { return rmq::detail::java_string_hash(t); });
+    detail::put_key(out, "tagsSet", g);
+    detail::append_string_list(out, tags);
+    detail::put_string(out, "topic", sd.topic, g);
+    out.push_back('}');
+}
+
+inline void write_consumer(std::string& out, const ConsumerData& cd) {
+    out.push_back('{');
+    bool f = true;
+    detail::put_string(out, "consumeFromWhere", consume_from_where_name(cd.consume_from_where), f);
+    detail::put_string(out, "consumeType", consume_type_name(cd.consume_type), f);
+    detail::put_string(out, "groupName", cd.group_name, f);
+    detail::put_string(out, "messageModel", message_model_name(cd.message_model), f);
+    detail::put_key(out, "subscriptionDataSet", f);
+    out.push_back('[');
+    for (std::size_t s = 0; s < cd.subscription_data_set.size(); ++s) {
+        if (s != 0) {
+            out.push_back(',');
+        }
+        write_subscription(out, cd.subscription_data_set[s]);
+    }
+    out.push_back(']');
+    detail::put_bool(out, "unitMode", cd.unit_mode, f);
+    out.push_back('}');
+}
+
+inline ConsumeType read_consume_type(const detail::Json& c) {
+    const std::string type = detail::get_string(c, "consumeType", what);
+    if (type == "CONSUME_ACTIVELY") {
+        return ConsumeType::ConsumeActively;
+    }
+    if (type == "CONSUME_PASSIVELY" || type.empty()) {
+        return ConsumeType::ConsumePassively;
+    }
+    throw CodecError(fmt::format("HeartbeatData: unknown consumeType \"{}\"", type));
+}
+
+inline MessageModel read_message_model(const detail::Json& c) {
+    const std::string model = detail::get_string(c, "messageModel", what);
+    if (model == "BROADCASTING") {
+        return MessageModel::Broadcasting;
+    }
+    if (model == "CLUSTERING" || model.empty()) {
+        return MessageModel::Clustering;
+    }
+    throw CodecError(fmt::format("HeartbeatData: unknown messageModel \"{}\"", model));
+}
+
+/// consumeFromWhere, `fallback` when empty.
+inline ConsumeFromWhere read_consume_from_where(const detail::Json& c, ConsumeFromWhere fallback) {
+    const std::string from = detail::get_string(c, "consumeFromWhere", what);
+    if (from.empty()) {
+        return fallback;
+    }
+    for (const auto w : {ConsumeFromWhere::LastOffset,
+                         ConsumeFromWhere::LastOffsetAndFromMinWhenBootFirst,
+                         ConsumeFromWhere::MinOffset,
+                         ConsumeFromWhere::MaxOffset,
+                         ConsumeFromWhere::FirstOffset,
+                         ConsumeFromWhere::Timestamp}) {
+        if (consume_from_where_name(w) == from) {
+            return w;
+        }
+    }
+    throw CodecError(fmt::format("HeartbeatData: unknown consumeFromWhere \"{}\"", from));
+}
+
+inline SubscriptionData read_subscription(const detail::Json& s) {
+    SubscriptionData sd;
+    sd.class_filter_mode = detail::get_bool(s, "classFilterMode", what);
+    sd.topic = detail::get_string(s, "topic", what);
+    sd.sub_string = detail::get_string(s, "subString", what);
+    sd.sub_version = detail::get_int<std::int64_t>(s, "subVersion", what);
+    sd.expression_type = detail::get_string(s, "expressionType", what);
+    for (auto& t : detail::parse_string_list(s, "tagsSet", what)) {
+        sd.tags_set.insert(std::move(t));
+    }
+    if (const auto* codes = detail::get_array(s, "codeSet", what)) {
+        for (const auto& code : *codes) {
+            if (!code.is_number_integer()) {
+                throw CodecError("HeartbeatData: codeSet holds a non-integer");
+            }
+            sd.code_set.insert(code.get<std::int32_t>());
+        }
+    }
+    return sd;
+}
+
+inline ConsumerData read_consumer(const detail::Json& c) {
+    ConsumerData cd;
+    cd.group_name = detail::get_string(c, "groupName", what);
+    cd.consume_type = read_consume_type(c);
+    cd.message_model = read_message_model(c);
+    cd.consume_from_where = read_consume_from_where(c, cd.consume_from_where);
+    cd.unit_mode = detail::get_bool(c, "unitMode", what);
+    if (const auto* subs = detail::get_array(c, "subscriptionDataSet", what)) {
+        for (const auto& s : *subs) {
+            cd.subscription_data_set.push_back(read_subscription(s));
+        }
+    }
+    return cd;
+}
+
+}  // namespace heartbeat_json
+
+RMQ_DECL std::string encode_heartbeat_data(const HeartbeatData& hb) {
+    std::string out = "{";
+    bool first = true;
+    detail::put_string(out, "clientID", hb.client_id, first);
+    detail::put_key(out, "consumerDataSet", first);
+    out.push_back('[');
+    for (std::size_t i = 0; i < hb.consumer_data_set.size(); ++i) {
+        if (i != 0) {
+            out.push_back(',');
+        }
+        heartbeat_json::write_consumer(out, hb.consumer_data_set[i]);
+    }
+    out.push_back(']');
+    detail::put_key(out, "producerDataSet", first);
+    out.push_back('[');
+    for (std::size_t i = 0; i < hb.producer_groups.size(); ++i) {
+        if (i != 0) {
+            out.push_back(',');
+        }
+        bool f = true;
+        out.push_back('{');
+        detail::put_string(out, "groupName", hb.producer_groups[i], f);
+        out.push_back('}');
+    }
+    out.append("]}");
+    return out;
+}
+
+RMQ_DECL HeartbeatData decode_heartbeat_data(std::string_view json) {
+    const auto j = detail::parse_object(json, heartbeat_json::what);
+    HeartbeatData hb;
+    hb.client_id = detail::get_string(j, "clientID", heartbeat_json::what);
+    if (const auto* arr = detail::get_array(j, "consumerDataSet", heartbeat_json::what)) {
+        for (const auto& c : *arr) {
+            hb.consumer_data_set.push_back(heartbeat_json::read_consumer(c));
+        }
+    }
+    if (const auto* arr = detail::get_array(j, "producerDataSet", heartbeat_json::what)) {
+        for (const auto& p : *arr) {
+            hb.producer_groups.push_back(detail::get_string(p, "groupName", heartbeat_json::what));
+        }
+    }
+    return hb;
+}
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/bodies/impl/heartbeat_data.ipp ----
+
+// ---- begin rmq/remoting/bodies/impl/lock_batch.ipp ----
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::remoting {
+
+RMQ_DECL std::string encode_lock_batch_request(const LockBatchRequestBody& body) {
+    std::string out = "{";
+    bool first = true;
+    detail::put_string(out, "clientId", body.client_id, first);
+    detail::put_string(out, "consumerGroup", body.consumer_group, first);
+    detail::put_key(out, "mqSet", first);
+    detail::append_mq_set(out, body.mq_set);
+    if (body.only_this_broker) {
+        detail::put_bool(out, "onlyThisBroker", *body.only_this_broker, first);
+    }
+    out.push_back('}');
+    return out;
+}
+
+RMQ_DECL LockBatchRequestBody decode_lock_batch_request(std::string_view json) {
+    constexpr std::string_view what = "LockBatchRequestBody";
+    const auto j = detail::parse_object(json, what);
+    LockBatchRequestBody out;
+    out.consumer_group = detail::get_string(j, "consumerGroup", what);
+    out.client_id = detail::get_string(j, "clientId", what);
+    if (detail::member(j, "onlyThisBroker") != nullptr) {
+        out.only_this_broker = detail::get_bool(j, "onlyThisBroker", what);
+    }
+    out.mq_set = detail::parse_mq_set(j, "mqSet", what);
+    return out;
+}
+
+RMQ_DECL std::string encode_lock_batch_response(std::span<const MessageQueue> locked) {
+    std::string out = "{";
+    bool first = true;
+    detail::put_key(out, "lockOKMQSet", first);
+    detail::append_mq_set(out, std::vector<MessageQueue>(locked.begin(), locked.end()));
+    out.push_back('}');
+    return out;
+}
+
+RMQ_DECL std::vector<MessageQueue> decode_lock_batch_response(std::string_view json) {
+    constexpr std::string_view what = "LockBatchResponseBody";
+    return detail::parse_mq_set(detail::parse_object(json, what), "lockOKMQSet", what);
+}
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/bodies/impl/lock_batch.ipp ----
+
+// ---- begin rmq/remoting/bodies/impl/reset_offset.ipp ----
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::remoting {
+
+namespace detail {
+
+/// Index just past the JSON value starting at `i` (strings, nesting and fastjson object keys respected).
+inline std::size_t skip_json_value(std::string_view s, std::size_t i, std::string_view what) {
+    int depth = 0;
+    bool in_string = false;
+    for (; i < s.size(); ++i) {
+        const char c = s[i];
+        if (in_string) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                in_string = false;
+                if (depth == 0) {
+                    return i + 1;
+                }
+            }
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0) {
+                return i;  // end of the enclosing container: a scalar ended here
+            }
+            if (--depth == 0) {
+                return i + 1;
+            }
+        } else if (c == ',' && depth == 0) {
+            return i;
+        }
+    }
+    if (depth != 0 || in_string) {
+        throw CodecError(fmt::format("{}: unterminated JSON value", what));
+    }
+    return i;
+}
+
+inline std::size_t skip_ws(std::string_view s, std::size_t i) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) {
+        ++i;
+    }
+    return i;
+}
+
+[[noreturn]] inline void reset_body_error(std::string_view problem, std::size_t at) {
+    throw CodecError(fmt::format("ResetOffsetBody: {} at byte {}", problem, at));
+}
+
+}  // namespace detail
+
+namespace reset_json {
+
+using Offsets = std::vector<std::pair<MessageQueue, std::int64_t>>;
+constexpr std::string_view what = "ResetOffsetBody";
+
+/// Java's default form: `{mq:offset,...}` with MessageQueue objects as keys; `base` is the position of
+/// `value` in the body, for error messages.
+inline void read_object_keys_table(std::string_view value, std::size_t base, Offsets& out) {
+    std::size_t k = 1;
+    while (true) {
+        k = detail::skip_ws(value, k);
+        if (k >= value.size()) {
+            detail::reset_body_error("unterminated offsetTable", base + k);
+        }
+        if (value[k] == '}') {
+            return;
+        }
+        if (value[k] == ',') {
+            ++k;
+            continue;
+        }
+        const std::size_t mq_end = detail::skip_json_value(value, k, what);
+        const MessageQueue mq =
+            detail::parse_message_queue(rmq::detail::parse_fastjson(value.substr(k, mq_end - k), what), what);
+        k = detail::skip_ws(value, mq_end);
+        if (k >= value.size() || value[k] != ':') {
+            detail::reset_body_error("expected ':' after a MessageQueue key", base + k);
+        }
+        k = detail::skip_ws(value, k + 1);
+        const std::size_t num_end = detail::skip_json_value(value, k, what);
+        const auto num = rmq::detail::parse_fastjson(value.substr(k, num_end - k), what);
+        if (!num.is_number_integer()) {
+            detail::reset_body_error("offset is not an integer", base + k);
+        }
+        out.emplace_back(mq, num.get<std::int64_t>());
+        k = num_end;
+    }
+}
+
+/// The value of `offsetTable` in either form (or null).
+inline void read_offset_table(std::string_view value, std::size_t base, Offsets& out) {
+    if (!value.empty() && value.front() == '[') {
+        for (const auto& e : rmq::detail::parse_fastjson(value, what)) {
+            out.emplace_back(detail::parse_message_queue(e, what),
+                             detail::get_int<std::int64_t>(e, "offset", what));
+        }
+    } else if (!value.empty() && value.front() == '{') {
+        read_object_keys_table(value, base, out);
+    } else if (value != "null") {
+        detail::reset_body_error("offsetTable is neither an object nor a list", base);
+    }
+}
+
+}  // namespace reset_json
+
+RMQ_DECL std::vector<std::pair<MessageQueue, std::int64_t>> decode_reset_offset_body(std::string_view json) {
+    using reset_json::what;
+    reset_json::Offsets out;
+    std::size_t i = detail::skip_ws(json, 0);
+    if (i >= json.size() || json[i] != '{') {
+        detail::reset_body_error("expected '{'", i);
+    }
+    ++i;
+    while (true) {
+        i = detail::skip_ws(json, i);
+        if (i >= json.size()) {
+            detail::reset_body_error("unexpected end", i);
+        }
+        if (json[i] == '}') {
+            return out;
+        }
+        if (json[i] == ',') {
+            ++i;
+            continue;
+        }
+        const std::size_t key_end = detail::skip_json_value(json, i, what);
+        const auto key = detail::parse_object("{" + std::string(json.substr(i, key_end - i)) + ":0}", what);
+        i = detail::skip_ws(json, key_end);
+        if (i >= json.size() || json[i] != ':') {
+            detail::reset_body_error("expected ':'", i);
+        }
+        i = detail::skip_ws(json, i + 1);
+        const std::size_t value_end = detail::skip_json_value(json, i, what);
+        if (key.begin().key() == "offsetTable") {
+            reset_json::read_offset_table(json.substr(i, value_end - i), i, out);
+        }
+        i = value_end;
+    }
+}
+
+RMQ_DECL std::string encode_reset_offset_body(std::span<const std::pair<MessageQueue, std::int64_t>> offsets,
+                                              ResetOffsetForm form) {
+    std::string out = "{\"offsetTable\":";
+    out.push_back(form == ResetOffsetForm::ForC ? '[' : '{');
+    for (std::size_t n = 0; n < offsets.size(); ++n) {
+        const auto& [mq, offset] = offsets[n];
+        if (n != 0) {
+            out.push_back(',');
+        }
+        if (form == ResetOffsetForm::ForC) {
+            bool f = true;
+            out.push_back('{');
+            detail::put_string(out, "brokerName", mq.broker_name, f);
+            detail::put_int(out, "offset", offset, f);
+            detail::put_int(out, "queueId", mq.queue_id, f);
+            detail::put_string(out, "topic", mq.topic, f);
+            out.push_back('}');
+        } else {
+            detail::append_message_queue(out, mq);
+            out.append(fmt::format(":{}", offset));
+        }
+    }
+    out.push_back(form == ResetOffsetForm::ForC ? ']' : '}');
+    out.push_back('}');
+    return out;
+}
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/bodies/impl/reset_offset.ipp ----
+
+// ---- begin rmq/remoting/bodies/impl/topic_route_data.ipp ----
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::remoting {
+
+namespace route_json {
+
+using rmq::detail::JsonEscape;
+constexpr std::string_view what = "TopicRouteData";
+
+inline QueueData read_queue_data(const detail::Json& q) {
+    QueueData qd;
+    qd.broker_name = detail::get_string(q, "brokerName", what);
+    qd.read_queue_nums = detail::get_int<std::int32_t>(q, "readQueueNums", what);
+    qd.write_queue_nums = detail::get_int<std::int32_t>(q, "writeQueueNums", what);
+    qd.perm = detail::get_int<std::int32_t>(q, "perm", what);
+    qd.topic_sys_flag = detail::member(q, "topicSysFlag") != nullptr
+                            ? detail::get_int<std::int32_t>(q, "topicSysFlag", what)
+                            : detail::get_int<std::int32_t>(q, "topicSynFlag", what);
+    return qd;
+}
+
+inline std::int64_t parse_broker_id(const std::string& id) {
+    try {
+        std::size_t used = 0;
+        const std::int64_t broker_id = std::stoll(id, &used);
+        if (used != id.size()) {
+            throw std::invalid_argument(id);
+        }
+        return broker_id;
+    } catch (const std::exception&) {
+        throw CodecError(fmt::format("TopicRouteData: broker id \"{}\" is not a number", id));
+    }
+}
+
+inline void read_broker_addrs(const detail::Json& addrs, BrokerData& bd) {
+    if (!addrs.is_object()) {
+        throw CodecError("TopicRouteData: brokerAddrs is not an object");
+    }
+    for (const auto& [id, addr] : addrs.items()) {
+        const std::int64_t broker_id = parse_broker_id(id);
+        if (!addr.is_string()) {
+            throw CodecError(fmt::format("TopicRouteData: address of broker id {} is not a string", id));
+        }
+        bd.broker_addrs.emplace_back(broker_id, addr.get<std::string>());
+    }
+}
+
+inline BrokerData read_broker_data(const detail::Json& b) {
+    BrokerData bd;
+    bd.cluster = detail::get_string(b, "cluster", what);
+    bd.broker_name = detail::get_string(b, "brokerName", what);
+    if (const auto* addrs = detail::member(b, "brokerAddrs")) {
+        read_broker_addrs(*addrs, bd);
+    }
+    if (detail::member(b, "enableActingMaster") != nullptr) {
+        bd.enable_acting_master = detail::get_bool(b, "enableActingMaster", what);
+    }
+    if (detail::member(b, "zoneName") != nullptr) {
+        bd.zone_name = detail::get_string(b, "zoneName", what);
+    }
+    return bd;
+}
+
+inline void read_filter_server_table(const detail::Json& fst, TopicRouteData& out) {
+    if (!fst.is_object()) {
+        throw CodecError("TopicRouteData: filterServerTable is not an object");
+    }
+    auto& table = out.filter_server_table.emplace();
+    for (const auto& [addr, list] : fst.items()) {
+        std::vector<std::string> servers;
+        if (list.is_array()) {
+            for (const auto& s : list) {
+                servers.push_back(s.is_string() ? s.get<std::string>() : s.dump());
+            }
+        }
+        table.emplace_back(addr, std::move(servers));
+    }
+}
+
+/// brokerAddrs: a TreeMap<Long, String> (MapSortField) in the standard form, else Java's HashMap order.
+inline void write_broker_addrs(std::string& out, const BrokerData& bd, bool standard, JsonEscape esc) {
+    auto addrs = bd.broker_addrs;
+    if (standard) {
+        std::stable_sort(
+            addrs.begin(), addrs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    } else {
+        rmq::detail::java_hash_set_order(addrs,
+                                         [](const auto& e) { return rmq::detail::java_long_hash(e.first); });
+    }
+    out.push_back('{');
+    for (std::size_t k = 0; k < addrs.size(); ++k) {
+        if (k != 0) {
+            out.push_back(',');
+        }
+        out.append(standard ? fmt::format("\"{}\":", addrs[k].first) : fmt::format("{}:", addrs[k].first));
+        rmq::detail::append_json_string(out, addrs[k].second, esc);
+    }
+    out.push_back('}');
+}
+
+inline void write_broker_data(std::string& out, const BrokerData& bd, bool standard, JsonEscape esc) {
+    out.push_back('{');
+    bool f = true;
+    detail::put_key(out, "brokerAddrs", f);
+    write_broker_addrs(out, bd, standard, esc);
+    detail::put_string(out, "brokerName", bd.broker_name, f, esc);
+    detail::put_string(out, "cluster", bd.cluster, f, esc);
+    if (bd.enable_acting_master) {
+        detail::put_bool(out, "enableActingMaster", *bd.enable_acting_master, f);
+    }
+    if (bd.zone_name) {
+        detail::put_string(out, "zoneName", *bd.zone_name, f, esc);
+    }
+    out.push_back('}');
+}
+
+inline void write_filter_server_table(std::string& out,
+                                      std::vector<std::pair<std::string, std::vector<std::string>>> table,
+                                      bool standard,
+                                      JsonEscape esc) {
+    if (standard) {
+        std::stable_sort(table.begin(), table.end(), [](const auto& a, const auto& b) {
+            return rmq::detail::java_string_compare(a.first, b.first) < 0;
+        });
+    }
+    out.push_back('{');
+    for (std::size_t k = 0; k < table.size(); ++k) {
+        if (k != 0) {
+            out.push_back(',');
+        }
+        rmq::detail::append_json_string(out, table[k].first, esc);
+        out.push_back(':');
+        detail::append_string_list(out, table[k].second, esc);
+    }
+    out.push_back('}');
+}
+
+inline void write_queue_data(std::string& out, const QueueData& qd, JsonEscape esc) {
+    out.push_back('{');
+    bool f = true;
+    detail::put_string(out, "brokerName", qd.broker_name, f, esc);
+    detail::put_int(out, "perm", qd.perm, f);
+    detail::put_int(out, "readQueueNums", qd.read_queue_nums, f);
+    detail::put_int(out, "topicSysFlag", qd.topic_sys_flag, f);
+    detail::put_int(out, "writeQueueNums", qd.write_queue_nums, f);
+    out.push_back('}');
+}
+
+}  // namespace route_json
+
+RMQ_DECL TopicRouteData decode_topic_route_data(std::string_view json) {
+    const auto j = detail::parse_object(json, route_json::what);
+    TopicRouteData out;
+    if (detail::member(j, "orderTopicConf") != nullptr) {
+        out.order_topic_conf = detail::get_string(j, "orderTopicConf", route_json::what);
+    }
+    if (const auto* arr = detail::get_array(j, "queueDatas", route_json::what)) {
+        for (const auto& q : *arr) {
+            out.queue_datas.push_back(route_json::read_queue_data(q));
+        }
+    }
+    if (const auto* arr = detail::get_array(j, "brokerDatas", route_json::what)) {
+        for (const auto& b : *arr) {
+            out.broker_datas.push_back(route_json::read_broker_data(b));
+        }
+    }
+    if (const auto* fst = detail::member(j, "filterServerTable")) {
+        route_json::read_filter_server_table(*fst, out);
+    }
+    return out;
+}
+
+RMQ_DECL std::string encode_topic_route_data(const TopicRouteData& route, RouteJsonForm form) {
+    using rmq::detail::JsonEscape;
+    const bool standard = form == RouteJsonForm::Standard;
+    const JsonEscape esc = standard ? JsonEscape::BrowserCompatible : JsonEscape::Default;
+    std::string out = "{";
+    bool first = true;
+    detail::put_key(out, "brokerDatas", first);
+    out.push_back('[');
+    for (std::size_t i = 0; i < route.broker_datas.size(); ++i) {
+        if (i != 0) {
+            out.push_back(',');
+        }
+        route_json::write_broker_data(out, route.broker_datas[i], standard, esc);
+    }
+    out.push_back(']');
+    if (route.filter_server_table) {
+        detail::put_key(out, "filterServerTable", first);
+        route_json::write_filter_server_table(out, *route.filter_server_table, standard, esc);
+    }
+    if (route.order_topic_conf) {
+        detail::put_string(out, "orderTopicConf", *route.order_topic_conf, first, esc);
+    }
+    detail::put_key(out, "queueDatas", first);
+    out.push_back('[');
+    for (std::size_t i = 0; i < route.queue_datas.size(); ++i) {
+        if (i != 0) {
+            out.push_back(',');
+        }
+        route_json::write_queue_data(out, route.queue_datas[i], esc);
+    }
+    out.append("]}");
+    return out;
+}
+
+RMQ_DECL TopicRoute to_topic_route(std::string_view topic, const TopicRouteData& route) {
+    TopicRoute out;
+    for (const auto& qd : route.queue_datas) {
+        if ((qd.perm & perm::read) != 0) {
+            for (std::int32_t i = 0; i < qd.read_queue_nums; ++i) {
+                out.read_queues.push_back(MessageQueue{std::string(topic), qd.broker_name, i});
+            }
+        }
+    }
+    std::sort(out.read_queues.begin(), out.read_queues.end());
+    if (route.order_topic_conf && !route.order_topic_conf->empty()) {
+        std::string_view conf = *route.order_topic_conf;
+        while (!conf.empty()) {
+            const std::size_t end = conf.find(';');
+            const std::string_view item = conf.substr(0, end);
+            if (const std::size_t colon = item.find(':'); colon != std::string_view::npos) {
+                std::int32_t nums = 0;
+                for (const char c : item.substr(colon + 1)) {
+                    if (c < '0' || c > '9') {
+                        throw CodecError(
+                            fmt::format("TopicRouteData: bad orderTopicConf entry \"{}\"", item));
+                    }
+                    nums = nums * 10 + (c - '0');
+                }
+                for (std::int32_t i = 0; i < nums; ++i) {
+                    out.write_queues.push_back(
+                        MessageQueue{std::string(topic), std::string(item.substr(0, colon)), i});
+                }
+            }
+            if (end == std::string_view::npos) {
+                break;
+            }
+            conf.remove_prefix(end + 1);
+        }
+        return out;
+    }
+    std::vector<const QueueData*> sorted;
+    for (const auto& qd : route.queue_datas) {
+        sorted.push_back(&qd);
+    }
+    std::stable_sort(sorted.begin(), sorted.end(), [](const QueueData* a, const QueueData* b) {
+        return rmq::detail::java_string_compare(a->broker_name, b->broker_name) < 0;
+    });
+    for (const QueueData* qd : sorted) {
+        if ((qd->perm & perm::write) == 0) {
+            continue;
+        }
+        const auto bd = std::find_if(route.broker_datas.begin(),
+                                     route.broker_datas.end(),
+                                     [&](const BrokerData& b) { return b.broker_name == qd->broker_name; });
+        if (bd == route.broker_datas.end() || !bd->address(0)) {
+            continue;
+        }
+        for (std::int32_t i = 0; i < qd->write_queue_nums; ++i) {
+            out.write_queues.push_back(MessageQueue{std::string(topic), qd->broker_name, i});
+        }
+    }
+    return out;
+}
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/bodies/impl/topic_route_data.ipp ----
+
+// ---- begin rmq/remoting/impl/compression.ipp ----
+
+#include <initializer_list>
+#include <limits>
+#include <memory>
+
+#include <zlib.h>
+
+#if RMQ_DETAIL_HAS_LZ4
+#    include <lz4frame.h>
+#endif
+#if RMQ_DETAIL_HAS_ZSTD
+#    include <zstd.h>
+#endif
+
+#include <fmt/format.h>
+
+namespace rmq::remoting {
+
+namespace detail {
+
+[[noreturn]] inline void not_compiled_in(CompressionType type) {
+    throw CodecError(
+        fmt::format("{} body compression support is not compiled in (define RMQ_WITH_{} and link "
+                    "its library)",
+                    compression_name(type),
+                    compression_name(type)));
+}
+
+inline void check_growth(std::size_t size, CompressionType type) {
+    if (size > max_decompressed_body) {
+        throw CodecError(fmt::format(
+            "{} body decompresses to more than {} bytes", compression_name(type), max_decompressed_body));
+    }
+}
+
+inline std::string zlib_inflate(std::string_view in) {
+    z_stream zs{};
+    if (inflateInit(&zs) != Z_OK) {
+        throw CodecError("ZLIB: inflateInit failed");
+    }
+    std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&zs, inflateEnd);
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    zs.avail_in = static_cast<uInt>(in.size());
+    std::string out;
+    char buf[16384];
+    int rc = Z_OK;
+    while (rc != Z_STREAM_END) {
+        zs.next_out = reinterpret_cast<Bytef*>(buf);
+        zs.avail_out = sizeof buf;
+        rc = inflate(&zs, Z_NO_FLUSH);
+        if (rc != Z_OK && rc != Z_STREAM_END) {
+            throw CodecError(
+                fmt::format("ZLIB body is corrupt: {} (zlib error {})", zs.msg ? zs.msg : "?", rc));
+        }
+        out.append(buf, sizeof buf - zs.avail_out);
+        check_growth(out.size(), CompressionType::Zlib);
+        if (rc == Z_OK && zs.avail_in == 0 && zs.avail_out != 0) {
+            throw CodecError("ZLIB body is truncated");
+        }
+    }
+    return out;
+}
+
+inline std::string zlib_deflate(std::string_view in, int level) {
+    uLongf bound = compressBound(static_cast<uLong>(in.size()));
+    std::string out(bound, '\0');
+    if (compress2(reinterpret_cast<Bytef*>(out.data()),
+                  &bound,
+                  reinterpret_cast<const Bytef*>(in.data()),
+                  static_cast<uLong>(in.size()),
+                  level) != Z_OK) {
+        throw CodecError(fmt::format("ZLIB: compress2 failed at level {}", level));
+    }
+    out.resize(bound);
+    return out;
+}
+
+#if RMQ_DETAIL_HAS_LZ4
+inline std::string lz4_decompress(std::string_view in) {
+    LZ4F_dctx* ctx = nullptr;
+    if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION))) {
+        throw CodecError("LZ4: cannot create a decompression context");
+    }
+    std::unique_ptr<LZ4F_dctx, LZ4F_errorCode_t (*)(LZ4F_dctx*)> guard(ctx, LZ4F_freeDecompressionContext);
+    std::string out;
+    char buf[65536];
+    const char* src = in.data();
+    std::size_t left = in.size();
+    while (true) {
+        std::size_t dst_size = sizeof buf;
+        std::size_t src_size = left;
+        const std::size_t hint = LZ4F_decompress(ctx, buf, &dst_size, src, &src_size, nullptr);
+        if (LZ4F_isError(hint)) {
+            throw CodecError(fmt::format("LZ4 body is corrupt: {}", LZ4F_getErrorName(hint)));
+        }
+        out.append(buf, dst_size);
+        check_growth(out.size(), CompressionType::Lz4);
+        src += src_size;
+        left -= src_size;
+        if (hint == 0) {
+            break;  // frame complete
+        }
+        if (src_size == 0 && dst_size == 0) {
+            throw CodecError("LZ4 body is truncated");  // wants more input and has no buffered output
+        }
+    }
+    return out;
+}
+
+inline std::string lz4_compress(std::string_view in, int /*level*/) {
+    // Like lz4-java's LZ4FrameOutputStream (what Java's Lz4Compressor uses, ignoring the level): fast
+    // compressor, independent blocks of at most 4 MiB declared as such even for small bodies (lz4-java cannot
+    // read dependent blocks), no checksums. The streaming API keeps the declared block size (compressFrame
+    // would shrink it).
+    LZ4F_preferences_t prefs{};
+    prefs.frameInfo.blockSizeID = LZ4F_max4MB;
+    prefs.frameInfo.blockMode = LZ4F_blockIndependent;
+    prefs.compressionLevel = 0;
+    LZ4F_cctx* ctx = nullptr;
+    if (LZ4F_isError(LZ4F_createCompressionContext(&ctx, LZ4F_VERSION))) {
+        throw CodecError("LZ4: cannot create a compression context");
+    }
+    std::unique_ptr<LZ4F_cctx, LZ4F_errorCode_t (*)(LZ4F_cctx*)> guard(ctx, LZ4F_freeCompressionContext);
+    std::string out(LZ4F_HEADER_SIZE_MAX + LZ4F_compressBound(in.size(), &prefs), '\0');
+    auto check = [](std::size_t rc) {
+        if (LZ4F_isError(rc)) {
+            throw CodecError(fmt::format("LZ4: compression failed: {}", LZ4F_getErrorName(rc)));
+        }
+        return rc;
+    };
+    std::size_t n = check(LZ4F_compressBegin(ctx, out.data(), out.size(), &prefs));
+    n += check(LZ4F_compressUpdate(ctx, out.data() + n, out.size() - n, in.data(), in.size(), nullptr));
+    n += check(LZ4F_compressEnd(ctx, out.data() + n, out.size() - n, nullptr));
+    out.resize(n);
+    return out;
+}
+#endif
+
+#if RMQ_DETAIL_HAS_ZSTD
+inline std::string zstd_decompress(std::string_view in) {
+    std::unique_ptr<ZSTD_DStream, std::size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(), ZSTD_freeDStream);
+    if (!ds || ZSTD_isError(ZSTD_initDStream(ds.get()))) {
+        throw CodecError("ZSTD: cannot create a decompression stream");
+    }
+    std::string out;
+    std::string buf(ZSTD_DStreamOutSize(), '\0');
+    ZSTD_inBuffer input{in.data(), in.size(), 0};
+    std::size_t rc = 1;
+    while (rc != 0) {
+        ZSTD_outBuffer output{buf.data(), buf.size(), 0};
+        rc = ZSTD_decompressStream(ds.get(), &output, &input);
+        if (ZSTD_isError(rc)) {
+            throw CodecError(fmt::format("ZSTD body is corrupt: {}", ZSTD_getErrorName(rc)));
+        }
+        out.append(buf.data(), output.pos);
+        check_growth(out.size(), CompressionType::Zstd);
+        if (rc != 0 && input.pos == input.size && output.pos < output.size) {
+            throw CodecError("ZSTD body is truncated");
+        }
+    }
+    return out;
+}
+
+inline std::string zstd_compress(std::string_view in, int level) {
+    // Streamed like zstd-jni's ZstdOutputStream (Java's ZstdCompressor): the frame does not declare its
+    // content size and has no checksum.
+    std::unique_ptr<ZSTD_CCtx, std::size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    auto check = [](std::size_t rc) {
+        if (ZSTD_isError(rc)) {
+            throw CodecError(fmt::format("ZSTD: compression failed: {}", ZSTD_getErrorName(rc)));
+        }
+        return rc;
+    };
+    if (!cctx) {
+        throw CodecError("ZSTD: cannot create a compression context");
+    }
+    check(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level));
+    std::string out;
+    std::string buf(ZSTD_CStreamOutSize(), '\0');
+    ZSTD_inBuffer input{in.data(), in.size(), 0};
+    while (input.pos < input.size) {
+        ZSTD_outBuffer output{buf.data(), buf.size(), 0};
+        check(ZSTD_compressStream2(cctx.get(), &output, &input, ZSTD_e_continue));
+        out.append(buf.data(), output.pos);
+    }
+    // Java flushes before closing the stream, so the data ends a block and an empty last block follows.
+    ZSTD_inBuffer none{nullptr, 0, 0};
+    for (const auto op : {ZSTD_e_flush, ZSTD_e_end}) {
+        std::size_t remaining = 1;
+        while (remaining != 0) {
+            ZSTD_outBuffer output{buf.data(), buf.size(), 0};
+            remaining = check(ZSTD_compressStream2(cctx.get(), &output, &none, op));
+            out.append(buf.data(), output.pos);
+        }
+    }
+    return out;
+}
+#endif
+
+}  // namespace detail
+
+RMQ_DECL std::string decompress(std::string_view data, CompressionType type) {
+    switch (type) {
+    case CompressionType::Zlib:
+        return detail::zlib_inflate(data);
+    case CompressionType::Lz4:
+#if RMQ_DETAIL_HAS_LZ4
+        return detail::lz4_decompress(data);
+#else
+        detail::not_compiled_in(type);
+#endif
+    case CompressionType::Zstd:
+#if RMQ_DETAIL_HAS_ZSTD
+        return detail::zstd_decompress(data);
+#else
+        detail::not_compiled_in(type);
+#endif
+    }
+    throw CodecError(fmt::format("unknown compression type {}", static_cast<int>(type)));
+}
+
+RMQ_DECL std::string compress(std::string_view data, CompressionType type, int level) {
+    switch (type) {
+    case CompressionType::Zlib:
+        return detail::zlib_deflate(data, level);
+    case CompressionType::Lz4:
+#if RMQ_DETAIL_HAS_LZ4
+        return detail::lz4_compress(data, level);
+#else
+        detail::not_compiled_in(type);
+#endif
+    case CompressionType::Zstd:
+#if RMQ_DETAIL_HAS_ZSTD
+        return detail::zstd_compress(data, level);
+#else
+        detail::not_compiled_in(type);
+#endif
+    }
+    throw CodecError(fmt::format("unknown compression type {}", static_cast<int>(type)));
+}
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/impl/compression.ipp ----
+
+// ---- begin rmq/remoting/impl/message_codec.ipp ----
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include <arpa/inet.h>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::remoting {
+
+namespace detail {
+
+inline SocketAddress read_socket_address(rmq::detail::ByteReader& r, bool v6, std::string_view field) {
+    SocketAddress a;
+    a.ip = std::string(r.bytes(v6 ? 16 : 4, field));
+    a.port = r.i32(field);
+    return a;
+}
+
+inline void
+write_socket_address(rmq::detail::ByteWriter& w, std::string_view host, bool v6, std::string_view field) {
+    const SocketAddress a = parse_socket_address(host);
+    if (a.is_ipv6() != v6) {
+        throw InvalidArgument(fmt::format("{} \"{}\" is {} but sysFlag says {}",
+                                          field,
+                                          host,
+                                          a.is_ipv6() ? "IPv6" : "IPv4",
+                                          v6 ? "IPv6" : "IPv4"));
+    }
+    w.bytes(a.ip);
+    w.i32(a.port);
+}
+
+/// Smallest possible record: 84 fixed bytes with IPv4 hosts, then empty body, topic and properties.
+inline constexpr std::size_t min_record_size = 84 + 4 + 1 + 2;
+
+/// BODY of a record into `msg` (inflated unless options say otherwise; skipped when read_body is false).
+inline void read_body(rmq::detail::ByteReader& r, MessageExt& msg, const MessageDecodeOptions& options) {
+    const std::int32_t sys_flag = msg.sys_flag();
+    const std::size_t body_len = r.length_i32("BODYLENGTH");
+    if (body_len == 0) {
+        return;
+    }
+    const std::string_view body = r.bytes(body_len, "BODY");
+    if (!options.read_body) {
+        return;
+    }
+    if (!options.decompress_body || (sys_flag & message_sys_flag::compressed) == 0) {
+        msg.set_body(std::string(body));
+        return;
+    }
+    const auto type = message_sys_flag::compression_type(sys_flag);
+    if (!type) {
+        r.fail(fmt::format("unknown compression type {} in SYSFLAG 0x{:X}",
+                           (sys_flag & message_sys_flag::compression_type_mask) >> 8,
+                           sys_flag));
+    }
+    msg.set_body(decompress(body, *type));
+}
+
+/// TOPICLENGTH: two bytes in a v2 record, one (non-negative) byte otherwise.
+inline std::size_t read_topic_length(rmq::detail::ByteReader& r, std::int32_t magic) {
+    if (magic == message_magic_code_v2) {
+        return r.length_i16("TOPICLENGTH");
+    }
+    const std::int8_t n = r.i8("TOPICLENGTH");
+    if (n < 0) {
+        r.fail(fmt::format("negative TOPICLENGTH {}", n));
+    }
+    return static_cast<std::size_t>(n);
+}
+
+}  // namespace detail
+
+RMQ_DECL std::optional<CompressionType> message_sys_flag::compression_type(std::int32_t sys_flag) noexcept {
+    switch ((sys_flag & compression_type_mask) >> 8) {
+    case 0:
+    case 3:
+        return CompressionType::Zlib;
+    case 1:
+        return CompressionType::Lz4;
+    case 2:
+        return CompressionType::Zstd;
+    default:
+        return std::nullopt;
+    }
+}
+
+RMQ_DECL std::int32_t crc32(std::string_view data) noexcept {
+    return rmq::detail::crc32(data);
+}
+
+RMQ_DECL SocketAddress parse_socket_address(std::string_view text) {
     const std::size_t colon = text.rfind(':');
     if (colon == std::string_view::npos) {
         throw InvalidArgument(fmt::format("socket address \"{}\" has no port", text));
@@ -12418,33 +16140,22 @@ inline SocketAddress parse_socket_address(std::string_view text) {
     return out;
 }
 
-/// MessageDecoder.createMessageId: uppercase hex of store ip ‖ int32 port ‖ int64 commit-log offset
-/// (32 characters for IPv4, 56 for IPv6).
-inline std::string create_message_id(const SocketAddress& store_host, std::int64_t commit_log_offset) {
+RMQ_DECL std::string create_message_id(const SocketAddress& store_host, std::int64_t commit_log_offset) {
     std::string raw;
-    detail::ByteWriter w(raw);
+    rmq::detail::ByteWriter w(raw);
     w.bytes(store_host.ip);
     w.i32(store_host.port);
     w.i64(commit_log_offset);
-    return detail::hex_upper(raw);
+    return rmq::detail::hex_upper(raw);
 }
 
-/// What an offset message id encodes.
-struct MessageId {
-    SocketAddress address;
-    std::int64_t offset = 0;
-
-    friend bool operator==(const MessageId&, const MessageId&) = default;
-};
-
-/// MessageDecoder.decodeMessageId. Throws rmq::remoting::CodecError unless `id` has 32 or 56 hex digits.
-inline MessageId decode_message_id(std::string_view id) {
+RMQ_DECL MessageId decode_message_id(std::string_view id) {
     if (id.size() != 32 && id.size() != 56) {
-        throw remoting::CodecError(fmt::format(
+        throw CodecError(fmt::format(
             "offset message id \"{}\" has {} characters, expected 32 (IPv4) or 56 (IPv6)", id, id.size()));
     }
-    const std::string raw = detail::unhex(id, "offset message id");
-    detail::ByteReader r(detail::as_bytes(raw), "offset message id");
+    const std::string raw = rmq::detail::unhex(id, "offset message id");
+    rmq::detail::ByteReader r(rmq::detail::as_bytes(raw), "offset message id");
     MessageId out;
     out.address.ip = std::string(r.bytes(raw.size() - 12, "ip"));
     out.address.port = r.i32("port");
@@ -12452,56 +16163,8 @@ inline MessageId decode_message_id(std::string_view id) {
     return out;
 }
 
-/// How decode_message(s) treats bodies.
-struct MessageDecodeOptions {
-    /// false: skip the body (Java's readBody = false).
-    bool read_body = true;
-    /// Inflate compressed bodies (sysFlag is left as stored, as Java's clientDecode does).
-    bool decompress_body = true;
-};
-
-/// What decode_messages could not decode.
-struct MessageDecodeReport {
-    /// Records dropped: the first undecodable one and every record after it (Java drops the rest silently).
-    std::size_t damaged_records = 0;
-    /// Bytes of the body not turned into messages.
-    std::size_t damaged_bytes = 0;
-    /// Why the first dropped record failed (empty when nothing was dropped).
-    std::string error;
-};
-
-namespace detail {
-
-inline SocketAddress read_socket_address(ByteReader& r, bool v6, std::string_view field) {
-    SocketAddress a;
-    a.ip = std::string(r.bytes(v6 ? 16 : 4, field));
-    a.port = r.i32(field);
-    return a;
-}
-
-inline void write_socket_address(ByteWriter& w, std::string_view host, bool v6, std::string_view field) {
-    const SocketAddress a = parse_socket_address(host);
-    if (a.is_ipv6() != v6) {
-        throw InvalidArgument(fmt::format("{} \"{}\" is {} but sysFlag says {}",
-                                          field,
-                                          host,
-                                          a.is_ipv6() ? "IPv6" : "IPv4",
-                                          v6 ? "IPv6" : "IPv4"));
-    }
-    w.bytes(a.ip);
-    w.i32(a.port);
-}
-
-/// Smallest possible record: 84 fixed bytes with IPv4 hosts, then empty body, topic and properties.
-inline constexpr std::size_t min_record_size = 84 + 4 + 1 + 2;
-
-}  // namespace detail
-
-/// Decodes exactly one record (MessageDecoder.clientDecode). Throws rmq::remoting::CodecError when it is
-/// truncated, has a bad magic code or size, or its body cannot be decompressed.
-inline MessageExt decode_message(std::span<const std::byte> record,
-                                 const MessageDecodeOptions& options = {}) {
-    detail::ByteReader r(record, "message record");
+RMQ_DECL MessageExt decode_message(std::span<const std::byte> record, const MessageDecodeOptions& options) {
+    rmq::detail::ByteReader r(record, "message record");
     MessageExt msg;
     const std::int32_t store_size = r.i32("TOTALSIZE");
     if (store_size < 0 || static_cast<std::size_t>(store_size) != record.size()) {
@@ -12529,33 +16192,8 @@ inline MessageExt decode_message(std::span<const std::byte> record,
     msg.set_store_host(store_host.to_string());
     msg.set_reconsume_times(r.i32("RECONSUMETIMES"));
     msg.set_prepared_transaction_offset(r.i64("PREPAREDTRANSACTIONOFFSET"));
-    const std::size_t body_len = r.length_i32("BODYLENGTH");
-    if (body_len > 0) {
-        const std::string_view body = r.bytes(body_len, "BODY");
-        if (options.read_body) {
-            if (options.decompress_body && (sys_flag & message_sys_flag::compressed) != 0) {
-                const auto type = message_sys_flag::compression_type(sys_flag);
-                if (!type) {
-                    r.fail(fmt::format("unknown compression type {} in SYSFLAG 0x{:X}",
-                                       (sys_flag & message_sys_flag::compression_type_mask) >> 8,
-                                       sys_flag));
-                }
-                msg.set_body(remoting::decompress(body, *type));
-            } else {
-                msg.set_body(std::string(body));
-            }
-        }
-    }
-    std::size_t topic_len = 0;
-    if (magic == message_magic_code_v2) {
-        topic_len = r.length_i16("TOPICLENGTH");
-    } else {
-        const std::int8_t n = r.i8("TOPICLENGTH");
-        if (n < 0) {
-            r.fail(fmt::format("negative TOPICLENGTH {}", n));
-        }
-        topic_len = static_cast<std::size_t>(n);
-    }
+    detail::read_body(r, msg, options);
+    const std::size_t topic_len = detail::read_topic_length(r, magic);
     msg.set_topic(std::string(r.bytes(topic_len, "TOPIC")));
     const std::size_t props_len = r.length_i16("PROPERTIESLENGTH");
     if (props_len > 0) {
@@ -12568,12 +16206,9 @@ inline MessageExt decode_message(std::span<const std::byte> record,
     return msg;
 }
 
-/// Decodes the body of a PULL_MESSAGE response (back-to-back records, MessageDecoder.decodes). Like Java, the
-/// first record that cannot be decoded and everything after it are dropped; `report` (optional) says how
-/// many records and bytes were dropped and why.
-inline std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_body,
-                                               MessageDecodeReport* report = nullptr,
-                                               const MessageDecodeOptions& options = {}) {
+RMQ_DECL std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_body,
+                                                 MessageDecodeReport* report,
+                                                 const MessageDecodeOptions& options) {
     if (report != nullptr) {
         *report = MessageDecodeReport{};
     }
@@ -12583,7 +16218,7 @@ inline std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_b
         const auto rest = pull_body.subspan(pos);
         std::size_t size = 0;
         try {
-            detail::ByteReader r(rest, "message record");
+            rmq::detail::ByteReader r(rest, "message record");
             const std::int32_t total = r.i32("TOTALSIZE");
             if (total < static_cast<std::int32_t>(detail::min_record_size) ||
                 static_cast<std::size_t>(total) > rest.size()) {
@@ -12591,7 +16226,7 @@ inline std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_b
             }
             size = static_cast<std::size_t>(total);
             out.push_back(decode_message(rest.first(size), options));
-        } catch (const remoting::CodecError& e) {
+        } catch (const CodecError& e) {
             if (report != nullptr) {
                 report->error = fmt::format("record {} at byte {}: {}", out.size(), pos, e.what());
                 report->damaged_bytes = rest.size();
@@ -12604,7 +16239,7 @@ inline std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_b
                     if (rest.size() - p < 4) {
                         break;
                     }
-                    detail::ByteReader rr(rest.subspan(p), "message record");
+                    rmq::detail::ByteReader rr(rest.subspan(p), "message record");
                     const std::int32_t total = rr.i32("TOTALSIZE");
                     if (total < static_cast<std::int32_t>(detail::min_record_size) ||
                         static_cast<std::size_t>(total) > rest.size() - p) {
@@ -12621,8 +16256,7 @@ inline std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_b
     return out;
 }
 
-/// decode_messages() with the count of dropped records in `*damaged` (if not null).
-inline std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_body, std::size_t* damaged) {
+RMQ_DECL std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_body, std::size_t* damaged) {
     MessageDecodeReport report;
     auto out = decode_messages(pull_body, &report);
     if (damaged != nullptr) {
@@ -12631,28 +16265,22 @@ inline std::vector<MessageExt> decode_messages(std::span<const std::byte> pull_b
     return out;
 }
 
-/// Encodes one record in the store / pull layout (MessageDecoder.encode(msg, false)): the body is written as
-/// stored (compress it and set sysFlag beforehand), BODYCRC is copied from the message, hosts are IPv6 when
-/// sysFlag says so. `properties_string` replaces the properties (Java writes its HashMap order; the default
-/// is encode_properties of the sorted map). Topics longer than 127 bytes use the V2 magic code (2-byte topic
-/// length, as 5.x brokers do). Throws rmq::InvalidArgument for unparsable hosts, rmq::remoting::CodecError
-/// for properties above 32767 bytes.
-inline std::string encode_message(const MessageExt& msg,
-                                  std::optional<std::string_view> properties_string = {}) {
+RMQ_DECL std::string encode_message(const MessageExt& msg,
+                                    std::optional<std::string_view> properties_string) {
     const std::string props_owned = properties_string ? std::string() : encode_properties(msg.properties());
     const std::string_view props = properties_string ? *properties_string : std::string_view(props_owned);
     if (props.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max())) {
-        throw remoting::CodecError(
+        throw CodecError(
             fmt::format("message properties of {} bytes exceed the 32767 a record can hold", props.size()));
     }
     const std::string& topic = msg.topic();
     const bool v2 = topic.size() > static_cast<std::size_t>(std::numeric_limits<std::int8_t>::max());
     if (topic.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max())) {
-        throw remoting::CodecError(fmt::format("topic of {} bytes is too long for a record", topic.size()));
+        throw CodecError(fmt::format("topic of {} bytes is too long for a record", topic.size()));
     }
     const std::int32_t sys_flag = msg.sys_flag();
     std::string out;
-    detail::ByteWriter w(out);
+    rmq::detail::ByteWriter w(out);
     w.i32(0);  // TOTALSIZE, patched below
     w.i32(v2 ? message_magic_code_v2 : message_magic_code_v1);
     w.i32(msg.body_crc());
@@ -12670,7 +16298,7 @@ inline std::string encode_message(const MessageExt& msg,
     w.i32(msg.reconsume_times());
     w.i64(msg.prepared_transaction_offset());
     if (msg.body().size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-        throw remoting::CodecError("message body is too long for a record");
+        throw CodecError("message body is too long for a record");
     }
     w.i32(static_cast<std::int32_t>(msg.body().size()));
     w.bytes(msg.body());
@@ -12683,28 +16311,26 @@ inline std::string encode_message(const MessageExt& msg,
     w.i16(static_cast<std::int16_t>(props.size()));
     w.bytes(props);
     if (out.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-        throw remoting::CodecError("message record is too long");
+        throw CodecError("message record is too long");
     }
     w.patch_i32(0, static_cast<std::int32_t>(out.size()));
     return out;
 }
 
-/// One entry of a SEND_BATCH_MESSAGE body (MessageDecoder.encodeMessage): TOTALSIZE, MAGICCODE 0, BODYCRC 0,
-/// FLAG, BODYLEN + body, PROPLEN + properties. `properties_string` as for encode_message.
-inline std::string encode_batch_entry(const Message& msg,
-                                      std::optional<std::string_view> properties_string = {}) {
+RMQ_DECL std::string encode_batch_entry(const Message& msg,
+                                        std::optional<std::string_view> properties_string) {
     const std::string props_owned = properties_string ? std::string() : encode_properties(msg.properties());
     const std::string_view props = properties_string ? *properties_string : std::string_view(props_owned);
     if (props.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max())) {
-        throw remoting::CodecError(fmt::format(
-            "message properties of {} bytes exceed the 32767 a batch entry can hold", props.size()));
+        throw CodecError(fmt::format("message properties of {} bytes exceed the 32767 a batch entry can hold",
+                                     props.size()));
     }
     if (msg.body().size() >
         static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()) - 64 - props.size()) {
-        throw remoting::CodecError("message body is too long for a batch entry");
+        throw CodecError("message body is too long for a batch entry");
     }
     std::string out;
-    detail::ByteWriter w(out);
+    rmq::detail::ByteWriter w(out);
     w.i32(static_cast<std::int32_t>(4 + 4 + 4 + 4 + 4 + msg.body().size() + 2 + props.size()));
     w.i32(0);
     w.i32(0);
@@ -12716,8 +16342,7 @@ inline std::string encode_batch_entry(const Message& msg,
     return out;
 }
 
-/// The SEND_BATCH_MESSAGE body (MessageDecoder.encodeMessages): the entries back to back.
-inline std::string encode_messages(std::span<const Message> msgs) {
+RMQ_DECL std::string encode_messages(std::span<const Message> msgs) {
     std::string out;
     for (const auto& m : msgs) {
         out.append(encode_batch_entry(m));
@@ -12725,11 +16350,9 @@ inline std::string encode_messages(std::span<const Message> msgs) {
     return out;
 }
 
-/// MessageDecoder.decodeMessages: the entries of a SEND_BATCH_MESSAGE body (flag, body, properties).
-/// Throws rmq::remoting::CodecError on a truncated or inconsistent entry.
-inline std::vector<Message> decode_batch_messages(std::span<const std::byte> batch_body) {
+RMQ_DECL std::vector<Message> decode_batch_messages(std::span<const std::byte> batch_body) {
     std::vector<Message> out;
-    detail::ByteReader r(batch_body, "batch message body");
+    rmq::detail::ByteReader r(batch_body, "batch message body");
     while (r.remaining() > 0) {
         const std::size_t start = r.position();
         const std::int32_t total = r.i32("TOTALSIZE");
@@ -12749,73 +16372,33 @@ inline std::vector<Message> decode_batch_messages(std::span<const std::byte> bat
     return out;
 }
 
-}  // namespace rmq
-// ---- end rmq/remoting/message_codec.hpp ----
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/impl/message_codec.ipp ----
 
-// ---- begin rmq/transport/remoting.hpp ----
+// ---- begin rmq/detail/net/impl/options.ipp ----
 
-/// @file transport/remoting.hpp
-/// rmq::RemotingTransport: rmq::Transport over Apache RocketMQ's own TCP "remoting" protocol, to real
-/// NameServers and Brokers (4.9.x and 5.x). See docs/transport/remoting.md.
-
-#include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <cstdint>
-#include <exception>
-#include <future>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <set>
-#include <string>
-#include <string_view>
-#include <thread>
-#include <utility>
-#include <variant>
-#include <vector>
-
-#include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 
+namespace rmq::detail {
 
-// ---- begin rmq/detail/remoting_client.hpp ----
+RMQ_DECL std::int32_t next_opaque() noexcept {
+    static std::atomic<std::uint32_t> counter{0};
+    return static_cast<std::int32_t>(counter.fetch_add(1, std::memory_order_relaxed) & 0x7FFFFFFFU);
+}
 
-/// @file detail/remoting_client.hpp
-/// The remoting client under rmq::RemotingTransport (Java's NettyRemotingClient): one io_context thread, one
-/// shared connection per address, synchronous / asynchronous / oneway invocation, ACL signing of every
-/// request and dispatch of broker-initiated requests.
+}  // namespace rmq::detail
+// ---- end rmq/detail/net/impl/options.ipp ----
 
-#include <cstdint>
-#include <exception>
-#include <future>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <string>
-#include <thread>
-#include <utility>
-#include <variant>
-#include <vector>
+// ---- begin rmq/detail/net/impl/connection.ipp ----
 
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <fmt/format.h>
-
-
-
-// ---- begin rmq/detail/remoting_connection.hpp ----
-
-/// @file detail/remoting_connection.hpp
+/// @file detail/net/impl/connection.ipp
 /// One TCP connection to a RocketMQ peer (NameServer or Broker): lazily connected, requests matched to
 /// responses by opaque with per-request timeouts, oneway requests, broker-initiated requests answered, frames
 /// above 16 MiB refused, reconnect with back-off. Every socket operation runs on the owner's io_context
-/// thread (a single thread, so no strand is needed).
+/// thread (a single thread, so no strand is needed). Only the client (impl/client.ipp) uses it, so the whole
+/// class lives here, behind the client's pimpl, and Asio is parsed only where the connection layer is
+/// compiled.
 
 #include <algorithm>
 #include <array>
@@ -12825,12 +16408,10 @@ inline std::vector<Message> decode_batch_messages(std::span<const std::byte> bat
 #include <cstdint>
 #include <deque>
 #include <exception>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
-#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -12850,42 +16431,10 @@ namespace rmq::detail {
 
 namespace asio = boost::asio;
 
-/// Completion of a two-way request: exactly one of `response` and `error` is set. Runs on the io thread
-/// (or, when the connection is already closed, on the caller's thread).
-using RemotingCallback =
-    std::function<void(std::optional<remoting::Command> response, std::exception_ptr error)>;
-
-/// Request ids: a process-wide counter like Java's RemotingCommand.requestId, kept non-negative as the C++
-/// client does (ids are only compared for equality, wrap-around is harmless).
-inline std::int32_t next_opaque() noexcept {
-    static std::atomic<std::uint32_t> counter{0};
-    return static_cast<std::int32_t>(counter.fetch_add(1, std::memory_order_relaxed) & 0x7FFFFFFFU);
-}
-
-/// How a connection behaves (copied from rmq::RemotingConfig).
-struct ConnectionOptions {
-    std::int64_t connect_timeout_millis = 3000;
-    /// After a failed connect, the next attempt waits this long, doubling up to the maximum.
-    std::int64_t reconnect_backoff_min_millis = 100;
-    std::int64_t reconnect_backoff_max_millis = 5000;
-    remoting::SerializeType serialize_type = remoting::SerializeType::Json;
-    /// Frames announced above this are refused (the connection is closed), as Java's decoder does.
-    std::size_t max_frame_length = remoting::max_frame_length;
-};
-
 /// A connection to one address. Create it with std::make_shared; the io_context must outlive it and run on
 /// exactly one thread.
 class RemotingConnection : public std::enable_shared_from_this<RemotingConnection> {
 public:
-    /// Answers a request the peer sent: the response (opaque and flag are filled in by the connection) or
-    /// nullopt for "not supported". Runs on the io thread; the result of a oneway request is discarded.
-    using RequestHandler = std::function<std::optional<remoting::Command>(const std::string& addr,
-                                                                          const remoting::Command& request)>;
-    /// Called on the io thread after each successful reconnect (not the first connect); the requests it
-    /// returns are written before anything queued (e.g. the heartbeats a broker must see again before a pull:
-    /// it forgot the client when the old channel closed). Their answers are ignored.
-    using ConnectHook = std::function<std::vector<remoting::Command>(const std::string& addr)>;
-
     RemotingConnection(asio::io_context& io,
                        std::string addr,
                        ConnectionOptions options,
@@ -13319,7 +16868,7 @@ private:
             }
         } catch (const std::exception& e) {
             answer.emplace();
-            answer->code = remoting::response_code::system_error;
+            answer->code = response_code::system_error;
             answer->remark = e.what();
         }
         if (cmd.is_oneway()) {
@@ -13327,7 +16876,7 @@ private:
         }
         if (!answer) {
             answer.emplace();
-            answer->code = remoting::response_code::request_code_not_supported;
+            answer->code = response_code::request_code_not_supported;
             answer->remark = fmt::format(" request type {} not supported", cmd.code);
         }
         answer->opaque = cmd.opaque;
@@ -13336,7 +16885,7 @@ private:
             writes_.push_back(std::make_shared<std::string>(encode_checked(*answer)));
         } catch (const std::exception& e) {
             remoting::Command err;
-            err.code = remoting::response_code::system_error;
+            err.code = response_code::system_error;
             err.remark = e.what();
             err.opaque = cmd.opaque;
             err.flag = remoting::command_flag::response;
@@ -13373,1326 +16922,1656 @@ private:
 };
 
 }  // namespace rmq::detail
-// ---- end rmq/detail/remoting_connection.hpp ----
+// ---- end rmq/detail/net/impl/connection.ipp ----
+
+// ---- begin rmq/detail/net/impl/client.ipp ----
+
+#include <chrono>
+#include <exception>
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <fmt/format.h>
+
+
 
 namespace rmq::detail {
 
-/// Owns the io thread and the connections. Thread-safe. Destroying it closes every connection (pending
-/// requests fail with rmq::Error) and joins the io thread; it must not be destroyed on that thread.
-class RemotingClient {
-public:
-    using RequestHandler = RemotingConnection::RequestHandler;
-    using ConnectHook = RemotingConnection::ConnectHook;
+/// What the client owns: the io context and its thread, the connections and the handlers they call.
+struct RemotingClient::Impl {
+    Impl(ConnectionOptions o, std::optional<remoting::AclCredentials> c)
+        : options(o)
+        , credentials(std::move(c))
+        , work(asio::make_work_guard(io)) {}
 
-    explicit RemotingClient(ConnectionOptions options,
-                            std::optional<remoting::AclCredentials> credentials = std::nullopt)
-        : options_(options)
-        , credentials_(std::move(credentials))
-        , work_(asio::make_work_guard(io_)) {
-        thread_ = std::thread([this] {
-            for (;;) {
-                try {
-                    io_.run();
-                    return;
-                } catch (const std::exception& e) {
-                    log_line("remoting io thread: handler threw: {}", e.what());
-                }
+    const ConnectionOptions options;
+    const std::optional<remoting::AclCredentials> credentials;
+    asio::io_context io{1};
+    asio::executor_work_guard<asio::io_context::executor_type> work;
+    std::thread thread;
+    mutable std::mutex mutex;
+    bool stopped = false;
+    std::map<std::string, std::shared_ptr<RemotingConnection>> connections;
+    RequestHandler on_request;
+    ConnectHook on_connect;
+};
+
+RMQ_DECL RemotingClient::RemotingClient(ConnectionOptions options,
+                                        std::optional<remoting::AclCredentials> credentials)
+    : impl_(std::make_unique<Impl>(options, std::move(credentials))) {
+    impl_->thread = std::thread([impl = impl_.get()] {
+        for (;;) {
+            try {
+                impl->io.run();
+                return;
+            } catch (const std::exception& e) {
+                log_line("remoting io thread: handler threw: {}", e.what());
             }
-        });
-    }
-
-    RemotingClient(const RemotingClient&) = delete;
-    RemotingClient& operator=(const RemotingClient&) = delete;
-
-    ~RemotingClient() { shutdown(); }
-
-    /// Sets the handler for requests peers send (before the first connection is made).
-    void set_request_handler(RequestHandler handler) {
-        const std::lock_guard lock(mutex_);
-        on_request_ = std::move(handler);
-    }
-
-    /// Sets the hook run after each (re)connect (before the first connection is made).
-    void set_connect_hook(ConnectHook hook) {
-        const std::lock_guard lock(mutex_);
-        on_connect_ = std::move(hook);
-    }
-
-    /// Whether the caller runs on the io thread (where blocking calls would deadlock).
-    [[nodiscard]] bool on_io_thread() const noexcept {
-        return std::this_thread::get_id() == thread_.get_id();
-    }
-
-    /// The shared connection to `addr`, created on first use (it connects lazily).
-    std::shared_ptr<RemotingConnection> connection(const std::string& addr) {
-        const std::lock_guard lock(mutex_);
-        if (stopped_) {
-            throw IllegalState(fmt::format("remoting client is shut down (request to {})", addr));
         }
-        auto& slot = connections_[addr];
-        if (!slot) {
-            slot = std::make_shared<RemotingConnection>(
-                io_,
-                addr,
-                options_,
-                [this](const std::string& a,
-                       const remoting::Command& req) -> std::optional<remoting::Command> {
-                    RequestHandler h;
-                    {
-                        const std::lock_guard l(mutex_);
-                        h = on_request_;
-                    }
-                    return h ? h(a, req) : std::nullopt;
-                },
-                [this](const std::string& a) -> std::vector<remoting::Command> {
-                    ConnectHook h;
-                    {
-                        const std::lock_guard l(mutex_);
-                        h = on_connect_;
-                    }
-                    auto cmds = h ? h(a) : std::vector<remoting::Command>{};
-                    for (auto& c : cmds) {
-                        sign(c);
-                    }
-                    return cmds;
-                });
-        }
+    });
+}
+
+RMQ_DECL RemotingClient::~RemotingClient() {
+    shutdown();
+}
+
+RMQ_DECL void RemotingClient::set_request_handler(RequestHandler handler) {
+    const std::lock_guard lock(impl_->mutex);
+    impl_->on_request = std::move(handler);
+}
+
+RMQ_DECL void RemotingClient::set_connect_hook(ConnectHook hook) {
+    const std::lock_guard lock(impl_->mutex);
+    impl_->on_connect = std::move(hook);
+}
+
+RMQ_DECL bool RemotingClient::on_io_thread() const noexcept {
+    return std::this_thread::get_id() == impl_->thread.get_id();
+}
+
+RMQ_DECL std::shared_ptr<RemotingConnection> RemotingClient::connection(const std::string& addr) {
+    const std::lock_guard lock(impl_->mutex);
+    if (impl_->stopped) {
+        throw IllegalState(fmt::format("remoting client is shut down (request to {})", addr));
+    }
+    auto& slot = impl_->connections[addr];
+    if (slot) {
         return slot;
     }
+    auto on_request = [this](const std::string& a,
+                             const remoting::Command& req) -> std::optional<remoting::Command> {
+        RequestHandler h;
+        {
+            const std::lock_guard l(impl_->mutex);
+            h = impl_->on_request;
+        }
+        return h ? h(a, req) : std::nullopt;
+    };
+    auto on_connect = [this](const std::string& a) -> std::vector<remoting::Command> {
+        ConnectHook h;
+        {
+            const std::lock_guard l(impl_->mutex);
+            h = impl_->on_connect;
+        }
+        auto cmds = h ? h(a) : std::vector<remoting::Command>{};
+        for (auto& c : cmds) {
+            sign(c);
+        }
+        return cmds;
+    };
+    slot = std::make_shared<RemotingConnection>(
+        impl_->io, addr, impl_->options, std::move(on_request), std::move(on_connect));
+    return slot;
+}
 
-    /// Asynchronous two-way request (see RemotingConnection::invoke_async); the request is signed first.
-    void invoke_async(const std::string& addr,
-                      remoting::Command cmd,
-                      std::int64_t timeout_millis,
-                      RemotingCallback callback) {
-        sign(cmd);
-        connection(addr)->invoke_async(std::move(cmd), timeout_millis, std::move(callback));
+RMQ_DECL void RemotingClient::invoke_async(const std::string& addr,
+                                           remoting::Command cmd,
+                                           std::int64_t timeout_millis,
+                                           RemotingCallback callback) {
+    sign(cmd);
+    connection(addr)->invoke_async(std::move(cmd), timeout_millis, std::move(callback));
+}
+
+RMQ_DECL remoting::Command
+RemotingClient::invoke_sync(const std::string& addr, remoting::Command cmd, std::int64_t timeout_millis) {
+    if (on_io_thread()) {
+        throw IllegalState("blocking remoting call on the remoting io thread");
     }
 
-    /// Blocking two-way request: the response (whatever its code), or throws rmq::Timeout / rmq::Error.
-    /// Refused (rmq::IllegalState) on the io thread.
-    remoting::Command
-    invoke_sync(const std::string& addr, remoting::Command cmd, std::int64_t timeout_millis) {
-        if (on_io_thread()) {
-            throw IllegalState("blocking remoting call on the remoting io thread");
-        }
+    // The failure crosses threads as plain data and is re-thrown fresh here: an exception_ptr released on
+    // both threads races in libstdc++'s uninstrumented refcount (a ThreadSanitizer report, and one copy of
+    // the exception object shared by every pending request of a failed connection).
+    struct Failure {
+        bool timeout = false;
+        std::string what;
+    };
 
-        // The failure crosses threads as plain data and is re-thrown fresh here: an exception_ptr released on
-        // both threads races in libstdc++'s uninstrumented refcount (a ThreadSanitizer report, and one copy
-        // of the exception object shared by every pending request of a failed connection).
-        struct Failure {
-            bool timeout = false;
-            std::string what;
-        };
-
-        using Result = std::variant<remoting::Command, Failure>;
-        auto promise = std::make_shared<std::promise<Result>>();
-        auto future = promise->get_future();
-        invoke_async(addr,
-                     std::move(cmd),
-                     timeout_millis,
-                     [promise](std::optional<remoting::Command> response, std::exception_ptr error) {
-                         if (!error && response) {
-                             promise->set_value(Result(std::move(*response)));
-                             return;
+    using Result = std::variant<remoting::Command, Failure>;
+    auto promise = std::make_shared<std::promise<Result>>();
+    auto future = promise->get_future();
+    invoke_async(addr,
+                 std::move(cmd),
+                 timeout_millis,
+                 [promise](std::optional<remoting::Command> response, std::exception_ptr error) {
+                     if (!error && response) {
+                         promise->set_value(Result(std::move(*response)));
+                         return;
+                     }
+                     Failure failure{false, "remoting request failed without a response"};
+                     if (error) {
+                         try {
+                             std::rethrow_exception(error);
+                         } catch (const Timeout& e) {
+                             failure = Failure{true, e.what()};
+                         } catch (const std::exception& e) {
+                             failure = Failure{false, e.what()};
+                         } catch (...) {
+                             failure = Failure{false, "remoting request failed with an unknown error"};
                          }
-                         Failure failure{false, "remoting request failed without a response"};
-                         if (error) {
-                             try {
-                                 std::rethrow_exception(error);
-                             } catch (const Timeout& e) {
-                                 failure = Failure{true, e.what()};
-                             } catch (const std::exception& e) {
-                                 failure = Failure{false, e.what()};
-                             } catch (...) {
-                                 failure = Failure{false, "remoting request failed with an unknown error"};
-                             }
-                         }
-                         promise->set_value(Result(std::move(failure)));
-                     });
-        Result result = future.get();
-        if (auto* failure = std::get_if<Failure>(&result)) {
-            if (failure->timeout) {
-                throw Timeout(failure->what);
-            }
-            throw Error(failure->what);
+                     }
+                     promise->set_value(Result(std::move(failure)));
+                 });
+    Result result = future.get();
+    if (auto* failure = std::get_if<Failure>(&result)) {
+        if (failure->timeout) {
+            throw Timeout(failure->what);
         }
-        return std::get<remoting::Command>(std::move(result));
+        throw Error(failure->what);
     }
+    return std::get<remoting::Command>(std::move(result));
+}
 
-    /// Oneway request (flag bit 1); the request is signed first.
-    void invoke_oneway(const std::string& addr, remoting::Command cmd) {
-        sign(cmd);
-        connection(addr)->invoke_oneway(std::move(cmd));
-    }
+RMQ_DECL void RemotingClient::invoke_oneway(const std::string& addr, remoting::Command cmd) {
+    sign(cmd);
+    connection(addr)->invoke_oneway(std::move(cmd));
+}
 
-    /// Closes the connection to `addr` (the next request opens a new one).
-    void close_connection(const std::string& addr) {
-        std::shared_ptr<RemotingConnection> c;
-        {
-            const std::lock_guard lock(mutex_);
-            if (auto it = connections_.find(addr); it != connections_.end()) {
-                c = std::move(it->second);
-                connections_.erase(it);
-            }
+RMQ_DECL void RemotingClient::run_after(std::int64_t delay_millis, std::function<void()> task) {
+    // The pending wait owns the timer: if the client stops first, destroying the io context destroys both.
+    auto timer = std::make_shared<asio::steady_timer>(impl_->io, std::chrono::milliseconds(delay_millis));
+    timer->async_wait([timer, task = std::move(task)](const boost::system::error_code& ec) {
+        if (!ec) {
+            task();
         }
-        if (c) {
-            c->close();
+    });
+}
+
+RMQ_DECL void RemotingClient::close_connection(const std::string& addr) {
+    std::shared_ptr<RemotingConnection> c;
+    {
+        const std::lock_guard lock(impl_->mutex);
+        if (auto it = impl_->connections.find(addr); it != impl_->connections.end()) {
+            c = std::move(it->second);
+            impl_->connections.erase(it);
         }
     }
-
-    /// Closes every connection and stops the io thread. Idempotent.
-    void shutdown() {
-        std::map<std::string, std::shared_ptr<RemotingConnection>> conns;
-        {
-            const std::lock_guard lock(mutex_);
-            if (stopped_) {
-                return;
-            }
-            stopped_ = true;
-            conns.swap(connections_);
-        }
-        for (auto& [addr, c] : conns) {
-            c->close();
-        }
-        // after the closes above (FIFO): whatever still waits (timers of other owners) must not keep the
-        // thread alive; every pending request was already failed by its connection's close
-        asio::post(io_, [this] { io_.stop(); });
-        work_.reset();
-        if (thread_.joinable()) {
-            if (on_io_thread()) {
-                thread_.detach();  // cannot join ourselves; the context ends when its work does
-            } else {
-                thread_.join();
-            }
-        }
+    if (c) {
+        c->close();
     }
+}
 
-    asio::io_context& io() noexcept { return io_; }
-
-    [[nodiscard]] const ConnectionOptions& options() const noexcept { return options_; }
-
-private:
-    void sign(remoting::Command& cmd) const {
-        if (credentials_) {
-            remoting::acl_sign(cmd, *credentials_);
-        }
-    }
-
-    const ConnectionOptions options_;
-    const std::optional<remoting::AclCredentials> credentials_;
-    asio::io_context io_{1};
-    asio::executor_work_guard<asio::io_context::executor_type> work_;
-    std::thread thread_;
-    mutable std::mutex mutex_;
-    bool stopped_ = false;
-    std::map<std::string, std::shared_ptr<RemotingConnection>> connections_;
-    RequestHandler on_request_;
-    ConnectHook on_connect_;
-};
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/remoting_client.hpp ----
-
-namespace rmq {
-
-/// ACL credentials every request is signed with (Java's SessionCredentials / AclClientRPCHook):
-/// `rmq::AclCredentials{access_key, secret_key}`.
-using AclCredentials = remoting::AclCredentials;
-
-/// How a RemotingTransport reaches the cluster. Field names mirror the Java ClientConfig / NettyClientConfig
-/// names where one exists.
-struct RemotingConfig {
-    /// NameServer addresses, `host:port` separated by `;` (Java namesrvAddr). Required.
-    std::string namesrv_addr;
-    /// Sign every request with these (ACL 1.0 on 4.9.x-5.3.2, authentication on 5.3+).
-    std::optional<AclCredentials> credentials{};
-    /// TCP connect timeout (NettyClientConfig.connectTimeoutMillis).
-    std::int64_t connect_timeout_millis = 3000;
-    /// Timeout of every synchronous request (ClientConfig.mqClientApiTimeout).
-    std::int64_t mq_client_api_timeout = 3000;
-    /// Timeout of a SEND_MESSAGE_V2 request (DefaultMQProducer.sendMsgTimeout).
-    std::int64_t send_msg_timeout = 3000;
-    /// Read timeout of a long-polling pull (DefaultMQPushConsumer consumerTimeoutMillisWhenSuspend); always
-    /// kept at least 5 s above the pull's suspend time.
-    std::int64_t consumer_timeout_millis_when_suspend = 30000;
-    /// Route refresh and transport-level heartbeat period (ClientConfig.pollNameServerInterval).
-    std::int64_t poll_name_server_interval = 30000;
-    /// Bodies of at least this many bytes are zlib-compressed by send() (compressMsgBodyOverHowmuch).
-    std::int32_t compress_msg_body_over_howmuch = 4096;
-    /// zlib level (rocketmq.message.compressLevel).
-    int compress_level = 5;
-    /// SYSTEM_BUSY answers to synchronous requests are retried this many times, with doubling back-off from
-    /// 50 ms (capped at 1 s); pulls report them to the consumer, which backs off itself.
-    int system_busy_retry_times = 3;
-    /// Header format of the requests rmq sends (responses are decoded in either format).
-    remoting::SerializeType serialize_type = remoting::SerializeType::Json;
-    /// Back-off after a failed connect: requests to that address fail at once until it has passed (doubles
-    /// up to the maximum while connects keep failing).
-    std::int64_t reconnect_backoff_min_millis = 100;
-    std::int64_t reconnect_backoff_max_millis = 5000;
-};
-
-namespace detail {
-
-/// The shared state of every copy of one RemotingTransport.
-class RemotingTransportState {
-public:
-    explicit RemotingTransportState(RemotingConfig config)
-        : config_(std::move(config))
-        , namesrvs_(split_namesrv(config_.namesrv_addr))
-        , client_(options(config_), config_.credentials)
-        , refresh_timer_(client_.io())
-        , start_millis_(system_clock()->wall_millis()) {
-        if (config_.mq_client_api_timeout <= 0 || config_.send_msg_timeout <= 0 ||
-            config_.poll_name_server_interval <= 0 || config_.connect_timeout_millis <= 0) {
-            throw InvalidArgument("RemotingConfig: timeouts and intervals must be positive");
-        }
-        client_.set_request_handler(
-            [this](const std::string& addr, const remoting::Command& req) { return on_request(addr, req); });
-        client_.set_connect_hook([this](const std::string& addr) { return on_connect(addr); });
-        schedule_refresh();
-    }
-
-    RemotingTransportState(const RemotingTransportState&) = delete;
-    RemotingTransportState& operator=(const RemotingTransportState&) = delete;
-
-    ~RemotingTransportState() {
-        stopping_.store(true);
-        boost::asio::post(client_.io(), [this] { refresh_timer_.cancel(); });
-        client_.shutdown();
-    }
-
-    // ------------------------------------------------------------------ routes
-
-    TopicRoute topic_route(const std::string& topic) {
-        {
-            const std::lock_guard lock(mutex_);
-            if (const auto it = routes_.find(topic); it != routes_.end()) {
-                return remoting::to_topic_route(topic, it->second);
-            }
-        }
-        return remoting::to_topic_route(topic, fetch_route(topic));
-    }
-
-    remoting::TopicRouteData fetch_route(const std::string& topic) {
-        remoting::GetRouteInfoRequestHeader h;
-        h.topic = topic;
-        h.accept_standard_json_only = true;
-        const auto req = remoting::make_request(remoting::request_code::get_routeinfo_by_topic, h);
-        std::exception_ptr last;
-        const std::size_t n = namesrvs_.size();
-        const std::size_t first = namesrv_index_.fetch_add(1) % n;
-        for (std::size_t i = 0; i < n; ++i) {
-            const std::string& addr = namesrvs_[(first + i) % n];
-            remoting::Command resp;
-            try {
-                resp = call(addr, req, config_.mq_client_api_timeout);
-            } catch (const std::exception&) {
-                last = std::current_exception();
-                continue;  // next NameServer
-            }
-            if (resp.code != response_code::success) {
-                throw BrokerError(resp.code,
-                                  fmt::format("route of {}: {}", topic, resp.remark.value_or("no route")));
-            }
-            auto data = remoting::decode_topic_route_data(resp.body);
-            store_route(topic, data);
-            return data;
-        }
-        std::rethrow_exception(last);
-    }
-
-    // ------------------------------------------------------------------ membership
-
-    void heartbeat(const HeartbeatData& hb) {
-        std::set<std::string> topics;
-        for (const auto& cd : hb.consumer_data_set) {
-            for (const auto& sd : cd.subscription_data_set) {
-                topics.insert(sd.topic);
-            }
-        }
-        for (const auto& t : topics) {
-            bool known = false;
-            {
-                const std::lock_guard lock(mutex_);
-                known = routes_.count(t) != 0;
-            }
-            if (!known) {
-                try {
-                    fetch_route(t);
-                } catch (const std::exception&) {
-                    // %RETRY% topics exist only after the first heartbeat; others may be created later
-                }
-            }
-        }
-        remember_heartbeat(hb);
-        const bool consumer = !hb.consumer_data_set.empty();
-        std::vector<std::string> targets = broker_addresses(!consumer);
-        remoting::Command req;
-        req.code = remoting::request_code::heart_beat;
-        req.body = remoting::encode_heartbeat_data(hb);
-        std::vector<std::pair<std::string, remoting::Command>> calls;
-        for (auto& a : targets) {
-            calls.emplace_back(std::move(a), req);
-        }
-        // like Java's sendHeartbeatToAllBroker: a broker that is down must not fail the others (a producer's
-        // start, a consumer's heartbeat round); only when no broker took it is it an error
-        const auto results = call_all(calls, config_.mq_client_api_timeout);
-        std::size_t failed = 0;
-        for (const auto& [addr, result] : results) {
-            try {
-                throw_first_failure({{addr, result}}, "heartbeat");
-            } catch (const std::exception& e) {
-                if (++failed == results.size()) {
-                    throw;
-                }
-                log_line("{}", e.what());
-            }
-        }
-    }
-
-    void unregister_client(const std::string& client_id,
-                           const std::string& producer_group,
-                           const std::string& consumer_group) {
-        forget_heartbeat(client_id, producer_group, consumer_group);
-        remoting::UnregisterClientRequestHeader h;
-        h.client_id = client_id;
-        if (!producer_group.empty()) {
-            h.producer_group = producer_group;
-        }
-        if (!consumer_group.empty()) {
-            h.consumer_group = consumer_group;
-        }
-        std::vector<std::pair<std::string, remoting::Command>> calls;
-        for (auto& a : broker_addresses(false)) {
-            calls.emplace_back(std::move(a),
-                               remoting::make_request(remoting::request_code::unregister_client, h));
-        }
-        for (const auto& [addr, result] : call_all(calls, config_.mq_client_api_timeout)) {
-            if (const auto* e = std::get_if<std::exception_ptr>(&result)) {
-                try {
-                    std::rethrow_exception(*e);
-                } catch (const std::exception& ex) {
-                    log_line("unregister of {} at {} failed: {}", client_id, addr, ex.what());
-                }
-            }
-        }
-    }
-
-    std::vector<std::string> consumer_id_list(const std::string& topic, const std::string& group) {
-        (void)topic_route(topic);
-        std::string addr;
-        {
-            const std::lock_guard lock(mutex_);
-            const auto route = routes_.find(topic);  // gone only if invalidated meanwhile
-            for (const auto& bd :
-                 route == routes_.end() ? std::vector<remoting::BrokerData>{} : route->second.broker_datas) {
-                if (auto a = pick_address(bd.broker_name, 0)) {
-                    addr = *a;
-                    break;
-                }
-            }
-        }
-        if (addr.empty()) {
-            throw Error(fmt::format("no broker address for topic {}", topic));
-        }
-        remoting::ConsumerGroupRequestHeader h;
-        h.consumer_group = group;
-        const auto resp = call(addr,
-                               remoting::make_request(remoting::request_code::get_consumer_list_by_group, h),
-                               config_.mq_client_api_timeout);
-        check_success(resp, fmt::format("consumer list of {} at {}", group, addr));
-        return remoting::decode_consumer_list(resp.body);
-    }
-
-    void set_notification_handler(NotificationHandler handler) {
-        const std::lock_guard lock(mutex_);
-        handler_ = std::move(handler);
-    }
-
-    // ------------------------------------------------------------------ pull
-
-    void pull(const PullArgs& args, PullCallback callback) {
-        std::int64_t broker_id = 0;
-        {
-            const std::lock_guard lock(mutex_);
-            if (const auto it = suggested_.find(args.mq); it != suggested_.end()) {
-                broker_id = it->second;
-            }
-        }
-        const auto [addr, id] = pull_address(args.mq.broker_name, broker_id);
-        auto header = remoting::PullMessageRequestHeader::from(args);
-        if (id != 0) {
-            header.sys_flag &= ~pull_sys_flag::commit_offset;  // a commit on a slave is useless
-        }
-        if (header.subscription && header.subscription->empty()) {
-            header.subscription.reset();
-        }
-        std::int64_t timeout = config_.mq_client_api_timeout;
-        if ((args.sys_flag & pull_sys_flag::suspend) != 0) {
-            timeout =
-                std::max(config_.consumer_timeout_millis_when_suspend, args.suspend_timeout_millis + 5000);
-        }
-        auto shared_cb = std::make_shared<PullCallback>(std::move(callback));
-        client_.invoke_async(
-            addr,
-            remoting::make_request(remoting::request_code::pull_message, header),
-            timeout,
-            [this, mq = args.mq, shared_cb](std::optional<remoting::Command> resp, std::exception_ptr error) {
-                if (error) {
-                    std::string what = "pull failed";
-                    try {
-                        std::rethrow_exception(error);
-                    } catch (const std::exception& e) {
-                        what = e.what();
-                    }
-                    (*shared_cb)(Outcome<PullResult>(response_code::system_error, what));
-                    return;
-                }
-                (*shared_cb)(to_pull_result(mq, *resp));
-            });
-    }
-
-    // ------------------------------------------------------------------ offsets
-
-    std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {
-        remoting::QueryConsumerOffsetRequestHeader h;
-        h.consumer_group = group;
-        h.topic = mq.topic;
-        h.queue_id = mq.queue_id;
-        h.bname = mq.broker_name;
-        const auto resp = call(master_address(mq.broker_name),
-                               remoting::make_request(remoting::request_code::query_consumer_offset, h),
-                               config_.mq_client_api_timeout);
-        if (resp.code == response_code::query_not_found) {
-            return std::nullopt;
-        }
-        check_success(resp, fmt::format("query consumer offset of {} for {}", mq, group));
-        return remoting::header_of<remoting::OffsetResponseHeader>(resp).offset.value_or(0);
-    }
-
-    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
-        remoting::UpdateConsumerOffsetRequestHeader h;
-        h.consumer_group = group;
-        h.topic = mq.topic;
-        h.queue_id = mq.queue_id;
-        h.commit_offset = offset;
-        h.bname = mq.broker_name;
-        const auto resp = call(master_address(mq.broker_name),
-                               remoting::make_request(remoting::request_code::update_consumer_offset, h),
-                               config_.mq_client_api_timeout);
-        check_success(resp, fmt::format("update consumer offset of {} for {}", mq, group));
-    }
-
-    std::int64_t min_offset(const MessageQueue& mq) {
-        remoting::GetMinOffsetRequestHeader h;
-        h.topic = mq.topic;
-        h.queue_id = mq.queue_id;
-        h.bname = mq.broker_name;
-        return offset_call(
-            mq, remoting::make_request(remoting::request_code::get_min_offset, h), "min offset");
-    }
-
-    std::int64_t max_offset(const MessageQueue& mq) {
-        remoting::GetMaxOffsetRequestHeader h;
-        h.topic = mq.topic;
-        h.queue_id = mq.queue_id;
-        h.bname = mq.broker_name;
-        return offset_call(
-            mq, remoting::make_request(remoting::request_code::get_max_offset, h), "max offset");
-    }
-
-    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp) {
-        remoting::SearchOffsetRequestHeader h;
-        h.topic = mq.topic;
-        h.queue_id = mq.queue_id;
-        h.timestamp = timestamp;
-        h.bname = mq.broker_name;
-        return offset_call(mq,
-                           remoting::make_request(remoting::request_code::search_offset_by_timestamp, h),
-                           "search offset");
-    }
-
-    // ------------------------------------------------------------------ orderly locks
-
-    std::vector<MessageQueue>
-    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
-        const auto calls = batch_calls(remoting::request_code::lock_batch_mq, group, client_id, mqs);
-        std::vector<MessageQueue> locked;
-        std::exception_ptr first_error;
-        std::size_t failures = 0;
-        for (const auto& [addr, result] : call_all(calls, config_.mq_client_api_timeout)) {
-            try {
-                if (const auto* e = std::get_if<std::exception_ptr>(&result)) {
-                    std::rethrow_exception(*e);
-                }
-                const auto& resp = std::get<remoting::Command>(result);
-                check_success(resp, fmt::format("lock batch at {}", addr));
-                for (auto& mq : remoting::decode_lock_batch_response(resp.body)) {
-                    locked.push_back(std::move(mq));
-                }
-            } catch (const std::exception& e) {
-                ++failures;
-                if (!first_error) {
-                    first_error = std::current_exception();
-                }
-                log_line("group [{}]: lock batch at {} failed: {}", group, addr, e.what());
-            }
-        }
-        if (failures != 0 && failures == calls.size()) {
-            std::rethrow_exception(first_error);
-        }
-        return locked;
-    }
-
-    void unlock_batch(const std::string& group,
-                      const std::string& client_id,
-                      const std::vector<MessageQueue>& mqs) {
-        const auto calls = batch_calls(remoting::request_code::unlock_batch_mq, group, client_id, mqs);
-        throw_first_failure(call_all(calls, config_.mq_client_api_timeout), "unlock batch");
-    }
-
-    // ------------------------------------------------------------------ send
-
-    SendResult send(const Message& msg, const MessageQueue& mq) {
-        auto props = msg.properties();
-        if (props.find(std::string(property::uniq_client_message_id_keyidx)) == props.end()) {
-            props[std::string(property::uniq_client_message_id_keyidx)] = ids_.next();
-        }
-        remoting::SendMessageRequestHeader h;
-        h.producer_group = producer_group_for(msg);
-        h.topic = mq.topic;
-        h.queue_id = mq.queue_id;
-        h.born_timestamp = system_clock()->wall_millis();
-        h.flag = msg.flag();
-        h.reconsume_times = 0;
-        h.unit_mode = false;
-        h.batch = false;
-        h.bname = mq.broker_name;
-        if (is_retry_topic(mq.topic)) {
-            if (auto it = props.find(std::string(property::reconsume_time)); it != props.end()) {
-                h.reconsume_times = parse_int(it->second);
-                props.erase(it);
-            }
-            if (auto it = props.find(std::string(property::max_reconsume_times)); it != props.end()) {
-                h.max_reconsume_times = parse_int(it->second);
-                props.erase(it);
-            }
-        }
-        std::int32_t sys_flag = 0;
-        std::string body = msg.body();
-        if (config_.compress_msg_body_over_howmuch > 0 &&
-            body.size() >= static_cast<std::size_t>(config_.compress_msg_body_over_howmuch)) {
-            body = remoting::compress(body, remoting::CompressionType::Zlib, config_.compress_level);
-            sys_flag |= message_sys_flag::compressed |
-                        message_sys_flag::compression_bits(remoting::CompressionType::Zlib);
-        }
-        if (props.count(std::string(property::transaction_prepared)) != 0 &&
-            props[std::string(property::transaction_prepared)] == "true") {
-            sys_flag |= message_sys_flag::transaction_prepared_type;
-        }
-        h.sys_flag = sys_flag;
-        h.properties = encode_properties(props);
-        remoting::SendMessageRequestHeaderV2 v2{h};
-        const auto req = remoting::make_request(remoting::request_code::send_message_v2, v2, std::move(body));
-        const std::string addr = master_address(mq.broker_name);
-        const auto resp = call(addr, req, config_.send_msg_timeout);
-        SendResult r;
-        switch (resp.code) {
-        case response_code::success:
-            r.status = SendStatus::SendOk;
-            break;
-        case remoting::response_code::flush_disk_timeout:
-            r.status = SendStatus::FlushDiskTimeout;
-            break;
-        case remoting::response_code::flush_slave_timeout:
-            r.status = SendStatus::FlushSlaveTimeout;
-            break;
-        case remoting::response_code::slave_not_available:
-            r.status = SendStatus::SlaveNotAvailable;
-            break;
-        default:
-            throw BrokerError(
-                resp.code,
-                fmt::format("send to {} at {}: {}", mq, addr, resp.remark.value_or("(no remark)")));
-        }
-        const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
-        r.msg_id = props[std::string(property::uniq_client_message_id_keyidx)];
-        r.offset_msg_id = rh.msg_id;
-        r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
-        r.queue_offset = rh.queue_offset;
-        return r;
-    }
-
-    void send_back(const SendBackArgs& args) {
-        const std::string& broker = args.message.broker_name();
-        std::string addr;
-        if (!broker.empty()) {
-            addr = master_address(broker);
-        } else {
-            addr = args.message.store_host();
-        }
-        const auto h = remoting::ConsumerSendMsgBackRequestHeader::from(
-            args, broker.empty() ? std::nullopt : std::optional<std::string>(broker));
-        const auto resp = call(addr,
-                               remoting::make_request(remoting::request_code::consumer_send_msg_back, h),
-                               config_.mq_client_api_timeout);
-        check_success(resp, fmt::format("send back of {} to {}", args.message.msg_id(), addr));
-    }
-
-    // ------------------------------------------------------------------ misc
-
-    /// The address a pull of `broker_name` goes to, for tests and tools.
-    std::string master_address(const std::string& broker_name) {
-        {
-            const std::lock_guard lock(mutex_);
-            if (auto a = pick_address(broker_name, 0, true)) {
-                return *a;
-            }
-        }
-        throw Error(
-            fmt::format("The broker[{}] not exist (no master address in any known route)", broker_name));
-    }
-
-    /// Forgets the cached route of `topic` (the next topic_route asks the NameServer).
-    void invalidate_route(const std::string& topic) {
-        const std::lock_guard lock(mutex_);
-        routes_.erase(topic);
-    }
-
-    /// Refreshes every cached route now (asynchronously).
-    void refresh_routes() { refresh_async(); }
-
-    [[nodiscard]] const RemotingConfig& config() const noexcept { return config_; }
-
-    RemotingClient& client() noexcept { return client_; }
-
-private:
-    using CallResult = std::variant<remoting::Command, std::exception_ptr>;
-
-    static ConnectionOptions options(const RemotingConfig& c) {
-        ConnectionOptions o;
-        o.connect_timeout_millis = c.connect_timeout_millis;
-        o.reconnect_backoff_min_millis = c.reconnect_backoff_min_millis;
-        o.reconnect_backoff_max_millis = c.reconnect_backoff_max_millis;
-        o.serialize_type = c.serialize_type;
-        return o;
-    }
-
-    static std::vector<std::string> split_namesrv(std::string_view text) {
-        std::vector<std::string> out;
-        while (!text.empty()) {
-            const std::size_t end = text.find(';');
-            std::string_view item = text.substr(0, end);
-            while (!item.empty() && item.front() == ' ') {
-                item.remove_prefix(1);
-            }
-            while (!item.empty() && item.back() == ' ') {
-                item.remove_suffix(1);
-            }
-            if (!item.empty()) {
-                if (item.rfind(':') == std::string_view::npos) {
-                    throw InvalidArgument(fmt::format("namesrv_addr: '{}' is not host:port", item));
-                }
-                out.emplace_back(item);
-            }
-            if (end == std::string_view::npos) {
-                break;
-            }
-            text.remove_prefix(end + 1);
-        }
-        if (out.empty()) {
-            throw InvalidArgument("RemotingConfig.namesrv_addr is empty (want \"host:port;host:port\")");
-        }
-        return out;
-    }
-
-    static std::int32_t parse_int(const std::string& s) {
-        try {
-            return static_cast<std::int32_t>(std::stol(s));
-        } catch (const std::exception&) {
-            return 0;
-        }
-    }
-
-    /// The send header's producer group: the message's PGROUP, else the group a producer heartbeat
-    /// registered (the Producer does not pass its group with each message), else Java's default name.
-    std::string producer_group_for(const Message& msg) {
-        if (auto g = msg.property(property::producer_group)) {
-            return *g;
-        }
-        const std::lock_guard lock(mutex_);
-        for (const auto& [id, hb] : heartbeats_) {
-            if (!hb.producer_groups.empty()) {
-                return hb.producer_groups.front();
-            }
-        }
-        return "DEFAULT_PRODUCER";
-    }
-
-    static void check_success(const remoting::Command& resp, const std::string& what) {
-        if (resp.code != response_code::success) {
-            throw BrokerError(resp.code, fmt::format("{}: {}", what, resp.remark.value_or("(no remark)")));
-        }
-    }
-
-    std::int64_t offset_call(const MessageQueue& mq, const remoting::Command& req, std::string_view what) {
-        const auto resp = call(master_address(mq.broker_name), req, config_.mq_client_api_timeout);
-        check_success(resp, fmt::format("{} of {}", what, mq));
-        return remoting::header_of<remoting::OffsetResponseHeader>(resp).offset.value_or(0);
-    }
-
-    /// A synchronous request; SYSTEM_BUSY answers are retried with back-off.
-    remoting::Command call(const std::string& addr, const remoting::Command& req, std::int64_t timeout) {
-        std::int64_t backoff = 50;
-        for (int attempt = 0;; ++attempt) {
-            auto resp = client_.invoke_sync(addr, req, timeout);
-            if (resp.code != response_code::system_busy || attempt >= config_.system_busy_retry_times) {
-                return resp;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(backoff));
-            backoff = std::min<std::int64_t>(backoff * 2, 1000);
-        }
-    }
-
-    /// Sends every request at once and waits for all.
-    std::vector<std::pair<std::string, CallResult>>
-    call_all(const std::vector<std::pair<std::string, remoting::Command>>& calls, std::int64_t timeout) {
-        if (client_.on_io_thread()) {
-            throw IllegalState("blocking remoting call on the remoting io thread");
-        }
-        std::vector<std::future<CallResult>> futures;
-        for (const auto& [addr, cmd] : calls) {
-            auto p = std::make_shared<std::promise<CallResult>>();
-            futures.push_back(p->get_future());
-            try {
-                client_.invoke_async(
-                    addr, cmd, timeout, [p](std::optional<remoting::Command> r, std::exception_ptr e) {
-                        if (e) {
-                            // A fresh exception per waiter: the connection shares one exception_ptr among all
-                            // its pending requests, and releasing it on two threads races in libstdc++'s
-                            // uninstrumented refcount (ThreadSanitizer).
-                            p->set_value(CallResult(fresh_exception(e)));
-                        } else {
-                            p->set_value(CallResult(std::move(*r)));
-                        }
-                    });
-            } catch (...) {
-                p->set_value(CallResult(std::current_exception()));
-            }
-        }
-        std::vector<std::pair<std::string, CallResult>> out;
-        for (std::size_t i = 0; i < calls.size(); ++i) {
-            out.emplace_back(calls[i].first, futures[i].get());
-        }
-        return out;
-    }
-
-    static std::exception_ptr fresh_exception(const std::exception_ptr& e) {
-        try {
-            std::rethrow_exception(e);
-        } catch (const Timeout& ex) {
-            return std::make_exception_ptr(Timeout(ex.what()));
-        } catch (const std::exception& ex) {
-            return std::make_exception_ptr(Error(ex.what()));
-        } catch (...) {
-            return std::make_exception_ptr(Error("remoting request failed with an unknown error"));
-        }
-    }
-
-    static void throw_first_failure(const std::vector<std::pair<std::string, CallResult>>& results,
-                                    std::string_view what) {
-        for (const auto& [addr, result] : results) {
-            if (const auto* e = std::get_if<std::exception_ptr>(&result)) {
-                try {
-                    std::rethrow_exception(*e);
-                } catch (const std::exception& ex) {
-                    throw Error(fmt::format("{} at {} failed: {}", what, addr, ex.what()));
-                }
-            }
-            check_success(std::get<remoting::Command>(result), fmt::format("{} at {}", what, addr));
-        }
-    }
-
-    std::vector<std::pair<std::string, remoting::Command>> batch_calls(std::int32_t code,
-                                                                       const std::string& group,
-                                                                       const std::string& client_id,
-                                                                       const std::vector<MessageQueue>& mqs) {
-        std::map<std::string, std::vector<MessageQueue>> by_broker;
-        for (const auto& mq : mqs) {
-            by_broker[mq.broker_name].push_back(mq);
-        }
-        std::vector<std::pair<std::string, remoting::Command>> calls;
-        for (auto& [broker, list] : by_broker) {
-            remoting::LockBatchRequestBody body;
-            body.consumer_group = group;
-            body.client_id = client_id;
-            body.only_this_broker = false;
-            body.mq_set = std::move(list);
-            remoting::BatchMqRequestHeader h;
-            h.bname = broker;
-            calls.emplace_back(master_address(broker),
-                               remoting::make_request(code, h, remoting::encode_lock_batch_request(body)));
-        }
-        return calls;
-    }
-
-    Outcome<PullResult> to_pull_result(const MessageQueue& mq, const remoting::Command& resp) {
-        PullResult r;
-        switch (resp.code) {
-        case response_code::success:
-            r.status = PullStatus::Found;
-            break;
-        case response_code::pull_not_found:
-            r.status = PullStatus::NoNewMsg;
-            break;
-        case response_code::pull_retry_immediately:
-            r.status = PullStatus::NoMatchedMsg;
-            break;
-        case response_code::pull_offset_moved:
-            r.status = PullStatus::OffsetIllegal;
-            break;
-        default:
-            return Outcome<PullResult>(resp.code, resp.remark.value_or(""));
-        }
-        try {
-            const auto h = remoting::header_of<remoting::PullMessageResponseHeader>(resp);
-            r.next_begin_offset = h.next_begin_offset;
-            r.min_offset = h.min_offset;
-            r.max_offset = h.max_offset;
-            r.suggest_which_broker_id = h.suggest_which_broker_id;
-            {
-                const std::lock_guard lock(mutex_);
-                suggested_[mq] = h.suggest_which_broker_id;
-            }
-            if (r.status == PullStatus::Found) {
-                MessageDecodeReport report;
-                r.msg_found_list = decode_messages(resp.body_bytes(), &report);
-                if (report.damaged_records != 0) {
-                    log_line("pull of {}: {} damaged record(s) dropped: {}",
-                             mq,
-                             report.damaged_records,
-                             report.error);
-                }
-                if (h.offset_delta) {
-                    for (auto& m : r.msg_found_list) {
-                        m.set_queue_offset(m.queue_offset() + *h.offset_delta);
-                    }
-                }
-            }
-        } catch (const std::exception& e) {
-            return Outcome<PullResult>(response_code::system_error,
-                                       fmt::format("pull of {}: undecodable response: {}", mq, e.what()));
-        }
-        return r;
-    }
-
-    std::pair<std::string, std::int64_t> pull_address(const std::string& broker_name, std::int64_t id) {
-        const std::lock_guard lock(mutex_);
-        const auto it = brokers_.find(broker_name);
-        if (it == brokers_.end() || it->second.empty()) {
-            throw Error(fmt::format("The broker[{}] not exist (no address in any known route)", broker_name));
-        }
-        if (auto a = it->second.find(id); a != it->second.end()) {
-            return {a->second, id};
-        }
-        if (auto a = it->second.find(0); a != it->second.end()) {
-            return {a->second, 0};
-        }
-        return {it->second.begin()->second, it->second.begin()->first};
-    }
-
-    /// Caller holds mutex_.
-    std::optional<std::string>
-    pick_address(const std::string& broker_name, std::int64_t id, bool exact = false) {
-        const auto it = brokers_.find(broker_name);
-        if (it == brokers_.end() || it->second.empty()) {
-            return std::nullopt;
-        }
-        if (auto a = it->second.find(id); a != it->second.end()) {
-            return a->second;
-        }
-        if (exact) {
-            return std::nullopt;
-        }
-        return it->second.begin()->second;
-    }
-
-    /// Addresses of every known broker: masters only, or masters and slaves.
-    std::vector<std::string> broker_addresses(bool masters_only) {
-        const std::lock_guard lock(mutex_);
-        std::vector<std::string> out;
-        for (const auto& [name, ids] : brokers_) {
-            for (const auto& [id, addr] : ids) {
-                if (!masters_only || id == 0) {
-                    out.push_back(addr);
-                }
-            }
-        }
-        return out;
-    }
-
-    /// Caches a route and merges its broker addresses; heartbeats go to brokers seen for the first time.
-    void store_route(const std::string& topic, const remoting::TopicRouteData& data) {
-        std::vector<std::string> fresh;
-        {
-            const std::lock_guard lock(mutex_);
-            routes_[topic] = data;
-            for (const auto& bd : data.broker_datas) {
-                auto& ids = brokers_[bd.broker_name];
-                std::map<std::int64_t, std::string> now;
-                for (const auto& [id, addr] : bd.broker_addrs) {
-                    now[id] = addr;
-                    bool seen = false;
-                    for (const auto& [i2, a2] : ids) {
-                        seen = seen || a2 == addr;
-                    }
-                    if (!seen && !heartbeats_.empty()) {
-                        fresh.push_back(addr);
-                    }
-                }
-                if (!now.empty()) {
-                    ids = std::move(now);
-                }
-            }
-        }
-        for (const auto& addr : fresh) {
-            send_heartbeats_async(addr);
-        }
-    }
-
-    void remember_heartbeat(const HeartbeatData& hb) {
-        const std::lock_guard lock(mutex_);
-        auto& stored = heartbeats_[hb.client_id];
-        stored.client_id = hb.client_id;
-        for (const auto& cd : hb.consumer_data_set) {
-            auto it = std::find_if(stored.consumer_data_set.begin(),
-                                   stored.consumer_data_set.end(),
-                                   [&](const ConsumerData& c) { return c.group_name == cd.group_name; });
-            if (it == stored.consumer_data_set.end()) {
-                stored.consumer_data_set.push_back(cd);
-            } else {
-                *it = cd;
-            }
-        }
-        for (const auto& g : hb.producer_groups) {
-            if (std::find(stored.producer_groups.begin(), stored.producer_groups.end(), g) ==
-                stored.producer_groups.end()) {
-                stored.producer_groups.push_back(g);
-            }
-        }
-    }
-
-    void forget_heartbeat(const std::string& client_id,
-                          const std::string& producer_group,
-                          const std::string& consumer_group) {
-        const std::lock_guard lock(mutex_);
-        const auto it = heartbeats_.find(client_id);
-        if (it == heartbeats_.end()) {
+RMQ_DECL void RemotingClient::shutdown() {
+    std::map<std::string, std::shared_ptr<RemotingConnection>> conns;
+    {
+        const std::lock_guard lock(impl_->mutex);
+        if (impl_->stopped) {
             return;
         }
-        auto& hb = it->second;
-        std::erase_if(hb.consumer_data_set,
-                      [&](const ConsumerData& c) { return c.group_name == consumer_group; });
-        std::erase(hb.producer_groups, producer_group);
-        if (hb.consumer_data_set.empty() && hb.producer_groups.empty()) {
-            heartbeats_.erase(it);
+        impl_->stopped = true;
+        conns.swap(impl_->connections);
+    }
+    for (auto& [addr, c] : conns) {
+        c->close();
+    }
+    // after the closes above (FIFO): whatever still waits (timers of other owners) must not keep the thread
+    // alive; every pending request was already failed by its connection's close
+    asio::post(impl_->io, [impl = impl_.get()] { impl->io.stop(); });
+    impl_->work.reset();
+    if (impl_->thread.joinable()) {
+        if (on_io_thread()) {
+            impl_->thread.detach();  // cannot join ourselves; the context ends when its work does
+        } else {
+            impl_->thread.join();
         }
     }
+}
 
-    std::vector<remoting::Command> heartbeat_commands() {
-        std::vector<remoting::Command> out;
+RMQ_DECL const ConnectionOptions& RemotingClient::options() const noexcept {
+    return impl_->options;
+}
+
+RMQ_DECL void RemotingClient::sign(remoting::Command& cmd) const {
+    if (impl_->credentials) {
+        remoting::acl_sign(cmd, *impl_->credentials);
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/net/impl/client.ipp ----
+
+// ---- begin rmq/detail/remoting_transport/impl/heartbeat_registry.ipp ----
+
+#include <algorithm>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL void HeartbeatRegistry::remember(const HeartbeatData& hb) {
+    const std::lock_guard lock(mutex_);
+    auto& stored = heartbeats_[hb.client_id];
+    stored.client_id = hb.client_id;
+    for (const auto& cd : hb.consumer_data_set) {
+        auto it = std::find_if(stored.consumer_data_set.begin(),
+                               stored.consumer_data_set.end(),
+                               [&](const ConsumerData& c) { return c.group_name == cd.group_name; });
+        if (it == stored.consumer_data_set.end()) {
+            stored.consumer_data_set.push_back(cd);
+        } else {
+            *it = cd;
+        }
+    }
+    for (const auto& g : hb.producer_groups) {
+        if (std::find(stored.producer_groups.begin(), stored.producer_groups.end(), g) ==
+            stored.producer_groups.end()) {
+            stored.producer_groups.push_back(g);
+        }
+    }
+}
+
+RMQ_DECL void HeartbeatRegistry::forget(const std::string& client_id,
+                                        const std::string& producer_group,
+                                        const std::string& consumer_group) {
+    const std::lock_guard lock(mutex_);
+    const auto it = heartbeats_.find(client_id);
+    if (it == heartbeats_.end()) {
+        return;
+    }
+    auto& hb = it->second;
+    std::erase_if(hb.consumer_data_set,
+                  [&](const ConsumerData& c) { return c.group_name == consumer_group; });
+    std::erase(hb.producer_groups, producer_group);
+    if (hb.consumer_data_set.empty() && hb.producer_groups.empty()) {
+        heartbeats_.erase(it);
+    }
+}
+
+RMQ_DECL std::vector<remoting::Command> HeartbeatRegistry::commands() const {
+    std::vector<remoting::Command> out;
+    const std::lock_guard lock(mutex_);
+    for (const auto& [id, hb] : heartbeats_) {
+        remoting::Command c;
+        c.code = remoting::request_code::heart_beat;
+        c.body = remoting::encode_heartbeat_data(hb);
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+RMQ_DECL std::optional<std::string> HeartbeatRegistry::first_producer_group() const {
+    const std::lock_guard lock(mutex_);
+    for (const auto& [id, hb] : heartbeats_) {
+        if (!hb.producer_groups.empty()) {
+            return hb.producer_groups.front();
+        }
+    }
+    return std::nullopt;
+}
+
+RMQ_DECL std::optional<ConsumerData> HeartbeatRegistry::consumer(const std::string& group) const {
+    const std::lock_guard lock(mutex_);
+    for (const auto& [id, hb] : heartbeats_) {
+        for (const auto& cd : hb.consumer_data_set) {
+            if (cd.group_name == group) {
+                return cd;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/remoting_transport/impl/heartbeat_registry.ipp ----
+
+// ---- begin rmq/detail/remoting_transport/impl/broker_requests.ipp ----
+
+#include <exception>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL void BrokerRequests::set_notification_handler(NotificationHandler handler) {
+    const std::lock_guard lock(mutex_);
+    handler_ = std::move(handler);
+}
+
+RMQ_DECL std::optional<remoting::Command> BrokerRequests::on_request(const std::string& addr,
+                                                                     const remoting::Command& req) {
+    (void)addr;
+    if (req.code == remoting::request_code::notify_consumer_ids_changed) {
+        return notify_consumer_ids_changed(req);
+    }
+    if (req.code == remoting::request_code::get_consumer_running_info) {
+        return consumer_running_info(req);
+    }
+    return std::nullopt;  // answered with REQUEST_CODE_NOT_SUPPORTED by the connection (two-way only)
+}
+
+RMQ_DECL remoting::Command BrokerRequests::notify_consumer_ids_changed(const remoting::Command& req) {
+    NotificationHandler h;
+    {
         const std::lock_guard lock(mutex_);
-        for (const auto& [id, hb] : heartbeats_) {
-            remoting::Command c;
-            c.code = remoting::request_code::heart_beat;
-            c.body = remoting::encode_heartbeat_data(hb);
-            out.push_back(std::move(c));
-        }
-        return out;
+        h = handler_;
     }
-
-    bool is_broker_address(const std::string& addr) {
-        const std::lock_guard lock(mutex_);
-        for (const auto& [name, ids] : brokers_) {
-            for (const auto& [id, a] : ids) {
-                if (a == addr) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /// Connect hook (io thread): a broker that sees a new connection must hear the heartbeats again before
-    /// anything else (it forgot the client when the old channel closed).
-    std::vector<remoting::Command> on_connect(const std::string& addr) {
-        if (!is_broker_address(addr)) {
-            return {};
-        }
-        return heartbeat_commands();
-    }
-
-    void send_heartbeats_async(const std::string& addr) {
-        for (auto& c : heartbeat_commands()) {
-            try {
-                client_.invoke_async(addr, std::move(c), config_.mq_client_api_timeout, [](auto, auto) {});
-            } catch (const std::exception& e) {
-                log_line("heartbeat to {} not sent: {}", addr, e.what());
-            }
+    const std::string group(req.field("consumerGroup").value_or(""));
+    if (h && !group.empty()) {
+        try {
+            h(ConsumerIdsChanged{group});
+        } catch (const std::exception& e) {
+            log_line("notification handler for {} threw: {}", group, e.what());
         }
     }
+    return remoting::Command{};
+}
 
-    /// Broker-initiated requests (io thread).
-    std::optional<remoting::Command> on_request(const std::string& addr, const remoting::Command& req) {
-        namespace rc = remoting::request_code;
-        if (req.code == rc::notify_consumer_ids_changed) {
-            NotificationHandler h;
-            {
-                const std::lock_guard lock(mutex_);
-                h = handler_;
-            }
-            const std::string group(req.field("consumerGroup").value_or(""));
-            if (h && !group.empty()) {
-                try {
-                    h(ConsumerIdsChanged{group});
-                } catch (const std::exception& e) {
-                    log_line("notification handler for {} threw: {}", group, e.what());
-                }
-            }
-            return remoting::Command{};
-        }
-        if (req.code == rc::get_consumer_running_info) {
-            const auto h = remoting::header_of<remoting::GetConsumerRunningInfoRequestHeader>(req);
-            remoting::Command resp;
-            const auto body = running_info(h.consumer_group);
-            if (!body) {
-                resp.code = response_code::system_error;
-                resp.remark =
-                    fmt::format("The Consumer Group <{}> not exist in this consumer", h.consumer_group);
-            } else {
-                resp.body = *body;
-            }
-            return resp;
-        }
-        (void)addr;
-        return std::nullopt;  // answered with REQUEST_CODE_NOT_SUPPORTED by the connection (two-way only)
+RMQ_DECL remoting::Command BrokerRequests::consumer_running_info(const remoting::Command& req) const {
+    const auto h = remoting::header_of<remoting::GetConsumerRunningInfoRequestHeader>(req);
+    remoting::Command resp;
+    const auto body = running_info(h.consumer_group);
+    if (!body) {
+        resp.code = response_code::system_error;
+        resp.remark = fmt::format("The Consumer Group <{}> not exist in this consumer", h.consumer_group);
+    } else {
+        resp.body = *body;
     }
+    return resp;
+}
 
-    /// ConsumerRunningInfo JSON with what the transport knows: subscriptions and client properties.
-    std::optional<std::string> running_info(const std::string& group) {
-        const std::lock_guard lock(mutex_);
-        for (const auto& [id, hb] : heartbeats_) {
-            for (const auto& cd : hb.consumer_data_set) {
-                if (cd.group_name != group) {
-                    continue;
-                }
-                nlohmann::ordered_json j;
-                j["jstack"] = "";
-                j["mqTable"] = nlohmann::ordered_json::object();
-                j["properties"] = {
-                    {"PROP_CLIENT_VERSION", "V4_9_8"},
-                    {"PROP_CONSUMER_START_TIMESTAMP", std::to_string(start_millis_)},
-                    {"PROP_CONSUME_TYPE", "CONSUME_PASSIVELY"},
-                    {"PROP_NAMESERVER_ADDR", config_.namesrv_addr},
-                };
-                j["statusTable"] = nlohmann::ordered_json::object();
-                auto subs = nlohmann::ordered_json::array();
-                for (const auto& sd : cd.subscription_data_set) {
-                    subs.push_back({{"classFilterMode", sd.class_filter_mode},
-                                    {"codeSet", sd.code_set},
-                                    {"expressionType", sd.expression_type},
-                                    {"subString", sd.sub_string},
-                                    {"subVersion", sd.sub_version},
-                                    {"tagsSet", sd.tags_set},
-                                    {"topic", sd.topic}});
-                }
-                j["subscriptionSet"] = std::move(subs);
-                return j.dump();
-            }
-        }
+RMQ_DECL std::optional<std::string> BrokerRequests::running_info(const std::string& group) const {
+    const auto cd = heartbeats_.consumer(group);
+    if (!cd) {
         return std::nullopt;
     }
+    nlohmann::ordered_json j;
+    j["jstack"] = "";
+    j["mqTable"] = nlohmann::ordered_json::object();
+    j["properties"] = {
+        {"PROP_CLIENT_VERSION", "V4_9_8"},
+        {"PROP_CONSUMER_START_TIMESTAMP", std::to_string(start_millis_)},
+        {"PROP_CONSUME_TYPE", "CONSUME_PASSIVELY"},
+        {"PROP_NAMESERVER_ADDR", config_.namesrv_addr},
+    };
+    j["statusTable"] = nlohmann::ordered_json::object();
+    auto subs = nlohmann::ordered_json::array();
+    for (const auto& sd : cd->subscription_data_set) {
+        subs.push_back({{"classFilterMode", sd.class_filter_mode},
+                        {"codeSet", sd.code_set},
+                        {"expressionType", sd.expression_type},
+                        {"subString", sd.sub_string},
+                        {"subVersion", sd.sub_version},
+                        {"tagsSet", sd.tags_set},
+                        {"topic", sd.topic}});
+    }
+    j["subscriptionSet"] = std::move(subs);
+    return j.dump();
+}
 
-    void schedule_refresh() {
+}  // namespace rmq::detail
+// ---- end rmq/detail/remoting_transport/impl/broker_requests.ipp ----
+
+// ---- begin rmq/detail/remoting_transport/impl/caller.ipp ----
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+namespace remoting_caller {
+
+/// A fresh exception per waiter: the connection shares one exception_ptr among all its pending requests,
+/// and releasing it on two threads races in libstdc++'s uninstrumented refcount (ThreadSanitizer).
+inline std::exception_ptr fresh_exception(const std::exception_ptr& e) {
+    try {
+        std::rethrow_exception(e);
+    } catch (const Timeout& ex) {
+        return std::make_exception_ptr(Timeout(ex.what()));
+    } catch (const std::exception& ex) {
+        return std::make_exception_ptr(Error(ex.what()));
+    } catch (...) {
+        return std::make_exception_ptr(Error("remoting request failed with an unknown error"));
+    }
+}
+
+}  // namespace remoting_caller
+
+RMQ_DECL remoting::Command
+RemotingCaller::call(const std::string& addr, const remoting::Command& req, std::int64_t timeout) {
+    std::int64_t backoff = 50;
+    for (int attempt = 0;; ++attempt) {
+        auto resp = client_.invoke_sync(addr, req, timeout);
+        if (resp.code != response_code::system_busy || attempt >= config_.system_busy_retry_times) {
+            return resp;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(backoff));
+        backoff = std::min<std::int64_t>(backoff * 2, 1000);
+    }
+}
+
+RMQ_DECL RemotingCaller::Results RemotingCaller::call_all(const Calls& calls, std::int64_t timeout) {
+    if (client_.on_io_thread()) {
+        throw IllegalState("blocking remoting call on the remoting io thread");
+    }
+    std::vector<std::future<CallResult>> futures;
+    for (const auto& [addr, cmd] : calls) {
+        auto p = std::make_shared<std::promise<CallResult>>();
+        futures.push_back(p->get_future());
+        try {
+            client_.invoke_async(
+                addr, cmd, timeout, [p](std::optional<remoting::Command> r, std::exception_ptr e) {
+                    if (e) {
+                        p->set_value(CallResult(remoting_caller::fresh_exception(e)));
+                    } else {
+                        p->set_value(CallResult(std::move(*r)));
+                    }
+                });
+        } catch (...) {
+            p->set_value(CallResult(std::current_exception()));
+        }
+    }
+    Results out;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+        out.emplace_back(calls[i].first, futures[i].get());
+    }
+    return out;
+}
+
+RMQ_DECL void RemotingCaller::check_success(const remoting::Command& resp, const std::string& what) {
+    if (resp.code != response_code::success) {
+        throw BrokerError(resp.code, fmt::format("{}: {}", what, resp.remark.value_or("(no remark)")));
+    }
+}
+
+RMQ_DECL void RemotingCaller::throw_first_failure(const Results& results, std::string_view what) {
+    for (const auto& [addr, result] : results) {
+        if (const auto* e = std::get_if<std::exception_ptr>(&result)) {
+            try {
+                std::rethrow_exception(*e);
+            } catch (const std::exception& ex) {
+                throw Error(fmt::format("{} at {} failed: {}", what, addr, ex.what()));
+            }
+        }
+        check_success(std::get<remoting::Command>(result), fmt::format("{} at {}", what, addr));
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/remoting_transport/impl/caller.ipp ----
+
+// ---- begin rmq/detail/remoting_transport/impl/route_cache.ipp ----
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL std::optional<remoting::TopicRouteData> RouteCache::find(const std::string& topic) const {
+    const std::lock_guard lock(mutex_);
+    if (const auto it = routes_.find(topic); it != routes_.end()) {
+        return it->second;
+    }
+    return std::nullopt;
+}
+
+RMQ_DECL bool RouteCache::contains(const std::string& topic) const {
+    const std::lock_guard lock(mutex_);
+    return routes_.count(topic) != 0;
+}
+
+RMQ_DECL std::vector<std::string> RouteCache::store(const std::string& topic,
+                                                    const remoting::TopicRouteData& data) {
+    std::vector<std::string> fresh;
+    const std::lock_guard lock(mutex_);
+    routes_[topic] = data;
+    for (const auto& bd : data.broker_datas) {
+        auto& ids = brokers_[bd.broker_name];
+        std::map<std::int64_t, std::string> now;
+        for (const auto& [id, addr] : bd.broker_addrs) {
+            now[id] = addr;
+            bool seen = false;
+            for (const auto& [i2, a2] : ids) {
+                seen = seen || a2 == addr;
+            }
+            if (!seen) {
+                fresh.push_back(addr);
+            }
+        }
+        if (!now.empty()) {
+            ids = std::move(now);
+        }
+    }
+    return fresh;
+}
+
+RMQ_DECL void RouteCache::erase(const std::string& topic) {
+    const std::lock_guard lock(mutex_);
+    routes_.erase(topic);
+}
+
+RMQ_DECL std::vector<std::string> RouteCache::topics() const {
+    std::vector<std::string> out;
+    const std::lock_guard lock(mutex_);
+    for (const auto& [t, r] : routes_) {
+        out.push_back(t);
+    }
+    return out;
+}
+
+RMQ_DECL std::optional<std::string> RouteCache::master_address(const std::string& broker_name) const {
+    const std::lock_guard lock(mutex_);
+    return pick_address(broker_name, 0, true);
+}
+
+RMQ_DECL std::string RouteCache::require_master(const std::string& broker_name) const {
+    if (auto a = master_address(broker_name)) {
+        return *a;
+    }
+    throw Error(fmt::format("The broker[{}] not exist (no master address in any known route)", broker_name));
+}
+
+RMQ_DECL std::optional<std::string> RouteCache::any_broker_of(const std::string& topic) const {
+    const std::lock_guard lock(mutex_);
+    const auto route = routes_.find(topic);  // gone only if invalidated meanwhile
+    if (route == routes_.end()) {
+        return std::nullopt;
+    }
+    for (const auto& bd : route->second.broker_datas) {
+        if (auto a = pick_address(bd.broker_name, 0, false)) {
+            return a;
+        }
+    }
+    return std::nullopt;
+}
+
+RMQ_DECL std::pair<std::string, std::int64_t> RouteCache::pull_address(const std::string& broker_name,
+                                                                       std::int64_t id) const {
+    const std::lock_guard lock(mutex_);
+    const auto it = brokers_.find(broker_name);
+    if (it == brokers_.end() || it->second.empty()) {
+        throw Error(fmt::format("The broker[{}] not exist (no address in any known route)", broker_name));
+    }
+    if (auto a = it->second.find(id); a != it->second.end()) {
+        return {a->second, id};
+    }
+    if (auto a = it->second.find(0); a != it->second.end()) {
+        return {a->second, 0};
+    }
+    return {it->second.begin()->second, it->second.begin()->first};
+}
+
+RMQ_DECL std::vector<std::string> RouteCache::broker_addresses(bool masters_only) const {
+    const std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    for (const auto& [name, ids] : brokers_) {
+        for (const auto& [id, addr] : ids) {
+            if (!masters_only || id == 0) {
+                out.push_back(addr);
+            }
+        }
+    }
+    return out;
+}
+
+RMQ_DECL bool RouteCache::is_broker_address(const std::string& addr) const {
+    const std::lock_guard lock(mutex_);
+    for (const auto& [name, ids] : brokers_) {
+        for (const auto& [id, a] : ids) {
+            if (a == addr) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+RMQ_DECL std::int64_t RouteCache::suggested_broker(const MessageQueue& mq) const {
+    const std::lock_guard lock(mutex_);
+    const auto it = suggested_.find(mq);
+    return it == suggested_.end() ? 0 : it->second;
+}
+
+RMQ_DECL void RouteCache::suggest_broker(const MessageQueue& mq, std::int64_t broker_id) {
+    const std::lock_guard lock(mutex_);
+    suggested_[mq] = broker_id;
+}
+
+RMQ_DECL std::optional<std::string>
+RouteCache::pick_address(const std::string& broker_name, std::int64_t id, bool exact) const {
+    const auto it = brokers_.find(broker_name);
+    if (it == brokers_.end() || it->second.empty()) {
+        return std::nullopt;
+    }
+    if (auto a = it->second.find(id); a != it->second.end()) {
+        return a->second;
+    }
+    if (exact) {
+        return std::nullopt;
+    }
+    return it->second.begin()->second;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/remoting_transport/impl/route_cache.ipp ----
+
+// ---- begin rmq/detail/remoting_transport/impl/name_servers.ipp ----
+
+#include <exception>
+#include <optional>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+namespace name_servers {
+
+inline remoting::Command route_request(const std::string& topic) {
+    remoting::GetRouteInfoRequestHeader h;
+    h.topic = topic;
+    h.accept_standard_json_only = true;
+    return remoting::make_request(remoting::request_code::get_routeinfo_by_topic, h);
+}
+
+inline std::string_view trim(std::string_view item) {
+    while (!item.empty() && item.front() == ' ') {
+        item.remove_prefix(1);
+    }
+    while (!item.empty() && item.back() == ' ') {
+        item.remove_suffix(1);
+    }
+    return item;
+}
+
+}  // namespace name_servers
+
+RMQ_DECL NameServers::NameServers(RemotingCaller& caller, RouteCache& cache, std::string_view namesrv_addr)
+    : caller_(caller)
+    , cache_(cache)
+    , addrs_(split(namesrv_addr)) {}
+
+RMQ_DECL TopicRoute NameServers::topic_route(const std::string& topic) {
+    if (auto cached = cache_.find(topic)) {
+        return remoting::to_topic_route(topic, *cached);
+    }
+    return remoting::to_topic_route(topic, fetch(topic));
+}
+
+RMQ_DECL remoting::TopicRouteData NameServers::fetch(const std::string& topic) {
+    const auto req = name_servers::route_request(topic);
+    std::exception_ptr last;
+    const std::size_t n = addrs_.size();
+    const std::size_t first = index_.fetch_add(1) % n;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::string& addr = addrs_[(first + i) % n];
+        remoting::Command resp;
+        try {
+            resp = caller_.call(addr, req);
+        } catch (const std::exception&) {
+            last = std::current_exception();
+            continue;  // next NameServer
+        }
+        if (resp.code != response_code::success) {
+            throw BrokerError(resp.code,
+                              fmt::format("route of {}: {}", topic, resp.remark.value_or("no route")));
+        }
+        auto data = remoting::decode_topic_route_data(resp.body);
+        store(topic, data);
+        return data;
+    }
+    std::rethrow_exception(last);
+}
+
+RMQ_DECL void NameServers::refresh_async() {
+    for (const auto& topic : cache_.topics()) {
+        caller_.client().invoke_async(
+            next_address(),
+            name_servers::route_request(topic),
+            caller_.config().mq_client_api_timeout,
+            [this, topic](std::optional<remoting::Command> resp, std::exception_ptr e) {
+                if (e || !resp || resp->code != response_code::success) {
+                    return;
+                }
+                try {
+                    store(topic, remoting::decode_topic_route_data(resp->body));
+                } catch (const std::exception& ex) {
+                    log_line("route of {}: {}", topic, ex.what());
+                }
+            });
+    }
+}
+
+RMQ_DECL std::vector<std::string> NameServers::split(std::string_view text) {
+    std::vector<std::string> out;
+    while (!text.empty()) {
+        const std::size_t end = text.find(';');
+        const std::string_view item = name_servers::trim(text.substr(0, end));
+        if (!item.empty()) {
+            if (item.rfind(':') == std::string_view::npos) {
+                throw InvalidArgument(fmt::format("namesrv_addr: '{}' is not host:port", item));
+            }
+            out.emplace_back(item);
+        }
+        if (end == std::string_view::npos) {
+            break;
+        }
+        text.remove_prefix(end + 1);
+    }
+    if (out.empty()) {
+        throw InvalidArgument("RemotingConfig.namesrv_addr is empty (want \"host:port;host:port\")");
+    }
+    return out;
+}
+
+RMQ_DECL void NameServers::store(const std::string& topic, const remoting::TopicRouteData& data) {
+    const auto fresh = cache_.store(topic, data);
+    if (!fresh.empty() && on_new_brokers_) {
+        on_new_brokers_(fresh);
+    }
+}
+
+RMQ_DECL const std::string& NameServers::next_address() {
+    return addrs_[index_.fetch_add(1) % addrs_.size()];
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/remoting_transport/impl/name_servers.ipp ----
+
+// ---- begin rmq/detail/remoting_transport/impl/state.ipp ----
+
+#include <exception>
+#include <utility>
+
+
+
+// ---- begin rmq/detail/remoting_transport/locks.hpp ----
+
+/// @file detail/remoting_transport/locks.hpp
+/// LOCK_BATCH_MQ and UNLOCK_BATCH_MQ (orderly consumption): one request per broker master.
+
+#include <string>
+#include <vector>
+
+
+
+namespace rmq::detail::remoting_ops {
+
+/// The union of what the masters locked; throws only when every master failed.
+std::vector<MessageQueue> lock_batch(TransportParts& parts,
+                                     const std::string& group,
+                                     const std::string& client_id,
+                                     const std::vector<MessageQueue>& mqs);
+
+/// Throws for the first master that failed.
+void unlock_batch(TransportParts& parts,
+                  const std::string& group,
+                  const std::string& client_id,
+                  const std::vector<MessageQueue>& mqs);
+
+}  // namespace rmq::detail::remoting_ops
+
+#if RMQ_INCLUDE_IMPL
+
+// ---- begin rmq/detail/remoting_transport/impl/locks.ipp ----
+
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail::remoting_ops {
+
+namespace locks {
+
+/// One request per broker group of `mqs`, to its master.
+inline RemotingCaller::Calls batch_calls(TransportParts& parts,
+                                         std::int32_t code,
+                                         const std::string& group,
+                                         const std::string& client_id,
+                                         const std::vector<MessageQueue>& mqs) {
+    std::map<std::string, std::vector<MessageQueue>> by_broker;
+    for (const auto& mq : mqs) {
+        by_broker[mq.broker_name].push_back(mq);
+    }
+    RemotingCaller::Calls calls;
+    for (auto& [broker, list] : by_broker) {
+        remoting::LockBatchRequestBody body;
+        body.consumer_group = group;
+        body.client_id = client_id;
+        body.only_this_broker = false;
+        body.mq_set = std::move(list);
+        remoting::BatchMqRequestHeader h;
+        h.bname = broker;
+        calls.emplace_back(parts.routes.require_master(broker),
+                           remoting::make_request(code, h, remoting::encode_lock_batch_request(body)));
+    }
+    return calls;
+}
+
+}  // namespace locks
+
+RMQ_DECL std::vector<MessageQueue> lock_batch(TransportParts& parts,
+                                              const std::string& group,
+                                              const std::string& client_id,
+                                              const std::vector<MessageQueue>& mqs) {
+    const auto calls =
+        locks::batch_calls(parts, remoting::request_code::lock_batch_mq, group, client_id, mqs);
+    std::vector<MessageQueue> locked;
+    std::exception_ptr first_error;
+    std::size_t failures = 0;
+    for (const auto& [addr, result] : parts.caller.call_all(calls, parts.config.mq_client_api_timeout)) {
+        try {
+            if (const auto* e = std::get_if<std::exception_ptr>(&result)) {
+                std::rethrow_exception(*e);
+            }
+            const auto& resp = std::get<remoting::Command>(result);
+            RemotingCaller::check_success(resp, fmt::format("lock batch at {}", addr));
+            for (auto& mq : remoting::decode_lock_batch_response(resp.body)) {
+                locked.push_back(std::move(mq));
+            }
+        } catch (const std::exception& e) {
+            ++failures;
+            if (!first_error) {
+                first_error = std::current_exception();
+            }
+            log_line("group [{}]: lock batch at {} failed: {}", group, addr, e.what());
+        }
+    }
+    if (failures != 0 && failures == calls.size()) {
+        std::rethrow_exception(first_error);
+    }
+    return locked;
+}
+
+RMQ_DECL void unlock_batch(TransportParts& parts,
+                           const std::string& group,
+                           const std::string& client_id,
+                           const std::vector<MessageQueue>& mqs) {
+    const auto calls =
+        locks::batch_calls(parts, remoting::request_code::unlock_batch_mq, group, client_id, mqs);
+    RemotingCaller::throw_first_failure(parts.caller.call_all(calls, parts.config.mq_client_api_timeout),
+                                        "unlock batch");
+}
+
+}  // namespace rmq::detail::remoting_ops
+// ---- end rmq/detail/remoting_transport/impl/locks.ipp ----
+#endif
+// ---- end rmq/detail/remoting_transport/locks.hpp ----
+
+// ---- begin rmq/detail/remoting_transport/membership.hpp ----
+
+/// @file detail/remoting_transport/membership.hpp
+/// HEART_BEAT, UNREGISTER_CLIENT and GET_CONSUMER_LIST_BY_GROUP.
+
+#include <string>
+#include <vector>
+
+
+
+namespace rmq::detail::remoting_ops {
+
+/// HEART_BEAT to every known broker (consumers: masters and slaves; producers: masters) after looking up the
+/// routes of the subscribed topics; remembered for re-sending. Throws only when every broker failed.
+void heartbeat(TransportParts& parts, const HeartbeatData& hb);
+
+/// Re-sends every remembered heartbeat to `addr` without waiting (failures are logged).
+void send_heartbeats_async(TransportParts& parts, const std::string& addr);
+
+/// UNREGISTER_CLIENT to every known broker (empty group names are left out); failures are logged.
+void unregister_client(TransportParts& parts,
+                       const std::string& client_id,
+                       const std::string& producer_group,
+                       const std::string& consumer_group);
+
+/// GET_CONSUMER_LIST_BY_GROUP on a broker of `topic`.
+std::vector<std::string>
+consumer_id_list(TransportParts& parts, const std::string& topic, const std::string& group);
+
+}  // namespace rmq::detail::remoting_ops
+
+#if RMQ_INCLUDE_IMPL
+
+// ---- begin rmq/detail/remoting_transport/impl/membership.ipp ----
+
+#include <exception>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail::remoting_ops {
+
+namespace membership {
+
+/// Looks up the routes of the subscribed topics not cached yet, so that their brokers are known.
+inline void learn_subscribed_routes(TransportParts& parts, const HeartbeatData& hb) {
+    std::set<std::string> topics;
+    for (const auto& cd : hb.consumer_data_set) {
+        for (const auto& sd : cd.subscription_data_set) {
+            topics.insert(sd.topic);
+        }
+    }
+    for (const auto& t : topics) {
+        if (parts.routes.contains(t)) {
+            continue;
+        }
+        try {
+            parts.name_servers.fetch(t);
+        } catch (const std::exception&) {
+            // %RETRY% topics exist only after the first heartbeat; others may be created later
+        }
+    }
+}
+
+inline RemotingCaller::Calls to_each(std::vector<std::string> addrs, const remoting::Command& req) {
+    RemotingCaller::Calls calls;
+    for (auto& a : addrs) {
+        calls.emplace_back(std::move(a), req);
+    }
+    return calls;
+}
+
+}  // namespace membership
+
+RMQ_DECL void heartbeat(TransportParts& parts, const HeartbeatData& hb) {
+    membership::learn_subscribed_routes(parts, hb);
+    parts.heartbeats.remember(hb);
+    const bool consumer = !hb.consumer_data_set.empty();
+    remoting::Command req;
+    req.code = remoting::request_code::heart_beat;
+    req.body = remoting::encode_heartbeat_data(hb);
+    const auto calls = membership::to_each(parts.routes.broker_addresses(!consumer), req);
+    // like Java's sendHeartbeatToAllBroker: a broker that is down must not fail the others (a producer's
+    // start, a consumer's heartbeat round); only when no broker took it is it an error
+    const auto results = parts.caller.call_all(calls, parts.config.mq_client_api_timeout);
+    std::size_t failed = 0;
+    for (const auto& [addr, result] : results) {
+        try {
+            RemotingCaller::throw_first_failure({{addr, result}}, "heartbeat");
+        } catch (const std::exception& e) {
+            if (++failed == results.size()) {
+                throw;
+            }
+            log_line("{}", e.what());
+        }
+    }
+}
+
+RMQ_DECL void send_heartbeats_async(TransportParts& parts, const std::string& addr) {
+    for (auto& c : parts.heartbeats.commands()) {
+        try {
+            parts.caller.client().invoke_async(
+                addr, std::move(c), parts.config.mq_client_api_timeout, [](auto, auto) {});
+        } catch (const std::exception& e) {
+            log_line("heartbeat to {} not sent: {}", addr, e.what());
+        }
+    }
+}
+
+RMQ_DECL void unregister_client(TransportParts& parts,
+                                const std::string& client_id,
+                                const std::string& producer_group,
+                                const std::string& consumer_group) {
+    parts.heartbeats.forget(client_id, producer_group, consumer_group);
+    remoting::UnregisterClientRequestHeader h;
+    h.client_id = client_id;
+    if (!producer_group.empty()) {
+        h.producer_group = producer_group;
+    }
+    if (!consumer_group.empty()) {
+        h.consumer_group = consumer_group;
+    }
+    const auto calls =
+        membership::to_each(parts.routes.broker_addresses(false),
+                            remoting::make_request(remoting::request_code::unregister_client, h));
+    for (const auto& [addr, result] : parts.caller.call_all(calls, parts.config.mq_client_api_timeout)) {
+        if (const auto* e = std::get_if<std::exception_ptr>(&result)) {
+            try {
+                std::rethrow_exception(*e);
+            } catch (const std::exception& ex) {
+                log_line("unregister of {} at {} failed: {}", client_id, addr, ex.what());
+            }
+        }
+    }
+}
+
+RMQ_DECL std::vector<std::string>
+consumer_id_list(TransportParts& parts, const std::string& topic, const std::string& group) {
+    (void)parts.name_servers.topic_route(topic);
+    const auto addr = parts.routes.any_broker_of(topic);
+    if (!addr) {
+        throw Error(fmt::format("no broker address for topic {}", topic));
+    }
+    remoting::ConsumerGroupRequestHeader h;
+    h.consumer_group = group;
+    const auto resp = parts.caller.call(
+        *addr, remoting::make_request(remoting::request_code::get_consumer_list_by_group, h));
+    RemotingCaller::check_success(resp, fmt::format("consumer list of {} at {}", group, *addr));
+    return remoting::decode_consumer_list(resp.body);
+}
+
+}  // namespace rmq::detail::remoting_ops
+// ---- end rmq/detail/remoting_transport/impl/membership.ipp ----
+#endif
+// ---- end rmq/detail/remoting_transport/membership.hpp ----
+
+// ---- begin rmq/detail/remoting_transport/offsets.hpp ----
+
+/// @file detail/remoting_transport/offsets.hpp
+/// QUERY_CONSUMER_OFFSET, UPDATE_CONSUMER_OFFSET, GET_MIN_OFFSET, GET_MAX_OFFSET and
+/// SEARCH_OFFSET_BY_TIMESTAMP, each on the queue's master.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+
+
+namespace rmq::detail::remoting_ops {
+
+/// nullopt on QUERY_NOT_FOUND.
+std::optional<std::int64_t>
+query_consumer_offset(TransportParts& parts, const std::string& group, const MessageQueue& mq);
+
+/// Two-way, so failures surface.
+void update_consumer_offset(TransportParts& parts,
+                            const std::string& group,
+                            const MessageQueue& mq,
+                            std::int64_t offset);
+
+std::int64_t min_offset(TransportParts& parts, const MessageQueue& mq);
+
+std::int64_t max_offset(TransportParts& parts, const MessageQueue& mq);
+
+std::int64_t search_offset(TransportParts& parts, const MessageQueue& mq, std::int64_t timestamp);
+
+}  // namespace rmq::detail::remoting_ops
+
+#if RMQ_INCLUDE_IMPL
+
+// ---- begin rmq/detail/remoting_transport/impl/offsets.ipp ----
+
+#include <string_view>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail::remoting_ops {
+
+namespace offsets {
+
+/// Sends an offset request to the queue's master; the offset of its OffsetResponseHeader.
+inline std::int64_t offset_call(TransportParts& parts,
+                                const MessageQueue& mq,
+                                const remoting::Command& req,
+                                std::string_view what) {
+    const auto resp = parts.caller.call(parts.routes.require_master(mq.broker_name), req);
+    RemotingCaller::check_success(resp, fmt::format("{} of {}", what, mq));
+    return remoting::header_of<remoting::OffsetResponseHeader>(resp).offset.value_or(0);
+}
+
+/// A GET_MIN_OFFSET / GET_MAX_OFFSET header for `mq`.
+template <class Header>
+Header queue_header(const MessageQueue& mq) {
+    Header h;
+    h.topic = mq.topic;
+    h.queue_id = mq.queue_id;
+    h.bname = mq.broker_name;
+    return h;
+}
+
+}  // namespace offsets
+
+RMQ_DECL std::optional<std::int64_t>
+query_consumer_offset(TransportParts& parts, const std::string& group, const MessageQueue& mq) {
+    remoting::QueryConsumerOffsetRequestHeader h;
+    h.consumer_group = group;
+    h.topic = mq.topic;
+    h.queue_id = mq.queue_id;
+    h.bname = mq.broker_name;
+    const auto resp =
+        parts.caller.call(parts.routes.require_master(mq.broker_name),
+                          remoting::make_request(remoting::request_code::query_consumer_offset, h));
+    if (resp.code == response_code::query_not_found) {
+        return std::nullopt;
+    }
+    RemotingCaller::check_success(resp, fmt::format("query consumer offset of {} for {}", mq, group));
+    return remoting::header_of<remoting::OffsetResponseHeader>(resp).offset.value_or(0);
+}
+
+RMQ_DECL void update_consumer_offset(TransportParts& parts,
+                                     const std::string& group,
+                                     const MessageQueue& mq,
+                                     std::int64_t offset) {
+    remoting::UpdateConsumerOffsetRequestHeader h;
+    h.consumer_group = group;
+    h.topic = mq.topic;
+    h.queue_id = mq.queue_id;
+    h.commit_offset = offset;
+    h.bname = mq.broker_name;
+    const auto resp =
+        parts.caller.call(parts.routes.require_master(mq.broker_name),
+                          remoting::make_request(remoting::request_code::update_consumer_offset, h));
+    RemotingCaller::check_success(resp, fmt::format("update consumer offset of {} for {}", mq, group));
+}
+
+RMQ_DECL std::int64_t min_offset(TransportParts& parts, const MessageQueue& mq) {
+    const auto h = offsets::queue_header<remoting::GetMinOffsetRequestHeader>(mq);
+    return offsets::offset_call(
+        parts, mq, remoting::make_request(remoting::request_code::get_min_offset, h), "min offset");
+}
+
+RMQ_DECL std::int64_t max_offset(TransportParts& parts, const MessageQueue& mq) {
+    const auto h = offsets::queue_header<remoting::GetMaxOffsetRequestHeader>(mq);
+    return offsets::offset_call(
+        parts, mq, remoting::make_request(remoting::request_code::get_max_offset, h), "max offset");
+}
+
+RMQ_DECL std::int64_t search_offset(TransportParts& parts, const MessageQueue& mq, std::int64_t timestamp) {
+    remoting::SearchOffsetRequestHeader h;
+    h.topic = mq.topic;
+    h.queue_id = mq.queue_id;
+    h.timestamp = timestamp;
+    h.bname = mq.broker_name;
+    return offsets::offset_call(parts,
+                                mq,
+                                remoting::make_request(remoting::request_code::search_offset_by_timestamp, h),
+                                "search offset");
+}
+
+}  // namespace rmq::detail::remoting_ops
+// ---- end rmq/detail/remoting_transport/impl/offsets.ipp ----
+#endif
+// ---- end rmq/detail/remoting_transport/offsets.hpp ----
+
+// ---- begin rmq/detail/remoting_transport/pull.hpp ----
+
+/// @file detail/remoting_transport/pull.hpp
+/// PULL_MESSAGE: the asynchronous long-polling pull and the decoding of its answer.
+
+
+
+namespace rmq::detail::remoting_ops {
+
+/// Sends the pull to the broker id the last answer suggested for the queue (the commit bit is cleared when
+/// that is a slave); `callback` runs on the io thread.
+void pull(TransportParts& parts, const PullArgs& args, PullCallback callback);
+
+/// A PULL_MESSAGE answer as a PullResult (messages decoded, offset delta applied); other codes as the error
+/// outcome. Records the broker id the answer suggests.
+Outcome<PullResult> to_pull_result(RouteCache& routes, const MessageQueue& mq, const remoting::Command& resp);
+
+}  // namespace rmq::detail::remoting_ops
+
+#if RMQ_INCLUDE_IMPL
+
+// ---- begin rmq/detail/remoting_transport/impl/pull.ipp ----
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail::remoting_ops {
+
+namespace pulling {
+
+/// The status of a pull answer's code, or nullopt for an error code.
+inline std::optional<PullStatus> status_of(int code) {
+    switch (code) {
+    case response_code::success:
+        return PullStatus::Found;
+    case response_code::pull_not_found:
+        return PullStatus::NoNewMsg;
+    case response_code::pull_retry_immediately:
+        return PullStatus::NoMatchedMsg;
+    case response_code::pull_offset_moved:
+        return PullStatus::OffsetIllegal;
+    default:
+        return std::nullopt;
+    }
+}
+
+/// The found messages of a pull answer; damaged records are logged and dropped.
+inline std::vector<MessageExt> found_messages(const MessageQueue& mq,
+                                              const remoting::Command& resp,
+                                              const std::optional<std::int64_t>& offset_delta) {
+    remoting::MessageDecodeReport report;
+    auto msgs = remoting::decode_messages(resp.body_bytes(), &report);
+    if (report.damaged_records != 0) {
+        log_line("pull of {}: {} damaged record(s) dropped: {}", mq, report.damaged_records, report.error);
+    }
+    if (offset_delta) {
+        for (auto& m : msgs) {
+            m.set_queue_offset(m.queue_offset() + *offset_delta);
+        }
+    }
+    return msgs;
+}
+
+inline std::string what_of(const std::exception_ptr& error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+        return e.what();
+    } catch (...) {
+        return "pull failed";
+    }
+}
+
+}  // namespace pulling
+
+RMQ_DECL void pull(TransportParts& parts, const PullArgs& args, PullCallback callback) {
+    const auto [addr, id] =
+        parts.routes.pull_address(args.mq.broker_name, parts.routes.suggested_broker(args.mq));
+    auto header = remoting::PullMessageRequestHeader::from(args);
+    if (id != 0) {
+        header.sys_flag &= ~pull_sys_flag::commit_offset;  // a commit on a slave is useless
+    }
+    if (header.subscription && header.subscription->empty()) {
+        header.subscription.reset();
+    }
+    std::int64_t timeout = parts.config.mq_client_api_timeout;
+    if ((args.sys_flag & pull_sys_flag::suspend) != 0) {
+        timeout =
+            std::max(parts.config.consumer_timeout_millis_when_suspend, args.suspend_timeout_millis + 5000);
+    }
+    auto shared_cb = std::make_shared<PullCallback>(std::move(callback));
+    parts.caller.client().invoke_async(
+        addr,
+        remoting::make_request(remoting::request_code::pull_message, header),
+        timeout,
+        [routes = &parts.routes, mq = args.mq, shared_cb](std::optional<remoting::Command> resp,
+                                                          std::exception_ptr error) {
+            if (error) {
+                (*shared_cb)(Outcome<PullResult>(response_code::system_error, pulling::what_of(error)));
+                return;
+            }
+            (*shared_cb)(to_pull_result(*routes, mq, *resp));
+        });
+}
+
+RMQ_DECL Outcome<PullResult>
+to_pull_result(RouteCache& routes, const MessageQueue& mq, const remoting::Command& resp) {
+    const auto status = pulling::status_of(resp.code);
+    if (!status) {
+        return Outcome<PullResult>(resp.code, resp.remark.value_or(""));
+    }
+    PullResult r;
+    r.status = *status;
+    try {
+        const auto h = remoting::header_of<remoting::PullMessageResponseHeader>(resp);
+        r.next_begin_offset = h.next_begin_offset;
+        r.min_offset = h.min_offset;
+        r.max_offset = h.max_offset;
+        r.suggest_which_broker_id = h.suggest_which_broker_id;
+        routes.suggest_broker(mq, h.suggest_which_broker_id);
+        if (r.status == PullStatus::Found) {
+            r.msg_found_list = pulling::found_messages(mq, resp, h.offset_delta);
+        }
+    } catch (const std::exception& e) {
+        return Outcome<PullResult>(response_code::system_error,
+                                   fmt::format("pull of {}: undecodable response: {}", mq, e.what()));
+    }
+    return r;
+}
+
+}  // namespace rmq::detail::remoting_ops
+// ---- end rmq/detail/remoting_transport/impl/pull.ipp ----
+#endif
+// ---- end rmq/detail/remoting_transport/pull.hpp ----
+
+// ---- begin rmq/detail/remoting_transport/send.hpp ----
+
+/// @file detail/remoting_transport/send.hpp
+/// SEND_MESSAGE_V2 (producers) and CONSUMER_SEND_MSG_BACK (consumers returning a message for redelivery).
+
+
+
+namespace rmq::detail::remoting_ops {
+
+/// SEND_MESSAGE_V2 to the queue's master: UNIQ_KEY added when absent, zlib above
+/// compress_msg_body_over_howmuch, SYSTEM_BUSY retried. rmq::BrokerError for other error codes.
+SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq);
+
+/// CONSUMER_SEND_MSG_BACK to the master of the message's broker (its store host when the broker is unnamed).
+void send_back(TransportParts& parts, const SendBackArgs& args);
+
+}  // namespace rmq::detail::remoting_ops
+
+#if RMQ_INCLUDE_IMPL
+
+// ---- begin rmq/detail/remoting_transport/impl/send.ipp ----
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail::remoting_ops {
+
+namespace sending {
+
+using Properties = std::map<std::string, std::string>;
+
+inline std::int32_t parse_int(const std::string& s) {
+    try {
+        return static_cast<std::int32_t>(std::stol(s));
+    } catch (const std::exception&) {
+        return 0;
+    }
+}
+
+/// The send header's producer group: the message's PGROUP, else the group a producer heartbeat registered
+/// (the Producer does not pass its group with each message), else Java's default name.
+inline std::string producer_group_for(TransportParts& parts, const Message& msg) {
+    if (auto g = msg.property(property::producer_group)) {
+        return *g;
+    }
+    return parts.heartbeats.first_producer_group().value_or("DEFAULT_PRODUCER");
+}
+
+/// A retry topic's reconsume counts travel in the header, not as properties.
+inline void move_reconsume_times(remoting::SendMessageRequestHeader& h, Properties& props) {
+    if (auto it = props.find(std::string(property::reconsume_time)); it != props.end()) {
+        h.reconsume_times = parse_int(it->second);
+        props.erase(it);
+    }
+    if (auto it = props.find(std::string(property::max_reconsume_times)); it != props.end()) {
+        h.max_reconsume_times = parse_int(it->second);
+        props.erase(it);
+    }
+}
+
+/// The body as sent (zlib above the threshold) and the sysFlag bits that describe it.
+inline std::pair<std::string, std::int32_t>
+body_and_sys_flag(const RemotingConfig& config, const Message& msg, const Properties& props) {
+    std::int32_t sys_flag = 0;
+    std::string body = msg.body();
+    if (config.compress_msg_body_over_howmuch > 0 &&
+        body.size() >= static_cast<std::size_t>(config.compress_msg_body_over_howmuch)) {
+        body = remoting::compress(body, remoting::CompressionType::Zlib, config.compress_level);
+        sys_flag |= remoting::message_sys_flag::compressed |
+                    remoting::message_sys_flag::compression_bits(remoting::CompressionType::Zlib);
+    }
+    const auto prepared = props.find(std::string(property::transaction_prepared));
+    if (prepared != props.end() && prepared->second == "true") {
+        sys_flag |= remoting::message_sys_flag::transaction_prepared_type;
+    }
+    return {std::move(body), sys_flag};
+}
+
+inline remoting::SendMessageRequestHeader
+send_header(TransportParts& parts, const Message& msg, const MessageQueue& mq, Properties& props) {
+    remoting::SendMessageRequestHeader h;
+    h.producer_group = producer_group_for(parts, msg);
+    h.topic = mq.topic;
+    h.queue_id = mq.queue_id;
+    h.born_timestamp = system_clock()->wall_millis();
+    h.flag = msg.flag();
+    h.reconsume_times = 0;
+    h.unit_mode = false;
+    h.batch = false;
+    h.bname = mq.broker_name;
+    if (is_retry_topic(mq.topic)) {
+        move_reconsume_times(h, props);
+    }
+    return h;
+}
+
+/// SendStatus of a SEND_MESSAGE_V2 answer; rmq::BrokerError for the codes that are failures.
+inline SendStatus
+send_status(const remoting::Command& resp, const MessageQueue& mq, const std::string& addr) {
+    switch (resp.code) {
+    case response_code::success:
+        return SendStatus::SendOk;
+    case response_code::flush_disk_timeout:
+        return SendStatus::FlushDiskTimeout;
+    case response_code::flush_slave_timeout:
+        return SendStatus::FlushSlaveTimeout;
+    case response_code::slave_not_available:
+        return SendStatus::SlaveNotAvailable;
+    default:
+        throw BrokerError(resp.code,
+                          fmt::format("send to {} at {}: {}", mq, addr, resp.remark.value_or("(no remark)")));
+    }
+}
+
+}  // namespace sending
+
+RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
+    auto props = msg.properties();
+    if (props.find(std::string(property::uniq_client_message_id_keyidx)) == props.end()) {
+        props[std::string(property::uniq_client_message_id_keyidx)] = parts.ids.next();
+    }
+    auto h = sending::send_header(parts, msg, mq, props);
+    auto [body, sys_flag] = sending::body_and_sys_flag(parts.config, msg, props);
+    h.sys_flag = sys_flag;
+    h.properties = encode_properties(props);
+    const remoting::SendMessageRequestHeaderV2 v2{h};
+    const auto req = remoting::make_request(remoting::request_code::send_message_v2, v2, std::move(body));
+    const std::string addr = parts.routes.require_master(mq.broker_name);
+    const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
+    SendResult r;
+    r.status = sending::send_status(resp, mq, addr);
+    const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
+    r.msg_id = props[std::string(property::uniq_client_message_id_keyidx)];
+    r.offset_msg_id = rh.msg_id;
+    r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
+    r.queue_offset = rh.queue_offset;
+    return r;
+}
+
+RMQ_DECL void send_back(TransportParts& parts, const SendBackArgs& args) {
+    const std::string& broker = args.message.broker_name();
+    const std::string addr = broker.empty() ? args.message.store_host() : parts.routes.require_master(broker);
+    const auto h = remoting::ConsumerSendMsgBackRequestHeader::from(
+        args, broker.empty() ? std::nullopt : std::optional<std::string>(broker));
+    const auto resp =
+        parts.caller.call(addr, remoting::make_request(remoting::request_code::consumer_send_msg_back, h));
+    RemotingCaller::check_success(resp, fmt::format("send back of {} to {}", args.message.msg_id(), addr));
+}
+
+}  // namespace rmq::detail::remoting_ops
+// ---- end rmq/detail/remoting_transport/impl/send.ipp ----
+#endif
+// ---- end rmq/detail/remoting_transport/send.hpp ----
+
+namespace rmq::detail {
+
+RMQ_DECL RemotingTransportState::RemotingTransportState(RemotingConfig config)
+    : config_(validated(std::move(config)))
+    , client_(options(config_), config_.credentials)
+    , caller_(client_, config_)
+    , name_servers_(caller_, routes_, config_.namesrv_addr)
+    , broker_requests_(config_, heartbeats_, system_clock()->wall_millis())
+    , parts_{config_, caller_, routes_, name_servers_, heartbeats_, ids_} {
+    name_servers_.on_new_brokers([this](const std::vector<std::string>& addrs) {
+        for (const auto& addr : addrs) {
+            remoting_ops::send_heartbeats_async(parts_, addr);
+        }
+    });
+    client_.set_request_handler([this](const std::string& addr, const remoting::Command& req) {
+        return broker_requests_.on_request(addr, req);
+    });
+    client_.set_connect_hook([this](const std::string& addr) { return on_connect(addr); });
+    schedule_refresh();
+}
+
+RMQ_DECL RemotingTransportState::~RemotingTransportState() {
+    stopping_.store(true);
+    client_.shutdown();
+}
+
+RMQ_DECL TopicRoute RemotingTransportState::topic_route(const std::string& topic) {
+    return name_servers_.topic_route(topic);
+}
+
+RMQ_DECL void RemotingTransportState::heartbeat(const HeartbeatData& hb) {
+    remoting_ops::heartbeat(parts_, hb);
+}
+
+RMQ_DECL void RemotingTransportState::unregister_client(const std::string& client_id,
+                                                        const std::string& producer_group,
+                                                        const std::string& consumer_group) {
+    remoting_ops::unregister_client(parts_, client_id, producer_group, consumer_group);
+}
+
+RMQ_DECL std::vector<std::string> RemotingTransportState::consumer_id_list(const std::string& topic,
+                                                                           const std::string& group) {
+    return remoting_ops::consumer_id_list(parts_, topic, group);
+}
+
+RMQ_DECL void RemotingTransportState::set_notification_handler(NotificationHandler handler) {
+    broker_requests_.set_notification_handler(std::move(handler));
+}
+
+RMQ_DECL void RemotingTransportState::pull(const PullArgs& args, PullCallback callback) {
+    remoting_ops::pull(parts_, args, std::move(callback));
+}
+
+RMQ_DECL std::optional<std::int64_t> RemotingTransportState::query_consumer_offset(const std::string& group,
+                                                                                   const MessageQueue& mq) {
+    return remoting_ops::query_consumer_offset(parts_, group, mq);
+}
+
+RMQ_DECL void RemotingTransportState::update_consumer_offset(const std::string& group,
+                                                             const MessageQueue& mq,
+                                                             std::int64_t offset) {
+    remoting_ops::update_consumer_offset(parts_, group, mq, offset);
+}
+
+RMQ_DECL std::int64_t RemotingTransportState::min_offset(const MessageQueue& mq) {
+    return remoting_ops::min_offset(parts_, mq);
+}
+
+RMQ_DECL std::int64_t RemotingTransportState::max_offset(const MessageQueue& mq) {
+    return remoting_ops::max_offset(parts_, mq);
+}
+
+RMQ_DECL std::int64_t RemotingTransportState::search_offset(const MessageQueue& mq, std::int64_t timestamp) {
+    return remoting_ops::search_offset(parts_, mq, timestamp);
+}
+
+RMQ_DECL std::vector<MessageQueue> RemotingTransportState::lock_batch(const std::string& group,
+                                                                      const std::string& client_id,
+                                                                      const std::vector<MessageQueue>& mqs) {
+    return remoting_ops::lock_batch(parts_, group, client_id, mqs);
+}
+
+RMQ_DECL void RemotingTransportState::unlock_batch(const std::string& group,
+                                                   const std::string& client_id,
+                                                   const std::vector<MessageQueue>& mqs) {
+    remoting_ops::unlock_batch(parts_, group, client_id, mqs);
+}
+
+RMQ_DECL SendResult RemotingTransportState::send(const Message& msg, const MessageQueue& mq) {
+    return remoting_ops::send(parts_, msg, mq);
+}
+
+RMQ_DECL void RemotingTransportState::send_back(const SendBackArgs& args) {
+    remoting_ops::send_back(parts_, args);
+}
+
+RMQ_DECL std::string RemotingTransportState::master_address(const std::string& broker_name) const {
+    return routes_.require_master(broker_name);
+}
+
+RMQ_DECL RemotingConfig RemotingTransportState::validated(RemotingConfig config) {
+    (void)NameServers::split(config.namesrv_addr);  // throws for a malformed list
+    if (config.mq_client_api_timeout <= 0 || config.send_msg_timeout <= 0 ||
+        config.poll_name_server_interval <= 0 || config.connect_timeout_millis <= 0) {
+        throw InvalidArgument("RemotingConfig: timeouts and intervals must be positive");
+    }
+    return config;
+}
+
+RMQ_DECL ConnectionOptions RemotingTransportState::options(const RemotingConfig& c) {
+    ConnectionOptions o;
+    o.connect_timeout_millis = c.connect_timeout_millis;
+    o.reconnect_backoff_min_millis = c.reconnect_backoff_min_millis;
+    o.reconnect_backoff_max_millis = c.reconnect_backoff_max_millis;
+    o.serialize_type = c.serialize_type;
+    return o;
+}
+
+RMQ_DECL std::vector<remoting::Command> RemotingTransportState::on_connect(const std::string& addr) {
+    if (!routes_.is_broker_address(addr)) {
+        return {};
+    }
+    return heartbeats_.commands();
+}
+
+RMQ_DECL void RemotingTransportState::schedule_refresh() {
+    if (stopping_.load()) {
+        return;
+    }
+    client_.run_after(config_.poll_name_server_interval, [this] {
         if (stopping_.load()) {
             return;
         }
-        refresh_timer_.expires_after(std::chrono::milliseconds(config_.poll_name_server_interval));
-        refresh_timer_.async_wait([this](const boost::system::error_code& ec) {
-            if (ec || stopping_.load()) {
-                return;
+        try {
+            name_servers_.refresh_async();
+            for (const auto& addr : routes_.broker_addresses(false)) {
+                remoting_ops::send_heartbeats_async(parts_, addr);
             }
-            try {
-                refresh_async();
-                for (const auto& addr : broker_addresses(false)) {
-                    send_heartbeats_async(addr);
-                }
-            } catch (const std::exception& e) {
-                log_line("route refresh failed: {}", e.what());
-            }
-            schedule_refresh();
-        });
-    }
-
-    /// Asks a NameServer for every cached route; answers update the cache (a missing route keeps the old
-    /// one).
-    void refresh_async() {
-        std::vector<std::string> topics;
-        {
-            const std::lock_guard lock(mutex_);
-            for (const auto& [t, r] : routes_) {
-                topics.push_back(t);
-            }
+        } catch (const std::exception& e) {
+            log_line("route refresh failed: {}", e.what());
         }
-        for (const auto& topic : topics) {
-            remoting::GetRouteInfoRequestHeader h;
-            h.topic = topic;
-            h.accept_standard_json_only = true;
-            const std::string& addr = namesrvs_[namesrv_index_.fetch_add(1) % namesrvs_.size()];
-            client_.invoke_async(addr,
-                                 remoting::make_request(remoting::request_code::get_routeinfo_by_topic, h),
-                                 config_.mq_client_api_timeout,
-                                 [this, topic](std::optional<remoting::Command> resp, std::exception_ptr e) {
-                                     if (e || !resp || resp->code != response_code::success) {
-                                         return;
-                                     }
-                                     try {
-                                         store_route(topic, remoting::decode_topic_route_data(resp->body));
-                                     } catch (const std::exception& ex) {
-                                         log_line("route of {}: {}", topic, ex.what());
-                                     }
-                                 });
-        }
-    }
+        schedule_refresh();
+    });
+}
 
-    const RemotingConfig config_;
-    const std::vector<std::string> namesrvs_;
-    std::atomic<std::size_t> namesrv_index_{0};
-    RemotingClient client_;
-    boost::asio::steady_timer refresh_timer_;
-    const std::int64_t start_millis_;
-    UniqueIdGenerator ids_;
-
-    std::atomic<bool> stopping_{false};
-    std::mutex mutex_;
-    std::map<std::string, remoting::TopicRouteData> routes_;
-    std::map<std::string, std::map<std::int64_t, std::string>> brokers_;
-    std::map<std::string, HeartbeatData> heartbeats_;
-    std::map<MessageQueue, std::int64_t> suggested_;
-    NotificationHandler handler_;
-};
-
-}  // namespace detail
-
-/// rmq::Transport over RocketMQ's TCP remoting protocol: NameServer route lookups (refreshed every
-/// poll_name_server_interval), heartbeats to every known broker, long-polling pulls, offsets, orderly locks,
-/// SEND_MESSAGE_V2 with zlib compression, send-back. One io thread per transport (and its copies).
-///
-/// @code
-/// rmq::RemotingTransport transport{rmq::RemotingConfig{.namesrv_addr = "127.0.0.1:9876"}};
-/// rmq::PushConsumer<rmq::RemotingTransport> consumer{transport, rmq::ConsumerConfig{.consumer_group = "g"}};
-/// @endcode
-///
-/// Copies share the connections and caches; the last copy closes them. Thread-safe. Blocking members must not
-/// be called from a pull callback or notification handler (they run on the io thread): rmq::IllegalState.
-class RemotingTransport {
-public:
-    /// Throws rmq::InvalidArgument for an empty or malformed namesrv_addr or non-positive timeouts.
-    explicit RemotingTransport(RemotingConfig config)
-        : state_(std::make_shared<detail::RemotingTransportState>(std::move(config))) {}
-
-    /// GET_ROUTEINFO_BY_TOPIC (cached; refreshed in the background). rmq::BrokerError(topic_not_exist) for an
-    /// unknown topic.
-    TopicRoute topic_route(const std::string& topic) { return state_->topic_route(topic); }
-
-    /// HEART_BEAT to every known broker (consumers: masters and slaves; producers: masters), after looking up
-    /// the routes of the subscribed topics. Remembered and re-sent after every reconnect and periodically.
-    /// Throws only when every broker failed (a broker that is down is logged, as Java does).
-    void heartbeat(const HeartbeatData& hb) { state_->heartbeat(hb); }
-
-    /// UNREGISTER_CLIENT to every known broker (empty group names are left out).
-    void unregister_client(const std::string& client_id,
-                           const std::string& producer_group,
-                           const std::string& consumer_group) {
-        state_->unregister_client(client_id, producer_group, consumer_group);
-    }
-
-    /// GET_CONSUMER_LIST_BY_GROUP on a broker of `topic`.
-    std::vector<std::string> consumer_id_list(const std::string& topic, const std::string& group) {
-        return state_->consumer_id_list(topic, group);
-    }
-
-    /// NOTIFY_CONSUMER_IDS_CHANGED handler (runs on the io thread).
-    void set_notification_handler(NotificationHandler handler) {
-        state_->set_notification_handler(std::move(handler));
-    }
-
-    /// PULL_MESSAGE (asynchronous; the callback runs on the io thread). Goes to the broker id the last answer
-    /// suggested for the queue; the commit bit is cleared when that is a slave.
-    void pull(const PullArgs& args, PullCallback callback) { state_->pull(args, std::move(callback)); }
-
-    /// QUERY_CONSUMER_OFFSET on the master; nullopt on QUERY_NOT_FOUND.
-    std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {
-        return state_->query_consumer_offset(group, mq);
-    }
-
-    /// UPDATE_CONSUMER_OFFSET on the master (two-way, so failures surface).
-    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
-        state_->update_consumer_offset(group, mq, offset);
-    }
-
-    /// GET_MIN_OFFSET.
-    std::int64_t min_offset(const MessageQueue& mq) { return state_->min_offset(mq); }
-
-    /// GET_MAX_OFFSET.
-    std::int64_t max_offset(const MessageQueue& mq) { return state_->max_offset(mq); }
-
-    /// SEARCH_OFFSET_BY_TIMESTAMP.
-    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp_millis) {
-        return state_->search_offset(mq, timestamp_millis);
-    }
-
-    /// LOCK_BATCH_MQ, one request per broker master; the union of what they locked.
-    std::vector<MessageQueue>
-    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
-        return state_->lock_batch(group, client_id, mqs);
-    }
-
-    /// UNLOCK_BATCH_MQ, one request per broker master.
-    void unlock_batch(const std::string& group,
-                      const std::string& client_id,
-                      const std::vector<MessageQueue>& mqs) {
-        state_->unlock_batch(group, client_id, mqs);
-    }
-
-    /// SEND_MESSAGE_V2 to the queue's master: UNIQ_KEY added when absent, zlib above
-    /// compress_msg_body_over_howmuch, SYSTEM_BUSY retried. rmq::BrokerError for other error codes.
-    SendResult send(const Message& msg, const MessageQueue& mq) { return state_->send(msg, mq); }
-
-    /// CONSUMER_SEND_MSG_BACK to the master of the message's broker.
-    void send_back(const SendBackArgs& args) { state_->send_back(args); }
-
-    /// rmq::system_clock(): a real cluster lives by wall time.
-    [[nodiscard]] std::shared_ptr<Clock> clock() const { return system_clock(); }
-
-    /// Forgets a cached route (the next topic_route asks the NameServer).
-    void invalidate_route(const std::string& topic) { state_->invalidate_route(topic); }
-
-    /// The master address of a broker group from the known routes; rmq::Error if unknown.
-    [[nodiscard]] std::string master_address(const std::string& broker_name) const {
-        return state_->master_address(broker_name);
-    }
-
-    [[nodiscard]] const RemotingConfig& config() const noexcept { return state_->config(); }
-
-private:
-    std::shared_ptr<detail::RemotingTransportState> state_;
-};
-
-static_assert(Transport<RemotingTransport>);
-
-}  // namespace rmq
-// ---- end rmq/transport/remoting.hpp ----
-// ---- end rmq/rmq.hpp ----
+}  // namespace rmq::detail
+// ---- end rmq/detail/remoting_transport/impl/state.ipp ----
+#endif  // RMQ_INCLUDE_IMPL

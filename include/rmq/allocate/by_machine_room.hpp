@@ -16,7 +16,7 @@
 #include <rmq/config.hpp>
 #include <rmq/message_queue.hpp>
 
-#include <rmq/detail/allocate_check.hpp>
+#include <rmq/detail/allocate/check.hpp>
 
 namespace rmq {
 

@@ -20,7 +20,7 @@
 #include <rmq/error.hpp>
 #include <rmq/message_queue.hpp>
 
-#include <rmq/detail/allocate_check.hpp>
+#include <rmq/detail/allocate/check.hpp>
 
 namespace rmq {
 

@@ -13,7 +13,7 @@
 #include <rmq/consume_context.hpp>
 #include <rmq/message_queue.hpp>
 
-#include <rmq/detail/offset_table.hpp>
+#include <rmq/detail/offset_store/offset_table.hpp>
 
 namespace rmq {
 

@@ -22,7 +22,7 @@
 #include <rmq/message_queue.hpp>
 #include <rmq/protocol.hpp>
 
-#include <rmq/detail/offset_table.hpp>
+#include <rmq/detail/offset_store/offset_table.hpp>
 
 namespace rmq {
 

@@ -27,7 +27,7 @@
 #include <rmq/process_queue.hpp>
 #include <rmq/topic.hpp>
 
-#include <rmq/detail/consumer_log.hpp>
+#include <rmq/detail/util/log.hpp>
 
 namespace rmq {
 

@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <rmq/detail/adaptive_shared_mutex.hpp>
+#include <rmq/detail/util/adaptive_shared_mutex.hpp>
 
 using rmq::detail::AdaptiveSharedMutex;
 

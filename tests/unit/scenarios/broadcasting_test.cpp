@@ -17,7 +17,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include <rmq/detail/offset_file.hpp>
+#include <rmq/detail/offset_store/offset_file.hpp>
 
 using scenario::eventually;
 using scenario::fast_config;

@@ -41,7 +41,7 @@
 #include <rmq/detail/consumer/life_gate.hpp>
 #include <rmq/detail/consumer/scheduler.hpp>
 #include <rmq/detail/consumer/subscription_table.hpp>
-#include <rmq/detail/consumer_log.hpp>
+#include <rmq/detail/util/log.hpp>
 
 namespace rmq::detail {
 

@@ -1,7 +1,8 @@
 #pragma once
 
 /// @file detail/util/crc32.hpp
-/// UtilAll.crc32, the one CRC-32 of rmq: the message codec stamps BODYCRC with it, the embedded broker stores it.
+/// UtilAll.crc32, the one CRC-32 of rmq: the message codec stamps BODYCRC with it, the embedded broker stores
+/// it.
 
 #include <algorithm>
 #include <cstddef>

@@ -18,9 +18,9 @@
 
 #include <rmq/error.hpp>
 
-#include <rmq/detail/consumer_log.hpp>
 #include <rmq/detail/net/client.hpp>
 #include <rmq/detail/net/impl/connection.ipp>
+#include <rmq/detail/util/log.hpp>
 
 namespace rmq::detail {
 

@@ -38,8 +38,8 @@
 #include <rmq/remoting/codec_error.hpp>
 #include <rmq/remoting/command.hpp>
 
-#include <rmq/detail/consumer_log.hpp>
 #include <rmq/detail/net/connection.hpp>
+#include <rmq/detail/util/log.hpp>
 
 namespace rmq::detail {
 

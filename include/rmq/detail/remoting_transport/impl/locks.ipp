@@ -11,8 +11,8 @@
 #include <rmq/remoting/headers.hpp>
 #include <rmq/remoting/request_code.hpp>
 
-#include <rmq/detail/consumer_log.hpp>
 #include <rmq/detail/remoting_transport/locks.hpp>
+#include <rmq/detail/util/log.hpp>
 
 namespace rmq::detail::remoting_ops {
 

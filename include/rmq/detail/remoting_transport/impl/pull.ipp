@@ -13,8 +13,8 @@
 #include <rmq/remoting/message_codec.hpp>
 #include <rmq/remoting/request_code.hpp>
 
-#include <rmq/detail/consumer_log.hpp>
 #include <rmq/detail/remoting_transport/pull.hpp>
+#include <rmq/detail/util/log.hpp>
 
 namespace rmq::detail::remoting_ops {
 

@@ -6,13 +6,13 @@
 #include <rmq/clock.hpp>
 #include <rmq/error.hpp>
 
-#include <rmq/detail/consumer_log.hpp>
 #include <rmq/detail/remoting_transport/locks.hpp>
 #include <rmq/detail/remoting_transport/membership.hpp>
 #include <rmq/detail/remoting_transport/offsets.hpp>
 #include <rmq/detail/remoting_transport/pull.hpp>
 #include <rmq/detail/remoting_transport/send.hpp>
 #include <rmq/detail/remoting_transport/state.hpp>
+#include <rmq/detail/util/log.hpp>
 
 namespace rmq::detail {
 

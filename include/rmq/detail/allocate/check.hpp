@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file detail/allocate_check.hpp
+/// @file detail/allocate/check.hpp
 /// The argument check every stock allocation strategy except AllocateByConfig runs first
 /// (Java's AbstractAllocateMessageQueueStrategy.check).
 
@@ -26,5 +26,5 @@ std::optional<std::size_t> check_allocate_args(std::string_view current_cid,
 }  // namespace rmq::detail
 
 #if RMQ_INCLUDE_IMPL
-#    include <rmq/detail/impl/allocate_check.ipp>
+#    include <rmq/detail/allocate/impl/check.ipp>
 #endif

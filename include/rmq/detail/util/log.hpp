@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file detail/consumer_log.hpp
+/// @file detail/util/log.hpp
 /// The consumer's log sink (stderr, one line per event); one place to reroute logging later.
 
 #include <cstdio>

@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file detail/offset_table.hpp
+/// @file detail/offset_store/offset_table.hpp
 /// The in-memory mq → offset table every offset store shares (Java's ConcurrentMap<MessageQueue, AtomicLong>,
 /// with 5.x's ControllableOffset freeze): consume threads update existing entries under a shared lock with a
 /// CAS, only new entries and removals take the exclusive lock.
@@ -105,5 +105,5 @@ inline bool contains_queue(std::span<const MessageQueue> mqs, const MessageQueue
 }  // namespace rmq::detail
 
 #if RMQ_INCLUDE_IMPL
-#    include <rmq/detail/impl/offset_table.ipp>
+#    include <rmq/detail/offset_store/impl/offset_table.ipp>
 #endif

@@ -1,10 +1,10 @@
 #pragma once
 
-/// @file detail/offset_file.hpp
+/// @file detail/offset_store/offset_file.hpp
 /// The local offset file of broadcasting consumers (LocalFileOffsetStore, docs/policies/offset_store.md):
 /// Java's fastjson form, where the keys of "offsetTable" are MessageQueue objects (not valid JSON), read
 /// tolerantly and written the same way so Java clients and rmq can share the file; plus the durable tmp/.bak
-/// write and the .bak fallback on read. Definitions in detail/impl/offset_file.ipp.
+/// write and the .bak fallback on read. Definitions in detail/offset_store/impl/offset_file.ipp.
 
 #include <cstdint>
 #include <filesystem>
@@ -39,5 +39,5 @@ void write_offset_file(const std::filesystem::path& path, const std::map<Message
 }  // namespace rmq::detail
 
 #if RMQ_INCLUDE_IMPL
-#    include <rmq/detail/impl/offset_file.ipp>
+#    include <rmq/detail/offset_store/impl/offset_file.ipp>
 #endif

@@ -1,9 +1,9 @@
 #pragma once
 
-/// @file detail/impl/offset_table.ipp
-/// Definitions of detail/offset_table.hpp.
+/// @file detail/offset_store/impl/offset_table.ipp
+/// Definitions of detail/offset_store/offset_table.hpp.
 
-#include <rmq/detail/offset_table.hpp>
+#include <rmq/detail/offset_store/offset_table.hpp>
 
 namespace rmq::detail {
 

@@ -1,9 +1,9 @@
 #pragma once
 
-/// @file detail/impl/allocate_check.ipp
-/// Definitions of detail/allocate_check.hpp.
+/// @file detail/allocate/impl/check.ipp
+/// Definitions of detail/allocate/check.hpp.
 
-#include <rmq/detail/allocate_check.hpp>
+#include <rmq/detail/allocate/check.hpp>
 
 // Only the definitions need these.
 #include <algorithm>

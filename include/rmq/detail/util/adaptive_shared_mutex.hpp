@@ -1,6 +1,6 @@
 #pragma once
 
-/// @file detail/adaptive_shared_mutex.hpp
+/// @file detail/util/adaptive_shared_mutex.hpp
 /// rmq::detail::AdaptiveSharedMutex: a reader/writer lock that tries for a moment before it sleeps.
 ///
 /// Why: the ProcessQueue lock is held for a map look-up or erase (well under a microsecond), but with batch

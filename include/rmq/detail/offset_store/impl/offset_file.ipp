@@ -1,10 +1,10 @@
 #pragma once
 
-/// @file detail/impl/offset_file.ipp
-/// Definitions of detail/offset_file.hpp: the tolerant fastjson reader, the Java-format writer and the
-/// durable file replace.
+/// @file detail/offset_store/impl/offset_file.ipp
+/// Definitions of detail/offset_store/offset_file.hpp: the tolerant fastjson reader, the Java-format writer
+/// and the durable file replace.
 
-#include <rmq/detail/offset_file.hpp>
+#include <rmq/detail/offset_store/offset_file.hpp>
 
 // Only the definitions need these.
 #include <cerrno>
