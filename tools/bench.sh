@@ -32,7 +32,8 @@
 # Concurrently consumer) and bench/compile/yardstick.cpp (fmt, nlohmann::json, std threads and containers),
 # each compiled with `g++ -std=c++20 -O2 -c` under /usr/bin/time, best of 2; the figures are compiler CPU
 # (user + sys) and peak RSS, and their ratios probe / yardstick. Header-only, and with
-# RMQ_SEPARATE_COMPILATION (plus the one-time cost of the TU that includes <rmq/src.hpp>).
+# RMQ_SEPARATE_COMPILATION (plus the one-time cost of the TU that includes <rmq/src.hpp>); and header-only with
+# <rmq/remoting.hpp> (the umbrella that adds the TCP transport, Boost.Asio) instead of <rmq/rmq.hpp>.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -91,6 +92,9 @@ compile_cost() {
     printf '#include <rmq/src.hpp>\n' >"$tmp/src.cpp"
     local jobs=("yardstick header-only $ROOT/bench/compile/yardstick.cpp"
         "probe header-only $ROOT/bench/compile/probe.cpp")
+    if [[ -f $inc/rmq/remoting.hpp ]]; then  # the umbrella with the TCP transport
+        jobs+=("probe-remoting header-only $ROOT/bench/compile/probe.cpp -DRMQ_PROBE_REMOTING")
+    fi
     if [[ -f $inc/rmq/src.hpp ]]; then
         jobs+=("probe separate $ROOT/bench/compile/probe.cpp -DRMQ_SEPARATE_COMPILATION"
             "src separate $tmp/src.cpp -DRMQ_SEPARATE_COMPILATION")
@@ -444,6 +448,12 @@ if comp:
             pr["cpu_s"], "n/a", yc, ratio(pr["cpu_s"], yc), f"target <= {cpu_goal}; {cnote}")
         row(f"Compile cost, {label}: probe TU, peak RSS (MB)", pr["peak_rss_mb"], "n/a", ym,
             ratio(pr["peak_rss_mb"], ym), ("target <= 2.5; " if build == "header-only" else "") + cnote)
+    pa = comp.get(("probe-remoting", "header-only"))
+    if pa is not None:
+        row("Compile cost, header-only: the same probe including <rmq/remoting.hpp> (all of rmq, the TCP "
+            "transport too), CPU s", pa["cpu_s"], "n/a", yc, ratio(pa["cpu_s"], yc),
+            f"peak RSS {pa['peak_rss_mb']:,.0f} MB = {ratio(pa['peak_rss_mb'], ym) or 0:.2f}x the yardstick's; no target; "
+            + cnote)
     src = comp.get(("src", "separate"))
     if src is not None:
         row("Compile cost, RMQ_SEPARATE_COMPILATION: the one TU including <rmq/src.hpp> (once per build), CPU s",
