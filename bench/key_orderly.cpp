@@ -89,7 +89,7 @@ void run(const Options& o, std::string_view name, double expected_rate) {
     config.consumer_group = fmt::format("bench_{}", name);
     config.consume_from_where = rmq::ConsumeFromWhere::FirstOffset;
     config.consume_thread_min = config.consume_thread_max = o.threads;
-    rmq::Consumer<Order, rmq::AllocateAveragely, rmq::MemoryOffsetStore, rmq::InProcessTransport> consumer{
+    rmq::Consumer<Order, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport> consumer{
         broker.connect(), config};
     consumer.subscribe(std::string(topic), "*");
     const auto sleep = std::chrono::milliseconds(o.sleep_ms);
