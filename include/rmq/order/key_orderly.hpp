@@ -122,6 +122,9 @@ public:
     /// A pull found messages (loop thread): cache them, append each to its key's FIFO, start consume tasks.
     void
     on_pulled(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::vector<MessageExt> msgs) {
+        if (pq->dropped()) {
+            return;  // a late pull of a released queue: no state to keep for it
+        }
         const auto qs = state_for(mq, pq);
         // A pull never goes back within one ProcessQueue's life; this guard keeps a key's FIFO ordered
         // anyway.
