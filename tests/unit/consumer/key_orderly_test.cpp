@@ -453,3 +453,29 @@ TEST_CASE("key orderly: two members handing queues over under load keep every ke
         return 0;
     });
 }
+
+TEST_CASE("key orderly: messages without keys share the empty key, consumed one call at a time in order",
+          "[consumer][key_orderly]") {
+    rmq::InProcessBroker broker;
+    broker.create_topic("NoKeys", 1);
+    for (int i = 0; i < 12; ++i) {
+        send_one(broker, "NoKeys", "", ":" + std::to_string(i));
+    }
+    auto config = fast_config("ko_nokeys");
+    config.consume_thread_min = config.consume_thread_max = 8;
+    Recorder rec;
+    KeyLog log;
+    KeyConsumer consumer{broker.connect(), config};
+    consumer.subscribe("NoKeys", "*");
+    consumer.register_listener(recording_listener(rec, log, 5));
+    consumer.start();
+    REQUIRE(rec.wait([&] { return log.total >= 12; }));
+    consumer.shutdown();
+    rec.read([&] {
+        CHECK(log.max_running == 1);
+        std::vector<int> expected(12);
+        std::iota(expected.begin(), expected.end(), 0);
+        CHECK(log.seqs[""] == expected);
+        return 0;
+    });
+}
