@@ -479,3 +479,26 @@ TEST_CASE("key orderly: messages without keys share the empty key, consumed one 
         return 0;
     });
 }
+
+TEST_CASE("key orderly autoCommit=true: Success, Commit and Rollback all commit the key's batch",
+          "[consumer][key_orderly][status]") {
+    const auto status = GENERATE(Status::Success, Status::Commit, Status::Rollback);
+    rmq::InProcessBroker broker;
+    broker.create_topic("AutoOk", 1);
+    for (int i = 0; i < 3; ++i) {
+        send_one(broker, "AutoOk", "a", "a:" + std::to_string(i));
+    }
+    Recorder rec;
+    std::vector<std::string> seen;
+    KeyConsumer consumer{broker.connect(), fast_config("ko_auto_ok")};
+    consumer.subscribe("AutoOk", "*");
+    consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeOrderlyContext&) {
+        rec.update([&] { seen.push_back(msgs.front().body()); });
+        return status;
+    });
+    consumer.start();
+    REQUIRE(rec.wait([&] { return seen.size() >= 3; }));
+    REQUIRE(eventually([&] { return stored_offset(broker, "ko_auto_ok", broker.queue("AutoOk", 0)) == 3; }));
+    consumer.shutdown();
+    CHECK(rec.read([&] { return seen; }) == std::vector<std::string>{"a:0", "a:1", "a:2"});
+}
