@@ -31,6 +31,7 @@
 #include <rmq/offset_store/remote.hpp>
 #include <rmq/order/concurrently.hpp>
 #include <rmq/order/host.hpp>
+#include <rmq/order/key_orderly.hpp>
 #include <rmq/order/orderly.hpp>
 #include <rmq/process_queue.hpp>
 #include <rmq/producer.hpp>
