@@ -17,7 +17,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -88,17 +87,11 @@ struct Orderly {
             if (!host_.clustering()) {
                 return true;
             }
-            // try_lock in small steps rather than try_lock_for: g++ 12's TSan does not intercept the
-            // pthread_mutex_clocklock behind timed_mutex::try_lock_for and then reports the unlock as bogus.
-            std::unique_lock lock(pq.consume_lock(), std::defer_lock);
-            const auto deadline =
-                std::chrono::steady_clock::now() + std::chrono::milliseconds(release_wait_millis);
-            while (!lock.try_lock()) {
-                if (std::chrono::steady_clock::now() >= deadline) {
-                    return false;
-                }
-                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            // Held while the broker lock is released, so no listener of the queue starts meanwhile.
+            if (!pq.try_lock_consume_for(std::chrono::milliseconds(release_wait_millis))) {
+                return false;
             }
+            const std::unique_lock lock(pq.consume_lock(), std::adopt_lock);
             host_.unlock_queues({mq});
             pq.set_locked(false);
             return true;
