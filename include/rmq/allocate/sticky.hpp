@@ -20,11 +20,10 @@ namespace rmq {
 /// Every (queue, client) pair has a fixed weight, a 64-bit hash of the queue's topic, broker name and queue
 /// id and of the client id (score()). Each client ranks the queues by its weights, a list that does not
 /// depend on the other members. Queues are dealt in levels: in level L every client holding fewer than L
-/// queues takes its best-ranked free queue (the heavier pair first when two clients want one queue), and a
-/// client takes a queue only while it holds fewer than ⌊N/C⌋, or exactly ⌊N/C⌋ while fewer than N mod C
-/// clients hold ⌊N/C⌋+1. So every client owns ⌊N/C⌋ or ⌈N/C⌉ queues, every queue has one owner, and a member
-/// joining or leaving changes the owner of few queues besides its own (docs/policies/allocate.md has the
-/// measured figures).
+/// queues takes its best-ranked free queue, the heavier pair first when two clients want one queue. Levels
+/// 1..⌊N/C⌋ give every client one queue each and level ⌊N/C⌋+1 deals the N mod C left, so every client owns
+/// ⌊N/C⌋ or ⌈N/C⌉ queues and every queue has one owner; and a member joining or leaving changes the owner of
+/// few queues besides its own (docs/policies/allocate.md has the measured figures).
 ///
 /// The result depends only on the arguments, not on their order nor on any history: no five-argument
 /// (rmq::StickyAllocatePolicy) overload, "sticky" here means little movement by construction. A client id

@@ -131,32 +131,23 @@ AllocateSticky::ranked_pairs(std::span<const MessageQueue> mq_all,
 RMQ_DECL std::vector<std::size_t> AllocateSticky::owners(std::span<const MessageQueue> mq_all,
                                                          std::span<const std::string_view> clients) {
     auto pairs = ranked_pairs(mq_all, clients);
-    const std::size_t floor = mq_all.size() / clients.size();
-    const std::size_t extra = mq_all.size() % clients.size();  // clients that may hold floor + 1
     constexpr auto none = std::numeric_limits<std::size_t>::max();
     std::vector<std::size_t> owner(mq_all.size(), none);
     std::vector<std::size_t> held(clients.size(), 0);
-    std::size_t above_floor = 0;
     std::size_t left = mq_all.size();
     // Level by level, each client takes at most one more queue per level: its best-ranked queue still free,
-    // the heavier pair first when two clients want one queue. A client's list does not depend on who else is
-    // in the group, and nobody grabs a run of queues early: that is what keeps a join or a leave from
-    // reshuffling the others (ordering the pairs by weight alone moves ~15 % more, one pass without levels
-    // ~5 % more; bench/allocate_movement.cpp).
+    // the heavier pair first when two clients want one queue. Balance needs no cap: levels 1..⌊N/C⌋ start
+    // with at least C free queues, so every client gets one in each; level ⌊N/C⌋+1 starts with N mod C.
+    // A client's list does not depend on who else is in the group, and nobody grabs a run of queues early:
+    // that keeps a join or a leave from reshuffling the others (ordering the pairs by weight alone moves
+    // ~15 % more, one pass without levels ~5 % more; bench/allocate_movement.cpp).
     for (std::size_t level = 1; left > 0; ++level) {
         for (const auto& p : pairs) {
-            if (owner[p.queue] != none || held[p.client] >= level) {
-                continue;
+            if (owner[p.queue] == none && held[p.client] < level) {
+                owner[p.queue] = p.client;
+                ++held[p.client];
+                --left;
             }
-            if (held[p.client] == floor) {
-                if (above_floor == extra) {
-                    continue;
-                }
-                ++above_floor;
-            }
-            owner[p.queue] = p.client;
-            ++held[p.client];
-            --left;
         }
         std::erase_if(pairs, [&](const Pair& p) { return owner[p.queue] != none; });
     }
