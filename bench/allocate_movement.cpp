@@ -4,7 +4,8 @@
 //
 //   rmq_bench_allocate_movement [--max-queues 64] [--max-consumers 16] [--markdown]
 //
-// Per strategy, one JSON line (or one markdown table row with --markdown):
+// Three queue layouts, pooled: N queues of TopicTest on broker-0; on broker-0 and broker-1; of OrderEvents on
+// b0. Per strategy, one JSON line (or, with --markdown, a table with one row per strategy):
 // - join: C members (C = 1..max) become C+1; unavoidable = the queues the newcomer receives;
 // - leave: C+1 members (C = 1..max) become C, each member leaving in turn; unavoidable = the leaver's queues;
 // - ratio = queues whose owner changed / unavoidable: the mean over the events with unavoidable > 0
@@ -55,11 +56,17 @@ std::vector<std::string> client_pool(int count) {
     return ids;
 }
 
-std::vector<rmq::MessageQueue> queues(int n) {
+// The three queue layouts of the grid (tests/unit/allocate/sticky_test.cpp uses the same): a hash-based
+// strategy's figures for one layout vary with the names hashed, so the events of all three are pooled.
+std::vector<rmq::MessageQueue> queues(int n, int layout) {
+    const std::string topic = layout == 2 ? "OrderEvents" : "TopicTest";
+    const int brokers = layout == 1 ? 2 : 1;
     std::vector<rmq::MessageQueue> mqs;
     for (int i = 0; i < n; ++i) {
-        mqs.push_back(rmq::MessageQueue{"TopicTest", "broker-a", i});
+        mqs.push_back(rmq::MessageQueue{
+            topic, fmt::format("{}{}", layout == 2 ? "b" : "broker-", i % brokers), i / brokers});
     }
+    std::sort(mqs.begin(), mqs.end());
     return mqs;
 }
 
@@ -129,34 +136,43 @@ void record(double& ratio_sum,
     }
 }
 
+// Join and leave events of one queue list for C = 1..max_consumers.
+template <class P>
+void measure_group(const P& policy,
+                   const std::vector<rmq::MessageQueue>& mq_all,
+                   const std::vector<std::string>& pool,
+                   int max_consumers,
+                   Totals& t) {
+    for (int c = 1; c <= max_consumers; ++c) {
+        const std::vector<std::string> small(pool.begin(), pool.begin() + c);
+        const std::vector<std::string> big(pool.begin(), pool.begin() + c + 1);
+        const auto before = owners(policy, mq_all, small);
+        const auto after = owners(policy, mq_all, big);
+        t.max_imbalance = std::max({t.max_imbalance, imbalance(before, small), imbalance(after, big)});
+        const auto [jm, ju] = moves(before, after, after, pool[static_cast<std::size_t>(c)]);
+        record(t.join_ratio_sum, t.join_events, t.join_moved, t.join_unavoidable, t.join_spurious, jm, ju);
+        for (std::size_t leaver = 0; leaver < big.size(); ++leaver) {
+            auto rest = big;
+            rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(leaver));
+            const auto [lm, lu] = moves(after, owners(policy, mq_all, rest), after, big[leaver]);
+            record(t.leave_ratio_sum,
+                   t.leave_events,
+                   t.leave_moved,
+                   t.leave_unavoidable,
+                   t.leave_spurious,
+                   lm,
+                   lu);
+        }
+    }
+}
+
 template <class P>
 Totals measure(const P& policy, int max_queues, int max_consumers) {
     Totals t;
     const auto pool = client_pool(max_consumers + 1);
-    for (int n = 1; n <= max_queues; ++n) {
-        const auto mq_all = queues(n);
-        for (int c = 1; c <= max_consumers; ++c) {
-            const std::vector<std::string> small(pool.begin(), pool.begin() + c);
-            const std::vector<std::string> big(pool.begin(), pool.begin() + c + 1);
-            const auto before = owners(policy, mq_all, small);
-            const auto after = owners(policy, mq_all, big);
-            t.max_imbalance = std::max({t.max_imbalance, imbalance(before, small), imbalance(after, big)});
-            const auto [jm, ju] = moves(before, after, after, pool[static_cast<std::size_t>(c)]);
-            record(
-                t.join_ratio_sum, t.join_events, t.join_moved, t.join_unavoidable, t.join_spurious, jm, ju);
-            for (std::size_t leaver = 0; leaver < big.size(); ++leaver) {
-                auto rest = big;
-                rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(leaver));
-                const auto left = owners(policy, mq_all, rest);
-                const auto [lm, lu] = moves(after, left, after, big[leaver]);
-                record(t.leave_ratio_sum,
-                       t.leave_events,
-                       t.leave_moved,
-                       t.leave_unavoidable,
-                       t.leave_spurious,
-                       lm,
-                       lu);
-            }
+    for (int layout = 0; layout < 3; ++layout) {
+        for (int n = 1; n <= max_queues; ++n) {
+            measure_group(policy, queues(n, layout), pool, max_consumers, t);
         }
     }
     return t;
@@ -220,6 +236,12 @@ int main(int argc, char** argv) {
     if (max_queues < 1 || max_consumers < 1) {
         std::fprintf(stderr, "--max-queues and --max-consumers must be >= 1\n");
         return 2;
+    }
+    if (markdown) {
+        fmt::print("| Strategy | join: moved / unavoidable, mean | join: total | join: moves where none was "
+                   "needed | "
+                   "leave: moved / unavoidable, mean | leave: total | leave: moves where none was needed | "
+                   "max imbalance (max − min owned) |\n|---|---|---|---|---|---|---|---|\n");
     }
     report(rmq::AllocateAveragely::name(),
            measure(rmq::AllocateAveragely{}, max_queues, max_consumers),
