@@ -200,7 +200,7 @@ TEST_CASE("STICKY: balanced, one owner per queue, every member agrees, over a gr
     }
 }
 
-TEST_CASE("STICKY depends on the arguments only, not on their order; a repeated id counts once",
+TEST_CASE("STICKY depends on the arguments only, not on their order, and a repeated id counts once",
           "[allocate][sticky]") {
     const rmq::AllocateSticky sticky;
     auto mq_all = make_queues(13, 2);
