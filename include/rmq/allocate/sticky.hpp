@@ -20,17 +20,16 @@ namespace rmq {
 /// Every (queue, client) pair has a fixed weight, a 64-bit hash of the queue's topic, broker name and queue
 /// id and of the client id (score()). Each client ranks the queues by its weights, a list that does not
 /// depend on the other members. Queues are dealt in levels: in level L every client holding fewer than L
-/// queues takes its best-ranked free queue, the heavier pair first when two clients want one queue. Levels
-/// 1..⌊N/C⌋ give every client one queue each and level ⌊N/C⌋+1 deals the N mod C left, so every client owns
-/// ⌊N/C⌋ or ⌈N/C⌉ queues and every queue has one owner; and a member joining or leaving changes the owner of
-/// few queues besides its own (docs/policies/allocate.md has the measured figures).
+/// queues takes its best-ranked free queue; when two want one queue, the one ranking it higher wins, then the
+/// heavier pair. Levels 1..⌊N/C⌋ give every client one queue each and level ⌊N/C⌋+1 deals the N mod C left,
+/// so every client owns ⌊N/C⌋ or ⌈N/C⌉ queues and every queue has one owner; and a member joining or leaving
+/// changes the owner of few queues besides its own (docs/policies/allocate.md has the measured figures).
 ///
 /// The result depends only on the arguments, not on their order nor on any history: no five-argument
 /// (rmq::StickyAllocatePolicy) overload, "sticky" here means little movement by construction. A client id
 /// listed twice counts once. Throws rmq::InvalidArgument for an empty current id, `mq_all` or `cid_all` (in
 /// that order, with rmq::AllocateAveragely's messages), returns [] for a client id not in `cid_all`. Cost per
-/// call: O(N·C·(log N + ⌈N/C⌉)) time, O(N·C) memory (1,000 queues and 100 clients: ~30 ms
-/// at -O2).
+/// call: O(N·C·(log N + ⌈N/C⌉)) time, O(N·C) memory (1,000 queues and 100 clients: ~30 ms at -O2).
 struct AllocateSticky {
     /// The strategy's name (no Java strategy has it).
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "STICKY"; }

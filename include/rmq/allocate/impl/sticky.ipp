@@ -20,12 +20,12 @@ RMQ_DECL std::uint64_t AllocateSticky::score(const MessageQueue& mq, std::string
         }
         return h;
     };
-    const auto mix =
-        [](std::uint64_t z) {  // SplitMix64's finalizer: every input bit reaches every output bit
-            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-            z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-            return z ^ (z >> 31);
-        };
+    // SplitMix64's finalizer: every input bit reaches every output bit.
+    const auto mix = [](std::uint64_t z) {
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    };
     // A NUL separates the fields ("ab"+"c" and "a"+"bc" differ); the id goes in as 4 little-endian bytes.
     std::uint64_t q = fnv(fnv(fnv_offset, mq.topic), std::string_view("\0", 1));
     q = fnv(fnv(q, mq.broker_name), std::string_view("\0", 1));
