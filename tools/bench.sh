@@ -8,7 +8,8 @@
 #   tools/bench.sh [--quick] [--reps N] [--messages N] [--backlog N] [--no-backlog] [--no-rebalance]
 #                  [--real-messages N] [--real-backlog N] [--backlog-window S] [--no-real-backlog]
 #                  [--no-java] [--build-dir DIR] [--out DIR] [--report-only FILE]
-#                  [--compile] [--no-compile] [--compile-include DIR] [--allocate] [--no-allocate]
+#                  [--compile] [--no-compile] [--compile-include DIR] [--key-orderly] [--no-key-orderly]
+#                  [--allocate] [--no-allocate]
 #
 #   --quick       a smoke run (~3 minutes): 100,000 in-process messages, 1 repetition, 500,000-message
 #                 in-process backlog; real broker: 20,000 messages, 1,000,000-message backlog, 10 s window
@@ -30,12 +31,16 @@
 #   --allocate    only the allocation-movement table (~2 minutes, deterministic): rmq_bench_allocate_movement
 #                 over N = 1..64 queues, C = 1..16 consumers; its section of latest.md is replaced, the rest kept
 #   --no-allocate skip it (it is part of the default full run; other runs keep the section they find)
+#   --key-orderly only rmq::KeyOrderly vs rmq::Orderly (bench/key_orderly.cpp, ~30 s per repetition): its rows
+#                 replace the key-orderly rows of the existing latest.md/json, the other rows are kept
+#   --no-key-orderly  skip it (it is part of the default full run)
 #
 # Compile cost: bench/compile/probe.cpp (the umbrella <rmq/rmq.hpp>, the embedded broker, a producer and a
 # Concurrently consumer) and bench/compile/yardstick.cpp (fmt, nlohmann::json, std threads and containers),
 # each compiled with `g++ -std=c++20 -O2 -c` under /usr/bin/time, best of 2; the figures are compiler CPU
 # (user + sys) and peak RSS, and their ratios probe / yardstick. Header-only, and with
-# RMQ_SEPARATE_COMPILATION (plus the one-time cost of the TU that includes <rmq/src.hpp>).
+# RMQ_SEPARATE_COMPILATION (plus the one-time cost of the TU that includes <rmq/src.hpp>); and header-only with
+# <rmq/remoting.hpp> (the umbrella that adds the TCP transport, Boost.Asio) instead of <rmq/rmq.hpp>.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -53,6 +58,7 @@ REPORT_ONLY=""
 COMPILE=1          # 0: skip, 1: part of the full run, 2: only the compile cost
 COMPILE_INCLUDE=""
 ALLOCATE=1         # 0: skip, 1: part of the full run, 2: only the allocation-movement table
+KEYO=1             # rmq_bench_key_orderly: 0: skip, 1: part of the full run, 2: only it
 
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -73,9 +79,11 @@ while [[ $# -gt 0 ]]; do
     --compile-include) COMPILE_INCLUDE=$2; shift ;;
     --allocate) ALLOCATE=2 ;;
     --no-allocate) ALLOCATE=0 ;;
+    --key-orderly) KEYO=2 COMPILE=0 ;;
+    --no-key-orderly) KEYO=0 ;;
     --build-dir) BUILD=$2; shift ;;
     --out) OUT=$2; shift ;;
-    -h | --help) sed -n '2,38p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,43p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -149,6 +157,9 @@ compile_cost() {
     printf '#include <rmq/src.hpp>\n' >"$tmp/src.cpp"
     local jobs=("yardstick header-only $ROOT/bench/compile/yardstick.cpp"
         "probe header-only $ROOT/bench/compile/probe.cpp")
+    if [[ -f $inc/rmq/remoting.hpp ]]; then  # the umbrella with the TCP transport
+        jobs+=("probe-remoting header-only $ROOT/bench/compile/probe.cpp -DRMQ_PROBE_REMOTING")
+    fi
     if [[ -f $inc/rmq/src.hpp ]]; then
         jobs+=("probe separate $ROOT/bench/compile/probe.cpp -DRMQ_SEPARATE_COMPILATION"
             "src separate $tmp/src.cpp -DRMQ_SEPARATE_COMPILATION")
@@ -190,28 +201,48 @@ PY
     rm -rf "$tmp"
 }
 
-HEADER_DATE="" HEADER_COMMIT="" HEADER_LOAD=""  # set when only the compile rows are new
+# rmq::KeyOrderly vs rmq::Orderly (bench/key_orderly.cpp): a 2 ms listener, 8 queues, 400 keys, 64 threads;
+# one JSON line per policy and repetition.
+key_orderly_bench() {
+    local launcher=() gen=()
+    if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+    if command -v ninja >/dev/null; then gen=(-G Ninja); fi
+    cmake -S "$ROOT" -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DRMQ_WERROR=OFF -DRMQ_BUILD_TESTS=OFF \
+        -DRMQ_BUILD_EXAMPLES=OFF -DRMQ_BUILD_BENCH=ON "${launcher[@]}" >/dev/null
+    log "building rmq_bench_key_orderly"
+    cmake --build "$BUILD" --target rmq_bench_key_orderly -j2 >&2
+    log "key-orderly bench: $REPS repetition(s) of Orderly then KeyOrderly, 10 s windows"
+    local rev stamp
+    rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    stamp=$(date -u '+%Y-%m-%d %H:%M UTC')
+    "$BUILD/bench/rmq_bench_key_orderly" --queues 8 --keys 400 --threads 64 --sleep-ms 2 --seconds 10 \
+        --reps "$REPS" | sed "s/}\$/,\"commit\":\"$rev\",\"date\":\"$stamp\"}/"
+}
+
+HEADER_DATE="" HEADER_COMMIT="" HEADER_LOAD=""  # set when only the compile or key-orderly rows are new
 if [[ -n $REPORT_ONLY ]]; then
     RUNS=$REPORT_ONLY
     STATUS=0
     REAL_REASON=""  # what is missing from FILE shows as "not run"
     JAVA_REASON=""
-elif [[ $COMPILE == 2 ]]; then
-    # Only the compile cost: keep the other rows (and their parameters) of the last full run.
+elif [[ $COMPILE == 2 || $KEYO == 2 ]]; then
+    # Only the compile cost (or only the key-orderly bench): keep the other rows (and their parameters) of the
+    # last full run.
+    ONLY_MODE=$([[ $COMPILE == 2 ]] && echo compile || echo key_orderly_bench)
     mkdir -p "$OUT"
     RUNS=$(mktemp)
     trap 'rm -f "$RUNS"' EXIT
     STATUS=0
     REAL_REASON="" JAVA_REASON=""
     if [[ -f $OUT/latest.json ]]; then
-        eval "$(python3 - "$OUT/latest.json" "$RUNS" <<'PY'
+        eval "$(python3 - "$OUT/latest.json" "$RUNS" "$ONLY_MODE" <<'PY'
 import json, shlex, sys
 d = json.load(open(sys.argv[1]))
 with open(sys.argv[2], "w") as f:
     for r in d.get("runs", []):
-        if r.get("mode") != "compile":
+        if r.get("mode") != sys.argv[3]:
             f.write(json.dumps(r) + "\n")
-for var, key in (("REPS", "reps"), ("MESSAGES", "messages"), ("BACKLOG", "backlog"),
+for var, key in ((("KEEP_REPS" if sys.argv[3] != "compile" else "REPS"), "reps"), ("MESSAGES", "messages"), ("BACKLOG", "backlog"),
                  ("REAL_MESSAGES", "real_messages"), ("REAL_BACKLOG", "real_backlog"),
                  ("BACKLOG_WINDOW", "backlog_window_s"), ("HEADER_DATE", "generated"), ("HEADER_COMMIT", "commit"),
                  ("HEADER_LOAD", "load_average")):
@@ -224,7 +255,12 @@ if d.get("java", "run") != "run":
 PY
 )"
     fi
-    compile_cost >>"$RUNS" || STATUS=$?
+    if [[ $COMPILE == 2 ]]; then
+        compile_cost >>"$RUNS" || STATUS=$?
+    else
+        key_orderly_bench >>"$RUNS" || STATUS=$?
+        REPS=${KEEP_REPS:-$REPS}  # the header describes the last full run's in-process suite
+    fi
 else
 # ---- what a clean Debian machine lacks: the toolchain, and for the real-broker runs the JDK + Maven ------
 if [[ $RUN_JAVA == 1 ]]; then
@@ -283,6 +319,9 @@ log "in-process suite: $REPS repetition(s) of $MESSAGES messages, backlog $BACKL
 START=$(date +%s)
 "$BIN" --suite --reps "$REPS" --messages "$MESSAGES" --backlog "$BACKLOG" "${EXTRA[@]}" >>"$RUNS" || STATUS=$?
 log "suite finished in $(($(date +%s) - START)) s (status $STATUS)"
+if [[ $KEYO == 1 ]]; then
+    key_orderly_bench >>"$RUNS" || STATUS=$?
+fi
 
 # ---- real broker: Apache RocketMQ 5.3.3 (tools/rocketmq.sh), one broker, 8 queues -------------------------
 if [[ -n $JAVA_REASON && -z $REAL_REASON ]]; then
@@ -488,6 +527,18 @@ for body in (128, 1024):
     row(f"Real broker raw rmq pull loop, no dispatch, {size(body)} (msg/s)",
         med("real_limit", "msgs_per_s", body) or real or "not run", "—",
         med("real_limit", "msgs_per_s", body) or real or "not run", None)
+ko = [r for r in by_mode("key_orderly_bench") if r.get("policy") == "key_orderly"]
+if ko:
+    kv = statistics.median(r["msgs_per_s"] for r in ko)
+    ov = statistics.median(r["msgs_per_s"] for r in by_mode("key_orderly_bench") if r.get("policy") == "orderly")
+    viol = sum(r["order_violations"] for r in by_mode("key_orderly_bench"))
+    k0 = ko[0]
+    row(f"rmq::KeyOrderly vs rmq::Orderly: {k0['sleep_ms']} ms listener, {k0['queues']} queues, {k0['keys']} keys, "
+        f"{k0['threads']} consume threads (msg/s)", kv, "n/a", ov, ratio(kv, ov),
+        f"Limit = rmq::Orderly in the same run (one call per queue at a time); goal ratio >= 6, expected near "
+        f"threads / queues = {k0['threads'] // k0['queues']}; {len(ko)} repetition(s) of {k0['seconds']:.0f} s "
+        f"windows, medians; per-key order violations (both policies, all runs): {viol}; "
+        f"commit {k0.get('commit', '?')}, {k0.get('date', '?')}")
 comp = {(r["tu"], r["build"]): r for r in by_mode("compile")}
 if comp:
     ys = comp.get(("yardstick", "header-only"))
@@ -505,6 +556,12 @@ if comp:
             pr["cpu_s"], "n/a", yc, ratio(pr["cpu_s"], yc), f"target <= {cpu_goal}; {cnote}")
         row(f"Compile cost, {label}: probe TU, peak RSS (MB)", pr["peak_rss_mb"], "n/a", ym,
             ratio(pr["peak_rss_mb"], ym), ("target <= 2.5; " if build == "header-only" else "") + cnote)
+    pa = comp.get(("probe-remoting", "header-only"))
+    if pa is not None:
+        row("Compile cost, header-only: the same probe including <rmq/remoting.hpp> (all of rmq, the TCP "
+            "transport too), CPU s", pa["cpu_s"], "n/a", yc, ratio(pa["cpu_s"], yc),
+            f"peak RSS {pa['peak_rss_mb']:,.0f} MB = {ratio(pa['peak_rss_mb'], ym) or 0:.2f}x the yardstick's; no target; "
+            + cnote)
     src = comp.get(("src", "separate"))
     if src is not None:
         row("Compile cost, RMQ_SEPARATE_COMPILATION: the one TU including <rmq/src.hpp> (once per build), CPU s",

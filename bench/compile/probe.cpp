@@ -1,7 +1,8 @@
 // Compile-cost probe (tools/bench.sh --compile): one translation unit that includes the umbrella header and
 // uses the embedded broker, a producer and a Concurrently consumer, the way an application TU would. Its
 // compile CPU and peak memory are reported as ratios to yardstick.cpp. It is compiled, never run (it would
-// run: it produces and consumes a few messages).
+// run: it produces and consumes a few messages). With RMQ_PROBE_REMOTING it includes <rmq/remoting.hpp>
+// instead (all of rmq, the TCP transport too), as a TU of a program that also talks to a real cluster would.
 
 #include <chrono>
 #include <condition_variable>
@@ -10,7 +11,11 @@
 
 #include <fmt/format.h>
 
-#include <rmq/rmq.hpp>
+#if defined(RMQ_PROBE_REMOTING)
+#    include <rmq/remoting.hpp>
+#else
+#    include <rmq/rmq.hpp>
+#endif
 
 int main() {
     rmq::InProcessBroker broker;

@@ -1,7 +1,10 @@
 #pragma once
 
 /// @file rmq.hpp
-/// The umbrella header: everything rmq offers. It is also the root of the generated single header.
+/// The umbrella header: everything rmq offers except the TCP transport to a real cluster (model, policies,
+/// consumer, producer, the embedded broker), so a program on the embedded broker parses no Boost.Asio. For
+/// rmq::RemotingTransport and the wire format include <rmq/remoting.hpp>, which includes this one. Each is
+/// the root of a generated single header (single_include/rmq/).
 
 #include <rmq/allocate/averagely.hpp>
 #include <rmq/allocate/averagely_by_circle.hpp>
@@ -28,29 +31,15 @@
 #include <rmq/offset_store/remote.hpp>
 #include <rmq/order/concurrently.hpp>
 #include <rmq/order/host.hpp>
+#include <rmq/order/key_orderly.hpp>
 #include <rmq/order/orderly.hpp>
 #include <rmq/process_queue.hpp>
 #include <rmq/producer.hpp>
 #include <rmq/protocol.hpp>
-#include <rmq/remoting/acl.hpp>
-#include <rmq/remoting/bodies.hpp>
-#include <rmq/remoting/bodies/consumer_list.hpp>
-#include <rmq/remoting/bodies/heartbeat_data.hpp>
-#include <rmq/remoting/bodies/lock_batch.hpp>
-#include <rmq/remoting/bodies/reset_offset.hpp>
-#include <rmq/remoting/bodies/topic_route_data.hpp>
-#include <rmq/remoting/codec_error.hpp>
-#include <rmq/remoting/command.hpp>
-#include <rmq/remoting/compression.hpp>
-#include <rmq/remoting/headers.hpp>
-#include <rmq/remoting/message_codec.hpp>
-#include <rmq/remoting/request_code.hpp>
 #include <rmq/stats.hpp>
 #include <rmq/subscription.hpp>
 #include <rmq/topic.hpp>
 #include <rmq/transport/broker_config.hpp>
 #include <rmq/transport/in_process.hpp>
-#include <rmq/transport/remoting.hpp>
-#include <rmq/transport/remoting_config.hpp>
 #include <rmq/unique_id.hpp>
 #include <rmq/version.hpp>

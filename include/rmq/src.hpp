@@ -7,7 +7,8 @@
 /// RMQ_SEPARATE_COMPILATION=ON, rmq::rmq is a static library built from such a TU (docs/cmake.md).
 ///
 /// Users of the single header do the same by hand: RMQ_SEPARATE_COMPILATION everywhere, and in one TU
-/// `#define RMQ_SOURCE` before `#include <rmq/rmq.hpp>`.
+/// `#define RMQ_SOURCE` before `#include <rmq/remoting.hpp>` (or `<rmq/rmq.hpp>` in a program without the TCP
+/// transport).
 
 #if !defined(RMQ_SEPARATE_COMPILATION)
 #    error                                                                                                   \
@@ -20,4 +21,4 @@
 
 #define RMQ_SOURCE
 
-#include <rmq/rmq.hpp>
+#include <rmq/remoting.hpp>

@@ -3,5 +3,5 @@
 #    include <rmq/src.hpp>
 #else
 #    define RMQ_SOURCE  // the single header: what <rmq/src.hpp> does
-#    include <rmq/rmq.hpp>
+#    include <rmq/remoting.hpp>
 #endif
