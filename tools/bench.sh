@@ -9,6 +9,7 @@
 #                  [--real-messages N] [--real-backlog N] [--backlog-window S] [--no-real-backlog]
 #                  [--no-java] [--build-dir DIR] [--out DIR] [--report-only FILE]
 #                  [--compile] [--no-compile] [--compile-include DIR] [--key-orderly] [--no-key-orderly]
+#                  [--allocate] [--no-allocate]
 #
 #   --quick       a smoke run (~3 minutes): 100,000 in-process messages, 1 repetition, 500,000-message
 #                 in-process backlog; real broker: 20,000 messages, 1,000,000-message backlog, 10 s window
@@ -27,6 +28,9 @@
 #   --no-compile  skip the compile-cost measurement (it is part of the default full run)
 #   --compile-include DIR  measure the headers under DIR instead of include/ (e.g. a worktree of an older
 #                 commit: `--compile --compile-include /tmp/before/include --out /tmp/before-results`)
+#   --allocate    only the allocation-movement table (~2 minutes, deterministic): rmq_bench_allocate_movement
+#                 over N = 1..64 queues, C = 1..16 consumers; its section of latest.md is replaced, the rest kept
+#   --no-allocate skip it (it is part of the default full run; other runs keep the section they find)
 #   --key-orderly only rmq::KeyOrderly vs rmq::Orderly (bench/key_orderly.cpp, ~30 s per repetition): its rows
 #                 replace the key-orderly rows of the existing latest.md/json, the other rows are kept
 #   --no-key-orderly  skip it (it is part of the default full run)
@@ -53,6 +57,7 @@ RUN_JAVA=1
 REPORT_ONLY=""
 COMPILE=1          # 0: skip, 1: part of the full run, 2: only the compile cost
 COMPILE_INCLUDE=""
+ALLOCATE=1         # 0: skip, 1: part of the full run, 2: only the allocation-movement table
 KEYO=1             # rmq_bench_key_orderly: 0: skip, 1: part of the full run, 2: only it
 
 while [[ $# -gt 0 ]]; do
@@ -72,17 +77,71 @@ while [[ $# -gt 0 ]]; do
     --compile) COMPILE=2 ;;
     --no-compile) COMPILE=0 ;;
     --compile-include) COMPILE_INCLUDE=$2; shift ;;
+    --allocate) ALLOCATE=2 ;;
+    --no-allocate) ALLOCATE=0 ;;
     --key-orderly) KEYO=2 COMPILE=0 ;;
     --no-key-orderly) KEYO=0 ;;
     --build-dir) BUILD=$2; shift ;;
     --out) OUT=$2; shift ;;
-    -h | --help) sed -n '2,39p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,43p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
 done
 
 log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+# Allocation movement (docs/benchmarks.md): a marked section of latest.md that the report below does not
+# write; kept as found unless --allocate or a full run computes it again.
+ALLOC_SECTION=$(python3 - "$OUT/latest.md" <<'PY'
+import os, re, sys
+text = open(sys.argv[1]).read() if os.path.exists(sys.argv[1]) else ""
+m = re.search(r"<!-- allocate_movement -->.*?<!-- /allocate_movement -->", text, re.S)
+print(m.group(0) if m else "")
+PY
+)
+allocate_movement() {  # builds and runs rmq_bench_allocate_movement into $ALLOC_SECTION (needs $BUILD configured)
+    log "building and running rmq_bench_allocate_movement (deterministic, ~2 min)"
+    cmake --build "$BUILD" --target rmq_bench_allocate_movement -j2 >&2 || return 1
+    local table
+    table=$("$BUILD/bench/rmq_bench_allocate_movement" --markdown) || return 1
+    ALLOC_SECTION="<!-- allocate_movement -->
+## Allocation: queues moved when one member joins or leaves
+
+$(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown); \
+deterministic (no broker, no clock): N = 1..64 queues, C = 1..16 consumers, three queue layouts pooled (one \
+broker, two brokers, another topic). Join: C members become C+1, unavoidable = the newcomer's queues; leave: C+1 \
+members become C, each member leaving in turn, unavoidable = the leaver's queues. Mean = mean of moved / \
+unavoidable over the events; total = all moves / all unavoidable moves. See docs/benchmarks.md.
+
+$table
+<!-- /allocate_movement -->"
+}
+put_allocate_section() {  # (re)inserts the section before the raw runs of latest.md
+    [[ -n $ALLOC_SECTION && -f $OUT/latest.md ]] || return 0
+    ALLOC_SECTION=$ALLOC_SECTION python3 - "$OUT/latest.md" <<'PY'
+import os, re, sys
+text = open(sys.argv[1]).read()
+section = os.environ["ALLOC_SECTION"] + "\n"
+text = re.sub(r"<!-- allocate_movement -->.*?<!-- /allocate_movement -->\n\n?", "", text, flags=re.S)
+at = text.find("Raw runs (one JSON object per run):")
+text = text + "\n" + section if at < 0 else text[:at] + section + "\n" + text[at:]
+open(sys.argv[1], "w").write(text)
+PY
+}
+if [[ $ALLOCATE == 2 ]]; then
+    [[ -f $OUT/latest.md ]] || { echo "bench.sh --allocate: no $OUT/latest.md to add to (run a full bench first)" >&2; exit 1; }
+    if [[ ! -f $BUILD/CMakeCache.txt ]]; then
+        GEN=()
+        if command -v ninja >/dev/null; then GEN=(-G Ninja); fi
+        cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DRMQ_WERROR=OFF -DRMQ_BUILD_TESTS=OFF \
+            -DRMQ_BUILD_EXAMPLES=OFF -DRMQ_BUILD_BENCH=ON >/dev/null
+    fi
+    allocate_movement
+    put_allocate_section
+    log "wrote the allocation-movement section of $OUT/latest.md"
+    exit 0
+fi
 
 # Compile cost (see the header): prints one JSON line per (TU, mode) with the best of 2 interleaved runs.
 compile_cost() {
@@ -220,6 +279,9 @@ cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DRMQ_WERROR
 log "building rmq_bench_consume"
 cmake --build "$BUILD" --target rmq_bench_consume -j2 >&2
 BIN=$BUILD/bench/rmq_bench_consume
+if [[ $ALLOCATE == 1 ]]; then
+    allocate_movement || log "allocation movement failed: the section of the last run is kept"
+fi
 
 # ---- what can run here ---------------------------------------------------------------------------------
 REAL_REASON=""
@@ -531,5 +593,6 @@ json.dump(dict(generated=now, commit=commit, cpus=int(cpus), load_average=load, 
           open(f"{out}/latest.json", "w"), indent=1)
 print("\n".join(md[: len(rows) + 8 + len(notes)]))
 EOF
+put_allocate_section
 log "wrote $OUT/latest.md and $OUT/latest.json"
 exit "$STATUS"

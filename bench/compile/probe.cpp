@@ -1,8 +1,9 @@
 // Compile-cost probe (tools/bench.sh --compile): one translation unit that includes the umbrella header and
 // uses the embedded broker, a producer and a Concurrently consumer, the way an application TU would. Its
 // compile CPU and peak memory are reported as ratios to yardstick.cpp. The test suite also builds it as the
-// using TU of the separate-compilation check (tests/separate/) and runs it. With RMQ_PROBE_REMOTING it includes <rmq/remoting.hpp>
-// instead (all of rmq, the TCP transport too), as a TU of a program that also talks to a real cluster would.
+// using TU of the separate-compilation check (tests/separate/) and runs it. With RMQ_PROBE_REMOTING it
+// includes <rmq/remoting.hpp> instead (all of rmq, the TCP transport too), as a TU of a program that also
+// talks to a real cluster would.
 
 #include <chrono>
 #include <condition_variable>

@@ -12,6 +12,7 @@
 #include <rmq/allocate/by_machine_room.hpp>
 #include <rmq/allocate/consistent_hash.hpp>
 #include <rmq/allocate/machine_room_nearby.hpp>
+#include <rmq/allocate/sticky.hpp>
 #include <rmq/clock.hpp>
 #include <rmq/concepts/allocate_policy.hpp>
 #include <rmq/concepts/offset_store_policy.hpp>
