@@ -19,17 +19,18 @@ namespace rmq {
 
 /// Every (queue, client) pair has a fixed weight, a 64-bit hash of the queue's topic, broker name and queue
 /// id and of the client id (score()). Each client ranks the queues by its weights, a list that does not
-/// depend on the other members. Queues are dealt in levels: in level L every client holding fewer than L
-/// queues takes its best-ranked free queue; when two want one queue, the one ranking it higher wins, then the
-/// heavier pair. Levels 1..⌊N/C⌋ give every client one queue each and level ⌊N/C⌋+1 deals the N mod C left,
-/// so every client owns ⌊N/C⌋ or ⌈N/C⌉ queues and every queue has one owner; and a member joining or leaving
-/// changes the owner of few queues besides its own (docs/policies/allocate.md has the measured figures).
+/// depend on the other members. Queues are dealt in rounds: in round r every client that may still take a
+/// queue bids for the r-th queue of its list if it is free; when several bid for one queue, the one holding
+/// fewest queues wins, then the heavier pair. A client may take ⌊N/C⌋ queues, and one more while fewer than
+/// N mod C clients have, so every client owns ⌊N/C⌋ or ⌈N/C⌉ queues and every queue has one owner; and a
+/// member joining or leaving changes the owner of few queues besides its own (docs/policies/allocate.md has
+/// the measured figures).
 ///
 /// The result depends only on the arguments, not on their order nor on any history: no five-argument
 /// (rmq::StickyAllocatePolicy) overload, "sticky" here means little movement by construction. A client id
 /// listed twice counts once. Throws rmq::InvalidArgument for an empty current id, `mq_all` or `cid_all` (in
 /// that order, with rmq::AllocateAveragely's messages), returns [] for a client id not in `cid_all`. Cost per
-/// call: O(N·C·(log N + ⌈N/C⌉)) time, O(N·C) memory (1,000 queues and 100 clients: ~30 ms at -O2).
+/// call: O(N·C·log N) time, O(N·C) memory (1,000 queues and 100 clients: ~XX ms at -O2).
 struct AllocateSticky {
     /// The strategy's name (no Java strategy has it).
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "STICKY"; }
@@ -52,12 +53,11 @@ struct AllocateSticky {
                                                      std::span<const std::string> cid_all) const;
 
 private:
-    struct Pair;
+    struct Table;
 
-    // Every (queue, client) pair, in the order owners() visits them: by the client's rank of the queue, then
-    // heaviest first.
-    [[nodiscard]] static std::vector<Pair> ranked_pairs(std::span<const MessageQueue> mq_all,
-                                                        std::span<const std::string_view> clients);
+    // The weight of every pair and every client's list of the queues, heaviest first.
+    [[nodiscard]] static Table table(std::span<const MessageQueue> mq_all,
+                                     std::span<const std::string_view> clients);
 
     // The client ids sorted, without duplicates; throws for an empty mq_all or cid_all.
     [[nodiscard]] static std::vector<std::string_view> checked_clients(std::span<const MessageQueue> mq_all,
