@@ -174,16 +174,21 @@ TEST_CASE("STICKY weights are pinned: every build and platform computes the same
     // combined as mix(q ^ mix(c)) with SplitMix64's finalizer (checked against a Python transcription).
     // Fields are separated: moving a byte from the topic to the broker name changes the weight.
     CHECK(rmq::AllocateSticky::score({"ab", "c", 0}, "x") != rmq::AllocateSticky::score({"a", "bc", 0}, "x"));
-    const auto mq_all = make_queues(8);
+    // The splits pin the dealing too (the second one differs from the levels the strategy used before).
     const std::vector<std::string> cid_all{"10.0.0.1@100", "10.0.0.2@100", "10.0.0.3@100"};
-    std::vector<std::vector<std::int32_t>> ids;
-    for (const auto& cid : cid_all) {
-        ids.emplace_back();
-        for (const auto& mq : rmq::AllocateSticky{}.allocate(group, cid, mq_all, cid_all)) {
-            ids.back().push_back(mq.queue_id);
+    const auto ids = [&](int queue_count) {
+        const auto mq_all = make_queues(queue_count);
+        std::vector<std::vector<std::int32_t>> result;
+        for (const auto& cid : cid_all) {
+            result.emplace_back();
+            for (const auto& mq : rmq::AllocateSticky{}.allocate(group, cid, mq_all, cid_all)) {
+                result.back().push_back(mq.queue_id);
+            }
         }
-    }
-    CHECK(ids == std::vector<std::vector<std::int32_t>>{{2, 6}, {0, 1, 7}, {3, 4, 5}});
+        return result;
+    };
+    CHECK(ids(8) == std::vector<std::vector<std::int32_t>>{{2, 6}, {0, 1, 7}, {3, 4, 5}});
+    CHECK(ids(10) == std::vector<std::vector<std::int32_t>>{{2, 4, 6}, {0, 1, 5, 7}, {3, 8, 9}});
 }
 
 TEST_CASE("STICKY: balanced, one owner per queue, every member agrees, over a grid", "[allocate][sticky]") {
@@ -227,10 +232,10 @@ TEST_CASE("STICKY depends on the arguments only, not on their order, and a repea
     }
 }
 
-TEST_CASE("STICKY moves few queues when one member joins or leaves (mean ratio: join <= 1.55, leave <= 1.65)",
+TEST_CASE("STICKY moves few queues when one member joins or leaves (mean ratio: join <= 1.5, leave <= 1.57)",
           "[allocate][sticky]") {
     // The mean of moved / unavoidable over every event of the grid, pooled over three queue layouts (the
-    // figures of one layout vary by about +-0.07 with the names hashed). Measured: join 1.50, leave 1.62;
+    // figures of one layout vary by about +-0.07 with the names hashed). Measured: join 1.45, leave 1.56;
     // the issue's goal is 1.5 for both, met by joins only. Averagely scores 3.5 (join) and 4.1 (leave) on
     // this grid, ConsistentHash 1.0 but unbalanced (bench/allocate_movement.cpp).
     const auto pool = client_pool(17);
@@ -249,6 +254,6 @@ TEST_CASE("STICKY moves few queues when one member joins or leaves (mean ratio: 
                      leave.events));
     CHECK(join.spurious == 0);
     CHECK(leave.spurious == 0);
-    CHECK(join.mean() <= 1.55);
-    CHECK(leave.mean() <= 1.65);
+    CHECK(join.mean() <= 1.5);
+    CHECK(leave.mean() <= 1.57);
 }
