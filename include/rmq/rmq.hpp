@@ -34,6 +34,7 @@
 #include <rmq/order/host.hpp>
 #include <rmq/order/key_orderly.hpp>
 #include <rmq/order/orderly.hpp>
+#include <rmq/order/orderly_common.hpp>
 #include <rmq/process_queue.hpp>
 #include <rmq/producer.hpp>
 #include <rmq/protocol.hpp>

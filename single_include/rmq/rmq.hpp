@@ -3512,6 +3512,67 @@ struct Concurrently {
 #include <vector>
 
 
+// ---- begin rmq/order/orderly_common.hpp ----
+
+/// @file order/orderly_common.hpp
+/// What every broker-locked order policy does the same way (rmq::Orderly and rmq::KeyOrderly use these; a
+/// user's policy may too): lock renewal, the suspend pause, and Java's checkReconsumeTimes. Written on the
+/// public facade (rmq::OrderHost) only.
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+namespace rmq::orderly {
+
+/// Renews the broker lock of every owned queue, first after `delay` ms and then every lock_renewal_interval,
+/// skipping the renewals once `stopped` is set. `host` and `stopped` must outlive the host's scheduler.
+template <class Host>
+void schedule_lock_all(Host& host, const std::atomic<bool>& stopped, std::int64_t delay) {
+    host.schedule(delay, [&host, &stopped] {
+        if (!stopped.load()) {
+            host.lock_all();
+        }
+        schedule_lock_all(host, stopped, host.config().lock_renewal_interval);
+    });
+}
+
+/// The pause of SuspendCurrentQueueAMoment: -1 means the consumer's suspend_current_queue_time_millis;
+/// clamped to [lo, hi] ms (Java: [10, 30000]).
+template <class Host>
+std::int64_t
+suspend_millis(const Host& host, std::int64_t millis, std::int64_t lo = 10, std::int64_t hi = 30000) {
+    if (millis == -1) {
+        millis = host.config().suspend_current_queue_time_millis;
+    }
+    return std::clamp(millis, lo, hi);
+}
+
+/// Java's checkReconsumeTimes: true = suspend and retry the messages locally (their reconsume times counted);
+/// messages past max_reconsume_times are moved to the DLQ (if that fails they are retried locally as well).
+template <class Host>
+bool check_reconsume_times(Host& host, std::vector<MessageExt>& msgs) {
+    bool suspend = false;
+    const int max = host.max_reconsume_times();
+    for (auto& msg : msgs) {
+        if (msg.reconsume_times() >= max) {
+            msg.set_property(property::reconsume_time, std::to_string(msg.reconsume_times()));
+            if (host.send_to_dlq(msg)) {
+                continue;
+            }
+        }
+        suspend = true;
+        msg.set_reconsume_times(msg.reconsume_times() + 1);
+    }
+    return suspend;
+}
+
+}  // namespace rmq::orderly
+// ---- end rmq/order/orderly_common.hpp ----
+
 namespace rmq {
 
 /// Order policy for orderly consumption: the messages of one queue reach the listener strictly in queue
@@ -3552,7 +3613,8 @@ struct Orderly {
         /// Clustering: renew every owned queue's broker lock each lock_renewal_interval (first after 1 s).
         void start() {
             if (host_.clustering()) {
-                schedule_lock_all(std::min<std::int64_t>(1000, host_.config().lock_renewal_interval));
+                orderly::schedule_lock_all(
+                    host_, stopped_, std::min<std::int64_t>(1000, host_.config().lock_renewal_interval));
             }
         }
 
@@ -3593,15 +3655,6 @@ struct Orderly {
         }
 
     private:
-        void schedule_lock_all(std::int64_t delay) {
-            host_.schedule(delay, [this] {
-                if (!stopped_.load()) {
-                    host_.lock_all();
-                }
-                schedule_lock_all(host_.config().lock_renewal_interval);
-            });
-        }
-
         void submit_request(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
             host_.submit([this, mq, pq] { consume(mq, pq); });
         }
@@ -3609,10 +3662,7 @@ struct Orderly {
         /// submitConsumeRequestLater: -1 means the consumer's suspend time; clamped to [10, 30000] ms.
         void
         submit_later(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::int64_t millis) {
-            if (millis == -1) {
-                millis = host_.config().suspend_current_queue_time_millis;
-            }
-            millis = std::clamp(millis, min_suspend_millis, max_suspend_millis);
+            millis = orderly::suspend_millis(host_, millis, min_suspend_millis, max_suspend_millis);
             host_.schedule(millis, [this, mq, pq] { submit_request(mq, pq); });
         }
 
@@ -3700,7 +3750,7 @@ struct Orderly {
             const auto n = static_cast<std::int64_t>(msgs.size());
             const auto suspend = [&] {
                 host_.record_consume_failed(mq.topic, n);
-                if (check_reconsume_times(msgs)) {
+                if (orderly::check_reconsume_times(host_, msgs)) {
                     pq->make_message_to_consume_again(std::span<const MessageExt>(msgs));
                     submit_later(mq, pq, ctx.suspend_current_queue_time_millis());
                     continue_consume = false;
@@ -3749,26 +3799,6 @@ struct Orderly {
                 host_.update_offset(mq, commit_offset, false);
             }
             return continue_consume;
-        }
-
-        /// Java's checkReconsumeTimes: true = suspend and retry locally; messages past the limit
-        /// are moved to the DLQ (if that fails they are retried locally as well).
-        bool check_reconsume_times(std::vector<MessageExt>& msgs) {
-            bool suspend = false;
-            const int max = host_.max_reconsume_times();
-            for (auto& msg : msgs) {
-                if (msg.reconsume_times() >= max) {
-                    msg.set_property(property::reconsume_time, std::to_string(msg.reconsume_times()));
-                    if (!host_.send_to_dlq(msg)) {
-                        suspend = true;
-                        msg.set_reconsume_times(msg.reconsume_times() + 1);
-                    }
-                } else {
-                    suspend = true;
-                    msg.set_reconsume_times(msg.reconsume_times() + 1);
-                }
-            }
-            return suspend;
         }
 
         Host& host_;
@@ -7684,7 +7714,8 @@ public:
     /// Clustering: renew every owned queue's broker lock each lock_renewal_interval (first after 1 s).
     void start() {
         if (host_.clustering()) {
-            schedule_lock_all(std::min<std::int64_t>(1000, host_.config().lock_renewal_interval));
+            orderly::schedule_lock_all(
+                host_, stopped_, std::min<std::int64_t>(1000, host_.config().lock_renewal_interval));
         }
     }
 
@@ -7800,15 +7831,6 @@ private:
         KeyEntry* key = nullptr;
         std::vector<Pending> items;
     };
-
-    void schedule_lock_all(std::int64_t delay) {
-        host_.schedule(delay, [this] {
-            if (!stopped_.load()) {
-                host_.lock_all();
-            }
-            schedule_lock_all(host_.config().lock_renewal_interval);
-        });
-    }
 
     std::shared_ptr<QueueState> state_for(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
         const std::lock_guard lock(states_mutex_);
@@ -7975,10 +7997,11 @@ private:
     Outcome
     outcome_of(const QueueState& qs, std::vector<MessageExt>& msgs, const Context& ctx, Status status) {
         const auto n = static_cast<std::int64_t>(msgs.size());
-        const std::int64_t pause = suspend_millis(ctx.suspend_current_queue_time_millis());
+        const std::int64_t pause = orderly::suspend_millis(
+            host_, ctx.suspend_current_queue_time_millis(), min_suspend_millis, max_suspend_millis);
         const auto failed = [&] {
             host_.record_consume_failed(qs.mq.topic, n);
-            return check_reconsume_times(msgs);
+            return orderly::check_reconsume_times(host_, msgs);
         };
         Outcome out;
         if (ctx.auto_commit()) {
@@ -8008,13 +8031,6 @@ private:
         }
         out.suspend = out.put_back || out.rollback ? pause : 0;
         return out;
-    }
-
-    std::int64_t suspend_millis(std::int64_t millis) const {
-        if (millis == -1) {
-            millis = host_.config().suspend_current_queue_time_millis;
-        }
-        return std::clamp(millis, min_suspend_millis, max_suspend_millis);
     }
 
     /// Applies the outcome under qs.mutex, then commits outside it and re-files the key.
@@ -8107,26 +8123,6 @@ private:
             }
             submit_workers(self, spawn);
         });
-    }
-
-    /// Java's checkReconsumeTimes: true = retry the batch locally after a pause; messages past the limit are
-    /// moved to the DLQ (if that fails they are retried as well).
-    bool check_reconsume_times(std::vector<MessageExt>& msgs) {
-        bool suspend = false;
-        const int max = host_.max_reconsume_times();
-        for (auto& msg : msgs) {
-            if (msg.reconsume_times() >= max) {
-                msg.set_property(property::reconsume_time, std::to_string(msg.reconsume_times()));
-                if (!host_.send_to_dlq(msg)) {
-                    suspend = true;
-                    msg.set_reconsume_times(msg.reconsume_times() + 1);
-                }
-            } else {
-                suspend = true;
-                msg.set_reconsume_times(msg.reconsume_times() + 1);
-            }
-        }
-        return suspend;
     }
 
     Host& host_;

@@ -31,6 +31,7 @@
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/order/host.hpp>
+#include <rmq/order/orderly_common.hpp>
 #include <rmq/process_queue.hpp>
 
 namespace rmq {
@@ -115,7 +116,8 @@ public:
     /// Clustering: renew every owned queue's broker lock each lock_renewal_interval (first after 1 s).
     void start() {
         if (host_.clustering()) {
-            schedule_lock_all(std::min<std::int64_t>(1000, host_.config().lock_renewal_interval));
+            orderly::schedule_lock_all(
+                host_, stopped_, std::min<std::int64_t>(1000, host_.config().lock_renewal_interval));
         }
     }
 
@@ -231,15 +233,6 @@ private:
         KeyEntry* key = nullptr;
         std::vector<Pending> items;
     };
-
-    void schedule_lock_all(std::int64_t delay) {
-        host_.schedule(delay, [this] {
-            if (!stopped_.load()) {
-                host_.lock_all();
-            }
-            schedule_lock_all(host_.config().lock_renewal_interval);
-        });
-    }
 
     std::shared_ptr<QueueState> state_for(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
         const std::lock_guard lock(states_mutex_);
@@ -406,10 +399,11 @@ private:
     Outcome
     outcome_of(const QueueState& qs, std::vector<MessageExt>& msgs, const Context& ctx, Status status) {
         const auto n = static_cast<std::int64_t>(msgs.size());
-        const std::int64_t pause = suspend_millis(ctx.suspend_current_queue_time_millis());
+        const std::int64_t pause = orderly::suspend_millis(
+            host_, ctx.suspend_current_queue_time_millis(), min_suspend_millis, max_suspend_millis);
         const auto failed = [&] {
             host_.record_consume_failed(qs.mq.topic, n);
-            return check_reconsume_times(msgs);
+            return orderly::check_reconsume_times(host_, msgs);
         };
         Outcome out;
         if (ctx.auto_commit()) {
@@ -439,13 +433,6 @@ private:
         }
         out.suspend = out.put_back || out.rollback ? pause : 0;
         return out;
-    }
-
-    std::int64_t suspend_millis(std::int64_t millis) const {
-        if (millis == -1) {
-            millis = host_.config().suspend_current_queue_time_millis;
-        }
-        return std::clamp(millis, min_suspend_millis, max_suspend_millis);
     }
 
     /// Applies the outcome under qs.mutex, then commits outside it and re-files the key.
@@ -538,26 +525,6 @@ private:
             }
             submit_workers(self, spawn);
         });
-    }
-
-    /// Java's checkReconsumeTimes: true = retry the batch locally after a pause; messages past the limit are
-    /// moved to the DLQ (if that fails they are retried as well).
-    bool check_reconsume_times(std::vector<MessageExt>& msgs) {
-        bool suspend = false;
-        const int max = host_.max_reconsume_times();
-        for (auto& msg : msgs) {
-            if (msg.reconsume_times() >= max) {
-                msg.set_property(property::reconsume_time, std::to_string(msg.reconsume_times()));
-                if (!host_.send_to_dlq(msg)) {
-                    suspend = true;
-                    msg.set_reconsume_times(msg.reconsume_times() + 1);
-                }
-            } else {
-                suspend = true;
-                msg.set_reconsume_times(msg.reconsume_times() + 1);
-            }
-        }
-        return suspend;
     }
 
     Host& host_;

@@ -24,6 +24,7 @@
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/order/host.hpp>
+#include <rmq/order/orderly_common.hpp>
 #include <rmq/process_queue.hpp>
 
 namespace rmq {
@@ -66,7 +67,8 @@ struct Orderly {
         /// Clustering: renew every owned queue's broker lock each lock_renewal_interval (first after 1 s).
         void start() {
             if (host_.clustering()) {
-                schedule_lock_all(std::min<std::int64_t>(1000, host_.config().lock_renewal_interval));
+                orderly::schedule_lock_all(
+                    host_, stopped_, std::min<std::int64_t>(1000, host_.config().lock_renewal_interval));
             }
         }
 
@@ -107,15 +109,6 @@ struct Orderly {
         }
 
     private:
-        void schedule_lock_all(std::int64_t delay) {
-            host_.schedule(delay, [this] {
-                if (!stopped_.load()) {
-                    host_.lock_all();
-                }
-                schedule_lock_all(host_.config().lock_renewal_interval);
-            });
-        }
-
         void submit_request(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
             host_.submit([this, mq, pq] { consume(mq, pq); });
         }
@@ -123,10 +116,7 @@ struct Orderly {
         /// submitConsumeRequestLater: -1 means the consumer's suspend time; clamped to [10, 30000] ms.
         void
         submit_later(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::int64_t millis) {
-            if (millis == -1) {
-                millis = host_.config().suspend_current_queue_time_millis;
-            }
-            millis = std::clamp(millis, min_suspend_millis, max_suspend_millis);
+            millis = orderly::suspend_millis(host_, millis, min_suspend_millis, max_suspend_millis);
             host_.schedule(millis, [this, mq, pq] { submit_request(mq, pq); });
         }
 
@@ -214,7 +204,7 @@ struct Orderly {
             const auto n = static_cast<std::int64_t>(msgs.size());
             const auto suspend = [&] {
                 host_.record_consume_failed(mq.topic, n);
-                if (check_reconsume_times(msgs)) {
+                if (orderly::check_reconsume_times(host_, msgs)) {
                     pq->make_message_to_consume_again(std::span<const MessageExt>(msgs));
                     submit_later(mq, pq, ctx.suspend_current_queue_time_millis());
                     continue_consume = false;
@@ -263,26 +253,6 @@ struct Orderly {
                 host_.update_offset(mq, commit_offset, false);
             }
             return continue_consume;
-        }
-
-        /// Java's checkReconsumeTimes: true = suspend and retry locally; messages past the limit
-        /// are moved to the DLQ (if that fails they are retried locally as well).
-        bool check_reconsume_times(std::vector<MessageExt>& msgs) {
-            bool suspend = false;
-            const int max = host_.max_reconsume_times();
-            for (auto& msg : msgs) {
-                if (msg.reconsume_times() >= max) {
-                    msg.set_property(property::reconsume_time, std::to_string(msg.reconsume_times()));
-                    if (!host_.send_to_dlq(msg)) {
-                        suspend = true;
-                        msg.set_reconsume_times(msg.reconsume_times() + 1);
-                    }
-                } else {
-                    suspend = true;
-                    msg.set_reconsume_times(msg.reconsume_times() + 1);
-                }
-            }
-            return suspend;
         }
 
         Host& host_;
