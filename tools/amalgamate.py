@@ -178,9 +178,7 @@ def amalgamate(root, before=None):
                 raise Error("%s: <%s> must be included inside #if RMQ_INCLUDE_IMPL" % (where, inc))
             if not done(inc) and inc not in impls:
                 impls.append(inc)
-        elif not done(inc) or (not in_impl and inc in seen_in_impl):
-            if not in_impl and inc in seen_in_impl:
-                raise Error("%s: <%s> was first reached from an .ipp; include it from a header" % (where, inc))
+        elif not done(inc):
             inline(inc, stack + [where], in_impl)
 
     inline(root, ["tools/amalgamate.py"], False)
