@@ -11,7 +11,7 @@ PACKAGES=(
     g++ cmake ninja-build ccache python3
     catch2 librange-v3-dev libboost-dev libfmt-dev nlohmann-json3-dev
     zlib1g-dev libssl-dev liblz4-dev libzstd-dev
-    clang-format-16
+    clang-format-16 libspdlog-dev
 )
 # Real-broker tests (an Apache RocketMQ broker run from Java). Enabled with RMQ_DEPS_BROKER=1.
 BROKER_PACKAGES=(openjdk-17-jdk-headless maven)

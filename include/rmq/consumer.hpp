@@ -124,7 +124,7 @@ public:
         try {
             core_->shutdown();
         } catch (const std::exception& e) {
-            detail::log_line("consumer destroyed without a clean shutdown: {}", e.what());
+            detail::log_line(LogLevel::Warn, "consumer destroyed without a clean shutdown: {}", e.what());
         }
     }
 

@@ -182,7 +182,7 @@ public:
     }
 
     /// Same, reporting a failed send-back to `on_failure(const MessageExt&, std::exception_ptr)` (a null
-    /// pointer when send_back returned false) instead of the default stderr line.
+    /// pointer when send_back returned false) instead of the default warning line (rmq/log.hpp).
     template <class SendBack, class OnFailure>
     void
     clean_expired_msg(std::int64_t consume_timeout_millis, SendBack&& send_back, OnFailure&& on_failure) {
@@ -341,7 +341,7 @@ private:
     // Java's Long.parseLong, but a malformed value is "absent" instead of an exception escaping the caller.
     static std::optional<std::int64_t> parse_long(std::string_view text) noexcept;
 
-    // rmq has no logging facility yet; a failed expiry send-back must not go unnoticed, so it reaches stderr.
+    // A failed expiry send-back must not go unnoticed: a warning through rmq's log handler.
     static void log_send_back_failure(const MessageExt& msg, std::exception_ptr error);
 
     // Body of remove_messages; the caller holds the write lock.

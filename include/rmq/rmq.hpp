@@ -25,6 +25,7 @@
 #include <rmq/consumer_config.hpp>
 #include <rmq/error.hpp>
 #include <rmq/fwd.hpp>
+#include <rmq/log.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/offset_store/local_file.hpp>

@@ -4802,7 +4802,11 @@ public:
                 return;
             }
             if (!self->usable_now()) {
-                log_line("oneway request to {} dropped: {}", self->addr_, self->last_error_);
+                log_repeated(LogLevel::Warn,
+                             fmt::format("oneway {}", self->addr_),
+                             "oneway request to {} dropped: {}",
+                             self->addr_,
+                             self->last_error_);
                 return;
             }
             self->writes_.push_back(std::move(frame));
@@ -4916,7 +4920,7 @@ private:
         try {
             cb(std::move(response), std::move(error));
         } catch (const std::exception& e) {
-            log_line("callback of a request to {} threw: {}", addr_, e.what());
+            log_line(LogLevel::Error, "callback of a request to {} threw: {}", addr_, e.what());
         }
     }
 
@@ -5026,7 +5030,7 @@ private:
             try {
                 first = on_connect_(addr_);
             } catch (const std::exception& e) {
-                log_line("connect hook for {} failed: {}", addr_, e.what());
+                log_line(LogLevel::Warn, "connect hook for {} failed: {}", addr_, e.what());
             }
             // the broker runs heartbeats and pulls on different executors: queued requests wait until the
             // hook's requests are answered (or failed), not just written, so a pull never overtakes them
@@ -5049,7 +5053,7 @@ private:
                                      });
                     priority_writes_.push_back(std::move(frame));
                 } catch (const std::exception& e) {
-                    log_line("request to {} after connect not sent: {}", addr_, e.what());
+                    log_line(LogLevel::Warn, "request to {} after connect not sent: {}", addr_, e.what());
                 }
             }
         }
@@ -5126,7 +5130,7 @@ private:
                                                                self->options_.max_frame_length));
                     }
                 } catch (const std::exception& e) {
-                    log_line("closing the connection to {}: {}", self->addr_, e.what());
+                    log_line(LogLevel::Warn, "closing the connection to {}: {}", self->addr_, e.what());
                     self->shutdown_socket(fmt::format("frame refused: {}", e.what()));
                     return;
                 }
@@ -5136,31 +5140,33 @@ private:
 
     void read_payload(std::size_t size) {
         auto buf = std::make_shared<std::vector<std::byte>>(size);
-        asio::async_read(
-            socket_,
-            asio::buffer(*buf),
-            [self = shared_from_this(), buf, gen = generation_](const boost::system::error_code& ec,
-                                                                std::size_t) {
-                if (gen != self->generation_) {
-                    return;
-                }
-                if (ec) {
-                    self->shutdown_socket(fmt::format("read failed: {}", ec.message()));
-                    return;
-                }
-                std::optional<remoting::Command> cmd;
-                try {
-                    cmd = remoting::decode_payload(std::span<const std::byte>(*buf));
-                } catch (const std::exception& e) {
-                    log_line("closing the connection to {}: undecodable frame: {}", self->addr_, e.what());
-                    self->shutdown_socket(fmt::format("undecodable frame: {}", e.what()));
-                    return;
-                }
-                self->dispatch(std::move(*cmd));
-                if (gen == self->generation_) {
-                    self->start_read();
-                }
-            });
+        asio::async_read(socket_,
+                         asio::buffer(*buf),
+                         [self = shared_from_this(), buf, gen = generation_](
+                             const boost::system::error_code& ec, std::size_t) {
+                             if (gen != self->generation_) {
+                                 return;
+                             }
+                             if (ec) {
+                                 self->shutdown_socket(fmt::format("read failed: {}", ec.message()));
+                                 return;
+                             }
+                             std::optional<remoting::Command> cmd;
+                             try {
+                                 cmd = remoting::decode_payload(std::span<const std::byte>(*buf));
+                             } catch (const std::exception& e) {
+                                 log_line(LogLevel::Warn,
+                                          "closing the connection to {}: undecodable frame: {}",
+                                          self->addr_,
+                                          e.what());
+                                 self->shutdown_socket(fmt::format("undecodable frame: {}", e.what()));
+                                 return;
+                             }
+                             self->dispatch(std::move(*cmd));
+                             if (gen == self->generation_) {
+                                 self->start_read();
+                             }
+                         });
     }
 
     void dispatch(remoting::Command cmd) {
@@ -5282,7 +5288,7 @@ RMQ_DECL RemotingClient::RemotingClient(ConnectionOptions options,
                 impl->io.run();
                 return;
             } catch (const std::exception& e) {
-                log_line("remoting io thread: handler threw: {}", e.what());
+                log_line(LogLevel::Error, "remoting io thread: handler threw: {}", e.what());
             }
         }
     });
@@ -5590,7 +5596,7 @@ RMQ_DECL remoting::Command BrokerRequests::notify_consumer_ids_changed(const rem
         try {
             h(ConsumerIdsChanged{group});
         } catch (const std::exception& e) {
-            log_line("notification handler for {} threw: {}", group, e.what());
+            log_line(LogLevel::Error, "notification handler for {} threw: {}", group, e.what());
         }
     }
     return remoting::Command{};
@@ -5975,7 +5981,8 @@ RMQ_DECL void NameServers::refresh_async() {
                 try {
                     store(topic, remoting::decode_topic_route_data(resp->body));
                 } catch (const std::exception& ex) {
-                    log_line("route of {}: {}", topic, ex.what());
+                    log_repeated(
+                        LogLevel::Warn, fmt::format("route {}", topic), "route of {}: {}", topic, ex.what());
                 }
             });
     }
@@ -6118,7 +6125,12 @@ RMQ_DECL std::vector<MessageQueue> lock_batch(TransportParts& parts,
             if (!first_error) {
                 first_error = std::current_exception();
             }
-            log_line("group [{}]: lock batch at {} failed: {}", group, addr, e.what());
+            log_repeated(LogLevel::Warn,
+                         fmt::format("lock batch {} {}", group, addr),
+                         "group [{}]: lock batch at {} failed: {}",
+                         group,
+                         addr,
+                         e.what());
         }
     }
     if (failures != 0 && failures == calls.size()) {
@@ -6238,7 +6250,7 @@ RMQ_DECL void heartbeat(TransportParts& parts, const HeartbeatData& hb) {
             if (++failed == results.size()) {
                 throw;
             }
-            log_line("{}", e.what());
+            log_line(LogLevel::Warn, "{}", e.what());
         }
     }
 }
@@ -6249,7 +6261,11 @@ RMQ_DECL void send_heartbeats_async(TransportParts& parts, const std::string& ad
             parts.caller.client().invoke_async(
                 addr, std::move(c), parts.config.mq_client_api_timeout, [](auto, auto) {});
         } catch (const std::exception& e) {
-            log_line("heartbeat to {} not sent: {}", addr, e.what());
+            log_repeated(LogLevel::Warn,
+                         fmt::format("heartbeat {}", addr),
+                         "heartbeat to {} not sent: {}",
+                         addr,
+                         e.what());
         }
     }
 }
@@ -6275,7 +6291,7 @@ RMQ_DECL void unregister_client(TransportParts& parts,
             try {
                 std::rethrow_exception(*e);
             } catch (const std::exception& ex) {
-                log_line("unregister of {} at {} failed: {}", client_id, addr, ex.what());
+                log_line(LogLevel::Warn, "unregister of {} at {} failed: {}", client_id, addr, ex.what());
             }
         }
     }
@@ -6492,7 +6508,11 @@ inline std::vector<MessageExt> found_messages(const MessageQueue& mq,
     remoting::MessageDecodeReport report;
     auto msgs = remoting::decode_messages(resp.body_bytes(), &report);
     if (report.damaged_records != 0) {
-        log_line("pull of {}: {} damaged record(s) dropped: {}", mq, report.damaged_records, report.error);
+        log_line(LogLevel::Warn,
+                 "pull of {}: {} damaged record(s) dropped: {}",
+                 mq,
+                 report.damaged_records,
+                 report.error);
     }
     if (offset_delta) {
         for (auto& m : msgs) {
@@ -6874,7 +6894,7 @@ RMQ_DECL void RemotingTransportState::schedule_refresh() {
                 remoting_ops::send_heartbeats_async(parts_, addr);
             }
         } catch (const std::exception& e) {
-            log_line("route refresh failed: {}", e.what());
+            log_repeated(LogLevel::Warn, "route refresh", "route refresh failed: {}", e.what());
         }
         schedule_refresh();
     });

@@ -2221,7 +2221,7 @@ public:
     }
 
     /// Same, reporting a failed send-back to `on_failure(const MessageExt&, std::exception_ptr)` (a null
-    /// pointer when send_back returned false) instead of the default stderr line.
+    /// pointer when send_back returned false) instead of the default warning line (rmq/log.hpp).
     template <class SendBack, class OnFailure>
     void
     clean_expired_msg(std::int64_t consume_timeout_millis, SendBack&& send_back, OnFailure&& on_failure) {
@@ -2380,7 +2380,7 @@ private:
     // Java's Long.parseLong, but a malformed value is "absent" instead of an exception escaping the caller.
     static std::optional<std::int64_t> parse_long(std::string_view text) noexcept;
 
-    // rmq has no logging facility yet; a failed expiry send-back must not go unnoticed, so it reaches stderr.
+    // A failed expiry send-back must not go unnoticed: a warning through rmq's log handler.
     static void log_send_back_failure(const MessageExt& msg, std::exception_ptr error);
 
     // Body of remove_messages; the caller holds the write lock.
@@ -2425,19 +2425,163 @@ private:
 // ---- begin rmq/detail/util/log.hpp ----
 
 /// @file detail/util/log.hpp
-/// The consumer's log sink (stderr, one line per event); one place to reroute logging later.
+/// How rmq's code logs: formatted only when the level is enabled, through rmq::log_message (log.hpp), and
+/// repeated failures (a broker down: every pull, heartbeat and route refresh fails) summarised instead of
+/// flooding the log.
 
-#include <cstdio>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
 
+
+// ---- begin rmq/log.hpp ----
+
+/// @file log.hpp
+/// Where rmq's log lines go: one process-wide handler and level, set by the application (spdlog, syslog,
+/// a test's capture). docs/logging.md.
+
+#include <functional>
+#include <string_view>
+
+
+namespace rmq {
+
+/// How much a line matters. `Off` as a level silences rmq entirely.
+enum class LogLevel { Trace, Debug, Info, Warn, Error, Off };
+
+/// "TRACE", "DEBUG", "INFO", "WARN", "ERROR" or "OFF".
+[[nodiscard]] constexpr std::string_view to_string(LogLevel level) noexcept {
+    switch (level) {
+    case LogLevel::Trace:
+        return "TRACE";
+    case LogLevel::Debug:
+        return "DEBUG";
+    case LogLevel::Info:
+        return "INFO";
+    case LogLevel::Warn:
+        return "WARN";
+    case LogLevel::Error:
+        return "ERROR";
+    case LogLevel::Off:
+        break;
+    }
+    return "OFF";
+}
+
+/// Receives every line at or above the level (without the `rmq: ` prefix or a newline). Called on rmq's own
+/// threads (pull loop, consume pool, I/O), possibly from several at once: it must be thread-safe, and it must
+/// not block for long. An exception it throws is swallowed (logging never breaks consumption).
+using LogHandler = std::function<void(LogLevel, std::string_view message)>;
+
+/// Installs `handler` for the whole process and returns the previous one; an empty function restores the
+/// default handler, which writes `rmq: <message>` lines to stderr.
+RMQ_DECL LogHandler set_log_handler(LogHandler handler);
+
+/// Lines below `level` are neither formatted nor handed to the handler (default: LogLevel::Info). Returns
+/// the previous level.
+RMQ_DECL LogLevel set_log_level(LogLevel level) noexcept;
+
+/// The current level.
+[[nodiscard]] RMQ_DECL LogLevel log_level() noexcept;
+
+/// Whether a line at `level` would reach the handler.
+[[nodiscard]] RMQ_DECL bool log_enabled(LogLevel level) noexcept;
+
+/// Hands one line to the handler when `level` is enabled (what rmq's own lines go through).
+RMQ_DECL void log_message(LogLevel level, std::string_view message);
+
+}  // namespace rmq
+
+// ---- end rmq/log.hpp ----
+
 namespace rmq::detail {
 
-/// Prints `rmq: <formatted text>` to stderr.
+/// Formats and logs one line at `level` (nothing is formatted when the level is disabled).
 template <class... Args>
-void log_line(fmt::format_string<Args...> format, Args&&... args) {
-    fmt::print(stderr, "rmq: {}\n", fmt::format(format, std::forward<Args>(args)...));
+void log_line(LogLevel level, fmt::format_string<Args...> format, Args&&... args) {
+    if (log_enabled(level)) {
+        log_message(level, fmt::format(format, std::forward<Args>(args)...));
+    }
+}
+
+/// Lets the first line of a key through, then at most one per window: a line that comes after lines were
+/// held back carries " (N more in the last M s)". Keys are kept for one window; at most `max_keys` at once
+/// (beyond that, expired keys are dropped, and if none has expired the line passes unsummarised).
+class RepeatLimiter {
+public:
+    explicit RepeatLimiter(std::chrono::milliseconds window, std::size_t max_keys = 1024)
+        : window_ms_(window.count())
+        , max_keys_(max_keys) {}
+
+    /// The suffix to append when the line of `key` at `now_ms` (steady milliseconds) is to be logged, or
+    /// nullopt when it is held back.
+    std::optional<std::string> admit(std::string_view key, std::int64_t now_ms) {
+        const std::lock_guard lock(mutex_);
+        auto it = entries_.find(std::string(key));
+        if (it == entries_.end()) {
+            if (entries_.size() >= max_keys_ && !drop_expired(now_ms)) {
+                return std::string();
+            }
+            entries_.emplace(std::string(key), Entry{now_ms, 0});
+            return std::string();
+        }
+        Entry& e = it->second;
+        if (now_ms - e.since < window_ms_) {
+            ++e.held_back;
+            return std::nullopt;
+        }
+        std::string suffix;
+        if (e.held_back > 0) {
+            suffix = fmt::format(" ({} more in the last {} s)", e.held_back, (now_ms - e.since) / 1000);
+        }
+        e = Entry{now_ms, 0};
+        return suffix;
+    }
+
+private:
+    struct Entry {
+        std::int64_t since;      // when the last line of the key was logged
+        std::int64_t held_back;  // lines held back since
+    };
+
+    bool drop_expired(std::int64_t now_ms) {
+        const auto before = entries_.size();
+        std::erase_if(entries_, [&](const auto& e) { return now_ms - e.second.since >= window_ms_; });
+        return entries_.size() < before;
+    }
+
+    std::int64_t window_ms_;
+    std::size_t max_keys_;
+    std::mutex mutex_;
+    std::unordered_map<std::string, Entry> entries_;
+};
+
+/// The process-wide limiter of log_repeated: one line per key every 30 s.
+inline RepeatLimiter& repeat_limiter() {
+    static RepeatLimiter limiter(std::chrono::seconds(30));
+    return limiter;
+}
+
+/// Logs a failure that repeats while its cause lasts (a broker down, a route missing): the first line of
+/// `key` (e.g. the operation and the broker) and then one per 30 s with the count of those held back.
+template <class... Args>
+void log_repeated(LogLevel level, std::string_view key, fmt::format_string<Args...> format, Args&&... args) {
+    if (!log_enabled(level)) {
+        return;
+    }
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now().time_since_epoch())
+                         .count();
+    if (const auto suffix = repeat_limiter().admit(key, now)) {
+        log_message(level, fmt::format(format, std::forward<Args>(args)...) + *suffix);
+    }
 }
 
 }  // namespace rmq::detail
@@ -2542,10 +2686,16 @@ public:
     virtual void record_consume_ok(std::string_view topic, std::int64_t count) = 0;
     virtual void record_consume_failed(std::string_view topic, std::int64_t count) = 0;
 
-    /// Logs one line through rmq's log sink.
+    /// Logs one line at LogLevel::Warn through rmq's log handler (rmq/log.hpp).
     template <class... Args>
     void log(fmt::format_string<Args...> format, Args&&... args) const {
-        detail::log_line(format, std::forward<Args>(args)...);
+        detail::log_line(LogLevel::Warn, format, std::forward<Args>(args)...);
+    }
+
+    /// Logs one line at `level` through rmq's log handler (nothing is formatted when the level is disabled).
+    template <class... Args>
+    void log(LogLevel level, fmt::format_string<Args...> format, Args&&... args) const {
+        detail::log_line(level, format, std::forward<Args>(args)...);
     }
 
     // ------------------------------------------------------------------ the listener
@@ -5326,6 +5476,7 @@ static_assert(Transport<InProcessTransport>);
 #include <boost/lockfree/spsc_queue.hpp>
 #include <fmt/format.h>
 
+
 namespace rmq::detail {
 
 /// A fixed set of worker threads over a bounded FIFO of tasks. Tasks must not throw (an escaping exception is
@@ -5573,9 +5724,9 @@ private:
             try {
                 task->fn();
             } catch (const std::exception& e) {
-                fmt::print(stderr, "rmq: consume task failed: {}\n", e.what());
+                log_line(LogLevel::Error, "consume task failed: {}", e.what());
             } catch (...) {
-                fmt::print(stderr, "rmq: consume task failed with an unknown exception\n");
+                log_message(LogLevel::Error, "consume task failed with an unknown exception");
             }
             // Freed by the next submit, on the thread that allocated it and its closure (see done_).
             done = task;
@@ -5753,6 +5904,7 @@ private:
 
 #include <fmt/format.h>
 
+
 namespace rmq::detail {
 
 /// A single-threaded timer loop. Work posted after stop() is discarded (destroyed unrun), which is what late
@@ -5861,9 +6013,9 @@ private:
             try {
                 task();
             } catch (const std::exception& e) {
-                fmt::print(stderr, "rmq: scheduled task failed: {}\n", e.what());
+                log_line(LogLevel::Error, "scheduled task failed: {}", e.what());
             } catch (...) {
-                fmt::print(stderr, "rmq: scheduled task failed with an unknown exception\n");
+                log_message(LogLevel::Error, "scheduled task failed with an unknown exception");
             }
             task = nullptr;
             lock.lock();
@@ -6172,7 +6324,11 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_heartbeat() {
     try {
         transport_.heartbeat(hb);
     } catch (const std::exception& e) {
-        log_line("group [{}]: heartbeat failed: {}", group_, e.what());
+        log_repeated(LogLevel::Warn,
+                     fmt::format("heartbeat {}", group_),
+                     "group [{}]: heartbeat failed: {}",
+                     group_,
+                     e.what());
     }
 }
 
@@ -6185,7 +6341,11 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::persist_all() {
     try {
         offset_store_.persist_all(std::span<const MessageQueue>(mqs));
     } catch (const std::exception& e) {
-        log_line("group [{}]: persisting offsets failed: {}", group_, e.what());
+        log_repeated(LogLevel::Warn,
+                     fmt::format("persist {}", group_),
+                     "group [{}]: persisting offsets failed: {}",
+                     group_,
+                     e.what());
     }
 }
 
@@ -6362,7 +6522,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
     try {
         transport_.unregister_client(client_id_, std::string{}, group_);
     } catch (const std::exception& e) {
-        log_line("group [{}]: unregister failed: {}", group_, e.what());
+        log_line(LogLevel::Warn, "group [{}]: unregister failed: {}", group_, e.what());
     }
     {
         const std::lock_guard lock(table_mutex_);
@@ -6377,7 +6537,8 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::drain_listeners() {
     pool_->close();
     if (!pool_->wait_idle(config_.await_termination_millis_when_shutdown)) {
-        log_line("group [{}]: listeners still running after {} ms; their results will be discarded and their "
+        log_line(LogLevel::Warn,
+                 "group [{}]: listeners still running after {} ms; their results will be discarded and their "
                  "messages redelivered",
                  group_,
                  config_.await_termination_millis_when_shutdown);
@@ -6476,7 +6637,12 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::lock_queue(const MessageQue
         }
         return ok;
     } catch (const std::exception& e) {
-        log_line("group [{}]: lock of {} failed: {}", group_, mq, e.what());
+        log_repeated(LogLevel::Warn,
+                     fmt::format("lock {} {}", group_, mq.broker_name),
+                     "group [{}]: lock of {} failed: {}",
+                     group_,
+                     mq,
+                     e.what());
         return false;
     }
 }
@@ -6490,7 +6656,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::unlock_queues(const std::ve
     try {
         transport_.unlock_batch(group_, client_id_, mqs);
     } catch (const std::exception& e) {
-        log_line("group [{}]: unlock failed: {}", group_, e.what());
+        log_line(LogLevel::Warn, "group [{}]: unlock failed: {}", group_, e.what());
     }
 }
 
@@ -6507,7 +6673,12 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::lock_all() {
         try {
             apply_granted_locks(mqs, transport_.lock_batch(group_, client_id_, mqs));
         } catch (const std::exception& e) {
-            log_line("group [{}]: lockAll on {} failed: {}", group_, broker, e.what());
+            log_repeated(LogLevel::Warn,
+                         fmt::format("lockAll {} {}", group_, broker),
+                         "group [{}]: lockAll on {} failed: {}",
+                         group_,
+                         broker,
+                         e.what());
         }
     }
 }
@@ -6629,7 +6800,11 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::ready_after_lock(PullState&
                 st.next_offset = offset;
                 st.previously_locked = true;
             } catch (const std::exception& e) {
-                log_line("group [{}]: re-reading the offset of {} failed: {}", group_, st.mq, e.what());
+                log_line(LogLevel::Warn,
+                         "group [{}]: re-reading the offset of {} failed: {}",
+                         group_,
+                         st.mq,
+                         e.what());
                 return false;
             }
         }
@@ -6690,7 +6865,12 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_pull(const std::shared
             transport_.pull(args, std::move(complete));
         }
     } catch (const std::exception& e) {
-        log_line("group [{}]: pull of {} failed: {}", group_, st->mq, e.what());
+        log_repeated(LogLevel::Warn,
+                     fmt::format("pull {} {}", group_, st->mq.broker_name),
+                     "group [{}]: pull of {} failed: {}",
+                     group_,
+                     st->mq,
+                     e.what());
         pull_later(st, config_.pull_time_delay_mills_when_exception);
     }
 }
@@ -6741,7 +6921,13 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_pull_failed(const std::s
             "the broker does not know this member's subscription of {} ({})", st->mq.topic, remark));
     }
     if (!is_retry_topic(st->mq.topic) && code != response_code::subscription_not_latest) {
-        log_line("group [{}]: pull of {} failed with code {}: {}", group_, st->mq, code, remark);
+        log_repeated(LogLevel::Warn,
+                     fmt::format("pull code {} {} {}", group_, st->mq.broker_name, code),
+                     "group [{}]: pull of {} failed with code {}: {}",
+                     group_,
+                     st->mq,
+                     code,
+                     remark);
     }
     pull_later(st,
                code == response_code::flow_control ? config_.pull_time_delay_mills_when_broker_flow_control
@@ -6772,7 +6958,8 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_found(const std::shared_
         stats_.record_pulled(st->mq.topic, static_cast<std::int64_t>(kept.size()));
     }
     if (result.next_begin_offset < prev) {
-        log_line("[BUG] group [{}]: {} next begin offset {} < previous {}",
+        log_line(LogLevel::Error,
+                 "[BUG] group [{}]: {} next begin offset {} < previous {}",
                  group_,
                  st->mq,
                  result.next_begin_offset,
@@ -6815,7 +7002,8 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::prepare_found(const Message
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_offset_illegal(const std::shared_ptr<PullState>& st,
                                                                        const PullResult& result) {
-    log_line("group [{}]: offset {} of {} is illegal, continuing from {}",
+    log_line(LogLevel::Warn,
+             "group [{}]: offset {} of {} is illegal, continuing from {}",
              group_,
              st->next_offset,
              st->mq,
@@ -6838,7 +7026,8 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::note_subscription_inconsistency(const std::string& why) {
     stats_.set_subscription_inconsistent(true, why);
     if (!subscription_inconsistent_.exchange(true)) {
-        log_line("group [{}]: subscription inconsistency: {}. All consumers of a group must subscribe "
+        log_line(LogLevel::Warn,
+                 "group [{}]: subscription inconsistency: {}. All consumers of a group must subscribe "
                  "identically, otherwise messages are skipped (docs/semantics.md)",
                  group_,
                  why);
@@ -6895,7 +7084,12 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::do_rebalance() {
             rebalance_topic(topic);
         } catch (const std::exception& e) {
             if (!is_retry_topic(topic)) {
-                log_line("group [{}]: rebalance of {} failed: {}", group_, topic, e.what());
+                log_repeated(LogLevel::Warn,
+                             fmt::format("rebalance {} {}", group_, topic),
+                             "group [{}]: rebalance of {} failed: {}",
+                             group_,
+                             topic,
+                             e.what());
             }
         }
     }
@@ -6916,7 +7110,11 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_group_subscriptions(
         try {
             differences = subscription_differences(mine);
         } catch (const std::exception& e) {
-            log_line("group [{}]: listing the group's members failed: {}", group_, e.what());
+            log_repeated(LogLevel::Warn,
+                         fmt::format("members {}", group_),
+                         "group [{}]: listing the group's members failed: {}",
+                         group_,
+                         e.what());
             return;
         }
         if (!differences.empty()) {
@@ -6927,7 +7125,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_group_subscriptions(
             note_subscription_inconsistency(why);
         } else if (subscription_inconsistent_.exchange(false)) {
             stats_.set_subscription_inconsistent(false);
-            log_line("group [{}]: subscriptions are consistent again", group_);
+            log_line(LogLevel::Info, "group [{}]: subscriptions are consistent again", group_);
         }
     } else {
         (void)mine;
@@ -6980,7 +7178,12 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::rebalance_topic(const std::
         mq_all = transport_.topic_route(topic).read_queues;
     } catch (const std::exception& e) {
         if (!is_retry_topic(topic)) {
-            log_line("group [{}]: no route for {}: {}", group_, topic, e.what());
+            log_repeated(LogLevel::Warn,
+                         fmt::format("no route {} {}", group_, topic),
+                         "group [{}]: no route for {}: {}",
+                         group_,
+                         topic,
+                         e.what());
         }
         return;
     }
@@ -6997,7 +7200,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::rebalance_topic(const std::
         try {
             mine = allocate(topic, mq_all, cids);
         } catch (const std::exception& e) {
-            log_line("group [{}]: allocation of {} failed: {}", group_, topic, e.what());
+            log_line(LogLevel::Warn, "group [{}]: allocation of {} failed: {}", group_, topic, e.what());
             return;
         }
     }
@@ -7074,7 +7277,12 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
                 return false;
             }
         } catch (const std::exception& e) {
-            log_line("group [{}]: lock of {} failed: {}", group_, mq, e.what());
+            log_repeated(LogLevel::Warn,
+                         fmt::format("lock {} {}", group_, mq.broker_name),
+                         "group [{}]: lock of {} failed: {}",
+                         group_,
+                         mq,
+                         e.what());
             rebalance_later();
             return false;
         }
@@ -7087,7 +7295,7 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
     try {
         next = compute_pull_from_where(mq);
     } catch (const std::exception& e) {
-        log_line("group [{}]: no start offset for {}: {}", group_, mq, e.what());
+        log_line(LogLevel::Warn, "group [{}]: no start offset for {}: {}", group_, mq, e.what());
     }
     if (next < 0) {
         if (need_lock) {
@@ -7113,7 +7321,7 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(co
         offset_store_.persist(mq);
         offset_store_.remove_offset(mq);
     } catch (const std::exception& e) {
-        log_line("group [{}]: persisting {} failed: {}", group_, mq, e.what());
+        log_line(LogLevel::Warn, "group [{}]: persisting {} failed: {}", group_, mq, e.what());
     }
     if (!service_.release_queue(mq, pq)) {
         pq.inc_try_unlock_times();
@@ -7213,7 +7421,8 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_back(const MessageExt&
         });
         return true;
     } catch (const std::exception& e) {
-        log_line("group [{}]: send back of {} failed ({}), falling back to the retry topic",
+        log_line(LogLevel::Warn,
+                 "group [{}]: send back of {} failed ({}), falling back to the retry topic",
                  group_,
                  msg.msg_id(),
                  e.what());
@@ -7245,8 +7454,11 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_retry_copy(const Messa
         (void)transport_.send(copy, route.write_queues.front());
         return true;
     } catch (const std::exception& e) {
-        log_line(
-            "group [{}]: fallback send of {} to the retry topic failed: {}", group_, msg.msg_id(), e.what());
+        log_line(LogLevel::Warn,
+                 "group [{}]: fallback send of {} to the retry topic failed: {}",
+                 group_,
+                 msg.msg_id(),
+                 e.what());
         return false;
     }
 }
@@ -7264,7 +7476,8 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_to_dlq(const MessageEx
         });
         return true;
     } catch (const std::exception& e) {
-        log_line("group [{}]: moving {} to the DLQ failed: {}", group_, msg.msg_id(), e.what());
+        log_line(
+            LogLevel::Warn, "group [{}]: moving {} to the DLQ failed: {}", group_, msg.msg_id(), e.what());
         return false;
     }
 }
@@ -7439,7 +7652,7 @@ public:
         try {
             core_->shutdown();
         } catch (const std::exception& e) {
-            detail::log_line("consumer destroyed without a clean shutdown: {}", e.what());
+            detail::log_line(LogLevel::Warn, "consumer destroyed without a clean shutdown: {}", e.what());
         }
     }
 
@@ -9626,11 +9839,11 @@ RMQ_DECL std::string ConsumerConfig::with_namespace(std::string_view resource) c
 // Only the definitions need these.
 #include <charconv>
 #include <chrono>
-#include <cstdio>
 #include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
+
 
 namespace rmq {
 
@@ -9823,12 +10036,12 @@ RMQ_DECL void ProcessQueue::log_send_back_failure(const MessageExt& msg, std::ex
             reason = "unknown exception";
         }
     }
-    fmt::print(stderr,
-               "rmq: send expired msg back failed, topic={}, queueId={}, queueOffset={}: {}\n",
-               msg.topic(),
-               msg.queue_id(),
-               msg.queue_offset(),
-               reason);
+    detail::log_line(LogLevel::Warn,
+                     "send expired msg back failed, topic={}, queueId={}, queueOffset={}: {}\n",
+                     msg.topic(),
+                     msg.queue_id(),
+                     msg.queue_offset(),
+                     reason);
 }
 
 RMQ_DECL std::int64_t ProcessQueue::remove_locked(std::span<const std::int64_t> queue_offsets) {
@@ -9863,6 +10076,88 @@ RMQ_DECL std::int64_t ProcessQueue::start_of(const MessageExt& msg) {
 
 }  // namespace rmq
 // ---- end rmq/impl/process_queue.ipp ----
+
+// ---- begin rmq/impl/log.ipp ----
+
+/// @file impl/log.ipp
+/// Definitions of log.hpp: the process-wide handler and level, and the default handler (the one place in
+/// rmq that writes to stderr).
+
+#include <atomic>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+namespace rmq {
+namespace detail::log {
+
+struct State {
+    std::atomic<int> level{static_cast<int>(LogLevel::Info)};
+    std::mutex mutex;
+    std::shared_ptr<const LogHandler> handler;  // null: the default handler
+};
+
+// One per process (an inline function's static is shared by every translation unit).
+RMQ_DECL State& state() {
+    static State s;
+    return s;
+}
+
+RMQ_DECL void write_default(LogLevel /*level*/, std::string_view message) {
+    // One fputs per line so that lines of different threads do not interleave.
+    const std::string line = fmt::format("rmq: {}\n", message);
+    std::fputs(line.c_str(), stderr);
+}
+
+}  // namespace detail::log
+
+RMQ_DECL LogHandler set_log_handler(LogHandler handler) {
+    auto& s = detail::log::state();
+    auto next = handler ? std::make_shared<const LogHandler>(std::move(handler)) : nullptr;
+    const std::lock_guard lock(s.mutex);
+    auto previous = std::exchange(s.handler, std::move(next));
+    return previous ? *previous : LogHandler{};
+}
+
+RMQ_DECL LogLevel set_log_level(LogLevel level) noexcept {
+    return static_cast<LogLevel>(detail::log::state().level.exchange(static_cast<int>(level)));
+}
+
+RMQ_DECL LogLevel log_level() noexcept {
+    return static_cast<LogLevel>(detail::log::state().level.load(std::memory_order_relaxed));
+}
+
+RMQ_DECL bool log_enabled(LogLevel level) noexcept {
+    return level != LogLevel::Off && static_cast<int>(level) >= static_cast<int>(log_level());
+}
+
+RMQ_DECL void log_message(LogLevel level, std::string_view message) {
+    if (!log_enabled(level)) {
+        return;
+    }
+    auto& s = detail::log::state();
+    std::shared_ptr<const LogHandler> handler;
+    {
+        const std::lock_guard lock(s.mutex);
+        handler = s.handler;
+    }
+    try {
+        // Called outside the mutex: a handler may itself log or replace the handler.
+        if (handler) {
+            (*handler)(level, message);
+        } else {
+            detail::log::write_default(level, message);
+        }
+    } catch (...) {  // NOLINT(bugprone-empty-catch): logging never breaks consumption
+    }
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/log.ipp ----
 
 // ---- begin rmq/detail/offset_store/impl/offset_file.ipp ----
 

@@ -8,11 +8,12 @@
 // Only the definitions need these.
 #include <charconv>
 #include <chrono>
-#include <cstdio>
 #include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
+
+#include <rmq/detail/util/log.hpp>
 
 namespace rmq {
 
@@ -205,12 +206,12 @@ RMQ_DECL void ProcessQueue::log_send_back_failure(const MessageExt& msg, std::ex
             reason = "unknown exception";
         }
     }
-    fmt::print(stderr,
-               "rmq: send expired msg back failed, topic={}, queueId={}, queueOffset={}: {}\n",
-               msg.topic(),
-               msg.queue_id(),
-               msg.queue_offset(),
-               reason);
+    detail::log_line(LogLevel::Warn,
+                     "send expired msg back failed, topic={}, queueId={}, queueOffset={}: {}\n",
+                     msg.topic(),
+                     msg.queue_id(),
+                     msg.queue_offset(),
+                     reason);
 }
 
 RMQ_DECL std::int64_t ProcessQueue::remove_locked(std::span<const std::int64_t> queue_offsets) {

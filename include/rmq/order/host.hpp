@@ -128,10 +128,16 @@ public:
     virtual void record_consume_ok(std::string_view topic, std::int64_t count) = 0;
     virtual void record_consume_failed(std::string_view topic, std::int64_t count) = 0;
 
-    /// Logs one line through rmq's log sink.
+    /// Logs one line at LogLevel::Warn through rmq's log handler (rmq/log.hpp).
     template <class... Args>
     void log(fmt::format_string<Args...> format, Args&&... args) const {
-        detail::log_line(format, std::forward<Args>(args)...);
+        detail::log_line(LogLevel::Warn, format, std::forward<Args>(args)...);
+    }
+
+    /// Logs one line at `level` through rmq's log handler (nothing is formatted when the level is disabled).
+    template <class... Args>
+    void log(LogLevel level, fmt::format_string<Args...> format, Args&&... args) const {
+        detail::log_line(level, format, std::forward<Args>(args)...);
     }
 
     // ------------------------------------------------------------------ the listener

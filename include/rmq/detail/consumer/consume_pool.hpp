@@ -28,6 +28,8 @@
 #include <boost/lockfree/spsc_queue.hpp>
 #include <fmt/format.h>
 
+#include <rmq/detail/util/log.hpp>
+
 namespace rmq::detail {
 
 /// A fixed set of worker threads over a bounded FIFO of tasks. Tasks must not throw (an escaping exception is
@@ -275,9 +277,9 @@ private:
             try {
                 task->fn();
             } catch (const std::exception& e) {
-                fmt::print(stderr, "rmq: consume task failed: {}\n", e.what());
+                log_line(LogLevel::Error, "consume task failed: {}", e.what());
             } catch (...) {
-                fmt::print(stderr, "rmq: consume task failed with an unknown exception\n");
+                log_message(LogLevel::Error, "consume task failed with an unknown exception");
             }
             // Freed by the next submit, on the thread that allocated it and its closure (see done_).
             done = task;

@@ -22,6 +22,8 @@
 
 #include <fmt/format.h>
 
+#include <rmq/detail/util/log.hpp>
+
 namespace rmq::detail {
 
 /// A single-threaded timer loop. Work posted after stop() is discarded (destroyed unrun), which is what late
@@ -130,9 +132,9 @@ private:
             try {
                 task();
             } catch (const std::exception& e) {
-                fmt::print(stderr, "rmq: scheduled task failed: {}\n", e.what());
+                log_line(LogLevel::Error, "scheduled task failed: {}", e.what());
             } catch (...) {
-                fmt::print(stderr, "rmq: scheduled task failed with an unknown exception\n");
+                log_message(LogLevel::Error, "scheduled task failed with an unknown exception");
             }
             task = nullptr;
             lock.lock();

@@ -32,7 +32,11 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_heartbeat() {
     try {
         transport_.heartbeat(hb);
     } catch (const std::exception& e) {
-        log_line("group [{}]: heartbeat failed: {}", group_, e.what());
+        log_repeated(LogLevel::Warn,
+                     fmt::format("heartbeat {}", group_),
+                     "group [{}]: heartbeat failed: {}",
+                     group_,
+                     e.what());
     }
 }
 
@@ -45,7 +49,11 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::persist_all() {
     try {
         offset_store_.persist_all(std::span<const MessageQueue>(mqs));
     } catch (const std::exception& e) {
-        log_line("group [{}]: persisting offsets failed: {}", group_, e.what());
+        log_repeated(LogLevel::Warn,
+                     fmt::format("persist {}", group_),
+                     "group [{}]: persisting offsets failed: {}",
+                     group_,
+                     e.what());
     }
 }
 

@@ -171,7 +171,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
     try {
         transport_.unregister_client(client_id_, std::string{}, group_);
     } catch (const std::exception& e) {
-        log_line("group [{}]: unregister failed: {}", group_, e.what());
+        log_line(LogLevel::Warn, "group [{}]: unregister failed: {}", group_, e.what());
     }
     {
         const std::lock_guard lock(table_mutex_);
@@ -186,7 +186,8 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::drain_listeners() {
     pool_->close();
     if (!pool_->wait_idle(config_.await_termination_millis_when_shutdown)) {
-        log_line("group [{}]: listeners still running after {} ms; their results will be discarded and their "
+        log_line(LogLevel::Warn,
+                 "group [{}]: listeners still running after {} ms; their results will be discarded and their "
                  "messages redelivered",
                  group_,
                  config_.await_termination_millis_when_shutdown);

@@ -31,7 +31,12 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::lock_queue(const MessageQue
         }
         return ok;
     } catch (const std::exception& e) {
-        log_line("group [{}]: lock of {} failed: {}", group_, mq, e.what());
+        log_repeated(LogLevel::Warn,
+                     fmt::format("lock {} {}", group_, mq.broker_name),
+                     "group [{}]: lock of {} failed: {}",
+                     group_,
+                     mq,
+                     e.what());
         return false;
     }
 }
@@ -45,7 +50,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::unlock_queues(const std::ve
     try {
         transport_.unlock_batch(group_, client_id_, mqs);
     } catch (const std::exception& e) {
-        log_line("group [{}]: unlock failed: {}", group_, e.what());
+        log_line(LogLevel::Warn, "group [{}]: unlock failed: {}", group_, e.what());
     }
 }
 
@@ -62,7 +67,12 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::lock_all() {
         try {
             apply_granted_locks(mqs, transport_.lock_batch(group_, client_id_, mqs));
         } catch (const std::exception& e) {
-            log_line("group [{}]: lockAll on {} failed: {}", group_, broker, e.what());
+            log_repeated(LogLevel::Warn,
+                         fmt::format("lockAll {} {}", group_, broker),
+                         "group [{}]: lockAll on {} failed: {}",
+                         group_,
+                         broker,
+                         e.what());
         }
     }
 }

@@ -81,7 +81,11 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::ready_after_lock(PullState&
                 st.next_offset = offset;
                 st.previously_locked = true;
             } catch (const std::exception& e) {
-                log_line("group [{}]: re-reading the offset of {} failed: {}", group_, st.mq, e.what());
+                log_line(LogLevel::Warn,
+                         "group [{}]: re-reading the offset of {} failed: {}",
+                         group_,
+                         st.mq,
+                         e.what());
                 return false;
             }
         }
@@ -142,7 +146,12 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_pull(const std::shared
             transport_.pull(args, std::move(complete));
         }
     } catch (const std::exception& e) {
-        log_line("group [{}]: pull of {} failed: {}", group_, st->mq, e.what());
+        log_repeated(LogLevel::Warn,
+                     fmt::format("pull {} {}", group_, st->mq.broker_name),
+                     "group [{}]: pull of {} failed: {}",
+                     group_,
+                     st->mq,
+                     e.what());
         pull_later(st, config_.pull_time_delay_mills_when_exception);
     }
 }
@@ -193,7 +202,13 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_pull_failed(const std::s
             "the broker does not know this member's subscription of {} ({})", st->mq.topic, remark));
     }
     if (!is_retry_topic(st->mq.topic) && code != response_code::subscription_not_latest) {
-        log_line("group [{}]: pull of {} failed with code {}: {}", group_, st->mq, code, remark);
+        log_repeated(LogLevel::Warn,
+                     fmt::format("pull code {} {} {}", group_, st->mq.broker_name, code),
+                     "group [{}]: pull of {} failed with code {}: {}",
+                     group_,
+                     st->mq,
+                     code,
+                     remark);
     }
     pull_later(st,
                code == response_code::flow_control ? config_.pull_time_delay_mills_when_broker_flow_control
@@ -224,7 +239,8 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_found(const std::shared_
         stats_.record_pulled(st->mq.topic, static_cast<std::int64_t>(kept.size()));
     }
     if (result.next_begin_offset < prev) {
-        log_line("[BUG] group [{}]: {} next begin offset {} < previous {}",
+        log_line(LogLevel::Error,
+                 "[BUG] group [{}]: {} next begin offset {} < previous {}",
                  group_,
                  st->mq,
                  result.next_begin_offset,
@@ -267,7 +283,8 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::prepare_found(const Message
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_offset_illegal(const std::shared_ptr<PullState>& st,
                                                                        const PullResult& result) {
-    log_line("group [{}]: offset {} of {} is illegal, continuing from {}",
+    log_line(LogLevel::Warn,
+             "group [{}]: offset {} of {} is illegal, continuing from {}",
              group_,
              st->next_offset,
              st->mq,
@@ -290,7 +307,8 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::note_subscription_inconsistency(const std::string& why) {
     stats_.set_subscription_inconsistent(true, why);
     if (!subscription_inconsistent_.exchange(true)) {
-        log_line("group [{}]: subscription inconsistency: {}. All consumers of a group must subscribe "
+        log_line(LogLevel::Warn,
+                 "group [{}]: subscription inconsistency: {}. All consumers of a group must subscribe "
                  "identically, otherwise messages are skipped (docs/semantics.md)",
                  group_,
                  why);

@@ -48,7 +48,12 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::do_rebalance() {
             rebalance_topic(topic);
         } catch (const std::exception& e) {
             if (!is_retry_topic(topic)) {
-                log_line("group [{}]: rebalance of {} failed: {}", group_, topic, e.what());
+                log_repeated(LogLevel::Warn,
+                             fmt::format("rebalance {} {}", group_, topic),
+                             "group [{}]: rebalance of {} failed: {}",
+                             group_,
+                             topic,
+                             e.what());
             }
         }
     }
@@ -69,7 +74,11 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_group_subscriptions(
         try {
             differences = subscription_differences(mine);
         } catch (const std::exception& e) {
-            log_line("group [{}]: listing the group's members failed: {}", group_, e.what());
+            log_repeated(LogLevel::Warn,
+                         fmt::format("members {}", group_),
+                         "group [{}]: listing the group's members failed: {}",
+                         group_,
+                         e.what());
             return;
         }
         if (!differences.empty()) {
@@ -80,7 +89,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_group_subscriptions(
             note_subscription_inconsistency(why);
         } else if (subscription_inconsistent_.exchange(false)) {
             stats_.set_subscription_inconsistent(false);
-            log_line("group [{}]: subscriptions are consistent again", group_);
+            log_line(LogLevel::Info, "group [{}]: subscriptions are consistent again", group_);
         }
     } else {
         (void)mine;
@@ -133,7 +142,12 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::rebalance_topic(const std::
         mq_all = transport_.topic_route(topic).read_queues;
     } catch (const std::exception& e) {
         if (!is_retry_topic(topic)) {
-            log_line("group [{}]: no route for {}: {}", group_, topic, e.what());
+            log_repeated(LogLevel::Warn,
+                         fmt::format("no route {} {}", group_, topic),
+                         "group [{}]: no route for {}: {}",
+                         group_,
+                         topic,
+                         e.what());
         }
         return;
     }
@@ -150,7 +164,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::rebalance_topic(const std::
         try {
             mine = allocate(topic, mq_all, cids);
         } catch (const std::exception& e) {
-            log_line("group [{}]: allocation of {} failed: {}", group_, topic, e.what());
+            log_line(LogLevel::Warn, "group [{}]: allocation of {} failed: {}", group_, topic, e.what());
             return;
         }
     }
@@ -227,7 +241,12 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
                 return false;
             }
         } catch (const std::exception& e) {
-            log_line("group [{}]: lock of {} failed: {}", group_, mq, e.what());
+            log_repeated(LogLevel::Warn,
+                         fmt::format("lock {} {}", group_, mq.broker_name),
+                         "group [{}]: lock of {} failed: {}",
+                         group_,
+                         mq,
+                         e.what());
             rebalance_later();
             return false;
         }
@@ -240,7 +259,7 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
     try {
         next = compute_pull_from_where(mq);
     } catch (const std::exception& e) {
-        log_line("group [{}]: no start offset for {}: {}", group_, mq, e.what());
+        log_line(LogLevel::Warn, "group [{}]: no start offset for {}: {}", group_, mq, e.what());
     }
     if (next < 0) {
         if (need_lock) {
@@ -266,7 +285,7 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(co
         offset_store_.persist(mq);
         offset_store_.remove_offset(mq);
     } catch (const std::exception& e) {
-        log_line("group [{}]: persisting {} failed: {}", group_, mq, e.what());
+        log_line(LogLevel::Warn, "group [{}]: persisting {} failed: {}", group_, mq, e.what());
     }
     if (!service_.release_queue(mq, pq)) {
         pq.inc_try_unlock_times();

@@ -27,7 +27,8 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_back(const MessageExt&
         });
         return true;
     } catch (const std::exception& e) {
-        log_line("group [{}]: send back of {} failed ({}), falling back to the retry topic",
+        log_line(LogLevel::Warn,
+                 "group [{}]: send back of {} failed ({}), falling back to the retry topic",
                  group_,
                  msg.msg_id(),
                  e.what());
@@ -59,8 +60,11 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_retry_copy(const Messa
         (void)transport_.send(copy, route.write_queues.front());
         return true;
     } catch (const std::exception& e) {
-        log_line(
-            "group [{}]: fallback send of {} to the retry topic failed: {}", group_, msg.msg_id(), e.what());
+        log_line(LogLevel::Warn,
+                 "group [{}]: fallback send of {} to the retry topic failed: {}",
+                 group_,
+                 msg.msg_id(),
+                 e.what());
         return false;
     }
 }
@@ -78,7 +82,8 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_to_dlq(const MessageEx
         });
         return true;
     } catch (const std::exception& e) {
-        log_line("group [{}]: moving {} to the DLQ failed: {}", group_, msg.msg_id(), e.what());
+        log_line(
+            LogLevel::Warn, "group [{}]: moving {} to the DLQ failed: {}", group_, msg.msg_id(), e.what());
         return false;
     }
 }

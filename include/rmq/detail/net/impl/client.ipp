@@ -52,7 +52,7 @@ RMQ_DECL RemotingClient::RemotingClient(ConnectionOptions options,
                 impl->io.run();
                 return;
             } catch (const std::exception& e) {
-                log_line("remoting io thread: handler threw: {}", e.what());
+                log_line(LogLevel::Error, "remoting io thread: handler threw: {}", e.what());
             }
         }
     });

@@ -108,7 +108,11 @@ public:
                 return;
             }
             if (!self->usable_now()) {
-                log_line("oneway request to {} dropped: {}", self->addr_, self->last_error_);
+                log_repeated(LogLevel::Warn,
+                             fmt::format("oneway {}", self->addr_),
+                             "oneway request to {} dropped: {}",
+                             self->addr_,
+                             self->last_error_);
                 return;
             }
             self->writes_.push_back(std::move(frame));
@@ -222,7 +226,7 @@ private:
         try {
             cb(std::move(response), std::move(error));
         } catch (const std::exception& e) {
-            log_line("callback of a request to {} threw: {}", addr_, e.what());
+            log_line(LogLevel::Error, "callback of a request to {} threw: {}", addr_, e.what());
         }
     }
 
@@ -332,7 +336,7 @@ private:
             try {
                 first = on_connect_(addr_);
             } catch (const std::exception& e) {
-                log_line("connect hook for {} failed: {}", addr_, e.what());
+                log_line(LogLevel::Warn, "connect hook for {} failed: {}", addr_, e.what());
             }
             // the broker runs heartbeats and pulls on different executors: queued requests wait until the
             // hook's requests are answered (or failed), not just written, so a pull never overtakes them
@@ -355,7 +359,7 @@ private:
                                      });
                     priority_writes_.push_back(std::move(frame));
                 } catch (const std::exception& e) {
-                    log_line("request to {} after connect not sent: {}", addr_, e.what());
+                    log_line(LogLevel::Warn, "request to {} after connect not sent: {}", addr_, e.what());
                 }
             }
         }
@@ -432,7 +436,7 @@ private:
                                                                self->options_.max_frame_length));
                     }
                 } catch (const std::exception& e) {
-                    log_line("closing the connection to {}: {}", self->addr_, e.what());
+                    log_line(LogLevel::Warn, "closing the connection to {}: {}", self->addr_, e.what());
                     self->shutdown_socket(fmt::format("frame refused: {}", e.what()));
                     return;
                 }
@@ -442,31 +446,33 @@ private:
 
     void read_payload(std::size_t size) {
         auto buf = std::make_shared<std::vector<std::byte>>(size);
-        asio::async_read(
-            socket_,
-            asio::buffer(*buf),
-            [self = shared_from_this(), buf, gen = generation_](const boost::system::error_code& ec,
-                                                                std::size_t) {
-                if (gen != self->generation_) {
-                    return;
-                }
-                if (ec) {
-                    self->shutdown_socket(fmt::format("read failed: {}", ec.message()));
-                    return;
-                }
-                std::optional<remoting::Command> cmd;
-                try {
-                    cmd = remoting::decode_payload(std::span<const std::byte>(*buf));
-                } catch (const std::exception& e) {
-                    log_line("closing the connection to {}: undecodable frame: {}", self->addr_, e.what());
-                    self->shutdown_socket(fmt::format("undecodable frame: {}", e.what()));
-                    return;
-                }
-                self->dispatch(std::move(*cmd));
-                if (gen == self->generation_) {
-                    self->start_read();
-                }
-            });
+        asio::async_read(socket_,
+                         asio::buffer(*buf),
+                         [self = shared_from_this(), buf, gen = generation_](
+                             const boost::system::error_code& ec, std::size_t) {
+                             if (gen != self->generation_) {
+                                 return;
+                             }
+                             if (ec) {
+                                 self->shutdown_socket(fmt::format("read failed: {}", ec.message()));
+                                 return;
+                             }
+                             std::optional<remoting::Command> cmd;
+                             try {
+                                 cmd = remoting::decode_payload(std::span<const std::byte>(*buf));
+                             } catch (const std::exception& e) {
+                                 log_line(LogLevel::Warn,
+                                          "closing the connection to {}: undecodable frame: {}",
+                                          self->addr_,
+                                          e.what());
+                                 self->shutdown_socket(fmt::format("undecodable frame: {}", e.what()));
+                                 return;
+                             }
+                             self->dispatch(std::move(*cmd));
+                             if (gen == self->generation_) {
+                                 self->start_read();
+                             }
+                         });
     }
 
     void dispatch(remoting::Command cmd) {

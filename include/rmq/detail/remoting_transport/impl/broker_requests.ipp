@@ -42,7 +42,7 @@ RMQ_DECL remoting::Command BrokerRequests::notify_consumer_ids_changed(const rem
         try {
             h(ConsumerIdsChanged{group});
         } catch (const std::exception& e) {
-            log_line("notification handler for {} threw: {}", group, e.what());
+            log_line(LogLevel::Error, "notification handler for {} threw: {}", group, e.what());
         }
     }
     return remoting::Command{};

@@ -69,7 +69,12 @@ RMQ_DECL std::vector<MessageQueue> lock_batch(TransportParts& parts,
             if (!first_error) {
                 first_error = std::current_exception();
             }
-            log_line("group [{}]: lock batch at {} failed: {}", group, addr, e.what());
+            log_repeated(LogLevel::Warn,
+                         fmt::format("lock batch {} {}", group, addr),
+                         "group [{}]: lock batch at {} failed: {}",
+                         group,
+                         addr,
+                         e.what());
         }
     }
     if (failures != 0 && failures == calls.size()) {

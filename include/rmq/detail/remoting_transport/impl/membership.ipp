@@ -68,7 +68,7 @@ RMQ_DECL void heartbeat(TransportParts& parts, const HeartbeatData& hb) {
             if (++failed == results.size()) {
                 throw;
             }
-            log_line("{}", e.what());
+            log_line(LogLevel::Warn, "{}", e.what());
         }
     }
 }
@@ -79,7 +79,11 @@ RMQ_DECL void send_heartbeats_async(TransportParts& parts, const std::string& ad
             parts.caller.client().invoke_async(
                 addr, std::move(c), parts.config.mq_client_api_timeout, [](auto, auto) {});
         } catch (const std::exception& e) {
-            log_line("heartbeat to {} not sent: {}", addr, e.what());
+            log_repeated(LogLevel::Warn,
+                         fmt::format("heartbeat {}", addr),
+                         "heartbeat to {} not sent: {}",
+                         addr,
+                         e.what());
         }
     }
 }
@@ -105,7 +109,7 @@ RMQ_DECL void unregister_client(TransportParts& parts,
             try {
                 std::rethrow_exception(*e);
             } catch (const std::exception& ex) {
-                log_line("unregister of {} at {} failed: {}", client_id, addr, ex.what());
+                log_line(LogLevel::Warn, "unregister of {} at {} failed: {}", client_id, addr, ex.what());
             }
         }
     }

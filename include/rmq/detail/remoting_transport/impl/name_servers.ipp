@@ -85,7 +85,8 @@ RMQ_DECL void NameServers::refresh_async() {
                 try {
                     store(topic, remoting::decode_topic_route_data(resp->body));
                 } catch (const std::exception& ex) {
-                    log_line("route of {}: {}", topic, ex.what());
+                    log_repeated(
+                        LogLevel::Warn, fmt::format("route {}", topic), "route of {}: {}", topic, ex.what());
                 }
             });
     }

@@ -43,7 +43,11 @@ inline std::vector<MessageExt> found_messages(const MessageQueue& mq,
     remoting::MessageDecodeReport report;
     auto msgs = remoting::decode_messages(resp.body_bytes(), &report);
     if (report.damaged_records != 0) {
-        log_line("pull of {}: {} damaged record(s) dropped: {}", mq, report.damaged_records, report.error);
+        log_line(LogLevel::Warn,
+                 "pull of {}: {} damaged record(s) dropped: {}",
+                 mq,
+                 report.damaged_records,
+                 report.error);
     }
     if (offset_delta) {
         for (auto& m : msgs) {

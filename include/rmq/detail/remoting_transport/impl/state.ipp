@@ -153,7 +153,7 @@ RMQ_DECL void RemotingTransportState::schedule_refresh() {
                 remoting_ops::send_heartbeats_async(parts_, addr);
             }
         } catch (const std::exception& e) {
-            log_line("route refresh failed: {}", e.what());
+            log_repeated(LogLevel::Warn, "route refresh", "route refresh failed: {}", e.what());
         }
         schedule_refresh();
     });
