@@ -14,6 +14,7 @@
 
 #include <rmq/config.hpp>
 #include <rmq/error.hpp>
+#include <rmq/namespace.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/topic.hpp>
 
@@ -182,9 +183,10 @@ struct ConsumerConfig {
     /// Throws rmq::InvalidArgument when the text is malformed (validate() reports it earlier).
     [[nodiscard]] std::int64_t consume_timestamp_millis(std::int64_t now_wall_millis) const;
 
-    /// NamespaceUtil.wrapNamespace: `<ns>%<resource>`, `%RETRY%<ns>%<group>`, `%DLQ%<ns>%<group>`; unchanged
-    /// when no namespace is set, the resource is a system one (starts with "rmq_sys_" / "TBW102"...), or
-    /// already wrapped.
+    /// rmq::wrap_namespace(resource, namespace_) (NamespaceUtil.wrapNamespace): `<ns>%<resource>`,
+    /// `%RETRY%<ns>%<group>`, `%DLQ%<ns>%<group>`; unchanged when no namespace is set, the resource is a
+    /// system topic (rmq::is_system_topic) or group (rmq::is_sys_consumer_group, `CID_RMQ_SYS_…`), or already
+    /// wrapped.
     [[nodiscard]] std::string with_namespace(std::string_view resource) const;
 
 private:
