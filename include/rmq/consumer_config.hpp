@@ -105,8 +105,8 @@ struct ConsumerConfig {
     /// consumeTimeout, minutes: a concurrent message consuming longer is sent back by the expiry sweep.
     std::int64_t consume_timeout = 15;
     /// awaitTerminationMillisWhenShutdown. rmq deviation: Java's default 0 interrupts running listeners at
-    /// once; rmq drains for up to 30000 ms by default (0 restores Java's behaviour). shutdown() returns within
-    /// it (plus a small margin) whatever listeners do; the destructor waits for those still running.
+    /// once; rmq drains for up to 30000 ms by default (0 restores Java's behaviour). shutdown() returns
+    /// within it (plus a small margin) whatever listeners do; the destructor waits for those still running.
     std::int64_t await_termination_millis_when_shutdown = 30000;
 
     // ---- ClientConfig ----
