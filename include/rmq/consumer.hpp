@@ -119,7 +119,8 @@ public:
     Consumer(Consumer&&) = delete;
     Consumer& operator=(Consumer&&) = delete;
 
-    /// Shuts down if still running (never from a listener thread: that is refused and logged).
+    /// Shuts down if still running (never from a listener thread: that is refused and logged), then waits for
+    /// listeners still running, so nothing they use is freed under them.
     ~Consumer() {
         try {
             core_->shutdown();
@@ -164,8 +165,9 @@ public:
     void start() { core_->start(); }
 
     /// Bounded drain (docs/semantics.md): stop pulling and rebalancing, let running listeners finish for up
-    /// to await_termination_millis_when_shutdown, persist offsets, release orderly locks, unregister.
-    /// Idempotent.
+    /// to await_termination_millis_when_shutdown, persist offsets, release orderly locks, unregister. Returns
+    /// within that wait (plus a small margin) whatever listeners do: the results of those still running are
+    /// discarded, and the destructor waits for them. Idempotent.
     void shutdown() { core_->shutdown(); }
 
     /// Java's suspend(): pulls pause (retried every pull_time_delay_mills_when_suspend), rebalance is

@@ -14,6 +14,7 @@
 
 #include <rmq/config.hpp>
 #include <rmq/error.hpp>
+#include <rmq/namespace.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/topic.hpp>
 
@@ -104,7 +105,8 @@ struct ConsumerConfig {
     /// consumeTimeout, minutes: a concurrent message consuming longer is sent back by the expiry sweep.
     std::int64_t consume_timeout = 15;
     /// awaitTerminationMillisWhenShutdown. rmq deviation: Java's default 0 interrupts running listeners at
-    /// once; rmq drains for up to 30000 ms by default (0 restores Java's behaviour).
+    /// once; rmq drains for up to 30000 ms by default (0 restores Java's behaviour). shutdown() returns
+    /// within it (plus a small margin) whatever listeners do; the destructor waits for those still running.
     std::int64_t await_termination_millis_when_shutdown = 30000;
 
     // ---- ClientConfig ----
@@ -182,9 +184,10 @@ struct ConsumerConfig {
     /// Throws rmq::InvalidArgument when the text is malformed (validate() reports it earlier).
     [[nodiscard]] std::int64_t consume_timestamp_millis(std::int64_t now_wall_millis) const;
 
-    /// NamespaceUtil.wrapNamespace: `<ns>%<resource>`, `%RETRY%<ns>%<group>`, `%DLQ%<ns>%<group>`; unchanged
-    /// when no namespace is set, the resource is a system one (starts with "rmq_sys_" / "TBW102"...), or
-    /// already wrapped.
+    /// rmq::wrap_namespace(resource, namespace_) (NamespaceUtil.wrapNamespace): `<ns>%<resource>`,
+    /// `%RETRY%<ns>%<group>`, `%DLQ%<ns>%<group>`; unchanged when no namespace is set, the resource is a
+    /// system topic (rmq::is_system_topic) or group (rmq::is_sys_consumer_group, `CID_RMQ_SYS_…`), or already
+    /// wrapped.
     [[nodiscard]] std::string with_namespace(std::string_view resource) const;
 
 private:

@@ -405,6 +405,9 @@ struct Command {
     std::optional<ExtFields> ext_fields;
     /// Body bytes.
     std::string body;
+    /// Java's serializeTypeCurrentRPC: the serialization the frame arrived in (set by decode), and the one
+    /// encode(cmd) writes. rmq answers a peer's request in the request's serialization, as Java does.
+    SerializeType serialize_type = SerializeType::Json;
 
     [[nodiscard]] bool is_response() const noexcept { return (flag & command_flag::response) != 0; }
 
@@ -435,15 +438,22 @@ struct Command {
 };
 
 /// Encodes `cmd` as one complete frame: int32 length ‖ int32 (serializeType << 24 | headerLength) ‖ header ‖
-/// body. Throws CodecError when the frame would exceed max_frame_length or a field does not fit the format.
-std::string encode(const Command& cmd, SerializeType type = SerializeType::Json);
+/// body, with the header in serialization `type` (whatever `cmd.serialize_type` says). Throws CodecError when
+/// the frame would exceed max_frame_length or a field does not fit the format.
+std::string encode(const Command& cmd, SerializeType type);
+
+/// encode() in `cmd.serialize_type` (Java's RemotingCommand.encode uses serializeTypeCurrentRPC).
+inline std::string encode(const Command& cmd) {
+    return encode(cmd, cmd.serialize_type);
+}
 
 /// Validates a frame's leading int32 (the first 4 bytes of `prefix`) and returns how many bytes follow it.
 /// Throws CodecError for a length below 4 (no room for the header word) or a frame above max_frame_length.
 std::size_t frame_payload_length(std::span<const std::byte> prefix);
 
 /// Decodes a frame without its leading length field (what follows it on the stream): the header word, the
-/// header in either serialize type (the peer picks, whatever the request used) and the body.
+/// header in either serialize type (the peer picks, whatever the request used; recorded in
+/// Command::serialize_type) and the body.
 Command decode_payload(std::span<const std::byte> payload);
 
 /// Decodes one complete frame (length field included), as produced by encode(). Throws CodecError when the
@@ -2896,6 +2906,7 @@ RMQ_DECL Command decode_payload(std::span<const std::byte> payload) {
     }
     r.skip(header_len, "header");
     cmd.body = std::string(r.bytes(r.remaining(), "body"));
+    cmd.serialize_type = static_cast<SerializeType>(type);
     return cmd;
 }
 
@@ -4836,8 +4847,13 @@ private:
         std::unique_ptr<asio::steady_timer> timer;
     };
 
+    // Requests go in the configured serialization, answers in their request's (Java's writeResponse).
     std::string encode_checked(const remoting::Command& cmd) const {
-        std::string frame = remoting::encode(cmd, options_.serialize_type);
+        return encode_checked(cmd, options_.serialize_type);
+    }
+
+    std::string encode_checked(const remoting::Command& cmd, remoting::SerializeType type) const {
+        std::string frame = remoting::encode(cmd, type);
         if (frame.size() > options_.max_frame_length) {
             throw remoting::CodecError(
                 fmt::format("request frame of {} bytes to {} exceeds the {} byte limit",
@@ -5195,15 +5211,16 @@ private:
         }
         answer->opaque = cmd.opaque;
         answer->flag = remoting::command_flag::response;
+        answer->serialize_type = cmd.serialize_type;
         try {
-            writes_.push_back(std::make_shared<std::string>(encode_checked(*answer)));
+            writes_.push_back(std::make_shared<std::string>(encode_checked(*answer, cmd.serialize_type)));
         } catch (const std::exception& e) {
             remoting::Command err;
             err.code = response_code::system_error;
             err.remark = e.what();
             err.opaque = cmd.opaque;
             err.flag = remoting::command_flag::response;
-            writes_.push_back(std::make_shared<std::string>(remoting::encode(err, options_.serialize_type)));
+            writes_.push_back(std::make_shared<std::string>(remoting::encode(err, cmd.serialize_type)));
         }
         start_write();
     }
@@ -6715,6 +6732,24 @@ send_status(const remoting::Command& resp, const MessageQueue& mq, const std::st
     }
 }
 
+// Java's sendKernelImpl: a broker no cached route names makes it look the queue's topic up
+// (tryToFindTopicPublishInfo, which falls back to the create-topic-key route for a topic not created yet),
+// so a fresh producer's send(msg, mq) works.
+inline std::string master_for(TransportParts& parts, const MessageQueue& mq) {
+    if (auto addr = parts.routes.master_address(mq.broker_name)) {
+        return *addr;
+    }
+    try {
+        (void)parts.name_servers.topic_route(mq.topic);
+    } catch (const BrokerError& e) {
+        if (e.code() != response_code::topic_not_exist) {
+            throw;
+        }
+        (void)parts.name_servers.topic_route(std::string(auto_create_topic_key_topic));
+    }
+    return parts.routes.require_master(mq.broker_name);
+}
+
 }  // namespace sending
 
 RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
@@ -6728,7 +6763,7 @@ RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const Messag
     h.properties = encode_properties(props);
     const remoting::SendMessageRequestHeaderV2 v2{h};
     const auto req = remoting::make_request(remoting::request_code::send_message_v2, v2, std::move(body));
-    const std::string addr = parts.routes.require_master(mq.broker_name);
+    const std::string addr = sending::master_for(parts, mq);
     const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
     SendResult r;
     r.status = sending::send_status(resp, mq, addr);

@@ -1409,6 +1409,55 @@ struct ConsumeHooks {
 #include <vector>
 
 
+// ---- begin rmq/namespace.hpp ----
+
+/// @file namespace.hpp
+/// Namespaces (`<ns>%<name>`, `%RETRY%<ns>%<group>`) and the system resources they never apply to, as Java's
+/// NamespaceUtil, MixAll.isSysConsumerGroup and TopicValidator.isSystemTopic define them.
+
+#include <string>
+#include <string_view>
+
+
+namespace rmq {
+
+/// NamespaceUtil.NAMESPACE_SEPARATOR.
+inline constexpr char namespace_separator = '%';
+/// MixAll.CID_SYS_RMQ_TRANS's prefix (MixAll.isSysConsumerGroup).
+inline constexpr std::string_view sys_consumer_group_prefix = "CID_RMQ_SYS_";
+/// TopicValidator.SYSTEM_TOPIC_PREFIX.
+inline constexpr std::string_view system_topic_prefix = "rmq_sys_";
+
+/// TopicValidator.isSystemTopic: one of TopicValidator's system topics (TBW102, SCHEDULE_TOPIC_XXXX,
+/// BenchmarkTest, RMQ_SYS_TRANS_HALF_TOPIC, RMQ_SYS_TRACE_TOPIC, RMQ_SYS_TRANS_OP_HALF_TOPIC,
+/// TRANS_CHECK_MAX_TIME_TOPIC, SELF_TEST_TOPIC, OFFSET_MOVED_EVENT, and 5.x's CHECKPOINT_TOPIC,
+/// RMQ_SYS_ROCKSDB_TRANS_HALF_TOPIC, RMQ_SYS_ROCKSDB_TRANS_OP_HALF_TOPIC) or a name starting `rmq_sys_`.
+[[nodiscard]] bool is_system_topic(std::string_view topic) noexcept;
+
+/// MixAll.isSysConsumerGroup: the group starts `CID_RMQ_SYS_`.
+[[nodiscard]] inline bool is_sys_consumer_group(std::string_view group) noexcept {
+    return group.starts_with(sys_consumer_group_prefix);
+}
+
+/// NamespaceUtil.wrapNamespace: `<ns>%<resource>`, keeping a `%RETRY%` / `%DLQ%` prefix in front. Unchanged
+/// when `ns` or `resource` is empty, the resource is a system topic or group, or it already carries `ns`.
+[[nodiscard]] std::string wrap_namespace(std::string_view resource, std::string_view ns);
+
+/// NamespaceUtil.withoutNamespace(resource): drops whatever namespace the resource carries (the text before
+/// the first `%` after a `%RETRY%` / `%DLQ%` prefix). System topics and groups are returned unchanged.
+[[nodiscard]] std::string without_namespace(std::string_view resource);
+
+/// NamespaceUtil.withoutNamespace(resource, ns): drops the namespace only if it is `ns`.
+[[nodiscard]] std::string without_namespace(std::string_view resource, std::string_view ns);
+
+/// NamespaceUtil.getNamespaceFromResource: the namespace the resource carries, empty if none (or a system
+/// resource).
+[[nodiscard]] std::string namespace_of(std::string_view resource);
+
+}  // namespace rmq
+
+// ---- end rmq/namespace.hpp ----
+
 // ---- begin rmq/protocol.hpp ----
 
 /// @file protocol.hpp
@@ -1878,7 +1927,8 @@ struct ConsumerConfig {
     /// consumeTimeout, minutes: a concurrent message consuming longer is sent back by the expiry sweep.
     std::int64_t consume_timeout = 15;
     /// awaitTerminationMillisWhenShutdown. rmq deviation: Java's default 0 interrupts running listeners at
-    /// once; rmq drains for up to 30000 ms by default (0 restores Java's behaviour).
+    /// once; rmq drains for up to 30000 ms by default (0 restores Java's behaviour). shutdown() returns
+    /// within it (plus a small margin) whatever listeners do; the destructor waits for those still running.
     std::int64_t await_termination_millis_when_shutdown = 30000;
 
     // ---- ClientConfig ----
@@ -1956,9 +2006,10 @@ struct ConsumerConfig {
     /// Throws rmq::InvalidArgument when the text is malformed (validate() reports it earlier).
     [[nodiscard]] std::int64_t consume_timestamp_millis(std::int64_t now_wall_millis) const;
 
-    /// NamespaceUtil.wrapNamespace: `<ns>%<resource>`, `%RETRY%<ns>%<group>`, `%DLQ%<ns>%<group>`; unchanged
-    /// when no namespace is set, the resource is a system one (starts with "rmq_sys_" / "TBW102"...), or
-    /// already wrapped.
+    /// rmq::wrap_namespace(resource, namespace_) (NamespaceUtil.wrapNamespace): `<ns>%<resource>`,
+    /// `%RETRY%<ns>%<group>`, `%DLQ%<ns>%<group>`; unchanged when no namespace is set, the resource is a
+    /// system topic (rmq::is_system_topic) or group (rmq::is_sys_consumer_group, `CID_RMQ_SYS_…`), or already
+    /// wrapped.
     [[nodiscard]] std::string with_namespace(std::string_view resource) const;
 
 private:
@@ -6191,6 +6242,7 @@ private:
     void load_offsets();
     void start_timers();
     void drain_listeners();
+    [[nodiscard]] std::string stuck_queue_names() const;
 
     // scheduling, for the services (impl/lifecycle.hpp)
     void submit(std::function<void()> task);
@@ -6284,6 +6336,9 @@ private:
     std::shared_ptr<LifeGate> gate_ = std::make_shared<LifeGate>();
     Scheduler scheduler_;
     std::unique_ptr<ConsumePool> pool_;
+    // Queues that held unfinished messages when shutdown() stopped waiting for listeners (logged by the
+    // destructor, which waits for those listeners). Written by shutdown(), read by the destructor.
+    std::vector<MessageQueue> stuck_queues_;
     Host host_{*this};
     Service service_{host_};
 };
@@ -6381,8 +6436,29 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::~ConsumerCore() {
     scheduler_.stop();
     if (pool_) {
         pool_->close();
+        // shutdown() returns without waiting for listeners past the configured wait; here, before anything
+        // they may touch is freed, rmq waits for them.
+        if (!pool_->wait_idle(0)) {
+            log_line(LogLevel::Warn,
+                     "group [{}]: destroying the consumer waits for listeners still running (queues with "
+                     "unfinished messages at shutdown: {})",
+                     group_,
+                     stuck_queue_names());
+        }
         pool_->join();
     }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+std::string ConsumerCore<Order, Allocate, OffsetStore, Tr>::stuck_queue_names() const {
+    if (stuck_queues_.empty()) {
+        return "unknown";
+    }
+    std::string names;
+    for (const auto& mq : stuck_queues_) {
+        names += fmt::format("{}{}", names.empty() ? "" : ", ", mq);
+    }
+    return names;
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
@@ -6532,21 +6608,29 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
 }
 
 /// Waits for running listeners up to await_termination_millis_when_shutdown; the results of those still
-/// running then are discarded (their queues are dropped) and their messages are redelivered.
+/// running then are discarded (their queues are dropped) and their messages are redelivered. Those are not
+/// waited for here (shutdown() keeps its bound whatever a listener does): the destructor joins them.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::drain_listeners() {
     pool_->close();
-    if (!pool_->wait_idle(config_.await_termination_millis_when_shutdown)) {
-        log_line(LogLevel::Warn,
-                 "group [{}]: listeners still running after {} ms; their results will be discarded and their "
-                 "messages redelivered",
-                 group_,
-                 config_.await_termination_millis_when_shutdown);
-        for (auto& [mq, pq] : table_snapshot()) {
-            pq->set_dropped(true);
-        }
+    if (pool_->wait_idle(config_.await_termination_millis_when_shutdown)) {
+        pool_->join();
+        return;
     }
-    pool_->join();
+    for (auto& [mq, pq] : table_snapshot()) {
+        const auto info = pq->info();
+        if (info.cached_msg_count > 0 || info.transaction_msg_count > 0) {
+            stuck_queues_.push_back(mq);
+        }
+        pq->set_dropped(true);
+    }
+    log_line(
+        LogLevel::Warn,
+        "group [{}]: listeners still running after {} ms (queues with unfinished messages: {}); their "
+        "results will be discarded and their messages redelivered; the consumer's destructor waits for them",
+        group_,
+        config_.await_termination_millis_when_shutdown,
+        stuck_queue_names());
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
@@ -7647,7 +7731,8 @@ public:
     Consumer(Consumer&&) = delete;
     Consumer& operator=(Consumer&&) = delete;
 
-    /// Shuts down if still running (never from a listener thread: that is refused and logged).
+    /// Shuts down if still running (never from a listener thread: that is refused and logged), then waits for
+    /// listeners still running, so nothing they use is freed under them.
     ~Consumer() {
         try {
             core_->shutdown();
@@ -7692,8 +7777,9 @@ public:
     void start() { core_->start(); }
 
     /// Bounded drain (docs/semantics.md): stop pulling and rebalancing, let running listeners finish for up
-    /// to await_termination_millis_when_shutdown, persist offsets, release orderly locks, unregister.
-    /// Idempotent.
+    /// to await_termination_millis_when_shutdown, persist offsets, release orderly locks, unregister. Returns
+    /// within that wait (plus a small margin) whatever listeners do: the results of those still running are
+    /// discarded, and the destructor waits for them. Idempotent.
     void shutdown() { core_->shutdown(); }
 
     /// Java's suspend(): pulls pause (retried every pull_time_delay_mills_when_suspend), rebalance is
@@ -9361,6 +9447,121 @@ RMQ_DECL std::int32_t Message::delay_time_level() const noexcept {
 }  // namespace rmq
 // ---- end rmq/impl/message.ipp ----
 
+// ---- begin rmq/impl/namespace.ipp ----
+
+/// @file impl/namespace.ipp
+/// Definitions of namespace.hpp.
+
+
+// Only the definitions need these.
+#include <array>
+
+#include <fmt/format.h>
+
+
+namespace rmq {
+
+namespace detail {
+
+// NamespaceUtil.isSystemResource.
+inline bool is_system_resource(std::string_view resource) noexcept {
+    return !resource.empty() && (is_system_topic(resource) || is_sys_consumer_group(resource));
+}
+
+// The `%RETRY%` / `%DLQ%` prefix of a resource (empty if none).
+inline std::string_view group_topic_prefix(std::string_view resource) noexcept {
+    if (is_retry_topic(resource)) {
+        return retry_group_topic_prefix;
+    }
+    if (is_dlq_topic(resource)) {
+        return dlq_group_topic_prefix;
+    }
+    return {};
+}
+
+// The resource without its `%RETRY%` / `%DLQ%` prefix (NamespaceUtil.withOutRetryAndDLQ).
+inline std::string_view without_retry_and_dlq(std::string_view resource) noexcept {
+    return resource.substr(group_topic_prefix(resource).size());
+}
+
+inline bool starts_with_namespace(std::string_view bare, std::string_view ns) noexcept {
+    return bare.size() > ns.size() && bare.starts_with(ns) && bare[ns.size()] == namespace_separator;
+}
+
+}  // namespace detail
+
+RMQ_DECL bool is_system_topic(std::string_view topic) noexcept {
+    static constexpr std::array<std::string_view, 12> names{
+        "TBW102",
+        "SCHEDULE_TOPIC_XXXX",
+        "BenchmarkTest",
+        "RMQ_SYS_TRANS_HALF_TOPIC",
+        "RMQ_SYS_TRACE_TOPIC",
+        "RMQ_SYS_TRANS_OP_HALF_TOPIC",
+        "TRANS_CHECK_MAX_TIME_TOPIC",
+        "SELF_TEST_TOPIC",
+        "OFFSET_MOVED_EVENT",
+        "CHECKPOINT_TOPIC",
+        "RMQ_SYS_ROCKSDB_TRANS_HALF_TOPIC",
+        "RMQ_SYS_ROCKSDB_TRANS_OP_HALF_TOPIC",
+    };
+    for (const auto name : names) {
+        if (topic == name) {
+            return true;
+        }
+    }
+    return topic.starts_with(system_topic_prefix);
+}
+
+RMQ_DECL std::string wrap_namespace(std::string_view resource, std::string_view ns) {
+    if (ns.empty() || resource.empty() || detail::is_system_resource(resource)) {
+        return std::string(resource);
+    }
+    const auto bare = detail::without_retry_and_dlq(resource);
+    if (detail::starts_with_namespace(bare, ns)) {
+        return std::string(resource);
+    }
+    return fmt::format("{}{}{}{}", detail::group_topic_prefix(resource), ns, namespace_separator, bare);
+}
+
+RMQ_DECL std::string without_namespace(std::string_view resource) {
+    if (resource.empty() || detail::is_system_resource(resource)) {
+        return std::string(resource);
+    }
+    const auto bare = detail::without_retry_and_dlq(resource);
+    const auto index = bare.find(namespace_separator);
+    // Java's `index > 0`: a leading separator is not a namespace.
+    if (index == std::string_view::npos || index == 0) {
+        return std::string(resource);
+    }
+    return fmt::format("{}{}", detail::group_topic_prefix(resource), bare.substr(index + 1));
+}
+
+RMQ_DECL std::string without_namespace(std::string_view resource, std::string_view ns) {
+    if (resource.empty() || ns.empty()) {
+        return std::string(resource);
+    }
+    if (detail::starts_with_namespace(detail::without_retry_and_dlq(resource), ns)) {
+        return without_namespace(resource);
+    }
+    return std::string(resource);
+}
+
+RMQ_DECL std::string namespace_of(std::string_view resource) {
+    if (resource.empty() || detail::is_system_resource(resource)) {
+        return {};
+    }
+    const auto bare = detail::without_retry_and_dlq(resource);
+    const auto index = bare.find(namespace_separator);
+    if (index == std::string_view::npos || index == 0) {
+        return {};
+    }
+    return std::string(bare.substr(0, index));
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/namespace.ipp ----
+
 // ---- begin rmq/impl/subscription.ipp ----
 
 /// @file impl/subscription.ipp
@@ -9805,26 +10006,7 @@ RMQ_DECL std::int64_t ConsumerConfig::consume_timestamp_millis(std::int64_t now_
 }
 
 RMQ_DECL std::string ConsumerConfig::with_namespace(std::string_view resource) const {
-    if (namespace_.empty() || resource.empty()) {
-        return std::string(resource);
-    }
-    if (resource == auto_create_topic_key_topic || resource.starts_with("rmq_sys_") ||
-        resource.starts_with("SCHEDULE_TOPIC_XXXX") || resource.starts_with("RMQ_SYS_")) {
-        return std::string(resource);
-    }
-    std::string_view prefix;
-    std::string_view rest = resource;
-    if (is_retry_topic(resource)) {
-        prefix = retry_group_topic_prefix;
-        rest.remove_prefix(retry_group_topic_prefix.size());
-    } else if (is_dlq_topic(resource)) {
-        prefix = dlq_group_topic_prefix;
-        rest.remove_prefix(dlq_group_topic_prefix.size());
-    }
-    if (rest.starts_with(namespace_) && rest.size() > namespace_.size() && rest[namespace_.size()] == '%') {
-        return std::string(resource);
-    }
-    return fmt::format("{}{}%{}", prefix, namespace_, rest);
+    return wrap_namespace(resource, namespace_);
 }
 
 }  // namespace rmq

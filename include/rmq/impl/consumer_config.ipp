@@ -296,26 +296,7 @@ RMQ_DECL std::int64_t ConsumerConfig::consume_timestamp_millis(std::int64_t now_
 }
 
 RMQ_DECL std::string ConsumerConfig::with_namespace(std::string_view resource) const {
-    if (namespace_.empty() || resource.empty()) {
-        return std::string(resource);
-    }
-    if (resource == auto_create_topic_key_topic || resource.starts_with("rmq_sys_") ||
-        resource.starts_with("SCHEDULE_TOPIC_XXXX") || resource.starts_with("RMQ_SYS_")) {
-        return std::string(resource);
-    }
-    std::string_view prefix;
-    std::string_view rest = resource;
-    if (is_retry_topic(resource)) {
-        prefix = retry_group_topic_prefix;
-        rest.remove_prefix(retry_group_topic_prefix.size());
-    } else if (is_dlq_topic(resource)) {
-        prefix = dlq_group_topic_prefix;
-        rest.remove_prefix(dlq_group_topic_prefix.size());
-    }
-    if (rest.starts_with(namespace_) && rest.size() > namespace_.size() && rest[namespace_.size()] == '%') {
-        return std::string(resource);
-    }
-    return fmt::format("{}{}%{}", prefix, namespace_, rest);
+    return wrap_namespace(resource, namespace_);
 }
 
 }  // namespace rmq

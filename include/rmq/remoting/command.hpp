@@ -171,6 +171,9 @@ struct Command {
     std::optional<ExtFields> ext_fields;
     /// Body bytes.
     std::string body;
+    /// Java's serializeTypeCurrentRPC: the serialization the frame arrived in (set by decode), and the one
+    /// encode(cmd) writes. rmq answers a peer's request in the request's serialization, as Java does.
+    SerializeType serialize_type = SerializeType::Json;
 
     [[nodiscard]] bool is_response() const noexcept { return (flag & command_flag::response) != 0; }
 
@@ -201,15 +204,22 @@ struct Command {
 };
 
 /// Encodes `cmd` as one complete frame: int32 length ‖ int32 (serializeType << 24 | headerLength) ‖ header ‖
-/// body. Throws CodecError when the frame would exceed max_frame_length or a field does not fit the format.
-std::string encode(const Command& cmd, SerializeType type = SerializeType::Json);
+/// body, with the header in serialization `type` (whatever `cmd.serialize_type` says). Throws CodecError when
+/// the frame would exceed max_frame_length or a field does not fit the format.
+std::string encode(const Command& cmd, SerializeType type);
+
+/// encode() in `cmd.serialize_type` (Java's RemotingCommand.encode uses serializeTypeCurrentRPC).
+inline std::string encode(const Command& cmd) {
+    return encode(cmd, cmd.serialize_type);
+}
 
 /// Validates a frame's leading int32 (the first 4 bytes of `prefix`) and returns how many bytes follow it.
 /// Throws CodecError for a length below 4 (no room for the header word) or a frame above max_frame_length.
 std::size_t frame_payload_length(std::span<const std::byte> prefix);
 
 /// Decodes a frame without its leading length field (what follows it on the stream): the header word, the
-/// header in either serialize type (the peer picks, whatever the request used) and the body.
+/// header in either serialize type (the peer picks, whatever the request used; recorded in
+/// Command::serialize_type) and the body.
 Command decode_payload(std::span<const std::byte> payload);
 
 /// Decodes one complete frame (length field included), as produced by encode(). Throws CodecError when the

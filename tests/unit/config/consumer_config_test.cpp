@@ -332,6 +332,7 @@ TEST_CASE("config: with_namespace wraps like NamespaceUtil.wrapNamespace", "[con
     CHECK(c.with_namespace("%RETRY%ns%g") == "%RETRY%ns%g");
     CHECK(c.with_namespace("TBW102") == "TBW102");
     CHECK(c.with_namespace("") == "");
+    CHECK(c.with_namespace("CID_RMQ_SYS_TRANS") == "CID_RMQ_SYS_TRANS");
 }
 
 TEST_CASE("contexts: defaults and setters", "[config][context]") {

@@ -123,6 +123,7 @@ TEST_CASE("every remoting.json command encodes byte for byte and decodes like Ja
     REQUIRE(commands.size() == golden.at("command_count").get<std::size_t>());
     REQUIRE(commands.size() == 26);
     std::size_t passed_encodings = 0;
+    std::size_t serialize_types_checked = 0;
     for (const auto& c : commands) {
         const auto name = c.at("name").get<std::string>();
         INFO(name);
@@ -141,11 +142,17 @@ TEST_CASE("every remoting.json command encodes byte for byte and decodes like Ja
             }
             const Command decoded = rmq::remoting::decode(frame);
             check_decoded(decoded, enc.at("decoded"));
+            // serializeTypeCurrentRPC: decode records the frame's serialization; encode(cmd) writes it again.
+            CHECK(decoded.serialize_type == type);
+            CHECK(enc.at("decoded").at("serializeTypeCurrentRPC").get<std::string>() == type_name);
+            CHECK(rmq::remoting::encode(decoded) == rmq::remoting::encode(decoded, type));
+            ++serialize_types_checked;
             // What a Java peer writes on the wire (FastCodesHeader field order) decodes the same.
             if (!enc.at("wire_equals_encode").get<bool>()) {
                 const std::string wire = rmq_test::from_hex(enc.at("wire_hex").get<std::string>());
                 const Command from_wire = rmq::remoting::decode(wire);
                 check_decoded(from_wire, enc.at("wire_decoded"));
+                CHECK(from_wire.serialize_type == type);
                 CHECK(from_wire == decoded);
                 CHECK(hex_of(rmq::remoting::encode(from_wire, type)) ==
                       enc.at("wire_hex").get<std::string>());
@@ -167,6 +174,7 @@ TEST_CASE("every remoting.json command encodes byte for byte and decodes like Ja
         }
     }
     CHECK(passed_encodings == 52);
+    CHECK(serialize_types_checked == 52);
 }
 
 TEST_CASE("GET_ROUTEINFO_BY_TOPIC reference frames, byte for byte", "[remoting]") {
@@ -218,7 +226,8 @@ TEST_CASE("malformed frames are refused with a CodecError naming the problem", "
     cmd.remark = "r";
     cmd.fields().set("k", "v");
     cmd.body = "body";
-    const std::string good = rmq::remoting::encode(cmd, SerializeType::RocketMQ);
+    cmd.serialize_type = SerializeType::RocketMQ;  // decode records it, so the round trip compares equal
+    const std::string good = rmq::remoting::encode(cmd);
     REQUIRE(rmq::remoting::decode(good) == cmd);
 
     SECTION("truncated frame") {

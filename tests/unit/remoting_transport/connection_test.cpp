@@ -7,6 +7,7 @@
 #    pragma GCC diagnostic ignored "-Wtsan"
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -194,6 +195,62 @@ TEST_CASE("broker requests: oneway ones are handled and never answered, unsuppor
     CHECK(responses[0].opaque == 7002);
     CHECK(responses[0].code == rmq::response_code::request_code_not_supported);
     CHECK(responses[0].remark.value_or("").find("9999") != std::string::npos);
+}
+
+TEST_CASE("broker requests are answered in the serialization they arrived in (serializeTypeCurrentRPC)",
+          "[remoting_transport][connection]") {
+    using rmq::remoting::SerializeType;
+    const auto client_type = GENERATE(SerializeType::Json, SerializeType::RocketMQ);
+    INFO("client serialization " << static_cast<int>(client_type));
+    rmq_test::FakeServer server(echo);
+    auto options = fast_options();
+    options.serialize_type = client_type;
+    rmq::detail::RemotingClient client(options);
+    client.set_request_handler([](const std::string&, const Command& req) -> std::optional<Command> {
+        if (req.code != rc::get_consumer_running_info) {
+            return std::nullopt;
+        }
+        Command answer;
+        answer.body = "{}";
+        return answer;
+    });
+    REQUIRE(client.invoke_sync(server.address(), request(34), 5000).code == 0);
+    REQUIRE(server.wait_session());
+    auto session = server.last_session();
+    // Handled (307) and unsupported (9999) requests, each in both serializations.
+    int opaque = 8000;
+    for (const int code : {rc::get_consumer_running_info, 9999}) {
+        for (const auto type : {SerializeType::Json, SerializeType::RocketMQ}) {
+            Command req;
+            req.code = code;
+            req.opaque = ++opaque;
+            req.language = rmq::remoting::LanguageCode::Java;
+            req.fields().set("consumerGroup", "cg");
+            session->send(req, type);
+        }
+    }
+    const auto responses = [](const std::vector<Command>& all) {
+        std::vector<Command> out;
+        std::copy_if(all.begin(), all.end(), std::back_inserter(out), [](const Command& c) {
+            return c.is_response();
+        });
+        return out;
+    };
+    REQUIRE(server.wait_for([&](const auto& all) { return responses(all).size() == 4; }));
+    const auto got = responses(server.received());
+    REQUIRE(got.size() == 4);
+    for (const auto& r : got) {
+        INFO("opaque " << r.opaque);
+        // Requests 8001 and 8003 went as JSON, 8002 and 8004 as ROCKETMQ.
+        CHECK(r.serialize_type == (r.opaque % 2 == 1 ? SerializeType::Json : SerializeType::RocketMQ));
+        CHECK(r.code == (r.opaque <= 8002 ? 0 : rmq::response_code::request_code_not_supported));
+    }
+    // The client's own requests keep the configured serialization.
+    const auto all = server.received();
+    const auto first_request =
+        std::find_if(all.begin(), all.end(), [](const Command& c) { return !c.is_response(); });
+    REQUIRE(first_request != all.end());
+    CHECK(first_request->serialize_type == client_type);
 }
 
 TEST_CASE("a frame announced above 16 MiB closes the connection and fails pending requests",

@@ -337,6 +337,57 @@ TEST_CASE("send: SEND_MESSAGE_V2 with UNIQ_KEY, zlib above 4 KiB, SYSTEM_BUSY re
     CHECK(server.received().back().body == "small");
 }
 
+TEST_CASE("send(msg, mq) on a fresh transport looks the queue's topic up first (Java's sendKernelImpl)",
+          "[remoting_transport]") {
+    rmq_test::FakeServer server;
+    const auto asked = [&] {  // the topics whose routes were requested, in order
+        std::vector<std::string> out;
+        for (const auto& c : server.received()) {
+            if (c.code == rc::get_routeinfo_by_topic && !c.is_response()) {
+                out.emplace_back(c.field("topic").value_or(""));
+            }
+        }
+        return out;
+    };
+    server.set_handler([&](rmq_test::FakeSession& s, const Command& req) {
+        if (req.code == rc::get_routeinfo_by_topic) {
+            if (req.field("topic") == "NotCreatedYet") {
+                auto r = rmq_test::FakeSession::response_to(req, rmq::response_code::topic_not_exist);
+                r.remark = "No topic route info in name server for the topic: NotCreatedYet";
+                s.send(r);
+                return;
+            }
+            auto r = ok(req);
+            r.body = route_json(server.address());
+            s.send(r);
+            return;
+        }
+        auto r = ok(req);
+        r.fields().set("msgId", "7F00000100002A9F0000000000000010");
+        r.fields().set("queueId", std::string(req.field("e").value_or("0")));
+        r.fields().set("queueOffset", "7");
+        s.send(r);
+    });
+    rmq::RemotingTransport transport{config_for(server)};
+    const rmq::MessageQueue q{"TopicTest", "broker-a", 1};
+    const auto r = transport.send(rmq::Message("TopicTest", "first"), q);
+    CHECK(r.status == rmq::SendStatus::SendOk);
+    CHECK(r.message_queue == q);
+    CHECK(asked() == std::vector<std::string>{"TopicTest"});
+    (void)transport.send(rmq::Message("TopicTest", "second"), q);
+    CHECK(asked().size() == 1);  // cached now
+
+    // A topic the NameServer does not know yet: the create-topic-key route names the brokers.
+    rmq::RemotingTransport fresh{config_for(server)};
+    const rmq::MessageQueue nq{"NotCreatedYet", "broker-a", 0};
+    CHECK(fresh.send(rmq::Message("NotCreatedYet", "x"), nq).status == rmq::SendStatus::SendOk);
+    CHECK(asked() == std::vector<std::string>{"TopicTest", "NotCreatedYet", "TBW102"});
+    // A broker no route names still fails, naming it.
+    CHECK_THROWS_WITH(
+        fresh.send(rmq::Message("TopicTest", "x"), rmq::MessageQueue{"TopicTest", "broker-zz", 0}),
+        Catch::Contains("broker-zz"));
+}
+
 TEST_CASE("lock_batch sends one request per broker and returns what was locked", "[remoting_transport]") {
     rmq_test::FakeServer a;
     rmq_test::FakeServer b;

@@ -111,6 +111,7 @@ private:
     void load_offsets();
     void start_timers();
     void drain_listeners();
+    [[nodiscard]] std::string stuck_queue_names() const;
 
     // scheduling, for the services (impl/lifecycle.hpp)
     void submit(std::function<void()> task);
@@ -204,6 +205,9 @@ private:
     std::shared_ptr<LifeGate> gate_ = std::make_shared<LifeGate>();
     Scheduler scheduler_;
     std::unique_ptr<ConsumePool> pool_;
+    // Queues that held unfinished messages when shutdown() stopped waiting for listeners (logged by the
+    // destructor, which waits for those listeners). Written by shutdown(), read by the destructor.
+    std::vector<MessageQueue> stuck_queues_;
     Host host_{*this};
     Service service_{host_};
 };

@@ -312,6 +312,7 @@ RMQ_DECL Command decode_payload(std::span<const std::byte> payload) {
     }
     r.skip(header_len, "header");
     cmd.body = std::string(r.bytes(r.remaining(), "body"));
+    cmd.serialize_type = static_cast<SerializeType>(type);
     return cmd;
 }
 

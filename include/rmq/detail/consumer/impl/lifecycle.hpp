@@ -30,8 +30,29 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::~ConsumerCore() {
     scheduler_.stop();
     if (pool_) {
         pool_->close();
+        // shutdown() returns without waiting for listeners past the configured wait; here, before anything
+        // they may touch is freed, rmq waits for them.
+        if (!pool_->wait_idle(0)) {
+            log_line(LogLevel::Warn,
+                     "group [{}]: destroying the consumer waits for listeners still running (queues with "
+                     "unfinished messages at shutdown: {})",
+                     group_,
+                     stuck_queue_names());
+        }
         pool_->join();
     }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+std::string ConsumerCore<Order, Allocate, OffsetStore, Tr>::stuck_queue_names() const {
+    if (stuck_queues_.empty()) {
+        return "unknown";
+    }
+    std::string names;
+    for (const auto& mq : stuck_queues_) {
+        names += fmt::format("{}{}", names.empty() ? "" : ", ", mq);
+    }
+    return names;
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
@@ -181,21 +202,29 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
 }
 
 /// Waits for running listeners up to await_termination_millis_when_shutdown; the results of those still
-/// running then are discarded (their queues are dropped) and their messages are redelivered.
+/// running then are discarded (their queues are dropped) and their messages are redelivered. Those are not
+/// waited for here (shutdown() keeps its bound whatever a listener does): the destructor joins them.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::drain_listeners() {
     pool_->close();
-    if (!pool_->wait_idle(config_.await_termination_millis_when_shutdown)) {
-        log_line(LogLevel::Warn,
-                 "group [{}]: listeners still running after {} ms; their results will be discarded and their "
-                 "messages redelivered",
-                 group_,
-                 config_.await_termination_millis_when_shutdown);
-        for (auto& [mq, pq] : table_snapshot()) {
-            pq->set_dropped(true);
-        }
+    if (pool_->wait_idle(config_.await_termination_millis_when_shutdown)) {
+        pool_->join();
+        return;
     }
-    pool_->join();
+    for (auto& [mq, pq] : table_snapshot()) {
+        const auto info = pq->info();
+        if (info.cached_msg_count > 0 || info.transaction_msg_count > 0) {
+            stuck_queues_.push_back(mq);
+        }
+        pq->set_dropped(true);
+    }
+    log_line(
+        LogLevel::Warn,
+        "group [{}]: listeners still running after {} ms (queues with unfinished messages: {}); their "
+        "results will be discarded and their messages redelivered; the consumer's destructor waits for them",
+        group_,
+        config_.await_termination_millis_when_shutdown,
+        stuck_queue_names());
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>

@@ -142,8 +142,13 @@ private:
         std::unique_ptr<asio::steady_timer> timer;
     };
 
+    // Requests go in the configured serialization, answers in their request's (Java's writeResponse).
     std::string encode_checked(const remoting::Command& cmd) const {
-        std::string frame = remoting::encode(cmd, options_.serialize_type);
+        return encode_checked(cmd, options_.serialize_type);
+    }
+
+    std::string encode_checked(const remoting::Command& cmd, remoting::SerializeType type) const {
+        std::string frame = remoting::encode(cmd, type);
         if (frame.size() > options_.max_frame_length) {
             throw remoting::CodecError(
                 fmt::format("request frame of {} bytes to {} exceeds the {} byte limit",
@@ -501,15 +506,16 @@ private:
         }
         answer->opaque = cmd.opaque;
         answer->flag = remoting::command_flag::response;
+        answer->serialize_type = cmd.serialize_type;
         try {
-            writes_.push_back(std::make_shared<std::string>(encode_checked(*answer)));
+            writes_.push_back(std::make_shared<std::string>(encode_checked(*answer, cmd.serialize_type)));
         } catch (const std::exception& e) {
             remoting::Command err;
             err.code = response_code::system_error;
             err.remark = e.what();
             err.opaque = cmd.opaque;
             err.flag = remoting::command_flag::response;
-            writes_.push_back(std::make_shared<std::string>(remoting::encode(err, options_.serialize_type)));
+            writes_.push_back(std::make_shared<std::string>(remoting::encode(err, cmd.serialize_type)));
         }
         start_write();
     }

@@ -107,6 +107,24 @@ send_status(const remoting::Command& resp, const MessageQueue& mq, const std::st
     }
 }
 
+// Java's sendKernelImpl: a broker no cached route names makes it look the queue's topic up
+// (tryToFindTopicPublishInfo, which falls back to the create-topic-key route for a topic not created yet),
+// so a fresh producer's send(msg, mq) works.
+inline std::string master_for(TransportParts& parts, const MessageQueue& mq) {
+    if (auto addr = parts.routes.master_address(mq.broker_name)) {
+        return *addr;
+    }
+    try {
+        (void)parts.name_servers.topic_route(mq.topic);
+    } catch (const BrokerError& e) {
+        if (e.code() != response_code::topic_not_exist) {
+            throw;
+        }
+        (void)parts.name_servers.topic_route(std::string(auto_create_topic_key_topic));
+    }
+    return parts.routes.require_master(mq.broker_name);
+}
+
 }  // namespace sending
 
 RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
@@ -120,7 +138,7 @@ RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const Messag
     h.properties = encode_properties(props);
     const remoting::SendMessageRequestHeaderV2 v2{h};
     const auto req = remoting::make_request(remoting::request_code::send_message_v2, v2, std::move(body));
-    const std::string addr = parts.routes.require_master(mq.broker_name);
+    const std::string addr = sending::master_for(parts, mq);
     const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
     SendResult r;
     r.status = sending::send_status(resp, mq, addr);
