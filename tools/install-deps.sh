@@ -11,7 +11,9 @@ PACKAGES=(
     g++ cmake ninja-build ccache python3
     catch2 librange-v3-dev libboost-dev libfmt-dev nlohmann-json3-dev
     zlib1g-dev libssl-dev liblz4-dev libzstd-dev
-    clang-format-16 libspdlog-dev
+    clang-format-16
+    libspdlog-dev                 # examples/log_spdlog.cpp
+    clang-16 libclang-rt-16-dev   # tools/fuzz.sh: clang++-16 and its libFuzzer/sanitizer runtimes
 )
 # Real-broker tests (an Apache RocketMQ broker run from Java). Enabled with RMQ_DEPS_BROKER=1.
 BROKER_PACKAGES=(openjdk-17-jdk-headless maven)

@@ -63,8 +63,17 @@ inline constexpr std::string_view compression_name(CompressionType type) noexcep
 /// refuses stored bodies above 4 MiB by default; compressed text rarely expands beyond 100x).
 inline constexpr std::size_t max_decompressed_body = 512U * 1024U * 1024U;
 
-/// Decompresses a stored body. Throws CodecError when the data is corrupt or the type is not compiled in.
+/// Upper bound for the bodies of one pull response inflated together (decode_messages): a pull answers at
+/// most 32 records by default, so a body of 77 KB zstd RLE records cannot inflate to gigabytes.
+inline constexpr std::size_t max_decompressed_pull_body = 512U * 1024U * 1024U;
+
+/// Decompresses a stored body. Throws CodecError when the data is corrupt, the type is not compiled in, or
+/// it inflates to more than max_decompressed_body bytes.
 std::string decompress(std::string_view data, CompressionType type);
+
+/// decompress() that gives up, before growing its output past it, when the data inflates to more than
+/// `limit` bytes (CodecError). A size the frame declares is used only as a hint, never trusted.
+std::string decompress(std::string_view data, CompressionType type, std::size_t limit);
 
 /// Compresses a body like a Java producer (level = rocketmq.message.compressLevel, default 5).
 std::string compress(std::string_view data, CompressionType type, int level = 5);

@@ -115,6 +115,10 @@ struct MessageDecodeOptions {
     bool read_body = true;
     /// Inflate compressed bodies (sysFlag is left as stored, as Java's clientDecode does).
     bool decompress_body = true;
+    /// Most bytes the compressed bodies of one call may inflate to, all records together (one record is
+    /// also held to max_decompressed_body). A record that would pass it is damaged: decode_message throws,
+    /// decode_messages drops it and the rest like any damaged record.
+    std::size_t max_decompressed_total = max_decompressed_pull_body;
 };
 
 /// What decode_messages could not decode.

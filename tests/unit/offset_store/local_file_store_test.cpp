@@ -446,3 +446,61 @@ TEST_CASE("local store: moving keeps table and file path", "[local]") {
     b.persist(queue(0));
     REQUIRE(b.read_offset(queue(0), rmq::ReadOffsetType::ReadFromStore) == 9);
 }
+
+TEST_CASE("local store: out-of-range numbers in the file are damage: a clear error and the .bak is used",
+          "[local][bak][hostile]") {
+    TempDir dir;
+    fs::path path;
+    {
+        auto store = make_store(dir);
+        const std::vector<rmq::MessageQueue> mqs{queue(0)};
+        store.update_offset(queue(0), 100, false);
+        store.persist_all(mqs);
+        store.update_offset(queue(0), 200, false);
+        store.persist_all(mqs);  // .bak holds 100, main holds 200
+        path = store.file_path();
+    }
+    const auto entry = [](std::string_view queue_id, std::string_view offset) {
+        return fmt::format(R"({{"offsetTable":{{{{"brokerName":"{}","queueId":{},"topic":"{}"}}:{}}}}})",
+                           broker,
+                           queue_id,
+                           topic,
+                           offset);
+    };
+    std::string damaged;
+    SECTION("queueId 1e300 (a double far outside int)") {
+        damaged = entry("1e300", "200");
+    }
+    SECTION("queueId -1e300") {
+        damaged = entry("-1e300", "200");
+    }
+    SECTION("queueId 1.5") {
+        damaged = entry("1.5", "200");
+    }
+    SECTION("queueId 2^40") {
+        damaged = entry("1099511627776", "200");
+    }
+    SECTION("negative queueId") {
+        damaged = entry("-3", "200");
+    }
+    SECTION("offset 1e300") {
+        damaged = entry("0", "1e300");
+    }
+    SECTION("offset beyond int64") {
+        damaged = entry("0", "99999999999999999999");
+    }
+    SECTION("negative offset") {
+        damaged = entry("0", "-5");
+    }
+    INFO(damaged);
+    CHECK_THROWS_AS(rmq::detail::parse_offset_file(damaged), rmq::Error);
+    write_all(path, damaged);
+    auto store = make_store(dir);
+    CHECK(store.read_offset(queue(0), rmq::ReadOffsetType::ReadFromMemory) == 100);
+}
+
+TEST_CASE("local store: offset -1 (no offset) and the largest queue id are read back", "[local]") {
+    const auto table = rmq::detail::parse_offset_file(
+        R"({"offsetTable":{{"brokerName":"b","queueId":2147483647,"topic":"t"}:-1}})");
+    CHECK(table.at(rmq::MessageQueue{"t", "b", 2147483647}) == -1);
+}

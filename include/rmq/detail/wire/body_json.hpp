@@ -41,7 +41,7 @@ Int get_int(const Json& j, std::string_view key, std::string_view what) {
         } catch (const std::exception&) {
         }
     }
-    throw CodecError(fmt::format("{}: {} is not an integer: {}", what, key, v->dump()));
+    throw CodecError(fmt::format("{}: {} is not an integer: {}", what, key, rmq::detail::describe_json(*v)));
 }
 
 bool get_bool(const Json& j, std::string_view key, std::string_view what);

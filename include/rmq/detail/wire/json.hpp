@@ -102,6 +102,11 @@ inline void append_json_string(std::string& out, std::string_view s, JsonEscape 
     out.push_back('"');
 }
 
+/// Deepest nesting of arrays and objects accepted in any JSON rmq receives (headers, bodies). RocketMQ's own
+/// bodies nest at most 4 levels; the bound keeps every recursive walk of a parsed value (nlohmann's dump(),
+/// destruction, comparisons) far from the stack's end whatever a hostile peer sends.
+inline constexpr std::size_t max_json_depth = 64;
+
 /// The state of normalize_fastjson's scan outside strings.
 struct FastjsonScan {
     bool in_string = false;
@@ -138,6 +143,9 @@ inline bool normalize_structural(char c, std::string& out, FastjsonScan& scan) {
         break;
     case '{':
     case '[':
+        if (scan.containers.size() >= max_json_depth) {
+            throw remoting::CodecError(fmt::format("JSON nests deeper than {} levels", max_json_depth));
+        }
         scan.containers.push_back(c);
         scan.expect_key = c == '{';
         break;
@@ -210,13 +218,38 @@ inline std::string normalize_fastjson(std::string_view text) {
 }
 
 /// Parses fastjson text (standard JSON or fastjson's lenient variant), keeping object member order.
-/// Throws rmq::remoting::CodecError naming `what` on malformed text.
+/// Throws rmq::remoting::CodecError naming `what` on malformed text or nesting deeper than max_json_depth.
 inline nlohmann::ordered_json parse_fastjson(std::string_view text, std::string_view what) {
+    std::string normalized;
     try {
-        return nlohmann::ordered_json::parse(normalize_fastjson(text));
-    } catch (const nlohmann::json::exception& e) {
-        throw remoting::CodecError(fmt::format("{}: malformed JSON: {}", what, e.what()));
+        normalized = normalize_fastjson(text);
+    } catch (const remoting::CodecError& e) {
+        throw remoting::CodecError(fmt::format("{}: {}", what, e.what()));
     }
+    try {
+        return nlohmann::ordered_json::parse(normalized);
+    } catch (const nlohmann::json::exception& e) {
+        // nlohmann quotes the last token read, which can be megabytes long.
+        throw remoting::CodecError(fmt::format("{}: malformed JSON: {:.200}", what, e.what()));
+    }
+}
+
+/// A received value for an error message: scalars as JSON text cut to `max` characters, containers by
+/// their kind and size (never their whole text, which a peer controls).
+template <typename Json>
+std::string describe_json(const Json& v, std::size_t max = 64) {
+    if (v.is_array()) {
+        return fmt::format("an array of {} elements", v.size());
+    }
+    if (v.is_object()) {
+        return fmt::format("an object of {} members", v.size());
+    }
+    std::string text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (text.size() > max) {
+        text.resize(max);
+        text += "...";
+    }
+    return text;
 }
 
 }  // namespace rmq::detail

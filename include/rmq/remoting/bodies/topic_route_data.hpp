@@ -78,8 +78,20 @@ struct TopicRouteData {
 /// escaped), which 4.9.4+ NameServers send for requests with version >= 401 or acceptStandardJsonOnly.
 enum class RouteJsonForm { Fastjson, Standard };
 
+/// Most queues one QueueData (readQueueNums, writeQueueNums) or one orderTopicConf entry may declare. Apache
+/// RocketMQ itself sets no upper bound (5.3.3's broker and mqadmin validate topic names, not queue counts;
+/// defaultTopicQueueNums is 8, mqadmin's default 8), but a broker keeps a ConsumeQueue directory and a
+/// thread-visible offset per queue, so real topics have tens, at most a few thousand. 65536 is far above any
+/// real topic and keeps a route's queue lists a few MB when a broken or hostile NameServer declares 2^31-1.
+inline constexpr std::int32_t max_route_queue_nums = 65536;
+
+/// Most read (or write) queues a whole route may declare, summed over its QueueDatas / orderTopicConf entries
+/// (256 brokers of 1024 queues).
+inline constexpr std::int64_t max_route_queues = 262144;
+
 /// Parses a GET_ROUTEINFO_BY_TOPIC body in either form (unquoted or quoted brokerAddrs keys).
-/// Throws CodecError on malformed JSON or mistyped fields.
+/// Throws CodecError on malformed JSON or mistyped fields, or queue counts above max_route_queue_nums /
+/// max_route_queues (also in orderTopicConf).
 TopicRouteData decode_topic_route_data(std::string_view json);
 
 /// Writes a TopicRouteData as a Java peer does (`form`: see RouteJsonForm).
@@ -91,6 +103,7 @@ std::string encode_topic_route_data(const TopicRouteData& route,
 /// read queues: every readable QueueData's 0..readQueueNums-1 (sorted like Java's MessageQueue);
 /// write queues: QueueDatas sorted by broker name, writable and with a master address, 0..writeQueueNums-1 —
 /// unless orderTopicConf (`broker:count;...`) is non-empty, which then lists the write queues.
+/// Throws CodecError, before allocating, when the counts exceed max_route_queue_nums / max_route_queues.
 TopicRoute to_topic_route(std::string_view topic, const TopicRouteData& route);
 
 }  // namespace rmq::remoting

@@ -153,7 +153,8 @@ inline std::int32_t json_int(const nlohmann::ordered_json& j, std::string_view k
         } catch (const std::exception&) {
         }
     }
-    throw CodecError(fmt::format("RemotingCommand JSON header: {} is not an int: {}", key, it->dump()));
+    throw CodecError(fmt::format(
+        "RemotingCommand JSON header: {} is not an int: {}", key, rmq::detail::describe_json(*it)));
 }
 
 inline std::string json_scalar_text(const nlohmann::ordered_json& v) {
@@ -180,11 +181,13 @@ inline Command decode_json_header(std::string_view header) {
         } else if (it->is_string()) {
             const auto lang = language_from_name(it->get_ref<const std::string&>());
             if (!lang) {
-                throw CodecError(fmt::format("RemotingCommand JSON header: unknown language {}", it->dump()));
+                throw CodecError(fmt::format("RemotingCommand JSON header: unknown language {}",
+                                             rmq::detail::describe_json(*it)));
             }
             cmd.language = *lang;
         } else {
-            throw CodecError(fmt::format("RemotingCommand JSON header: bad language {}", it->dump()));
+            throw CodecError(
+                fmt::format("RemotingCommand JSON header: bad language {}", rmq::detail::describe_json(*it)));
         }
     }
     if (const auto it = j.find("remark"); it != j.end() && !it->is_null()) {
@@ -192,8 +195,8 @@ inline Command decode_json_header(std::string_view header) {
     }
     if (const auto it = j.find("extFields"); it != j.end() && !it->is_null()) {
         if (!it->is_object()) {
-            throw CodecError(
-                fmt::format("RemotingCommand JSON header: extFields is not an object: {}", it->dump()));
+            throw CodecError(fmt::format("RemotingCommand JSON header: extFields is not an object: {}",
+                                         rmq::detail::describe_json(*it)));
         }
         ExtFields& fields = cmd.fields();
         for (const auto& [key, value] : it->items()) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <initializer_list>
 #include <limits>
 #include <memory>
@@ -28,14 +29,21 @@ namespace detail {
                     compression_name(type)));
 }
 
-inline void check_growth(std::size_t size, CompressionType type) {
-    if (size > max_decompressed_body) {
-        throw CodecError(fmt::format(
-            "{} body decompresses to more than {} bytes", compression_name(type), max_decompressed_body));
+/// Appends `n` inflated bytes unless that would pass `limit`, checked before the string grows; capacity
+/// grows geometrically but never past the limit.
+inline void
+append_capped(std::string& out, const char* data, std::size_t n, std::size_t limit, CompressionType type) {
+    if (n > limit - out.size()) {
+        throw CodecError(
+            fmt::format("{} body decompresses to more than {} bytes", compression_name(type), limit));
     }
+    if (out.size() + n > out.capacity()) {
+        out.reserve(std::min(limit, std::max(out.size() + n, 2 * out.capacity())));
+    }
+    out.append(data, n);
 }
 
-inline std::string zlib_inflate(std::string_view in) {
+inline std::string zlib_inflate(std::string_view in, std::size_t limit) {
     z_stream zs{};
     if (inflateInit(&zs) != Z_OK) {
         throw CodecError("ZLIB: inflateInit failed");
@@ -54,8 +62,7 @@ inline std::string zlib_inflate(std::string_view in) {
             throw CodecError(
                 fmt::format("ZLIB body is corrupt: {} (zlib error {})", zs.msg ? zs.msg : "?", rc));
         }
-        out.append(buf, sizeof buf - zs.avail_out);
-        check_growth(out.size(), CompressionType::Zlib);
+        append_capped(out, buf, sizeof buf - zs.avail_out, limit, CompressionType::Zlib);
         if (rc == Z_OK && zs.avail_in == 0 && zs.avail_out != 0) {
             throw CodecError("ZLIB body is truncated");
         }
@@ -78,7 +85,7 @@ inline std::string zlib_deflate(std::string_view in, int level) {
 }
 
 #if RMQ_DETAIL_HAS_LZ4
-inline std::string lz4_decompress(std::string_view in) {
+inline std::string lz4_decompress(std::string_view in, std::size_t limit) {
     LZ4F_dctx* ctx = nullptr;
     if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION))) {
         throw CodecError("LZ4: cannot create a decompression context");
@@ -95,8 +102,7 @@ inline std::string lz4_decompress(std::string_view in) {
         if (LZ4F_isError(hint)) {
             throw CodecError(fmt::format("LZ4 body is corrupt: {}", LZ4F_getErrorName(hint)));
         }
-        out.append(buf, dst_size);
-        check_growth(out.size(), CompressionType::Lz4);
+        append_capped(out, buf, dst_size, limit, CompressionType::Lz4);
         src += src_size;
         left -= src_size;
         if (hint == 0) {
@@ -139,7 +145,7 @@ inline std::string lz4_compress(std::string_view in, int /*level*/) {
 #endif
 
 #if RMQ_DETAIL_HAS_ZSTD
-inline std::string zstd_decompress(std::string_view in) {
+inline std::string zstd_decompress(std::string_view in, std::size_t limit) {
     std::unique_ptr<ZSTD_DStream, std::size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(), ZSTD_freeDStream);
     if (!ds || ZSTD_isError(ZSTD_initDStream(ds.get()))) {
         throw CodecError("ZSTD: cannot create a decompression stream");
@@ -154,8 +160,7 @@ inline std::string zstd_decompress(std::string_view in) {
         if (ZSTD_isError(rc)) {
             throw CodecError(fmt::format("ZSTD body is corrupt: {}", ZSTD_getErrorName(rc)));
         }
-        out.append(buf.data(), output.pos);
-        check_growth(out.size(), CompressionType::Zstd);
+        append_capped(out, buf.data(), output.pos, limit, CompressionType::Zstd);
         if (rc != 0 && input.pos == input.size && output.pos < output.size) {
             throw CodecError("ZSTD body is truncated");
         }
@@ -202,18 +207,22 @@ inline std::string zstd_compress(std::string_view in, int level) {
 }  // namespace detail
 
 RMQ_DECL std::string decompress(std::string_view data, CompressionType type) {
+    return decompress(data, type, max_decompressed_body);
+}
+
+RMQ_DECL std::string decompress(std::string_view data, CompressionType type, std::size_t limit) {
     switch (type) {
     case CompressionType::Zlib:
-        return detail::zlib_inflate(data);
+        return detail::zlib_inflate(data, limit);
     case CompressionType::Lz4:
 #if RMQ_DETAIL_HAS_LZ4
-        return detail::lz4_decompress(data);
+        return detail::lz4_decompress(data, limit);
 #else
         detail::not_compiled_in(type);
 #endif
     case CompressionType::Zstd:
 #if RMQ_DETAIL_HAS_ZSTD
-        return detail::zstd_decompress(data);
+        return detail::zstd_decompress(data, limit);
 #else
         detail::not_compiled_in(type);
 #endif

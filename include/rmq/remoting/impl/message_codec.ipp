@@ -62,7 +62,7 @@ inline void read_body(rmq::detail::ByteReader& r, MessageExt& msg, const Message
                            (sys_flag & message_sys_flag::compression_type_mask) >> 8,
                            sys_flag));
     }
-    msg.set_body(decompress(body, *type));
+    msg.set_body(decompress(body, *type, std::min(max_decompressed_body, options.max_decompressed_total)));
 }
 
 /// TOPICLENGTH: two bytes in a v2 record, one (non-negative) byte otherwise.
@@ -203,6 +203,7 @@ RMQ_DECL std::vector<MessageExt> decode_messages(std::span<const std::byte> pull
         *report = MessageDecodeReport{};
     }
     std::vector<MessageExt> out;
+    MessageDecodeOptions budget = options;  // what the records left may still inflate to
     std::size_t pos = 0;
     while (pos < pull_body.size()) {
         const auto rest = pull_body.subspan(pos);
@@ -215,7 +216,10 @@ RMQ_DECL std::vector<MessageExt> decode_messages(std::span<const std::byte> pull
                 r.fail(fmt::format("TOTALSIZE {} does not fit the {} bytes left", total, rest.size()));
             }
             size = static_cast<std::size_t>(total);
-            out.push_back(decode_message(rest.first(size), options));
+            out.push_back(decode_message(rest.first(size), budget));
+            if ((out.back().sys_flag() & message_sys_flag::compressed) != 0 && options.decompress_body) {
+                budget.max_decompressed_total -= out.back().body().size();
+            }
         } catch (const CodecError& e) {
             if (report != nullptr) {
                 report->error = fmt::format("record {} at byte {}: {}", out.size(), pos, e.what());

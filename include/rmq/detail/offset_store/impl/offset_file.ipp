@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <system_error>
 #include <utility>
@@ -115,7 +116,7 @@ private:
         try {
             return nlohmann::json::parse(raw).get<std::string>();
         } catch (const nlohmann::json::exception& e) {
-            fail(fmt::format("bad string {}: {}", raw, e.what()));
+            fail(fmt::format("bad string {:.64}: {:.200}", raw, e.what()));
         }
     }
 
@@ -169,10 +170,24 @@ private:
             }
             return MessageQueue{key.at("topic").get<std::string>(),
                                 key.at("brokerName").get<std::string>(),
-                                key.at("queueId").get<std::int32_t>()};
+                                queue_id(key.at("queueId"))};
         } catch (const nlohmann::json::exception& e) {
-            fail(fmt::format("bad MessageQueue key: {}", e.what()));
+            fail(fmt::format("bad MessageQueue key: {:.200}", e.what()));
         }
+    }
+
+    /// A queue id is a non-negative int; anything else (1e300, 1.5, -1, 2^40) is damage, not a number to
+    /// convert (a double out of int range converts with undefined behaviour).
+    std::int32_t queue_id(const nlohmann::json& v) const {
+        constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max());
+        const bool in_range = v.is_number_unsigned()
+                                  ? v.get<std::uint64_t>() <= max
+                                  : v.is_number_integer() && v.get<std::int64_t>() >= 0 &&
+                                        static_cast<std::uint64_t>(v.get<std::int64_t>()) <= max;
+        if (!in_range) {
+            fail(fmt::format("queueId {:.32} is not a queue id", v.dump()));
+        }
+        return static_cast<std::int32_t>(v.get<std::int64_t>());
     }
 
     std::int64_t parse_offset() {
@@ -181,7 +196,11 @@ private:
         std::int64_t v = 0;
         const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), v);
         if (ec != std::errc{} || end != raw.data() + raw.size()) {
-            fail(fmt::format("offset '{}' is not an integer", raw));
+            fail(fmt::format("offset '{:.32}' is not a 64-bit integer", raw));
+        }
+        if (v < -1) {
+            // -1 is RocketMQ's "no offset" and may be persisted; nothing else below 0 is written by anyone.
+            fail(fmt::format("offset {} is negative", v));
         }
         return v;
     }

@@ -16,7 +16,8 @@ RMQ_DECL std::string get_string(const Json& j, std::string_view key, std::string
         return {};
     }
     if (!v->is_string()) {
-        throw CodecError(fmt::format("{}: {} is not a string: {}", what, key, v->dump()));
+        throw CodecError(
+            fmt::format("{}: {} is not a string: {}", what, key, rmq::detail::describe_json(*v)));
     }
     return v->get<std::string>();
 }
@@ -32,7 +33,7 @@ RMQ_DECL bool get_bool(const Json& j, std::string_view key, std::string_view wha
     if (v->is_string()) {
         return v->get<std::string>() == "true";
     }
-    throw CodecError(fmt::format("{}: {} is not a boolean: {}", what, key, v->dump()));
+    throw CodecError(fmt::format("{}: {} is not a boolean: {}", what, key, rmq::detail::describe_json(*v)));
 }
 
 RMQ_DECL const Json* get_array(const Json& j, std::string_view key, std::string_view what) {
@@ -85,7 +86,8 @@ RMQ_DECL void append_message_queue(std::string& out, const MessageQueue& mq) {
 
 RMQ_DECL MessageQueue parse_message_queue(const Json& j, std::string_view what) {
     if (!j.is_object()) {
-        throw CodecError(fmt::format("{}: a MessageQueue is not an object: {}", what, j.dump()));
+        throw CodecError(
+            fmt::format("{}: a MessageQueue is not an object: {}", what, rmq::detail::describe_json(j)));
     }
     return MessageQueue{get_string(j, "topic", what),
                         get_string(j, "brokerName", what),
@@ -120,7 +122,8 @@ parse_string_list(const Json& j, std::string_view key, std::string_view what) {
     if (const Json* arr = get_array(j, key, what)) {
         for (const auto& e : *arr) {
             if (!e.is_string()) {
-                throw CodecError(fmt::format("{}: {} holds a non-string: {}", what, key, e.dump()));
+                throw CodecError(
+                    fmt::format("{}: {} holds a non-string: {}", what, key, rmq::detail::describe_json(e)));
             }
             out.push_back(e.get<std::string>());
         }

@@ -167,6 +167,78 @@ inline void write_queue_data(std::string& out, const QueueData& qd, JsonEscape e
     out.push_back('}');
 }
 
+/// One `broker:count` pair per entry of orderTopicConf (`broker:count;...`; items without ':' are skipped,
+/// as Java does); throws CodecError for a count that is not a number or exceeds max_route_queue_nums.
+inline std::vector<std::pair<std::string_view, std::int32_t>>
+order_topic_conf_entries(std::string_view conf) {
+    std::vector<std::pair<std::string_view, std::int32_t>> out;
+    while (!conf.empty()) {
+        const std::size_t end = conf.find(';');
+        const std::string_view item = conf.substr(0, end);
+        if (const std::size_t colon = item.find(':'); colon != std::string_view::npos) {
+            std::int32_t nums = 0;
+            for (const char c : item.substr(colon + 1)) {
+                if (c < '0' || c > '9') {
+                    throw CodecError(
+                        fmt::format("TopicRouteData: bad orderTopicConf entry \"{:.64}\"", item));
+                }
+                // Checked before multiplying: a long digit run must not overflow.
+                if (nums > (max_route_queue_nums - (c - '0')) / 10) {
+                    throw CodecError(fmt::format(
+                        "TopicRouteData: orderTopicConf entry \"{:.64}\" declares more than {} queues",
+                        item,
+                        max_route_queue_nums));
+                }
+                nums = nums * 10 + (c - '0');
+            }
+            out.emplace_back(item.substr(0, colon), nums);
+        }
+        if (end == std::string_view::npos) {
+            break;
+        }
+        conf.remove_prefix(end + 1);
+    }
+    return out;
+}
+
+inline void check_queue_count(std::int32_t nums, std::string_view field, std::string_view broker) {
+    if (nums > max_route_queue_nums) {
+        throw CodecError(fmt::format("TopicRouteData: {} {} of broker \"{:.64}\" is above the limit {}",
+                                     field,
+                                     nums,
+                                     broker,
+                                     max_route_queue_nums));
+    }
+}
+
+inline void check_route_total(std::int64_t total, std::string_view what) {
+    if (total > max_route_queues) {
+        throw CodecError(
+            fmt::format("TopicRouteData: {} queues in all, above the limit {}", what, max_route_queues));
+    }
+}
+
+/// Rejects queue counts a route view could not hold (see max_route_queue_nums), before anything is allocated.
+inline void check_queue_counts(const TopicRouteData& route) {
+    std::int64_t reads = 0;
+    std::int64_t writes = 0;
+    for (const auto& qd : route.queue_datas) {
+        check_queue_count(qd.read_queue_nums, "readQueueNums", qd.broker_name);
+        check_queue_count(qd.write_queue_nums, "writeQueueNums", qd.broker_name);
+        reads += std::max(qd.read_queue_nums, 0);
+        writes += std::max(qd.write_queue_nums, 0);
+        check_route_total(reads, "readQueueNums");
+        check_route_total(writes, "writeQueueNums");
+    }
+    if (route.order_topic_conf) {
+        std::int64_t ordered = 0;
+        for (const auto& entry : order_topic_conf_entries(*route.order_topic_conf)) {
+            ordered += entry.second;
+            check_route_total(ordered, "orderTopicConf");
+        }
+    }
+}
+
 }  // namespace route_json
 
 RMQ_DECL TopicRouteData decode_topic_route_data(std::string_view json) {
@@ -188,6 +260,7 @@ RMQ_DECL TopicRouteData decode_topic_route_data(std::string_view json) {
     if (const auto* fst = detail::member(j, "filterServerTable")) {
         route_json::read_filter_server_table(*fst, out);
     }
+    route_json::check_queue_counts(out);
     return out;
 }
 
@@ -226,6 +299,7 @@ RMQ_DECL std::string encode_topic_route_data(const TopicRouteData& route, RouteJ
 }
 
 RMQ_DECL TopicRoute to_topic_route(std::string_view topic, const TopicRouteData& route) {
+    route_json::check_queue_counts(route);
     TopicRoute out;
     for (const auto& qd : route.queue_datas) {
         if ((qd.perm & perm::read) != 0) {
@@ -236,28 +310,10 @@ RMQ_DECL TopicRoute to_topic_route(std::string_view topic, const TopicRouteData&
     }
     std::sort(out.read_queues.begin(), out.read_queues.end());
     if (route.order_topic_conf && !route.order_topic_conf->empty()) {
-        std::string_view conf = *route.order_topic_conf;
-        while (!conf.empty()) {
-            const std::size_t end = conf.find(';');
-            const std::string_view item = conf.substr(0, end);
-            if (const std::size_t colon = item.find(':'); colon != std::string_view::npos) {
-                std::int32_t nums = 0;
-                for (const char c : item.substr(colon + 1)) {
-                    if (c < '0' || c > '9') {
-                        throw CodecError(
-                            fmt::format("TopicRouteData: bad orderTopicConf entry \"{}\"", item));
-                    }
-                    nums = nums * 10 + (c - '0');
-                }
-                for (std::int32_t i = 0; i < nums; ++i) {
-                    out.write_queues.push_back(
-                        MessageQueue{std::string(topic), std::string(item.substr(0, colon)), i});
-                }
+        for (const auto& [broker, nums] : route_json::order_topic_conf_entries(*route.order_topic_conf)) {
+            for (std::int32_t i = 0; i < nums; ++i) {
+                out.write_queues.push_back(MessageQueue{std::string(topic), std::string(broker), i});
             }
-            if (end == std::string_view::npos) {
-                break;
-            }
-            conf.remove_prefix(end + 1);
         }
         return out;
     }
