@@ -6,7 +6,8 @@
 #
 # 1. makes sure the JDK and Maven are there (installs them with RMQ_DEPS_BROKER=1 tools/install-deps.sh when
 #    running as root), then `tools/rocketmq.sh fetch`. When that fails (Maven Central unreachable) the tests are
-#    NOT run: a loud SKIPPED message and exit status 0 -- nothing is reported as passed.
+#    NOT run: a loud SKIPPED message and exit status 0 -- nothing is reported as passed. Under CI=true (.ci/run)
+#    a skip is a failure: exit status 1.
 # 2. builds tests/realcluster (its own small CMake project) in build/broker-test (RMQ_BROKER_TEST_BUILD),
 # 3. starts the cluster in a fresh directory, runs the tests, stops the cluster (also on failure / Ctrl-C).
 # Prints how long each step took. Exit status: the tests' (non-zero when a test failed or the cluster did not
@@ -26,9 +27,13 @@ skip() {
         echo "####  SKIPPED (NOT PASSED): real-cluster tests (tools/broker-test.sh)"
         echo "####  reason: $1"
         echo "####  No real-cluster test ran; nothing here was verified against Apache RocketMQ."
+        if [[ ${CI:-} == true ]]; then
+            echo "####  CI=true: a skipped real-cluster stage is a FAILURE."
+        fi
         echo "######################################################################################"
         echo
     } >&2
+    [[ ${CI:-} == true ]] && exit 1
     exit 0
 }
 

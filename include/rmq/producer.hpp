@@ -96,7 +96,8 @@ inline bool retryable_send_code(int code) noexcept {
 /// (MessageClientIDSetter) unless the message has one. Thread-safe once started.
 ///
 /// Not modelled: asynchronous and one-way sends, batches, transactions, body compression (bodies are sent
-/// as they are), request/reply, namespaces, the latency fault strategy.
+/// as they are), request/reply, namespaces, the latency fault strategy (a retry does avoid the broker
+/// that just failed, as selectOneMessageQueue(lastBrokerName) does).
 template <Transport Tr>
 class Producer {
 public:
@@ -180,13 +181,15 @@ public:
         const auto queues = write_queues(m.topic());
         const int total = 1 + config_.retry_times_when_send_failed;
         std::exception_ptr last;
+        std::string last_broker;
         for (int attempt = 0; attempt < total; ++attempt) {
             if (now() - begin > config_.send_msg_timeout) {
                 throw Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", m.topic()));
             }
-            const std::size_t index = next_index_.fetch_add(1, std::memory_order_relaxed) % queues.size();
+            const MessageQueue& mq = select_queue(queues, last_broker);
+            last_broker = mq.broker_name;
             try {
-                SendResult r = transport_.send(m, queues[index]);
+                SendResult r = transport_.send(m, mq);
                 if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
                     continue;
                 }
@@ -281,6 +284,19 @@ private:
             m.set_property(property::uniq_client_message_id_keyidx, ids_.next());
         }
         return m;
+    }
+
+    /// TopicPublishInfo.selectOneMessageQueue(lastBrokerName): the next queue in round robin, skipping the
+    /// queues of the broker the previous attempt went to while another broker has one.
+    const MessageQueue& select_queue(const std::vector<MessageQueue>& queues,
+                                     const std::string& last_broker) {
+        for (std::size_t i = 0; i < queues.size(); ++i) {
+            const auto& mq = queues[next_index_.fetch_add(1, std::memory_order_relaxed) % queues.size()];
+            if (last_broker.empty() || mq.broker_name != last_broker) {
+                return mq;
+            }
+        }
+        return queues[next_index_.fetch_add(1, std::memory_order_relaxed) % queues.size()];
     }
 
     SendResult send_to(const Message& m, const MessageQueue& mq) {

@@ -60,7 +60,9 @@ inline rmq::RemotingConfig config() {
     return c;
 }
 
-/// Waits (generously) until `done()` holds, re-checking when notified.
+/// Waits (generously) until `done()` holds, re-checking when notified. Listeners change what `done()` reads
+/// and then call notify(), which takes the waiter's mutex: the waiter holds it from checking `done()` until
+/// it blocks, so a change made in between cannot be missed (notifying without the mutex could be).
 struct Waiter {
     std::mutex mutex;
     std::condition_variable cv;
@@ -68,6 +70,11 @@ struct Waiter {
     bool wait(const std::function<bool()>& done, std::chrono::seconds timeout) {
         std::unique_lock lock(mutex);
         return cv.wait_for(lock, timeout, done);
+    }
+
+    void notify() {
+        { const std::lock_guard lock(mutex); }
+        cv.notify_all();
     }
 };
 

@@ -86,9 +86,13 @@ TEST_CASE("Java producer -> rmq push consumer: ids, bodies (compressed too), tag
     std::mutex mutex;
     rmq_rc::Waiter waiter;
     std::map<std::string, rmq::MessageExt> got;
+    std::map<std::pair<std::string, int>, std::vector<std::int64_t>>
+        order;  // (broker, queue) -> delivered offsets
     Transport transport{rmq_rc::config()};
     rmq::ConsumerConfig cfg{.consumer_group = rmq_rc::unique("cg"),
                             .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
+    cfg.consume_thread_min = 1;  // one consume thread delivers each queue in queue order
+    cfg.consume_thread_max = 1;
     rmq::PushConsumer<Transport> consumer{transport, cfg};
     consumer.subscribe(topic, "*");
     consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
@@ -96,9 +100,10 @@ TEST_CASE("Java producer -> rmq push consumer: ids, bodies (compressed too), tag
             const std::lock_guard lock(waiter.mutex);
             for (const auto& m : msgs) {
                 got.emplace(m.msg_id(), m);
+                order[{std::string(m.broker_name()), m.queue_id()}].push_back(m.queue_offset());
             }
         }
-        waiter.cv.notify_all();
+        waiter.notify();
         return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
     });
     consumer.start();
@@ -129,6 +134,18 @@ TEST_CASE("Java producer -> rmq push consumer: ids, bodies (compressed too), tag
         }
     }
     CHECK(large == n / 10);
+    // Delivery order per queue is the order the Java producer stored them in, each once.
+    std::map<std::pair<std::string, int>, std::vector<std::int64_t>> expected;
+    for (const auto& s : sent) {
+        expected[{s["brokerName"].get<std::string>(), s["queueId"].get<int>()}].push_back(
+            s["queueOffset"].get<std::int64_t>());
+    }
+    const std::lock_guard lock(waiter.mutex);
+    for (auto& [q, offsets] : expected) {
+        INFO(q.first << " queue " << q.second);
+        std::sort(offsets.begin(), offsets.end());  // the producer's report; the delivery order is not sorted
+        CHECK(order[q] == offsets);
+    }
 }
 
 TEST_CASE("rmq producer -> Java push consumer: ids, bodies (compressed too), tags, keys, properties",

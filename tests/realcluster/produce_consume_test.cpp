@@ -77,6 +77,7 @@ void check_same(const std::vector<Sent>& sent, Received& got) {
 }  // namespace
 
 TEST_CASE("rmq producer -> rmq push consumer: every message, equal content, queue order", "[realcluster]") {
+    // One consume thread: concurrent consumption then delivers each queue in pull (queue) order.
     const std::string topic = rmq_rc::unique("RcBasic");
     rmq_rc::create_topic(topic, 4);
     Transport transport{rmq_rc::config()};
@@ -96,6 +97,8 @@ TEST_CASE("rmq producer -> rmq push consumer: every message, equal content, queu
     rmq_rc::Waiter waiter;
     rmq::ConsumerConfig cfg{.consumer_group = rmq_rc::unique("cg"),
                             .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
+    cfg.consume_thread_min = 1;
+    cfg.consume_thread_max = 1;
     rmq::PushConsumer<Transport> consumer{transport, cfg};
     consumer.subscribe(topic, "*");
     consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
@@ -108,7 +111,7 @@ TEST_CASE("rmq producer -> rmq push consumer: every message, equal content, queu
                 ++got.deliveries;
             }
         }
-        waiter.cv.notify_all();
+        waiter.notify();
         return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
     });
     consumer.start();
@@ -121,17 +124,16 @@ TEST_CASE("rmq producer -> rmq push consumer: every message, equal content, queu
     consumer.shutdown();
     REQUIRE(all);
     check_same(sent, got);
-    // every queue holds the messages sent to it at offsets 0..k-1, each delivered
+    // every queue holds the messages sent to it at offsets 0..k-1, delivered once each in that order
     std::map<rmq::MessageQueue, std::vector<std::int64_t>> expected;
     for (const auto& s : sent) {
         expected[s.result.message_queue].push_back(s.result.queue_offset);
     }
     const std::lock_guard lock(got.mutex);
+    CHECK(got.deliveries == n);
     for (auto& [mq, offsets] : expected) {
-        std::vector<std::int64_t> seen = got.order[mq];
-        std::sort(seen.begin(), seen.end());
-        seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
-        CHECK(seen == offsets);
+        INFO(fmt::format("{}", mq));
+        CHECK(got.order[mq] == offsets);
         for (std::size_t i = 0; i < offsets.size(); ++i) {
             CHECK(offsets[i] == static_cast<std::int64_t>(i));
         }
@@ -161,7 +163,7 @@ TEST_CASE("orderly consumer: broker locks taken, per-queue order intact", "[real
                     m.queue_offset());
             }
         }
-        waiter.cv.notify_all();
+        waiter.notify();
         return rmq::ConsumeOrderlyStatus::Success;
     });
     consumer.start();
@@ -184,10 +186,15 @@ TEST_CASE("orderly consumer: broker locks taken, per-queue order intact", "[real
     other.unlock_batch(group, "10.9.9.9@999#intruder", queues);
 
     check_same(sent, got);
+    std::map<rmq::MessageQueue, std::vector<std::int64_t>> expected;
+    for (const auto& s : sent) {
+        expected[s.result.message_queue].push_back(s.result.queue_offset);
+    }
     const std::lock_guard lock(got.mutex);
-    for (const auto& [mq, offsets] : got.order) {
+    CHECK(got.order.size() == expected.size());
+    for (const auto& [mq, offsets] : expected) {
         INFO(fmt::format("{}", mq));
-        CHECK(std::is_sorted(offsets.begin(), offsets.end()));  // delivered in queue order
+        CHECK(got.order[mq] == offsets);  // delivered once each, in queue order
     }
 }
 
@@ -196,11 +203,16 @@ TEST_CASE("offsets committed by rmq are seen after a restart of the consumer", "
     rmq_rc::create_topic(topic, 4);
     Transport transport{rmq_rc::config()};
     const std::string group = rmq_rc::unique("cg");
-    auto run_consumer = [&](std::size_t expect, std::set<std::string>& ids) {
+    auto run_consumer = [&](const std::set<std::string>& expect, std::set<std::string>& ids) {
         std::mutex m;
         rmq_rc::Waiter waiter;
         rmq::ConsumerConfig cfg{.consumer_group = group,
                                 .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
+        // One consume thread delivers each queue in queue order: a first-batch message delivered again
+        // (offsets not restored) would come before the second batch's messages of its queue, so waiting for
+        // the second batch is enough to see it (no lingering).
+        cfg.consume_thread_min = 1;
+        cfg.consume_thread_max = 1;
         rmq::PushConsumer<Transport> consumer{transport, cfg};
         consumer.subscribe(topic, "*");
         consumer.register_listener(
@@ -211,19 +223,27 @@ TEST_CASE("offsets committed by rmq are seen after a restart of the consumer", "
                         ids.insert(msg.msg_id());
                     }
                 }
-                waiter.cv.notify_all();
+                waiter.notify();
                 return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
             });
         consumer.start();
-        const bool ok = waiter.wait([&] { return ids.size() >= expect; }, std::chrono::seconds(120));
-        // linger a little so duplicates (if offsets were not restored) would show up
-        std::this_thread::sleep_for(std::chrono::seconds(3));
+        const bool ok =
+            waiter.wait([&] { return std::includes(ids.begin(), ids.end(), expect.begin(), expect.end()); },
+                        std::chrono::seconds(120));
         consumer.shutdown();
         return ok;
     };
+    const auto msg_ids = [](const std::vector<Sent>& sent) {
+        std::set<std::string> out;
+        for (const auto& s : sent) {
+            out.insert(s.result.msg_id);
+        }
+        return out;
+    };
     const auto first = produce(transport, topic, 40);
     std::set<std::string> ids1;
-    REQUIRE(run_consumer(first.size(), ids1));
+    REQUIRE(run_consumer(msg_ids(first), ids1));
+    CHECK(ids1 == msg_ids(first));
     // the broker stores what the consumer committed at shutdown: next offset = max offset on every queue
     for (const auto& mq : transport.topic_route(topic).read_queues) {
         INFO(fmt::format("{}", mq));
@@ -232,12 +252,8 @@ TEST_CASE("offsets committed by rmq are seen after a restart of the consumer", "
     }
     const auto second = produce(transport, topic, 40, 40);
     std::set<std::string> ids2;
-    REQUIRE(run_consumer(second.size(), ids2));
-    std::set<std::string> expected;
-    for (const auto& s : second) {
-        expected.insert(s.result.msg_id);
-    }
-    CHECK(ids2 == expected);  // nothing of the first batch came again
+    REQUIRE(run_consumer(msg_ids(second), ids2));
+    CHECK(ids2 == msg_ids(second));  // nothing of the first batch came again
 }
 
 TEST_CASE("ReconsumeLater goes through %RETRY% and ends in %DLQ% after max_reconsume_times",
@@ -248,6 +264,7 @@ TEST_CASE("ReconsumeLater goes through %RETRY% and ends in %DLQ% after max_recon
     const auto sent = produce(transport, topic, 3);
     const std::string group = rmq_rc::unique("rg");
     std::map<std::string, std::set<int>> attempts;  // msg id -> reconsume times seen
+    std::set<std::string> topics_seen;              // asserted on the test thread
     rmq_rc::Waiter waiter;
     rmq::ConsumerConfig cfg{.consumer_group = group,
                             .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
@@ -259,11 +276,11 @@ TEST_CASE("ReconsumeLater goes through %RETRY% and ends in %DLQ% after max_recon
         {
             const std::lock_guard lock(waiter.mutex);
             for (const auto& m : msgs) {
-                CHECK(m.topic() == topic);  // retry messages carry the original topic again
+                topics_seen.insert(m.topic());
                 attempts[m.msg_id()].insert(m.reconsume_times());
             }
         }
-        waiter.cv.notify_all();
+        waiter.notify();
         return rmq::ConsumeConcurrentlyStatus::ReconsumeLater;
     });
     consumer.start();
@@ -296,6 +313,7 @@ TEST_CASE("ReconsumeLater goes through %RETRY% and ends in %DLQ% after max_recon
         for (const auto& [id, times] : attempts) {
             CHECK(times == std::set<int>{0, 1, 2});
         }
+        CHECK(topics_seen == std::set<std::string>{topic});  // retry messages carry the original topic again
     }
     CHECK(dlq == 3);
 }
@@ -311,11 +329,24 @@ TEST_CASE("tag filtering: the broker and rmq deliver only the subscribed tags", 
             expected.insert(s.result.msg_id);
         }
     }
+    // A TagA sentinel last on every queue: with one consume thread each queue is delivered in queue order, so
+    // once every sentinel has come, a wrongly delivered TagB would have come before it (no lingering).
+    {
+        rmq::Producer<Transport> producer(transport,
+                                          rmq::ProducerConfig{.producer_group = rmq_rc::unique("pg")});
+        producer.start();
+        for (const auto& mq : transport.topic_route(topic).write_queues) {
+            expected.insert(producer.send(rmq::Message(topic, "TagA", "sentinel", "sentinel"), mq).msg_id);
+        }
+        producer.shutdown();
+    }
     std::set<std::string> ids;
     std::set<std::string> tags;
     rmq_rc::Waiter waiter;
     rmq::ConsumerConfig cfg{.consumer_group = rmq_rc::unique("tg"),
                             .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
+    cfg.consume_thread_min = 1;
+    cfg.consume_thread_max = 1;
     rmq::PushConsumer<Transport> consumer{transport, cfg};
     consumer.subscribe(topic, "TagA || TagC");
     consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
@@ -326,12 +357,13 @@ TEST_CASE("tag filtering: the broker and rmq deliver only the subscribed tags", 
                 tags.insert(std::string(m.tags()));
             }
         }
-        waiter.cv.notify_all();
+        waiter.notify();
         return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
     });
     consumer.start();
-    const bool all = waiter.wait([&] { return ids.size() >= expected.size(); }, std::chrono::seconds(120));
-    std::this_thread::sleep_for(std::chrono::seconds(2));  // a wrongly delivered TagB would show up meanwhile
+    const bool all =
+        waiter.wait([&] { return std::includes(ids.begin(), ids.end(), expected.begin(), expected.end()); },
+                    std::chrono::seconds(120));
     consumer.shutdown();
     const std::lock_guard lock(waiter.mutex);
     REQUIRE(all);
@@ -357,7 +389,7 @@ TEST_CASE("broker restart (kill -9 of broker-a): the consumer reconnects and res
                 ids.insert(m.msg_id());
             }
         }
-        waiter.cv.notify_all();
+        waiter.notify();
         return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
     });
     consumer.start();
@@ -430,7 +462,7 @@ TEST_CASE(
                         m.queue_offset());
                 }
             }
-            waiter.cv.notify_all();
+            waiter.notify();
             return rmq::ConsumeOrderlyStatus::Success;
         });
         return c;

@@ -5,6 +5,7 @@
 // test area wraps these with its own default timeouts (scenario stories run longer than single-consumer
 // tests).
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <rmq/consumer_config.hpp>
 
@@ -87,6 +89,48 @@ bool eventually(P&& pred, std::chrono::milliseconds timeout) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return pred();
+}
+
+/// Waits until the pull loop of every queue of `topic` the consumer caches has come round `rounds` times.
+/// Each run of a queue's loop stamps last_pull_timestamp first (pulling, paused or flow-controlled alike) and
+/// a queue has one loop, so a stamp newer than the one read means a run that began after the read; after
+/// `rounds` >= 2 runs, every pull sent before the first of them has been processed. Negative checks ("nothing
+/// was pulled / consumed") wait for this instead of sleeping.
+template <class C>
+bool pull_loops_ran(C& consumer, const std::string& topic, int rounds, std::chrono::milliseconds timeout) {
+    const auto stamps = [&] {
+        std::vector<std::pair<std::string, std::int64_t>> out;  // (queue, stamp)
+        for (const auto& q : consumer.stats().queues) {
+            if (q.mq.topic == topic) {
+                out.emplace_back(q.mq.broker_name + "/" + std::to_string(q.mq.queue_id),
+                                 q.last_pull_timestamp);
+            }
+        }
+        return out;
+    };
+    for (int i = 0; i < rounds; ++i) {
+        const auto before = stamps();
+        if (before.empty()) {
+            return false;
+        }
+        const bool ran = eventually(
+            [&] {
+                const auto now = stamps();
+                for (const auto& [mq, stamp] : before) {
+                    const auto it =
+                        std::find_if(now.begin(), now.end(), [&](const auto& e) { return e.first == mq; });
+                    if (it == now.end() || it->second <= stamp) {
+                        return false;
+                    }
+                }
+                return true;
+            },
+            timeout);
+        if (!ran) {
+            return false;
+        }
+    }
+    return true;
 }
 
 }  // namespace consumer_fixture

@@ -118,14 +118,14 @@ TEST_CASE("golden vectors: AVG", "[allocate][golden]") {
     count_cases("cases", "case_count");
     const auto checked = check_strategy("cases", "AVG", rmq::AllocateAveragely{});
     fmt::print("allocate.json AVG: {} vectors checked\n", checked);
-    REQUIRE(checked > 0);
+    REQUIRE(checked == 7216);  // every vector of the file has this strategy's expectation
 }
 
 TEST_CASE("golden vectors: AVG_BY_CIRCLE", "[allocate][golden]") {
     count_cases("cases", "case_count");
     const auto checked = check_strategy("cases", "AVG_BY_CIRCLE", rmq::AllocateAveragelyByCircle{});
     fmt::print("allocate.json AVG_BY_CIRCLE: {} vectors checked\n", checked);
-    REQUIRE(checked > 0);
+    REQUIRE(checked == 7216);  // every vector of the file has this strategy's expectation
 }
 
 TEST_CASE("golden vectors: CONSISTENT_HASH", "[allocate][golden]") {
@@ -134,14 +134,14 @@ TEST_CASE("golden vectors: CONSISTENT_HASH", "[allocate][golden]") {
     REQUIRE(policy.virtual_node_count() == 10);
     const auto checked = check_strategy("cases", "CONSISTENT_HASH", policy);
     fmt::print("allocate.json CONSISTENT_HASH: {} vectors checked\n", checked);
-    REQUIRE(checked > 0);
+    REQUIRE(checked == 7216);  // every vector of the file has this strategy's expectation
 }
 
 TEST_CASE("golden vectors: CONSISTENT_HASH_VN3", "[allocate][golden]") {
     count_cases("cases", "case_count");
     const auto checked = check_strategy("cases", "CONSISTENT_HASH_VN3", rmq::AllocateConsistentHash{3});
     fmt::print("allocate.json CONSISTENT_HASH_VN3: {} vectors checked\n", checked);
-    REQUIRE(checked > 0);
+    REQUIRE(checked == 7216);  // every vector of the file has this strategy's expectation
 }
 
 TEST_CASE("golden vectors: MACHINE_ROOM_NEARBY-AVG", "[allocate][golden]") {
@@ -150,7 +150,7 @@ TEST_CASE("golden vectors: MACHINE_ROOM_NEARBY-AVG", "[allocate][golden]") {
     REQUIRE(policy.name() == "MACHINE_ROOM_NEARBY-AVG");
     const auto checked = check_strategy("machine_room_cases", policy.name(), policy);
     fmt::print("allocate.json MACHINE_ROOM_NEARBY-AVG: {} vectors checked\n", checked);
-    REQUIRE(checked > 0);
+    REQUIRE(checked == 6906);  // every vector of the file has this strategy's expectation
 }
 
 TEST_CASE("golden vectors: MACHINE_ROOM_NEARBY-AVG_BY_CIRCLE", "[allocate][golden]") {
@@ -159,7 +159,7 @@ TEST_CASE("golden vectors: MACHINE_ROOM_NEARBY-AVG_BY_CIRCLE", "[allocate][golde
     REQUIRE(policy.name() == "MACHINE_ROOM_NEARBY-AVG_BY_CIRCLE");
     const auto checked = check_strategy("machine_room_cases", policy.name(), policy);
     fmt::print("allocate.json MACHINE_ROOM_NEARBY-AVG_BY_CIRCLE: {} vectors checked\n", checked);
-    REQUIRE(checked > 0);
+    REQUIRE(checked == 6906);  // every vector of the file has this strategy's expectation
 }
 
 TEST_CASE("golden vectors: MD5 ring hash samples", "[allocate][golden]") {
@@ -174,4 +174,5 @@ TEST_CASE("golden vectors: MD5 ring hash samples", "[allocate][golden]") {
     }
     fmt::print("allocate.json md5hash_samples: {} vectors checked\n", checked);
     REQUIRE(checked == samples.size());
+    REQUIRE(checked == 11);
 }

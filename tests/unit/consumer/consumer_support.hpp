@@ -47,6 +47,11 @@ bool eventually(P&& pred, std::chrono::milliseconds timeout = std::chrono::secon
     return consumer_fixture::eventually(std::forward<P>(pred), timeout);
 }
 
+template <class C>
+bool pull_loops_ran(C& consumer, const std::string& topic, int rounds) {
+    return consumer_fixture::pull_loops_ran(consumer, topic, rounds, std::chrono::seconds(60));
+}
+
 /// Sends `count` messages "<prefix><i>" round-robin over `queues` queues of `topic` with the given tag.
 inline void produce(rmq::InProcessBroker& broker,
                     const std::string& topic,

@@ -16,6 +16,7 @@
 using consumer_test::eventually;
 using consumer_test::fast_config;
 using consumer_test::produce;
+using consumer_test::pull_loops_ran;
 using consumer_test::Recorder;
 
 namespace {
@@ -198,11 +199,10 @@ TEST_CASE("flow control: the cached count per queue stays within the threshold p
         return std::int64_t{0};
     };
     REQUIRE(eventually([&] { return cached() > 50; }));
-    std::int64_t max_seen = 0;
-    for (int i = 0; i < 100; ++i) {
-        max_seen = std::max(max_seen, cached());
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
+    // The listener holds its batch, so the cache only grows; each further run of the pull loop would add a
+    // batch unless flow control defers it.
+    REQUIRE(pull_loops_ran(consumer, "Flow", 3));
+    const std::int64_t max_seen = cached();
     CHECK(max_seen <= 50 + 16);
     rec.update([&] { release = true; });
     REQUIRE(rec.wait([&] { return consumed >= 2000; }));
@@ -279,9 +279,16 @@ TEST_CASE("suspend pauses consumption and resume continues it", "[consumer][life
     REQUIRE(rec.wait([&] { return total >= 5; }));
     consumer.suspend();
     CHECK(consumer.paused());
+    // No pull is in flight once the loop has come round after suspend(): produce only then, so a held long
+    // poll cannot deliver what a paused consumer must not pull.
+    REQUIRE(pull_loops_ran(consumer, "Pause", 2));
+    produce(broker, "Pause", 1, 5, "x");
+    // The loop runs (and must defer) several times with messages waiting; none may be consumed.
+    REQUIRE(pull_loops_ran(consumer, "Pause", 3));
+    CHECK(rec.read([&] { return total; }) == 5);
     consumer.resume();
     CHECK_FALSE(consumer.paused());
-    produce(broker, "Pause", 1, 5, "x");
     REQUIRE(rec.wait([&] { return total >= 10; }));
     consumer.shutdown();
+    CHECK(rec.read([&] { return total; }) == 10);
 }

@@ -11,7 +11,7 @@
 TEST_CASE("decode_properties equals MessageDecoder.string2messageProperties", "[model][properties]") {
     const auto golden = rmq_test::load_golden("message_codec.json");
     const auto& cases = golden.at("properties_parse");
-    REQUIRE(cases.size() > 0);
+    REQUIRE(cases.size() == 15);
     for (const auto& c : cases) {
         const std::string text = rmq_test::from_hex(c.at("utf8_hex").get<std::string>());
         INFO("hex " << c.at("utf8_hex").get<std::string>());
@@ -23,7 +23,8 @@ TEST_CASE("decode_properties equals MessageDecoder.string2messageProperties", "[
 TEST_CASE("encode_properties equals MessageDecoder.messageProperties2String", "[model][properties]") {
     const auto golden = rmq_test::load_golden("message_codec.json");
     const auto& cases = golden.at("properties_to_string");
-    REQUIRE(cases.size() > 0);
+    REQUIRE(cases.size() == 3);
+    int compared_as_text = 0;
     for (const auto& c : cases) {
         std::map<std::string, std::string> props;
         bool in_order = true;  // std::map iterates sorted; exact text comparison needs the same order
@@ -43,9 +44,11 @@ TEST_CASE("encode_properties equals MessageDecoder.messageProperties2String", "[
         const auto encoded = rmq::encode_properties(props);
         if (in_order) {
             CHECK(encoded == expected);
+            ++compared_as_text;
         }
         CHECK(rmq::decode_properties(encoded) == rmq::decode_properties(expected));
     }
+    CHECK(compared_as_text == 3);  // every vector's map is in sorted order, so each text is compared exactly
 }
 
 TEST_CASE("properties round-trip and never end with a separator", "[model][properties]") {

@@ -48,6 +48,7 @@ TEST_CASE("unique id: composed vectors encode and decode like MessageClientIDSet
 TEST_CASE("unique id: live vectors decode, and the nearly-time rule goes back one month") {
     const auto u = rmq_test::load_golden("misc.json").at("unique_id");
     const std::int64_t generated = 1796226364698;  // "generated near" in live_note
+    REQUIRE(u.at("live").size() == 5);
     for (const auto& v : u.at("live")) {
         const std::string id = v.at("id");
         INFO(id);

@@ -1,6 +1,6 @@
-// Flow control with a large backlog: while a slow listener works through a
-// 100,000-message backlog, no queue ever caches more than its threshold plus one pull batch, and pulling
-// resumes as the cache drains.
+// Flow control with a large backlog: while the listeners hold their batches no queue caches more than its
+// threshold plus one pull batch, pulling resumes as a slow listener works through the 100,000-message
+// backlog, and the bound holds again when the listeners stop once more.
 
 #include <algorithm>
 #include <cstdint>
@@ -29,19 +29,25 @@ void produce_backlog(rmq::InProcessBroker& broker) {
     }
 }
 
-/// Samples the per-queue cached counts through stats() while the listener is slow; returns the largest seen.
+/// The largest per-queue cached count of FlowTopic in stats().
 template <class C>
-std::int64_t sample_max_cached(C& consumer, int samples) {
+std::int64_t max_cached(C& consumer) {
     std::int64_t max_seen = 0;
-    for (int i = 0; i < samples; ++i) {
-        for (const auto& q : consumer.stats().queues) {
-            if (q.mq.topic == "FlowTopic") {
-                max_seen = std::max(max_seen, q.cached_msg_count);
-            }
+    for (const auto& q : consumer.stats().queues) {
+        if (q.mq.topic == "FlowTopic") {
+            max_seen = std::max(max_seen, q.cached_msg_count);
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     return max_seen;
+}
+
+/// While the gate is shut the listeners hold their batches, so the caches only grow: once every queue's pull
+/// loop has come round three times, any pull flow control let through would show (one batch each).
+template <class C>
+std::int64_t cached_with_gate_shut(C& consumer, std::int64_t per_queue_limit) {
+    REQUIRE(eventually([&] { return max_cached(consumer) >= per_queue_limit / 2; }));
+    REQUIRE(scenario::pull_loops_ran(consumer, "FlowTopic", 3));
+    return max_cached(consumer);
 }
 
 template <class C, class Listener>
@@ -50,33 +56,26 @@ void run_flow_scenario(rmq::InProcessBroker& broker,
                        std::int64_t per_queue_limit,
                        Listener listener,
                        Recorder& rec,
-                       const int& consumed) {
+                       const int& consumed,
+                       bool& gate_open) {
     C consumer{broker.connect(), config};
     consumer.subscribe("FlowTopic", "*");
     consumer.register_listener(listener);
     consumer.start();
-    // Wait until the caches filled up (pulls are far faster than the listener).
-    REQUIRE(eventually([&] {
-        for (const auto& q : consumer.stats().queues) {
-            if (q.mq.topic == "FlowTopic" && q.cached_msg_count >= per_queue_limit / 2) {
-                return true;
-            }
-        }
-        return false;
-    }));
-    const std::int64_t max_seen = sample_max_cached(consumer, 300);
-    const int consumed_then = rec.read([&] { return consumed; });
+    const std::int64_t max_seen = cached_with_gate_shut(consumer, per_queue_limit);
+    rec.update([&] { gate_open = true; });
     // Pulls continue as the listener drains the cache: consumption goes well past what one fill could hold.
-    const int target = consumed_then + static_cast<int>(queue_count * per_queue_limit * 2);
+    const int target = static_cast<int>(queue_count * per_queue_limit * 3);
     REQUIRE(rec.wait([&] { return consumed >= target; }));
-    const std::int64_t max_seen_later = sample_max_cached(consumer, 100);
+    rec.update([&] { gate_open = false; });
+    const std::int64_t max_seen_later = cached_with_gate_shut(consumer, per_queue_limit);
+    rec.update([&] { gate_open = true; });
     consumer.shutdown();
     INFO(fmt::format("per-queue limit {} + batch {}; max cached seen {} / {}",
                      per_queue_limit,
                      config.pull_batch_size,
                      max_seen,
                      max_seen_later));
-    CHECK(max_seen >= per_queue_limit / 2);  // the sampling did see a full cache
     CHECK(max_seen <= per_queue_limit + config.pull_batch_size);
     CHECK(max_seen_later <= per_queue_limit + config.pull_batch_size);
 }
@@ -95,7 +94,9 @@ TEST_CASE("flow control: with a 100k backlog the cached count per queue stays wi
     config.pull_batch_size = 32;
     config.pull_threshold_for_queue = 200;
     config.await_termination_millis_when_shutdown = 10000;
+    bool gate_open = false;
     const auto slow = [&](std::size_t n) {
+        (void)rec.wait([&] { return gate_open; });
         std::this_thread::sleep_for(std::chrono::microseconds(200));
         rec.update([&] { consumed += static_cast<int>(n); });
     };
@@ -114,7 +115,8 @@ TEST_CASE("flow control: with a 100k backlog the cached count per queue stays wi
                 return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
             },
             rec,
-            consumed);
+            consumed,
+            gate_open);
     }
     SECTION("concurrently, pull_threshold_for_topic divided among the owned queues") {
         using C = rmq::Consumer<rmq::Concurrently,
@@ -132,7 +134,8 @@ TEST_CASE("flow control: with a 100k backlog the cached count per queue stays wi
                 return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
             },
             rec,
-            consumed);
+            consumed,
+            gate_open);
     }
     SECTION("orderly, pull_threshold_for_queue") {
         using C = rmq::
@@ -146,6 +149,7 @@ TEST_CASE("flow control: with a 100k backlog the cached count per queue stays wi
                 return rmq::ConsumeOrderlyStatus::Success;
             },
             rec,
-            consumed);
+            consumed,
+            gate_open);
     }
 }

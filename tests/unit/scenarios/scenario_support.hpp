@@ -37,6 +37,11 @@ bool eventually(P&& pred, std::chrono::milliseconds timeout = std::chrono::secon
     return consumer_fixture::eventually(std::forward<P>(pred), timeout);
 }
 
+template <class C>
+bool pull_loops_ran(C& consumer, const std::string& topic, int rounds) {
+    return consumer_fixture::pull_loops_ran(consumer, topic, rounds, std::chrono::seconds(120));
+}
+
 /// A fresh directory under the system temp dir, removed with everything in it on destruction. Local offset
 /// stores of the tests live here, never under $HOME.
 class TempDir {
