@@ -45,11 +45,17 @@ for t in "${targets[@]}"; do
     log="$BUILD/$t.log"
     echo "fuzz: $t for ${SECONDS_EACH}s"
     rc=0
-    "$BUILD/tests/fuzz/rmq_$t" -max_total_time="$SECONDS_EACH" -max_len=65536 -rss_limit_mb=2048 \
-        -timeout=10 -print_final_stats=1 -jobs="${RMQ_FUZZ_JOBS:-1}" -workers="${RMQ_FUZZ_JOBS:-1}" \
-        -artifact_prefix="$BUILD/artifacts/$t-" "$BUILD/corpus/$t" "tests/fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
-    execs=$(grep -h 'stat::number_of_executed_units' "$log" "fuzz-"*.log 2>/dev/null | awk '{s += $2} END {print s + 0}')
-    rm -f fuzz-*.log
+    jobs=()
+    if [[ ${RMQ_FUZZ_JOBS:-1} -gt 1 ]]; then
+        # Parallel workers log to fuzz-<n>.log in the working directory: keep those in the build dir.
+        jobs=(-jobs="$RMQ_FUZZ_JOBS" -workers="$RMQ_FUZZ_JOBS")
+        rm -f "$BUILD"/fuzz-*.log
+    fi
+    (cd "$BUILD" && "tests/fuzz/rmq_$t" -max_total_time="$SECONDS_EACH" -max_len=65536 -rss_limit_mb=2048 \
+        -timeout=10 -print_final_stats=1 "${jobs[@]}" -artifact_prefix="artifacts/$t-" "corpus/$t" \
+        "$OLDPWD/tests/fuzz/corpus/$t") >"$log" 2>&1 || rc=$?
+    execs=$(cat "$log" "$BUILD"/fuzz-*.log 2>/dev/null | grep 'stat::number_of_executed_units' |
+        awk '{s += $2} END {print s + 0}' || true)
     if [[ $rc -ne 0 ]]; then
         failed=1
         tail -40 "$log"
