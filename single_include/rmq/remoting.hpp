@@ -721,8 +721,20 @@ struct TopicRouteData {
 /// escaped), which 4.9.4+ NameServers send for requests with version >= 401 or acceptStandardJsonOnly.
 enum class RouteJsonForm { Fastjson, Standard };
 
+/// Most queues one QueueData (readQueueNums, writeQueueNums) or one orderTopicConf entry may declare. Apache
+/// RocketMQ itself sets no upper bound (5.3.3's broker and mqadmin validate topic names, not queue counts;
+/// defaultTopicQueueNums is 8, mqadmin's default 8), but a broker keeps a ConsumeQueue directory and a
+/// thread-visible offset per queue, so real topics have tens, at most a few thousand. 65536 is far above any
+/// real topic and keeps a route's queue lists a few MB when a broken or hostile NameServer declares 2^31-1.
+inline constexpr std::int32_t max_route_queue_nums = 65536;
+
+/// Most read (or write) queues a whole route may declare, summed over its QueueDatas / orderTopicConf entries
+/// (256 brokers of 1024 queues).
+inline constexpr std::int64_t max_route_queues = 262144;
+
 /// Parses a GET_ROUTEINFO_BY_TOPIC body in either form (unquoted or quoted brokerAddrs keys).
-/// Throws CodecError on malformed JSON or mistyped fields.
+/// Throws CodecError on malformed JSON or mistyped fields, or queue counts above max_route_queue_nums /
+/// max_route_queues (also in orderTopicConf).
 TopicRouteData decode_topic_route_data(std::string_view json);
 
 /// Writes a TopicRouteData as a Java peer does (`form`: see RouteJsonForm).
@@ -734,6 +746,7 @@ std::string encode_topic_route_data(const TopicRouteData& route,
 /// read queues: every readable QueueData's 0..readQueueNums-1 (sorted like Java's MessageQueue);
 /// write queues: QueueDatas sorted by broker name, writable and with a master address, 0..writeQueueNums-1 —
 /// unless orderTopicConf (`broker:count;...`) is non-empty, which then lists the write queues.
+/// Throws CodecError, before allocating, when the counts exceed max_route_queue_nums / max_route_queues.
 TopicRoute to_topic_route(std::string_view topic, const TopicRouteData& route);
 
 }  // namespace rmq::remoting
@@ -804,8 +817,17 @@ inline constexpr std::string_view compression_name(CompressionType type) noexcep
 /// refuses stored bodies above 4 MiB by default; compressed text rarely expands beyond 100x).
 inline constexpr std::size_t max_decompressed_body = 512U * 1024U * 1024U;
 
-/// Decompresses a stored body. Throws CodecError when the data is corrupt or the type is not compiled in.
+/// Upper bound for the bodies of one pull response inflated together (decode_messages): a pull answers at
+/// most 32 records by default, so a body of 77 KB zstd RLE records cannot inflate to gigabytes.
+inline constexpr std::size_t max_decompressed_pull_body = 512U * 1024U * 1024U;
+
+/// Decompresses a stored body. Throws CodecError when the data is corrupt, the type is not compiled in, or
+/// it inflates to more than max_decompressed_body bytes.
 std::string decompress(std::string_view data, CompressionType type);
+
+/// decompress() that gives up, before growing its output past it, when the data inflates to more than
+/// `limit` bytes (CodecError). A size the frame declares is used only as a hint, never trusted.
+std::string decompress(std::string_view data, CompressionType type, std::size_t limit);
 
 /// Compresses a body like a Java producer (level = rocketmq.message.compressLevel, default 5).
 std::string compress(std::string_view data, CompressionType type, int level = 5);
@@ -1598,6 +1620,10 @@ struct MessageDecodeOptions {
     bool read_body = true;
     /// Inflate compressed bodies (sysFlag is left as stored, as Java's clientDecode does).
     bool decompress_body = true;
+    /// Most bytes the compressed bodies of one call may inflate to, all records together (one record is
+    /// also held to max_decompressed_body). A record that would pass it is damaged: decode_message throws,
+    /// decode_messages drops it and the rest like any damaged record.
+    std::size_t max_decompressed_total = max_decompressed_pull_body;
 };
 
 /// What decode_messages could not decode.
@@ -2487,6 +2513,11 @@ inline void append_json_string(std::string& out, std::string_view s, JsonEscape 
     out.push_back('"');
 }
 
+/// Deepest nesting of arrays and objects accepted in any JSON rmq receives (headers, bodies). RocketMQ's own
+/// bodies nest at most 4 levels; the bound keeps every recursive walk of a parsed value (nlohmann's dump(),
+/// destruction, comparisons) far from the stack's end whatever a hostile peer sends.
+inline constexpr std::size_t max_json_depth = 64;
+
 /// The state of normalize_fastjson's scan outside strings.
 struct FastjsonScan {
     bool in_string = false;
@@ -2523,6 +2554,9 @@ inline bool normalize_structural(char c, std::string& out, FastjsonScan& scan) {
         break;
     case '{':
     case '[':
+        if (scan.containers.size() >= max_json_depth) {
+            throw remoting::CodecError(fmt::format("JSON nests deeper than {} levels", max_json_depth));
+        }
         scan.containers.push_back(c);
         scan.expect_key = c == '{';
         break;
@@ -2595,13 +2629,38 @@ inline std::string normalize_fastjson(std::string_view text) {
 }
 
 /// Parses fastjson text (standard JSON or fastjson's lenient variant), keeping object member order.
-/// Throws rmq::remoting::CodecError naming `what` on malformed text.
+/// Throws rmq::remoting::CodecError naming `what` on malformed text or nesting deeper than max_json_depth.
 inline nlohmann::ordered_json parse_fastjson(std::string_view text, std::string_view what) {
+    std::string normalized;
     try {
-        return nlohmann::ordered_json::parse(normalize_fastjson(text));
-    } catch (const nlohmann::json::exception& e) {
-        throw remoting::CodecError(fmt::format("{}: malformed JSON: {}", what, e.what()));
+        normalized = normalize_fastjson(text);
+    } catch (const remoting::CodecError& e) {
+        throw remoting::CodecError(fmt::format("{}: {}", what, e.what()));
     }
+    try {
+        return nlohmann::ordered_json::parse(normalized);
+    } catch (const nlohmann::json::exception& e) {
+        // nlohmann quotes the last token read, which can be megabytes long.
+        throw remoting::CodecError(fmt::format("{}: malformed JSON: {:.200}", what, e.what()));
+    }
+}
+
+/// A received value for an error message: scalars as JSON text cut to `max` characters, containers by
+/// their kind and size (never their whole text, which a peer controls).
+template <typename Json>
+std::string describe_json(const Json& v, std::size_t max = 64) {
+    if (v.is_array()) {
+        return fmt::format("an array of {} elements", v.size());
+    }
+    if (v.is_object()) {
+        return fmt::format("an object of {} members", v.size());
+    }
+    std::string text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (text.size() > max) {
+        text.resize(max);
+        text += "...";
+    }
+    return text;
 }
 
 }  // namespace rmq::detail
@@ -2747,7 +2806,8 @@ inline std::int32_t json_int(const nlohmann::ordered_json& j, std::string_view k
         } catch (const std::exception&) {
         }
     }
-    throw CodecError(fmt::format("RemotingCommand JSON header: {} is not an int: {}", key, it->dump()));
+    throw CodecError(fmt::format(
+        "RemotingCommand JSON header: {} is not an int: {}", key, rmq::detail::describe_json(*it)));
 }
 
 inline std::string json_scalar_text(const nlohmann::ordered_json& v) {
@@ -2774,11 +2834,13 @@ inline Command decode_json_header(std::string_view header) {
         } else if (it->is_string()) {
             const auto lang = language_from_name(it->get_ref<const std::string&>());
             if (!lang) {
-                throw CodecError(fmt::format("RemotingCommand JSON header: unknown language {}", it->dump()));
+                throw CodecError(fmt::format("RemotingCommand JSON header: unknown language {}",
+                                             rmq::detail::describe_json(*it)));
             }
             cmd.language = *lang;
         } else {
-            throw CodecError(fmt::format("RemotingCommand JSON header: bad language {}", it->dump()));
+            throw CodecError(
+                fmt::format("RemotingCommand JSON header: bad language {}", rmq::detail::describe_json(*it)));
         }
     }
     if (const auto it = j.find("remark"); it != j.end() && !it->is_null()) {
@@ -2786,8 +2848,8 @@ inline Command decode_json_header(std::string_view header) {
     }
     if (const auto it = j.find("extFields"); it != j.end() && !it->is_null()) {
         if (!it->is_object()) {
-            throw CodecError(
-                fmt::format("RemotingCommand JSON header: extFields is not an object: {}", it->dump()));
+            throw CodecError(fmt::format("RemotingCommand JSON header: extFields is not an object: {}",
+                                         rmq::detail::describe_json(*it)));
         }
         ExtFields& fields = cmd.fields();
         for (const auto& [key, value] : it->items()) {
@@ -3054,7 +3116,7 @@ Int get_int(const Json& j, std::string_view key, std::string_view what) {
         } catch (const std::exception&) {
         }
     }
-    throw CodecError(fmt::format("{}: {} is not an integer: {}", what, key, v->dump()));
+    throw CodecError(fmt::format("{}: {} is not an integer: {}", what, key, rmq::detail::describe_json(*v)));
 }
 
 bool get_bool(const Json& j, std::string_view key, std::string_view what);
@@ -3178,7 +3240,8 @@ RMQ_DECL std::string get_string(const Json& j, std::string_view key, std::string
         return {};
     }
     if (!v->is_string()) {
-        throw CodecError(fmt::format("{}: {} is not a string: {}", what, key, v->dump()));
+        throw CodecError(
+            fmt::format("{}: {} is not a string: {}", what, key, rmq::detail::describe_json(*v)));
     }
     return v->get<std::string>();
 }
@@ -3194,7 +3257,7 @@ RMQ_DECL bool get_bool(const Json& j, std::string_view key, std::string_view wha
     if (v->is_string()) {
         return v->get<std::string>() == "true";
     }
-    throw CodecError(fmt::format("{}: {} is not a boolean: {}", what, key, v->dump()));
+    throw CodecError(fmt::format("{}: {} is not a boolean: {}", what, key, rmq::detail::describe_json(*v)));
 }
 
 RMQ_DECL const Json* get_array(const Json& j, std::string_view key, std::string_view what) {
@@ -3247,7 +3310,8 @@ RMQ_DECL void append_message_queue(std::string& out, const MessageQueue& mq) {
 
 RMQ_DECL MessageQueue parse_message_queue(const Json& j, std::string_view what) {
     if (!j.is_object()) {
-        throw CodecError(fmt::format("{}: a MessageQueue is not an object: {}", what, j.dump()));
+        throw CodecError(
+            fmt::format("{}: a MessageQueue is not an object: {}", what, rmq::detail::describe_json(j)));
     }
     return MessageQueue{get_string(j, "topic", what),
                         get_string(j, "brokerName", what),
@@ -3282,7 +3346,8 @@ parse_string_list(const Json& j, std::string_view key, std::string_view what) {
     if (const Json* arr = get_array(j, key, what)) {
         for (const auto& e : *arr) {
             if (!e.is_string()) {
-                throw CodecError(fmt::format("{}: {} holds a non-string: {}", what, key, e.dump()));
+                throw CodecError(
+                    fmt::format("{}: {} holds a non-string: {}", what, key, rmq::detail::describe_json(e)));
             }
             out.push_back(e.get<std::string>());
         }
@@ -3964,6 +4029,78 @@ inline void write_queue_data(std::string& out, const QueueData& qd, JsonEscape e
     out.push_back('}');
 }
 
+/// One `broker:count` pair per entry of orderTopicConf (`broker:count;...`; items without ':' are skipped,
+/// as Java does); throws CodecError for a count that is not a number or exceeds max_route_queue_nums.
+inline std::vector<std::pair<std::string_view, std::int32_t>>
+order_topic_conf_entries(std::string_view conf) {
+    std::vector<std::pair<std::string_view, std::int32_t>> out;
+    while (!conf.empty()) {
+        const std::size_t end = conf.find(';');
+        const std::string_view item = conf.substr(0, end);
+        if (const std::size_t colon = item.find(':'); colon != std::string_view::npos) {
+            std::int32_t nums = 0;
+            for (const char c : item.substr(colon + 1)) {
+                if (c < '0' || c > '9') {
+                    throw CodecError(
+                        fmt::format("TopicRouteData: bad orderTopicConf entry \"{:.64}\"", item));
+                }
+                // Checked before multiplying: a long digit run must not overflow.
+                if (nums > (max_route_queue_nums - (c - '0')) / 10) {
+                    throw CodecError(fmt::format(
+                        "TopicRouteData: orderTopicConf entry \"{:.64}\" declares more than {} queues",
+                        item,
+                        max_route_queue_nums));
+                }
+                nums = nums * 10 + (c - '0');
+            }
+            out.emplace_back(item.substr(0, colon), nums);
+        }
+        if (end == std::string_view::npos) {
+            break;
+        }
+        conf.remove_prefix(end + 1);
+    }
+    return out;
+}
+
+inline void check_queue_count(std::int32_t nums, std::string_view field, std::string_view broker) {
+    if (nums > max_route_queue_nums) {
+        throw CodecError(fmt::format("TopicRouteData: {} {} of broker \"{:.64}\" is above the limit {}",
+                                     field,
+                                     nums,
+                                     broker,
+                                     max_route_queue_nums));
+    }
+}
+
+inline void check_route_total(std::int64_t total, std::string_view what) {
+    if (total > max_route_queues) {
+        throw CodecError(
+            fmt::format("TopicRouteData: {} queues in all, above the limit {}", what, max_route_queues));
+    }
+}
+
+/// Rejects queue counts a route view could not hold (see max_route_queue_nums), before anything is allocated.
+inline void check_queue_counts(const TopicRouteData& route) {
+    std::int64_t reads = 0;
+    std::int64_t writes = 0;
+    for (const auto& qd : route.queue_datas) {
+        check_queue_count(qd.read_queue_nums, "readQueueNums", qd.broker_name);
+        check_queue_count(qd.write_queue_nums, "writeQueueNums", qd.broker_name);
+        reads += std::max(qd.read_queue_nums, 0);
+        writes += std::max(qd.write_queue_nums, 0);
+        check_route_total(reads, "readQueueNums");
+        check_route_total(writes, "writeQueueNums");
+    }
+    if (route.order_topic_conf) {
+        std::int64_t ordered = 0;
+        for (const auto& entry : order_topic_conf_entries(*route.order_topic_conf)) {
+            ordered += entry.second;
+            check_route_total(ordered, "orderTopicConf");
+        }
+    }
+}
+
 }  // namespace route_json
 
 RMQ_DECL TopicRouteData decode_topic_route_data(std::string_view json) {
@@ -3985,6 +4122,7 @@ RMQ_DECL TopicRouteData decode_topic_route_data(std::string_view json) {
     if (const auto* fst = detail::member(j, "filterServerTable")) {
         route_json::read_filter_server_table(*fst, out);
     }
+    route_json::check_queue_counts(out);
     return out;
 }
 
@@ -4023,6 +4161,7 @@ RMQ_DECL std::string encode_topic_route_data(const TopicRouteData& route, RouteJ
 }
 
 RMQ_DECL TopicRoute to_topic_route(std::string_view topic, const TopicRouteData& route) {
+    route_json::check_queue_counts(route);
     TopicRoute out;
     for (const auto& qd : route.queue_datas) {
         if ((qd.perm & perm::read) != 0) {
@@ -4033,28 +4172,10 @@ RMQ_DECL TopicRoute to_topic_route(std::string_view topic, const TopicRouteData&
     }
     std::sort(out.read_queues.begin(), out.read_queues.end());
     if (route.order_topic_conf && !route.order_topic_conf->empty()) {
-        std::string_view conf = *route.order_topic_conf;
-        while (!conf.empty()) {
-            const std::size_t end = conf.find(';');
-            const std::string_view item = conf.substr(0, end);
-            if (const std::size_t colon = item.find(':'); colon != std::string_view::npos) {
-                std::int32_t nums = 0;
-                for (const char c : item.substr(colon + 1)) {
-                    if (c < '0' || c > '9') {
-                        throw CodecError(
-                            fmt::format("TopicRouteData: bad orderTopicConf entry \"{}\"", item));
-                    }
-                    nums = nums * 10 + (c - '0');
-                }
-                for (std::int32_t i = 0; i < nums; ++i) {
-                    out.write_queues.push_back(
-                        MessageQueue{std::string(topic), std::string(item.substr(0, colon)), i});
-                }
+        for (const auto& [broker, nums] : route_json::order_topic_conf_entries(*route.order_topic_conf)) {
+            for (std::int32_t i = 0; i < nums; ++i) {
+                out.write_queues.push_back(MessageQueue{std::string(topic), std::string(broker), i});
             }
-            if (end == std::string_view::npos) {
-                break;
-            }
-            conf.remove_prefix(end + 1);
         }
         return out;
     }
@@ -4087,6 +4208,7 @@ RMQ_DECL TopicRoute to_topic_route(std::string_view topic, const TopicRouteData&
 
 // ---- begin rmq/remoting/impl/compression.ipp ----
 
+#include <algorithm>
 #include <initializer_list>
 #include <limits>
 #include <memory>
@@ -4114,14 +4236,21 @@ namespace detail {
                     compression_name(type)));
 }
 
-inline void check_growth(std::size_t size, CompressionType type) {
-    if (size > max_decompressed_body) {
-        throw CodecError(fmt::format(
-            "{} body decompresses to more than {} bytes", compression_name(type), max_decompressed_body));
+/// Appends `n` inflated bytes unless that would pass `limit`, checked before the string grows; capacity
+/// grows geometrically but never past the limit.
+inline void
+append_capped(std::string& out, const char* data, std::size_t n, std::size_t limit, CompressionType type) {
+    if (n > limit - out.size()) {
+        throw CodecError(
+            fmt::format("{} body decompresses to more than {} bytes", compression_name(type), limit));
     }
+    if (out.size() + n > out.capacity()) {
+        out.reserve(std::min(limit, std::max(out.size() + n, 2 * out.capacity())));
+    }
+    out.append(data, n);
 }
 
-inline std::string zlib_inflate(std::string_view in) {
+inline std::string zlib_inflate(std::string_view in, std::size_t limit) {
     z_stream zs{};
     if (inflateInit(&zs) != Z_OK) {
         throw CodecError("ZLIB: inflateInit failed");
@@ -4140,8 +4269,7 @@ inline std::string zlib_inflate(std::string_view in) {
             throw CodecError(
                 fmt::format("ZLIB body is corrupt: {} (zlib error {})", zs.msg ? zs.msg : "?", rc));
         }
-        out.append(buf, sizeof buf - zs.avail_out);
-        check_growth(out.size(), CompressionType::Zlib);
+        append_capped(out, buf, sizeof buf - zs.avail_out, limit, CompressionType::Zlib);
         if (rc == Z_OK && zs.avail_in == 0 && zs.avail_out != 0) {
             throw CodecError("ZLIB body is truncated");
         }
@@ -4164,7 +4292,7 @@ inline std::string zlib_deflate(std::string_view in, int level) {
 }
 
 #if RMQ_DETAIL_HAS_LZ4
-inline std::string lz4_decompress(std::string_view in) {
+inline std::string lz4_decompress(std::string_view in, std::size_t limit) {
     LZ4F_dctx* ctx = nullptr;
     if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION))) {
         throw CodecError("LZ4: cannot create a decompression context");
@@ -4181,8 +4309,7 @@ inline std::string lz4_decompress(std::string_view in) {
         if (LZ4F_isError(hint)) {
             throw CodecError(fmt::format("LZ4 body is corrupt: {}", LZ4F_getErrorName(hint)));
         }
-        out.append(buf, dst_size);
-        check_growth(out.size(), CompressionType::Lz4);
+        append_capped(out, buf, dst_size, limit, CompressionType::Lz4);
         src += src_size;
         left -= src_size;
         if (hint == 0) {
@@ -4225,7 +4352,7 @@ inline std::string lz4_compress(std::string_view in, int /*level*/) {
 #endif
 
 #if RMQ_DETAIL_HAS_ZSTD
-inline std::string zstd_decompress(std::string_view in) {
+inline std::string zstd_decompress(std::string_view in, std::size_t limit) {
     std::unique_ptr<ZSTD_DStream, std::size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(), ZSTD_freeDStream);
     if (!ds || ZSTD_isError(ZSTD_initDStream(ds.get()))) {
         throw CodecError("ZSTD: cannot create a decompression stream");
@@ -4240,8 +4367,7 @@ inline std::string zstd_decompress(std::string_view in) {
         if (ZSTD_isError(rc)) {
             throw CodecError(fmt::format("ZSTD body is corrupt: {}", ZSTD_getErrorName(rc)));
         }
-        out.append(buf.data(), output.pos);
-        check_growth(out.size(), CompressionType::Zstd);
+        append_capped(out, buf.data(), output.pos, limit, CompressionType::Zstd);
         if (rc != 0 && input.pos == input.size && output.pos < output.size) {
             throw CodecError("ZSTD body is truncated");
         }
@@ -4288,18 +4414,22 @@ inline std::string zstd_compress(std::string_view in, int level) {
 }  // namespace detail
 
 RMQ_DECL std::string decompress(std::string_view data, CompressionType type) {
+    return decompress(data, type, max_decompressed_body);
+}
+
+RMQ_DECL std::string decompress(std::string_view data, CompressionType type, std::size_t limit) {
     switch (type) {
     case CompressionType::Zlib:
-        return detail::zlib_inflate(data);
+        return detail::zlib_inflate(data, limit);
     case CompressionType::Lz4:
 #if RMQ_DETAIL_HAS_LZ4
-        return detail::lz4_decompress(data);
+        return detail::lz4_decompress(data, limit);
 #else
         detail::not_compiled_in(type);
 #endif
     case CompressionType::Zstd:
 #if RMQ_DETAIL_HAS_ZSTD
-        return detail::zstd_decompress(data);
+        return detail::zstd_decompress(data, limit);
 #else
         detail::not_compiled_in(type);
 #endif
@@ -4391,7 +4521,7 @@ inline void read_body(rmq::detail::ByteReader& r, MessageExt& msg, const Message
                            (sys_flag & message_sys_flag::compression_type_mask) >> 8,
                            sys_flag));
     }
-    msg.set_body(decompress(body, *type));
+    msg.set_body(decompress(body, *type, std::min(max_decompressed_body, options.max_decompressed_total)));
 }
 
 /// TOPICLENGTH: two bytes in a v2 record, one (non-negative) byte otherwise.
@@ -4532,6 +4662,7 @@ RMQ_DECL std::vector<MessageExt> decode_messages(std::span<const std::byte> pull
         *report = MessageDecodeReport{};
     }
     std::vector<MessageExt> out;
+    MessageDecodeOptions budget = options;  // what the records left may still inflate to
     std::size_t pos = 0;
     while (pos < pull_body.size()) {
         const auto rest = pull_body.subspan(pos);
@@ -4544,7 +4675,10 @@ RMQ_DECL std::vector<MessageExt> decode_messages(std::span<const std::byte> pull
                 r.fail(fmt::format("TOTALSIZE {} does not fit the {} bytes left", total, rest.size()));
             }
             size = static_cast<std::size_t>(total);
-            out.push_back(decode_message(rest.first(size), options));
+            out.push_back(decode_message(rest.first(size), budget));
+            if ((out.back().sys_flag() & message_sys_flag::compressed) != 0 && options.decompress_body) {
+                budget.max_decompressed_total -= out.back().body().size();
+            }
         } catch (const CodecError& e) {
             if (report != nullptr) {
                 report->error = fmt::format("record {} at byte {}: {}", out.size(), pos, e.what());

@@ -8621,7 +8621,8 @@ inline bool retryable_send_code(int code) noexcept {
 /// (MessageClientIDSetter) unless the message has one. Thread-safe once started.
 ///
 /// Not modelled: asynchronous and one-way sends, batches, transactions, body compression (bodies are sent
-/// as they are), request/reply, namespaces, the latency fault strategy.
+/// as they are), request/reply, namespaces, the latency fault strategy (a retry does avoid the broker
+/// that just failed, as selectOneMessageQueue(lastBrokerName) does).
 template <Transport Tr>
 class Producer {
 public:
@@ -8705,13 +8706,15 @@ public:
         const auto queues = write_queues(m.topic());
         const int total = 1 + config_.retry_times_when_send_failed;
         std::exception_ptr last;
+        std::string last_broker;
         for (int attempt = 0; attempt < total; ++attempt) {
             if (now() - begin > config_.send_msg_timeout) {
                 throw Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", m.topic()));
             }
-            const std::size_t index = next_index_.fetch_add(1, std::memory_order_relaxed) % queues.size();
+            const MessageQueue& mq = select_queue(queues, last_broker);
+            last_broker = mq.broker_name;
             try {
-                SendResult r = transport_.send(m, queues[index]);
+                SendResult r = transport_.send(m, mq);
                 if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
                     continue;
                 }
@@ -8806,6 +8809,19 @@ private:
             m.set_property(property::uniq_client_message_id_keyidx, ids_.next());
         }
         return m;
+    }
+
+    /// TopicPublishInfo.selectOneMessageQueue(lastBrokerName): the next queue in round robin, skipping the
+    /// queues of the broker the previous attempt went to while another broker has one.
+    const MessageQueue& select_queue(const std::vector<MessageQueue>& queues,
+                                     const std::string& last_broker) {
+        for (std::size_t i = 0; i < queues.size(); ++i) {
+            const auto& mq = queues[next_index_.fetch_add(1, std::memory_order_relaxed) % queues.size()];
+            if (last_broker.empty() || mq.broker_name != last_broker) {
+                return mq;
+            }
+        }
+        return queues[next_index_.fetch_add(1, std::memory_order_relaxed) % queues.size()];
     }
 
     SendResult send_to(const Message& m, const MessageQueue& mq) {
@@ -10353,6 +10369,7 @@ RMQ_DECL void log_message(LogLevel level, std::string_view message) {
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <system_error>
 #include <utility>
@@ -10456,7 +10473,7 @@ private:
         try {
             return nlohmann::json::parse(raw).get<std::string>();
         } catch (const nlohmann::json::exception& e) {
-            fail(fmt::format("bad string {}: {}", raw, e.what()));
+            fail(fmt::format("bad string {:.64}: {:.200}", raw, e.what()));
         }
     }
 
@@ -10510,10 +10527,24 @@ private:
             }
             return MessageQueue{key.at("topic").get<std::string>(),
                                 key.at("brokerName").get<std::string>(),
-                                key.at("queueId").get<std::int32_t>()};
+                                queue_id(key.at("queueId"))};
         } catch (const nlohmann::json::exception& e) {
-            fail(fmt::format("bad MessageQueue key: {}", e.what()));
+            fail(fmt::format("bad MessageQueue key: {:.200}", e.what()));
         }
+    }
+
+    /// A queue id is a non-negative int; anything else (1e300, 1.5, -1, 2^40) is damage, not a number to
+    /// convert (a double out of int range converts with undefined behaviour).
+    std::int32_t queue_id(const nlohmann::json& v) const {
+        constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max());
+        const bool in_range = v.is_number_unsigned()
+                                  ? v.get<std::uint64_t>() <= max
+                                  : v.is_number_integer() && v.get<std::int64_t>() >= 0 &&
+                                        static_cast<std::uint64_t>(v.get<std::int64_t>()) <= max;
+        if (!in_range) {
+            fail(fmt::format("queueId {:.32} is not a queue id", v.dump()));
+        }
+        return static_cast<std::int32_t>(v.get<std::int64_t>());
     }
 
     std::int64_t parse_offset() {
@@ -10522,7 +10553,11 @@ private:
         std::int64_t v = 0;
         const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), v);
         if (ec != std::errc{} || end != raw.data() + raw.size()) {
-            fail(fmt::format("offset '{}' is not an integer", raw));
+            fail(fmt::format("offset '{:.32}' is not a 64-bit integer", raw));
+        }
+        if (v < -1) {
+            // -1 is RocketMQ's "no offset" and may be persisted; nothing else below 0 is written by anyone.
+            fail(fmt::format("offset {} is negative", v));
         }
         return v;
     }
