@@ -10,6 +10,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -77,5 +78,17 @@ struct Waiter {
         cv.notify_all();
     }
 };
+
+/// Polls `done` every 50 ms until it holds (true) or `timeout` passes (false).
+inline bool wait_until(const std::function<bool()>& done, std::chrono::seconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!done()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return true;
+}
 
 }  // namespace rmq_rc

@@ -102,17 +102,6 @@ make_member(const std::string& topic, const std::string& group, const std::strin
     return c;
 }
 
-bool wait_until(const std::function<bool()>& done, std::chrono::seconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!done()) {
-        if (std::chrono::steady_clock::now() > deadline) {
-            return false;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return true;
-}
-
 }  // namespace
 
 TEST_CASE("key orderly: two members hand queues over under load, every key in order, nothing lost",
@@ -146,7 +135,7 @@ TEST_CASE("key orderly: two members hand queues over under load, every key in or
         }
         producer.shutdown();
     });
-    REQUIRE(wait_until([&] { return log.total() >= keys * per_key / 5; }, std::chrono::seconds(120)));
+    REQUIRE(rmq_rc::wait_until([&] { return log.total() >= keys * per_key / 5; }, std::chrono::seconds(120)));
     auto b = make_member(topic, group, "consumerB", log);
     b->start();  // join: about half the queues move to B
     const auto owned = [&](KeyConsumer& c) {
@@ -154,13 +143,13 @@ TEST_CASE("key orderly: two members hand queues over under load, every key in or
         return std::count_if(
             all.begin(), all.end(), [&](const rmq::MessageQueue& q) { return q.topic == topic; });
     };
-    CHECK(wait_until([&] { return owned(*a) > 0 && owned(*b) > 0 && owned(*a) + owned(*b) == 8; },
-                     std::chrono::seconds(60)));
-    REQUIRE(wait_until([&] { return log.total() >= keys * per_key / 2; }, std::chrono::seconds(120)));
+    CHECK(rmq_rc::wait_until([&] { return owned(*a) > 0 && owned(*b) > 0 && owned(*a) + owned(*b) == 8; },
+                             std::chrono::seconds(60)));
+    REQUIRE(rmq_rc::wait_until([&] { return log.total() >= keys * per_key / 2; }, std::chrono::seconds(120)));
     a->shutdown();  // leave while the producer still sends: B takes every queue
     producer_thread.join();
     CHECK_FALSE(send_failed.load());
-    REQUIRE(wait_until([&] { return log.complete(); }, std::chrono::seconds(120)));
+    REQUIRE(rmq_rc::wait_until([&] { return log.complete(); }, std::chrono::seconds(120)));
     b->shutdown();
     CHECK(log.violations() == 0);
     const std::lock_guard lock(log.mutex);

@@ -120,17 +120,6 @@ std::size_t held_by(const Owners& owner, const std::string& cid) {
         std::count_if(owner.begin(), owner.end(), [&](const auto& e) { return e.second == cid; }));
 }
 
-bool wait_until(const std::function<bool()>& done, std::chrono::seconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!done()) {
-        if (std::chrono::steady_clock::now() > deadline) {
-            return false;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return true;
-}
-
 }  // namespace
 
 TEST_CASE("allocate sticky: members converge to the split as one joins and another leaves, nothing lost",
@@ -186,8 +175,8 @@ TEST_CASE("allocate sticky: members converge to the split as one joins and anoth
         held_by(three, a->client_id()));
     producer_thread.join();
     CHECK_FALSE(send_failed.load());
-    CHECK(wait_until([&] { return received.size() == static_cast<std::size_t>(total_messages); },
-                     std::chrono::seconds(120)));
+    CHECK(rmq_rc::wait_until([&] { return received.size() == static_cast<std::size_t>(total_messages); },
+                             std::chrono::seconds(120)));
     b->shutdown();
     c->shutdown();
     CHECK(received.size() == static_cast<std::size_t>(total_messages));

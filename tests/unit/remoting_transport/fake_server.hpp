@@ -21,6 +21,7 @@
 #include <boost/asio.hpp>
 #include <fmt/format.h>
 
+#include <rmq/remoting/bodies.hpp>
 #include <rmq/remoting/command.hpp>
 
 namespace rmq_test {
@@ -241,6 +242,26 @@ inline void FakeSession::read_payload(std::size_t n) {
                          self->server_.on_command(*self, std::move(cmd));
                          self->read_header();
                      });
+}
+
+/// A route for `topic`: broker-a (master at `master`, optional slave at `slave`) with `queues` queues.
+inline std::string route_json(const std::string& master, const std::string& slave = {}, int queues = 4) {
+    rmq::remoting::TopicRouteData r;
+    rmq::remoting::QueueData qd;
+    qd.broker_name = "broker-a";
+    qd.read_queue_nums = queues;
+    qd.write_queue_nums = queues;
+    qd.perm = 6;
+    r.queue_datas.push_back(qd);
+    rmq::remoting::BrokerData bd;
+    bd.cluster = "DefaultCluster";
+    bd.broker_name = "broker-a";
+    bd.broker_addrs.emplace_back(0, master);
+    if (!slave.empty()) {
+        bd.broker_addrs.emplace_back(1, slave);
+    }
+    r.broker_datas.push_back(bd);
+    return rmq::remoting::encode_topic_route_data(r);  // fastjson form: unquoted numeric keys
 }
 
 }  // namespace rmq_test

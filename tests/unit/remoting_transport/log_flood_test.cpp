@@ -40,22 +40,6 @@ std::string refused_address() {
     return fmt::format("127.0.0.1:{}", port);
 }
 
-std::string route_to(const std::string& broker) {
-    rmq::remoting::TopicRouteData r;
-    rmq::remoting::QueueData qd;
-    qd.broker_name = "broker-a";
-    qd.read_queue_nums = 4;
-    qd.write_queue_nums = 4;
-    qd.perm = 6;
-    r.queue_datas.push_back(qd);
-    rmq::remoting::BrokerData bd;
-    bd.cluster = "DefaultCluster";
-    bd.broker_name = "broker-a";
-    bd.broker_addrs.emplace_back(0, broker);
-    r.broker_datas.push_back(bd);
-    return rmq::remoting::encode_topic_route_data(r);
-}
-
 }  // namespace
 
 TEST_CASE("a broker that refuses connections makes a few summarised lines, never the ACL secret",
@@ -65,7 +49,7 @@ TEST_CASE("a broker that refuses connections makes a few summarised lines, never
     namesrv.set_handler([&](rmq_test::FakeSession& s, const rmq::remoting::Command& req) {
         if (req.code == rmq::remoting::request_code::get_routeinfo_by_topic) {
             auto r = rmq_test::FakeSession::response_to(req, 0);
-            r.body = route_to(broker);
+            r.body = rmq_test::route_json(broker);
             s.send(r);
         }
     });

@@ -36,25 +36,7 @@ namespace rc = rmq::remoting::request_code;
 static_assert(rmq::Transport<rmq::RemotingTransport>);
 static_assert(std::is_move_constructible_v<rmq::RemotingTransport>);
 
-/// A route for `topic`: broker-a (master at `master`, optional slave at `slave`) with `queues` queues.
-std::string route_json(const std::string& master, const std::string& slave = {}, int queues = 4) {
-    rmq::remoting::TopicRouteData r;
-    rmq::remoting::QueueData qd;
-    qd.broker_name = "broker-a";
-    qd.read_queue_nums = queues;
-    qd.write_queue_nums = queues;
-    qd.perm = 6;
-    r.queue_datas.push_back(qd);
-    rmq::remoting::BrokerData bd;
-    bd.cluster = "DefaultCluster";
-    bd.broker_name = "broker-a";
-    bd.broker_addrs.emplace_back(0, master);
-    if (!slave.empty()) {
-        bd.broker_addrs.emplace_back(1, slave);
-    }
-    r.broker_datas.push_back(bd);
-    return rmq::remoting::encode_topic_route_data(r);  // fastjson form: unquoted numeric keys
-}
+using rmq_test::route_json;
 
 rmq::RemotingConfig config_for(const rmq_test::FakeServer& namesrv) {
     rmq::RemotingConfig c;

@@ -233,23 +233,10 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::drop_unwanted_queues(
 template <class Order, class Allocate, class OffsetStore, class Tr>
 bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueue& mq) {
     const bool need_lock = Order::requires_queue_lock && clustering_;
-    if (need_lock) {
-        try {
-            const auto locked = transport_.lock_batch(group_, client_id_, std::vector<MessageQueue>{mq});
-            if (std::find(locked.begin(), locked.end(), mq) == locked.end()) {
-                rebalance_later();  // another member still holds it (it is releasing it right now)
-                return false;
-            }
-        } catch (const std::exception& e) {
-            log_repeated(LogLevel::Warn,
-                         fmt::format("lock {} {}", group_, mq.broker_name),
-                         "group [{}]: lock of {} failed: {}",
-                         group_,
-                         mq,
-                         e.what());
-            rebalance_later();
-            return false;
-        }
+    // Not locked (another member still holds it, releasing it right now) or the request failed: retried.
+    if (need_lock && !lock_queue(mq)) {
+        rebalance_later();
+        return false;
     }
     offset_store_.remove_offset(mq);
     auto pq = std::make_shared<ProcessQueue>(clock_);
