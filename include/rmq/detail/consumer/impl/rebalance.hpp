@@ -281,16 +281,32 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(co
     return true;
 }
 
+/// Java's truncateMessageQueueNotMyTopic: queues of topics no longer subscribed (unsubscribe) are dropped.
+/// rmq deviation: their offsets are persisted first, as for any other dropped queue; Java leaves them to the
+/// next persistAll, which discards offsets of queues it no longer holds, so a re-subscription there repeats
+/// what was consumed since the last persist.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::truncate_not_my_topic(
     const std::map<std::string, SubscriptionData>& subs) {
-    const std::lock_guard lock(table_mutex_);
-    for (auto it = table_.begin(); it != table_.end();) {
-        if (!subs.contains(it->first.topic)) {
-            it->second->set_dropped(true);
-            it = table_.erase(it);
-        } else {
-            ++it;
+    std::vector<MessageQueue> dropped;
+    {
+        const std::lock_guard lock(table_mutex_);
+        for (auto it = table_.begin(); it != table_.end();) {
+            if (!subs.contains(it->first.topic)) {
+                it->second->set_dropped(true);
+                dropped.push_back(it->first);
+                it = table_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    for (const auto& mq : dropped) {
+        try {
+            offset_store_.persist(mq);
+            offset_store_.remove_offset(mq);
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Warn, "group [{}]: persisting {} failed: {}", group_, mq, e.what());
         }
     }
 }
