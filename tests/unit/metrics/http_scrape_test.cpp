@@ -134,3 +134,27 @@ TEST_CASE("metrics: /metrics of a running consumer and producer, scraped twice o
     consumer.shutdown();
     producer.shutdown();
 }
+
+TEST_CASE("metrics: a failed message is counted as consumed with failure and as sent back", "[metrics]") {
+    rmq::InProcessBroker broker;
+    broker.create_topic("ScrapeTopic", 1);
+    Producer producer(broker.connect(), rmq::ProducerConfig{.producer_group = "fail_producer"});
+    producer.start();
+    send(producer, 0, 1);
+    Consumer consumer(broker.connect(), consumer_fixture::fast_config("fail_group", 10000));
+    consumer.subscribe("ScrapeTopic", "*");
+    consumer.register_listener([](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
+        return msgs[0].reconsume_times() == 0 ? rmq::ConsumeConcurrentlyStatus::ReconsumeLater
+                                              : rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+    });
+    consumer.start();
+    REQUIRE(consumer_fixture::eventually([&] { return consumer.stats().send_back_total == 1; },
+                                         std::chrono::seconds(30)));
+    const auto e = prom::parse(rmq::to_prometheus(consumer.stats(), "fail_group", consumer.client_id()));
+    CHECK(e.errors.empty());
+    CHECK(e.value("rmq_consumer_sent_back_messages_total", {{"invocation_status", "success"}}) == 1.0);
+    CHECK(e.value("rmq_consumer_consumed_messages_total",
+                  {{"topic", "ScrapeTopic"}, {"invocation_status", "failure"}}) == 1.0);
+    consumer.shutdown();
+    producer.shutdown();
+}
