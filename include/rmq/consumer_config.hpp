@@ -158,6 +158,10 @@ struct ConsumerConfig {
     /// rmq: capacity of the consume pool's task queue (Java's queue is unbounded). When full, the consumer
     /// resubmits later like Java's RejectedExecutionException path; flow control keeps it far from full.
     std::int64_t consume_queue_capacity = 65536;
+    /// rmq: period ms of the per-topic "[ConsumeStats] [topic@group] Stats In One Minute, ..." line logged at
+    /// Info (the Java client's ConsumerStatsManager logs its figures every minute); 0, the default, logs
+    /// none. docs/metrics.md.
+    std::int64_t stats_log_interval = 0;
 
     /// Java's checkConfig (DefaultMQPushConsumerImpl) with the same ranges, plus checks of rmq's intervals.
     /// Throws rmq::InvalidArgument whose message names the field (rmq and Java name) and the allowed range.

@@ -29,6 +29,7 @@
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/protocol.hpp>
+#include <rmq/stats.hpp>
 #include <rmq/topic.hpp>
 #include <rmq/unique_id.hpp>
 
@@ -171,12 +172,16 @@ public:
 
     [[nodiscard]] const ProducerConfig& config() const noexcept { return config_; }
 
+    /// Send counters and times per topic since start (rmq/metrics.hpp exports them). Thread-safe.
+    [[nodiscard]] ProducerStats stats() const { return stats_.snapshot(); }
+
     /// Sends to the topic's next write queue (round robin), trying up to 1 + retry_times_when_send_failed
     /// queues on retryable broker errors. Throws rmq::InvalidArgument for a bad message, rmq::Timeout past
     /// send_msg_timeout, rmq::BrokerError / rmq::Error when every attempt failed.
     SendResult send(const Message& msg) {
         check_running();
         Message m = prepared(msg);
+        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
         const std::int64_t begin = now();
         const auto queues = write_queues(m.topic());
         const int total = 1 + config_.retry_times_when_send_failed;
@@ -218,6 +223,7 @@ public:
     SendResult send(const Message& msg, Selector&& selector, Arg&& arg) {
         check_running();
         Message m = prepared(msg);
+        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
         const std::int64_t begin = now();
         const auto queues = write_queues(m.topic());
         const MessageQueue mq = std::invoke(
@@ -233,6 +239,7 @@ public:
     SendResult send(const Message& msg, const MessageQueue& mq) {
         check_running();
         Message m = prepared(msg);
+        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
         return send_to(m, mq);
     }
 
@@ -359,6 +366,7 @@ private:
     std::string client_id_;
     std::map<std::string, CachedRoute> routes_;
     std::atomic<std::size_t> next_index_{0};
+    detail::ProducerStatsCollector stats_;
 };
 
 }  // namespace rmq

@@ -2,12 +2,15 @@
 
 /// @file stats.hpp
 /// Consumer statistics (Java's ConsumerStatsManager): per-topic pull/consume rates and
-/// latencies over the last minute, per-queue cache and lag figures, and health flags. rmq::ConsumerStats is a
-/// plain snapshot; rmq::detail::StatsCollector is what the consumer updates from its threads.
+/// latencies over the last minute, cumulative counters and a listener-time histogram, per-queue cache and lag
+/// figures, and health flags; producer statistics (send counters and a send-time histogram).
+/// rmq::ConsumerStats and rmq::ProducerStats are plain snapshots; the detail collectors are what the clients
+/// update from their threads. rmq/metrics.hpp exports both in Prometheus' text format.
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -24,6 +27,25 @@
 
 namespace rmq {
 
+/// A cumulative histogram in milliseconds, as Prometheus and the RocketMQ 5.x clients' OpenTelemetry
+/// histograms keep it.
+struct Histogram {
+    /// Upper bounds of the buckets (inclusive, ascending); an implicit +Inf bucket follows the last.
+    std::vector<double> bounds;
+    /// Observations per bucket, not cumulated: `counts[i]` fell in (bounds[i-1], bounds[i]]; `counts.back()`
+    /// (index bounds.size()) above the last bound. Empty while nothing was observed.
+    std::vector<std::int64_t> counts;
+    /// Sum of all observations.
+    double sum = 0;
+    /// Number of observations.
+    std::int64_t count = 0;
+};
+
+/// Bucket bounds (ms) of the listener-time histogram: rocketmq_process_time's in the 5.x clients.
+inline constexpr std::array<double, 7> process_time_buckets{1, 5, 10, 100, 1000, 10'000, 60'000};
+/// Bucket bounds (ms) of the send-time histogram: rocketmq_send_cost_time's in the 5.x clients.
+inline constexpr std::array<double, 7> send_cost_time_buckets{1, 5, 10, 20, 50, 200, 500};
+
 /// Java's ConsumeStatus for one topic of the group.
 struct TopicStats {
     std::string topic;
@@ -39,6 +61,14 @@ struct TopicStats {
     double consume_failed_tps = 0;
     /// Messages whose consumption failed in the last hour (consumeFailedMsgs).
     std::int64_t consume_failed_msgs = 0;
+    /// Messages pulled since start (after client-side tag filtering); the sum behind pull_tps.
+    std::int64_t pulled_msgs_total = 0;
+    /// Messages consumed successfully since start; the sum behind consume_ok_tps.
+    std::int64_t consume_ok_total = 0;
+    /// Messages whose consumption failed since start; the sum behind consume_failed_tps.
+    std::int64_t consume_failed_total = 0;
+    /// Listener call times since start, ms (buckets: process_time_buckets); the calls behind consume_rt.
+    Histogram process_time{};
 };
 
 /// One owned queue, filled by the consumer from its ProcessQueue (Java's ProcessQueueInfo plus the lag).
@@ -74,9 +104,65 @@ struct ConsumerStats {
     std::string subscription_inconsistent_detail;
     /// Records the decoder rejected (bad magic, CRC, truncated) since start.
     std::int64_t damaged_records = 0;
+    /// Failed messages sent back to the broker for a retry since start (CONSUMER_SEND_MSG_BACK, or the retry
+    /// copy when that failed).
+    std::int64_t send_back_total = 0;
+    /// Failed messages that could not be sent back at all since start (consumed again locally).
+    std::int64_t send_back_failed_total = 0;
+    /// Messages moved straight to the dead-letter queue by an orderly consumer since start.
+    std::int64_t sent_to_dlq_total = 0;
 };
 
+/// One topic's sends of a producer, counted per send() call (retries inside one call are one send).
+struct ProducerTopicStats {
+    std::string topic;
+    /// send() calls that returned a SendResult.
+    std::int64_t send_ok_total = 0;
+    /// send() calls that threw after the message was validated (broker errors, timeouts, no route).
+    std::int64_t send_failed_total = 0;
+    /// Time of the successful calls, ms (buckets: send_cost_time_buckets).
+    Histogram send_cost_time_ok{};
+    /// Time of the failed calls, ms.
+    Histogram send_cost_time_failed{};
+};
+
+/// A snapshot of a producer's statistics.
+struct ProducerStats {
+    /// One entry per topic sent to, ordered by topic.
+    std::vector<ProducerTopicStats> topics;
+};
+
+/// One line per topic in the manner of the Java client's periodic "Stats In One Minute" lines (what
+/// ConsumerConfig::stats_log_interval logs): the minute's rates and latencies, the cache, the totals.
+[[nodiscard]] RMQ_DECL std::vector<std::string> stats_log_lines(const ConsumerStats& stats,
+                                                                std::string_view group);
+
 namespace detail {
+
+/// A fixed-bucket histogram of millisecond observations (bounds: one of the *_buckets arrays).
+class HistogramCounter {
+public:
+    static constexpr std::size_t bucket_count = 7;
+
+    explicit HistogramCounter(const std::array<double, bucket_count>& bounds) noexcept
+        : bounds_(&bounds) {}
+
+    void add(std::int64_t millis) noexcept {
+        const auto v = static_cast<double>(millis);
+        const auto it = std::lower_bound(bounds_->begin(), bounds_->end(), v);
+        counts_[static_cast<std::size_t>(it - bounds_->begin())] += 1;
+        sum_ += millis;
+        count_ += 1;
+    }
+
+    [[nodiscard]] Histogram read() const;
+
+private:
+    const std::array<double, bucket_count>* bounds_;
+    std::array<std::int64_t, bucket_count + 1> counts_{};
+    std::int64_t sum_ = 0;
+    std::int64_t count_ = 0;
+};
 
 /// Sums over a sliding window of fixed buckets (the current one plus five full ones): no allocation, no
 /// timer.
@@ -136,7 +222,10 @@ public:
 
     /// PULL_TPS: `count` messages arrived (after client-side filtering).
     void record_pulled(std::string_view topic, std::int64_t count) {
-        with_topic(topic, [&](Topic& t, std::int64_t now) { t.pull_tps.add(now, count); });
+        with_topic(topic, [&](Topic& t, std::int64_t now) {
+            t.pull_tps.add(now, count);
+            t.pulled_total += count;
+        });
     }
 
     /// CONSUME_RT: one listener call took `millis`.
@@ -144,7 +233,10 @@ public:
 
     /// CONSUME_OK_TPS: `count` messages consumed successfully.
     void record_consume_ok(std::string_view topic, std::int64_t count) {
-        with_topic(topic, [&](Topic& t, std::int64_t now) { t.consume_ok.add(now, count); });
+        with_topic(topic, [&](Topic& t, std::int64_t now) {
+            t.consume_ok.add(now, count);
+            t.consume_ok_total += count;
+        });
     }
 
     /// CONSUME_FAILED_TPS: `count` messages failed (sent back, suspended or dropped).
@@ -173,6 +265,18 @@ public:
         damaged_records_ += count;
     }
 
+    /// Counts one message sent back (`ok`) or not sent back at all.
+    void record_send_back(bool ok) {
+        const std::lock_guard lock(misc_mutex_);
+        (ok ? send_back_total_ : send_back_failed_total_) += 1;
+    }
+
+    /// Counts one message moved to the DLQ.
+    void record_sent_to_dlq() {
+        const std::lock_guard lock(misc_mutex_);
+        sent_to_dlq_total_ += 1;
+    }
+
     /// The statistics now.
     [[nodiscard]] ConsumerStats snapshot() const;
 
@@ -189,6 +293,10 @@ private:
         WindowCounter consume_ok{minute_bucket_millis};
         WindowCounter consume_failed{minute_bucket_millis};
         WindowCounter consume_failed_hour{hour_bucket_millis};
+        HistogramCounter process_time{process_time_buckets};
+        std::int64_t pulled_total = 0;
+        std::int64_t consume_ok_total = 0;
+        std::int64_t consume_failed_total = 0;
     };
 
     template <class F>
@@ -222,6 +330,59 @@ private:
     bool subscription_inconsistent_ = false;
     std::string subscription_detail_;
     std::int64_t damaged_records_ = 0;
+    std::int64_t send_back_total_ = 0;
+    std::int64_t send_back_failed_total_ = 0;
+    std::int64_t sent_to_dlq_total_ = 0;
+};
+
+/// Thread-safe collector behind rmq::ProducerStats (one mutex: sends are synchronous round trips).
+class ProducerStatsCollector {
+public:
+    /// One send() call to `topic` took `millis` and succeeded (`ok`) or threw.
+    void record_send(std::string_view topic, std::int64_t millis, bool ok);
+
+    [[nodiscard]] ProducerStats snapshot() const;
+
+private:
+    struct Topic {
+        std::int64_t ok = 0;
+        std::int64_t failed = 0;
+        HistogramCounter cost_ok{send_cost_time_buckets};
+        HistogramCounter cost_failed{send_cost_time_buckets};
+    };
+
+    mutable std::mutex mutex_;
+    std::map<std::string, Topic, std::less<>> topics_;
+};
+
+/// Times one send() call from construction to destruction and records it: failed when the destructor runs
+/// during stack unwinding (the call threw), succeeded otherwise.
+class SendRecorder {
+public:
+    SendRecorder(ProducerStatsCollector& stats, std::string_view topic, std::shared_ptr<Clock> clock)
+        : stats_(stats)
+        , topic_(topic)
+        , clock_(std::move(clock))
+        , begin_(clock_->steady_millis())
+        , exceptions_(std::uncaught_exceptions()) {}
+
+    SendRecorder(const SendRecorder&) = delete;
+    SendRecorder& operator=(const SendRecorder&) = delete;
+
+    ~SendRecorder() {
+        try {
+            stats_.record_send(
+                topic_, clock_->steady_millis() - begin_, std::uncaught_exceptions() == exceptions_);
+        } catch (...) {  // NOLINT(bugprone-empty-catch): statistics never turn a send into a failure
+        }
+    }
+
+private:
+    ProducerStatsCollector& stats_;
+    std::string topic_;
+    std::shared_ptr<Clock> clock_;
+    std::int64_t begin_;
+    int exceptions_;
 };
 
 }  // namespace detail

@@ -229,6 +229,11 @@ RMQ_DECL void ConsumerConfig::validate_intervals() const {
     detail::check_positive("rebalance_interval", rebalance_interval);
     detail::check_positive("lock_renewal_interval", lock_renewal_interval);
     detail::check_positive("consume_queue_capacity", consume_queue_capacity);
+    detail::check_range("stats_log_interval",
+                        "statsLogInterval",
+                        stats_log_interval,
+                        0,
+                        std::numeric_limits<std::int64_t>::max());
     detail::check_range("pull_time_delay_mills_when_exception",
                         "pullTimeDelayMillsWhenException",
                         pull_time_delay_mills_when_exception,

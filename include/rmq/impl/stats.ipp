@@ -8,7 +8,81 @@
 // Only the definitions need these.
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace rmq {
+
+RMQ_DECL std::vector<std::string> stats_log_lines(const ConsumerStats& stats, std::string_view group) {
+    std::vector<std::string> out;
+    out.reserve(stats.topics.size());
+    for (const TopicStats& t : stats.topics) {
+        std::int64_t cached_msgs = 0;
+        std::int64_t cached_bytes = 0;
+        for (const QueueStats& q : stats.queues) {
+            if (q.mq.topic == t.topic) {
+                cached_msgs += q.cached_msg_count;
+                cached_bytes += q.cached_msg_bytes;
+            }
+        }
+        out.push_back(fmt::format(
+            "[ConsumeStats] [{}@{}] Stats In One Minute, PULL_TPS: {:.2f} PULL_RT: {:.2f} CONSUME_OK_TPS: "
+            "{:.2f} CONSUME_FAILED_TPS: {:.2f} CONSUME_RT: {:.2f} FAILED_IN_ONE_HOUR: {} CACHED: {} msgs {} "
+            "bytes TOTAL: pulled {} ok {} failed {}",
+            t.topic,
+            group,
+            t.pull_tps,
+            t.pull_rt,
+            t.consume_ok_tps,
+            t.consume_failed_tps,
+            t.consume_rt,
+            t.consume_failed_msgs,
+            cached_msgs,
+            cached_bytes,
+            t.pulled_msgs_total,
+            t.consume_ok_total,
+            t.consume_failed_total));
+    }
+    return out;
+}
+
+RMQ_DECL Histogram detail::HistogramCounter::read() const {
+    Histogram h;
+    h.bounds.assign(bounds_->begin(), bounds_->end());
+    if (count_ > 0) {
+        h.counts.assign(counts_.begin(), counts_.end());
+    }
+    h.sum = static_cast<double>(sum_);
+    h.count = count_;
+    return h;
+}
+
+RMQ_DECL void
+detail::ProducerStatsCollector::record_send(std::string_view topic, std::int64_t millis, bool ok) {
+    const std::lock_guard lock(mutex_);
+    auto it = topics_.find(topic);
+    if (it == topics_.end()) {
+        it = topics_.emplace(std::string(topic), Topic{}).first;
+    }
+    Topic& t = it->second;
+    (ok ? t.ok : t.failed) += 1;
+    (ok ? t.cost_ok : t.cost_failed).add(millis);
+}
+
+RMQ_DECL ProducerStats detail::ProducerStatsCollector::snapshot() const {
+    ProducerStats out;
+    const std::lock_guard lock(mutex_);
+    out.topics.reserve(topics_.size());
+    for (const auto& [name, t] : topics_) {
+        out.topics.push_back(ProducerTopicStats{
+            .topic = name,
+            .send_ok_total = t.ok,
+            .send_failed_total = t.failed,
+            .send_cost_time_ok = t.cost_ok.read(),
+            .send_cost_time_failed = t.cost_failed.read(),
+        });
+    }
+    return out;
+}
 
 RMQ_DECL detail::WindowCounter::Window detail::WindowCounter::read(std::int64_t now,
                                                                    std::int64_t since) const noexcept {
@@ -29,6 +103,7 @@ RMQ_DECL void detail::StatsCollector::record_consume_rt(std::string_view topic, 
     with_topic(topic, [&](Topic& t, std::int64_t now) {
         t.consume_rt.add(now, millis);
         t.consume_rt_hour.add(now, millis);
+        t.process_time.add(millis);
     });
 }
 
@@ -36,6 +111,7 @@ RMQ_DECL void detail::StatsCollector::record_consume_failed(std::string_view top
     with_topic(topic, [&](Topic& t, std::int64_t now) {
         t.consume_failed.add(now, count);
         t.consume_failed_hour.add(now, count);
+        t.consume_failed_total += count;
     });
 }
 
@@ -46,12 +122,15 @@ RMQ_DECL void detail::StatsCollector::record_consume(std::string_view topic,
     with_topic(topic, [&](Topic& t, std::int64_t now) {
         t.consume_rt.add(now, millis);
         t.consume_rt_hour.add(now, millis);
+        t.process_time.add(millis);
         if (ok > 0) {
             t.consume_ok.add(now, ok);
+            t.consume_ok_total += ok;
         }
         if (failed > 0) {
             t.consume_failed.add(now, failed);
             t.consume_failed_hour.add(now, failed);
+            t.consume_failed_total += failed;
         }
     });
 }
@@ -91,6 +170,9 @@ RMQ_DECL ConsumerStats detail::StatsCollector::snapshot() const {
     out.subscription_inconsistent = subscription_inconsistent_;
     out.subscription_inconsistent_detail = subscription_detail_;
     out.damaged_records = damaged_records_;
+    out.send_back_total = send_back_total_;
+    out.send_back_failed_total = send_back_failed_total_;
+    out.sent_to_dlq_total = sent_to_dlq_total_;
     return out;
 }
 
@@ -121,6 +203,10 @@ RMQ_DECL TopicStats detail::StatsCollector::topic_stats(const std::string& name,
     s.consume_ok_tps = tps(t.consume_ok.read(now, start_));
     s.consume_failed_tps = tps(t.consume_failed.read(now, start_));
     s.consume_failed_msgs = t.consume_failed_hour.read(now, start_).sum;
+    s.pulled_msgs_total = t.pulled_total;
+    s.consume_ok_total = t.consume_ok_total;
+    s.consume_failed_total = t.consume_failed_total;
+    s.process_time = t.process_time.read();
     return s;
 }
 

@@ -1,4 +1,6 @@
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -176,4 +178,83 @@ TEST_CASE("stats: record_consume equals the three separate calls, zero counts in
     CHECK(a.consume_failed_tps == Approx(b.consume_failed_tps));
     CHECK(a.consume_failed_msgs == 7);
     CHECK(a.consume_failed_msgs == b.consume_failed_msgs);
+}
+
+TEST_CASE("stats: totals count since start and never forget, the histogram buckets listener times",
+          "[stats]") {
+    auto clock = manual();
+    StatsCollector s(clock);
+    s.record_pulled("T", 10);
+    s.record_consume("T", 1, 4, 1);  // le 1
+    s.record_consume("T", 5, 3, 0);  // le 5 (bounds are inclusive)
+    s.record_consume_rt("T", 6);     // le 10
+    s.record_consume_ok("T", 2);
+    s.record_consume_failed("T", 2);
+    s.record_consume("T", 70'000, 0, 0);         // above 60 s: the +Inf bucket
+    clock->advance(rmq::Millis(3 * 3'600'000));  // both windows are empty now; the totals are not
+    const auto t = s.topic("T");
+    CHECK(t.pull_tps == 0.0);
+    CHECK(t.pulled_msgs_total == 10);
+    CHECK(t.consume_ok_total == 9);
+    CHECK(t.consume_failed_total == 3);
+    CHECK(t.process_time.bounds ==
+          std::vector<double>(rmq::process_time_buckets.begin(), rmq::process_time_buckets.end()));
+    CHECK(t.process_time.counts == std::vector<std::int64_t>{1, 1, 1, 0, 0, 0, 0, 1});
+    CHECK(t.process_time.count == 4);
+    CHECK(t.process_time.sum == 70'012.0);
+    CHECK(s.topic("Unseen").process_time.counts.empty());
+}
+
+TEST_CASE("stats: send-back and DLQ counters reach the snapshot", "[stats]") {
+    StatsCollector s(manual());
+    s.record_send_back(true);
+    s.record_send_back(true);
+    s.record_send_back(false);
+    s.record_sent_to_dlq();
+    const auto snap = s.snapshot();
+    CHECK(snap.send_back_total == 2);
+    CHECK(snap.send_back_failed_total == 1);
+    CHECK(snap.sent_to_dlq_total == 1);
+}
+
+TEST_CASE("stats: a producer send counts as failed exactly when it throws", "[stats]") {
+    auto clock = manual();
+    rmq::detail::ProducerStatsCollector p;
+    {
+        const rmq::detail::SendRecorder r(p, "T", clock);
+        clock->advance(rmq::Millis(7));
+    }
+    try {
+        const rmq::detail::SendRecorder r(p, "T", clock);
+        clock->advance(rmq::Millis(600));
+        throw std::runtime_error("send failed");
+    } catch (const std::runtime_error&) {
+    }
+    const auto snap = p.snapshot();
+    REQUIRE(snap.topics.size() == 1);
+    const auto& t = snap.topics[0];
+    CHECK(t.topic == "T");
+    CHECK(t.send_ok_total == 1);
+    CHECK(t.send_failed_total == 1);
+    CHECK(t.send_cost_time_ok.counts == std::vector<std::int64_t>{0, 0, 1, 0, 0, 0, 0, 0});  // 7 ms: le 10
+    CHECK(t.send_cost_time_failed.counts == std::vector<std::int64_t>{0, 0, 0, 0, 0, 0, 0, 1});
+    CHECK(t.send_cost_time_failed.sum == 600.0);
+}
+
+TEST_CASE("stats: the periodic log line names topic and group and carries the figures", "[stats]") {
+    rmq::ConsumerStats s;
+    rmq::TopicStats t{"T"};
+    t.pull_tps = 1.5;
+    t.consume_ok_total = 42;
+    s.topics.push_back(t);
+    rmq::QueueStats q;
+    q.mq = rmq::MessageQueue{"T", "b", 0};
+    q.cached_msg_count = 5;
+    q.cached_msg_bytes = 50;
+    s.queues.push_back(q);
+    const auto lines = rmq::stats_log_lines(s, "G");
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].starts_with("[ConsumeStats] [T@G] Stats In One Minute, PULL_TPS: 1.50 "));
+    CHECK(lines[0].find("CACHED: 5 msgs 50 bytes") != std::string::npos);
+    CHECK(lines[0].find("ok 42 ") != std::string::npos);
 }

@@ -167,6 +167,9 @@ private:
     void on_offset_illegal(const std::shared_ptr<PullState>& st, const PullResult& result);
     void note_subscription_inconsistency(const std::string& why);
 
+    // impl/stats.hpp
+    void schedule_stats_log();
+
     // the queue table
     [[nodiscard]] std::vector<QueueEntry> table_snapshot() const;
     [[nodiscard]] std::shared_ptr<ProcessQueue> find_pq(const MessageQueue& mq) const;

@@ -163,6 +163,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_timers() {
     scheduler_.every(config_.persist_consumer_offset_interval,
                      config_.persist_consumer_offset_interval,
                      [this] { persist_all(); });
+    schedule_stats_log();
 }
 
 /// Bounded drain: stop the loop (no new pulls, rebalances or re-dispatches), let running listeners finish up

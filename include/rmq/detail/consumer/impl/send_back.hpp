@@ -25,6 +25,7 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_back(const MessageExt&
             .delay_level = delay_level,
             .max_reconsume_times = max_reconsume_times_,
         });
+        stats_.record_send_back(true);
         return true;
     } catch (const std::exception& e) {
         log_line(LogLevel::Warn,
@@ -33,7 +34,9 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_back(const MessageExt&
                  msg.msg_id(),
                  e.what());
     }
-    return send_retry_copy(msg);
+    const bool ok = send_retry_copy(msg);
+    stats_.record_send_back(ok);
+    return ok;
 }
 
 /// The fallback of Java's sendMessageBack: a copy of `msg` with the retry properties, delayed by 3 +
@@ -80,6 +83,7 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_to_dlq(const MessageEx
             .delay_level = -1,
             .max_reconsume_times = max_reconsume_times_,
         });
+        stats_.record_sent_to_dlq();
         return true;
     } catch (const std::exception& e) {
         log_line(

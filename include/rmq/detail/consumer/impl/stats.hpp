@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,23 @@ ConsumerStats ConsumerCore<Order, Allocate, OffsetStore, Tr>::stats() const {
         out.queues.push_back(std::move(q));
     }
     return out;
+}
+
+/// ConsumerConfig::stats_log_interval: the per-topic stats lines at Info, from the loop.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::schedule_stats_log() {
+    const std::int64_t period = config_.stats_log_interval;
+    if (period <= 0) {
+        return;
+    }
+    scheduler_.every(period, period, [this] {
+        if (!log_enabled(LogLevel::Info)) {
+            return;
+        }
+        for (const std::string& line : stats_log_lines(stats(), group_)) {
+            log_message(LogLevel::Info, line);
+        }
+    });
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
