@@ -96,9 +96,11 @@ inline bool retryable_send_code(int code) noexcept {
 /// retries), `send(msg, selector, arg)` and `send(msg, queue)`. Every send sets UNIQ_KEY
 /// (MessageClientIDSetter) unless the message has one. Thread-safe once started.
 ///
-/// Not modelled: asynchronous and one-way sends, batches, transactions, body compression (bodies are sent
-/// as they are), request/reply, namespaces, the latency fault strategy (a retry does avoid the broker
-/// that just failed, as selectOneMessageQueue(lastBrokerName) does).
+/// Body compression is the transport's: RemotingTransport deflates bodies of at least
+/// RemotingConfig::compress_msg_body_over_howmuch bytes at compress_level (the embedded broker stores bodies
+/// as they are). Not modelled: asynchronous and one-way sends, batches, transactions, request/reply,
+/// namespaces, the latency fault strategy (a retry does avoid the broker that just failed, as
+/// selectOneMessageQueue(lastBrokerName) does).
 template <Transport Tr>
 class Producer {
 public:
