@@ -12,6 +12,9 @@
 #include <fmt/format.h>
 
 #include <rmq/rmq.hpp>
+#ifdef RMQ_DOWNSTREAM_REMOTING  // the TCP transport's umbrella too (Boost.Asio), e.g. for the libc++ build
+#include <rmq/remoting.hpp>
+#endif
 
 #ifndef RMQ_DOWNSTREAM_MODE
 #define RMQ_DOWNSTREAM_MODE "single_header"
