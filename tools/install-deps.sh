@@ -5,9 +5,10 @@
 # apt instead of failing at once.
 #
 #   tools/install-deps.sh demo   what tools/demo.sh needs: compiler, CMake, Ninja, rmq's libraries
-#   tools/install-deps.sh test   demo + what tools/test.sh needs: Catch2, Python 3, ccache, spdlog (an example)
-#   tools/install-deps.sh [all]  test + clang-format-16 (tools/format.sh) and clang-16 with its runtimes
-#                                (tools/fuzz.sh, the single-header preset): everything .ci/run needs
+#   tools/install-deps.sh test   demo + what tools/test.sh needs: Catch2, Python 3, ccache, spdlog (an example),
+#                                clang-16 with libc++ (the libc++ packaging test; the single-header preset)
+#   tools/install-deps.sh [all]  test + clang-format-16 (tools/format.sh) and clang-16's sanitizer/libFuzzer
+#                                runtimes (tools/fuzz.sh): everything .ci/run needs
 #   RMQ_DEPS_BROKER=1 tools/install-deps.sh ...   also the JDK + Maven for the real-broker tests
 #                                (tools/broker-test.sh and tools/bench.sh call it that way)
 set -euo pipefail
@@ -19,11 +20,12 @@ DEMO_PACKAGES=(
 )
 TEST_PACKAGES=(
     ccache python3 catch2
-    libspdlog-dev                 # examples/log_spdlog.cpp
+    libspdlog-dev                                 # examples/log_spdlog.cpp
+    clang-16 libc++-16-dev libc++abi-16-dev       # the ctest package.libcxx
 )
 ALL_PACKAGES=(
     clang-format-16
-    clang-16 libclang-rt-16-dev   # clang++-16: the single-header preset; tools/fuzz.sh's libFuzzer/sanitizers
+    libclang-rt-16-dev            # tools/fuzz.sh: libFuzzer and the sanitizer runtimes for clang++-16
 )
 case "$profile" in
     demo) PACKAGES=("${DEMO_PACKAGES[@]}") ;;
