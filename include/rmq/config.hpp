@@ -8,8 +8,9 @@
 #include <rmq/version.hpp>
 
 /// libc++ drops std::result_of in C++20, and Boost.Asio 1.74 uses it unless told that std::invoke_result is
-/// there. Telling Asio works whatever the user included first (libc++'s _LIBCPP_ENABLE_CXX20_REMOVED_TYPE_TRAITS
-/// would have to precede every standard header), so long as Asio comes after an rmq header.
+/// there. Telling Asio works whatever the user included first (libc++'s
+/// _LIBCPP_ENABLE_CXX20_REMOVED_TYPE_TRAITS would have to precede every standard header), so long as Asio
+/// comes after an rmq header.
 #if defined(_LIBCPP_VERSION) && !defined(BOOST_ASIO_HAS_STD_INVOKE_RESULT)
 #    define BOOST_ASIO_HAS_STD_INVOKE_RESULT 1
 #endif

@@ -1,6 +1,7 @@
-// A small consumer on the embedded broker, using rmq through the umbrella header only, as a user of the single
-// header would: a producer sends three messages, a Concurrently push consumer receives them. Built the same way by
-// every packaging route (tests/package), some of them with strict warnings (-Wshadow -Wconversion -Werror).
+// A small consumer on the embedded broker, using rmq through the umbrella header only, as a user of the
+// single header would: a producer sends three messages, a Concurrently push consumer receives them. Built the
+// same way by every packaging route (tests/package), some of them with strict warnings (-Wshadow -Wconversion
+// -Werror).
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -13,19 +14,19 @@
 
 #include <rmq/rmq.hpp>
 #ifdef RMQ_DOWNSTREAM_REMOTING  // the TCP transport's umbrella too (Boost.Asio), e.g. for the libc++ build
-#include <rmq/remoting.hpp>
+#    include <rmq/remoting.hpp>
 #endif
 
 #ifndef RMQ_DOWNSTREAM_MODE
-#define RMQ_DOWNSTREAM_MODE "single_header"
+#    define RMQ_DOWNSTREAM_MODE "single_header"
 #endif
 
 int main() {
     rmq::InProcessBroker broker;
     broker.create_topic("DownstreamTopic", 2);
 
-    rmq::Producer<rmq::InProcessTransport> producer(broker.connect(),
-                                                    rmq::ProducerConfig{.producer_group = "downstream_producer"});
+    rmq::Producer<rmq::InProcessTransport> producer(
+        broker.connect(), rmq::ProducerConfig{.producer_group = "downstream_producer"});
     producer.start();
     const std::set<std::string> sent{"one", "two", "three"};
     for (const auto& body : sent) {
