@@ -31,7 +31,7 @@ name="rmq-${ref_version}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 git archive --format=tar "$commit" | tar -x -C "$work"
-python3 "$work/tools/amalgamate.py" --output-dir "$work/generated"
+python3 "$work/tools/amalgamate.py" --output-dir "$work/generated" >/dev/null
 for h in rmq.hpp remoting.hpp; do
     if ! cmp -s "$work/generated/rmq/$h" "$work/single_include/rmq/$h"; then
         echo "release: single_include/rmq/$h at $ref is stale; run tools/amalgamate.py and commit" >&2
