@@ -2,6 +2,8 @@
 option(RMQ_WERROR "Treat warnings as errors in rmq's own targets" ON)
 
 function(rmq_set_warnings target)
+  # rmq::rmq's include directory is a system one for users; rmq's own targets must see warnings in rmq's headers.
+  set_property(TARGET ${target} PROPERTY RMQ_WARN_IN_HEADERS ON)
   if(MSVC)
     target_compile_options(${target} PRIVATE /W4 $<$<BOOL:${RMQ_WERROR}>:/WX>)
   else()

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tools/install-deps.sh
+tools/install-deps.sh demo
 
 if [[ -f examples/ordered.cpp ]]; then
     demo=ordered

@@ -3,7 +3,17 @@
 /// @file config.hpp
 /// Macros every rmq header uses. Only things a policy cannot express live here.
 
+#include <version>  // _LIBCPP_VERSION
+
 #include <rmq/version.hpp>
+
+/// libc++ drops std::result_of in C++20, and Boost.Asio 1.74 uses it unless told that std::invoke_result is
+/// there. Telling Asio works whatever the user included first (libc++'s
+/// _LIBCPP_ENABLE_CXX20_REMOVED_TYPE_TRAITS would have to precede every standard header), so long as Asio
+/// comes after an rmq header.
+#if defined(_LIBCPP_VERSION) && !defined(BOOST_ASIO_HAS_STD_INVOKE_RESULT)
+#    define BOOST_ASIO_HAS_STD_INVOKE_RESULT 1
+#endif
 
 /// Empty policies are held as members; this keeps them from costing a byte (MSVC ignores the standard
 /// attribute and needs its own spelling).

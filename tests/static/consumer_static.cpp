@@ -15,13 +15,15 @@ namespace {
 
 struct NotAnOrderPolicy {};
 
-auto concurrent_listener = [](std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) {
+// Used only inside decltype: clang would otherwise warn that they are never emitted.
+[[maybe_unused]] auto concurrent_listener = [](std::span<const rmq::MessageExt>,
+                                               rmq::ConsumeConcurrentlyContext&) {
     return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
 };
-auto orderly_listener = [](std::span<const rmq::MessageExt>, rmq::ConsumeOrderlyContext&) {
+[[maybe_unused]] auto orderly_listener = [](std::span<const rmq::MessageExt>, rmq::ConsumeOrderlyContext&) {
     return rmq::ConsumeOrderlyStatus::Success;
 };
-auto optional_listener =
+[[maybe_unused]] auto optional_listener =
     [](std::span<const rmq::MessageExt>,
        rmq::ConsumeConcurrentlyContext&) -> std::optional<rmq::ConsumeConcurrentlyStatus> {
     return std::nullopt;

@@ -211,10 +211,10 @@ inline void check_queue_count(std::int32_t nums, std::string_view field, std::st
     }
 }
 
-inline void check_route_total(std::int64_t total, std::string_view what) {
+inline void check_route_total(std::int64_t total, std::string_view field) {
     if (total > max_route_queues) {
         throw CodecError(
-            fmt::format("TopicRouteData: {} queues in all, above the limit {}", what, max_route_queues));
+            fmt::format("TopicRouteData: {} queues in all, above the limit {}", field, max_route_queues));
     }
 }
 
