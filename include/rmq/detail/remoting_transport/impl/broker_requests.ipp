@@ -188,7 +188,7 @@ RMQ_DECL std::optional<std::string> BrokerRequests::running_info(const std::stri
     }
     // fastjson's field order; mqTable has object keys, so the object is put together by hand.
     return fmt::format(
-        R"({{"jstack":"","mqTable":{},"properties":{},"statusTable":{},"subscriptionSet":{}}})",
+        R"({{"jstack":"","mqPopTable":{{}},"mqTable":{},"properties":{},"statusTable":{},"subscriptionSet":{}}})",
         admin_json::mq_map(std::move(queues),
                            [](const RunningQueueInfo& q) { return admin_json::queue_info(q).dump(); }),
         nlohmann::ordered_json(props).dump(),
