@@ -66,7 +66,7 @@ struct ConsumeDirectlyResult {
 /// One owned queue as Java's ProcessQueueInfo shows it (timestamps in wall-clock milliseconds).
 struct RunningQueueInfo {
     MessageQueue mq;
-    /// The offset store's value, memory first then store (-1 when none).
+    /// The offset store's in-memory value (-1 when none).
     std::int64_t commit_offset = -1;
     ProcessQueue::Info info{};
 };

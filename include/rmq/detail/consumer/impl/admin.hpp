@@ -98,12 +98,13 @@ ConsumerRunningInfo ConsumerCore<Order, Allocate, OffsetStore, Tr>::running_info
         {"PROP_THREADPOOL_CORE_SIZE", std::to_string(c.consume_thread_min)},
         {"PROP_CONSUMER_START_TIMESTAMP", std::to_string(start_wall_millis_)},
     };
-    // ProcessQueue timestamps are steady; Java shows wall-clock ones.
+    // ProcessQueue timestamps are steady; Java shows wall-clock ones. Offsets come from memory only (Java:
+    // memory first, then the store): this runs on the transport's io thread, where the store's broker query
+    // cannot.
     const std::int64_t to_wall = clock_->wall_millis() - clock_->steady_millis();
     for (const auto& [mq, pq] : table_snapshot()) {
         RunningQueueInfo q{.mq = mq,
-                           .commit_offset =
-                               offset_store_.read_offset(mq, ReadOffsetType::MemoryFirstThenStore),
+                           .commit_offset = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory),
                            .info = pq->info()};
         for (auto* ts :
              {&q.info.last_lock_timestamp, &q.info.last_pull_timestamp, &q.info.last_consume_timestamp}) {
