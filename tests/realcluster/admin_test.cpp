@@ -2,6 +2,7 @@
 // resetOffsetByTime (RESET_CONSUMER_CLIENT_OFFSET, Concurrently and Orderly) and queryMsgById -d
 // (CONSUME_MESSAGE_DIRECTLY).
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -134,8 +136,12 @@ TEST_CASE("mqadmin consumerStatus shows an rmq consumer's properties, subscripti
     });
     consumer.start();
     REQUIRE(got.wait_total(20));
-    REQUIRE(
-        rmq_rc::wait_until([&] { return consumer.assigned_queues().size() == 4; }, std::chrono::seconds(60)));
+    // Its 4 queues of the topic (2 brokers x 2) and the retry topic's.
+    const auto topic_queues = [&] {
+        const auto qs = consumer.assigned_queues();
+        return std::count_if(qs.begin(), qs.end(), [&](const auto& q) { return q.topic == topic; });
+    };
+    REQUIRE(rmq_rc::wait_until([&] { return topic_queues() == 4; }, std::chrono::seconds(60)));
     const auto out = mqadmin(fmt::format("consumerStatus -g {} -i {}", group, consumer.client_id()));
     INFO(out);
     CHECK(out.find("#Consumer Properties#") != std::string::npos);
@@ -144,14 +150,16 @@ TEST_CASE("mqadmin consumerStatus shows an rmq consumer's properties, subscripti
     CHECK(out.find("#Consumer Subscription#") != std::string::npos);
     CHECK(out.find("TagA || TagB") != std::string::npos);
     CHECK(out.find("#Consumer Offset#") != std::string::npos);
-    // One ProcessQueueInfo per owned queue (2 brokers x 2 queues), locked (orderly).
-    std::size_t queues = 0;
-    for (auto at = out.find("ProcessQueueInfo ["); at != std::string::npos;
-         at = out.find("ProcessQueueInfo [", at + 1)) {
-        ++queues;
+    // One ProcessQueueInfo line per owned queue of the topic, locked (orderly).
+    int queues = 0;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.starts_with(topic) && line.find("ProcessQueueInfo [") != std::string::npos) {
+            ++queues;
+            CHECK(line.find("locked=true") != std::string::npos);
+        }
     }
     CHECK(queues == 4);
-    CHECK(out.find("locked=true") != std::string::npos);
     CHECK(out.find("#Consumer RT&TPS#") != std::string::npos);
     // Without -i: the group analysis (same subscription, rebalance) reads every member's running info.
     const auto group_out = mqadmin(fmt::format("consumerStatus -g {}", group));
@@ -187,8 +195,8 @@ TEST_CASE("mqadmin queryMsgById -d: the listener consumes the message directly (
     });
     consumer.start();
     REQUIRE(got.wait_total(4));
-    const auto out = mqadmin(
-        fmt::format("queryMsgById -i {} -g {} -d {}", sent[2].offset_msg_id, group, consumer.client_id()));
+    const auto out = mqadmin(fmt::format(
+        "queryMsgById -t {} -i {} -g {} -d {}", topic, sent[2].offset_msg_id, group, consumer.client_id()));
     INFO(out);
     CHECK(out.find("consumeResult=CR_SUCCESS") != std::string::npos);
     CHECK(out.find("order=false") != std::string::npos);
