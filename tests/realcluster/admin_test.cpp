@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,7 +30,11 @@ using Transport = rmq::RemotingTransport;
 
 /// `tools/rocketmq.sh mqadmin ARGS` (the cluster of RMQ_CLUSTER_DIR): its standard output.
 std::string mqadmin(const std::string& args) {
-    const std::string cmd = fmt::format("'{}' mqadmin {}", rmq_rc::env("RMQ_ROCKETMQ_SH"), args);
+    // consumerStatus writes a file per client under its working directory: run it in the cluster's.
+    const auto dir = std::filesystem::path(rmq_rc::env("RMQ_CLUSTER_DIR")) / "mqadmin";
+    std::filesystem::create_directories(dir);
+    const std::string cmd =
+        fmt::format("cd '{}' && '{}' mqadmin {}", dir.string(), rmq_rc::env("RMQ_ROCKETMQ_SH"), args);
     std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
     REQUIRE(pipe != nullptr);
     std::string out;
