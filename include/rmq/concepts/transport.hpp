@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include <rmq/admin.hpp>
 #include <rmq/clock.hpp>
 #include <rmq/protocol.hpp>
 
@@ -56,6 +57,13 @@ concept HasPullPostingToCaller = requires(T& t, const PullArgs& args, PullCallba
 /// answers tell.
 template <class T>
 concept HasGroupMembers = requires(T& t, const std::string& group) { t.group_members(group); };
+
+/// Optional: `set_admin_handler(group, rmq::AdminHandler)`, the callbacks through which a broker's admin
+/// requests (mqadmin consumerStatus, resetOffsetByTime, consumeMessage; see rmq/admin.hpp) reach a running
+/// consumer of `group`; an empty handler unregisters. Consumers register one when the transport has it.
+template <class T>
+concept HasAdminHandler =
+    requires(T& t, const std::string& group, AdminHandler h) { t.set_admin_handler(group, std::move(h)); };
 
 /// Offsets: `query_consumer_offset(group, mq) -> std::optional<std::int64_t>` (nullopt = none stored),
 /// `update_consumer_offset(group, mq, offset)`, `min_offset(mq)`, `max_offset(mq)`,

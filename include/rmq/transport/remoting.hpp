@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include <rmq/admin.hpp>
 #include <rmq/clock.hpp>
 #include <rmq/concepts/transport.hpp>
 #include <rmq/message.hpp>
@@ -63,6 +64,14 @@ public:
     /// NOTIFY_CONSUMER_IDS_CHANGED handler (runs on the io thread).
     void set_notification_handler(NotificationHandler handler) {
         state_->set_notification_handler(std::move(handler));
+    }
+
+    /// The admin callbacks of a running consumer of `group` (rmq::HasAdminHandler):
+    /// GET_CONSUMER_RUNNING_INFO, RESET_CONSUMER_CLIENT_OFFSET, GET_CONSUMER_STATUS_FROM_CLIENT and
+    /// CONSUME_MESSAGE_DIRECTLY are answered through them (on the io thread). An empty handler unregisters.
+    /// See docs/admin.md.
+    void set_admin_handler(const std::string& group, AdminHandler handler) {
+        state_->set_admin_handler(group, std::move(handler));
     }
 
     /// PULL_MESSAGE (asynchronous; the callback runs on the io thread). Goes to the broker id the last answer
@@ -128,5 +137,6 @@ private:
 };
 
 static_assert(Transport<RemotingTransport>);
+static_assert(HasAdminHandler<RemotingTransport>);
 
 }  // namespace rmq

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include <rmq/admin.hpp>
 #include <rmq/clock.hpp>
 #include <rmq/concepts/allocate_policy.hpp>
 #include <rmq/concepts/offset_store_policy.hpp>
@@ -44,6 +45,9 @@
 #include <rmq/detail/util/log.hpp>
 
 namespace rmq::detail {
+
+template <class Core>
+struct AdminGate;
 
 /// The consumer's engine; see the file comment.
 template <class Order, class Allocate, class OffsetStore, class Tr>
@@ -170,6 +174,16 @@ private:
     // impl/stats.hpp
     void schedule_stats_log();
 
+    // impl/admin.hpp
+    void open_admin();
+    void close_admin();
+    [[nodiscard]] ConsumerRunningInfo running_info() const;
+    void reset_offsets(const std::string& topic, const QueueOffsets& offsets);
+    void finish_reset(std::vector<QueueEntry> pending);
+    [[nodiscard]] QueueOffsets offset_table(const std::string& topic) const;
+    ConsumeDirectlyResult consume_directly(MessageExt msg, const std::string& broker_name);
+    static ConsumeDirectlyStatus directly_status(typename Order::Status s);
+
     // the queue table
     [[nodiscard]] std::vector<QueueEntry> table_snapshot() const;
     [[nodiscard]] std::shared_ptr<ProcessQueue> find_pq(const MessageQueue& mq) const;
@@ -211,12 +225,15 @@ private:
     // Queues that held unfinished messages when shutdown() stopped waiting for listeners (logged by the
     // destructor, which waits for those listeners). Written by shutdown(), read by the destructor.
     std::vector<MessageQueue> stuck_queues_;
+    std::shared_ptr<AdminGate<ConsumerCore>> admin_gate_;
+    std::int64_t start_wall_millis_ = 0;
     Host host_{*this};
     Service service_{host_};
 };
 
 }  // namespace rmq::detail
 
+#include <rmq/detail/consumer/impl/admin.hpp>
 #include <rmq/detail/consumer/impl/heartbeat.hpp>
 #include <rmq/detail/consumer/impl/lifecycle.hpp>
 #include <rmq/detail/consumer/impl/locks.hpp>

@@ -1,14 +1,18 @@
 #pragma once
 
 /// @file detail/remoting_transport/broker_requests.hpp
-/// The requests a broker sends the client: NOTIFY_CONSUMER_IDS_CHANGED (40) and GET_CONSUMER_RUNNING_INFO
-/// (307); everything else is answered REQUEST_CODE_NOT_SUPPORTED by the connection.
+/// The requests a broker sends the client: NOTIFY_CONSUMER_IDS_CHANGED (40), the admin requests
+/// RESET_CONSUMER_CLIENT_OFFSET (220), GET_CONSUMER_STATUS_FROM_CLIENT (221), GET_CONSUMER_RUNNING_INFO (307)
+/// and CONSUME_MESSAGE_DIRECTLY (309), which reach a consumer through its rmq::AdminHandler; everything else
+/// is answered REQUEST_CODE_NOT_SUPPORTED by the connection.
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
 
+#include <rmq/admin.hpp>
 #include <rmq/config.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/remoting/command.hpp>
@@ -31,6 +35,9 @@ public:
     /// Where NOTIFY_CONSUMER_IDS_CHANGED goes.
     void set_notification_handler(NotificationHandler handler);
 
+    /// The admin callbacks of a consumer of `group` (an empty handler removes them).
+    void set_admin_handler(const std::string& group, AdminHandler handler);
+
     /// The answer to `req`, or nullopt for "not supported".
     std::optional<remoting::Command> on_request(const std::string& addr, const remoting::Command& req);
 
@@ -40,12 +47,17 @@ public:
 private:
     remoting::Command notify_consumer_ids_changed(const remoting::Command& req);
     remoting::Command consumer_running_info(const remoting::Command& req) const;
+    remoting::Command reset_offset(const remoting::Command& req) const;
+    remoting::Command consumer_status(const remoting::Command& req) const;
+    remoting::Command consume_directly(const remoting::Command& req) const;
+    [[nodiscard]] AdminHandler admin_handler(const std::string& group) const;
 
     const RemotingConfig& config_;
     const HeartbeatRegistry& heartbeats_;
     const std::int64_t start_millis_;
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     NotificationHandler handler_;
+    std::map<std::string, AdminHandler> admin_;
 };
 
 }  // namespace rmq::detail

@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include <rmq/admin.hpp>
 #include <rmq/config.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
@@ -46,6 +48,11 @@ public:
                            const std::string& consumer_group);
     std::vector<std::string> consumer_id_list(const std::string& topic, const std::string& group);
     void set_notification_handler(NotificationHandler handler);
+
+    void set_admin_handler(const std::string& group, AdminHandler handler) {
+        broker_requests_.set_admin_handler(group, std::move(handler));
+    }
+
     void pull(const PullArgs& args, PullCallback callback);
     std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq);
     void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset);

@@ -131,6 +131,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     });
     pool_->start();
     scheduler_.start();
+    open_admin();
     state_.store(State::Running);
     service_.start();
     start_timers();
@@ -181,6 +182,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
             "owns the consumer");
     }
     stopping_.store(true);
+    close_admin();
     gate_->close();
     service_.stop();
     scheduler_.stop();
