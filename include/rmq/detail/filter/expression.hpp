@@ -3,10 +3,11 @@
 /// @file detail/filter/expression.hpp
 /// The compiled form of an SQL92 selector and its evaluation with rocketmq-filter's semantics: values are
 /// Java's NULL / Boolean / Integer / Long / Double / String; a property is the String of the message
-/// property or NULL when absent; comparisons of mixed types convert as ComparisonExpression does (a String
-/// against a number is parsed as that number); logic is three-valued (NULL is unknown). An evaluation that
-/// throws in Java (a String that does not parse as the number it is compared with) is an error here: the
-/// message does not match, as ExpressionMessageFilter.isMatchedByCommitLog answers.
+/// property or NULL when absent (an empty value counts as absent: it does not survive the wire); comparisons
+/// of mixed types convert as ComparisonExpression does (a String against a number is parsed as that number);
+/// logic is three-valued (NULL is unknown). An evaluation that throws in Java (a String that does not parse
+/// as the number it is compared with) is an error here: the message does not match, as
+/// ExpressionMessageFilter.isMatchedByCommitLog answers.
 
 #include <cstdint>
 #include <memory>

@@ -401,11 +401,15 @@ RMQ_DECL std::optional<Value> evaluate(const Node& node, const Message& message)
         }
         return v;
     }
-    case NodeKind::Property:
-        if (!message.has_property(node.text)) {
+    case NodeKind::Property: {
+        // An empty value is absent: Java clients refuse to set one, and the properties decoding on the wire
+        // (MessageDecoder.string2messageProperties) drops it before any broker evaluates.
+        const std::string_view value = message.property_view(node.text);
+        if (value.empty()) {
             return Value::null();
         }
-        return Value{Value::Kind::String, false, 0, 0, message.property_view(node.text)};
+        return Value{Value::Kind::String, false, 0, 0, value};
+    }
     case NodeKind::And:
     case NodeKind::Or:
         return logic(node, message);
