@@ -58,6 +58,10 @@ TEST_CASE("numeric comparisons parse the property string as the literal's type",
         {"a > 3.14", {{"a", "3.1415"}}, true},       // Java ExpressionTest testEvaluate_floatNumber
         {"a > 3.1E10", {{"a", "3.1415E10"}}, true},  // Java ExpressionTest testEvaluate_exponent
         {"a = 1.5", {{"a", "1.50"}}, true},
+        {"a = 5.e3", {{"a", "5000"}}, true},  // float literal forms: 5.E10, .5, 5E10
+        {"a = .5", {{"a", "0.5"}}, true},
+        {"a = 5E1", {{"a", "50d"}}, true},  // Double.valueOf takes a d/f suffix
+        {"a = 10L", {{"a", "10"}}, true},
         {"a > 2", {{"a", " 3"}}, false},   // Integer.valueOf does not trim: the evaluation fails
         {"a > 2.0", {{"a", " 3"}}, true},  // Double.valueOf does
         {"a > 5", {{"a", "5.5"}}, false},  // Integer.valueOf("5.5") throws
@@ -88,7 +92,7 @@ TEST_CASE("a missing property is unknown and never matches", "[filter]") {
         {"a IS NULL", {}, true},
         {"a IS NOT NULL", {}, false},
         {"a IS NULL", {{"a", ""}}, true},  // an empty value does not survive the wire: absent
-        {"a = b", {}, true},                // NULL = NULL is TRUE in ComparisonExpression.doCreateEqual
+        {"a = b", {}, true},               // NULL = NULL is TRUE in ComparisonExpression.doCreateEqual
         {"a > 5 OR b = 'y'", {{"b", "y"}}, true},
         {"a > 5 OR b = 'y'", {{"b", "z"}}, false},
         {"a > 5 AND b = 'y'", {{"b", "z"}}, false},
