@@ -42,6 +42,10 @@ def main():
         put("fuzz_messages", bytes.fromhex(p["utf8_hex"]), seeds)
     for expr in ["*", "", "TagA || TagB", "a||b|| c ||", "||", "SQL92\na > 5 AND b = 'x'", "TAG\n中文||x"]:
         put("fuzz_subscription", expr, seeds)
+    for text in ["a=10;region=eu\na > 5 AND region = 'eu'", "a=abc\na BETWEEN 1 AND 3 OR a IS NULL",
+                 "\n(NOT (a IN ('x', 'y'))) AND b CONTAINS 'z' -- c\n",
+                 "a=1.5\na = -1.5e3 OR a <> 2147483648L /* x */ OR a NOT STARTSWITH 'it''s'"]:
+        put("fuzz_sql_filter", text, seeds)  # properties "k=v;k=v", a line break, the expression
     for text in [
         '{"offsetTable":{}}',
         '{\n\t"offsetTable":{{\n\t\t\t"brokerName":"b",\n\t\t\t"queueId":0,\n\t\t\t"topic":"t"\n\t\t}:42}\n}',

@@ -24,6 +24,7 @@
 #include <rmq/consumer_config.hpp>
 #include <rmq/fwd.hpp>
 #include <rmq/message.hpp>
+#include <rmq/message_selector.hpp>
 #include <rmq/offset_store/local_file.hpp>
 #include <rmq/offset_store/remote.hpp>
 #include <rmq/order/concurrently.hpp>
@@ -132,7 +133,15 @@ public:
     /// Java's subscribe(topic, subExpression): "*" or "TagA || TagB". May be called after start (heartbeat
     /// and rebalance follow at once). Throws rmq::InvalidArgument for a bad topic or expression.
     void subscribe(std::string_view topic, std::string_view expression = "*") {
-        core_->subscribe(topic, expression);
+        core_->subscribe(topic, expression, expression_type_tag);
+    }
+
+    /// Java's subscribe(topic, MessageSelector): MessageSelector::by_tag as above, or
+    /// MessageSelector::by_sql("a > 5 AND b = 'x'") to filter on the broker by message properties (the broker
+    /// must run with enablePropertyFilter=true). Throws rmq::InvalidArgument for a bad topic, tag expression
+    /// or SQL92 expression (the message says what and where).
+    void subscribe(std::string_view topic, const MessageSelector& selector) {
+        core_->subscribe(topic, selector.expression(), selector.expression_type());
     }
 
     /// Java's unsubscribe(topic).

@@ -28,6 +28,7 @@
 #include <rmq/log.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
+#include <rmq/message_selector.hpp>
 #include <rmq/metrics.hpp>
 #include <rmq/namespace.hpp>
 #include <rmq/offset_store/local_file.hpp>

@@ -44,6 +44,9 @@ struct BrokerConfig {
     std::int32_t max_transfer_bytes_on_message_in_memory = 256 * 1024;
     /// SubscriptionGroupConfig.retryMaxTimes: send-back limit when the client does not send its own.
     std::int32_t retry_max_times = 16;
+    /// BrokerConfig.enablePropertyFilter: serve SQL92 subscriptions (filtering by message properties); when
+    /// off, a pull with an SQL92 subscription fails with SYSTEM_ERROR as on a Java broker.
+    bool enable_property_filter = false;
     /// BrokerConfig.notifyConsumerIdsChangedEnable: send NOTIFY_CONSUMER_IDS_CHANGED on membership changes.
     bool notify_consumer_ids_changed_enable = true;
     /// The broker's time source (timestamps, long-poll timeouts, delays, expiries).

@@ -194,3 +194,16 @@ TEST_CASE("broker-to-client request headers decode", "[remoting]") {
     CHECK(from_ext_fields<GetConsumerStatusRequestHeader>(ExtFields{{"topic", "T"}, {"group", "g"}}).group ==
           "g");
 }
+
+TEST_CASE("a pull of an SQL92 subscription carries expressionType SQL92 and the expression", "[remoting]") {
+    rmq::PullArgs args;
+    args.consumer_group = "g";
+    args.mq = rmq::MessageQueue{"T", "broker-a", 0};
+    args.sys_flag = rmq::pull_sys_flag::subscription;
+    const auto sd = rmq::parse_subscription("T", "a > 5 AND b = 'x'", rmq::expression_type_sql92);
+    args.subscription = sd.sub_string;
+    args.expression_type = sd.expression_type;
+    const auto fields = to_ext_fields(PullMessageRequestHeader::from(args));
+    CHECK(fields.get("expressionType") == std::optional<std::string_view>("SQL92"));
+    CHECK(fields.get("subscription") == std::optional<std::string_view>("a > 5 AND b = 'x'"));
+}

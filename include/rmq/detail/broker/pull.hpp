@@ -3,7 +3,8 @@
 /// @file detail/broker/pull.hpp
 /// PULL_MESSAGE on the embedded broker (PullMessageProcessor + DefaultMessageStore.getMessage): the checks in
 /// Java's order, the subscription a pull filters with, and the scan of one queue (batch limits, max scan,
-/// tag filter) with its status mapping. Holding a pull that found nothing is long_poll.hpp's.
+/// tag filter, SQL92 filter over the message's properties) with its status mapping. Holding a pull that found
+/// nothing is long_poll.hpp's.
 
 #include <cstdint>
 #include <optional>
@@ -17,6 +18,7 @@
 #include <rmq/detail/broker/membership.hpp>
 #include <rmq/detail/broker/store.hpp>
 #include <rmq/detail/broker/subscription_groups.hpp>
+#include <rmq/detail/filter/parser.hpp>
 
 namespace rmq::detail {
 
@@ -36,8 +38,10 @@ std::optional<Outcome<PullResult>> check_pull_target(const PullArgs& a,
 
 /// The subscription a pull filters with: parsed from the request with the SUBSCRIPTION flag, else the
 /// group's stored one (SUBSCRIPTION_NOT_EXIST / SUBSCRIPTION_NOT_LATEST when missing or older than the
-/// request's version). Only TAG expressions are supported (SYSTEM_ERROR otherwise).
-Outcome<SubscriptionData> pull_subscription(const PullArgs& a, const Membership& membership);
+/// request's version). SQL92 needs config.enable_property_filter (SYSTEM_ERROR otherwise) and an expression
+/// that compiles (SUBSCRIPTION_PARSE_FAILED otherwise).
+Outcome<SubscriptionData>
+pull_subscription(const PullArgs& a, const Membership& membership, const BrokerConfig& config);
 
 /// DefaultMessageStore.getMessage on one queue plus PullMessageProcessor's status mapping (4.9.8, master).
 /// `code` gets the store's response code (SUCCESS, PULL_NOT_FOUND, PULL_RETRY_IMMEDIATELY,

@@ -35,7 +35,8 @@ std::int32_t stored_message_size(const MessageExt& m, std::size_t properties_len
 /// MessageExtBrokerInner.tagsString2tagsCode: Java's hashCode of TAGS, 0 without tags.
 std::int64_t tags_code_of(const Message& m);
 
-/// ExpressionMessageFilter.isMatchedByConsumeQueue for TAG subscriptions (no subscription matches all).
+/// ExpressionMessageFilter.isMatchedByConsumeQueue: the tag-code check of TAG subscriptions (no subscription,
+/// and SQL92 without a bloom filter, match all).
 bool matched_by_consume_queue(const std::optional<SubscriptionData>& sub, std::int64_t tags_code);
 
 /// A decimal int property (REAL_QID, RECONSUME_TIME, MAX_RECONSUME_TIMES); `fallback` when empty or not a

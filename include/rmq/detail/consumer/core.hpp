@@ -42,6 +42,7 @@
 #include <rmq/detail/consumer/life_gate.hpp>
 #include <rmq/detail/consumer/scheduler.hpp>
 #include <rmq/detail/consumer/subscription_table.hpp>
+#include <rmq/detail/filter/parser.hpp>
 #include <rmq/detail/util/log.hpp>
 
 namespace rmq::detail {
@@ -67,7 +68,8 @@ public:
     ~ConsumerCore();
 
     // ---------------------------------------------------------------- user-facing (impl/lifecycle.hpp)
-    void subscribe(std::string_view topic, std::string_view expression);
+    /// `type`: expression_type_tag or expression_type_sql92 (compiled here so a bad expression throws).
+    void subscribe(std::string_view topic, std::string_view expression, std::string_view type);
     void unsubscribe(std::string_view topic);
     void set_listener(Listener listener);
     void set_hooks(ConsumeHooks hooks);

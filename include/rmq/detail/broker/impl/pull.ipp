@@ -46,6 +46,12 @@ RMQ_DECL void scan(const QueueLog& q,
         std::max<std::int64_t>(max_filter_message_bytes,
                                std::int64_t{a.max_msg_nums} * consume_queue_unit_size) /
         consume_queue_unit_size;
+    // ExpressionMessageFilter.isMatchedByCommitLog: SQL92 is evaluated over each message's properties
+    // (pull_subscription checked that it compiles).
+    std::optional<filter::SqlExpression> sql;
+    if (sub && !sub->class_filter_mode && sub->expression_type == expression_type_sql92) {
+        sql.emplace(filter::compile(sub->sub_string));
+    }
     std::int64_t bytes = 0;
     std::int64_t scanned = 0;
     for (std::int64_t o = offset; o < end && scanned < max_scan; ++o) {
@@ -58,7 +64,7 @@ RMQ_DECL void scan(const QueueLog& q,
             break;  // isTheBatchFull: this unit is not consumed
         }
         ++scanned;
-        if (!matched_by_consume_queue(sub, e.tags_code)) {
+        if (!matched_by_consume_queue(sub, e.tags_code) || (sql && !sql->matches(*e.msg))) {
             continue;
         }
         r.msg_found_list.push_back(*e.msg);
@@ -138,7 +144,8 @@ RMQ_DECL std::optional<Outcome<PullResult>> check_pull_target(const PullArgs& a,
     return std::nullopt;
 }
 
-RMQ_DECL Outcome<SubscriptionData> pull_subscription(const PullArgs& a, const Membership& membership) {
+RMQ_DECL Outcome<SubscriptionData>
+pull_subscription(const PullArgs& a, const Membership& membership, const BrokerConfig& config) {
     std::optional<Outcome<SubscriptionData>> sub;
     if ((a.sys_flag & pull_sys_flag::subscription) != 0) {
         try {
@@ -149,10 +156,18 @@ RMQ_DECL Outcome<SubscriptionData> pull_subscription(const PullArgs& a, const Me
     } else {
         sub.emplace(pull_impl::stored_subscription(a, membership));
     }
-    if (sub->ok() && sub->value().expression_type != expression_type_tag) {
+    if (!sub->ok() || sub->value().expression_type == expression_type_tag) {
+        return std::move(*sub);
+    }
+    if (!config.enable_property_filter || sub->value().expression_type != expression_type_sql92) {
         return {response_code::system_error,
                 fmt::format("The broker does not support consumer to filter message by {}",
                             sub->value().expression_type)};
+    }
+    try {
+        (void)filter::compile(sub->value().sub_string);
+    } catch (const Error& e) {
+        return {response_code::subscription_parse_failed, e.what()};
     }
     return std::move(*sub);
 }

@@ -51,7 +51,7 @@ BrokerState::process_pull_locked(const PullArgs& a, bool allow_suspend, PullCall
     if (auto failed = check_pull_target(a, config_, subscription_groups_, store_)) {
         return failed;
     }
-    auto parsed = pull_subscription(a, membership_);
+    auto parsed = pull_subscription(a, membership_, config_);
     if (!parsed.ok()) {
         return Outcome<PullResult>(parsed.code(), parsed.remark());
     }

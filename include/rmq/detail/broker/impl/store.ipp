@@ -27,7 +27,8 @@ RMQ_DECL bool matched_by_consume_queue(const std::optional<SubscriptionData>& su
     if (!sub || sub->class_filter_mode) {
         return true;
     }
-    if (sub->sub_string == sub_all) {
+    // SQL92 has no consume-queue filter without a bloom filter: the commit-log check decides (pull.ipp).
+    if (sub->expression_type != expression_type_tag || sub->sub_string == sub_all) {
         return true;
     }
     return sub->code_set.contains(static_cast<std::int32_t>(tags_code));

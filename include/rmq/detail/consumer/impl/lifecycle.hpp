@@ -57,10 +57,14 @@ std::string ConsumerCore<Order, Allocate, OffsetStore, Tr>::stuck_queue_names() 
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::subscribe(std::string_view topic,
-                                                               std::string_view expression) {
+                                                               std::string_view expression,
+                                                               std::string_view type) {
     check_not_shut_down("subscribe");
     check_topic(topic);
-    auto sd = parse_subscription(topic, expression);
+    auto sd = parse_subscription(topic, expression, type);
+    if (sd.expression_type == expression_type_sql92) {
+        (void)filter::compile(sd.sub_string);  // throws InvalidArgument with the reason
+    }
     sd.sub_version = clock_->wall_millis();
     subscriptions_.put(std::move(sd));
     if (state_.load() == State::Running) {
