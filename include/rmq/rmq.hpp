@@ -6,6 +6,7 @@
 /// rmq::RemotingTransport and the wire format include <rmq/remoting.hpp>, which includes this one. Each is
 /// the root of a generated single header (single_include/rmq/).
 
+#include <rmq/admin.hpp>
 #include <rmq/allocate/averagely.hpp>
 #include <rmq/allocate/averagely_by_circle.hpp>
 #include <rmq/allocate/by_config.hpp>

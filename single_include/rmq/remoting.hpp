@@ -1751,6 +1751,7 @@ struct RemotingConfig {
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 
@@ -1904,10 +1905,13 @@ private:
 // ---- begin rmq/detail/remoting_transport/broker_requests.hpp ----
 
 /// @file detail/remoting_transport/broker_requests.hpp
-/// The requests a broker sends the client: NOTIFY_CONSUMER_IDS_CHANGED (40) and GET_CONSUMER_RUNNING_INFO
-/// (307); everything else is answered REQUEST_CODE_NOT_SUPPORTED by the connection.
+/// The requests a broker sends the client: NOTIFY_CONSUMER_IDS_CHANGED (40), the admin requests
+/// RESET_CONSUMER_CLIENT_OFFSET (220), GET_CONSUMER_STATUS_FROM_CLIENT (221), GET_CONSUMER_RUNNING_INFO (307)
+/// and CONSUME_MESSAGE_DIRECTLY (309), which reach a consumer through its rmq::AdminHandler; everything else
+/// is answered REQUEST_CODE_NOT_SUPPORTED by the connection.
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -1973,6 +1977,9 @@ public:
     /// Where NOTIFY_CONSUMER_IDS_CHANGED goes.
     void set_notification_handler(NotificationHandler handler);
 
+    /// The admin callbacks of a consumer of `group` (an empty handler removes them).
+    void set_admin_handler(const std::string& group, AdminHandler handler);
+
     /// The answer to `req`, or nullopt for "not supported".
     std::optional<remoting::Command> on_request(const std::string& addr, const remoting::Command& req);
 
@@ -1982,12 +1989,17 @@ public:
 private:
     remoting::Command notify_consumer_ids_changed(const remoting::Command& req);
     remoting::Command consumer_running_info(const remoting::Command& req) const;
+    remoting::Command reset_offset(const remoting::Command& req) const;
+    remoting::Command consumer_status(const remoting::Command& req) const;
+    remoting::Command consume_directly(const remoting::Command& req) const;
+    [[nodiscard]] AdminHandler admin_handler(const std::string& group) const;
 
     const RemotingConfig& config_;
     const HeartbeatRegistry& heartbeats_;
     const std::int64_t start_millis_;
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     NotificationHandler handler_;
+    std::map<std::string, AdminHandler> admin_;
 };
 
 }  // namespace rmq::detail
@@ -2229,6 +2241,11 @@ public:
                            const std::string& consumer_group);
     std::vector<std::string> consumer_id_list(const std::string& topic, const std::string& group);
     void set_notification_handler(NotificationHandler handler);
+
+    void set_admin_handler(const std::string& group, AdminHandler handler) {
+        broker_requests_.set_admin_handler(group, std::move(handler));
+    }
+
     void pull(const PullArgs& args, PullCallback callback);
     std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq);
     void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset);
@@ -2328,6 +2345,14 @@ public:
         state_->set_notification_handler(std::move(handler));
     }
 
+    /// The admin callbacks of a running consumer of `group` (rmq::HasAdminHandler):
+    /// GET_CONSUMER_RUNNING_INFO, RESET_CONSUMER_CLIENT_OFFSET, GET_CONSUMER_STATUS_FROM_CLIENT and
+    /// CONSUME_MESSAGE_DIRECTLY are answered through them (on the io thread). An empty handler unregisters.
+    /// See docs/admin.md.
+    void set_admin_handler(const std::string& group, AdminHandler handler) {
+        state_->set_admin_handler(group, std::move(handler));
+    }
+
     /// PULL_MESSAGE (asynchronous; the callback runs on the io thread). Goes to the broker id the last answer
     /// suggested for the queue; the commit bit is cleared when that is a slave.
     void pull(const PullArgs& args, PullCallback callback) { state_->pull(args, std::move(callback)); }
@@ -2391,6 +2416,7 @@ private:
 };
 
 static_assert(Transport<RemotingTransport>);
+static_assert(HasAdminHandler<RemotingTransport>);
 
 }  // namespace rmq
 // ---- end rmq/transport/remoting.hpp ----
@@ -4073,10 +4099,10 @@ inline void check_queue_count(std::int32_t nums, std::string_view field, std::st
     }
 }
 
-inline void check_route_total(std::int64_t total, std::string_view what) {
+inline void check_route_total(std::int64_t total, std::string_view field) {
     if (total > max_route_queues) {
         throw CodecError(
-            fmt::format("TopicRouteData: {} queues in all, above the limit {}", what, max_route_queues));
+            fmt::format("TopicRouteData: {} queues in all, above the limit {}", field, max_route_queues));
     }
 }
 
@@ -5709,7 +5735,9 @@ RMQ_DECL std::optional<ConsumerData> HeartbeatRegistry::consumer(const std::stri
 
 // ---- begin rmq/detail/remoting_transport/impl/broker_requests.ipp ----
 
+#include <algorithm>
 #include <exception>
+#include <map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -5724,14 +5752,95 @@ RMQ_DECL void BrokerRequests::set_notification_handler(NotificationHandler handl
     handler_ = std::move(handler);
 }
 
+namespace admin_json {
+
+/// A MessageQueue as fastjson writes it (fields sorted): also the form of a map key (Java's non-standard
+/// object keys, which the admin tools' fastjson reads back as MessageQueue).
+inline std::string mq(const MessageQueue& q) {
+    nlohmann::ordered_json j{{"brokerName", q.broker_name}, {"queueId", q.queue_id}, {"topic", q.topic}};
+    return j.dump();
+}
+
+/// Java's ProcessQueueInfo (fields sorted, as fastjson writes them).
+inline nlohmann::ordered_json queue_info(const RunningQueueInfo& q) {
+    const auto& i = q.info;
+    return {{"cachedMsgCount", i.cached_msg_count},
+            {"cachedMsgMaxOffset", i.cached_msg_max_offset},
+            {"cachedMsgMinOffset", i.cached_msg_min_offset},
+            {"cachedMsgSizeInMiB", i.cached_msg_size_in_mib},
+            {"commitOffset", q.commit_offset},
+            {"droped", i.dropped},
+            {"lastConsumeTimestamp", i.last_consume_timestamp},
+            {"lastLockTimestamp", i.last_lock_timestamp},
+            {"lastPullTimestamp", i.last_pull_timestamp},
+            {"locked", i.locked},
+            {"transactionMsgCount", i.transaction_msg_count},
+            {"transactionMsgMaxOffset", i.transaction_msg_max_offset},
+            {"transactionMsgMinOffset", i.transaction_msg_min_offset},
+            {"tryUnlockTimes", i.try_unlock_times}};
+}
+
+/// Java's ConsumeStatus.
+inline nlohmann::ordered_json topic_status(const TopicStats& t) {
+    return {{"consumeFailedMsgs", t.consume_failed_msgs},
+            {"consumeFailedTPS", t.consume_failed_tps},
+            {"consumeOKTPS", t.consume_ok_tps},
+            {"consumeRT", t.consume_rt},
+            {"pullRT", t.pull_rt},
+            {"pullTPS", t.pull_tps}};
+}
+
+/// `{key: value, ...}` with MessageQueue object keys, in MessageQueue order (Java's TreeMap).
+template <class Value, class Fn>
+std::string mq_map(std::vector<std::pair<MessageQueue, Value>> entries, Fn&& value_json) {
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string out = "{";
+    for (const auto& [q, v] : entries) {
+        if (out.size() > 1) {
+            out += ',';
+        }
+        out += mq(q);
+        out += ':';
+        out += value_json(v);
+    }
+    out += '}';
+    return out;
+}
+
+}  // namespace admin_json
+
+RMQ_DECL void BrokerRequests::set_admin_handler(const std::string& group, AdminHandler handler) {
+    const std::lock_guard lock(mutex_);
+    if (handler) {
+        admin_[group] = std::move(handler);
+    } else {
+        admin_.erase(group);
+    }
+}
+
+RMQ_DECL AdminHandler BrokerRequests::admin_handler(const std::string& group) const {
+    const std::lock_guard lock(mutex_);
+    const auto it = admin_.find(group);
+    return it == admin_.end() ? AdminHandler{} : it->second;
+}
+
 RMQ_DECL std::optional<remoting::Command> BrokerRequests::on_request(const std::string& addr,
                                                                      const remoting::Command& req) {
     (void)addr;
     if (req.code == remoting::request_code::notify_consumer_ids_changed) {
         return notify_consumer_ids_changed(req);
     }
-    if (req.code == remoting::request_code::get_consumer_running_info) {
+    switch (req.code) {
+    case remoting::request_code::get_consumer_running_info:
         return consumer_running_info(req);
+    case remoting::request_code::reset_consumer_client_offset:
+        return reset_offset(req);
+    case remoting::request_code::get_consumer_status_from_client:
+        return consumer_status(req);
+    case remoting::request_code::consume_message_directly:
+        return consume_directly(req);
+    default:
+        break;
     }
     return std::nullopt;  // answered with REQUEST_CODE_NOT_SUPPORTED by the connection (two-way only)
 }
@@ -5771,16 +5880,19 @@ RMQ_DECL std::optional<std::string> BrokerRequests::running_info(const std::stri
     if (!cd) {
         return std::nullopt;
     }
-    nlohmann::ordered_json j;
-    j["jstack"] = "";
-    j["mqTable"] = nlohmann::ordered_json::object();
-    j["properties"] = {
+    ConsumerRunningInfo mine;
+    if (const auto admin = admin_handler(group)) {
+        mine = admin.running_info();
+    }
+    std::map<std::string, std::string> props{
         {"PROP_CLIENT_VERSION", "V4_9_8"},
         {"PROP_CONSUMER_START_TIMESTAMP", std::to_string(start_millis_)},
         {"PROP_CONSUME_TYPE", "CONSUME_PASSIVELY"},
         {"PROP_NAMESERVER_ADDR", config_.namesrv_addr},
     };
-    j["statusTable"] = nlohmann::ordered_json::object();
+    for (auto& [k, v] : mine.properties) {
+        props[k] = std::move(v);
+    }
     auto subs = nlohmann::ordered_json::array();
     for (const auto& sd : cd->subscription_data_set) {
         subs.push_back({{"classFilterMode", sd.class_filter_mode},
@@ -5791,8 +5903,94 @@ RMQ_DECL std::optional<std::string> BrokerRequests::running_info(const std::stri
                         {"tagsSet", sd.tags_set},
                         {"topic", sd.topic}});
     }
-    j["subscriptionSet"] = std::move(subs);
-    return j.dump();
+    std::vector<std::pair<MessageQueue, RunningQueueInfo>> queues;
+    for (auto& q : mine.queues) {
+        queues.emplace_back(q.mq, std::move(q));
+    }
+    auto status = nlohmann::ordered_json::object();
+    std::sort(mine.topics.begin(), mine.topics.end(), [](const auto& a, const auto& b) {
+        return a.topic < b.topic;
+    });
+    for (const auto& t : mine.topics) {
+        status[t.topic] = admin_json::topic_status(t);
+    }
+    // fastjson's field order; mqTable has object keys, so the object is put together by hand.
+    return fmt::format(
+        R"({{"jstack":"","mqPopTable":{{}},"mqTable":{},"properties":{},"statusTable":{},"subscriptionSet":{}}})",
+        admin_json::mq_map(std::move(queues),
+                           [](const RunningQueueInfo& q) { return admin_json::queue_info(q).dump(); }),
+        nlohmann::ordered_json(props).dump(),
+        status.dump(),
+        subs.dump());
+}
+
+/// Java's MQClientInstance.resetOffset: oneway, the consumer does the work (asynchronously).
+RMQ_DECL remoting::Command BrokerRequests::reset_offset(const remoting::Command& req) const {
+    const auto h = remoting::header_of<remoting::ResetOffsetRequestHeader>(req);
+    const auto admin = admin_handler(h.group);
+    if (!admin || !admin.reset_offset) {
+        return remoting::Command{};
+    }
+    QueueOffsets offsets;
+    if (!req.body.empty()) {
+        try {
+            offsets = remoting::decode_reset_offset_body(req.body);
+        } catch (const std::exception& e) {
+            log_line(
+                LogLevel::Warn, "group [{}]: bad RESET_CONSUMER_CLIENT_OFFSET body: {}", h.group, e.what());
+            return remoting::Command{};
+        }
+    }
+    log_line(LogLevel::Info,
+             "group [{}]: broker resets the offsets of {} queues of topic {}",
+             h.group,
+             offsets.size(),
+             h.topic);
+    admin.reset_offset(h.topic, std::move(offsets));
+    return remoting::Command{};
+}
+
+/// Java's GetConsumerStatusBody: the group's in-memory offsets of `topic` (empty for an unknown group).
+RMQ_DECL remoting::Command BrokerRequests::consumer_status(const remoting::Command& req) const {
+    const auto h = remoting::header_of<remoting::GetConsumerStatusRequestHeader>(req);
+    QueueOffsets offsets;
+    if (const auto admin = admin_handler(h.group); admin && admin.offset_table) {
+        offsets = admin.offset_table(h.topic);
+    }
+    remoting::Command resp;
+    resp.body =
+        fmt::format(R"({{"consumerTable":{{}},"messageQueueTable":{}}})",
+                    admin_json::mq_map(std::move(offsets), [](std::int64_t v) { return std::to_string(v); }));
+    return resp;
+}
+
+/// Java's ClientRemotingProcessor.consumeMessageDirectly: the listener is called on this (io) thread.
+RMQ_DECL remoting::Command BrokerRequests::consume_directly(const remoting::Command& req) const {
+    const auto h = remoting::header_of<remoting::ConsumeMessageDirectlyResultRequestHeader>(req);
+    remoting::Command resp;
+    const auto admin = admin_handler(h.consumer_group);
+    if (!admin || !admin.consume_directly) {
+        resp.code = response_code::system_error;
+        resp.remark = fmt::format("The Consumer Group <{}> not exist in this consumer", h.consumer_group);
+        return resp;
+    }
+    MessageExt msg;
+    try {
+        msg = remoting::decode_message(req.body_bytes());
+    } catch (const std::exception& e) {
+        resp.code = response_code::system_error;
+        resp.remark = fmt::format("cannot decode the message: {}", e.what());
+        return resp;
+    }
+    const auto r = admin.consume_directly(std::move(msg), h.broker_name.value_or(""));
+    nlohmann::ordered_json j{
+        {"autoCommit", r.auto_commit}, {"consumeResult", java_name(r.status)}, {"order", r.order}};
+    if (!r.remark.empty()) {
+        j["remark"] = r.remark;  // fastjson leaves a null remark out
+    }
+    j["spentTimeMills"] = r.spent_time_millis;
+    resp.body = j.dump();
+    return resp;
 }
 
 }  // namespace rmq::detail

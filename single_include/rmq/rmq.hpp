@@ -16,23 +16,46 @@
 /// the root of a generated single header (single_include/rmq/).
 
 
-// ---- begin rmq/allocate/averagely.hpp ----
+// ---- begin rmq/admin.hpp ----
 
-/// @file allocate/averagely.hpp
-/// rmq::AllocateAveragely: contiguous blocks of queues per consumer (Java's AllocateMessageQueueAveragely,
-/// "AVG").
+/// @file admin.hpp
+/// What a running consumer tells (and lets do) the admin tools that reach it through a broker: mqadmin
+/// consumerStatus (GET_CONSUMER_RUNNING_INFO), resetOffsetByTime (RESET_CONSUMER_CLIENT_OFFSET),
+/// GET_CONSUMER_STATUS_FROM_CLIENT and consumeMessage / queryMsgById -d (CONSUME_MESSAGE_DIRECTLY). A
+/// consumer registers an rmq::AdminHandler with a transport that models rmq::HasAdminHandler
+/// (rmq::RemotingTransport); the transport decodes the requests and encodes the answers. See docs/admin.md.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+// ---- begin rmq/message.hpp ----
+
+/// @file message.hpp
+/// rmq::Message and rmq::MessageExt (Java's Message / MessageExt / MessageClientExt), property names and the
+/// properties string codec.
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <vector>
+#include <utility>
 
 
 // ---- begin rmq/config.hpp ----
 
 /// @file config.hpp
 /// Macros every rmq header uses. Only things a policy cannot express live here.
+
+#include <version>  // _LIBCPP_VERSION
 
 
 // ---- begin rmq/version.hpp ----
@@ -44,6 +67,14 @@
 #define RMQ_VERSION_MINOR 1
 #define RMQ_VERSION_PATCH 0
 // ---- end rmq/version.hpp ----
+
+/// libc++ drops std::result_of in C++20, and Boost.Asio 1.74 uses it unless told that std::invoke_result is
+/// there. Telling Asio works whatever the user included first (libc++'s
+/// _LIBCPP_ENABLE_CXX20_REMOVED_TYPE_TRAITS would have to precede every standard header), so long as Asio
+/// comes after an rmq header.
+#if defined(_LIBCPP_VERSION) && !defined(BOOST_ASIO_HAS_STD_INVOKE_RESULT)
+#    define BOOST_ASIO_HAS_STD_INVOKE_RESULT 1
+#endif
 
 /// Empty policies are held as members; this keeps them from costing a byte (MSVC ignores the standard
 /// attribute and needs its own spelling).
@@ -71,6 +102,266 @@
 #    define RMQ_INCLUDE_IMPL 1
 #endif
 // ---- end rmq/config.hpp ----
+
+namespace rmq {
+
+/// Property names of MessageConst that rmq reads or writes.
+namespace property {
+inline constexpr std::string_view tags = "TAGS";
+inline constexpr std::string_view keys = "KEYS";
+inline constexpr std::string_view wait_store_msg_ok = "WAIT";
+inline constexpr std::string_view delay_time_level = "DELAY";
+inline constexpr std::string_view retry_topic = "RETRY_TOPIC";
+inline constexpr std::string_view real_topic = "REAL_TOPIC";
+inline constexpr std::string_view real_queue_id = "REAL_QID";
+inline constexpr std::string_view transaction_prepared = "TRAN_MSG";
+inline constexpr std::string_view producer_group = "PGROUP";
+inline constexpr std::string_view min_offset = "MIN_OFFSET";
+inline constexpr std::string_view max_offset = "MAX_OFFSET";
+inline constexpr std::string_view reconsume_time = "RECONSUME_TIME";
+inline constexpr std::string_view max_reconsume_times = "MAX_RECONSUME_TIMES";
+inline constexpr std::string_view consume_start_timestamp = "CONSUME_START_TIME";
+inline constexpr std::string_view origin_message_id = "ORIGIN_MESSAGE_ID";
+inline constexpr std::string_view uniq_client_message_id_keyidx = "UNIQ_KEY";
+inline constexpr std::string_view sharding_key = "__SHARDINGKEY";
+inline constexpr std::string_view msg_region = "MSG_REGION";
+inline constexpr std::string_view trace_switch = "TRACE_ON";
+/// Separator between name and value (U+0001) and between entries (U+0002) in the properties string.
+inline constexpr char name_value_separator = '\x01';
+inline constexpr char property_separator = '\x02';
+}  // namespace property
+
+/// Java's MessageDecoder.messageProperties2String: `name\1value\2...` without the trailing `\2`.
+std::string encode_properties(const std::map<std::string, std::string>& props);
+
+/// Java's MessageDecoder.string2messageProperties: an entry is `name\1value` split at the first `\1`; entries
+/// without a separator, with an empty name or with an empty value are skipped; a later duplicate name wins.
+std::map<std::string, std::string> decode_properties(std::string_view text);
+
+/// A message as a producer builds it (Java's Message): topic, flag, properties and body.
+class Message {
+public:
+    /// Property map type; ordered so encoding is deterministic. Names are short, so lookups stay in SSO.
+    using Properties = std::map<std::string, std::string>;
+
+    Message() = default;
+
+    /// Java's `Message(topic, body)`.
+    Message(std::string topic, std::string body)
+        : topic_(std::move(topic))
+        , body_(std::move(body)) {}
+
+    /// Java's `Message(topic, tags, body)`.
+    Message(std::string topic, std::string_view tags, std::string body)
+        : Message(std::move(topic), tags, std::string_view{}, std::move(body)) {}
+
+    /// Java's `Message(topic, tags, keys, body)`; empty tags/keys set no property. Body is text or bytes.
+    Message(std::string topic, std::string_view tags, std::string_view keys, std::string body);
+
+    /// Same, with a binary body.
+    Message(std::string topic, std::string_view tags, std::string_view keys, std::span<const std::byte> body)
+        : Message(std::move(topic),
+                  tags,
+                  keys,
+                  std::string(reinterpret_cast<const char*>(body.data()), body.size())) {}
+
+    [[nodiscard]] const std::string& topic() const noexcept { return topic_; }
+
+    void set_topic(std::string topic) { topic_ = std::move(topic); }
+
+    [[nodiscard]] std::int32_t flag() const noexcept { return flag_; }
+
+    void set_flag(std::int32_t flag) noexcept { flag_ = flag; }
+
+    /// The body bytes (held in a std::string: text bodies read naturally, binary ones are kept byte for
+    /// byte).
+    [[nodiscard]] const std::string& body() const noexcept { return body_; }
+
+    /// The body as raw bytes.
+    [[nodiscard]] std::span<const std::byte> body_bytes() const noexcept {
+        return {reinterpret_cast<const std::byte*>(body_.data()), body_.size()};
+    }
+
+    void set_body(std::string body) { body_ = std::move(body); }
+
+    /// Property `TAGS`, or empty.
+    [[nodiscard]] std::string_view tags() const noexcept { return property_view(property::tags); }
+
+    void set_tags(std::string_view tags) { set_property(property::tags, tags); }
+
+    /// Property `KEYS`, or empty.
+    [[nodiscard]] std::string_view keys() const noexcept { return property_view(property::keys); }
+
+    void set_keys(std::string_view keys) { set_property(property::keys, keys); }
+
+    /// Property `DELAY` as a number (0 when absent or malformed).
+    [[nodiscard]] std::int32_t delay_time_level() const noexcept;
+
+    void set_delay_time_level(std::int32_t level) {
+        set_property(property::delay_time_level, std::to_string(level));
+    }
+
+    /// The value of a property, if present.
+    [[nodiscard]] std::optional<std::string> property(std::string_view name) const {
+        if (const auto it = find_property(name); it != properties_.end()) {
+            return it->second;
+        }
+        return std::nullopt;
+    }
+
+    /// The value of a property as a view into the message, empty when absent.
+    [[nodiscard]] std::string_view property_view(std::string_view name) const noexcept {
+        if (const auto it = find_property(name); it != properties_.end()) {
+            return it->second;
+        }
+        return {};
+    }
+
+    [[nodiscard]] bool has_property(std::string_view name) const noexcept {
+        return find_property(name) != properties_.end();
+    }
+
+    void set_property(std::string_view name, std::string_view value) {
+        properties_.insert_or_assign(std::string(name), std::string(value));
+    }
+
+    void clear_property(std::string_view name) { properties_.erase(std::string(name)); }
+
+    [[nodiscard]] const Properties& properties() const noexcept { return properties_; }
+
+    void set_properties(Properties props) { properties_ = std::move(props); }
+
+    /// Java's getTransactionId.
+    [[nodiscard]] const std::string& transaction_id() const noexcept { return transaction_id_; }
+
+    void set_transaction_id(std::string id) { transaction_id_ = std::move(id); }
+
+    friend bool operator==(const Message&, const Message&) = default;
+
+private:
+    // Properties is keyed by std::string and looks up by std::string only: a name longer than the string's
+    // inline buffer (CONSUME_START_TIME, MAX_RECONSUME_TIMES) would cost a heap allocation per look-up, so
+    // such names are found by a scan of the (small, sorted) map instead.
+    [[nodiscard]] Properties::const_iterator find_property(std::string_view name) const noexcept {
+        if (name.size() <= std::string().capacity()) {  // fits the inline buffer: no allocation
+            return properties_.find(std::string(name));
+        }
+        for (auto it = properties_.begin(); it != properties_.end(); ++it) {
+            if (it->first == name) {
+                return it;
+            }
+            if (std::string_view(it->first) > name) {
+                break;
+            }
+        }
+        return properties_.end();
+    }
+
+    std::string topic_;
+    std::int32_t flag_ = 0;
+    Properties properties_;
+    std::string body_;
+    std::string transaction_id_;
+};
+
+/// A stored message as a consumer sees it (Java's MessageExt / MessageClientExt).
+class MessageExt : public Message {
+public:
+    using Message::Message;
+
+    [[nodiscard]] const std::string& broker_name() const noexcept { return broker_name_; }
+
+    void set_broker_name(std::string name) { broker_name_ = std::move(name); }
+
+    [[nodiscard]] std::int32_t queue_id() const noexcept { return queue_id_; }
+
+    void set_queue_id(std::int32_t id) noexcept { queue_id_ = id; }
+
+    [[nodiscard]] std::int32_t store_size() const noexcept { return store_size_; }
+
+    void set_store_size(std::int32_t size) noexcept { store_size_ = size; }
+
+    /// Logical offset in the consume queue.
+    [[nodiscard]] std::int64_t queue_offset() const noexcept { return queue_offset_; }
+
+    void set_queue_offset(std::int64_t offset) noexcept { queue_offset_ = offset; }
+
+    [[nodiscard]] std::int32_t sys_flag() const noexcept { return sys_flag_; }
+
+    void set_sys_flag(std::int32_t flag) noexcept { sys_flag_ = flag; }
+
+    [[nodiscard]] std::int64_t born_timestamp() const noexcept { return born_timestamp_; }
+
+    void set_born_timestamp(std::int64_t ts) noexcept { born_timestamp_ = ts; }
+
+    /// `ip:port` of the producer.
+    [[nodiscard]] const std::string& born_host() const noexcept { return born_host_; }
+
+    void set_born_host(std::string host) { born_host_ = std::move(host); }
+
+    [[nodiscard]] std::int64_t store_timestamp() const noexcept { return store_timestamp_; }
+
+    void set_store_timestamp(std::int64_t ts) noexcept { store_timestamp_ = ts; }
+
+    /// `ip:port` of the broker that stored it.
+    [[nodiscard]] const std::string& store_host() const noexcept { return store_host_; }
+
+    void set_store_host(std::string host) { store_host_ = std::move(host); }
+
+    /// Physical offset in the commit log.
+    [[nodiscard]] std::int64_t commit_log_offset() const noexcept { return commit_log_offset_; }
+
+    void set_commit_log_offset(std::int64_t offset) noexcept { commit_log_offset_ = offset; }
+
+    [[nodiscard]] std::int32_t body_crc() const noexcept { return body_crc_; }
+
+    void set_body_crc(std::int32_t crc) noexcept { body_crc_ = crc; }
+
+    [[nodiscard]] std::int32_t reconsume_times() const noexcept { return reconsume_times_; }
+
+    void set_reconsume_times(std::int32_t times) noexcept { reconsume_times_ = times; }
+
+    [[nodiscard]] std::int64_t prepared_transaction_offset() const noexcept {
+        return prepared_transaction_offset_;
+    }
+
+    void set_prepared_transaction_offset(std::int64_t offset) noexcept {
+        prepared_transaction_offset_ = offset;
+    }
+
+    /// MessageClientExt.getMsgId: the producer's UNIQ_KEY when present, else the offset message id.
+    [[nodiscard]] std::string msg_id() const {
+        const auto uniq = property_view(property::uniq_client_message_id_keyidx);
+        return uniq.empty() ? offset_msg_id_ : std::string(uniq);
+    }
+
+    /// The broker-made id (store host + commit log offset).
+    [[nodiscard]] const std::string& offset_msg_id() const noexcept { return offset_msg_id_; }
+
+    void set_offset_msg_id(std::string id) { offset_msg_id_ = std::move(id); }
+
+    friend bool operator==(const MessageExt&, const MessageExt&) = default;
+
+private:
+    std::string broker_name_;
+    std::int32_t queue_id_ = 0;
+    std::int32_t store_size_ = 0;
+    std::int64_t queue_offset_ = 0;
+    std::int32_t sys_flag_ = 0;
+    std::int64_t born_timestamp_ = 0;
+    std::string born_host_;
+    std::int64_t store_timestamp_ = 0;
+    std::string store_host_;
+    std::int64_t commit_log_offset_ = 0;
+    std::int32_t body_crc_ = 0;
+    std::int32_t reconsume_times_ = 0;
+    std::int64_t prepared_transaction_offset_ = 0;
+    std::string offset_msg_id_;
+};
+
+}  // namespace rmq
+
+// ---- end rmq/message.hpp ----
 
 // ---- begin rmq/message_queue.hpp ----
 
@@ -195,19 +486,120 @@ struct fmt::formatter<rmq::MessageQueue> : fmt::formatter<std::string_view> {
 };
 // ---- end rmq/message_queue.hpp ----
 
+// ---- begin rmq/process_queue.hpp ----
 
-// ---- begin rmq/detail/allocate/check.hpp ----
+/// @file process_queue.hpp
+/// rmq::ProcessQueue (Java's ProcessQueue): the client-side cache of pulled-but-not-yet-acknowledged messages
+/// of one MessageQueue, with the flow-control counters, the orderly "consuming" map and the lock/pull/consume
+/// timestamps the rebalance and dispatch code read.
 
-/// @file detail/allocate/check.hpp
-/// The argument check every stock allocation strategy except AllocateByConfig runs first
-/// (Java's AbstractAllocateMessageQueueStrategy.check).
-
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <concepts>
 #include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
+
+// ---- begin rmq/clock.hpp ----
+
+/// @file clock.hpp
+/// The one injectable time source of rmq: the embedded broker and clients read it, tests advance it.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+
+namespace rmq {
+
+/// Milliseconds, the unit of every RocketMQ interval.
+using Millis = std::chrono::milliseconds;
+
+/// A time source: steady time for timers and expiries, wall time for message timestamps.
+class Clock {
+public:
+    virtual ~Clock() = default;
+
+    /// Monotonic milliseconds (arbitrary epoch).
+    [[nodiscard]] virtual std::int64_t steady_millis() const = 0;
+
+    /// Milliseconds since the Unix epoch (Java's System.currentTimeMillis).
+    [[nodiscard]] virtual std::int64_t wall_millis() const = 0;
+
+    /// Registers a callback run after the clock jumps (manual clocks only); the system clock never calls it.
+    /// Returns an id for remove_listener.
+    virtual std::uint64_t add_listener(std::function<void()> /*on_advance*/) { return 0; }
+
+    virtual void remove_listener(std::uint64_t /*id*/) {}
+
+    /// Whether time only moves when a test advances it.
+    [[nodiscard]] virtual bool is_manual() const noexcept { return false; }
+};
+
+/// The real clocks.
+class SystemClock final : public Clock {
+public:
+    [[nodiscard]] std::int64_t steady_millis() const override;
+
+    [[nodiscard]] std::int64_t wall_millis() const override;
+};
+
+/// A clock that only moves when told to; listeners (the broker's expiry checks) run after each advance.
+class ManualClock final : public Clock {
+public:
+    /// Starts at the given wall time (default 2023-11-14T22:13:20Z) and steady time 0.
+    explicit ManualClock(std::int64_t wall_start_millis = 1'700'000'000'000)
+        : wall_start_(wall_start_millis) {}
+
+    [[nodiscard]] std::int64_t steady_millis() const override {
+        const std::lock_guard lock(mutex_);
+        return steady_;
+    }
+
+    [[nodiscard]] std::int64_t wall_millis() const override {
+        const std::lock_guard lock(mutex_);
+        return wall_start_ + steady_;
+    }
+
+    /// Moves time forward and runs every listener (outside the clock's lock).
+    void advance(Millis by);
+
+    std::uint64_t add_listener(std::function<void()> on_advance) override;
+
+    void remove_listener(std::uint64_t id) override;
+
+    [[nodiscard]] bool is_manual() const noexcept override { return true; }
+
+private:
+    mutable std::mutex mutex_;
+    std::int64_t wall_start_;
+    std::int64_t steady_ = 0;
+    std::uint64_t next_id_ = 0;
+    std::vector<std::pair<std::uint64_t, std::function<void()>>> listeners_;
+};
+
+/// The process-wide system clock, shared by default.
+std::shared_ptr<Clock> system_clock();
+
+}  // namespace rmq
+
+// ---- end rmq/clock.hpp ----
 
 // ---- begin rmq/error.hpp ----
 
@@ -261,6 +653,930 @@ public:
 
 }  // namespace rmq
 // ---- end rmq/error.hpp ----
+
+
+// ---- begin rmq/detail/util/adaptive_shared_mutex.hpp ----
+
+/// @file detail/util/adaptive_shared_mutex.hpp
+/// rmq::detail::AdaptiveSharedMutex: a reader/writer lock that tries for a moment before it sleeps.
+///
+/// Why: the ProcessQueue lock is held for a map look-up or erase (well under a microsecond), but with batch
+/// size 1 every listener call takes it twice, from many consume threads at once. glibc's rwlock puts a
+/// contended thread to sleep at once, so most of those short waits became two context switches (about two
+/// thirds of all switches in the in-process benchmark). Retrying a few dozen times first, as glibc's
+/// "adaptive" mutexes and Java's lock spinning do, gets the lock while its holder is still running on
+/// another core; a holder that was preempted still costs only one short spin before the usual sleep.
+
+#include <shared_mutex>
+
+namespace rmq::detail {
+
+/// Satisfies Lockable and SharedLockable (usable with std::unique_lock and std::shared_lock).
+class AdaptiveSharedMutex {
+public:
+    /// try_lock attempts before a blocking lock.
+    static constexpr int spin_tries = 64;
+
+    void lock() {
+        if (!spin([this] { return mutex_.try_lock(); })) {
+            mutex_.lock();
+        }
+    }
+
+    [[nodiscard]] bool try_lock() { return mutex_.try_lock(); }
+
+    void unlock() { mutex_.unlock(); }
+
+    void lock_shared() {
+        if (!spin([this] { return mutex_.try_lock_shared(); })) {
+            mutex_.lock_shared();
+        }
+    }
+
+    [[nodiscard]] bool try_lock_shared() { return mutex_.try_lock_shared(); }
+
+    void unlock_shared() { mutex_.unlock_shared(); }
+
+private:
+    // Up to spin_tries attempts; true when one succeeded.
+    template <class TryOnce>
+    static bool spin(TryOnce try_once) {
+        for (int i = 0; i < spin_tries; ++i) {
+            if (try_once()) {
+                return true;
+            }
+            relax();
+        }
+        return false;
+    }
+
+    // A CPU hint that this is a spin-wait loop (lets the sibling hyper-thread run, saves power).
+    static void relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        asm volatile("yield" ::: "memory");
+#endif
+    }
+
+    std::shared_mutex mutex_;
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/util/adaptive_shared_mutex.hpp ----
+
+namespace rmq {
+
+/// One ProcessQueue exists per assigned MessageQueue. All members are thread-safe: the two offset-ordered
+/// maps sit behind one reader/writer lock, the counters and flags are atomics (Java's AtomicLong / volatile
+/// fields).
+///
+/// Messages are counted in msg_count()/msg_size() from put_messages until they leave for good
+/// (remove_messages on the concurrent path, commit on the orderly path); the orderly in-flight ("consuming")
+/// ones stay counted.
+class ProcessQueue {
+public:
+    /// Client-side lifetime of a broker queue lock (`rocketmq.client.rebalance.lockMaxLiveTime`), ms.
+    static constexpr std::int64_t rebalance_lock_max_live_time = 30000;
+    /// Period of the orderly lock renewal (`rocketmq.client.rebalance.lockInterval`), ms.
+    static constexpr std::int64_t rebalance_lock_interval = 20000;
+    /// A queue not pulled for longer than this is replaced by rebalance
+    /// (`rocketmq.client.pull.pullMaxIdleTime`).
+    static constexpr std::int64_t pull_max_idle_time = 120000;
+    /// cleanExpiredMsg looks at no more than this many head messages per run.
+    static constexpr std::size_t clean_expired_max_loop = 16;
+
+    /// Java's ProcessQueueInfo: a consistent snapshot for diagnostics (consumer running info).
+    struct Info {
+        std::int64_t cached_msg_min_offset = 0;       ///< first offset of the cache, 0 when empty (as Java)
+        std::int64_t cached_msg_max_offset = 0;       ///< last offset of the cache, 0 when empty
+        std::int64_t cached_msg_count = 0;            ///< entries in the cache (orderly in-flight excluded)
+        std::int64_t cached_msg_size_in_mib = 0;      ///< msg_size() / 1 MiB, integer division
+        std::int64_t transaction_msg_min_offset = 0;  ///< first offset taken by orderly, 0 when none
+        std::int64_t transaction_msg_max_offset = 0;  ///< last offset taken by orderly, 0 when none
+        std::int64_t transaction_msg_count = 0;       ///< messages taken by orderly and not committed
+        bool locked = false;                          ///< locked()
+        std::int64_t try_unlock_times = 0;            ///< try_unlock_times()
+        std::int64_t last_lock_timestamp = 0;         ///< last_lock_timestamp() (steady ms)
+        bool dropped = false;                         ///< dropped()
+        std::int64_t last_pull_timestamp = 0;         ///< last_pull_timestamp() (steady ms)
+        std::int64_t last_consume_timestamp = 0;      ///< last_consume_timestamp() (steady ms)
+    };
+
+    /// Timestamps start at the clock's current steady time, as Java's start at construction time.
+    explicit ProcessQueue(std::shared_ptr<Clock> clock = system_clock());
+
+    ProcessQueue(const ProcessQueue&) = delete;
+    ProcessQueue& operator=(const ProcessQueue&) = delete;
+
+    /// Java's putMessage. Moves the messages in by queue offset; an offset already cached keeps its message
+    /// and is not counted again. Returns "dispatch to consume": true only when the cache is non-empty and no
+    /// dispatch was running (consuming() turns true). A parseable MAX_OFFSET property on the last message
+    /// updates msg_acc_cnt() when the backlog it implies is positive.
+    bool put_messages(std::vector<MessageExt> msgs) {
+        return put_messages_shared(std::make_shared<std::vector<MessageExt>>(std::move(msgs)));
+    }
+
+    /// put_messages without a copy: the cache keeps the messages where they are and shares them with the
+    /// caller, as Java's cache and consume requests share the same objects. While they are cached the caller
+    /// changes them only through begin_consume(). The vector lives until the caller and every cache entry it
+    /// backs are done with it. `max_offset` is the broker's max offset the pull reported, for messages not
+    /// stamped with MAX_OFFSET yet (nullopt: the last message's MAX_OFFSET is read, as Java does).
+    bool put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch,
+                             std::optional<std::int64_t> max_offset = std::nullopt);
+
+    /// Prepares messages for a listener call: runs `prepare(msgs)` (e.g. the retry-topic reset), stamps
+    /// CONSUME_START_TIME (wall ms) on each of them, then records that time, under the cache's write lock,
+    /// for the cached entry at the same offset, which clean_expired_msg reads. Messages shared with the cache
+    /// (put_messages_shared) change only here, by the one request that holds them and before their start is
+    /// recorded: until then no other thread reads them (clean_expired_msg looks only at started entries), and
+    /// the lock publishes the changes with the start, so the lock is held for the look-ups alone.
+    template <class Prepare>
+    void begin_consume(std::span<MessageExt> msgs, std::int64_t wall_millis, Prepare&& prepare) {
+        prepare(msgs);
+        const std::string value = std::to_string(wall_millis);
+        for (auto& msg : msgs) {
+            msg.set_property(property::consume_start_timestamp, value);
+        }
+        const std::unique_lock lock(tree_mutex_);
+        for (const auto& msg : msgs) {
+            if (const auto it = msg_tree_.find(msg.queue_offset()); it != msg_tree_.end()) {
+                it->second.consume_start = wall_millis;
+            }
+        }
+    }
+
+    /// Java's removeMessage (concurrent path): drops the given offsets from the cache and returns the offset
+    /// that is safe to commit: the smallest offset still cached, queue_offset_max() + 1 when the cache became
+    /// empty, or -1 when it was already empty (then nothing changes but last_consume_timestamp()).
+    std::int64_t remove_messages(std::span<const std::int64_t> queue_offsets) {
+        const std::unique_lock lock(tree_mutex_);
+        return remove_locked(queue_offsets);
+    }
+
+    /// Java's getMaxSpan: last minus first cached offset (orderly in-flight messages excluded), 0 when empty.
+    [[nodiscard]] std::int64_t max_span() const {
+        const std::shared_lock lock(tree_mutex_);
+        return msg_tree_.empty() ? 0 : msg_tree_.rbegin()->first - msg_tree_.begin()->first;
+    }
+
+    /// Java's takeMessages (orderly): moves up to batch_size smallest entries into the consuming map and
+    /// returns copies in offset order. When nothing is left to take, consuming() turns false so the next put
+    /// dispatches. Counters do not change.
+    std::vector<MessageExt> take_messages(std::size_t batch_size);
+
+    /// Java's commit (orderly): forgets every taken message, uncounts them and returns the offset after the
+    /// last one, or -1 when nothing was taken (Java throws NoSuchElementException there).
+    std::int64_t commit();
+
+    /// Java's rollback (orderly): every taken message goes back to the cache (replacing a same-offset entry,
+    /// as Java's putAll does). Counters do not change.
+    void rollback();
+
+    /// Java's makeMessageToConsumeAgain (orderly) by offset: the taken messages at these offsets go back to
+    /// the cache unchanged; offsets not taken are ignored. Counters do not change.
+    void make_message_to_consume_again(std::span<const std::int64_t> queue_offsets);
+
+    /// Java's makeMessageToConsumeAgain with the messages themselves: each is removed from the consuming map
+    /// by its offset and stored in the cache as given, so changes the caller made on its copy (reconsume
+    /// times by checkReconsumeTimes) are kept, as they are on Java's shared objects. Counters do not change.
+    void make_message_to_consume_again(std::span<const MessageExt> msgs);
+
+    /// Java's hasTempMessage: whether the cache (not the consuming map) holds anything.
+    [[nodiscard]] bool has_temp_message() const {
+        const std::shared_lock lock(tree_mutex_);
+        return !msg_tree_.empty();
+    }
+
+    /// Java's containsMessage (5.x): whether the cache holds this offset (taken orderly messages do not
+    /// count).
+    [[nodiscard]] bool contains_message(std::int64_t queue_offset) const {
+        const std::shared_lock lock(tree_mutex_);
+        return msg_tree_.contains(queue_offset);
+    }
+
+    /// Java's clear (client-side offset reset): empties both maps, zeroes count, size and queue_offset_max().
+    void clear();
+
+    /// Java's MessageAccessor.setConsumeStartTimeStamp on the cached messages: stores CONSUME_START_TIME
+    /// (wall ms) on the messages at these offsets (cache or consuming map) so clean_expired_msg and later
+    /// copies see it. It changes the cached objects: not while a listener may read them (the concurrent
+    /// service, which shares its messages with the cache, uses begin_consume instead).
+    void set_consume_start(std::span<const std::int64_t> queue_offsets, std::int64_t wall_millis);
+
+    /// Java's cleanExpiredMsg (concurrent consumers only; the caller skips it for orderly ones). Looks at
+    /// most min(16, cached) times at the head message: if its CONSUME_START_TIME is more than
+    /// consume_timeout_millis before the clock's wall time, `send_back(const MessageExt&)` is called (no lock
+    /// held; it may return bool or void, false meaning failure) and on success the message is removed if it
+    /// is still the head. A missing start time, a fresh head, or a failed/throwing send-back (logged) ends
+    /// the run.
+    template <class SendBack>
+    void clean_expired_msg(std::int64_t consume_timeout_millis, SendBack&& send_back) {
+        clean_expired_msg(consume_timeout_millis, std::forward<SendBack>(send_back), &log_send_back_failure);
+    }
+
+    /// Same, reporting a failed send-back to `on_failure(const MessageExt&, std::exception_ptr)` (a null
+    /// pointer when send_back returned false) instead of the default warning line (rmq/log.hpp).
+    template <class SendBack, class OnFailure>
+    void
+    clean_expired_msg(std::int64_t consume_timeout_millis, SendBack&& send_back, OnFailure&& on_failure) {
+        using Result = std::invoke_result_t<SendBack&, const MessageExt&>;
+        static_assert(std::is_void_v<Result> || std::is_convertible_v<Result, bool>,
+                      "clean_expired_msg: send_back(const MessageExt&) must return void or bool");
+        std::size_t loop = 0;
+        {
+            const std::shared_lock lock(tree_mutex_);
+            loop = std::min(msg_tree_.size(), clean_expired_max_loop);
+        }
+        for (std::size_t i = 0; i < loop; ++i) {
+            std::optional<MessageExt> expired;
+            {
+                const std::shared_lock lock(tree_mutex_);
+                if (!msg_tree_.empty()) {
+                    const Entry& entry = msg_tree_.begin()->second;
+                    // Only a started entry's message may be read here (see begin_consume).
+                    if (entry.consume_start >= 0 &&
+                        clock_->wall_millis() - entry.consume_start > consume_timeout_millis) {
+                        expired = entry.msg();
+                    }
+                }
+            }
+            if (!expired) {
+                break;
+            }
+            bool sent = false;
+            try {
+                if constexpr (std::is_void_v<Result>) {
+                    send_back(std::as_const(*expired));
+                    sent = true;
+                } else {
+                    sent = static_cast<bool>(send_back(std::as_const(*expired)));
+                }
+                if (!sent) {
+                    on_failure(std::as_const(*expired), std::exception_ptr{});
+                }
+            } catch (...) {
+                on_failure(std::as_const(*expired), std::current_exception());
+            }
+            if (!sent) {
+                break;
+            }
+            const std::unique_lock lock(tree_mutex_);
+            if (!msg_tree_.empty() && msg_tree_.begin()->first == expired->queue_offset()) {
+                const std::int64_t offset = expired->queue_offset();
+                remove_locked(std::span<const std::int64_t>(&offset, 1));
+            }
+        }
+    }
+
+    /// A consistent snapshot for diagnostics (Java's fillProcessQueueInfo).
+    [[nodiscard]] Info info() const;
+
+    /// Orderly: whether the broker lock of this queue is believed held.
+    [[nodiscard]] bool locked() const noexcept { return locked_.load(); }
+
+    /// Orderly: records the broker lock state (lock / lockAll / unlock).
+    void set_locked(bool locked) noexcept { locked_.store(locked); }
+
+    /// Steady ms of the last successful broker lock.
+    [[nodiscard]] std::int64_t last_lock_timestamp() const noexcept { return last_lock_timestamp_.load(); }
+
+    /// Records a successful broker lock at this steady time (normally clock.steady_millis()).
+    void set_last_lock_timestamp(std::int64_t steady_millis) noexcept {
+        last_lock_timestamp_.store(steady_millis);
+    }
+
+    /// More than rebalance_lock_max_live_time ms since the last lock (strictly greater, as Java).
+    [[nodiscard]] bool is_lock_expired() const {
+        return clock_->steady_millis() - last_lock_timestamp_.load() > rebalance_lock_max_live_time;
+    }
+
+    /// Steady ms when the last pull for this queue started.
+    [[nodiscard]] std::int64_t last_pull_timestamp() const noexcept { return last_pull_timestamp_.load(); }
+
+    /// Records the start of a pull at this steady time.
+    void set_last_pull_timestamp(std::int64_t steady_millis) noexcept {
+        last_pull_timestamp_.store(steady_millis);
+    }
+
+    /// More than pull_max_idle_time ms since the last pull (rebalance then replaces the queue).
+    [[nodiscard]] bool is_pull_expired() const {
+        return clock_->steady_millis() - last_pull_timestamp_.load() > pull_max_idle_time;
+    }
+
+    /// Steady ms of the last remove_messages / take_messages (diagnostics).
+    [[nodiscard]] std::int64_t last_consume_timestamp() const noexcept {
+        return last_consume_timestamp_.load();
+    }
+
+    /// Overrides the last-consume time (steady ms).
+    void set_last_consume_timestamp(std::int64_t steady_millis) noexcept {
+        last_consume_timestamp_.store(steady_millis);
+    }
+
+    /// Whether the queue is no longer ours (or must be rebuilt); a dropped queue is never revived.
+    [[nodiscard]] bool dropped() const noexcept { return dropped_.load(); }
+
+    /// Marks the queue dropped (or, for tests, not).
+    void set_dropped(bool dropped) noexcept { dropped_.store(dropped); }
+
+    /// Orderly dispatch flag: a consume request owns (or is scheduled for) this queue.
+    [[nodiscard]] bool consuming() const noexcept { return consuming_.load(); }
+
+    /// Failed attempts to release this orderly queue (diagnostics).
+    [[nodiscard]] std::int64_t try_unlock_times() const noexcept { return try_unlock_times_.load(); }
+
+    /// Counts one more failed release attempt.
+    void inc_try_unlock_times() noexcept { try_unlock_times_.fetch_add(1); }
+
+    /// Cached messages, orderly in-flight ones included (pull flow control by count).
+    [[nodiscard]] std::int64_t msg_count() const noexcept { return msg_count_.load(); }
+
+    /// Sum of the body bytes of the cached messages (pull flow control by size).
+    [[nodiscard]] std::int64_t msg_size() const noexcept { return msg_size_.load(); }
+
+    /// Broker backlog estimate: MAX_OFFSET minus the offset of the last message of the latest positive pull.
+    [[nodiscard]] std::int64_t msg_acc_cnt() const noexcept { return msg_acc_cnt_.load(); }
+
+    /// Overrides the backlog estimate (Java's setMsgAccCnt).
+    void set_msg_acc_cnt(std::int64_t count) noexcept { msg_acc_cnt_.store(count); }
+
+    /// Smallest cached offset (orderly in-flight excluded), -1 when the cache is empty.
+    [[nodiscard]] std::int64_t min_offset_in_cache() const {
+        const std::shared_lock lock(tree_mutex_);
+        return msg_tree_.empty() ? -1 : msg_tree_.begin()->first;
+    }
+
+    /// Largest cached offset (orderly in-flight excluded), -1 when the cache is empty.
+    [[nodiscard]] std::int64_t max_offset_in_cache() const {
+        const std::shared_lock lock(tree_mutex_);
+        return msg_tree_.empty() ? -1 : msg_tree_.rbegin()->first;
+    }
+
+    /// Offset of the last message put_messages newly inserted (0 initially and after clear()).
+    [[nodiscard]] std::int64_t queue_offset_max() const noexcept { return queue_offset_max_.load(); }
+
+    /// Java's consumeLock: the orderly service holds it while the listener runs; rebalance try-locks it (with
+    /// a timeout) before releasing the broker lock.
+    [[nodiscard]] std::timed_mutex& consume_lock() noexcept { return consume_lock_; }
+
+    /// Java's `consumeLock.tryLock(timeout)` (rebalance before releasing an orderly queue): true when the
+    /// consume lock was acquired within `timeout` of real time; the caller then unlocks consume_lock().
+    /// Use this rather than consume_lock().try_lock_for(): libstdc++ implements that with
+    /// pthread_mutex_clocklock, which GCC 12's ThreadSanitizer does not intercept, so TSan reports a false
+    /// "unlock of an unlocked mutex". Polling try_lock against a steady deadline is also immune to wall-clock
+    /// jumps, unlike try_lock_until(system_clock).
+    [[nodiscard]] bool try_lock_consume_for(Millis timeout);
+
+    /// The clock every timestamp of this queue comes from.
+    [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept { return clock_; }
+
+private:
+    // Java's Long.parseLong, but a malformed value is "absent" instead of an exception escaping the caller.
+    static std::optional<std::int64_t> parse_long(std::string_view text) noexcept;
+
+    // A failed expiry send-back must not go unnoticed: a warning through rmq's log handler.
+    static void log_send_back_failure(const MessageExt& msg, std::exception_ptr error);
+
+    // Body of remove_messages; the caller holds the write lock.
+    std::int64_t remove_locked(std::span<const std::int64_t> queue_offsets);
+
+    // A cached message: the vector it was pulled in (shared with the consume requests of that pull, so the
+    // cache holds no copy) and its index there. The vector is freed with its last entry and request.
+    struct Entry {
+        std::shared_ptr<std::vector<MessageExt>> batch;
+        std::size_t index = 0;
+        std::int64_t consume_start = -1;  // wall ms of the latest listener call on this offset, -1 before
+
+        [[nodiscard]] MessageExt& msg() const noexcept { return (*batch)[index]; }
+    };
+
+    // The start a message brings into the cache (a CONSUME_START_TIME set before it was cached), -1 if none.
+    static std::int64_t start_of(const MessageExt& msg);
+
+    std::shared_ptr<Clock> clock_;
+    mutable detail::AdaptiveSharedMutex tree_mutex_;
+    std::map<std::int64_t, Entry> msg_tree_;        // guarded by tree_mutex_
+    std::map<std::int64_t, Entry> consuming_tree_;  // guarded by tree_mutex_ (orderly in-flight)
+    std::atomic<std::int64_t> msg_count_{0};
+    std::atomic<std::int64_t> msg_size_{0};
+    std::atomic<std::int64_t> queue_offset_max_{0};
+    std::atomic<std::int64_t> msg_acc_cnt_{0};
+    std::atomic<std::int64_t> try_unlock_times_{0};
+    std::atomic<bool> consuming_{false};
+    std::atomic<bool> dropped_{false};
+    std::atomic<bool> locked_{false};
+    std::atomic<std::int64_t> last_pull_timestamp_;
+    std::atomic<std::int64_t> last_consume_timestamp_;
+    std::atomic<std::int64_t> last_lock_timestamp_;
+    std::timed_mutex consume_lock_;
+};
+
+}  // namespace rmq
+
+// ---- end rmq/process_queue.hpp ----
+
+// ---- begin rmq/stats.hpp ----
+
+/// @file stats.hpp
+/// Consumer statistics (Java's ConsumerStatsManager): per-topic pull/consume rates and
+/// latencies over the last minute, cumulative counters and a listener-time histogram, per-queue cache and lag
+/// figures, and health flags; producer statistics (send counters and a send-time histogram).
+/// rmq::ConsumerStats and rmq::ProducerStats are plain snapshots; the detail collectors are what the clients
+/// update from their threads. rmq/metrics.hpp exports both in Prometheus' text format.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace rmq {
+
+/// A cumulative histogram in milliseconds, as Prometheus and the RocketMQ 5.x clients' OpenTelemetry
+/// histograms keep it.
+struct Histogram {
+    /// Upper bounds of the buckets (inclusive, ascending); an implicit +Inf bucket follows the last.
+    std::vector<double> bounds;
+    /// Observations per bucket, not cumulated: `counts[i]` fell in (bounds[i-1], bounds[i]]; `counts.back()`
+    /// (index bounds.size()) above the last bound. Empty while nothing was observed.
+    std::vector<std::int64_t> counts;
+    /// Sum of all observations.
+    double sum = 0;
+    /// Number of observations.
+    std::int64_t count = 0;
+};
+
+/// Bucket bounds (ms) of the listener-time histogram: rocketmq_process_time's in the 5.x clients.
+inline constexpr std::array<double, 7> process_time_buckets{1, 5, 10, 100, 1000, 10'000, 60'000};
+/// Bucket bounds (ms) of the send-time histogram: rocketmq_send_cost_time's in the 5.x clients.
+inline constexpr std::array<double, 7> send_cost_time_buckets{1, 5, 10, 20, 50, 200, 500};
+
+/// Java's ConsumeStatus for one topic of the group.
+struct TopicStats {
+    std::string topic;
+    /// Average pull round trip, ms, last minute (PULL_RT).
+    double pull_rt = 0;
+    /// Messages pulled per second, last minute (PULL_TPS).
+    double pull_tps = 0;
+    /// Average listener call time, ms, last minute; the last hour when the minute saw no call (CONSUME_RT).
+    double consume_rt = 0;
+    /// Messages consumed successfully per second, last minute (CONSUME_OK_TPS).
+    double consume_ok_tps = 0;
+    /// Messages whose consumption failed per second, last minute (CONSUME_FAILED_TPS).
+    double consume_failed_tps = 0;
+    /// Messages whose consumption failed in the last hour (consumeFailedMsgs).
+    std::int64_t consume_failed_msgs = 0;
+    /// Messages pulled since start (after client-side tag filtering); the sum behind pull_tps.
+    std::int64_t pulled_msgs_total = 0;
+    /// Messages consumed successfully since start; the sum behind consume_ok_tps.
+    std::int64_t consume_ok_total = 0;
+    /// Messages whose consumption failed since start; the sum behind consume_failed_tps.
+    std::int64_t consume_failed_total = 0;
+    /// Listener call times since start, ms (buckets: process_time_buckets); the calls behind consume_rt.
+    Histogram process_time{};
+};
+
+/// One owned queue, filled by the consumer from its ProcessQueue (Java's ProcessQueueInfo plus the lag).
+struct QueueStats {
+    MessageQueue mq;
+    /// The offset store's value (readOffset MEMORY_FIRST_THEN_STORE), -1 when unknown.
+    std::int64_t commit_offset = -1;
+    /// Messages cached (pulled, not yet consumed).
+    std::int64_t cached_msg_count = 0;
+    /// Body bytes cached.
+    std::int64_t cached_msg_bytes = 0;
+    std::int64_t cached_msg_min_offset = 0;
+    std::int64_t cached_msg_max_offset = 0;
+    /// The queue's max offset reported by the last pull, -1 when unknown.
+    std::int64_t broker_max_offset = -1;
+    /// broker_max_offset − commit_offset (0 when either is unknown): messages not yet consumed.
+    std::int64_t lag = 0;
+    bool locked = false;
+    bool dropped = false;
+    std::int64_t last_pull_timestamp = 0;
+    std::int64_t last_consume_timestamp = 0;
+};
+
+/// A snapshot of a consumer's statistics.
+struct ConsumerStats {
+    /// One entry per topic seen, ordered by topic.
+    std::vector<TopicStats> topics;
+    /// One entry per owned queue, ordered like MessageQueue.
+    std::vector<QueueStats> queues;
+    /// The broker's registry shows a different subscription for this group.
+    bool subscription_inconsistent = false;
+    /// What differs, when subscription_inconsistent.
+    std::string subscription_inconsistent_detail;
+    /// Records the decoder rejected (bad magic, CRC, truncated) since start.
+    std::int64_t damaged_records = 0;
+    /// Failed messages sent back to the broker for a retry since start (CONSUMER_SEND_MSG_BACK, or the retry
+    /// copy when that failed).
+    std::int64_t send_back_total = 0;
+    /// Failed messages that could not be sent back at all since start (consumed again locally).
+    std::int64_t send_back_failed_total = 0;
+    /// Messages moved straight to the dead-letter queue by an orderly consumer since start.
+    std::int64_t sent_to_dlq_total = 0;
+};
+
+/// One topic's sends of a producer, counted per send() call (retries inside one call are one send).
+struct ProducerTopicStats {
+    std::string topic;
+    /// send() calls that returned a SendResult.
+    std::int64_t send_ok_total = 0;
+    /// send() calls that threw after the message was validated (broker errors, timeouts, no route).
+    std::int64_t send_failed_total = 0;
+    /// Time of the successful calls, ms (buckets: send_cost_time_buckets).
+    Histogram send_cost_time_ok{};
+    /// Time of the failed calls, ms.
+    Histogram send_cost_time_failed{};
+};
+
+/// A snapshot of a producer's statistics.
+struct ProducerStats {
+    /// One entry per topic sent to, ordered by topic.
+    std::vector<ProducerTopicStats> topics;
+};
+
+/// One line per topic in the manner of the Java client's periodic "Stats In One Minute" lines (what
+/// ConsumerConfig::stats_log_interval logs): the minute's rates and latencies, the cache, the totals.
+[[nodiscard]] RMQ_DECL std::vector<std::string> stats_log_lines(const ConsumerStats& stats,
+                                                                std::string_view group);
+
+namespace detail {
+
+/// A fixed-bucket histogram of millisecond observations (bounds: one of the *_buckets arrays).
+class HistogramCounter {
+public:
+    static constexpr std::size_t bucket_count = 7;
+
+    explicit HistogramCounter(const std::array<double, bucket_count>& bounds) noexcept
+        : bounds_(&bounds) {}
+
+    void add(std::int64_t millis) noexcept {
+        const auto v = static_cast<double>(millis);
+        const auto it = std::lower_bound(bounds_->begin(), bounds_->end(), v);
+        counts_[static_cast<std::size_t>(it - bounds_->begin())] += 1;
+        sum_ += millis;
+        count_ += 1;
+    }
+
+    [[nodiscard]] Histogram read() const;
+
+private:
+    const std::array<double, bucket_count>* bounds_;
+    std::array<std::int64_t, bucket_count + 1> counts_{};
+    std::int64_t sum_ = 0;
+    std::int64_t count_ = 0;
+};
+
+/// Sums over a sliding window of fixed buckets (the current one plus five full ones): no allocation, no
+/// timer.
+class WindowCounter {
+public:
+    static constexpr std::size_t bucket_count = 6;
+
+    explicit WindowCounter(std::int64_t bucket_millis) noexcept
+        : bucket_millis_(bucket_millis) {}
+
+    void add(std::int64_t now, std::int64_t value) noexcept {
+        const std::int64_t id = now / bucket_millis_;
+        Bucket& b = buckets_[static_cast<std::size_t>(id) % bucket_count];
+        if (b.id != id) {
+            b = Bucket{id, 0, 0};
+        }
+        b.value += value;
+        b.times += 1;
+    }
+
+    struct Window {
+        std::int64_t sum = 0;
+        std::int64_t times = 0;
+        std::int64_t span_millis = 1;
+    };
+
+    /// The window ending now; its span starts at the oldest bucket or at `since` (collector start), if later.
+    [[nodiscard]] Window read(std::int64_t now, std::int64_t since) const noexcept;
+
+private:
+    struct Bucket {
+        std::int64_t id = -1;
+        std::int64_t value = 0;
+        std::int64_t times = 0;
+    };
+
+    std::int64_t bucket_millis_;
+    std::array<Bucket, bucket_count> buckets_{};
+};
+
+/// Thread-safe collector behind rmq::ConsumerStats. Hot-path calls take a shared lock on the topic map and
+/// the topic's own mutex; only the first call for a topic allocates.
+class StatsCollector {
+public:
+    /// Minute window: 10 s buckets; hour window: 10 min buckets (Java samples at the same periods).
+    static constexpr std::int64_t minute_bucket_millis = 10'000;
+    static constexpr std::int64_t hour_bucket_millis = 600'000;
+
+    explicit StatsCollector(std::shared_ptr<Clock> clock = system_clock())
+        : clock_(std::move(clock))
+        , start_(clock_->steady_millis()) {}
+
+    /// PULL_RT: one pull that found messages took `millis`.
+    void record_pull_rt(std::string_view topic, std::int64_t millis) {
+        with_topic(topic, [&](Topic& t, std::int64_t now) { t.pull_rt.add(now, millis); });
+    }
+
+    /// PULL_TPS: `count` messages arrived (after client-side filtering).
+    void record_pulled(std::string_view topic, std::int64_t count) {
+        with_topic(topic, [&](Topic& t, std::int64_t now) {
+            t.pull_tps.add(now, count);
+            t.pulled_total += count;
+        });
+    }
+
+    /// CONSUME_RT: one listener call took `millis`.
+    void record_consume_rt(std::string_view topic, std::int64_t millis);
+
+    /// CONSUME_OK_TPS: `count` messages consumed successfully.
+    void record_consume_ok(std::string_view topic, std::int64_t count) {
+        with_topic(topic, [&](Topic& t, std::int64_t now) {
+            t.consume_ok.add(now, count);
+            t.consume_ok_total += count;
+        });
+    }
+
+    /// CONSUME_FAILED_TPS: `count` messages failed (sent back, suspended or dropped).
+    void record_consume_failed(std::string_view topic, std::int64_t count);
+
+    /// One listener call at once: CONSUME_RT `millis`, then `ok` successes and `failed` failures (zero counts
+    /// are not recorded). Same figures as the three calls above, one lock round-trip instead of three: it
+    /// runs once per batch on the consume threads.
+    void record_consume(std::string_view topic, std::int64_t millis, std::int64_t ok, std::int64_t failed);
+
+    /// Replaces the figures of one queue (the consumer calls it when asked for a snapshot or periodically).
+    void set_queue(QueueStats q);
+
+    /// Forgets a queue no longer owned.
+    void remove_queue(const MessageQueue& mq) {
+        const std::lock_guard lock(misc_mutex_);
+        queues_.erase(mq);
+    }
+
+    /// Sets or clears the subscription-inconsistency flag with a description of the difference.
+    void set_subscription_inconsistent(bool inconsistent, std::string detail = {});
+
+    /// Counts records the decoder rejected.
+    void add_damaged_records(std::int64_t count) {
+        const std::lock_guard lock(misc_mutex_);
+        damaged_records_ += count;
+    }
+
+    /// Counts one message sent back (`ok`) or not sent back at all.
+    void record_send_back(bool ok) {
+        const std::lock_guard lock(misc_mutex_);
+        (ok ? send_back_total_ : send_back_failed_total_) += 1;
+    }
+
+    /// Counts one message moved to the DLQ.
+    void record_sent_to_dlq() {
+        const std::lock_guard lock(misc_mutex_);
+        sent_to_dlq_total_ += 1;
+    }
+
+    /// The statistics now.
+    [[nodiscard]] ConsumerStats snapshot() const;
+
+    /// One topic's figures now (zeros for a topic never seen).
+    [[nodiscard]] TopicStats topic(std::string_view name) const;
+
+private:
+    struct Topic {
+        std::mutex mutex;
+        WindowCounter pull_rt{minute_bucket_millis};
+        WindowCounter pull_tps{minute_bucket_millis};
+        WindowCounter consume_rt{minute_bucket_millis};
+        WindowCounter consume_rt_hour{hour_bucket_millis};
+        WindowCounter consume_ok{minute_bucket_millis};
+        WindowCounter consume_failed{minute_bucket_millis};
+        WindowCounter consume_failed_hour{hour_bucket_millis};
+        HistogramCounter process_time{process_time_buckets};
+        std::int64_t pulled_total = 0;
+        std::int64_t consume_ok_total = 0;
+        std::int64_t consume_failed_total = 0;
+    };
+
+    template <class F>
+    void with_topic(std::string_view name, F&& f) {
+        const std::int64_t now = clock_->steady_millis();
+        {
+            const std::shared_lock lock(topics_mutex_);
+            if (auto it = topics_.find(name); it != topics_.end()) {
+                const std::lock_guard tl(it->second->mutex);
+                f(*it->second, now);
+                return;
+            }
+        }
+        const std::unique_lock lock(topics_mutex_);
+        auto it = topics_.find(name);
+        if (it == topics_.end()) {
+            it = topics_.emplace(std::string(name), std::make_unique<Topic>()).first;
+        }
+        const std::lock_guard tl(it->second->mutex);
+        f(*it->second, now);
+    }
+
+    TopicStats topic_stats(const std::string& name, Topic& t, std::int64_t now) const;
+
+    std::shared_ptr<Clock> clock_;
+    std::int64_t start_;
+    mutable std::shared_mutex topics_mutex_;
+    std::map<std::string, std::unique_ptr<Topic>, std::less<>> topics_;
+    mutable std::mutex misc_mutex_;
+    std::map<MessageQueue, QueueStats> queues_;
+    bool subscription_inconsistent_ = false;
+    std::string subscription_detail_;
+    std::int64_t damaged_records_ = 0;
+    std::int64_t send_back_total_ = 0;
+    std::int64_t send_back_failed_total_ = 0;
+    std::int64_t sent_to_dlq_total_ = 0;
+};
+
+/// Thread-safe collector behind rmq::ProducerStats (one mutex: sends are synchronous round trips).
+class ProducerStatsCollector {
+public:
+    /// One send() call to `topic` took `millis` and succeeded (`ok`) or threw.
+    void record_send(std::string_view topic, std::int64_t millis, bool ok);
+
+    [[nodiscard]] ProducerStats snapshot() const;
+
+private:
+    struct Topic {
+        std::int64_t ok = 0;
+        std::int64_t failed = 0;
+        HistogramCounter cost_ok{send_cost_time_buckets};
+        HistogramCounter cost_failed{send_cost_time_buckets};
+    };
+
+    mutable std::mutex mutex_;
+    std::map<std::string, Topic, std::less<>> topics_;
+};
+
+/// Times one send() call from construction to destruction and records it: failed when the destructor runs
+/// during stack unwinding (the call threw), succeeded otherwise.
+class SendRecorder {
+public:
+    SendRecorder(ProducerStatsCollector& stats, std::string_view topic, std::shared_ptr<Clock> clock)
+        : stats_(stats)
+        , topic_(topic)
+        , clock_(std::move(clock))
+        , begin_(clock_->steady_millis())
+        , exceptions_(std::uncaught_exceptions()) {}
+
+    SendRecorder(const SendRecorder&) = delete;
+    SendRecorder& operator=(const SendRecorder&) = delete;
+
+    ~SendRecorder() {
+        try {
+            stats_.record_send(
+                topic_, clock_->steady_millis() - begin_, std::uncaught_exceptions() == exceptions_);
+        } catch (...) {  // NOLINT(bugprone-empty-catch): statistics never turn a send into a failure
+        }
+    }
+
+private:
+    ProducerStatsCollector& stats_;
+    std::string topic_;
+    std::shared_ptr<Clock> clock_;
+    std::int64_t begin_;
+    int exceptions_;
+};
+
+}  // namespace detail
+}  // namespace rmq
+
+// ---- end rmq/stats.hpp ----
+
+namespace rmq {
+
+/// Java's CMResult: how a CONSUME_MESSAGE_DIRECTLY call ended.
+enum class ConsumeDirectlyStatus {
+    Success,         ///< CR_SUCCESS: ConsumeSuccess / Success
+    Later,           ///< CR_LATER: ReconsumeLater / SuspendCurrentQueueAMoment (or a failure status)
+    Rollback,        ///< CR_ROLLBACK: orderly Rollback
+    Commit,          ///< CR_COMMIT: orderly Commit
+    ThrowException,  ///< CR_THROW_EXCEPTION: the listener threw
+    ReturnNull,      ///< CR_RETURN_NULL: the listener returned std::nullopt
+};
+
+/// The Java name of `s` ("CR_SUCCESS", ...).
+constexpr std::string_view java_name(ConsumeDirectlyStatus s) noexcept {
+    switch (s) {
+    case ConsumeDirectlyStatus::Success:
+        return "CR_SUCCESS";
+    case ConsumeDirectlyStatus::Later:
+        return "CR_LATER";
+    case ConsumeDirectlyStatus::Rollback:
+        return "CR_ROLLBACK";
+    case ConsumeDirectlyStatus::Commit:
+        return "CR_COMMIT";
+    case ConsumeDirectlyStatus::ThrowException:
+        return "CR_THROW_EXCEPTION";
+    case ConsumeDirectlyStatus::ReturnNull:
+        return "CR_RETURN_NULL";
+    }
+    return "CR_THROW_EXCEPTION";
+}
+
+/// Java's ConsumeMessageDirectlyResult.
+struct ConsumeDirectlyResult {
+    /// The consumer consumes orderly.
+    bool order = false;
+    /// The orderly context's auto_commit() after the call (true for concurrent consumers).
+    bool auto_commit = true;
+    ConsumeDirectlyStatus status = ConsumeDirectlyStatus::Success;
+    /// What the listener threw, when it threw.
+    std::string remark{};
+    std::int64_t spent_time_millis = 0;
+};
+
+/// One owned queue as Java's ProcessQueueInfo shows it (timestamps in wall-clock milliseconds).
+struct RunningQueueInfo {
+    MessageQueue mq;
+    /// The offset store's in-memory value (-1 when none).
+    std::int64_t commit_offset = -1;
+    ProcessQueue::Info info{};
+};
+
+/// What a consumer adds to Java's ConsumerRunningInfo (the transport adds its own properties and the
+/// subscriptions it heartbeats).
+struct ConsumerRunningInfo {
+    /// Name/value pairs (Java: the consumer's configuration fields and PROP_* entries).
+    std::vector<std::pair<std::string, std::string>> properties{};
+    /// Per owned queue.
+    std::vector<RunningQueueInfo> queues{};
+    /// Per subscribed topic (Java's statusTable of ConsumeStatus).
+    std::vector<TopicStats> topics{};
+};
+
+/// (queue, offset) pairs: a reset request or an offset table.
+using QueueOffsets = std::vector<std::pair<MessageQueue, std::int64_t>>;
+
+/// The callbacks a consumer registers for its group. Each may be called on a transport thread, at any time
+/// until the consumer replaces them with an empty AdminHandler.
+struct AdminHandler {
+    /// GET_CONSUMER_RUNNING_INFO.
+    std::function<ConsumerRunningInfo()> running_info{};
+    /// RESET_CONSUMER_CLIENT_OFFSET: drop the cached messages of these queues of `topic` and continue from
+    /// these offsets (may complete asynchronously).
+    std::function<void(const std::string& topic, QueueOffsets offsets)> reset_offset{};
+    /// GET_CONSUMER_STATUS_FROM_CLIENT: the in-memory offsets of the owned queues of `topic`.
+    std::function<QueueOffsets(const std::string& topic)> offset_table{};
+    /// CONSUME_MESSAGE_DIRECTLY: calls the listener with `msg` (taken from `broker_name`); the offset store
+    /// is not touched.
+    std::function<ConsumeDirectlyResult(MessageExt msg, const std::string& broker_name)> consume_directly{};
+
+    /// Whether anything is registered.
+    explicit operator bool() const noexcept { return static_cast<bool>(running_info); }
+};
+
+}  // namespace rmq
+// ---- end rmq/admin.hpp ----
+
+// ---- begin rmq/allocate/averagely.hpp ----
+
+/// @file allocate/averagely.hpp
+/// rmq::AllocateAveragely: contiguous blocks of queues per consumer (Java's AllocateMessageQueueAveragely,
+/// "AVG").
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+
+// ---- begin rmq/detail/allocate/check.hpp ----
+
+/// @file detail/allocate/check.hpp
+/// The argument check every stock allocation strategy except AllocateByConfig runs first
+/// (Java's AbstractAllocateMessageQueueStrategy.check).
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
 
 namespace rmq::detail {
 
@@ -772,94 +2088,6 @@ private:
 
 // ---- end rmq/allocate/sticky.hpp ----
 
-// ---- begin rmq/clock.hpp ----
-
-/// @file clock.hpp
-/// The one injectable time source of rmq: the embedded broker and clients read it, tests advance it.
-
-#include <chrono>
-#include <cstdint>
-#include <functional>
-#include <memory>
-#include <mutex>
-#include <vector>
-
-
-namespace rmq {
-
-/// Milliseconds, the unit of every RocketMQ interval.
-using Millis = std::chrono::milliseconds;
-
-/// A time source: steady time for timers and expiries, wall time for message timestamps.
-class Clock {
-public:
-    virtual ~Clock() = default;
-
-    /// Monotonic milliseconds (arbitrary epoch).
-    [[nodiscard]] virtual std::int64_t steady_millis() const = 0;
-
-    /// Milliseconds since the Unix epoch (Java's System.currentTimeMillis).
-    [[nodiscard]] virtual std::int64_t wall_millis() const = 0;
-
-    /// Registers a callback run after the clock jumps (manual clocks only); the system clock never calls it.
-    /// Returns an id for remove_listener.
-    virtual std::uint64_t add_listener(std::function<void()> /*on_advance*/) { return 0; }
-
-    virtual void remove_listener(std::uint64_t /*id*/) {}
-
-    /// Whether time only moves when a test advances it.
-    [[nodiscard]] virtual bool is_manual() const noexcept { return false; }
-};
-
-/// The real clocks.
-class SystemClock final : public Clock {
-public:
-    [[nodiscard]] std::int64_t steady_millis() const override;
-
-    [[nodiscard]] std::int64_t wall_millis() const override;
-};
-
-/// A clock that only moves when told to; listeners (the broker's expiry checks) run after each advance.
-class ManualClock final : public Clock {
-public:
-    /// Starts at the given wall time (default 2023-11-14T22:13:20Z) and steady time 0.
-    explicit ManualClock(std::int64_t wall_start_millis = 1'700'000'000'000)
-        : wall_start_(wall_start_millis) {}
-
-    [[nodiscard]] std::int64_t steady_millis() const override {
-        const std::lock_guard lock(mutex_);
-        return steady_;
-    }
-
-    [[nodiscard]] std::int64_t wall_millis() const override {
-        const std::lock_guard lock(mutex_);
-        return wall_start_ + steady_;
-    }
-
-    /// Moves time forward and runs every listener (outside the clock's lock).
-    void advance(Millis by);
-
-    std::uint64_t add_listener(std::function<void()> on_advance) override;
-
-    void remove_listener(std::uint64_t id) override;
-
-    [[nodiscard]] bool is_manual() const noexcept override { return true; }
-
-private:
-    mutable std::mutex mutex_;
-    std::int64_t wall_start_;
-    std::int64_t steady_ = 0;
-    std::uint64_t next_id_ = 0;
-    std::vector<std::pair<std::uint64_t, std::function<void()>>> listeners_;
-};
-
-/// The process-wide system clock, shared by default.
-std::shared_ptr<Clock> system_clock();
-
-}  // namespace rmq
-
-// ---- end rmq/clock.hpp ----
-
 // ---- begin rmq/concepts/offset_store_policy.hpp ----
 
 /// @file concepts/offset_store_policy.hpp
@@ -1074,282 +2302,6 @@ concept OffsetStorePolicy =
 #include <utility>
 #include <vector>
 
-
-// ---- begin rmq/message.hpp ----
-
-/// @file message.hpp
-/// rmq::Message and rmq::MessageExt (Java's Message / MessageExt / MessageClientExt), property names and the
-/// properties string codec.
-
-#include <cstddef>
-#include <cstdint>
-#include <map>
-#include <optional>
-#include <span>
-#include <string>
-#include <string_view>
-#include <utility>
-
-
-namespace rmq {
-
-/// Property names of MessageConst that rmq reads or writes.
-namespace property {
-inline constexpr std::string_view tags = "TAGS";
-inline constexpr std::string_view keys = "KEYS";
-inline constexpr std::string_view wait_store_msg_ok = "WAIT";
-inline constexpr std::string_view delay_time_level = "DELAY";
-inline constexpr std::string_view retry_topic = "RETRY_TOPIC";
-inline constexpr std::string_view real_topic = "REAL_TOPIC";
-inline constexpr std::string_view real_queue_id = "REAL_QID";
-inline constexpr std::string_view transaction_prepared = "TRAN_MSG";
-inline constexpr std::string_view producer_group = "PGROUP";
-inline constexpr std::string_view min_offset = "MIN_OFFSET";
-inline constexpr std::string_view max_offset = "MAX_OFFSET";
-inline constexpr std::string_view reconsume_time = "RECONSUME_TIME";
-inline constexpr std::string_view max_reconsume_times = "MAX_RECONSUME_TIMES";
-inline constexpr std::string_view consume_start_timestamp = "CONSUME_START_TIME";
-inline constexpr std::string_view origin_message_id = "ORIGIN_MESSAGE_ID";
-inline constexpr std::string_view uniq_client_message_id_keyidx = "UNIQ_KEY";
-inline constexpr std::string_view sharding_key = "__SHARDINGKEY";
-inline constexpr std::string_view msg_region = "MSG_REGION";
-inline constexpr std::string_view trace_switch = "TRACE_ON";
-/// Separator between name and value (U+0001) and between entries (U+0002) in the properties string.
-inline constexpr char name_value_separator = '\x01';
-inline constexpr char property_separator = '\x02';
-}  // namespace property
-
-/// Java's MessageDecoder.messageProperties2String: `name\1value\2...` without the trailing `\2`.
-std::string encode_properties(const std::map<std::string, std::string>& props);
-
-/// Java's MessageDecoder.string2messageProperties: an entry is `name\1value` split at the first `\1`; entries
-/// without a separator, with an empty name or with an empty value are skipped; a later duplicate name wins.
-std::map<std::string, std::string> decode_properties(std::string_view text);
-
-/// A message as a producer builds it (Java's Message): topic, flag, properties and body.
-class Message {
-public:
-    /// Property map type; ordered so encoding is deterministic. Names are short, so lookups stay in SSO.
-    using Properties = std::map<std::string, std::string>;
-
-    Message() = default;
-
-    /// Java's `Message(topic, body)`.
-    Message(std::string topic, std::string body)
-        : topic_(std::move(topic))
-        , body_(std::move(body)) {}
-
-    /// Java's `Message(topic, tags, body)`.
-    Message(std::string topic, std::string_view tags, std::string body)
-        : Message(std::move(topic), tags, std::string_view{}, std::move(body)) {}
-
-    /// Java's `Message(topic, tags, keys, body)`; empty tags/keys set no property. Body is text or bytes.
-    Message(std::string topic, std::string_view tags, std::string_view keys, std::string body);
-
-    /// Same, with a binary body.
-    Message(std::string topic, std::string_view tags, std::string_view keys, std::span<const std::byte> body)
-        : Message(std::move(topic),
-                  tags,
-                  keys,
-                  std::string(reinterpret_cast<const char*>(body.data()), body.size())) {}
-
-    [[nodiscard]] const std::string& topic() const noexcept { return topic_; }
-
-    void set_topic(std::string topic) { topic_ = std::move(topic); }
-
-    [[nodiscard]] std::int32_t flag() const noexcept { return flag_; }
-
-    void set_flag(std::int32_t flag) noexcept { flag_ = flag; }
-
-    /// The body bytes (held in a std::string: text bodies read naturally, binary ones are kept byte for
-    /// byte).
-    [[nodiscard]] const std::string& body() const noexcept { return body_; }
-
-    /// The body as raw bytes.
-    [[nodiscard]] std::span<const std::byte> body_bytes() const noexcept {
-        return {reinterpret_cast<const std::byte*>(body_.data()), body_.size()};
-    }
-
-    void set_body(std::string body) { body_ = std::move(body); }
-
-    /// Property `TAGS`, or empty.
-    [[nodiscard]] std::string_view tags() const noexcept { return property_view(property::tags); }
-
-    void set_tags(std::string_view tags) { set_property(property::tags, tags); }
-
-    /// Property `KEYS`, or empty.
-    [[nodiscard]] std::string_view keys() const noexcept { return property_view(property::keys); }
-
-    void set_keys(std::string_view keys) { set_property(property::keys, keys); }
-
-    /// Property `DELAY` as a number (0 when absent or malformed).
-    [[nodiscard]] std::int32_t delay_time_level() const noexcept;
-
-    void set_delay_time_level(std::int32_t level) {
-        set_property(property::delay_time_level, std::to_string(level));
-    }
-
-    /// The value of a property, if present.
-    [[nodiscard]] std::optional<std::string> property(std::string_view name) const {
-        if (const auto it = find_property(name); it != properties_.end()) {
-            return it->second;
-        }
-        return std::nullopt;
-    }
-
-    /// The value of a property as a view into the message, empty when absent.
-    [[nodiscard]] std::string_view property_view(std::string_view name) const noexcept {
-        if (const auto it = find_property(name); it != properties_.end()) {
-            return it->second;
-        }
-        return {};
-    }
-
-    [[nodiscard]] bool has_property(std::string_view name) const noexcept {
-        return find_property(name) != properties_.end();
-    }
-
-    void set_property(std::string_view name, std::string_view value) {
-        properties_.insert_or_assign(std::string(name), std::string(value));
-    }
-
-    void clear_property(std::string_view name) { properties_.erase(std::string(name)); }
-
-    [[nodiscard]] const Properties& properties() const noexcept { return properties_; }
-
-    void set_properties(Properties props) { properties_ = std::move(props); }
-
-    /// Java's getTransactionId.
-    [[nodiscard]] const std::string& transaction_id() const noexcept { return transaction_id_; }
-
-    void set_transaction_id(std::string id) { transaction_id_ = std::move(id); }
-
-    friend bool operator==(const Message&, const Message&) = default;
-
-private:
-    // Properties is keyed by std::string and looks up by std::string only: a name longer than the string's
-    // inline buffer (CONSUME_START_TIME, MAX_RECONSUME_TIMES) would cost a heap allocation per look-up, so
-    // such names are found by a scan of the (small, sorted) map instead.
-    [[nodiscard]] Properties::const_iterator find_property(std::string_view name) const noexcept {
-        if (name.size() <= std::string().capacity()) {  // fits the inline buffer: no allocation
-            return properties_.find(std::string(name));
-        }
-        for (auto it = properties_.begin(); it != properties_.end(); ++it) {
-            if (it->first == name) {
-                return it;
-            }
-            if (std::string_view(it->first) > name) {
-                break;
-            }
-        }
-        return properties_.end();
-    }
-
-    std::string topic_;
-    std::int32_t flag_ = 0;
-    Properties properties_;
-    std::string body_;
-    std::string transaction_id_;
-};
-
-/// A stored message as a consumer sees it (Java's MessageExt / MessageClientExt).
-class MessageExt : public Message {
-public:
-    using Message::Message;
-
-    [[nodiscard]] const std::string& broker_name() const noexcept { return broker_name_; }
-
-    void set_broker_name(std::string name) { broker_name_ = std::move(name); }
-
-    [[nodiscard]] std::int32_t queue_id() const noexcept { return queue_id_; }
-
-    void set_queue_id(std::int32_t id) noexcept { queue_id_ = id; }
-
-    [[nodiscard]] std::int32_t store_size() const noexcept { return store_size_; }
-
-    void set_store_size(std::int32_t size) noexcept { store_size_ = size; }
-
-    /// Logical offset in the consume queue.
-    [[nodiscard]] std::int64_t queue_offset() const noexcept { return queue_offset_; }
-
-    void set_queue_offset(std::int64_t offset) noexcept { queue_offset_ = offset; }
-
-    [[nodiscard]] std::int32_t sys_flag() const noexcept { return sys_flag_; }
-
-    void set_sys_flag(std::int32_t flag) noexcept { sys_flag_ = flag; }
-
-    [[nodiscard]] std::int64_t born_timestamp() const noexcept { return born_timestamp_; }
-
-    void set_born_timestamp(std::int64_t ts) noexcept { born_timestamp_ = ts; }
-
-    /// `ip:port` of the producer.
-    [[nodiscard]] const std::string& born_host() const noexcept { return born_host_; }
-
-    void set_born_host(std::string host) { born_host_ = std::move(host); }
-
-    [[nodiscard]] std::int64_t store_timestamp() const noexcept { return store_timestamp_; }
-
-    void set_store_timestamp(std::int64_t ts) noexcept { store_timestamp_ = ts; }
-
-    /// `ip:port` of the broker that stored it.
-    [[nodiscard]] const std::string& store_host() const noexcept { return store_host_; }
-
-    void set_store_host(std::string host) { store_host_ = std::move(host); }
-
-    /// Physical offset in the commit log.
-    [[nodiscard]] std::int64_t commit_log_offset() const noexcept { return commit_log_offset_; }
-
-    void set_commit_log_offset(std::int64_t offset) noexcept { commit_log_offset_ = offset; }
-
-    [[nodiscard]] std::int32_t body_crc() const noexcept { return body_crc_; }
-
-    void set_body_crc(std::int32_t crc) noexcept { body_crc_ = crc; }
-
-    [[nodiscard]] std::int32_t reconsume_times() const noexcept { return reconsume_times_; }
-
-    void set_reconsume_times(std::int32_t times) noexcept { reconsume_times_ = times; }
-
-    [[nodiscard]] std::int64_t prepared_transaction_offset() const noexcept {
-        return prepared_transaction_offset_;
-    }
-
-    void set_prepared_transaction_offset(std::int64_t offset) noexcept {
-        prepared_transaction_offset_ = offset;
-    }
-
-    /// MessageClientExt.getMsgId: the producer's UNIQ_KEY when present, else the offset message id.
-    [[nodiscard]] std::string msg_id() const {
-        const auto uniq = property_view(property::uniq_client_message_id_keyidx);
-        return uniq.empty() ? offset_msg_id_ : std::string(uniq);
-    }
-
-    /// The broker-made id (store host + commit log offset).
-    [[nodiscard]] const std::string& offset_msg_id() const noexcept { return offset_msg_id_; }
-
-    void set_offset_msg_id(std::string id) { offset_msg_id_ = std::move(id); }
-
-    friend bool operator==(const MessageExt&, const MessageExt&) = default;
-
-private:
-    std::string broker_name_;
-    std::int32_t queue_id_ = 0;
-    std::int32_t store_size_ = 0;
-    std::int64_t queue_offset_ = 0;
-    std::int32_t sys_flag_ = 0;
-    std::int64_t born_timestamp_ = 0;
-    std::string born_host_;
-    std::int64_t store_timestamp_ = 0;
-    std::string store_host_;
-    std::int64_t commit_log_offset_ = 0;
-    std::int32_t body_crc_ = 0;
-    std::int32_t reconsume_times_ = 0;
-    std::int64_t prepared_transaction_offset_ = 0;
-    std::string offset_msg_id_;
-};
-
-}  // namespace rmq
-
-// ---- end rmq/message.hpp ----
 
 // ---- begin rmq/order/host.hpp ----
 
@@ -1980,6 +2932,10 @@ struct ConsumerConfig {
     /// rmq: capacity of the consume pool's task queue (Java's queue is unbounded). When full, the consumer
     /// resubmits later like Java's RejectedExecutionException path; flow control keeps it far from full.
     std::int64_t consume_queue_capacity = 65536;
+    /// rmq: period ms of the per-topic "[ConsumeStats] [topic@group] Stats In One Minute, ..." line logged at
+    /// Info (the Java client's ConsumerStatsManager logs its figures every minute); 0, the default, logs
+    /// none. docs/metrics.md.
+    std::int64_t stats_log_interval = 0;
 
     /// Java's checkConfig (DefaultMQPushConsumerImpl) with the same ranges, plus checks of rmq's intervals.
     /// Throws rmq::InvalidArgument whose message names the field (rmq and Java name) and the allowed range.
@@ -2022,455 +2978,6 @@ private:
 }  // namespace rmq
 
 // ---- end rmq/consumer_config.hpp ----
-
-// ---- begin rmq/process_queue.hpp ----
-
-/// @file process_queue.hpp
-/// rmq::ProcessQueue (Java's ProcessQueue): the client-side cache of pulled-but-not-yet-acknowledged messages
-/// of one MessageQueue, with the flow-control counters, the orderly "consuming" map and the lock/pull/consume
-/// timestamps the rebalance and dispatch code read.
-
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <concepts>
-#include <cstddef>
-#include <cstdint>
-#include <exception>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <shared_mutex>
-#include <span>
-#include <string>
-#include <string_view>
-#include <type_traits>
-#include <utility>
-#include <vector>
-
-
-
-// ---- begin rmq/detail/util/adaptive_shared_mutex.hpp ----
-
-/// @file detail/util/adaptive_shared_mutex.hpp
-/// rmq::detail::AdaptiveSharedMutex: a reader/writer lock that tries for a moment before it sleeps.
-///
-/// Why: the ProcessQueue lock is held for a map look-up or erase (well under a microsecond), but with batch
-/// size 1 every listener call takes it twice, from many consume threads at once. glibc's rwlock puts a
-/// contended thread to sleep at once, so most of those short waits became two context switches (about two
-/// thirds of all switches in the in-process benchmark). Retrying a few dozen times first, as glibc's
-/// "adaptive" mutexes and Java's lock spinning do, gets the lock while its holder is still running on
-/// another core; a holder that was preempted still costs only one short spin before the usual sleep.
-
-#include <shared_mutex>
-
-namespace rmq::detail {
-
-/// Satisfies Lockable and SharedLockable (usable with std::unique_lock and std::shared_lock).
-class AdaptiveSharedMutex {
-public:
-    /// try_lock attempts before a blocking lock.
-    static constexpr int spin_tries = 64;
-
-    void lock() {
-        if (!spin([this] { return mutex_.try_lock(); })) {
-            mutex_.lock();
-        }
-    }
-
-    [[nodiscard]] bool try_lock() { return mutex_.try_lock(); }
-
-    void unlock() { mutex_.unlock(); }
-
-    void lock_shared() {
-        if (!spin([this] { return mutex_.try_lock_shared(); })) {
-            mutex_.lock_shared();
-        }
-    }
-
-    [[nodiscard]] bool try_lock_shared() { return mutex_.try_lock_shared(); }
-
-    void unlock_shared() { mutex_.unlock_shared(); }
-
-private:
-    // Up to spin_tries attempts; true when one succeeded.
-    template <class TryOnce>
-    static bool spin(TryOnce try_once) {
-        for (int i = 0; i < spin_tries; ++i) {
-            if (try_once()) {
-                return true;
-            }
-            relax();
-        }
-        return false;
-    }
-
-    // A CPU hint that this is a spin-wait loop (lets the sibling hyper-thread run, saves power).
-    static void relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#elif defined(__aarch64__)
-        asm volatile("yield" ::: "memory");
-#endif
-    }
-
-    std::shared_mutex mutex_;
-};
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/util/adaptive_shared_mutex.hpp ----
-
-namespace rmq {
-
-/// One ProcessQueue exists per assigned MessageQueue. All members are thread-safe: the two offset-ordered
-/// maps sit behind one reader/writer lock, the counters and flags are atomics (Java's AtomicLong / volatile
-/// fields).
-///
-/// Messages are counted in msg_count()/msg_size() from put_messages until they leave for good
-/// (remove_messages on the concurrent path, commit on the orderly path); the orderly in-flight ("consuming")
-/// ones stay counted.
-class ProcessQueue {
-public:
-    /// Client-side lifetime of a broker queue lock (`rocketmq.client.rebalance.lockMaxLiveTime`), ms.
-    static constexpr std::int64_t rebalance_lock_max_live_time = 30000;
-    /// Period of the orderly lock renewal (`rocketmq.client.rebalance.lockInterval`), ms.
-    static constexpr std::int64_t rebalance_lock_interval = 20000;
-    /// A queue not pulled for longer than this is replaced by rebalance
-    /// (`rocketmq.client.pull.pullMaxIdleTime`).
-    static constexpr std::int64_t pull_max_idle_time = 120000;
-    /// cleanExpiredMsg looks at no more than this many head messages per run.
-    static constexpr std::size_t clean_expired_max_loop = 16;
-
-    /// Java's ProcessQueueInfo: a consistent snapshot for diagnostics (consumer running info).
-    struct Info {
-        std::int64_t cached_msg_min_offset = 0;       ///< first offset of the cache, 0 when empty (as Java)
-        std::int64_t cached_msg_max_offset = 0;       ///< last offset of the cache, 0 when empty
-        std::int64_t cached_msg_count = 0;            ///< entries in the cache (orderly in-flight excluded)
-        std::int64_t cached_msg_size_in_mib = 0;      ///< msg_size() / 1 MiB, integer division
-        std::int64_t transaction_msg_min_offset = 0;  ///< first offset taken by orderly, 0 when none
-        std::int64_t transaction_msg_max_offset = 0;  ///< last offset taken by orderly, 0 when none
-        std::int64_t transaction_msg_count = 0;       ///< messages taken by orderly and not committed
-        bool locked = false;                          ///< locked()
-        std::int64_t try_unlock_times = 0;            ///< try_unlock_times()
-        std::int64_t last_lock_timestamp = 0;         ///< last_lock_timestamp() (steady ms)
-        bool dropped = false;                         ///< dropped()
-        std::int64_t last_pull_timestamp = 0;         ///< last_pull_timestamp() (steady ms)
-        std::int64_t last_consume_timestamp = 0;      ///< last_consume_timestamp() (steady ms)
-    };
-
-    /// Timestamps start at the clock's current steady time, as Java's start at construction time.
-    explicit ProcessQueue(std::shared_ptr<Clock> clock = system_clock());
-
-    ProcessQueue(const ProcessQueue&) = delete;
-    ProcessQueue& operator=(const ProcessQueue&) = delete;
-
-    /// Java's putMessage. Moves the messages in by queue offset; an offset already cached keeps its message
-    /// and is not counted again. Returns "dispatch to consume": true only when the cache is non-empty and no
-    /// dispatch was running (consuming() turns true). A parseable MAX_OFFSET property on the last message
-    /// updates msg_acc_cnt() when the backlog it implies is positive.
-    bool put_messages(std::vector<MessageExt> msgs) {
-        return put_messages_shared(std::make_shared<std::vector<MessageExt>>(std::move(msgs)));
-    }
-
-    /// put_messages without a copy: the cache keeps the messages where they are and shares them with the
-    /// caller, as Java's cache and consume requests share the same objects. While they are cached the caller
-    /// changes them only through begin_consume(). The vector lives until the caller and every cache entry it
-    /// backs are done with it. `max_offset` is the broker's max offset the pull reported, for messages not
-    /// stamped with MAX_OFFSET yet (nullopt: the last message's MAX_OFFSET is read, as Java does).
-    bool put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch,
-                             std::optional<std::int64_t> max_offset = std::nullopt);
-
-    /// Prepares messages for a listener call: runs `prepare(msgs)` (e.g. the retry-topic reset), stamps
-    /// CONSUME_START_TIME (wall ms) on each of them, then records that time, under the cache's write lock,
-    /// for the cached entry at the same offset, which clean_expired_msg reads. Messages shared with the cache
-    /// (put_messages_shared) change only here, by the one request that holds them and before their start is
-    /// recorded: until then no other thread reads them (clean_expired_msg looks only at started entries), and
-    /// the lock publishes the changes with the start, so the lock is held for the look-ups alone.
-    template <class Prepare>
-    void begin_consume(std::span<MessageExt> msgs, std::int64_t wall_millis, Prepare&& prepare) {
-        prepare(msgs);
-        const std::string value = std::to_string(wall_millis);
-        for (auto& msg : msgs) {
-            msg.set_property(property::consume_start_timestamp, value);
-        }
-        const std::unique_lock lock(tree_mutex_);
-        for (const auto& msg : msgs) {
-            if (const auto it = msg_tree_.find(msg.queue_offset()); it != msg_tree_.end()) {
-                it->second.consume_start = wall_millis;
-            }
-        }
-    }
-
-    /// Java's removeMessage (concurrent path): drops the given offsets from the cache and returns the offset
-    /// that is safe to commit: the smallest offset still cached, queue_offset_max() + 1 when the cache became
-    /// empty, or -1 when it was already empty (then nothing changes but last_consume_timestamp()).
-    std::int64_t remove_messages(std::span<const std::int64_t> queue_offsets) {
-        const std::unique_lock lock(tree_mutex_);
-        return remove_locked(queue_offsets);
-    }
-
-    /// Java's getMaxSpan: last minus first cached offset (orderly in-flight messages excluded), 0 when empty.
-    [[nodiscard]] std::int64_t max_span() const {
-        const std::shared_lock lock(tree_mutex_);
-        return msg_tree_.empty() ? 0 : msg_tree_.rbegin()->first - msg_tree_.begin()->first;
-    }
-
-    /// Java's takeMessages (orderly): moves up to batch_size smallest entries into the consuming map and
-    /// returns copies in offset order. When nothing is left to take, consuming() turns false so the next put
-    /// dispatches. Counters do not change.
-    std::vector<MessageExt> take_messages(std::size_t batch_size);
-
-    /// Java's commit (orderly): forgets every taken message, uncounts them and returns the offset after the
-    /// last one, or -1 when nothing was taken (Java throws NoSuchElementException there).
-    std::int64_t commit();
-
-    /// Java's rollback (orderly): every taken message goes back to the cache (replacing a same-offset entry,
-    /// as Java's putAll does). Counters do not change.
-    void rollback();
-
-    /// Java's makeMessageToConsumeAgain (orderly) by offset: the taken messages at these offsets go back to
-    /// the cache unchanged; offsets not taken are ignored. Counters do not change.
-    void make_message_to_consume_again(std::span<const std::int64_t> queue_offsets);
-
-    /// Java's makeMessageToConsumeAgain with the messages themselves: each is removed from the consuming map
-    /// by its offset and stored in the cache as given, so changes the caller made on its copy (reconsume
-    /// times by checkReconsumeTimes) are kept, as they are on Java's shared objects. Counters do not change.
-    void make_message_to_consume_again(std::span<const MessageExt> msgs);
-
-    /// Java's hasTempMessage: whether the cache (not the consuming map) holds anything.
-    [[nodiscard]] bool has_temp_message() const {
-        const std::shared_lock lock(tree_mutex_);
-        return !msg_tree_.empty();
-    }
-
-    /// Java's containsMessage (5.x): whether the cache holds this offset (taken orderly messages do not
-    /// count).
-    [[nodiscard]] bool contains_message(std::int64_t queue_offset) const {
-        const std::shared_lock lock(tree_mutex_);
-        return msg_tree_.contains(queue_offset);
-    }
-
-    /// Java's clear (client-side offset reset): empties both maps, zeroes count, size and queue_offset_max().
-    void clear();
-
-    /// Java's MessageAccessor.setConsumeStartTimeStamp on the cached messages: stores CONSUME_START_TIME
-    /// (wall ms) on the messages at these offsets (cache or consuming map) so clean_expired_msg and later
-    /// copies see it. It changes the cached objects: not while a listener may read them (the concurrent
-    /// service, which shares its messages with the cache, uses begin_consume instead).
-    void set_consume_start(std::span<const std::int64_t> queue_offsets, std::int64_t wall_millis);
-
-    /// Java's cleanExpiredMsg (concurrent consumers only; the caller skips it for orderly ones). Looks at
-    /// most min(16, cached) times at the head message: if its CONSUME_START_TIME is more than
-    /// consume_timeout_millis before the clock's wall time, `send_back(const MessageExt&)` is called (no lock
-    /// held; it may return bool or void, false meaning failure) and on success the message is removed if it
-    /// is still the head. A missing start time, a fresh head, or a failed/throwing send-back (logged) ends
-    /// the run.
-    template <class SendBack>
-    void clean_expired_msg(std::int64_t consume_timeout_millis, SendBack&& send_back) {
-        clean_expired_msg(consume_timeout_millis, std::forward<SendBack>(send_back), &log_send_back_failure);
-    }
-
-    /// Same, reporting a failed send-back to `on_failure(const MessageExt&, std::exception_ptr)` (a null
-    /// pointer when send_back returned false) instead of the default warning line (rmq/log.hpp).
-    template <class SendBack, class OnFailure>
-    void
-    clean_expired_msg(std::int64_t consume_timeout_millis, SendBack&& send_back, OnFailure&& on_failure) {
-        using Result = std::invoke_result_t<SendBack&, const MessageExt&>;
-        static_assert(std::is_void_v<Result> || std::is_convertible_v<Result, bool>,
-                      "clean_expired_msg: send_back(const MessageExt&) must return void or bool");
-        std::size_t loop = 0;
-        {
-            const std::shared_lock lock(tree_mutex_);
-            loop = std::min(msg_tree_.size(), clean_expired_max_loop);
-        }
-        for (std::size_t i = 0; i < loop; ++i) {
-            std::optional<MessageExt> expired;
-            {
-                const std::shared_lock lock(tree_mutex_);
-                if (!msg_tree_.empty()) {
-                    const Entry& entry = msg_tree_.begin()->second;
-                    // Only a started entry's message may be read here (see begin_consume).
-                    if (entry.consume_start >= 0 &&
-                        clock_->wall_millis() - entry.consume_start > consume_timeout_millis) {
-                        expired = entry.msg();
-                    }
-                }
-            }
-            if (!expired) {
-                break;
-            }
-            bool sent = false;
-            try {
-                if constexpr (std::is_void_v<Result>) {
-                    send_back(std::as_const(*expired));
-                    sent = true;
-                } else {
-                    sent = static_cast<bool>(send_back(std::as_const(*expired)));
-                }
-                if (!sent) {
-                    on_failure(std::as_const(*expired), std::exception_ptr{});
-                }
-            } catch (...) {
-                on_failure(std::as_const(*expired), std::current_exception());
-            }
-            if (!sent) {
-                break;
-            }
-            const std::unique_lock lock(tree_mutex_);
-            if (!msg_tree_.empty() && msg_tree_.begin()->first == expired->queue_offset()) {
-                const std::int64_t offset = expired->queue_offset();
-                remove_locked(std::span<const std::int64_t>(&offset, 1));
-            }
-        }
-    }
-
-    /// A consistent snapshot for diagnostics (Java's fillProcessQueueInfo).
-    [[nodiscard]] Info info() const;
-
-    /// Orderly: whether the broker lock of this queue is believed held.
-    [[nodiscard]] bool locked() const noexcept { return locked_.load(); }
-
-    /// Orderly: records the broker lock state (lock / lockAll / unlock).
-    void set_locked(bool locked) noexcept { locked_.store(locked); }
-
-    /// Steady ms of the last successful broker lock.
-    [[nodiscard]] std::int64_t last_lock_timestamp() const noexcept { return last_lock_timestamp_.load(); }
-
-    /// Records a successful broker lock at this steady time (normally clock.steady_millis()).
-    void set_last_lock_timestamp(std::int64_t steady_millis) noexcept {
-        last_lock_timestamp_.store(steady_millis);
-    }
-
-    /// More than rebalance_lock_max_live_time ms since the last lock (strictly greater, as Java).
-    [[nodiscard]] bool is_lock_expired() const {
-        return clock_->steady_millis() - last_lock_timestamp_.load() > rebalance_lock_max_live_time;
-    }
-
-    /// Steady ms when the last pull for this queue started.
-    [[nodiscard]] std::int64_t last_pull_timestamp() const noexcept { return last_pull_timestamp_.load(); }
-
-    /// Records the start of a pull at this steady time.
-    void set_last_pull_timestamp(std::int64_t steady_millis) noexcept {
-        last_pull_timestamp_.store(steady_millis);
-    }
-
-    /// More than pull_max_idle_time ms since the last pull (rebalance then replaces the queue).
-    [[nodiscard]] bool is_pull_expired() const {
-        return clock_->steady_millis() - last_pull_timestamp_.load() > pull_max_idle_time;
-    }
-
-    /// Steady ms of the last remove_messages / take_messages (diagnostics).
-    [[nodiscard]] std::int64_t last_consume_timestamp() const noexcept {
-        return last_consume_timestamp_.load();
-    }
-
-    /// Overrides the last-consume time (steady ms).
-    void set_last_consume_timestamp(std::int64_t steady_millis) noexcept {
-        last_consume_timestamp_.store(steady_millis);
-    }
-
-    /// Whether the queue is no longer ours (or must be rebuilt); a dropped queue is never revived.
-    [[nodiscard]] bool dropped() const noexcept { return dropped_.load(); }
-
-    /// Marks the queue dropped (or, for tests, not).
-    void set_dropped(bool dropped) noexcept { dropped_.store(dropped); }
-
-    /// Orderly dispatch flag: a consume request owns (or is scheduled for) this queue.
-    [[nodiscard]] bool consuming() const noexcept { return consuming_.load(); }
-
-    /// Failed attempts to release this orderly queue (diagnostics).
-    [[nodiscard]] std::int64_t try_unlock_times() const noexcept { return try_unlock_times_.load(); }
-
-    /// Counts one more failed release attempt.
-    void inc_try_unlock_times() noexcept { try_unlock_times_.fetch_add(1); }
-
-    /// Cached messages, orderly in-flight ones included (pull flow control by count).
-    [[nodiscard]] std::int64_t msg_count() const noexcept { return msg_count_.load(); }
-
-    /// Sum of the body bytes of the cached messages (pull flow control by size).
-    [[nodiscard]] std::int64_t msg_size() const noexcept { return msg_size_.load(); }
-
-    /// Broker backlog estimate: MAX_OFFSET minus the offset of the last message of the latest positive pull.
-    [[nodiscard]] std::int64_t msg_acc_cnt() const noexcept { return msg_acc_cnt_.load(); }
-
-    /// Overrides the backlog estimate (Java's setMsgAccCnt).
-    void set_msg_acc_cnt(std::int64_t count) noexcept { msg_acc_cnt_.store(count); }
-
-    /// Smallest cached offset (orderly in-flight excluded), -1 when the cache is empty.
-    [[nodiscard]] std::int64_t min_offset_in_cache() const {
-        const std::shared_lock lock(tree_mutex_);
-        return msg_tree_.empty() ? -1 : msg_tree_.begin()->first;
-    }
-
-    /// Largest cached offset (orderly in-flight excluded), -1 when the cache is empty.
-    [[nodiscard]] std::int64_t max_offset_in_cache() const {
-        const std::shared_lock lock(tree_mutex_);
-        return msg_tree_.empty() ? -1 : msg_tree_.rbegin()->first;
-    }
-
-    /// Offset of the last message put_messages newly inserted (0 initially and after clear()).
-    [[nodiscard]] std::int64_t queue_offset_max() const noexcept { return queue_offset_max_.load(); }
-
-    /// Java's consumeLock: the orderly service holds it while the listener runs; rebalance try-locks it (with
-    /// a timeout) before releasing the broker lock.
-    [[nodiscard]] std::timed_mutex& consume_lock() noexcept { return consume_lock_; }
-
-    /// Java's `consumeLock.tryLock(timeout)` (rebalance before releasing an orderly queue): true when the
-    /// consume lock was acquired within `timeout` of real time; the caller then unlocks consume_lock().
-    /// Use this rather than consume_lock().try_lock_for(): libstdc++ implements that with
-    /// pthread_mutex_clocklock, which GCC 12's ThreadSanitizer does not intercept, so TSan reports a false
-    /// "unlock of an unlocked mutex". Polling try_lock against a steady deadline is also immune to wall-clock
-    /// jumps, unlike try_lock_until(system_clock).
-    [[nodiscard]] bool try_lock_consume_for(Millis timeout);
-
-    /// The clock every timestamp of this queue comes from.
-    [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept { return clock_; }
-
-private:
-    // Java's Long.parseLong, but a malformed value is "absent" instead of an exception escaping the caller.
-    static std::optional<std::int64_t> parse_long(std::string_view text) noexcept;
-
-    // A failed expiry send-back must not go unnoticed: a warning through rmq's log handler.
-    static void log_send_back_failure(const MessageExt& msg, std::exception_ptr error);
-
-    // Body of remove_messages; the caller holds the write lock.
-    std::int64_t remove_locked(std::span<const std::int64_t> queue_offsets);
-
-    // A cached message: the vector it was pulled in (shared with the consume requests of that pull, so the
-    // cache holds no copy) and its index there. The vector is freed with its last entry and request.
-    struct Entry {
-        std::shared_ptr<std::vector<MessageExt>> batch;
-        std::size_t index = 0;
-        std::int64_t consume_start = -1;  // wall ms of the latest listener call on this offset, -1 before
-
-        [[nodiscard]] MessageExt& msg() const noexcept { return (*batch)[index]; }
-    };
-
-    // The start a message brings into the cache (a CONSUME_START_TIME set before it was cached), -1 if none.
-    static std::int64_t start_of(const MessageExt& msg);
-
-    std::shared_ptr<Clock> clock_;
-    mutable detail::AdaptiveSharedMutex tree_mutex_;
-    std::map<std::int64_t, Entry> msg_tree_;        // guarded by tree_mutex_
-    std::map<std::int64_t, Entry> consuming_tree_;  // guarded by tree_mutex_ (orderly in-flight)
-    std::atomic<std::int64_t> msg_count_{0};
-    std::atomic<std::int64_t> msg_size_{0};
-    std::atomic<std::int64_t> queue_offset_max_{0};
-    std::atomic<std::int64_t> msg_acc_cnt_{0};
-    std::atomic<std::int64_t> try_unlock_times_{0};
-    std::atomic<bool> consuming_{false};
-    std::atomic<bool> dropped_{false};
-    std::atomic<bool> locked_{false};
-    std::atomic<std::int64_t> last_pull_timestamp_;
-    std::atomic<std::int64_t> last_consume_timestamp_;
-    std::atomic<std::int64_t> last_lock_timestamp_;
-    std::timed_mutex consume_lock_;
-};
-
-}  // namespace rmq
-
-// ---- end rmq/process_queue.hpp ----
 
 
 // ---- begin rmq/detail/util/log.hpp ----
@@ -2997,6 +3504,13 @@ concept HasPullPostingToCaller = requires(T& t, const PullArgs& args, PullCallba
 template <class T>
 concept HasGroupMembers = requires(T& t, const std::string& group) { t.group_members(group); };
 
+/// Optional: `set_admin_handler(group, rmq::AdminHandler)`, the callbacks through which a broker's admin
+/// requests (mqadmin consumerStatus, resetOffsetByTime, consumeMessage; see rmq/admin.hpp) reach a running
+/// consumer of `group`; an empty handler unregisters. Consumers register one when the transport has it.
+template <class T>
+concept HasAdminHandler =
+    requires(T& t, const std::string& group, AdminHandler h) { t.set_admin_handler(group, std::move(h)); };
+
 /// Offsets: `query_consumer_offset(group, mq) -> std::optional<std::int64_t>` (nullopt = none stored),
 /// `update_consumer_offset(group, mq, offset)`, `min_offset(mq)`, `max_offset(mq)`,
 /// `search_offset(mq, timestamp_millis)`.
@@ -3099,6 +3613,57 @@ using BroadcastConsumer = Consumer<Concurrently, AllocateAveragely, LocalFileOff
 
 }  // namespace rmq
 // ---- end rmq/fwd.hpp ----
+
+// ---- begin rmq/message_selector.hpp ----
+
+/// @file message_selector.hpp
+/// rmq::MessageSelector (Java's MessageSelector): what a consumer selects on a topic, by tag expression or
+/// by an SQL92 expression over message properties (docs/subscriptions.md).
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+
+namespace rmq {
+
+/// An expression with its type, for Consumer::subscribe(topic, selector).
+///
+/// @code
+/// consumer.subscribe("TopicTest", rmq::MessageSelector::by_sql("a BETWEEN 0 AND 3 AND region = 'eu'"));
+/// consumer.subscribe("Orders", rmq::MessageSelector::by_tag("TagA || TagB"));
+/// @endcode
+class MessageSelector {
+public:
+    /// MessageSelector.bySql: an SQL92 expression over the message's properties (type `SQL92`). The broker
+    /// must run with enablePropertyFilter=true. Checked when subscribed.
+    [[nodiscard]] static MessageSelector by_sql(std::string_view sql) {
+        return MessageSelector(expression_type_sql92, sql);
+    }
+
+    /// MessageSelector.byTag: `*` (or empty) for every message, or tags separated by `||` (type `TAG`).
+    [[nodiscard]] static MessageSelector by_tag(std::string_view tag) {
+        return MessageSelector(expression_type_tag, tag);
+    }
+
+    /// `SQL92` or `TAG`.
+    [[nodiscard]] const std::string& expression_type() const noexcept { return type_; }
+
+    [[nodiscard]] const std::string& expression() const noexcept { return expression_; }
+
+    friend bool operator==(const MessageSelector&, const MessageSelector&) = default;
+
+private:
+    MessageSelector(std::string_view type, std::string_view expression)
+        : type_(type)
+        , expression_(expression) {}
+
+    std::string type_;
+    std::string expression_;
+};
+
+}  // namespace rmq
+// ---- end rmq/message_selector.hpp ----
 
 // ---- begin rmq/offset_store/local_file.hpp ----
 
@@ -4012,234 +4577,6 @@ struct Orderly {
 }  // namespace rmq
 // ---- end rmq/order/orderly.hpp ----
 
-// ---- begin rmq/stats.hpp ----
-
-/// @file stats.hpp
-/// Consumer statistics (Java's ConsumerStatsManager): per-topic pull/consume rates and
-/// latencies over the last minute, per-queue cache and lag figures, and health flags. rmq::ConsumerStats is a
-/// plain snapshot; rmq::detail::StatsCollector is what the consumer updates from its threads.
-
-#include <algorithm>
-#include <array>
-#include <cstdint>
-#include <functional>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <shared_mutex>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-
-namespace rmq {
-
-/// Java's ConsumeStatus for one topic of the group.
-struct TopicStats {
-    std::string topic;
-    /// Average pull round trip, ms, last minute (PULL_RT).
-    double pull_rt = 0;
-    /// Messages pulled per second, last minute (PULL_TPS).
-    double pull_tps = 0;
-    /// Average listener call time, ms, last minute; the last hour when the minute saw no call (CONSUME_RT).
-    double consume_rt = 0;
-    /// Messages consumed successfully per second, last minute (CONSUME_OK_TPS).
-    double consume_ok_tps = 0;
-    /// Messages whose consumption failed per second, last minute (CONSUME_FAILED_TPS).
-    double consume_failed_tps = 0;
-    /// Messages whose consumption failed in the last hour (consumeFailedMsgs).
-    std::int64_t consume_failed_msgs = 0;
-};
-
-/// One owned queue, filled by the consumer from its ProcessQueue (Java's ProcessQueueInfo plus the lag).
-struct QueueStats {
-    MessageQueue mq;
-    /// The offset store's value (readOffset MEMORY_FIRST_THEN_STORE), -1 when unknown.
-    std::int64_t commit_offset = -1;
-    /// Messages cached (pulled, not yet consumed).
-    std::int64_t cached_msg_count = 0;
-    /// Body bytes cached.
-    std::int64_t cached_msg_bytes = 0;
-    std::int64_t cached_msg_min_offset = 0;
-    std::int64_t cached_msg_max_offset = 0;
-    /// The queue's max offset reported by the last pull, -1 when unknown.
-    std::int64_t broker_max_offset = -1;
-    /// broker_max_offset − commit_offset (0 when either is unknown): messages not yet consumed.
-    std::int64_t lag = 0;
-    bool locked = false;
-    bool dropped = false;
-    std::int64_t last_pull_timestamp = 0;
-    std::int64_t last_consume_timestamp = 0;
-};
-
-/// A snapshot of a consumer's statistics.
-struct ConsumerStats {
-    /// One entry per topic seen, ordered by topic.
-    std::vector<TopicStats> topics;
-    /// One entry per owned queue, ordered like MessageQueue.
-    std::vector<QueueStats> queues;
-    /// The broker's registry shows a different subscription for this group.
-    bool subscription_inconsistent = false;
-    /// What differs, when subscription_inconsistent.
-    std::string subscription_inconsistent_detail;
-    /// Records the decoder rejected (bad magic, CRC, truncated) since start.
-    std::int64_t damaged_records = 0;
-};
-
-namespace detail {
-
-/// Sums over a sliding window of fixed buckets (the current one plus five full ones): no allocation, no
-/// timer.
-class WindowCounter {
-public:
-    static constexpr std::size_t bucket_count = 6;
-
-    explicit WindowCounter(std::int64_t bucket_millis) noexcept
-        : bucket_millis_(bucket_millis) {}
-
-    void add(std::int64_t now, std::int64_t value) noexcept {
-        const std::int64_t id = now / bucket_millis_;
-        Bucket& b = buckets_[static_cast<std::size_t>(id) % bucket_count];
-        if (b.id != id) {
-            b = Bucket{id, 0, 0};
-        }
-        b.value += value;
-        b.times += 1;
-    }
-
-    struct Window {
-        std::int64_t sum = 0;
-        std::int64_t times = 0;
-        std::int64_t span_millis = 1;
-    };
-
-    /// The window ending now; its span starts at the oldest bucket or at `since` (collector start), if later.
-    [[nodiscard]] Window read(std::int64_t now, std::int64_t since) const noexcept;
-
-private:
-    struct Bucket {
-        std::int64_t id = -1;
-        std::int64_t value = 0;
-        std::int64_t times = 0;
-    };
-
-    std::int64_t bucket_millis_;
-    std::array<Bucket, bucket_count> buckets_{};
-};
-
-/// Thread-safe collector behind rmq::ConsumerStats. Hot-path calls take a shared lock on the topic map and
-/// the topic's own mutex; only the first call for a topic allocates.
-class StatsCollector {
-public:
-    /// Minute window: 10 s buckets; hour window: 10 min buckets (Java samples at the same periods).
-    static constexpr std::int64_t minute_bucket_millis = 10'000;
-    static constexpr std::int64_t hour_bucket_millis = 600'000;
-
-    explicit StatsCollector(std::shared_ptr<Clock> clock = system_clock())
-        : clock_(std::move(clock))
-        , start_(clock_->steady_millis()) {}
-
-    /// PULL_RT: one pull that found messages took `millis`.
-    void record_pull_rt(std::string_view topic, std::int64_t millis) {
-        with_topic(topic, [&](Topic& t, std::int64_t now) { t.pull_rt.add(now, millis); });
-    }
-
-    /// PULL_TPS: `count` messages arrived (after client-side filtering).
-    void record_pulled(std::string_view topic, std::int64_t count) {
-        with_topic(topic, [&](Topic& t, std::int64_t now) { t.pull_tps.add(now, count); });
-    }
-
-    /// CONSUME_RT: one listener call took `millis`.
-    void record_consume_rt(std::string_view topic, std::int64_t millis);
-
-    /// CONSUME_OK_TPS: `count` messages consumed successfully.
-    void record_consume_ok(std::string_view topic, std::int64_t count) {
-        with_topic(topic, [&](Topic& t, std::int64_t now) { t.consume_ok.add(now, count); });
-    }
-
-    /// CONSUME_FAILED_TPS: `count` messages failed (sent back, suspended or dropped).
-    void record_consume_failed(std::string_view topic, std::int64_t count);
-
-    /// One listener call at once: CONSUME_RT `millis`, then `ok` successes and `failed` failures (zero counts
-    /// are not recorded). Same figures as the three calls above, one lock round-trip instead of three: it
-    /// runs once per batch on the consume threads.
-    void record_consume(std::string_view topic, std::int64_t millis, std::int64_t ok, std::int64_t failed);
-
-    /// Replaces the figures of one queue (the consumer calls it when asked for a snapshot or periodically).
-    void set_queue(QueueStats q);
-
-    /// Forgets a queue no longer owned.
-    void remove_queue(const MessageQueue& mq) {
-        const std::lock_guard lock(misc_mutex_);
-        queues_.erase(mq);
-    }
-
-    /// Sets or clears the subscription-inconsistency flag with a description of the difference.
-    void set_subscription_inconsistent(bool inconsistent, std::string detail = {});
-
-    /// Counts records the decoder rejected.
-    void add_damaged_records(std::int64_t count) {
-        const std::lock_guard lock(misc_mutex_);
-        damaged_records_ += count;
-    }
-
-    /// The statistics now.
-    [[nodiscard]] ConsumerStats snapshot() const;
-
-    /// One topic's figures now (zeros for a topic never seen).
-    [[nodiscard]] TopicStats topic(std::string_view name) const;
-
-private:
-    struct Topic {
-        std::mutex mutex;
-        WindowCounter pull_rt{minute_bucket_millis};
-        WindowCounter pull_tps{minute_bucket_millis};
-        WindowCounter consume_rt{minute_bucket_millis};
-        WindowCounter consume_rt_hour{hour_bucket_millis};
-        WindowCounter consume_ok{minute_bucket_millis};
-        WindowCounter consume_failed{minute_bucket_millis};
-        WindowCounter consume_failed_hour{hour_bucket_millis};
-    };
-
-    template <class F>
-    void with_topic(std::string_view name, F&& f) {
-        const std::int64_t now = clock_->steady_millis();
-        {
-            const std::shared_lock lock(topics_mutex_);
-            if (auto it = topics_.find(name); it != topics_.end()) {
-                const std::lock_guard tl(it->second->mutex);
-                f(*it->second, now);
-                return;
-            }
-        }
-        const std::unique_lock lock(topics_mutex_);
-        auto it = topics_.find(name);
-        if (it == topics_.end()) {
-            it = topics_.emplace(std::string(name), std::make_unique<Topic>()).first;
-        }
-        const std::lock_guard tl(it->second->mutex);
-        f(*it->second, now);
-    }
-
-    TopicStats topic_stats(const std::string& name, Topic& t, std::int64_t now) const;
-
-    std::shared_ptr<Clock> clock_;
-    std::int64_t start_;
-    mutable std::shared_mutex topics_mutex_;
-    std::map<std::string, std::unique_ptr<Topic>, std::less<>> topics_;
-    mutable std::mutex misc_mutex_;
-    std::map<MessageQueue, QueueStats> queues_;
-    bool subscription_inconsistent_ = false;
-    std::string subscription_detail_;
-    std::int64_t damaged_records_ = 0;
-};
-
-}  // namespace detail
-}  // namespace rmq
-
-// ---- end rmq/stats.hpp ----
-
 // ---- begin rmq/transport/in_process.hpp ----
 
 /// @file transport/in_process.hpp
@@ -4299,6 +4636,9 @@ struct BrokerConfig {
     std::int32_t max_transfer_bytes_on_message_in_memory = 256 * 1024;
     /// SubscriptionGroupConfig.retryMaxTimes: send-back limit when the client does not send its own.
     std::int32_t retry_max_times = 16;
+    /// BrokerConfig.enablePropertyFilter: serve SQL92 subscriptions (filtering by message properties); when
+    /// off, a pull with an SQL92 subscription fails with SYSTEM_ERROR as on a Java broker.
+    bool enable_property_filter = false;
     /// BrokerConfig.notifyConsumerIdsChangedEnable: send NOTIFY_CONSUMER_IDS_CHANGED on membership changes.
     bool notify_consumer_ids_changed_enable = true;
     /// The broker's time source (timestamps, long-poll timeouts, delays, expiries).
@@ -4412,7 +4752,8 @@ std::int32_t stored_message_size(const MessageExt& m, std::size_t properties_len
 /// MessageExtBrokerInner.tagsString2tagsCode: Java's hashCode of TAGS, 0 without tags.
 std::int64_t tags_code_of(const Message& m);
 
-/// ExpressionMessageFilter.isMatchedByConsumeQueue for TAG subscriptions (no subscription matches all).
+/// ExpressionMessageFilter.isMatchedByConsumeQueue: the tag-code check of TAG subscriptions (no subscription,
+/// and SQL92 without a bloom filter, match all).
 bool matched_by_consume_queue(const std::optional<SubscriptionData>& sub, std::int64_t tags_code);
 
 /// A decimal int property (REAL_QID, RECONSUME_TIME, MAX_RECONSUME_TIMES); `fallback` when empty or not a
@@ -4940,7 +5281,8 @@ private:
 /// @file detail/broker/pull.hpp
 /// PULL_MESSAGE on the embedded broker (PullMessageProcessor + DefaultMessageStore.getMessage): the checks in
 /// Java's order, the subscription a pull filters with, and the scan of one queue (batch limits, max scan,
-/// tag filter) with its status mapping. Holding a pull that found nothing is long_poll.hpp's.
+/// tag filter, SQL92 filter over the message's properties) with its status mapping. Holding a pull that found
+/// nothing is long_poll.hpp's.
 
 #include <cstdint>
 #include <optional>
@@ -4982,6 +5324,151 @@ private:
 
 // ---- end rmq/detail/broker/subscription_groups.hpp ----
 
+// ---- begin rmq/detail/filter/parser.hpp ----
+
+/// @file detail/filter/parser.hpp
+/// rocketmq-filter's SelectorParser grammar (lowest precedence first):
+///
+///     or         := and (OR and)*
+///     and        := equality (AND equality)*
+///     equality   := comparison ('=' comparison | '<>' comparison | IS NULL | IS NOT NULL)*
+///     comparison := unary ('>' unary | '>=' unary | '<' unary | '<=' unary
+///                        | [NOT] BETWEEN unary AND unary | [NOT] IN '(' string (',' string)* ')'
+///                        | [NOT] CONTAINS string | [NOT] STARTSWITH string | [NOT] ENDSWITH string)*
+///     unary      := '+' unary | '-' unary | NOT unary | primary
+///     primary    := string | decimal | float | TRUE | FALSE | NULL | identifier | '(' or ')'
+///
+/// with Java's build-time checks (only numbers and non-boolean expressions in >, >=, <, <= and BETWEEN; no
+/// NULL literal in = and <>; IN on a property only; constant BETWEEN bounds in order; a boolean result).
+/// Unlike Java, which silently ignores whatever follows a complete expression, trailing input is an error,
+/// and nesting is bounded (max_depth) so hostile input cannot exhaust the stack.
+
+#include <memory>
+#include <string_view>
+
+
+
+// ---- begin rmq/detail/filter/expression.hpp ----
+
+/// @file detail/filter/expression.hpp
+/// The compiled form of an SQL92 selector and its evaluation with rocketmq-filter's semantics: values are
+/// Java's NULL / Boolean / Integer / Long / Double / String; a property is the String of the message
+/// property or NULL when absent (an empty value counts as absent: it does not survive the wire); comparisons
+/// of mixed types convert as ComparisonExpression does (a String against a number is parsed as that number);
+/// logic is three-valued (NULL is unknown). An evaluation that throws in Java (a String that does not parse
+/// as the number it is compared with) is an error here: the message does not match, as
+/// ExpressionMessageFilter.isMatchedByCommitLog answers.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq::detail::filter {
+
+/// A Java value during evaluation. Strings are views (into the message or the expression).
+struct Value {
+    enum class Kind : std::uint8_t { Null, Bool, Int, Long, Double, String };
+    Kind kind = Kind::Null;
+    bool boolean = false;
+    std::int64_t integer = 0;  ///< Int and Long
+    double real = 0;
+    std::string_view text;
+
+    static Value null() noexcept { return {}; }
+
+    static Value of(bool b) noexcept { return {Kind::Bool, b, 0, 0, {}}; }
+};
+
+enum class NodeKind {
+    Constant,
+    Property,
+    Negate,
+    Not,
+    BoolCast,
+    And,  ///< n-ary, folded left like Java's nested createAND
+    Or,   ///< n-ary, folded left like Java's nested createOR
+    Equal,
+    Greater,
+    GreaterEqual,
+    Less,
+    LessEqual,
+    In,
+    NotIn,
+    Contains,
+    NotContains,
+    StartsWith,
+    NotStartsWith,
+    EndsWith,
+    NotEndsWith,
+};
+
+struct Node {
+    NodeKind kind = NodeKind::Constant;
+    /// Constant: its kind and number/boolean (text holds a string constant).
+    Value constant;
+    /// Property name, string constant, or the search string of CONTAINS/STARTSWITH/ENDSWITH.
+    std::string text;
+    /// IN list.
+    std::vector<std::string> list;
+    std::vector<std::shared_ptr<const Node>> children;
+    /// Longest path to a leaf (1 for a leaf); bounded by the parser.
+    int depth = 1;
+
+    /// Java's `instanceof BooleanExpression`.
+    [[nodiscard]] bool is_boolean() const noexcept;
+
+    /// Java's `instanceof ConstantExpression`.
+    [[nodiscard]] bool is_constant() const noexcept { return kind == NodeKind::Constant; }
+};
+
+/// Java's Integer.parseInt / Long.parseLong / Double.parseDouble of a property value (nullopt when Java
+/// throws NumberFormatException). Double: decimal forms, NaN, Infinity, an f/d suffix; not hex floats.
+std::optional<std::int64_t> java_parse_long(std::string_view s, bool as_int) noexcept;
+std::optional<double> java_parse_double(std::string_view s) noexcept;
+
+/// ComparisonExpression.__compare with string conversion on; nullopt when Java throws.
+std::optional<int> java_compare(Value lv, Value rv) noexcept;
+
+/// The value of `node` over `message`'s properties; nullopt when Java's evaluation throws.
+std::optional<Value> evaluate(const Node& node, const Message& message);
+
+}  // namespace rmq::detail::filter
+
+// ---- end rmq/detail/filter/expression.hpp ----
+
+namespace rmq::detail::filter {
+
+/// Deepest expression tree (and parser recursion) accepted.
+inline constexpr int max_depth = 100;
+
+/// A compiled selector.
+class SqlExpression {
+public:
+    explicit SqlExpression(std::shared_ptr<const Node> root) noexcept
+        : root_(std::move(root)) {}
+
+    /// ExpressionMessageFilter.isMatchedByCommitLog: matched only when the evaluation gives TRUE (NULL,
+    /// FALSE or a failed evaluation are not matched).
+    [[nodiscard]] bool matches(const Message& message) const;
+
+    [[nodiscard]] const Node& root() const noexcept { return *root_; }
+
+private:
+    std::shared_ptr<const Node> root_;
+};
+
+/// SqlFilter.compile. Throws rmq::InvalidArgument ("Invalid MessageSelector ...") on a lexical or syntax
+/// error, a check Java makes while building, or nesting deeper than max_depth.
+SqlExpression compile(std::string_view expression);
+
+}  // namespace rmq::detail::filter
+
+// ---- end rmq/detail/filter/parser.hpp ----
+
 namespace rmq::detail {
 
 /// ConsumeQueue.CQ_STORE_UNIT_SIZE.
@@ -5000,8 +5487,10 @@ std::optional<Outcome<PullResult>> check_pull_target(const PullArgs& a,
 
 /// The subscription a pull filters with: parsed from the request with the SUBSCRIPTION flag, else the
 /// group's stored one (SUBSCRIPTION_NOT_EXIST / SUBSCRIPTION_NOT_LATEST when missing or older than the
-/// request's version). Only TAG expressions are supported (SYSTEM_ERROR otherwise).
-Outcome<SubscriptionData> pull_subscription(const PullArgs& a, const Membership& membership);
+/// request's version). SQL92 needs config.enable_property_filter (SYSTEM_ERROR otherwise) and an expression
+/// that compiles (SUBSCRIPTION_PARSE_FAILED otherwise).
+Outcome<SubscriptionData>
+pull_subscription(const PullArgs& a, const Membership& membership, const BrokerConfig& config);
 
 /// DefaultMessageStore.getMessage on one queue plus PullMessageProcessor's status mapping (4.9.8, master).
 /// `code` gets the store's response code (SUCCESS, PULL_NOT_FOUND, PULL_RETRY_IMMEDIATELY,
@@ -6176,6 +6665,9 @@ private:
 
 namespace rmq::detail {
 
+template <class Core>
+struct AdminGate;
+
 /// The consumer's engine; see the file comment.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 class ConsumerCore {
@@ -6194,7 +6686,8 @@ public:
     ~ConsumerCore();
 
     // ---------------------------------------------------------------- user-facing (impl/lifecycle.hpp)
-    void subscribe(std::string_view topic, std::string_view expression);
+    /// `type`: expression_type_tag or expression_type_sql92 (compiled here so a bad expression throws).
+    void subscribe(std::string_view topic, std::string_view expression, std::string_view type);
     void unsubscribe(std::string_view topic);
     void set_listener(Listener listener);
     void set_hooks(ConsumeHooks hooks);
@@ -6298,6 +6791,19 @@ private:
     void on_offset_illegal(const std::shared_ptr<PullState>& st, const PullResult& result);
     void note_subscription_inconsistency(const std::string& why);
 
+    // impl/stats.hpp
+    void schedule_stats_log();
+
+    // impl/admin.hpp
+    void open_admin();
+    void close_admin();
+    [[nodiscard]] ConsumerRunningInfo running_info() const;
+    void reset_offsets(const std::string& topic, const QueueOffsets& offsets);
+    void finish_reset(std::vector<QueueEntry> pending);
+    [[nodiscard]] QueueOffsets offset_table(const std::string& topic) const;
+    ConsumeDirectlyResult consume_directly(MessageExt msg, const std::string& broker_name);
+    static ConsumeDirectlyStatus directly_status(typename Order::Status s);
+
     // the queue table
     [[nodiscard]] std::vector<QueueEntry> table_snapshot() const;
     [[nodiscard]] std::shared_ptr<ProcessQueue> find_pq(const MessageQueue& mq) const;
@@ -6339,12 +6845,263 @@ private:
     // Queues that held unfinished messages when shutdown() stopped waiting for listeners (logged by the
     // destructor, which waits for those listeners). Written by shutdown(), read by the destructor.
     std::vector<MessageQueue> stuck_queues_;
+    std::shared_ptr<AdminGate<ConsumerCore>> admin_gate_;
+    std::int64_t start_wall_millis_ = 0;
     Host host_{*this};
     Service service_{host_};
 };
 
 }  // namespace rmq::detail
 
+
+// ---- begin rmq/detail/consumer/impl/admin.hpp ----
+
+/// @file detail/consumer/impl/admin.hpp
+/// ConsumerCore's answers to the admin tools (rmq::AdminHandler, registered with transports that model
+/// rmq::HasAdminHandler): running info, offset reset, offset table, consume-directly.
+
+#include <exception>
+#include <map>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+/// The handlers hold this, never the consumer: shutdown clears `core` under the mutex, so a request still
+/// running on a transport thread finishes before the consumer goes.
+template <class Core>
+struct AdminGate {
+    std::mutex mutex;
+    Core* core = nullptr;
+
+    template <class Fn, class R = std::invoke_result_t<Fn, Core&>>
+    R with(Fn&& fn, R fallback = R{}) {
+        const std::lock_guard lock(mutex);
+        return core != nullptr ? fn(*core) : std::move(fallback);
+    }
+};
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::open_admin() {
+    if constexpr (HasAdminHandler<Tr>) {
+        auto gate = std::make_shared<AdminGate<ConsumerCore>>();
+        gate->core = this;
+        admin_gate_ = gate;
+        start_wall_millis_ = clock_->wall_millis();
+        AdminHandler h;
+        h.running_info = [gate] {
+            return gate->with([](ConsumerCore& c) { return c.running_info(); });
+        };
+        h.reset_offset = [gate](const std::string& topic, QueueOffsets offsets) {
+            gate->with([&](ConsumerCore& c) {
+                c.gate_->post([&c, topic, offsets = std::move(offsets)] { c.reset_offsets(topic, offsets); });
+                return 0;
+            });
+        };
+        h.offset_table = [gate](const std::string& topic) {
+            return gate->with([&](ConsumerCore& c) { return c.offset_table(topic); });
+        };
+        h.consume_directly = [gate](MessageExt msg, const std::string& broker_name) {
+            ConsumeDirectlyResult gone;
+            gone.status = ConsumeDirectlyStatus::ThrowException;
+            gone.remark = "the consumer is shutting down";
+            return gate->with(
+                [&](ConsumerCore& c) { return c.consume_directly(std::move(msg), broker_name); },
+                std::move(gone));
+        };
+        transport_.set_admin_handler(group_, std::move(h));
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::close_admin() {
+    if constexpr (HasAdminHandler<Tr>) {
+        transport_.set_admin_handler(group_, AdminHandler{});
+        if (admin_gate_) {
+            const std::lock_guard lock(admin_gate_->mutex);
+            admin_gate_->core = nullptr;
+        }
+    }
+}
+
+/// Java's DefaultMQPushConsumerImpl.consumerRunningInfo: configuration, PROP_* entries, each owned queue's
+/// ProcessQueueInfo and each topic's ConsumeStatus.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+ConsumerRunningInfo ConsumerCore<Order, Allocate, OffsetStore, Tr>::running_info() const {
+    ConsumerRunningInfo out;
+    const auto& c = config_;
+    out.properties = {
+        {"consumerGroup", group_},
+        {"messageModel", clustering_ ? "CLUSTERING" : "BROADCASTING"},
+        {"consumeThreadMin", std::to_string(c.consume_thread_min)},
+        {"consumeThreadMax", std::to_string(c.consume_thread_max)},
+        {"consumeMessageBatchMaxSize", std::to_string(c.consume_message_batch_max_size)},
+        {"pullBatchSize", std::to_string(c.pull_batch_size)},
+        {"pullThresholdForQueue", std::to_string(pull_threshold_for_queue_.load())},
+        {"pullThresholdSizeForQueue", std::to_string(pull_threshold_size_for_queue_.load())},
+        {"maxReconsumeTimes", std::to_string(max_reconsume_times_)},
+        {"PROP_CONSUMEORDERLY", Order::requires_queue_lock ? "true" : "false"},
+        {"PROP_THREADPOOL_CORE_SIZE", std::to_string(c.consume_thread_min)},
+        {"PROP_CONSUMER_START_TIMESTAMP", std::to_string(start_wall_millis_)},
+    };
+    // ProcessQueue timestamps are steady; Java shows wall-clock ones. Offsets come from memory only (Java:
+    // memory first, then the store): this runs on the transport's io thread, where the store's broker query
+    // cannot.
+    const std::int64_t to_wall = clock_->wall_millis() - clock_->steady_millis();
+    for (const auto& [mq, pq] : table_snapshot()) {
+        RunningQueueInfo q{.mq = mq,
+                           .commit_offset = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory),
+                           .info = pq->info()};
+        for (auto* ts :
+             {&q.info.last_lock_timestamp, &q.info.last_pull_timestamp, &q.info.last_consume_timestamp}) {
+            *ts += to_wall;
+        }
+        out.queues.push_back(std::move(q));
+    }
+    // One ConsumeStatus per subscribed topic, zeros when nothing was seen yet (as Java).
+    std::map<std::string, TopicStats> seen;
+    for (auto& t : stats_.snapshot().topics) {
+        seen.emplace(t.topic, std::move(t));
+    }
+    for (const auto& [topic, sd] : subscriptions_.copy()) {
+        const auto it = seen.find(topic);
+        out.topics.push_back(it != seen.end() ? it->second : TopicStats{.topic = topic});
+    }
+    return out;
+}
+
+/// Java's MQClientInstance.resetOffset, on the loop: the queues of `topic` with a new offset are dropped
+/// (cached messages discarded; results of listeners still running are not committed, as for any dropped
+/// queue), the offsets set and persisted, the queues removed; the rebalance takes them again from there.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::reset_offsets(const std::string& topic,
+                                                                   const QueueOffsets& offsets) {
+    if (stopping_.load()) {
+        return;
+    }
+    const std::map<MessageQueue, std::int64_t> wanted(offsets.begin(), offsets.end());
+    std::vector<QueueEntry> affected;
+    for (auto& [mq, pq] : table_snapshot()) {
+        if (mq.topic == topic && wanted.contains(mq)) {
+            pq->set_dropped(true);
+            pq->clear();
+            affected.emplace_back(mq, pq);
+        }
+    }
+    for (const auto& [mq, pq] : affected) {
+        offset_store_.update_offset(mq, wanted.at(mq), false);
+        log_line(LogLevel::Info, "group [{}]: {} reset to offset {}", group_, mq, wanted.at(mq));
+    }
+    finish_reset(std::move(affected));
+}
+
+/// Removes the reset queues once their order policy lets them go (an orderly listener may still run),
+/// then rebalances.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::finish_reset(std::vector<QueueEntry> pending) {
+    std::vector<QueueEntry> left;
+    for (auto& [mq, pq] : pending) {
+        if (remove_unnecessary_queue(mq, *pq)) {
+            const std::lock_guard lock(table_mutex_);
+            if (const auto it = table_.find(mq); it != table_.end() && it->second == pq) {
+                table_.erase(it);
+            }
+        } else {
+            left.emplace_back(mq, pq);
+        }
+    }
+    if (!left.empty()) {
+        schedule(100, [this, left = std::move(left)]() mutable { finish_reset(std::move(left)); });
+        return;
+    }
+    do_rebalance();
+}
+
+/// Java's getConsumerStatus: the in-memory offsets of the owned queues of `topic`.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+QueueOffsets ConsumerCore<Order, Allocate, OffsetStore, Tr>::offset_table(const std::string& topic) const {
+    QueueOffsets out;
+    for (const auto& [mq, pq] : table_snapshot()) {
+        if (mq.topic == topic) {
+            const std::int64_t v = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory);
+            if (v >= 0) {
+                out.emplace_back(mq, v);
+            }
+        }
+    }
+    return out;
+}
+
+/// Java's consumeMessageDirectly: the listener sees a one-message batch from the message's queue; nothing
+/// is committed, sent back or counted.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+ConsumeDirectlyResult
+ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume_directly(MessageExt msg,
+                                                                 const std::string& broker_name) {
+    using Context = typename Order::Context;
+    ConsumeDirectlyResult out;
+    out.order = Order::requires_queue_lock;
+    if constexpr (!std::is_constructible_v<Context, MessageQueue>) {
+        out.status = ConsumeDirectlyStatus::ThrowException;
+        out.remark = "the order policy's context cannot be built from a MessageQueue";
+        return out;
+    } else {
+        if (!broker_name.empty()) {
+            msg.set_broker_name(broker_name);
+        }
+        MessageQueue mq{msg.topic(), msg.broker_name(), msg.queue_id()};
+        std::vector<MessageExt> batch;
+        batch.push_back(std::move(msg));
+        host_.reset_retry_topic(batch);
+        Context ctx(mq);
+        const std::int64_t begin = clock_->wall_millis();
+        try {
+            const auto status = listener_(std::span<const MessageExt>(batch), ctx);
+            out.status = status ? directly_status(*status) : ConsumeDirectlyStatus::ReturnNull;
+        } catch (const std::exception& e) {
+            out.status = ConsumeDirectlyStatus::ThrowException;
+            out.remark = e.what();
+        } catch (...) {
+            out.status = ConsumeDirectlyStatus::ThrowException;
+            out.remark = "unknown exception";
+        }
+        out.spent_time_millis = clock_->wall_millis() - begin;
+        if constexpr (requires { ctx.auto_commit(); }) {
+            out.auto_commit = ctx.auto_commit();
+        }
+        return out;
+    }
+}
+
+/// CMResult of a listener status: the stock statuses map as in Java, others by Order::is_success.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+ConsumeDirectlyStatus
+ConsumerCore<Order, Allocate, OffsetStore, Tr>::directly_status(typename Order::Status s) {
+    using Status = typename Order::Status;
+    if constexpr (std::is_same_v<Status, ConsumeOrderlyStatus>) {
+        switch (s) {
+        case ConsumeOrderlyStatus::Success:
+            return ConsumeDirectlyStatus::Success;
+        case ConsumeOrderlyStatus::Rollback:
+            return ConsumeDirectlyStatus::Rollback;
+        case ConsumeOrderlyStatus::Commit:
+            return ConsumeDirectlyStatus::Commit;
+        case ConsumeOrderlyStatus::SuspendCurrentQueueAMoment:
+            return ConsumeDirectlyStatus::Later;
+        }
+    }
+    return Order::is_success(s) ? ConsumeDirectlyStatus::Success : ConsumeDirectlyStatus::Later;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/admin.hpp ----
 
 // ---- begin rmq/detail/consumer/impl/heartbeat.hpp ----
 
@@ -6463,10 +7220,14 @@ std::string ConsumerCore<Order, Allocate, OffsetStore, Tr>::stuck_queue_names() 
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::subscribe(std::string_view topic,
-                                                               std::string_view expression) {
+                                                               std::string_view expression,
+                                                               std::string_view type) {
     check_not_shut_down("subscribe");
     check_topic(topic);
-    auto sd = parse_subscription(topic, expression);
+    auto sd = parse_subscription(topic, expression, type);
+    if (sd.expression_type == expression_type_sql92) {
+        (void)filter::compile(sd.sub_string);  // throws InvalidArgument with the reason
+    }
     sd.sub_version = clock_->wall_millis();
     subscriptions_.put(std::move(sd));
     if (state_.load() == State::Running) {
@@ -6537,6 +7298,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     });
     pool_->start();
     scheduler_.start();
+    open_admin();
     state_.store(State::Running);
     service_.start();
     start_timers();
@@ -6569,6 +7331,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_timers() {
     scheduler_.every(config_.persist_consumer_offset_interval,
                      config_.persist_consumer_offset_interval,
                      [this] { persist_all(); });
+    schedule_stats_log();
 }
 
 /// Bounded drain: stop the loop (no new pulls, rebalances or re-dispatches), let running listeners finish up
@@ -6586,6 +7349,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
             "owns the consumer");
     }
     stopping_.store(true);
+    close_admin();
     gate_->close();
     service_.stop();
     scheduler_.stop();
@@ -7401,16 +8165,32 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(co
     return true;
 }
 
+/// Java's truncateMessageQueueNotMyTopic: queues of topics no longer subscribed (unsubscribe) are dropped.
+/// rmq deviation: their offsets are persisted first, as for any other dropped queue; Java leaves them to the
+/// next persistAll, which discards offsets of queues it no longer holds, so a re-subscription there repeats
+/// what was consumed since the last persist.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::truncate_not_my_topic(
     const std::map<std::string, SubscriptionData>& subs) {
-    const std::lock_guard lock(table_mutex_);
-    for (auto it = table_.begin(); it != table_.end();) {
-        if (!subs.contains(it->first.topic)) {
-            it->second->set_dropped(true);
-            it = table_.erase(it);
-        } else {
-            ++it;
+    std::vector<MessageQueue> dropped;
+    {
+        const std::lock_guard lock(table_mutex_);
+        for (auto it = table_.begin(); it != table_.end();) {
+            if (!subs.contains(it->first.topic)) {
+                it->second->set_dropped(true);
+                dropped.push_back(it->first);
+                it = table_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    for (const auto& mq : dropped) {
+        try {
+            offset_store_.persist(mq);
+            offset_store_.remove_offset(mq);
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Warn, "group [{}]: persisting {} failed: {}", group_, mq, e.what());
         }
     }
 }
@@ -7490,6 +8270,7 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_back(const MessageExt&
             .delay_level = delay_level,
             .max_reconsume_times = max_reconsume_times_,
         });
+        stats_.record_send_back(true);
         return true;
     } catch (const std::exception& e) {
         log_line(LogLevel::Warn,
@@ -7498,7 +8279,9 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_back(const MessageExt&
                  msg.msg_id(),
                  e.what());
     }
-    return send_retry_copy(msg);
+    const bool ok = send_retry_copy(msg);
+    stats_.record_send_back(ok);
+    return ok;
 }
 
 /// The fallback of Java's sendMessageBack: a copy of `msg` with the retry properties, delayed by 3 +
@@ -7545,6 +8328,7 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_to_dlq(const MessageEx
             .delay_level = -1,
             .max_reconsume_times = max_reconsume_times_,
         });
+        stats_.record_sent_to_dlq();
         return true;
     } catch (const std::exception& e) {
         log_line(
@@ -7564,6 +8348,7 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_to_dlq(const MessageEx
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -7601,6 +8386,23 @@ ConsumerStats ConsumerCore<Order, Allocate, OffsetStore, Tr>::stats() const {
         out.queues.push_back(std::move(q));
     }
     return out;
+}
+
+/// ConsumerConfig::stats_log_interval: the per-topic stats lines at Info, from the loop.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::schedule_stats_log() {
+    const std::int64_t period = config_.stats_log_interval;
+    if (period <= 0) {
+        return;
+    }
+    scheduler_.every(period, period, [this] {
+        if (!log_enabled(LogLevel::Info)) {
+            return;
+        }
+        for (const std::string& line : stats_log_lines(stats(), group_)) {
+            log_message(LogLevel::Info, line);
+        }
+    });
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
@@ -7731,7 +8533,15 @@ public:
     /// Java's subscribe(topic, subExpression): "*" or "TagA || TagB". May be called after start (heartbeat
     /// and rebalance follow at once). Throws rmq::InvalidArgument for a bad topic or expression.
     void subscribe(std::string_view topic, std::string_view expression = "*") {
-        core_->subscribe(topic, expression);
+        core_->subscribe(topic, expression, expression_type_tag);
+    }
+
+    /// Java's subscribe(topic, MessageSelector): MessageSelector::by_tag as above, or
+    /// MessageSelector::by_sql("a > 5 AND b = 'x'") to filter on the broker by message properties (the broker
+    /// must run with enablePropertyFilter=true). Throws rmq::InvalidArgument for a bad topic, tag expression
+    /// or SQL92 expression (the message says what and where).
+    void subscribe(std::string_view topic, const MessageSelector& selector) {
+        core_->subscribe(topic, selector.expression(), selector.expression_type());
     }
 
     /// Java's unsubscribe(topic).
@@ -7826,6 +8636,72 @@ private:
 
 }  // namespace rmq
 // ---- end rmq/consumer.hpp ----
+
+// ---- begin rmq/metrics.hpp ----
+
+/// @file metrics.hpp
+/// Prometheus text exposition (format 0.0.4) of rmq::ConsumerStats and rmq::ProducerStats: counters
+/// `*_total`, gauges, and histograms with `_bucket{le=...}`, `_sum`, `_count`. Names follow the RocketMQ 5.x
+/// clients' metrics where one exists (rocketmq_process_time, rocketmq_consumer_cached_messages,
+/// rocketmq_consumer_cached_bytes, rocketmq_send_cost_time); rmq's other figures are `rmq_*`. docs/metrics.md
+/// lists every family, its labels and the Java names.
+
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq {
+
+/// The Content-Type of a /metrics response in this format.
+inline constexpr std::string_view prometheus_content_type = "text/plain; version=0.0.4; charset=utf-8";
+
+/// One exposition built from any number of consumers and producers: samples of the same family from several
+/// clients share one `# HELP` / `# TYPE` block, as the format requires. Families appear in the order first
+/// added; each client's samples in the order of its snapshot. Not thread-safe (build one per scrape).
+class PrometheusText {
+public:
+    /// Adds a consumer's figures, every sample labelled `consumer_group` and `client_id`.
+    PrometheusText&
+    add(const ConsumerStats& stats, std::string_view consumer_group, std::string_view client_id);
+
+    /// Adds a producer's figures, every sample labelled `producer_group` and `client_id`.
+    PrometheusText&
+    add(const ProducerStats& stats, std::string_view producer_group, std::string_view client_id);
+
+    /// The exposition text (ends with a newline when not empty).
+    [[nodiscard]] std::string str() const;
+
+private:
+    struct Family {
+        std::string_view name;
+        std::string_view type;
+        std::string_view help;
+        std::string samples;
+    };
+
+    Family& family(std::string_view name);
+    void add_topics(const ConsumerStats& stats, std::string_view group, std::string_view client);
+    void add_queues(const ConsumerStats& stats, std::string_view group, std::string_view client);
+
+    std::deque<Family> families_;  // a deque: references to a family stay valid as others are added
+};
+
+/// The exposition of one consumer (PrometheusText().add(stats, consumer_group, client_id).str()).
+[[nodiscard]] RMQ_DECL std::string
+to_prometheus(const ConsumerStats& stats, std::string_view consumer_group, std::string_view client_id);
+
+/// The exposition of one producer.
+[[nodiscard]] RMQ_DECL std::string
+to_prometheus(const ProducerStats& stats, std::string_view producer_group, std::string_view client_id);
+
+/// A label value as the format writes it between quotes: backslash, double quote and newline escaped.
+[[nodiscard]] RMQ_DECL std::string prometheus_escape_label_value(std::string_view value);
+
+}  // namespace rmq
+
+// ---- end rmq/metrics.hpp ----
 
 // ---- begin rmq/offset_store/memory.hpp ----
 
@@ -8607,9 +9483,11 @@ inline bool retryable_send_code(int code) noexcept {
 /// retries), `send(msg, selector, arg)` and `send(msg, queue)`. Every send sets UNIQ_KEY
 /// (MessageClientIDSetter) unless the message has one. Thread-safe once started.
 ///
-/// Not modelled: asynchronous and one-way sends, batches, transactions, body compression (bodies are sent
-/// as they are), request/reply, namespaces, the latency fault strategy (a retry does avoid the broker
-/// that just failed, as selectOneMessageQueue(lastBrokerName) does).
+/// Body compression is the transport's: RemotingTransport deflates bodies of at least
+/// RemotingConfig::compress_msg_body_over_howmuch bytes at compress_level (the embedded broker stores bodies
+/// as they are). Not modelled: asynchronous and one-way sends, batches, transactions, request/reply,
+/// namespaces, the latency fault strategy (a retry does avoid the broker that just failed, as
+/// selectOneMessageQueue(lastBrokerName) does).
 template <Transport Tr>
 class Producer {
 public:
@@ -8683,12 +9561,16 @@ public:
 
     [[nodiscard]] const ProducerConfig& config() const noexcept { return config_; }
 
+    /// Send counters and times per topic since start (rmq/metrics.hpp exports them). Thread-safe.
+    [[nodiscard]] ProducerStats stats() const { return stats_.snapshot(); }
+
     /// Sends to the topic's next write queue (round robin), trying up to 1 + retry_times_when_send_failed
     /// queues on retryable broker errors. Throws rmq::InvalidArgument for a bad message, rmq::Timeout past
     /// send_msg_timeout, rmq::BrokerError / rmq::Error when every attempt failed.
     SendResult send(const Message& msg) {
         check_running();
         Message m = prepared(msg);
+        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
         const std::int64_t begin = now();
         const auto queues = write_queues(m.topic());
         const int total = 1 + config_.retry_times_when_send_failed;
@@ -8730,6 +9612,7 @@ public:
     SendResult send(const Message& msg, Selector&& selector, Arg&& arg) {
         check_running();
         Message m = prepared(msg);
+        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
         const std::int64_t begin = now();
         const auto queues = write_queues(m.topic());
         const MessageQueue mq = std::invoke(
@@ -8745,6 +9628,7 @@ public:
     SendResult send(const Message& msg, const MessageQueue& mq) {
         check_running();
         Message m = prepared(msg);
+        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
         return send_to(m, mq);
     }
 
@@ -8871,6 +9755,7 @@ private:
     std::string client_id_;
     std::map<std::string, CachedRoute> routes_;
     std::atomic<std::size_t> next_index_{0};
+    detail::ProducerStatsCollector stats_;
 };
 
 }  // namespace rmq
@@ -8879,6 +9764,581 @@ private:
 
 // ---- definitions (impl/*.ipp): compiled here header-only, or in the one TU that defines RMQ_SOURCE ----
 #if RMQ_INCLUDE_IMPL
+
+// ---- begin rmq/impl/message.ipp ----
+
+/// @file impl/message.ipp
+/// Definitions of message.hpp.
+
+
+namespace rmq {
+
+RMQ_DECL std::string encode_properties(const std::map<std::string, std::string>& props) {
+    std::string out;
+    for (const auto& [name, value] : props) {
+        out.append(name);
+        out.push_back(property::name_value_separator);
+        out.append(value);
+        out.push_back(property::property_separator);
+    }
+    if (!out.empty()) {
+        out.pop_back();
+    }
+    return out;
+}
+
+RMQ_DECL std::map<std::string, std::string> decode_properties(std::string_view text) {
+    std::map<std::string, std::string> out;
+    while (!text.empty()) {
+        const std::size_t end = text.find(property::property_separator);
+        const std::string_view entry = text.substr(0, end);
+        if (const std::size_t sep = entry.find(property::name_value_separator);
+            sep != std::string_view::npos && sep > 0 && sep + 1 < entry.size()) {
+            out.insert_or_assign(std::string(entry.substr(0, sep)), std::string(entry.substr(sep + 1)));
+        }
+        if (end == std::string_view::npos) {
+            break;
+        }
+        text.remove_prefix(end + 1);
+    }
+    return out;
+}
+
+RMQ_DECL Message::Message(std::string topic, std::string_view tags, std::string_view keys, std::string body)
+    : topic_(std::move(topic))
+    , body_(std::move(body)) {
+    if (!tags.empty()) {
+        set_property(property::tags, tags);
+    }
+    if (!keys.empty()) {
+        set_property(property::keys, keys);
+    }
+}
+
+RMQ_DECL std::int32_t Message::delay_time_level() const noexcept {
+    const auto v = property_view(property::delay_time_level);
+    std::int32_t level = 0;
+    for (const char c : v) {
+        if (c < '0' || c > '9') {
+            return 0;
+        }
+        level = level * 10 + (c - '0');
+    }
+    return level;
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/message.ipp ----
+
+// ---- begin rmq/impl/clock.ipp ----
+
+/// @file impl/clock.ipp
+/// Definitions of clock.hpp.
+
+
+namespace rmq {
+
+RMQ_DECL std::int64_t SystemClock::steady_millis() const {
+    return std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+RMQ_DECL std::int64_t SystemClock::wall_millis() const {
+    return std::chrono::duration_cast<Millis>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+RMQ_DECL void ManualClock::advance(Millis by) {
+    std::vector<std::function<void()>> to_call;
+    {
+        const std::lock_guard lock(mutex_);
+        steady_ += by.count();
+        for (const auto& entry : listeners_) {
+            to_call.push_back(entry.second);
+        }
+    }
+    for (const auto& f : to_call) {
+        f();
+    }
+}
+
+RMQ_DECL std::uint64_t ManualClock::add_listener(std::function<void()> on_advance) {
+    const std::lock_guard lock(mutex_);
+    listeners_.emplace_back(++next_id_, std::move(on_advance));
+    return next_id_;
+}
+
+RMQ_DECL void ManualClock::remove_listener(std::uint64_t id) {
+    const std::lock_guard lock(mutex_);
+    std::erase_if(listeners_, [id](const auto& e) { return e.first == id; });
+}
+
+RMQ_DECL std::shared_ptr<Clock> system_clock() {
+    static const auto clock = std::make_shared<SystemClock>();
+    return clock;
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/clock.ipp ----
+
+// ---- begin rmq/impl/process_queue.ipp ----
+
+/// @file impl/process_queue.ipp
+/// Definitions of process_queue.hpp.
+
+
+// Only the definitions need these.
+#include <charconv>
+#include <chrono>
+#include <system_error>
+#include <thread>
+
+#include <fmt/format.h>
+
+
+namespace rmq {
+
+RMQ_DECL ProcessQueue::ProcessQueue(std::shared_ptr<Clock> clock)
+    : clock_(clock ? std::move(clock) : throw InvalidArgument("ProcessQueue: clock must not be null"))
+    , last_pull_timestamp_(clock_->steady_millis())
+    , last_consume_timestamp_(last_pull_timestamp_.load())
+    , last_lock_timestamp_(last_pull_timestamp_.load()) {}
+
+RMQ_DECL bool ProcessQueue::put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch,
+                                                std::optional<std::int64_t> max_offset) {
+    if (!batch) {
+        throw InvalidArgument("ProcessQueue::put_messages_shared: batch must not be null");
+    }
+    auto& msgs = *batch;
+    const std::unique_lock lock(tree_mutex_);
+    // Only the last message of the batch counts, as in Java.
+    std::optional<std::int64_t> last_offset;
+    std::optional<std::int64_t> last_max_offset;
+    if (!msgs.empty()) {
+        last_offset = msgs.back().queue_offset();
+        last_max_offset =
+            max_offset ? max_offset : parse_long(msgs.back().property_view(property::max_offset));
+    }
+    std::int64_t added = 0;
+    std::int64_t added_bytes = 0;
+    for (std::size_t i = 0; i < msgs.size(); ++i) {
+        const std::int64_t offset = msgs[i].queue_offset();
+        if (msg_tree_.try_emplace(offset, Entry{batch, i, start_of(msgs[i])}).second) {
+            ++added;
+            added_bytes += static_cast<std::int64_t>(msgs[i].body().size());
+            queue_offset_max_.store(offset);
+        }
+    }
+    msg_count_.fetch_add(added);
+    msg_size_.fetch_add(added_bytes);
+
+    bool dispatch = false;
+    if (!msg_tree_.empty() && !consuming_.load()) {
+        dispatch = true;
+        consuming_.store(true);
+    }
+    if (last_offset && last_max_offset) {
+        if (const std::int64_t acc = *last_max_offset - *last_offset; acc > 0) {
+            msg_acc_cnt_.store(acc);
+        }
+    }
+    return dispatch;
+}
+
+RMQ_DECL std::vector<MessageExt> ProcessQueue::take_messages(std::size_t batch_size) {
+    std::vector<MessageExt> out;
+    const std::unique_lock lock(tree_mutex_);
+    last_consume_timestamp_.store(clock_->steady_millis());
+    out.reserve(std::min(batch_size, msg_tree_.size()));
+    while (out.size() < batch_size && !msg_tree_.empty()) {
+        auto node = msg_tree_.extract(msg_tree_.begin());
+        out.push_back(node.mapped().msg());
+        consuming_tree_.insert(std::move(node));
+    }
+    if (out.empty()) {
+        consuming_.store(false);
+    }
+    return out;
+}
+
+RMQ_DECL std::int64_t ProcessQueue::commit() {
+    const std::unique_lock lock(tree_mutex_);
+    if (consuming_tree_.empty()) {
+        return -1;
+    }
+    const std::int64_t next = consuming_tree_.rbegin()->first + 1;
+    const auto taken = static_cast<std::int64_t>(consuming_tree_.size());
+    if (msg_count_.fetch_sub(taken) - taken == 0) {
+        msg_size_.store(0);
+    } else {
+        std::int64_t bytes = 0;
+        for (const auto& [offset, entry] : consuming_tree_) {
+            bytes += static_cast<std::int64_t>(entry.msg().body().size());
+        }
+        msg_size_.fetch_sub(bytes);
+    }
+    consuming_tree_.clear();
+    return next;
+}
+
+RMQ_DECL void ProcessQueue::rollback() {
+    const std::unique_lock lock(tree_mutex_);
+    while (!consuming_tree_.empty()) {
+        auto node = consuming_tree_.extract(consuming_tree_.begin());
+        msg_tree_.insert_or_assign(node.key(), std::move(node.mapped()));
+    }
+}
+
+RMQ_DECL void ProcessQueue::make_message_to_consume_again(std::span<const std::int64_t> queue_offsets) {
+    const std::unique_lock lock(tree_mutex_);
+    for (const std::int64_t offset : queue_offsets) {
+        if (auto node = consuming_tree_.extract(offset)) {
+            msg_tree_.insert_or_assign(offset, std::move(node.mapped()));
+        }
+    }
+}
+
+RMQ_DECL void ProcessQueue::make_message_to_consume_again(std::span<const MessageExt> msgs) {
+    const std::unique_lock lock(tree_mutex_);
+    for (const auto& msg : msgs) {
+        consuming_tree_.erase(msg.queue_offset());
+        msg_tree_.insert_or_assign(
+            msg.queue_offset(), Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0, start_of(msg)});
+    }
+}
+
+RMQ_DECL void ProcessQueue::clear() {
+    const std::unique_lock lock(tree_mutex_);
+    msg_tree_.clear();
+    consuming_tree_.clear();
+    msg_count_.store(0);
+    msg_size_.store(0);
+    queue_offset_max_.store(0);
+}
+
+RMQ_DECL void ProcessQueue::set_consume_start(std::span<const std::int64_t> queue_offsets,
+                                              std::int64_t wall_millis) {
+    const std::string value = std::to_string(wall_millis);
+    const std::unique_lock lock(tree_mutex_);
+    for (const std::int64_t offset : queue_offsets) {
+        if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
+            it->second.msg().set_property(property::consume_start_timestamp, value);
+            it->second.consume_start = wall_millis;
+        } else if (const auto jt = consuming_tree_.find(offset); jt != consuming_tree_.end()) {
+            jt->second.msg().set_property(property::consume_start_timestamp, value);
+            jt->second.consume_start = wall_millis;
+        }
+    }
+}
+
+RMQ_DECL ProcessQueue::Info ProcessQueue::info() const {
+    Info out;
+    const std::shared_lock lock(tree_mutex_);
+    if (!msg_tree_.empty()) {
+        out.cached_msg_min_offset = msg_tree_.begin()->first;
+        out.cached_msg_max_offset = msg_tree_.rbegin()->first;
+        out.cached_msg_count = static_cast<std::int64_t>(msg_tree_.size());
+    }
+    out.cached_msg_size_in_mib = msg_size_.load() / (1024 * 1024);
+    if (!consuming_tree_.empty()) {
+        out.transaction_msg_min_offset = consuming_tree_.begin()->first;
+        out.transaction_msg_max_offset = consuming_tree_.rbegin()->first;
+        out.transaction_msg_count = static_cast<std::int64_t>(consuming_tree_.size());
+    }
+    out.locked = locked();
+    out.try_unlock_times = try_unlock_times();
+    out.last_lock_timestamp = last_lock_timestamp();
+    out.dropped = dropped();
+    out.last_pull_timestamp = last_pull_timestamp();
+    out.last_consume_timestamp = last_consume_timestamp();
+    return out;
+}
+
+RMQ_DECL bool ProcessQueue::try_lock_consume_for(Millis timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!consume_lock_.try_lock()) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(deadline - now, Millis(1)));
+    }
+    return true;
+}
+
+RMQ_DECL std::optional<std::int64_t> ProcessQueue::parse_long(std::string_view text) noexcept {
+    std::int64_t value = 0;
+    const char* const end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (text.empty() || ec != std::errc{} || ptr != end) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+RMQ_DECL void ProcessQueue::log_send_back_failure(const MessageExt& msg, std::exception_ptr error) {
+    std::string reason = "send_back returned false";
+    if (error) {
+        try {
+            std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+            reason = e.what();
+        } catch (...) {
+            reason = "unknown exception";
+        }
+    }
+    detail::log_line(LogLevel::Warn,
+                     "send expired msg back failed, topic={}, queueId={}, queueOffset={}: {}\n",
+                     msg.topic(),
+                     msg.queue_id(),
+                     msg.queue_offset(),
+                     reason);
+}
+
+RMQ_DECL std::int64_t ProcessQueue::remove_locked(std::span<const std::int64_t> queue_offsets) {
+    last_consume_timestamp_.store(clock_->steady_millis());
+    if (msg_tree_.empty()) {
+        return -1;
+    }
+    std::int64_t result = queue_offset_max_.load() + 1;
+    std::int64_t removed = 0;
+    std::int64_t removed_bytes = 0;
+    for (const std::int64_t offset : queue_offsets) {
+        if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
+            ++removed;
+            removed_bytes += static_cast<std::int64_t>(it->second.msg().body().size());
+            msg_tree_.erase(it);
+        }
+    }
+    if (msg_count_.fetch_sub(removed) - removed == 0) {
+        msg_size_.store(0);
+    } else {
+        msg_size_.fetch_sub(removed_bytes);
+    }
+    if (!msg_tree_.empty()) {
+        result = msg_tree_.begin()->first;
+    }
+    return result;
+}
+
+RMQ_DECL std::int64_t ProcessQueue::start_of(const MessageExt& msg) {
+    return parse_long(msg.property_view(property::consume_start_timestamp)).value_or(-1);
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/process_queue.ipp ----
+
+// ---- begin rmq/impl/stats.ipp ----
+
+/// @file impl/stats.ipp
+/// Definitions of stats.hpp.
+
+
+// Only the definitions need these.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace rmq {
+
+RMQ_DECL std::vector<std::string> stats_log_lines(const ConsumerStats& stats, std::string_view group) {
+    std::vector<std::string> out;
+    out.reserve(stats.topics.size());
+    for (const TopicStats& t : stats.topics) {
+        std::int64_t cached_msgs = 0;
+        std::int64_t cached_bytes = 0;
+        for (const QueueStats& q : stats.queues) {
+            if (q.mq.topic == t.topic) {
+                cached_msgs += q.cached_msg_count;
+                cached_bytes += q.cached_msg_bytes;
+            }
+        }
+        out.push_back(fmt::format(
+            "[ConsumeStats] [{}@{}] Stats In One Minute, PULL_TPS: {:.2f} PULL_RT: {:.2f} CONSUME_OK_TPS: "
+            "{:.2f} CONSUME_FAILED_TPS: {:.2f} CONSUME_RT: {:.2f} FAILED_IN_ONE_HOUR: {} CACHED: {} msgs {} "
+            "bytes TOTAL: pulled {} ok {} failed {}",
+            t.topic,
+            group,
+            t.pull_tps,
+            t.pull_rt,
+            t.consume_ok_tps,
+            t.consume_failed_tps,
+            t.consume_rt,
+            t.consume_failed_msgs,
+            cached_msgs,
+            cached_bytes,
+            t.pulled_msgs_total,
+            t.consume_ok_total,
+            t.consume_failed_total));
+    }
+    return out;
+}
+
+RMQ_DECL Histogram detail::HistogramCounter::read() const {
+    Histogram h;
+    h.bounds.assign(bounds_->begin(), bounds_->end());
+    if (count_ > 0) {
+        h.counts.assign(counts_.begin(), counts_.end());
+    }
+    h.sum = static_cast<double>(sum_);
+    h.count = count_;
+    return h;
+}
+
+RMQ_DECL void
+detail::ProducerStatsCollector::record_send(std::string_view topic, std::int64_t millis, bool ok) {
+    const std::lock_guard lock(mutex_);
+    auto it = topics_.find(topic);
+    if (it == topics_.end()) {
+        it = topics_.emplace(std::string(topic), Topic{}).first;
+    }
+    Topic& t = it->second;
+    (ok ? t.ok : t.failed) += 1;
+    (ok ? t.cost_ok : t.cost_failed).add(millis);
+}
+
+RMQ_DECL ProducerStats detail::ProducerStatsCollector::snapshot() const {
+    ProducerStats out;
+    const std::lock_guard lock(mutex_);
+    out.topics.reserve(topics_.size());
+    for (const auto& [name, t] : topics_) {
+        out.topics.push_back(ProducerTopicStats{
+            .topic = name,
+            .send_ok_total = t.ok,
+            .send_failed_total = t.failed,
+            .send_cost_time_ok = t.cost_ok.read(),
+            .send_cost_time_failed = t.cost_failed.read(),
+        });
+    }
+    return out;
+}
+
+RMQ_DECL detail::WindowCounter::Window detail::WindowCounter::read(std::int64_t now,
+                                                                   std::int64_t since) const noexcept {
+    const std::int64_t id = now / bucket_millis_;
+    const std::int64_t oldest = id - static_cast<std::int64_t>(bucket_count) + 1;
+    Window w;
+    for (const Bucket& b : buckets_) {
+        if (b.id >= oldest && b.id <= id) {
+            w.sum += b.value;
+            w.times += b.times;
+        }
+    }
+    w.span_millis = std::max<std::int64_t>(1, now - std::max(oldest * bucket_millis_, since));
+    return w;
+}
+
+RMQ_DECL void detail::StatsCollector::record_consume_rt(std::string_view topic, std::int64_t millis) {
+    with_topic(topic, [&](Topic& t, std::int64_t now) {
+        t.consume_rt.add(now, millis);
+        t.consume_rt_hour.add(now, millis);
+        t.process_time.add(millis);
+    });
+}
+
+RMQ_DECL void detail::StatsCollector::record_consume_failed(std::string_view topic, std::int64_t count) {
+    with_topic(topic, [&](Topic& t, std::int64_t now) {
+        t.consume_failed.add(now, count);
+        t.consume_failed_hour.add(now, count);
+        t.consume_failed_total += count;
+    });
+}
+
+RMQ_DECL void detail::StatsCollector::record_consume(std::string_view topic,
+                                                     std::int64_t millis,
+                                                     std::int64_t ok,
+                                                     std::int64_t failed) {
+    with_topic(topic, [&](Topic& t, std::int64_t now) {
+        t.consume_rt.add(now, millis);
+        t.consume_rt_hour.add(now, millis);
+        t.process_time.add(millis);
+        if (ok > 0) {
+            t.consume_ok.add(now, ok);
+            t.consume_ok_total += ok;
+        }
+        if (failed > 0) {
+            t.consume_failed.add(now, failed);
+            t.consume_failed_hour.add(now, failed);
+            t.consume_failed_total += failed;
+        }
+    });
+}
+
+RMQ_DECL void detail::StatsCollector::set_queue(QueueStats q) {
+    if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
+        q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
+    } else {
+        q.lag = 0;
+    }
+    const std::lock_guard lock(misc_mutex_);
+    auto key = q.mq;
+    queues_.insert_or_assign(std::move(key), std::move(q));
+}
+
+RMQ_DECL void detail::StatsCollector::set_subscription_inconsistent(bool inconsistent, std::string detail) {
+    const std::lock_guard lock(misc_mutex_);
+    subscription_inconsistent_ = inconsistent;
+    subscription_detail_ = inconsistent ? std::move(detail) : std::string{};
+}
+
+RMQ_DECL ConsumerStats detail::StatsCollector::snapshot() const {
+    const std::int64_t now = clock_->steady_millis();
+    ConsumerStats out;
+    {
+        const std::shared_lock lock(topics_mutex_);
+        out.topics.reserve(topics_.size());
+        for (const auto& [name, topic] : topics_) {
+            out.topics.push_back(topic_stats(name, *topic, now));
+        }
+    }
+    const std::lock_guard lock(misc_mutex_);
+    out.queues.reserve(queues_.size());
+    for (const auto& [mq, q] : queues_) {
+        out.queues.push_back(q);
+    }
+    out.subscription_inconsistent = subscription_inconsistent_;
+    out.subscription_inconsistent_detail = subscription_detail_;
+    out.damaged_records = damaged_records_;
+    out.send_back_total = send_back_total_;
+    out.send_back_failed_total = send_back_failed_total_;
+    out.sent_to_dlq_total = sent_to_dlq_total_;
+    return out;
+}
+
+RMQ_DECL TopicStats detail::StatsCollector::topic(std::string_view name) const {
+    const std::int64_t now = clock_->steady_millis();
+    const std::shared_lock lock(topics_mutex_);
+    if (auto it = topics_.find(name); it != topics_.end()) {
+        return topic_stats(it->first, *it->second, now);
+    }
+    return TopicStats{std::string(name)};
+}
+
+RMQ_DECL TopicStats detail::StatsCollector::topic_stats(const std::string& name,
+                                                        Topic& t,
+                                                        std::int64_t now) const {
+    const std::lock_guard lock(t.mutex);
+    auto avg = [](const WindowCounter::Window& w) {
+        return w.times == 0 ? 0.0 : static_cast<double>(w.sum) / static_cast<double>(w.times);
+    };
+    auto tps = [](const WindowCounter::Window& w) {
+        return static_cast<double>(w.sum) * 1000.0 / static_cast<double>(w.span_millis);
+    };
+    TopicStats s{name};
+    s.pull_rt = avg(t.pull_rt.read(now, start_));
+    s.pull_tps = tps(t.pull_tps.read(now, start_));
+    const auto rt = t.consume_rt.read(now, start_);
+    s.consume_rt = rt.sum != 0 ? avg(rt) : avg(t.consume_rt_hour.read(now, start_));
+    s.consume_ok_tps = tps(t.consume_ok.read(now, start_));
+    s.consume_failed_tps = tps(t.consume_failed.read(now, start_));
+    s.consume_failed_msgs = t.consume_failed_hour.read(now, start_).sum;
+    s.pulled_msgs_total = t.pulled_total;
+    s.consume_ok_total = t.consume_ok_total;
+    s.consume_failed_total = t.consume_failed_total;
+    s.process_time = t.process_time.read();
+    return s;
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/stats.ipp ----
 
 // ---- begin rmq/detail/allocate/impl/check.ipp ----
 
@@ -9335,120 +10795,6 @@ RMQ_DECL std::vector<std::size_t> AllocateSticky::owners(std::span<const Message
 
 }  // namespace rmq
 // ---- end rmq/allocate/impl/sticky.ipp ----
-
-// ---- begin rmq/impl/clock.ipp ----
-
-/// @file impl/clock.ipp
-/// Definitions of clock.hpp.
-
-
-namespace rmq {
-
-RMQ_DECL std::int64_t SystemClock::steady_millis() const {
-    return std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-RMQ_DECL std::int64_t SystemClock::wall_millis() const {
-    return std::chrono::duration_cast<Millis>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-RMQ_DECL void ManualClock::advance(Millis by) {
-    std::vector<std::function<void()>> to_call;
-    {
-        const std::lock_guard lock(mutex_);
-        steady_ += by.count();
-        for (const auto& entry : listeners_) {
-            to_call.push_back(entry.second);
-        }
-    }
-    for (const auto& f : to_call) {
-        f();
-    }
-}
-
-RMQ_DECL std::uint64_t ManualClock::add_listener(std::function<void()> on_advance) {
-    const std::lock_guard lock(mutex_);
-    listeners_.emplace_back(++next_id_, std::move(on_advance));
-    return next_id_;
-}
-
-RMQ_DECL void ManualClock::remove_listener(std::uint64_t id) {
-    const std::lock_guard lock(mutex_);
-    std::erase_if(listeners_, [id](const auto& e) { return e.first == id; });
-}
-
-RMQ_DECL std::shared_ptr<Clock> system_clock() {
-    static const auto clock = std::make_shared<SystemClock>();
-    return clock;
-}
-
-}  // namespace rmq
-// ---- end rmq/impl/clock.ipp ----
-
-// ---- begin rmq/impl/message.ipp ----
-
-/// @file impl/message.ipp
-/// Definitions of message.hpp.
-
-
-namespace rmq {
-
-RMQ_DECL std::string encode_properties(const std::map<std::string, std::string>& props) {
-    std::string out;
-    for (const auto& [name, value] : props) {
-        out.append(name);
-        out.push_back(property::name_value_separator);
-        out.append(value);
-        out.push_back(property::property_separator);
-    }
-    if (!out.empty()) {
-        out.pop_back();
-    }
-    return out;
-}
-
-RMQ_DECL std::map<std::string, std::string> decode_properties(std::string_view text) {
-    std::map<std::string, std::string> out;
-    while (!text.empty()) {
-        const std::size_t end = text.find(property::property_separator);
-        const std::string_view entry = text.substr(0, end);
-        if (const std::size_t sep = entry.find(property::name_value_separator);
-            sep != std::string_view::npos && sep > 0 && sep + 1 < entry.size()) {
-            out.insert_or_assign(std::string(entry.substr(0, sep)), std::string(entry.substr(sep + 1)));
-        }
-        if (end == std::string_view::npos) {
-            break;
-        }
-        text.remove_prefix(end + 1);
-    }
-    return out;
-}
-
-RMQ_DECL Message::Message(std::string topic, std::string_view tags, std::string_view keys, std::string body)
-    : topic_(std::move(topic))
-    , body_(std::move(body)) {
-    if (!tags.empty()) {
-        set_property(property::tags, tags);
-    }
-    if (!keys.empty()) {
-        set_property(property::keys, keys);
-    }
-}
-
-RMQ_DECL std::int32_t Message::delay_time_level() const noexcept {
-    const auto v = property_view(property::delay_time_level);
-    std::int32_t level = 0;
-    for (const char c : v) {
-        if (c < '0' || c > '9') {
-            return 0;
-        }
-        level = level * 10 + (c - '0');
-    }
-    return level;
-}
-
-}  // namespace rmq
-// ---- end rmq/impl/message.ipp ----
 
 // ---- begin rmq/impl/namespace.ipp ----
 
@@ -9942,6 +11288,11 @@ RMQ_DECL void ConsumerConfig::validate_intervals() const {
     detail::check_positive("rebalance_interval", rebalance_interval);
     detail::check_positive("lock_renewal_interval", lock_renewal_interval);
     detail::check_positive("consume_queue_capacity", consume_queue_capacity);
+    detail::check_range("stats_log_interval",
+                        "statsLogInterval",
+                        stats_log_interval,
+                        0,
+                        std::numeric_limits<std::int64_t>::max());
     detail::check_range("pull_time_delay_mills_when_exception",
                         "pullTimeDelayMillsWhenException",
                         pull_time_delay_mills_when_exception,
@@ -10014,253 +11365,6 @@ RMQ_DECL std::string ConsumerConfig::with_namespace(std::string_view resource) c
 
 }  // namespace rmq
 // ---- end rmq/impl/consumer_config.ipp ----
-
-// ---- begin rmq/impl/process_queue.ipp ----
-
-/// @file impl/process_queue.ipp
-/// Definitions of process_queue.hpp.
-
-
-// Only the definitions need these.
-#include <charconv>
-#include <chrono>
-#include <system_error>
-#include <thread>
-
-#include <fmt/format.h>
-
-
-namespace rmq {
-
-RMQ_DECL ProcessQueue::ProcessQueue(std::shared_ptr<Clock> clock)
-    : clock_(clock ? std::move(clock) : throw InvalidArgument("ProcessQueue: clock must not be null"))
-    , last_pull_timestamp_(clock_->steady_millis())
-    , last_consume_timestamp_(last_pull_timestamp_.load())
-    , last_lock_timestamp_(last_pull_timestamp_.load()) {}
-
-RMQ_DECL bool ProcessQueue::put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch,
-                                                std::optional<std::int64_t> max_offset) {
-    if (!batch) {
-        throw InvalidArgument("ProcessQueue::put_messages_shared: batch must not be null");
-    }
-    auto& msgs = *batch;
-    const std::unique_lock lock(tree_mutex_);
-    // Only the last message of the batch counts, as in Java.
-    std::optional<std::int64_t> last_offset;
-    std::optional<std::int64_t> last_max_offset;
-    if (!msgs.empty()) {
-        last_offset = msgs.back().queue_offset();
-        last_max_offset =
-            max_offset ? max_offset : parse_long(msgs.back().property_view(property::max_offset));
-    }
-    std::int64_t added = 0;
-    std::int64_t added_bytes = 0;
-    for (std::size_t i = 0; i < msgs.size(); ++i) {
-        const std::int64_t offset = msgs[i].queue_offset();
-        if (msg_tree_.try_emplace(offset, Entry{batch, i, start_of(msgs[i])}).second) {
-            ++added;
-            added_bytes += static_cast<std::int64_t>(msgs[i].body().size());
-            queue_offset_max_.store(offset);
-        }
-    }
-    msg_count_.fetch_add(added);
-    msg_size_.fetch_add(added_bytes);
-
-    bool dispatch = false;
-    if (!msg_tree_.empty() && !consuming_.load()) {
-        dispatch = true;
-        consuming_.store(true);
-    }
-    if (last_offset && last_max_offset) {
-        if (const std::int64_t acc = *last_max_offset - *last_offset; acc > 0) {
-            msg_acc_cnt_.store(acc);
-        }
-    }
-    return dispatch;
-}
-
-RMQ_DECL std::vector<MessageExt> ProcessQueue::take_messages(std::size_t batch_size) {
-    std::vector<MessageExt> out;
-    const std::unique_lock lock(tree_mutex_);
-    last_consume_timestamp_.store(clock_->steady_millis());
-    out.reserve(std::min(batch_size, msg_tree_.size()));
-    while (out.size() < batch_size && !msg_tree_.empty()) {
-        auto node = msg_tree_.extract(msg_tree_.begin());
-        out.push_back(node.mapped().msg());
-        consuming_tree_.insert(std::move(node));
-    }
-    if (out.empty()) {
-        consuming_.store(false);
-    }
-    return out;
-}
-
-RMQ_DECL std::int64_t ProcessQueue::commit() {
-    const std::unique_lock lock(tree_mutex_);
-    if (consuming_tree_.empty()) {
-        return -1;
-    }
-    const std::int64_t next = consuming_tree_.rbegin()->first + 1;
-    const auto taken = static_cast<std::int64_t>(consuming_tree_.size());
-    if (msg_count_.fetch_sub(taken) - taken == 0) {
-        msg_size_.store(0);
-    } else {
-        std::int64_t bytes = 0;
-        for (const auto& [offset, entry] : consuming_tree_) {
-            bytes += static_cast<std::int64_t>(entry.msg().body().size());
-        }
-        msg_size_.fetch_sub(bytes);
-    }
-    consuming_tree_.clear();
-    return next;
-}
-
-RMQ_DECL void ProcessQueue::rollback() {
-    const std::unique_lock lock(tree_mutex_);
-    while (!consuming_tree_.empty()) {
-        auto node = consuming_tree_.extract(consuming_tree_.begin());
-        msg_tree_.insert_or_assign(node.key(), std::move(node.mapped()));
-    }
-}
-
-RMQ_DECL void ProcessQueue::make_message_to_consume_again(std::span<const std::int64_t> queue_offsets) {
-    const std::unique_lock lock(tree_mutex_);
-    for (const std::int64_t offset : queue_offsets) {
-        if (auto node = consuming_tree_.extract(offset)) {
-            msg_tree_.insert_or_assign(offset, std::move(node.mapped()));
-        }
-    }
-}
-
-RMQ_DECL void ProcessQueue::make_message_to_consume_again(std::span<const MessageExt> msgs) {
-    const std::unique_lock lock(tree_mutex_);
-    for (const auto& msg : msgs) {
-        consuming_tree_.erase(msg.queue_offset());
-        msg_tree_.insert_or_assign(
-            msg.queue_offset(), Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0, start_of(msg)});
-    }
-}
-
-RMQ_DECL void ProcessQueue::clear() {
-    const std::unique_lock lock(tree_mutex_);
-    msg_tree_.clear();
-    consuming_tree_.clear();
-    msg_count_.store(0);
-    msg_size_.store(0);
-    queue_offset_max_.store(0);
-}
-
-RMQ_DECL void ProcessQueue::set_consume_start(std::span<const std::int64_t> queue_offsets,
-                                              std::int64_t wall_millis) {
-    const std::string value = std::to_string(wall_millis);
-    const std::unique_lock lock(tree_mutex_);
-    for (const std::int64_t offset : queue_offsets) {
-        if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
-            it->second.msg().set_property(property::consume_start_timestamp, value);
-            it->second.consume_start = wall_millis;
-        } else if (const auto jt = consuming_tree_.find(offset); jt != consuming_tree_.end()) {
-            jt->second.msg().set_property(property::consume_start_timestamp, value);
-            jt->second.consume_start = wall_millis;
-        }
-    }
-}
-
-RMQ_DECL ProcessQueue::Info ProcessQueue::info() const {
-    Info out;
-    const std::shared_lock lock(tree_mutex_);
-    if (!msg_tree_.empty()) {
-        out.cached_msg_min_offset = msg_tree_.begin()->first;
-        out.cached_msg_max_offset = msg_tree_.rbegin()->first;
-        out.cached_msg_count = static_cast<std::int64_t>(msg_tree_.size());
-    }
-    out.cached_msg_size_in_mib = msg_size_.load() / (1024 * 1024);
-    if (!consuming_tree_.empty()) {
-        out.transaction_msg_min_offset = consuming_tree_.begin()->first;
-        out.transaction_msg_max_offset = consuming_tree_.rbegin()->first;
-        out.transaction_msg_count = static_cast<std::int64_t>(consuming_tree_.size());
-    }
-    out.locked = locked();
-    out.try_unlock_times = try_unlock_times();
-    out.last_lock_timestamp = last_lock_timestamp();
-    out.dropped = dropped();
-    out.last_pull_timestamp = last_pull_timestamp();
-    out.last_consume_timestamp = last_consume_timestamp();
-    return out;
-}
-
-RMQ_DECL bool ProcessQueue::try_lock_consume_for(Millis timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!consume_lock_.try_lock()) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now >= deadline) {
-            return false;
-        }
-        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(deadline - now, Millis(1)));
-    }
-    return true;
-}
-
-RMQ_DECL std::optional<std::int64_t> ProcessQueue::parse_long(std::string_view text) noexcept {
-    std::int64_t value = 0;
-    const char* const end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-    if (text.empty() || ec != std::errc{} || ptr != end) {
-        return std::nullopt;
-    }
-    return value;
-}
-
-RMQ_DECL void ProcessQueue::log_send_back_failure(const MessageExt& msg, std::exception_ptr error) {
-    std::string reason = "send_back returned false";
-    if (error) {
-        try {
-            std::rethrow_exception(error);
-        } catch (const std::exception& e) {
-            reason = e.what();
-        } catch (...) {
-            reason = "unknown exception";
-        }
-    }
-    detail::log_line(LogLevel::Warn,
-                     "send expired msg back failed, topic={}, queueId={}, queueOffset={}: {}\n",
-                     msg.topic(),
-                     msg.queue_id(),
-                     msg.queue_offset(),
-                     reason);
-}
-
-RMQ_DECL std::int64_t ProcessQueue::remove_locked(std::span<const std::int64_t> queue_offsets) {
-    last_consume_timestamp_.store(clock_->steady_millis());
-    if (msg_tree_.empty()) {
-        return -1;
-    }
-    std::int64_t result = queue_offset_max_.load() + 1;
-    std::int64_t removed = 0;
-    std::int64_t removed_bytes = 0;
-    for (const std::int64_t offset : queue_offsets) {
-        if (const auto it = msg_tree_.find(offset); it != msg_tree_.end()) {
-            ++removed;
-            removed_bytes += static_cast<std::int64_t>(it->second.msg().body().size());
-            msg_tree_.erase(it);
-        }
-    }
-    if (msg_count_.fetch_sub(removed) - removed == 0) {
-        msg_size_.store(0);
-    } else {
-        msg_size_.fetch_sub(removed_bytes);
-    }
-    if (!msg_tree_.empty()) {
-        result = msg_tree_.begin()->first;
-    }
-    return result;
-}
-
-RMQ_DECL std::int64_t ProcessQueue::start_of(const MessageExt& msg) {
-    return parse_long(msg.property_view(property::consume_start_timestamp)).value_or(-1);
-}
-
-}  // namespace rmq
-// ---- end rmq/impl/process_queue.ipp ----
 
 // ---- begin rmq/impl/log.ipp ----
 
@@ -10968,134 +12072,6 @@ RMQ_DECL void RemoteOffsetStore::send(const MessageQueue& mq, std::int64_t offse
 }  // namespace rmq
 // ---- end rmq/offset_store/impl/remote.ipp ----
 
-// ---- begin rmq/impl/stats.ipp ----
-
-/// @file impl/stats.ipp
-/// Definitions of stats.hpp.
-
-
-// Only the definitions need these.
-#include <algorithm>
-
-namespace rmq {
-
-RMQ_DECL detail::WindowCounter::Window detail::WindowCounter::read(std::int64_t now,
-                                                                   std::int64_t since) const noexcept {
-    const std::int64_t id = now / bucket_millis_;
-    const std::int64_t oldest = id - static_cast<std::int64_t>(bucket_count) + 1;
-    Window w;
-    for (const Bucket& b : buckets_) {
-        if (b.id >= oldest && b.id <= id) {
-            w.sum += b.value;
-            w.times += b.times;
-        }
-    }
-    w.span_millis = std::max<std::int64_t>(1, now - std::max(oldest * bucket_millis_, since));
-    return w;
-}
-
-RMQ_DECL void detail::StatsCollector::record_consume_rt(std::string_view topic, std::int64_t millis) {
-    with_topic(topic, [&](Topic& t, std::int64_t now) {
-        t.consume_rt.add(now, millis);
-        t.consume_rt_hour.add(now, millis);
-    });
-}
-
-RMQ_DECL void detail::StatsCollector::record_consume_failed(std::string_view topic, std::int64_t count) {
-    with_topic(topic, [&](Topic& t, std::int64_t now) {
-        t.consume_failed.add(now, count);
-        t.consume_failed_hour.add(now, count);
-    });
-}
-
-RMQ_DECL void detail::StatsCollector::record_consume(std::string_view topic,
-                                                     std::int64_t millis,
-                                                     std::int64_t ok,
-                                                     std::int64_t failed) {
-    with_topic(topic, [&](Topic& t, std::int64_t now) {
-        t.consume_rt.add(now, millis);
-        t.consume_rt_hour.add(now, millis);
-        if (ok > 0) {
-            t.consume_ok.add(now, ok);
-        }
-        if (failed > 0) {
-            t.consume_failed.add(now, failed);
-            t.consume_failed_hour.add(now, failed);
-        }
-    });
-}
-
-RMQ_DECL void detail::StatsCollector::set_queue(QueueStats q) {
-    if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
-        q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
-    } else {
-        q.lag = 0;
-    }
-    const std::lock_guard lock(misc_mutex_);
-    auto key = q.mq;
-    queues_.insert_or_assign(std::move(key), std::move(q));
-}
-
-RMQ_DECL void detail::StatsCollector::set_subscription_inconsistent(bool inconsistent, std::string detail) {
-    const std::lock_guard lock(misc_mutex_);
-    subscription_inconsistent_ = inconsistent;
-    subscription_detail_ = inconsistent ? std::move(detail) : std::string{};
-}
-
-RMQ_DECL ConsumerStats detail::StatsCollector::snapshot() const {
-    const std::int64_t now = clock_->steady_millis();
-    ConsumerStats out;
-    {
-        const std::shared_lock lock(topics_mutex_);
-        out.topics.reserve(topics_.size());
-        for (const auto& [name, topic] : topics_) {
-            out.topics.push_back(topic_stats(name, *topic, now));
-        }
-    }
-    const std::lock_guard lock(misc_mutex_);
-    out.queues.reserve(queues_.size());
-    for (const auto& [mq, q] : queues_) {
-        out.queues.push_back(q);
-    }
-    out.subscription_inconsistent = subscription_inconsistent_;
-    out.subscription_inconsistent_detail = subscription_detail_;
-    out.damaged_records = damaged_records_;
-    return out;
-}
-
-RMQ_DECL TopicStats detail::StatsCollector::topic(std::string_view name) const {
-    const std::int64_t now = clock_->steady_millis();
-    const std::shared_lock lock(topics_mutex_);
-    if (auto it = topics_.find(name); it != topics_.end()) {
-        return topic_stats(it->first, *it->second, now);
-    }
-    return TopicStats{std::string(name)};
-}
-
-RMQ_DECL TopicStats detail::StatsCollector::topic_stats(const std::string& name,
-                                                        Topic& t,
-                                                        std::int64_t now) const {
-    const std::lock_guard lock(t.mutex);
-    auto avg = [](const WindowCounter::Window& w) {
-        return w.times == 0 ? 0.0 : static_cast<double>(w.sum) / static_cast<double>(w.times);
-    };
-    auto tps = [](const WindowCounter::Window& w) {
-        return static_cast<double>(w.sum) * 1000.0 / static_cast<double>(w.span_millis);
-    };
-    TopicStats s{name};
-    s.pull_rt = avg(t.pull_rt.read(now, start_));
-    s.pull_tps = tps(t.pull_tps.read(now, start_));
-    const auto rt = t.consume_rt.read(now, start_);
-    s.consume_rt = rt.sum != 0 ? avg(rt) : avg(t.consume_rt_hour.read(now, start_));
-    s.consume_ok_tps = tps(t.consume_ok.read(now, start_));
-    s.consume_failed_tps = tps(t.consume_failed.read(now, start_));
-    s.consume_failed_msgs = t.consume_failed_hour.read(now, start_).sum;
-    return s;
-}
-
-}  // namespace rmq
-// ---- end rmq/impl/stats.ipp ----
-
 // ---- begin rmq/detail/broker/impl/store.ipp ----
 
 #include <algorithm>
@@ -11154,7 +12130,8 @@ RMQ_DECL bool matched_by_consume_queue(const std::optional<SubscriptionData>& su
     if (!sub || sub->class_filter_mode) {
         return true;
     }
-    if (sub->sub_string == sub_all) {
+    // SQL92 has no consume-queue filter without a bloom filter: the commit-log check decides (pull.ipp).
+    if (sub->expression_type != expression_type_tag || sub->sub_string == sub_all) {
         return true;
     }
     return sub->code_set.contains(static_cast<std::int32_t>(tags_code));
@@ -11941,6 +12918,1130 @@ RMQ_DECL void SubscriptionGroups::require(const std::string& group) {
 }  // namespace rmq::detail
 // ---- end rmq/detail/broker/impl/subscription_groups.ipp ----
 
+// ---- begin rmq/detail/filter/impl/expression.ipp ----
+
+/// @file detail/filter/impl/expression.ipp
+/// Definitions of detail/filter/expression.hpp.
+
+
+// Only the definitions need these.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace rmq::detail::filter {
+
+RMQ_DECL bool Node::is_boolean() const noexcept {
+    switch (kind) {
+    case NodeKind::Constant:
+        // BooleanConstantExpression: TRUE, FALSE and NULL.
+        return constant.kind == Value::Kind::Bool || constant.kind == Value::Kind::Null;
+    case NodeKind::Property:
+    case NodeKind::Negate:
+        return false;
+    default:
+        return true;
+    }
+}
+
+RMQ_DECL std::optional<std::int64_t> java_parse_long(std::string_view s, bool as_int) noexcept {
+    bool negative = false;
+    if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
+        negative = s.front() == '-';
+        s.remove_prefix(1);
+    }
+    if (s.empty()) {
+        return std::nullopt;
+    }
+    // Accumulate negatively so that the minimum value fits (Java's Long.parseLong).
+    const std::int64_t max = as_int ? std::int64_t{std::numeric_limits<std::int32_t>::max()}
+                                    : std::numeric_limits<std::int64_t>::max();
+    const std::int64_t limit = negative ? -max - 1 : -max;
+    const std::int64_t mult_min = limit / 10;
+    std::int64_t v = 0;
+    for (const char c : s) {
+        if (c < '0' || c > '9') {
+            return std::nullopt;
+        }
+        const int digit = c - '0';
+        if (v < mult_min) {
+            return std::nullopt;
+        }
+        v *= 10;
+        if (v < limit + digit) {
+            return std::nullopt;
+        }
+        v -= digit;
+    }
+    return negative ? v : -v;
+}
+
+RMQ_DECL std::optional<double> java_parse_double(std::string_view s) noexcept {
+    while (!s.empty() && static_cast<unsigned char>(s.front()) <= 0x20) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && static_cast<unsigned char>(s.back()) <= 0x20) {
+        s.remove_suffix(1);
+    }
+    bool negative = false;
+    if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
+        negative = s.front() == '-';
+        s.remove_prefix(1);
+    }
+    const double sign = negative ? -1.0 : 1.0;
+    if (s == "NaN") {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+    if (s == "Infinity") {
+        return sign * std::numeric_limits<double>::infinity();
+    }
+    if (!s.empty() && (s.back() == 'f' || s.back() == 'F' || s.back() == 'd' || s.back() == 'D')) {
+        s.remove_suffix(1);
+    }
+    // Digits with an optional point (at least one digit), then an optional exponent.
+    std::size_t i = 0;
+    std::size_t digits = 0;
+    for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++digits) {
+    }
+    if (i < s.size() && s[i] == '.') {
+        for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++digits) {
+        }
+    }
+    if (digits == 0) {
+        return std::nullopt;
+    }
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        std::size_t j = i + 1;
+        if (j < s.size() && (s[j] == '+' || s[j] == '-')) {
+            ++j;
+        }
+        const std::size_t exp_digits = j;
+        for (; j < s.size() && s[j] >= '0' && s[j] <= '9'; ++j) {
+        }
+        if (j == exp_digits) {
+            return std::nullopt;
+        }
+        i = j;
+    }
+    if (i != s.size()) {
+        return std::nullopt;
+    }
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc::result_out_of_range) {
+        // Overflow is Infinity and underflow zero in Java; strtod says which (the text is plain ASCII).
+        v = std::strtod(std::string(s).c_str(), nullptr);
+    } else if (ec != std::errc{} || ptr != s.data() + s.size()) {
+        return std::nullopt;
+    }
+    return sign * v;
+}
+
+namespace expression_impl {
+
+/// Double.compare: NaN above everything and equal to itself, -0.0 below 0.0.
+inline int compare_doubles(double a, double b) noexcept {
+    if (a < b) {
+        return -1;
+    }
+    if (a > b) {
+        return 1;
+    }
+    const bool an = std::isnan(a);
+    const bool bn = std::isnan(b);
+    if (an || bn) {
+        return an == bn ? 0 : (an ? 1 : -1);
+    }
+    return std::signbit(a) == std::signbit(b) ? 0 : (std::signbit(a) ? -1 : 1);
+}
+
+template <class T>
+int three_way(T a, T b) noexcept {
+    return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+inline bool is_integral(Value::Kind k) noexcept {
+    return k == Value::Kind::Int || k == Value::Kind::Long;
+}
+
+inline double as_double(const Value& v) noexcept {
+    return v.kind == Value::Kind::Double ? v.real : static_cast<double>(v.integer);
+}
+
+/// compareTo of two values of one kind.
+inline int same_kind(const Value& a, const Value& b) noexcept {
+    switch (a.kind) {
+    case Value::Kind::Bool:
+        return three_way(a.boolean, b.boolean);
+    case Value::Kind::Int:
+    case Value::Kind::Long:
+        return three_way(a.integer, b.integer);
+    case Value::Kind::Double:
+        return compare_doubles(a.real, b.real);
+    case Value::Kind::String:
+        return a.text.compare(b.text) < 0 ? -1 : (a.text == b.text ? 0 : 1);
+    default:
+        return 0;
+    }
+}
+
+/// A String converted to the kind of `target` (Boolean.valueOf, Integer/Long/Double.valueOf).
+inline std::optional<Value> convert_string(std::string_view s, Value::Kind target) noexcept {
+    Value v;
+    v.kind = target;
+    switch (target) {
+    case Value::Kind::Bool: {
+        // Boolean.valueOf: "true" in any case, anything else false.
+        v.boolean = s.size() == 4 && (s[0] | 0x20) == 't' && (s[1] | 0x20) == 'r' && (s[2] | 0x20) == 'u' &&
+                    (s[3] | 0x20) == 'e';
+        return v;
+    }
+    case Value::Kind::Int:
+    case Value::Kind::Long: {
+        const auto n = java_parse_long(s, target == Value::Kind::Int);
+        if (!n) {
+            return std::nullopt;
+        }
+        v.integer = *n;
+        return v;
+    }
+    case Value::Kind::Double: {
+        const auto d = java_parse_double(s);
+        if (!d) {
+            return std::nullopt;
+        }
+        v.real = *d;
+        return v;
+    }
+    default:
+        return std::nullopt;
+    }
+}
+
+}  // namespace expression_impl
+
+RMQ_DECL std::optional<int> java_compare(Value lv, Value rv) noexcept {
+    using namespace expression_impl;
+    using K = Value::Kind;
+    if (lv.kind == rv.kind || (is_integral(lv.kind) && is_integral(rv.kind))) {
+        return same_kind(lv, rv);
+    }
+    if (lv.kind == K::Bool) {
+        // Java casts the Boolean itself to String here: ClassCastException.
+        return rv.kind == K::String ? std::nullopt : std::optional<int>(-1);
+    }
+    if (rv.kind == K::Bool && lv.kind != K::String) {
+        return -1;  // a number against a Boolean
+    }
+    if (lv.kind == K::String) {
+        const auto converted = convert_string(lv.text, rv.kind);
+        if (!converted) {
+            return std::nullopt;
+        }
+        return java_compare(*converted, rv);
+    }
+    if (rv.kind == K::String) {
+        const auto converted = convert_string(rv.text, lv.kind);
+        if (!converted) {
+            return std::nullopt;
+        }
+        return java_compare(lv, *converted);
+    }
+    // A number against a number of another kind: both as double.
+    return compare_doubles(as_double(lv), as_double(rv));
+}
+
+namespace expression_impl {
+
+using Eval = std::optional<Value>;
+
+/// A comparison's answer from a three-way result.
+inline bool holds(NodeKind kind, int c) noexcept {
+    switch (kind) {
+    case NodeKind::Equal:
+        return c == 0;
+    case NodeKind::Greater:
+        return c > 0;
+    case NodeKind::GreaterEqual:
+        return c >= 0;
+    case NodeKind::Less:
+        return c < 0;
+    default:
+        return c <= 0;
+    }
+}
+
+/// doCreateEqual: NULL = NULL is TRUE, NULL = x unknown, x = NULL FALSE.
+inline Eval equal(const Node& n, const Message& m) {
+    const Eval lv = evaluate(*n.children[0], m);
+    if (!lv) {
+        return std::nullopt;
+    }
+    const Eval rv = evaluate(*n.children[1], m);
+    if (!rv) {
+        return std::nullopt;
+    }
+    const bool ln = lv->kind == Value::Kind::Null;
+    const bool rn = rv->kind == Value::Kind::Null;
+    if (ln || rn) {
+        return ln && rn ? Value::of(true) : (ln ? Value::null() : Value::of(false));
+    }
+    const auto c = java_compare(*lv, *rv);
+    if (!c) {
+        return std::nullopt;
+    }
+    return Value::of(*c == 0);
+}
+
+/// >, >=, <, <=: NULL on either side is unknown; two Strings compare as doubles (or the evaluation fails).
+inline Eval ordering(const Node& n, const Message& m) {
+    const Eval lv = evaluate(*n.children[0], m);
+    if (!lv || lv->kind == Value::Kind::Null) {
+        return lv;
+    }
+    const Eval rv = evaluate(*n.children[1], m);
+    if (!rv || rv->kind == Value::Kind::Null) {
+        return rv;
+    }
+    std::optional<int> c;
+    if (lv->kind == Value::Kind::String && rv->kind == Value::Kind::String) {
+        const auto a = java_parse_double(lv->text);
+        const auto b = java_parse_double(rv->text);
+        if (a && b) {
+            c = compare_doubles(*a, *b);
+        }
+    } else {
+        c = java_compare(*lv, *rv);
+    }
+    if (!c) {
+        return std::nullopt;
+    }
+    return Value::of(holds(n.kind, *c));
+}
+
+/// AND / OR folded left, each step as Java's LogicExpression (short-circuit, NULL is unknown).
+inline Eval logic(const Node& n, const Message& m) {
+    const bool is_and = n.kind == NodeKind::And;
+    Eval acc = evaluate(*n.children[0], m);
+    for (std::size_t i = 1; i < n.children.size(); ++i) {
+        if (!acc) {
+            return acc;
+        }
+        const bool acc_null = acc->kind == Value::Kind::Null;
+        if (!acc_null && acc->boolean != is_and) {
+            continue;  // FALSE for AND, TRUE for OR: decided
+        }
+        const Eval rv = evaluate(*n.children[i], m);
+        if (!rv) {
+            return rv;
+        }
+        const bool rv_null = rv->kind == Value::Kind::Null;
+        if (!rv_null && rv->boolean != is_and) {
+            acc = rv;
+        } else if (acc_null || rv_null) {
+            acc = Value::null();
+        } else {
+            acc = Value::of(is_and);
+        }
+    }
+    return acc;
+}
+
+/// CONTAINS / STARTSWITH / ENDSWITH and their NOT forms: an empty search, NULL or a non-String is FALSE.
+inline Eval text_match(const Node& n, const Message& m) {
+    if (n.text.empty()) {
+        return Value::of(false);
+    }
+    const Eval rv = evaluate(*n.children[0], m);
+    if (!rv || rv->kind != Value::Kind::String) {
+        return rv ? Eval(Value::of(false)) : rv;
+    }
+    const std::string_view s = rv->text;
+    bool found = false;
+    bool negated = false;
+    switch (n.kind) {
+    case NodeKind::Contains:
+    case NodeKind::NotContains:
+        found = s.find(n.text) != std::string_view::npos;
+        negated = n.kind == NodeKind::NotContains;
+        break;
+    case NodeKind::StartsWith:
+    case NodeKind::NotStartsWith:
+        found = s.starts_with(n.text);
+        negated = n.kind == NodeKind::NotStartsWith;
+        break;
+    default:
+        found = s.ends_with(n.text);
+        negated = n.kind == NodeKind::NotEndsWith;
+        break;
+    }
+    return Value::of(found != negated);
+}
+
+/// Unary minus, NOT and the boolean cast of a property.
+inline Eval unary(const Node& n, const Message& m) {
+    Eval v = evaluate(*n.children[0], m);
+    if (!v || v->kind == Value::Kind::Null) {
+        return v;
+    }
+    switch (n.kind) {
+    case NodeKind::Negate:
+        if (v->kind == Value::Kind::Int) {
+            v->integer = static_cast<std::int32_t>(-static_cast<std::uint32_t>(v->integer));
+        } else if (v->kind == Value::Kind::Long) {
+            v->integer = static_cast<std::int64_t>(-static_cast<std::uint64_t>(v->integer));
+        } else if (v->kind == Value::Kind::Double) {
+            v->real = -v->real;
+        } else {
+            return Value::null();  // not a Number
+        }
+        return v;
+    case NodeKind::Not:
+        if (v->kind != Value::Kind::Bool) {
+            return std::nullopt;  // ClassCastException
+        }
+        return Value::of(!v->boolean);
+    default:  // BoolCast
+        return v->kind == Value::Kind::Bool ? v : Eval(Value::of(false));
+    }
+}
+
+}  // namespace expression_impl
+
+RMQ_DECL std::optional<Value> evaluate(const Node& node, const Message& message) {
+    using namespace expression_impl;
+    switch (node.kind) {
+    case NodeKind::Constant: {
+        Value v = node.constant;
+        if (v.kind == Value::Kind::String) {
+            v.text = node.text;
+        }
+        return v;
+    }
+    case NodeKind::Property: {
+        // An empty value is absent: Java clients refuse to set one, and the properties decoding on the wire
+        // (MessageDecoder.string2messageProperties) drops it before any broker evaluates.
+        const std::string_view value = message.property_view(node.text);
+        if (value.empty()) {
+            return Value::null();
+        }
+        return Value{Value::Kind::String, false, 0, 0, value};
+    }
+    case NodeKind::And:
+    case NodeKind::Or:
+        return logic(node, message);
+    case NodeKind::Equal:
+        return equal(node, message);
+    case NodeKind::Greater:
+    case NodeKind::GreaterEqual:
+    case NodeKind::Less:
+    case NodeKind::LessEqual:
+        return ordering(node, message);
+    case NodeKind::In:
+    case NodeKind::NotIn: {
+        const Eval rv = evaluate(*node.children[0], message);
+        if (!rv || rv->kind != Value::Kind::String) {
+            return rv ? Eval(Value::null()) : rv;
+        }
+        const bool found = std::find(node.list.begin(), node.list.end(), rv->text) != node.list.end();
+        return Value::of(found != (node.kind == NodeKind::NotIn));
+    }
+    case NodeKind::Negate:
+    case NodeKind::Not:
+    case NodeKind::BoolCast:
+        return unary(node, message);
+    default:
+        return text_match(node, message);
+    }
+}
+
+}  // namespace rmq::detail::filter
+// ---- end rmq/detail/filter/impl/expression.ipp ----
+
+// ---- begin rmq/detail/filter/impl/parser.ipp ----
+
+/// @file detail/filter/impl/parser.ipp
+/// Definitions of detail/filter/parser.hpp.
+
+
+// Only the definitions need these.
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+// ---- begin rmq/detail/filter/lexer.hpp ----
+
+/// @file detail/filter/lexer.hpp
+/// Tokens of RocketMQ's SQL92 message selectors (rocketmq-filter's SelectorParser grammar): keywords and
+/// identifiers are ASCII and case-insensitive, string literals are single-quoted with '' for a quote,
+/// `--` line comments (ended by a line break) and `/* */` block comments are skipped.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq::detail::filter {
+
+enum class TokenKind {
+    End,
+    Identifier,
+    String,   ///< text holds the decoded value
+    Decimal,  ///< text holds the digits without an l/L suffix
+    Float,
+    Not,
+    And,
+    Or,
+    Between,
+    In,
+    True,
+    False,
+    Null,
+    Is,
+    Contains,
+    StartsWith,
+    EndsWith,
+    LParen,
+    RParen,
+    Comma,
+    Equal,
+    NotEqual,
+    Greater,
+    GreaterEqual,
+    Less,
+    LessEqual,
+    Plus,
+    Minus,
+};
+
+struct Token {
+    TokenKind kind = TokenKind::End;
+    std::string text;
+    /// Offset of the token's first character in the expression.
+    std::size_t offset = 0;
+};
+
+/// A printable name of a token for error messages.
+std::string describe(const Token& token);
+
+/// The tokens of `expression`, ending with an End token. Throws rmq::InvalidArgument on a character no token
+/// starts with, an unterminated string or comment.
+std::vector<Token> tokenize(std::string_view expression);
+
+}  // namespace rmq::detail::filter
+
+#if RMQ_INCLUDE_IMPL
+
+// ---- begin rmq/detail/filter/impl/lexer.ipp ----
+
+/// @file detail/filter/impl/lexer.ipp
+/// Definitions of detail/filter/lexer.hpp.
+
+
+// Only the definitions need these.
+#include <array>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+namespace rmq::detail::filter {
+
+namespace lexer_impl {
+
+inline bool is_digit(char c) noexcept {
+    return c >= '0' && c <= '9';
+}
+
+inline bool is_id_start(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
+}
+
+inline bool is_id_part(char c) noexcept {
+    return is_id_start(c) || is_digit(c);
+}
+
+inline char upper(char c) noexcept {
+    return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
+}
+
+[[noreturn]] inline void fail(std::string_view expression, std::size_t offset, std::string_view what) {
+    throw InvalidArgument(
+        fmt::format("Invalid MessageSelector \"{}\": {} at offset {}", expression, what, offset));
+}
+
+/// Keyword kind of an identifier, or Identifier.
+RMQ_DECL TokenKind keyword(std::string_view word) {
+    static constexpr std::array<std::pair<std::string_view, TokenKind>, 12> keywords{{
+        {"NOT", TokenKind::Not},
+        {"AND", TokenKind::And},
+        {"OR", TokenKind::Or},
+        {"BETWEEN", TokenKind::Between},
+        {"IN", TokenKind::In},
+        {"TRUE", TokenKind::True},
+        {"FALSE", TokenKind::False},
+        {"NULL", TokenKind::Null},
+        {"IS", TokenKind::Is},
+        {"CONTAINS", TokenKind::Contains},
+        {"STARTSWITH", TokenKind::StartsWith},
+        {"ENDSWITH", TokenKind::EndsWith},
+    }};
+    for (const auto& [name, kind] : keywords) {
+        if (name.size() == word.size()) {
+            bool same = true;
+            for (std::size_t i = 0; i < name.size() && same; ++i) {
+                same = upper(word[i]) == name[i];
+            }
+            if (same) {
+                return kind;
+            }
+        }
+    }
+    return TokenKind::Identifier;
+}
+
+/// Length of an exponent (`E`, optional sign, digits) at `i`, 0 when there is none.
+inline std::size_t exponent_length(std::string_view s, std::size_t i) noexcept {
+    if (i >= s.size() || upper(s[i]) != 'E') {
+        return 0;
+    }
+    std::size_t j = i + 1;
+    if (j < s.size() && (s[j] == '+' || s[j] == '-')) {
+        ++j;
+    }
+    const std::size_t digits = j;
+    while (j < s.size() && is_digit(s[j])) {
+        ++j;
+    }
+    return j == digits ? 0 : j - i;
+}
+
+/// DECIMAL_LITERAL or FLOATING_POINT_LITERAL starting at `i` (a digit, or '.' before a digit).
+RMQ_DECL Token number(std::string_view s, std::size_t& i) {
+    const std::size_t start = i;
+    while (i < s.size() && is_digit(s[i])) {
+        ++i;
+    }
+    bool is_float = false;
+    if (i < s.size() && s[i] == '.') {
+        is_float = true;
+        ++i;
+        while (i < s.size() && is_digit(s[i])) {
+            ++i;
+        }
+    }
+    if (const std::size_t e = exponent_length(s, i); e > 0) {
+        is_float = true;
+        i += e;
+    }
+    if (is_float) {
+        return {TokenKind::Float, std::string(s.substr(start, i - start)), start};
+    }
+    Token t{TokenKind::Decimal, std::string(s.substr(start, i - start)), start};
+    if (t.text.size() > 1 && t.text[0] == '0') {
+        fail(s, start, "a number other than 0 must not start with 0");
+    }
+    if (i < s.size() && upper(s[i]) == 'L' && t.text != "0") {
+        ++i;
+    }
+    return t;
+}
+
+/// STRING_LITERAL at `i` (a quote): '' inside stands for one quote.
+RMQ_DECL Token string_literal(std::string_view s, std::size_t& i) {
+    Token t{TokenKind::String, {}, i};
+    ++i;
+    while (true) {
+        if (i >= s.size()) {
+            fail(s, t.offset, "unterminated string literal");
+        }
+        if (s[i] == '\'') {
+            if (i + 1 < s.size() && s[i + 1] == '\'') {
+                t.text += '\'';
+                i += 2;
+                continue;
+            }
+            ++i;
+            return t;
+        }
+        t.text += s[i++];
+    }
+}
+
+/// Skips white space and comments from `i`. A `--` comment needs a line break after it (otherwise the two
+/// dashes are minus signs, as in the Java grammar).
+RMQ_DECL void skip_blank(std::string_view s, std::size_t& i) {
+    while (i < s.size()) {
+        const char c = s[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
+            ++i;
+        } else if (s.substr(i, 2) == "--" && s.find_first_of("\r\n", i) != std::string_view::npos) {
+            i = s.find_first_of("\r\n", i) + 1;
+        } else if (s.substr(i, 2) == "/*") {
+            const std::size_t end = s.find("*/", i + 2);
+            if (end == std::string_view::npos) {
+                fail(s, i, "unterminated comment");
+            }
+            i = end + 2;
+        } else {
+            return;
+        }
+    }
+}
+
+/// An operator or punctuation token at `i`.
+RMQ_DECL Token symbol(std::string_view s, std::size_t& i) {
+    static constexpr std::array<std::pair<std::string_view, TokenKind>, 11> symbols{{
+        {"<>", TokenKind::NotEqual},
+        {">=", TokenKind::GreaterEqual},
+        {"<=", TokenKind::LessEqual},
+        {"=", TokenKind::Equal},
+        {">", TokenKind::Greater},
+        {"<", TokenKind::Less},
+        {"(", TokenKind::LParen},
+        {")", TokenKind::RParen},
+        {",", TokenKind::Comma},
+        {"+", TokenKind::Plus},
+        {"-", TokenKind::Minus},
+    }};
+    for (const auto& [text, kind] : symbols) {
+        if (s.substr(i, text.size()) == text) {
+            Token t{kind, std::string(text), i};
+            i += text.size();
+            return t;
+        }
+    }
+    fail(s, i, fmt::format("unexpected character '{}'", s[i]));
+}
+
+}  // namespace lexer_impl
+
+RMQ_DECL std::string describe(const Token& token) {
+    switch (token.kind) {
+    case TokenKind::End:
+        return "end of expression";
+    case TokenKind::String:
+        return fmt::format("string '{}'", token.text);
+    case TokenKind::Identifier:
+        return fmt::format("identifier {}", token.text);
+    default:
+        return fmt::format("'{}'", token.text);
+    }
+}
+
+RMQ_DECL std::vector<Token> tokenize(std::string_view expression) {
+    using namespace lexer_impl;
+    std::vector<Token> tokens;
+    std::size_t i = 0;
+    while (true) {
+        skip_blank(expression, i);
+        if (i >= expression.size()) {
+            tokens.push_back({TokenKind::End, {}, i});
+            return tokens;
+        }
+        const char c = expression[i];
+        if (is_id_start(c)) {
+            const std::size_t start = i;
+            while (i < expression.size() && is_id_part(expression[i])) {
+                ++i;
+            }
+            const std::string_view word = expression.substr(start, i - start);
+            tokens.push_back({keyword(word), std::string(word), start});
+        } else if (is_digit(c) || (c == '.' && i + 1 < expression.size() && is_digit(expression[i + 1]))) {
+            tokens.push_back(number(expression, i));
+        } else if (c == '\'') {
+            tokens.push_back(string_literal(expression, i));
+        } else {
+            tokens.push_back(symbol(expression, i));
+        }
+    }
+}
+
+}  // namespace rmq::detail::filter
+// ---- end rmq/detail/filter/impl/lexer.ipp ----
+#endif
+// ---- end rmq/detail/filter/lexer.hpp ----
+
+namespace rmq::detail::filter {
+
+namespace parser_impl {
+
+using NodePtr = std::shared_ptr<const Node>;
+
+/// Recursive descent over the token list, one method per grammar rule (see parser.hpp).
+class Parser {
+public:
+    explicit Parser(std::string_view expression)
+        : expression_(expression)
+        , tokens_(tokenize(expression)) {}
+
+    NodePtr parse() {
+        NodePtr root = or_expression();
+        if (peek().kind != TokenKind::End) {
+            fail(fmt::format("unexpected {} after a complete expression", describe(peek())));
+        }
+        return as_boolean(std::move(root));
+    }
+
+private:
+    NodePtr or_expression() { return logic(TokenKind::Or, NodeKind::Or); }
+
+    NodePtr and_expression() { return logic(TokenKind::And, NodeKind::And); }
+
+    NodePtr equality();
+    NodePtr comparison();
+    NodePtr negatable(NodePtr left, TokenKind op);
+    NodePtr between(NodePtr value, bool negated);
+    NodePtr in_list(NodePtr left, bool negated);
+    NodePtr unary();
+    NodePtr primary();
+    NodePtr logic(TokenKind op, NodeKind kind);
+    NodePtr equal(NodePtr left, NodePtr right);
+    NodePtr ordering(NodeKind kind, NodePtr left, NodePtr right);
+
+    [[nodiscard]] const Token& peek(std::size_t ahead = 0) const {
+        return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
+    }
+
+    const Token& next() {
+        const Token& t = peek();
+        pos_ = std::min(pos_ + 1, tokens_.size() - 1);
+        return t;
+    }
+
+    bool accept(TokenKind kind) {
+        if (peek().kind != kind) {
+            return false;
+        }
+        next();
+        return true;
+    }
+
+    void expect(TokenKind kind, std::string_view what) {
+        if (!accept(kind)) {
+            fail(fmt::format("expected {}, found {}", what, describe(peek())));
+        }
+    }
+
+    std::string string_literal() {
+        if (peek().kind != TokenKind::String) {
+            fail(fmt::format("expected a string literal, found {}", describe(peek())));
+        }
+        return next().text;
+    }
+
+    [[noreturn]] void fail(std::string_view what) const {
+        throw InvalidArgument(
+            fmt::format("Invalid MessageSelector \"{}\": {} at offset {}", expression_, what, peek().offset));
+    }
+
+    std::shared_ptr<Node> make(NodeKind kind, std::vector<NodePtr> children, std::string text = {}) const;
+    NodePtr constant(Value value, std::string text = {}) const;
+    NodePtr as_boolean(NodePtr node) const;
+    void check_ordered_operand(const Node& node) const;
+    NodePtr decimal(const std::string& text) const;
+    NodePtr floating(const std::string& text) const;
+
+    std::string_view expression_;
+    std::vector<Token> tokens_;
+    std::size_t pos_ = 0;
+    int nesting_ = 0;
+};
+
+RMQ_DECL std::shared_ptr<Node>
+Parser::make(NodeKind kind, std::vector<NodePtr> children, std::string text) const {
+    auto n = std::make_shared<Node>();
+    n->kind = kind;
+    n->text = std::move(text);
+    for (const auto& c : children) {
+        n->depth = std::max(n->depth, c->depth + 1);
+    }
+    if (n->depth > max_depth) {
+        fail(fmt::format("expression nested deeper than {} levels", max_depth));
+    }
+    n->children = std::move(children);
+    return n;
+}
+
+RMQ_DECL NodePtr Parser::constant(Value value, std::string text) const {
+    auto n = std::make_shared<Node>();
+    n->kind = NodeKind::Constant;
+    n->constant = value;
+    n->text = std::move(text);
+    return n;
+}
+
+/// asBooleanExpression: a property used as a condition is TRUE only if it were a Boolean (never, being a
+/// String), anything else that is not boolean is an error.
+RMQ_DECL NodePtr Parser::as_boolean(NodePtr node) const {
+    if (node->is_boolean()) {
+        return node;
+    }
+    if (node->kind == NodeKind::Property) {
+        return make(NodeKind::BoolCast, {std::move(node)});
+    }
+    fail("expression will not result in a boolean value");
+}
+
+/// checkLessThanOperand: only numbers and non-boolean expressions in >, >=, <, <= and BETWEEN.
+RMQ_DECL void Parser::check_ordered_operand(const Node& node) const {
+    if (node.is_constant()) {
+        const auto k = node.constant.kind;
+        if (k != Value::Kind::Int && k != Value::Kind::Long && k != Value::Kind::Double) {
+            fail("only numbers can be compared by >, >=, <, <= or BETWEEN");
+        }
+    } else if (node.is_boolean()) {
+        fail("a condition cannot be compared by >, >=, <, <= or BETWEEN");
+    }
+}
+
+/// ConstantExpression.createFromDecimal: a Long, narrowed to an Integer when it fits.
+RMQ_DECL NodePtr Parser::decimal(const std::string& text) const {
+    const auto v = java_parse_long(text, false);
+    if (!v) {
+        fail(fmt::format("number {} is out of the range of a long", text));
+    }
+    Value value;
+    const bool fits_int =
+        *v >= std::numeric_limits<std::int32_t>::min() && *v <= std::numeric_limits<std::int32_t>::max();
+    value.kind = fits_int ? Value::Kind::Int : Value::Kind::Long;
+    value.integer = *v;
+    return constant(value);
+}
+
+/// ConstantExpression.createFloat: above Double.MAX_VALUE or below Double.MIN_VALUE (the smallest positive
+/// double, so 0.0 too) is refused.
+RMQ_DECL NodePtr Parser::floating(const std::string& text) const {
+    const auto v = java_parse_double(text);
+    if (!v || *v > std::numeric_limits<double>::max()) {
+        fail(fmt::format("{} is greater than the largest double", text));
+    }
+    if (*v < std::numeric_limits<double>::denorm_min()) {
+        fail(fmt::format("{} is less than the smallest positive double (write 0 for zero)", text));
+    }
+    Value value;
+    value.kind = Value::Kind::Double;
+    value.real = *v;
+    return constant(value);
+}
+
+RMQ_DECL NodePtr Parser::logic(TokenKind op, NodeKind kind) {
+    NodePtr first = op == TokenKind::Or ? and_expression() : equality();
+    if (peek().kind != op) {
+        return first;
+    }
+    std::vector<NodePtr> children{as_boolean(std::move(first))};
+    while (accept(op)) {
+        children.push_back(as_boolean(op == TokenKind::Or ? and_expression() : equality()));
+    }
+    return make(kind, std::move(children));
+}
+
+/// createEqual: no NULL literal on either side, and TRUE/FALSE = <non-boolean constant> is refused.
+RMQ_DECL NodePtr Parser::equal(NodePtr left, NodePtr right) {
+    for (const auto* n : {left.get(), right.get()}) {
+        if (n->is_constant() && n->constant.kind == Value::Kind::Null) {
+            fail("NULL cannot be compared by = or <> (use IS NULL)");
+        }
+    }
+    if (left->is_constant() && right->is_constant() && left->is_boolean() && !right->is_boolean()) {
+        fail("TRUE or FALSE cannot be compared with a number or string");
+    }
+    return make(NodeKind::Equal, {std::move(left), std::move(right)});
+}
+
+RMQ_DECL NodePtr Parser::equality() {
+    NodePtr left = comparison();
+    while (true) {
+        if (accept(TokenKind::Equal)) {
+            left = equal(std::move(left), comparison());
+        } else if (accept(TokenKind::NotEqual)) {
+            left = make(NodeKind::Not, {equal(std::move(left), comparison())});
+        } else if (accept(TokenKind::Is)) {
+            const bool negated = accept(TokenKind::Not);
+            expect(TokenKind::Null, "NULL");
+            left = make(NodeKind::Equal, {std::move(left), constant(Value::null())});
+            if (negated) {
+                left = make(NodeKind::Not, {std::move(left)});
+            }
+        } else {
+            return left;
+        }
+    }
+}
+
+RMQ_DECL NodePtr Parser::ordering(NodeKind kind, NodePtr left, NodePtr right) {
+    check_ordered_operand(*left);
+    check_ordered_operand(*right);
+    return make(kind, {std::move(left), std::move(right)});
+}
+
+RMQ_DECL NodePtr Parser::comparison() {
+    NodePtr left = unary();
+    while (true) {
+        const TokenKind op = peek().kind;
+        if (op == TokenKind::Greater || op == TokenKind::GreaterEqual || op == TokenKind::Less ||
+            op == TokenKind::LessEqual) {
+            next();
+            const NodeKind kind = op == TokenKind::Greater        ? NodeKind::Greater
+                                  : op == TokenKind::GreaterEqual ? NodeKind::GreaterEqual
+                                  : op == TokenKind::Less         ? NodeKind::Less
+                                                                  : NodeKind::LessEqual;
+            left = ordering(kind, std::move(left), unary());
+        } else if (op == TokenKind::Not) {
+            const TokenKind after = peek(1).kind;
+            if (after != TokenKind::Contains && after != TokenKind::StartsWith &&
+                after != TokenKind::EndsWith && after != TokenKind::Between && after != TokenKind::In) {
+                return left;  // not ours: the caller decides
+            }
+            next();
+            left = negatable(std::move(left), TokenKind::Not);
+        } else if (op == TokenKind::Contains || op == TokenKind::StartsWith || op == TokenKind::EndsWith ||
+                   op == TokenKind::Between || op == TokenKind::In) {
+            left = negatable(std::move(left), TokenKind::End);
+        } else {
+            return left;
+        }
+    }
+}
+
+/// The operators that take an optional NOT before them; `prefix` is Not when it was just consumed.
+RMQ_DECL NodePtr Parser::negatable(NodePtr left, TokenKind prefix) {
+    const bool negated = prefix == TokenKind::Not;
+    const TokenKind op = next().kind;
+    switch (op) {
+    case TokenKind::Between:
+        return between(std::move(left), negated);
+    case TokenKind::In:
+        return in_list(std::move(left), negated);
+    case TokenKind::Contains:
+        return make(
+            negated ? NodeKind::NotContains : NodeKind::Contains, {std::move(left)}, string_literal());
+    case TokenKind::StartsWith:
+        return make(
+            negated ? NodeKind::NotStartsWith : NodeKind::StartsWith, {std::move(left)}, string_literal());
+    default:
+        return make(
+            negated ? NodeKind::NotEndsWith : NodeKind::EndsWith, {std::move(left)}, string_literal());
+    }
+}
+
+/// createBetween (value >= low AND value <= high; constant bounds must be in order) and createNotBetween
+/// (value < low OR value > high).
+RMQ_DECL NodePtr Parser::between(NodePtr value, bool negated) {
+    NodePtr low = unary();
+    expect(TokenKind::And, "AND");
+    NodePtr high = unary();
+    if (!negated && low->is_constant() && high->is_constant()) {
+        if (low->constant.kind == Value::Kind::Null || high->constant.kind == Value::Kind::Null) {
+            fail("the bounds of BETWEEN cannot be NULL");
+        }
+        Value lv = low->constant;
+        Value hv = high->constant;
+        lv.text = low->text;
+        hv.text = high->text;
+        const auto c = java_compare(hv, lv);
+        if (!c || *c < 0) {
+            fail("the low bound of BETWEEN must be less than or equal to the high bound");
+        }
+    }
+    if (negated) {
+        return make(NodeKind::Or,
+                    {ordering(NodeKind::Less, value, std::move(low)),
+                     ordering(NodeKind::Greater, value, std::move(high))});
+    }
+    return make(NodeKind::And,
+                {ordering(NodeKind::GreaterEqual, value, std::move(low)),
+                 ordering(NodeKind::LessEqual, value, std::move(high))});
+}
+
+RMQ_DECL NodePtr Parser::in_list(NodePtr left, bool negated) {
+    if (left->kind != NodeKind::Property) {
+        fail("IN applies to a property only");
+    }
+    expect(TokenKind::LParen, "'('");
+    std::vector<std::string> list{string_literal()};
+    while (accept(TokenKind::Comma)) {
+        list.push_back(string_literal());
+    }
+    expect(TokenKind::RParen, "')'");
+    auto n = make(negated ? NodeKind::NotIn : NodeKind::In, {std::move(left)});
+    n->list = std::move(list);
+    return n;
+}
+
+RMQ_DECL NodePtr Parser::unary() {
+    if (++nesting_ > max_depth) {
+        fail(fmt::format("expression nested deeper than {} levels", max_depth));
+    }
+    NodePtr result;
+    if (accept(TokenKind::Plus)) {
+        result = unary();
+    } else if (accept(TokenKind::Minus)) {
+        result = make(NodeKind::Negate, {unary()});
+    } else if (accept(TokenKind::Not)) {
+        result = make(NodeKind::Not, {as_boolean(unary())});
+    } else {
+        result = primary();
+    }
+    --nesting_;
+    return result;
+}
+
+RMQ_DECL NodePtr Parser::primary() {
+    const Token& t = peek();
+    switch (t.kind) {
+    case TokenKind::String: {
+        Value v;
+        v.kind = Value::Kind::String;
+        return constant(v, next().text);
+    }
+    case TokenKind::Decimal:
+        return decimal(next().text);
+    case TokenKind::Float:
+        return floating(next().text);
+    case TokenKind::True:
+    case TokenKind::False:
+        return constant(Value::of(next().kind == TokenKind::True));
+    case TokenKind::Null:
+        next();
+        return constant(Value::null());
+    case TokenKind::Identifier:
+        return make(NodeKind::Property, {}, next().text);
+    case TokenKind::LParen: {
+        next();
+        NodePtr inner = or_expression();
+        expect(TokenKind::RParen, "')'");
+        return inner;
+    }
+    default:
+        fail(fmt::format("unexpected {}", describe(t)));
+    }
+}
+
+}  // namespace parser_impl
+
+RMQ_DECL bool SqlExpression::matches(const Message& message) const {
+    const auto v = evaluate(*root_, message);
+    return v && v->kind == Value::Kind::Bool && v->boolean;
+}
+
+RMQ_DECL SqlExpression compile(std::string_view expression) {
+    return SqlExpression(parser_impl::Parser(expression).parse());
+}
+
+}  // namespace rmq::detail::filter
+// ---- end rmq/detail/filter/impl/parser.ipp ----
+
 // ---- begin rmq/detail/broker/impl/pull.ipp ----
 
 #include <algorithm>
@@ -11987,6 +14088,12 @@ RMQ_DECL void scan(const QueueLog& q,
         std::max<std::int64_t>(max_filter_message_bytes,
                                std::int64_t{a.max_msg_nums} * consume_queue_unit_size) /
         consume_queue_unit_size;
+    // ExpressionMessageFilter.isMatchedByCommitLog: SQL92 is evaluated over each message's properties
+    // (pull_subscription checked that it compiles).
+    std::optional<filter::SqlExpression> sql;
+    if (sub && !sub->class_filter_mode && sub->expression_type == expression_type_sql92) {
+        sql.emplace(filter::compile(sub->sub_string));
+    }
     std::int64_t bytes = 0;
     std::int64_t scanned = 0;
     for (std::int64_t o = offset; o < end && scanned < max_scan; ++o) {
@@ -11999,7 +14106,7 @@ RMQ_DECL void scan(const QueueLog& q,
             break;  // isTheBatchFull: this unit is not consumed
         }
         ++scanned;
-        if (!matched_by_consume_queue(sub, e.tags_code)) {
+        if (!matched_by_consume_queue(sub, e.tags_code) || (sql && !sql->matches(*e.msg))) {
             continue;
         }
         r.msg_found_list.push_back(*e.msg);
@@ -12079,7 +14186,8 @@ RMQ_DECL std::optional<Outcome<PullResult>> check_pull_target(const PullArgs& a,
     return std::nullopt;
 }
 
-RMQ_DECL Outcome<SubscriptionData> pull_subscription(const PullArgs& a, const Membership& membership) {
+RMQ_DECL Outcome<SubscriptionData>
+pull_subscription(const PullArgs& a, const Membership& membership, const BrokerConfig& config) {
     std::optional<Outcome<SubscriptionData>> sub;
     if ((a.sys_flag & pull_sys_flag::subscription) != 0) {
         try {
@@ -12090,10 +14198,18 @@ RMQ_DECL Outcome<SubscriptionData> pull_subscription(const PullArgs& a, const Me
     } else {
         sub.emplace(pull_impl::stored_subscription(a, membership));
     }
-    if (sub->ok() && sub->value().expression_type != expression_type_tag) {
+    if (!sub->ok() || sub->value().expression_type == expression_type_tag) {
+        return std::move(*sub);
+    }
+    if (!config.enable_property_filter || sub->value().expression_type != expression_type_sql92) {
         return {response_code::system_error,
                 fmt::format("The broker does not support consumer to filter message by {}",
                             sub->value().expression_type)};
+    }
+    try {
+        (void)filter::compile(sub->value().sub_string);
+    } catch (const Error& e) {
+        return {response_code::subscription_parse_failed, e.what()};
     }
     return std::move(*sub);
 }
@@ -12565,7 +14681,7 @@ BrokerState::process_pull_locked(const PullArgs& a, bool allow_suspend, PullCall
     if (auto failed = check_pull_target(a, config_, subscription_groups_, store_)) {
         return failed;
     }
-    auto parsed = pull_subscription(a, membership_);
+    auto parsed = pull_subscription(a, membership_, config_);
     if (!parsed.ok()) {
         return Outcome<PullResult>(parsed.code(), parsed.remark());
     }
@@ -12802,6 +14918,371 @@ RMQ_DECL void BrokerState::deliver_due_locked(BrokerTasks& out) {
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/broker/impl/store_requests.ipp ----
+
+// ---- begin rmq/impl/metrics.ipp ----
+
+/// @file impl/metrics.ipp
+/// Definitions of metrics.hpp.
+
+
+// Only the definitions need these.
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace rmq {
+namespace detail::prometheus {
+
+struct FamilyInfo {
+    std::string_view name;
+    std::string_view type;
+    std::string_view help;
+};
+
+// Every family rmq writes, in output order of a consumer then a producer. Times are milliseconds, as in
+// the RocketMQ 5.x clients' histograms.
+inline constexpr std::array<FamilyInfo, 21> families{{
+    {"rocketmq_process_time", "histogram", "Time the listener took per call, in milliseconds."},
+    {"rocketmq_consumer_cached_messages", "gauge", "Messages pulled and not yet consumed, per topic."},
+    {"rocketmq_consumer_cached_bytes", "gauge", "Body bytes pulled and not yet consumed, per topic."},
+    {"rmq_consumer_pulled_messages_total", "counter", "Messages pulled (after tag filtering)."},
+    {"rmq_consumer_consumed_messages_total", "counter", "Messages consumed, by outcome."},
+    {"rmq_consumer_pull_tps", "gauge", "Messages pulled per second over the last minute (PULL_TPS)."},
+    {"rmq_consumer_pull_rt_milliseconds", "gauge", "Average pull round trip over the last minute (PULL_RT)."},
+    {"rmq_consumer_consume_ok_tps", "gauge", "Messages consumed successfully per second, last minute."},
+    {"rmq_consumer_consume_failed_tps",
+     "gauge",
+     "Messages whose consumption failed per second, last minute."},
+    {"rmq_consumer_consume_rt_milliseconds", "gauge", "Average listener call time over the last minute."},
+    {"rmq_consumer_consume_failed_messages_last_hour",
+     "gauge",
+     "Messages whose consumption failed, last hour."},
+    {"rmq_consumer_queue_cached_messages", "gauge", "Messages cached for one owned queue."},
+    {"rmq_consumer_queue_cached_bytes", "gauge", "Body bytes cached for one owned queue."},
+    {"rmq_consumer_queue_lag_messages",
+     "gauge",
+     "Broker max offset minus committed offset of one owned queue."},
+    {"rmq_consumer_queue_commit_offset",
+     "gauge",
+     "Committed consume offset of one owned queue (-1 unknown)."},
+    {"rmq_consumer_queue_locked", "gauge", "1 when the broker lock of one owned queue is held."},
+    {"rmq_consumer_sent_back_messages_total",
+     "counter",
+     "Failed messages sent back for a retry, by outcome."},
+    {"rmq_consumer_dlq_messages_total",
+     "counter",
+     "Messages moved to the dead-letter queue by the consumer."},
+    {"rmq_consumer_damaged_records_total", "counter", "Pulled records the decoder rejected."},
+    {"rocketmq_send_cost_time", "histogram", "Time of one send call, in milliseconds."},
+    {"rmq_producer_sends_total", "counter", "Send calls, by outcome."},
+}};
+
+using Labels = std::initializer_list<std::pair<std::string_view, std::string_view>>;
+
+/// Prometheus spells infinities and NaN its own way; finite values use the shortest exact form.
+RMQ_DECL std::string value(double v) {
+    if (std::isnan(v)) {
+        return "NaN";
+    }
+    if (std::isinf(v)) {
+        return v > 0 ? "+Inf" : "-Inf";
+    }
+    return fmt::format("{}", v);
+}
+
+RMQ_DECL std::string value(std::int64_t v) {
+    return fmt::format("{}", v);
+}
+
+/// `name{a="x",b="y"} value` and a newline; `extra` is one more label (le of a bucket) when not empty.
+RMQ_DECL void write_sample(std::string& out,
+                           std::string_view name,
+                           std::string_view suffix,
+                           Labels labels,
+                           std::pair<std::string_view, std::string_view> extra,
+                           const std::string& v) {
+    fmt::format_to(std::back_inserter(out), "{}{}{{", name, suffix);
+    bool first = true;
+    for (const auto& [k, val] : labels) {
+        fmt::format_to(
+            std::back_inserter(out), "{}{}=\"{}\"", first ? "" : ",", k, prometheus_escape_label_value(val));
+        first = false;
+    }
+    if (!extra.first.empty()) {
+        fmt::format_to(std::back_inserter(out), "{}{}=\"{}\"", first ? "" : ",", extra.first, extra.second);
+    }
+    fmt::format_to(std::back_inserter(out), "}} {}\n", v);
+}
+
+RMQ_DECL void write_histogram(std::string& out, std::string_view name, Labels labels, const Histogram& h) {
+    std::int64_t cumulative = 0;
+    for (std::size_t i = 0; i < h.bounds.size(); ++i) {
+        cumulative += i < h.counts.size() ? h.counts[i] : 0;
+        write_sample(out, name, "_bucket", labels, {"le", value(h.bounds[i])}, value(cumulative));
+    }
+    write_sample(out, name, "_bucket", labels, {"le", "+Inf"}, value(h.count));
+    write_sample(out, name, "_sum", labels, {}, value(h.sum));
+    write_sample(out, name, "_count", labels, {}, value(h.count));
+}
+
+}  // namespace detail::prometheus
+
+RMQ_DECL std::string prometheus_escape_label_value(std::string_view value) {
+    std::string out;
+    out.reserve(value.size());
+    for (const char c : value) {
+        switch (c) {
+        case '\\':
+            out += "\\\\";
+            break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        default:
+            out += c;
+        }
+    }
+    return out;
+}
+
+RMQ_DECL PrometheusText::Family& PrometheusText::family(std::string_view name) {
+    for (Family& f : families_) {
+        if (f.name == name) {
+            return f;
+        }
+    }
+    for (const auto& info : detail::prometheus::families) {
+        if (info.name == name) {
+            return families_.emplace_back(Family{info.name, info.type, info.help, {}});
+        }
+    }
+    throw std::logic_error(fmt::format("rmq: unknown metric family {}", name));
+}
+
+RMQ_DECL void
+PrometheusText::add_topics(const ConsumerStats& stats, std::string_view group, std::string_view client) {
+    using detail::prometheus::value;
+    using detail::prometheus::write_sample;
+    std::map<std::string_view, std::pair<std::int64_t, std::int64_t>> cached;
+    for (const TopicStats& t : stats.topics) {
+        cached[t.topic];
+    }
+    for (const QueueStats& q : stats.queues) {
+        auto& c = cached[q.mq.topic];
+        c.first += q.cached_msg_count;
+        c.second += q.cached_msg_bytes;
+    }
+    for (const TopicStats& t : stats.topics) {
+        detail::prometheus::write_histogram(
+            family("rocketmq_process_time").samples,
+            "rocketmq_process_time",
+            {{"consumer_group", group}, {"client_id", client}, {"topic", t.topic}},
+            t.process_time);
+    }
+    for (const auto& [topic, c] : cached) {
+        const detail::prometheus::Labels l{
+            {"consumer_group", group}, {"client_id", client}, {"topic", topic}};
+        write_sample(family("rocketmq_consumer_cached_messages").samples,
+                     "rocketmq_consumer_cached_messages",
+                     "",
+                     l,
+                     {},
+                     value(c.first));
+        write_sample(family("rocketmq_consumer_cached_bytes").samples,
+                     "rocketmq_consumer_cached_bytes",
+                     "",
+                     l,
+                     {},
+                     value(c.second));
+    }
+    const std::pair<std::string_view, double TopicStats::*> rates[] = {
+        {"rmq_consumer_pull_tps", &TopicStats::pull_tps},
+        {"rmq_consumer_pull_rt_milliseconds", &TopicStats::pull_rt},
+        {"rmq_consumer_consume_ok_tps", &TopicStats::consume_ok_tps},
+        {"rmq_consumer_consume_failed_tps", &TopicStats::consume_failed_tps},
+        {"rmq_consumer_consume_rt_milliseconds", &TopicStats::consume_rt},
+    };
+    for (const TopicStats& t : stats.topics) {
+        const detail::prometheus::Labels l{
+            {"consumer_group", group}, {"client_id", client}, {"topic", t.topic}};
+        write_sample(family("rmq_consumer_pulled_messages_total").samples,
+                     "rmq_consumer_pulled_messages_total",
+                     "",
+                     l,
+                     {},
+                     value(t.pulled_msgs_total));
+        auto& consumed = family("rmq_consumer_consumed_messages_total").samples;
+        write_sample(consumed,
+                     "rmq_consumer_consumed_messages_total",
+                     "",
+                     l,
+                     {"invocation_status", "success"},
+                     value(t.consume_ok_total));
+        write_sample(consumed,
+                     "rmq_consumer_consumed_messages_total",
+                     "",
+                     l,
+                     {"invocation_status", "failure"},
+                     value(t.consume_failed_total));
+        for (const auto& [name, field] : rates) {
+            write_sample(family(name).samples, name, "", l, {}, value(t.*field));
+        }
+        write_sample(family("rmq_consumer_consume_failed_messages_last_hour").samples,
+                     "rmq_consumer_consume_failed_messages_last_hour",
+                     "",
+                     l,
+                     {},
+                     value(t.consume_failed_msgs));
+    }
+}
+
+RMQ_DECL void
+PrometheusText::add_queues(const ConsumerStats& stats, std::string_view group, std::string_view client) {
+    using detail::prometheus::value;
+    using detail::prometheus::write_sample;
+    const std::pair<std::string_view, std::int64_t QueueStats::*> gauges[] = {
+        {"rmq_consumer_queue_cached_messages", &QueueStats::cached_msg_count},
+        {"rmq_consumer_queue_cached_bytes", &QueueStats::cached_msg_bytes},
+        {"rmq_consumer_queue_lag_messages", &QueueStats::lag},
+        {"rmq_consumer_queue_commit_offset", &QueueStats::commit_offset},
+    };
+    for (const auto& [name, field] : gauges) {
+        auto& out = family(name).samples;
+        for (const QueueStats& q : stats.queues) {
+            const std::string queue_id = std::to_string(q.mq.queue_id);
+            write_sample(out,
+                         name,
+                         "",
+                         {{"consumer_group", group},
+                          {"client_id", client},
+                          {"topic", q.mq.topic},
+                          {"broker_name", q.mq.broker_name},
+                          {"queue_id", queue_id}},
+                         {},
+                         value(q.*field));
+        }
+    }
+    auto& locked = family("rmq_consumer_queue_locked").samples;
+    for (const QueueStats& q : stats.queues) {
+        const std::string queue_id = std::to_string(q.mq.queue_id);
+        write_sample(locked,
+                     "rmq_consumer_queue_locked",
+                     "",
+                     {{"consumer_group", group},
+                      {"client_id", client},
+                      {"topic", q.mq.topic},
+                      {"broker_name", q.mq.broker_name},
+                      {"queue_id", queue_id}},
+                     {},
+                     value(std::int64_t{q.locked ? 1 : 0}));
+    }
+}
+
+RMQ_DECL PrometheusText&
+PrometheusText::add(const ConsumerStats& stats, std::string_view consumer_group, std::string_view client_id) {
+    using detail::prometheus::value;
+    using detail::prometheus::write_sample;
+    add_topics(stats, consumer_group, client_id);
+    add_queues(stats, consumer_group, client_id);
+    const detail::prometheus::Labels l{{"consumer_group", consumer_group}, {"client_id", client_id}};
+    auto& sent_back = family("rmq_consumer_sent_back_messages_total").samples;
+    write_sample(sent_back,
+                 "rmq_consumer_sent_back_messages_total",
+                 "",
+                 l,
+                 {"invocation_status", "success"},
+                 value(stats.send_back_total));
+    write_sample(sent_back,
+                 "rmq_consumer_sent_back_messages_total",
+                 "",
+                 l,
+                 {"invocation_status", "failure"},
+                 value(stats.send_back_failed_total));
+    write_sample(family("rmq_consumer_dlq_messages_total").samples,
+                 "rmq_consumer_dlq_messages_total",
+                 "",
+                 l,
+                 {},
+                 value(stats.sent_to_dlq_total));
+    write_sample(family("rmq_consumer_damaged_records_total").samples,
+                 "rmq_consumer_damaged_records_total",
+                 "",
+                 l,
+                 {},
+                 value(stats.damaged_records));
+    return *this;
+}
+
+RMQ_DECL PrometheusText&
+PrometheusText::add(const ProducerStats& stats, std::string_view producer_group, std::string_view client_id) {
+    using detail::prometheus::value;
+    using detail::prometheus::write_sample;
+    auto& cost = family("rocketmq_send_cost_time").samples;
+    auto& sends = family("rmq_producer_sends_total").samples;
+    for (const ProducerTopicStats& t : stats.topics) {
+        const std::pair<std::string_view, const Histogram*> outcomes[] = {
+            {"success", &t.send_cost_time_ok}, {"failure", &t.send_cost_time_failed}};
+        for (const auto& [status, h] : outcomes) {
+            detail::prometheus::write_histogram(cost,
+                                                "rocketmq_send_cost_time",
+                                                {{"producer_group", producer_group},
+                                                 {"client_id", client_id},
+                                                 {"topic", t.topic},
+                                                 {"invocation_status", status}},
+                                                *h);
+        }
+        const detail::prometheus::Labels l{
+            {"producer_group", producer_group}, {"client_id", client_id}, {"topic", t.topic}};
+        write_sample(sends,
+                     "rmq_producer_sends_total",
+                     "",
+                     l,
+                     {"invocation_status", "success"},
+                     value(t.send_ok_total));
+        write_sample(sends,
+                     "rmq_producer_sends_total",
+                     "",
+                     l,
+                     {"invocation_status", "failure"},
+                     value(t.send_failed_total));
+    }
+    return *this;
+}
+
+RMQ_DECL std::string PrometheusText::str() const {
+    std::string out;
+    for (const Family& f : families_) {
+        fmt::format_to(std::back_inserter(out),
+                       "# HELP {} {}\n# TYPE {} {}\n{}",
+                       f.name,
+                       f.help,
+                       f.name,
+                       f.type,
+                       f.samples);
+    }
+    return out;
+}
+
+RMQ_DECL std::string
+to_prometheus(const ConsumerStats& stats, std::string_view consumer_group, std::string_view client_id) {
+    return PrometheusText().add(stats, consumer_group, client_id).str();
+}
+
+RMQ_DECL std::string
+to_prometheus(const ProducerStats& stats, std::string_view producer_group, std::string_view client_id) {
+    return PrometheusText().add(stats, producer_group, client_id).str();
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/metrics.ipp ----
 
 // ---- begin rmq/impl/unique_id.ipp ----
 
