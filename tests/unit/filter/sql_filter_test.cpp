@@ -4,6 +4,7 @@
 // an evaluation that throws or gives NULL is "not matched", as ExpressionMessageFilter answers).
 
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -264,4 +265,16 @@ TEST_CASE("hostile input: deep nesting is refused, long flat chains are fine", "
     CHECK_FALSE(matches(ors, {{"a", "10000"}}));
     const std::string nested = std::string(20, '(') + "a = 1" + std::string(20, ')');
     CHECK(matches(nested, {{"a", "1"}}));
+}
+
+TEST_CASE("property values parse as Java's Double.valueOf, out-of-range ones as infinity or zero",
+          "[filter]") {
+    using rmq::detail::filter::java_parse_double;
+    CHECK(java_parse_double("1.5e3") == 1500.0);
+    CHECK(java_parse_double(" -2.5 ") == -2.5);
+    CHECK(java_parse_double("1e400") == std::numeric_limits<double>::infinity());
+    CHECK(java_parse_double("-1e400") == -std::numeric_limits<double>::infinity());
+    CHECK(java_parse_double("1e-400") == 0.0);
+    CHECK_FALSE(java_parse_double("1,5").has_value());
+    CHECK_FALSE(java_parse_double("0x1p3").has_value());
 }

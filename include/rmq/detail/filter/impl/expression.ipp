@@ -11,8 +11,21 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <string>
+
+#include <locale.h>  // newlocale, strtod_l (POSIX)
 
 namespace rmq::detail::filter {
+
+namespace expression_impl {
+
+/// strtod in the "C" locale, whatever the program's locale: the text is plain ASCII, '.' its decimal point.
+inline double c_locale_strtod(std::string_view s) {
+    static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
+    return strtod_l(std::string(s).c_str(), nullptr, c_locale);
+}
+
+}  // namespace expression_impl
 
 RMQ_DECL bool Node::is_boolean() const noexcept {
     switch (kind) {
@@ -110,13 +123,18 @@ RMQ_DECL std::optional<double> java_parse_double(std::string_view s) noexcept {
         return std::nullopt;
     }
     double v = 0;
+#if defined(_LIBCPP_VERSION)
+    // libc++ (16) has no floating-point std::from_chars; the text was validated above.
+    v = expression_impl::c_locale_strtod(s);
+#else
     const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec == std::errc::result_out_of_range) {
-        // Overflow is Infinity and underflow zero in Java; strtod says which (the text is plain ASCII).
-        v = std::strtod(std::string(s).c_str(), nullptr);
+        // Overflow is Infinity and underflow zero in Java; strtod says which.
+        v = expression_impl::c_locale_strtod(s);
     } else if (ec != std::errc{} || ptr != s.data() + s.size()) {
         return std::nullopt;
     }
+#endif
     return sign * v;
 }
 
