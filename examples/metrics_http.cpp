@@ -4,6 +4,12 @@
 // [port]` keeps serving (default port 9464) so that `curl localhost:9464/metrics` or a Prometheus server can
 // scrape it; Ctrl-C stops it. docs/metrics.md describes every metric.
 
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+// GCC's -Wtsan flags the std::atomic_thread_fence in Boost.Asio's handler fences under -fsanitize=thread; it
+// must be silenced before <atomic> is first included (the diagnostic is tied to that header's location).
+#    pragma GCC diagnostic ignored "-Wtsan"
+#endif
+
 #include <atomic>
 #include <chrono>
 #include <csignal>
