@@ -44,16 +44,7 @@ struct Fixture {
     int next_opaque = 1000;
 
     Fixture() {
-        server.set_handler([this](rmq_test::FakeSession& s, const Command& req) {
-            if (req.is_response()) {
-                return;
-            }
-            auto r = rmq_test::FakeSession::response_to(req, 0);
-            if (req.code == rc::get_routeinfo_by_topic) {
-                r.body = rmq_test::route_json(server.address());
-            }
-            s.send(r);
-        });
+        rmq_test::answer_ok(server);
         rmq::HeartbeatData hb;
         hb.client_id = "cid";
         rmq::ConsumerData cd;

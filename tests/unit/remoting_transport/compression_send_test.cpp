@@ -14,26 +14,18 @@
 #include <catch2/catch.hpp>
 
 #include <rmq/remoting/compression.hpp>
-#include <rmq/remoting/request_code.hpp>
 #include <rmq/transport/remoting.hpp>
 
 namespace {
 
 using rmq::remoting::Command;
-namespace rc = rmq::remoting::request_code;
 
 /// A broker that answers routes and SEND_MESSAGE_V2 successfully.
 void serve_sends(rmq_test::FakeServer& server) {
-    server.set_handler([&server](rmq_test::FakeSession& s, const Command& req) {
-        auto r = rmq_test::FakeSession::response_to(req, 0);
-        if (req.code == rc::get_routeinfo_by_topic) {
-            r.body = rmq_test::route_json(server.address());
-        } else {
-            r.fields().set("msgId", "7F00000100002A9F0000000000000010");
-            r.fields().set("queueId", std::string(req.field("e").value_or("0")));
-            r.fields().set("queueOffset", "1");
-        }
-        s.send(r);
+    rmq_test::answer_ok(server, [](const Command& req, Command& r) {
+        r.fields().set("msgId", "7F00000100002A9F0000000000000010");
+        r.fields().set("queueId", std::string(req.field("e").value_or("0")));
+        r.fields().set("queueOffset", "1");
     });
 }
 

@@ -23,6 +23,7 @@
 
 #include <rmq/remoting/bodies.hpp>
 #include <rmq/remoting/command.hpp>
+#include <rmq/remoting/request_code.hpp>
 
 namespace rmq_test {
 
@@ -262,6 +263,24 @@ inline std::string route_json(const std::string& master, const std::string& slav
     }
     r.broker_datas.push_back(bd);
     return rmq::remoting::encode_topic_route_data(r);  // fastjson form: unquoted numeric keys
+}
+
+/// A broker that answers every request with success (route queries with route_json of this server), letting
+/// `fill` add to each answer; responses it receives (to requests it sent) are ignored.
+inline void answer_ok(FakeServer& server,
+                      std::function<void(const rmq::remoting::Command&, rmq::remoting::Command&)> fill = {}) {
+    server.set_handler([&server, fill = std::move(fill)](FakeSession& s, const rmq::remoting::Command& req) {
+        if (req.is_response()) {
+            return;
+        }
+        auto r = FakeSession::response_to(req, 0);
+        if (req.code == rmq::remoting::request_code::get_routeinfo_by_topic) {
+            r.body = route_json(server.address());
+        } else if (fill) {
+            fill(req, r);
+        }
+        s.send(r);
+    });
 }
 
 }  // namespace rmq_test
