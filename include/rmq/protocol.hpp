@@ -140,7 +140,8 @@ struct PullOffsets {
 template <class T>
 class Outcome {
 public:
-    Outcome(T value)  // NOLINT: implicit on purpose, completions return values directly
+    Outcome(T value)  // NOLINT(google-explicit-constructor): implicit on purpose, completions return values
+                      // directly
         : state_(std::move(value)) {}
 
     Outcome(int code, std::string remark)
@@ -156,18 +157,18 @@ public:
 
     /// The response code (response_code::success when ok()).
     [[nodiscard]] int code() const noexcept {
-        return ok() ? response_code::success : std::get<1>(state_).code;
+        return ok() ? response_code::success : std::get_if<1>(&state_)->code;  // get_if: no throw path
     }
 
     /// The broker's remark (empty when ok()).
     [[nodiscard]] const std::string& remark() const noexcept {
         static const std::string empty;
-        return ok() ? empty : std::get<1>(state_).remark;
+        return ok() ? empty : std::get_if<1>(&state_)->remark;
     }
 
 private:
     struct Failure {
-        int code;
+        int code = 0;
         std::string remark;
     };
 

@@ -29,7 +29,8 @@ public:
 
     OffsetTable(OffsetTable&& other) noexcept {
         const std::unique_lock lock(other.mutex_);
-        table_ = std::move(other.table_);
+        // Not in the initializer list: other's lock must be held first.
+        table_ = std::move(other.table_);  // NOLINT(cppcoreguidelines-prefer-member-initializer)
     }
 
     OffsetTable& operator=(OffsetTable&& other) noexcept {
