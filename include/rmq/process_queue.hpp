@@ -40,8 +40,9 @@ namespace rmq {
 /// Messages are counted in msg_count()/msg_size() from put_messages until they leave for good
 /// (remove_messages on the concurrent path, commit on the orderly path); the orderly in-flight ("consuming")
 /// ones stay counted.
-class ProcessQueue {  // NOLINT(cppcoreguidelines-special-member-functions): copies deleted, no destructor
-                      // needed
+// Copies deleted, nothing to destroy by hand: no special member is missing.
+// NOLINTNEXTLINE(cppcoreguidelines-special-member-functions)
+class ProcessQueue {
 public:
     /// Client-side lifetime of a broker queue lock (`rocketmq.client.rebalance.lockMaxLiveTime`), ms.
     static constexpr std::int64_t rebalance_lock_max_live_time = 30000;

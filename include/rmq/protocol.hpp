@@ -140,8 +140,9 @@ struct PullOffsets {
 template <class T>
 class Outcome {
 public:
-    Outcome(T value)  // NOLINT(google-explicit-constructor): implicit on purpose, completions return values
-                      // directly
+    // Implicit on purpose: completions return values directly.
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    Outcome(T value)
         : state_(std::move(value)) {}
 
     Outcome(int code, std::string remark)

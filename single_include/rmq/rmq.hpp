@@ -736,8 +736,9 @@ namespace rmq {
 /// Messages are counted in msg_count()/msg_size() from put_messages until they leave for good
 /// (remove_messages on the concurrent path, commit on the orderly path); the orderly in-flight ("consuming")
 /// ones stay counted.
-class ProcessQueue {  // NOLINT(cppcoreguidelines-special-member-functions): copies deleted, no destructor
-                      // needed
+// Copies deleted, nothing to destroy by hand: no special member is missing.
+// NOLINTNEXTLINE(cppcoreguidelines-special-member-functions)
+class ProcessQueue {
 public:
     /// Client-side lifetime of a broker queue lock (`rocketmq.client.rebalance.lockMaxLiveTime`), ms.
     static constexpr std::int64_t rebalance_lock_max_live_time = 30000;
@@ -2629,8 +2630,9 @@ struct PullOffsets {
 template <class T>
 class Outcome {
 public:
-    Outcome(T value)  // NOLINT(google-explicit-constructor): implicit on purpose, completions return values
-                      // directly
+    // Implicit on purpose: completions return values directly.
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    Outcome(T value)
         : state_(std::move(value)) {}
 
     Outcome(int code, std::string remark)
@@ -3758,7 +3760,8 @@ public:
     OffsetTable(OffsetTable&& other) noexcept {
         const std::unique_lock lock(other.mutex_);
         // Not in the initializer list: other's lock must be held first.
-        table_ = std::move(other.table_);  // NOLINT(cppcoreguidelines-prefer-member-initializer)
+        // NOLINTNEXTLINE(cppcoreguidelines-prefer-member-initializer)
+        table_ = std::move(other.table_);
     }
 
     OffsetTable& operator=(OffsetTable&& other) noexcept {
@@ -4904,8 +4907,9 @@ using BrokerTasks = std::vector<BrokerTask>;
 
 /// Its state is guarded by the broker's one mutex, passed in: members named `*_locked` need it held, the
 /// others take it themselves.
-class Dispatcher {  // NOLINT(cppcoreguidelines-special-member-functions): copies deleted, no destructor
-                    // needed
+// Copies deleted, nothing to destroy by hand: no special member is missing.
+// NOLINTNEXTLINE(cppcoreguidelines-special-member-functions)
+class Dispatcher {
 public:
     /// The broker's time-driven work, run by the dispatcher thread under the lock (real clocks only).
     struct Timers {

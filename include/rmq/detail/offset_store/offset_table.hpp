@@ -30,7 +30,8 @@ public:
     OffsetTable(OffsetTable&& other) noexcept {
         const std::unique_lock lock(other.mutex_);
         // Not in the initializer list: other's lock must be held first.
-        table_ = std::move(other.table_);  // NOLINT(cppcoreguidelines-prefer-member-initializer)
+        // NOLINTNEXTLINE(cppcoreguidelines-prefer-member-initializer)
+        table_ = std::move(other.table_);
     }
 
     OffsetTable& operator=(OffsetTable&& other) noexcept {
