@@ -7,12 +7,12 @@
 # header, RMQ_HEADER_CHECK) with build/dev/compile_commands.json. HeaderFilterRegex reports findings in every rmq
 # header a source includes, so one source covers them all: the one of <rmq/remoting.hpp>, the umbrella of
 # umbrellas, reaches every header under include/rmq except rmq/src.hpp (which only includes remoting.hpp under
-# RMQ_SEPARATE_COMPILATION). Checking all ~118 sources would parse the same headers ~118 times (hours on two
-# cores). The script fails when a header is not reached, so a header that the umbrella misses cannot go
-# unchecked; add its check source to SOURCES then.
+# RMQ_SEPARATE_COMPILATION). Checking all 117 sources would repeat most of that work per source, where this one
+# costs ~2 CPU-minutes. The script fails when a header is not reached, so a header that the umbrella misses
+# cannot go unchecked; add its check source to SOURCES then.
 #
-# Checks are split over two clang-tidy processes (two cores), each parsing the source once and running half of
-# the checks; a TU parse is ~30 s, the checks ~2 min of CPU.
+# The checks are split over two clang-tidy processes (two cores), each parsing the source once and running half
+# of the checks: 1-2 minutes in all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
