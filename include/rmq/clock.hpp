@@ -30,6 +30,8 @@ public:
 
     /// Registers a callback run after the clock jumps (manual clocks only); the system clock never calls it.
     /// Returns an id for remove_listener.
+    // By value: an override keeps the listener (ManualClock moves it in).
+    // NOLINTNEXTLINE(performance-unnecessary-value-param)
     virtual std::uint64_t add_listener(std::function<void()> /*on_advance*/) { return 0; }
 
     virtual void remove_listener(std::uint64_t /*id*/) {}

@@ -140,7 +140,9 @@ struct PullOffsets {
 template <class T>
 class Outcome {
 public:
-    Outcome(T value)  // NOLINT: implicit on purpose, completions return values directly
+    // Implicit on purpose: completions return values directly.
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    Outcome(T value)
         : state_(std::move(value)) {}
 
     Outcome(int code, std::string remark)
@@ -156,18 +158,18 @@ public:
 
     /// The response code (response_code::success when ok()).
     [[nodiscard]] int code() const noexcept {
-        return ok() ? response_code::success : std::get<1>(state_).code;
+        return ok() ? response_code::success : std::get_if<1>(&state_)->code;  // get_if: no throw path
     }
 
     /// The broker's remark (empty when ok()).
     [[nodiscard]] const std::string& remark() const noexcept {
         static const std::string empty;
-        return ok() ? empty : std::get<1>(state_).remark;
+        return ok() ? empty : std::get_if<1>(&state_)->remark;
     }
 
 private:
     struct Failure {
-        int code;
+        int code = 0;
         std::string remark;
     };
 

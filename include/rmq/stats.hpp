@@ -149,8 +149,8 @@ public:
 
     void add(std::int64_t millis) noexcept {
         const auto v = static_cast<double>(millis);
-        const auto it = std::lower_bound(bounds_->begin(), bounds_->end(), v);
-        counts_[static_cast<std::size_t>(it - bounds_->begin())] += 1;
+        counts_[static_cast<std::size_t>(std::lower_bound(bounds_->begin(), bounds_->end(), v) -
+                                         bounds_->begin())] += 1;
         sum_ += millis;
         count_ += 1;
     }

@@ -32,7 +32,7 @@ RMQ_DECL State& state() {
 RMQ_DECL void write_default(LogLevel /*level*/, std::string_view message) {
     // One fputs per line so that lines of different threads do not interleave.
     const std::string line = fmt::format("rmq: {}\n", message);
-    std::fputs(line.c_str(), stderr);
+    (void)std::fputs(line.c_str(), stderr);  // a failed write to stderr has nowhere to be reported
 }
 
 }  // namespace detail::log

@@ -23,7 +23,7 @@ RMQ_DECL ProcessQueue::ProcessQueue(std::shared_ptr<Clock> clock)
     , last_consume_timestamp_(last_pull_timestamp_.load())
     , last_lock_timestamp_(last_pull_timestamp_.load()) {}
 
-RMQ_DECL bool ProcessQueue::put_messages_shared(std::shared_ptr<std::vector<MessageExt>> batch,
+RMQ_DECL bool ProcessQueue::put_messages_shared(const std::shared_ptr<std::vector<MessageExt>>& batch,
                                                 std::optional<std::int64_t> max_offset) {
     if (!batch) {
         throw InvalidArgument("ProcessQueue::put_messages_shared: batch must not be null");
@@ -195,7 +195,7 @@ RMQ_DECL std::optional<std::int64_t> ProcessQueue::parse_long(std::string_view t
     return value;
 }
 
-RMQ_DECL void ProcessQueue::log_send_back_failure(const MessageExt& msg, std::exception_ptr error) {
+RMQ_DECL void ProcessQueue::log_send_back_failure(const MessageExt& msg, const std::exception_ptr& error) {
     std::string reason = "send_back returned false";
     if (error) {
         try {

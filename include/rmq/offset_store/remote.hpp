@@ -75,7 +75,7 @@ public:
     }
 
 private:
-    void send(const MessageQueue& mq, std::int64_t offset);
+    void send(const MessageQueue& mq, std::int64_t offset) const;
 
     OffsetStoreContext ctx_;
     detail::OffsetTable table_;

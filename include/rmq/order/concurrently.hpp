@@ -159,7 +159,7 @@ struct Concurrently {
                 pq->clean_expired_msg(
                     timeout,
                     [this](const MessageExt& msg) { return host_.send_back(msg, 3); },
-                    [this, queue](const MessageExt& msg, std::exception_ptr) {
+                    [this, queue](const MessageExt& msg, const std::exception_ptr& /*error*/) {
                         host_.log("group [{}]: expired message {} of {} could not be sent back",
                                   host_.group(),
                                   msg.msg_id(),

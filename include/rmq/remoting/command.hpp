@@ -148,6 +148,8 @@ private:
         return nullptr;
     }
 
+    // One lookup for both overloads; this object is not const.
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast)
     Entry* find(std::string_view key) noexcept { return const_cast<Entry*>(std::as_const(*this).find(key)); }
 
     std::vector<Entry> entries_;

@@ -38,6 +38,7 @@ inline constexpr bool compression_supported(CompressionType type) noexcept {
     switch (type) {
     case CompressionType::Zlib:
         return true;
+    // NOLINTNEXTLINE(bugprone-branch-clone): the branches differ in a build without LZ4 or ZSTD
     case CompressionType::Lz4:
         return RMQ_DETAIL_HAS_LZ4 != 0;
     case CompressionType::Zstd:

@@ -86,9 +86,11 @@ struct HeaderReader {
         }
     }
 
-    void parse(std::string_view, std::string_view text, std::string& v) const { v = std::string(text); }
+    void parse(std::string_view /*key*/, std::string_view text, std::string& v) const {
+        v = std::string(text);
+    }
 
-    void parse(std::string_view, std::string_view text, bool& v) const {
+    void parse(std::string_view /*key*/, std::string_view text, bool& v) const {
         v = text.size() == 4 && (text[0] == 't' || text[0] == 'T') && (text[1] == 'r' || text[1] == 'R') &&
             (text[2] == 'u' || text[2] == 'U') && (text[3] == 'e' || text[3] == 'E');
     }

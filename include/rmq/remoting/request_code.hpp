@@ -6,10 +6,9 @@
 
 #include <cstdint>
 
-namespace rmq::remoting {
+namespace rmq::remoting::request_code {
 
 /// Java's RequestCode values a client sends or receives.
-namespace request_code {
 inline constexpr std::int32_t send_message = 10;
 inline constexpr std::int32_t pull_message = 11;
 inline constexpr std::int32_t query_message = 12;
@@ -69,6 +68,4 @@ inline constexpr std::int32_t lite_pull_message = 361;
 inline constexpr std::int32_t query_assignment = 400;
 inline constexpr std::int32_t set_message_request_mode = 401;
 inline constexpr std::int32_t get_all_message_request_mode = 402;
-}  // namespace request_code
-
-}  // namespace rmq::remoting
+}  // namespace rmq::remoting::request_code

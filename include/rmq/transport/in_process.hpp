@@ -65,7 +65,7 @@ public:
 
     /// PULL_MESSAGE whose immediate answer (messages found, nothing new without suspend, an error) is handed
     /// to `post` instead of the dispatcher thread; a held pull still completes on the dispatcher.
-    void pull(const PullArgs& args, PullCallback callback, PostToCaller post) {
+    void pull(const PullArgs& args, PullCallback callback, const PostToCaller& post) {
         state_->pull(args, std::move(callback), &post);
     }
 

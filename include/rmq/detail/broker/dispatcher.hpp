@@ -24,6 +24,8 @@ using BrokerTasks = std::vector<BrokerTask>;
 
 /// Its state is guarded by the broker's one mutex, passed in: members named `*_locked` need it held, the
 /// others take it themselves.
+// Copies deleted, nothing to destroy by hand: no special member is missing.
+// NOLINTNEXTLINE(cppcoreguidelines-special-member-functions)
 class Dispatcher {
 public:
     /// The broker's time-driven work, run by the dispatcher thread under the lock (real clocks only).

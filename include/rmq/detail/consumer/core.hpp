@@ -181,7 +181,7 @@ private:
     void close_admin();
     [[nodiscard]] ConsumerRunningInfo running_info() const;
     void reset_offsets(const std::string& topic, const QueueOffsets& offsets);
-    void finish_reset(std::vector<QueueEntry> pending);
+    void finish_reset(const std::vector<QueueEntry>& pending);
     [[nodiscard]] QueueOffsets offset_table(const std::string& topic) const;
     ConsumeDirectlyResult consume_directly(MessageExt msg, const std::string& broker_name);
     static ConsumeDirectlyStatus directly_status(typename Order::Status s);

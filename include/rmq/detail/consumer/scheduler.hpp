@@ -101,12 +101,13 @@ public:
     /// `fn` is logged and does not cancel the schedule.
     void every(std::int64_t initial_delay_millis, std::int64_t period_millis, std::function<void()> fn) {
         auto shared = std::make_shared<std::function<void()>>(std::move(fn));
-        schedule_periodic(initial_delay_millis, period_millis, std::move(shared));
+        schedule_periodic(initial_delay_millis, period_millis, shared);
     }
 
 private:
-    void
-    schedule_periodic(std::int64_t delay, std::int64_t period, std::shared_ptr<std::function<void()>> fn) {
+    void schedule_periodic(std::int64_t delay,
+                           std::int64_t period,
+                           const std::shared_ptr<std::function<void()>>& fn) {
         post_after(delay, [this, period, fn] {
             (*fn)();
             schedule_periodic(period, period, fn);

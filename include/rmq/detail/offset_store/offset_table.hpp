@@ -29,6 +29,8 @@ public:
 
     OffsetTable(OffsetTable&& other) noexcept {
         const std::unique_lock lock(other.mutex_);
+        // Not in the initializer list: other's lock must be held first.
+        // NOLINTNEXTLINE(cppcoreguidelines-prefer-member-initializer)
         table_ = std::move(other.table_);
     }
 

@@ -15,10 +15,12 @@ namespace rmq {
 
 namespace detail {
 RMQ_DECL std::string default_offset_store_dir() {
+    // getenv races only with setenv, which rmq never calls.
+    // NOLINTNEXTLINE(concurrency-mt-unsafe)
     if (const char* dir = std::getenv("RMQ_OFFSET_STORE_DIR"); dir != nullptr && *dir != '\0') {
         return dir;
     }
-    const char* home = std::getenv("HOME");
+    const char* home = std::getenv("HOME");  // NOLINT(concurrency-mt-unsafe): as above
     return fmt::format("{}/.rocketmq_offsets", home != nullptr ? home : ".");
 }
 }  // namespace detail

@@ -52,7 +52,7 @@ RMQ_DECL void RemoteOffsetStore::persist_all(std::span<const MessageQueue> mqs) 
     table_.remove_all(unused);
 }
 
-RMQ_DECL void RemoteOffsetStore::send(const MessageQueue& mq, std::int64_t offset) {
+RMQ_DECL void RemoteOffsetStore::send(const MessageQueue& mq, std::int64_t offset) const {
     if (!ctx_.update_broker) {
         return;
     }

@@ -71,12 +71,12 @@ inline void encode_json_header(const Command& cmd, std::string& out) {
         }
         out.push_back('}');
     }
-    out.append(fmt::format(",\"flag\":{},\"language\":\"{}\",\"opaque\":{}", cmd.flag, lang, cmd.opaque));
+    out.append(fmt::format(R"(,"flag":{},"language":"{}","opaque":{})", cmd.flag, lang, cmd.opaque));
     if (cmd.remark) {
         out.append(",\"remark\":");
         rmq::detail::append_json_string(out, *cmd.remark);
     }
-    out.append(fmt::format(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":{}}}", cmd.version));
+    out.append(fmt::format(R"(,"serializeTypeCurrentRPC":"JSON","version":{}}})", cmd.version));
 }
 
 inline std::int16_t checked_i16(std::int32_t v, std::string_view field) {

@@ -49,6 +49,8 @@ inline std::string zlib_inflate(std::string_view in, std::size_t limit) {
         throw CodecError("ZLIB: inflateInit failed");
     }
     std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&zs, inflateEnd);
+    // zlib's next_in is not const (without ZLIB_CONST), but inflate only reads the input.
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast)
     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
     zs.avail_in = static_cast<uInt>(in.size());
     std::string out;

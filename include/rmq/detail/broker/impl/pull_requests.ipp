@@ -31,6 +31,7 @@ RMQ_DECL void BrokerState::pull(const PullArgs& args, PullCallback callback, con
         }
     }
     if (immediate) {
+        // NOLINTNEXTLINE(bugprone-use-after-move): immediate is set only on the branch that keeps callback
         callback(std::move(*immediate));
         return;
     }

@@ -78,6 +78,8 @@ RMQ_DECL QueueLog* MessageStore::find_queue(const std::string& topic, std::int32
 }
 
 RMQ_DECL const QueueLog* MessageStore::find_queue(const std::string& topic, std::int32_t queue_id) const {
+    // One lookup for both overloads; the non-const one does not modify the store.
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast)
     return const_cast<MessageStore*>(this)->find_queue(topic, queue_id);
 }
 

@@ -146,15 +146,15 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::reset_offsets(const std::st
         offset_store_.update_offset(mq, wanted.at(mq), false);
         log_line(LogLevel::Info, "group [{}]: {} reset to offset {}", group_, mq, wanted.at(mq));
     }
-    finish_reset(std::move(affected));
+    finish_reset(affected);
 }
 
 /// Removes the reset queues once their order policy lets them go (an orderly listener may still run),
 /// then rebalances.
 template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::finish_reset(std::vector<QueueEntry> pending) {
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::finish_reset(const std::vector<QueueEntry>& pending) {
     std::vector<QueueEntry> left;
-    for (auto& [mq, pq] : pending) {
+    for (const auto& [mq, pq] : pending) {
         if (remove_unnecessary_queue(mq, *pq)) {
             const std::lock_guard lock(table_mutex_);
             if (const auto it = table_.find(mq); it != table_.end() && it->second == pq) {
@@ -165,7 +165,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::finish_reset(std::vector<Qu
         }
     }
     if (!left.empty()) {
-        schedule(100, [this, left = std::move(left)]() mutable { finish_reset(std::move(left)); });
+        schedule(100, [this, left = std::move(left)] { finish_reset(left); });
         return;
     }
     do_rebalance();

@@ -273,7 +273,9 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::submit(std::function<void()
     if (pool_->try_submit(std::move(task))) {
         return;
     }
+    // try_submit moves from task only when it accepts it, so a refused task is still here.
     schedule(config_.pull_time_delay_mills_when_flow_control,
+             // NOLINTNEXTLINE(bugprone-use-after-move)
              [this, task = std::move(task)]() mutable { submit(std::move(task)); });
 }
 

@@ -46,8 +46,8 @@ private:
 
     NodePtr equality();
     NodePtr comparison();
-    NodePtr negatable(NodePtr left, TokenKind op);
-    NodePtr between(NodePtr value, bool negated);
+    NodePtr negatable(NodePtr left, TokenKind prefix);
+    NodePtr between(const NodePtr& value, bool negated);
     NodePtr in_list(NodePtr left, bool negated);
     NodePtr unary();
     NodePtr primary();
@@ -267,7 +267,7 @@ RMQ_DECL NodePtr Parser::negatable(NodePtr left, TokenKind prefix) {
     const TokenKind op = next().kind;
     switch (op) {
     case TokenKind::Between:
-        return between(std::move(left), negated);
+        return between(left, negated);
     case TokenKind::In:
         return in_list(std::move(left), negated);
     case TokenKind::Contains:
@@ -284,7 +284,7 @@ RMQ_DECL NodePtr Parser::negatable(NodePtr left, TokenKind prefix) {
 
 /// createBetween (value >= low AND value <= high; constant bounds must be in order) and createNotBetween
 /// (value < low OR value > high).
-RMQ_DECL NodePtr Parser::between(NodePtr value, bool negated) {
+RMQ_DECL NodePtr Parser::between(const NodePtr& value, bool negated) {
     NodePtr low = unary();
     expect(TokenKind::And, "AND");
     NodePtr high = unary();

@@ -139,7 +139,7 @@ RemotingClient::invoke_sync(const std::string& addr, remoting::Command cmd, std:
     invoke_async(addr,
                  std::move(cmd),
                  timeout_millis,
-                 [promise](std::optional<remoting::Command> response, std::exception_ptr error) {
+                 [promise](std::optional<remoting::Command> response, const std::exception_ptr& error) {
                      if (!error && response) {
                          promise->set_value(Result(std::move(*response)));
                          return;

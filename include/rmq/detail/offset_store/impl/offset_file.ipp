@@ -9,7 +9,6 @@
 // Only the definitions need these.
 #include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -278,7 +277,8 @@ RMQ_DECL void write_file_synced(const std::filesystem::path& path, std::string_v
 #if defined(RMQ_HAVE_FSYNC)
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
-        throw Error(fmt::format("cannot create {}: {}", path.string(), std::strerror(errno)));
+        throw Error(
+            fmt::format("cannot create {}: {}", path.string(), std::generic_category().message(errno)));
     }
     std::size_t done = 0;
     while (done < text.size()) {
@@ -289,14 +289,15 @@ RMQ_DECL void write_file_synced(const std::filesystem::path& path, std::string_v
             }
             const int err = errno;
             ::close(fd);
-            throw Error(fmt::format("cannot write {}: {}", path.string(), std::strerror(err)));
+            throw Error(
+                fmt::format("cannot write {}: {}", path.string(), std::generic_category().message(err)));
         }
         done += static_cast<std::size_t>(n);
     }
     if (::fsync(fd) != 0) {
         const int err = errno;
         ::close(fd);
-        throw Error(fmt::format("cannot fsync {}: {}", path.string(), std::strerror(err)));
+        throw Error(fmt::format("cannot fsync {}: {}", path.string(), std::generic_category().message(err)));
     }
     ::close(fd);
 #else

@@ -176,6 +176,7 @@ RMQ_DECL std::optional<std::string> BrokerRequests::running_info(const std::stri
                         {"topic", sd.topic}});
     }
     std::vector<std::pair<MessageQueue, RunningQueueInfo>> queues;
+    queues.reserve(mine.queues.size());
     for (auto& q : mine.queues) {
         queues.emplace_back(q.mq, std::move(q));
     }

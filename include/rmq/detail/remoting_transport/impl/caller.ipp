@@ -57,7 +57,7 @@ RMQ_DECL RemotingCaller::Results RemotingCaller::call_all(const Calls& calls, st
         futures.push_back(p->get_future());
         try {
             client_.invoke_async(
-                addr, cmd, timeout, [p](std::optional<remoting::Command> r, std::exception_ptr e) {
+                addr, cmd, timeout, [p](std::optional<remoting::Command> r, const std::exception_ptr& e) {
                     if (e) {
                         p->set_value(CallResult(remoting_caller::fresh_exception(e)));
                     } else {

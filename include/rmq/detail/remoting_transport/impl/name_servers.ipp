@@ -78,7 +78,7 @@ RMQ_DECL void NameServers::refresh_async() {
             next_address(),
             name_servers::route_request(topic),
             caller_.config().mq_client_api_timeout,
-            [this, topic](std::optional<remoting::Command> resp, std::exception_ptr e) {
+            [this, topic](std::optional<remoting::Command> resp, const std::exception_ptr& e) {
                 if (e || !resp || resp->code != response_code::success) {
                     return;
                 }

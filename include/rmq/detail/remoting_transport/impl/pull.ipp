@@ -90,7 +90,7 @@ RMQ_DECL void pull(TransportParts& parts, const PullArgs& args, PullCallback cal
         remoting::make_request(remoting::request_code::pull_message, header),
         timeout,
         [routes = &parts.routes, mq = args.mq, shared_cb](std::optional<remoting::Command> resp,
-                                                          std::exception_ptr error) {
+                                                          const std::exception_ptr& error) {
             if (error) {
                 (*shared_cb)(Outcome<PullResult>(response_code::system_error, pulling::what_of(error)));
                 return;

@@ -18,7 +18,7 @@ RMQ_DECL std::optional<remoting::TopicRouteData> RouteCache::find(const std::str
 
 RMQ_DECL bool RouteCache::contains(const std::string& topic) const {
     const std::lock_guard lock(mutex_);
-    return routes_.count(topic) != 0;
+    return routes_.contains(topic);
 }
 
 RMQ_DECL std::vector<std::string> RouteCache::store(const std::string& topic,
@@ -54,6 +54,7 @@ RMQ_DECL void RouteCache::erase(const std::string& topic) {
 RMQ_DECL std::vector<std::string> RouteCache::topics() const {
     std::vector<std::string> out;
     const std::lock_guard lock(mutex_);
+    out.reserve(routes_.size());
     for (const auto& [t, r] : routes_) {
         out.push_back(t);
     }

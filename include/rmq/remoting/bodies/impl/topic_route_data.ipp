@@ -318,6 +318,7 @@ RMQ_DECL TopicRoute to_topic_route(std::string_view topic, const TopicRouteData&
         return out;
     }
     std::vector<const QueueData*> sorted;
+    sorted.reserve(route.queue_datas.size());
     for (const auto& qd : route.queue_datas) {
         sorted.push_back(&qd);
     }
