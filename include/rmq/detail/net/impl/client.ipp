@@ -41,6 +41,7 @@ struct RemotingClient::Impl {
     std::map<std::string, std::shared_ptr<RemotingConnection>> connections;
     RequestHandler on_request;
     ConnectHook on_connect;
+    ConnectionEventHook on_event;
 };
 
 RMQ_DECL RemotingClient::RemotingClient(ConnectionOptions options,
@@ -70,6 +71,11 @@ RMQ_DECL void RemotingClient::set_request_handler(RequestHandler handler) {
 RMQ_DECL void RemotingClient::set_connect_hook(ConnectHook hook) {
     const std::lock_guard lock(impl_->mutex);
     impl_->on_connect = std::move(hook);
+}
+
+RMQ_DECL void RemotingClient::set_connection_event_hook(ConnectionEventHook hook) {
+    const std::lock_guard lock(impl_->mutex);
+    impl_->on_event = std::move(hook);
 }
 
 RMQ_DECL bool RemotingClient::on_io_thread() const noexcept {
@@ -106,8 +112,22 @@ RMQ_DECL std::shared_ptr<RemotingConnection> RemotingClient::connection(const st
         }
         return cmds;
     };
-    slot = std::make_shared<RemotingConnection>(
-        impl_->io, addr, impl_->options, std::move(on_request), std::move(on_connect));
+    auto on_event = [this](const std::string& a, bool connected) {
+        ConnectionEventHook h;
+        {
+            const std::lock_guard l(impl_->mutex);
+            h = impl_->on_event;
+        }
+        if (h) {
+            h(a, connected);
+        }
+    };
+    slot = std::make_shared<RemotingConnection>(impl_->io,
+                                                addr,
+                                                impl_->options,
+                                                std::move(on_request),
+                                                std::move(on_connect),
+                                                std::move(on_event));
     return slot;
 }
 

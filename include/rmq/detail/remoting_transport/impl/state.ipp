@@ -126,8 +126,6 @@ RMQ_DECL RemotingConfig RemotingTransportState::validated(RemotingConfig config)
 RMQ_DECL ConnectionOptions RemotingTransportState::options(const RemotingConfig& c) {
     ConnectionOptions o;
     o.connect_timeout_millis = c.connect_timeout_millis;
-    o.reconnect_backoff_min_millis = c.reconnect_backoff_min_millis;
-    o.reconnect_backoff_max_millis = c.reconnect_backoff_max_millis;
     o.serialize_type = c.serialize_type;
     return o;
 }
