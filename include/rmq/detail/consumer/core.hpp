@@ -141,6 +141,7 @@ private:
     void persist_all();
 
     // impl/rebalance.hpp
+    void watch_route_changes(bool on);
     void rebalance_later();
     void do_rebalance();
     void check_group_subscriptions(const std::map<std::string, SubscriptionData>& mine);

@@ -23,6 +23,31 @@
 
 namespace rmq::detail {
 
+/// With a transport that reports route changes (rmq::HasRouteChangeHandler): a changed route of a subscribed
+/// topic (a broker went away or came back) is rebalanced within rebalance_later's delay rather than at the
+/// next periodic rebalance, so members that saw the change converge at once (otherwise they own different
+/// queue sets, some twice, for up to rebalance_interval). The handler touches only the gate until it runs on
+/// the loop, as the notification handler.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::watch_route_changes(bool on) {
+    if constexpr (HasRouteChangeHandler<Tr>) {
+        const auto key = fmt::format("consumer {} {}", group_, static_cast<const void*>(this));
+        if (!on) {
+            transport_.set_route_change_handler(key, RouteChangeHandler{});
+            return;
+        }
+        transport_.set_route_change_handler(key, [gate = gate_, this](const std::string& topic) {
+            gate->post([this, topic] {
+                if (subscriptions_.find(topic)) {
+                    rebalance_later();
+                }
+            });
+        });
+    } else {
+        (void)on;
+    }
+}
+
 /// Java 5.x's rebalanceLater(500): a queue allocated to this member whose broker lock is still held by the
 /// previous owner is retried shortly, not at the next periodic rebalance (20 s), so an orderly handover takes
 /// about the time the old owner needs to release it. At most one retry is pending.
