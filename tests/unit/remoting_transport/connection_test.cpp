@@ -154,14 +154,15 @@ TEST_CASE("broker requests: oneway ones are handled and never answered, unsuppor
     rmq_test::FakeServer server(echo);
     rmq::detail::RemotingClient client(fast_options());
     std::promise<std::string> notified;
-    client.set_request_handler([&](const std::string&, const Command& req) -> std::optional<Command> {
-        if (req.code == rc::notify_consumer_ids_changed) {
-            notified.set_value(std::string(req.field("consumerGroup").value_or("")));
-            Command ignored;  // an answer to a oneway request must be discarded by the connection
-            return ignored;
-        }
-        return std::nullopt;
-    });
+    client.set_request_handler(
+        [&](const std::string&, const Command& req, rmq::detail::Responder) -> rmq::detail::RequestReply {
+            if (req.code == rc::notify_consumer_ids_changed) {
+                notified.set_value(std::string(req.field("consumerGroup").value_or("")));
+                Command ignored;  // an answer to a oneway request must be discarded by the connection
+                return {ignored};
+            }
+            return {};
+        });
     REQUIRE(client.invoke_sync(server.address(), request(34), 5000).code == 0);
     REQUIRE(server.wait_session());
     auto session = server.last_session();
@@ -205,14 +206,28 @@ TEST_CASE("broker requests are answered in the serialization they arrived in (se
     auto options = fast_options();
     options.serialize_type = client_type;
     rmq::detail::RemotingClient client(options);
-    client.set_request_handler([](const std::string&, const Command& req) -> std::optional<Command> {
-        if (req.code != rc::get_consumer_running_info) {
-            return std::nullopt;
+    // 307 is answered later, through the responder (as CONSUME_MESSAGE_DIRECTLY is), from another thread
+    std::vector<std::thread> answering;
+    struct Join {
+        std::vector<std::thread>& threads;
+        ~Join() {
+            for (auto& t : threads) {
+                t.join();
+            }
         }
-        Command answer;
-        answer.body = "{}";
-        return answer;
-    });
+    } join{answering};
+    client.set_request_handler(
+        [&](const std::string&, const Command& req, rmq::detail::Responder respond) -> rmq::detail::RequestReply {
+            if (req.code != rc::get_consumer_running_info) {
+                return {};
+            }
+            answering.emplace_back([respond = std::move(respond)] {
+                Command answer;
+                answer.body = "{}";
+                respond(answer);
+            });
+            return {.answer = std::nullopt, .later = true};
+        });
     REQUIRE(client.invoke_sync(server.address(), request(34), 5000).code == 0);
     REQUIRE(server.wait_session());
     auto session = server.last_session();

@@ -185,6 +185,9 @@ private:
     void finish_reset(std::vector<QueueEntry> pending);
     [[nodiscard]] QueueOffsets offset_table(const std::string& topic) const;
     ConsumeDirectlyResult consume_directly(MessageExt msg, const std::string& broker_name);
+    bool submit_consume_directly(MessageExt msg,
+                                 const std::string& broker_name,
+                                 std::function<void(ConsumeDirectlyResult)> done);
     static ConsumeDirectlyStatus directly_status(typename Order::Status s);
 
     // the queue table

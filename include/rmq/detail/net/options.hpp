@@ -23,10 +23,20 @@ namespace rmq::detail {
 using RemotingCallback =
     std::function<void(std::optional<remoting::Command> response, std::exception_ptr error)>;
 
-/// Answers a request the peer sent: the response (opaque and flag are filled in by the connection) or
-/// nullopt for "not supported". Runs on the io thread; the result of a oneway request is discarded.
-using RequestHandler = std::function<std::optional<remoting::Command>(const std::string& addr,
-                                                                      const remoting::Command& request)>;
+/// Sends the answer to a peer's request later, from any thread, at most once (opaque, flag and serialization
+/// are filled in). Dropped when the connection it came on is gone.
+using Responder = std::function<void(remoting::Command answer)>;
+
+/// A request handler's reply: `answer` now; nothing ("not supported"); or `later`: the handler keeps the
+/// Responder it was given and answers through it (work that must not hold up the io thread).
+struct RequestReply {
+    std::optional<remoting::Command> answer;
+    bool later = false;
+};
+
+/// Handles a request the peer sent. Runs on the io thread; the answer to a oneway request is discarded.
+using RequestHandler = std::function<RequestReply(
+    const std::string& addr, const remoting::Command& request, Responder respond)>;
 
 /// Called on the io thread after each successful reconnect (not the first connect); the requests it
 /// returns are written before anything queued (e.g. the heartbeats a broker must see again before a pull:

@@ -91,14 +91,13 @@ RMQ_DECL std::shared_ptr<RemotingConnection> RemotingClient::connection(const st
     if (slot) {
         return slot;
     }
-    auto on_request = [this](const std::string& a,
-                             const remoting::Command& req) -> std::optional<remoting::Command> {
+    auto on_request = [this](const std::string& a, const remoting::Command& req, Responder respond) {
         RequestHandler h;
         {
             const std::lock_guard l(impl_->mutex);
             h = impl_->on_request;
         }
-        return h ? h(a, req) : std::nullopt;
+        return h ? h(a, req, std::move(respond)) : RequestReply{};
     };
     auto on_connect = [this](const std::string& a) -> std::vector<remoting::Command> {
         ConnectHook h;

@@ -476,36 +476,61 @@ private:
             complete(opaque, std::move(cmd), nullptr);
             return;
         }
-        std::optional<remoting::Command> answer;
+        RequestReply reply;
         try {
             if (on_request_) {
-                answer = on_request_(addr_, cmd);
+                reply = on_request_(addr_, cmd, responder(cmd));
             }
         } catch (const std::exception& e) {
-            answer.emplace();
-            answer->code = response_code::system_error;
-            answer->remark = e.what();
+            reply.answer.emplace();
+            reply.answer->code = response_code::system_error;
+            reply.answer->remark = e.what();
         }
-        if (cmd.is_oneway()) {
-            return;  // never answer a oneway request
+        if (cmd.is_oneway() || reply.later) {
+            return;  // a oneway request is never answered; a later answer comes through the responder
         }
-        if (!answer) {
-            answer.emplace();
-            answer->code = response_code::request_code_not_supported;
-            answer->remark = fmt::format(" request type {} not supported", cmd.code);
+        if (!reply.answer) {
+            reply.answer.emplace();
+            reply.answer->code = response_code::request_code_not_supported;
+            reply.answer->remark = fmt::format(" request type {} not supported", cmd.code);
         }
-        answer->opaque = cmd.opaque;
-        answer->flag = remoting::command_flag::response;
-        answer->serialize_type = cmd.serialize_type;
+        write_answer(std::move(*reply.answer), cmd.opaque, cmd.serialize_type);
+    }
+
+    /// Answers `request` from any thread, on this socket only (a reconnect drops it: the request came on the
+    /// old one).
+    Responder responder(const remoting::Command& request) {
+        if (request.is_oneway()) {
+            return [](remoting::Command) {};
+        }
+        return [weak = weak_from_this(), gen = generation_, opaque = request.opaque, type = request.serialize_type](
+                   remoting::Command answer) {
+            const auto self = weak.lock();
+            if (!self || self->closed_.load()) {
+                return;
+            }
+            asio::post(self->io_, [self, gen, opaque, type, answer = std::move(answer)]() mutable {
+                if (gen == self->generation_ && self->state_ == State::Connected) {
+                    self->write_answer(std::move(answer), opaque, type);
+                }
+            });
+        };
+    }
+
+    // Answers go in their request's serialization (Java's writeResponse).
+    void write_answer(remoting::Command answer, std::int32_t opaque, remoting::SerializeType type) {
+        answer.opaque = opaque;
+        answer.flag = remoting::command_flag::response;
+        answer.serialize_type = type;
         try {
-            writes_.push_back(std::make_shared<std::string>(encode_checked(*answer, cmd.serialize_type)));
+            writes_.push_back(std::make_shared<std::string>(encode_checked(answer, type)));
         } catch (const std::exception& e) {
             remoting::Command err;
             err.code = response_code::system_error;
             err.remark = e.what();
-            err.opaque = cmd.opaque;
+            err.opaque = opaque;
             err.flag = remoting::command_flag::response;
-            writes_.push_back(std::make_shared<std::string>(remoting::encode(err, cmd.serialize_type)));
+            writes_.push_back(std::make_shared<std::string>(remoting::encode(err, type)));
         }
         start_write();
     }

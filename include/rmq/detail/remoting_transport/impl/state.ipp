@@ -28,8 +28,8 @@ RMQ_DECL RemotingTransportState::RemotingTransportState(RemotingConfig config)
             remoting_ops::send_heartbeats_async(parts_, addr);
         }
     });
-    client_.set_request_handler([this](const std::string& addr, const remoting::Command& req) {
-        return broker_requests_.on_request(addr, req);
+    client_.set_request_handler([this](const std::string& addr, const remoting::Command& req, Responder respond) {
+        return broker_requests_.on_request(addr, req, std::move(respond));
     });
     client_.set_connect_hook([this](const std::string& addr) { return on_connect(addr); });
     name_servers_.on_route_changed([this](const std::string& topic) { route_changed(topic); });
