@@ -273,6 +273,20 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
     } catch (const std::exception& e) {
         log_line(LogLevel::Warn, "group [{}]: no start offset for {}: {}", group_, mq, e.what());
     }
+    if (const auto kept = dropped_offsets_.find(mq); kept != dropped_offsets_.end()) {
+        const auto [offset, at] = kept->second;
+        dropped_offsets_.erase(kept);
+        if (next >= 0 && offset > next && clock_->steady_millis() - at < dropped_offset_keep_millis) {
+            log_line(LogLevel::Info,
+                     "group [{}]: {} continues from offset {}, consumed here before it was dropped (the broker "
+                     "has {})",
+                     group_,
+                     mq,
+                     offset,
+                     next);
+            next = offset;
+        }
+    }
     if (next < 0) {
         if (need_lock) {
             unlock_queues({mq});
@@ -294,6 +308,9 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(const MessageQueue& mq,
                                                                               ProcessQueue& pq) {
     try {
+        if (const std::int64_t v = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory); v >= 0) {
+            dropped_offsets_[mq] = {v, clock_->steady_millis()};
+        }
         offset_store_.persist(mq);
         offset_store_.remove_offset(mq);
     } catch (const std::exception& e) {

@@ -172,6 +172,9 @@ RMQ_DECL void RemotingTransportState::on_connection_event(const std::string& add
     if (stopping_.load() || !routes_.is_broker_address(addr)) {
         return;
     }
+    if (connected) {
+        routes_.note_reconnected(addr);  // its consumer lists are incomplete for a while
+    }
     log_line(LogLevel::Info,
              "broker {} {}: re-reading the routes",
              addr,
