@@ -59,7 +59,9 @@ struct Counts {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const auto arg = [&](int i, int fallback) { return argc > i ? std::atoi(argv[i]) : fallback; };
+    const auto arg = [&](int i, int fallback) {
+        return argc > i ? std::atoi(argv[i]) : fallback;
+    };
     const int before_s = arg(1, 15);
     const int outage_s = arg(2, 10);
     const int after_s = arg(3, 40);
@@ -78,7 +80,8 @@ int main(int argc, char** argv) {
     Counts counts;
     std::vector<std::unique_ptr<rmq::PushConsumer<Transport>>> consumers;
     for (const char* name : {"m1", "m2"}) {
-        rmq::ConsumerConfig cfg{.consumer_group = group, .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
+        rmq::ConsumerConfig cfg{.consumer_group = group,
+                                .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
         cfg.instance_name = name;
         auto c = std::make_unique<rmq::PushConsumer<Transport>>(Transport{rc}, cfg);
         c->subscribe(topic, "*");
@@ -100,8 +103,8 @@ int main(int argc, char** argv) {
     std::atomic<bool> producing{true};
     std::atomic<int> send_failures{0};
     std::thread producer_thread([&] {
-        rmq::Producer<Transport> producer(Transport{rc},
-                                          rmq::ProducerConfig{.producer_group = fmt::format("rdp_{}", stamp)});
+        rmq::Producer<Transport> producer(
+            Transport{rc}, rmq::ProducerConfig{.producer_group = fmt::format("rdp_{}", stamp)});
         producer.start();
         const auto period = std::chrono::microseconds(1000000 / std::max(rate, 1));
         auto next = Clock::now();

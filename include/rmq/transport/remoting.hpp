@@ -75,8 +75,8 @@ public:
     }
 
     /// Registers a handler told when a cached route changed (rmq::HasRouteChangeHandler; an empty handler
-    /// unregisters `key`). Routes are re-read every poll_name_server_interval and, for a minute after a broker
-    /// connection is lost or comes back, every second. Handlers run on the io thread or a caller's.
+    /// unregisters `key`). Routes are re-read every poll_name_server_interval and, for a minute after a
+    /// broker connection is lost or comes back, every second. Handlers run on the io thread or a caller's.
     void set_route_change_handler(const std::string& key, RouteChangeHandler handler) {
         state_->set_route_change_handler(key, std::move(handler));
     }

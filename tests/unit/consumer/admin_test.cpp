@@ -4,12 +4,12 @@
 #include <atomic>
 #include <chrono>
 #include <future>
-#include <thread>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 

@@ -250,15 +250,18 @@ TEST_CASE("admin requests: CONSUME_MESSAGE_DIRECTLY is answered when the handler
     Fixture f;
     std::mutex mutex;
     std::function<void(rmq::ConsumeDirectlyResult)> held;
-    f.transport.set_admin_handler(
-        "cg",
-        rmq::AdminHandler{.running_info = [] { return rmq::ConsumerRunningInfo{}; },
-                          .offset_table = [](const std::string&) { return rmq::QueueOffsets{{q0, 5}}; },
-                          .consume_directly =
-                              [&](rmq::MessageExt, const std::string&, auto done) {
-                                  const std::lock_guard lock(mutex);
-                                  held = std::move(done);  // a slow listener: answered later
-                              }});
+    f.transport.set_admin_handler("cg",
+                                  rmq::AdminHandler{.running_info = [] { return rmq::ConsumerRunningInfo{}; },
+                                                    .offset_table =
+                                                        [](const std::string&) {
+                                                            return rmq::QueueOffsets{{q0, 5}};
+                                                        },
+                                                    .consume_directly =
+                                                        [&](rmq::MessageExt, const std::string&, auto done) {
+                                                            const std::lock_guard lock(mutex);
+                                                            held = std::move(
+                                                                done);  // a slow listener: answered later
+                                                        }});
     rmq::MessageExt m;
     m.set_topic("TopicTest");
     m.set_body("slow");

@@ -208,26 +208,30 @@ TEST_CASE("broker requests are answered in the serialization they arrived in (se
     rmq::detail::RemotingClient client(options);
     // 307 is answered later, through the responder (as CONSUME_MESSAGE_DIRECTLY is), from another thread
     std::vector<std::thread> answering;
+
     struct Join {
         std::vector<std::thread>& threads;
+
         ~Join() {
             for (auto& t : threads) {
                 t.join();
             }
         }
     } join{answering};
-    client.set_request_handler(
-        [&](const std::string&, const Command& req, rmq::detail::Responder respond) -> rmq::detail::RequestReply {
-            if (req.code != rc::get_consumer_running_info) {
-                return {};
-            }
-            answering.emplace_back([respond = std::move(respond)] {
-                Command answer;
-                answer.body = "{}";
-                respond(answer);
-            });
-            return {.answer = std::nullopt, .later = true};
+
+    client.set_request_handler([&](const std::string&,
+                                   const Command& req,
+                                   rmq::detail::Responder respond) -> rmq::detail::RequestReply {
+        if (req.code != rc::get_consumer_running_info) {
+            return {};
+        }
+        answering.emplace_back([respond = std::move(respond)] {
+            Command answer;
+            answer.body = "{}";
+            respond(answer);
         });
+        return {.answer = std::nullopt, .later = true};
+    });
     REQUIRE(client.invoke_sync(server.address(), request(34), 5000).code == 0);
     REQUIRE(server.wait_session());
     auto session = server.last_session();
@@ -330,14 +334,15 @@ TEST_CASE("the peer closing the connection fails pending requests; the next requ
     CHECK(server.accepted() == 2);
 }
 
-TEST_CASE("after a refused connect, the next request connects again: a server that came back is reached at once",
-          "[remoting_transport][connection]") {
+TEST_CASE(
+    "after a refused connect, the next request connects again: a server that came back is reached at once",
+    "[remoting_transport][connection]") {
     auto server = std::make_unique<rmq_test::FakeServer>(echo);
     const auto port = server->port();
     const auto addr = server->address();
     rmq::detail::RemotingClient client(fast_options());
     CHECK(client.invoke_sync(addr, request(14, "up"), 5000).remark == "up");
-    server.reset();  // the peer goes away
+    server.reset();                // the peer goes away
     for (int i = 0; i < 2; ++i) {  // the connection is lost, then a connect is refused
         try {
             (void)client.invoke_sync(addr, request(14), 20000);
@@ -398,8 +403,7 @@ TEST_CASE("the connection event hook hears a lost connection and its recovery, n
     }
     client.close_connection(server.address());
     client.shutdown();
-    CHECK(snapshot() ==
-          std::vector<std::string>{"down " + server.address(), "up " + server.address()});
+    CHECK(snapshot() == std::vector<std::string>{"down " + server.address(), "up " + server.address()});
 }
 
 TEST_CASE("the connect hook's requests are written before queued ones after a reconnect",

@@ -62,7 +62,8 @@ std::string route(const std::vector<std::pair<std::string, std::string>>& broker
 }
 
 /// A broker: the consumer list names the client ids it heard heartbeats from (a new one is notified, after
-/// the heartbeat's answer); offsets are 0; pulls are never answered (a long poll that does not end during the test).
+/// the heartbeat's answer); offsets are 0; pulls are never answered (a long poll that does not end during the
+/// test).
 struct Broker {
     std::mutex mutex;
     std::vector<std::string> clients;
@@ -178,8 +179,8 @@ TEST_CASE("a lost broker connection re-reads the routes and the consumer rebalan
     // broker-a dies; the NameServer drops it from the route
     set_route(route({{"broker-b", b_addr}}));
     a.server.reset();
-    require(wait_until([](const auto& mqs) { return queues_on(mqs, "broker-a") == 0; },
-                       std::chrono::seconds(8)));
+    require(
+        wait_until([](const auto& mqs) { return queues_on(mqs, "broker-a") == 0; }, std::chrono::seconds(8)));
 
     // broker-a is back on its port and in the route: the watch (still running) sees it
     a.start(a_port);

@@ -35,8 +35,8 @@ struct RequestReply {
 };
 
 /// Handles a request the peer sent. Runs on the io thread; the answer to a oneway request is discarded.
-using RequestHandler = std::function<RequestReply(
-    const std::string& addr, const remoting::Command& request, Responder respond)>;
+using RequestHandler =
+    std::function<RequestReply(const std::string& addr, const remoting::Command& request, Responder respond)>;
 
 /// Called on the io thread after each successful reconnect (not the first connect); the requests it
 /// returns are written before anything queued (e.g. the heartbeats a broker must see again before a pull:

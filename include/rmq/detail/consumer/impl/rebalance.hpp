@@ -277,13 +277,14 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
         const auto [offset, at] = kept->second;
         dropped_offsets_.erase(kept);
         if (next >= 0 && offset > next && clock_->steady_millis() - at < dropped_offset_keep_millis) {
-            log_line(LogLevel::Info,
-                     "group [{}]: {} continues from offset {}, consumed here before it was dropped (the broker "
-                     "has {})",
-                     group_,
-                     mq,
-                     offset,
-                     next);
+            log_line(
+                LogLevel::Info,
+                "group [{}]: {} continues from offset {}, consumed here before it was dropped (the broker "
+                "has {})",
+                group_,
+                mq,
+                offset,
+                next);
             next = offset;
         }
     }

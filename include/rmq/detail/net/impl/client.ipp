@@ -121,12 +121,8 @@ RMQ_DECL std::shared_ptr<RemotingConnection> RemotingClient::connection(const st
             h(a, connected);
         }
     };
-    slot = std::make_shared<RemotingConnection>(impl_->io,
-                                                addr,
-                                                impl_->options,
-                                                std::move(on_request),
-                                                std::move(on_connect),
-                                                std::move(on_event));
+    slot = std::make_shared<RemotingConnection>(
+        impl_->io, addr, impl_->options, std::move(on_request), std::move(on_connect), std::move(on_event));
     return slot;
 }
 

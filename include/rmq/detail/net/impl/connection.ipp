@@ -169,8 +169,8 @@ private:
             cb(std::nullopt, closed_error());
             return;
         }
-        // Disconnected: this request starts a connect, whatever an earlier failure was (the peer may be back);
-        // Connecting: it waits for the attempt in flight.
+        // Disconnected: this request starts a connect, whatever an earlier failure was (the peer may be
+        // back); Connecting: it waits for the attempt in flight.
         register_pending(opaque, timeout_millis, std::move(cb));
         writes_.push_back(std::move(frame));
         kick();
@@ -501,10 +501,13 @@ private:
     /// old one).
     Responder responder(const remoting::Command& request) {
         if (request.is_oneway()) {
-            return [](remoting::Command) {};
+            return [](remoting::Command) {
+            };
         }
-        return [weak = weak_from_this(), gen = generation_, opaque = request.opaque, type = request.serialize_type](
-                   remoting::Command answer) {
+        return [weak = weak_from_this(),
+                gen = generation_,
+                opaque = request.opaque,
+                type = request.serialize_type](remoting::Command answer) {
             const auto self = weak.lock();
             if (!self || self->closed_.load()) {
                 return;

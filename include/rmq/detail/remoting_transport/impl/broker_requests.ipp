@@ -239,7 +239,8 @@ RMQ_DECL remoting::Command BrokerRequests::consumer_status(const remoting::Comma
 /// Java's ClientRemotingProcessor.consumeMessageDirectly. The listener runs where the consumer runs listeners
 /// (AdminHandler::consume_directly answers through a callback), never on the io thread, which a slow listener
 /// would stall: the answer goes out through `respond` when it comes.
-RMQ_DECL RequestReply BrokerRequests::consume_directly(const remoting::Command& req, Responder respond) const {
+RMQ_DECL RequestReply BrokerRequests::consume_directly(const remoting::Command& req,
+                                                       Responder respond) const {
     const auto h = remoting::header_of<remoting::ConsumeMessageDirectlyResultRequestHeader>(req);
     remoting::Command resp;
     const auto admin = admin_handler(h.consumer_group);

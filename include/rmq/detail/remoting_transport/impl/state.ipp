@@ -28,9 +28,10 @@ RMQ_DECL RemotingTransportState::RemotingTransportState(RemotingConfig config)
             remoting_ops::send_heartbeats_async(parts_, addr);
         }
     });
-    client_.set_request_handler([this](const std::string& addr, const remoting::Command& req, Responder respond) {
-        return broker_requests_.on_request(addr, req, std::move(respond));
-    });
+    client_.set_request_handler(
+        [this](const std::string& addr, const remoting::Command& req, Responder respond) {
+            return broker_requests_.on_request(addr, req, std::move(respond));
+        });
     client_.set_connect_hook([this](const std::string& addr) { return on_connect(addr); });
     name_servers_.on_route_changed([this](const std::string& topic) { route_changed(topic); });
     client_.set_connection_event_hook(
@@ -67,7 +68,7 @@ RMQ_DECL void RemotingTransportState::set_notification_handler(NotificationHandl
 }
 
 RMQ_DECL void RemotingTransportState::set_route_change_handler(const std::string& key,
-                                                              RouteChangeHandler handler) {
+                                                               RouteChangeHandler handler) {
     const std::lock_guard lock(route_handlers_mutex_);
     if (handler) {
         route_handlers_[key] = std::move(handler);
