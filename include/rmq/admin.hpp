@@ -95,9 +95,12 @@ struct AdminHandler {
     std::function<void(const std::string& topic, QueueOffsets offsets)> reset_offset{};
     /// GET_CONSUMER_STATUS_FROM_CLIENT: the in-memory offsets of the owned queues of `topic`.
     std::function<QueueOffsets(const std::string& topic)> offset_table{};
-    /// CONSUME_MESSAGE_DIRECTLY: calls the listener with `msg` (taken from `broker_name`); the offset store
-    /// is not touched.
-    std::function<ConsumeDirectlyResult(MessageExt msg, const std::string& broker_name)> consume_directly{};
+    /// CONSUME_MESSAGE_DIRECTLY: calls the listener with `msg` (taken from `broker_name`) and `done` once
+    /// with the result, from any thread; the offset store is not touched. Must not block the calling
+    /// (transport) thread: a consumer runs the listener on its consume threads.
+    std::function<void(
+        MessageExt msg, const std::string& broker_name, std::function<void(ConsumeDirectlyResult)> done)>
+        consume_directly{};
 
     /// Whether anything is registered.
     explicit operator bool() const noexcept { return static_cast<bool>(running_info); }

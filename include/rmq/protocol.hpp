@@ -229,6 +229,10 @@ struct ConsumerIdsChanged {
 /// Handler for broker-initiated notifications; may run on any thread of the transport.
 using NotificationHandler = std::function<void(const ConsumerIdsChanged&)>;
 
+/// Told that the route of `topic` changed (rmq::HasRouteChangeHandler); may run on any thread of the
+/// transport and must not block.
+using RouteChangeHandler = std::function<void(const std::string& topic)>;
+
 /// What a topic's route says: the queues a consumer can read and a producer can write.
 struct TopicRoute {
     std::vector<MessageQueue> read_queues;

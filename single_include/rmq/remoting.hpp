@@ -1733,8 +1733,9 @@ struct RemotingConfig {
     int system_busy_retry_times = 3;
     /// Header format of the requests rmq sends (responses are decoded in either format).
     remoting::SerializeType serialize_type = remoting::SerializeType::Json;
-    /// Back-off after a failed connect: requests to that address fail at once until it has passed (doubles
-    /// up to the maximum while connects keep failing).
+    /// No effect: rmq connects on demand: a request to an address without a connection starts a
+    /// connect (or waits for the one in flight), whatever an earlier connect's outcome, as Java's invoke
+    /// does. Kept so existing configurations compile.
     std::int64_t reconnect_backoff_min_millis = 100;
     std::int64_t reconnect_backoff_max_millis = 5000;
 };
@@ -1751,6 +1752,8 @@ struct RemotingConfig {
 
 #include <atomic>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -1786,7 +1789,8 @@ struct RemotingConfig {
 
 /// @file detail/net/options.hpp
 /// What the connection layer is configured with and calls back: connection options, the completion of a
-/// request, the handler of requests a peer sends and the hook run after a reconnect. No Asio here.
+/// request, the handler of requests a peer sends, the hook run after a reconnect and the one told of
+/// connection loss and recovery. No Asio here.
 
 #include <cstddef>
 #include <cstdint>
@@ -1804,22 +1808,33 @@ namespace rmq::detail {
 using RemotingCallback =
     std::function<void(std::optional<remoting::Command> response, std::exception_ptr error)>;
 
-/// Answers a request the peer sent: the response (opaque and flag are filled in by the connection) or
-/// nullopt for "not supported". Runs on the io thread; the result of a oneway request is discarded.
-using RequestHandler = std::function<std::optional<remoting::Command>(const std::string& addr,
-                                                                      const remoting::Command& request)>;
+/// Sends the answer to a peer's request later, from any thread, at most once (opaque, flag and serialization
+/// are filled in). Dropped when the connection it came on is gone.
+using Responder = std::function<void(remoting::Command answer)>;
+
+/// A request handler's reply: `answer` now; nothing ("not supported"); or `later`: the handler keeps the
+/// Responder it was given and answers through it (work that must not hold up the io thread).
+struct RequestReply {
+    std::optional<remoting::Command> answer;
+    bool later = false;
+};
+
+/// Handles a request the peer sent. Runs on the io thread; the answer to a oneway request is discarded.
+using RequestHandler =
+    std::function<RequestReply(const std::string& addr, const remoting::Command& request, Responder respond)>;
 
 /// Called on the io thread after each successful reconnect (not the first connect); the requests it
 /// returns are written before anything queued (e.g. the heartbeats a broker must see again before a pull:
 /// it forgot the client when the old channel closed). Their answers are ignored.
 using ConnectHook = std::function<std::vector<remoting::Command>(const std::string& addr)>;
 
+/// Called on the io thread when an established connection is lost (`connected` false: the peer closed it, a
+/// read or write failed; not when the client closes it) and when a later connect succeeds (`connected` true).
+using ConnectionEventHook = std::function<void(const std::string& addr, bool connected)>;
+
 /// How a connection behaves (copied from rmq::RemotingConfig).
 struct ConnectionOptions {
     std::int64_t connect_timeout_millis = 3000;
-    /// After a failed connect, the next attempt waits this long, doubling up to the maximum.
-    std::int64_t reconnect_backoff_min_millis = 100;
-    std::int64_t reconnect_backoff_max_millis = 5000;
     remoting::SerializeType serialize_type = remoting::SerializeType::Json;
     /// Frames announced above this are refused (the connection is closed), as Java's decoder does.
     std::size_t max_frame_length = remoting::max_frame_length;
@@ -1860,6 +1875,9 @@ public:
 
     /// Sets the hook run after each (re)connect (before the first connection is made).
     void set_connect_hook(ConnectHook hook);
+
+    /// Sets the hook told of connection loss and recovery (before the first connection is made).
+    void set_connection_event_hook(ConnectionEventHook hook);
 
     /// Whether the caller runs on the io thread (where blocking calls would deadlock).
     [[nodiscard]] bool on_io_thread() const noexcept;
@@ -1982,8 +2000,8 @@ public:
     /// The admin callbacks of a consumer of `group` (an empty handler removes them).
     void set_admin_handler(const std::string& group, AdminHandler handler);
 
-    /// The answer to `req`, or nullopt for "not supported".
-    std::optional<remoting::Command> on_request(const std::string& addr, const remoting::Command& req);
+    /// The answer to `req` (CONSUME_MESSAGE_DIRECTLY: later, through `respond`), or none for "not supported".
+    RequestReply on_request(const std::string& addr, const remoting::Command& req, Responder respond);
 
     /// ConsumerRunningInfo JSON with what the transport knows: subscriptions and client properties.
     std::optional<std::string> running_info(const std::string& group) const;
@@ -1993,7 +2011,7 @@ private:
     remoting::Command consumer_running_info(const remoting::Command& req) const;
     remoting::Command reset_offset(const remoting::Command& req) const;
     remoting::Command consumer_status(const remoting::Command& req) const;
-    remoting::Command consume_directly(const remoting::Command& req) const;
+    RequestReply consume_directly(const remoting::Command& req, Responder respond) const;
     [[nodiscard]] AdminHandler admin_handler(const std::string& group) const;
 
     const RemotingConfig& config_;
@@ -2126,8 +2144,15 @@ public:
     /// master_address, or rmq::Error naming the broker group when no master address is known.
     std::string require_master(const std::string& broker_name) const;
 
-    /// An address of the first broker of `topic`'s route that has one (the master if known).
+    /// An address of the first broker of `topic`'s route that has one (the master if known), passing over a
+    /// broker reconnected within the last reconnect_settle_millis when another one has an address.
     std::optional<std::string> any_broker_of(const std::string& topic) const;
+
+    /// Records that `addr` was just reconnected to after a loss (a restarted broker knows only the clients
+    /// that reconnected so far: its consumer list is incomplete for a few seconds).
+    void note_reconnected(const std::string& addr);
+
+    static constexpr std::int64_t reconnect_settle_millis = 5000;
 
     /// Where a pull of `broker_name` goes: broker id `id` if known, else the master, else any; with the id
     /// chosen. rmq::Error when no address of the group is known.
@@ -2152,6 +2177,7 @@ private:
     std::map<std::string, remoting::TopicRouteData> routes_;
     std::map<std::string, std::map<std::int64_t, std::string>> brokers_;
     std::map<MessageQueue, std::int64_t> suggested_;
+    std::map<std::string, std::int64_t> reconnected_;  // address -> steady millis of its reconnect
 };
 
 }  // namespace rmq::detail
@@ -2169,8 +2195,14 @@ public:
     /// Throws rmq::InvalidArgument for an empty or malformed `namesrv_addr` (`host:port;host:port`).
     NameServers(RemotingCaller& caller, RouteCache& cache, std::string_view namesrv_addr);
 
+    /// Called with a topic whose cached route a new answer changed.
+    using RouteChanged = std::function<void(const std::string& topic)>;
+
     /// Set once, before the first lookup.
     void on_new_brokers(NewBrokers hook) { on_new_brokers_ = std::move(hook); }
+
+    /// Set once, before the first lookup.
+    void on_route_changed(RouteChanged hook) { on_route_changed_ = std::move(hook); }
 
     /// The cached route of `topic`, asking a NameServer when there is none.
     TopicRoute topic_route(const std::string& topic);
@@ -2195,6 +2227,7 @@ private:
     const std::vector<std::string> addrs_;
     std::atomic<std::size_t> index_{0};
     NewBrokers on_new_brokers_;
+    RouteChanged on_route_changed_;
 };
 
 }  // namespace rmq::detail
@@ -2248,6 +2281,10 @@ public:
         broker_requests_.set_admin_handler(group, std::move(handler));
     }
 
+    /// Registers (or, with an empty handler, removes) a handler told of route changes (rmq::
+    /// HasRouteChangeHandler).
+    void set_route_change_handler(const std::string& key, RouteChangeHandler handler);
+
     void pull(const PullArgs& args, PullCallback callback);
     std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq);
     void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset);
@@ -2286,6 +2323,20 @@ private:
     /// Every poll_name_server_interval: refresh the routes, re-send the heartbeats.
     void schedule_refresh();
 
+    /// Connection event hook (io thread): a broker connection lost or back starts the route watch.
+    void on_connection_event(const std::string& addr, bool connected);
+
+    /// The route watch (io thread): every route is refreshed now and then every route_watch_period_millis
+    /// until route_watch_millis after the last broker connection event. The NameServer learns of a broker's
+    /// loss or return within moments of the client, but not necessarily before it: one look is not enough.
+    void watch_routes();
+
+    /// Tells the registered handlers that the route of `topic` changed.
+    void route_changed(const std::string& topic);
+
+    static constexpr std::int64_t route_watch_period_millis = 1000;
+    static constexpr std::int64_t route_watch_millis = 60000;
+
     const RemotingConfig config_;
     RemotingClient client_;
     RemotingCaller caller_;
@@ -2296,6 +2347,11 @@ private:
     BrokerRequests broker_requests_;
     TransportParts parts_;
     std::atomic<bool> stopping_{false};
+    std::mutex route_handlers_mutex_;
+    std::map<std::string, RouteChangeHandler> route_handlers_;
+    // io thread only: whether the route watch runs, and until when (steady milliseconds)
+    bool watching_ = false;
+    std::int64_t watch_until_millis_ = 0;
 };
 
 }  // namespace rmq::detail
@@ -2353,6 +2409,13 @@ public:
     /// See docs/admin.md.
     void set_admin_handler(const std::string& group, AdminHandler handler) {
         state_->set_admin_handler(group, std::move(handler));
+    }
+
+    /// Registers a handler told when a cached route changed (rmq::HasRouteChangeHandler; an empty handler
+    /// unregisters `key`). Routes are re-read every poll_name_server_interval and, for a minute after a
+    /// broker connection is lost or comes back, every second. Handlers run on the io thread or a caller's.
+    void set_route_change_handler(const std::string& key, RouteChangeHandler handler) {
+        state_->set_route_change_handler(key, std::move(handler));
     }
 
     /// PULL_MESSAGE (asynchronous; the callback runs on the io thread). Goes to the broker id the last answer
@@ -2419,6 +2482,7 @@ private:
 
 static_assert(Transport<RemotingTransport>);
 static_assert(HasAdminHandler<RemotingTransport>);
+static_assert(HasRouteChangeHandler<RemotingTransport>);
 
 }  // namespace rmq
 // ---- end rmq/transport/remoting.hpp ----
@@ -4879,7 +4943,9 @@ RMQ_DECL std::int32_t next_opaque() noexcept {
 /// @file detail/net/impl/connection.ipp
 /// One TCP connection to a RocketMQ peer (NameServer or Broker): lazily connected, requests matched to
 /// responses by opaque with per-request timeouts, oneway requests, broker-initiated requests answered, frames
-/// above 16 MiB refused, reconnect with back-off. Every socket operation runs on the owner's io_context
+/// above 16 MiB refused, a connect started by any request that finds none in flight (Java's invoke on an
+/// inactive channel), connection loss and recovery reported to the owner. Every socket operation runs on the
+/// owner's io_context
 /// thread (a single thread, so no strand is needed). Only the client (impl/client.ipp) uses it, so the whole
 /// class lives here, behind the client's pimpl, and Asio is parsed only where the connection layer is
 /// compiled.
@@ -4925,12 +4991,14 @@ public:
                        std::string addr,
                        ConnectionOptions options,
                        RequestHandler on_request,
-                       ConnectHook on_connect)
+                       ConnectHook on_connect,
+                       ConnectionEventHook on_event = {})
         : io_(io)
         , addr_(std::move(addr))
         , options_(options)
         , on_request_(std::move(on_request))
         , on_connect_(std::move(on_connect))
+        , on_event_(std::move(on_event))
         , socket_(io)
         , resolver_(io)
         , connect_timer_(io) {}
@@ -4977,14 +5045,6 @@ public:
         }
         asio::post(io_, [self = shared_from_this(), frame = std::move(frame)]() mutable {
             if (self->closed_.load()) {
-                return;
-            }
-            if (!self->usable_now()) {
-                log_repeated(LogLevel::Warn,
-                             fmt::format("oneway {}", self->addr_),
-                             "oneway request to {} dropped: {}",
-                             self->addr_,
-                             self->last_error_);
                 return;
             }
             self->writes_.push_back(std::move(frame));
@@ -5035,17 +5095,6 @@ private:
         return std::make_exception_ptr(Error(fmt::format("connection to {} is closed", addr_)));
     }
 
-    static std::int64_t now_millis() {
-        return std::chrono::duration_cast<std::chrono::milliseconds>(
-                   std::chrono::steady_clock::now().time_since_epoch())
-            .count();
-    }
-
-    /// False while a failed connect's back-off has not passed (requests then fail at once, as Java's do).
-    bool usable_now() const {
-        return state_ != State::Disconnected || last_error_.empty() || now_millis() >= next_attempt_millis_;
-    }
-
     // ------------------------------------------------------------------ io thread only below
 
     void start_request(std::int32_t opaque,
@@ -5056,14 +5105,8 @@ private:
             cb(std::nullopt, closed_error());
             return;
         }
-        if (!usable_now()) {
-            cb(std::nullopt,
-               std::make_exception_ptr(Error(fmt::format("connect to {} failed: {} (next attempt in {} ms)",
-                                                         addr_,
-                                                         last_error_,
-                                                         next_attempt_millis_ - now_millis()))));
-            return;
-        }
+        // Disconnected: this request starts a connect, whatever an earlier failure was (the peer may be
+        // back); Connecting: it waits for the attempt in flight.
         register_pending(opaque, timeout_millis, std::move(cb));
         writes_.push_back(std::move(frame));
         kick();
@@ -5107,10 +5150,10 @@ private:
         }
     }
 
-    void fail_all(const std::string& why) {
+    void fail_all(const std::string& message) {
         auto pending = std::move(pending_);
         pending_.clear();
-        const auto error = std::make_exception_ptr(Error(fmt::format("{} ({})", why, addr_)));
+        const auto error = std::make_exception_ptr(Error(message));
         for (auto& [opaque, p] : pending) {
             p.timer->cancel();
             invoke(p.callback, std::nullopt, error);
@@ -5188,16 +5231,8 @@ private:
         boost::system::error_code ignored;
         socket_.close(ignored);
         set_state(State::Disconnected);
-        last_error_ = why;
-        backoff_millis_ = backoff_millis_ == 0
-                              ? options_.reconnect_backoff_min_millis
-                              : std::min(backoff_millis_ * 2, options_.reconnect_backoff_max_millis);
-        next_attempt_millis_ = now_millis() + backoff_millis_;
         writes_.clear();
         fail_all(fmt::format("connect to {} failed: {}", addr_, why));
-        if (closed_.load()) {
-            return;
-        }
     }
 
     void connected_ok() {
@@ -5205,8 +5240,7 @@ private:
         boost::system::error_code ignored;
         socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
         set_state(State::Connected);
-        last_error_.clear();
-        backoff_millis_ = 0;
+        const bool recovered = std::exchange(lost_, false);
         const bool reconnect = connects_.fetch_add(1) != 0;
         if (on_connect_ && reconnect) {
             std::vector<remoting::Command> first;
@@ -5243,9 +5277,25 @@ private:
         }
         start_read();
         start_write();
+        if (recovered) {
+            report(true);
+        }
+    }
+
+    /// Tells the owner that the connection was lost or is back (not when the client closed it).
+    void report(bool connected) {
+        if (!on_event_ || closed_.load()) {
+            return;
+        }
+        try {
+            on_event_(addr_, connected);
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Warn, "connection event handler for {} failed: {}", addr_, e.what());
+        }
     }
 
     void shutdown_socket(const std::string& why) {
+        const bool lost = state_ == State::Connected && !closed_.load();
         ++generation_;
         connect_timer_.cancel();
         resolver_.cancel();
@@ -5257,7 +5307,11 @@ private:
         writes_.clear();
         priority_writes_.clear();
         hold_ = 0;
-        fail_all(why);
+        fail_all(fmt::format("{} ({})", why, addr_));
+        if (lost) {
+            lost_ = true;
+            report(false);
+        }
     }
 
     void start_write() {
@@ -5359,36 +5413,64 @@ private:
             complete(opaque, std::move(cmd), nullptr);
             return;
         }
-        std::optional<remoting::Command> answer;
+        RequestReply reply;
         try {
             if (on_request_) {
-                answer = on_request_(addr_, cmd);
+                reply = on_request_(addr_, cmd, responder(cmd));
             }
         } catch (const std::exception& e) {
-            answer.emplace();
-            answer->code = response_code::system_error;
-            answer->remark = e.what();
+            reply.answer.emplace();
+            reply.answer->code = response_code::system_error;
+            reply.answer->remark = e.what();
         }
-        if (cmd.is_oneway()) {
-            return;  // never answer a oneway request
+        if (cmd.is_oneway() || reply.later) {
+            return;  // a oneway request is never answered; a later answer comes through the responder
         }
-        if (!answer) {
-            answer.emplace();
-            answer->code = response_code::request_code_not_supported;
-            answer->remark = fmt::format(" request type {} not supported", cmd.code);
+        if (!reply.answer) {
+            reply.answer.emplace();
+            reply.answer->code = response_code::request_code_not_supported;
+            reply.answer->remark = fmt::format(" request type {} not supported", cmd.code);
         }
-        answer->opaque = cmd.opaque;
-        answer->flag = remoting::command_flag::response;
-        answer->serialize_type = cmd.serialize_type;
+        write_answer(std::move(*reply.answer), cmd.opaque, cmd.serialize_type);
+    }
+
+    /// Answers `request` from any thread, on this socket only (a reconnect drops it: the request came on the
+    /// old one).
+    Responder responder(const remoting::Command& request) {
+        if (request.is_oneway()) {
+            return [](remoting::Command) {
+            };
+        }
+        return [weak = weak_from_this(),
+                gen = generation_,
+                opaque = request.opaque,
+                type = request.serialize_type](remoting::Command answer) {
+            const auto self = weak.lock();
+            if (!self || self->closed_.load()) {
+                return;
+            }
+            asio::post(self->io_, [self, gen, opaque, type, answer = std::move(answer)]() mutable {
+                if (gen == self->generation_ && self->state_ == State::Connected) {
+                    self->write_answer(std::move(answer), opaque, type);
+                }
+            });
+        };
+    }
+
+    // Answers go in their request's serialization (Java's writeResponse).
+    void write_answer(remoting::Command answer, std::int32_t opaque, remoting::SerializeType type) {
+        answer.opaque = opaque;
+        answer.flag = remoting::command_flag::response;
+        answer.serialize_type = type;
         try {
-            writes_.push_back(std::make_shared<std::string>(encode_checked(*answer, cmd.serialize_type)));
+            writes_.push_back(std::make_shared<std::string>(encode_checked(answer, type)));
         } catch (const std::exception& e) {
             remoting::Command err;
             err.code = response_code::system_error;
             err.remark = e.what();
-            err.opaque = cmd.opaque;
+            err.opaque = opaque;
             err.flag = remoting::command_flag::response;
-            writes_.push_back(std::make_shared<std::string>(remoting::encode(err, cmd.serialize_type)));
+            writes_.push_back(std::make_shared<std::string>(remoting::encode(err, type)));
         }
         start_write();
     }
@@ -5398,6 +5480,7 @@ private:
     const ConnectionOptions options_;
     RequestHandler on_request_;
     ConnectHook on_connect_;
+    ConnectionEventHook on_event_;
 
     asio::ip::tcp::socket socket_;
     asio::ip::tcp::resolver resolver_;
@@ -5415,9 +5498,8 @@ private:
     int hold_ = 0;
     std::unordered_map<std::int32_t, Pending> pending_;
     std::array<std::byte, 4> length_buf_{};
-    std::string last_error_;
-    std::int64_t backoff_millis_ = 0;
-    std::int64_t next_attempt_millis_ = 0;
+    /// An established connection was lost and no connect succeeded since (the next success is reported).
+    bool lost_ = false;
 };
 
 }  // namespace rmq::detail
@@ -5462,6 +5544,7 @@ struct RemotingClient::Impl {
     std::map<std::string, std::shared_ptr<RemotingConnection>> connections;
     RequestHandler on_request;
     ConnectHook on_connect;
+    ConnectionEventHook on_event;
 };
 
 RMQ_DECL RemotingClient::RemotingClient(ConnectionOptions options,
@@ -5493,6 +5576,11 @@ RMQ_DECL void RemotingClient::set_connect_hook(ConnectHook hook) {
     impl_->on_connect = std::move(hook);
 }
 
+RMQ_DECL void RemotingClient::set_connection_event_hook(ConnectionEventHook hook) {
+    const std::lock_guard lock(impl_->mutex);
+    impl_->on_event = std::move(hook);
+}
+
 RMQ_DECL bool RemotingClient::on_io_thread() const noexcept {
     return std::this_thread::get_id() == impl_->thread.get_id();
 }
@@ -5506,14 +5594,13 @@ RMQ_DECL std::shared_ptr<RemotingConnection> RemotingClient::connection(const st
     if (slot) {
         return slot;
     }
-    auto on_request = [this](const std::string& a,
-                             const remoting::Command& req) -> std::optional<remoting::Command> {
+    auto on_request = [this](const std::string& a, const remoting::Command& req, Responder respond) {
         RequestHandler h;
         {
             const std::lock_guard l(impl_->mutex);
             h = impl_->on_request;
         }
-        return h ? h(a, req) : std::nullopt;
+        return h ? h(a, req, std::move(respond)) : RequestReply{};
     };
     auto on_connect = [this](const std::string& a) -> std::vector<remoting::Command> {
         ConnectHook h;
@@ -5527,8 +5614,18 @@ RMQ_DECL std::shared_ptr<RemotingConnection> RemotingClient::connection(const st
         }
         return cmds;
     };
+    auto on_event = [this](const std::string& a, bool connected) {
+        ConnectionEventHook h;
+        {
+            const std::lock_guard l(impl_->mutex);
+            h = impl_->on_event;
+        }
+        if (h) {
+            h(a, connected);
+        }
+    };
     slot = std::make_shared<RemotingConnection>(
-        impl_->io, addr, impl_->options, std::move(on_request), std::move(on_connect));
+        impl_->io, addr, impl_->options, std::move(on_request), std::move(on_connect), std::move(on_event));
     return slot;
 }
 
@@ -5832,25 +5929,25 @@ RMQ_DECL AdminHandler BrokerRequests::admin_handler(const std::string& group) co
     return it == admin_.end() ? AdminHandler{} : it->second;
 }
 
-RMQ_DECL std::optional<remoting::Command> BrokerRequests::on_request(const std::string& addr,
-                                                                     const remoting::Command& req) {
+RMQ_DECL RequestReply BrokerRequests::on_request(const std::string& addr,
+                                                 const remoting::Command& req,
+                                                 Responder respond) {
     (void)addr;
-    if (req.code == remoting::request_code::notify_consumer_ids_changed) {
-        return notify_consumer_ids_changed(req);
-    }
     switch (req.code) {
+    case remoting::request_code::notify_consumer_ids_changed:
+        return {notify_consumer_ids_changed(req)};
     case remoting::request_code::get_consumer_running_info:
-        return consumer_running_info(req);
+        return {consumer_running_info(req)};
     case remoting::request_code::reset_consumer_client_offset:
-        return reset_offset(req);
+        return {reset_offset(req)};
     case remoting::request_code::get_consumer_status_from_client:
-        return consumer_status(req);
+        return {consumer_status(req)};
     case remoting::request_code::consume_message_directly:
-        return consume_directly(req);
+        return consume_directly(req, std::move(respond));
     default:
         break;
     }
-    return std::nullopt;  // answered with REQUEST_CODE_NOT_SUPPORTED by the connection (two-way only)
+    return {};  // answered with REQUEST_CODE_NOT_SUPPORTED by the connection (two-way only)
 }
 
 RMQ_DECL remoting::Command BrokerRequests::notify_consumer_ids_changed(const remoting::Command& req) {
@@ -5973,15 +6070,18 @@ RMQ_DECL remoting::Command BrokerRequests::consumer_status(const remoting::Comma
     return resp;
 }
 
-/// Java's ClientRemotingProcessor.consumeMessageDirectly: the listener is called on this (io) thread.
-RMQ_DECL remoting::Command BrokerRequests::consume_directly(const remoting::Command& req) const {
+/// Java's ClientRemotingProcessor.consumeMessageDirectly. The listener runs where the consumer runs listeners
+/// (AdminHandler::consume_directly answers through a callback), never on the io thread, which a slow listener
+/// would stall: the answer goes out through `respond` when it comes.
+RMQ_DECL RequestReply BrokerRequests::consume_directly(const remoting::Command& req,
+                                                       Responder respond) const {
     const auto h = remoting::header_of<remoting::ConsumeMessageDirectlyResultRequestHeader>(req);
     remoting::Command resp;
     const auto admin = admin_handler(h.consumer_group);
     if (!admin || !admin.consume_directly) {
         resp.code = response_code::system_error;
         resp.remark = fmt::format("The Consumer Group <{}> not exist in this consumer", h.consumer_group);
-        return resp;
+        return {resp};
     }
     MessageExt msg;
     try {
@@ -5989,17 +6089,21 @@ RMQ_DECL remoting::Command BrokerRequests::consume_directly(const remoting::Comm
     } catch (const std::exception& e) {
         resp.code = response_code::system_error;
         resp.remark = fmt::format("cannot decode the message: {}", e.what());
-        return resp;
+        return {resp};
     }
-    const auto r = admin.consume_directly(std::move(msg), h.broker_name.value_or(""));
-    nlohmann::ordered_json j{
-        {"autoCommit", r.auto_commit}, {"consumeResult", java_name(r.status)}, {"order", r.order}};
-    if (!r.remark.empty()) {
-        j["remark"] = r.remark;  // fastjson leaves a null remark out
-    }
-    j["spentTimeMills"] = r.spent_time_millis;
-    resp.body = j.dump();
-    return resp;
+    admin.consume_directly(
+        std::move(msg), h.broker_name.value_or(""), [respond = std::move(respond)](ConsumeDirectlyResult r) {
+            nlohmann::ordered_json j{
+                {"autoCommit", r.auto_commit}, {"consumeResult", java_name(r.status)}, {"order", r.order}};
+            if (!r.remark.empty()) {
+                j["remark"] = r.remark;  // fastjson leaves a null remark out
+            }
+            j["spentTimeMills"] = r.spent_time_millis;
+            remoting::Command answer;
+            answer.body = j.dump();
+            respond(std::move(answer));
+        });
+    return {.answer = std::nullopt, .later = true};
 }
 
 }  // namespace rmq::detail
@@ -6175,17 +6279,33 @@ RMQ_DECL std::string RouteCache::require_master(const std::string& broker_name) 
 }
 
 RMQ_DECL std::optional<std::string> RouteCache::any_broker_of(const std::string& topic) const {
+    const std::int64_t now = system_clock()->steady_millis();
     const std::lock_guard lock(mutex_);
     const auto route = routes_.find(topic);  // gone only if invalidated meanwhile
     if (route == routes_.end()) {
         return std::nullopt;
     }
+    std::optional<std::string> settling;
     for (const auto& bd : route->second.broker_datas) {
-        if (auto a = pick_address(bd.broker_name, 0, false)) {
+        auto a = pick_address(bd.broker_name, 0, false);
+        if (!a) {
+            continue;
+        }
+        const auto r = reconnected_.find(*a);
+        if (r == reconnected_.end() || now - r->second >= reconnect_settle_millis) {
             return a;
         }
+        if (!settling) {
+            settling = std::move(a);
+        }
     }
-    return std::nullopt;
+    return settling;
+}
+
+RMQ_DECL void RouteCache::note_reconnected(const std::string& addr) {
+    const std::int64_t now = system_clock()->steady_millis();
+    const std::lock_guard lock(mutex_);
+    reconnected_[addr] = now;
 }
 
 RMQ_DECL std::pair<std::string, std::int64_t> RouteCache::pull_address(const std::string& broker_name,
@@ -6370,9 +6490,13 @@ RMQ_DECL std::vector<std::string> NameServers::split(std::string_view text) {
 }
 
 RMQ_DECL void NameServers::store(const std::string& topic, const remoting::TopicRouteData& data) {
+    const auto old = cache_.find(topic);
     const auto fresh = cache_.store(topic, data);
     if (!fresh.empty() && on_new_brokers_) {
         on_new_brokers_(fresh);
+    }
+    if (old && *old != data && on_route_changed_) {
+        on_route_changed_(topic);
     }
 }
 
@@ -7146,10 +7270,14 @@ RMQ_DECL RemotingTransportState::RemotingTransportState(RemotingConfig config)
             remoting_ops::send_heartbeats_async(parts_, addr);
         }
     });
-    client_.set_request_handler([this](const std::string& addr, const remoting::Command& req) {
-        return broker_requests_.on_request(addr, req);
-    });
+    client_.set_request_handler(
+        [this](const std::string& addr, const remoting::Command& req, Responder respond) {
+            return broker_requests_.on_request(addr, req, std::move(respond));
+        });
     client_.set_connect_hook([this](const std::string& addr) { return on_connect(addr); });
+    name_servers_.on_route_changed([this](const std::string& topic) { route_changed(topic); });
+    client_.set_connection_event_hook(
+        [this](const std::string& addr, bool connected) { on_connection_event(addr, connected); });
     schedule_refresh();
 }
 
@@ -7179,6 +7307,34 @@ RMQ_DECL std::vector<std::string> RemotingTransportState::consumer_id_list(const
 
 RMQ_DECL void RemotingTransportState::set_notification_handler(NotificationHandler handler) {
     broker_requests_.set_notification_handler(std::move(handler));
+}
+
+RMQ_DECL void RemotingTransportState::set_route_change_handler(const std::string& key,
+                                                               RouteChangeHandler handler) {
+    const std::lock_guard lock(route_handlers_mutex_);
+    if (handler) {
+        route_handlers_[key] = std::move(handler);
+    } else {
+        route_handlers_.erase(key);
+    }
+}
+
+RMQ_DECL void RemotingTransportState::route_changed(const std::string& topic) {
+    std::vector<RouteChangeHandler> handlers;
+    {
+        const std::lock_guard lock(route_handlers_mutex_);
+        for (const auto& [key, h] : route_handlers_) {
+            handlers.push_back(h);
+        }
+    }
+    log_line(LogLevel::Info, "route of {} changed", topic);
+    for (const auto& h : handlers) {
+        try {
+            h(topic);
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Error, "route change handler for {} threw: {}", topic, e.what());
+        }
+    }
 }
 
 RMQ_DECL void RemotingTransportState::pull(const PullArgs& args, PullCallback callback) {
@@ -7244,8 +7400,6 @@ RMQ_DECL RemotingConfig RemotingTransportState::validated(RemotingConfig config)
 RMQ_DECL ConnectionOptions RemotingTransportState::options(const RemotingConfig& c) {
     ConnectionOptions o;
     o.connect_timeout_millis = c.connect_timeout_millis;
-    o.reconnect_backoff_min_millis = c.reconnect_backoff_min_millis;
-    o.reconnect_backoff_max_millis = c.reconnect_backoff_max_millis;
     o.serialize_type = c.serialize_type;
     return o;
 }
@@ -7255,6 +7409,38 @@ RMQ_DECL std::vector<remoting::Command> RemotingTransportState::on_connect(const
         return {};
     }
     return heartbeats_.commands();
+}
+
+RMQ_DECL void RemotingTransportState::on_connection_event(const std::string& addr, bool connected) {
+    if (stopping_.load() || !routes_.is_broker_address(addr)) {
+        return;
+    }
+    if (connected) {
+        routes_.note_reconnected(addr);  // its consumer lists are incomplete for a while
+    }
+    log_line(LogLevel::Info,
+             "broker {} {}: re-reading the routes",
+             addr,
+             connected ? "is reachable again" : "connection lost");
+    watch_until_millis_ = system_clock()->steady_millis() + route_watch_millis;
+    if (watching_) {
+        name_servers_.refresh_async();  // the watch goes on; look now as well
+        return;
+    }
+    watching_ = true;
+    watch_routes();
+}
+
+RMQ_DECL void RemotingTransportState::watch_routes() {
+    if (stopping_.load()) {
+        return;
+    }
+    name_servers_.refresh_async();
+    if (system_clock()->steady_millis() >= watch_until_millis_) {
+        watching_ = false;
+        return;
+    }
+    client_.run_after(route_watch_period_millis, [this] { watch_routes(); });
 }
 
 RMQ_DECL void RemotingTransportState::schedule_refresh() {

@@ -1544,9 +1544,12 @@ struct AdminHandler {
     std::function<void(const std::string& topic, QueueOffsets offsets)> reset_offset{};
     /// GET_CONSUMER_STATUS_FROM_CLIENT: the in-memory offsets of the owned queues of `topic`.
     std::function<QueueOffsets(const std::string& topic)> offset_table{};
-    /// CONSUME_MESSAGE_DIRECTLY: calls the listener with `msg` (taken from `broker_name`); the offset store
-    /// is not touched.
-    std::function<ConsumeDirectlyResult(MessageExt msg, const std::string& broker_name)> consume_directly{};
+    /// CONSUME_MESSAGE_DIRECTLY: calls the listener with `msg` (taken from `broker_name`) and `done` once
+    /// with the result, from any thread; the offset store is not touched. Must not block the calling
+    /// (transport) thread: a consumer runs the listener on its consume threads.
+    std::function<void(
+        MessageExt msg, const std::string& broker_name, std::function<void(ConsumeDirectlyResult)> done)>
+        consume_directly{};
 
     /// Whether anything is registered.
     explicit operator bool() const noexcept { return static_cast<bool>(running_info); }
@@ -2719,6 +2722,10 @@ struct ConsumerIdsChanged {
 /// Handler for broker-initiated notifications; may run on any thread of the transport.
 using NotificationHandler = std::function<void(const ConsumerIdsChanged&)>;
 
+/// Told that the route of `topic` changed (rmq::HasRouteChangeHandler); may run on any thread of the
+/// transport and must not block.
+using RouteChangeHandler = std::function<void(const std::string& topic)>;
+
 /// What a topic's route says: the queues a consumer can read and a producer can write.
 struct TopicRoute {
     std::vector<MessageQueue> read_queues;
@@ -3516,6 +3523,17 @@ concept HasGroupMembers = requires(T& t, const std::string& group) { t.group_mem
 template <class T>
 concept HasAdminHandler =
     requires(T& t, const std::string& group, AdminHandler h) { t.set_admin_handler(group, std::move(h)); };
+
+/// Optional: `set_route_change_handler(key, rmq::RouteChangeHandler)`, told when a topic's cached route
+/// changed (a broker went away or came back); `key` names the registration, an empty handler unregisters it.
+/// A consumer registers one when the transport has it and rebalances soon after a change of a subscribed
+/// topic, so the members of a group, which all see the change, converge on one allocation within seconds
+/// instead of at their next periodic rebalance. Transports that watch their connections (rmq::
+/// RemotingTransport re-reads the routes when a broker connection is lost or comes back) make that prompt.
+template <class T>
+concept HasRouteChangeHandler = requires(T& t, const std::string& key, RouteChangeHandler h) {
+    t.set_route_change_handler(key, std::move(h));
+};
 
 /// Offsets: `query_consumer_offset(group, mq) -> std::optional<std::int64_t>` (nullopt = none stored),
 /// `update_consumer_offset(group, mq, offset)`, `min_offset(mq)`, `max_offset(mq)`,
@@ -6770,6 +6788,7 @@ private:
     void persist_all();
 
     // impl/rebalance.hpp
+    void watch_route_changes(bool on);
     void rebalance_later();
     void do_rebalance();
     void check_group_subscriptions(const std::map<std::string, SubscriptionData>& mine);
@@ -6813,6 +6832,9 @@ private:
     void finish_reset(const std::vector<QueueEntry>& pending);
     [[nodiscard]] QueueOffsets offset_table(const std::string& topic) const;
     ConsumeDirectlyResult consume_directly(MessageExt msg, const std::string& broker_name);
+    bool submit_consume_directly(MessageExt msg,
+                                 const std::string& broker_name,
+                                 std::function<void(ConsumeDirectlyResult)> done);
     static ConsumeDirectlyStatus directly_status(typename Order::Status s);
 
     // the queue table
@@ -6848,6 +6870,11 @@ private:
     mutable std::mutex table_mutex_;
     std::map<MessageQueue, std::shared_ptr<ProcessQueue>> table_;
     std::map<MessageQueue, std::int64_t> broker_max_offset_;  // last max offset a pull reported, per queue
+    // Loop only: the offset each queue was consumed up to when this member dropped it, and when (steady ms).
+    // The persist on a drop fails silently when the broker is down (a restart): re-taken soon, the queue
+    // continues from here rather than from the broker's older committed offset (which would repeat messages).
+    std::map<MessageQueue, std::pair<std::int64_t, std::int64_t>> dropped_offsets_;
+    static constexpr std::int64_t dropped_offset_keep_millis = 120000;
 
     StatsCollector stats_{clock_};
     std::shared_ptr<LifeGate> gate_ = std::make_shared<LifeGate>();
@@ -6899,6 +6926,38 @@ struct AdminGate {
     }
 };
 
+inline ConsumeDirectlyResult directly_refused(std::string why) {
+    ConsumeDirectlyResult r;
+    r.status = ConsumeDirectlyStatus::ThrowException;
+    r.remark = std::move(why);
+    return r;
+}
+
+/// Calls `done` exactly once: with the result, or, when the task is discarded unrun (the pool closed at
+/// shutdown), with a refusal.
+class DirectlyReply {
+public:
+    explicit DirectlyReply(std::function<void(ConsumeDirectlyResult)> done)
+        : done_(std::move(done)) {}
+
+    DirectlyReply(const DirectlyReply&) = delete;
+    DirectlyReply& operator=(const DirectlyReply&) = delete;
+
+    ~DirectlyReply() {
+        if (done_) {
+            done_(directly_refused("the consumer shut down before the listener ran"));
+        }
+    }
+
+    void operator()(ConsumeDirectlyResult r) { std::exchange(done_, nullptr)(std::move(r)); }
+
+    /// Gives up answering (someone else does).
+    void release() { done_ = nullptr; }
+
+private:
+    std::function<void(ConsumeDirectlyResult)> done_;
+};
+
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::open_admin() {
     if constexpr (HasAdminHandler<Tr>) {
@@ -6919,13 +6978,16 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::open_admin() {
         h.offset_table = [gate](const std::string& topic) {
             return gate->with([&](ConsumerCore& c) { return c.offset_table(topic); });
         };
-        h.consume_directly = [gate](MessageExt msg, const std::string& broker_name) {
-            ConsumeDirectlyResult gone;
-            gone.status = ConsumeDirectlyStatus::ThrowException;
-            gone.remark = "the consumer is shutting down";
-            return gate->with(
-                [&](ConsumerCore& c) { return c.consume_directly(std::move(msg), broker_name); },
-                std::move(gone));
+        h.consume_directly = [gate](MessageExt msg,
+                                    const std::string& broker_name,
+                                    std::function<void(ConsumeDirectlyResult)> done) {
+            // with() only queues the call: the gate's mutex is never held while a listener runs
+            const bool queued = gate->with(
+                [&](ConsumerCore& c) { return c.submit_consume_directly(std::move(msg), broker_name, done); },
+                false);
+            if (!queued) {
+                done(directly_refused("the consumer is shutting down or its consume queue is full"));
+            }
         };
         transport_.set_admin_handler(group_, std::move(h));
     }
@@ -7089,6 +7151,25 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume_directly(MessageExt msg,
         }
         return out;
     }
+}
+
+/// CONSUME_MESSAGE_DIRECTLY on a consume thread, as any listener call (the transport's io thread only queues
+/// it); false when the pool refuses it (closed or full).
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::submit_consume_directly(
+    MessageExt msg, const std::string& broker_name, std::function<void(ConsumeDirectlyResult)> done) {
+    if (stopping_.load() || !pool_) {
+        return false;
+    }
+    auto reply = std::make_shared<DirectlyReply>(std::move(done));
+    std::function<void()> task = [this, msg = std::move(msg), broker_name, reply]() mutable {
+        (*reply)(consume_directly(std::move(msg), broker_name));
+    };
+    if (pool_->try_submit(std::move(task))) {
+        return true;
+    }
+    reply->release();  // not queued: the caller answers, this reply must not
+    return false;
 }
 
 /// CMResult of a listener status: the stock statuses map as in Java, others by Order::is_success.
@@ -7310,6 +7391,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     pool_->start();
     scheduler_.start();
     open_admin();
+    watch_route_changes(true);
     state_.store(State::Running);
     service_.start();
     start_timers();
@@ -7360,6 +7442,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
             "owns the consumer");
     }
     stopping_.store(true);
+    watch_route_changes(false);
     close_admin();
     gate_->close();
     service_.stop();
@@ -7920,6 +8003,31 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::note_subscription_inconsist
 
 namespace rmq::detail {
 
+/// With a transport that reports route changes (rmq::HasRouteChangeHandler): a changed route of a subscribed
+/// topic (a broker went away or came back) is rebalanced within rebalance_later's delay rather than at the
+/// next periodic rebalance, so members that saw the change converge at once (otherwise they own different
+/// queue sets, some twice, for up to rebalance_interval). The handler touches only the gate until it runs on
+/// the loop, as the notification handler.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::watch_route_changes(bool on) {
+    if constexpr (HasRouteChangeHandler<Tr>) {
+        const auto key = fmt::format("consumer {} {}", group_, static_cast<const void*>(this));
+        if (!on) {
+            transport_.set_route_change_handler(key, RouteChangeHandler{});
+            return;
+        }
+        transport_.set_route_change_handler(key, [gate = gate_, this](const std::string& topic) {
+            gate->post([this, topic] {
+                if (subscriptions_.find(topic)) {
+                    rebalance_later();
+                }
+            });
+        });
+    } else {
+        (void)on;
+    }
+}
+
 /// Java 5.x's rebalanceLater(500): a queue allocated to this member whose broker lock is still held by the
 /// previous owner is retried shortly, not at the next periodic rebalance (20 s), so an orderly handover takes
 /// about the time the old owner needs to release it. At most one retry is pending.
@@ -8145,6 +8253,21 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
     } catch (const std::exception& e) {
         log_line(LogLevel::Warn, "group [{}]: no start offset for {}: {}", group_, mq, e.what());
     }
+    if (const auto kept = dropped_offsets_.find(mq); kept != dropped_offsets_.end()) {
+        const auto [offset, at] = kept->second;
+        dropped_offsets_.erase(kept);
+        if (next >= 0 && offset > next && clock_->steady_millis() - at < dropped_offset_keep_millis) {
+            log_line(
+                LogLevel::Info,
+                "group [{}]: {} continues from offset {}, consumed here before it was dropped (the broker "
+                "has {})",
+                group_,
+                mq,
+                offset,
+                next);
+            next = offset;
+        }
+    }
     if (next < 0) {
         if (need_lock) {
             unlock_queues({mq});
@@ -8166,6 +8289,9 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(const MessageQueue& mq,
                                                                               ProcessQueue& pq) {
     try {
+        if (const std::int64_t v = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory); v >= 0) {
+            dropped_offsets_[mq] = {v, clock_->steady_millis()};
+        }
         offset_store_.persist(mq);
         offset_store_.remove_offset(mq);
     } catch (const std::exception& e) {

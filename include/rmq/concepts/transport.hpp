@@ -65,6 +65,17 @@ template <class T>
 concept HasAdminHandler =
     requires(T& t, const std::string& group, AdminHandler h) { t.set_admin_handler(group, std::move(h)); };
 
+/// Optional: `set_route_change_handler(key, rmq::RouteChangeHandler)`, told when a topic's cached route
+/// changed (a broker went away or came back); `key` names the registration, an empty handler unregisters it.
+/// A consumer registers one when the transport has it and rebalances soon after a change of a subscribed
+/// topic, so the members of a group, which all see the change, converge on one allocation within seconds
+/// instead of at their next periodic rebalance. Transports that watch their connections (rmq::
+/// RemotingTransport re-reads the routes when a broker connection is lost or comes back) make that prompt.
+template <class T>
+concept HasRouteChangeHandler = requires(T& t, const std::string& key, RouteChangeHandler h) {
+    t.set_route_change_handler(key, std::move(h));
+};
+
 /// Offsets: `query_consumer_offset(group, mq) -> std::optional<std::int64_t>` (nullopt = none stored),
 /// `update_consumer_offset(group, mq, offset)`, `min_offset(mq)`, `max_offset(mq)`,
 /// `search_offset(mq, timestamp_millis)`.

@@ -74,6 +74,13 @@ public:
         state_->set_admin_handler(group, std::move(handler));
     }
 
+    /// Registers a handler told when a cached route changed (rmq::HasRouteChangeHandler; an empty handler
+    /// unregisters `key`). Routes are re-read every poll_name_server_interval and, for a minute after a
+    /// broker connection is lost or comes back, every second. Handlers run on the io thread or a caller's.
+    void set_route_change_handler(const std::string& key, RouteChangeHandler handler) {
+        state_->set_route_change_handler(key, std::move(handler));
+    }
+
     /// PULL_MESSAGE (asynchronous; the callback runs on the io thread). Goes to the broker id the last answer
     /// suggested for the queue; the commit bit is cleared when that is a slave.
     void pull(const PullArgs& args, PullCallback callback) { state_->pull(args, std::move(callback)); }
@@ -138,5 +145,6 @@ private:
 
 static_assert(Transport<RemotingTransport>);
 static_assert(HasAdminHandler<RemotingTransport>);
+static_assert(HasRouteChangeHandler<RemotingTransport>);
 
 }  // namespace rmq

@@ -44,8 +44,9 @@ struct RemotingConfig {
     int system_busy_retry_times = 3;
     /// Header format of the requests rmq sends (responses are decoded in either format).
     remoting::SerializeType serialize_type = remoting::SerializeType::Json;
-    /// Back-off after a failed connect: requests to that address fail at once until it has passed (doubles
-    /// up to the maximum while connects keep failing).
+    /// No effect: rmq connects on demand: a request to an address without a connection starts a
+    /// connect (or waits for the one in flight), whatever an earlier connect's outcome, as Java's invoke
+    /// does. Kept so existing configurations compile.
     std::int64_t reconnect_backoff_min_millis = 100;
     std::int64_t reconnect_backoff_max_millis = 5000;
 };

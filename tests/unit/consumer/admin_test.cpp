@@ -1,12 +1,16 @@
 // The consumer's admin callbacks (rmq::AdminHandler) on the embedded broker: running info, offset reset
 // (Concurrently and Orderly), offset table and consume-directly, called the way a transport calls them.
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -58,6 +62,16 @@ private:
 
 static_assert(rmq::Transport<AdminTransport> && rmq::HasAdminHandler<AdminTransport>);
 static_assert(!rmq::HasAdminHandler<rmq::InProcessTransport>);
+
+/// CONSUME_MESSAGE_DIRECTLY through `admin`, waiting for its answer.
+rmq::ConsumeDirectlyResult
+directly(const rmq::AdminHandler& admin, const rmq::MessageExt& msg, const std::string& broker) {
+    auto answer = std::make_shared<std::promise<rmq::ConsumeDirectlyResult>>();
+    auto f = answer->get_future();
+    admin.consume_directly(msg, broker, [answer](rmq::ConsumeDirectlyResult r) { answer->set_value(r); });
+    REQUIRE(f.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    return f.get();
+}
 
 template <class Order>
 using AdminConsumer = rmq::Consumer<Order, rmq::AllocateAveragely, rmq::RemoteOffsetStore, AdminTransport>;
@@ -255,19 +269,19 @@ TEST_CASE(
     msg.set_queue_id(0);
     msg.set_queue_offset(7);
     msg.set_body("direct");
-    const auto r = admin.consume_directly(msg, "broker-x");
+    const auto r = directly(admin, msg, "broker-x");
     CHECK(r.status == rmq::ConsumeDirectlyStatus::Success);
     CHECK_FALSE(r.order);
     CHECK(r.auto_commit);
     CHECK(r.remark.empty());
     mode = 1;
-    CHECK(admin.consume_directly(msg, "broker-x").status == rmq::ConsumeDirectlyStatus::Later);
+    CHECK(directly(admin, msg, "broker-x").status == rmq::ConsumeDirectlyStatus::Later);
     mode = 2;
-    const auto thrown = admin.consume_directly(msg, "broker-x");
+    const auto thrown = directly(admin, msg, "broker-x");
     CHECK(thrown.status == rmq::ConsumeDirectlyStatus::ThrowException);
     CHECK(thrown.remark == "boom");
     mode = 3;
-    CHECK(admin.consume_directly(msg, "broker-x").status == rmq::ConsumeDirectlyStatus::ReturnNull);
+    CHECK(directly(admin, msg, "broker-x").status == rmq::ConsumeDirectlyStatus::ReturnNull);
     rec.read([&] {
         CHECK(bodies == std::vector<std::string>(4, "direct"));
         CHECK(queues.front() == fmt::format("{}", rmq::MessageQueue{"T", "broker-x", 0}));
@@ -276,6 +290,42 @@ TEST_CASE(
     const auto mq = broker.queue("T", 0);
     CHECK(consumer.offset_store().read_offset(mq, rmq::ReadOffsetType::ReadFromMemory) <= 0);
     CHECK(java_name(rmq::ConsumeDirectlyStatus::ReturnNull) == "CR_RETURN_NULL");
+}
+
+TEST_CASE("admin: consume_directly runs the listener on a consume thread; the caller only queues it",
+          "[consumer][admin]") {
+    rmq::InProcessBroker broker;
+    broker.create_topic("T", 1);
+    auto slot = std::make_shared<AdminSlot>();
+    std::promise<void> release;
+    auto released = release.get_future().share();
+    std::promise<std::thread::id> ran_on;
+    AdminConsumer<rmq::Concurrently> consumer{AdminTransport(broker.connect(), slot),
+                                              fast_config("adm_direct_pool")};
+    consumer.subscribe("T", "*");
+    consumer.register_listener([&](std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) {
+        ran_on.set_value(std::this_thread::get_id());
+        (void)released.wait_for(std::chrono::seconds(5));  // a slow listener (bounded if run inline)
+        return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+    });
+    consumer.start();
+    rmq::MessageExt msg;
+    msg.set_topic("T");
+    auto answer = std::make_shared<std::promise<rmq::ConsumeDirectlyResult>>();
+    const auto begin = std::chrono::steady_clock::now();
+    slot->get(consumer.group()).consume_directly(msg, "b", [answer](rmq::ConsumeDirectlyResult r) {
+        answer->set_value(r);
+    });
+    const auto call_took = std::chrono::steady_clock::now() - begin;
+    auto ran = ran_on.get_future();
+    REQUIRE(ran.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    CHECK(ran.get() != std::this_thread::get_id());
+    CHECK(call_took < std::chrono::seconds(2));  // it did not wait for the listener
+    release.set_value();
+    auto f = answer->get_future();
+    REQUIRE(f.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    CHECK(f.get().status == rmq::ConsumeDirectlyStatus::Success);
+    consumer.shutdown();
 }
 
 TEST_CASE("admin: an Orderly consume_directly answers order and the context's auto_commit",
@@ -292,7 +342,7 @@ TEST_CASE("admin: an Orderly consume_directly answers order and the context's au
     consumer.start();
     rmq::MessageExt msg;
     msg.set_topic("T");
-    const auto r = slot->get(consumer.group()).consume_directly(msg, "b");
+    const auto r = directly(slot->get(consumer.group()), msg, "b");
     CHECK(r.order);
     CHECK_FALSE(r.auto_commit);
     CHECK(r.status == rmq::ConsumeDirectlyStatus::Rollback);

@@ -6,7 +6,9 @@
 #    pragma GCC diagnostic ignored "-Wtsan"
 #endif
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
@@ -202,7 +204,9 @@ TEST_CASE("admin requests: CONSUME_MESSAGE_DIRECTLY decodes the record, calls th
         "cg",
         rmq::AdminHandler{.running_info = [] { return rmq::ConsumerRunningInfo{}; },
                           .consume_directly =
-                              [&](rmq::MessageExt msg, const std::string& broker) {
+                              [&](rmq::MessageExt msg,
+                                  const std::string& broker,
+                                  std::function<void(rmq::ConsumeDirectlyResult)> done) {
                                   const std::lock_guard lock(mutex);
                                   calls.emplace_back(msg.body(), broker);
                                   rmq::ConsumeDirectlyResult r;
@@ -212,7 +216,7 @@ TEST_CASE("admin requests: CONSUME_MESSAGE_DIRECTLY decodes the record, calls th
                                                                  : rmq::ConsumeDirectlyStatus::Commit;
                                   r.remark = msg.body() == "bad" ? "boom" : "";
                                   r.spent_time_millis = 17;
-                                  return r;
+                                  done(r);
                               }});
     auto direct = [&](const std::string& body, const std::string& group) {
         rmq::MessageExt m;
@@ -238,6 +242,58 @@ TEST_CASE("admin requests: CONSUME_MESSAGE_DIRECTLY decodes the record, calls th
     const std::lock_guard lock(mutex);
     CHECK(calls ==
           std::vector<std::pair<std::string, std::string>>{{"hello", "broker-a"}, {"bad", "broker-a"}});
+}
+
+TEST_CASE("admin requests: CONSUME_MESSAGE_DIRECTLY is answered when the handler is done; the io thread is "
+          "free meanwhile",
+          "[remoting_transport][admin]") {
+    Fixture f;
+    std::mutex mutex;
+    std::function<void(rmq::ConsumeDirectlyResult)> held;
+    f.transport.set_admin_handler("cg",
+                                  rmq::AdminHandler{.running_info = [] { return rmq::ConsumerRunningInfo{}; },
+                                                    .offset_table =
+                                                        [](const std::string&) {
+                                                            return rmq::QueueOffsets{{q0, 5}};
+                                                        },
+                                                    .consume_directly =
+                                                        [&](rmq::MessageExt, const std::string&, auto done) {
+                                                            const std::lock_guard lock(mutex);
+                                                            held = std::move(
+                                                                done);  // a slow listener: answered later
+                                                        }});
+    rmq::MessageExt m;
+    m.set_topic("TopicTest");
+    m.set_body("slow");
+    m.set_born_host("127.0.0.1:1234");
+    m.set_store_host("127.0.0.1:10911");
+    auto req = request(rc::consume_message_directly,
+                       {{"consumerGroup", "cg"}, {"clientId", "cid"}, {"brokerName", "broker-a"}});
+    req.body = rmq::remoting::encode_message(m);
+    req.opaque = 555;
+    f.session->send(req);
+    // another request is answered while the first waits for its listener
+    const auto status = f.ask(request(rc::get_consumer_status_from_client,
+                                      {{"group", "cg"}, {"topic", "TopicTest"}, {"clientAddr", "cid"}}));
+    CHECK(status.code == 0);
+    {
+        const std::lock_guard lock(mutex);
+        REQUIRE(held);
+        rmq::ConsumeDirectlyResult r;
+        r.spent_time_millis = 3;
+        held(r);
+    }
+    REQUIRE(f.server.wait_for([](const auto& got) {
+        return std::any_of(
+            got.begin(), got.end(), [](const Command& c) { return c.is_response() && c.opaque == 555; });
+    }));
+    for (const auto& c : f.server.received()) {
+        if (c.is_response() && c.opaque == 555) {
+            CHECK(c.code == 0);
+            CHECK(c.body ==
+                  R"({"autoCommit":true,"consumeResult":"CR_SUCCESS","order":false,"spentTimeMills":3})");
+        }
+    }
 }
 
 TEST_CASE("admin requests: an empty handler unregisters the group", "[remoting_transport][admin]") {

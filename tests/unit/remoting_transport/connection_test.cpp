@@ -12,6 +12,7 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,8 +42,6 @@ Command request(int code, std::string topic = "T") {
 rmq::detail::ConnectionOptions fast_options() {
     rmq::detail::ConnectionOptions o;
     o.connect_timeout_millis = 2000;
-    o.reconnect_backoff_min_millis = 50;
-    o.reconnect_backoff_max_millis = 200;
     return o;
 }
 
@@ -155,14 +154,15 @@ TEST_CASE("broker requests: oneway ones are handled and never answered, unsuppor
     rmq_test::FakeServer server(echo);
     rmq::detail::RemotingClient client(fast_options());
     std::promise<std::string> notified;
-    client.set_request_handler([&](const std::string&, const Command& req) -> std::optional<Command> {
-        if (req.code == rc::notify_consumer_ids_changed) {
-            notified.set_value(std::string(req.field("consumerGroup").value_or("")));
-            Command ignored;  // an answer to a oneway request must be discarded by the connection
-            return ignored;
-        }
-        return std::nullopt;
-    });
+    client.set_request_handler(
+        [&](const std::string&, const Command& req, rmq::detail::Responder) -> rmq::detail::RequestReply {
+            if (req.code == rc::notify_consumer_ids_changed) {
+                notified.set_value(std::string(req.field("consumerGroup").value_or("")));
+                Command ignored;  // an answer to a oneway request must be discarded by the connection
+                return {ignored};
+            }
+            return {};
+        });
     REQUIRE(client.invoke_sync(server.address(), request(34), 5000).code == 0);
     REQUIRE(server.wait_session());
     auto session = server.last_session();
@@ -206,13 +206,31 @@ TEST_CASE("broker requests are answered in the serialization they arrived in (se
     auto options = fast_options();
     options.serialize_type = client_type;
     rmq::detail::RemotingClient client(options);
-    client.set_request_handler([](const std::string&, const Command& req) -> std::optional<Command> {
-        if (req.code != rc::get_consumer_running_info) {
-            return std::nullopt;
+    // 307 is answered later, through the responder (as CONSUME_MESSAGE_DIRECTLY is), from another thread
+    std::vector<std::thread> answering;
+
+    struct Join {
+        std::vector<std::thread>& threads;
+
+        ~Join() {
+            for (auto& t : threads) {
+                t.join();
+            }
         }
-        Command answer;
-        answer.body = "{}";
-        return answer;
+    } join{answering};
+
+    client.set_request_handler([&](const std::string&,
+                                   const Command& req,
+                                   rmq::detail::Responder respond) -> rmq::detail::RequestReply {
+        if (req.code != rc::get_consumer_running_info) {
+            return {};
+        }
+        answering.emplace_back([respond = std::move(respond)] {
+            Command answer;
+            answer.body = "{}";
+            respond(answer);
+        });
+        return {.answer = std::nullopt, .later = true};
     });
     REQUIRE(client.invoke_sync(server.address(), request(34), 5000).code == 0);
     REQUIRE(server.wait_session());
@@ -316,33 +334,76 @@ TEST_CASE("the peer closing the connection fails pending requests; the next requ
     CHECK(server.accepted() == 2);
 }
 
-TEST_CASE("connect failures back off; the server coming back is reached again",
-          "[remoting_transport][connection]") {
+TEST_CASE(
+    "after a refused connect, the next request connects again: a server that came back is reached at once",
+    "[remoting_transport][connection]") {
     auto server = std::make_unique<rmq_test::FakeServer>(echo);
     const auto port = server->port();
     const auto addr = server->address();
     rmq::detail::RemotingClient client(fast_options());
     CHECK(client.invoke_sync(addr, request(14, "up"), 5000).remark == "up");
-    server.reset();  // the peer goes away
-    bool failed_fast = false;
-    try {
-        (void)client.invoke_sync(addr, request(14), 20000);
-    } catch (const rmq::Timeout&) {
-    } catch (const rmq::Error&) {
-        failed_fast = true;
-    }
-    CHECK(failed_fast);
-    server = std::make_unique<rmq_test::FakeServer>(echo, port);
-    // a few attempts: some may land inside the back-off window
-    std::string remark;
-    for (int i = 0; i < 200 && remark.empty(); ++i) {
+    server.reset();                // the peer goes away
+    for (int i = 0; i < 2; ++i) {  // the connection is lost, then a connect is refused
         try {
-            remark = client.invoke_sync(addr, request(14, "back"), 5000).remark.value_or("");
+            (void)client.invoke_sync(addr, request(14), 20000);
+            FAIL("a request to a stopped server succeeded");
+        } catch (const rmq::Timeout&) {
+            FAIL("timed out instead of failing at once");
         } catch (const rmq::Error&) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
     }
-    CHECK(remark == "back");
+    server = std::make_unique<rmq_test::FakeServer>(echo, port);
+    // no back-off: the very next request connects (it used to fail with "next attempt in N ms")
+    CHECK(client.invoke_sync(addr, request(14, "back"), 5000).remark == "back");
+}
+
+TEST_CASE("requests made while a connect is in flight wait for it, one connection for all",
+          "[remoting_transport][connection]") {
+    rmq_test::FakeServer server(echo);
+    rmq::detail::RemotingClient client(fast_options());
+    std::vector<std::future<Command>> futures;
+    for (int i = 0; i < 8; ++i) {
+        futures.push_back(std::async(std::launch::async, [&, i] {
+            return client.invoke_sync(server.address(), request(14, std::to_string(i)), 10000);
+        }));
+    }
+    for (int i = 0; i < 8; ++i) {
+        CHECK(futures[static_cast<std::size_t>(i)].get().remark == std::to_string(i));
+    }
+    CHECK(server.accepted() == 1);
+}
+
+TEST_CASE("the connection event hook hears a lost connection and its recovery, not the client's close",
+          "[remoting_transport][connection]") {
+    rmq_test::FakeServer server([](rmq_test::FakeSession& s, const Command& req) {
+        if (req.code == 11) {
+            s.close_now();
+            return;
+        }
+        echo(s, req);
+    });
+    std::mutex m;
+    std::vector<std::string> events;
+    rmq::detail::RemotingClient client(fast_options());
+    client.set_connection_event_hook([&](const std::string& addr, bool connected) {
+        const std::lock_guard lock(m);
+        events.push_back(fmt::format("{} {}", connected ? "up" : "down", addr));
+    });
+    const auto snapshot = [&] {
+        const std::lock_guard lock(m);
+        return events;
+    };
+    CHECK(client.invoke_sync(server.address(), request(14, "x"), 5000).remark == "x");
+    CHECK(snapshot().empty());  // the first connect is no recovery
+    CHECK_THROWS_AS(client.invoke_sync(server.address(), request(11), 20000), rmq::Error);
+    CHECK(client.invoke_sync(server.address(), request(14, "y"), 5000).remark == "y");
+    // the hook runs on the io thread after the answer may have been delivered: wait for it
+    for (int i = 0; i < 400 && snapshot().size() < 2; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    client.close_connection(server.address());
+    client.shutdown();
+    CHECK(snapshot() == std::vector<std::string>{"down " + server.address(), "up " + server.address()});
 }
 
 TEST_CASE("the connect hook's requests are written before queued ones after a reconnect",

@@ -62,8 +62,6 @@ TEST_CASE("a broker that refuses connections makes a few summarised lines, never
     const std::string secret = "S3cret-never-logged-7c1e";
     rmq::RemotingConfig rc;
     rc.namesrv_addr = namesrv.address();
-    rc.reconnect_backoff_min_millis = 10;
-    rc.reconnect_backoff_max_millis = 20;
     rc.credentials = rmq::AclCredentials{
         .access_key = "rmq-log-test", .secret_key = secret, .security_token = std::nullopt};
     rmq::ConsumerConfig cfg{.consumer_group = "log_flood_group"};

@@ -41,8 +41,6 @@ using rmq_test::route_json;
 rmq::RemotingConfig config_for(const rmq_test::FakeServer& namesrv) {
     rmq::RemotingConfig c;
     c.namesrv_addr = namesrv.address();
-    c.reconnect_backoff_min_millis = 20;
-    c.reconnect_backoff_max_millis = 100;
     return c;
 }
 

@@ -141,6 +141,7 @@ private:
     void persist_all();
 
     // impl/rebalance.hpp
+    void watch_route_changes(bool on);
     void rebalance_later();
     void do_rebalance();
     void check_group_subscriptions(const std::map<std::string, SubscriptionData>& mine);
@@ -184,6 +185,9 @@ private:
     void finish_reset(const std::vector<QueueEntry>& pending);
     [[nodiscard]] QueueOffsets offset_table(const std::string& topic) const;
     ConsumeDirectlyResult consume_directly(MessageExt msg, const std::string& broker_name);
+    bool submit_consume_directly(MessageExt msg,
+                                 const std::string& broker_name,
+                                 std::function<void(ConsumeDirectlyResult)> done);
     static ConsumeDirectlyStatus directly_status(typename Order::Status s);
 
     // the queue table
@@ -219,6 +223,11 @@ private:
     mutable std::mutex table_mutex_;
     std::map<MessageQueue, std::shared_ptr<ProcessQueue>> table_;
     std::map<MessageQueue, std::int64_t> broker_max_offset_;  // last max offset a pull reported, per queue
+    // Loop only: the offset each queue was consumed up to when this member dropped it, and when (steady ms).
+    // The persist on a drop fails silently when the broker is down (a restart): re-taken soon, the queue
+    // continues from here rather than from the broker's older committed offset (which would repeat messages).
+    std::map<MessageQueue, std::pair<std::int64_t, std::int64_t>> dropped_offsets_;
+    static constexpr std::int64_t dropped_offset_keep_millis = 120000;
 
     StatsCollector stats_{clock_};
     std::shared_ptr<LifeGate> gate_ = std::make_shared<LifeGate>();

@@ -39,6 +39,9 @@ public:
     /// Sets the hook run after each (re)connect (before the first connection is made).
     void set_connect_hook(ConnectHook hook);
 
+    /// Sets the hook told of connection loss and recovery (before the first connection is made).
+    void set_connection_event_hook(ConnectionEventHook hook);
+
     /// Whether the caller runs on the io thread (where blocking calls would deadlock).
     [[nodiscard]] bool on_io_thread() const noexcept;
 

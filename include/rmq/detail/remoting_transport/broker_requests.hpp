@@ -18,6 +18,7 @@
 #include <rmq/remoting/command.hpp>
 #include <rmq/transport/remoting_config.hpp>
 
+#include <rmq/detail/net/options.hpp>
 #include <rmq/detail/remoting_transport/heartbeat_registry.hpp>
 
 namespace rmq::detail {
@@ -38,8 +39,8 @@ public:
     /// The admin callbacks of a consumer of `group` (an empty handler removes them).
     void set_admin_handler(const std::string& group, AdminHandler handler);
 
-    /// The answer to `req`, or nullopt for "not supported".
-    std::optional<remoting::Command> on_request(const std::string& addr, const remoting::Command& req);
+    /// The answer to `req` (CONSUME_MESSAGE_DIRECTLY: later, through `respond`), or none for "not supported".
+    RequestReply on_request(const std::string& addr, const remoting::Command& req, Responder respond);
 
     /// ConsumerRunningInfo JSON with what the transport knows: subscriptions and client properties.
     std::optional<std::string> running_info(const std::string& group) const;
@@ -49,7 +50,7 @@ private:
     remoting::Command consumer_running_info(const remoting::Command& req) const;
     remoting::Command reset_offset(const remoting::Command& req) const;
     remoting::Command consumer_status(const remoting::Command& req) const;
-    remoting::Command consume_directly(const remoting::Command& req) const;
+    RequestReply consume_directly(const remoting::Command& req, Responder respond) const;
     [[nodiscard]] AdminHandler admin_handler(const std::string& group) const;
 
     const RemotingConfig& config_;

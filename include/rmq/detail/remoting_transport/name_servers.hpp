@@ -29,8 +29,14 @@ public:
     /// Throws rmq::InvalidArgument for an empty or malformed `namesrv_addr` (`host:port;host:port`).
     NameServers(RemotingCaller& caller, RouteCache& cache, std::string_view namesrv_addr);
 
+    /// Called with a topic whose cached route a new answer changed.
+    using RouteChanged = std::function<void(const std::string& topic)>;
+
     /// Set once, before the first lookup.
     void on_new_brokers(NewBrokers hook) { on_new_brokers_ = std::move(hook); }
+
+    /// Set once, before the first lookup.
+    void on_route_changed(RouteChanged hook) { on_route_changed_ = std::move(hook); }
 
     /// The cached route of `topic`, asking a NameServer when there is none.
     TopicRoute topic_route(const std::string& topic);
@@ -55,6 +61,7 @@ private:
     const std::vector<std::string> addrs_;
     std::atomic<std::size_t> index_{0};
     NewBrokers on_new_brokers_;
+    RouteChanged on_route_changed_;
 };
 
 }  // namespace rmq::detail

@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -53,6 +55,10 @@ public:
         broker_requests_.set_admin_handler(group, std::move(handler));
     }
 
+    /// Registers (or, with an empty handler, removes) a handler told of route changes (rmq::
+    /// HasRouteChangeHandler).
+    void set_route_change_handler(const std::string& key, RouteChangeHandler handler);
+
     void pull(const PullArgs& args, PullCallback callback);
     std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq);
     void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset);
@@ -91,6 +97,20 @@ private:
     /// Every poll_name_server_interval: refresh the routes, re-send the heartbeats.
     void schedule_refresh();
 
+    /// Connection event hook (io thread): a broker connection lost or back starts the route watch.
+    void on_connection_event(const std::string& addr, bool connected);
+
+    /// The route watch (io thread): every route is refreshed now and then every route_watch_period_millis
+    /// until route_watch_millis after the last broker connection event. The NameServer learns of a broker's
+    /// loss or return within moments of the client, but not necessarily before it: one look is not enough.
+    void watch_routes();
+
+    /// Tells the registered handlers that the route of `topic` changed.
+    void route_changed(const std::string& topic);
+
+    static constexpr std::int64_t route_watch_period_millis = 1000;
+    static constexpr std::int64_t route_watch_millis = 60000;
+
     const RemotingConfig config_;
     RemotingClient client_;
     RemotingCaller caller_;
@@ -101,6 +121,11 @@ private:
     BrokerRequests broker_requests_;
     TransportParts parts_;
     std::atomic<bool> stopping_{false};
+    std::mutex route_handlers_mutex_;
+    std::map<std::string, RouteChangeHandler> route_handlers_;
+    // io thread only: whether the route watch runs, and until when (steady milliseconds)
+    bool watching_ = false;
+    std::int64_t watch_until_millis_ = 0;
 };
 
 }  // namespace rmq::detail

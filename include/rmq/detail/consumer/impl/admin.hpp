@@ -35,6 +35,38 @@ struct AdminGate {
     }
 };
 
+inline ConsumeDirectlyResult directly_refused(std::string why) {
+    ConsumeDirectlyResult r;
+    r.status = ConsumeDirectlyStatus::ThrowException;
+    r.remark = std::move(why);
+    return r;
+}
+
+/// Calls `done` exactly once: with the result, or, when the task is discarded unrun (the pool closed at
+/// shutdown), with a refusal.
+class DirectlyReply {
+public:
+    explicit DirectlyReply(std::function<void(ConsumeDirectlyResult)> done)
+        : done_(std::move(done)) {}
+
+    DirectlyReply(const DirectlyReply&) = delete;
+    DirectlyReply& operator=(const DirectlyReply&) = delete;
+
+    ~DirectlyReply() {
+        if (done_) {
+            done_(directly_refused("the consumer shut down before the listener ran"));
+        }
+    }
+
+    void operator()(ConsumeDirectlyResult r) { std::exchange(done_, nullptr)(std::move(r)); }
+
+    /// Gives up answering (someone else does).
+    void release() { done_ = nullptr; }
+
+private:
+    std::function<void(ConsumeDirectlyResult)> done_;
+};
+
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::open_admin() {
     if constexpr (HasAdminHandler<Tr>) {
@@ -55,13 +87,16 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::open_admin() {
         h.offset_table = [gate](const std::string& topic) {
             return gate->with([&](ConsumerCore& c) { return c.offset_table(topic); });
         };
-        h.consume_directly = [gate](MessageExt msg, const std::string& broker_name) {
-            ConsumeDirectlyResult gone;
-            gone.status = ConsumeDirectlyStatus::ThrowException;
-            gone.remark = "the consumer is shutting down";
-            return gate->with(
-                [&](ConsumerCore& c) { return c.consume_directly(std::move(msg), broker_name); },
-                std::move(gone));
+        h.consume_directly = [gate](MessageExt msg,
+                                    const std::string& broker_name,
+                                    std::function<void(ConsumeDirectlyResult)> done) {
+            // with() only queues the call: the gate's mutex is never held while a listener runs
+            const bool queued = gate->with(
+                [&](ConsumerCore& c) { return c.submit_consume_directly(std::move(msg), broker_name, done); },
+                false);
+            if (!queued) {
+                done(directly_refused("the consumer is shutting down or its consume queue is full"));
+            }
         };
         transport_.set_admin_handler(group_, std::move(h));
     }
@@ -225,6 +260,25 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume_directly(MessageExt msg,
         }
         return out;
     }
+}
+
+/// CONSUME_MESSAGE_DIRECTLY on a consume thread, as any listener call (the transport's io thread only queues
+/// it); false when the pool refuses it (closed or full).
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::submit_consume_directly(
+    MessageExt msg, const std::string& broker_name, std::function<void(ConsumeDirectlyResult)> done) {
+    if (stopping_.load() || !pool_) {
+        return false;
+    }
+    auto reply = std::make_shared<DirectlyReply>(std::move(done));
+    std::function<void()> task = [this, msg = std::move(msg), broker_name, reply]() mutable {
+        (*reply)(consume_directly(std::move(msg), broker_name));
+    };
+    if (pool_->try_submit(std::move(task))) {
+        return true;
+    }
+    reply->release();  // not queued: the caller answers, this reply must not
+    return false;
 }
 
 /// CMResult of a listener status: the stock statuses map as in Java, others by Order::is_success.

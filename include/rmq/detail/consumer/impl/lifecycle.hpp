@@ -136,6 +136,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     pool_->start();
     scheduler_.start();
     open_admin();
+    watch_route_changes(true);
     state_.store(State::Running);
     service_.start();
     start_timers();
@@ -186,6 +187,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
             "owns the consumer");
     }
     stopping_.store(true);
+    watch_route_changes(false);
     close_admin();
     gate_->close();
     service_.stop();

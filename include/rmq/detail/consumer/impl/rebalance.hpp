@@ -23,6 +23,31 @@
 
 namespace rmq::detail {
 
+/// With a transport that reports route changes (rmq::HasRouteChangeHandler): a changed route of a subscribed
+/// topic (a broker went away or came back) is rebalanced within rebalance_later's delay rather than at the
+/// next periodic rebalance, so members that saw the change converge at once (otherwise they own different
+/// queue sets, some twice, for up to rebalance_interval). The handler touches only the gate until it runs on
+/// the loop, as the notification handler.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::watch_route_changes(bool on) {
+    if constexpr (HasRouteChangeHandler<Tr>) {
+        const auto key = fmt::format("consumer {} {}", group_, static_cast<const void*>(this));
+        if (!on) {
+            transport_.set_route_change_handler(key, RouteChangeHandler{});
+            return;
+        }
+        transport_.set_route_change_handler(key, [gate = gate_, this](const std::string& topic) {
+            gate->post([this, topic] {
+                if (subscriptions_.find(topic)) {
+                    rebalance_later();
+                }
+            });
+        });
+    } else {
+        (void)on;
+    }
+}
+
 /// Java 5.x's rebalanceLater(500): a queue allocated to this member whose broker lock is still held by the
 /// previous owner is retried shortly, not at the next periodic rebalance (20 s), so an orderly handover takes
 /// about the time the old owner needs to release it. At most one retry is pending.
@@ -248,6 +273,21 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
     } catch (const std::exception& e) {
         log_line(LogLevel::Warn, "group [{}]: no start offset for {}: {}", group_, mq, e.what());
     }
+    if (const auto kept = dropped_offsets_.find(mq); kept != dropped_offsets_.end()) {
+        const auto [offset, at] = kept->second;
+        dropped_offsets_.erase(kept);
+        if (next >= 0 && offset > next && clock_->steady_millis() - at < dropped_offset_keep_millis) {
+            log_line(
+                LogLevel::Info,
+                "group [{}]: {} continues from offset {}, consumed here before it was dropped (the broker "
+                "has {})",
+                group_,
+                mq,
+                offset,
+                next);
+            next = offset;
+        }
+    }
     if (next < 0) {
         if (need_lock) {
             unlock_queues({mq});
@@ -269,6 +309,9 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(const MessageQueue& mq,
                                                                               ProcessQueue& pq) {
     try {
+        if (const std::int64_t v = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory); v >= 0) {
+            dropped_offsets_[mq] = {v, clock_->steady_millis()};
+        }
         offset_store_.persist(mq);
         offset_store_.remove_offset(mq);
     } catch (const std::exception& e) {

@@ -41,6 +41,7 @@ struct RemotingClient::Impl {
     std::map<std::string, std::shared_ptr<RemotingConnection>> connections;
     RequestHandler on_request;
     ConnectHook on_connect;
+    ConnectionEventHook on_event;
 };
 
 RMQ_DECL RemotingClient::RemotingClient(ConnectionOptions options,
@@ -72,6 +73,11 @@ RMQ_DECL void RemotingClient::set_connect_hook(ConnectHook hook) {
     impl_->on_connect = std::move(hook);
 }
 
+RMQ_DECL void RemotingClient::set_connection_event_hook(ConnectionEventHook hook) {
+    const std::lock_guard lock(impl_->mutex);
+    impl_->on_event = std::move(hook);
+}
+
 RMQ_DECL bool RemotingClient::on_io_thread() const noexcept {
     return std::this_thread::get_id() == impl_->thread.get_id();
 }
@@ -85,14 +91,13 @@ RMQ_DECL std::shared_ptr<RemotingConnection> RemotingClient::connection(const st
     if (slot) {
         return slot;
     }
-    auto on_request = [this](const std::string& a,
-                             const remoting::Command& req) -> std::optional<remoting::Command> {
+    auto on_request = [this](const std::string& a, const remoting::Command& req, Responder respond) {
         RequestHandler h;
         {
             const std::lock_guard l(impl_->mutex);
             h = impl_->on_request;
         }
-        return h ? h(a, req) : std::nullopt;
+        return h ? h(a, req, std::move(respond)) : RequestReply{};
     };
     auto on_connect = [this](const std::string& a) -> std::vector<remoting::Command> {
         ConnectHook h;
@@ -106,8 +111,18 @@ RMQ_DECL std::shared_ptr<RemotingConnection> RemotingClient::connection(const st
         }
         return cmds;
     };
+    auto on_event = [this](const std::string& a, bool connected) {
+        ConnectionEventHook h;
+        {
+            const std::lock_guard l(impl_->mutex);
+            h = impl_->on_event;
+        }
+        if (h) {
+            h(a, connected);
+        }
+    };
     slot = std::make_shared<RemotingConnection>(
-        impl_->io, addr, impl_->options, std::move(on_request), std::move(on_connect));
+        impl_->io, addr, impl_->options, std::move(on_request), std::move(on_connect), std::move(on_event));
     return slot;
 }
 

@@ -3,7 +3,9 @@
 /// @file detail/net/impl/connection.ipp
 /// One TCP connection to a RocketMQ peer (NameServer or Broker): lazily connected, requests matched to
 /// responses by opaque with per-request timeouts, oneway requests, broker-initiated requests answered, frames
-/// above 16 MiB refused, reconnect with back-off. Every socket operation runs on the owner's io_context
+/// above 16 MiB refused, a connect started by any request that finds none in flight (Java's invoke on an
+/// inactive channel), connection loss and recovery reported to the owner. Every socket operation runs on the
+/// owner's io_context
 /// thread (a single thread, so no strand is needed). Only the client (impl/client.ipp) uses it, so the whole
 /// class lives here, behind the client's pimpl, and Asio is parsed only where the connection layer is
 /// compiled.
@@ -55,12 +57,14 @@ public:
                        std::string addr,
                        ConnectionOptions options,
                        RequestHandler on_request,
-                       ConnectHook on_connect)
+                       ConnectHook on_connect,
+                       ConnectionEventHook on_event = {})
         : io_(io)
         , addr_(std::move(addr))
         , options_(options)
         , on_request_(std::move(on_request))
         , on_connect_(std::move(on_connect))
+        , on_event_(std::move(on_event))
         , socket_(io)
         , resolver_(io)
         , connect_timer_(io) {}
@@ -107,14 +111,6 @@ public:
         }
         asio::post(io_, [self = shared_from_this(), frame = std::move(frame)]() mutable {
             if (self->closed_.load()) {
-                return;
-            }
-            if (!self->usable_now()) {
-                log_repeated(LogLevel::Warn,
-                             fmt::format("oneway {}", self->addr_),
-                             "oneway request to {} dropped: {}",
-                             self->addr_,
-                             self->last_error_);
                 return;
             }
             self->writes_.push_back(std::move(frame));
@@ -165,17 +161,6 @@ private:
         return std::make_exception_ptr(Error(fmt::format("connection to {} is closed", addr_)));
     }
 
-    static std::int64_t now_millis() {
-        return std::chrono::duration_cast<std::chrono::milliseconds>(
-                   std::chrono::steady_clock::now().time_since_epoch())
-            .count();
-    }
-
-    /// False while a failed connect's back-off has not passed (requests then fail at once, as Java's do).
-    bool usable_now() const {
-        return state_ != State::Disconnected || last_error_.empty() || now_millis() >= next_attempt_millis_;
-    }
-
     // ------------------------------------------------------------------ io thread only below
 
     void start_request(std::int32_t opaque,
@@ -186,14 +171,8 @@ private:
             cb(std::nullopt, closed_error());
             return;
         }
-        if (!usable_now()) {
-            cb(std::nullopt,
-               std::make_exception_ptr(Error(fmt::format("connect to {} failed: {} (next attempt in {} ms)",
-                                                         addr_,
-                                                         last_error_,
-                                                         next_attempt_millis_ - now_millis()))));
-            return;
-        }
+        // Disconnected: this request starts a connect, whatever an earlier failure was (the peer may be
+        // back); Connecting: it waits for the attempt in flight.
         register_pending(opaque, timeout_millis, std::move(cb));
         writes_.push_back(std::move(frame));
         kick();
@@ -237,10 +216,10 @@ private:
         }
     }
 
-    void fail_all(const std::string& why) {
+    void fail_all(const std::string& message) {
         auto pending = std::move(pending_);
         pending_.clear();
-        const auto error = std::make_exception_ptr(Error(fmt::format("{} ({})", why, addr_)));
+        const auto error = std::make_exception_ptr(Error(message));
         for (auto& [opaque, p] : pending) {
             p.timer->cancel();
             invoke(p.callback, std::nullopt, error);
@@ -318,16 +297,8 @@ private:
         boost::system::error_code ignored;
         socket_.close(ignored);
         set_state(State::Disconnected);
-        last_error_ = why;
-        backoff_millis_ = backoff_millis_ == 0
-                              ? options_.reconnect_backoff_min_millis
-                              : std::min(backoff_millis_ * 2, options_.reconnect_backoff_max_millis);
-        next_attempt_millis_ = now_millis() + backoff_millis_;
         writes_.clear();
         fail_all(fmt::format("connect to {} failed: {}", addr_, why));
-        if (closed_.load()) {
-            return;
-        }
     }
 
     void connected_ok() {
@@ -335,8 +306,7 @@ private:
         boost::system::error_code ignored;
         socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
         set_state(State::Connected);
-        last_error_.clear();
-        backoff_millis_ = 0;
+        const bool recovered = std::exchange(lost_, false);
         const bool reconnect = connects_.fetch_add(1) != 0;
         if (on_connect_ && reconnect) {
             std::vector<remoting::Command> first;
@@ -373,9 +343,25 @@ private:
         }
         start_read();
         start_write();
+        if (recovered) {
+            report(true);
+        }
+    }
+
+    /// Tells the owner that the connection was lost or is back (not when the client closed it).
+    void report(bool connected) {
+        if (!on_event_ || closed_.load()) {
+            return;
+        }
+        try {
+            on_event_(addr_, connected);
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Warn, "connection event handler for {} failed: {}", addr_, e.what());
+        }
     }
 
     void shutdown_socket(const std::string& why) {
+        const bool lost = state_ == State::Connected && !closed_.load();
         ++generation_;
         connect_timer_.cancel();
         resolver_.cancel();
@@ -387,7 +373,11 @@ private:
         writes_.clear();
         priority_writes_.clear();
         hold_ = 0;
-        fail_all(why);
+        fail_all(fmt::format("{} ({})", why, addr_));
+        if (lost) {
+            lost_ = true;
+            report(false);
+        }
     }
 
     void start_write() {
@@ -489,36 +479,64 @@ private:
             complete(opaque, std::move(cmd), nullptr);
             return;
         }
-        std::optional<remoting::Command> answer;
+        RequestReply reply;
         try {
             if (on_request_) {
-                answer = on_request_(addr_, cmd);
+                reply = on_request_(addr_, cmd, responder(cmd));
             }
         } catch (const std::exception& e) {
-            answer.emplace();
-            answer->code = response_code::system_error;
-            answer->remark = e.what();
+            reply.answer.emplace();
+            reply.answer->code = response_code::system_error;
+            reply.answer->remark = e.what();
         }
-        if (cmd.is_oneway()) {
-            return;  // never answer a oneway request
+        if (cmd.is_oneway() || reply.later) {
+            return;  // a oneway request is never answered; a later answer comes through the responder
         }
-        if (!answer) {
-            answer.emplace();
-            answer->code = response_code::request_code_not_supported;
-            answer->remark = fmt::format(" request type {} not supported", cmd.code);
+        if (!reply.answer) {
+            reply.answer.emplace();
+            reply.answer->code = response_code::request_code_not_supported;
+            reply.answer->remark = fmt::format(" request type {} not supported", cmd.code);
         }
-        answer->opaque = cmd.opaque;
-        answer->flag = remoting::command_flag::response;
-        answer->serialize_type = cmd.serialize_type;
+        write_answer(std::move(*reply.answer), cmd.opaque, cmd.serialize_type);
+    }
+
+    /// Answers `request` from any thread, on this socket only (a reconnect drops it: the request came on the
+    /// old one).
+    Responder responder(const remoting::Command& request) {
+        if (request.is_oneway()) {
+            return [](remoting::Command) {
+            };
+        }
+        return [weak = weak_from_this(),
+                gen = generation_,
+                opaque = request.opaque,
+                type = request.serialize_type](remoting::Command answer) {
+            const auto self = weak.lock();
+            if (!self || self->closed_.load()) {
+                return;
+            }
+            asio::post(self->io_, [self, gen, opaque, type, answer = std::move(answer)]() mutable {
+                if (gen == self->generation_ && self->state_ == State::Connected) {
+                    self->write_answer(std::move(answer), opaque, type);
+                }
+            });
+        };
+    }
+
+    // Answers go in their request's serialization (Java's writeResponse).
+    void write_answer(remoting::Command answer, std::int32_t opaque, remoting::SerializeType type) {
+        answer.opaque = opaque;
+        answer.flag = remoting::command_flag::response;
+        answer.serialize_type = type;
         try {
-            writes_.push_back(std::make_shared<std::string>(encode_checked(*answer, cmd.serialize_type)));
+            writes_.push_back(std::make_shared<std::string>(encode_checked(answer, type)));
         } catch (const std::exception& e) {
             remoting::Command err;
             err.code = response_code::system_error;
             err.remark = e.what();
-            err.opaque = cmd.opaque;
+            err.opaque = opaque;
             err.flag = remoting::command_flag::response;
-            writes_.push_back(std::make_shared<std::string>(remoting::encode(err, cmd.serialize_type)));
+            writes_.push_back(std::make_shared<std::string>(remoting::encode(err, type)));
         }
         start_write();
     }
@@ -528,6 +546,7 @@ private:
     const ConnectionOptions options_;
     RequestHandler on_request_;
     ConnectHook on_connect_;
+    ConnectionEventHook on_event_;
 
     asio::ip::tcp::socket socket_;
     asio::ip::tcp::resolver resolver_;
@@ -545,9 +564,8 @@ private:
     int hold_ = 0;
     std::unordered_map<std::int32_t, Pending> pending_;
     std::array<std::byte, 4> length_buf_{};
-    std::string last_error_;
-    std::int64_t backoff_millis_ = 0;
-    std::int64_t next_attempt_millis_ = 0;
+    /// An established connection was lost and no connect succeeded since (the next success is reported).
+    bool lost_ = false;
 };
 
 }  // namespace rmq::detail

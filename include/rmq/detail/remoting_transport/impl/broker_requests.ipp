@@ -96,25 +96,25 @@ RMQ_DECL AdminHandler BrokerRequests::admin_handler(const std::string& group) co
     return it == admin_.end() ? AdminHandler{} : it->second;
 }
 
-RMQ_DECL std::optional<remoting::Command> BrokerRequests::on_request(const std::string& addr,
-                                                                     const remoting::Command& req) {
+RMQ_DECL RequestReply BrokerRequests::on_request(const std::string& addr,
+                                                 const remoting::Command& req,
+                                                 Responder respond) {
     (void)addr;
-    if (req.code == remoting::request_code::notify_consumer_ids_changed) {
-        return notify_consumer_ids_changed(req);
-    }
     switch (req.code) {
+    case remoting::request_code::notify_consumer_ids_changed:
+        return {notify_consumer_ids_changed(req)};
     case remoting::request_code::get_consumer_running_info:
-        return consumer_running_info(req);
+        return {consumer_running_info(req)};
     case remoting::request_code::reset_consumer_client_offset:
-        return reset_offset(req);
+        return {reset_offset(req)};
     case remoting::request_code::get_consumer_status_from_client:
-        return consumer_status(req);
+        return {consumer_status(req)};
     case remoting::request_code::consume_message_directly:
-        return consume_directly(req);
+        return consume_directly(req, std::move(respond));
     default:
         break;
     }
-    return std::nullopt;  // answered with REQUEST_CODE_NOT_SUPPORTED by the connection (two-way only)
+    return {};  // answered with REQUEST_CODE_NOT_SUPPORTED by the connection (two-way only)
 }
 
 RMQ_DECL remoting::Command BrokerRequests::notify_consumer_ids_changed(const remoting::Command& req) {
@@ -237,15 +237,18 @@ RMQ_DECL remoting::Command BrokerRequests::consumer_status(const remoting::Comma
     return resp;
 }
 
-/// Java's ClientRemotingProcessor.consumeMessageDirectly: the listener is called on this (io) thread.
-RMQ_DECL remoting::Command BrokerRequests::consume_directly(const remoting::Command& req) const {
+/// Java's ClientRemotingProcessor.consumeMessageDirectly. The listener runs where the consumer runs listeners
+/// (AdminHandler::consume_directly answers through a callback), never on the io thread, which a slow listener
+/// would stall: the answer goes out through `respond` when it comes.
+RMQ_DECL RequestReply BrokerRequests::consume_directly(const remoting::Command& req,
+                                                       Responder respond) const {
     const auto h = remoting::header_of<remoting::ConsumeMessageDirectlyResultRequestHeader>(req);
     remoting::Command resp;
     const auto admin = admin_handler(h.consumer_group);
     if (!admin || !admin.consume_directly) {
         resp.code = response_code::system_error;
         resp.remark = fmt::format("The Consumer Group <{}> not exist in this consumer", h.consumer_group);
-        return resp;
+        return {resp};
     }
     MessageExt msg;
     try {
@@ -253,17 +256,21 @@ RMQ_DECL remoting::Command BrokerRequests::consume_directly(const remoting::Comm
     } catch (const std::exception& e) {
         resp.code = response_code::system_error;
         resp.remark = fmt::format("cannot decode the message: {}", e.what());
-        return resp;
+        return {resp};
     }
-    const auto r = admin.consume_directly(std::move(msg), h.broker_name.value_or(""));
-    nlohmann::ordered_json j{
-        {"autoCommit", r.auto_commit}, {"consumeResult", java_name(r.status)}, {"order", r.order}};
-    if (!r.remark.empty()) {
-        j["remark"] = r.remark;  // fastjson leaves a null remark out
-    }
-    j["spentTimeMills"] = r.spent_time_millis;
-    resp.body = j.dump();
-    return resp;
+    admin.consume_directly(
+        std::move(msg), h.broker_name.value_or(""), [respond = std::move(respond)](ConsumeDirectlyResult r) {
+            nlohmann::ordered_json j{
+                {"autoCommit", r.auto_commit}, {"consumeResult", java_name(r.status)}, {"order", r.order}};
+            if (!r.remark.empty()) {
+                j["remark"] = r.remark;  // fastjson leaves a null remark out
+            }
+            j["spentTimeMills"] = r.spent_time_millis;
+            remoting::Command answer;
+            answer.body = j.dump();
+            respond(std::move(answer));
+        });
+    return {.answer = std::nullopt, .later = true};
 }
 
 }  // namespace rmq::detail

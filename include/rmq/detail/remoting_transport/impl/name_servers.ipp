@@ -115,9 +115,13 @@ RMQ_DECL std::vector<std::string> NameServers::split(std::string_view text) {
 }
 
 RMQ_DECL void NameServers::store(const std::string& topic, const remoting::TopicRouteData& data) {
+    const auto old = cache_.find(topic);
     const auto fresh = cache_.store(topic, data);
     if (!fresh.empty() && on_new_brokers_) {
         on_new_brokers_(fresh);
+    }
+    if (old && *old != data && on_route_changed_) {
+        on_route_changed_(topic);
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <rmq/clock.hpp>
 #include <rmq/error.hpp>
 
 #include <rmq/detail/remoting_transport/route_cache.hpp>
@@ -74,17 +75,33 @@ RMQ_DECL std::string RouteCache::require_master(const std::string& broker_name) 
 }
 
 RMQ_DECL std::optional<std::string> RouteCache::any_broker_of(const std::string& topic) const {
+    const std::int64_t now = system_clock()->steady_millis();
     const std::lock_guard lock(mutex_);
     const auto route = routes_.find(topic);  // gone only if invalidated meanwhile
     if (route == routes_.end()) {
         return std::nullopt;
     }
+    std::optional<std::string> settling;
     for (const auto& bd : route->second.broker_datas) {
-        if (auto a = pick_address(bd.broker_name, 0, false)) {
+        auto a = pick_address(bd.broker_name, 0, false);
+        if (!a) {
+            continue;
+        }
+        const auto r = reconnected_.find(*a);
+        if (r == reconnected_.end() || now - r->second >= reconnect_settle_millis) {
             return a;
         }
+        if (!settling) {
+            settling = std::move(a);
+        }
     }
-    return std::nullopt;
+    return settling;
+}
+
+RMQ_DECL void RouteCache::note_reconnected(const std::string& addr) {
+    const std::int64_t now = system_clock()->steady_millis();
+    const std::lock_guard lock(mutex_);
+    reconnected_[addr] = now;
 }
 
 RMQ_DECL std::pair<std::string, std::int64_t> RouteCache::pull_address(const std::string& broker_name,

@@ -28,10 +28,14 @@ RMQ_DECL RemotingTransportState::RemotingTransportState(RemotingConfig config)
             remoting_ops::send_heartbeats_async(parts_, addr);
         }
     });
-    client_.set_request_handler([this](const std::string& addr, const remoting::Command& req) {
-        return broker_requests_.on_request(addr, req);
-    });
+    client_.set_request_handler(
+        [this](const std::string& addr, const remoting::Command& req, Responder respond) {
+            return broker_requests_.on_request(addr, req, std::move(respond));
+        });
     client_.set_connect_hook([this](const std::string& addr) { return on_connect(addr); });
+    name_servers_.on_route_changed([this](const std::string& topic) { route_changed(topic); });
+    client_.set_connection_event_hook(
+        [this](const std::string& addr, bool connected) { on_connection_event(addr, connected); });
     schedule_refresh();
 }
 
@@ -61,6 +65,34 @@ RMQ_DECL std::vector<std::string> RemotingTransportState::consumer_id_list(const
 
 RMQ_DECL void RemotingTransportState::set_notification_handler(NotificationHandler handler) {
     broker_requests_.set_notification_handler(std::move(handler));
+}
+
+RMQ_DECL void RemotingTransportState::set_route_change_handler(const std::string& key,
+                                                               RouteChangeHandler handler) {
+    const std::lock_guard lock(route_handlers_mutex_);
+    if (handler) {
+        route_handlers_[key] = std::move(handler);
+    } else {
+        route_handlers_.erase(key);
+    }
+}
+
+RMQ_DECL void RemotingTransportState::route_changed(const std::string& topic) {
+    std::vector<RouteChangeHandler> handlers;
+    {
+        const std::lock_guard lock(route_handlers_mutex_);
+        for (const auto& [key, h] : route_handlers_) {
+            handlers.push_back(h);
+        }
+    }
+    log_line(LogLevel::Info, "route of {} changed", topic);
+    for (const auto& h : handlers) {
+        try {
+            h(topic);
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Error, "route change handler for {} threw: {}", topic, e.what());
+        }
+    }
 }
 
 RMQ_DECL void RemotingTransportState::pull(const PullArgs& args, PullCallback callback) {
@@ -126,8 +158,6 @@ RMQ_DECL RemotingConfig RemotingTransportState::validated(RemotingConfig config)
 RMQ_DECL ConnectionOptions RemotingTransportState::options(const RemotingConfig& c) {
     ConnectionOptions o;
     o.connect_timeout_millis = c.connect_timeout_millis;
-    o.reconnect_backoff_min_millis = c.reconnect_backoff_min_millis;
-    o.reconnect_backoff_max_millis = c.reconnect_backoff_max_millis;
     o.serialize_type = c.serialize_type;
     return o;
 }
@@ -137,6 +167,38 @@ RMQ_DECL std::vector<remoting::Command> RemotingTransportState::on_connect(const
         return {};
     }
     return heartbeats_.commands();
+}
+
+RMQ_DECL void RemotingTransportState::on_connection_event(const std::string& addr, bool connected) {
+    if (stopping_.load() || !routes_.is_broker_address(addr)) {
+        return;
+    }
+    if (connected) {
+        routes_.note_reconnected(addr);  // its consumer lists are incomplete for a while
+    }
+    log_line(LogLevel::Info,
+             "broker {} {}: re-reading the routes",
+             addr,
+             connected ? "is reachable again" : "connection lost");
+    watch_until_millis_ = system_clock()->steady_millis() + route_watch_millis;
+    if (watching_) {
+        name_servers_.refresh_async();  // the watch goes on; look now as well
+        return;
+    }
+    watching_ = true;
+    watch_routes();
+}
+
+RMQ_DECL void RemotingTransportState::watch_routes() {
+    if (stopping_.load()) {
+        return;
+    }
+    name_servers_.refresh_async();
+    if (system_clock()->steady_millis() >= watch_until_millis_) {
+        watching_ = false;
+        return;
+    }
+    client_.run_after(route_watch_period_millis, [this] { watch_routes(); });
 }
 
 RMQ_DECL void RemotingTransportState::schedule_refresh() {

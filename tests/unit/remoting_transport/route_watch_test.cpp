@@ -1,0 +1,191 @@
+// A consumer over rmq::RemotingTransport when a broker goes away and comes back: the lost (and the regained)
+// connection makes the transport re-read the routes at once and the consumer rebalance on the change, within
+// seconds, not at the next route refresh (30 s) or periodic rebalance.
+
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+// GCC's -Wtsan flags the std::atomic_thread_fence in Boost.Asio's handler fences under -fsanitize=thread; it
+// must be silenced before <atomic> is first included (the diagnostic is tied to that header's location).
+#    pragma GCC diagnostic ignored "-Wtsan"
+#endif
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "fake_server.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <rmq/consumer.hpp>
+#include <rmq/log.hpp>
+#include <rmq/offset_store/memory.hpp>
+#include <rmq/remoting/bodies.hpp>
+#include <rmq/remoting/request_code.hpp>
+#include <rmq/transport/in_process.hpp>
+#include <rmq/transport/remoting.hpp>
+
+namespace {
+
+using Consumer =
+    rmq::Consumer<rmq::Concurrently, rmq::AllocateAveragely, rmq::MemoryOffsetStore, rmq::RemotingTransport>;
+using rmq::remoting::Command;
+namespace rc = rmq::remoting::request_code;
+
+static_assert(rmq::HasRouteChangeHandler<rmq::RemotingTransport>);
+static_assert(!rmq::HasRouteChangeHandler<rmq::InProcessTransport>);  // optional: not every transport has it
+
+/// The route of RouteWatchTopic: 4 queues on each broker given (name, master address).
+std::string route(const std::vector<std::pair<std::string, std::string>>& brokers) {
+    rmq::remoting::TopicRouteData r;
+    for (const auto& [name, addr] : brokers) {
+        rmq::remoting::QueueData qd;
+        qd.broker_name = name;
+        qd.read_queue_nums = 4;
+        qd.write_queue_nums = 4;
+        qd.perm = 6;
+        r.queue_datas.push_back(qd);
+        rmq::remoting::BrokerData bd;
+        bd.cluster = "DefaultCluster";
+        bd.broker_name = name;
+        bd.broker_addrs.emplace_back(0, addr);
+        r.broker_datas.push_back(bd);
+    }
+    return rmq::remoting::encode_topic_route_data(r);
+}
+
+/// A broker: the consumer list names the client ids it heard heartbeats from (a new one is notified, after
+/// the heartbeat's answer); offsets are 0; pulls are never answered (a long poll that does not end during the
+/// test).
+struct Broker {
+    std::mutex mutex;
+    std::vector<std::string> clients;
+    std::unique_ptr<rmq_test::FakeServer> server;
+
+    void start(std::uint16_t port = 0) {
+        server = std::make_unique<rmq_test::FakeServer>(
+            [this](rmq_test::FakeSession& s, const Command& req) { answer(s, req); }, port);
+    }
+
+    void answer(rmq_test::FakeSession& s, const Command& req) {
+        if (req.is_response() || req.code == rc::pull_message) {
+            return;
+        }
+        auto r = rmq_test::FakeSession::response_to(req, 0);
+        const std::lock_guard lock(mutex);
+        if (req.code == rc::heart_beat) {
+            const auto id = nlohmann::json::parse(req.body).value("clientID", "");
+            if (std::find(clients.begin(), clients.end(), id) == clients.end()) {
+                clients.push_back(id);
+                Command notify;  // as a broker does when a group's membership changes
+                notify.code = rc::notify_consumer_ids_changed;
+                notify.flag = rmq::remoting::command_flag::oneway;
+                notify.fields().set("consumerGroup", "route_watch_group");
+                s.send(r);
+                s.send(notify);
+                return;
+            }
+        } else if (req.code == rc::get_consumer_list_by_group) {
+            r.body = nlohmann::json{{"consumerIdList", clients}}.dump();
+        } else if (req.code == rc::query_consumer_offset || req.code == rc::get_max_offset) {
+            r.fields().set("offset", "0");
+        }
+        s.send(r);
+    }
+};
+
+/// Queues of RouteWatchTopic on `broker` (the NameServer answers the retry topic with the same route).
+std::size_t queues_on(const std::vector<rmq::MessageQueue>& mqs, const std::string& broker) {
+    return static_cast<std::size_t>(std::count_if(mqs.begin(), mqs.end(), [&](const auto& mq) {
+        return mq.topic == "RouteWatchTopic" && mq.broker_name == broker;
+    }));
+}
+
+}  // namespace
+
+TEST_CASE("a lost broker connection re-reads the routes and the consumer rebalances within seconds; so does "
+          "the broker's return",
+          "[remoting_transport][route_watch]") {
+    Broker a;
+    Broker b;
+    a.start();
+    b.start();
+    const auto a_port = a.server->port();
+    const std::string a_addr = a.server->address();
+    const std::string b_addr = b.server->address();
+    std::mutex route_mutex;
+    std::string current = route({{"broker-a", a_addr}, {"broker-b", b_addr}});
+    rmq_test::FakeServer namesrv([&](rmq_test::FakeSession& s, const Command& req) {
+        if (req.code == rc::get_routeinfo_by_topic) {
+            auto r = rmq_test::FakeSession::response_to(req, 0);
+            const std::lock_guard lock(route_mutex);
+            r.body = current;
+            s.send(r);
+        }
+    });
+    const auto set_route = [&](std::string r) {
+        const std::lock_guard lock(route_mutex);
+        current = std::move(r);
+    };
+
+    std::mutex log_mutex;
+    std::vector<std::string> log;
+    rmq::set_log_handler([&](rmq::LogLevel, std::string_view m) {
+        const std::lock_guard lock(log_mutex);
+        log.emplace_back(m);
+    });
+    const auto log_text = [&] {
+        const std::lock_guard lock(log_mutex);
+        return fmt::format("log:\n{}", fmt::join(log, "\n"));
+    };
+
+    rmq::RemotingConfig rc;
+    rc.namesrv_addr = namesrv.address();
+    rmq::ConsumerConfig cfg{.consumer_group = "route_watch_group"};
+    cfg.rebalance_interval = 120000;  // neither the periodic rebalance nor the 30 s route refresh helps here
+    Consumer consumer(rmq::RemotingTransport{rc}, cfg);
+    consumer.subscribe("RouteWatchTopic", "*");
+    consumer.register_listener([](std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) {
+        return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+    });
+    consumer.start();
+    const auto wait_until = [&](auto pred, std::chrono::seconds limit) {
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        while (!pred(consumer.assigned_queues())) {
+            if (std::chrono::steady_clock::now() > deadline) {
+                return false;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        return true;
+    };
+    const auto both = [](const auto& mqs) {
+        return queues_on(mqs, "broker-a") == 4 && queues_on(mqs, "broker-b") == 4;
+    };
+    const auto require = [&](bool ok) {
+        INFO(log_text());
+        INFO(fmt::format("assigned: {}", consumer.assigned_queues().size()));
+        REQUIRE(ok);
+    };
+    require(wait_until(both, std::chrono::seconds(20)));
+
+    // broker-a dies; the NameServer drops it from the route
+    set_route(route({{"broker-b", b_addr}}));
+    a.server.reset();
+    require(
+        wait_until([](const auto& mqs) { return queues_on(mqs, "broker-a") == 0; }, std::chrono::seconds(8)));
+
+    // broker-a is back on its port and in the route: the watch (still running) sees it
+    a.start(a_port);
+    set_route(route({{"broker-a", a_addr}, {"broker-b", b_addr}}));
+    require(wait_until(both, std::chrono::seconds(8)));
+    consumer.shutdown();
+    rmq::set_log_handler({});
+}
