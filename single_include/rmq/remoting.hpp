@@ -5438,8 +5438,8 @@ private:
     /// old one).
     Responder responder(const remoting::Command& request) {
         if (request.is_oneway()) {
-            return [](remoting::Command) {
-            };
+            return [](const remoting::Command&) {
+            };  // a oneway request gets no answer
         }
         return [weak = weak_from_this(),
                 gen = generation_,
