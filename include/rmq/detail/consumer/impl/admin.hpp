@@ -169,6 +169,9 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::reset_offsets(const std::st
         return;
     }
     const std::map<MessageQueue, std::int64_t> wanted(offsets.begin(), offsets.end());
+    for (const auto& [mq, offset] : wanted) {
+        dropped_offsets_.erase(mq);  // a queue taken back later starts from the reset, not from before it
+    }
     std::vector<QueueEntry> affected;
     for (auto& [mq, pq] : table_snapshot()) {
         if (mq.topic == topic && wanted.contains(mq)) {
