@@ -5,6 +5,8 @@
 # cannot be reached). Extra arguments go to ctest (e.g. -L unit). RMQ_SKIP_BROKER_TESTS=1 leaves out the cluster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# What ccache needs to cache compiles that use a precompiled header (the test binaries', RMQ_TEST_PCH).
+export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
 
 tools/install-deps.sh test
 
