@@ -42,6 +42,10 @@ inline rmq::BrokerConfig fast_broker_config() {
 
 using Recorder = consumer_fixture::BasicRecorder<60>;
 
+/// The consumer most tests use: concurrent, averagely allocated, offsets on the (embedded) broker.
+using PushConsumer =
+    rmq::Consumer<rmq::Concurrently, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport>;
+
 template <class P>
 bool eventually(P&& pred, std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
     return consumer_fixture::eventually(std::forward<P>(pred), timeout);

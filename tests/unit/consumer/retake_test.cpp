@@ -15,12 +15,10 @@ using consumer_test::eventually;
 using consumer_test::fast_config;
 using consumer_test::produce;
 using consumer_test::pull_loops_ran;
+using consumer_test::PushConsumer;
 using consumer_test::Recorder;
 
 namespace {
-
-using PushConsumer =
-    rmq::Consumer<rmq::Concurrently, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport>;
 
 /// Counts each body consumed; waits for `go` first (so the test decides when consumption happens).
 auto counting_listener(Recorder& rec, std::map<std::string, int>& times, std::shared_future<void> go) {

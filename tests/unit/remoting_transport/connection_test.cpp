@@ -312,15 +312,22 @@ TEST_CASE("a request frame above 16 MiB is refused before anything is sent",
     CHECK(server.received()[0].code == 14);
 }
 
+namespace {
+
+/// Closes the connection on request code 11 (a peer going away mid-request); echoes everything else.
+void close_on_11(rmq_test::FakeSession& s, const Command& req) {
+    if (req.code == 11) {
+        s.close_now();
+        return;
+    }
+    echo(s, req);
+}
+
+}  // namespace
+
 TEST_CASE("the peer closing the connection fails pending requests; the next request reconnects",
           "[remoting_transport][connection]") {
-    rmq_test::FakeServer server([](rmq_test::FakeSession& s, const Command& req) {
-        if (req.code == 11) {
-            s.close_now();
-            return;
-        }
-        echo(s, req);
-    });
+    rmq_test::FakeServer server(close_on_11);
     rmq::detail::RemotingClient client(fast_options());
     CHECK(client.invoke_sync(server.address(), request(14, "a"), 5000).remark == "a");
     try {
@@ -375,13 +382,7 @@ TEST_CASE("requests made while a connect is in flight wait for it, one connectio
 
 TEST_CASE("the connection event hook hears a lost connection and its recovery, not the client's close",
           "[remoting_transport][connection]") {
-    rmq_test::FakeServer server([](rmq_test::FakeSession& s, const Command& req) {
-        if (req.code == 11) {
-            s.close_now();
-            return;
-        }
-        echo(s, req);
-    });
+    rmq_test::FakeServer server(close_on_11);
     std::mutex m;
     std::vector<std::string> events;
     rmq::detail::RemotingClient client(fast_options());
@@ -408,13 +409,7 @@ TEST_CASE("the connection event hook hears a lost connection and its recovery, n
 
 TEST_CASE("the connect hook's requests are written before queued ones after a reconnect",
           "[remoting_transport][connection]") {
-    rmq_test::FakeServer server([](rmq_test::FakeSession& s, const Command& req) {
-        if (req.code == 11) {
-            s.close_now();
-            return;
-        }
-        echo(s, req);
-    });
+    rmq_test::FakeServer server(close_on_11);
     rmq::detail::RemotingClient client(fast_options());
     client.set_connect_hook([](const std::string&) {
         std::vector<Command> v;
