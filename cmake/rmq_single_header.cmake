@@ -2,8 +2,9 @@
 #
 # - `rmq_amalgamate`: regenerates single_include/rmq/rmq.hpp and single_include/rmq/remoting.hpp
 #   (tools/amalgamate.py).
-# - `rmq_use_single_header(<target>)`: in RMQ_USE_SINGLE_HEADER mode, rmq::rmq points at single_include/, which
-#   holds only the two single headers. Tests and examples may include a narrower header (<rmq/message.hpp>), so
+# - `rmq_use_single_header(<target>)`: in RMQ_USE_SINGLE_HEADER mode, rmq::rmq points at single_include/ (or, with
+#   RMQ_SINGLE_HEADER_FROM_INCLUDE, the build tree's pair generated from include/), which holds only the two single
+#   headers. Tests and examples may include a narrower header (<rmq/message.hpp>), so
 #   they get a generated directory of forwarding headers: each rmq/<x>.hpp that a single header contains becomes
 #   `#include <rmq/rmq.hpp>` or `#include <rmq/remoting.hpp>`; a header neither contains (a test-only detail
 #   header) forwards to its source. Users of the single headers include those two only; the shims never reach them.
@@ -22,7 +23,7 @@ if(RMQ_USE_SINGLE_HEADER)
   set(_rmq_inlined_by_rmq)
   set(_rmq_inlined_by_remoting)
   foreach(_single rmq remoting)
-    set(_path ${PROJECT_SOURCE_DIR}/single_include/rmq/${_single}.hpp)
+    set(_path ${_rmq_include_dir}/rmq/${_single}.hpp)
     if(NOT EXISTS ${_path})
       message(FATAL_ERROR "RMQ_USE_SINGLE_HEADER=ON but ${_path} does not exist; run tools/amalgamate.py")
     endif()

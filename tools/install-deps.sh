@@ -6,9 +6,10 @@
 #
 #   tools/install-deps.sh demo   what tools/demo.sh needs: compiler, CMake, Ninja, rmq's libraries
 #   tools/install-deps.sh test   demo + what tools/test.sh needs: Catch2, Python 3, ccache, spdlog (an example),
-#                                clang-16 with libc++ (the libc++ packaging test; the single-header preset)
+#                                clang-16 with libc++ (the libc++ packaging test)
 #   tools/install-deps.sh [all]  test + clang-format-16 (tools/format.sh), clang-tidy-16 (tools/tidy.sh) and
-#                                clang-16's sanitizer/libFuzzer runtimes (tools/fuzz.sh): everything .ci/run needs
+#                                clang-16's sanitizer/libFuzzer runtimes (the asan/tsan presets, tools/fuzz.sh):
+#                                everything .ci/run needs
 #   RMQ_DEPS_BROKER=1 tools/install-deps.sh ...   also the JDK + Maven for the real-broker tests
 #                                (tools/broker-test.sh and tools/bench.sh call it that way)
 set -euo pipefail
@@ -26,7 +27,7 @@ TEST_PACKAGES=(
 ALL_PACKAGES=(
     clang-format-16
     clang-tidy-16                 # tools/tidy.sh
-    libclang-rt-16-dev            # tools/fuzz.sh: libFuzzer and the sanitizer runtimes for clang++-16
+    libclang-rt-16-dev            # clang++-16 sanitizer runtimes (asan/tsan presets) and libFuzzer (tools/fuzz.sh)
 )
 case "$profile" in
     demo) PACKAGES=("${DEMO_PACKAGES[@]}") ;;
