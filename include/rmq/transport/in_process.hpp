@@ -237,6 +237,11 @@ public:
         return state_->lock_owner(group, mq);
     }
 
+    /// How many LOCK_BATCH_MQ requests (first locks and renewals) the group has sent.
+    [[nodiscard]] std::uint64_t lock_requests(const std::string& group) const {
+        return state_->lock_requests(group);
+    }
+
     /// Delayed messages not yet delivered.
     [[nodiscard]] std::size_t scheduled_count() const { return state_->scheduled_count(); }
 

@@ -209,6 +209,9 @@ TEST_CASE("broker: orderly locks are granted, denied, renewed and expire") {
     t.unlock_batch("G", "c1", {f.mq(0)});
     CHECK_FALSE(f.broker->lock_owner("G", f.mq(0)).has_value());
     CHECK(t.lock_batch("G", "c2", {f.mq(0)}) == std::vector<rmq::MessageQueue>{f.mq(0)});
+    CHECK(f.broker->lock_requests("G") == 8);  // granted or not, renewals included; per group
+    CHECK(f.broker->lock_requests("H") == 1);
+    CHECK(f.broker->lock_requests("none") == 0);
 }
 
 TEST_CASE("broker: topic routes list read and write queues of this broker") {

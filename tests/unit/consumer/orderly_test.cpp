@@ -102,6 +102,7 @@ TEST_CASE("orderly: a queue is locked at the broker while consumed", "[consumer]
     REQUIRE(rec.wait([&] { return total >= 2; }));
     CHECK(broker.lock_owner("og_lock", broker.queue("Locked", 0)) == consumer.client_id());
     CHECK(broker.lock_owner("og_lock", broker.queue("Locked", 1)) == consumer.client_id());
+    CHECK(broker.lock_requests("og_lock") > 0);
     consumer.shutdown();
 }
 

@@ -96,6 +96,7 @@ TEST_CASE("orderly broadcasting: every member gets every queue in order, one cal
         CAPTURE(q);
         CHECK_FALSE(broker.lock_owner("bcast_orderly_group", broker.queue("BcastOrderly", q)).has_value());
     }
+    CHECK(broker.lock_requests("bcast_orderly_group") == 0);  // not even a lock taken and given back
     for (auto& c : consumers) {
         c->shutdown();
     }

@@ -137,6 +137,8 @@ public:
                       const std::vector<MessageQueue>& mqs);
     /// The client holding an unexpired lock on the queue, if any.
     std::optional<std::string> lock_owner(const std::string& group, const MessageQueue& mq) const;
+    /// LOCK_BATCH_MQ requests of the group that reached the lock table.
+    std::uint64_t lock_requests(const std::string& group) const;
 
     /// Registers a subscription group (needed only when auto_create_subscription_group is off).
     void create_subscription_group(const std::string& group);

@@ -37,6 +37,9 @@ public:
     [[nodiscard]] std::optional<std::string>
     owner(const std::string& group, const MessageQueue& mq, std::int64_t now) const;
 
+    /// How many lock_batch calls `group` has made (first locks and renewals).
+    [[nodiscard]] std::uint64_t requests(const std::string& group) const;
+
 private:
     struct Entry {
         std::string client_id;
@@ -49,6 +52,7 @@ private:
 
     std::int64_t max_live_millis_;
     std::map<std::string, std::map<MessageQueue, Entry>> locks_;
+    std::map<std::string, std::uint64_t> requests_;
 };
 
 }  // namespace rmq::detail

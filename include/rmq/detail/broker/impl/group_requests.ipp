@@ -141,6 +141,11 @@ RMQ_DECL std::optional<std::string> BrokerState::lock_owner(const std::string& g
     return locks_.owner(group, mq, clock_->steady_millis());
 }
 
+RMQ_DECL std::uint64_t BrokerState::lock_requests(const std::string& group) const {
+    const std::lock_guard lock(mutex_);
+    return locks_.requests(group);
+}
+
 RMQ_DECL void BrokerState::create_subscription_group(const std::string& group) {
     check_group(group);
     const std::lock_guard lock(mutex_);

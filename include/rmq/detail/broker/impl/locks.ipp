@@ -10,6 +10,7 @@ RMQ_DECL std::vector<MessageQueue> QueueLocks::lock_batch(const std::string& gro
                                                           const std::string& client_id,
                                                           const std::vector<MessageQueue>& mqs,
                                                           std::int64_t now) {
+    ++requests_[group];
     auto& table = locks_[group];
     std::vector<MessageQueue> granted;
     for (const auto& mq : mqs) {
@@ -56,6 +57,11 @@ QueueLocks::owner(const std::string& group, const MessageQueue& mq, std::int64_t
         return std::nullopt;
     }
     return e->second.client_id;
+}
+
+RMQ_DECL std::uint64_t QueueLocks::requests(const std::string& group) const {
+    const auto it = requests_.find(group);
+    return it == requests_.end() ? 0 : it->second;
 }
 
 }  // namespace rmq::detail
