@@ -5070,6 +5070,9 @@ public:
     [[nodiscard]] std::optional<std::string>
     owner(const std::string& group, const MessageQueue& mq, std::int64_t now) const;
 
+    /// How many lock_batch calls `group` has made (first locks and renewals).
+    [[nodiscard]] std::uint64_t requests(const std::string& group) const;
+
 private:
     struct Entry {
         std::string client_id;
@@ -5082,6 +5085,7 @@ private:
 
     std::int64_t max_live_millis_;
     std::map<std::string, std::map<MessageQueue, Entry>> locks_;
+    std::map<std::string, std::uint64_t> requests_;
 };
 
 }  // namespace rmq::detail
@@ -5682,6 +5686,8 @@ public:
                       const std::vector<MessageQueue>& mqs);
     /// The client holding an unexpired lock on the queue, if any.
     std::optional<std::string> lock_owner(const std::string& group, const MessageQueue& mq) const;
+    /// LOCK_BATCH_MQ requests of the group that reached the lock table.
+    std::uint64_t lock_requests(const std::string& group) const;
 
     /// Registers a subscription group (needed only when auto_create_subscription_group is off).
     void create_subscription_group(const std::string& group);
@@ -5960,6 +5966,11 @@ public:
     [[nodiscard]] std::optional<std::string> lock_owner(const std::string& group,
                                                         const MessageQueue& mq) const {
         return state_->lock_owner(group, mq);
+    }
+
+    /// How many LOCK_BATCH_MQ requests (first locks and renewals) the group has sent.
+    [[nodiscard]] std::uint64_t lock_requests(const std::string& group) const {
+        return state_->lock_requests(group);
     }
 
     /// Delayed messages not yet delivered.
@@ -6802,6 +6813,7 @@ private:
     bool drop_unwanted_queues(const std::string& topic, const std::vector<MessageQueue>& mine);
     bool add_queue(const MessageQueue& mq);
     bool remove_unnecessary_queue(const MessageQueue& mq, ProcessQueue& pq);
+    void persist_dropped(const MessageQueue& mq);
     void truncate_not_my_topic(const std::map<std::string, SubscriptionData>& subs);
     void message_queue_changed();
     std::int64_t compute_pull_from_where(const MessageQueue& mq);
@@ -8291,15 +8303,7 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
 template <class Order, class Allocate, class OffsetStore, class Tr>
 bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(const MessageQueue& mq,
                                                                               ProcessQueue& pq) {
-    try {
-        if (const std::int64_t v = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory); v >= 0) {
-            dropped_offsets_[mq] = {v, clock_->steady_millis()};
-        }
-        offset_store_.persist(mq);
-        offset_store_.remove_offset(mq);
-    } catch (const std::exception& e) {
-        log_line(LogLevel::Warn, "group [{}]: persisting {} failed: {}", group_, mq, e.what());
-    }
+    persist_dropped(mq);
     if (!service_.release_queue(mq, pq)) {
         pq.inc_try_unlock_times();
         return false;
@@ -8328,12 +8332,22 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::truncate_not_my_topic(
         }
     }
     for (const auto& mq : dropped) {
-        try {
-            offset_store_.persist(mq);
-            offset_store_.remove_offset(mq);
-        } catch (const std::exception& e) {
-            log_line(LogLevel::Warn, "group [{}]: persisting {} failed: {}", group_, mq, e.what());
+        persist_dropped(mq);
+    }
+}
+
+/// A queue this member no longer holds: its offset goes to the store's backing (the broker) and out of the
+/// store, and is kept in dropped_offsets_ for a while in case that persist was lost (see add_queue).
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::persist_dropped(const MessageQueue& mq) {
+    try {
+        if (const std::int64_t v = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory); v >= 0) {
+            dropped_offsets_[mq] = {v, clock_->steady_millis()};
         }
+        offset_store_.persist(mq);
+        offset_store_.remove_offset(mq);
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn, "group [{}]: persisting {} failed: {}", group_, mq, e.what());
     }
 }
 
@@ -12706,6 +12720,7 @@ RMQ_DECL std::vector<MessageQueue> QueueLocks::lock_batch(const std::string& gro
                                                           const std::string& client_id,
                                                           const std::vector<MessageQueue>& mqs,
                                                           std::int64_t now) {
+    ++requests_[group];
     auto& table = locks_[group];
     std::vector<MessageQueue> granted;
     for (const auto& mq : mqs) {
@@ -12752,6 +12767,11 @@ QueueLocks::owner(const std::string& group, const MessageQueue& mq, std::int64_t
         return std::nullopt;
     }
     return e->second.client_id;
+}
+
+RMQ_DECL std::uint64_t QueueLocks::requests(const std::string& group) const {
+    const auto it = requests_.find(group);
+    return it == requests_.end() ? 0 : it->second;
 }
 
 }  // namespace rmq::detail
@@ -14779,6 +14799,11 @@ RMQ_DECL std::optional<std::string> BrokerState::lock_owner(const std::string& g
                                                             const MessageQueue& mq) const {
     const std::lock_guard lock(mutex_);
     return locks_.owner(group, mq, clock_->steady_millis());
+}
+
+RMQ_DECL std::uint64_t BrokerState::lock_requests(const std::string& group) const {
+    const std::lock_guard lock(mutex_);
+    return locks_.requests(group);
 }
 
 RMQ_DECL void BrokerState::create_subscription_group(const std::string& group) {

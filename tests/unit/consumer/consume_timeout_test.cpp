@@ -14,12 +14,10 @@
 using consumer_test::eventually;
 using consumer_test::fast_config;
 using consumer_test::produce;
+using consumer_test::PushConsumer;
 using consumer_test::Recorder;
 
 namespace {
-
-using PushConsumer =
-    rmq::Consumer<rmq::Concurrently, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport>;
 
 struct Delivery {
     std::string body;

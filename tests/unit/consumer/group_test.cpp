@@ -17,12 +17,11 @@ using consumer_test::eventually;
 using consumer_test::fast_config;
 using consumer_test::produce;
 using consumer_test::pull_loops_ran;
+using consumer_test::PushConsumer;
 using consumer_test::Recorder;
 
 namespace {
 
-using PushConsumer =
-    rmq::Consumer<rmq::Concurrently, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport>;
 using OrderlyConsumer =
     rmq::Consumer<rmq::Orderly, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport>;
 

@@ -6,11 +6,9 @@
 
 using consumer_test::eventually;
 using consumer_test::fast_config;
+using consumer_test::PushConsumer;
 
 namespace {
-
-using PushConsumer =
-    rmq::Consumer<rmq::Concurrently, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport>;
 
 auto ok_listener() {
     return [](std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) {

@@ -13,12 +13,10 @@ using consumer_test::eventually;
 using consumer_test::fast_config;
 using consumer_test::produce;
 using consumer_test::pull_loops_ran;
+using consumer_test::PushConsumer;
 using consumer_test::Recorder;
 
 namespace {
-
-using PushConsumer =
-    rmq::Consumer<rmq::Concurrently, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport>;
 
 bool announces(const rmq::InProcessBroker& broker, const std::string& group, const std::string& topic) {
     for (const auto& member : broker.group_members(group)) {

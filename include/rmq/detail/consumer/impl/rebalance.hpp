@@ -308,15 +308,7 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
 template <class Order, class Allocate, class OffsetStore, class Tr>
 bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(const MessageQueue& mq,
                                                                               ProcessQueue& pq) {
-    try {
-        if (const std::int64_t v = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory); v >= 0) {
-            dropped_offsets_[mq] = {v, clock_->steady_millis()};
-        }
-        offset_store_.persist(mq);
-        offset_store_.remove_offset(mq);
-    } catch (const std::exception& e) {
-        log_line(LogLevel::Warn, "group [{}]: persisting {} failed: {}", group_, mq, e.what());
-    }
+    persist_dropped(mq);
     if (!service_.release_queue(mq, pq)) {
         pq.inc_try_unlock_times();
         return false;
@@ -345,12 +337,22 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::truncate_not_my_topic(
         }
     }
     for (const auto& mq : dropped) {
-        try {
-            offset_store_.persist(mq);
-            offset_store_.remove_offset(mq);
-        } catch (const std::exception& e) {
-            log_line(LogLevel::Warn, "group [{}]: persisting {} failed: {}", group_, mq, e.what());
+        persist_dropped(mq);
+    }
+}
+
+/// A queue this member no longer holds: its offset goes to the store's backing (the broker) and out of the
+/// store, and is kept in dropped_offsets_ for a while in case that persist was lost (see add_queue).
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::persist_dropped(const MessageQueue& mq) {
+    try {
+        if (const std::int64_t v = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory); v >= 0) {
+            dropped_offsets_[mq] = {v, clock_->steady_millis()};
         }
+        offset_store_.persist(mq);
+        offset_store_.remove_offset(mq);
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn, "group [{}]: persisting {} failed: {}", group_, mq, e.what());
     }
 }
 
