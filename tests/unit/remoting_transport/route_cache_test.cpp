@@ -8,39 +8,20 @@
 #include <utility>
 #include <vector>
 
+#include "route_support.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <rmq/remoting/bodies.hpp>
 
 #include <rmq/detail/remoting_transport/route_cache.hpp>
 
-namespace {
-
-/// A route of `topic` over brokers given as (name, master address), in that order.
-rmq::remoting::TopicRouteData route(const std::vector<std::pair<std::string, std::string>>& brokers) {
-    rmq::remoting::TopicRouteData r;
-    for (const auto& [name, addr] : brokers) {
-        rmq::remoting::QueueData qd;
-        qd.broker_name = name;
-        qd.read_queue_nums = 4;
-        qd.write_queue_nums = 4;
-        qd.perm = 6;
-        r.queue_datas.push_back(qd);
-        rmq::remoting::BrokerData bd;
-        bd.cluster = "DefaultCluster";
-        bd.broker_name = name;
-        bd.broker_addrs.emplace_back(0, addr);
-        r.broker_datas.push_back(bd);
-    }
-    return r;
-}
-
-}  // namespace
+using rmq_test::route_of;
 
 TEST_CASE("the member list is asked of a broker that was not just reconnected",
           "[remoting_transport][route]") {
     rmq::detail::RouteCache routes;
-    routes.store("T", route({{"broker-a", "10.0.0.1:10911"}, {"broker-b", "10.0.0.2:10911"}}));
+    routes.store("T", route_of({{"broker-a", "10.0.0.1:10911"}, {"broker-b", "10.0.0.2:10911"}}));
     REQUIRE(routes.any_broker_of("T") == "10.0.0.1:10911");  // the first broker of the route
 
     routes.note_reconnected("10.0.0.1:10911");
@@ -51,7 +32,7 @@ TEST_CASE("the member list is asked of a broker that was not just reconnected",
         CHECK(routes.any_broker_of("T") == "10.0.0.1:10911");
     }
     SECTION("a broker with no other in the route is asked at once") {
-        routes.store("Solo", route({{"broker-a", "10.0.0.1:10911"}}));
+        routes.store("Solo", route_of({{"broker-a", "10.0.0.1:10911"}}));
         CHECK(routes.any_broker_of("Solo") == "10.0.0.1:10911");
     }
     SECTION("after the settle time the reconnected broker is first again") {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "fake_server.hpp"
+#include "route_support.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -42,23 +43,9 @@ namespace rc = rmq::remoting::request_code;
 static_assert(rmq::HasRouteChangeHandler<rmq::RemotingTransport>);
 static_assert(!rmq::HasRouteChangeHandler<rmq::InProcessTransport>);  // optional: not every transport has it
 
-/// The route of RouteWatchTopic: 4 queues on each broker given (name, master address).
+/// The route of RouteWatchTopic, encoded as the NameServer sends it.
 std::string route(const std::vector<std::pair<std::string, std::string>>& brokers) {
-    rmq::remoting::TopicRouteData r;
-    for (const auto& [name, addr] : brokers) {
-        rmq::remoting::QueueData qd;
-        qd.broker_name = name;
-        qd.read_queue_nums = 4;
-        qd.write_queue_nums = 4;
-        qd.perm = 6;
-        r.queue_datas.push_back(qd);
-        rmq::remoting::BrokerData bd;
-        bd.cluster = "DefaultCluster";
-        bd.broker_name = name;
-        bd.broker_addrs.emplace_back(0, addr);
-        r.broker_datas.push_back(bd);
-    }
-    return rmq::remoting::encode_topic_route_data(r);
+    return rmq::remoting::encode_topic_route_data(rmq_test::route_of(brokers));
 }
 
 /// A broker: the consumer list names the client ids it heard heartbeats from (a new one is notified, after
