@@ -363,7 +363,7 @@ private:
         socket_.close(ignored);
     }
 
-    void connect_failed(const std::string& why, std::exception_ptr error = nullptr) {
+    void connect_failed(const std::string& why, const std::exception_ptr& error = nullptr) {
         connect_timer_.cancel();
         close_transport();
         set_state(State::Disconnected);
