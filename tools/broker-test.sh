@@ -10,6 +10,9 @@
 #    a skip is a failure: exit status 1.
 # 2. builds tests/realcluster (its own small CMake project) in build/broker-test (RMQ_BROKER_TEST_BUILD),
 # 3. starts the cluster in a fresh directory, runs the tests, stops the cluster (also on failure / Ctrl-C).
+# With RMQ_TLS_MODE=enforcing (or permissive) the cluster serves TLS (tools/rocketmq.sh start --tls) and every test
+# connects with TLS; the [tls] tests then also check the failures (e.g. RMQ_TLS_MODE=enforcing tools/broker-test.sh
+# "[tls]"); on a plain cluster they only warn.
 # Prints how long each step took. Exit status: the tests' (non-zero when a test failed or the cluster did not
 # start).
 set -euo pipefail

@@ -3,7 +3,10 @@
 # plus the Java reference peer of tests/interop. See docs/transport/real-cluster.md.
 #
 #   tools/rocketmq.sh fetch                         resolve NameServer/Broker/mqadmin + Java client (Maven Central)
-#   tools/rocketmq.sh start [--dir D] [--brokers N] start NameServer + broker-a, broker-b, ...; writes D/cluster.env
+#   tools/rocketmq.sh start [--dir D] [--brokers N] [--tls enforcing|permissive]
+#                                                   start NameServer + broker-a, broker-b, ...; writes D/cluster.env
+#                                                   --tls (or RMQ_TLS_MODE): a throw-away CA and certificates in
+#                                                   D/tls (openssl), every remoting port serves TLS (see below)
 #   tools/rocketmq.sh create-topic NAME QUEUES [NAME QUEUES...]  UPDATE_AND_CREATE_TOPIC on every broker
 #   tools/rocketmq.sh status | stop [--dir D] [--fast] [--clean]  (kill -9 at once / remove D afterwards)
 #   tools/rocketmq.sh kill-broker NAME [--term]    kill -9 (or SIGTERM) one broker, store kept
@@ -19,6 +22,12 @@
 # free port when 9876 is taken), RMQ_BROKER_PORT (first broker port, default 10911, 10 apart), RMQ_START_TIMEOUT
 # (seconds, 180), RMQ_OFFLINE=1 (never ask Maven Central), RMQ_NAMESRV_JVM / RMQ_BROKER_JVM (heap flags),
 # RMQ_USE_MQADMIN=1 (readiness and topics through mqadmin instead of tests/interop's ClusterAdmin), RMQ_CDS=0.
+#
+# TLS (--tls MODE): NameServer and brokers run with tls.server.mode=MODE (enforcing: TLS only; permissive: TLS or
+# plain TCP) and the certificate D/tls/server.pem (CN localhost, SAN localhost and 127.0.0.1) signed by D/tls/ca.pem;
+# the brokers, mqadmin, ClusterAdmin and the Java peers connect with TLS, verifying against ca.pem. D/tls also holds
+# client.pem/client.key (signed by the CA) and other-ca.pem (an unrelated CA, for verification failures);
+# cluster.env names them (RMQ_TLS_MODE, RMQ_TLS_CA, RMQ_TLS_OTHER_CA, RMQ_TLS_CLIENT_CERT, RMQ_TLS_CLIENT_KEY).
 set -euo pipefail
 
 readonly RMQ_VERSION=${RMQ_VERSION:-5.3.3}
@@ -201,6 +210,57 @@ cds_commit() {
     return 0
 }
 
+# ---------------------------------------------------------------------------------------------------- TLS
+
+# make_tls DIR: a CA, a server and a client certificate signed by it, and an unrelated CA, in DIR/tls (RSA 2048,
+# PKCS#8 keys as Netty wants them, valid 7 days).
+make_tls() {
+    local t=$1/tls
+    command -v openssl >/dev/null || die "openssl not found (Debian: apt-get install openssl)"
+    mkdir -p "$t"
+    (
+        cd "$t"
+        local ca
+        for ca in ca other-ca; do
+            openssl req -x509 -newkey rsa:2048 -nodes -keyout "$ca.key" -out "$ca.pem" -days 7 \
+                -subj "/CN=rmq throw-away $ca" 2>/dev/null
+        done
+        printf '%s\n' 'basicConstraints=CA:FALSE' 'keyUsage=digitalSignature,keyEncipherment' \
+            'extendedKeyUsage=serverAuth,clientAuth' 'subjectAltName=DNS:localhost,IP:127.0.0.1' >leaf.ext
+        local leaf
+        for leaf in server client; do
+            openssl req -newkey rsa:2048 -nodes -keyout "$leaf.key" -out "$leaf.csr" \
+                -subj "/CN=$([[ $leaf == server ]] && echo localhost || echo rmq-client)" 2>/dev/null
+            openssl x509 -req -in "$leaf.csr" -CA ca.pem -CAkey ca.key -CAcreateserial -days 7 -extfile leaf.ext \
+                -out "$leaf.pem" 2>/dev/null
+        done
+        rm -f ./*.csr ca.srl
+    ) || die "openssl could not make the certificates in $t"
+}
+
+# tls_client_flags DIR: JVM flags of a Java client (broker to NameServer, mqadmin, peers) of a TLS cluster.
+tls_client_flags() {
+    local d=$1
+    [[ -f $d/cluster.conf ]] || return 0
+    local TLS_MODE=""
+    # shellcheck disable=SC1091
+    source "$d/cluster.conf"
+    [[ -n $TLS_MODE ]] || return 0
+    echo "-Dtls.enable=true -Dtls.test.mode.enable=false -Dtls.client.authServer=true" \
+        "-Dtls.client.trustCertPath=$d/tls/ca.pem"
+}
+
+# tls_server_flags DIR: JVM flags of the NameServer and the brokers of a TLS cluster (their outgoing clients too).
+tls_server_flags() {
+    local d=$1
+    local TLS_MODE=""
+    # shellcheck disable=SC1091
+    source "$d/cluster.conf"
+    [[ -n $TLS_MODE ]] || return 0
+    echo "-Dtls.server.mode=$TLS_MODE -Dtls.server.certPath=$d/tls/server.pem -Dtls.server.keyPath=$d/tls/server.key" \
+        "-Dtls.server.need.client.auth=none $(tls_client_flags "$d")"
+}
+
 # ---------------------------------------------------------------------------------------------------- state
 
 # Cluster directory: --dir, $RMQ_CLUSTER_DIR, or the last started one.
@@ -248,6 +308,13 @@ write_env() {
         echo "RMQ_NAMESRV=127.0.0.1:$NAMESRV_PORT"
         echo "RMQ_NAMESRV_PID=$(pid_of "$d" namesrv || true)"
         echo "RMQ_BROKERS=\"$BROKERS\""
+        echo "RMQ_TLS_MODE=${TLS_MODE:-}"
+        if [[ -n ${TLS_MODE:-} ]]; then
+            echo "RMQ_TLS_CA=$d/tls/ca.pem"
+            echo "RMQ_TLS_OTHER_CA=$d/tls/other-ca.pem"
+            echo "RMQ_TLS_CLIENT_CERT=$d/tls/client.pem"
+            echo "RMQ_TLS_CLIENT_KEY=$d/tls/client.key"
+        fi
         for b in $BROKERS; do
             var=RMQ_$(echo "$b" | tr 'a-z-' 'A-Z_')
             eval "port=\$PORT_$(echo "$b" | tr 'a-z-' 'A-Z_')"
@@ -270,7 +337,7 @@ launch() {
     cds=$(cds_args "${role%%-*}" "$(cat "$SERVER_CP")" "$d/$role/cds.pending")
     # user.home per process: RocketMQ logs to ~/logs/rocketmqlogs and the NameServer keeps ~/namesrv there.
     # shellcheck disable=SC2086
-    setsid java $jvm -XX:+UseSerialGC -XX:-OmitStackTraceInFastThrow $QUIET_LOGBACK $JVM_LOG $cds \
+    setsid java $jvm $(tls_server_flags "$d") -XX:+UseSerialGC -XX:-OmitStackTraceInFastThrow $QUIET_LOGBACK $JVM_LOG $cds \
         -Duser.home="$d/$role" -Drocketmq.home.dir="$d" -Drmq.cluster.role="$d/$role" \
         -cp "$(cat "$SERVER_CP")" "$main" "$@" </dev/null >"$d/$role/stdout.log" 2>&1 &
     local pid=$! i
@@ -309,8 +376,9 @@ mqadmin_in() {
     mkdir -p "$d/mqadmin"
     cds=$(cds_args tools "$cp" "$d/mqadmin/cds.pending.$$")
     # shellcheck disable=SC2086
-    timeout "${RMQ_ADMIN_TIMEOUT:-60}" java $TOOL_JVM $QUIET_LOGBACK $JVM_LOG $cds -Duser.home="$d/mqadmin" \
-        -Drocketmq.home.dir="$d" -cp "$cp" org.apache.rocketmq.tools.command.MQAdminStartup "$@" || rc=$?
+    timeout "${RMQ_ADMIN_TIMEOUT:-60}" java $TOOL_JVM $QUIET_LOGBACK $JVM_LOG $cds $(tls_client_flags "$d") \
+        -Duser.home="$d/mqadmin" -Drocketmq.home.dir="$d" -cp "$cp" org.apache.rocketmq.tools.command.MQAdminStartup \
+        "$@" || rc=$?
     cds_commit "$d/mqadmin/cds.pending.$$" "$cp"
     return $rc
 }
@@ -324,8 +392,8 @@ admin_in() {
     mkdir -p "$d/mqadmin"
     cds=$(cds_args admin "$cp $(stat -c %Y "$(peer_jar)")" "$d/mqadmin/cds.pending.admin.$$")
     # shellcheck disable=SC2086
-    timeout "${RMQ_ADMIN_TIMEOUT:-60}" java $TOOL_JVM $QUIET_LOGBACK $JVM_LOG $cds -Duser.home="$d/mqadmin" \
-        -Drocketmq.home.dir="$d" -cp "$cp" rmq.interop.ClusterAdmin "$@" || rc=$?
+    timeout "${RMQ_ADMIN_TIMEOUT:-60}" java $TOOL_JVM $QUIET_LOGBACK $JVM_LOG $cds $(tls_client_flags "$d") \
+        -Duser.home="$d/mqadmin" -Drocketmq.home.dir="$d" -cp "$cp" rmq.interop.ClusterAdmin "$@" || rc=$?
     cds_commit "$d/mqadmin/cds.pending.admin.$$" "$cp"
     return $rc
 }
@@ -401,15 +469,17 @@ wait_broker() {
 }
 
 cmd_start() {
-    local d="" n=2 t0
+    local d="" n=2 t0 tls=${RMQ_TLS_MODE:-}
     while (($#)); do
         case $1 in
         --dir) d=$2; shift 2 ;;
         --brokers) n=$2; shift 2 ;;
+        --tls) tls=$2; shift 2 ;;
         *) die "start: unknown argument $1" ;;
         esac
     done
     [[ $n =~ ^[1-9]$ ]] || die "start: --brokers must be 1..9"
+    [[ -z $tls || $tls == enforcing || $tls == permissive ]] || die "start: --tls must be enforcing or permissive"
     need_java
     ensure_fetched
     t0=$(now_ms)
@@ -424,9 +494,9 @@ cmd_start() {
                 pid_of "$d" "$r" >/dev/null && die "$d already runs $r: stop it first (tools/rocketmq.sh stop --dir $d)"
             done
         fi
-        [[ -z $(ls -A "$d" | grep -v -e '^cluster\.' -e '^pids$' -e '^namesrv$' -e '^broker-' -e '^mqadmin$') ]] ||
-            die "$d contains foreign files; give an empty or new directory"
-        rm -rf "$d"/namesrv "$d"/broker-* "$d"/pids "$d"/mqadmin "$d"/cluster.*
+        [[ -z $(ls -A "$d" | grep -v -e '^cluster\.' -e '^pids$' -e '^namesrv$' -e '^broker-' -e '^mqadmin$' \
+            -e '^tls$') ]] || die "$d contains foreign files; give an empty or new directory"
+        rm -rf "$d"/namesrv "$d"/broker-* "$d"/pids "$d"/mqadmin "$d"/cluster.* "$d"/tls
     fi
 
     # Ports: 9876 unless taken (or RMQ_NAMESRV_PORT), brokers 10911, 10921, ... skipping taken ones.
@@ -448,12 +518,14 @@ cmd_start() {
             p=$((p + 10))
         done
         echo "BROKERS=\"${brokers# }\""
+        echo "TLS_MODE=$tls"
     } >"$d/cluster.conf"
+    [[ -z $tls ]] || make_tls "$d"
     echo "$d" >"$CURRENT.tmp.$$" 2>/dev/null || { mkdir -p "$CACHE" && echo "$d" >"$CURRENT.tmp.$$"; }
     mv "$CURRENT.tmp.$$" "$CURRENT"
     # a failed start must not leave half a cluster running
     trap 'say "start failed; stopping what was started in $d (logs kept)"; stop_all "$d"' EXIT
-    say "starting NameServer on 127.0.0.1:$ns_port and${brokers} in $d"
+    say "starting NameServer on 127.0.0.1:$ns_port and${brokers} in $d${tls:+ (TLS $tls)}"
     local deadline=$((SECONDS + START_TIMEOUT))
 
     mkdir -p "$d/namesrv"
@@ -652,7 +724,9 @@ cmd_peer() {
     done
     cds=$(cds_args peer "$cp $(stat -c %Y "$(peer_jar)")" "$VDIR/cds/peer.pending.$$")
     # shellcheck disable=SC2086
-    exec java $jvm $QUIET_LOGBACK $JVM_LOG $cds -Duser.home="$logs" \
+    local tls=""
+    [[ -z ${RMQ_CLUSTER_DIR:-} ]] || tls=$(tls_client_flags "$RMQ_CLUSTER_DIR")
+    exec java $jvm $QUIET_LOGBACK $JVM_LOG $cds $tls -Duser.home="$logs" \
         -Drocketmq.client.logRoot="$logs" -cp "$cp" "rmq.interop.$cls" "$@"
 }
 

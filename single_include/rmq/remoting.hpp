@@ -1706,6 +1706,31 @@ namespace rmq {
 /// `rmq::AclCredentials{access_key, secret_key}`.
 using AclCredentials = remoting::AclCredentials;
 
+/// TLS to NameServers and brokers (Java's `tls.*` client system properties / tls.properties; see the table in
+/// docs/transport/remoting.md). Files are PEM. When `enable` is set the connection is TLS or nothing: a
+/// failed handshake fails the request (rmq::TlsError), never falling back to plain TCP.
+struct TlsConfig {
+    /// Use TLS (tls.enable).
+    bool enable = false;
+    /// CA certificates the server's chain is verified against (tls.client.trustCertPath); empty: the
+    /// system's default CA paths when verification is on.
+    std::string client_trust_cert_path{};
+    /// Client certificate for mutual TLS (tls.client.certPath), with its key `client_key_path`
+    /// (tls.client.keyPath, PKCS#8 or traditional, encrypted ones opened with `client_key_password`,
+    /// tls.client.keyPassword). Both or neither.
+    std::string client_cert_path{};
+    std::string client_key_path{};
+    std::string client_key_password{};
+    /// Verify the server's certificate chain (tls.client.authServer). Unset: verify when a trust file is
+    /// given (Java's default is false: it then trusts any server).
+    std::optional<bool> client_auth_server{};
+    /// Trust any server certificate, as Java's test mode does (tls.test.mode.enable; Java's default is true,
+    /// rmq's false).
+    bool test_mode_enable = false;
+    /// Host name sent as SNI; empty: the host of the address connected to (IP addresses send none).
+    std::string server_name{};
+};
+
 /// How a RemotingTransport reaches the cluster. Field names mirror the Java ClientConfig / NettyClientConfig
 /// names where one exists.
 struct RemotingConfig {
@@ -1738,6 +1763,8 @@ struct RemotingConfig {
     /// does. Kept so existing configurations compile.
     std::int64_t reconnect_backoff_min_millis = 100;
     std::int64_t reconnect_backoff_max_millis = 5000;
+    /// TLS to every NameServer and broker (off by default).
+    TlsConfig tls{};
 };
 
 }  // namespace rmq
@@ -1838,6 +1865,8 @@ struct ConnectionOptions {
     remoting::SerializeType serialize_type = remoting::SerializeType::Json;
     /// Frames announced above this are refused (the connection is closed), as Java's decoder does.
     std::size_t max_frame_length = remoting::max_frame_length;
+    /// TLS settings; `tls.enable` makes every connection TLS.
+    TlsConfig tls{};
 };
 
 /// Request ids: a process-wide counter like Java's RemotingCommand.requestId, kept non-negative as the C++
@@ -1862,6 +1891,8 @@ namespace rmq::detail {
 /// requests fail with rmq::Error) and joins the io thread; it must not be destroyed on that thread.
 class RemotingClient {
 public:
+    /// With `options.tls.enable`, every connection is TLS; throws rmq::TlsError (or rmq::InvalidArgument)
+    /// when the certificate files cannot be used.
     explicit RemotingClient(ConnectionOptions options,
                             std::optional<remoting::AclCredentials> credentials = std::nullopt);
 
@@ -1890,8 +1921,8 @@ public:
                       std::int64_t timeout_millis,
                       RemotingCallback callback);
 
-    /// Blocking two-way request: the response (whatever its code), or throws rmq::Timeout / rmq::Error.
-    /// Refused (rmq::IllegalState) on the io thread.
+    /// Blocking two-way request: the response (whatever its code), or throws rmq::Timeout / rmq::TlsError
+    /// (the TLS handshake failed) / rmq::Error. Refused (rmq::IllegalState) on the io thread.
     remoting::Command
     invoke_sync(const std::string& addr, remoting::Command cmd, std::int64_t timeout_millis);
 
@@ -4946,9 +4977,10 @@ RMQ_DECL std::int32_t next_opaque() noexcept {
 /// above 16 MiB refused, a connect started by any request that finds none in flight (Java's invoke on an
 /// inactive channel), connection loss and recovery reported to the owner. Every socket operation runs on the
 /// owner's io_context
-/// thread (a single thread, so no strand is needed). Only the client (impl/client.ipp) uses it, so the whole
-/// class lives here, behind the client's pimpl, and Asio is parsed only where the connection layer is
-/// compiled.
+/// thread (a single thread, so no strand is needed). With TLS (a context given) each connect is followed by a
+/// handshake on a fresh asio::ssl::stream that takes over the socket; without, the socket is used directly.
+/// Only the client (impl/client.ipp) uses it, so the whole class lives here, behind the client's pimpl, and
+/// Asio is parsed only where the connection layer is compiled.
 
 #include <algorithm>
 #include <array>
@@ -4971,11 +5003,112 @@ RMQ_DECL std::int32_t next_opaque() noexcept {
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <fmt/format.h>
 
 
+
+// ---- begin rmq/detail/net/impl/tls.ipp ----
+
+/// @file detail/net/impl/tls.ipp
+/// The OpenSSL context of a TLS RemotingClient (built once from rmq::TlsConfig, shared by its connections),
+/// and the reason a handshake failed, in OpenSSL's words. Only the connection layer includes it.
+
+#include <cerrno>
+#include <exception>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <system_error>
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/system/system_error.hpp>
+#include <fmt/format.h>
+
+
+namespace rmq::detail {
+
+/// Whether a TLS client verifies the server's chain: never in test mode, else tls.client.authServer, which
+/// defaults to "when a trust file is given".
+inline bool tls_verifies_server(const TlsConfig& tls) {
+    return !tls.test_mode_enable && tls.client_auth_server.value_or(!tls.client_trust_cert_path.empty());
+}
+
+/// The client context for `tls` (TLS 1.2 or later). Throws rmq::TlsError naming the setting and OpenSSL's
+/// reason when a file cannot be used, and rmq::InvalidArgument for a certificate without key or vice versa.
+inline std::shared_ptr<boost::asio::ssl::context> make_tls_context(const TlsConfig& tls) {
+    namespace ssl = boost::asio::ssl;
+    if (tls.client_cert_path.empty() != tls.client_key_path.empty()) {
+        throw InvalidArgument(
+            "RemotingConfig::tls: client_cert_path and client_key_path (tls.client.certPath / "
+            "tls.client.keyPath) go together");
+    }
+    auto ctx = std::make_shared<ssl::context>(ssl::context::tls_client);
+    ctx->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                     ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
+    const auto use = [](const char* setting, const std::string& path, auto&& load) {
+        // OpenSSL's own words for a missing file are vague ("asio.ssl error"): check readability first
+        if (!path.empty() && !std::ifstream(path).good()) {
+            throw TlsError(fmt::format("RemotingConfig::tls: {} '{}' cannot be read: {}",
+                                       setting,
+                                       path,
+                                       std::error_code(errno, std::generic_category()).message()));
+        }
+        try {
+            load();
+        } catch (const boost::system::system_error& e) {
+            throw TlsError(fmt::format("RemotingConfig::tls: {} '{}' unusable: {}", setting, path, e.what()));
+        }
+    };
+    if (tls_verifies_server(tls)) {
+        ctx->set_verify_mode(ssl::verify_peer);
+        if (tls.client_trust_cert_path.empty()) {
+            use("the system CA paths", "", [&] { ctx->set_default_verify_paths(); });
+        } else {
+            use("client_trust_cert_path (tls.client.trustCertPath)", tls.client_trust_cert_path, [&] {
+                ctx->load_verify_file(tls.client_trust_cert_path);
+            });
+        }
+    } else {
+        ctx->set_verify_mode(ssl::verify_none);
+    }
+    if (!tls.client_cert_path.empty()) {
+        if (!tls.client_key_password.empty()) {
+            ctx->set_password_callback([password = tls.client_key_password](
+                                           std::size_t, ssl::context::password_purpose) { return password; });
+        }
+        use("client_cert_path (tls.client.certPath)", tls.client_cert_path, [&] {
+            ctx->use_certificate_chain_file(tls.client_cert_path);
+        });
+        use("client_key_path (tls.client.keyPath)", tls.client_key_path, [&] {
+            ctx->use_private_key_file(tls.client_key_path, ssl::context::pem);
+        });
+    }
+    return ctx;
+}
+
+/// Why a handshake failed: the certificate verification result when that is what failed (e.g. "certificate
+/// verify failed: unable to get local issuer certificate"), else the error's own text.
+inline std::string tls_failure_reason(const boost::system::error_code& ec, SSL* ssl, bool verifying) {
+    // without verification OpenSSL still records a result (e.g. self-signed), but it failed nothing
+    const long verify = verifying && ssl != nullptr ? SSL_get_verify_result(ssl) : X509_V_OK;
+    if (verify != X509_V_OK) {
+        return fmt::format("certificate verify failed: {}", X509_verify_cert_error_string(verify));
+    }
+    if (ec == boost::asio::ssl::error::stream_truncated || ec == boost::asio::error::eof) {
+        return "the peer closed the connection during the handshake (does it speak TLS?)";
+    }
+    return ec.message();
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/net/impl/tls.ipp ----
 
 namespace rmq::detail {
 
@@ -4992,13 +5125,15 @@ public:
                        ConnectionOptions options,
                        RequestHandler on_request,
                        ConnectHook on_connect,
-                       ConnectionEventHook on_event = {})
+                       ConnectionEventHook on_event = {},
+                       std::shared_ptr<asio::ssl::context> tls_context = {})
         : io_(io)
         , addr_(std::move(addr))
-        , options_(options)
+        , options_(std::move(options))
         , on_request_(std::move(on_request))
         , on_connect_(std::move(on_connect))
         , on_event_(std::move(on_event))
+        , tls_context_(std::move(tls_context))
         , socket_(io)
         , resolver_(io)
         , connect_timer_(io) {}
@@ -5068,6 +5203,8 @@ public:
 
 private:
     enum class State { Disconnected, Connecting, Connected };
+
+    using TlsStream = asio::ssl::stream<asio::ip::tcp::socket>;
 
     struct Pending {
         RemotingCallback callback;
@@ -5150,10 +5287,11 @@ private:
         }
     }
 
-    void fail_all(const std::string& message) {
+    void fail_all(const std::string& message) { fail_all(std::make_exception_ptr(Error(message))); }
+
+    void fail_all(const std::exception_ptr& error) {
         auto pending = std::move(pending_);
         pending_.clear();
-        const auto error = std::make_exception_ptr(Error(message));
         for (auto& [opaque, p] : pending) {
             p.timer->cancel();
             invoke(p.callback, std::nullopt, error);
@@ -5190,9 +5328,8 @@ private:
         connect_timer_.async_wait(
             [self = shared_from_this(), gen = generation_](const boost::system::error_code& ec) {
                 if (!ec && gen == self->generation_ && self->state_ == State::Connecting) {
-                    boost::system::error_code ignored;
                     self->resolver_.cancel();
-                    self->socket_.close(ignored);  // the pending connect completes with operation_aborted
+                    self->close_transport();  // the pending connect or handshake ends with operation_aborted
                     self->timed_out_ = true;
                 }
             });
@@ -5221,24 +5358,86 @@ private:
                                                                   : ec2.message());
                             return;
                         }
-                        self->connected_ok();
+                        boost::system::error_code ignored;
+                        self->socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+                        if (self->tls_context_) {
+                            self->start_handshake();
+                        } else {
+                            self->connected_ok();
+                        }
                     });
             });
     }
 
-    void connect_failed(const std::string& why) {
-        connect_timer_.cancel();
+    // The TLS stream takes the connected socket over (socket_ is left closed, ready for the next connect);
+    // every operation on it keeps it alive through its handler, as a reconnect replaces it.
+    void start_handshake() {
+        tls_ = std::make_shared<TlsStream>(std::move(socket_), *tls_context_);
+        const std::string host = options_.tls.server_name.empty() ? host_of_addr() : options_.tls.server_name;
+        boost::system::error_code not_ip;
+        (void)asio::ip::make_address(host, not_ip);
+        // SNI carries host names only (RFC 6066); OpenSSL copies the string
+        if (not_ip && !host.empty() && SSL_set_tlsext_host_name(tls_->native_handle(), host.c_str()) != 1) {
+            log_line(LogLevel::Warn, "TLS to {}: SNI name '{}' not set", addr_, host);
+        }
+        tls_->async_handshake(
+            asio::ssl::stream_base::client,
+            [self = shared_from_this(), gen = generation_, keep = tls_](const boost::system::error_code& ec) {
+                if (gen != self->generation_) {
+                    return;
+                }
+                if (ec) {
+                    if (self->timed_out_) {
+                        self->connect_failed("connect timeout (TLS handshake)");
+                        return;
+                    }
+                    const std::string why =
+                        fmt::format("TLS handshake with {} failed: {}",
+                                    self->addr_,
+                                    tls_failure_reason(
+                                        ec, keep->native_handle(), tls_verifies_server(self->options_.tls)));
+                    if (why != self->last_tls_failure_) {  // once per cause, not per retried request
+                        self->last_tls_failure_ = why;
+                        log_line(LogLevel::Error, "{}", why);
+                    }
+                    self->connect_failed(why, std::make_exception_ptr(TlsError(why)));
+                    return;
+                }
+                self->last_tls_failure_.clear();
+                self->connected_ok();
+            });
+    }
+
+    [[nodiscard]] std::string host_of_addr() const {
+        std::string host = addr_.substr(0, addr_.rfind(':'));
+        if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+            host = host.substr(1, host.size() - 2);
+        }
+        return host;
+    }
+
+    /// Closes the socket, or the one under the TLS stream, which is dropped.
+    void close_transport() {
         boost::system::error_code ignored;
+        if (tls_) {
+            tls_->lowest_layer().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+            tls_->lowest_layer().close(ignored);
+            tls_.reset();
+        }
         socket_.close(ignored);
+    }
+
+    void connect_failed(const std::string& why, const std::exception_ptr& error = nullptr) {
+        connect_timer_.cancel();
+        close_transport();
         set_state(State::Disconnected);
         writes_.clear();
-        fail_all(fmt::format("connect to {} failed: {}", addr_, why));
+        fail_all(error ? error
+                       : std::make_exception_ptr(Error(fmt::format("connect to {} failed: {}", addr_, why))));
     }
 
     void connected_ok() {
         connect_timer_.cancel();
-        boost::system::error_code ignored;
-        socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
         set_state(State::Connected);
         const bool recovered = std::exchange(lost_, false);
         const bool reconnect = connects_.fetch_add(1) != 0;
@@ -5301,7 +5500,7 @@ private:
         resolver_.cancel();
         boost::system::error_code ignored;
         socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-        socket_.close(ignored);
+        close_transport();
         set_state(State::Disconnected);
         writing_ = false;
         writes_.clear();
@@ -5325,36 +5524,56 @@ private:
         auto& queue = priority ? priority_writes_ : writes_;
         writing_ = true;
         auto frame = queue.front();
-        asio::async_write(socket_,
-                          asio::buffer(*frame),
-                          [self = shared_from_this(), frame, priority, gen = generation_](
-                              const boost::system::error_code& ec, std::size_t) {
-                              if (gen != self->generation_) {
-                                  return;
-                              }
-                              self->writing_ = false;
-                              if (ec) {
-                                  self->shutdown_socket(fmt::format("write failed: {}", ec.message()));
-                                  return;
-                              }
-                              auto& q = priority ? self->priority_writes_ : self->writes_;
-                              if (!q.empty()) {
-                                  q.pop_front();
-                              }
-                              self->start_write();
-                          });
+        write_to_peer(asio::buffer(*frame),
+                      [self = shared_from_this(), frame, priority, gen = generation_, keep = tls_](
+                          const boost::system::error_code& ec, std::size_t) {
+                          if (gen != self->generation_) {
+                              return;
+                          }
+                          self->writing_ = false;
+                          if (ec) {
+                              self->shutdown_socket(fmt::format("write failed: {}", ec.message()));
+                              return;
+                          }
+                          auto& q = priority ? self->priority_writes_ : self->writes_;
+                          if (!q.empty()) {
+                              q.pop_front();
+                          }
+                          self->start_write();
+                      });
+    }
+
+    // The two ways to the peer: the TLS stream when there is one (kept alive by the handler), else the
+    // socket.
+    template <typename Buffer, typename Handler>
+    void read_from_peer(const Buffer& buffer, Handler&& handler) {
+        if (tls_) {
+            asio::async_read(*tls_, buffer, std::forward<Handler>(handler));
+        } else {
+            asio::async_read(socket_, buffer, std::forward<Handler>(handler));
+        }
+    }
+
+    template <typename Buffer, typename Handler>
+    void write_to_peer(const Buffer& buffer, Handler&& handler) {
+        if (tls_) {
+            asio::async_write(*tls_, buffer, std::forward<Handler>(handler));
+        } else {
+            asio::async_write(socket_, buffer, std::forward<Handler>(handler));
+        }
     }
 
     void start_read() {
-        asio::async_read(
-            socket_,
+        read_from_peer(
             asio::buffer(length_buf_),
-            [self = shared_from_this(), gen = generation_](const boost::system::error_code& ec, std::size_t) {
+            [self = shared_from_this(), gen = generation_, keep = tls_](const boost::system::error_code& ec,
+                                                                        std::size_t) {
                 if (gen != self->generation_) {
                     return;
                 }
                 if (ec) {
-                    self->shutdown_socket(ec == asio::error::eof
+                    // a TLS peer closing without close_notify (as Java's does) ends the stream "truncated"
+                    self->shutdown_socket(ec == asio::error::eof || ec == asio::ssl::error::stream_truncated
                                               ? std::string("connection closed by the peer")
                                               : fmt::format("read failed: {}", ec.message()));
                     return;
@@ -5368,8 +5587,18 @@ private:
                                                                self->options_.max_frame_length));
                     }
                 } catch (const std::exception& e) {
-                    log_line(LogLevel::Warn, "closing the connection to {}: {}", self->addr_, e.what());
-                    self->shutdown_socket(fmt::format("frame refused: {}", e.what()));
+                    std::string why = e.what();
+                    // a TLS record (alert 0x15 or handshake 0x16, version 3.x) where a length was due
+                    if (!self->tls_ &&
+                        (self->length_buf_[0] == std::byte{0x15} ||
+                         self->length_buf_[0] == std::byte{0x16}) &&
+                        self->length_buf_[1] == std::byte{0x03}) {
+                        why = fmt::format("the peer answered with TLS: it requires TLS (RemotingConfig::tls, "
+                                          "tls.enable) ({})",
+                                          why);
+                    }
+                    log_line(LogLevel::Warn, "closing the connection to {}: {}", self->addr_, why);
+                    self->shutdown_socket(fmt::format("frame refused: {}", why));
                     return;
                 }
                 self->read_payload(payload);
@@ -5378,33 +5607,32 @@ private:
 
     void read_payload(std::size_t size) {
         auto buf = std::make_shared<std::vector<std::byte>>(size);
-        asio::async_read(socket_,
-                         asio::buffer(*buf),
-                         [self = shared_from_this(), buf, gen = generation_](
-                             const boost::system::error_code& ec, std::size_t) {
-                             if (gen != self->generation_) {
-                                 return;
-                             }
-                             if (ec) {
-                                 self->shutdown_socket(fmt::format("read failed: {}", ec.message()));
-                                 return;
-                             }
-                             std::optional<remoting::Command> cmd;
-                             try {
-                                 cmd = remoting::decode_payload(std::span<const std::byte>(*buf));
-                             } catch (const std::exception& e) {
-                                 log_line(LogLevel::Warn,
-                                          "closing the connection to {}: undecodable frame: {}",
-                                          self->addr_,
-                                          e.what());
-                                 self->shutdown_socket(fmt::format("undecodable frame: {}", e.what()));
-                                 return;
-                             }
-                             self->dispatch(std::move(*cmd));
-                             if (gen == self->generation_) {
-                                 self->start_read();
-                             }
-                         });
+        read_from_peer(asio::buffer(*buf),
+                       [self = shared_from_this(), buf, gen = generation_, keep = tls_](
+                           const boost::system::error_code& ec, std::size_t) {
+                           if (gen != self->generation_) {
+                               return;
+                           }
+                           if (ec) {
+                               self->shutdown_socket(fmt::format("read failed: {}", ec.message()));
+                               return;
+                           }
+                           std::optional<remoting::Command> cmd;
+                           try {
+                               cmd = remoting::decode_payload(std::span<const std::byte>(*buf));
+                           } catch (const std::exception& e) {
+                               log_line(LogLevel::Warn,
+                                        "closing the connection to {}: undecodable frame: {}",
+                                        self->addr_,
+                                        e.what());
+                               self->shutdown_socket(fmt::format("undecodable frame: {}", e.what()));
+                               return;
+                           }
+                           self->dispatch(std::move(*cmd));
+                           if (gen == self->generation_) {
+                               self->start_read();
+                           }
+                       });
     }
 
     void dispatch(remoting::Command cmd) {
@@ -5481,8 +5709,14 @@ private:
     RequestHandler on_request_;
     ConnectHook on_connect_;
     ConnectionEventHook on_event_;
+    /// Set: every connection is TLS (null: plain TCP).
+    const std::shared_ptr<asio::ssl::context> tls_context_;
 
     asio::ip::tcp::socket socket_;
+    /// The TLS stream of the current connection (owning the socket), from the handshake on.
+    std::shared_ptr<TlsStream> tls_;
+    /// The last handshake failure logged (cleared by a success).
+    std::string last_tls_failure_;
     asio::ip::tcp::resolver resolver_;
     asio::steady_timer connect_timer_;
     State state_ = State::Disconnected;
@@ -5530,12 +5764,15 @@ namespace rmq::detail {
 /// What the client owns: the io context and its thread, the connections and the handlers they call.
 struct RemotingClient::Impl {
     Impl(ConnectionOptions o, std::optional<remoting::AclCredentials> c)
-        : options(o)
+        : options(std::move(o))
         , credentials(std::move(c))
+        , tls_context(options.tls.enable ? make_tls_context(options.tls) : nullptr)
         , work(asio::make_work_guard(io)) {}
 
     const ConnectionOptions options;
     const std::optional<remoting::AclCredentials> credentials;
+    /// Shared by every connection; null without TLS.
+    const std::shared_ptr<asio::ssl::context> tls_context;
     asio::io_context io{1};
     asio::executor_work_guard<asio::io_context::executor_type> work;
     std::thread thread;
@@ -5549,7 +5786,7 @@ struct RemotingClient::Impl {
 
 RMQ_DECL RemotingClient::RemotingClient(ConnectionOptions options,
                                         std::optional<remoting::AclCredentials> credentials)
-    : impl_(std::make_unique<Impl>(options, std::move(credentials))) {
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(credentials))) {
     impl_->thread = std::thread([impl = impl_.get()] {
         for (;;) {
             try {
@@ -5624,8 +5861,13 @@ RMQ_DECL std::shared_ptr<RemotingConnection> RemotingClient::connection(const st
             h(a, connected);
         }
     };
-    slot = std::make_shared<RemotingConnection>(
-        impl_->io, addr, impl_->options, std::move(on_request), std::move(on_connect), std::move(on_event));
+    slot = std::make_shared<RemotingConnection>(impl_->io,
+                                                addr,
+                                                impl_->options,
+                                                std::move(on_request),
+                                                std::move(on_connect),
+                                                std::move(on_event),
+                                                impl_->tls_context);
     return slot;
 }
 
@@ -5649,6 +5891,7 @@ RemotingClient::invoke_sync(const std::string& addr, remoting::Command cmd, std:
     struct Failure {
         bool timeout = false;
         std::string what;
+        bool tls = false;
     };
 
     using Result = std::variant<remoting::Command, Failure>;
@@ -5668,6 +5911,8 @@ RemotingClient::invoke_sync(const std::string& addr, remoting::Command cmd, std:
                              std::rethrow_exception(error);
                          } catch (const Timeout& e) {
                              failure = Failure{true, e.what()};
+                         } catch (const TlsError& e) {
+                             failure = Failure{false, e.what(), true};
                          } catch (const std::exception& e) {
                              failure = Failure{false, e.what()};
                          } catch (...) {
@@ -5680,6 +5925,9 @@ RemotingClient::invoke_sync(const std::string& addr, remoting::Command cmd, std:
     if (auto* failure = std::get_if<Failure>(&result)) {
         if (failure->timeout) {
             throw Timeout(failure->what);
+        }
+        if (failure->tls) {
+            throw TlsError(failure->what);
         }
         throw Error(failure->what);
     }
@@ -7401,6 +7649,7 @@ RMQ_DECL ConnectionOptions RemotingTransportState::options(const RemotingConfig&
     ConnectionOptions o;
     o.connect_timeout_millis = c.connect_timeout_millis;
     o.serialize_type = c.serialize_type;
+    o.tls = c.tls;
     return o;
 }
 

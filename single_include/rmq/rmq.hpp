@@ -647,6 +647,13 @@ private:
     int code_;
 };
 
+/// A TLS connection could not be set up: certificate files unreadable, the handshake failed, or the peer's
+/// certificate did not verify (the message names the peer and OpenSSL's reason).
+class TlsError : public Error {
+public:
+    using Error::Error;
+};
+
 /// A request got no answer in time.
 class Timeout : public Error {
 public:

@@ -55,9 +55,21 @@ inline std::string unique(const std::string& prefix) {
     return fmt::format("{}_{}_{}", prefix, run, ++n);
 }
 
+/// The cluster's TLS mode (tools/rocketmq.sh start --tls): "enforcing", "permissive", or "" (plain TCP).
+inline std::string tls_mode() {
+    const char* v = std::getenv("RMQ_TLS_MODE");
+    return v != nullptr ? v : "";
+}
+
+/// A transport configuration for the cluster: over TLS (verified against the cluster's CA) when it runs TLS,
+/// so every test then produces and consumes over TLS.
 inline rmq::RemotingConfig config() {
     rmq::RemotingConfig c;
     c.namesrv_addr = namesrv();
+    if (!tls_mode().empty()) {
+        c.tls.enable = true;
+        c.tls.client_trust_cert_path = env("RMQ_TLS_CA");
+    }
     return c;
 }
 

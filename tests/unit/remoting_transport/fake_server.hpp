@@ -2,7 +2,8 @@
 
 // An in-process RocketMQ-speaking TCP server for the transport tests: accepts connections on 127.0.0.1 (an
 // ephemeral port), decodes frames and hands each command to a handler that may answer, stay silent, send
-// requests of its own or misbehave (oversize frames, closing).
+// requests of its own or misbehave (oversize frames, closing). Given an asio::ssl::context it is a TLS
+// server: each session handshakes first (failures and the SNI name a client sent are recorded).
 
 #include <array>
 #include <chrono>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <fmt/format.h>
 
 #include <rmq/remoting/bodies.hpp>
@@ -34,9 +36,13 @@ class FakeServer;
 /// One accepted connection. Methods are thread-safe (they post to the server's thread).
 class FakeSession : public std::enable_shared_from_this<FakeSession> {
 public:
-    FakeSession(asio::ip::tcp::socket s, FakeServer& server)
+    FakeSession(asio::ip::tcp::socket s, FakeServer& server, asio::ssl::context* tls)
         : socket_(std::move(s))
-        , server_(server) {}
+        , server_(server) {
+        if (tls != nullptr) {
+            tls_ = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(socket_, *tls);
+        }
+    }
 
     /// Sends a command (encoded as JSON unless `type` says otherwise).
     void send(const rmq::remoting::Command& cmd,
@@ -73,29 +79,42 @@ public:
         socket_.close(ec);
     }
 
-    void start() { read_header(); }
+    void start();
 
 private:
+    template <typename Buffer, typename Handler>
+    void read(const Buffer& b, Handler&& h) {
+        if (tls_) {
+            asio::async_read(*tls_, b, std::forward<Handler>(h));
+        } else {
+            asio::async_read(socket_, b, std::forward<Handler>(h));
+        }
+    }
+
     void write() {
         if (writing_ || out_.empty()) {
             return;
         }
         writing_ = true;
-        asio::async_write(socket_,
-                          asio::buffer(out_.front()),
-                          [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
-                              self->writing_ = false;
-                              self->out_.pop_front();
-                              if (!ec) {
-                                  self->write();
-                              }
-                          });
+        auto done = [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+            self->writing_ = false;
+            self->out_.pop_front();
+            if (!ec) {
+                self->write();
+            }
+        };
+        if (tls_) {
+            asio::async_write(*tls_, asio::buffer(out_.front()), std::move(done));
+        } else {
+            asio::async_write(socket_, asio::buffer(out_.front()), std::move(done));
+        }
     }
 
     void read_header();
     void read_payload(std::size_t n);
 
     asio::ip::tcp::socket socket_;
+    std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> tls_;
     FakeServer& server_;
     std::array<std::byte, 4> len_{};
     std::deque<std::string> out_;
@@ -107,8 +126,11 @@ class FakeServer {
 public:
     using Handler = std::function<void(FakeSession&, const rmq::remoting::Command&)>;
 
-    explicit FakeServer(Handler handler = {}, std::uint16_t port = 0)
+    explicit FakeServer(Handler handler = {},
+                        std::uint16_t port = 0,
+                        std::shared_ptr<asio::ssl::context> tls = {})
         : handler_(std::move(handler))
+        , tls_(std::move(tls))
         , acceptor_(io_, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), port)) {
         accept();
         thread_ = std::thread([this] { io_.run(); });
@@ -175,6 +197,39 @@ public:
         return cv_.wait_for(lock, timeout, [&] { return !sessions_.empty() && sessions_.back().lock(); });
     }
 
+    /// TLS handshakes that failed (OpenSSL's reasons) and frames refused, in order.
+    std::vector<std::string> failures() {
+        const std::lock_guard lock(mutex_);
+        return failures_;
+    }
+
+    /// The SNI names of the completed TLS handshakes ("" when the client sent none).
+    std::vector<std::string> server_names() {
+        const std::lock_guard lock(mutex_);
+        return server_names_;
+    }
+
+    bool wait_failures(std::size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+        std::unique_lock lock(mutex_);
+        return cv_.wait_for(lock, timeout, [&] { return failures_.size() >= n; });
+    }
+
+    void on_failure(std::string why) {
+        {
+            const std::lock_guard lock(mutex_);
+            failures_.push_back(std::move(why));
+        }
+        cv_.notify_all();
+    }
+
+    void on_handshake(std::string server_name) {
+        {
+            const std::lock_guard lock(mutex_);
+            server_names_.push_back(std::move(server_name));
+        }
+        cv_.notify_all();
+    }
+
     void on_command(FakeSession& s, rmq::remoting::Command cmd) {
         Handler h;
         {
@@ -194,7 +249,7 @@ private:
             if (ec) {
                 return;
             }
-            auto s = std::make_shared<FakeSession>(std::move(sock), *this);
+            auto s = std::make_shared<FakeSession>(std::move(sock), *this, tls_.get());
             {
                 const std::lock_guard lock(mutex_);
                 sessions_.push_back(s);
@@ -207,6 +262,7 @@ private:
     }
 
     Handler handler_;
+    std::shared_ptr<asio::ssl::context> tls_;
     asio::io_context io_;
     asio::ip::tcp::acceptor acceptor_;
     std::thread thread_;
@@ -216,33 +272,56 @@ private:
     std::vector<std::weak_ptr<FakeSession>> sessions_;
     int accepted_ = 0;
     bool stopped_ = false;
+    std::vector<std::string> failures_;
+    std::vector<std::string> server_names_;
 };
 
+inline void FakeSession::start() {
+    if (!tls_) {
+        read_header();
+        return;
+    }
+    tls_->async_handshake(
+        asio::ssl::stream_base::server, [self = shared_from_this()](const boost::system::error_code& ec) {
+            if (ec) {
+                self->server_.on_failure(fmt::format("handshake: {}", ec.message()));
+                self->close_now();
+                return;
+            }
+            const char* sni = SSL_get_servername(self->tls_->native_handle(), TLSEXT_NAMETYPE_host_name);
+            self->server_.on_handshake(sni != nullptr ? sni : "");
+            self->read_header();
+        });
+}
+
 inline void FakeSession::read_header() {
-    asio::async_read(socket_,
-                     asio::buffer(len_),
-                     [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
-                         if (ec) {
-                             return;
-                         }
-                         const std::size_t n =
-                             rmq::remoting::frame_payload_length(std::as_bytes(std::span(self->len_)));
-                         self->read_payload(n);
-                     });
+    read(asio::buffer(len_), [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+        if (ec) {
+            return;
+        }
+        std::size_t n = 0;
+        try {
+            n = rmq::remoting::frame_payload_length(std::as_bytes(std::span(self->len_)));
+        } catch (const std::exception& e) {  // e.g. a TLS ClientHello at a plain server
+            self->server_.on_failure(fmt::format("frame: {}", e.what()));
+            self->close_now();
+            return;
+        }
+        self->read_payload(n);
+    });
 }
 
 inline void FakeSession::read_payload(std::size_t n) {
     auto buf = std::make_shared<std::vector<std::byte>>(n);
-    asio::async_read(socket_,
-                     asio::buffer(*buf),
-                     [self = shared_from_this(), buf](const boost::system::error_code& ec, std::size_t) {
-                         if (ec) {
-                             return;
-                         }
-                         auto cmd = rmq::remoting::decode_payload(std::span<const std::byte>(*buf));
-                         self->server_.on_command(*self, std::move(cmd));
-                         self->read_header();
-                     });
+    read(asio::buffer(*buf),
+         [self = shared_from_this(), buf](const boost::system::error_code& ec, std::size_t) {
+             if (ec) {
+                 return;
+             }
+             auto cmd = rmq::remoting::decode_payload(std::span<const std::byte>(*buf));
+             self->server_.on_command(*self, std::move(cmd));
+             self->read_header();
+         });
 }
 
 /// A route for `topic`: broker-a (master at `master`, optional slave at `slave`) with `queues` queues.

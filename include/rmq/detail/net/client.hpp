@@ -25,6 +25,8 @@ namespace rmq::detail {
 /// requests fail with rmq::Error) and joins the io thread; it must not be destroyed on that thread.
 class RemotingClient {
 public:
+    /// With `options.tls.enable`, every connection is TLS; throws rmq::TlsError (or rmq::InvalidArgument)
+    /// when the certificate files cannot be used.
     explicit RemotingClient(ConnectionOptions options,
                             std::optional<remoting::AclCredentials> credentials = std::nullopt);
 
@@ -53,8 +55,8 @@ public:
                       std::int64_t timeout_millis,
                       RemotingCallback callback);
 
-    /// Blocking two-way request: the response (whatever its code), or throws rmq::Timeout / rmq::Error.
-    /// Refused (rmq::IllegalState) on the io thread.
+    /// Blocking two-way request: the response (whatever its code), or throws rmq::Timeout / rmq::TlsError
+    /// (the TLS handshake failed) / rmq::Error. Refused (rmq::IllegalState) on the io thread.
     remoting::Command
     invoke_sync(const std::string& addr, remoting::Command cmd, std::int64_t timeout_millis);
 

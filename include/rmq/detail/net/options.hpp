@@ -15,6 +15,7 @@
 
 #include <rmq/config.hpp>
 #include <rmq/remoting/command.hpp>
+#include <rmq/transport/remoting_config.hpp>
 
 namespace rmq::detail {
 
@@ -53,6 +54,8 @@ struct ConnectionOptions {
     remoting::SerializeType serialize_type = remoting::SerializeType::Json;
     /// Frames announced above this are refused (the connection is closed), as Java's decoder does.
     std::size_t max_frame_length = remoting::max_frame_length;
+    /// TLS settings; `tls.enable` makes every connection TLS.
+    TlsConfig tls{};
 };
 
 /// Request ids: a process-wide counter like Java's RemotingCommand.requestId, kept non-negative as the C++

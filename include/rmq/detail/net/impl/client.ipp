@@ -27,12 +27,15 @@ namespace rmq::detail {
 /// What the client owns: the io context and its thread, the connections and the handlers they call.
 struct RemotingClient::Impl {
     Impl(ConnectionOptions o, std::optional<remoting::AclCredentials> c)
-        : options(o)
+        : options(std::move(o))
         , credentials(std::move(c))
+        , tls_context(options.tls.enable ? make_tls_context(options.tls) : nullptr)
         , work(asio::make_work_guard(io)) {}
 
     const ConnectionOptions options;
     const std::optional<remoting::AclCredentials> credentials;
+    /// Shared by every connection; null without TLS.
+    const std::shared_ptr<asio::ssl::context> tls_context;
     asio::io_context io{1};
     asio::executor_work_guard<asio::io_context::executor_type> work;
     std::thread thread;
@@ -46,7 +49,7 @@ struct RemotingClient::Impl {
 
 RMQ_DECL RemotingClient::RemotingClient(ConnectionOptions options,
                                         std::optional<remoting::AclCredentials> credentials)
-    : impl_(std::make_unique<Impl>(options, std::move(credentials))) {
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(credentials))) {
     impl_->thread = std::thread([impl = impl_.get()] {
         for (;;) {
             try {
@@ -121,8 +124,13 @@ RMQ_DECL std::shared_ptr<RemotingConnection> RemotingClient::connection(const st
             h(a, connected);
         }
     };
-    slot = std::make_shared<RemotingConnection>(
-        impl_->io, addr, impl_->options, std::move(on_request), std::move(on_connect), std::move(on_event));
+    slot = std::make_shared<RemotingConnection>(impl_->io,
+                                                addr,
+                                                impl_->options,
+                                                std::move(on_request),
+                                                std::move(on_connect),
+                                                std::move(on_event),
+                                                impl_->tls_context);
     return slot;
 }
 
@@ -146,6 +154,7 @@ RemotingClient::invoke_sync(const std::string& addr, remoting::Command cmd, std:
     struct Failure {
         bool timeout = false;
         std::string what;
+        bool tls = false;
     };
 
     using Result = std::variant<remoting::Command, Failure>;
@@ -165,6 +174,8 @@ RemotingClient::invoke_sync(const std::string& addr, remoting::Command cmd, std:
                              std::rethrow_exception(error);
                          } catch (const Timeout& e) {
                              failure = Failure{true, e.what()};
+                         } catch (const TlsError& e) {
+                             failure = Failure{false, e.what(), true};
                          } catch (const std::exception& e) {
                              failure = Failure{false, e.what()};
                          } catch (...) {
@@ -177,6 +188,9 @@ RemotingClient::invoke_sync(const std::string& addr, remoting::Command cmd, std:
     if (auto* failure = std::get_if<Failure>(&result)) {
         if (failure->timeout) {
             throw Timeout(failure->what);
+        }
+        if (failure->tls) {
+            throw TlsError(failure->what);
         }
         throw Error(failure->what);
     }

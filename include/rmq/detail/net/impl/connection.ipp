@@ -6,9 +6,10 @@
 /// above 16 MiB refused, a connect started by any request that finds none in flight (Java's invoke on an
 /// inactive channel), connection loss and recovery reported to the owner. Every socket operation runs on the
 /// owner's io_context
-/// thread (a single thread, so no strand is needed). Only the client (impl/client.ipp) uses it, so the whole
-/// class lives here, behind the client's pimpl, and Asio is parsed only where the connection layer is
-/// compiled.
+/// thread (a single thread, so no strand is needed). With TLS (a context given) each connect is followed by a
+/// handshake on a fresh asio::ssl::stream that takes over the socket; without, the socket is used directly.
+/// Only the client (impl/client.ipp) uses it, so the whole class lives here, behind the client's pimpl, and
+/// Asio is parsed only where the connection layer is compiled.
 
 #include <algorithm>
 #include <array>
@@ -31,6 +32,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <fmt/format.h>
@@ -41,6 +43,7 @@
 #include <rmq/remoting/command.hpp>
 
 #include <rmq/detail/net/connection.hpp>
+#include <rmq/detail/net/impl/tls.ipp>
 #include <rmq/detail/util/log.hpp>
 
 namespace rmq::detail {
@@ -58,13 +61,15 @@ public:
                        ConnectionOptions options,
                        RequestHandler on_request,
                        ConnectHook on_connect,
-                       ConnectionEventHook on_event = {})
+                       ConnectionEventHook on_event = {},
+                       std::shared_ptr<asio::ssl::context> tls_context = {})
         : io_(io)
         , addr_(std::move(addr))
-        , options_(options)
+        , options_(std::move(options))
         , on_request_(std::move(on_request))
         , on_connect_(std::move(on_connect))
         , on_event_(std::move(on_event))
+        , tls_context_(std::move(tls_context))
         , socket_(io)
         , resolver_(io)
         , connect_timer_(io) {}
@@ -134,6 +139,8 @@ public:
 
 private:
     enum class State { Disconnected, Connecting, Connected };
+
+    using TlsStream = asio::ssl::stream<asio::ip::tcp::socket>;
 
     struct Pending {
         RemotingCallback callback;
@@ -216,10 +223,11 @@ private:
         }
     }
 
-    void fail_all(const std::string& message) {
+    void fail_all(const std::string& message) { fail_all(std::make_exception_ptr(Error(message))); }
+
+    void fail_all(const std::exception_ptr& error) {
         auto pending = std::move(pending_);
         pending_.clear();
-        const auto error = std::make_exception_ptr(Error(message));
         for (auto& [opaque, p] : pending) {
             p.timer->cancel();
             invoke(p.callback, std::nullopt, error);
@@ -256,9 +264,8 @@ private:
         connect_timer_.async_wait(
             [self = shared_from_this(), gen = generation_](const boost::system::error_code& ec) {
                 if (!ec && gen == self->generation_ && self->state_ == State::Connecting) {
-                    boost::system::error_code ignored;
                     self->resolver_.cancel();
-                    self->socket_.close(ignored);  // the pending connect completes with operation_aborted
+                    self->close_transport();  // the pending connect or handshake ends with operation_aborted
                     self->timed_out_ = true;
                 }
             });
@@ -287,24 +294,86 @@ private:
                                                                   : ec2.message());
                             return;
                         }
-                        self->connected_ok();
+                        boost::system::error_code ignored;
+                        self->socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+                        if (self->tls_context_) {
+                            self->start_handshake();
+                        } else {
+                            self->connected_ok();
+                        }
                     });
             });
     }
 
-    void connect_failed(const std::string& why) {
-        connect_timer_.cancel();
+    // The TLS stream takes the connected socket over (socket_ is left closed, ready for the next connect);
+    // every operation on it keeps it alive through its handler, as a reconnect replaces it.
+    void start_handshake() {
+        tls_ = std::make_shared<TlsStream>(std::move(socket_), *tls_context_);
+        const std::string host = options_.tls.server_name.empty() ? host_of_addr() : options_.tls.server_name;
+        boost::system::error_code not_ip;
+        (void)asio::ip::make_address(host, not_ip);
+        // SNI carries host names only (RFC 6066); OpenSSL copies the string
+        if (not_ip && !host.empty() && SSL_set_tlsext_host_name(tls_->native_handle(), host.c_str()) != 1) {
+            log_line(LogLevel::Warn, "TLS to {}: SNI name '{}' not set", addr_, host);
+        }
+        tls_->async_handshake(
+            asio::ssl::stream_base::client,
+            [self = shared_from_this(), gen = generation_, keep = tls_](const boost::system::error_code& ec) {
+                if (gen != self->generation_) {
+                    return;
+                }
+                if (ec) {
+                    if (self->timed_out_) {
+                        self->connect_failed("connect timeout (TLS handshake)");
+                        return;
+                    }
+                    const std::string why =
+                        fmt::format("TLS handshake with {} failed: {}",
+                                    self->addr_,
+                                    tls_failure_reason(
+                                        ec, keep->native_handle(), tls_verifies_server(self->options_.tls)));
+                    if (why != self->last_tls_failure_) {  // once per cause, not per retried request
+                        self->last_tls_failure_ = why;
+                        log_line(LogLevel::Error, "{}", why);
+                    }
+                    self->connect_failed(why, std::make_exception_ptr(TlsError(why)));
+                    return;
+                }
+                self->last_tls_failure_.clear();
+                self->connected_ok();
+            });
+    }
+
+    [[nodiscard]] std::string host_of_addr() const {
+        std::string host = addr_.substr(0, addr_.rfind(':'));
+        if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+            host = host.substr(1, host.size() - 2);
+        }
+        return host;
+    }
+
+    /// Closes the socket, or the one under the TLS stream, which is dropped.
+    void close_transport() {
         boost::system::error_code ignored;
+        if (tls_) {
+            tls_->lowest_layer().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+            tls_->lowest_layer().close(ignored);
+            tls_.reset();
+        }
         socket_.close(ignored);
+    }
+
+    void connect_failed(const std::string& why, const std::exception_ptr& error = nullptr) {
+        connect_timer_.cancel();
+        close_transport();
         set_state(State::Disconnected);
         writes_.clear();
-        fail_all(fmt::format("connect to {} failed: {}", addr_, why));
+        fail_all(error ? error
+                       : std::make_exception_ptr(Error(fmt::format("connect to {} failed: {}", addr_, why))));
     }
 
     void connected_ok() {
         connect_timer_.cancel();
-        boost::system::error_code ignored;
-        socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
         set_state(State::Connected);
         const bool recovered = std::exchange(lost_, false);
         const bool reconnect = connects_.fetch_add(1) != 0;
@@ -367,7 +436,7 @@ private:
         resolver_.cancel();
         boost::system::error_code ignored;
         socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-        socket_.close(ignored);
+        close_transport();
         set_state(State::Disconnected);
         writing_ = false;
         writes_.clear();
@@ -391,36 +460,56 @@ private:
         auto& queue = priority ? priority_writes_ : writes_;
         writing_ = true;
         auto frame = queue.front();
-        asio::async_write(socket_,
-                          asio::buffer(*frame),
-                          [self = shared_from_this(), frame, priority, gen = generation_](
-                              const boost::system::error_code& ec, std::size_t) {
-                              if (gen != self->generation_) {
-                                  return;
-                              }
-                              self->writing_ = false;
-                              if (ec) {
-                                  self->shutdown_socket(fmt::format("write failed: {}", ec.message()));
-                                  return;
-                              }
-                              auto& q = priority ? self->priority_writes_ : self->writes_;
-                              if (!q.empty()) {
-                                  q.pop_front();
-                              }
-                              self->start_write();
-                          });
+        write_to_peer(asio::buffer(*frame),
+                      [self = shared_from_this(), frame, priority, gen = generation_, keep = tls_](
+                          const boost::system::error_code& ec, std::size_t) {
+                          if (gen != self->generation_) {
+                              return;
+                          }
+                          self->writing_ = false;
+                          if (ec) {
+                              self->shutdown_socket(fmt::format("write failed: {}", ec.message()));
+                              return;
+                          }
+                          auto& q = priority ? self->priority_writes_ : self->writes_;
+                          if (!q.empty()) {
+                              q.pop_front();
+                          }
+                          self->start_write();
+                      });
+    }
+
+    // The two ways to the peer: the TLS stream when there is one (kept alive by the handler), else the
+    // socket.
+    template <typename Buffer, typename Handler>
+    void read_from_peer(const Buffer& buffer, Handler&& handler) {
+        if (tls_) {
+            asio::async_read(*tls_, buffer, std::forward<Handler>(handler));
+        } else {
+            asio::async_read(socket_, buffer, std::forward<Handler>(handler));
+        }
+    }
+
+    template <typename Buffer, typename Handler>
+    void write_to_peer(const Buffer& buffer, Handler&& handler) {
+        if (tls_) {
+            asio::async_write(*tls_, buffer, std::forward<Handler>(handler));
+        } else {
+            asio::async_write(socket_, buffer, std::forward<Handler>(handler));
+        }
     }
 
     void start_read() {
-        asio::async_read(
-            socket_,
+        read_from_peer(
             asio::buffer(length_buf_),
-            [self = shared_from_this(), gen = generation_](const boost::system::error_code& ec, std::size_t) {
+            [self = shared_from_this(), gen = generation_, keep = tls_](const boost::system::error_code& ec,
+                                                                        std::size_t) {
                 if (gen != self->generation_) {
                     return;
                 }
                 if (ec) {
-                    self->shutdown_socket(ec == asio::error::eof
+                    // a TLS peer closing without close_notify (as Java's does) ends the stream "truncated"
+                    self->shutdown_socket(ec == asio::error::eof || ec == asio::ssl::error::stream_truncated
                                               ? std::string("connection closed by the peer")
                                               : fmt::format("read failed: {}", ec.message()));
                     return;
@@ -434,8 +523,18 @@ private:
                                                                self->options_.max_frame_length));
                     }
                 } catch (const std::exception& e) {
-                    log_line(LogLevel::Warn, "closing the connection to {}: {}", self->addr_, e.what());
-                    self->shutdown_socket(fmt::format("frame refused: {}", e.what()));
+                    std::string why = e.what();
+                    // a TLS record (alert 0x15 or handshake 0x16, version 3.x) where a length was due
+                    if (!self->tls_ &&
+                        (self->length_buf_[0] == std::byte{0x15} ||
+                         self->length_buf_[0] == std::byte{0x16}) &&
+                        self->length_buf_[1] == std::byte{0x03}) {
+                        why = fmt::format("the peer answered with TLS: it requires TLS (RemotingConfig::tls, "
+                                          "tls.enable) ({})",
+                                          why);
+                    }
+                    log_line(LogLevel::Warn, "closing the connection to {}: {}", self->addr_, why);
+                    self->shutdown_socket(fmt::format("frame refused: {}", why));
                     return;
                 }
                 self->read_payload(payload);
@@ -444,33 +543,32 @@ private:
 
     void read_payload(std::size_t size) {
         auto buf = std::make_shared<std::vector<std::byte>>(size);
-        asio::async_read(socket_,
-                         asio::buffer(*buf),
-                         [self = shared_from_this(), buf, gen = generation_](
-                             const boost::system::error_code& ec, std::size_t) {
-                             if (gen != self->generation_) {
-                                 return;
-                             }
-                             if (ec) {
-                                 self->shutdown_socket(fmt::format("read failed: {}", ec.message()));
-                                 return;
-                             }
-                             std::optional<remoting::Command> cmd;
-                             try {
-                                 cmd = remoting::decode_payload(std::span<const std::byte>(*buf));
-                             } catch (const std::exception& e) {
-                                 log_line(LogLevel::Warn,
-                                          "closing the connection to {}: undecodable frame: {}",
-                                          self->addr_,
-                                          e.what());
-                                 self->shutdown_socket(fmt::format("undecodable frame: {}", e.what()));
-                                 return;
-                             }
-                             self->dispatch(std::move(*cmd));
-                             if (gen == self->generation_) {
-                                 self->start_read();
-                             }
-                         });
+        read_from_peer(asio::buffer(*buf),
+                       [self = shared_from_this(), buf, gen = generation_, keep = tls_](
+                           const boost::system::error_code& ec, std::size_t) {
+                           if (gen != self->generation_) {
+                               return;
+                           }
+                           if (ec) {
+                               self->shutdown_socket(fmt::format("read failed: {}", ec.message()));
+                               return;
+                           }
+                           std::optional<remoting::Command> cmd;
+                           try {
+                               cmd = remoting::decode_payload(std::span<const std::byte>(*buf));
+                           } catch (const std::exception& e) {
+                               log_line(LogLevel::Warn,
+                                        "closing the connection to {}: undecodable frame: {}",
+                                        self->addr_,
+                                        e.what());
+                               self->shutdown_socket(fmt::format("undecodable frame: {}", e.what()));
+                               return;
+                           }
+                           self->dispatch(std::move(*cmd));
+                           if (gen == self->generation_) {
+                               self->start_read();
+                           }
+                       });
     }
 
     void dispatch(remoting::Command cmd) {
@@ -547,8 +645,14 @@ private:
     RequestHandler on_request_;
     ConnectHook on_connect_;
     ConnectionEventHook on_event_;
+    /// Set: every connection is TLS (null: plain TCP).
+    const std::shared_ptr<asio::ssl::context> tls_context_;
 
     asio::ip::tcp::socket socket_;
+    /// The TLS stream of the current connection (owning the socket), from the handshake on.
+    std::shared_ptr<TlsStream> tls_;
+    /// The last handshake failure logged (cleared by a success).
+    std::string last_tls_failure_;
     asio::ip::tcp::resolver resolver_;
     asio::steady_timer connect_timer_;
     State state_ = State::Disconnected;

@@ -159,6 +159,7 @@ RMQ_DECL ConnectionOptions RemotingTransportState::options(const RemotingConfig&
     ConnectionOptions o;
     o.connect_timeout_millis = c.connect_timeout_millis;
     o.serialize_type = c.serialize_type;
+    o.tls = c.tls;
     return o;
 }
 
