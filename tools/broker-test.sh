@@ -3,6 +3,9 @@
 # broker-b on 127.0.0.1, started by tools/rocketmq.sh).
 #
 #   tools/broker-test.sh [catch2 args...]     e.g. tools/broker-test.sh "[realcluster]" -s
+#   RMQ_VERSION=4.9.7 tools/broker-test.sh    the same suite against Apache RocketMQ 4.9.7 (RMQ_VERSION is passed
+#                                             to tools/rocketmq.sh and to the tests, which skip 5.x-only checks
+#                                             loudly); RMQ_NAMESRV_PORT / RMQ_BROKER_PORT pick the ports
 #
 # 1. makes sure the JDK and Maven are there (installs them with RMQ_DEPS_BROKER=1 tools/install-deps.sh when
 #    running as root), then `tools/rocketmq.sh fetch`. When that fails (Maven Central unreachable) the tests are
@@ -19,6 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 T0=$SECONDS
+export RMQ_VERSION=${RMQ_VERSION:-5.3.3}
 declare -a TIMES=()
 
 step_done() { TIMES+=("$(printf '%-22s %4ds' "$1" $((SECONDS - $2)))"); }
@@ -50,7 +54,7 @@ fi
 
 t=$SECONDS
 if ! tools/rocketmq.sh fetch >&2; then
-    skip "Apache RocketMQ 5.3.3 could not be fetched from Maven Central (tools/rocketmq.sh fetch failed)"
+    skip "Apache RocketMQ $RMQ_VERSION could not be fetched from Maven Central (tools/rocketmq.sh fetch failed)"
 fi
 step_done fetch "$t"
 
@@ -87,12 +91,12 @@ rc=0
 "$BUILD/rmq_realcluster" --durations yes "$@" || rc=$?
 step_done tests "$t"
 
-echo "broker-test.sh: timings" >&2
+echo "broker-test.sh: timings (Apache RocketMQ $RMQ_VERSION)" >&2
 printf '  %s\n' "${TIMES[@]}" >&2
 printf '  %-22s %4ds\n' total $((SECONDS - T0)) >&2
 if [[ $rc -ne 0 ]]; then
-    echo "broker-test.sh: FAILED (real-cluster tests exit status $rc)" >&2
+    echo "broker-test.sh: FAILED (real-cluster tests exit status $rc, Apache RocketMQ $RMQ_VERSION)" >&2
 else
-    echo "broker-test.sh: real-cluster tests passed" >&2
+    echo "broker-test.sh: real-cluster tests passed (Apache RocketMQ $RMQ_VERSION)" >&2
 fi
 exit $rc

@@ -46,8 +46,34 @@ readonly CLUSTER_NAME=DefaultCluster
 readonly NAMESRV_JVM=${RMQ_NAMESRV_JVM:-"-Xms128m -Xmx256m -XX:MaxDirectMemorySize=128m"}
 readonly BROKER_JVM=${RMQ_BROKER_JVM:-"-Xms256m -Xmx512m -XX:MaxDirectMemorySize=512m"}
 readonly TOOL_JVM="-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
-# RocketMQ's shaded logback prints its whole configuration to stdout when its own config has a warning.
-readonly QUIET_LOGBACK=-Dlogback.statusListenerClass=org.apache.rocketmq.logging.ch.qos.logback.core.status.NopStatusListener
+# RocketMQ 4.9.x (RMQ_VERSION=4.*) differs in how it is launched, not in what the cluster looks like: plain logback
+# configured from $ROCKETMQ_HOME/conf (tools/rocketmq/conf-4.x, copied into the cluster directory), no 5.x-only
+# broker.conf keys (V5_ONLY_KEYS), disk thresholds as system properties, another registration log line.
+case $RMQ_VERSION in
+4.*) readonly RMQ_MAJOR=4 ;;
+5.*) readonly RMQ_MAJOR=5 ;;
+*) echo "rocketmq.sh: ERROR: RMQ_VERSION=$RMQ_VERSION: only 4.x (4.9.7) and 5.x (5.3.3) are supported" >&2; exit 1 ;;
+esac
+if ((RMQ_MAJOR == 4)); then
+    # logback prints its whole configuration to stdout when a config has a warning
+    readonly QUIET_LOGBACK=-Dlogback.statusListenerClass=ch.qos.logback.core.status.NopStatusListener
+    # 4.x unmaps commit log files through JDK internals that JDK 17 closes by default
+    readonly SERVER_JVM_EXTRA="--add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED \
+--add-opens java.base/jdk.internal.ref=ALL-UNNAMED"
+    # 4.x reads these two from system properties (5.x: broker.conf); the same values as broker.conf.in
+    readonly BROKER_JVM_EXTRA="-Drocketmq.broker.diskSpaceWarningLevelRatio=0.98 \
+-Drocketmq.broker.diskSpaceCleanForciblyRatio=0.97"
+    # broker.conf.in keys 4.x does not have (it ignores unknown keys; they are left out so the file tells the truth):
+    # bindAddress (4.x listens on every interface), the disk thresholds (above), timerWheelEnable (no timer store)
+    readonly V5_ONLY_KEYS="bindAddress diskSpaceWarningLevelRatio diskSpaceCleanForciblyRatio timerWheelEnable"
+    # written by BrokerOuterAPI for each NameServer; 4.x registers before printing the boot line
+    readonly REGISTERED_LINE='register broker\[0\]to name server .* OK'
+else
+    # RocketMQ's shaded logback prints its whole configuration to stdout when its own config has a warning.
+    readonly QUIET_LOGBACK=-Dlogback.statusListenerClass=org.apache.rocketmq.logging.ch.qos.logback.core.status.NopStatusListener
+    readonly SERVER_JVM_EXTRA="" BROKER_JVM_EXTRA="" V5_ONLY_KEYS=""
+    readonly REGISTERED_LINE='Registering current broker to name server completed'
+fi
 # JVM messages (e.g. about a class-data archive) go to stderr, never between mqadmin output or JSON lines.
 readonly JVM_LOG="-Xlog:disable -Xlog:all=error:stderr"
 
@@ -337,7 +363,7 @@ launch() {
     cds=$(cds_args "${role%%-*}" "$(cat "$SERVER_CP")" "$d/$role/cds.pending")
     # user.home per process: RocketMQ logs to ~/logs/rocketmqlogs and the NameServer keeps ~/namesrv there.
     # shellcheck disable=SC2086
-    setsid java $jvm $(tls_server_flags "$d") -XX:+UseSerialGC -XX:-OmitStackTraceInFastThrow $QUIET_LOGBACK $JVM_LOG $cds \
+    setsid java $jvm $SERVER_JVM_EXTRA $(tls_server_flags "$d") -XX:+UseSerialGC -XX:-OmitStackTraceInFastThrow $QUIET_LOGBACK $JVM_LOG $cds \
         -Duser.home="$d/$role" -Drocketmq.home.dir="$d" -Drmq.cluster.role="$d/$role" \
         -cp "$(cat "$SERVER_CP")" "$main" "$@" </dev/null >"$d/$role/stdout.log" 2>&1 &
     local pid=$! i
@@ -391,8 +417,11 @@ admin_in() {
     cp="$(peer_jar):$(cat "$SERVER_CP")"
     mkdir -p "$d/mqadmin"
     cds=$(cds_args admin "$cp $(stat -c %Y "$(peer_jar)")" "$d/mqadmin/cds.pending.admin.$$")
+    # 4.x: plain logback on the server classpath would log DEBUG to the console without a configuration
+    local logcfg=""
+    ((RMQ_MAJOR == 5)) || logcfg=-Dlogback.configurationFile=$d/conf/logback_tools.xml
     # shellcheck disable=SC2086
-    timeout "${RMQ_ADMIN_TIMEOUT:-60}" java $TOOL_JVM $QUIET_LOGBACK $JVM_LOG $cds $(tls_client_flags "$d") \
+    timeout "${RMQ_ADMIN_TIMEOUT:-60}" java $TOOL_JVM $QUIET_LOGBACK $JVM_LOG $cds $logcfg $(tls_client_flags "$d") \
         -Duser.home="$d/mqadmin" -Drocketmq.home.dir="$d" -cp "$cp" rmq.interop.ClusterAdmin "$@" || rc=$?
     cds_commit "$d/mqadmin/cds.pending.admin.$$" "$cp"
     return $rc
@@ -437,6 +466,15 @@ wait_registered() {
     done
 }
 
+# drop_keys KEY...: filters a .properties stream, leaving out KEY=... lines and the comment lines just above them.
+drop_keys() {
+    (($#)) || { cat; return; }
+    awk -v keys="$*" 'BEGIN { n = split(keys, k, " "); for (i = 1; i <= n; i++) drop[k[i]] = 1 }
+        /^#/ { held = held $0 "\n"; next }
+        { split($0, kv, "="); if (!(kv[1] in drop)) printf "%s%s\n", held, $0; held = "" }
+        END { printf "%s", held }'
+}
+
 start_broker_proc() {
     local d=$1 b=$2 port
     # shellcheck disable=SC1091
@@ -445,11 +483,10 @@ start_broker_proc() {
     mkdir -p "$d/$b"
     sed -e "s|@CLUSTER@|$CLUSTER_NAME|" -e "s|@NAME@|$b|" -e "s|@NAMESRV_PORT@|$NAMESRV_PORT|" \
         -e "s|@PORT@|$port|" -e "s|@HA_PORT@|$((port + 1))|" -e "s|@STORE@|$d/$b/store|g" \
-        "$TPL/broker.conf.in" >"$d/$b/broker.conf"
+        "$TPL/broker.conf.in" | drop_keys $V5_ONLY_KEYS >"$d/$b/broker.conf"
     # the registration after boot is asynchronous in 5.x; count earlier ones (restart keeps the log)
-    grep -c 'Registering current broker to name server completed' "$d/$b/logs/rocketmqlogs/broker.log" \
-        >"$d/$b/registrations.before" 2>/dev/null || true
-    launch "$d" "$b" org.apache.rocketmq.broker.BrokerStartup "$BROKER_JVM" -c "$d/$b/broker.conf"
+    grep -c "$REGISTERED_LINE" "$d/$b/logs/rocketmqlogs/broker.log" >"$d/$b/registrations.before" 2>/dev/null || true
+    launch "$d" "$b" org.apache.rocketmq.broker.BrokerStartup "$BROKER_JVM $BROKER_JVM_EXTRA" -c "$d/$b/broker.conf"
 }
 
 # wait_broker DIR BROKER DEADLINE_S: boot line on stdout, then a new registration line in broker.log.
@@ -459,8 +496,7 @@ wait_broker() {
     before=$(cat "$d/$b/registrations.before" 2>/dev/null || echo 0)
     before=${before:-0}
     while true; do
-        n=$(grep -c 'Registering current broker to name server completed' "$d/$b/logs/rocketmqlogs/broker.log" \
-            2>/dev/null || true)
+        n=$(grep -c "$REGISTERED_LINE" "$d/$b/logs/rocketmqlogs/broker.log" 2>/dev/null || true)
         ((${n:-0} > before)) && return 0
         pid_of "$d" "$b" >/dev/null || die "$b exited after boot (logs: $d/$b/)"
         ((SECONDS < deadline)) || die "$b booted but did not register with the NameServer within ${START_TIMEOUT}s"
@@ -495,8 +531,8 @@ cmd_start() {
             done
         fi
         [[ -z $(ls -A "$d" | grep -v -e '^cluster\.' -e '^pids$' -e '^namesrv$' -e '^broker-' -e '^mqadmin$' \
-            -e '^tls$') ]] || die "$d contains foreign files; give an empty or new directory"
-        rm -rf "$d"/namesrv "$d"/broker-* "$d"/pids "$d"/mqadmin "$d"/cluster.* "$d"/tls
+            -e '^tls$' -e '^conf$') ]] || die "$d contains foreign files; give an empty or new directory"
+        rm -rf "$d"/namesrv "$d"/broker-* "$d"/pids "$d"/mqadmin "$d"/cluster.* "$d"/tls "$d"/conf
     fi
 
     # Ports: 9876 unless taken (or RMQ_NAMESRV_PORT), brokers 10911, 10921, ... skipping taken ones.
@@ -521,6 +557,11 @@ cmd_start() {
         echo "TLS_MODE=$tls"
     } >"$d/cluster.conf"
     [[ -z $tls ]] || make_tls "$d"
+    # 4.x configures logback from $ROCKETMQ_HOME/conf (rocketmq.home.dir is D) and refuses to start without it
+    if ((RMQ_MAJOR == 4)); then
+        mkdir -p "$d/conf"
+        cp "$TPL"/conf-4.x/logback_*.xml "$d/conf/"
+    fi
     echo "$d" >"$CURRENT.tmp.$$" 2>/dev/null || { mkdir -p "$CACHE" && echo "$d" >"$CURRENT.tmp.$$"; }
     mv "$CURRENT.tmp.$$" "$CURRENT"
     # a failed start must not leave half a cluster running

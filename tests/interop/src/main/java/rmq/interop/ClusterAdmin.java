@@ -9,15 +9,13 @@ import java.util.TreeMap;
 
 import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.constant.PermName;
-import org.apache.rocketmq.remoting.protocol.body.ClusterInfo;
-import org.apache.rocketmq.remoting.protocol.route.BrokerData;
-import org.apache.rocketmq.remoting.protocol.route.QueueData;
-import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 
 /**
  * What tools/rocketmq.sh needs from the admin API, without mqadmin's seconds of graceful Netty shutdown per call.
- * Runs on the server classpath (rocketmq-tools is a provided dependency).
+ * Runs on the server classpath (rocketmq-tools is a provided dependency). One source for 4.x and 5.x: the route and
+ * cluster types moved from org.apache.rocketmq.common.protocol to org.apache.rocketmq.remoting.protocol in 5.0, so
+ * they are never named ({@code var}).
  *
  * <pre>
  * ClusterAdmin NAMESRV wait-cluster CLUSTER N TIMEOUT_S       until N masters are registered; prints "name addr"
@@ -69,14 +67,14 @@ public final class ClusterAdmin {
 
     /** Master addresses of the cluster's brokers, by broker name. */
     private static Map<String, String> masters(DefaultMQAdminExt admin, String cluster) throws Exception {
-        ClusterInfo info = admin.examineBrokerClusterInfo();
+        var info = admin.examineBrokerClusterInfo();
         Map<String, String> out = new TreeMap<>();
         Set<String> names = info.getClusterAddrTable() == null ? null : info.getClusterAddrTable().get(cluster);
         if (names == null) {
             return out;
         }
         for (String name : names) {
-            BrokerData bd = info.getBrokerAddrTable().get(name);
+            var bd = info.getBrokerAddrTable().get(name);
             String addr = bd == null ? null : bd.getBrokerAddrs().get(0L);
             if (addr != null) {
                 out.put(name, addr);
@@ -154,14 +152,15 @@ public final class ClusterAdmin {
 
     private static boolean routed(DefaultMQAdminExt admin, String topic, int queues, Set<String> brokers) {
         try {
-            TopicRouteData route = admin.examineTopicRouteInfo(topic);
-            Map<String, QueueData> byBroker = new HashMap<>();
-            for (QueueData qd : route.getQueueDatas()) {
-                byBroker.put(qd.getBrokerName(), qd);
+            var route = admin.examineTopicRouteInfo(topic);
+            // broker name -> {read queues, write queues}
+            Map<String, int[]> byBroker = new HashMap<>();
+            for (var qd : route.getQueueDatas()) {
+                byBroker.put(qd.getBrokerName(), new int[] {qd.getReadQueueNums(), qd.getWriteQueueNums()});
             }
             for (String b : brokers) {
-                QueueData qd = byBroker.get(b);
-                if (qd == null || qd.getReadQueueNums() != queues || qd.getWriteQueueNums() != queues) {
+                int[] rw = byBroker.get(b);
+                if (rw == null || rw[0] != queues || rw[1] != queues) {
                     return false;
                 }
             }
