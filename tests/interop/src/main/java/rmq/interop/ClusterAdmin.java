@@ -9,6 +9,7 @@ import java.util.TreeMap;
 
 import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.constant.PermName;
+import org.apache.rocketmq.remoting.exception.RemotingException;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 
 /**
@@ -105,9 +106,29 @@ public final class ClusterAdmin {
         return 1;
     }
 
+    /** A call that may time out on a starved machine (busy cores): retried until the deadline. */
+    private interface Call<T> {
+        T run() throws Exception;
+    }
+
+    private static <T> T retry(long deadline, Call<T> call) throws Exception {
+        while (true) {
+            try {
+                return call.run();
+            } catch (RemotingException e) {
+                if (System.currentTimeMillis() >= deadline) {
+                    throw e;
+                }
+                Peer.log("ClusterAdmin: %s; retrying", e);
+                Thread.sleep(500);
+            }
+        }
+    }
+
     private static int createTopics(DefaultMQAdminExt admin, String cluster, long timeoutMs, List<String> specs)
         throws Exception {
-        Map<String, String> brokers = masters(admin, cluster);
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        Map<String, String> brokers = retry(deadline, () -> masters(admin, cluster));
         if (brokers.isEmpty()) {
             Peer.log("ClusterAdmin: no broker registered in cluster %s", cluster);
             return 1;
@@ -124,11 +145,13 @@ public final class ClusterAdmin {
             TopicConfig tc = new TopicConfig(t.getKey(), t.getValue(), t.getValue(),
                 PermName.PERM_READ | PermName.PERM_WRITE);
             for (Map.Entry<String, String> b : brokers.entrySet()) {
-                admin.createAndUpdateTopicConfig(b.getValue(), tc);
+                retry(deadline, () -> {
+                    admin.createAndUpdateTopicConfig(b.getValue(), tc);
+                    return null;
+                });
             }
         }
         // the broker reports the change to the NameServer asynchronously
-        long deadline = System.currentTimeMillis() + timeoutMs;
         List<String> missing = new ArrayList<>(topics.keySet());
         while (true) {
             missing.clear();
