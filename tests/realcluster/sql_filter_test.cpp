@@ -1,14 +1,16 @@
-// SQL92 subscriptions against Apache RocketMQ 5.3.3 (broker started with enablePropertyFilter=true by
+// SQL92 subscriptions against Apache RocketMQ 5.3.3 or 4.9.7 (broker started with enablePropertyFilter=true by
 // tools/rocketmq/broker.conf.in): the broker filters by message properties; rmq's heartbeat and pull carry
 // expressionType SQL92; filtered messages advance the committed offsets.
 
 #include <chrono>
+#include <cstdlib>
 #include <future>
 #include <map>
 #include <mutex>
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -239,8 +241,17 @@ TEST_CASE("SQL92 evaluation agrees with the Java broker on every expression x pr
         sent.push_back(m);
     }
     producer.shutdown();
+    // CONTAINS, STARTSWITH and ENDSWITH came with 5.1.3; 4.x's parser stops before an operator it does not know and
+    // filters by the left operand alone (`a CONTAINS 'b'` as `a`), so those are not compared there.
+    const char* version = std::getenv("RMQ_VERSION");
+    const bool broker_4x = version != nullptr && std::string_view(version).starts_with("4.");
     for (const auto& expr : expressions) {
         INFO("expression: " << expr);
+        if (broker_4x && (expr.find("CONTAINS") != std::string::npos || expr.find("STARTSWITH") != std::string::npos ||
+                          expr.find("ENDSWITH") != std::string::npos)) {
+            WARN("not compared on Apache RocketMQ " << version << " (the operator needs a 5.1.3+ broker): " << expr);
+            continue;
+        }
         const auto compiled = rmq::detail::filter::compile(expr);
         std::set<std::string> expected;
         for (std::size_t i = 0; i < sent.size(); ++i) {
