@@ -1,19 +1,19 @@
-// Apache RocketMQ's mqadmin (5.3.3, or 4.9.7 with RMQ_VERSION=4.9.7) against running rmq consumers: consumerStatus (GET_CONSUMER_RUNNING_INFO),
-// resetOffsetByTime (RESET_CONSUMER_CLIENT_OFFSET, Concurrently and Orderly) and queryMsgById -d
-// (CONSUME_MESSAGE_DIRECTLY).
+// Apache RocketMQ's mqadmin (5.3.3, or 4.9.7 with RMQ_VERSION=4.9.7) against running rmq consumers:
+// consumerStatus (GET_CONSUMER_RUNNING_INFO), resetOffsetByTime (RESET_CONSUMER_CLIENT_OFFSET, Concurrently
+// and Orderly) and queryMsgById -d (CONSUME_MESSAGE_DIRECTLY).
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <sstream>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -121,16 +121,17 @@ void check_reset_by_time(const std::string& tag, Listener&& listener) {
     });
     consumer.start();
     REQUIRE(got.wait_total(n));
-    // A 4.x broker resets only when every queue of the topic has an offset committed by the group ("consumer group
-    // not exist" otherwise); the consumer commits every persist_consumer_offset_interval (5 s).
+    // A 4.x broker resets only when every queue of the topic has an offset committed by the group ("consumer
+    // group not exist" otherwise); the consumer commits every persist_consumer_offset_interval (5 s).
     std::map<rmq::MessageQueue, std::int64_t> ends;
     for (const auto& r : sent) {
         ends[r.message_queue] = std::max(ends[r.message_queue], r.queue_offset + 1);
     }
     REQUIRE(rmq_rc::wait_until(
         [&] {
-            return std::ranges::all_of(
-                ends, [&](const auto& e) { return transport.query_consumer_offset(group, e.first) == e.second; });
+            return std::ranges::all_of(ends, [&](const auto& e) {
+                return transport.query_consumer_offset(group, e.first) == e.second;
+            });
         },
         std::chrono::seconds(60)));
     const auto out = mqadmin(fmt::format("resetOffsetByTime -g {} -t {} -s {}", group, topic, before));
@@ -223,8 +224,8 @@ TEST_CASE("mqadmin queryMsgById -d: the listener consumes the message directly (
     REQUIRE(got.wait_total(4));
     // 4.x's queryMsgById has no -t: the offset message id alone names broker and commit log position
     const auto topic_arg = rocketmq_4x() ? std::string() : fmt::format("-t {} ", topic);
-    const auto out = mqadmin(fmt::format("queryMsgById {}-i {} -g {} -d {}", topic_arg, sent[2].offset_msg_id,
-                                         group, consumer.client_id()));
+    const auto out = mqadmin(fmt::format(
+        "queryMsgById {}-i {} -g {} -d {}", topic_arg, sent[2].offset_msg_id, group, consumer.client_id()));
     INFO(out);
     CHECK(out.find("consumeResult=CR_SUCCESS") != std::string::npos);
     CHECK(out.find("order=false") != std::string::npos);

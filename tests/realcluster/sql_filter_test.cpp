@@ -1,5 +1,5 @@
-// SQL92 subscriptions against Apache RocketMQ 5.3.3 or 4.9.7 (broker started with enablePropertyFilter=true by
-// tools/rocketmq/broker.conf.in): the broker filters by message properties; rmq's heartbeat and pull carry
+// SQL92 subscriptions against Apache RocketMQ 5.3.3 or 4.9.7 (broker started with enablePropertyFilter=true
+// by tools/rocketmq/broker.conf.in): the broker filters by message properties; rmq's heartbeat and pull carry
 // expressionType SQL92; filtered messages advance the committed offsets.
 
 #include <chrono>
@@ -241,15 +241,17 @@ TEST_CASE("SQL92 evaluation agrees with the Java broker on every expression x pr
         sent.push_back(m);
     }
     producer.shutdown();
-    // CONTAINS, STARTSWITH and ENDSWITH came with 5.1.3; 4.x's parser stops before an operator it does not know and
-    // filters by the left operand alone (`a CONTAINS 'b'` as `a`), so those are not compared there.
+    // CONTAINS, STARTSWITH and ENDSWITH came with 5.1.3; 4.x's parser stops before an operator it does not
+    // know and filters by the left operand alone (`a CONTAINS 'b'` as `a`), so those are not compared there.
     const char* version = std::getenv("RMQ_VERSION");
     const bool broker_4x = version != nullptr && std::string_view(version).starts_with("4.");
     for (const auto& expr : expressions) {
         INFO("expression: " << expr);
-        if (broker_4x && (expr.find("CONTAINS") != std::string::npos || expr.find("STARTSWITH") != std::string::npos ||
-                          expr.find("ENDSWITH") != std::string::npos)) {
-            WARN("not compared on Apache RocketMQ " << version << " (the operator needs a 5.1.3+ broker): " << expr);
+        if (broker_4x &&
+            (expr.find("CONTAINS") != std::string::npos || expr.find("STARTSWITH") != std::string::npos ||
+             expr.find("ENDSWITH") != std::string::npos)) {
+            WARN("not compared on Apache RocketMQ " << version
+                                                    << " (the operator needs a 5.1.3+ broker): " << expr);
             continue;
         }
         const auto compiled = rmq::detail::filter::compile(expr);
