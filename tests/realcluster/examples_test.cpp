@@ -1,5 +1,7 @@
 // examples/remote_producer.cpp and examples/remote_consumer.cpp run against the cluster (plain ctest cannot:
-// they need a NameServer): what the producer reports sent, the consumer reports consumed, by message id.
+// they need a NameServer): what the producer reports sent, the consumer reports consumed, by message id. They
+// take TLS (RMQ_TLS_CA) from the environment, which tools/broker-test.sh fills from the cluster's
+// cluster.env.
 
 #include <array>
 #include <cstdio>
