@@ -4,6 +4,8 @@
 //   rmq_example_remote_consumer NAMESRV GROUP TOPIC [EXPRESSION] [SECONDS]
 //   e.g. rmq_example_remote_consumer 127.0.0.1:9876 my_group TopicTest "TagA || TagB" 30
 //
+// TLS and ACL come from the environment: see remote_config.hpp.
+//
 // Without arguments it prints this usage and exits (the example runner runs every example).
 
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
@@ -19,6 +21,8 @@
 #include <span>
 #include <string>
 #include <thread>
+
+#include "remote_config.hpp"
 
 #include <fmt/format.h>
 
@@ -36,8 +40,7 @@ int main(int argc, char** argv) {
     try {
         const std::string expression = argc > 4 ? argv[4] : "*";
         const int seconds = argc > 5 ? std::stoi(argv[5]) : 0;
-        rmq::RemotingConfig config;
-        config.namesrv_addr = argv[1];
+        const rmq::RemotingConfig config = remote_example::config(argv[1]);
         rmq::ConsumerConfig cc{.consumer_group = argv[2],
                                .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
         rmq::PushConsumer<rmq::RemotingTransport> consumer{rmq::RemotingTransport{config}, cc};

@@ -3,6 +3,8 @@
 //   rmq_example_remote_producer NAMESRV TOPIC [COUNT] [TAG]
 //   e.g. rmq_example_remote_producer 127.0.0.1:9876 TopicTest 100 TagA
 //
+// TLS and ACL come from the environment: see remote_config.hpp.
+//
 // Without arguments it prints this usage and exits (the example runner runs every example).
 
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
@@ -15,6 +17,8 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+
+#include "remote_config.hpp"
 
 #include <fmt/format.h>
 
@@ -31,8 +35,7 @@ int main(int argc, char** argv) {
         const std::string topic = argv[2];
         const int count = argc > 3 ? std::stoi(argv[3]) : 10;
         const std::string tag = argc > 4 ? argv[4] : "TagA";
-        rmq::RemotingConfig config;
-        config.namesrv_addr = argv[1];
+        const rmq::RemotingConfig config = remote_example::config(argv[1]);
         rmq::Producer<rmq::RemotingTransport> producer{
             rmq::RemotingTransport{config}, rmq::ProducerConfig{.producer_group = "remote_producer_group"}};
         producer.start();

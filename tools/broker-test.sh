@@ -16,6 +16,9 @@
 # With RMQ_TLS_MODE=enforcing (or permissive) the cluster serves TLS (tools/rocketmq.sh start --tls) and every test
 # connects with TLS; the [tls] tests then also check the failures (e.g. RMQ_TLS_MODE=enforcing tools/broker-test.sh
 # "[tls]"); on a plain cluster they only warn.
+# With RMQ_ACL=1 the brokers enforce authentication and authorization (tools/rocketmq.sh start --acl) and every
+# test signs as the cluster's super user; the [acl] tests then run (RMQ_ACL=1 tools/broker-test.sh "[acl]"); on a
+# cluster without ACL they only warn.
 # Prints how long each step took. Exit status: the tests' (non-zero when a test failed or the cluster did not
 # start).
 set -euo pipefail
@@ -73,7 +76,9 @@ cmake --build "$BUILD" -j "${RMQ_BUILD_JOBS:-2}" >&2
 step_done build "$t"
 
 t=$SECONDS
-RMQ_CLUSTER_DIR=$(tools/rocketmq.sh start) || {
+start_args=()
+[[ ${RMQ_ACL:-0} != 1 ]] || start_args+=(--acl)
+RMQ_CLUSTER_DIR=$(tools/rocketmq.sh start "${start_args[@]+"${start_args[@]}"}") || {
     echo "broker-test.sh: FAILED: the Apache RocketMQ cluster did not start" >&2
     exit 1
 }

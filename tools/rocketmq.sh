@@ -3,10 +3,12 @@
 # plus the Java reference peer of tests/interop. See docs/transport/real-cluster.md.
 #
 #   tools/rocketmq.sh fetch                         resolve NameServer/Broker/mqadmin + Java client (Maven Central)
-#   tools/rocketmq.sh start [--dir D] [--brokers N] [--tls enforcing|permissive]
+#   tools/rocketmq.sh start [--dir D] [--brokers N] [--tls enforcing|permissive] [--acl]
 #                                                   start NameServer + broker-a, broker-b, ...; writes D/cluster.env
 #                                                   --tls (or RMQ_TLS_MODE): a throw-away CA and certificates in
 #                                                   D/tls (openssl), every remoting port serves TLS (see below)
+#                                                   --acl (or RMQ_ACL=1): brokers enforce authentication and
+#                                                   authorization, with three throw-away users (see below)
 #   tools/rocketmq.sh create-topic NAME QUEUES [NAME QUEUES...]  UPDATE_AND_CREATE_TOPIC on every broker
 #   tools/rocketmq.sh status | stop [--dir D] [--fast] [--clean]  (kill -9 at once / remove D afterwards)
 #   tools/rocketmq.sh kill-broker NAME [--term]    kill -9 (or SIGTERM) one broker, store kept
@@ -28,6 +30,13 @@
 # the brokers, mqadmin, ClusterAdmin and the Java peers connect with TLS, verifying against ca.pem. D/tls also holds
 # client.pem/client.key (signed by the CA) and other-ca.pem (an unrelated CA, for verification failures);
 # cluster.env names them (RMQ_TLS_MODE, RMQ_TLS_CA, RMQ_TLS_OTHER_CA, RMQ_TLS_CLIENT_CERT, RMQ_TLS_CLIENT_KEY).
+#
+# ACL (--acl): the brokers run 5.x authentication + authorization (authenticationEnabled, authorizationEnabled,
+# local metadata in each broker's store). Random secrets per cluster; cluster.env names the users:
+# RMQ_ACL_ADMIN_AK/SK (super user: the brokers' own inner calls, mqadmin via D/conf/tools.yml, ClusterAdmin and
+# the Java peers), RMQ_ACL_USER_AK/SK (Pub,Sub on topics RMQ_ACL_PREFIX*, Sub on groups RMQ_ACL_PREFIX*) and
+# RMQ_ACL_DENIED_AK/SK (Pub on those topics, nothing else: it can produce, never consume). The NameServer of
+# 5.3.3 checks nothing.
 set -euo pipefail
 
 readonly RMQ_VERSION=${RMQ_VERSION:-5.3.3}
@@ -287,6 +296,94 @@ tls_server_flags() {
         "-Dtls.server.need.client.auth=none $(tls_client_flags "$d")"
 }
 
+# ---------------------------------------------------------------------------------------------------- ACL
+
+# Users of an --acl cluster (5.x authentication + authorization); prefix of the topics and groups the users may use.
+readonly ACL_ADMIN=rmq_admin ACL_USER=rmq_user ACL_DENIED=rmq_denied ACL_PREFIX=RcAcl
+
+acl_on() {
+    local ACL=0
+    # shellcheck disable=SC1091
+    source "$1/cluster.conf"
+    [[ $ACL == 1 ]]
+}
+
+# acl_make DIR: random secrets (cluster.conf lines on stdout) and mqadmin's credentials file D/conf/tools.yml.
+acl_make() {
+    local d=$1 who sk
+    mkdir -p "$d/conf"
+    echo "ACL=1"
+    for who in ADMIN USER DENIED; do
+        sk=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+        echo "ACL_${who}_SK=$sk"
+        [[ $who != ADMIN ]] || printf 'accessKey: %s\nsecretKey: %s\n' "$ACL_ADMIN" "$sk" >"$d/conf/tools.yml"
+    done
+}
+
+# acl_broker_conf DIR: the broker.conf lines of an --acl cluster (nothing otherwise).
+acl_broker_conf() {
+    local d=$1
+    acl_on "$d" || return 0
+    # shellcheck disable=SC1091
+    source "$d/cluster.conf"
+    printf '%s\n' '# --acl: 5.x authentication and authorization, users and ACLs kept in the store (config/)' \
+        authenticationEnabled=true authorizationEnabled=true \
+        authenticationProvider=org.apache.rocketmq.auth.authentication.provider.DefaultAuthenticationProvider \
+        authenticationMetadataProvider=org.apache.rocketmq.auth.authentication.provider.LocalAuthenticationMetadataProvider \
+        authorizationProvider=org.apache.rocketmq.auth.authorization.provider.DefaultAuthorizationProvider \
+        authorizationMetadataProvider=org.apache.rocketmq.auth.authorization.provider.LocalAuthorizationMetadataProvider \
+        "initAuthenticationUser={\"username\":\"$ACL_ADMIN\",\"password\":\"$ACL_ADMIN_SK\"}" \
+        "innerClientAuthenticationCredentials={\"accessKey\":\"$ACL_ADMIN\",\"secretKey\":\"$ACL_ADMIN_SK\"}"
+}
+
+# acl_client_flags DIR: JVM flags that make ClusterAdmin and the Java peers sign with the admin credentials.
+acl_client_flags() {
+    [[ -f $1/cluster.conf ]] && acl_on "$1" || return 0
+    echo "-Drmq.acl.tools=$1/conf/tools.yml"
+}
+
+# acl_setup DIR: the normal users and their ACLs on every broker (the super user exists from broker.conf).
+acl_setup() {
+    local d=$1
+    acl_on "$d" || return 0
+    # shellcheck disable=SC1091
+    source "$d/cluster.conf"
+    local specs=(user "$ACL_USER" "$ACL_USER_SK" user "$ACL_DENIED" "$ACL_DENIED_SK"
+        acl "$ACL_USER" "Topic:$ACL_PREFIX*" Pub,Sub acl "$ACL_USER" "Group:$ACL_PREFIX*" Sub
+        acl "$ACL_DENIED" "Topic:$ACL_PREFIX*" Pub)
+    if use_admin; then
+        admin_in "$d" "127.0.0.1:$NAMESRV_PORT" auth "$CLUSTER_NAME" "${specs[@]}" || die "creating the ACL users failed"
+    else
+        local i out
+        for ((i = 0; i < ${#specs[@]}; )); do
+            if [[ ${specs[i]} == user ]]; then
+                out=$(mqadmin_in "$d" createUser -n "127.0.0.1:$NAMESRV_PORT" -c "$CLUSTER_NAME" -u "${specs[i + 1]}" \
+                    -p "${specs[i + 2]}" -t Normal 2>&1) || { echo "$out" >&2; die "createUser ${specs[i + 1]} failed"; }
+                i=$((i + 3))
+            else
+                out=$(mqadmin_in "$d" createAcl -n "127.0.0.1:$NAMESRV_PORT" -c "$CLUSTER_NAME" -s "User:${specs[i + 1]}" \
+                    -r "${specs[i + 2]}" -a "${specs[i + 3]}" -d Allow 2>&1) ||
+                    { echo "$out" >&2; die "createAcl ${specs[i + 1]} failed"; }
+                i=$((i + 4))
+            fi
+        done
+    fi
+}
+
+acl_env() {
+    local d=$1
+    acl_on "$d" || return 0
+    # shellcheck disable=SC1091
+    source "$d/cluster.conf"
+    echo "RMQ_ACL_PREFIX=$ACL_PREFIX"
+    echo "RMQ_ACL_ADMIN_AK=$ACL_ADMIN"
+    echo "RMQ_ACL_ADMIN_SK=$ACL_ADMIN_SK"
+    echo "RMQ_ACL_USER_AK=$ACL_USER"
+    echo "RMQ_ACL_USER_SK=$ACL_USER_SK"
+    echo "RMQ_ACL_DENIED_AK=$ACL_DENIED"
+    echo "RMQ_ACL_DENIED_SK=$ACL_DENIED_SK"
+}
+
 # ---------------------------------------------------------------------------------------------------- state
 
 # Cluster directory: --dir, $RMQ_CLUSTER_DIR, or the last started one.
@@ -335,6 +432,8 @@ write_env() {
         echo "RMQ_NAMESRV_PID=$(pid_of "$d" namesrv || true)"
         echo "RMQ_BROKERS=\"$BROKERS\""
         echo "RMQ_TLS_MODE=${TLS_MODE:-}"
+        echo "RMQ_ACL=${ACL:-0}"
+        acl_env "$d"
         if [[ -n ${TLS_MODE:-} ]]; then
             echo "RMQ_TLS_CA=$d/tls/ca.pem"
             echo "RMQ_TLS_OTHER_CA=$d/tls/other-ca.pem"
@@ -422,7 +521,7 @@ admin_in() {
     ((RMQ_MAJOR == 5)) || logcfg=-Dlogback.configurationFile=$d/conf/logback_tools.xml
     # shellcheck disable=SC2086
     timeout "${RMQ_ADMIN_TIMEOUT:-60}" java $TOOL_JVM $QUIET_LOGBACK $JVM_LOG $cds $logcfg $(tls_client_flags "$d") \
-        -Duser.home="$d/mqadmin" -Drocketmq.home.dir="$d" -cp "$cp" rmq.interop.ClusterAdmin "$@" || rc=$?
+        $(acl_client_flags "$d") -Duser.home="$d/mqadmin" -Drocketmq.home.dir="$d" -cp "$cp" rmq.interop.ClusterAdmin "$@" || rc=$?
     cds_commit "$d/mqadmin/cds.pending.admin.$$" "$cp"
     return $rc
 }
@@ -484,6 +583,7 @@ start_broker_proc() {
     sed -e "s|@CLUSTER@|$CLUSTER_NAME|" -e "s|@NAME@|$b|" -e "s|@NAMESRV_PORT@|$NAMESRV_PORT|" \
         -e "s|@PORT@|$port|" -e "s|@HA_PORT@|$((port + 1))|" -e "s|@STORE@|$d/$b/store|g" \
         "$TPL/broker.conf.in" | drop_keys $V5_ONLY_KEYS >"$d/$b/broker.conf"
+    acl_broker_conf "$d" >>"$d/$b/broker.conf"
     # the registration after boot is asynchronous in 5.x; count earlier ones (restart keeps the log)
     grep -c "$REGISTERED_LINE" "$d/$b/logs/rocketmqlogs/broker.log" >"$d/$b/registrations.before" 2>/dev/null || true
     launch "$d" "$b" org.apache.rocketmq.broker.BrokerStartup "$BROKER_JVM $BROKER_JVM_EXTRA" -c "$d/$b/broker.conf"
@@ -505,12 +605,13 @@ wait_broker() {
 }
 
 cmd_start() {
-    local d="" n=2 t0 tls=${RMQ_TLS_MODE:-}
+    local d="" n=2 t0 tls=${RMQ_TLS_MODE:-} acl=${RMQ_ACL:-0}
     while (($#)); do
         case $1 in
         --dir) d=$2; shift 2 ;;
         --brokers) n=$2; shift 2 ;;
         --tls) tls=$2; shift 2 ;;
+        --acl) acl=1; shift ;;
         *) die "start: unknown argument $1" ;;
         esac
     done
@@ -555,6 +656,7 @@ cmd_start() {
         done
         echo "BROKERS=\"${brokers# }\""
         echo "TLS_MODE=$tls"
+        [[ $acl != 1 ]] || acl_make "$d"
     } >"$d/cluster.conf"
     [[ -z $tls ]] || make_tls "$d"
     # 4.x configures logback from $ROCKETMQ_HOME/conf (rocketmq.home.dir is D) and refuses to start without it
@@ -566,7 +668,7 @@ cmd_start() {
     mv "$CURRENT.tmp.$$" "$CURRENT"
     # a failed start must not leave half a cluster running
     trap 'say "start failed; stopping what was started in $d (logs kept)"; stop_all "$d"' EXIT
-    say "starting NameServer on 127.0.0.1:$ns_port and${brokers} in $d${tls:+ (TLS $tls)}"
+    say "starting NameServer on 127.0.0.1:$ns_port and${brokers} in $d${tls:+ (TLS $tls)}$([[ $acl != 1 ]] || echo ' (ACL)')"
     local deadline=$((SECONDS + START_TIMEOUT))
 
     mkdir -p "$d/namesrv"
@@ -583,6 +685,7 @@ cmd_start() {
     say "brokers booted and registered after $(secs_since "$t0") s; confirming with the NameServer"
     # shellcheck disable=SC2086
     wait_registered "$d" "$deadline" $brokers
+    acl_setup "$d"
     write_env "$d"
     trap - EXIT
     say "cluster ready in $(secs_since "$t0") s: RMQ_NAMESRV=127.0.0.1:$ns_port ($d/cluster.env)"
@@ -767,6 +870,7 @@ cmd_peer() {
     # shellcheck disable=SC2086
     local tls=""
     [[ -z ${RMQ_CLUSTER_DIR:-} ]] || tls=$(tls_client_flags "$RMQ_CLUSTER_DIR")
+    [[ -z ${RMQ_CLUSTER_DIR:-} ]] || tls="$tls $(acl_client_flags "$RMQ_CLUSTER_DIR")"
     exec java $jvm $QUIET_LOGBACK $JVM_LOG $cds $tls -Duser.home="$logs" \
         -Drocketmq.client.logRoot="$logs" -cp "$cp" "rmq.interop.$cls" "$@"
 }

@@ -480,10 +480,10 @@ inline constexpr std::string_view signature = "Signature";
 
 /// Java's SessionCredentials: what a client signs with.
 struct AclCredentials {
-    std::string access_key;
-    std::string secret_key;
+    std::string access_key{};
+    std::string secret_key{};
     /// STS token; added as ext field `SecurityToken` (and signed) when present.
-    std::optional<std::string> security_token;
+    std::optional<std::string> security_token{};
 };
 
 /// AclSigner.calSignature: Base64(HmacSHA1(key = UTF-8 secret, data)). Throws rmq::InvalidArgument for an
@@ -2100,7 +2100,7 @@ public:
     /// Sends every request at once and waits for all (rmq::IllegalState on the io thread).
     Results call_all(const Calls& calls, std::int64_t timeout);
 
-    /// rmq::BrokerError unless `resp` is SUCCESS.
+    /// rmq::BrokerError (rmq::AccessDenied for NO_PERMISSION) unless `resp` is SUCCESS.
     static void check_success(const remoting::Command& resp, const std::string& what);
 
     /// Throws for the first failed call or non-SUCCESS answer, naming its address.
@@ -5761,6 +5761,25 @@ private:
 
 namespace rmq::detail {
 
+namespace remoting_client {
+
+/// A broker refusing a signed request (NO_PERMISSION) says why ("check signature failed.", "User:x is not
+/// found.", "... has no permission to access ...") but not always whose credentials: the remark then names
+/// the access key the request was signed with. Never the secret key or the signature.
+inline RemotingCallback naming_access_key(RemotingCallback callback, std::string access_key) {
+    return [callback = std::move(callback), access_key = std::move(access_key)](
+               std::optional<remoting::Command> response, std::exception_ptr error) {
+        if (response && response->code == response_code::no_permission) {
+            response->remark = fmt::format("{} (request signed with access key {})",
+                                           response->remark.value_or("no permission"),
+                                           access_key);
+        }
+        callback(std::move(response), std::move(error));
+    };
+}
+
+}  // namespace remoting_client
+
 /// What the client owns: the io context and its thread, the connections and the handlers they call.
 struct RemotingClient::Impl {
     Impl(ConnectionOptions o, std::optional<remoting::AclCredentials> c)
@@ -5876,6 +5895,9 @@ RMQ_DECL void RemotingClient::invoke_async(const std::string& addr,
                                            std::int64_t timeout_millis,
                                            RemotingCallback callback) {
     sign(cmd);
+    if (impl_->credentials) {
+        callback = remoting_client::naming_access_key(std::move(callback), impl_->credentials->access_key);
+    }
     connection(addr)->invoke_async(std::move(cmd), timeout_millis, std::move(callback));
 }
 
@@ -6433,7 +6455,7 @@ RMQ_DECL RemotingCaller::Results RemotingCaller::call_all(const Calls& calls, st
 
 RMQ_DECL void RemotingCaller::check_success(const remoting::Command& resp, const std::string& what) {
     if (resp.code != response_code::success) {
-        throw BrokerError(resp.code, fmt::format("{}: {}", what, resp.remark.value_or("(no remark)")));
+        throw_broker_error(resp.code, fmt::format("{}: {}", what, resp.remark.value_or("(no remark)")));
     }
 }
 
@@ -6685,8 +6707,8 @@ RMQ_DECL remoting::TopicRouteData NameServers::fetch(const std::string& topic) {
             continue;  // next NameServer
         }
         if (resp.code != response_code::success) {
-            throw BrokerError(resp.code,
-                              fmt::format("route of {}: {}", topic, resp.remark.value_or("no route")));
+            throw_broker_error(resp.code,
+                               fmt::format("route of {}: {}", topic, resp.remark.value_or("no route")));
         }
         auto data = remoting::decode_topic_route_data(resp.body);
         store(topic, data);
@@ -6981,7 +7003,8 @@ RMQ_DECL void heartbeat(TransportParts& parts, const HeartbeatData& hb) {
             if (++failed == results.size()) {
                 throw;
             }
-            log_line(LogLevel::Warn, "{}", e.what());
+            // every round fails the same way while that broker is down or refuses the client (no ACL)
+            log_repeated(LogLevel::Warn, fmt::format("heartbeat {}", addr), "{}", e.what());
         }
     }
 }
@@ -7441,8 +7464,8 @@ send_status(const remoting::Command& resp, const MessageQueue& mq, const std::st
     case response_code::slave_not_available:
         return SendStatus::SlaveNotAvailable;
     default:
-        throw BrokerError(resp.code,
-                          fmt::format("send to {} at {}: {}", mq, addr, resp.remark.value_or("(no remark)")));
+        throw_broker_error(
+            resp.code, fmt::format("send to {} at {}: {}", mq, addr, resp.remark.value_or("(no remark)")));
     }
 }
 

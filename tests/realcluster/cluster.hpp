@@ -3,8 +3,10 @@
 // Access to the Apache RocketMQ cluster started by tools/broker-test.sh (tools/rocketmq.sh): the NameServer
 // address from RMQ_NAMESRV, topic creation and broker restarts through the script.
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
@@ -40,6 +42,24 @@ inline void rocketmq_sh(const std::string& args) {
     }
 }
 
+/// Runs `tools/rocketmq.sh mqadmin ARGS` on the cluster (-n is added; an --acl cluster signs as its super
+/// user); throws unless it printed "success" (mqadmin exits 0 after a failed command too).
+inline void mqadmin(const std::string& args) {
+    const std::string cmd = fmt::format(
+        "RMQ_CLUSTER_DIR='{}' '{}' mqadmin {} 2>&1", env("RMQ_CLUSTER_DIR"), env("RMQ_ROCKETMQ_SH"), args);
+    std::string out;
+    if (FILE* p = popen(cmd.c_str(), "r"); p != nullptr) {
+        std::array<char, 4096> buf{};
+        for (std::size_t n = 0; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) {
+            out.append(buf.data(), n);
+        }
+        if (pclose(p) == 0 && out.find("success") != std::string::npos) {
+            return;
+        }
+    }
+    throw std::runtime_error(fmt::format("failed: {}\n{}", cmd, out));
+}
+
 /// Creates `topic` with `queues` read/write queues on every broker.
 inline void create_topic(const std::string& topic, int queues = 4) {
     rocketmq_sh(fmt::format("create-topic {} {}", topic, queues));
@@ -61,14 +81,26 @@ inline std::string tls_mode() {
     return v != nullptr ? v : "";
 }
 
+/// Whether the cluster enforces authentication and authorization (tools/rocketmq.sh start --acl).
+inline bool acl() {
+    const char* v = std::getenv("RMQ_ACL");
+    return v != nullptr && std::string(v) == "1";
+}
+
 /// A transport configuration for the cluster: over TLS (verified against the cluster's CA) when it runs TLS,
-/// so every test then produces and consumes over TLS.
+/// so every test then produces and consumes over TLS; signed as the cluster's super user when it enforces
+/// ACL, so every test then runs with signed requests.
 inline rmq::RemotingConfig config() {
     rmq::RemotingConfig c;
     c.namesrv_addr = namesrv();
     if (!tls_mode().empty()) {
         c.tls.enable = true;
         c.tls.client_trust_cert_path = env("RMQ_TLS_CA");
+    }
+    if (acl()) {
+        c.credentials = rmq::AclCredentials{.access_key = env("RMQ_ACL_ADMIN_AK"),
+                                            .secret_key = env("RMQ_ACL_ADMIN_SK"),
+                                            .security_token = {}};
     }
     return c;
 }

@@ -1,5 +1,7 @@
 // examples/remote_producer.cpp and examples/remote_consumer.cpp run against the cluster (plain ctest cannot:
-// they need a NameServer): what the producer reports sent, the consumer reports consumed, by message id.
+// they need a NameServer): what the producer reports sent, the consumer reports consumed, by message id. They
+// take TLS (RMQ_TLS_CA, which tools/broker-test.sh exports from cluster.env) and ACL credentials from the
+// environment.
 
 #include <array>
 #include <cstdio>
@@ -20,10 +22,21 @@ struct Run {
     std::string out;
 };
 
+/// On an --acl cluster the examples sign as its super user (examples/remote_config.hpp reads these).
+std::string credentials_env() {
+    if (!rmq_rc::acl()) {
+        return "";
+    }
+    return fmt::format("RMQ_ACCESS_KEY='{}' RMQ_SECRET_KEY='{}' ",
+                       rmq_rc::env("RMQ_ACL_ADMIN_AK"),
+                       rmq_rc::env("RMQ_ACL_ADMIN_SK"));
+}
+
 /// Runs a shell command, capturing its standard output.
 Run run(const std::string& cmd) {
     Run r;
-    FILE* pipe = ::popen(cmd.c_str(), "r");  // NOLINT(cert-env33-c): fixed paths of this build
+    FILE* pipe =
+        ::popen((credentials_env() + cmd).c_str(), "r");  // NOLINT(cert-env33-c): fixed paths of this build
     REQUIRE(pipe != nullptr);
     std::array<char, 4096> buf{};
     while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe) != nullptr) {

@@ -25,10 +25,10 @@ inline constexpr std::string_view signature = "Signature";
 
 /// Java's SessionCredentials: what a client signs with.
 struct AclCredentials {
-    std::string access_key;
-    std::string secret_key;
+    std::string access_key{};
+    std::string secret_key{};
     /// STS token; added as ext field `SecurityToken` (and signed) when present.
-    std::optional<std::string> security_token;
+    std::optional<std::string> security_token{};
 };
 
 /// AclSigner.calSignature: Base64(HmacSHA1(key = UTF-8 secret, data)). Throws rmq::InvalidArgument for an

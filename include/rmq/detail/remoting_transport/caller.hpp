@@ -45,7 +45,7 @@ public:
     /// Sends every request at once and waits for all (rmq::IllegalState on the io thread).
     Results call_all(const Calls& calls, std::int64_t timeout);
 
-    /// rmq::BrokerError unless `resp` is SUCCESS.
+    /// rmq::BrokerError (rmq::AccessDenied for NO_PERMISSION) unless `resp` is SUCCESS.
     static void check_success(const remoting::Command& resp, const std::string& what);
 
     /// Throws for the first failed call or non-SUCCESS answer, naming its address.

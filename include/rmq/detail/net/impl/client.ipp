@@ -17,12 +17,32 @@
 #include <fmt/format.h>
 
 #include <rmq/error.hpp>
+#include <rmq/protocol.hpp>
 
 #include <rmq/detail/net/client.hpp>
 #include <rmq/detail/net/impl/connection.ipp>
 #include <rmq/detail/util/log.hpp>
 
 namespace rmq::detail {
+
+namespace remoting_client {
+
+/// A broker refusing a signed request (NO_PERMISSION) says why ("check signature failed.", "User:x is not
+/// found.", "... has no permission to access ...") but not always whose credentials: the remark then names
+/// the access key the request was signed with. Never the secret key or the signature.
+inline RemotingCallback naming_access_key(RemotingCallback callback, std::string access_key) {
+    return [callback = std::move(callback), access_key = std::move(access_key)](
+               std::optional<remoting::Command> response, std::exception_ptr error) {
+        if (response && response->code == response_code::no_permission) {
+            response->remark = fmt::format("{} (request signed with access key {})",
+                                           response->remark.value_or("no permission"),
+                                           access_key);
+        }
+        callback(std::move(response), std::move(error));
+    };
+}
+
+}  // namespace remoting_client
 
 /// What the client owns: the io context and its thread, the connections and the handlers they call.
 struct RemotingClient::Impl {
@@ -139,6 +159,9 @@ RMQ_DECL void RemotingClient::invoke_async(const std::string& addr,
                                            std::int64_t timeout_millis,
                                            RemotingCallback callback) {
     sign(cmd);
+    if (impl_->credentials) {
+        callback = remoting_client::naming_access_key(std::move(callback), impl_->credentials->access_key);
+    }
     connection(addr)->invoke_async(std::move(cmd), timeout_millis, std::move(callback));
 }
 

@@ -77,7 +77,7 @@ RMQ_DECL RemotingCaller::Results RemotingCaller::call_all(const Calls& calls, st
 
 RMQ_DECL void RemotingCaller::check_success(const remoting::Command& resp, const std::string& what) {
     if (resp.code != response_code::success) {
-        throw BrokerError(resp.code, fmt::format("{}: {}", what, resp.remark.value_or("(no remark)")));
+        throw_broker_error(resp.code, fmt::format("{}: {}", what, resp.remark.value_or("(no remark)")));
     }
 }
 

@@ -68,7 +68,8 @@ RMQ_DECL void heartbeat(TransportParts& parts, const HeartbeatData& hb) {
             if (++failed == results.size()) {
                 throw;
             }
-            log_line(LogLevel::Warn, "{}", e.what());
+            // every round fails the same way while that broker is down or refuses the client (no ACL)
+            log_repeated(LogLevel::Warn, fmt::format("heartbeat {}", addr), "{}", e.what());
         }
     }
 }

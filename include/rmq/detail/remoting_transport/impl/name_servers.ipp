@@ -62,8 +62,8 @@ RMQ_DECL remoting::TopicRouteData NameServers::fetch(const std::string& topic) {
             continue;  // next NameServer
         }
         if (resp.code != response_code::success) {
-            throw BrokerError(resp.code,
-                              fmt::format("route of {}: {}", topic, resp.remark.value_or("no route")));
+            throw_broker_error(resp.code,
+                               fmt::format("route of {}: {}", topic, resp.remark.value_or("no route")));
         }
         auto data = remoting::decode_topic_route_data(resp.body);
         store(topic, data);

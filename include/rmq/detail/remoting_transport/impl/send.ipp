@@ -102,8 +102,8 @@ send_status(const remoting::Command& resp, const MessageQueue& mq, const std::st
     case response_code::slave_not_available:
         return SendStatus::SlaveNotAvailable;
     default:
-        throw BrokerError(resp.code,
-                          fmt::format("send to {} at {}: {}", mq, addr, resp.remark.value_or("(no remark)")));
+        throw_broker_error(
+            resp.code, fmt::format("send to {} at {}: {}", mq, addr, resp.remark.value_or("(no remark)")));
     }
 }
 

@@ -23,7 +23,11 @@ import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
  * ClusterAdmin NAMESRV create-topics CLUSTER TIMEOUT_S TOPIC:QUEUES...
  *     UPDATE_AND_CREATE_TOPIC (perm 6, QUEUES read = write queues) on every master of CLUSTER, then waits until
  *     the NameServer's route lists the topic on all of them
+ * ClusterAdmin NAMESRV auth CLUSTER [user NAME PASSWORD | acl NAME RESOURCES ACTIONS]...
+ *     on every master of CLUSTER (5.3+ authentication/authorization): creates normal users, then ACLs that
+ *     allow user NAME the ACTIONS (comma-separated, e.g. Pub,Sub) on the RESOURCES (e.g. Topic:A*,Group:B)
  * </pre>
+ * With -Drmq.acl.tools=FILE every request is signed with the credentials of FILE (see Peer.aclHook).
  * Exit status 0 on success, 1 on failure or timeout (reason on stderr).
  */
 public final class ClusterAdmin {
@@ -49,7 +53,7 @@ public final class ClusterAdmin {
                 + "NAMESRV create-topics CLUSTER TIMEOUT_S TOPIC:QUEUES...");
             return 64;
         }
-        DefaultMQAdminExt admin = new DefaultMQAdminExt(5000);
+        DefaultMQAdminExt admin = new DefaultMQAdminExt(Peer.aclHook(), 5000);
         admin.setNamesrvAddr(argv[0]);
         admin.setInstanceName("rmq-cluster-admin-" + ProcessHandle.current().pid());
         admin.setVipChannelEnabled(false);
@@ -60,6 +64,8 @@ public final class ClusterAdmin {
             case "create-topics":
                 return createTopics(admin, argv[2], Long.parseLong(argv[3]) * 1000,
                     List.of(argv).subList(4, argv.length));
+            case "auth":
+                return auth(admin, argv[2], List.of(argv).subList(3, argv.length));
             default:
                 Peer.log("ClusterAdmin: unknown command %s", argv[1]);
                 return 64;
@@ -171,6 +177,36 @@ public final class ClusterAdmin {
         Peer.log("ClusterAdmin: topics %s not routed to all of %s within %d ms", missing, brokers.keySet(),
             timeoutMs);
         return 1;
+    }
+
+    private static int auth(DefaultMQAdminExt admin, String cluster, List<String> specs) throws Exception {
+        List<List<String>> users = new ArrayList<>();
+        List<List<String>> acls = new ArrayList<>();
+        for (int i = 0; i < specs.size();) {
+            int n = specs.get(i).equals("user") ? 3 : specs.get(i).equals("acl") ? 4 : 0;
+            if (n == 0 || i + n > specs.size()) {
+                throw new IllegalArgumentException("auth: user NAME PASSWORD or acl NAME RESOURCES ACTIONS expected at "
+                    + specs.subList(i, specs.size()));
+            }
+            (n == 3 ? users : acls).add(specs.subList(i + 1, i + n));
+            i += n;
+        }
+        Map<String, String> brokers = masters(admin, cluster);
+        if (brokers.isEmpty()) {
+            Peer.log("ClusterAdmin: no broker registered in cluster %s", cluster);
+            return 1;
+        }
+        for (String addr : brokers.values()) {
+            // users first: an ACL names an existing user
+            for (List<String> u : users) {
+                admin.createUser(addr, u.get(0), u.get(1), "Normal");
+            }
+            for (List<String> a : acls) {
+                admin.createAcl(addr, "User:" + a.get(0), List.of(a.get(1).split(",")), List.of(a.get(2).split(",")),
+                    null, "Allow");
+            }
+        }
+        return 0;
     }
 
     private static boolean routed(DefaultMQAdminExt admin, String topic, int queues, Set<String> brokers) {

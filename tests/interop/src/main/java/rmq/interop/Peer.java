@@ -11,6 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.apache.rocketmq.acl.common.AclUtils;
+import org.apache.rocketmq.remoting.RPCHook;
+
 /**
  * What RefProducer and RefConsumer share: stdout reserved for JSON lines, quiet client logging, a small JSON
  * writer, SHA-256 and command-line parsing.
@@ -32,6 +35,23 @@ final class Peer {
         setDefault("rmq.logback.configurationFile", "rmq.interop.logback.xml");
         setDefault("logback.statusListenerClass",
             "org.apache.rocketmq.logging.ch.qos.logback.core.status.NopStatusListener");
+    }
+
+    /**
+     * The hook that signs every request with the credentials of FILE (mqadmin's tools.yml format: accessKey,
+     * secretKey) when tools/rocketmq.sh passes -Drmq.acl.tools=FILE (a cluster started with --acl); null
+     * otherwise, so that a plain cluster sees exactly the unsigned requests it always saw.
+     */
+    static RPCHook aclHook() {
+        String file = System.getProperty("rmq.acl.tools");
+        if (file == null || file.isEmpty()) {
+            return null;
+        }
+        RPCHook hook = AclUtils.getAclRPCHook(file);
+        if (hook == null) {
+            throw new IllegalStateException("no accessKey/secretKey in " + file);
+        }
+        return hook;
     }
 
     private static void setDefault(String key, String value) {

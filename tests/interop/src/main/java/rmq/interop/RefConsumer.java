@@ -90,7 +90,7 @@ public final class RefConsumer {
         long sleepMs = a.getLong("consume-sleep-ms", 0);
         int delayWhenNext = a.getInt("delay-level-when-next", 0);
 
-        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group, Peer.aclHook());
         consumer.setNamesrvAddr(namesrv);
         consumer.setInstanceName(a.get("instance", "ref-consumer-" + ProcessHandle.current().pid()));
         consumer.setVipChannelEnabled(false);

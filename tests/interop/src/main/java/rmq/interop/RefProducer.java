@@ -90,7 +90,7 @@ public final class RefProducer {
         long interval = a.getLong("interval-ms", 0);
         boolean continueOnError = a.has("continue-on-error");
 
-        DefaultMQProducer producer = new DefaultMQProducer(a.get("group", "rmq_ref_producer"));
+        DefaultMQProducer producer = new DefaultMQProducer(a.get("group", "rmq_ref_producer"), Peer.aclHook());
         producer.setNamesrvAddr(namesrv);
         producer.setInstanceName("ref-producer-" + ProcessHandle.current().pid());
         producer.setSendMsgTimeout(a.getInt("send-timeout", 10000));
