@@ -31,12 +31,6 @@ namespace {
 
 using Transport = rmq::RemotingTransport;
 
-/// The cluster runs Apache RocketMQ 4.x (RMQ_VERSION in cluster.env), whose mqadmin lacks some 5.x options.
-bool rocketmq_4x() {
-    const char* v = std::getenv("RMQ_VERSION");
-    return v != nullptr && std::string_view(v).starts_with("4.");
-}
-
 /// `tools/rocketmq.sh mqadmin ARGS` (the cluster of RMQ_CLUSTER_DIR): its standard output.
 std::string mqadmin(const std::string& args) {
     // consumerStatus writes a file per client under its working directory: run it in the cluster's.
@@ -223,7 +217,7 @@ TEST_CASE("mqadmin queryMsgById -d: the listener consumes the message directly (
     consumer.start();
     REQUIRE(got.wait_total(4));
     // 4.x's queryMsgById has no -t: the offset message id alone names broker and commit log position
-    const auto topic_arg = rocketmq_4x() ? std::string() : fmt::format("-t {} ", topic);
+    const auto topic_arg = rmq_rc::rocketmq_4x() ? std::string() : fmt::format("-t {} ", topic);
     const auto out = mqadmin(fmt::format(
         "queryMsgById {}-i {} -g {} -d {}", topic_arg, sent[2].offset_msg_id, group, consumer.client_id()));
     INFO(out);

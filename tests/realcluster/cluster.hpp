@@ -12,6 +12,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
@@ -79,6 +80,12 @@ inline std::string unique(const std::string& prefix) {
 inline std::string tls_mode() {
     const char* v = std::getenv("RMQ_TLS_MODE");
     return v != nullptr ? v : "";
+}
+
+/// The cluster runs Apache RocketMQ 4.x (RMQ_VERSION, exported by tools/broker-test.sh; unset means 5.3.3).
+inline bool rocketmq_4x() {
+    const char* v = std::getenv("RMQ_VERSION");
+    return v != nullptr && std::string_view(v).starts_with("4.");
 }
 
 /// Whether the cluster enforces authentication and authorization (tools/rocketmq.sh start --acl).

@@ -199,14 +199,34 @@ public final class ClusterAdmin {
         for (String addr : brokers.values()) {
             // users first: an ACL names an existing user
             for (List<String> u : users) {
-                admin.createUser(addr, u.get(0), u.get(1), "Normal");
+                call5(admin, "createUser", new Class<?>[] {String.class, String.class, String.class, String.class},
+                    addr, u.get(0), u.get(1), "Normal");
             }
             for (List<String> a : acls) {
-                admin.createAcl(addr, "User:" + a.get(0), List.of(a.get(1).split(",")), List.of(a.get(2).split(",")),
-                    null, "Allow");
+                call5(admin, "createAcl",
+                    new Class<?>[] {String.class, String.class, List.class, List.class, List.class, String.class},
+                    addr, "User:" + a.get(0), List.of(a.get(1).split(",")), List.of(a.get(2).split(",")), null,
+                    "Allow");
             }
         }
         return 0;
+    }
+
+    // createUser/createAcl exist only in the 5.x admin API: called by reflection so that this source also
+    // compiles against the 4.9.x client (RMQ_VERSION=4.9.7), where `auth` then fails by name.
+    private static void call5(DefaultMQAdminExt admin, String method, Class<?>[] types, Object... args)
+        throws Exception {
+        java.lang.reflect.Method m;
+        try {
+            m = admin.getClass().getMethod(method, types);
+        } catch (NoSuchMethodException e) {
+            throw new UnsupportedOperationException("ClusterAdmin auth: " + method + " needs a 5.x admin client", e);
+        }
+        try {
+            m.invoke(admin, args);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
+        }
     }
 
     private static boolean routed(DefaultMQAdminExt admin, String topic, int queues, Set<String> brokers) {

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.MessageSelector;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
@@ -90,7 +91,9 @@ public final class RefConsumer {
         long sleepMs = a.getLong("consume-sleep-ms", 0);
         int delayWhenNext = a.getInt("delay-level-when-next", 0);
 
-        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group, Peer.aclHook());
+        // (group, hook) is 5.x only; this constructor exists in 4.9.x too
+        DefaultMQPushConsumer consumer =
+            new DefaultMQPushConsumer(group, Peer.aclHook(), new AllocateMessageQueueAveragely());
         consumer.setNamesrvAddr(namesrv);
         consumer.setInstanceName(a.get("instance", "ref-consumer-" + ProcessHandle.current().pid()));
         consumer.setVipChannelEnabled(false);
