@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cluster.hpp"
+#include "round_trip.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -130,40 +131,6 @@ private:
     std::vector<std::string> exceptions_;
 };
 
-std::set<std::string> produce(Transport transport, const std::string& topic, int n) {
-    rmq::Producer<Transport> producer(transport, rmq::ProducerConfig{.producer_group = allowed_name("pg")});
-    producer.start();
-    std::set<std::string> ids;
-    for (int i = 0; i < n; ++i) {
-        const auto r =
-            producer.send(rmq::Message(topic, "TagA", fmt::format("k-{}", i), fmt::format("acl {}", i)));
-        REQUIRE(r.status == rmq::SendStatus::SendOk);
-        ids.insert(r.msg_id);
-    }
-    producer.shutdown();
-    return ids;
-}
-
-struct Got {
-    std::mutex mutex;
-    std::set<std::string> ids;
-    std::map<std::string, std::vector<std::int64_t>>
-        by_queue;  // "broker/queue id": offsets in delivery order
-
-    void add(std::span<const rmq::MessageExt> msgs) {
-        const std::lock_guard lock(mutex);
-        for (const auto& m : msgs) {
-            ids.insert(m.msg_id());
-            by_queue[fmt::format("{}/{}", m.broker_name(), m.queue_id())].push_back(m.queue_offset());
-        }
-    }
-
-    std::size_t size() {
-        const std::lock_guard lock(mutex);
-        return ids.size();
-    }
-};
-
 /// Failing every 200 ms instead of every 20-30 s: a log flood would show within seconds.
 rmq::ConsumerConfig eager(const std::string& group) {
     rmq::ConsumerConfig cfg{.consumer_group = group,
@@ -189,45 +156,14 @@ TEST_CASE("ACL: the right credentials produce and consume concurrently and order
     Transport transport{signed_as(u.access_key, u.secret_key)};
     REQUIRE(transport.topic_route(topic).read_queues.size() == 8);
     constexpr int n = 40;
-    const auto sent = produce(transport, topic, n);
+    const auto sent = rmq_rc::produce(transport, topic, n, allowed_name("pg"), "acl");
     REQUIRE(sent.size() == n);
 
     SECTION("concurrently") {
-        Got got;
-        rmq_rc::Waiter waiter;
-        rmq::PushConsumer<Transport> consumer{transport, eager(allowed_name("cg"))};
-        consumer.subscribe(topic, "*");
-        consumer.register_listener(
-            [&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
-                got.add(msgs);
-                waiter.notify();
-                return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
-            });
-        consumer.start();
-        CHECK(waiter.wait([&] { return got.size() >= sent.size(); }, std::chrono::seconds(120)));
-        consumer.shutdown();
-        const std::lock_guard lock(got.mutex);
-        CHECK(got.ids == sent);
+        rmq_rc::consume_all<false>(transport, eager(allowed_name("cg")), topic, sent);
     }
     SECTION("orderly (LOCK_BATCH_MQ authorized)") {
-        Got got;
-        rmq_rc::Waiter waiter;
-        rmq::OrderlyConsumer<Transport> consumer{transport, eager(allowed_name("og"))};
-        consumer.subscribe(topic, "*");
-        consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeOrderlyContext&) {
-            got.add(msgs);
-            waiter.notify();
-            return rmq::ConsumeOrderlyStatus::Success;
-        });
-        consumer.start();
-        CHECK(waiter.wait([&] { return got.size() >= sent.size(); }, std::chrono::seconds(120)));
-        consumer.shutdown();
-        const std::lock_guard lock(got.mutex);
-        CHECK(got.ids == sent);
-        for (const auto& [queue, offsets] : got.by_queue) {
-            INFO(queue);
-            CHECK(std::is_sorted(offsets.begin(), offsets.end()));
-        }
+        rmq_rc::consume_all<true>(transport, eager(allowed_name("og")), topic, sent);
     }
     // every request rmq made was allowed: nothing refused on the way (offsets, locks, heartbeats)
     INFO(fmt::format("log:\n{}", fmt::join(texts.logs(), "\n")));
@@ -294,9 +230,9 @@ TEST_CASE("ACL: a user without subscribe permission is refused clearly, retries 
     rmq_rc::create_topic(topic, 2);
     Transport transport{signed_as(d.access_key, d.secret_key)};
     // its credentials are fine: it may publish
-    const auto sent = produce(transport, topic, 4);
+    const auto sent = rmq_rc::produce(transport, topic, 4, allowed_name("pg"), "acl");
 
-    Got got;
+    rmq_rc::Got got;
     rmq_rc::Waiter waiter;
     rmq::PushConsumer<Transport> consumer{transport, eager(group)};
     consumer.subscribe(topic, "*");

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cluster.hpp"
+#include "round_trip.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -36,42 +37,6 @@ bool tls_cluster() {
     return true;
 }
 
-/// Sends `n` messages; returns their ids.
-std::set<std::string> produce(Transport transport, const std::string& topic, int n) {
-    rmq::Producer<Transport> producer(transport,
-                                      rmq::ProducerConfig{.producer_group = rmq_rc::unique("tpg")});
-    producer.start();
-    std::set<std::string> ids;
-    for (int i = 0; i < n; ++i) {
-        const auto r =
-            producer.send(rmq::Message(topic, "TagA", fmt::format("k-{}", i), fmt::format("tls {}", i)));
-        REQUIRE(r.status == rmq::SendStatus::SendOk);
-        ids.insert(r.msg_id);
-    }
-    producer.shutdown();
-    return ids;
-}
-
-struct Got {
-    std::mutex mutex;
-    std::set<std::string> ids;
-    std::map<std::string, std::vector<std::int64_t>>
-        by_queue;  // "broker/queue id": offsets in delivery order
-
-    void add(std::span<const rmq::MessageExt> msgs) {
-        const std::lock_guard lock(mutex);
-        for (const auto& m : msgs) {
-            ids.insert(m.msg_id());
-            by_queue[fmt::format("{}/{}", m.broker_name(), m.queue_id())].push_back(m.queue_offset());
-        }
-    }
-
-    std::size_t size() {
-        const std::lock_guard lock(mutex);
-        return ids.size();
-    }
-};
-
 std::string failure_of(const std::function<void()>& f) {
     try {
         f();
@@ -92,49 +57,22 @@ TEST_CASE("TLS: produce, consume concurrently and orderly over TLS", "[realclust
     Transport transport{rmq_rc::config()};
     REQUIRE(transport.topic_route(topic).read_queues.size() == 8);
     constexpr int n = 60;
-    const auto sent = produce(transport, topic, n);
+    const auto sent = rmq_rc::produce(transport, topic, n, rmq_rc::unique("tpg"), "tls");
     REQUIRE(sent.size() == n);
 
     SECTION("concurrently") {
-        Got got;
-        rmq_rc::Waiter waiter;
-        rmq::ConsumerConfig cfg{.consumer_group = rmq_rc::unique("tcg"),
-                                .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
-        rmq::PushConsumer<Transport> consumer{transport, cfg};
-        consumer.subscribe(topic, "*");
-        consumer.register_listener(
-            [&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
-                got.add(msgs);
-                waiter.notify();
-                return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
-            });
-        consumer.start();
-        CHECK(waiter.wait([&] { return got.size() >= sent.size(); }, std::chrono::seconds(120)));
-        consumer.shutdown();
-        const std::lock_guard lock(got.mutex);
-        CHECK(got.ids == sent);
+        rmq_rc::consume_all<false>(transport,
+                                   {.consumer_group = rmq_rc::unique("tcg"),
+                                    .consume_from_where = rmq::ConsumeFromWhere::FirstOffset},
+                                   topic,
+                                   sent);
     }
     SECTION("orderly") {
-        Got got;
-        rmq_rc::Waiter waiter;
-        rmq::ConsumerConfig cfg{.consumer_group = rmq_rc::unique("tog"),
-                                .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
-        rmq::OrderlyConsumer<Transport> consumer{transport, cfg};
-        consumer.subscribe(topic, "*");
-        consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeOrderlyContext&) {
-            got.add(msgs);
-            waiter.notify();
-            return rmq::ConsumeOrderlyStatus::Success;
-        });
-        consumer.start();
-        CHECK(waiter.wait([&] { return got.size() >= sent.size(); }, std::chrono::seconds(120)));
-        consumer.shutdown();
-        const std::lock_guard lock(got.mutex);
-        CHECK(got.ids == sent);
-        for (const auto& [queue, offsets] : got.by_queue) {
-            INFO(queue);
-            CHECK(std::is_sorted(offsets.begin(), offsets.end()));
-        }
+        rmq_rc::consume_all<true>(transport,
+                                  {.consumer_group = rmq_rc::unique("tog"),
+                                   .consume_from_where = rmq::ConsumeFromWhere::FirstOffset},
+                                  topic,
+                                  sent);
     }
 }
 
