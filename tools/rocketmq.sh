@@ -301,6 +301,8 @@ tls_server_flags() {
 # Users of an --acl cluster (5.x authentication + authorization); prefix of the topics and groups the users may use.
 readonly ACL_ADMIN=rmq_admin ACL_USER=rmq_user ACL_DENIED=rmq_denied ACL_PREFIX=RcAcl
 
+# acl_on DIR: whether DIR's cluster runs with --acl; sources its cluster.conf, so the ACL_*_SK secrets and
+# NAMESRV_PORT are set for the caller.
 acl_on() {
     local ACL=0
     # shellcheck disable=SC1091
@@ -324,8 +326,6 @@ acl_make() {
 acl_broker_conf() {
     local d=$1
     acl_on "$d" || return 0
-    # shellcheck disable=SC1091
-    source "$d/cluster.conf"
     printf '%s\n' '# --acl: 5.x authentication and authorization, users and ACLs kept in the store (config/)' \
         authenticationEnabled=true authorizationEnabled=true \
         authenticationProvider=org.apache.rocketmq.auth.authentication.provider.DefaultAuthenticationProvider \
@@ -346,8 +346,6 @@ acl_client_flags() {
 acl_setup() {
     local d=$1
     acl_on "$d" || return 0
-    # shellcheck disable=SC1091
-    source "$d/cluster.conf"
     local specs=(user "$ACL_USER" "$ACL_USER_SK" user "$ACL_DENIED" "$ACL_DENIED_SK"
         acl "$ACL_USER" "Topic:$ACL_PREFIX*" Pub,Sub acl "$ACL_USER" "Group:$ACL_PREFIX*" Sub
         acl "$ACL_DENIED" "Topic:$ACL_PREFIX*" Pub)
@@ -373,8 +371,6 @@ acl_setup() {
 acl_env() {
     local d=$1
     acl_on "$d" || return 0
-    # shellcheck disable=SC1091
-    source "$d/cluster.conf"
     echo "RMQ_ACL_PREFIX=$ACL_PREFIX"
     echo "RMQ_ACL_ADMIN_AK=$ACL_ADMIN"
     echo "RMQ_ACL_ADMIN_SK=$ACL_ADMIN_SK"
