@@ -36,7 +36,9 @@
 # RMQ_ACL_ADMIN_AK/SK (super user: the brokers' own inner calls, mqadmin via D/conf/tools.yml, ClusterAdmin and
 # the Java peers), RMQ_ACL_USER_AK/SK (Pub,Sub on topics RMQ_ACL_PREFIX*, Sub on groups RMQ_ACL_PREFIX*) and
 # RMQ_ACL_DENIED_AK/SK (Pub on those topics, nothing else: it can produce, never consume). The NameServer of
-# 5.3.3 checks nothing.
+# 5.3.3 checks nothing. With RMQ_VERSION=4.x the same three users are ACL 1.0 accounts (aclEnable=true,
+# D/conf/plain_acl.yml): the super user is an admin account; 4.x has no resource prefixes, so rmq_user's
+# default topic permission is PUB|SUB and its default group permission SUB, rmq_denied's PUB and DENY.
 set -euo pipefail
 
 readonly RMQ_VERSION=${RMQ_VERSION:-5.3.3}
@@ -133,7 +135,7 @@ resolve_cp() {
     local offline=()
     [[ ${RMQ_OFFLINE:-0} == 1 ]] && offline=(-o)
     say "resolving $(basename "$pom" .xml) $RMQ_VERSION with Maven into $M2 ..."
-    mvn_run "${offline[@]}" -f "$pom" -Drocketmq.version="$RMQ_VERSION" \
+    mvn_run "${offline[@]}" -f "$pom" -Drocketmq.version="$RMQ_VERSION" -Drmq.major="$RMQ_MAJOR" \
         org.apache.maven.plugins:maven-dependency-plugin:3.6.1:build-classpath \
         -Dmdep.includeScope=runtime -Dmdep.outputFile="$out.tmp" ||
         die "Maven could not resolve $pom (is Maven Central reachable? offline runs need one successful fetch first)"
@@ -298,7 +300,8 @@ tls_server_flags() {
 
 # ---------------------------------------------------------------------------------------------------- ACL
 
-# Users of an --acl cluster (5.x authentication + authorization); prefix of the topics and groups the users may use.
+# Users of an --acl cluster (5.x authentication + authorization, or 4.x ACL 1.0 accounts); prefix of the topics and
+# groups the users may use (5.x; 4.x has no prefixes).
 readonly ACL_ADMIN=rmq_admin ACL_USER=rmq_user ACL_DENIED=rmq_denied ACL_PREFIX=RcAcl
 
 # acl_on DIR: whether DIR's cluster runs with --acl; sources its cluster.conf, so the ACL_*_SK secrets and
@@ -326,6 +329,10 @@ acl_make() {
 acl_broker_conf() {
     local d=$1
     acl_on "$d" || return 0
+    if ((RMQ_MAJOR == 4)); then
+        printf '%s\n' '# --acl: 4.x ACL 1.0, the accounts in $ROCKETMQ_HOME/conf/plain_acl.yml' aclEnable=true
+        return 0
+    fi
     printf '%s\n' '# --acl: 5.x authentication and authorization, users and ACLs kept in the store (config/)' \
         authenticationEnabled=true authorizationEnabled=true \
         authenticationProvider=org.apache.rocketmq.auth.authentication.provider.DefaultAuthenticationProvider \
@@ -342,10 +349,38 @@ acl_client_flags() {
     echo "-Drmq.acl.tools=$1/conf/tools.yml"
 }
 
-# acl_setup DIR: the normal users and their ACLs on every broker (the super user exists from broker.conf).
+# acl_accounts_4x DIR: 4.x's D/conf/plain_acl.yml (read by the brokers, rocketmq.home.dir is D), before they start.
+# No global white list: every request must be signed.
+acl_accounts_4x() {
+    local d=$1
+    ((RMQ_MAJOR == 4)) && acl_on "$d" || return 0
+    mkdir -p "$d/conf"
+    cat >"$d/conf/plain_acl.yml" <<EOF
+# written by tools/rocketmq.sh start --acl
+globalWhiteRemoteAddresses: []
+accounts:
+  - accessKey: $ACL_ADMIN
+    secretKey: $ACL_ADMIN_SK
+    admin: true
+  - accessKey: $ACL_USER
+    secretKey: $ACL_USER_SK
+    admin: false
+    defaultTopicPerm: PUB|SUB
+    defaultGroupPerm: SUB
+  - accessKey: $ACL_DENIED
+    secretKey: $ACL_DENIED_SK
+    admin: false
+    defaultTopicPerm: PUB
+    defaultGroupPerm: DENY
+EOF
+}
+
+# acl_setup DIR: the normal users and their ACLs on every broker (the super user exists from broker.conf). 4.x:
+# nothing, its accounts are in plain_acl.yml.
 acl_setup() {
     local d=$1
     acl_on "$d" || return 0
+    ((RMQ_MAJOR == 5)) || return 0
     local specs=(user "$ACL_USER" "$ACL_USER_SK" user "$ACL_DENIED" "$ACL_DENIED_SK"
         acl "$ACL_USER" "Topic:$ACL_PREFIX*" Pub,Sub acl "$ACL_USER" "Group:$ACL_PREFIX*" Sub
         acl "$ACL_DENIED" "Topic:$ACL_PREFIX*" Pub)
@@ -613,8 +648,6 @@ cmd_start() {
     done
     [[ $n =~ ^[1-9]$ ]] || die "start: --brokers must be 1..9"
     [[ -z $tls || $tls == enforcing || $tls == permissive ]] || die "start: --tls must be enforcing or permissive"
-    # 4.x has ACL 1.0 (aclEnable + plain_acl.yml), which this script does not set up (yet)
-    [[ $acl != 1 ]] || ((RMQ_MAJOR == 5)) || die "start: --acl sets up 5.x authentication; RocketMQ $RMQ_VERSION is not supported"
     need_java
     ensure_fetched
     t0=$(now_ms)
@@ -661,6 +694,7 @@ cmd_start() {
     if ((RMQ_MAJOR == 4)); then
         mkdir -p "$d/conf"
         cp "$TPL"/conf-4.x/logback_*.xml "$d/conf/"
+        acl_accounts_4x "$d"
     fi
     echo "$d" >"$CURRENT.tmp.$$" 2>/dev/null || { mkdir -p "$CACHE" && echo "$d" >"$CURRENT.tmp.$$"; }
     mv "$CURRENT.tmp.$$" "$CURRENT"

@@ -5759,17 +5759,51 @@ private:
 
 
 
+// ---- begin rmq/detail/net/refusal.hpp ----
+
+/// @file detail/net/refusal.hpp
+/// Which broker answers refuse a request's credentials or permissions, and the exception an error answer
+/// becomes. RocketMQ 5.x answers NO_PERMISSION (16). 4.x's ACL (aclEnable + plain_acl.yml) throws an
+/// AclException from the broker's RPC hook, which its remoting layer turns into SYSTEM_ERROR (1) with the
+/// exception's text as remark ("org.apache.rocketmq.acl.common.AclException: Check signature failed for
+/// accessKey=..., <frame>"): the Java client surfaces that as a plain MQBrokerException; rmq names it for
+/// what it is, keeping the code the broker sent.
+
+#include <string>
+#include <string_view>
+
+
+namespace rmq::detail {
+
+/// Whether an answer with `code` and `remark` is a refusal by the broker's ACL (either version's).
+[[nodiscard]] inline bool is_access_denied(int code, std::string_view remark) noexcept {
+    return code == response_code::no_permission ||
+           (code == response_code::system_error && remark.find("AclException") != std::string_view::npos);
+}
+
+/// rmq::AccessDenied for a refusal by the ACL, rmq::BrokerError for any other error answer. `message` is the
+/// exception's text (it contains the remark, with what was asked).
+[[noreturn]] inline void throw_broker_error(int code, std::string_view remark, const std::string& message) {
+    if (is_access_denied(code, remark)) {
+        throw AccessDenied(code, message);
+    }
+    throw BrokerError(code, message);
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/net/refusal.hpp ----
+
 namespace rmq::detail {
 
 namespace remoting_client {
 
-/// A broker refusing a signed request (NO_PERMISSION) says why ("check signature failed.", "User:x is not
-/// found.", "... has no permission to access ...") but not always whose credentials: the remark then names
-/// the access key the request was signed with. Never the secret key or the signature.
+/// A broker refusing a signed request (NO_PERMISSION, or 4.x's AclException) says why ("check signature
+/// failed.", "User:x is not found.", "... has no permission to access ...") but not always whose credentials:
+/// the remark then names the access key the request was signed with. Never the secret key or the signature.
 inline RemotingCallback naming_access_key(RemotingCallback callback, std::string access_key) {
     return [callback = std::move(callback), access_key = std::move(access_key)](
                std::optional<remoting::Command> response, std::exception_ptr error) {
-        if (response && response->code == response_code::no_permission) {
+        if (response && is_access_denied(response->code, response->remark.value_or(""))) {
             response->remark = fmt::format("{} (request signed with access key {})",
                                            response->remark.value_or("no permission"),
                                            access_key);
@@ -6455,7 +6489,8 @@ RMQ_DECL RemotingCaller::Results RemotingCaller::call_all(const Calls& calls, st
 
 RMQ_DECL void RemotingCaller::check_success(const remoting::Command& resp, const std::string& what) {
     if (resp.code != response_code::success) {
-        throw_broker_error(resp.code, fmt::format("{}: {}", what, resp.remark.value_or("(no remark)")));
+        const auto remark = resp.remark.value_or("(no remark)");
+        throw_broker_error(resp.code, remark, fmt::format("{}: {}", what, remark));
     }
 }
 
@@ -6707,8 +6742,8 @@ RMQ_DECL remoting::TopicRouteData NameServers::fetch(const std::string& topic) {
             continue;  // next NameServer
         }
         if (resp.code != response_code::success) {
-            throw_broker_error(resp.code,
-                               fmt::format("route of {}: {}", topic, resp.remark.value_or("no route")));
+            const auto remark = resp.remark.value_or("no route");
+            throw_broker_error(resp.code, remark, fmt::format("route of {}: {}", topic, remark));
         }
         auto data = remoting::decode_topic_route_data(resp.body);
         store(topic, data);
@@ -7463,9 +7498,10 @@ send_status(const remoting::Command& resp, const MessageQueue& mq, const std::st
         return SendStatus::FlushSlaveTimeout;
     case response_code::slave_not_available:
         return SendStatus::SlaveNotAvailable;
-    default:
-        throw_broker_error(
-            resp.code, fmt::format("send to {} at {}: {}", mq, addr, resp.remark.value_or("(no remark)")));
+    default: {
+        const auto remark = resp.remark.value_or("(no remark)");
+        throw_broker_error(resp.code, remark, fmt::format("send to {} at {}: {}", mq, addr, remark));
+    }
     }
 }
 

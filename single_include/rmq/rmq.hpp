@@ -647,22 +647,15 @@ private:
     int code_;
 };
 
-/// A broker answered NO_PERMISSION (response code 16): it refused the request's credentials (unknown access
-/// key, wrong secret key: the signature did not verify) or their permissions (no ACL allows the action on the
-/// topic or group), or the topic/broker is not writable. When the request was signed the message names the
-/// access key; it never contains the secret key or the signature.
+/// A broker answered NO_PERMISSION (response code 16), or, a RocketMQ 4.x broker, SYSTEM_ERROR (1) with its
+/// ACL's AclException: it refused the request's credentials (unknown access key, wrong secret key: the
+/// signature did not verify) or their permissions (no ACL allows the action on the topic or group), or the
+/// topic/broker is not writable. code() is the code the broker sent. When the request was signed the message
+/// names the access key; it never contains the secret key or the signature.
 class AccessDenied : public BrokerError {
 public:
     using BrokerError::BrokerError;
 };
-
-/// rmq::AccessDenied for NO_PERMISSION (16), rmq::BrokerError for any other code.
-[[noreturn]] inline void throw_broker_error(int code, const std::string& message) {
-    if (code == 16) {
-        throw AccessDenied(code, message);
-    }
-    throw BrokerError(code, message);
-}
 
 /// A TLS connection could not be set up: certificate files unreadable, the handshake failed, or the peer's
 /// certificate did not verify (the message names the peer and OpenSSL's reason).

@@ -1,6 +1,7 @@
 // A broker that refuses signed requests with NO_PERMISSION (as 5.x authentication does for a wrong secret
-// key, authorization for a missing ACL): rmq::AccessDenied naming the access key, a consumer that keeps
-// retrying with a bounded number of log lines, and never the secret key or a signature in any of that text.
+// key, authorization for a missing ACL) or, like 4.x's ACL, with SYSTEM_ERROR and the AclException's text:
+// rmq::AccessDenied naming the access key, a consumer that keeps retrying with a bounded number of log lines,
+// and never the secret key or a signature in any of that text.
 
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
 // GCC's -Wtsan flags the std::atomic_thread_fence in Boost.Asio's handler fences under -fsanitize=thread; it
@@ -38,16 +39,32 @@ using Consumer =
 constexpr std::string_view secret = "S3cret-of-the-acl-test-5e2a";
 constexpr std::string_view access_key = "rmq-acl-test";
 
+/// How a broker refuses: 5.x's answer, 4.x's (its remoting layer's answer to the AclException its ACL hook
+/// threw), or an error that is no refusal.
+struct Refusal {
+    int code;
+    std::string remark;
+};
+
+const Refusal refusal_5x{rmq::response_code::no_permission, "check signature failed."};
+const Refusal refusal_4x{
+    rmq::response_code::system_error,
+    "org.apache.rocketmq.acl.common.AclException: Check signature failed for "
+    "accessKey=rmq-acl-test, org.apache.rocketmq.acl.plain.PlainPermissionManager.validate("
+    "PlainPermissionManager.java:683)"};
+const Refusal system_error{
+    rmq::response_code::system_error,
+    "java.lang.NullPointerException, org.apache.rocketmq.broker.processor.X.y(X.java:1)"};
+
 /// Routes every topic to `broker` (master) and `replica` (slave: heartbeats go to both, so one of them
-/// failing is a partial failure); both answer everything NO_PERMISSION with the broker's text for a signature
-/// that did not verify. Counts the refused requests.
+/// failing is a partial failure); both answer everything with `refusal`. Counts the refused requests.
 struct RefusingCluster {
     rmq_test::FakeServer namesrv;
     rmq_test::FakeServer broker;
     rmq_test::FakeServer replica;
     std::atomic<int> refused{0};
 
-    RefusingCluster() {
+    explicit RefusingCluster(Refusal refusal = refusal_5x) {
         namesrv.set_handler([this](rmq_test::FakeSession& s, const rmq::remoting::Command& req) {
             if (req.code == rmq::remoting::request_code::get_routeinfo_by_topic) {
                 auto r = rmq_test::FakeSession::response_to(req, 0);
@@ -56,12 +73,12 @@ struct RefusingCluster {
             }
         });
         for (auto* server : {&broker, &replica}) {
-            server->set_handler([this](rmq_test::FakeSession& s, const rmq::remoting::Command& req) {
+            server->set_handler([this, refusal](rmq_test::FakeSession& s, const rmq::remoting::Command& req) {
                 if (req.is_response()) {
                     return;
                 }
-                auto r = rmq_test::FakeSession::response_to(req, rmq::response_code::no_permission);
-                r.remark = "check signature failed.";
+                auto r = rmq_test::FakeSession::response_to(req, refusal.code);
+                r.remark = refusal.remark;
                 ++refused;
                 s.send(r);
             });
@@ -82,9 +99,13 @@ struct RefusingCluster {
 
 }  // namespace
 
-TEST_CASE("a NO_PERMISSION answer is rmq::AccessDenied naming the access key, never the secret",
+TEST_CASE("a NO_PERMISSION answer (5.x) or an AclException (4.x) is rmq::AccessDenied naming the access key, "
+          "never the secret",
           "[remoting_transport][acl]") {
-    RefusingCluster cluster;
+    const bool v4 = GENERATE(false, true);
+    const Refusal& refusal = v4 ? refusal_4x : refusal_5x;
+    INFO(refusal.remark);
+    RefusingCluster cluster(refusal);
     for (const bool signed_requests : {true, false}) {
         INFO(signed_requests);
         rmq::Producer<rmq::RemotingTransport> producer(
@@ -101,8 +122,8 @@ TEST_CASE("a NO_PERMISSION answer is rmq::AccessDenied naming the access key, ne
         }
         producer.shutdown();
         INFO(what);
-        REQUIRE(code == rmq::response_code::no_permission);
-        CHECK(what.find("check signature failed.") != std::string::npos);
+        REQUIRE(code == refusal.code);  // the broker's code, whichever it was
+        CHECK(what.find(refusal.remark) != std::string::npos);
         CHECK((what.find(fmt::format("request signed with access key {}", access_key)) !=
                std::string::npos) == signed_requests);
         CHECK(what.find(secret) == std::string::npos);
@@ -110,9 +131,35 @@ TEST_CASE("a NO_PERMISSION answer is rmq::AccessDenied naming the access key, ne
     }
 }
 
+TEST_CASE("a SYSTEM_ERROR that is no AclException stays a plain rmq::BrokerError, naming no access key",
+          "[remoting_transport][acl]") {
+    RefusingCluster cluster(system_error);
+    rmq::Producer<rmq::RemotingTransport> producer(rmq::RemotingTransport{cluster.config()},
+                                                   rmq::ProducerConfig{.producer_group = "acl_pg"});
+    producer.start();
+    std::optional<int> code;
+    std::string what;
+    bool denied = false;
+    try {
+        (void)producer.send(rmq::Message("AclTopic", "TagA", "k", "body"));
+    } catch (const rmq::AccessDenied& e) {
+        denied = true;
+        what = e.what();
+    } catch (const rmq::BrokerError& e) {
+        code = e.code();
+        what = e.what();
+    }
+    producer.shutdown();
+    INFO(what);
+    CHECK_FALSE(denied);
+    REQUIRE(code == rmq::response_code::system_error);
+    CHECK(what.find(system_error.remark) != std::string::npos);
+    CHECK(what.find("access key") == std::string::npos);
+}
+
 TEST_CASE("a consumer whose requests are refused keeps retrying with a few lines naming the access key",
           "[remoting_transport][acl][log]") {
-    RefusingCluster cluster;
+    RefusingCluster cluster(GENERATE(refusal_5x, refusal_4x));
     std::mutex mutex;
     std::vector<std::string> lines;
     rmq::set_log_handler([&](rmq::LogLevel, std::string_view m) {

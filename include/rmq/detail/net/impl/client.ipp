@@ -21,19 +21,20 @@
 
 #include <rmq/detail/net/client.hpp>
 #include <rmq/detail/net/impl/connection.ipp>
+#include <rmq/detail/net/refusal.hpp>
 #include <rmq/detail/util/log.hpp>
 
 namespace rmq::detail {
 
 namespace remoting_client {
 
-/// A broker refusing a signed request (NO_PERMISSION) says why ("check signature failed.", "User:x is not
-/// found.", "... has no permission to access ...") but not always whose credentials: the remark then names
-/// the access key the request was signed with. Never the secret key or the signature.
+/// A broker refusing a signed request (NO_PERMISSION, or 4.x's AclException) says why ("check signature
+/// failed.", "User:x is not found.", "... has no permission to access ...") but not always whose credentials:
+/// the remark then names the access key the request was signed with. Never the secret key or the signature.
 inline RemotingCallback naming_access_key(RemotingCallback callback, std::string access_key) {
     return [callback = std::move(callback), access_key = std::move(access_key)](
                std::optional<remoting::Command> response, std::exception_ptr error) {
-        if (response && response->code == response_code::no_permission) {
+        if (response && is_access_denied(response->code, response->remark.value_or(""))) {
             response->remark = fmt::format("{} (request signed with access key {})",
                                            response->remark.value_or("no permission"),
                                            access_key);

@@ -12,6 +12,7 @@
 #include <rmq/error.hpp>
 #include <rmq/protocol.hpp>
 
+#include <rmq/detail/net/refusal.hpp>
 #include <rmq/detail/remoting_transport/caller.hpp>
 
 namespace rmq::detail {
@@ -77,7 +78,8 @@ RMQ_DECL RemotingCaller::Results RemotingCaller::call_all(const Calls& calls, st
 
 RMQ_DECL void RemotingCaller::check_success(const remoting::Command& resp, const std::string& what) {
     if (resp.code != response_code::success) {
-        throw_broker_error(resp.code, fmt::format("{}: {}", what, resp.remark.value_or("(no remark)")));
+        const auto remark = resp.remark.value_or("(no remark)");
+        throw_broker_error(resp.code, remark, fmt::format("{}: {}", what, remark));
     }
 }
 

@@ -9,6 +9,7 @@
 #include <rmq/remoting/headers.hpp>
 #include <rmq/remoting/request_code.hpp>
 
+#include <rmq/detail/net/refusal.hpp>
 #include <rmq/detail/remoting_transport/name_servers.hpp>
 #include <rmq/detail/util/log.hpp>
 
@@ -62,8 +63,8 @@ RMQ_DECL remoting::TopicRouteData NameServers::fetch(const std::string& topic) {
             continue;  // next NameServer
         }
         if (resp.code != response_code::success) {
-            throw_broker_error(resp.code,
-                               fmt::format("route of {}: {}", topic, resp.remark.value_or("no route")));
+            const auto remark = resp.remark.value_or("no route");
+            throw_broker_error(resp.code, remark, fmt::format("route of {}: {}", topic, remark));
         }
         auto data = remoting::decode_topic_route_data(resp.body);
         store(topic, data);

@@ -16,6 +16,7 @@
 #include <rmq/remoting/request_code.hpp>
 #include <rmq/topic.hpp>
 
+#include <rmq/detail/net/refusal.hpp>
 #include <rmq/detail/remoting_transport/send.hpp>
 
 namespace rmq::detail::remoting_ops {
@@ -101,9 +102,10 @@ send_status(const remoting::Command& resp, const MessageQueue& mq, const std::st
         return SendStatus::FlushSlaveTimeout;
     case response_code::slave_not_available:
         return SendStatus::SlaveNotAvailable;
-    default:
-        throw_broker_error(
-            resp.code, fmt::format("send to {} at {}: {}", mq, addr, resp.remark.value_or("(no remark)")));
+    default: {
+        const auto remark = resp.remark.value_or("(no remark)");
+        throw_broker_error(resp.code, remark, fmt::format("send to {} at {}: {}", mq, addr, remark));
+    }
     }
 }
 
