@@ -21,7 +21,8 @@
 #                       Java sender threads in batches of 128, ~1.2 GB of commit log)
 #   --backlog-window S  how long rmq and Java each drain the real-broker backlog (default 30 s)
 #   --no-real-backlog   skip the real-broker backlog runs
-#   --report-only FILE  only rewrite latest.md/json from the JSON lines of an earlier run
+#   --report-only FILE  only rewrite latest.md/json (and the charts) from the JSON lines of an earlier run, or
+#                 from a latest.json (its runs and parameters): `--report-only bench/results/latest.json`
 #   --no-java     skip the real-broker runs (RocketMQ cluster from tools/rocketmq.sh + Java DefaultMQPushConsumer)
 #   --compile     only the compile-cost measurement (~2-4 minutes): its rows replace the compile rows of the
 #                 existing latest.md/json, the other rows are kept from the last full run
@@ -219,23 +220,25 @@ key_orderly_bench() {
         --reps "$REPS" | sed "s/}\$/,\"commit\":\"$rev\",\"date\":\"$stamp\"}/"
 }
 
-HEADER_DATE="" HEADER_COMMIT="" HEADER_LOAD=""  # set when only the compile or key-orderly rows are new
-if [[ -n $REPORT_ONLY ]]; then
-    RUNS=$REPORT_ONLY
-    STATUS=0
-    REAL_REASON=""  # what is missing from FILE shows as "not run"
-    JAVA_REASON=""
-elif [[ $COMPILE == 2 || $KEYO == 2 ]]; then
-    # Only the compile cost (or only the key-orderly bench): keep the other rows (and their parameters) of the
-    # last full run.
-    ONLY_MODE=$([[ $COMPILE == 2 ]] && echo compile || echo key_orderly_bench)
-    mkdir -p "$OUT"
-    RUNS=$(mktemp)
-    trap 'rm -f "$RUNS"' EXIT
-    STATUS=0
-    REAL_REASON="" JAVA_REASON=""
-    if [[ -f $OUT/latest.json ]]; then
-        eval "$(python3 - "$OUT/latest.json" "$RUNS" "$ONLY_MODE" <<'PY'
+# The charts of latest.json (tools/bench_charts.py -> $OUT/charts/*.png), with the python that has matplotlib
+# (Debian's python3-matplotlib is for /usr/bin/python3, which another python3 on PATH may hide). A machine
+# without it gets the tables and a loud line, not a failed run.
+charts() {
+    local py
+    for py in python3 /usr/bin/python3; do
+        if "$py" -c 'import matplotlib' 2>/dev/null; then
+            "$py" "$ROOT/tools/bench_charts.py" "$OUT" >&2 && return 0
+            log "WARNING: tools/bench_charts.py failed: no charts written"
+            return 0
+        fi
+    done
+    log "WARNING: no charts: matplotlib is missing (Debian: apt-get install python3-matplotlib)"
+}
+
+# latest_params JSON RUNS_OUT [SKIP_MODE]: the runs of a latest.json (but SKIP_MODE's) as JSON lines into
+# RUNS_OUT, and shell assignments of its parameters on stdout (eval them).
+latest_params() {
+    python3 - "$1" "$2" "${3:-}" <<'PY'
 import json, shlex, sys
 d = json.load(open(sys.argv[1]))
 with open(sys.argv[2], "w") as f:
@@ -253,7 +256,32 @@ if d.get("real_broker_rmq", "run") != "run":
 if d.get("java", "run") != "run":
     print("JAVA_REASON='not run in the last full run'")
 PY
-)"
+}
+
+HEADER_DATE="" HEADER_COMMIT="" HEADER_LOAD=""  # set when only the compile or key-orderly rows are new
+if [[ -n $REPORT_ONLY ]]; then
+    RUNS=$REPORT_ONLY
+    STATUS=0
+    REAL_REASON=""  # what is missing from FILE shows as "not run"
+    JAVA_REASON=""
+    if python3 -c 'import json, sys; sys.exit(0 if "runs" in json.load(open(sys.argv[1])) else 1)' "$REPORT_ONLY" \
+        2>/dev/null; then
+        RUNS=$(mktemp)
+        trap 'rm -f "$RUNS"' EXIT
+        eval "$(latest_params "$REPORT_ONLY" "$RUNS")"
+        REPS=${KEEP_REPS:-$REPS}
+    fi
+elif [[ $COMPILE == 2 || $KEYO == 2 ]]; then
+    # Only the compile cost (or only the key-orderly bench): keep the other rows (and their parameters) of the
+    # last full run.
+    ONLY_MODE=$([[ $COMPILE == 2 ]] && echo compile || echo key_orderly_bench)
+    mkdir -p "$OUT"
+    RUNS=$(mktemp)
+    trap 'rm -f "$RUNS"' EXIT
+    STATUS=0
+    REAL_REASON="" JAVA_REASON=""
+    if [[ -f $OUT/latest.json ]]; then
+        eval "$(latest_params "$OUT/latest.json" "$RUNS" "$ONLY_MODE")"
     fi
     if [[ $COMPILE == 2 ]]; then
         compile_cost >>"$RUNS" || STATUS=$?
@@ -264,9 +292,10 @@ PY
 else
 # ---- what a clean Debian machine lacks: the toolchain, and for the real-broker runs the JDK + Maven ------
 if [[ $RUN_JAVA == 1 ]]; then
-    RMQ_DEPS_BROKER=1 "$ROOT/tools/install-deps.sh" >&2 || log "could not install the JDK/Maven: real-broker runs will be skipped"
+    RMQ_DEPS_BENCH=1 RMQ_DEPS_BROKER=1 "$ROOT/tools/install-deps.sh" >&2 ||
+        log "could not install the JDK/Maven: real-broker runs will be skipped"
 else
-    "$ROOT/tools/install-deps.sh" >&2
+    RMQ_DEPS_BENCH=1 "$ROOT/tools/install-deps.sh" >&2
 fi
 # ---- build (the `release` preset's settings: Release, warnings not fatal, no tests) --------------------
 log "configuring $BUILD (Release)"
@@ -595,4 +624,5 @@ print("\n".join(md[: len(rows) + 8 + len(notes)]))
 EOF
 put_allocate_section
 log "wrote $OUT/latest.md and $OUT/latest.json"
+charts
 exit "$STATUS"

@@ -12,6 +12,7 @@
 #                                everything .ci/run needs
 #   RMQ_DEPS_BROKER=1 tools/install-deps.sh ...   also the JDK + Maven for the real-broker tests
 #                                (tools/broker-test.sh and tools/bench.sh call it that way)
+#   RMQ_DEPS_BENCH=1 tools/install-deps.sh ...    also python3-matplotlib for the benchmark charts (tools/bench.sh)
 set -euo pipefail
 
 profile=${1:-all}
@@ -42,6 +43,9 @@ esac
 BROKER_PACKAGES=(openjdk-17-jdk-headless maven)
 if [[ "${RMQ_DEPS_BROKER:-0}" == 1 ]]; then
     PACKAGES+=("${BROKER_PACKAGES[@]}")
+fi
+if [[ "${RMQ_DEPS_BENCH:-0}" == 1 ]]; then
+    PACKAGES+=(python3-matplotlib)
 fi
 
 missing=()

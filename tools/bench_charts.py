@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Charts of a benchmark run: reads DIR/latest.json (written by tools/bench.sh) and writes PNGs to DIR/charts/.
+
+    python3 tools/bench_charts.py [DIR]        (default bench/results)
+
+  throughput.png  msg/s per pipeline: rmq, the Java client, the limit (raw pull loop)
+  cpu.png         CPU seconds per million messages, same pipelines
+  handover.png    time until a queue's new owner consumes after a member joins or leaves (ms, log scale)
+  memory.png      peak resident memory: per pipeline on the real broker, and draining a backlog
+
+Every figure comes from the rows of latest.json (the medians latest.md shows), so the charts always match the
+table; a row that was not run is left out of its chart. Needs matplotlib (Debian: python3-matplotlib); exits 3
+without it so that tools/bench.sh can say so.
+"""
+
+import json
+import os
+import re
+import sys
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display: files only
+    import matplotlib.pyplot as plt
+except ImportError:
+    sys.stderr.write("bench_charts.py: matplotlib is missing (Debian: apt-get install python3-matplotlib)\n")
+    sys.exit(3)
+
+SERIES = (("rmq", "rmq", "#1f77b4"), ("java", "Java client", "#ff7f0e"), ("limit", "limit (raw pull loop)", "#7f7f7f"))
+
+
+def number(v):
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def split_figure(figure):
+    """'Real broker (200,000 msgs of 128 B, 8 queues) Orderly: throughput (msg/s)' -> (pipeline, metric)."""
+    head, _, metric = figure.rpartition(": ")
+    return head, metric
+
+
+def short_pipeline(head):
+    """A bar label: 'In-process Concurrently, batch 1' -> 'in-process\nConcurrently b1'."""
+    m = re.match(r"Real broker \((?:[\d,]+) msgs of ([^,]+), \d+ queues\) (.*)", head)
+    where, what = ("real broker " + m.group(1), m.group(2)) if m else ("in-process", head.replace("In-process ", ""))
+    what = what.replace(", batch ", " b")
+    return f"{where}\n{what}"
+
+
+def rows_with(rows, metric_pattern):
+    out = []
+    for r in rows:
+        head, metric = split_figure(r["figure"])
+        if re.search(metric_pattern, metric) and not head.startswith("Real broker raw"):
+            out.append((head, r))
+    return out
+
+
+def grouped_bars(ax, groups, ylabel, title, log=False):
+    """groups: [(label, {series_key: value})]; one bar per series that has a value."""
+    width = 0.8 / len(SERIES)
+    for i, (key, name, colour) in enumerate(SERIES):
+        xs = [g for g, (_, vals) in enumerate(groups) if number(vals.get(key)) is not None]
+        ys = [groups[g][1][key] for g in xs]
+        if not xs:
+            continue
+        bars = ax.bar([x + (i - 1) * width for x in xs], ys, width, label=name, color=colour)
+        for b, y in zip(bars, ys):
+            text = f"{y / 1000:.0f}k" if y >= 10000 else (f"{y:.1f}" if y < 100 else f"{y:.0f}")
+            ax.annotate(text, (b.get_x() + b.get_width() / 2, y), ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([g for g, _ in groups], fontsize=7)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    if log:
+        ax.set_yscale("log")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+
+
+def per_pipeline(rows, metric_pattern):
+    groups = []
+    for head, r in rows_with(rows, metric_pattern):
+        groups.append((short_pipeline(head), {"rmq": r.get("rmq"), "java": r.get("java"), "limit": r.get("limit")}))
+    return groups
+
+
+def save(fig, path):
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(path)
+
+
+def subtitle(d):
+    return (f"{d.get('generated', '?')}, commit {d.get('commit', '?')}, {d.get('cpus', '?')} cores, "
+            f"load before the run {d.get('load_average', '?')}")
+
+
+def throughput_chart(d, out):
+    groups = per_pipeline(d["rows"], r"^throughput \(msg/s\)$")
+    if not groups:
+        return
+    fig, ax = plt.subplots(figsize=(11, 4.8))
+    grouped_bars(ax, groups, "messages per second", f"Throughput (medians; {subtitle(d)})", log=True)
+    save(fig, os.path.join(out, "throughput.png"))
+
+
+def cpu_chart(d, out):
+    groups = per_pipeline(d["rows"], r"^CPU s per million msgs$")
+    if not groups:
+        return
+    fig, ax = plt.subplots(figsize=(11, 4.8))
+    grouped_bars(ax, groups, "CPU seconds per million messages", f"CPU per message (lower is better; {subtitle(d)})")
+    save(fig, os.path.join(out, "cpu.png"))
+
+
+def handover_chart(d, out):
+    groups = []
+    for r in d["rows"]:
+        m = re.match(r"(In-process|Real broker) handover after a member (joins|leaves): (\w+), (.*) \(ms", r["figure"])
+        if not m:
+            continue
+        where = "in-process" if m.group(1) == "In-process" else "real broker"
+        policy = "conc." if m.group(3) == "concurrently" else m.group(3)
+        interval = re.sub(r"rebalance_interval (\d+)000 ms", r"rebalance \1 s", m.group(4))
+        interval = interval.replace("default intervals", "defaults")
+        groups.append((f"{where}\n{policy} {m.group(2)}\n{interval}", {"rmq": r.get("rmq"), "java": r.get("java")}))
+    if not groups:
+        return
+    fig, ax = plt.subplots(figsize=(12, 4.8))
+    grouped_bars(ax, groups, "ms until the new owner consumes", f"Handover latency (lower is better; {subtitle(d)})",
+                 log=True)
+    save(fig, os.path.join(out, "handover.png"))
+
+
+def memory_chart(d, out):
+    rows = d["rows"]
+    groups = per_pipeline(rows, r"^peak RSS of the process \(MB\)$")
+    for r in rows:
+        if "backlog" in r["figure"] and "RSS" in r["figure"]:
+            head, _ = split_figure(r["figure"])
+            label = "real broker\nbacklog drain" if head.startswith("Real broker") else "in-process\nbacklog (above broker)"
+            groups.append((label, {"rmq": r.get("rmq"), "java": r.get("java")}))
+    if not groups:
+        return
+    fig, ax = plt.subplots(figsize=(11, 4.8))
+    grouped_bars(ax, groups, "peak resident memory (MB)", f"Memory (lower is better; {subtitle(d)})", log=True)
+    save(fig, os.path.join(out, "memory.png"))
+
+
+def main():
+    results = sys.argv[1] if len(sys.argv) > 1 else "bench/results"
+    d = json.load(open(os.path.join(results, "latest.json")))
+    out = os.path.join(results, "charts")
+    os.makedirs(out, exist_ok=True)
+    for chart in (throughput_chart, cpu_chart, handover_chart, memory_chart):
+        chart(d, out)
+
+
+if __name__ == "__main__":
+    main()
