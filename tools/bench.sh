@@ -248,7 +248,7 @@ with open(sys.argv[2], "w") as f:
 for var, key in ((("KEEP_REPS" if sys.argv[3] != "compile" else "REPS"), "reps"), ("MESSAGES", "messages"), ("BACKLOG", "backlog"),
                  ("REAL_MESSAGES", "real_messages"), ("REAL_BACKLOG", "real_backlog"),
                  ("BACKLOG_WINDOW", "backlog_window_s"), ("HEADER_DATE", "generated"), ("HEADER_COMMIT", "commit"),
-                 ("HEADER_LOAD", "load_average")):
+                 ("HEADER_LOAD", "load_average"), ("CPU_MODEL", "cpu_model"), ("LOAD_BEFORE", "load_before")):
     if key in d:
         print(f"{var}={shlex.quote(str(d[key]))}")
 if d.get("real_broker_rmq", "run") != "run":
@@ -259,11 +259,16 @@ PY
 }
 
 HEADER_DATE="" HEADER_COMMIT="" HEADER_LOAD=""  # set when only the compile or key-orderly rows are new
+# The machine, for the report: CPU model, and the load before anything of the run started (the load at the end
+# says what the run itself cost). Kept from latest.json by --report-only and the partial runs.
+CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
+LOAD_BEFORE=$(uptime | sed 's/.*load average: //')
 if [[ -n $REPORT_ONLY ]]; then
     RUNS=$REPORT_ONLY
     STATUS=0
     REAL_REASON=""  # what is missing from FILE shows as "not run"
     JAVA_REASON=""
+    CPU_MODEL="" LOAD_BEFORE=""  # FILE's machine, not this one
     if python3 -c 'import json, sys; sys.exit(0 if "runs" in json.load(open(sys.argv[1])) else 1)' "$REPORT_ONLY" \
         2>/dev/null; then
         RUNS=$(mktemp)
@@ -281,6 +286,7 @@ elif [[ $COMPILE == 2 || $KEYO == 2 ]]; then
     STATUS=0
     REAL_REASON="" JAVA_REASON=""
     if [[ -f $OUT/latest.json ]]; then
+        CPU_MODEL="" LOAD_BEFORE=""  # the header describes the last full run
         eval "$(latest_params "$OUT/latest.json" "$RUNS" "$ONLY_MODE")"
     fi
     if [[ $COMPILE == 2 ]]; then
@@ -437,10 +443,11 @@ fi
 fi
 
 # ---- report --------------------------------------------------------------------------------------------
-python3 - "$RUNS" "$OUT" "$REPS" "$MESSAGES" "$BACKLOG" "$REAL_REASON" "$JAVA_REASON" "$(nproc)" \
+CPU_MODEL=$CPU_MODEL LOAD_BEFORE=$LOAD_BEFORE python3 - "$RUNS" "$OUT" "$REPS" "$MESSAGES" "$BACKLOG" "$REAL_REASON" "$JAVA_REASON" "$(nproc)" \
     "$(uptime | sed 's/.*load average: //')" "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
     "$REAL_MESSAGES" "$REAL_BACKLOG" "$BACKLOG_WINDOW" "$HEADER_DATE" "$HEADER_COMMIT" "$HEADER_LOAD" <<'EOF'
-import json, statistics, sys, datetime
+import json, os, statistics, sys, datetime
+cpu_model, load_before = os.environ.get("CPU_MODEL", ""), os.environ.get("LOAD_BEFORE", "")
 (runs_path, out, reps, messages, backlog, real_reason, java_reason, cpus, load, commit,
  real_messages, real_backlog, backlog_window, header_date, header_commit, header_load) = sys.argv[1:17]
 runs = [json.loads(l) for l in open(runs_path) if l.strip().startswith("{")]
@@ -599,7 +606,8 @@ now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"
 if header_date:
     now, commit, load = header_date, header_commit, header_load  # the last full run's; compile rows say theirs
 md = ["# rmq benchmarks — latest run", "",
-      f"{now}, commit {commit}, {cpus} CPUs shared with other work (load average at the end: {load}). "
+      f"{now}, commit {commit}, {cpus} CPUs{f' ({cpu_model})' if cpu_model else ''} shared with other work "
+      f"(load average{f' before the run: {load_before}, ' if load_before else ' '}at the end: {load}). "
       f"In-process: {reps} repetition(s) of {int(messages):,} messages of 128 B on 1 topic × 8 queues, "
       f"interleaved, each run in a fresh process; medians. Absolute figures are noisy on this machine: compare "
       f"the ratios. See docs/benchmarks.md for what each figure means.", "",
@@ -615,7 +623,8 @@ if java_reason:
 md += [""] + notes
 md += ["", "Raw runs (one JSON object per run):", "", "```"] + [json.dumps(r) for r in runs] + ["```", ""]
 open(f"{out}/latest.md", "w").write("\n".join(md))
-json.dump(dict(generated=now, commit=commit, cpus=int(cpus), load_average=load, reps=int(reps),
+machine = {k: v for k, v in (("cpu_model", cpu_model), ("load_before", load_before)) if v}
+json.dump(dict(generated=now, commit=commit, cpus=int(cpus), load_average=load, **machine, reps=int(reps),
                messages=int(messages), backlog=int(backlog), real_messages=int(real_messages),
                real_backlog=int(real_backlog), backlog_window_s=float(backlog_window),
                real_broker_rmq=real or "run", java=java_missing or "run", rows=rows, runs=runs),
