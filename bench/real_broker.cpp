@@ -2,8 +2,9 @@
 // and hold the prefilled messages (tools/bench.sh prefills it with the Java producer); every run uses a fresh
 // consumer group that starts from the first offset. One JSON object per run on stdout.
 //
-//   rmq_bench_real_broker --namesrv HOST:PORT --topic T --messages N --mode concurrently|orderly|raw
-//                         [--batch N] [--threads N] [--body BYTES]
+//   rmq_bench_real_broker --namesrv HOST:PORT --topic T --messages N --mode
+//   concurrently|orderly|key_orderly|raw
+//                         [--batch N] [--threads N] [--body BYTES] [--work none|sleep1ms|hash100]
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --messages N --mode backlog --max-seconds S
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --mode rebalance --order concurrently|orderly
 //                         [--rate N] [--rebalance-interval ms]
@@ -13,6 +14,8 @@
 // backlog, stopped after --max-seconds (the window); its peak RSS is the figure. rebalance: as
 // rmq_bench_consume --mode rebalance, with rmq's default intervals (20000 ms). --body only labels the run
 // with the size the topic was prefilled with. CPU seconds and peak RSS (VmHWM) are the whole process's.
+// --work: what the listener does per call besides counting: sleep 1 ms (a listener waiting on I/O), or per
+// message 100 rounds of FNV-1a over the body (CPU-bound); JavaPushBench's listener does the same.
 
 #if __has_include(<rmq/transport/remoting.hpp>)
 
@@ -35,6 +38,7 @@
 #    include <fmt/format.h>
 
 #    include <rmq/consumer.hpp>
+#    include <rmq/order/key_orderly.hpp>
 #    include <rmq/producer.hpp>
 #    include <rmq/transport/remoting.hpp>
 
@@ -55,6 +59,50 @@ struct Options {
     std::int64_t rate = 2000;
     std::int64_t rebalance_interval = 20000;
     std::string order = "concurrently";
+    std::string work = "none";
+};
+
+/// 64-bit FNV-1a of `body`, 100 times over (each round seeded with the last): the CPU-bound listener's work,
+/// the same arithmetic as JavaPushBench's.
+std::uint64_t hash100(std::string_view body) {
+    std::uint64_t h = 14695981039346656037ULL;
+    for (int round = 0; round < 100; ++round) {
+        for (const char c : body) {
+            h ^= static_cast<unsigned char>(c);
+            h *= 1099511628211ULL;
+        }
+    }
+    return h;
+}
+
+/// The listener's work for one call (see --work).
+class Work {
+public:
+    explicit Work(const std::string& kind)
+        : sleep_(kind == "sleep1ms")
+        , hash_(kind == "hash100") {
+        if (!sleep_ && !hash_ && kind != "none") {
+            throw std::invalid_argument("--work must be none, sleep1ms or hash100, not " + kind);
+        }
+    }
+
+    void operator()(std::span<const rmq::MessageExt> msgs) {
+        if (sleep_) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        if (hash_) {
+            std::uint64_t h = 0;
+            for (const auto& m : msgs) {
+                h ^= hash100(m.body());
+            }
+            sink_.fetch_xor(h, std::memory_order_relaxed);  // keeps the hashing from being optimised away
+        }
+    }
+
+private:
+    bool sleep_;
+    bool hash_;
+    std::atomic<std::uint64_t> sink_{0};
 };
 
 void print(const Options& o, std::string_view name, const Run& r, long base_kb) {
@@ -125,9 +173,11 @@ int run_consumer(const Options& o, Status ok, std::string_view name) {
     cfg.consume_thread_max = o.threads;
     cfg.consume_message_batch_max_size = o.batch;
     std::atomic<std::int64_t> consumed{0};
+    Work work(o.work);
     ConsumerT consumer{transport, cfg};
     consumer.subscribe(o.topic, "*");
-    consumer.register_listener([&consumed, ok](std::span<const rmq::MessageExt> msgs, auto&) {
+    consumer.register_listener([&consumed, &work, ok](std::span<const rmq::MessageExt> msgs, auto&) {
+        work(msgs);
         consumed.fetch_add(static_cast<std::int64_t>(msgs.size()), std::memory_order_relaxed);
         return ok;
     });
@@ -138,10 +188,13 @@ int run_consumer(const Options& o, Status ok, std::string_view name) {
     std::string label;
     if (name == "backlog") {
         label = "real_backlog";
-    } else if (name == "orderly") {
-        label = "real_orderly";
+    } else if (name == "orderly" || name == "key_orderly") {
+        label = fmt::format("real_{}", name);
     } else {
         label = fmt::format("real_concurrently_b{}", o.batch);
+    }
+    if (o.work != "none") {
+        label += "_" + o.work;
     }
     print(o, label, r, w.mem.base_kb);
     consumer.shutdown();
@@ -217,6 +270,7 @@ Options parse(int argc, char** argv) {
         .add("--rate", o.rate)
         .add("--rebalance-interval", o.rebalance_interval)
         .add("--max-seconds", o.max_seconds)
+        .add("--work", o.work)
         .parse(argc, argv);
     return o;
 }
@@ -241,15 +295,22 @@ int main(int argc, char** argv) {
             return run_consumer<rmq::OrderlyConsumer<rmq::RemotingTransport>>(
                 o, rmq::ConsumeOrderlyStatus::Success, "orderly");
         }
+        if (o.mode == "key_orderly") {
+            return run_consumer<rmq::Consumer<rmq::KeyOrderly,
+                                              rmq::AllocateAveragely,
+                                              rmq::RemoteOffsetStore,
+                                              rmq::RemotingTransport>>(
+                o, rmq::ConsumeOrderlyStatus::Success, "key_orderly");
+        }
         if (o.mode == "concurrently" || o.mode == "backlog") {
             return run_consumer<rmq::PushConsumer<rmq::RemotingTransport>>(
                 o, rmq::ConsumeConcurrentlyStatus::ConsumeSuccess, o.mode);
         }
-        fmt::print(
-            stderr,
-            "usage: {} --namesrv HOST:PORT --topic T --messages N --mode concurrently|orderly|raw|backlog "
-            "[--batch N] [--threads N] [--body BYTES] [--max-seconds S]\n",
-            argv[0]);
+        fmt::print(stderr,
+                   "usage: {} --namesrv HOST:PORT --topic T --messages N --mode "
+                   "concurrently|orderly|key_orderly|raw|backlog [--batch N] [--threads N] [--body BYTES] "
+                   "[--max-seconds S] [--work none|sleep1ms|hash100]\n",
+                   argv[0]);
         return 2;
     } catch (const std::exception& e) {
         fmt::print(stderr, "rmq_bench_real_broker: {}\n", e.what());

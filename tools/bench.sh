@@ -7,6 +7,7 @@
 #
 #   tools/bench.sh [--quick] [--reps N] [--messages N] [--backlog N] [--no-backlog] [--no-rebalance]
 #                  [--real-messages N] [--real-backlog N] [--backlog-window S] [--no-real-backlog]
+#                  [--work-messages N] [--no-work] [--no-busy]
 #                  [--no-java] [--build-dir DIR] [--out DIR] [--report-only FILE]
 #                  [--compile] [--no-compile] [--compile-include DIR] [--key-orderly] [--no-key-orderly]
 #                  [--allocate] [--no-allocate]
@@ -16,7 +17,13 @@
 #   --reps N      repetitions of the throughput runs (default 3; medians are reported)
 #   --messages N  prefilled messages of the in-process throughput runs (default 1,000,000)
 #   --backlog N   messages of the in-process backlog run (default 5,000,000; ~5 GB of RAM for the embedded broker)
-#   --real-messages N   messages prefilled on the real broker, once of 128 B and once of 1 KiB (default 200,000)
+#   --real-messages N   messages prefilled on the real broker, once of 128 B and once of 1 KiB (default
+#                       1,000,000: long enough that the steady part, after the first fifth, is most of the run)
+#   --work-messages N   messages (128 B, 400 keys) of the real-broker runs whose listener does work: sleeps 1 ms
+#                       per call, or hashes each body 100 times; 64 consume threads (default 100,000)
+#   --no-work     skip those runs
+#   --no-busy     skip the real-broker runs with one core kept busy by a CPU hog (128 B, each pipeline once,
+#                 Java and rmq; part of the default full run)
 #   --real-backlog N    real-broker backlog on a 16-queue topic (default 5,000,000 of 128 B; prefilled by 4
 #                       Java sender threads in batches of 128, ~1.2 GB of commit log)
 #   --backlog-window S  how long rmq and Java each drain the real-broker backlog (default 30 s)
@@ -51,7 +58,9 @@ REPS=3
 MESSAGES=1000000
 BACKLOG=5000000
 EXTRA=()
-REAL_MESSAGES=200000
+REAL_MESSAGES=1000000
+WORK_MESSAGES=100000
+BUSY=1
 REAL_BACKLOG=5000000
 BACKLOG_WINDOW=30
 RUN_JAVA=1
@@ -63,13 +72,17 @@ KEYO=1             # rmq_bench_key_orderly: 0: skip, 1: part of the full run, 2:
 
 while [[ $# -gt 0 ]]; do
     case $1 in
-    --quick) REPS=1 MESSAGES=100000 BACKLOG=500000 REAL_MESSAGES=20000 REAL_BACKLOG=1000000 BACKLOG_WINDOW=10 ;;
+    --quick) REPS=1 MESSAGES=100000 BACKLOG=500000 REAL_MESSAGES=20000 REAL_BACKLOG=1000000 BACKLOG_WINDOW=10
+        WORK_MESSAGES=10000 ;;
     --reps) REPS=$2; shift ;;
     --messages) MESSAGES=$2; shift ;;
     --backlog) BACKLOG=$2; shift ;;
     --no-backlog) EXTRA+=(--no-backlog) ;;
     --no-rebalance) EXTRA+=(--no-rebalance) ;;
     --real-messages) REAL_MESSAGES=$2; shift ;;
+    --work-messages) WORK_MESSAGES=$2; shift ;;
+    --no-work) WORK_MESSAGES=0 ;;
+    --no-busy) BUSY=0 ;;
     --real-backlog) REAL_BACKLOG=$2; shift ;;
     --backlog-window) BACKLOG_WINDOW=$2; shift ;;
     --no-real-backlog) REAL_BACKLOG=0 ;;
@@ -374,7 +387,7 @@ if [[ -z $JAVA_REASON ]]; then
         trap 'rm -f "$RUNS"; "$ROOT/tools/rocketmq.sh" stop --fast --clean --dir "$CLUSTER" >/dev/null 2>&1 || true' EXIT
         NAMESRV=$(sed -n 's/^RMQ_NAMESRV=//p' "$CLUSTER/cluster.env")
         "$ROOT/tools/rocketmq.sh" create-topic BenchTopic 8 BenchTopic1K 8 BenchRebalance 8 BenchBacklog 16 \
-            --dir "$CLUSTER" >&2
+            BenchWork 8 --dir "$CLUSTER" >&2
         declare -A TOPIC_OF=([128]=BenchTopic [1024]=BenchTopic1K)
         for body in 128 1024; do
             log "real broker: prefilling $REAL_MESSAGES messages of $body B on ${TOPIC_OF[$body]} (Java producer)"
@@ -401,6 +414,51 @@ if [[ -z $JAVA_REASON ]]; then
                 rrun --mode raw
             done
         done
+        # The machine deliberately busy: a CPU hog pinned to core 0 while each 128 B pipeline runs once more
+        # (Java, then rmq), so spinning and thread counts show their cost. Runs are marked "busy": true.
+        if ((BUSY)); then
+            body=128
+            taskset -c 0 sh -c 'while :; do :; done' &
+            HOG=$!
+            log "real broker: CPU hog on core 0 (pid $HOG) for the busy runs"
+            for m in "concurrently 20 1" "concurrently 20 32" "orderly 20 1"; do
+                set -- $m
+                log "real broker busy, $body B: Java DefaultMQPushConsumer $m"
+                timeout 300 java "${JVM[@]}" -Duser.home="$JLOGS" -cp "$JOUT:$JAVA_CP" rmq.bench.JavaPushBench \
+                    "$NAMESRV" "${TOPIC_OF[$body]}" "$1" "$REAL_MESSAGES" "$2" "$3" "$body" |
+                    sed 's/}$/,"busy":true}/' >>"$RUNS" || { log "  Java run failed"; STATUS=1; }
+                [[ -z $REAL_REASON ]] || continue
+                log "real broker busy, $body B: rmq $m"
+                timeout 300 "$RB" --namesrv "$NAMESRV" --topic "${TOPIC_OF[$body]}" --body "$body" \
+                    --messages "$REAL_MESSAGES" --mode "$1" --threads "$2" --batch "$3" |
+                    sed 's/}$/,"busy":true}/' >>"$RUNS" || { log "  rmq run failed"; STATUS=1; }
+            done
+            kill "$HOG" 2>/dev/null || true
+            wait "$HOG" 2>/dev/null || true
+        fi
+        # A listener that does work: sleeps 1 ms per call (waiting on I/O) or hashes each body 100 times
+        # (CPU-bound); 64 consume threads, one message per call; Java right before rmq, interleaved.
+        if ((WORK_MESSAGES > 0)); then
+            log "real broker: prefilling $WORK_MESSAGES messages of 128 B with 400 keys on BenchWork (Java producer)"
+            jrun "$NAMESRV" BenchWork prefill "$WORK_MESSAGES" 128 2 400 >>"$RUNS" || STATUS=$?
+            for rep in $(seq 1 "$REPS"); do
+                for work in sleep1ms hash100; do
+                    for order in concurrently orderly key_orderly; do
+                        if [[ $order != key_orderly ]]; then
+                            log "real broker rep $rep/$REPS, work $work: Java DefaultMQPushConsumer $order"
+                            timeout 300 java "${JVM[@]}" -Duser.home="$JLOGS" -cp "$JOUT:$JAVA_CP" \
+                                rmq.bench.JavaPushBench "$NAMESRV" BenchWork "$order" "$WORK_MESSAGES" 64 1 128 240 \
+                                "$work" >>"$RUNS" || { log "  Java run failed (status $?)"; STATUS=1; }
+                        fi
+                        [[ -z $REAL_REASON ]] || continue
+                        log "real broker rep $rep/$REPS, work $work: rmq $order"
+                        timeout 300 "$RB" --namesrv "$NAMESRV" --topic BenchWork --body 128 --messages "$WORK_MESSAGES" \
+                            --mode "$order" --threads 64 --batch 1 --work "$work" --max-seconds 240 >>"$RUNS" ||
+                            { log "  rmq run failed (status $?)"; STATUS=1; }
+                    done
+                done
+            done
+        fi
         for order in concurrently orderly; do
             rep=1
             log "real broker: Java rebalance/handover, $order (Java defaults: rebalance wait 20 s)"
@@ -443,6 +501,11 @@ fi
 fi
 
 # ---- report --------------------------------------------------------------------------------------------
+# A report that fails must not lose a run of half an hour: the raw runs stay in $OUT until it succeeded.
+if [[ -z $REPORT_ONLY ]]; then
+    cp "$RUNS" "$OUT/runs.jsonl.unreported"
+    trap 'rm -f "$RUNS"; log "the report failed: the raw runs are in $OUT/runs.jsonl.unreported (tools/bench.sh --report-only it)"' EXIT
+fi
 CPU_MODEL=$CPU_MODEL LOAD_BEFORE=$LOAD_BEFORE python3 - "$RUNS" "$OUT" "$REPS" "$MESSAGES" "$BACKLOG" "$REAL_REASON" "$JAVA_REASON" "$(nproc)" \
     "$(uptime | sed 's/.*load average: //')" "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
     "$REAL_MESSAGES" "$REAL_BACKLOG" "$BACKLOG_WINDOW" "$HEADER_DATE" "$HEADER_COMMIT" "$HEADER_LOAD" <<'EOF'
@@ -452,11 +515,13 @@ cpu_model, load_before = os.environ.get("CPU_MODEL", ""), os.environ.get("LOAD_B
  real_messages, real_backlog, backlog_window, header_date, header_commit, header_load) = sys.argv[1:17]
 runs = [json.loads(l) for l in open(runs_path) if l.strip().startswith("{")]
 
-def by_mode(m, body=None):
-    return [r for r in runs if r.get("mode") == m and (body is None or r.get("body_bytes", 128) == body)]
+def by_mode(m, body=None, busy=False):
+    """The runs of mode m (and body size); the runs beside a CPU hog only when busy is true."""
+    return [r for r in runs if r.get("mode") == m and (body is None or r.get("body_bytes", 128) == body)
+            and r.get("busy", False) == busy]
 
 def med(mode, key, body=None):
-    vals = [r[key] for r in by_mode(mode, body) if r.get("complete", True)]
+    vals = [r[key] for r in by_mode(mode, body) if r.get("complete", True) and key in r]
     return statistics.median(vals) if vals else None
 
 def fmt(v):
@@ -472,6 +537,11 @@ def fmt(v):
 
 def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
+
+def spread(mode, key, body=None):
+    """'min-max' of the complete runs, for the notes beside a median."""
+    vals = [r[key] for r in by_mode(mode, body) if r.get("complete", True) and key in r]
+    return f"{fmt(min(vals))}-{fmt(max(vals))}" if vals else None
 
 rows = []
 def row(figure, rmq, java, limit, r, note=""):
@@ -524,11 +594,62 @@ for body in (128, 1024):
             m = med("real_" + mode, key, body)
             l = med("real_limit", key, body)
             n = len([r for r in by_mode("real_" + mode, body) if r.get("complete")])
+            spreads = "".join(f"; {who} min-max {sp}" for who, sp in
+                              (("rmq", spread("real_" + mode, key, body)), ("Java", spread("java_" + mode, key, body)))
+                              if sp and n > 1)
             row(f"Real broker ({rn} msgs of {size(body)}, 8 queues) {plabel}: {label}",
                 m if m is not None else (real or "not run"), j if j is not None else (java_missing or "not run"),
                 l if l is not None else (real or "not run"), ratio(m, j),
                 f"ratio = rmq / Java; medians of {n} run(s)" +
-                (f"; rmq / limit = {fmt(ratio(m, l))}" if ratio(m, l) is not None else ""))
+                (f"; rmq / limit = {fmt(ratio(m, l))}" if ratio(m, l) is not None else "") + spreads)
+    # The same runs without their start-up: from the moment a fifth of the messages was consumed to the last
+    # (both clients warm: connections, rebalance, Java's JIT), and the cold start on its own.
+    for key, label, note in (("steady_msgs_per_s", "steady-state throughput (msg/s)", "after the first fifth"),
+                             ("steady_cpu_s_per_million", "steady-state CPU s per million msgs", "after the first fifth"),
+                             ("first_100k_s", "cold start: time to the first 100,000 (s)", "from start()")):
+        for mode, plabel in pipes:
+            j = med("java_" + mode, key, body)
+            m = med("real_" + mode, key, body)
+            if j is None and m is None:
+                continue
+            n = len([r for r in by_mode("real_" + mode, body) if r.get("complete") and key in r])
+            spreads = "".join(f"; {who} min-max {sp}" for who, sp in
+                              (("rmq", spread("real_" + mode, key, body)), ("Java", spread("java_" + mode, key, body)))
+                              if sp and n > 1)
+            row(f"Real broker ({rn} msgs of {size(body)}, 8 queues) {plabel}: {label}",
+                m if m is not None else (real or "not run"), j if j is not None else (java_missing or "not run"),
+                None, ratio(m, j), f"ratio = rmq / Java; {note}; medians of {n} run(s)" + spreads)
+for key, label in (("msgs_per_s", "throughput (msg/s)"), ("cpu_s_per_million", "CPU s per million msgs")):
+    for mode, plabel in pipes:
+        bj = [r[key] for r in by_mode("java_" + mode, 128, busy=True) if r.get("complete")]
+        bm = [r[key] for r in by_mode("real_" + mode, 128, busy=True) if r.get("complete")]
+        if not bj and not bm:
+            continue
+        m = statistics.median(bm) if bm else None
+        j = statistics.median(bj) if bj else None
+        quiet = med("real_" + mode, key, 128)
+        row(f"Real broker ({rn} msgs of 128 B, 8 queues) {plabel}, one core busy with a CPU hog: {label}",
+            m if m is not None else (real or "not run"), j if j is not None else (java_missing or "not run"), None,
+            ratio(m, j), f"ratio = rmq / Java; {len(bm)} run(s)" +
+            (f"; rmq busy / quiet = {fmt(ratio(m, quiet))}" if ratio(m, quiet) is not None else ""))
+works = (("sleep1ms", "listener sleeps 1 ms per call"), ("hash100", "listener hashes each body 100 times"))
+for work, wlabel in works:
+    for mode, plabel in (("concurrently_b1", "Concurrently"), ("orderly", "Orderly"), ("key_orderly", "KeyOrderly")):
+        for key, label in (("msgs_per_s", "throughput (msg/s)"), ("cpu_s_per_million", "CPU s per million msgs")):
+            m = med(f"real_{mode}_{work}", key)
+            j = med(f"java_{mode}_{work}", key)
+            if m is None and j is None:
+                continue
+            wn = (by_mode(f"real_{mode}_{work}") or by_mode(f"java_{mode}_{work}"))[0]["messages"]
+            n = len([r for r in by_mode(f"real_{mode}_{work}") if r.get("complete")])
+            spreads = "".join(f"; {who} min-max {sp}" for who, sp in
+                              (("rmq", spread(f"real_{mode}_{work}", key)), ("Java", spread(f"java_{mode}_{work}", key)))
+                              if sp and n > 1)
+            jv = j if j is not None else ("n/a (no key-orderly consumer in Java)" if mode == "key_orderly"
+                                          else (java_missing or "not run"))
+            row(f"Real broker ({wn:,} msgs of 128 B, 400 keys, 8 queues) {plabel}, 64 threads, {wlabel}: {label}",
+                m if m is not None else (real or "not run"), jv, None, ratio(m, j),
+                ("ratio = rmq / Java; " if j is not None else "") + f"medians of {n} run(s)" + spreads)
 rb, jb = by_mode("real_backlog"), by_mode("java_backlog")
 if rb or jb or int(real_backlog) > 0:
     # A window run stops before the end: "complete" is false by design, every run counts.
@@ -632,6 +753,10 @@ json.dump(dict(generated=now, commit=commit, cpus=int(cpus), load_average=load, 
 print("\n".join(md[: len(rows) + 8 + len(notes)]))
 EOF
 put_allocate_section
+if [[ -z $REPORT_ONLY ]]; then
+    rm -f "$OUT/runs.jsonl.unreported"
+    trap 'rm -f "$RUNS"' EXIT
+fi
 log "wrote $OUT/latest.md and $OUT/latest.json"
 charts
 exit "$STATUS"

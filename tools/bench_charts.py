@@ -7,6 +7,8 @@
   cpu.png         CPU seconds per million messages, same pipelines
   handover.png    time until a queue's new owner consumes after a member joins or leaves (ms, log scale)
   memory.png      peak resident memory: per pipeline on the real broker, and draining a backlog
+  steady.png      the real-broker runs without their start-up: steady-state msg/s and CPU per million
+  work.png        real broker, listeners that do work (sleep 1 ms per call; hash each body 100 times): msg/s, CPU
 
 Every figure comes from the rows of latest.json (the medians latest.md shows), so the charts always match the
 table; a row that was not run is left out of its chart. Needs matplotlib (Debian: python3-matplotlib); exits 3
@@ -52,7 +54,7 @@ def rows_with(rows, metric_pattern):
     out = []
     for r in rows:
         head, metric = split_figure(r["figure"])
-        if re.search(metric_pattern, metric) and not head.startswith("Real broker raw"):
+        if re.search(metric_pattern, metric) and not head.startswith("Real broker raw") and "listener" not in head:
             out.append((head, r))
     return out
 
@@ -94,8 +96,9 @@ def save(fig, path):
 
 
 def subtitle(d):
-    return (f"{d.get('generated', '?')}, commit {d.get('commit', '?')}, {d.get('cpus', '?')} cores, "
-            f"load before the run {d.get('load_average', '?')}")
+    load = (f"load before the run {d['load_before']}" if "load_before" in d
+            else f"load at the end {d.get('load_average', '?')}")
+    return f"{d.get('generated', '?')}, commit {d.get('commit', '?')}, {d.get('cpus', '?')} cores, {load}"
 
 
 def throughput_chart(d, out):
@@ -150,6 +153,30 @@ def memory_chart(d, out):
     save(fig, os.path.join(out, "memory.png"))
 
 
+def two_metric_chart(d, out, name, title, pairs, label_of=short_pipeline):
+    """One subplot per (metric pattern, y label) of `pairs`, rows grouped per pipeline."""
+    panels = []
+    for pattern, ylabel in pairs:
+        groups = [(label_of(head), {"rmq": r.get("rmq"), "java": r.get("java"), "limit": r.get("limit")})
+                  for head, r in ((split_figure(r["figure"])[0], r) for r in d["rows"])
+                  if re.search(pattern, r["figure"])]
+        if groups:
+            panels.append((groups, ylabel))
+    if not panels:
+        return
+    fig, axes = plt.subplots(len(panels), 1, figsize=(11, 4.2 * len(panels)))
+    for ax, (groups, ylabel) in zip(axes if len(panels) > 1 else [axes], panels):
+        grouped_bars(ax, groups, ylabel, f"{title} ({subtitle(d)})", log=True)
+    save(fig, os.path.join(out, name))
+
+
+def work_label(head):
+    """'Real broker (100,000 msgs of 128 B, 400 keys, 8 queues) Orderly, 64 threads, listener sleeps 1 ms per call'"""
+    policy = re.sub(r".*\) ", "", head).split(",")[0]
+    work = "sleep 1 ms / call" if "sleeps" in head else "hash body 100x"
+    return f"{policy}\n{work}"
+
+
 def main():
     results = sys.argv[1] if len(sys.argv) > 1 else "bench/results"
     d = json.load(open(os.path.join(results, "latest.json")))
@@ -157,6 +184,12 @@ def main():
     os.makedirs(out, exist_ok=True)
     for chart in (throughput_chart, cpu_chart, handover_chart, memory_chart):
         chart(d, out)
+    two_metric_chart(d, out, "steady.png", "Real broker, steady state (after the first fifth of each run)",
+                     ((r": steady-state throughput \(msg/s\)$", "messages per second"),
+                      (r": steady-state CPU s per million msgs$", "CPU s per million messages")))
+    two_metric_chart(d, out, "work.png", "Real broker, a listener that does work (64 threads)",
+                     ((r"listener.*: throughput \(msg/s\)$", "messages per second"),
+                      (r"listener.*: CPU s per million msgs$", "CPU s per million messages")), work_label)
 
 
 if __name__ == "__main__":

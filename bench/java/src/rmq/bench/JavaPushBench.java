@@ -16,21 +16,26 @@ import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
 
 /**
  * The Java side of rmq's real-broker benchmark (docs/benchmarks.md). One JSON line on stdout per run.
  *
  * <pre>
- * JavaPushBench NAMESRV TOPIC prefill N BODY_BYTES [SENDERS]
- *     N messages, round robin over the topic's queues, batches of 128 from SENDERS threads (default 1)
- * JavaPushBench NAMESRV TOPIC concurrently|orderly|backlog N THREADS BATCH [BODY_BYTES [MAX_SECONDS]]
- *     DefaultMQPushConsumer (fresh group, CONSUME_FROM_FIRST_OFFSET), no-op listener; time until N consumed or
- *     MAX_SECONDS (default 600) pass. backlog: MessageListenerConcurrently with default thresholds, stopped after
- *     MAX_SECONDS (the window). BODY_BYTES only labels the run with what the topic holds.
+ * JavaPushBench NAMESRV TOPIC prefill N BODY_BYTES [SENDERS [KEYS]]
+ *     N messages, round robin over the topic's queues, batches of 128 from SENDERS threads (default 1); with
+ *     KEYS > 0 message i has the key "k" + (i % KEYS) (for rmq::KeyOrderly)
+ * JavaPushBench NAMESRV TOPIC concurrently|orderly|backlog N THREADS BATCH [BODY_BYTES [MAX_SECONDS [WORK]]]
+ *     DefaultMQPushConsumer (fresh group, CONSUME_FROM_FIRST_OFFSET), a listener that counts; time until N
+ *     consumed or MAX_SECONDS (default 600) pass. backlog: MessageListenerConcurrently with default thresholds,
+ *     stopped after MAX_SECONDS (the window). BODY_BYTES only labels the run with what the topic holds. WORK:
+ *     none (default), sleep1ms (1 ms per call: a listener waiting on I/O) or hash100 (per message 100 rounds of
+ *     FNV-1a over the body), the same work as rmq_bench_real_broker --work.
  * </pre>
  * CPU seconds: the process CPU time (OperatingSystemMXBean) from start() to the last message; peak RSS: VmHWM of
- * the JVM process (the whole process, JIT and heap included).
+ * the JVM process (the whole process, JIT and heap included). The steady part starts once a fifth of N was
+ * consumed (the JIT has compiled the hot paths by then); the cold start is the time to the first 100,000.
  */
 public final class JavaPushBench {
     private JavaPushBench() {
@@ -61,16 +66,19 @@ public final class JavaPushBench {
         String mode = argv[2];
         long n = Long.parseLong(argv[3]);
         if (mode.equals("prefill")) {
-            prefill(namesrv, topic, n, Integer.parseInt(argv[4]), argv.length > 5 ? Integer.parseInt(argv[5]) : 1);
+            prefill(namesrv, topic, n, Integer.parseInt(argv[4]), argv.length > 5 ? Integer.parseInt(argv[5]) : 1,
+                argv.length > 6 ? Integer.parseInt(argv[6]) : 0);
         } else {
             consume(namesrv, topic, mode, n, Integer.parseInt(argv[4]), Integer.parseInt(argv[5]),
                 argv.length > 6 ? Integer.parseInt(argv[6]) : 128,
-                argv.length > 7 ? Double.parseDouble(argv[7]) : 600.0);
+                argv.length > 7 ? Double.parseDouble(argv[7]) : 600.0,
+                argv.length > 8 ? argv[8] : "none");
         }
         System.exit(0);
     }
 
-    static void prefill(String namesrv, String topic, long n, int bodyBytes, int senders) throws Exception {
+    static void prefill(String namesrv, String topic, long n, int bodyBytes, int senders, int keys)
+        throws Exception {
         DefaultMQProducer producer = new DefaultMQProducer("bench_java_producer");
         producer.setNamesrvAddr(namesrv);
         producer.setInstanceName("bench-prefill-" + ProcessHandle.current().pid());
@@ -98,7 +106,8 @@ public final class JavaPushBench {
                         int size = (int) Math.min(128, n - first);
                         List<Message> batch = new ArrayList<>(size);
                         for (int i = 0; i < size; i++) {
-                            batch.add(new Message(topic, "TagA", body));
+                            batch.add(keys > 0 ? new Message(topic, "TagA", "k" + ((first + i) % keys), body)
+                                : new Message(topic, "TagA", body));
                         }
                         producer.send(batch, mqs.get((int) (batchNo.getAndIncrement() % mqs.size())));
                         long done = first + size;
@@ -126,8 +135,41 @@ public final class JavaPushBench {
             + "\"queues\":%d,\"senders\":%d,\"seconds\":%.3f}%n", topic, n, bodyBytes, mqs.size(), senders, s);
     }
 
+    /** 64-bit FNV-1a of the body, 100 times over: rmq_bench_real_broker's hash100. */
+    static long hash100(byte[] body) {
+        long h = 0xcbf29ce484222325L;
+        for (int round = 0; round < 100; round++) {
+            for (byte b : body) {
+                h ^= (b & 0xff);
+                h *= 0x100000001b3L;
+            }
+        }
+        return h;
+    }
+
+    static final AtomicLong SINK = new AtomicLong();
+
+    static void work(String kind, List<MessageExt> msgs) {
+        if (kind.equals("sleep1ms")) {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } else if (kind.equals("hash100")) {
+            long h = 0;
+            for (MessageExt m : msgs) {
+                h ^= hash100(m.getBody());
+            }
+            SINK.getAndAccumulate(h, (a, b) -> a ^ b);  // keeps the hashing from being optimised away
+        }
+    }
+
     static void consume(String namesrv, String topic, String mode, long n, int threads, int batch, int bodyBytes,
-        double maxSeconds) throws Exception {
+        double maxSeconds, String workKind) throws Exception {
+        if (!workKind.equals("none") && !workKind.equals("sleep1ms") && !workKind.equals("hash100")) {
+            throw new IllegalArgumentException("WORK must be none, sleep1ms or hash100, not " + workKind);
+        }
         AtomicLong consumed = new AtomicLong();
         String group = "bench_java_" + mode + "_" + ProcessHandle.current().pid();
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
@@ -140,11 +182,13 @@ public final class JavaPushBench {
         consumer.subscribe(topic, "*");
         if (mode.equals("orderly")) {
             consumer.registerMessageListener((MessageListenerOrderly) (msgs, ctx) -> {
+                work(workKind, msgs);
                 consumed.addAndGet(msgs.size());
                 return ConsumeOrderlyStatus.SUCCESS;
             });
         } else {
             consumer.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+                work(workKind, msgs);
                 consumed.addAndGet(msgs.size());
                 return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
             });
@@ -154,7 +198,23 @@ public final class JavaPushBench {
         long t0 = System.nanoTime();
         consumer.start();
         boolean complete = true;
-        while (consumed.get() < n) {
+        double first100k = -1;
+        double warmS = -1;
+        double warmCpu = 0;
+        long warmCount = 0;
+        for (;;) {
+            long c = consumed.get();
+            if (first100k < 0 && c >= 100_000) {
+                first100k = (System.nanoTime() - t0) / 1e9;
+            }
+            if (warmS < 0 && n / 5 > 0 && c >= n / 5) {
+                warmS = (System.nanoTime() - t0) / 1e9;
+                warmCpu = (cpuNanos() - cpu0) / 1e9;
+                warmCount = c;
+            }
+            if (c >= n) {
+                break;
+            }
             if (System.nanoTime() - t0 > (long) (maxSeconds * 1e9)) {
                 complete = false;
                 break;
@@ -166,12 +226,21 @@ public final class JavaPushBench {
         long peakKb = statusKb("VmHWM");
         long c = consumed.get();
         consumer.shutdown();
-        String label = mode.equals("orderly") || mode.equals("backlog") ? mode : "concurrently_b" + batch;
+        String label = (mode.equals("orderly") || mode.equals("backlog") ? mode : "concurrently_b" + batch)
+            + (workKind.equals("none") ? "" : "_" + workKind);
+        StringBuilder extra = new StringBuilder();
+        if (first100k >= 0) {
+            extra.append(String.format(",\"first_100k_s\":%.4f", first100k));
+        }
+        if (warmS >= 0 && complete && c > warmCount && s > warmS) {
+            extra.append(String.format(",\"steady_msgs_per_s\":%.1f,\"steady_cpu_s_per_million\":%.4f",
+                (c - warmCount) / (s - warmS), (cpu - warmCpu) * 1e6 / (c - warmCount)));
+        }
         System.out.printf("{\"mode\":\"java_%s\",\"messages\":%d,\"threads\":%d,\"batch\":%d,\"body_bytes\":%d,"
                 + "\"consumed\":%d,"
                 + "\"complete\":%b,\"seconds\":%.4f,\"msgs_per_s\":%.1f,\"cpu_s\":%.4f,\"cpu_s_per_million\":%.4f,"
-                + "\"peak_rss_mb\":%.1f,\"base_rss_mb\":%.1f}%n",
+                + "\"peak_rss_mb\":%.1f,\"base_rss_mb\":%.1f%s}%n",
             label, n, threads, batch, bodyBytes, c, complete, s,
-            c / s, cpu, cpu * 1e6 / Math.max(c, 1), peakKb / 1024.0, baseKb / 1024.0);
+            c / s, cpu, cpu * 1e6 / Math.max(c, 1), peakKb / 1024.0, baseKb / 1024.0, extra);
     }
 }
