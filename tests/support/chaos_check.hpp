@@ -120,8 +120,8 @@ enum class Cause {
     TermOfHolder,   // ... was stopped with SIGTERM
     PauseOfHolder,  // ... was paused (SIGSTOP)
     BrokerRestart,  // a broker was killed or started between the two handlings
-    Handover,       // another member started/stopped/paused/resumed in between: the queue moved (rebalance)
-    Unexplained,    // none of these
+    Handover,  // another member started/stopped/paused/resumed shortly before or in between: the queue moved
+    Unexplained,  // none of these
 };
 inline constexpr int cause_count = 6;
 
@@ -149,6 +149,10 @@ struct Options {
     std::int64_t window_us = 30'000'000;
     /// Tolerance for a record written just after the driver logged the fault (the signal is sent after).
     std::int64_t slack_us = 1'000'000;
+    /// A membership change or broker restart moves queues only at the members' next rebalance: such a fault
+    /// explains repeats whose previous handling came up to this long after it (two members briefly consuming
+    /// a queue that moves, which Concurrently allows).
+    std::int64_t rebalance_lag_us = 10'000'000;
     /// Examples kept per kind of finding.
     std::size_t examples = 5;
 };
@@ -257,9 +261,13 @@ explain(const Handled& previous, const Handled& repeat, const std::vector<Fault>
     if (holder_fault(FaultKind::Pause)) {
         return Cause::PauseOfHolder;
     }
+    const auto in_rebalance_window = [&](const Fault& f) {
+        return f.time_us + std::max(o.slack_us, o.rebalance_lag_us) >= previous.time_us &&
+               f.time_us <= repeat.time_us && f.time_us - previous.time_us <= o.window_us;
+    };
     const auto any = [&](auto pred) {
         return std::any_of(
-            faults.begin(), faults.end(), [&](const Fault& f) { return pred(f) && in_window(f); });
+            faults.begin(), faults.end(), [&](const Fault& f) { return pred(f) && in_rebalance_window(f); });
     };
     if (any([](const Fault& f) {
             return f.kind == FaultKind::BrokerKill || f.kind == FaultKind::BrokerStart;

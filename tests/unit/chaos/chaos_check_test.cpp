@@ -122,7 +122,9 @@ TEST_CASE("chaos check: each repeat is explained by the faults between the two h
           Cause::KillOfHolder);
     // a fault before the first handling (beyond the slack), after the repeat, or long after the first
     // handling explains nothing
-    CHECK(run({{2 * s, FaultKind::Kill, "m1"}}) == Cause::Unexplained);
+    CHECK(run({{-7 * s, FaultKind::Kill, "m1"}}) == Cause::Unexplained);
+    CHECK(run({{2 * s, FaultKind::Kill, "m1"}}) ==
+          Cause::Handover);  // not as the holder: 2 s before its handling
     CHECK(run({{11 * s, FaultKind::Kill, "m1"}}) == Cause::Unexplained);
     {
         auto in = clean();
@@ -132,6 +134,18 @@ TEST_CASE("chaos check: each repeat is explained by the faults between the two h
               1);  // 36 s after the handling: beyond the window
         CHECK(rmq_chaos::check(in, {.window_us = 40 * s}).by(Cause::KillOfHolder) == 1);
     }
+    // a membership change shortly before both handlings: two members consumed the moving queue for a moment
+    CHECK(run({{2 * s, FaultKind::Start, "m3"}}) == Cause::Handover);
+    CHECK(run({{2 * s, FaultKind::BrokerStart, "broker-b"}}) == Cause::BrokerRestart);
+    {
+        auto in = clean();
+        in.faults = {{3 * s, FaultKind::Start, "m3"}};
+        handle(in, "m2", "k", 8, 14 * s);  // k#8 first handled at 9 s: 6 s after the start
+        handle(in, "m2", "k", 3, 15 * s);  // k#3 first handled at 4 s: 1 s after
+        const auto r = rmq_chaos::check(in, {.rebalance_lag_us = 5 * s});
+        CHECK(r.by(Cause::Handover) == 1);
+        CHECK(r.by(Cause::Unexplained) == 1);  // k#8: beyond rebalance_lag_us
+    }
     // a record written just after the driver logged the kill (within the slack) is the holder's
     CHECK(run({{4 * s - 500'000, FaultKind::Kill, "m1"}}) == Cause::KillOfHolder);
 }
@@ -139,8 +153,8 @@ TEST_CASE("chaos check: each repeat is explained by the faults between the two h
 TEST_CASE("chaos check: the third handling is explained against the second", "[chaos]") {
     auto in = clean();
     in.faults = {{6 * s, FaultKind::Kill, "m1"}};
-    handle(in, "m2", "k", 3, 10 * s);  // after m1's kill
-    handle(in, "m2", "k", 3, 12 * s);  // m2 again, nothing happened to m2
+    handle(in, "m2", "k", 3, 20 * s);  // after m1's kill
+    handle(in, "m2", "k", 3, 25 * s);  // m2 again, nothing happened to m2 (the kill is 14 s before its first)
     const auto r = rmq_chaos::check(in);
     CHECK(r.duplicates == 2);
     CHECK(r.by(Cause::KillOfHolder) == 1);
