@@ -38,6 +38,19 @@ def log(msg):
     print(f"chaos: {time.strftime('%H:%M:%S')} {msg}", file=sys.stderr, flush=True)
 
 
+CHILDREN = []  # every member and producer started, killed when the driver is interrupted
+
+
+def spawn(cmd, **kw):
+    p = subprocess.Popen(cmd, **kw)
+    CHILDREN.append(p)
+    return p
+
+
+def on_signal(signum, _frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def nice(cmd):
     return ["nice", "-n", "10", *cmd]
 
@@ -93,7 +106,8 @@ class Faults:
 
 
 class Members:
-    def __init__(self, args, cluster, policy, topic, group, run_dir, faults):
+    def __init__(self, args, cluster, policy, topic, group, run_dir, faults, rng):
+        self.rng = rng
         self.args, self.cluster, self.policy = args, cluster, policy
         self.topic, self.group, self.dir, self.faults = topic, group, run_dir / "members", faults
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -105,10 +119,13 @@ class Members:
     def start(self, slot):
         n = self.incarnation.get(slot, 0) + 1
         self.incarnation[slot] = n
-        name = f"m{slot}.{n}"
+        # The name is the instance name, and AllocateAveragely splits queues by the sorted client ids: a random
+        # prefix re-sorts the group at every restart, so queues move around (also away from a paused member)
+        # instead of each slot keeping its place.
+        name = f"{self.rng.randrange(100, 1000)}m{slot}.{n}"
         err = open(self.dir / f"{name}.err", "w")
         self.faults.record("start", name)
-        p = subprocess.Popen(nice([str(self.args.build_dir / "rmq_chaos_member"), self.policy, self.cluster.namesrv,
+        p = spawn(nice([str(self.args.build_dir / "rmq_chaos_member"), self.policy, self.cluster.namesrv,
                                    self.topic, self.group, name, str(self.dir)]),
                              stdout=err, stderr=err)
         self.procs[slot] = (name, p)
@@ -126,6 +143,10 @@ class Members:
         elif kind in ("kill", "term"):
             self.exiting.append((name, p))  # a SIGTERM'd member shuts down while the schedule goes on
             del self.procs[slot]
+
+    def log_size(self, slot):
+        p = self.dir / f"{self.procs[slot][0]}.log"
+        return p.stat().st_size if p.exists() else 0
 
     def running(self):
         return [s for s in self.procs if s not in self.paused]
@@ -176,11 +197,11 @@ def run_policy(args, cluster, policy, rng, stamp):
     group = f"chaos_{policy}_{stamp}"
     cluster.sh("create-topic", topic, str(args.queues))
     faults = Faults(run_dir / "faults.tsv")
-    members = Members(args, cluster, policy, topic, group, run_dir, faults)
+    members = Members(args, cluster, policy, topic, group, run_dir, faults, rng)
     t0 = time.monotonic()
     for slot in range(1, args.members + 1):
         members.start(slot)
-    producer = subprocess.Popen(
+    producer = spawn(
         nice([str(args.build_dir / "rmq_chaos_producer"), cluster.namesrv, topic, "broker-a,broker-b",
               str(args.queues), str(args.keys), str(args.rate), str(args.duration), str(run_dir)]),
         stdout=subprocess.DEVNULL, stderr=open(run_dir / "producer.err", "w"))
@@ -210,7 +231,8 @@ def run_policy(args, cluster, policy, rng, stamp):
             restarts.remove(item)
             members.start(item[1])
         if pause_at is not None and t >= pause_at and members.running():
-            paused_slot = rng.choice(sorted(members.running()))
+            # the member with the longest log: one that has held queues for a while
+            paused_slot = max(sorted(members.running()), key=members.log_size)
             log(f"pause {members.procs[paused_slot][0]} for {args.pause} s")
             members.signal(paused_slot, "pause")
             resume_at, pause_at = t + args.pause, None
@@ -261,7 +283,32 @@ def run_policy(args, cluster, policy, rng, stamp):
         raise RuntimeError(f"rmq_chaos_check failed: {r.stderr}")
     report = json.loads((run_dir / "report.json").read_text())
     report["drain_s"] = round(drain_s)
-    return r.stdout, report
+    report["pause"] = pause_evidence(run_dir)
+    return r.stdout + f"Pause: {report['pause']}.\n\n", report
+
+
+def pause_evidence(run_dir):
+    """Whether the pause did what it is for: the queues the paused member consumed in the 10 s before it, which
+    of them another member handled during the pause, and which the paused member handled again after it."""
+    faults = [line.rstrip("\n").split("\t") for line in open(run_dir / "faults.tsv")]
+    pauses = [f for f in faults if f[1] == "pause"]
+    resumes = [f for f in faults if f[1] == "resume"]
+    if not pauses or not resumes:
+        return "no pause"
+    member, t_pause, t_resume = pauses[0][2], int(pauses[0][0]), int(resumes[0][0])
+    records = []
+    for f in (run_dir / "members").glob("*.log"):
+        with open(f) as fh:
+            for line in fh:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) == 8:
+                    records.append((int(parts[7]), parts[0], f"{parts[4]}:{parts[5]}"))
+    held = {q for t, m, q in records if m == member and t_pause - 10_000_000 < t < t_pause}
+    taken = {q for t, m, q in records if q in held and m != member and t_pause < t < t_resume}
+    again = {q for t, m, q in records if q in taken and m == member and t > t_resume}
+    return (f"{member} paused {(t_resume - t_pause) / 1e6:.0f} s holding {len(held)} queues "
+            f"({', '.join(sorted(held)) or '-'}); {len(taken)} of them consumed by another member during the "
+            f"pause; {len(again)} of those consumed by {member} again after SIGCONT")
 
 
 def machine():
@@ -286,7 +333,7 @@ def main():
     ap.add_argument("--queues", type=int, default=4, help="per broker (2 brokers)")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--warmup", type=float, default=10)
-    ap.add_argument("--pause", type=float, default=45, help="SIGSTOP length, s (0: no pause)")
+    ap.add_argument("--pause", type=float, default=60, help="SIGSTOP length, s (0: no pause)")
     ap.add_argument("--lock-max-live-ms", type=int, default=35000,
                     help="the brokers' rocketmq.broker.rebalance.lockMaxLiveTime")
     ap.add_argument("--term-share", type=float, default=0.25, help="share of member faults that are SIGTERM")
@@ -300,6 +347,8 @@ def main():
     ap.add_argument("--cluster-dir", type=Path, default=None, help="default BUILD_DIR/cluster")
     ap.add_argument("--no-build", dest="build", action="store_false")
     args = ap.parse_args()
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
     args.seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     args.work_dir = args.work_dir or args.build_dir / "runs"
     cluster_dir = args.cluster_dir or args.build_dir / "cluster"
@@ -334,6 +383,11 @@ def main():
             reports.append(report)
             log(f"{policy}: {'ok' if report['ok'] else 'FAILED'}")
     finally:
+        for p in CHILDREN:
+            if p.poll() is None:
+                p.send_signal(signal.SIGCONT)
+                p.kill()
+                p.wait()
         cluster.stop()
     total_s = time.monotonic() - t_start
 
