@@ -132,16 +132,12 @@ TEST_CASE("chaos (short): orderly members under kill -9, a pause past the lock e
                                   std::to_string(produce_s),
                                   run.dir.string()},
                                  (run.dir / "producer.err").string());
-    // the schedule; the broker restart runs beside it (start-broker takes 15-25 s)
+    // The schedule; the broker restart runs beside it (start-broker takes 15-25 s). m2 is paused past the
+    // broker's lock expiry (60 s on this cluster); then m1's kill leaves [m2, m3], which moves m2's upper
+    // queues to m3: m3 locks them (m2's locks expired), and m2, continued, must not consume them again.
     at(8);
-    run.signal(1, "kill", SIGKILL);
-    waitpid(run.members.at(1).second, nullptr, 0);
-    at(10);
-    run.start(1);
-    at(12);
-    run.signal(
-        2, "pause", SIGSTOP);  // for 65 s: the broker's lock (60 s) expires, m3 or m1 takes m2's queues
-    at(25);
+    run.signal(2, "pause", SIGSTOP);
+    at(20);
     run.fault("broker_kill", "broker-b");
     rmq_rc::rocketmq_sh("kill-broker broker-b");
     std::thread broker([&] {
@@ -149,8 +145,13 @@ TEST_CASE("chaos (short): orderly members under kill -9, a pause past the lock e
         run.fault("broker_start", "broker-b");
         rmq_rc::rocketmq_sh("start-broker broker-b");
     });
-    at(77);
+    at(70);
+    run.signal(1, "kill", SIGKILL);
+    waitpid(run.members.at(1).second, nullptr, 0);
+    at(76);
     run.signal(2, "resume", SIGCONT);
+    at(78);
+    run.start(1);
     broker.join();
     waitpid(producer, nullptr, 0);
     const bool drained = rmq_rc::wait_until([&] { return run.drained(); }, std::chrono::seconds(180));
@@ -161,10 +162,37 @@ TEST_CASE("chaos (short): orderly members under kill -9, a pause past the lock e
         waitpid(member.second, nullptr, 0);
     }
     run.faults.close();
-    const auto report =
-        rmq_chaos::check(rmq_chaos::read_run(run.dir), rmq_chaos::Options{.window_us = 60'000'000});
+    const auto input = rmq_chaos::read_run(run.dir);
+    const auto report = rmq_chaos::check(input, rmq_chaos::Options{.window_us = 60'000'000});
+    // the pause did what it is for: another member consumed, during the pause, a queue m2 consumed before it
+    std::int64_t paused_at = 0;
+    std::int64_t resumed_at = 0;
+    for (const auto& f : input.faults) {
+        if (f.kind == rmq_chaos::FaultKind::Pause) {
+            paused_at = f.time_us;
+        } else if (f.kind == rmq_chaos::FaultKind::Resume) {
+            resumed_at = f.time_us;
+        }
+    }
+    const auto queue = [](const rmq_chaos::Handled& h) {
+        return fmt::format("{}:{}", h.broker, h.queue_id);
+    };
+    std::set<std::string> held;
+    std::set<std::string> taken;
+    for (const auto& h : input.handled) {
+        if (h.member == "m2.1" && h.time_us < paused_at) {
+            held.insert(queue(h));
+        }
+    }
+    for (const auto& h : input.handled) {
+        if (h.member != "m2.1" && h.time_us > paused_at && h.time_us < resumed_at &&
+            held.contains(queue(h))) {
+            taken.insert(queue(h));
+        }
+    }
     INFO(rmq_chaos::to_markdown(report, "Orderly (short chaos run)", true));
-    INFO("logs: " << run.dir.string());
+    INFO("logs: " << run.dir.string() << "; m2's queues before the pause: " << held.size()
+                  << ", consumed by another member during it: " << taken.size());
     CHECK(drained);
     CHECK(report.sent > 1000);
     CHECK(report.lost == 0);
@@ -173,5 +201,6 @@ TEST_CASE("chaos (short): orderly members under kill -9, a pause past the lock e
     CHECK(report.faults.at("kill") == 1);
     CHECK(report.faults.at("pause") == 1);
     CHECK(report.shutdowns.size() == 3);
+    CHECK(!taken.empty());
     WARN(rmq_chaos::to_markdown(report, "Orderly (short chaos run)", true));
 }
