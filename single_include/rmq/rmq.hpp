@@ -4973,12 +4973,19 @@ public:
     /// Starts the thread. With a manual clock it only runs tasks: the clock's listener drives time.
     void start(bool manual_clock, Timers timers);
 
+    /// Driven mode (rmq::sim, manual clocks): no thread; tasks queue until run_one() runs them on the
+    /// driver's thread. Instead of start().
+    void start_driven() noexcept { driven_ = true; }
+
+    /// Driven mode: runs the oldest queued task (outside the lock); false when none.
+    bool run_one();
+
     [[nodiscard]] bool stopping_locked() const noexcept { return stopping_; }
 
     /// Asks the thread to stop once the queued tasks ran; false when a stop was already asked for.
     bool request_stop_locked();
 
-    /// Waits for the thread to end (without the lock).
+    /// Waits for the thread to end (without the lock); driven: runs what is queued.
     void join();
 
     /// After join(): dispatch() runs tasks in the caller from now on; wakes drain().
@@ -4990,7 +4997,8 @@ public:
     /// Hands tasks to the thread; once it has stopped they run here (never under the lock).
     void dispatch(BrokerTasks tasks);
 
-    /// Waits until every task queued so far has run. Throws rmq::IllegalState on the dispatcher thread.
+    /// Waits until every task queued so far has run (driven: runs them). Throws rmq::IllegalState on the
+    /// dispatcher thread.
     void drain();
 
     /// Runs one task; a throwing user callback must not kill the broker.
@@ -5013,6 +5021,7 @@ private:
     bool stopped_ = false;
     bool started_ = false;
     bool manual_ = false;
+    bool driven_ = false;
     std::thread thread_;
     std::thread::id thread_id_;
 };
@@ -5093,6 +5102,9 @@ public:
     /// The client holding an unexpired lock on the queue at steady time `now`.
     [[nodiscard]] std::optional<std::string>
     owner(const std::string& group, const MessageQueue& mq, std::int64_t now) const;
+
+    /// A restart: every lock is gone (they live in memory only).
+    void clear() noexcept { locks_.clear(); }
 
     /// How many lock_batch calls `group` has made (first locks and renewals).
     [[nodiscard]] std::uint64_t requests(const std::string& group) const;
@@ -5244,6 +5256,10 @@ public:
     /// Removes the clients whose last heartbeat is older than the expiry at steady time `now`.
     void expire(std::int64_t now, BrokerTasks& out);
 
+    /// A restart: every client is gone without notice (their connections closed); each comes back with its
+    /// next heartbeat. Connections (handles) stay registered: the clients reconnect through them.
+    void clear_channels() noexcept { groups_.clear(); }
+
     /// Steady time the next client expires.
     [[nodiscard]] std::optional<std::int64_t> next_expiry() const;
 
@@ -5317,6 +5333,12 @@ public:
     /// Stores (overwrites) the group's offset of the queue.
     void store(const std::string& group, const MessageQueue& mq, std::int64_t offset);
 
+    /// Remembers the offsets as flushed to disk (ConsumerOffsetManager.persist; rmq::sim calls it).
+    void checkpoint() { flushed_ = offsets_; }
+
+    /// A restart: the offsets go back to the last checkpoint (updates since are lost).
+    void restore_checkpoint() { offsets_ = flushed_; }
+
 private:
     /// topic, group, queue id.
     using Key = std::tuple<std::string, std::string, std::int32_t>;
@@ -5326,6 +5348,7 @@ private:
     }
 
     std::map<Key, std::int64_t> offsets_;
+    std::map<Key, std::int64_t> flushed_;
 };
 
 }  // namespace rmq::detail
@@ -5636,8 +5659,23 @@ public:
 
     // ---- lifecycle (broker_state.ipp) -------------------------------------------------------------------
 
-    /// Starts the dispatcher thread and (manual clocks) the clock listener. `self` is this state.
-    void start(const std::shared_ptr<BrokerState>& self);
+    /// Starts the dispatcher thread and (manual clocks) the clock listener. `self` is this state. `driven`
+    /// (rmq::sim, manual clocks only): no thread; the driver runs callbacks with run_one_callback().
+    void start(const std::shared_ptr<BrokerState>& self, bool driven = false);
+
+    /// Driven mode: runs the oldest queued callback; false when none.
+    bool run_one_callback() { return dispatcher_.run_one(); }
+
+    /// The clock time of the broker's next time-driven work (delays, held pulls, expiries).
+    [[nodiscard]] std::optional<std::int64_t> next_deadline() const;
+
+    /// Remembers the consumer offsets as flushed to disk (what a restart keeps).
+    void checkpoint_offsets();
+
+    /// A crash and restart in no time: consumer offsets go back to the last checkpoint, locks and
+    /// memberships are gone (clients come back with their next heartbeat), held pulls fail with
+    /// SYSTEM_ERROR. Messages survive (the commit log is flushed).
+    void restart();
 
     /// Stops the dispatcher after it ran every queued task, then answers held pulls with SYSTEM_ERROR.
     void stop();
@@ -5780,6 +5818,10 @@ namespace rmq {
 
 class InProcessBroker;
 
+namespace detail::sim {
+class World;
+}  // namespace detail::sim
+
 /// A client connection to an rmq::InProcessBroker; models rmq::Transport. Cheap to copy: copies share the
 /// connection (its notification handler and the client ids that heartbeated through it). When the last copy
 /// is destroyed the connection closes and its clients leave their groups (doChannelCloseEvent). Outlives the
@@ -5877,6 +5919,7 @@ public:
 
 private:
     friend class InProcessBroker;
+    friend class detail::sim::World;
 
     /// One connection: closing it (last copy gone) removes its clients from their groups.
     struct Connection {
@@ -6106,10 +6149,28 @@ public:
         free_done_locked();  // what workers finished after close()
     }
 
-    /// Starts the workers.
+    /// Driven mode (rmq::sim): start() starts no worker; whoever drives the consumer runs the queued tasks
+    /// with run_one(), on its own thread. Call before start().
+    void set_driven() noexcept { driven_ = true; }
+
+    /// Driven mode: runs the oldest queued task on the caller's thread (a worker meanwhile); false when none.
+    bool run_one() {
+        Task* task = pop();
+        if (task == nullptr) {
+            return false;
+        }
+        const ConsumePool* previous = std::exchange(current_pool(), this);
+        run_task(*task);
+        current_pool() = previous;
+        delete task;
+        finished(1);
+        return true;
+    }
+
+    /// Starts the workers (none in driven mode).
     void start() {
         const std::lock_guard lock(workers_mutex_);
-        if (!workers_.empty() || closed_.load()) {
+        if (driven_ || !workers_.empty() || closed_.load()) {
             return;
         }
         workers_.reserve(threads_wanted_);
@@ -6292,6 +6353,16 @@ private:
         }
     }
 
+    static void run_task(Task& task) {
+        try {
+            task.fn();
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Error, "consume task failed: {}", e.what());
+        } catch (...) {
+            log_message(LogLevel::Error, "consume task failed with an unknown exception");
+        }
+    }
+
     void run() {
         current_pool() = this;
         bool spinning = false;
@@ -6324,13 +6395,7 @@ private:
                 spinning = park();
                 continue;
             }
-            try {
-                task->fn();
-            } catch (const std::exception& e) {
-                log_line(LogLevel::Error, "consume task failed: {}", e.what());
-            } catch (...) {
-                log_message(LogLevel::Error, "consume task failed with an unknown exception");
-            }
+            run_task(*task);
             // Freed by the next submit, on the thread that allocated it and its closure (see done_).
             done = task;
             finished(1);
@@ -6339,6 +6404,7 @@ private:
 
     std::size_t threads_wanted_;
     std::size_t capacity_;
+    bool driven_ = false;
     boost::lockfree::spsc_queue<Task*> ring_;  // push under producer_mutex_, pop under consumer_mutex_
     // Finished tasks on their way back to the submitting side, which frees them: a task and its closure
     // are allocated by the submitter (the consumer's loop), and freeing them on a worker took the loop's
@@ -6366,6 +6432,41 @@ private:
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/consumer/consume_pool.hpp ----
+
+// ---- begin rmq/detail/consumer/driven.hpp ----
+
+/// @file detail/consumer/driven.hpp
+/// How a consumer runs without threads under rmq::sim: a transport that says it is driven gets the
+/// consumer's loop and consume pool as steps to run on the simulation's one thread, in virtual time.
+
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+namespace rmq::detail {
+
+/// What a driven consumer hands its driver. Valid from start() until detach_driven().
+struct DrivenMember {
+    /// Runs one loop task whose deadline has come; false when none.
+    std::function<bool()> run_loop_task;
+    /// Runs one queued consume task (a listener call and its result); false when none.
+    std::function<bool()> run_consume_task;
+    /// The clock time of the loop's next task; nullopt when it has none.
+    std::function<std::optional<std::int64_t>()> next_deadline;
+};
+
+/// A transport that can put its consumer under a driver (rmq::sim::Transport). The consumer asks driven()
+/// at start(); other transports do not model this and their consumers keep their threads.
+template <class T>
+concept DrivenTransport = requires(T& t, DrivenMember m) {
+    { t.driven() } -> std::convertible_to<bool>;
+    t.attach_driven(std::move(m));
+    t.detach_driven();
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/driven.hpp ----
 
 // ---- begin rmq/detail/consumer/host.hpp ----
 
@@ -6502,16 +6603,23 @@ private:
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 
 #include <fmt/format.h>
 
 
+
 namespace rmq::detail {
 
 /// A single-threaded timer loop. Work posted after stop() is discarded (destroyed unrun), which is what late
 /// completions need: nothing runs once the owner began shutting down.
+///
+/// Driven mode (rmq::sim): drive_with(clock) before start() gives the loop no thread. Deadlines are then
+/// read from that clock (virtual time) and whoever drives it runs due work with run_one_ready(), asking
+/// next_deadline_millis() when nothing is due. Without it, deadlines stay on std::chrono::steady_clock: one
+/// clock read per post, as before.
 class Scheduler {
 public:
     using TimePoint = std::chrono::steady_clock::time_point;
@@ -6522,10 +6630,55 @@ public:
 
     ~Scheduler() { stop(); }
 
-    /// Starts the loop thread.
+    /// Driven mode: no thread; deadlines in `clock`'s steady time. Call before start().
+    void drive_with(std::shared_ptr<Clock> clock) {
+        const std::lock_guard lock(mutex_);
+        driven_clock_ = std::move(clock);
+    }
+
+    /// Whether drive_with() was called.
+    [[nodiscard]] bool driven() const {
+        const std::lock_guard lock(mutex_);
+        return driven_clock_ != nullptr;
+    }
+
+    /// Driven mode: runs the first task whose deadline has come (on the caller's thread, which counts as the
+    /// loop meanwhile); false when none is due or the loop was stopped.
+    bool run_one_ready() {
+        std::function<void()> task;
+        {
+            const std::lock_guard lock(mutex_);
+            if (stopped_ || queue_.empty() || !driven_clock_) {
+                return false;
+            }
+            const auto first = queue_.begin();
+            if (first->first.first > virtual_now_locked()) {
+                return false;
+            }
+            task = std::move(first->second);
+            queue_.erase(first);
+        }
+        const auto previous = loop_thread_id_.exchange(std::this_thread::get_id());
+        run_task(task);
+        loop_thread_id_.store(previous);
+        return true;
+    }
+
+    /// Driven mode: the clock's steady time of the earliest pending task; nullopt when none (or stopped).
+    [[nodiscard]] std::optional<std::int64_t> next_deadline_millis() const {
+        const std::lock_guard lock(mutex_);
+        if (stopped_ || queue_.empty()) {
+            return std::nullopt;
+        }
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   queue_.begin()->first.first.time_since_epoch())
+            .count();
+    }
+
+    /// Starts the loop thread (none in driven mode).
     void start() {
         const std::lock_guard lock(mutex_);
-        if (thread_.joinable() || stopped_) {
+        if (thread_.joinable() || stopped_ || driven_clock_) {
             return;
         }
         thread_ = std::thread([this] { run(); });
@@ -6569,13 +6722,14 @@ public:
 
     /// Runs `fn` on the loop thread after `delay_millis` (<= 0: as soon as possible).
     void post_after(std::int64_t delay_millis, std::function<void()> fn) {
-        const TimePoint when =
-            std::chrono::steady_clock::now() + std::chrono::milliseconds(delay_millis > 0 ? delay_millis : 0);
+        const auto delay = std::chrono::milliseconds(delay_millis > 0 ? delay_millis : 0);
         {
             const std::lock_guard lock(mutex_);
             if (stopped_) {
                 return;
             }
+            const TimePoint when =
+                (driven_clock_ ? virtual_now_locked() : std::chrono::steady_clock::now()) + delay;
             queue_.emplace(std::make_pair(when, ++sequence_), std::move(fn));
         }
         cv_.notify_one();
@@ -6614,16 +6768,25 @@ private:
             std::function<void()> task = std::move(first->second);
             queue_.erase(first);
             lock.unlock();
-            try {
-                task();
-            } catch (const std::exception& e) {
-                log_line(LogLevel::Error, "scheduled task failed: {}", e.what());
-            } catch (...) {
-                log_message(LogLevel::Error, "scheduled task failed with an unknown exception");
-            }
-            task = nullptr;
+            run_task(task);
             lock.lock();
         }
+    }
+
+    // The driven clock's steady time as a TimePoint (its epoch standing in for steady_clock's).
+    [[nodiscard]] TimePoint virtual_now_locked() const {
+        return TimePoint(std::chrono::milliseconds(driven_clock_->steady_millis()));
+    }
+
+    static void run_task(std::function<void()>& task) {
+        try {
+            task();
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Error, "scheduled task failed: {}", e.what());
+        } catch (...) {
+            log_message(LogLevel::Error, "scheduled task failed with an unknown exception");
+        }
+        task = nullptr;
     }
 
     mutable std::mutex mutex_;
@@ -6634,6 +6797,7 @@ private:
     bool stopped_ = false;
     std::thread thread_;
     std::atomic<std::thread::id> loop_thread_id_{};
+    std::shared_ptr<Clock> driven_clock_;  // set: driven mode
 };
 
 }  // namespace rmq::detail
@@ -6799,6 +6963,9 @@ private:
     void load_offsets();
     void start_timers();
     void drain_listeners();
+    /// With a driven transport (rmq::sim): no threads; the driver runs the loop and the pool.
+    void attach_driver();
+    void detach_driver();
     [[nodiscard]] std::string stuck_queue_names() const;
 
     // scheduling, for the services (impl/lifecycle.hpp)
@@ -7320,6 +7487,7 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::ConsumerCore(Tr transport,
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 ConsumerCore<Order, Allocate, OffsetStore, Tr>::~ConsumerCore() {
+    detach_driver();
     gate_->close();
     scheduler_.stop();
     if (pool_) {
@@ -7419,6 +7587,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     load_offsets();
     pool_ = std::make_unique<ConsumePool>(static_cast<std::size_t>(config_.consume_thread_min),
                                           static_cast<std::size_t>(config_.consume_queue_capacity));
+    attach_driver();
     gate_->open(scheduler_);
     // The handler may outlive the consumer (the transport's broker keeps it): it touches nothing but the gate
     // and its own copy of the group; `this` is used only on the loop, which the gate guards.
@@ -7434,6 +7603,28 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     state_.store(State::Running);
     service_.start();
     start_timers();
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::attach_driver() {
+    if constexpr (DrivenTransport<Tr>) {
+        if (transport_.driven()) {
+            scheduler_.drive_with(clock_);
+            pool_->set_driven();
+            transport_.attach_driven(DrivenMember{
+                .run_loop_task = [this] { return scheduler_.run_one_ready(); },
+                .run_consume_task = [this] { return pool_->run_one(); },
+                .next_deadline = [this] { return scheduler_.next_deadline_millis(); },
+            });
+        }
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::detach_driver() {
+    if constexpr (DrivenTransport<Tr>) {
+        transport_.detach_driven();
+    }
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
@@ -7486,6 +7677,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
     gate_->close();
     service_.stop();
     scheduler_.stop();
+    detach_driver();
     drain_listeners();
     persist_all();
     service_.after_drain();
@@ -12594,7 +12786,26 @@ RMQ_DECL bool Dispatcher::request_stop_locked() {
     return true;
 }
 
+RMQ_DECL bool Dispatcher::run_one() {
+    BrokerTask task;
+    {
+        const std::lock_guard lock(mutex_);
+        if (tasks_.empty()) {
+            return false;
+        }
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+    }
+    run_task(task);
+    return true;
+}
+
 RMQ_DECL void Dispatcher::join() {
+    if (driven_) {
+        while (run_one()) {
+        }
+        return;
+    }
     if (thread_.joinable()) {
         thread_.join();
     }
@@ -12627,6 +12838,11 @@ RMQ_DECL void Dispatcher::dispatch(BrokerTasks tasks) {
 RMQ_DECL void Dispatcher::drain() {
     if (std::this_thread::get_id() == thread_id_) {
         throw IllegalState("InProcessBroker::drain called from a broker callback");
+    }
+    if (driven_) {
+        while (run_one()) {
+        }
+        return;
     }
     std::unique_lock lock(mutex_);
     idle_cv_.wait(lock, [this] { return stopped_ || (tasks_.empty() && !running_task_); });
@@ -14578,18 +14794,25 @@ RMQ_DECL BrokerState::BrokerState(BrokerConfig config)
     }
 }
 
-RMQ_DECL void BrokerState::start(const std::shared_ptr<BrokerState>& self) {
+RMQ_DECL void BrokerState::start(const std::shared_ptr<BrokerState>& self, bool driven) {
+    if (driven && !clock_->is_manual()) {
+        throw InvalidArgument("a driven embedded broker needs a manual clock");
+    }
     {
         const std::lock_guard lock(mutex_);
         dispatcher_.mark_started_locked();
         held_.start(clock_->steady_millis());
     }
-    dispatcher_.start(clock_->is_manual(),
-                      Dispatcher::Timers{[this](BrokerTasks& out) { tick_locked(out); },
-                                         [this] { return next_deadline_locked(); },
-                                         [this] {
-                                             return clock_->steady_millis();
-                                         }});
+    if (driven) {
+        dispatcher_.start_driven();
+    } else {
+        dispatcher_.start(clock_->is_manual(),
+                          Dispatcher::Timers{[this](BrokerTasks& out) { tick_locked(out); },
+                                             [this] { return next_deadline_locked(); },
+                                             [this] {
+                                                 return clock_->steady_millis();
+                                             }});
+    }
     std::weak_ptr<BrokerState> weak = self;
     listener_id_ = clock_->add_listener([weak] {
         if (auto s = weak.lock()) {
@@ -14668,6 +14891,32 @@ RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline_locked() const {
         }
     }
     return next;
+}
+
+RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline() const {
+    const std::lock_guard lock(mutex_);
+    return next_deadline_locked();
+}
+
+RMQ_DECL void BrokerState::checkpoint_offsets() {
+    const std::lock_guard lock(mutex_);
+    offsets_.checkpoint();
+}
+
+RMQ_DECL void BrokerState::restart() {
+    BrokerTasks out;
+    {
+        const std::lock_guard lock(mutex_);
+        offsets_.restore_checkpoint();
+        locks_.clear();
+        membership_.clear_channels();
+        for (auto& h : held_.take_all()) {
+            out.push_back([cb = std::move(h.callback)] {
+                cb(Outcome<PullResult>(response_code::system_error, "the broker restarted"));
+            });
+        }
+    }
+    dispatch(std::move(out));
 }
 
 RMQ_DECL void BrokerState::on_clock_advance() {
