@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "chaos_check.hpp"
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -49,12 +51,65 @@ typename Order::Listener flaky_listener(int percent) {
     };
 }
 
+// The same run through the real-cluster chaos suite's checker (tests/support/chaos_check.hpp): successful
+// handlings only (the chaos members record a message when its listener succeeds), virtual ms as µs*1000,
+// crashes as kill -9, pauses as SIGSTOP/SIGCONT, a restart as a broker kill and start. The faults it does
+// not model (offset and send faults, retry copies) make duplicates it cannot explain, so only its lost
+// count and its order findings are asserted.
+rmq_chaos::Report chaos_report(const rmq::sim::Trace& t) {
+    using rmq::sim::FaultKind;
+    rmq_chaos::Input in;
+    const auto id = [](int key, int seq) {
+        return fmt::format("{}/{}", key, seq);
+    };
+    for (const auto& s : t.sent) {
+        in.sent.push_back(rmq_chaos::Sent{
+            fmt::format("k{}", s.key), s.seq, id(s.key, s.seq), "broker-a", s.queue_id, s.seq, 0});
+    }
+    for (const auto& h : t.handled) {
+        if (h.success) {
+            in.handled.push_back(rmq_chaos::Handled{fmt::format("m{}", h.member),
+                                                    fmt::format("k{}", h.key),
+                                                    h.seq,
+                                                    id(h.key, h.seq),
+                                                    "broker-a",
+                                                    0,
+                                                    h.seq,
+                                                    h.time * 1000});
+        }
+    }
+    for (const auto& f : t.faults) {
+        const std::int64_t us = f.time * 1000;
+        const std::string member = fmt::format("m{}", f.member);
+        switch (f.kind) {
+        case FaultKind::MemberJoined:
+            in.faults.push_back({us, rmq_chaos::FaultKind::Start, member});
+            break;
+        case FaultKind::MemberCrashed:
+            in.faults.push_back({us, rmq_chaos::FaultKind::Kill, member});
+            break;
+        case FaultKind::MemberPaused:
+            in.faults.push_back({us, rmq_chaos::FaultKind::Pause, member});
+            break;
+        case FaultKind::BrokerRestarted:
+            in.faults.push_back({us, rmq_chaos::FaultKind::BrokerKill, "broker-a"});
+            in.faults.push_back({us, rmq_chaos::FaultKind::BrokerStart, "broker-a"});
+            break;
+        default:
+            break;
+        }
+    }
+    return rmq_chaos::check(in);
+}
+
 struct Outcome {
     rmq::sim::Verdict verdict;
     std::uint64_t hash = 0;
     std::size_t faults = 0;
     std::uint64_t steps = 0;
     rmq::sim::Trace trace;
+    rmq_chaos::Report chaos;
+    bool ordered = false;
 };
 
 // RMQ_SIM_TRACE=1 (tools/sim.sh --trace): every record of a replayed seed, in order.
@@ -88,8 +143,13 @@ Outcome run_seed(std::uint64_t seed) {
     rmq::sim::Simulation<Order> sim(options, flaky_listener<Order>(5));
     const auto& trace = sim.run();
     constexpr bool ordered = !std::is_same_v<Order, rmq::Concurrently>;
-    return Outcome{
-        rmq::sim::check(trace, ordered), trace.hash(), trace.injected_faults(), sim.steps(), trace};
+    return Outcome{rmq::sim::check(trace, ordered),
+                   trace.hash(),
+                   trace.injected_faults(),
+                   sim.steps(),
+                   trace,
+                   chaos_report(trace),
+                   ordered};
 }
 
 Outcome run_policy(std::string_view policy, std::uint64_t seed) {
@@ -124,6 +184,8 @@ void check_seeds(std::string_view policy, const std::vector<std::uint64_t>& seed
         }
         CHECK(out.verdict.ok());
         CHECK(out.faults > 0);
+        CHECK(out.chaos.lost == 0);
+        CHECK((!out.ordered || out.chaos.order_violations() == 0));
     }
 }
 
@@ -207,8 +269,14 @@ TEST_CASE("simulation: many seeds", "[.sim-many]") {
         const Outcome out = run_policy(policy, seed);
         faults += out.faults;
         steps += out.steps;
-        if (!out.verdict.ok()) {
+        const bool chaos_ok = out.chaos.lost == 0 && (!out.ordered || out.chaos.order_violations() == 0);
+        if (!out.verdict.ok() || !chaos_ok) {
             failed.push_back(seed);
+            fmt::print("FAIL seed {} ({}): chaos checker: lost {}, order violations {}\n",
+                       seed,
+                       policy,
+                       out.chaos.lost,
+                       out.chaos.order_violations());
             fmt::print("FAIL seed {} ({}): {}\n", seed, policy, out.verdict.summary());
             for (const auto& p : out.verdict.problems) {
                 fmt::print("  {}\n", p);
