@@ -12,11 +12,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 policies=(concurrently orderly key_orderly)
 seed=1
+seed_given=0
 seeds=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
     --policy) policies=("$2"); shift 2 ;;
-    --seed) seed="$2"; shift 2 ;;
+    --seed) seed="$2"; seed_given=1; shift 2 ;;
     --seeds) seeds="$2"; shift 2 ;;
     --trace) export RMQ_SIM_TRACE=1; shift ;;
     *) echo "sim.sh: unknown argument $1 (--policy P --seed N --seeds COUNT --trace)" >&2; exit 2 ;;
@@ -24,7 +25,7 @@ while [[ $# -gt 0 ]]; do
 done
 if [[ -z "$seeds" ]]; then
     # A seed given alone is a replay.
-    if [[ "$seed" != 1 ]]; then seeds=1; else seeds=1000; fi
+    if [[ $seed_given == 1 ]]; then seeds=1; else seeds=1000; fi
 fi
 preset=${RMQ_SIM_PRESET:-dev}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=1

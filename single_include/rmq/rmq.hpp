@@ -16635,6 +16635,7 @@ RMQ_DECL std::int32_t UniqueIdGenerator::process_hash() {
 
 // ---- begin rmq/sim/impl/trace.ipp ----
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -16704,6 +16705,22 @@ inline bool queue_fault(FaultKind k) noexcept {
            k == FaultKind::OffsetDuplicated || k == FaultKind::LockAnswerDropped;
 }
 
+// Whether something that may legitimately cause a redelivery happened in [from, to]: a membership change or
+// restart anywhere, or an offset or lock fault on one of the queues.
+inline bool disturbed(
+    const Trace& trace, std::int64_t from, std::int64_t to, const std::string& q1, const std::string& q2) {
+    return std::ranges::any_of(trace.faults, [&](const FaultEvent& e) {
+        return e.time >= from && e.time <= to &&
+               (membership_change(e.kind) || (queue_fault(e.kind) && (e.queue == q1 || e.queue == q2)));
+    });
+}
+
+inline bool restarted_within(const Trace& trace, std::int64_t from, std::int64_t to) {
+    return std::ranges::any_of(trace.faults, [&](const FaultEvent& e) {
+        return e.kind == FaultKind::BrokerRestarted && e.time >= from && e.time <= to;
+    });
+}
+
 }  // namespace detail_trace
 
 RMQ_DECL std::uint64_t Trace::hash() const noexcept {
@@ -16751,89 +16768,87 @@ RMQ_DECL std::string Verdict::summary() const {
         unexplained_duplicates);
 }
 
-RMQ_DECL Verdict check(const Trace& trace, bool ordered, std::int64_t lock_grace_millis) {
-    constexpr std::size_t max_problems = 10;
-    Verdict v;
-    const auto problem = [&v](std::string text) {
-        if (v.problems.size() < max_problems) {
-            v.problems.push_back(std::move(text));
+namespace detail_trace {
+
+// One pass over a trace's handlings, in order.
+class Checker {
+public:
+    Checker(const Trace& trace, bool ordered, std::int64_t grace)
+        : trace_(&trace)
+        , ordered_(ordered)
+        , grace_(grace) {
+        for (const auto& s : trace.sent) {
+            duplicated_send_[{s.key, s.seq}] = s.duplicated;
         }
-    };
-    std::map<std::pair<int, int>, bool> duplicated_send;
-    for (const auto& s : trace.sent) {
-        duplicated_send[{s.key, s.seq}] = s.duplicated;
     }
-    // Whether something that may legitimately cause a redelivery happened in [from, to]: a membership
-    // change or restart anywhere, or an offset or lock fault on one of the queues.
-    const auto disturbed =
-        [&trace](std::int64_t from, std::int64_t to, const std::string& q1, const std::string& q2) {
-            for (const auto& e : trace.faults) {
-                if (e.time < from || e.time > to) {
-                    continue;
-                }
-                if (detail_trace::membership_change(e.kind) ||
-                    (detail_trace::queue_fault(e.kind) && (e.queue == q1 || e.queue == q2))) {
-                    return true;
-                }
+
+    Verdict run() {
+        for (const auto& h : trace_->handled) {
+            auto& [failures, successes] = attempts_[{h.key, h.seq}];
+            ++(h.success ? successes : failures);
+            if (ordered_) {
+                check_order(h);
             }
-            return false;
-        };
-    const auto restarted_within = [&trace](std::int64_t from, std::int64_t to) {
-        for (const auto& e : trace.faults) {
-            if (e.kind == FaultKind::BrokerRestarted && e.time >= from && e.time <= to) {
-                return true;
+            if (h.success) {
+                check_duplicate(h, failures, successes);
             }
         }
-        return false;
-    };
-    std::map<std::pair<int, int>, const Handled*> first_success;
-    // Per message: failed and successful handlings so far.
-    std::map<std::pair<int, int>, std::pair<std::size_t, std::size_t>> attempts;
-    for (const auto& h : trace.handled) {
+        for (const auto& s : trace_->sent) {
+            if (!first_success_.contains({s.key, s.seq})) {
+                ++v_.lost;
+                problem(fmt::format(
+                    "key {} seq {} (queue {}) never handled successfully", s.key, s.seq, s.queue_id));
+            }
+        }
+        return std::move(v_);
+    }
+
+private:
+    static constexpr std::size_t max_problems = 10;
+
+    void problem(std::string text) {
+        if (v_.problems.size() < max_problems) {
+            v_.problems.push_back(std::move(text));
+        }
+    }
+
+    void check_order(const Handled& h) {
+        if (h.seq > 0 && !first_success_.contains({h.key, h.seq - 1})) {
+            ++v_.order_violations;
+            problem(fmt::format("t={} member {}: key {} seq {} handled before seq {} succeeded",
+                                h.time,
+                                h.member,
+                                h.key,
+                                h.seq,
+                                h.seq - 1));
+        }
+        if (!h.lock_held && !restarted_within(*trace_, h.time - grace_, h.time)) {
+            ++v_.ownership_violations;
+            problem(fmt::format("t={} member {}: key {} seq {} handled on {} without the broker's lock",
+                                h.time,
+                                h.member,
+                                h.key,
+                                h.seq,
+                                h.queue));
+        }
+    }
+
+    void check_duplicate(const Handled& h, std::size_t failures, std::size_t successes) {
         const std::pair<int, int> id{h.key, h.seq};
-        auto& [failures, successes] = attempts[id];
-        if (!h.success) {
-            ++failures;
-        } else {
-            ++successes;
+        const auto it = first_success_.find(id);
+        if (it == first_success_.end()) {
+            first_success_.emplace(id, &h);
+            return;
         }
-        if (ordered) {
-            if (h.seq > 0 && !first_success.contains({h.key, h.seq - 1})) {
-                ++v.order_violations;
-                problem(fmt::format("t={} member {}: key {} seq {} handled before seq {} succeeded",
-                                    h.time,
-                                    h.member,
-                                    h.key,
-                                    h.seq,
-                                    h.seq - 1));
-            }
-            if (!h.lock_held && !restarted_within(h.time - lock_grace_millis, h.time)) {
-                ++v.ownership_violations;
-                problem(fmt::format("t={} member {}: key {} seq {} handled on {} without the broker's lock",
-                                    h.time,
-                                    h.member,
-                                    h.key,
-                                    h.seq,
-                                    h.queue));
-            }
-        }
-        if (!h.success) {
-            continue;
-        }
-        const auto it = first_success.find(id);
-        if (it == first_success.end()) {
-            first_success.emplace(id, &h);
-            continue;
-        }
-        ++v.duplicates;
+        ++v_.duplicates;
         const Handled& first = *it->second;
         // Without order, each failed delivery sends a copy back to the retry topic, and each copy may
         // succeed once: two members that both failed a message (a rebalance in between) make two copies.
-        const bool retry_copies = !ordered && successes <= failures;
-        const bool explained = duplicated_send[id] || retry_copies || first.member != h.member ||
-                               disturbed(first.time - lock_grace_millis, h.time, first.queue, h.queue);
+        const bool retry_copies = !ordered_ && successes <= failures;
+        const bool explained = duplicated_send_[id] || retry_copies || first.member != h.member ||
+                               disturbed(*trace_, first.time - grace_, h.time, first.queue, h.queue);
         if (!explained) {
-            ++v.unexplained_duplicates;
+            ++v_.unexplained_duplicates;
             problem(
                 fmt::format("t={} member {}: key {} seq {} handled again (first at t={} by member {}) with "
                             "no fault or rebalance in between",
@@ -16845,14 +16860,21 @@ RMQ_DECL Verdict check(const Trace& trace, bool ordered, std::int64_t lock_grace
                             first.member));
         }
     }
-    for (const auto& s : trace.sent) {
-        if (!first_success.contains({s.key, s.seq})) {
-            ++v.lost;
-            problem(
-                fmt::format("key {} seq {} (queue {}) never handled successfully", s.key, s.seq, s.queue_id));
-        }
-    }
-    return v;
+
+    const Trace* trace_;
+    bool ordered_;
+    std::int64_t grace_;
+    Verdict v_;
+    std::map<std::pair<int, int>, bool> duplicated_send_;
+    std::map<std::pair<int, int>, const Handled*> first_success_;
+    // Per message: failed and successful handlings so far.
+    std::map<std::pair<int, int>, std::pair<std::size_t, std::size_t>> attempts_;
+};
+
+}  // namespace detail_trace
+
+RMQ_DECL Verdict check(const Trace& trace, bool ordered, std::int64_t lock_grace_millis) {
+    return detail_trace::Checker(trace, ordered, lock_grace_millis).run();
 }
 
 }  // namespace rmq::sim
