@@ -43,6 +43,8 @@
 #include <rmq/process_queue.hpp>
 #include <rmq/producer.hpp>
 #include <rmq/protocol.hpp>
+#include <rmq/sim/simulation.hpp>
+#include <rmq/sim/trace.hpp>
 #include <rmq/stats.hpp>
 #include <rmq/subscription.hpp>
 #include <rmq/topic.hpp>

@@ -4966,12 +4966,19 @@ public:
     /// Starts the thread. With a manual clock it only runs tasks: the clock's listener drives time.
     void start(bool manual_clock, Timers timers);
 
+    /// Driven mode (rmq::sim, manual clocks): no thread; tasks queue until run_one() runs them on the
+    /// driver's thread. Instead of start().
+    void start_driven() noexcept { driven_ = true; }
+
+    /// Driven mode: runs the oldest queued task (outside the lock); false when none.
+    bool run_one();
+
     [[nodiscard]] bool stopping_locked() const noexcept { return stopping_; }
 
     /// Asks the thread to stop once the queued tasks ran; false when a stop was already asked for.
     bool request_stop_locked();
 
-    /// Waits for the thread to end (without the lock).
+    /// Waits for the thread to end (without the lock); driven: runs what is queued.
     void join();
 
     /// After join(): dispatch() runs tasks in the caller from now on; wakes drain().
@@ -4983,7 +4990,8 @@ public:
     /// Hands tasks to the thread; once it has stopped they run here (never under the lock).
     void dispatch(BrokerTasks tasks);
 
-    /// Waits until every task queued so far has run. Throws rmq::IllegalState on the dispatcher thread.
+    /// Waits until every task queued so far has run (driven: runs them). Throws rmq::IllegalState on the
+    /// dispatcher thread.
     void drain();
 
     /// Runs one task; a throwing user callback must not kill the broker.
@@ -5006,6 +5014,7 @@ private:
     bool stopped_ = false;
     bool started_ = false;
     bool manual_ = false;
+    bool driven_ = false;
     std::thread thread_;
     std::thread::id thread_id_;
 };
@@ -5086,6 +5095,9 @@ public:
     /// The client holding an unexpired lock on the queue at steady time `now`.
     [[nodiscard]] std::optional<std::string>
     owner(const std::string& group, const MessageQueue& mq, std::int64_t now) const;
+
+    /// A restart: every lock is gone (they live in memory only).
+    void clear() noexcept { locks_.clear(); }
 
     /// How many lock_batch calls `group` has made (first locks and renewals).
     [[nodiscard]] std::uint64_t requests(const std::string& group) const;
@@ -5237,6 +5249,10 @@ public:
     /// Removes the clients whose last heartbeat is older than the expiry at steady time `now`.
     void expire(std::int64_t now, BrokerTasks& out);
 
+    /// A restart: every client is gone without notice (their connections closed); each comes back with its
+    /// next heartbeat. Connections (handles) stay registered: the clients reconnect through them.
+    void clear_channels() noexcept { groups_.clear(); }
+
     /// Steady time the next client expires.
     [[nodiscard]] std::optional<std::int64_t> next_expiry() const;
 
@@ -5310,6 +5326,12 @@ public:
     /// Stores (overwrites) the group's offset of the queue.
     void store(const std::string& group, const MessageQueue& mq, std::int64_t offset);
 
+    /// Remembers the offsets as flushed to disk (ConsumerOffsetManager.persist; rmq::sim calls it).
+    void checkpoint() { flushed_ = offsets_; }
+
+    /// A restart: the offsets go back to the last checkpoint (updates since are lost).
+    void restore_checkpoint() { offsets_ = flushed_; }
+
 private:
     /// topic, group, queue id.
     using Key = std::tuple<std::string, std::string, std::int32_t>;
@@ -5319,6 +5341,7 @@ private:
     }
 
     std::map<Key, std::int64_t> offsets_;
+    std::map<Key, std::int64_t> flushed_;
 };
 
 }  // namespace rmq::detail
@@ -5629,8 +5652,23 @@ public:
 
     // ---- lifecycle (broker_state.ipp) -------------------------------------------------------------------
 
-    /// Starts the dispatcher thread and (manual clocks) the clock listener. `self` is this state.
-    void start(const std::shared_ptr<BrokerState>& self);
+    /// Starts the dispatcher thread and (manual clocks) the clock listener. `self` is this state. `driven`
+    /// (rmq::sim, manual clocks only): no thread; the driver runs callbacks with run_one_callback().
+    void start(const std::shared_ptr<BrokerState>& self, bool driven = false);
+
+    /// Driven mode: runs the oldest queued callback; false when none.
+    bool run_one_callback() { return dispatcher_.run_one(); }
+
+    /// The clock time of the broker's next time-driven work (delays, held pulls, expiries).
+    [[nodiscard]] std::optional<std::int64_t> next_deadline() const;
+
+    /// Remembers the consumer offsets as flushed to disk (what a restart keeps).
+    void checkpoint_offsets();
+
+    /// A crash and restart in no time: consumer offsets go back to the last checkpoint, locks and
+    /// memberships are gone (clients come back with their next heartbeat), held pulls fail with
+    /// SYSTEM_ERROR. Messages survive (the commit log is flushed).
+    void restart();
 
     /// Stops the dispatcher after it ran every queued task, then answers held pulls with SYSTEM_ERROR.
     void stop();
@@ -5773,6 +5811,10 @@ namespace rmq {
 
 class InProcessBroker;
 
+namespace detail::sim {
+class World;
+}  // namespace detail::sim
+
 /// A client connection to an rmq::InProcessBroker; models rmq::Transport. Cheap to copy: copies share the
 /// connection (its notification handler and the client ids that heartbeated through it). When the last copy
 /// is destroyed the connection closes and its clients leave their groups (doChannelCloseEvent). Outlives the
@@ -5870,6 +5912,7 @@ public:
 
 private:
     friend class InProcessBroker;
+    friend class detail::sim::World;
 
     /// One connection: closing it (last copy gone) removes its clients from their groups.
     struct Connection {
@@ -6099,10 +6142,28 @@ public:
         free_done_locked();  // what workers finished after close()
     }
 
-    /// Starts the workers.
+    /// Driven mode (rmq::sim): start() starts no worker; whoever drives the consumer runs the queued tasks
+    /// with run_one(), on its own thread. Call before start().
+    void set_driven() noexcept { driven_ = true; }
+
+    /// Driven mode: runs the oldest queued task on the caller's thread (a worker meanwhile); false when none.
+    bool run_one() {
+        Task* task = pop();
+        if (task == nullptr) {
+            return false;
+        }
+        const ConsumePool* previous = std::exchange(current_pool(), this);
+        run_task(*task);
+        current_pool() = previous;
+        delete task;
+        finished(1);
+        return true;
+    }
+
+    /// Starts the workers (none in driven mode).
     void start() {
         const std::lock_guard lock(workers_mutex_);
-        if (!workers_.empty() || closed_.load()) {
+        if (driven_ || !workers_.empty() || closed_.load()) {
             return;
         }
         workers_.reserve(threads_wanted_);
@@ -6285,6 +6346,16 @@ private:
         }
     }
 
+    static void run_task(Task& task) {
+        try {
+            task.fn();
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Error, "consume task failed: {}", e.what());
+        } catch (...) {
+            log_message(LogLevel::Error, "consume task failed with an unknown exception");
+        }
+    }
+
     void run() {
         current_pool() = this;
         bool spinning = false;
@@ -6317,13 +6388,7 @@ private:
                 spinning = park();
                 continue;
             }
-            try {
-                task->fn();
-            } catch (const std::exception& e) {
-                log_line(LogLevel::Error, "consume task failed: {}", e.what());
-            } catch (...) {
-                log_message(LogLevel::Error, "consume task failed with an unknown exception");
-            }
+            run_task(*task);
             // Freed by the next submit, on the thread that allocated it and its closure (see done_).
             done = task;
             finished(1);
@@ -6332,6 +6397,7 @@ private:
 
     std::size_t threads_wanted_;
     std::size_t capacity_;
+    bool driven_ = false;
     boost::lockfree::spsc_queue<Task*> ring_;  // push under producer_mutex_, pop under consumer_mutex_
     // Finished tasks on their way back to the submitting side, which frees them: a task and its closure
     // are allocated by the submitter (the consumer's loop), and freeing them on a worker took the loop's
@@ -6359,6 +6425,41 @@ private:
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/consumer/consume_pool.hpp ----
+
+// ---- begin rmq/detail/consumer/driven.hpp ----
+
+/// @file detail/consumer/driven.hpp
+/// How a consumer runs without threads under rmq::sim: a transport that says it is driven gets the
+/// consumer's loop and consume pool as steps to run on the simulation's one thread, in virtual time.
+
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+namespace rmq::detail {
+
+/// What a driven consumer hands its driver. Valid from start() until detach_driven().
+struct DrivenMember {
+    /// Runs one loop task whose deadline has come; false when none.
+    std::function<bool()> run_loop_task;
+    /// Runs one queued consume task (a listener call and its result); false when none.
+    std::function<bool()> run_consume_task;
+    /// The clock time of the loop's next task; nullopt when it has none.
+    std::function<std::optional<std::int64_t>()> next_deadline;
+};
+
+/// A transport that can put its consumer under a driver (rmq::sim::Transport). The consumer asks driven()
+/// at start(); other transports do not model this and their consumers keep their threads.
+template <class T>
+concept DrivenTransport = requires(T& t, DrivenMember m) {
+    { t.driven() } -> std::convertible_to<bool>;
+    t.attach_driven(std::move(m));
+    t.detach_driven();
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/driven.hpp ----
 
 // ---- begin rmq/detail/consumer/host.hpp ----
 
@@ -6495,16 +6596,23 @@ private:
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 
 #include <fmt/format.h>
 
 
+
 namespace rmq::detail {
 
 /// A single-threaded timer loop. Work posted after stop() is discarded (destroyed unrun), which is what late
 /// completions need: nothing runs once the owner began shutting down.
+///
+/// Driven mode (rmq::sim): drive_with(clock) before start() gives the loop no thread. Deadlines are then
+/// read from that clock (virtual time) and whoever drives it runs due work with run_one_ready(), asking
+/// next_deadline_millis() when nothing is due. Without it, deadlines stay on std::chrono::steady_clock: one
+/// clock read per post, as before.
 class Scheduler {
 public:
     using TimePoint = std::chrono::steady_clock::time_point;
@@ -6515,10 +6623,55 @@ public:
 
     ~Scheduler() { stop(); }
 
-    /// Starts the loop thread.
+    /// Driven mode: no thread; deadlines in `clock`'s steady time. Call before start().
+    void drive_with(std::shared_ptr<Clock> clock) {
+        const std::lock_guard lock(mutex_);
+        driven_clock_ = std::move(clock);
+    }
+
+    /// Whether drive_with() was called.
+    [[nodiscard]] bool driven() const {
+        const std::lock_guard lock(mutex_);
+        return driven_clock_ != nullptr;
+    }
+
+    /// Driven mode: runs the first task whose deadline has come (on the caller's thread, which counts as the
+    /// loop meanwhile); false when none is due or the loop was stopped.
+    bool run_one_ready() {
+        std::function<void()> task;
+        {
+            const std::lock_guard lock(mutex_);
+            if (stopped_ || queue_.empty() || !driven_clock_) {
+                return false;
+            }
+            const auto first = queue_.begin();
+            if (first->first.first > virtual_now_locked()) {
+                return false;
+            }
+            task = std::move(first->second);
+            queue_.erase(first);
+        }
+        const auto previous = loop_thread_id_.exchange(std::this_thread::get_id());
+        run_task(task);
+        loop_thread_id_.store(previous);
+        return true;
+    }
+
+    /// Driven mode: the clock's steady time of the earliest pending task; nullopt when none (or stopped).
+    [[nodiscard]] std::optional<std::int64_t> next_deadline_millis() const {
+        const std::lock_guard lock(mutex_);
+        if (stopped_ || queue_.empty()) {
+            return std::nullopt;
+        }
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   queue_.begin()->first.first.time_since_epoch())
+            .count();
+    }
+
+    /// Starts the loop thread (none in driven mode).
     void start() {
         const std::lock_guard lock(mutex_);
-        if (thread_.joinable() || stopped_) {
+        if (thread_.joinable() || stopped_ || driven_clock_) {
             return;
         }
         thread_ = std::thread([this] { run(); });
@@ -6562,13 +6715,14 @@ public:
 
     /// Runs `fn` on the loop thread after `delay_millis` (<= 0: as soon as possible).
     void post_after(std::int64_t delay_millis, std::function<void()> fn) {
-        const TimePoint when =
-            std::chrono::steady_clock::now() + std::chrono::milliseconds(delay_millis > 0 ? delay_millis : 0);
+        const auto delay = std::chrono::milliseconds(delay_millis > 0 ? delay_millis : 0);
         {
             const std::lock_guard lock(mutex_);
             if (stopped_) {
                 return;
             }
+            const TimePoint when =
+                (driven_clock_ ? virtual_now_locked() : std::chrono::steady_clock::now()) + delay;
             queue_.emplace(std::make_pair(when, ++sequence_), std::move(fn));
         }
         cv_.notify_one();
@@ -6607,16 +6761,25 @@ private:
             std::function<void()> task = std::move(first->second);
             queue_.erase(first);
             lock.unlock();
-            try {
-                task();
-            } catch (const std::exception& e) {
-                log_line(LogLevel::Error, "scheduled task failed: {}", e.what());
-            } catch (...) {
-                log_message(LogLevel::Error, "scheduled task failed with an unknown exception");
-            }
-            task = nullptr;
+            run_task(task);
             lock.lock();
         }
+    }
+
+    // The driven clock's steady time as a TimePoint (its epoch standing in for steady_clock's).
+    [[nodiscard]] TimePoint virtual_now_locked() const {
+        return TimePoint(std::chrono::milliseconds(driven_clock_->steady_millis()));
+    }
+
+    static void run_task(std::function<void()>& task) {
+        try {
+            task();
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Error, "scheduled task failed: {}", e.what());
+        } catch (...) {
+            log_message(LogLevel::Error, "scheduled task failed with an unknown exception");
+        }
+        task = nullptr;
     }
 
     mutable std::mutex mutex_;
@@ -6627,6 +6790,7 @@ private:
     bool stopped_ = false;
     std::thread thread_;
     std::atomic<std::thread::id> loop_thread_id_{};
+    std::shared_ptr<Clock> driven_clock_;  // set: driven mode
 };
 
 }  // namespace rmq::detail
@@ -6792,6 +6956,9 @@ private:
     void load_offsets();
     void start_timers();
     void drain_listeners();
+    /// With a driven transport (rmq::sim): no threads; the driver runs the loop and the pool.
+    void attach_driver();
+    void detach_driver();
     [[nodiscard]] std::string stuck_queue_names() const;
 
     // scheduling, for the services (impl/lifecycle.hpp)
@@ -7313,6 +7480,7 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::ConsumerCore(Tr transport,
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 ConsumerCore<Order, Allocate, OffsetStore, Tr>::~ConsumerCore() {
+    detach_driver();
     gate_->close();
     scheduler_.stop();
     if (pool_) {
@@ -7412,6 +7580,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     load_offsets();
     pool_ = std::make_unique<ConsumePool>(static_cast<std::size_t>(config_.consume_thread_min),
                                           static_cast<std::size_t>(config_.consume_queue_capacity));
+    attach_driver();
     gate_->open(scheduler_);
     // The handler may outlive the consumer (the transport's broker keeps it): it touches nothing but the gate
     // and its own copy of the group; `this` is used only on the loop, which the gate guards.
@@ -7427,6 +7596,28 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     state_.store(State::Running);
     service_.start();
     start_timers();
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::attach_driver() {
+    if constexpr (DrivenTransport<Tr>) {
+        if (transport_.driven()) {
+            scheduler_.drive_with(clock_);
+            pool_->set_driven();
+            transport_.attach_driven(DrivenMember{
+                .run_loop_task = [this] { return scheduler_.run_one_ready(); },
+                .run_consume_task = [this] { return pool_->run_one(); },
+                .next_deadline = [this] { return scheduler_.next_deadline_millis(); },
+            });
+        }
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::detach_driver() {
+    if constexpr (DrivenTransport<Tr>) {
+        transport_.detach_driven();
+    }
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
@@ -7479,6 +7670,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
     gate_->close();
     service_.stop();
     scheduler_.stop();
+    detach_driver();
     drain_listeners();
     persist_all();
     service_.after_drain();
@@ -9933,6 +10125,670 @@ private:
 
 }  // namespace rmq
 // ---- end rmq/producer.hpp ----
+
+// ---- begin rmq/sim/simulation.hpp ----
+
+/// @file sim/simulation.hpp
+/// Deterministic simulation (docs/simulation.md): one embedded broker and several consumers of one group on
+/// one virtual clock and one thread, a seeded fault injector between them (lost, late, reordered and
+/// duplicated answers; members that crash without unregistering or pause past their lock expiry; broker
+/// restarts that lose the last second of offsets), and rmq::sim::check over what happened. A seed is one
+/// exact history: the same seed replays it, event for event.
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+// ---- begin rmq/sim/trace.hpp ----
+
+/// @file sim/trace.hpp
+/// What a simulation run records (rmq::sim::Trace: messages sent, listener calls, faults injected) and the
+/// checker that judges it (rmq::sim::check): nothing lost, per-key order kept for ordered policies, queue
+/// ownership respected, and every duplicate explained by a fault or a rebalance. See docs/simulation.md.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq::sim {
+
+/// One message the simulation's producer stored.
+struct Sent {
+    int key = 0;
+    int seq = 0;  ///< 0, 1, 2 ... per key, in send order
+    int queue_id = 0;
+    /// Stored twice (a producer retry after a lost answer): a second delivery is explained.
+    bool duplicated = false;
+};
+
+/// One message handed to a listener.
+struct Handled {
+    std::int64_t time = 0;  ///< virtual ms
+    int member = 0;
+    int key = 0;
+    int seq = 0;
+    std::string queue;  ///< "topic:queue_id" the message was pulled from (a retry topic for redeliveries)
+    bool success = false;
+    /// The broker's lock on the message's queue belonged to this member at the call (ordered policies).
+    bool lock_held = false;
+};
+
+enum class FaultKind {
+    PullDropped,        ///< a pull's answer lost: the consumer sees a timeout
+    PullDelayed,        ///< a pull's answer late (others overtake it)
+    OffsetDropped,      ///< UPDATE_CONSUMER_OFFSET lost
+    OffsetDelayed,      ///< UPDATE_CONSUMER_OFFSET applied late, after newer ones
+    OffsetDuplicated,   ///< UPDATE_CONSUMER_OFFSET applied now and again later
+    LockAnswerDropped,  ///< LOCK_BATCH_MQ applied by the broker, its answer lost
+    HeartbeatDropped,   ///< HEART_BEAT lost
+    SendDuplicated,     ///< a message stored twice
+    MemberJoined,       ///< a member started
+    MemberCrashed,      ///< a member vanished without unregistering
+    MemberPaused,       ///< a member stopped running for a while
+    BrokerRestarted,    ///< locks and memberships lost, offsets back to the last flush
+};
+
+[[nodiscard]] std::string_view to_string(FaultKind kind) noexcept;
+
+/// One fault (or membership change) and when it happened.
+struct FaultEvent {
+    std::int64_t time = 0;
+    FaultKind kind = FaultKind::PullDropped;
+    int member = -1;    ///< -1 when not a member's
+    std::string queue;  ///< "topic:queue_id", empty when not a queue's
+};
+
+/// Everything one run recorded, in the order it happened.
+struct Trace {
+    std::vector<Sent> sent;
+    std::vector<Handled> handled;
+    std::vector<FaultEvent> faults;
+
+    /// FNV-1a over every record: two runs of one seed have equal hashes.
+    [[nodiscard]] std::uint64_t hash() const noexcept;
+
+    /// Injected faults (membership changes not counted).
+    [[nodiscard]] std::size_t injected_faults() const noexcept;
+};
+
+/// The checker's findings.
+struct Verdict {
+    std::size_t lost = 0;                    ///< sent, never handled successfully
+    std::size_t order_violations = 0;        ///< a key's message handled before its predecessor succeeded
+    std::size_t ownership_violations = 0;    ///< handled without the queue's broker lock, unexplained
+    std::size_t duplicates = 0;              ///< successful handlings beyond the first
+    std::size_t unexplained_duplicates = 0;  ///< of those, with no fault or rebalance to explain them
+    std::vector<std::string> problems;       ///< the first few, readable
+
+    [[nodiscard]] bool ok() const noexcept {
+        return lost == 0 && order_violations == 0 && ownership_violations == 0 && unexplained_duplicates == 0;
+    }
+
+    /// One line: the counts.
+    [[nodiscard]] std::string summary() const;
+};
+
+/// Checks a trace (docs/simulation.md lists the rules). `ordered`: the policy promises per-key order and
+/// exclusive queue ownership (Orderly, KeyOrderly). `lock_grace_millis`: a handling without the broker lock
+/// is explained for this long after a broker restart (the restart lost the locks while members still trust
+/// theirs).
+[[nodiscard]] Verdict check(const Trace& trace, bool ordered, std::int64_t lock_grace_millis = 60000);
+
+}  // namespace rmq::sim
+
+// ---- end rmq/sim/trace.hpp ----
+
+
+// ---- begin rmq/detail/sim/world.hpp ----
+
+/// @file detail/sim/world.hpp
+/// rmq::detail::sim::World: the one-threaded engine under rmq::sim::Simulation. It owns the virtual clock,
+/// a driven embedded broker, the members' driven loops and pools, timed events (late answers, scenario
+/// faults) and the seeded random generator that picks what runs next. Nothing here has a thread: one call
+/// of step() runs one unit of work or moves virtual time to the next deadline, so one seed is one exact
+/// history.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <utility>
+#include <vector>
+
+
+
+namespace rmq::detail::sim {
+
+class World {
+public:
+    /// A driven broker configured by `broker` (its clock is replaced by the world's virtual clock).
+    World(std::uint64_t seed, BrokerConfig broker);
+    World(const World&) = delete;
+    World& operator=(const World&) = delete;
+    ~World();
+
+    [[nodiscard]] const std::shared_ptr<ManualClock>& clock() const noexcept { return clock_; }
+
+    [[nodiscard]] const std::shared_ptr<BrokerState>& broker() const noexcept { return broker_; }
+
+    /// A new connection to the broker.
+    [[nodiscard]] InProcessTransport connect() const { return InProcessTransport(broker_); }
+
+    /// Virtual steady time (ms since the simulation began).
+    [[nodiscard]] std::int64_t now() const { return clock_->steady_millis(); }
+
+    // ---- randomness (every choice of a run comes from here) ----
+    /// True with probability `p`.
+    bool chance(double p);
+    /// Uniform in [lo, hi].
+    std::int64_t uniform(std::int64_t lo, std::int64_t hi);
+
+    // ---- members ----
+    /// A new member slot; its consumer attaches when it starts.
+    std::size_t add_member();
+    void attach(std::size_t member, DrivenMember hooks);
+    void detach(std::size_t member);
+    /// The member is never run again (its process died; the broker learns it only by expiry).
+    void crash(std::size_t member);
+    /// The member is not run before virtual time `until` (a stop-the-world pause).
+    void pause(std::size_t member, std::int64_t until);
+
+    [[nodiscard]] bool crashed(std::size_t member) const { return members_.at(member).crashed; }
+
+    [[nodiscard]] bool paused(std::size_t member) const { return members_.at(member).paused_until > now(); }
+
+    // ---- events ----
+    /// Runs `fn` at virtual time `when` (in posting order among equal times).
+    void at(std::int64_t when, std::function<void()> fn);
+
+    /// Runs one unit of work (a broker callback, a due event, a member's loop task or consume task, picked
+    /// at random among those ready) or, when none is ready, advances the clock to the next deadline. False
+    /// when nothing is pending at all.
+    bool step();
+
+    /// Steps until `done()` or virtual time passes `deadline`; true when `done()`.
+    bool run_until(std::int64_t deadline, const std::function<bool()>& done);
+
+    /// Units of work run so far.
+    [[nodiscard]] std::uint64_t steps() const noexcept { return steps_; }
+
+private:
+    struct Member {
+        std::shared_ptr<const DrivenMember> hooks;
+        bool crashed = false;
+        std::int64_t paused_until = 0;
+    };
+
+    [[nodiscard]] bool runnable(const Member& m) const;
+    bool run_due_event();
+    std::optional<std::int64_t> next_deadline() const;
+
+    std::shared_ptr<ManualClock> clock_;
+    std::mt19937_64 rng_;
+    std::shared_ptr<BrokerState> broker_;
+    std::vector<Member> members_;
+    std::multimap<std::pair<std::int64_t, std::uint64_t>, std::function<void()>> events_;
+    std::uint64_t event_sequence_ = 0;
+    std::uint64_t steps_ = 0;
+};
+
+}  // namespace rmq::detail::sim
+
+// ---- end rmq/detail/sim/world.hpp ----
+
+namespace rmq::sim {
+
+/// How often each fault strikes while faults are on (probabilities per request or answer), and how many
+/// scenario faults a run has.
+struct Faults {
+    double pull_drop = 0.02;        ///< a pull's answer is lost: the consumer sees a failure at its timeout
+    double pull_delay = 0.2;        ///< a pull's answer comes late (later answers overtake it)
+    double offset_drop = 0.1;       ///< UPDATE_CONSUMER_OFFSET is lost (the caller sees a timeout)
+    double offset_delay = 0.1;      ///< UPDATE_CONSUMER_OFFSET is applied late, after newer ones
+    double offset_duplicate = 0.1;  ///< UPDATE_CONSUMER_OFFSET is applied now and again later
+    double lock_answer_drop = 0.1;  ///< LOCK_BATCH_MQ is applied, its answer lost
+    double heartbeat_drop = 0.1;    ///< HEART_BEAT is lost
+    double send_duplicate = 0.05;   ///< a message is stored twice (a producer retry)
+    std::int64_t max_delay_millis = 5000;      ///< late answers and requests: up to this late
+    std::int64_t pull_timeout_millis = 30000;  ///< when a lost pull answer fails
+    int crashes = 1;   ///< members that vanish (each replaced by a new member soon after)
+    int pauses = 2;    ///< members that stop for pause_min_millis..pause_max_millis
+    int restarts = 1;  ///< broker restarts
+    std::int64_t pause_min_millis = 65000;   ///< longer than the broker's lock expiry (60 s)
+    std::int64_t pause_max_millis = 150000;  ///< up to past the broker's channel expiry (120 s)
+};
+
+/// One run's shape. Every random choice derives from `seed`.
+struct Options {
+    std::uint64_t seed = 1;
+    int members = 3;
+    int queues = 8;
+    int keys = 16;
+    int messages = 300;
+    std::int64_t send_millis = 60000;     ///< messages are sent over this much virtual time
+    std::int64_t fault_millis = 120000;   ///< faults strike in [0, fault_millis)
+    std::int64_t settle_millis = 600000;  ///< then, fault-free, the run ends once every message was handled
+    Faults faults;
+    std::string topic = "SimTopic";
+    std::string group = "sim_group";
+};
+
+/// The key (0-based) of a message the simulation sent (its KEYS property is "k<key>"); -1 for others.
+[[nodiscard]] inline int key_of(const MessageExt& msg) {
+    const auto keys = msg.keys();
+    if (keys.size() < 2 || keys.front() != 'k') {
+        return -1;
+    }
+    return std::stoi(std::string(keys.substr(1)));
+}
+
+/// The per-key sequence number of a message the simulation sent; -1 for others.
+[[nodiscard]] inline int seq_of(const MessageExt& msg) {
+    const auto seq = msg.property("SIM_SEQ");
+    return seq ? std::stoi(*seq) : -1;
+}
+
+}  // namespace rmq::sim
+
+namespace rmq::detail::sim {
+
+/// What the members' transports and the Simulation share.
+struct Context {
+    Context(std::uint64_t seed, BrokerConfig broker, rmq::sim::Options o)
+        : world(seed, std::move(broker))
+        , options(std::move(o)) {}
+
+    World world;
+    rmq::sim::Options options;
+    rmq::sim::Trace trace;
+    bool faults_on = false;
+
+    void record(rmq::sim::FaultKind kind, int member, std::string queue = {}) {
+        trace.faults.push_back(rmq::sim::FaultEvent{world.now(), kind, member, std::move(queue)});
+    }
+
+    [[nodiscard]] bool strike(double p) { return faults_on && world.chance(p); }
+};
+
+inline std::string queue_name(const MessageQueue& mq) {
+    return fmt::format("{}:{}", mq.topic, mq.queue_id);
+}
+
+}  // namespace rmq::detail::sim
+
+namespace rmq::sim {
+
+/// One member's connection to the simulated broker; models rmq::Transport. It injects the request and
+/// answer faults of rmq::sim::Faults while faults are on, and puts its consumer under the simulation's
+/// driver (no threads). Made by rmq::sim::Simulation.
+class Transport {
+public:
+    Transport(std::shared_ptr<detail::sim::Context> ctx, std::size_t member)
+        : ctx_(std::move(ctx))
+        , member_(member)
+        , inner_(ctx_->world.connect()) {}
+
+    TopicRoute topic_route(const std::string& topic) { return inner_.topic_route(topic); }
+
+    void heartbeat(const HeartbeatData& hb) {
+        if (ctx_->strike(ctx_->options.faults.heartbeat_drop)) {
+            ctx_->record(FaultKind::HeartbeatDropped, member());
+            throw Timeout("simulated: the heartbeat was lost");
+        }
+        inner_.heartbeat(hb);
+    }
+
+    void unregister_client(const std::string& client_id,
+                           const std::string& producer_group,
+                           const std::string& consumer_group) {
+        inner_.unregister_client(client_id, producer_group, consumer_group);
+    }
+
+    std::vector<std::string> consumer_id_list(const std::string& topic, const std::string& group) {
+        return inner_.consumer_id_list(topic, group);
+    }
+
+    void set_notification_handler(NotificationHandler handler) {
+        inner_.set_notification_handler(std::move(handler));
+    }
+
+    void pull(const PullArgs& args, PullCallback callback) {
+        inner_.pull(args, wrap(args, std::move(callback)));
+    }
+
+    void pull(const PullArgs& args, PullCallback callback, const PostToCaller& post) {
+        inner_.pull(args, wrap(args, std::move(callback)), post);
+    }
+
+    std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {
+        return inner_.query_consumer_offset(group, mq);
+    }
+
+    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
+        const auto& f = ctx_->options.faults;
+        if (ctx_->strike(f.offset_drop)) {
+            ctx_->record(FaultKind::OffsetDropped, member(), detail::sim::queue_name(mq));
+            throw Timeout("simulated: the offset update was lost");
+        }
+        if (ctx_->strike(f.offset_delay)) {
+            ctx_->record(FaultKind::OffsetDelayed, member(), detail::sim::queue_name(mq));
+            apply_later(group, mq, offset);
+            return;
+        }
+        inner_.update_consumer_offset(group, mq, offset);
+        if (ctx_->strike(f.offset_duplicate)) {
+            ctx_->record(FaultKind::OffsetDuplicated, member(), detail::sim::queue_name(mq));
+            apply_later(group, mq, offset);
+        }
+    }
+
+    std::int64_t min_offset(const MessageQueue& mq) { return inner_.min_offset(mq); }
+
+    std::int64_t max_offset(const MessageQueue& mq) { return inner_.max_offset(mq); }
+
+    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp_millis) {
+        return inner_.search_offset(mq, timestamp_millis);
+    }
+
+    std::vector<MessageQueue>
+    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
+        auto granted = inner_.lock_batch(group, client_id, mqs);
+        if (ctx_->strike(ctx_->options.faults.lock_answer_drop)) {
+            ctx_->record(FaultKind::LockAnswerDropped,
+                         member(),
+                         mqs.empty() ? std::string{} : detail::sim::queue_name(mqs.front()));
+            throw Timeout("simulated: the lock answer was lost");
+        }
+        return granted;
+    }
+
+    void unlock_batch(const std::string& group,
+                      const std::string& client_id,
+                      const std::vector<MessageQueue>& mqs) {
+        inner_.unlock_batch(group, client_id, mqs);
+    }
+
+    SendResult send(const Message& msg, const MessageQueue& mq) { return inner_.send(msg, mq); }
+
+    void send_back(const SendBackArgs& args) { inner_.send_back(args); }
+
+    [[nodiscard]] std::shared_ptr<Clock> clock() const { return inner_.clock(); }
+
+    // ---- the driver (rmq::detail::DrivenTransport) ----
+    [[nodiscard]] bool driven() const noexcept { return true; }
+
+    void attach_driven(detail::DrivenMember hooks) { ctx_->world.attach(member_, std::move(hooks)); }
+
+    void detach_driven() { ctx_->world.detach(member_); }
+
+private:
+    [[nodiscard]] int member() const noexcept { return static_cast<int>(member_); }
+
+    void apply_later(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
+        const auto& f = ctx_->options.faults;
+        auto state = ctx_->world.broker();
+        ctx_->world.at(
+            ctx_->world.now() + ctx_->world.uniform(1, f.max_delay_millis), [state, group, mq, offset] {
+                try {
+                    state->update_consumer_offset(group, mq, offset);
+                } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): a late request may fail
+                }
+            });
+    }
+
+    PullCallback wrap(const PullArgs& args, PullCallback callback) {
+        return [ctx = ctx_,
+                member = member(),
+                queue = detail::sim::queue_name(args.mq),
+                asked = ctx_->world.now(),
+                cb = std::move(callback)](Outcome<PullResult> outcome) {
+            const auto& f = ctx->options.faults;
+            World& world = ctx->world;
+            if (ctx->strike(f.pull_drop)) {
+                ctx->record(FaultKind::PullDropped, member, queue);
+                world.at(std::max(asked + f.pull_timeout_millis, world.now() + 1), [cb] {
+                    cb(Outcome<PullResult>(response_code::system_error, "simulated: the pull timed out"));
+                });
+                return;
+            }
+            if (ctx->strike(f.pull_delay)) {
+                ctx->record(FaultKind::PullDelayed, member, queue);
+                auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
+                world.at(world.now() + world.uniform(1, f.max_delay_millis),
+                         [cb, shared] { cb(std::move(*shared)); });
+                return;
+            }
+            cb(std::move(outcome));
+        };
+    }
+
+    using World = detail::sim::World;
+
+    std::shared_ptr<detail::sim::Context> ctx_;
+    std::size_t member_;
+    InProcessTransport inner_;
+};
+
+/// The consumer type a simulation runs for order policy `Order`.
+template <class Order>
+using SimConsumer = Consumer<Order, AllocateAveragely, RemoteOffsetStore, Transport>;
+
+/// One seeded run: members of `Order` consuming with the given listener while faults strike. run() returns
+/// the trace; rmq::sim::check judges it. Not thread-safe: everything runs on the caller's thread.
+template <class Order>
+class Simulation {
+public:
+    using Listener = typename Order::Listener;
+
+    /// `listener` is every member's listener (yours); the simulation records each message it handles.
+    Simulation(Options options, Listener listener)
+        : ctx_(std::make_shared<detail::sim::Context>(options.seed, BrokerConfig{}, options))
+        , listener_(std::move(listener)) {}
+
+    Simulation(const Simulation&) = delete;
+    Simulation& operator=(const Simulation&) = delete;
+
+    ~Simulation() {
+        ctx_->faults_on = false;
+        members_.clear();  // before the world they run in
+    }
+
+    /// Runs the whole scenario of the seed and returns what happened.
+    const Trace& run() {
+        const Options& o = ctx_->options;
+        detail::sim::World& w = ctx_->world;
+        auto& broker = *w.broker();
+        broker.create_topic(o.topic, o.queues);
+        for (int i = 0; i < o.members; ++i) {
+            w.at(w.uniform(0, 2000), [this] { start_member(); });
+        }
+        schedule_sends();
+        schedule_scenario_faults();
+        checkpoint_offsets_every_second();
+        ctx_->faults_on = true;
+        w.at(o.fault_millis, [this] { ctx_->faults_on = false; });
+        const std::int64_t end = o.fault_millis + o.settle_millis;
+        (void)w.run_until(end, [this, &o, &w] {
+            return w.now() >= o.fault_millis && handled_ok_.size() == static_cast<std::size_t>(o.messages);
+        });
+        finished_ = true;
+        return ctx_->trace;
+    }
+
+    [[nodiscard]] const Trace& trace() const noexcept { return ctx_->trace; }
+
+    /// Units of work the driver ran.
+    [[nodiscard]] std::uint64_t steps() const noexcept { return ctx_->world.steps(); }
+
+    /// Virtual time reached (ms).
+    [[nodiscard]] std::int64_t virtual_millis() const { return ctx_->world.now(); }
+
+private:
+    struct Member {
+        std::size_t index = 0;
+        std::string client_id;
+        std::unique_ptr<SimConsumer<Order>> consumer;
+    };
+
+    std::vector<std::size_t> live_members() const {
+        std::vector<std::size_t> live;
+        for (const auto& m : members_) {
+            if (!ctx_->world.crashed(m->index)) {
+                live.push_back(m->index);
+            }
+        }
+        return live;
+    }
+
+    void start_member() {
+        const Options& o = ctx_->options;
+        auto m = std::make_unique<Member>();
+        m->index = ctx_->world.add_member();
+        ConsumerConfig config;
+        config.consumer_group = o.group;
+        config.client_ip = fmt::format("10.0.{}.{}", m->index / 250, m->index % 250 + 1);
+        config.instance_name = "sim";
+        config.consume_from_where = ConsumeFromWhere::FirstOffset;
+        m->client_id = config.build_client_id();
+        m->consumer = std::make_unique<SimConsumer<Order>>(Transport(ctx_, m->index), std::move(config));
+        m->consumer->subscribe(o.topic, "*");
+        m->consumer->register_listener(recording_listener(static_cast<int>(m->index), m->client_id));
+        ctx_->record(FaultKind::MemberJoined, static_cast<int>(m->index));
+        m->consumer->start();
+        members_.push_back(std::move(m));
+    }
+
+    Listener recording_listener(int member, std::string client_id) {
+        return [this, member, client_id = std::move(client_id)](std::span<const MessageExt> msgs,
+                                                                typename Order::Context& ctx) {
+            auto status = listener_(msgs, ctx);
+            const bool success = status && Order::is_success(*status);
+            const auto& mq = ctx.message_queue();
+            const auto owner = ctx_->world.broker()->lock_owner(ctx_->options.group, mq);
+            const bool lock_held = owner && *owner == client_id;
+            for (const auto& msg : msgs) {
+                const int key = key_of(msg);
+                const int seq = seq_of(msg);
+                if (key < 0 || seq < 0 || finished_) {
+                    continue;
+                }
+                ctx_->trace.handled.push_back(Handled{
+                    ctx_->world.now(), member, key, seq, detail::sim::queue_name(mq), success, lock_held});
+                if (success) {
+                    handled_ok_.insert({key, seq});
+                }
+            }
+            return status;
+        };
+    }
+
+    void schedule_sends() {
+        const Options& o = ctx_->options;
+        detail::sim::World& w = ctx_->world;
+        std::vector<std::int64_t> times;
+        times.reserve(static_cast<std::size_t>(o.messages));
+        for (int i = 0; i < o.messages; ++i) {
+            times.push_back(w.uniform(0, o.send_millis));
+        }
+        std::sort(times.begin(), times.end());
+        std::vector<int> next_seq(static_cast<std::size_t>(o.keys), 0);
+        for (const auto t : times) {
+            const int key = static_cast<int>(w.uniform(0, o.keys - 1));
+            const int seq = next_seq[static_cast<std::size_t>(key)]++;
+            w.at(t, [this, key, seq] { send(key, seq); });
+        }
+    }
+
+    void send(int key, int seq) {
+        const Options& o = ctx_->options;
+        auto& broker = *ctx_->world.broker();
+        const int queue_id = key % o.queues;
+        const MessageQueue mq{o.topic, broker.config().broker_name, queue_id};
+        Message msg(o.topic, "", fmt::format("k{}", key), fmt::format("message {} of key {}", seq, key));
+        msg.set_property("SIM_SEQ", std::to_string(seq));
+        (void)broker.send(msg, mq);
+        const bool duplicated = ctx_->strike(o.faults.send_duplicate);
+        if (duplicated) {
+            ctx_->record(FaultKind::SendDuplicated, -1, detail::sim::queue_name(mq));
+            (void)broker.send(msg, mq);
+        }
+        ctx_->trace.sent.push_back(Sent{key, seq, queue_id, duplicated});
+    }
+
+    void schedule_scenario_faults() {
+        const Options& o = ctx_->options;
+        detail::sim::World& w = ctx_->world;
+        const Faults& f = o.faults;
+        for (int i = 0; i < f.crashes; ++i) {
+            w.at(w.uniform(5000, o.fault_millis - 1), [this] {
+                auto live = live_members();
+                if (live.size() < 2) {
+                    return;  // keep one member
+                }
+                detail::sim::World& world = ctx_->world;
+                const auto victim = live[static_cast<std::size_t>(
+                    world.uniform(0, static_cast<std::int64_t>(live.size()) - 1))];
+                world.crash(victim);
+                ctx_->record(FaultKind::MemberCrashed, static_cast<int>(victim));
+                world.at(world.now() + world.uniform(1000, 30000), [this] { start_member(); });
+            });
+        }
+        for (int i = 0; i < f.pauses; ++i) {
+            w.at(w.uniform(5000, o.fault_millis - 1), [this] {
+                auto live = live_members();
+                if (live.empty()) {
+                    return;
+                }
+                detail::sim::World& world = ctx_->world;
+                const Faults& faults = ctx_->options.faults;
+                const auto victim = live[static_cast<std::size_t>(
+                    world.uniform(0, static_cast<std::int64_t>(live.size()) - 1))];
+                world.pause(victim,
+                            world.now() + world.uniform(faults.pause_min_millis, faults.pause_max_millis));
+                ctx_->record(FaultKind::MemberPaused, static_cast<int>(victim));
+            });
+        }
+        for (int i = 0; i < f.restarts; ++i) {
+            w.at(w.uniform(5000, o.fault_millis - 1), [this] {
+                ctx_->world.broker()->restart();
+                ctx_->record(FaultKind::BrokerRestarted, -1);
+            });
+        }
+    }
+
+    // The broker flushes consumer offsets every second; a restart loses what came after the last flush.
+    void checkpoint_offsets_every_second() {
+        detail::sim::World& w = ctx_->world;
+        w.broker()->checkpoint_offsets();
+        if (!finished_ && w.now() < ctx_->options.fault_millis + ctx_->options.settle_millis) {
+            w.at(w.now() + 1000, [this] { checkpoint_offsets_every_second(); });
+        }
+    }
+
+    std::shared_ptr<detail::sim::Context> ctx_;
+    Listener listener_;
+    std::vector<std::unique_ptr<Member>> members_;
+    std::set<std::pair<int, int>> handled_ok_;
+    bool finished_ = false;
+};
+
+}  // namespace rmq::sim
+// ---- end rmq/sim/simulation.hpp ----
 // ---- end rmq/rmq.hpp ----
 
 // ---- definitions (impl/*.ipp): compiled here header-only, or in the one TU that defines RMQ_SOURCE ----
@@ -12587,7 +13443,26 @@ RMQ_DECL bool Dispatcher::request_stop_locked() {
     return true;
 }
 
+RMQ_DECL bool Dispatcher::run_one() {
+    BrokerTask task;
+    {
+        const std::lock_guard lock(mutex_);
+        if (tasks_.empty()) {
+            return false;
+        }
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+    }
+    run_task(task);
+    return true;
+}
+
 RMQ_DECL void Dispatcher::join() {
+    if (driven_) {
+        while (run_one()) {
+        }
+        return;
+    }
     if (thread_.joinable()) {
         thread_.join();
     }
@@ -12620,6 +13495,11 @@ RMQ_DECL void Dispatcher::dispatch(BrokerTasks tasks) {
 RMQ_DECL void Dispatcher::drain() {
     if (std::this_thread::get_id() == thread_id_) {
         throw IllegalState("InProcessBroker::drain called from a broker callback");
+    }
+    if (driven_) {
+        while (run_one()) {
+        }
+        return;
     }
     std::unique_lock lock(mutex_);
     idle_cv_.wait(lock, [this] { return stopped_ || (tasks_.empty() && !running_task_); });
@@ -14571,18 +15451,25 @@ RMQ_DECL BrokerState::BrokerState(BrokerConfig config)
     }
 }
 
-RMQ_DECL void BrokerState::start(const std::shared_ptr<BrokerState>& self) {
+RMQ_DECL void BrokerState::start(const std::shared_ptr<BrokerState>& self, bool driven) {
+    if (driven && !clock_->is_manual()) {
+        throw InvalidArgument("a driven embedded broker needs a manual clock");
+    }
     {
         const std::lock_guard lock(mutex_);
         dispatcher_.mark_started_locked();
         held_.start(clock_->steady_millis());
     }
-    dispatcher_.start(clock_->is_manual(),
-                      Dispatcher::Timers{[this](BrokerTasks& out) { tick_locked(out); },
-                                         [this] { return next_deadline_locked(); },
-                                         [this] {
-                                             return clock_->steady_millis();
-                                         }});
+    if (driven) {
+        dispatcher_.start_driven();
+    } else {
+        dispatcher_.start(clock_->is_manual(),
+                          Dispatcher::Timers{[this](BrokerTasks& out) { tick_locked(out); },
+                                             [this] { return next_deadline_locked(); },
+                                             [this] {
+                                                 return clock_->steady_millis();
+                                             }});
+    }
     std::weak_ptr<BrokerState> weak = self;
     listener_id_ = clock_->add_listener([weak] {
         if (auto s = weak.lock()) {
@@ -14661,6 +15548,32 @@ RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline_locked() const {
         }
     }
     return next;
+}
+
+RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline() const {
+    const std::lock_guard lock(mutex_);
+    return next_deadline_locked();
+}
+
+RMQ_DECL void BrokerState::checkpoint_offsets() {
+    const std::lock_guard lock(mutex_);
+    offsets_.checkpoint();
+}
+
+RMQ_DECL void BrokerState::restart() {
+    BrokerTasks out;
+    {
+        const std::lock_guard lock(mutex_);
+        offsets_.restore_checkpoint();
+        locks_.clear();
+        membership_.clear_channels();
+        for (auto& h : held_.take_all()) {
+            out.push_back([cb = std::move(h.callback)] {
+                cb(Outcome<PullResult>(response_code::system_error, "the broker restarted"));
+            });
+        }
+    }
+    dispatch(std::move(out));
 }
 
 RMQ_DECL void BrokerState::on_clock_advance() {
@@ -15712,4 +16625,387 @@ RMQ_DECL std::int32_t UniqueIdGenerator::process_hash() {
 
 }  // namespace rmq
 // ---- end rmq/impl/unique_id.ipp ----
+
+// ---- begin rmq/sim/impl/trace.ipp ----
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+namespace rmq::sim {
+
+RMQ_DECL std::string_view to_string(FaultKind kind) noexcept {
+    switch (kind) {
+    case FaultKind::PullDropped:
+        return "pull-dropped";
+    case FaultKind::PullDelayed:
+        return "pull-delayed";
+    case FaultKind::OffsetDropped:
+        return "offset-dropped";
+    case FaultKind::OffsetDelayed:
+        return "offset-delayed";
+    case FaultKind::OffsetDuplicated:
+        return "offset-duplicated";
+    case FaultKind::LockAnswerDropped:
+        return "lock-answer-dropped";
+    case FaultKind::HeartbeatDropped:
+        return "heartbeat-dropped";
+    case FaultKind::SendDuplicated:
+        return "send-duplicated";
+    case FaultKind::MemberJoined:
+        return "member-joined";
+    case FaultKind::MemberCrashed:
+        return "member-crashed";
+    case FaultKind::MemberPaused:
+        return "member-paused";
+    case FaultKind::BrokerRestarted:
+        return "broker-restarted";
+    }
+    return "unknown";
+}
+
+namespace detail_trace {
+
+struct Fnv {
+    std::uint64_t h = 14695981039346656037ULL;
+
+    void add(std::uint64_t v) noexcept {
+        for (int i = 0; i < 8; ++i) {
+            h ^= (v >> (8 * i)) & 0xffU;
+            h *= 1099511628211ULL;
+        }
+    }
+
+    void add(std::string_view s) noexcept {
+        for (const char c : s) {
+            h ^= static_cast<unsigned char>(c);
+            h *= 1099511628211ULL;
+        }
+        add(s.size());
+    }
+};
+
+inline bool membership_change(FaultKind k) noexcept {
+    return k == FaultKind::MemberJoined || k == FaultKind::MemberCrashed || k == FaultKind::MemberPaused ||
+           k == FaultKind::BrokerRestarted;
+}
+
+inline bool queue_fault(FaultKind k) noexcept {
+    return k == FaultKind::OffsetDropped || k == FaultKind::OffsetDelayed ||
+           k == FaultKind::OffsetDuplicated || k == FaultKind::LockAnswerDropped;
+}
+
+// Whether something that may legitimately cause a redelivery happened in [from, to]: a membership change or
+// restart anywhere, or an offset or lock fault on one of the queues.
+inline bool disturbed(
+    const Trace& trace, std::int64_t from, std::int64_t to, const std::string& q1, const std::string& q2) {
+    return std::ranges::any_of(trace.faults, [&](const FaultEvent& e) {
+        return e.time >= from && e.time <= to &&
+               (membership_change(e.kind) || (queue_fault(e.kind) && (e.queue == q1 || e.queue == q2)));
+    });
+}
+
+inline bool restarted_within(const Trace& trace, std::int64_t from, std::int64_t to) {
+    return std::ranges::any_of(trace.faults, [&](const FaultEvent& e) {
+        return e.kind == FaultKind::BrokerRestarted && e.time >= from && e.time <= to;
+    });
+}
+
+}  // namespace detail_trace
+
+RMQ_DECL std::uint64_t Trace::hash() const noexcept {
+    detail_trace::Fnv f;
+    for (const auto& s : sent) {
+        f.add(static_cast<std::uint64_t>(s.key));
+        f.add(static_cast<std::uint64_t>(s.seq));
+        f.add(static_cast<std::uint64_t>(s.queue_id));
+        f.add(s.duplicated ? 1U : 0U);
+    }
+    for (const auto& h : handled) {
+        f.add(static_cast<std::uint64_t>(h.time));
+        f.add(static_cast<std::uint64_t>(h.member));
+        f.add(static_cast<std::uint64_t>(h.key));
+        f.add(static_cast<std::uint64_t>(h.seq));
+        f.add(h.queue);
+        f.add((h.success ? 1U : 0U) | (h.lock_held ? 2U : 0U));
+    }
+    for (const auto& e : faults) {
+        f.add(static_cast<std::uint64_t>(e.time));
+        f.add(static_cast<std::uint64_t>(e.kind));
+        f.add(static_cast<std::uint64_t>(e.member));
+        f.add(e.queue);
+    }
+    return f.h;
+}
+
+RMQ_DECL std::size_t Trace::injected_faults() const noexcept {
+    std::size_t n = 0;
+    for (const auto& e : faults) {
+        if (e.kind != FaultKind::MemberJoined) {
+            ++n;
+        }
+    }
+    return n;
+}
+
+RMQ_DECL std::string Verdict::summary() const {
+    return fmt::format(
+        "lost {}, order violations {}, ownership violations {}, duplicates {} ({} unexplained)",
+        lost,
+        order_violations,
+        ownership_violations,
+        duplicates,
+        unexplained_duplicates);
+}
+
+namespace detail_trace {
+
+// One pass over a trace's handlings, in order.
+class Checker {
+public:
+    Checker(const Trace& trace, bool ordered, std::int64_t grace)
+        : trace_(&trace)
+        , ordered_(ordered)
+        , grace_(grace) {
+        for (const auto& s : trace.sent) {
+            duplicated_send_[{s.key, s.seq}] = s.duplicated;
+        }
+    }
+
+    Verdict run() {
+        for (const auto& h : trace_->handled) {
+            auto& [failures, successes] = attempts_[{h.key, h.seq}];
+            ++(h.success ? successes : failures);
+            if (ordered_) {
+                check_order(h);
+            }
+            if (h.success) {
+                check_duplicate(h, failures, successes);
+            }
+        }
+        for (const auto& s : trace_->sent) {
+            if (!first_success_.contains({s.key, s.seq})) {
+                ++v_.lost;
+                problem(fmt::format(
+                    "key {} seq {} (queue {}) never handled successfully", s.key, s.seq, s.queue_id));
+            }
+        }
+        return std::move(v_);
+    }
+
+private:
+    static constexpr std::size_t max_problems = 10;
+
+    void problem(std::string text) {
+        if (v_.problems.size() < max_problems) {
+            v_.problems.push_back(std::move(text));
+        }
+    }
+
+    void check_order(const Handled& h) {
+        if (h.seq > 0 && !first_success_.contains({h.key, h.seq - 1})) {
+            ++v_.order_violations;
+            problem(fmt::format("t={} member {}: key {} seq {} handled before seq {} succeeded",
+                                h.time,
+                                h.member,
+                                h.key,
+                                h.seq,
+                                h.seq - 1));
+        }
+        if (!h.lock_held && !restarted_within(*trace_, h.time - grace_, h.time)) {
+            ++v_.ownership_violations;
+            problem(fmt::format("t={} member {}: key {} seq {} handled on {} without the broker's lock",
+                                h.time,
+                                h.member,
+                                h.key,
+                                h.seq,
+                                h.queue));
+        }
+    }
+
+    void check_duplicate(const Handled& h, std::size_t failures, std::size_t successes) {
+        const std::pair<int, int> id{h.key, h.seq};
+        const auto it = first_success_.find(id);
+        if (it == first_success_.end()) {
+            first_success_.emplace(id, &h);
+            return;
+        }
+        ++v_.duplicates;
+        const Handled& first = *it->second;
+        // Without order, each failed delivery sends a copy back to the retry topic, and each copy may
+        // succeed once: two members that both failed a message (a rebalance in between) make two copies.
+        const bool retry_copies = !ordered_ && successes <= failures;
+        const bool explained = duplicated_send_[id] || retry_copies || first.member != h.member ||
+                               disturbed(*trace_, first.time - grace_, h.time, first.queue, h.queue);
+        if (!explained) {
+            ++v_.unexplained_duplicates;
+            problem(
+                fmt::format("t={} member {}: key {} seq {} handled again (first at t={} by member {}) with "
+                            "no fault or rebalance in between",
+                            h.time,
+                            h.member,
+                            h.key,
+                            h.seq,
+                            first.time,
+                            first.member));
+        }
+    }
+
+    const Trace* trace_;
+    bool ordered_;
+    std::int64_t grace_;
+    Verdict v_;
+    std::map<std::pair<int, int>, bool> duplicated_send_;
+    std::map<std::pair<int, int>, const Handled*> first_success_;
+    // Per message: failed and successful handlings so far.
+    std::map<std::pair<int, int>, std::pair<std::size_t, std::size_t>> attempts_;
+};
+
+}  // namespace detail_trace
+
+RMQ_DECL Verdict check(const Trace& trace, bool ordered, std::int64_t lock_grace_millis) {
+    return detail_trace::Checker(trace, ordered, lock_grace_millis).run();
+}
+
+}  // namespace rmq::sim
+// ---- end rmq/sim/impl/trace.ipp ----
+
+// ---- begin rmq/detail/sim/impl/world.ipp ----
+
+#include <algorithm>
+
+
+namespace rmq::detail::sim {
+
+RMQ_DECL World::World(std::uint64_t seed, BrokerConfig broker)
+    : clock_(std::make_shared<ManualClock>())
+    , rng_(seed) {
+    broker.clock = clock_;
+    broker_ = std::make_shared<BrokerState>(std::move(broker));
+    broker_->start(broker_, true);
+}
+
+RMQ_DECL World::~World() {
+    broker_->stop();
+}
+
+RMQ_DECL bool World::chance(double p) {
+    if (p <= 0) {
+        return false;
+    }
+    return std::uniform_real_distribution<double>(0.0, 1.0)(rng_) < p;
+}
+
+RMQ_DECL std::int64_t World::uniform(std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, std::max(lo, hi))(rng_);
+}
+
+RMQ_DECL std::size_t World::add_member() {
+    members_.emplace_back();
+    return members_.size() - 1;
+}
+
+RMQ_DECL void World::attach(std::size_t member, DrivenMember hooks) {
+    members_.at(member).hooks = std::make_shared<const DrivenMember>(std::move(hooks));
+}
+
+RMQ_DECL void World::detach(std::size_t member) {
+    members_.at(member).hooks.reset();
+}
+
+RMQ_DECL void World::crash(std::size_t member) {
+    members_.at(member).crashed = true;
+}
+
+RMQ_DECL void World::pause(std::size_t member, std::int64_t until) {
+    members_.at(member).paused_until = until;
+}
+
+RMQ_DECL void World::at(std::int64_t when, std::function<void()> fn) {
+    events_.emplace(std::make_pair(when, ++event_sequence_), std::move(fn));
+}
+
+RMQ_DECL bool World::runnable(const Member& m) const {
+    return m.hooks && !m.crashed && m.paused_until <= now();
+}
+
+RMQ_DECL bool World::run_due_event() {
+    if (events_.empty() || events_.begin()->first.first > now()) {
+        return false;
+    }
+    auto fn = std::move(events_.begin()->second);
+    events_.erase(events_.begin());
+    fn();
+    return true;
+}
+
+RMQ_DECL std::optional<std::int64_t> World::next_deadline() const {
+    std::optional<std::int64_t> next = broker_->next_deadline();
+    const auto consider = [&next](std::int64_t t) {
+        next = next ? std::min(*next, t) : t;
+    };
+    if (!events_.empty()) {
+        consider(events_.begin()->first.first);
+    }
+    for (const auto& m : members_) {
+        if (!m.hooks || m.crashed) {
+            continue;
+        }
+        if (const auto d = m.hooks->next_deadline()) {
+            consider(std::max(*d, m.paused_until));
+        }
+        if (m.paused_until > now()) {
+            consider(m.paused_until);  // its queued consume tasks wait for it
+        }
+    }
+    return next;
+}
+
+RMQ_DECL bool World::step() {
+    // Sources of work: 0 the broker's callbacks, 1 due events, then each member's loop and pool. The first
+    // one tried is drawn at random, the others follow in turn: every ready source can go first.
+    const std::size_t sources = 2 + 2 * members_.size();
+    const auto first = static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(sources) - 1));
+    for (std::size_t i = 0; i < sources; ++i) {
+        const std::size_t s = (first + i) % sources;
+        bool ran = false;
+        if (s == 0) {
+            ran = broker_->run_one_callback();
+        } else if (s == 1) {
+            ran = run_due_event();
+        } else {
+            Member& m = members_[(s - 2) / 2];
+            if (runnable(m)) {
+                // Copied: the task may detach the member (shutdown) while it runs.
+                const auto hooks = m.hooks;
+                ran = (s % 2 == 0) ? hooks->run_loop_task() : hooks->run_consume_task();
+            }
+        }
+        if (ran) {
+            ++steps_;
+            return true;
+        }
+    }
+    const auto next = next_deadline();
+    if (!next) {
+        return false;
+    }
+    clock_->advance(Millis(std::max<std::int64_t>(*next - now(), 1)));
+    return true;
+}
+
+RMQ_DECL bool World::run_until(std::int64_t deadline, const std::function<bool()>& done) {
+    while (!done()) {
+        if (now() > deadline || !step()) {
+            return done();
+        }
+    }
+    return true;
+}
+
+}  // namespace rmq::detail::sim
+// ---- end rmq/detail/sim/impl/world.ipp ----
 #endif  // RMQ_INCLUDE_IMPL

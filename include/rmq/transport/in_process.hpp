@@ -25,6 +25,10 @@ namespace rmq {
 
 class InProcessBroker;
 
+namespace detail::sim {
+class World;
+}  // namespace detail::sim
+
 /// A client connection to an rmq::InProcessBroker; models rmq::Transport. Cheap to copy: copies share the
 /// connection (its notification handler and the client ids that heartbeated through it). When the last copy
 /// is destroyed the connection closes and its clients leave their groups (doChannelCloseEvent). Outlives the
@@ -122,6 +126,7 @@ public:
 
 private:
     friend class InProcessBroker;
+    friend class detail::sim::World;
 
     /// One connection: closing it (last copy gone) removes its clients from their groups.
     struct Connection {

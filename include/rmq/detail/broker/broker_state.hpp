@@ -63,8 +63,23 @@ public:
 
     // ---- lifecycle (broker_state.ipp) -------------------------------------------------------------------
 
-    /// Starts the dispatcher thread and (manual clocks) the clock listener. `self` is this state.
-    void start(const std::shared_ptr<BrokerState>& self);
+    /// Starts the dispatcher thread and (manual clocks) the clock listener. `self` is this state. `driven`
+    /// (rmq::sim, manual clocks only): no thread; the driver runs callbacks with run_one_callback().
+    void start(const std::shared_ptr<BrokerState>& self, bool driven = false);
+
+    /// Driven mode: runs the oldest queued callback; false when none.
+    bool run_one_callback() { return dispatcher_.run_one(); }
+
+    /// The clock time of the broker's next time-driven work (delays, held pulls, expiries).
+    [[nodiscard]] std::optional<std::int64_t> next_deadline() const;
+
+    /// Remembers the consumer offsets as flushed to disk (what a restart keeps).
+    void checkpoint_offsets();
+
+    /// A crash and restart in no time: consumer offsets go back to the last checkpoint, locks and
+    /// memberships are gone (clients come back with their next heartbeat), held pulls fail with
+    /// SYSTEM_ERROR. Messages survive (the commit log is flushed).
+    void restart();
 
     /// Stops the dispatcher after it ran every queued task, then answers held pulls with SYSTEM_ERROR.
     void stop();

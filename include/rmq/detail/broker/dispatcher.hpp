@@ -48,12 +48,19 @@ public:
     /// Starts the thread. With a manual clock it only runs tasks: the clock's listener drives time.
     void start(bool manual_clock, Timers timers);
 
+    /// Driven mode (rmq::sim, manual clocks): no thread; tasks queue until run_one() runs them on the
+    /// driver's thread. Instead of start().
+    void start_driven() noexcept { driven_ = true; }
+
+    /// Driven mode: runs the oldest queued task (outside the lock); false when none.
+    bool run_one();
+
     [[nodiscard]] bool stopping_locked() const noexcept { return stopping_; }
 
     /// Asks the thread to stop once the queued tasks ran; false when a stop was already asked for.
     bool request_stop_locked();
 
-    /// Waits for the thread to end (without the lock).
+    /// Waits for the thread to end (without the lock); driven: runs what is queued.
     void join();
 
     /// After join(): dispatch() runs tasks in the caller from now on; wakes drain().
@@ -65,7 +72,8 @@ public:
     /// Hands tasks to the thread; once it has stopped they run here (never under the lock).
     void dispatch(BrokerTasks tasks);
 
-    /// Waits until every task queued so far has run. Throws rmq::IllegalState on the dispatcher thread.
+    /// Waits until every task queued so far has run (driven: runs them). Throws rmq::IllegalState on the
+    /// dispatcher thread.
     void drain();
 
     /// Runs one task; a throwing user callback must not kill the broker.
@@ -88,6 +96,7 @@ private:
     bool stopped_ = false;
     bool started_ = false;
     bool manual_ = false;
+    bool driven_ = false;
     std::thread thread_;
     std::thread::id thread_id_;
 };

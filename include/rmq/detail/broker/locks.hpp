@@ -37,6 +37,9 @@ public:
     [[nodiscard]] std::optional<std::string>
     owner(const std::string& group, const MessageQueue& mq, std::int64_t now) const;
 
+    /// A restart: every lock is gone (they live in memory only).
+    void clear() noexcept { locks_.clear(); }
+
     /// How many lock_batch calls `group` has made (first locks and renewals).
     [[nodiscard]] std::uint64_t requests(const std::string& group) const;
 

@@ -58,6 +58,10 @@ public:
     /// Removes the clients whose last heartbeat is older than the expiry at steady time `now`.
     void expire(std::int64_t now, BrokerTasks& out);
 
+    /// A restart: every client is gone without notice (their connections closed); each comes back with its
+    /// next heartbeat. Connections (handles) stay registered: the clients reconnect through them.
+    void clear_channels() noexcept { groups_.clear(); }
+
     /// Steady time the next client expires.
     [[nodiscard]] std::optional<std::int64_t> next_expiry() const;
 

@@ -22,6 +22,12 @@ public:
     /// Stores (overwrites) the group's offset of the queue.
     void store(const std::string& group, const MessageQueue& mq, std::int64_t offset);
 
+    /// Remembers the offsets as flushed to disk (ConsumerOffsetManager.persist; rmq::sim calls it).
+    void checkpoint() { flushed_ = offsets_; }
+
+    /// A restart: the offsets go back to the last checkpoint (updates since are lost).
+    void restore_checkpoint() { offsets_ = flushed_; }
+
 private:
     /// topic, group, queue id.
     using Key = std::tuple<std::string, std::string, std::int32_t>;
@@ -31,6 +37,7 @@ private:
     }
 
     std::map<Key, std::int64_t> offsets_;
+    std::map<Key, std::int64_t> flushed_;
 };
 
 }  // namespace rmq::detail

@@ -56,10 +56,28 @@ public:
         free_done_locked();  // what workers finished after close()
     }
 
-    /// Starts the workers.
+    /// Driven mode (rmq::sim): start() starts no worker; whoever drives the consumer runs the queued tasks
+    /// with run_one(), on its own thread. Call before start().
+    void set_driven() noexcept { driven_ = true; }
+
+    /// Driven mode: runs the oldest queued task on the caller's thread (a worker meanwhile); false when none.
+    bool run_one() {
+        Task* task = pop();
+        if (task == nullptr) {
+            return false;
+        }
+        const ConsumePool* previous = std::exchange(current_pool(), this);
+        run_task(*task);
+        current_pool() = previous;
+        delete task;
+        finished(1);
+        return true;
+    }
+
+    /// Starts the workers (none in driven mode).
     void start() {
         const std::lock_guard lock(workers_mutex_);
-        if (!workers_.empty() || closed_.load()) {
+        if (driven_ || !workers_.empty() || closed_.load()) {
             return;
         }
         workers_.reserve(threads_wanted_);
@@ -242,6 +260,16 @@ private:
         }
     }
 
+    static void run_task(Task& task) {
+        try {
+            task.fn();
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Error, "consume task failed: {}", e.what());
+        } catch (...) {
+            log_message(LogLevel::Error, "consume task failed with an unknown exception");
+        }
+    }
+
     void run() {
         current_pool() = this;
         bool spinning = false;
@@ -274,13 +302,7 @@ private:
                 spinning = park();
                 continue;
             }
-            try {
-                task->fn();
-            } catch (const std::exception& e) {
-                log_line(LogLevel::Error, "consume task failed: {}", e.what());
-            } catch (...) {
-                log_message(LogLevel::Error, "consume task failed with an unknown exception");
-            }
+            run_task(*task);
             // Freed by the next submit, on the thread that allocated it and its closure (see done_).
             done = task;
             finished(1);
@@ -289,6 +311,7 @@ private:
 
     std::size_t threads_wanted_;
     std::size_t capacity_;
+    bool driven_ = false;
     boost::lockfree::spsc_queue<Task*> ring_;  // push under producer_mutex_, pop under consumer_mutex_
     // Finished tasks on their way back to the submitting side, which frees them: a task and its closure
     // are allocated by the submitter (the consumer's loop), and freeing them on a worker took the loop's

@@ -38,6 +38,7 @@
 #include <rmq/subscription.hpp>
 
 #include <rmq/detail/consumer/consume_pool.hpp>
+#include <rmq/detail/consumer/driven.hpp>
 #include <rmq/detail/consumer/host.hpp>
 #include <rmq/detail/consumer/life_gate.hpp>
 #include <rmq/detail/consumer/scheduler.hpp>
@@ -117,6 +118,9 @@ private:
     void load_offsets();
     void start_timers();
     void drain_listeners();
+    /// With a driven transport (rmq::sim): no threads; the driver runs the loop and the pool.
+    void attach_driver();
+    void detach_driver();
     [[nodiscard]] std::string stuck_queue_names() const;
 
     // scheduling, for the services (impl/lifecycle.hpp)

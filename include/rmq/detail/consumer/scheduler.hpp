@@ -17,10 +17,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include <rmq/clock.hpp>
 
 #include <rmq/detail/util/log.hpp>
 
@@ -28,6 +31,11 @@ namespace rmq::detail {
 
 /// A single-threaded timer loop. Work posted after stop() is discarded (destroyed unrun), which is what late
 /// completions need: nothing runs once the owner began shutting down.
+///
+/// Driven mode (rmq::sim): drive_with(clock) before start() gives the loop no thread. Deadlines are then
+/// read from that clock (virtual time) and whoever drives it runs due work with run_one_ready(), asking
+/// next_deadline_millis() when nothing is due. Without it, deadlines stay on std::chrono::steady_clock: one
+/// clock read per post, as before.
 class Scheduler {
 public:
     using TimePoint = std::chrono::steady_clock::time_point;
@@ -38,10 +46,55 @@ public:
 
     ~Scheduler() { stop(); }
 
-    /// Starts the loop thread.
+    /// Driven mode: no thread; deadlines in `clock`'s steady time. Call before start().
+    void drive_with(std::shared_ptr<Clock> clock) {
+        const std::lock_guard lock(mutex_);
+        driven_clock_ = std::move(clock);
+    }
+
+    /// Whether drive_with() was called.
+    [[nodiscard]] bool driven() const {
+        const std::lock_guard lock(mutex_);
+        return driven_clock_ != nullptr;
+    }
+
+    /// Driven mode: runs the first task whose deadline has come (on the caller's thread, which counts as the
+    /// loop meanwhile); false when none is due or the loop was stopped.
+    bool run_one_ready() {
+        std::function<void()> task;
+        {
+            const std::lock_guard lock(mutex_);
+            if (stopped_ || queue_.empty() || !driven_clock_) {
+                return false;
+            }
+            const auto first = queue_.begin();
+            if (first->first.first > virtual_now_locked()) {
+                return false;
+            }
+            task = std::move(first->second);
+            queue_.erase(first);
+        }
+        const auto previous = loop_thread_id_.exchange(std::this_thread::get_id());
+        run_task(task);
+        loop_thread_id_.store(previous);
+        return true;
+    }
+
+    /// Driven mode: the clock's steady time of the earliest pending task; nullopt when none (or stopped).
+    [[nodiscard]] std::optional<std::int64_t> next_deadline_millis() const {
+        const std::lock_guard lock(mutex_);
+        if (stopped_ || queue_.empty()) {
+            return std::nullopt;
+        }
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   queue_.begin()->first.first.time_since_epoch())
+            .count();
+    }
+
+    /// Starts the loop thread (none in driven mode).
     void start() {
         const std::lock_guard lock(mutex_);
-        if (thread_.joinable() || stopped_) {
+        if (thread_.joinable() || stopped_ || driven_clock_) {
             return;
         }
         thread_ = std::thread([this] { run(); });
@@ -85,13 +138,14 @@ public:
 
     /// Runs `fn` on the loop thread after `delay_millis` (<= 0: as soon as possible).
     void post_after(std::int64_t delay_millis, std::function<void()> fn) {
-        const TimePoint when =
-            std::chrono::steady_clock::now() + std::chrono::milliseconds(delay_millis > 0 ? delay_millis : 0);
+        const auto delay = std::chrono::milliseconds(delay_millis > 0 ? delay_millis : 0);
         {
             const std::lock_guard lock(mutex_);
             if (stopped_) {
                 return;
             }
+            const TimePoint when =
+                (driven_clock_ ? virtual_now_locked() : std::chrono::steady_clock::now()) + delay;
             queue_.emplace(std::make_pair(when, ++sequence_), std::move(fn));
         }
         cv_.notify_one();
@@ -130,16 +184,25 @@ private:
             std::function<void()> task = std::move(first->second);
             queue_.erase(first);
             lock.unlock();
-            try {
-                task();
-            } catch (const std::exception& e) {
-                log_line(LogLevel::Error, "scheduled task failed: {}", e.what());
-            } catch (...) {
-                log_message(LogLevel::Error, "scheduled task failed with an unknown exception");
-            }
-            task = nullptr;
+            run_task(task);
             lock.lock();
         }
+    }
+
+    // The driven clock's steady time as a TimePoint (its epoch standing in for steady_clock's).
+    [[nodiscard]] TimePoint virtual_now_locked() const {
+        return TimePoint(std::chrono::milliseconds(driven_clock_->steady_millis()));
+    }
+
+    static void run_task(std::function<void()>& task) {
+        try {
+            task();
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Error, "scheduled task failed: {}", e.what());
+        } catch (...) {
+            log_message(LogLevel::Error, "scheduled task failed with an unknown exception");
+        }
+        task = nullptr;
     }
 
     mutable std::mutex mutex_;
@@ -150,6 +213,7 @@ private:
     bool stopped_ = false;
     std::thread thread_;
     std::atomic<std::thread::id> loop_thread_id_{};
+    std::shared_ptr<Clock> driven_clock_;  // set: driven mode
 };
 
 }  // namespace rmq::detail

@@ -28,18 +28,25 @@ RMQ_DECL BrokerState::BrokerState(BrokerConfig config)
     }
 }
 
-RMQ_DECL void BrokerState::start(const std::shared_ptr<BrokerState>& self) {
+RMQ_DECL void BrokerState::start(const std::shared_ptr<BrokerState>& self, bool driven) {
+    if (driven && !clock_->is_manual()) {
+        throw InvalidArgument("a driven embedded broker needs a manual clock");
+    }
     {
         const std::lock_guard lock(mutex_);
         dispatcher_.mark_started_locked();
         held_.start(clock_->steady_millis());
     }
-    dispatcher_.start(clock_->is_manual(),
-                      Dispatcher::Timers{[this](BrokerTasks& out) { tick_locked(out); },
-                                         [this] { return next_deadline_locked(); },
-                                         [this] {
-                                             return clock_->steady_millis();
-                                         }});
+    if (driven) {
+        dispatcher_.start_driven();
+    } else {
+        dispatcher_.start(clock_->is_manual(),
+                          Dispatcher::Timers{[this](BrokerTasks& out) { tick_locked(out); },
+                                             [this] { return next_deadline_locked(); },
+                                             [this] {
+                                                 return clock_->steady_millis();
+                                             }});
+    }
     std::weak_ptr<BrokerState> weak = self;
     listener_id_ = clock_->add_listener([weak] {
         if (auto s = weak.lock()) {
@@ -118,6 +125,32 @@ RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline_locked() const {
         }
     }
     return next;
+}
+
+RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline() const {
+    const std::lock_guard lock(mutex_);
+    return next_deadline_locked();
+}
+
+RMQ_DECL void BrokerState::checkpoint_offsets() {
+    const std::lock_guard lock(mutex_);
+    offsets_.checkpoint();
+}
+
+RMQ_DECL void BrokerState::restart() {
+    BrokerTasks out;
+    {
+        const std::lock_guard lock(mutex_);
+        offsets_.restore_checkpoint();
+        locks_.clear();
+        membership_.clear_channels();
+        for (auto& h : held_.take_all()) {
+            out.push_back([cb = std::move(h.callback)] {
+                cb(Outcome<PullResult>(response_code::system_error, "the broker restarted"));
+            });
+        }
+    }
+    dispatch(std::move(out));
 }
 
 RMQ_DECL void BrokerState::on_clock_advance() {

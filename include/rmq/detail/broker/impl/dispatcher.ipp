@@ -26,7 +26,26 @@ RMQ_DECL bool Dispatcher::request_stop_locked() {
     return true;
 }
 
+RMQ_DECL bool Dispatcher::run_one() {
+    BrokerTask task;
+    {
+        const std::lock_guard lock(mutex_);
+        if (tasks_.empty()) {
+            return false;
+        }
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+    }
+    run_task(task);
+    return true;
+}
+
 RMQ_DECL void Dispatcher::join() {
+    if (driven_) {
+        while (run_one()) {
+        }
+        return;
+    }
     if (thread_.joinable()) {
         thread_.join();
     }
@@ -59,6 +78,11 @@ RMQ_DECL void Dispatcher::dispatch(BrokerTasks tasks) {
 RMQ_DECL void Dispatcher::drain() {
     if (std::this_thread::get_id() == thread_id_) {
         throw IllegalState("InProcessBroker::drain called from a broker callback");
+    }
+    if (driven_) {
+        while (run_one()) {
+        }
+        return;
     }
     std::unique_lock lock(mutex_);
     idle_cv_.wait(lock, [this] { return stopped_ || (tasks_.empty() && !running_task_); });

@@ -26,6 +26,7 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::ConsumerCore(Tr transport,
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 ConsumerCore<Order, Allocate, OffsetStore, Tr>::~ConsumerCore() {
+    detach_driver();
     gate_->close();
     scheduler_.stop();
     if (pool_) {
@@ -125,6 +126,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     load_offsets();
     pool_ = std::make_unique<ConsumePool>(static_cast<std::size_t>(config_.consume_thread_min),
                                           static_cast<std::size_t>(config_.consume_queue_capacity));
+    attach_driver();
     gate_->open(scheduler_);
     // The handler may outlive the consumer (the transport's broker keeps it): it touches nothing but the gate
     // and its own copy of the group; `this` is used only on the loop, which the gate guards.
@@ -140,6 +142,28 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     state_.store(State::Running);
     service_.start();
     start_timers();
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::attach_driver() {
+    if constexpr (DrivenTransport<Tr>) {
+        if (transport_.driven()) {
+            scheduler_.drive_with(clock_);
+            pool_->set_driven();
+            transport_.attach_driven(DrivenMember{
+                .run_loop_task = [this] { return scheduler_.run_one_ready(); },
+                .run_consume_task = [this] { return pool_->run_one(); },
+                .next_deadline = [this] { return scheduler_.next_deadline_millis(); },
+            });
+        }
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::detach_driver() {
+    if constexpr (DrivenTransport<Tr>) {
+        transport_.detach_driven();
+    }
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
@@ -192,6 +216,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
     gate_->close();
     service_.stop();
     scheduler_.stop();
+    detach_driver();
     drain_listeners();
     persist_all();
     service_.after_drain();

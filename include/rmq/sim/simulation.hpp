@@ -1,0 +1,476 @@
+#pragma once
+
+/// @file sim/simulation.hpp
+/// Deterministic simulation (docs/simulation.md): one embedded broker and several consumers of one group on
+/// one virtual clock and one thread, a seeded fault injector between them (lost, late, reordered and
+/// duplicated answers; members that crash without unregistering or pause past their lock expiry; broker
+/// restarts that lose the last second of offsets), and rmq::sim::check over what happened. A seed is one
+/// exact history: the same seed replays it, event for event.
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <rmq/allocate/averagely.hpp>
+#include <rmq/clock.hpp>
+#include <rmq/consumer.hpp>
+#include <rmq/consumer_config.hpp>
+#include <rmq/error.hpp>
+#include <rmq/message.hpp>
+#include <rmq/message_queue.hpp>
+#include <rmq/offset_store/remote.hpp>
+#include <rmq/protocol.hpp>
+#include <rmq/sim/trace.hpp>
+#include <rmq/transport/broker_config.hpp>
+#include <rmq/transport/in_process.hpp>
+
+#include <rmq/detail/consumer/driven.hpp>
+#include <rmq/detail/sim/world.hpp>
+
+namespace rmq::sim {
+
+/// How often each fault strikes while faults are on (probabilities per request or answer), and how many
+/// scenario faults a run has.
+struct Faults {
+    double pull_drop = 0.02;        ///< a pull's answer is lost: the consumer sees a failure at its timeout
+    double pull_delay = 0.2;        ///< a pull's answer comes late (later answers overtake it)
+    double offset_drop = 0.1;       ///< UPDATE_CONSUMER_OFFSET is lost (the caller sees a timeout)
+    double offset_delay = 0.1;      ///< UPDATE_CONSUMER_OFFSET is applied late, after newer ones
+    double offset_duplicate = 0.1;  ///< UPDATE_CONSUMER_OFFSET is applied now and again later
+    double lock_answer_drop = 0.1;  ///< LOCK_BATCH_MQ is applied, its answer lost
+    double heartbeat_drop = 0.1;    ///< HEART_BEAT is lost
+    double send_duplicate = 0.05;   ///< a message is stored twice (a producer retry)
+    std::int64_t max_delay_millis = 5000;      ///< late answers and requests: up to this late
+    std::int64_t pull_timeout_millis = 30000;  ///< when a lost pull answer fails
+    int crashes = 1;   ///< members that vanish (each replaced by a new member soon after)
+    int pauses = 2;    ///< members that stop for pause_min_millis..pause_max_millis
+    int restarts = 1;  ///< broker restarts
+    std::int64_t pause_min_millis = 65000;   ///< longer than the broker's lock expiry (60 s)
+    std::int64_t pause_max_millis = 150000;  ///< up to past the broker's channel expiry (120 s)
+};
+
+/// One run's shape. Every random choice derives from `seed`.
+struct Options {
+    std::uint64_t seed = 1;
+    int members = 3;
+    int queues = 8;
+    int keys = 16;
+    int messages = 300;
+    std::int64_t send_millis = 60000;     ///< messages are sent over this much virtual time
+    std::int64_t fault_millis = 120000;   ///< faults strike in [0, fault_millis)
+    std::int64_t settle_millis = 600000;  ///< then, fault-free, the run ends once every message was handled
+    Faults faults;
+    std::string topic = "SimTopic";
+    std::string group = "sim_group";
+};
+
+/// The key (0-based) of a message the simulation sent (its KEYS property is "k<key>"); -1 for others.
+[[nodiscard]] inline int key_of(const MessageExt& msg) {
+    const auto keys = msg.keys();
+    if (keys.size() < 2 || keys.front() != 'k') {
+        return -1;
+    }
+    return std::stoi(std::string(keys.substr(1)));
+}
+
+/// The per-key sequence number of a message the simulation sent; -1 for others.
+[[nodiscard]] inline int seq_of(const MessageExt& msg) {
+    const auto seq = msg.property("SIM_SEQ");
+    return seq ? std::stoi(*seq) : -1;
+}
+
+}  // namespace rmq::sim
+
+namespace rmq::detail::sim {
+
+/// What the members' transports and the Simulation share.
+struct Context {
+    Context(std::uint64_t seed, BrokerConfig broker, rmq::sim::Options o)
+        : world(seed, std::move(broker))
+        , options(std::move(o)) {}
+
+    World world;
+    rmq::sim::Options options;
+    rmq::sim::Trace trace;
+    bool faults_on = false;
+
+    void record(rmq::sim::FaultKind kind, int member, std::string queue = {}) {
+        trace.faults.push_back(rmq::sim::FaultEvent{world.now(), kind, member, std::move(queue)});
+    }
+
+    [[nodiscard]] bool strike(double p) { return faults_on && world.chance(p); }
+};
+
+inline std::string queue_name(const MessageQueue& mq) {
+    return fmt::format("{}:{}", mq.topic, mq.queue_id);
+}
+
+}  // namespace rmq::detail::sim
+
+namespace rmq::sim {
+
+/// One member's connection to the simulated broker; models rmq::Transport. It injects the request and
+/// answer faults of rmq::sim::Faults while faults are on, and puts its consumer under the simulation's
+/// driver (no threads). Made by rmq::sim::Simulation.
+class Transport {
+public:
+    Transport(std::shared_ptr<detail::sim::Context> ctx, std::size_t member)
+        : ctx_(std::move(ctx))
+        , member_(member)
+        , inner_(ctx_->world.connect()) {}
+
+    TopicRoute topic_route(const std::string& topic) { return inner_.topic_route(topic); }
+
+    void heartbeat(const HeartbeatData& hb) {
+        if (ctx_->strike(ctx_->options.faults.heartbeat_drop)) {
+            ctx_->record(FaultKind::HeartbeatDropped, member());
+            throw Timeout("simulated: the heartbeat was lost");
+        }
+        inner_.heartbeat(hb);
+    }
+
+    void unregister_client(const std::string& client_id,
+                           const std::string& producer_group,
+                           const std::string& consumer_group) {
+        inner_.unregister_client(client_id, producer_group, consumer_group);
+    }
+
+    std::vector<std::string> consumer_id_list(const std::string& topic, const std::string& group) {
+        return inner_.consumer_id_list(topic, group);
+    }
+
+    void set_notification_handler(NotificationHandler handler) {
+        inner_.set_notification_handler(std::move(handler));
+    }
+
+    void pull(const PullArgs& args, PullCallback callback) {
+        inner_.pull(args, wrap(args, std::move(callback)));
+    }
+
+    void pull(const PullArgs& args, PullCallback callback, const PostToCaller& post) {
+        inner_.pull(args, wrap(args, std::move(callback)), post);
+    }
+
+    std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {
+        return inner_.query_consumer_offset(group, mq);
+    }
+
+    void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
+        const auto& f = ctx_->options.faults;
+        if (ctx_->strike(f.offset_drop)) {
+            ctx_->record(FaultKind::OffsetDropped, member(), detail::sim::queue_name(mq));
+            throw Timeout("simulated: the offset update was lost");
+        }
+        if (ctx_->strike(f.offset_delay)) {
+            ctx_->record(FaultKind::OffsetDelayed, member(), detail::sim::queue_name(mq));
+            apply_later(group, mq, offset);
+            return;
+        }
+        inner_.update_consumer_offset(group, mq, offset);
+        if (ctx_->strike(f.offset_duplicate)) {
+            ctx_->record(FaultKind::OffsetDuplicated, member(), detail::sim::queue_name(mq));
+            apply_later(group, mq, offset);
+        }
+    }
+
+    std::int64_t min_offset(const MessageQueue& mq) { return inner_.min_offset(mq); }
+
+    std::int64_t max_offset(const MessageQueue& mq) { return inner_.max_offset(mq); }
+
+    std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp_millis) {
+        return inner_.search_offset(mq, timestamp_millis);
+    }
+
+    std::vector<MessageQueue>
+    lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
+        auto granted = inner_.lock_batch(group, client_id, mqs);
+        if (ctx_->strike(ctx_->options.faults.lock_answer_drop)) {
+            ctx_->record(FaultKind::LockAnswerDropped,
+                         member(),
+                         mqs.empty() ? std::string{} : detail::sim::queue_name(mqs.front()));
+            throw Timeout("simulated: the lock answer was lost");
+        }
+        return granted;
+    }
+
+    void unlock_batch(const std::string& group,
+                      const std::string& client_id,
+                      const std::vector<MessageQueue>& mqs) {
+        inner_.unlock_batch(group, client_id, mqs);
+    }
+
+    SendResult send(const Message& msg, const MessageQueue& mq) { return inner_.send(msg, mq); }
+
+    void send_back(const SendBackArgs& args) { inner_.send_back(args); }
+
+    [[nodiscard]] std::shared_ptr<Clock> clock() const { return inner_.clock(); }
+
+    // ---- the driver (rmq::detail::DrivenTransport) ----
+    [[nodiscard]] bool driven() const noexcept { return true; }
+
+    void attach_driven(detail::DrivenMember hooks) { ctx_->world.attach(member_, std::move(hooks)); }
+
+    void detach_driven() { ctx_->world.detach(member_); }
+
+private:
+    [[nodiscard]] int member() const noexcept { return static_cast<int>(member_); }
+
+    void apply_later(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
+        const auto& f = ctx_->options.faults;
+        auto state = ctx_->world.broker();
+        ctx_->world.at(
+            ctx_->world.now() + ctx_->world.uniform(1, f.max_delay_millis), [state, group, mq, offset] {
+                try {
+                    state->update_consumer_offset(group, mq, offset);
+                } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): a late request may fail
+                }
+            });
+    }
+
+    PullCallback wrap(const PullArgs& args, PullCallback callback) {
+        return [ctx = ctx_,
+                member = member(),
+                queue = detail::sim::queue_name(args.mq),
+                asked = ctx_->world.now(),
+                cb = std::move(callback)](Outcome<PullResult> outcome) {
+            const auto& f = ctx->options.faults;
+            World& world = ctx->world;
+            if (ctx->strike(f.pull_drop)) {
+                ctx->record(FaultKind::PullDropped, member, queue);
+                world.at(std::max(asked + f.pull_timeout_millis, world.now() + 1), [cb] {
+                    cb(Outcome<PullResult>(response_code::system_error, "simulated: the pull timed out"));
+                });
+                return;
+            }
+            if (ctx->strike(f.pull_delay)) {
+                ctx->record(FaultKind::PullDelayed, member, queue);
+                auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
+                world.at(world.now() + world.uniform(1, f.max_delay_millis),
+                         [cb, shared] { cb(std::move(*shared)); });
+                return;
+            }
+            cb(std::move(outcome));
+        };
+    }
+
+    using World = detail::sim::World;
+
+    std::shared_ptr<detail::sim::Context> ctx_;
+    std::size_t member_;
+    InProcessTransport inner_;
+};
+
+/// The consumer type a simulation runs for order policy `Order`.
+template <class Order>
+using SimConsumer = Consumer<Order, AllocateAveragely, RemoteOffsetStore, Transport>;
+
+/// One seeded run: members of `Order` consuming with the given listener while faults strike. run() returns
+/// the trace; rmq::sim::check judges it. Not thread-safe: everything runs on the caller's thread.
+template <class Order>
+class Simulation {
+public:
+    using Listener = typename Order::Listener;
+
+    /// `listener` is every member's listener (yours); the simulation records each message it handles.
+    Simulation(Options options, Listener listener)
+        : ctx_(std::make_shared<detail::sim::Context>(options.seed, BrokerConfig{}, options))
+        , listener_(std::move(listener)) {}
+
+    Simulation(const Simulation&) = delete;
+    Simulation& operator=(const Simulation&) = delete;
+
+    ~Simulation() {
+        ctx_->faults_on = false;
+        members_.clear();  // before the world they run in
+    }
+
+    /// Runs the whole scenario of the seed and returns what happened.
+    const Trace& run() {
+        const Options& o = ctx_->options;
+        detail::sim::World& w = ctx_->world;
+        auto& broker = *w.broker();
+        broker.create_topic(o.topic, o.queues);
+        for (int i = 0; i < o.members; ++i) {
+            w.at(w.uniform(0, 2000), [this] { start_member(); });
+        }
+        schedule_sends();
+        schedule_scenario_faults();
+        checkpoint_offsets_every_second();
+        ctx_->faults_on = true;
+        w.at(o.fault_millis, [this] { ctx_->faults_on = false; });
+        const std::int64_t end = o.fault_millis + o.settle_millis;
+        (void)w.run_until(end, [this, &o, &w] {
+            return w.now() >= o.fault_millis && handled_ok_.size() == static_cast<std::size_t>(o.messages);
+        });
+        finished_ = true;
+        return ctx_->trace;
+    }
+
+    [[nodiscard]] const Trace& trace() const noexcept { return ctx_->trace; }
+
+    /// Units of work the driver ran.
+    [[nodiscard]] std::uint64_t steps() const noexcept { return ctx_->world.steps(); }
+
+    /// Virtual time reached (ms).
+    [[nodiscard]] std::int64_t virtual_millis() const { return ctx_->world.now(); }
+
+private:
+    struct Member {
+        std::size_t index = 0;
+        std::string client_id;
+        std::unique_ptr<SimConsumer<Order>> consumer;
+    };
+
+    std::vector<std::size_t> live_members() const {
+        std::vector<std::size_t> live;
+        for (const auto& m : members_) {
+            if (!ctx_->world.crashed(m->index)) {
+                live.push_back(m->index);
+            }
+        }
+        return live;
+    }
+
+    void start_member() {
+        const Options& o = ctx_->options;
+        auto m = std::make_unique<Member>();
+        m->index = ctx_->world.add_member();
+        ConsumerConfig config;
+        config.consumer_group = o.group;
+        config.client_ip = fmt::format("10.0.{}.{}", m->index / 250, m->index % 250 + 1);
+        config.instance_name = "sim";
+        config.consume_from_where = ConsumeFromWhere::FirstOffset;
+        m->client_id = config.build_client_id();
+        m->consumer = std::make_unique<SimConsumer<Order>>(Transport(ctx_, m->index), std::move(config));
+        m->consumer->subscribe(o.topic, "*");
+        m->consumer->register_listener(recording_listener(static_cast<int>(m->index), m->client_id));
+        ctx_->record(FaultKind::MemberJoined, static_cast<int>(m->index));
+        m->consumer->start();
+        members_.push_back(std::move(m));
+    }
+
+    Listener recording_listener(int member, std::string client_id) {
+        return [this, member, client_id = std::move(client_id)](std::span<const MessageExt> msgs,
+                                                                typename Order::Context& ctx) {
+            auto status = listener_(msgs, ctx);
+            const bool success = status && Order::is_success(*status);
+            const auto& mq = ctx.message_queue();
+            const auto owner = ctx_->world.broker()->lock_owner(ctx_->options.group, mq);
+            const bool lock_held = owner && *owner == client_id;
+            for (const auto& msg : msgs) {
+                const int key = key_of(msg);
+                const int seq = seq_of(msg);
+                if (key < 0 || seq < 0 || finished_) {
+                    continue;
+                }
+                ctx_->trace.handled.push_back(Handled{
+                    ctx_->world.now(), member, key, seq, detail::sim::queue_name(mq), success, lock_held});
+                if (success) {
+                    handled_ok_.insert({key, seq});
+                }
+            }
+            return status;
+        };
+    }
+
+    void schedule_sends() {
+        const Options& o = ctx_->options;
+        detail::sim::World& w = ctx_->world;
+        std::vector<std::int64_t> times;
+        times.reserve(static_cast<std::size_t>(o.messages));
+        for (int i = 0; i < o.messages; ++i) {
+            times.push_back(w.uniform(0, o.send_millis));
+        }
+        std::sort(times.begin(), times.end());
+        std::vector<int> next_seq(static_cast<std::size_t>(o.keys), 0);
+        for (const auto t : times) {
+            const int key = static_cast<int>(w.uniform(0, o.keys - 1));
+            const int seq = next_seq[static_cast<std::size_t>(key)]++;
+            w.at(t, [this, key, seq] { send(key, seq); });
+        }
+    }
+
+    void send(int key, int seq) {
+        const Options& o = ctx_->options;
+        auto& broker = *ctx_->world.broker();
+        const int queue_id = key % o.queues;
+        const MessageQueue mq{o.topic, broker.config().broker_name, queue_id};
+        Message msg(o.topic, "", fmt::format("k{}", key), fmt::format("message {} of key {}", seq, key));
+        msg.set_property("SIM_SEQ", std::to_string(seq));
+        (void)broker.send(msg, mq);
+        const bool duplicated = ctx_->strike(o.faults.send_duplicate);
+        if (duplicated) {
+            ctx_->record(FaultKind::SendDuplicated, -1, detail::sim::queue_name(mq));
+            (void)broker.send(msg, mq);
+        }
+        ctx_->trace.sent.push_back(Sent{key, seq, queue_id, duplicated});
+    }
+
+    void schedule_scenario_faults() {
+        const Options& o = ctx_->options;
+        detail::sim::World& w = ctx_->world;
+        const Faults& f = o.faults;
+        for (int i = 0; i < f.crashes; ++i) {
+            w.at(w.uniform(5000, o.fault_millis - 1), [this] {
+                auto live = live_members();
+                if (live.size() < 2) {
+                    return;  // keep one member
+                }
+                detail::sim::World& world = ctx_->world;
+                const auto victim = live[static_cast<std::size_t>(
+                    world.uniform(0, static_cast<std::int64_t>(live.size()) - 1))];
+                world.crash(victim);
+                ctx_->record(FaultKind::MemberCrashed, static_cast<int>(victim));
+                world.at(world.now() + world.uniform(1000, 30000), [this] { start_member(); });
+            });
+        }
+        for (int i = 0; i < f.pauses; ++i) {
+            w.at(w.uniform(5000, o.fault_millis - 1), [this] {
+                auto live = live_members();
+                if (live.empty()) {
+                    return;
+                }
+                detail::sim::World& world = ctx_->world;
+                const Faults& faults = ctx_->options.faults;
+                const auto victim = live[static_cast<std::size_t>(
+                    world.uniform(0, static_cast<std::int64_t>(live.size()) - 1))];
+                world.pause(victim,
+                            world.now() + world.uniform(faults.pause_min_millis, faults.pause_max_millis));
+                ctx_->record(FaultKind::MemberPaused, static_cast<int>(victim));
+            });
+        }
+        for (int i = 0; i < f.restarts; ++i) {
+            w.at(w.uniform(5000, o.fault_millis - 1), [this] {
+                ctx_->world.broker()->restart();
+                ctx_->record(FaultKind::BrokerRestarted, -1);
+            });
+        }
+    }
+
+    // The broker flushes consumer offsets every second; a restart loses what came after the last flush.
+    void checkpoint_offsets_every_second() {
+        detail::sim::World& w = ctx_->world;
+        w.broker()->checkpoint_offsets();
+        if (!finished_ && w.now() < ctx_->options.fault_millis + ctx_->options.settle_millis) {
+            w.at(w.now() + 1000, [this] { checkpoint_offsets_every_second(); });
+        }
+    }
+
+    std::shared_ptr<detail::sim::Context> ctx_;
+    Listener listener_;
+    std::vector<std::unique_ptr<Member>> members_;
+    std::set<std::pair<int, int>> handled_ok_;
+    bool finished_ = false;
+};
+
+}  // namespace rmq::sim
