@@ -10327,6 +10327,11 @@ public:
     /// Units of work run so far.
     [[nodiscard]] std::uint64_t steps() const noexcept { return steps_; }
 
+    /// The end of a run: stops the broker (its held pulls are answered "shut down", its queued callbacks run)
+    /// and drops every pending event. Pending work holds callbacks into the members, whose transports hold
+    /// the world: without this the members and the world would keep each other alive.
+    void shutdown();
+
 private:
     struct Member {
         std::shared_ptr<const DrivenMember> hooks;
@@ -10605,7 +10610,9 @@ public:
 
     ~Simulation() {
         ctx_->faults_on = false;
-        members_.clear();  // before the world they run in
+        ctx_->world.shutdown();  // drops the pending work that points into the members
+        members_.clear();        // before the world they run in
+        ctx_->world.shutdown();  // and what their shutdown posted
     }
 
     /// Runs the whole scenario of the seed and returns what happened.
@@ -16889,7 +16896,15 @@ RMQ_DECL World::World(std::uint64_t seed, BrokerConfig broker)
 }
 
 RMQ_DECL World::~World() {
+    shutdown();
+}
+
+RMQ_DECL void World::shutdown() {
     broker_->stop();
+    // Destroyed outside the container: destroying a callback may post another event.
+    auto dropped = std::move(events_);
+    events_.clear();
+    dropped.clear();
 }
 
 RMQ_DECL bool World::chance(double p) {

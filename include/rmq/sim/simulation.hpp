@@ -291,7 +291,9 @@ public:
 
     ~Simulation() {
         ctx_->faults_on = false;
-        members_.clear();  // before the world they run in
+        ctx_->world.shutdown();  // drops the pending work that points into the members
+        members_.clear();        // before the world they run in
+        ctx_->world.shutdown();  // and what their shutdown posted
     }
 
     /// Runs the whole scenario of the seed and returns what happened.

@@ -79,6 +79,11 @@ public:
     /// Units of work run so far.
     [[nodiscard]] std::uint64_t steps() const noexcept { return steps_; }
 
+    /// The end of a run: stops the broker (its held pulls are answered "shut down", its queued callbacks run)
+    /// and drops every pending event. Pending work holds callbacks into the members, whose transports hold
+    /// the world: without this the members and the world would keep each other alive.
+    void shutdown();
+
 private:
     struct Member {
         std::shared_ptr<const DrivenMember> hooks;

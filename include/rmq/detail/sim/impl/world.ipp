@@ -15,7 +15,15 @@ RMQ_DECL World::World(std::uint64_t seed, BrokerConfig broker)
 }
 
 RMQ_DECL World::~World() {
+    shutdown();
+}
+
+RMQ_DECL void World::shutdown() {
     broker_->stop();
+    // Destroyed outside the container: destroying a callback may post another event.
+    auto dropped = std::move(events_);
+    events_.clear();
+    dropped.clear();
 }
 
 RMQ_DECL bool World::chance(double p) {
