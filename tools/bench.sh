@@ -383,6 +383,8 @@ if [[ -z $JAVA_REASON ]]; then
     JVM=(${RMQ_BENCH_JVM:-})
     JLOGS=$(mktemp -d)
     jrun() { java "${JVM[@]}" -Duser.home="$JLOGS" -cp "$JOUT:$JAVA_CP" rmq.bench.JavaPushBench "$@"; }
+    # jrun_for SECONDS ARGS...: the same, killed after SECONDS (a consumer run that hangs must not stop the bench)
+    jrun_for() { timeout "$1" java "${JVM[@]}" -Duser.home="$JLOGS" -cp "$JOUT:$JAVA_CP" rmq.bench.JavaPushBench "${@:2}"; }
     if CLUSTER=$("$ROOT/tools/rocketmq.sh" start --brokers 1 2> >(sed 's/^/  /' >&2)); then
         trap 'rm -f "$RUNS"; "$ROOT/tools/rocketmq.sh" stop --fast --clean --dir "$CLUSTER" >/dev/null 2>&1 || true' EXIT
         NAMESRV=$(sed -n 's/^RMQ_NAMESRV=//p' "$CLUSTER/cluster.env")
@@ -406,8 +408,7 @@ if [[ -z $JAVA_REASON ]]; then
                 for m in "concurrently 20 1" "concurrently 20 32" "orderly 20 1"; do
                     set -- $m
                     log "real broker rep $rep/$REPS, $body B: Java DefaultMQPushConsumer $m"
-                    timeout 300 java "${JVM[@]}" -Duser.home="$JLOGS" -cp "$JOUT:$JAVA_CP" rmq.bench.JavaPushBench \
-                        "$NAMESRV" "${TOPIC_OF[$body]}" "$1" "$REAL_MESSAGES" "$2" "$3" "$body" >>"$RUNS" ||
+                    jrun_for 300 "$NAMESRV" "${TOPIC_OF[$body]}" "$1" "$REAL_MESSAGES" "$2" "$3" "$body" >>"$RUNS" ||
                         { log "  Java run failed (status $?)"; STATUS=1; }
                     rrun --mode "$1" --threads "$2" --batch "$3"
                 done
@@ -424,8 +425,7 @@ if [[ -z $JAVA_REASON ]]; then
             for m in "concurrently 20 1" "concurrently 20 32" "orderly 20 1"; do
                 set -- $m
                 log "real broker busy, $body B: Java DefaultMQPushConsumer $m"
-                timeout 300 java "${JVM[@]}" -Duser.home="$JLOGS" -cp "$JOUT:$JAVA_CP" rmq.bench.JavaPushBench \
-                    "$NAMESRV" "${TOPIC_OF[$body]}" "$1" "$REAL_MESSAGES" "$2" "$3" "$body" |
+                jrun_for 300 "$NAMESRV" "${TOPIC_OF[$body]}" "$1" "$REAL_MESSAGES" "$2" "$3" "$body" |
                     sed 's/}$/,"busy":true}/' >>"$RUNS" || { log "  Java run failed"; STATUS=1; }
                 [[ -z $REAL_REASON ]] || continue
                 log "real broker busy, $body B: rmq $m"
@@ -446,8 +446,7 @@ if [[ -z $JAVA_REASON ]]; then
                     for order in concurrently orderly key_orderly; do
                         if [[ $order != key_orderly ]]; then
                             log "real broker rep $rep/$REPS, work $work: Java DefaultMQPushConsumer $order"
-                            timeout 300 java "${JVM[@]}" -Duser.home="$JLOGS" -cp "$JOUT:$JAVA_CP" \
-                                rmq.bench.JavaPushBench "$NAMESRV" BenchWork "$order" "$WORK_MESSAGES" 64 1 128 240 \
+                            jrun_for 300 "$NAMESRV" BenchWork "$order" "$WORK_MESSAGES" 64 1 128 240 \
                                 "$work" >>"$RUNS" || { log "  Java run failed (status $?)"; STATUS=1; }
                         fi
                         [[ -z $REAL_REASON ]] || continue
@@ -476,9 +475,8 @@ if [[ -z $JAVA_REASON ]]; then
                 log "  prefilled in $(($(date +%s) - BSTART)) s"
                 # Each drains the whole backlog from the first offset with a fresh group for the same window.
                 log "real broker backlog: Java DefaultMQPushConsumer, default thresholds, ${BACKLOG_WINDOW} s window"
-                timeout $((BACKLOG_WINDOW + 120)) java "${JVM[@]}" -Duser.home="$JLOGS" -cp "$JOUT:$JAVA_CP" \
-                    rmq.bench.JavaPushBench "$NAMESRV" BenchBacklog backlog "$REAL_BACKLOG" 20 1 128 "$BACKLOG_WINDOW" \
-                    >>"$RUNS" || { log "  Java run failed (status $?)"; STATUS=1; }
+                jrun_for $((BACKLOG_WINDOW + 120)) "$NAMESRV" BenchBacklog backlog "$REAL_BACKLOG" 20 1 128 \
+                    "$BACKLOG_WINDOW" >>"$RUNS" || { log "  Java run failed (status $?)"; STATUS=1; }
                 if [[ -z $REAL_REASON ]]; then
                     log "real broker backlog: rmq PushConsumer, default thresholds, ${BACKLOG_WINDOW} s window"
                     timeout $((BACKLOG_WINDOW + 120)) "$RB" --namesrv "$NAMESRV" --topic BenchBacklog --mode backlog \
@@ -543,6 +541,12 @@ def spread(mode, key, body=None):
     vals = [r[key] for r in by_mode(mode, body) if r.get("complete", True) and key in r]
     return f"{fmt(min(vals))}-{fmt(max(vals))}" if vals else None
 
+def spreads(rmq_mode, java_mode, key, body=None):
+    """'; rmq min-max a-b; Java min-max c-d' when rmq has more than one complete run of it."""
+    n = len([r for r in by_mode(rmq_mode, body) if r.get("complete") and key in r])
+    return "".join(f"; {who} min-max {sp}" for who, sp in
+                   (("rmq", spread(rmq_mode, key, body)), ("Java", spread(java_mode, key, body))) if sp and n > 1)
+
 rows = []
 def row(figure, rmq, java, limit, r, note=""):
     rows.append(dict(figure=figure, rmq=rmq, java=java, limit=limit, ratio=r, note=note))
@@ -594,14 +598,12 @@ for body in (128, 1024):
             m = med("real_" + mode, key, body)
             l = med("real_limit", key, body)
             n = len([r for r in by_mode("real_" + mode, body) if r.get("complete")])
-            spreads = "".join(f"; {who} min-max {sp}" for who, sp in
-                              (("rmq", spread("real_" + mode, key, body)), ("Java", spread("java_" + mode, key, body)))
-                              if sp and n > 1)
+            spr = spreads("real_" + mode, "java_" + mode, key, body)
             row(f"Real broker ({rn} msgs of {size(body)}, 8 queues) {plabel}: {label}",
                 m if m is not None else (real or "not run"), j if j is not None else (java_missing or "not run"),
                 l if l is not None else (real or "not run"), ratio(m, j),
                 f"ratio = rmq / Java; medians of {n} run(s)" +
-                (f"; rmq / limit = {fmt(ratio(m, l))}" if ratio(m, l) is not None else "") + spreads)
+                (f"; rmq / limit = {fmt(ratio(m, l))}" if ratio(m, l) is not None else "") + spr)
     # The same runs without their start-up: from the moment a fifth of the messages was consumed to the last
     # (both clients warm: connections, rebalance, Java's JIT), and the cold start on its own.
     for key, label, note in (("steady_msgs_per_s", "steady-state throughput (msg/s)", "after the first fifth"),
@@ -613,12 +615,10 @@ for body in (128, 1024):
             if j is None and m is None:
                 continue
             n = len([r for r in by_mode("real_" + mode, body) if r.get("complete") and key in r])
-            spreads = "".join(f"; {who} min-max {sp}" for who, sp in
-                              (("rmq", spread("real_" + mode, key, body)), ("Java", spread("java_" + mode, key, body)))
-                              if sp and n > 1)
+            spr = spreads("real_" + mode, "java_" + mode, key, body)
             row(f"Real broker ({rn} msgs of {size(body)}, 8 queues) {plabel}: {label}",
                 m if m is not None else (real or "not run"), j if j is not None else (java_missing or "not run"),
-                None, ratio(m, j), f"ratio = rmq / Java; {note}; medians of {n} run(s)" + spreads)
+                None, ratio(m, j), f"ratio = rmq / Java; {note}; medians of {n} run(s)" + spr)
 for key, label in (("msgs_per_s", "throughput (msg/s)"), ("cpu_s_per_million", "CPU s per million msgs")):
     for mode, plabel in pipes:
         bj = [r[key] for r in by_mode("java_" + mode, 128, busy=True) if r.get("complete")]
@@ -642,14 +642,12 @@ for work, wlabel in works:
                 continue
             wn = (by_mode(f"real_{mode}_{work}") or by_mode(f"java_{mode}_{work}"))[0]["messages"]
             n = len([r for r in by_mode(f"real_{mode}_{work}") if r.get("complete")])
-            spreads = "".join(f"; {who} min-max {sp}" for who, sp in
-                              (("rmq", spread(f"real_{mode}_{work}", key)), ("Java", spread(f"java_{mode}_{work}", key)))
-                              if sp and n > 1)
+            spr = spreads(f"real_{mode}_{work}", f"java_{mode}_{work}", key)
             jv = j if j is not None else ("n/a (no key-orderly consumer in Java)" if mode == "key_orderly"
                                           else (java_missing or "not run"))
             row(f"Real broker ({wn:,} msgs of 128 B, 400 keys, 8 queues) {plabel}, 64 threads, {wlabel}: {label}",
                 m if m is not None else (real or "not run"), jv, None, ratio(m, j),
-                ("ratio = rmq / Java; " if j is not None else "") + f"medians of {n} run(s)" + spreads)
+                ("ratio = rmq / Java; " if j is not None else "") + f"medians of {n} run(s)" + spr)
 rb, jb = by_mode("real_backlog"), by_mode("java_backlog")
 if rb or jb or int(real_backlog) > 0:
     # A window run stops before the end: "complete" is false by design, every run counts.

@@ -101,25 +101,24 @@ def subtitle(d):
     return f"{d.get('generated', '?')}, commit {d.get('commit', '?')}, {d.get('cpus', '?')} cores, {load}"
 
 
-def throughput_chart(d, out):
-    groups = per_pipeline(d["rows"], r"^throughput \(msg/s\)$")
-    if not groups:
+def bar_chart(d, out, name, title, panels, log=True, width=11, height=4.8):
+    """One subplot per (groups, y label) of `panels` that has groups; nothing when none has."""
+    panels = [(groups, ylabel) for groups, ylabel in panels if groups]
+    if not panels:
         return
-    fig, ax = plt.subplots(figsize=(11, 4.8))
-    grouped_bars(ax, groups, "messages per second", f"Throughput (medians; {subtitle(d)})", log=True)
-    save(fig, os.path.join(out, "throughput.png"))
+    fig, axes = plt.subplots(len(panels), 1, figsize=(width, height * len(panels)), squeeze=False)
+    for ax, (groups, ylabel) in zip(axes[:, 0], panels):
+        grouped_bars(ax, groups, ylabel, f"{title} ({subtitle(d)})", log=log)
+    save(fig, os.path.join(out, name))
 
 
-def cpu_chart(d, out):
-    groups = per_pipeline(d["rows"], r"^CPU s per million msgs$")
-    if not groups:
-        return
-    fig, ax = plt.subplots(figsize=(11, 4.8))
-    grouped_bars(ax, groups, "CPU seconds per million messages", f"CPU per message (lower is better; {subtitle(d)})")
-    save(fig, os.path.join(out, "cpu.png"))
+def matching(d, pattern, label_of=short_pipeline):
+    """Groups of the rows whose figure matches `pattern`, labelled by their pipeline."""
+    return [(label_of(split_figure(r["figure"])[0]), {k: r.get(k) for k in ("rmq", "java", "limit")})
+            for r in d["rows"] if re.search(pattern, r["figure"])]
 
 
-def handover_chart(d, out):
+def handover_groups(d):
     groups = []
     for r in d["rows"]:
         m = re.match(r"(In-process|Real broker) handover after a member (joins|leaves): (\w+), (.*) \(ms", r["figure"])
@@ -130,44 +129,17 @@ def handover_chart(d, out):
         interval = re.sub(r"rebalance_interval (\d+)000 ms", r"rebalance \1 s", m.group(4))
         interval = interval.replace("default intervals", "defaults")
         groups.append((f"{where}\n{policy} {m.group(2)}\n{interval}", {"rmq": r.get("rmq"), "java": r.get("java")}))
-    if not groups:
-        return
-    fig, ax = plt.subplots(figsize=(12, 4.8))
-    grouped_bars(ax, groups, "ms until the new owner consumes", f"Handover latency (lower is better; {subtitle(d)})",
-                 log=True)
-    save(fig, os.path.join(out, "handover.png"))
+    return groups
 
 
-def memory_chart(d, out):
-    rows = d["rows"]
-    groups = per_pipeline(rows, r"^peak RSS of the process \(MB\)$")
-    for r in rows:
+def memory_groups(d):
+    groups = per_pipeline(d["rows"], r"^peak RSS of the process \(MB\)$")
+    for r in d["rows"]:
         if "backlog" in r["figure"] and "RSS" in r["figure"]:
             head, _ = split_figure(r["figure"])
             label = "real broker\nbacklog drain" if head.startswith("Real broker") else "in-process\nbacklog (above broker)"
             groups.append((label, {"rmq": r.get("rmq"), "java": r.get("java")}))
-    if not groups:
-        return
-    fig, ax = plt.subplots(figsize=(11, 4.8))
-    grouped_bars(ax, groups, "peak resident memory (MB)", f"Memory (lower is better; {subtitle(d)})", log=True)
-    save(fig, os.path.join(out, "memory.png"))
-
-
-def two_metric_chart(d, out, name, title, pairs, label_of=short_pipeline):
-    """One subplot per (metric pattern, y label) of `pairs`, rows grouped per pipeline."""
-    panels = []
-    for pattern, ylabel in pairs:
-        groups = [(label_of(head), {"rmq": r.get("rmq"), "java": r.get("java"), "limit": r.get("limit")})
-                  for head, r in ((split_figure(r["figure"])[0], r) for r in d["rows"])
-                  if re.search(pattern, r["figure"])]
-        if groups:
-            panels.append((groups, ylabel))
-    if not panels:
-        return
-    fig, axes = plt.subplots(len(panels), 1, figsize=(11, 4.2 * len(panels)))
-    for ax, (groups, ylabel) in zip(axes if len(panels) > 1 else [axes], panels):
-        grouped_bars(ax, groups, ylabel, f"{title} ({subtitle(d)})", log=True)
-    save(fig, os.path.join(out, name))
+    return groups
 
 
 def work_label(head):
@@ -182,15 +154,20 @@ def main():
     d = json.load(open(os.path.join(results, "latest.json")))
     out = os.path.join(results, "charts")
     os.makedirs(out, exist_ok=True)
-    for chart in (throughput_chart, cpu_chart, handover_chart, memory_chart):
-        chart(d, out)
-    two_metric_chart(d, out, "steady.png", "Real broker, steady state (after the first fifth of each run)",
-                     ((r": steady-state throughput \(msg/s\)$", "messages per second"),
-                      (r": steady-state CPU s per million msgs$", "CPU s per million messages")))
-    two_metric_chart(d, out, "work.png", "Real broker, a listener that does work (64 threads)",
-                     ((r"listener.*: throughput \(msg/s\)$", "messages per second"),
-                      (r"listener.*: CPU s per million msgs$", "CPU s per million messages")), work_label)
-
+    bar_chart(d, out, "throughput.png", "Throughput (medians)",
+              [(per_pipeline(d["rows"], r"^throughput \(msg/s\)$"), "messages per second")])
+    bar_chart(d, out, "cpu.png", "CPU per message (lower is better)",
+              [(per_pipeline(d["rows"], r"^CPU s per million msgs$"), "CPU seconds per million messages")], log=False)
+    bar_chart(d, out, "handover.png", "Handover latency (lower is better)",
+              [(handover_groups(d), "ms until the new owner consumes")], width=12)
+    bar_chart(d, out, "memory.png", "Memory (lower is better)", [(memory_groups(d), "peak resident memory (MB)")])
+    bar_chart(d, out, "steady.png", "Real broker, steady state (after the first fifth of each run)",
+              [(matching(d, r": steady-state throughput \(msg/s\)$"), "messages per second"),
+               (matching(d, r": steady-state CPU s per million msgs$"), "CPU s per million messages")], height=4.2)
+    bar_chart(d, out, "work.png", "Real broker, a listener that does work (64 threads)",
+              [(matching(d, r"listener.*: throughput \(msg/s\)$", work_label), "messages per second"),
+               (matching(d, r"listener.*: CPU s per million msgs$", work_label), "CPU s per million messages")],
+              height=4.2)
 
 if __name__ == "__main__":
     main()
