@@ -5,6 +5,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <variant>
@@ -34,7 +35,10 @@ namespace remoting_client {
 inline RemotingCallback naming_access_key(RemotingCallback callback, std::string access_key) {
     return [callback = std::move(callback), access_key = std::move(access_key)](
                std::optional<remoting::Command> response, std::exception_ptr error) {
-        if (response && is_access_denied(response->code, response->remark.value_or(""))) {
+        // No copy of the remark: this runs for every answer to a signed request, pulls included.
+        if (response &&
+            is_access_denied(response->code,
+                             response->remark ? std::string_view(*response->remark) : std::string_view{})) {
             response->remark = fmt::format("{} (request signed with access key {})",
                                            response->remark.value_or("no permission"),
                                            access_key);
