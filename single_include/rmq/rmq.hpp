@@ -6980,6 +6980,7 @@ private:
 
     // impl/heartbeat.hpp
     void send_heartbeat();
+    [[nodiscard]] bool may_commit(const ProcessQueue& pq) const;
     void persist_all();
 
     // impl/rebalance.hpp
@@ -6997,7 +6998,7 @@ private:
     bool drop_unwanted_queues(const std::string& topic, const std::vector<MessageQueue>& mine);
     bool add_queue(const MessageQueue& mq);
     bool remove_unnecessary_queue(const MessageQueue& mq, ProcessQueue& pq);
-    void persist_dropped(const MessageQueue& mq);
+    void persist_dropped(const MessageQueue& mq, const ProcessQueue& pq);
     void truncate_not_my_topic(const std::map<std::string, SubscriptionData>& subs);
     void message_queue_changed();
     std::int64_t compute_pull_from_where(const MessageQueue& mq);
@@ -7435,11 +7436,27 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_heartbeat() {
     }
 }
 
+/// Whether this member may commit the queue's offset. Under a policy that holds broker locks, not once the
+/// lock expired (the member was paused, or cut off from the broker): the queue may have a new owner by now,
+/// and this member's older offset would rewind that owner's progress. It commits again once the lock is
+/// renewed. (Java commits it regardless: from its persist task, with each pull, and when a rebalance drops
+/// the queue.)
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::may_commit(const ProcessQueue& pq) const {
+    if constexpr (Order::requires_queue_lock) {
+        return !clustering_ || (pq.locked() && !pq.is_lock_expired());
+    } else {
+        return true;
+    }
+}
+
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::persist_all() {
     std::vector<MessageQueue> mqs;
     for (const auto& [mq, pq] : table_snapshot()) {
-        mqs.push_back(mq);
+        if (may_commit(*pq)) {  // else the store forgets it, like any queue it no longer persists
+            mqs.push_back(mq);
+        }
     }
     try {
         offset_store_.persist_all(std::span<const MessageQueue>(mqs));
@@ -7992,7 +8009,7 @@ PullArgs ConsumerCore<Order, Allocate, OffsetStore, Tr>::pull_args(const PullSta
     args.sub_version = sd.sub_version;
     args.expression_type = sd.expression_type;
     std::int32_t flags = pull_sys_flag::suspend;
-    if (clustering_) {
+    if (clustering_ && may_commit(*st.pq)) {  // the pull carries the commit, like a persist
         const std::int64_t commit = offset_store_.read_offset(st.mq, ReadOffsetType::ReadFromMemory);
         if (commit > 0) {
             args.commit_offset = commit;
@@ -8512,7 +8529,7 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
 template <class Order, class Allocate, class OffsetStore, class Tr>
 bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(const MessageQueue& mq,
                                                                               ProcessQueue& pq) {
-    persist_dropped(mq);
+    persist_dropped(mq, pq);
     if (!service_.release_queue(mq, pq)) {
         pq.inc_try_unlock_times();
         return false;
@@ -8527,33 +8544,37 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(co
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::truncate_not_my_topic(
     const std::map<std::string, SubscriptionData>& subs) {
-    std::vector<MessageQueue> dropped;
+    std::vector<std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>> dropped;
     {
         const std::lock_guard lock(table_mutex_);
         for (auto it = table_.begin(); it != table_.end();) {
             if (!subs.contains(it->first.topic)) {
                 it->second->set_dropped(true);
-                dropped.push_back(it->first);
+                dropped.emplace_back(it->first, it->second);
                 it = table_.erase(it);
             } else {
                 ++it;
             }
         }
     }
-    for (const auto& mq : dropped) {
-        persist_dropped(mq);
+    for (const auto& [mq, pq] : dropped) {
+        persist_dropped(mq, *pq);
     }
 }
 
-/// A queue this member no longer holds: its offset goes to the store's backing (the broker) and out of the
-/// store, and is kept in dropped_offsets_ for a while in case that persist was lost (see add_queue).
+/// A queue this member no longer holds: its offset goes to the store's backing (the broker; not when the
+/// queue's lock expired, see may_commit) and out of the store, and is kept in dropped_offsets_ for a while in
+/// case that persist was lost (see add_queue).
 template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::persist_dropped(const MessageQueue& mq) {
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::persist_dropped(const MessageQueue& mq,
+                                                                     const ProcessQueue& pq) {
     try {
         if (const std::int64_t v = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory); v >= 0) {
             dropped_offsets_[mq] = {v, clock_->steady_millis()};
         }
-        offset_store_.persist(mq);
+        if (may_commit(pq)) {
+            offset_store_.persist(mq);
+        }
         offset_store_.remove_offset(mq);
     } catch (const std::exception& e) {
         log_line(LogLevel::Warn, "group [{}]: persisting {} failed: {}", group_, mq, e.what());

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -103,6 +105,59 @@ TEST_CASE("orderly: a queue is locked at the broker while consumed", "[consumer]
     CHECK(broker.lock_owner("og_lock", broker.queue("Locked", 0)) == consumer.client_id());
     CHECK(broker.lock_owner("og_lock", broker.queue("Locked", 1)) == consumer.client_id());
     CHECK(broker.lock_requests("og_lock") > 0);
+    consumer.shutdown();
+}
+
+namespace {
+
+/// The broker-backed store, counting the consumer's periodic persists (a test sees that one ran).
+std::atomic<int> persist_rounds{0};
+
+struct CountingStore : rmq::RemoteOffsetStore {
+    void persist_all(std::span<const rmq::MessageQueue> mqs) {
+        rmq::RemoteOffsetStore::persist_all(mqs);
+        ++persist_rounds;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("orderly: a member whose queue lock expired commits no offset for it", "[consumer][orderly]") {
+    // A paused member, or one cut off from the broker, may find on its return that another member took the
+    // queue and moved its offset: committing its own older offset then would rewind the new owner's progress.
+    auto clock = std::make_shared<rmq::ManualClock>();
+    rmq::BrokerConfig broker_config;
+    broker_config.clock = clock;
+    rmq::InProcessBroker broker(broker_config);
+    broker.create_topic("Expired", 1);
+    produce(broker, "Expired", 1, 10);
+    const auto mq = broker.queue("Expired", 0);
+    Recorder rec;
+    int total = 0;
+    rmq::Consumer<rmq::Orderly, rmq::AllocateAveragely, CountingStore, rmq::InProcessTransport> consumer{
+        broker.connect(), fast_config("og_expired")};
+    consumer.subscribe("Expired", "*");
+    consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeOrderlyContext&) {
+        rec.update([&] { total += static_cast<int>(msgs.size()); });
+        return Status::Success;
+    });
+    consumer.start();
+    REQUIRE(rec.wait([&] { return total == 10; }));
+    REQUIRE(eventually([&] { return broker.consumer_offset("og_expired", mq).value_or(-1) == 10; }));
+
+    // The lock cannot be renewed and expires; meanwhile "a new owner" commits its own progress.
+    broker.inject_failure(rmq::BrokerRequest::LockBatch, rmq::response_code::system_error, 1'000'000);
+    clock->advance(std::chrono::seconds(61));
+    broker.connect().update_consumer_offset("og_expired", mq, 4);
+    const int rounds = persist_rounds.load();
+    REQUIRE(eventually([&] { return persist_rounds.load() >= rounds + 5; }));
+    CHECK(broker.consumer_offset("og_expired", mq).value_or(-1) == 4);
+
+    // Renewed, the lock lets it consume and commit again.
+    broker.inject_failure(rmq::BrokerRequest::LockBatch, 0, 0);
+    produce(broker, "Expired", 1, 1, "after");
+    REQUIRE(rec.wait([&] { return total == 11; }));
+    CHECK(eventually([&] { return broker.consumer_offset("og_expired", mq).value_or(-1) == 11; }));
     consumer.shutdown();
 }
 

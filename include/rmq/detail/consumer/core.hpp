@@ -142,6 +142,7 @@ private:
 
     // impl/heartbeat.hpp
     void send_heartbeat();
+    [[nodiscard]] bool may_commit(const ProcessQueue& pq) const;
     void persist_all();
 
     // impl/rebalance.hpp
@@ -159,7 +160,7 @@ private:
     bool drop_unwanted_queues(const std::string& topic, const std::vector<MessageQueue>& mine);
     bool add_queue(const MessageQueue& mq);
     bool remove_unnecessary_queue(const MessageQueue& mq, ProcessQueue& pq);
-    void persist_dropped(const MessageQueue& mq);
+    void persist_dropped(const MessageQueue& mq, const ProcessQueue& pq);
     void truncate_not_my_topic(const std::map<std::string, SubscriptionData>& subs);
     void message_queue_changed();
     std::int64_t compute_pull_from_where(const MessageQueue& mq);

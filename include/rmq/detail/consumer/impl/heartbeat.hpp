@@ -40,11 +40,27 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_heartbeat() {
     }
 }
 
+/// Whether this member may commit the queue's offset. Under a policy that holds broker locks, not once the
+/// lock expired (the member was paused, or cut off from the broker): the queue may have a new owner by now,
+/// and this member's older offset would rewind that owner's progress. It commits again once the lock is
+/// renewed. (Java commits it regardless: from its persist task, with each pull, and when a rebalance drops
+/// the queue.)
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::may_commit(const ProcessQueue& pq) const {
+    if constexpr (Order::requires_queue_lock) {
+        return !clustering_ || (pq.locked() && !pq.is_lock_expired());
+    } else {
+        return true;
+    }
+}
+
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::persist_all() {
     std::vector<MessageQueue> mqs;
     for (const auto& [mq, pq] : table_snapshot()) {
-        mqs.push_back(mq);
+        if (may_commit(*pq)) {  // else the store forgets it, like any queue it no longer persists
+            mqs.push_back(mq);
+        }
     }
     try {
         offset_store_.persist_all(std::span<const MessageQueue>(mqs));

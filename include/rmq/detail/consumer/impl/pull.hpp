@@ -105,7 +105,7 @@ PullArgs ConsumerCore<Order, Allocate, OffsetStore, Tr>::pull_args(const PullSta
     args.sub_version = sd.sub_version;
     args.expression_type = sd.expression_type;
     std::int32_t flags = pull_sys_flag::suspend;
-    if (clustering_) {
+    if (clustering_ && may_commit(*st.pq)) {  // the pull carries the commit, like a persist
         const std::int64_t commit = offset_store_.read_offset(st.mq, ReadOffsetType::ReadFromMemory);
         if (commit > 0) {
             args.commit_offset = commit;

@@ -308,7 +308,7 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
 template <class Order, class Allocate, class OffsetStore, class Tr>
 bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(const MessageQueue& mq,
                                                                               ProcessQueue& pq) {
-    persist_dropped(mq);
+    persist_dropped(mq, pq);
     if (!service_.release_queue(mq, pq)) {
         pq.inc_try_unlock_times();
         return false;
@@ -323,33 +323,37 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(co
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::truncate_not_my_topic(
     const std::map<std::string, SubscriptionData>& subs) {
-    std::vector<MessageQueue> dropped;
+    std::vector<std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>> dropped;
     {
         const std::lock_guard lock(table_mutex_);
         for (auto it = table_.begin(); it != table_.end();) {
             if (!subs.contains(it->first.topic)) {
                 it->second->set_dropped(true);
-                dropped.push_back(it->first);
+                dropped.emplace_back(it->first, it->second);
                 it = table_.erase(it);
             } else {
                 ++it;
             }
         }
     }
-    for (const auto& mq : dropped) {
-        persist_dropped(mq);
+    for (const auto& [mq, pq] : dropped) {
+        persist_dropped(mq, *pq);
     }
 }
 
-/// A queue this member no longer holds: its offset goes to the store's backing (the broker) and out of the
-/// store, and is kept in dropped_offsets_ for a while in case that persist was lost (see add_queue).
+/// A queue this member no longer holds: its offset goes to the store's backing (the broker; not when the
+/// queue's lock expired, see may_commit) and out of the store, and is kept in dropped_offsets_ for a while in
+/// case that persist was lost (see add_queue).
 template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::persist_dropped(const MessageQueue& mq) {
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::persist_dropped(const MessageQueue& mq,
+                                                                     const ProcessQueue& pq) {
     try {
         if (const std::int64_t v = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory); v >= 0) {
             dropped_offsets_[mq] = {v, clock_->steady_millis()};
         }
-        offset_store_.persist(mq);
+        if (may_commit(pq)) {
+            offset_store_.persist(mq);
+        }
         offset_store_.remove_offset(mq);
     } catch (const std::exception& e) {
         log_line(LogLevel::Warn, "group [{}]: persisting {} failed: {}", group_, mq, e.what());
