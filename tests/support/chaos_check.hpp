@@ -282,6 +282,19 @@ explain(const Handled& previous, const Handled& repeat, const std::vector<Fault>
     return Cause::Unexplained;
 }
 
+/// Whether `member` may have lost its queues and taken them again in (from_us, to_us]: it was paused or
+/// resumed, or a broker restarted (its locks were lost).
+inline bool could_have_lost_queue(const std::string& member,
+                                  std::int64_t from_us,
+                                  std::int64_t to_us,
+                                  const std::vector<Fault>& faults) {
+    return std::any_of(faults.begin(), faults.end(), [&](const Fault& f) {
+        const bool own = (f.kind == FaultKind::Pause || f.kind == FaultKind::Resume) && f.target == member;
+        const bool broker = f.kind == FaultKind::BrokerKill || f.kind == FaultKind::BrokerStart;
+        return (own || broker) && f.time_us > from_us && f.time_us <= to_us;
+    });
+}
+
 }  // namespace detail
 
 /// Computes the report. `input.handled` may hold records of messages that are not in `input.sent` (counted as
@@ -361,12 +374,16 @@ explain(const Handled& previous, const Handled& repeat, const std::vector<Fault>
         for (const Handled* h : list) {
             seqs.insert(h->seq);
         }
-        std::map<std::int64_t, std::int64_t> first_time;  // seq -> first handling
+        std::map<std::int64_t, std::int64_t> first_time;    // seq -> first handling
+        std::map<std::string, const Handled*> member_last;  // member -> its last handling of this key
         std::int64_t max_first = -1;
         std::int64_t last = -1;
         bool any = false;
         for (const Handled* h : list) {
             const bool first = first_time.try_emplace(h->seq, h->time_us).second;
+            const auto mine = member_last.find(h->member);
+            const Handled* my_previous = mine == member_last.end() ? nullptr : mine->second;
+            member_last[h->member] = h;
             if (first) {
                 if (any && h->seq < max_first) {
                     // counted once: the key's position stays where it was, so its successor is no violation
@@ -374,7 +391,17 @@ explain(const Handled& previous, const Handled& repeat, const std::vector<Fault>
                     continue;
                 }
                 const auto it = seqs.find(h->seq);
-                if (any && it != seqs.begin() && *std::prev(it) != last) {
+                const std::int64_t predecessor = it == seqs.begin() ? -1 : *std::prev(it);
+                // Only what the logs prove: the member went on from its own predecessor while another one
+                // re-handled older seqs (two holders at once), or it skipped its predecessor after
+                // re-handling an older one, with nothing in between that could have taken the queue from it
+                // and given it back (its own pause, a broker restart). A member that handled neither resumes
+                // after another holder's progress: a handover, even when a holder in between re-handled an
+                // older seq and stopped there.
+                if (any && predecessor != last && my_previous != nullptr &&
+                    (my_previous->seq == predecessor || my_previous->seq == last) &&
+                    !detail::could_have_lost_queue(
+                        h->member, my_previous->time_us, h->time_us, input.faults)) {
                     violation(OrderFault::Interleaved, *h, last);
                 }
                 max_first = std::max(max_first, h->seq);

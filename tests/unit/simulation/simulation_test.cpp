@@ -213,8 +213,9 @@ void check_seeds(std::string_view policy, const std::vector<std::uint64_t>& seed
 
 // Seeds 10, 33, 38 and 47 are among those that caught a member consuming after its lock expired (Orderly
 // and KeyOrderly without the is_lock_expired() check before a listener call); 1 and 2 among those that caught
-// a Concurrently consumer dropping failed messages instead of sending them back.
-const std::vector<std::uint64_t> fixed_seeds{1, 2, 10, 33, 38, 47};
+// a Concurrently consumer dropping failed messages instead of sending them back; 2192 (Orderly) one whose
+// handovers after a pause and a broker restart the chaos checker took for interleaving.
+const std::vector<std::uint64_t> fixed_seeds{1, 2, 10, 33, 38, 47, 2192};
 
 }  // namespace
 
