@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <rmq/remoting/bodies.hpp>
+#include <rmq/remoting/codec_error.hpp>
 
 namespace {
 

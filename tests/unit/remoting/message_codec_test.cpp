@@ -11,6 +11,8 @@
 
 #include <rmq/remoting/message_codec.hpp>
 
+#include <rmq/detail/wire/bytes.hpp>
+
 namespace {
 
 /// CI=true is set by .ci/run (and by hosted CI services).
