@@ -6,6 +6,7 @@
 #   tools/sim.sh                                   1000 seeds of every policy from seed 1
 #   tools/sim.sh --policy orderly --seed 42        replay one seed (prints its trace hash)
 #   tools/sim.sh --policy orderly --seed 42 --trace   ... and every record of its trace
+#   tools/sim.sh --policy orderly --seed 42 --logs    ... and the members' logs (debug level)
 #   tools/sim.sh --policy key_orderly --seeds 5000 --seed 1000
 #   RMQ_SIM_PRESET=tsan tools/sim.sh --seeds 20    another build preset (default dev)
 set -euo pipefail
@@ -20,7 +21,8 @@ while [[ $# -gt 0 ]]; do
     --seed) seed="$2"; seed_given=1; shift 2 ;;
     --seeds) seeds="$2"; shift 2 ;;
     --trace) export RMQ_SIM_TRACE=1; shift ;;
-    *) echo "sim.sh: unknown argument $1 (--policy P --seed N --seeds COUNT --trace)" >&2; exit 2 ;;
+    --logs) export RMQ_SIM_LOGS=1; shift ;;
+    *) echo "sim.sh: unknown argument $1 (--policy P --seed N --seeds COUNT --trace --logs)" >&2; exit 2 ;;
     esac
 done
 if [[ -z "$seeds" ]]; then

@@ -21,8 +21,10 @@
 namespace {
 
 // The members log every fault they meet (as they should); a run of many seeds would drown in it.
+// RMQ_SIM_LOGS=1 (tools/sim.sh --logs) keeps them, at debug level, to follow one seed.
 struct QuietLogs {
-    rmq::LogLevel previous = rmq::set_log_level(rmq::LogLevel::Off);
+    rmq::LogLevel previous = rmq::set_log_level(std::getenv("RMQ_SIM_LOGS") != nullptr ? rmq::LogLevel::Debug
+                                                                                       : rmq::LogLevel::Off);
     QuietLogs() = default;
     QuietLogs(const QuietLogs&) = delete;
     QuietLogs& operator=(const QuietLogs&) = delete;
