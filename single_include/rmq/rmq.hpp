@@ -10220,6 +10220,8 @@ enum class FaultKind {
     MemberCrashed,      ///< a member vanished without unregistering
     MemberPaused,       ///< a member stopped running for a while
     BrokerRestarted,    ///< locks and memberships lost, offsets back to the last flush
+    MemberExpired,      ///< the broker dropped a member whose heartbeats stopped (a crash or a long pause,
+                        ///< channel expiry): the others rebalance, up to 2 minutes after the fault itself
 };
 
 [[nodiscard]] std::string_view to_string(FaultKind kind) noexcept;
@@ -10651,7 +10653,9 @@ public:
         ctx_->faults_on = true;
         w.at(o.fault_millis, [this] { ctx_->faults_on = false; });
         const std::int64_t end = o.fault_millis + o.settle_millis;
-        (void)w.run_until(end, [this, &o, &w] {
+        std::size_t registered = 0;
+        (void)w.run_until(end, [this, &o, &w, &registered] {
+            note_expired_members(registered);
             return w.now() >= o.fault_millis && handled_ok_.size() == static_cast<std::size_t>(o.messages);
         });
         finished_ = true;
@@ -10672,6 +10676,17 @@ private:
         std::string client_id;
         std::unique_ptr<SimConsumer<Order>> consumer;
     };
+
+    /// The broker dropping a member whose heartbeats stopped moves its queues to the others, long after the
+    /// crash or pause that caused it: recorded (after every step), so that this rebalance's re-deliveries
+    /// are explained. `registered`: the group's member count after the previous step.
+    void note_expired_members(std::size_t& registered) {
+        const std::size_t now = ctx_->world.broker()->group_members(ctx_->options.group).size();
+        if (now < registered) {
+            ctx_->record(FaultKind::MemberExpired, -1);
+        }
+        registered = now;
+    }
 
     std::vector<std::size_t> live_members() const {
         std::vector<std::size_t> live;
@@ -16691,6 +16706,8 @@ RMQ_DECL std::string_view to_string(FaultKind kind) noexcept {
         return "member-paused";
     case FaultKind::BrokerRestarted:
         return "broker-restarted";
+    case FaultKind::MemberExpired:
+        return "member-expired";
     }
     return "unknown";
 }
@@ -16718,7 +16735,7 @@ struct Fnv {
 
 inline bool membership_change(FaultKind k) noexcept {
     return k == FaultKind::MemberJoined || k == FaultKind::MemberCrashed || k == FaultKind::MemberPaused ||
-           k == FaultKind::BrokerRestarted;
+           k == FaultKind::BrokerRestarted || k == FaultKind::MemberExpired;
 }
 
 inline bool queue_fault(FaultKind k) noexcept {
@@ -16772,7 +16789,7 @@ RMQ_DECL std::uint64_t Trace::hash() const noexcept {
 RMQ_DECL std::size_t Trace::injected_faults() const noexcept {
     std::size_t n = 0;
     for (const auto& e : faults) {
-        if (e.kind != FaultKind::MemberJoined) {
+        if (e.kind != FaultKind::MemberJoined && e.kind != FaultKind::MemberExpired) {  // events, not faults
             ++n;
         }
     }

@@ -311,7 +311,9 @@ public:
         ctx_->faults_on = true;
         w.at(o.fault_millis, [this] { ctx_->faults_on = false; });
         const std::int64_t end = o.fault_millis + o.settle_millis;
-        (void)w.run_until(end, [this, &o, &w] {
+        std::size_t registered = 0;
+        (void)w.run_until(end, [this, &o, &w, &registered] {
+            note_expired_members(registered);
             return w.now() >= o.fault_millis && handled_ok_.size() == static_cast<std::size_t>(o.messages);
         });
         finished_ = true;
@@ -332,6 +334,17 @@ private:
         std::string client_id;
         std::unique_ptr<SimConsumer<Order>> consumer;
     };
+
+    /// The broker dropping a member whose heartbeats stopped moves its queues to the others, long after the
+    /// crash or pause that caused it: recorded (after every step), so that this rebalance's re-deliveries
+    /// are explained. `registered`: the group's member count after the previous step.
+    void note_expired_members(std::size_t& registered) {
+        const std::size_t now = ctx_->world.broker()->group_members(ctx_->options.group).size();
+        if (now < registered) {
+            ctx_->record(FaultKind::MemberExpired, -1);
+        }
+        registered = now;
+    }
 
     std::vector<std::size_t> live_members() const {
         std::vector<std::size_t> live;

@@ -48,6 +48,8 @@ enum class FaultKind {
     MemberCrashed,      ///< a member vanished without unregistering
     MemberPaused,       ///< a member stopped running for a while
     BrokerRestarted,    ///< locks and memberships lost, offsets back to the last flush
+    MemberExpired,      ///< the broker dropped a member whose heartbeats stopped (a crash or a long pause,
+                        ///< channel expiry): the others rebalance, up to 2 minutes after the fault itself
 };
 
 [[nodiscard]] std::string_view to_string(FaultKind kind) noexcept;

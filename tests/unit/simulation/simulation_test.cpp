@@ -96,6 +96,9 @@ rmq_chaos::Report chaos_report(const rmq::sim::Trace& t) {
         case FaultKind::MemberPaused:
             in.faults.push_back({us, rmq_chaos::FaultKind::Pause, member});
             break;
+        case FaultKind::MemberExpired:  // the broker's view of a crash or pause: a member left
+            in.faults.push_back({us, rmq_chaos::FaultKind::Term, "expired"});
+            break;
         case FaultKind::BrokerRestarted:
             in.faults.push_back({us, rmq_chaos::FaultKind::BrokerKill, "broker-a"});
             in.faults.push_back({us, rmq_chaos::FaultKind::BrokerStart, "broker-a"});

@@ -36,6 +36,8 @@ RMQ_DECL std::string_view to_string(FaultKind kind) noexcept {
         return "member-paused";
     case FaultKind::BrokerRestarted:
         return "broker-restarted";
+    case FaultKind::MemberExpired:
+        return "member-expired";
     }
     return "unknown";
 }
@@ -63,7 +65,7 @@ struct Fnv {
 
 inline bool membership_change(FaultKind k) noexcept {
     return k == FaultKind::MemberJoined || k == FaultKind::MemberCrashed || k == FaultKind::MemberPaused ||
-           k == FaultKind::BrokerRestarted;
+           k == FaultKind::BrokerRestarted || k == FaultKind::MemberExpired;
 }
 
 inline bool queue_fault(FaultKind k) noexcept {
@@ -117,7 +119,7 @@ RMQ_DECL std::uint64_t Trace::hash() const noexcept {
 RMQ_DECL std::size_t Trace::injected_faults() const noexcept {
     std::size_t n = 0;
     for (const auto& e : faults) {
-        if (e.kind != FaultKind::MemberJoined) {
+        if (e.kind != FaultKind::MemberJoined && e.kind != FaultKind::MemberExpired) {  // events, not faults
             ++n;
         }
     }
