@@ -185,6 +185,7 @@ struct OrderViolation {
         0;  // the key's previous handling (Interleaved) / highest first handling (OutOfOrder)
     std::string member;
     std::int64_t time_us = 0;
+    std::int64_t after_time_us = 0;  // when after_seq was handled (that handling)
 };
 
 struct Stall {
@@ -357,7 +358,7 @@ inline bool could_have_lost_queue(const std::string& member,
         sent_by_key[s.key].emplace(s.seq, s.time_us);
     }
     r.keys = static_cast<std::int64_t>(per_key.size());
-    const auto violation = [&](OrderFault f, const Handled& h, std::int64_t after) {
+    const auto violation = [&](OrderFault f, const Handled& h, std::int64_t after, std::int64_t after_time) {
         ++(f == OrderFault::OutOfOrder ? r.out_of_order : r.interleaved);
         if (r.violation_examples.size() < o.examples) {
             r.violation_examples.push_back(OrderViolation{.fault = f,
@@ -365,7 +366,8 @@ inline bool could_have_lost_queue(const std::string& member,
                                                           .seq = h.seq,
                                                           .after_seq = after,
                                                           .member = h.member,
-                                                          .time_us = h.time_us});
+                                                          .time_us = h.time_us,
+                                                          .after_time_us = after_time});
         }
     };
     for (const auto& [key, list] : per_key) {
@@ -378,6 +380,7 @@ inline bool could_have_lost_queue(const std::string& member,
         std::map<std::string, const Handled*> member_last;  // member -> its last handling of this key
         std::int64_t max_first = -1;
         std::int64_t last = -1;
+        std::int64_t last_time = 0;
         bool any = false;
         for (const Handled* h : list) {
             const bool first = first_time.try_emplace(h->seq, h->time_us).second;
@@ -387,7 +390,7 @@ inline bool could_have_lost_queue(const std::string& member,
             if (first) {
                 if (any && h->seq < max_first) {
                     // counted once: the key's position stays where it was, so its successor is no violation
-                    violation(OrderFault::OutOfOrder, *h, max_first);
+                    violation(OrderFault::OutOfOrder, *h, max_first, first_time[max_first]);
                     continue;
                 }
                 const auto it = seqs.find(h->seq);
@@ -402,13 +405,14 @@ inline bool could_have_lost_queue(const std::string& member,
                     (my_previous->seq == predecessor || my_previous->seq == last) &&
                     !detail::could_have_lost_queue(
                         h->member, my_previous->time_us, h->time_us, input.faults)) {
-                    violation(OrderFault::Interleaved, *h, last);
+                    violation(OrderFault::Interleaved, *h, last, last_time);
                 }
                 max_first = std::max(max_first, h->seq);
             } else if (h->seq <= last) {
                 ++r.rewinds;
             }
             last = h->seq;
+            last_time = h->time_us;
             any = true;
         }
         // stall: how long each message waited for its key's turn once it was sent and its predecessor handled
