@@ -10654,8 +10654,12 @@ public:
         w.at(o.fault_millis, [this] { ctx_->faults_on = false; });
         const std::int64_t end = o.fault_millis + o.settle_millis;
         std::size_t registered = 0;
-        (void)w.run_until(end, [this, &o, &w, &registered] {
-            note_expired_members(registered);
+        std::int64_t looked_at = -1;
+        (void)w.run_until(end, [this, &o, &w, &registered, &looked_at] {
+            if (w.now() != looked_at) {  // the broker expires members when the clock moves, not in between
+                looked_at = w.now();
+                note_expired_members(registered);
+            }
             return w.now() >= o.fault_millis && handled_ok_.size() == static_cast<std::size_t>(o.messages);
         });
         finished_ = true;
@@ -10678,8 +10682,8 @@ private:
     };
 
     /// The broker dropping a member whose heartbeats stopped moves its queues to the others, long after the
-    /// crash or pause that caused it: recorded (after every step), so that this rebalance's re-deliveries
-    /// are explained. `registered`: the group's member count after the previous step.
+    /// crash or pause that caused it: recorded (each time the clock moved), so that this rebalance's
+    /// re-deliveries are explained. `registered`: the group's member count when last looked at.
     void note_expired_members(std::size_t& registered) {
         const std::size_t now = ctx_->world.broker()->group_members(ctx_->options.group).size();
         if (now < registered) {

@@ -379,16 +379,14 @@ inline bool could_have_lost_queue(const std::string& member,
         std::map<std::int64_t, std::int64_t> first_time;    // seq -> first handling
         std::map<std::string, const Handled*> member_last;  // member -> its last handling of this key
         std::int64_t max_first = -1;
-        std::int64_t last = -1;
-        std::int64_t last_time = 0;
-        bool any = false;
+        const Handled* last = nullptr;  // the key's position: its last handling (an out-of-order one aside)
         for (const Handled* h : list) {
             const bool first = first_time.try_emplace(h->seq, h->time_us).second;
             const auto mine = member_last.find(h->member);
             const Handled* my_previous = mine == member_last.end() ? nullptr : mine->second;
             member_last[h->member] = h;
             if (first) {
-                if (any && h->seq < max_first) {
+                if (last != nullptr && h->seq < max_first) {
                     // counted once: the key's position stays where it was, so its successor is no violation
                     violation(OrderFault::OutOfOrder, *h, max_first, first_time[max_first]);
                     continue;
@@ -401,19 +399,17 @@ inline bool could_have_lost_queue(const std::string& member,
                 // and given it back (its own pause, a broker restart). A member that handled neither resumes
                 // after another holder's progress: a handover, even when a holder in between re-handled an
                 // older seq and stopped there.
-                if (any && predecessor != last && my_previous != nullptr &&
-                    (my_previous->seq == predecessor || my_previous->seq == last) &&
+                if (last != nullptr && predecessor != last->seq && my_previous != nullptr &&
+                    (my_previous->seq == predecessor || my_previous->seq == last->seq) &&
                     !detail::could_have_lost_queue(
                         h->member, my_previous->time_us, h->time_us, input.faults)) {
-                    violation(OrderFault::Interleaved, *h, last, last_time);
+                    violation(OrderFault::Interleaved, *h, last->seq, last->time_us);
                 }
                 max_first = std::max(max_first, h->seq);
-            } else if (h->seq <= last) {
+            } else if (h->seq <= last->seq) {  // a repeat: an earlier handling set `last`
                 ++r.rewinds;
             }
-            last = h->seq;
-            last_time = h->time_us;
-            any = true;
+            last = h;
         }
         // stall: how long each message waited for its key's turn once it was sent and its predecessor handled
         Stall worst{.key = key};
