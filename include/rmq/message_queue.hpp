@@ -3,6 +3,7 @@
 /// @file message_queue.hpp
 /// rmq::MessageQueue: one queue of a topic on one broker, ordered and printed exactly like Java's.
 
+#include <algorithm>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -40,8 +41,18 @@ inline std::uint32_t next_code_point(std::string_view s, std::size_t& i) noexcep
 /// Java's String.compareTo (UTF-16 code-unit order) for UTF-8 text. UTF-8 byte order is code-point order,
 /// which differs from UTF-16 order for supplementary characters against U+E000..U+FFFF, hence the decode.
 inline int java_string_compare(std::string_view a, std::string_view b) noexcept {
-    std::size_t i = 0;
-    std::size_t j = 0;
+    // Queues of one topic are compared on every offset-table update: skip the equal prefix bytewise, back to
+    // just after its last ASCII byte (a code-point boundary in both strings), and decode from there.
+    const std::size_t n = std::min(a.size(), b.size());
+    std::size_t start = static_cast<std::size_t>(std::mismatch(a.begin(), a.begin() + n, b.begin()).first - a.begin());
+    if (start == a.size() && start == b.size()) {
+        return 0;
+    }
+    while (start > 0 && static_cast<unsigned char>(a[start - 1]) >= 0x80) {
+        --start;
+    }
+    std::size_t i = start;
+    std::size_t j = start;
     while (i < a.size() && j < b.size()) {
         if (a[i] == b[j] && static_cast<unsigned char>(a[i]) < 0x80) {
             ++i;
