@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +13,7 @@
 #include <utility>
 
 #include <rmq/config.hpp>
+#include <rmq/properties.hpp>
 
 namespace rmq {
 
@@ -44,17 +44,17 @@ inline constexpr char property_separator = '\x02';
 }  // namespace property
 
 /// Java's MessageDecoder.messageProperties2String: `name\1value\2...` without the trailing `\2`.
-std::string encode_properties(const std::map<std::string, std::string>& props);
+std::string encode_properties(const Properties& props);
 
 /// Java's MessageDecoder.string2messageProperties: an entry is `name\1value` split at the first `\1`; entries
 /// without a separator, with an empty name or with an empty value are skipped; a later duplicate name wins.
-std::map<std::string, std::string> decode_properties(std::string_view text);
+Properties decode_properties(std::string_view text);
 
 /// A message as a producer builds it (Java's Message): topic, flag, properties and body.
 class Message {
 public:
-    /// Property map type; ordered so encoding is deterministic. Names are short, so lookups stay in SSO.
-    using Properties = std::map<std::string, std::string>;
+    /// The property map (rmq::Properties: ordered by name, flat).
+    using Properties = rmq::Properties;
 
     Message() = default;
 
@@ -134,14 +134,17 @@ public:
     }
 
     void set_property(std::string_view name, std::string_view value) {
-        properties_.insert_or_assign(std::string(name), std::string(value));
+        properties_.insert_or_assign(name, value);
     }
 
-    void clear_property(std::string_view name) { properties_.erase(std::string(name)); }
+    void clear_property(std::string_view name) { properties_.erase(name); }
 
     [[nodiscard]] const Properties& properties() const noexcept { return properties_; }
 
     void set_properties(Properties props) { properties_ = std::move(props); }
+
+    /// Room for `n` properties without a reallocation.
+    void reserve_properties(std::size_t n) { properties_.reserve(n); }
 
     /// Java's getTransactionId.
     [[nodiscard]] const std::string& transaction_id() const noexcept { return transaction_id_; }
@@ -151,22 +154,8 @@ public:
     friend bool operator==(const Message&, const Message&) = default;
 
 private:
-    // Properties is keyed by std::string and looks up by std::string only: a name longer than the string's
-    // inline buffer (CONSUME_START_TIME, MAX_RECONSUME_TIMES) would cost a heap allocation per look-up, so
-    // such names are found by a scan of the (small, sorted) map instead.
     [[nodiscard]] Properties::const_iterator find_property(std::string_view name) const noexcept {
-        if (name.size() <= std::string().capacity()) {  // fits the inline buffer: no allocation
-            return properties_.find(std::string(name));
-        }
-        for (auto it = properties_.begin(); it != properties_.end(); ++it) {
-            if (it->first == name) {
-                return it;
-            }
-            if (std::string_view(it->first) > name) {
-                break;
-            }
-        }
-        return properties_.end();
+        return properties_.find(name);
     }
 
     std::string topic_;

@@ -28,6 +28,7 @@
 #include <rmq/fwd.hpp>
 #include <rmq/log.hpp>
 #include <rmq/message.hpp>
+#include <rmq/properties.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/message_selector.hpp>
 #include <rmq/metrics.hpp>

@@ -7,7 +7,7 @@
 
 namespace rmq {
 
-RMQ_DECL std::string encode_properties(const std::map<std::string, std::string>& props) {
+RMQ_DECL std::string encode_properties(const Properties& props) {
     std::string out;
     for (const auto& [name, value] : props) {
         out.append(name);
@@ -21,21 +21,21 @@ RMQ_DECL std::string encode_properties(const std::map<std::string, std::string>&
     return out;
 }
 
-RMQ_DECL std::map<std::string, std::string> decode_properties(std::string_view text) {
-    std::map<std::string, std::string> out;
+RMQ_DECL Properties decode_properties(std::string_view text) {
+    Properties::container_type out;
     while (!text.empty()) {
         const std::size_t end = text.find(property::property_separator);
         const std::string_view entry = text.substr(0, end);
         if (const std::size_t sep = entry.find(property::name_value_separator);
             sep != std::string_view::npos && sep > 0 && sep + 1 < entry.size()) {
-            out.insert_or_assign(std::string(entry.substr(0, sep)), std::string(entry.substr(sep + 1)));
+            out.emplace_back(std::string(entry.substr(0, sep)), std::string(entry.substr(sep + 1)));
         }
         if (end == std::string_view::npos) {
             break;
         }
         text.remove_prefix(end + 1);
     }
-    return out;
+    return Properties::from_entries(std::move(out));
 }
 
 RMQ_DECL Message::Message(std::string topic, std::string_view tags, std::string_view keys, std::string body)

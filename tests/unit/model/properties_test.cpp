@@ -1,12 +1,17 @@
+#include <algorithm>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <golden.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <rmq/message.hpp>
+#include <rmq/properties.hpp>
 
 TEST_CASE("decode_properties equals MessageDecoder.string2messageProperties", "[model][properties]") {
     const auto golden = rmq_test::load_golden("message_codec.json");
@@ -76,4 +81,46 @@ TEST_CASE("property look-ups by long and short names find exactly the stored ent
     CHECK_FALSE(m.has_property("AAAA_BEFORE_EVERYTHING_LONG"));
     CHECK_FALSE(m.property("ZZZZZ_AFTER_EVERYTHING_LONG_NAME").has_value());
     CHECK(m.property_view("MIN_OFFSET").empty());
+}
+
+TEST_CASE("Properties iterate in std::map's order and answer as a const std::map does", "[model][properties]") {
+    // Byte order, as std::map<std::string, ...> orders: upper case before lower, UTF-8 after ASCII.
+    const std::map<std::string, std::string> as_map{
+        {"b", "2"}, {"A", "1"}, {"\xC3\xA9t\xC3\xA9", "3"}, {"UNIQ_KEY", "u"}, {"a", "0"}};
+    rmq::Properties props;
+    for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>(as_map.rbegin(), as_map.rend())) {
+        CHECK(props.insert_or_assign(name, value));
+    }
+    REQUIRE(props.size() == as_map.size());
+    CHECK(std::equal(props.begin(), props.end(), as_map.begin(), as_map.end(), [](const auto& p, const auto& m) {
+        return p.first == m.first && p.second == m.second;
+    }));
+    CHECK(props == as_map);  // a std::map converts
+    CHECK(props.at("UNIQ_KEY") == "u");
+    CHECK_THROWS_AS((void)props.at("NOPE"), std::out_of_range);
+    CHECK(props.count("a") == 1);
+    CHECK(props.count("c") == 0);
+    CHECK(props.contains("\xC3\xA9t\xC3\xA9"));
+    CHECK(props.find("B") == props.end());
+
+    CHECK_FALSE(props.insert_or_assign("a", "changed"));  // an existing name: replaced, not added
+    CHECK(props.at("a") == "changed");
+    CHECK_FALSE(props.emplace("a", "ignored"));  // emplace keeps the first
+    CHECK(props.at("a") == "changed");
+    CHECK(props.erase("a") == 1);
+    CHECK(props.erase("a") == 0);
+    CHECK(props.size() == as_map.size() - 1);
+    CHECK(props.erase(props.find("A"))->first == "UNIQ_KEY");
+}
+
+TEST_CASE("Properties: from_entries keeps the last duplicate, the list and range constructors the first",
+          "[model][properties]") {
+    const auto decoded = rmq::Properties::from_entries({{"K", "1"}, {"A", "x"}, {"K", "2"}, {"K", "3"}});
+    CHECK(decoded == rmq::Properties{{"A", "x"}, {"K", "3"}});
+    const rmq::Properties listed{{"K", "1"}, {"A", "x"}, {"K", "2"}};
+    CHECK(listed.at("K") == "1");
+    const std::vector<std::pair<std::string, std::string>> entries{{"K", "1"}, {"K", "2"}};
+    CHECK(rmq::Properties(entries.begin(), entries.end()).at("K") == "1");
+    // The wire decoding is Java's HashMap.put: a later duplicate name wins.
+    CHECK(rmq::decode_properties("K\x01" "1\x02" "A\x01x\x02K\x01" "2") == rmq::Properties{{"A", "x"}, {"K", "2"}});
 }

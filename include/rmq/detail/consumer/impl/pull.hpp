@@ -263,11 +263,18 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_found(const std::shared_
 }
 
 /// What Java's processPullResult sets on each message: the transaction id of a prepared message, the queue's
-/// broker name and queue id.
+/// broker name and queue id. Also room for the three properties the client adds (MIN_OFFSET, MAX_OFFSET,
+/// CONSUME_START_TIME), and the CONSUME_START_TIME entry itself, still empty (its name is too long for a
+/// string's inline buffer), made here on the loop that allocated the message and frees it: a consume thread
+/// that allocated them would have this thread free its memory, and glibc's malloc makes two threads that free
+/// each other's memory take each other's arena locks. The empty entry is never seen: the consume service
+/// fills it before the listener runs, and nothing reads it before (rmq::ProcessQueue::begin_consume).
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::prepare_found(const MessageQueue& mq,
                                                                    std::vector<MessageExt>& msgs) const {
     for (auto& msg : msgs) {
+        msg.reserve_properties(msg.properties().size() + 3);
+        msg.set_property(property::consume_start_timestamp, {});
         if (msg.property_view(property::transaction_prepared) == "true") {
             msg.set_transaction_id(std::string(msg.property_view(property::uniq_client_message_id_keyidx)));
         }

@@ -23,7 +23,7 @@ namespace rmq::detail::remoting_ops {
 
 namespace sending {
 
-using Properties = std::map<std::string, std::string>;
+using Properties = rmq::Properties;
 
 inline std::int32_t parse_int(const std::string& s) {
     try {
@@ -44,11 +44,11 @@ inline std::string producer_group_for(TransportParts& parts, const Message& msg)
 
 /// A retry topic's reconsume counts travel in the header, not as properties.
 inline void move_reconsume_times(remoting::SendMessageRequestHeader& h, Properties& props) {
-    if (auto it = props.find(std::string(property::reconsume_time)); it != props.end()) {
+    if (auto it = props.find(property::reconsume_time); it != props.end()) {
         h.reconsume_times = parse_int(it->second);
         props.erase(it);
     }
-    if (auto it = props.find(std::string(property::max_reconsume_times)); it != props.end()) {
+    if (auto it = props.find(property::max_reconsume_times); it != props.end()) {
         h.max_reconsume_times = parse_int(it->second);
         props.erase(it);
     }
@@ -65,7 +65,7 @@ body_and_sys_flag(const RemotingConfig& config, const Message& msg, const Proper
         sys_flag |= remoting::message_sys_flag::compressed |
                     remoting::message_sys_flag::compression_bits(remoting::CompressionType::Zlib);
     }
-    const auto prepared = props.find(std::string(property::transaction_prepared));
+    const auto prepared = props.find(property::transaction_prepared);
     if (prepared != props.end() && prepared->second == "true") {
         sys_flag |= remoting::message_sys_flag::transaction_prepared_type;
     }
@@ -131,8 +131,8 @@ inline std::string master_for(TransportParts& parts, const MessageQueue& mq) {
 
 RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
     auto props = msg.properties();
-    if (props.find(std::string(property::uniq_client_message_id_keyidx)) == props.end()) {
-        props[std::string(property::uniq_client_message_id_keyidx)] = parts.ids.next();
+    if (!props.contains(property::uniq_client_message_id_keyidx)) {
+        props.insert_or_assign(property::uniq_client_message_id_keyidx, parts.ids.next());
     }
     auto h = sending::send_header(parts, msg, mq, props);
     auto [body, sys_flag] = sending::body_and_sys_flag(parts.config, msg, props);
@@ -145,7 +145,7 @@ RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const Messag
     SendResult r;
     r.status = sending::send_status(resp, mq, addr);
     const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
-    r.msg_id = props[std::string(property::uniq_client_message_id_keyidx)];
+    r.msg_id = props.at(property::uniq_client_message_id_keyidx);
     r.offset_msg_id = rh.msg_id;
     r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
     r.queue_offset = rh.queue_offset;

@@ -1,0 +1,151 @@
+#pragma once
+
+/// @file properties.hpp
+/// rmq::Properties: a message's properties, name -> value, ordered by name and stored flat.
+
+#include <algorithm>
+#include <cstddef>
+#include <initializer_list>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rmq {
+
+/// A message's properties (Java's `Map<String, String>`), ordered by name so that the encoding is
+/// deterministic. Entries are kept in one sorted vector rather than one tree node each: a message is copied
+/// into every pull result and gains up to three properties on its way to the listener, and a handful of
+/// entries in one allocation is cheaper to copy, search and extend than a node per entry. Look-ups take a
+/// `std::string_view` and never allocate. Reads like a `const std::map<std::string, std::string>` (iteration in
+/// name order, find, contains, count, at, size, ==); a std::map converts to it.
+class Properties {
+public:
+    using value_type = std::pair<std::string, std::string>;
+    using container_type = std::vector<value_type>;
+    using const_iterator = container_type::const_iterator;
+    using iterator = const_iterator;
+    using size_type = std::size_t;
+
+    Properties() = default;
+
+    /// As std::map's: of duplicate names, the first is kept.
+    Properties(std::initializer_list<value_type> entries) {
+        for (const auto& e : entries) {
+            emplace(e.first, e.second);
+        }
+    }
+
+    /// As std::map's: of duplicate names, the first is kept.
+    template <class InputIt>
+    Properties(InputIt first, InputIt last) {
+        for (; first != last; ++first) {
+            emplace(first->first, first->second);
+        }
+    }
+
+    /// Properties were a std::map before they were flat; a map still converts.
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    Properties(const std::map<std::string, std::string>& entries)
+        : entries_(entries.begin(), entries.end()) {}
+
+    /// Takes entries in any order; of duplicate names the **last** wins (Java's decoding of a properties
+    /// string, where a later entry overwrites an earlier one in the HashMap).
+    [[nodiscard]] static Properties from_entries(container_type entries) {
+        std::stable_sort(entries.begin(), entries.end(), [](const value_type& a, const value_type& b) {
+            return std::string_view(a.first) < std::string_view(b.first);
+        });
+        Properties out;
+        out.entries_.reserve(entries.size());
+        for (auto& e : entries) {
+            if (!out.entries_.empty() && out.entries_.back().first == e.first) {
+                out.entries_.back().second = std::move(e.second);
+            } else {
+                out.entries_.push_back(std::move(e));
+            }
+        }
+        return out;
+    }
+
+    [[nodiscard]] const_iterator begin() const noexcept { return entries_.begin(); }
+    [[nodiscard]] const_iterator end() const noexcept { return entries_.end(); }
+    [[nodiscard]] const_iterator cbegin() const noexcept { return entries_.cbegin(); }
+    [[nodiscard]] const_iterator cend() const noexcept { return entries_.cend(); }
+    [[nodiscard]] size_type size() const noexcept { return entries_.size(); }
+    [[nodiscard]] bool empty() const noexcept { return entries_.empty(); }
+
+    [[nodiscard]] const_iterator find(std::string_view name) const noexcept {
+        const auto it = lower_bound(name);
+        return it != entries_.end() && it->first == name ? it : entries_.end();
+    }
+
+    [[nodiscard]] bool contains(std::string_view name) const noexcept { return find(name) != end(); }
+
+    [[nodiscard]] size_type count(std::string_view name) const noexcept { return contains(name) ? 1 : 0; }
+
+    /// The value of `name`; std::out_of_range when absent, as std::map::at.
+    [[nodiscard]] const std::string& at(std::string_view name) const {
+        if (const auto it = find(name); it != end()) {
+            return it->second;
+        }
+        throw std::out_of_range("rmq::Properties::at: no property named " + std::string(name));
+    }
+
+    /// Sets `name` to `value`; true when the name was new.
+    bool insert_or_assign(std::string_view name, std::string_view value) {
+        const auto it = lower_bound(name);
+        if (it != entries_.end() && it->first == name) {
+            it->second.assign(value);
+            return false;
+        }
+        entries_.emplace(it, std::string(name), std::string(value));
+        return true;
+    }
+
+    /// Adds `name` unless present (then nothing changes); true when it was added.
+    bool emplace(std::string_view name, std::string_view value) {
+        const auto it = lower_bound(name);
+        if (it != entries_.end() && it->first == name) {
+            return false;
+        }
+        entries_.emplace(it, std::string(name), std::string(value));
+        return true;
+    }
+
+    /// Removes `name`; the number removed (0 or 1).
+    size_type erase(std::string_view name) {
+        const auto it = lower_bound(name);
+        if (it == entries_.end() || it->first != name) {
+            return 0;
+        }
+        entries_.erase(it);
+        return 1;
+    }
+
+    /// Removes the entry at `pos`; the entry after it.
+    const_iterator erase(const_iterator pos) { return entries_.erase(pos); }
+
+    void clear() noexcept { entries_.clear(); }
+
+    /// Room for `n` entries without a reallocation.
+    void reserve(size_type n) { entries_.reserve(n); }
+
+    friend bool operator==(const Properties&, const Properties&) = default;
+
+private:
+    [[nodiscard]] container_type::iterator lower_bound(std::string_view name) noexcept {
+        return std::lower_bound(entries_.begin(), entries_.end(), name, [](const value_type& e, std::string_view n) {
+            return std::string_view(e.first) < n;
+        });
+    }
+
+    [[nodiscard]] const_iterator lower_bound(std::string_view name) const noexcept {
+        return const_cast<Properties*>(this)->lower_bound(name);
+    }
+
+    container_type entries_;
+};
+
+}  // namespace rmq
