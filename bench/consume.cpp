@@ -188,8 +188,17 @@ int run_limit(const Options& o) {
 
 // ---- consumers ------------------------------------------------------------------------------------------
 
-template <class ConsumerT, class Status>
-Phase drain_with(const Options& o, rmq::InProcessBroker& broker, std::int64_t target, Status ok) {
+/// RMQ_BENCH_EXIT_AT_END=1 (for `perf record`): the process ends right after its figures are printed, so a
+/// profile holds the measured window and not the consumer's shutdown or the prefilled broker's teardown.
+void exit_if_profiling(int status) {
+    if (std::getenv("RMQ_BENCH_EXIT_AT_END") != nullptr) {
+        std::fflush(stdout);
+        std::_Exit(status);
+    }
+}
+
+template <class ConsumerT, class Status, class Report>
+Phase drain_with(const Options& o, rmq::InProcessBroker& broker, std::int64_t target, Status ok, Report report) {
     std::atomic<std::int64_t> consumed{0};
     ConsumerT consumer{broker.connect(), consumer_config(o, "bench_group")};
     consumer.subscribe(bench_topic, "*");
@@ -201,6 +210,8 @@ Phase drain_with(const Options& o, rmq::InProcessBroker& broker, std::int64_t ta
     w.start();
     consumer.start();
     const Phase p = phase_of(w, w.wait(consumed, target, o.max_seconds));
+    report(p);
+    exit_if_profiling(p.complete ? 0 : 1);
     consumer.shutdown();
     return p;
 }
@@ -208,18 +219,15 @@ Phase drain_with(const Options& o, rmq::InProcessBroker& broker, std::int64_t ta
 int run_consumer(const Options& o) {
     rmq::InProcessBroker broker;
     const double prefill_s = create_and_prefill(broker, o);
-    Phase p;
-    std::string name;
-    if (o.mode == "orderly") {
-        p = drain_with<rmq::OrderlyConsumer<rmq::InProcessTransport>>(
-            o, broker, o.messages, rmq::ConsumeOrderlyStatus::Success);
-        name = "orderly";
-    } else {
-        p = drain_with<rmq::PushConsumer<rmq::InProcessTransport>>(
-            o, broker, o.messages, rmq::ConsumeConcurrentlyStatus::ConsumeSuccess);
-        name = o.mode == "backlog" ? "backlog" : fmt::format("concurrently_b{}", o.batch);
-    }
-    print_phase(o, name, p, prefill_s);
+    const std::string name = o.mode == "orderly" ? std::string("orderly")
+                             : o.mode == "backlog" ? std::string("backlog")
+                                                   : fmt::format("concurrently_b{}", o.batch);
+    const auto report = [&](const Phase& phase) { print_phase(o, name, phase, prefill_s); };
+    const Phase p = o.mode == "orderly"
+                        ? drain_with<rmq::OrderlyConsumer<rmq::InProcessTransport>>(
+                              o, broker, o.messages, rmq::ConsumeOrderlyStatus::Success, report)
+                        : drain_with<rmq::PushConsumer<rmq::InProcessTransport>>(
+                              o, broker, o.messages, rmq::ConsumeConcurrentlyStatus::ConsumeSuccess, report);
     // The backlog run measures memory: stopping at --max-seconds before the end is expected.
     return p.complete || o.mode == "backlog" ? 0 : 1;
 }
