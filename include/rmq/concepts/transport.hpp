@@ -42,9 +42,10 @@ concept HasPull = requires(T& t, const PullArgs& args, PullCallback cb) { t.pull
 
 /// Optional: `pull(PullArgs, PullCallback, PostToCaller post)`. A pull whose answer is at hand when it is
 /// made completes through `post`, on the caller's own loop, instead of on a transport thread: a consumer then
-/// pays no thread hand-over for a pull that finds messages at once (the embedded broker's common case).
-/// Answers that come later (long polling) still arrive on any thread. Consumers use it when the transport has
-/// it.
+/// pays no thread hand-over for a pull that finds messages at once (the embedded broker's common case). A
+/// transport may complete any answer through `post` (rmq::RemotingTransport does, and decodes the messages
+/// in the posted task, so they are allocated on the loop that frees them); answers it does not post arrive
+/// on any thread. Consumers use it when the transport has it.
 template <class T>
 concept HasPullPostingToCaller = requires(T& t, const PullArgs& args, PullCallback cb, PostToCaller post) {
     t.pull(args, std::move(cb), std::move(post));

@@ -257,12 +257,11 @@ struct Concurrently {
         }
 
         Host& host_;
-        // Memory is best freed by the thread that allocated it. When pulls complete on the loop thread (the
-        // embedded broker), the loop allocated the messages: freed on a consume thread, each of their blocks
-        // took the allocator lock of the loop's arena while the loop kept allocating the next pulls, the
-        // largest cause of context switches once the pull path had none. Messages a transport thread decoded
-        // (RocketMQ's protocol) are freed by the consume thread, as before: moving that work onto the loop
-        // only loaded the consumer's one pulling thread (measured: real-broker batch 1 lost ~20 %).
+        // Memory is best freed by the thread that allocated it. When pulls complete on the loop thread (both
+        // stock transports: the TCP one decodes its answers there), the loop allocated the messages: freed on
+        // a consume thread, each of their blocks took the allocator lock of the loop's arena while the loop
+        // kept allocating the next pulls, the largest cause of context switches once the pull path had none.
+        // A transport that completes pulls on its own threads leaves the freeing to the consume thread.
         const bool frees_on_loop_ = host_.pulls_complete_on_loop();
         std::mutex retired_mutex_;
         std::vector<std::shared_ptr<std::vector<MessageExt>>> retired_;  // guarded by retired_mutex_

@@ -83,7 +83,15 @@ public:
 
     /// PULL_MESSAGE (asynchronous; the callback runs on the io thread). Goes to the broker id the last answer
     /// suggested for the queue; the commit bit is cleared when that is a slave.
-    void pull(const PullArgs& args, PullCallback callback) { state_->pull(args, std::move(callback)); }
+    void pull(const PullArgs& args, PullCallback callback) { state_->pull(args, std::move(callback), {}); }
+
+    /// The same, with the answer decoded and the callback run through `post`, on the caller's own loop
+    /// (rmq::HasPullPostingToCaller): the messages are then allocated on the thread that will free them, not
+    /// on the io thread (glibc's malloc makes two threads that allocate and free each other's memory take
+    /// each other's arena locks: half of a consumer's futex calls before this), and the io thread only reads.
+    void pull(const PullArgs& args, PullCallback callback, PostToCaller post) {
+        state_->pull(args, std::move(callback), std::move(post));
+    }
 
     /// QUERY_CONSUMER_OFFSET on the master; nullopt on QUERY_NOT_FOUND.
     std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {

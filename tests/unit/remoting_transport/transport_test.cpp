@@ -9,10 +9,14 @@
 #endif
 
 #include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fake_server.hpp"
@@ -259,6 +263,61 @@ TEST_CASE("pull maps response codes, decodes records and follows the suggested b
     auto flow = pull(flags);
     REQUIRE_FALSE(flow.ok());
     CHECK(flow.code() == rmq::response_code::flow_control);
+}
+
+TEST_CASE("pull with a post function: the io thread only reads, the answer is decoded in the posted task",
+          "[remoting_transport]") {
+    STATIC_REQUIRE(rmq::HasPullPostingToCaller<rmq::RemotingTransport>);
+    rmq_test::FakeServer master;
+    rmq_test::FakeServer namesrv;
+    namesrv.set_handler([&](rmq_test::FakeSession& s, const Command& req) {
+        auto r = ok(req);
+        r.body = route_json(master.address(), master.address());
+        s.send(r);
+    });
+    master.set_handler([](rmq_test::FakeSession& s, const Command& req) {
+        auto r = rmq_test::FakeSession::response_to(req, 0);
+        r.fields().set("suggestWhichBrokerId", "0");
+        r.fields().set("nextBeginOffset", "1");
+        r.fields().set("minOffset", "0");
+        r.fields().set("maxOffset", "1");
+        r.body = record("TopicTest", 1, 0, "posted");
+        s.send(r);
+    });
+    rmq::RemotingTransport transport{config_for(namesrv)};
+    (void)transport.topic_route("TopicTest");
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::vector<std::function<void()>> posted;
+    std::optional<rmq::Outcome<rmq::PullResult>> answer;
+    std::thread::id answered_on;
+    rmq::PullArgs args;
+    args.consumer_group = "cg";
+    args.mq = rmq::MessageQueue{"TopicTest", "broker-a", 1};
+    transport.pull(
+        args,
+        [&](rmq::Outcome<rmq::PullResult> o) {
+            const std::lock_guard lock(mutex);
+            answer.emplace(std::move(o));
+            answered_on = std::this_thread::get_id();
+        },
+        [&](std::function<void()> task) {
+            const std::lock_guard lock(mutex);
+            posted.push_back(std::move(task));
+            cv.notify_all();
+        });
+    std::unique_lock lock(mutex);
+    REQUIRE(cv.wait_for(lock, std::chrono::seconds(20), [&] { return !posted.empty(); }));
+    CHECK_FALSE(answer.has_value());  // nothing decoded or answered on the io thread
+    auto task = std::move(posted.front());
+    lock.unlock();
+    task();
+    lock.lock();
+    REQUIRE(answer.has_value());
+    CHECK(answered_on == std::this_thread::get_id());
+    REQUIRE(answer->ok());
+    REQUIRE(answer->value().msg_found_list.size() == 1);
+    CHECK(answer->value().msg_found_list[0].body() == "posted");
 }
 
 TEST_CASE("send: SEND_MESSAGE_V2 with UNIQ_KEY, zlib above 4 KiB, SYSTEM_BUSY retried",

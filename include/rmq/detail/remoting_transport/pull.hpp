@@ -14,7 +14,9 @@ namespace rmq::detail::remoting_ops {
 
 /// Sends the pull to the broker id the last answer suggested for the queue (the commit bit is cleared when
 /// that is a slave); `callback` runs on the io thread.
-void pull(TransportParts& parts, const PullArgs& args, PullCallback callback);
+/// With `post`, the answer is decoded and the callback run in a task given to `post`; without, on the io
+/// thread.
+void pull(TransportParts& parts, const PullArgs& args, PullCallback callback, PostToCaller post);
 
 /// A PULL_MESSAGE answer as a PullResult (messages decoded, offset delta applied); other codes as the error
 /// outcome. Records the broker id the answer suggests.

@@ -59,7 +59,7 @@ public:
     /// HasRouteChangeHandler).
     void set_route_change_handler(const std::string& key, RouteChangeHandler handler);
 
-    void pull(const PullArgs& args, PullCallback callback);
+    void pull(const PullArgs& args, PullCallback callback, PostToCaller post);
     std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq);
     void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset);
     std::int64_t min_offset(const MessageQueue& mq);

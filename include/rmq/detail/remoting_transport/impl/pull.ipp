@@ -69,7 +69,7 @@ inline std::string what_of(const std::exception_ptr& error) {
 
 }  // namespace pulling
 
-RMQ_DECL void pull(TransportParts& parts, const PullArgs& args, PullCallback callback) {
+RMQ_DECL void pull(TransportParts& parts, const PullArgs& args, PullCallback callback, PostToCaller post) {
     const auto [addr, id] =
         parts.routes.pull_address(args.mq.broker_name, parts.routes.suggested_broker(args.mq));
     auto header = remoting::PullMessageRequestHeader::from(args);
@@ -89,13 +89,19 @@ RMQ_DECL void pull(TransportParts& parts, const PullArgs& args, PullCallback cal
         addr,
         remoting::make_request(remoting::request_code::pull_message, header),
         timeout,
-        [routes = &parts.routes, mq = args.mq, shared_cb](std::optional<remoting::Command> resp,
-                                                          const std::exception_ptr& error) {
+        [routes = &parts.routes, mq = args.mq, shared_cb, post = std::move(post)](
+            std::optional<remoting::Command> resp, const std::exception_ptr& error) {
             if (error) {
                 (*shared_cb)(Outcome<PullResult>(response_code::system_error, pulling::what_of(error)));
                 return;
             }
-            (*shared_cb)(to_pull_result(*routes, mq, *resp));
+            if (!post) {
+                (*shared_cb)(to_pull_result(*routes, mq, *resp));
+                return;
+            }
+            post([routes, mq, shared_cb, answer = std::make_shared<remoting::Command>(std::move(*resp))] {
+                (*shared_cb)(to_pull_result(*routes, mq, *answer));
+            });
         });
 }
 

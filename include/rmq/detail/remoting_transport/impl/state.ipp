@@ -95,8 +95,8 @@ RMQ_DECL void RemotingTransportState::route_changed(const std::string& topic) {
     }
 }
 
-RMQ_DECL void RemotingTransportState::pull(const PullArgs& args, PullCallback callback) {
-    remoting_ops::pull(parts_, args, std::move(callback));
+RMQ_DECL void RemotingTransportState::pull(const PullArgs& args, PullCallback callback, PostToCaller post) {
+    remoting_ops::pull(parts_, args, std::move(callback), std::move(post));
 }
 
 RMQ_DECL std::optional<std::int64_t> RemotingTransportState::query_consumer_offset(const std::string& group,
