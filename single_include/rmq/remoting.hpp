@@ -2316,7 +2316,7 @@ public:
     /// HasRouteChangeHandler).
     void set_route_change_handler(const std::string& key, RouteChangeHandler handler);
 
-    void pull(const PullArgs& args, PullCallback callback);
+    void pull(const PullArgs& args, PullCallback callback, PostToCaller post);
     std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq);
     void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset);
     std::int64_t min_offset(const MessageQueue& mq);
@@ -2451,7 +2451,15 @@ public:
 
     /// PULL_MESSAGE (asynchronous; the callback runs on the io thread). Goes to the broker id the last answer
     /// suggested for the queue; the commit bit is cleared when that is a slave.
-    void pull(const PullArgs& args, PullCallback callback) { state_->pull(args, std::move(callback)); }
+    void pull(const PullArgs& args, PullCallback callback) { state_->pull(args, std::move(callback), {}); }
+
+    /// The same, with the answer decoded and the callback run through `post`, on the caller's own loop
+    /// (rmq::HasPullPostingToCaller): the messages are then allocated on the thread that will free them, not
+    /// on the io thread (glibc's malloc makes two threads that allocate and free each other's memory take
+    /// each other's arena locks: half of a consumer's futex calls before this), and the io thread only reads.
+    void pull(const PullArgs& args, PullCallback callback, PostToCaller post) {
+        state_->pull(args, std::move(callback), std::move(post));
+    }
 
     /// QUERY_CONSUMER_OFFSET on the master; nullopt on QUERY_NOT_FOUND.
     std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {
@@ -7251,7 +7259,9 @@ namespace rmq::detail::remoting_ops {
 
 /// Sends the pull to the broker id the last answer suggested for the queue (the commit bit is cleared when
 /// that is a slave); `callback` runs on the io thread.
-void pull(TransportParts& parts, const PullArgs& args, PullCallback callback);
+/// With `post`, the answer is decoded and the callback run in a task given to `post`; without, on the io
+/// thread.
+void pull(TransportParts& parts, const PullArgs& args, PullCallback callback, PostToCaller post);
 
 /// A PULL_MESSAGE answer as a PullResult (messages decoded, offset delta applied); other codes as the error
 /// outcome. Records the broker id the answer suggests.
@@ -7327,7 +7337,7 @@ inline std::string what_of(const std::exception_ptr& error) {
 
 }  // namespace pulling
 
-RMQ_DECL void pull(TransportParts& parts, const PullArgs& args, PullCallback callback) {
+RMQ_DECL void pull(TransportParts& parts, const PullArgs& args, PullCallback callback, PostToCaller post) {
     const auto [addr, id] =
         parts.routes.pull_address(args.mq.broker_name, parts.routes.suggested_broker(args.mq));
     auto header = remoting::PullMessageRequestHeader::from(args);
@@ -7347,13 +7357,19 @@ RMQ_DECL void pull(TransportParts& parts, const PullArgs& args, PullCallback cal
         addr,
         remoting::make_request(remoting::request_code::pull_message, header),
         timeout,
-        [routes = &parts.routes, mq = args.mq, shared_cb](std::optional<remoting::Command> resp,
-                                                          const std::exception_ptr& error) {
+        [routes = &parts.routes, mq = args.mq, shared_cb, post = std::move(post)](
+            std::optional<remoting::Command> resp, const std::exception_ptr& error) {
             if (error) {
                 (*shared_cb)(Outcome<PullResult>(response_code::system_error, pulling::what_of(error)));
                 return;
             }
-            (*shared_cb)(to_pull_result(*routes, mq, *resp));
+            if (!post) {
+                (*shared_cb)(to_pull_result(*routes, mq, *resp));
+                return;
+            }
+            post([routes, mq, shared_cb, answer = std::make_shared<remoting::Command>(std::move(*resp))] {
+                (*shared_cb)(to_pull_result(*routes, mq, *answer));
+            });
         });
 }
 
@@ -7423,7 +7439,7 @@ namespace rmq::detail::remoting_ops {
 
 namespace sending {
 
-using Properties = std::map<std::string, std::string>;
+using Properties = rmq::Properties;
 
 inline std::int32_t parse_int(const std::string& s) {
     try {
@@ -7444,11 +7460,11 @@ inline std::string producer_group_for(TransportParts& parts, const Message& msg)
 
 /// A retry topic's reconsume counts travel in the header, not as properties.
 inline void move_reconsume_times(remoting::SendMessageRequestHeader& h, Properties& props) {
-    if (auto it = props.find(std::string(property::reconsume_time)); it != props.end()) {
+    if (auto it = props.find(property::reconsume_time); it != props.end()) {
         h.reconsume_times = parse_int(it->second);
         props.erase(it);
     }
-    if (auto it = props.find(std::string(property::max_reconsume_times)); it != props.end()) {
+    if (auto it = props.find(property::max_reconsume_times); it != props.end()) {
         h.max_reconsume_times = parse_int(it->second);
         props.erase(it);
     }
@@ -7465,7 +7481,7 @@ body_and_sys_flag(const RemotingConfig& config, const Message& msg, const Proper
         sys_flag |= remoting::message_sys_flag::compressed |
                     remoting::message_sys_flag::compression_bits(remoting::CompressionType::Zlib);
     }
-    const auto prepared = props.find(std::string(property::transaction_prepared));
+    const auto prepared = props.find(property::transaction_prepared);
     if (prepared != props.end() && prepared->second == "true") {
         sys_flag |= remoting::message_sys_flag::transaction_prepared_type;
     }
@@ -7531,8 +7547,8 @@ inline std::string master_for(TransportParts& parts, const MessageQueue& mq) {
 
 RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
     auto props = msg.properties();
-    if (props.find(std::string(property::uniq_client_message_id_keyidx)) == props.end()) {
-        props[std::string(property::uniq_client_message_id_keyidx)] = parts.ids.next();
+    if (!props.contains(property::uniq_client_message_id_keyidx)) {
+        props.insert_or_assign(property::uniq_client_message_id_keyidx, parts.ids.next());
     }
     auto h = sending::send_header(parts, msg, mq, props);
     auto [body, sys_flag] = sending::body_and_sys_flag(parts.config, msg, props);
@@ -7545,7 +7561,7 @@ RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const Messag
     SendResult r;
     r.status = sending::send_status(resp, mq, addr);
     const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
-    r.msg_id = props[std::string(property::uniq_client_message_id_keyidx)];
+    r.msg_id = props.at(property::uniq_client_message_id_keyidx);
     r.offset_msg_id = rh.msg_id;
     r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
     r.queue_offset = rh.queue_offset;
@@ -7648,8 +7664,8 @@ RMQ_DECL void RemotingTransportState::route_changed(const std::string& topic) {
     }
 }
 
-RMQ_DECL void RemotingTransportState::pull(const PullArgs& args, PullCallback callback) {
-    remoting_ops::pull(parts_, args, std::move(callback));
+RMQ_DECL void RemotingTransportState::pull(const PullArgs& args, PullCallback callback, PostToCaller post) {
+    remoting_ops::pull(parts_, args, std::move(callback), std::move(post));
 }
 
 RMQ_DECL std::optional<std::int64_t> RemotingTransportState::query_consumer_offset(const std::string& group,

@@ -42,7 +42,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -103,6 +102,159 @@
 #endif
 // ---- end rmq/config.hpp ----
 
+// ---- begin rmq/properties.hpp ----
+
+/// @file properties.hpp
+/// rmq::Properties: a message's properties, name -> value, ordered by name and stored flat.
+
+#include <algorithm>
+#include <cstddef>
+#include <initializer_list>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rmq {
+
+/// A message's properties (Java's `Map<String, String>`), ordered by name so that the encoding is
+/// deterministic. Entries are kept in one sorted vector rather than one tree node each: a message is copied
+/// into every pull result and gains up to three properties on its way to the listener, and a handful of
+/// entries in one allocation is cheaper to copy, search and extend than a node per entry. Look-ups take a
+/// `std::string_view` and never allocate. Reads like a `const std::map<std::string, std::string>` (iteration in
+/// name order, find, contains, count, at, size, ==); a std::map converts to it.
+class Properties {
+public:
+    using value_type = std::pair<std::string, std::string>;
+    using container_type = std::vector<value_type>;
+    using const_iterator = container_type::const_iterator;
+    using iterator = const_iterator;
+    using size_type = std::size_t;
+
+    Properties() = default;
+
+    /// As std::map's: of duplicate names, the first is kept.
+    Properties(std::initializer_list<value_type> entries) {
+        for (const auto& e : entries) {
+            emplace(e.first, e.second);
+        }
+    }
+
+    /// As std::map's: of duplicate names, the first is kept.
+    template <class InputIt>
+    Properties(InputIt first, InputIt last) {
+        for (; first != last; ++first) {
+            emplace(first->first, first->second);
+        }
+    }
+
+    /// Properties were a std::map before they were flat; a map still converts.
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    Properties(const std::map<std::string, std::string>& entries)
+        : entries_(entries.begin(), entries.end()) {}
+
+    /// Takes entries in any order; of duplicate names the **last** wins (Java's decoding of a properties
+    /// string, where a later entry overwrites an earlier one in the HashMap).
+    [[nodiscard]] static Properties from_entries(container_type entries) {
+        std::stable_sort(entries.begin(), entries.end(), [](const value_type& a, const value_type& b) {
+            return std::string_view(a.first) < std::string_view(b.first);
+        });
+        Properties out;
+        out.entries_.reserve(entries.size());
+        for (auto& e : entries) {
+            if (!out.entries_.empty() && out.entries_.back().first == e.first) {
+                out.entries_.back().second = std::move(e.second);
+            } else {
+                out.entries_.push_back(std::move(e));
+            }
+        }
+        return out;
+    }
+
+    [[nodiscard]] const_iterator begin() const noexcept { return entries_.begin(); }
+    [[nodiscard]] const_iterator end() const noexcept { return entries_.end(); }
+    [[nodiscard]] const_iterator cbegin() const noexcept { return entries_.cbegin(); }
+    [[nodiscard]] const_iterator cend() const noexcept { return entries_.cend(); }
+    [[nodiscard]] size_type size() const noexcept { return entries_.size(); }
+    [[nodiscard]] bool empty() const noexcept { return entries_.empty(); }
+
+    [[nodiscard]] const_iterator find(std::string_view name) const noexcept {
+        const auto it = lower_bound(name);
+        return it != entries_.end() && it->first == name ? it : entries_.end();
+    }
+
+    [[nodiscard]] bool contains(std::string_view name) const noexcept { return find(name) != end(); }
+
+    [[nodiscard]] size_type count(std::string_view name) const noexcept { return contains(name) ? 1 : 0; }
+
+    /// The value of `name`; std::out_of_range when absent, as std::map::at.
+    [[nodiscard]] const std::string& at(std::string_view name) const {
+        if (const auto it = find(name); it != end()) {
+            return it->second;
+        }
+        throw std::out_of_range("rmq::Properties::at: no property named " + std::string(name));
+    }
+
+    /// Sets `name` to `value`; true when the name was new.
+    bool insert_or_assign(std::string_view name, std::string_view value) {
+        const auto it = lower_bound(name);
+        if (it != entries_.end() && it->first == name) {
+            it->second.assign(value);
+            return false;
+        }
+        entries_.emplace(it, std::string(name), std::string(value));
+        return true;
+    }
+
+    /// Adds `name` unless present (then nothing changes); true when it was added.
+    bool emplace(std::string_view name, std::string_view value) {
+        const auto it = lower_bound(name);
+        if (it != entries_.end() && it->first == name) {
+            return false;
+        }
+        entries_.emplace(it, std::string(name), std::string(value));
+        return true;
+    }
+
+    /// Removes `name`; the number removed (0 or 1).
+    size_type erase(std::string_view name) {
+        const auto it = lower_bound(name);
+        if (it == entries_.end() || it->first != name) {
+            return 0;
+        }
+        entries_.erase(it);
+        return 1;
+    }
+
+    /// Removes the entry at `pos`; the entry after it.
+    const_iterator erase(const_iterator pos) { return entries_.erase(pos); }
+
+    void clear() noexcept { entries_.clear(); }
+
+    /// Room for `n` entries without a reallocation.
+    void reserve(size_type n) { entries_.reserve(n); }
+
+    friend bool operator==(const Properties&, const Properties&) = default;
+
+private:
+    [[nodiscard]] container_type::iterator lower_bound(std::string_view name) noexcept {
+        return std::lower_bound(entries_.begin(), entries_.end(), name, [](const value_type& e, std::string_view n) {
+            return std::string_view(e.first) < n;
+        });
+    }
+
+    [[nodiscard]] const_iterator lower_bound(std::string_view name) const noexcept {
+        return const_cast<Properties*>(this)->lower_bound(name);
+    }
+
+    container_type entries_;
+};
+
+}  // namespace rmq
+// ---- end rmq/properties.hpp ----
+
 namespace rmq {
 
 /// Property names of MessageConst that rmq reads or writes.
@@ -132,17 +284,17 @@ inline constexpr char property_separator = '\x02';
 }  // namespace property
 
 /// Java's MessageDecoder.messageProperties2String: `name\1value\2...` without the trailing `\2`.
-std::string encode_properties(const std::map<std::string, std::string>& props);
+std::string encode_properties(const Properties& props);
 
 /// Java's MessageDecoder.string2messageProperties: an entry is `name\1value` split at the first `\1`; entries
 /// without a separator, with an empty name or with an empty value are skipped; a later duplicate name wins.
-std::map<std::string, std::string> decode_properties(std::string_view text);
+Properties decode_properties(std::string_view text);
 
 /// A message as a producer builds it (Java's Message): topic, flag, properties and body.
 class Message {
 public:
-    /// Property map type; ordered so encoding is deterministic. Names are short, so lookups stay in SSO.
-    using Properties = std::map<std::string, std::string>;
+    /// The property map (rmq::Properties: ordered by name, flat).
+    using Properties = rmq::Properties;
 
     Message() = default;
 
@@ -222,14 +374,17 @@ public:
     }
 
     void set_property(std::string_view name, std::string_view value) {
-        properties_.insert_or_assign(std::string(name), std::string(value));
+        properties_.insert_or_assign(name, value);
     }
 
-    void clear_property(std::string_view name) { properties_.erase(std::string(name)); }
+    void clear_property(std::string_view name) { properties_.erase(name); }
 
     [[nodiscard]] const Properties& properties() const noexcept { return properties_; }
 
     void set_properties(Properties props) { properties_ = std::move(props); }
+
+    /// Room for `n` properties without a reallocation.
+    void reserve_properties(std::size_t n) { properties_.reserve(n); }
 
     /// Java's getTransactionId.
     [[nodiscard]] const std::string& transaction_id() const noexcept { return transaction_id_; }
@@ -239,22 +394,8 @@ public:
     friend bool operator==(const Message&, const Message&) = default;
 
 private:
-    // Properties is keyed by std::string and looks up by std::string only: a name longer than the string's
-    // inline buffer (CONSUME_START_TIME, MAX_RECONSUME_TIMES) would cost a heap allocation per look-up, so
-    // such names are found by a scan of the (small, sorted) map instead.
     [[nodiscard]] Properties::const_iterator find_property(std::string_view name) const noexcept {
-        if (name.size() <= std::string().capacity()) {  // fits the inline buffer: no allocation
-            return properties_.find(std::string(name));
-        }
-        for (auto it = properties_.begin(); it != properties_.end(); ++it) {
-            if (it->first == name) {
-                return it;
-            }
-            if (std::string_view(it->first) > name) {
-                break;
-            }
-        }
-        return properties_.end();
+        return properties_.find(name);
     }
 
     std::string topic_;
@@ -368,6 +509,7 @@ private:
 /// @file message_queue.hpp
 /// rmq::MessageQueue: one queue of a topic on one broker, ordered and printed exactly like Java's.
 
+#include <algorithm>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -405,8 +547,18 @@ inline std::uint32_t next_code_point(std::string_view s, std::size_t& i) noexcep
 /// Java's String.compareTo (UTF-16 code-unit order) for UTF-8 text. UTF-8 byte order is code-point order,
 /// which differs from UTF-16 order for supplementary characters against U+E000..U+FFFF, hence the decode.
 inline int java_string_compare(std::string_view a, std::string_view b) noexcept {
-    std::size_t i = 0;
-    std::size_t j = 0;
+    // Queues of one topic are compared on every offset-table update: skip the equal prefix bytewise, back to
+    // just after its last ASCII byte (a code-point boundary in both strings), and decode from there.
+    const std::size_t n = std::min(a.size(), b.size());
+    std::size_t start = static_cast<std::size_t>(std::mismatch(a.begin(), a.begin() + n, b.begin()).first - a.begin());
+    if (start == a.size() && start == b.size()) {
+        return 0;
+    }
+    while (start > 0 && static_cast<unsigned char>(a[start - 1]) >= 0x80) {
+        --start;
+    }
+    std::size_t i = start;
+    std::size_t j = start;
     while (i < a.size() && j < b.size()) {
         if (a[i] == b[j] && static_cast<unsigned char>(a[i]) < 0x80) {
             ++i;
@@ -3518,9 +3670,10 @@ concept HasPull = requires(T& t, const PullArgs& args, PullCallback cb) { t.pull
 
 /// Optional: `pull(PullArgs, PullCallback, PostToCaller post)`. A pull whose answer is at hand when it is
 /// made completes through `post`, on the caller's own loop, instead of on a transport thread: a consumer then
-/// pays no thread hand-over for a pull that finds messages at once (the embedded broker's common case).
-/// Answers that come later (long polling) still arrive on any thread. Consumers use it when the transport has
-/// it.
+/// pays no thread hand-over for a pull that finds messages at once (the embedded broker's common case). A
+/// transport may complete any answer through `post` (rmq::RemotingTransport does, and decodes the messages
+/// in the posted task, so they are allocated on the loop that frees them); answers it does not post arrive
+/// on any thread. Consumers use it when the transport has it.
 template <class T>
 concept HasPullPostingToCaller = requires(T& t, const PullArgs& args, PullCallback cb, PostToCaller post) {
     t.pull(args, std::move(cb), std::move(post));
@@ -4281,12 +4434,11 @@ struct Concurrently {
         }
 
         Host& host_;
-        // Memory is best freed by the thread that allocated it. When pulls complete on the loop thread (the
-        // embedded broker), the loop allocated the messages: freed on a consume thread, each of their blocks
-        // took the allocator lock of the loop's arena while the loop kept allocating the next pulls, the
-        // largest cause of context switches once the pull path had none. Messages a transport thread decoded
-        // (RocketMQ's protocol) are freed by the consume thread, as before: moving that work onto the loop
-        // only loaded the consumer's one pulling thread (measured: real-broker batch 1 lost ~20 %).
+        // Memory is best freed by the thread that allocated it. When pulls complete on the loop thread (both
+        // stock transports: the TCP one decodes its answers there), the loop allocated the messages: freed on
+        // a consume thread, each of their blocks took the allocator lock of the loop's arena while the loop
+        // kept allocating the next pulls, the largest cause of context switches once the pull path had none.
+        // A transport that completes pulls on its own threads leaves the freeing to the consume thread.
         const bool frees_on_loop_ = host_.pulls_complete_on_loop();
         std::mutex retired_mutex_;
         std::vector<std::shared_ptr<std::vector<MessageExt>>> retired_;  // guarded by retired_mutex_
@@ -8167,11 +8319,18 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_found(const std::shared_
 }
 
 /// What Java's processPullResult sets on each message: the transaction id of a prepared message, the queue's
-/// broker name and queue id.
+/// broker name and queue id. Also room for the three properties the client adds (MIN_OFFSET, MAX_OFFSET,
+/// CONSUME_START_TIME), and the CONSUME_START_TIME entry itself, still empty (its name is too long for a
+/// string's inline buffer), made here on the loop that allocated the message and frees it: a consume thread
+/// that allocated them would have this thread free its memory, and glibc's malloc makes two threads that free
+/// each other's memory take each other's arena locks. The empty entry is never seen: the consume service
+/// fills it before the listener runs, and nothing reads it before (rmq::ProcessQueue::begin_consume).
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::prepare_found(const MessageQueue& mq,
                                                                    std::vector<MessageExt>& msgs) const {
     for (auto& msg : msgs) {
+        msg.reserve_properties(msg.properties().size() + 3);
+        msg.set_property(property::consume_start_timestamp, {});
         if (msg.property_view(property::transaction_prepared) == "true") {
             msg.set_transaction_id(std::string(msg.property_view(property::uniq_client_message_id_keyidx)));
         }
@@ -10849,7 +11008,7 @@ private:
 
 namespace rmq {
 
-RMQ_DECL std::string encode_properties(const std::map<std::string, std::string>& props) {
+RMQ_DECL std::string encode_properties(const Properties& props) {
     std::string out;
     for (const auto& [name, value] : props) {
         out.append(name);
@@ -10863,21 +11022,21 @@ RMQ_DECL std::string encode_properties(const std::map<std::string, std::string>&
     return out;
 }
 
-RMQ_DECL std::map<std::string, std::string> decode_properties(std::string_view text) {
-    std::map<std::string, std::string> out;
+RMQ_DECL Properties decode_properties(std::string_view text) {
+    Properties::container_type out;
     while (!text.empty()) {
         const std::size_t end = text.find(property::property_separator);
         const std::string_view entry = text.substr(0, end);
         if (const std::size_t sep = entry.find(property::name_value_separator);
             sep != std::string_view::npos && sep > 0 && sep + 1 < entry.size()) {
-            out.insert_or_assign(std::string(entry.substr(0, sep)), std::string(entry.substr(sep + 1)));
+            out.emplace_back(std::string(entry.substr(0, sep)), std::string(entry.substr(sep + 1)));
         }
         if (end == std::string_view::npos) {
             break;
         }
         text.remove_prefix(end + 1);
     }
-    return out;
+    return Properties::from_entries(std::move(out));
 }
 
 RMQ_DECL Message::Message(std::string topic, std::string_view tags, std::string_view keys, std::string body)
