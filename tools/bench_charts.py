@@ -163,11 +163,12 @@ def main():
     bar_chart(d, out, "memory.png", "Memory (lower is better)", [(memory_groups(d), "peak resident memory (MB)")])
     bar_chart(d, out, "steady.png", "Real broker, steady state (after the first fifth of each run)",
               [(matching(d, r": steady-state throughput \(msg/s\)$"), "messages per second"),
-               (matching(d, r": steady-state CPU s per million msgs$"), "CPU s per million messages")], height=4.2)
+               (matching(d, r": steady-state CPU s per million msgs$"), "CPU s per million messages")],
+              log=False, height=4.2)
     bar_chart(d, out, "work.png", "Real broker, a listener that does work (64 threads)",
               [(matching(d, r"listener.*: throughput \(msg/s\)$", work_label), "messages per second"),
                (matching(d, r"listener.*: CPU s per million msgs$", work_label), "CPU s per million messages")],
-              height=4.2)
+              log=False, height=4.2)
 
 if __name__ == "__main__":
     main()
