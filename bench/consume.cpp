@@ -198,7 +198,8 @@ void exit_if_profiling(int status) {
 }
 
 template <class ConsumerT, class Status, class Report>
-Phase drain_with(const Options& o, rmq::InProcessBroker& broker, std::int64_t target, Status ok, Report report) {
+Phase drain_with(
+    const Options& o, rmq::InProcessBroker& broker, std::int64_t target, Status ok, Report report) {
     std::atomic<std::int64_t> consumed{0};
     ConsumerT consumer{broker.connect(), consumer_config(o, "bench_group")};
     consumer.subscribe(bench_topic, "*");
@@ -219,10 +220,12 @@ Phase drain_with(const Options& o, rmq::InProcessBroker& broker, std::int64_t ta
 int run_consumer(const Options& o) {
     rmq::InProcessBroker broker;
     const double prefill_s = create_and_prefill(broker, o);
-    const std::string name = o.mode == "orderly" ? std::string("orderly")
+    const std::string name = o.mode == "orderly"   ? std::string("orderly")
                              : o.mode == "backlog" ? std::string("backlog")
                                                    : fmt::format("concurrently_b{}", o.batch);
-    const auto report = [&](const Phase& phase) { print_phase(o, name, phase, prefill_s); };
+    const auto report = [&](const Phase& phase) {
+        print_phase(o, name, phase, prefill_s);
+    };
     const Phase p = o.mode == "orderly"
                         ? drain_with<rmq::OrderlyConsumer<rmq::InProcessTransport>>(
                               o, broker, o.messages, rmq::ConsumeOrderlyStatus::Success, report)

@@ -44,7 +44,8 @@ inline int java_string_compare(std::string_view a, std::string_view b) noexcept 
     // Queues of one topic are compared on every offset-table update: skip the equal prefix bytewise, back to
     // just after its last ASCII byte (a code-point boundary in both strings), and decode from there.
     const std::size_t n = std::min(a.size(), b.size());
-    std::size_t start = static_cast<std::size_t>(std::mismatch(a.begin(), a.begin() + n, b.begin()).first - a.begin());
+    std::size_t start =
+        static_cast<std::size_t>(std::mismatch(a.begin(), a.begin() + n, b.begin()).first - a.begin());
     if (start == a.size() && start == b.size()) {
         return 0;
     }

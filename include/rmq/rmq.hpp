@@ -28,7 +28,6 @@
 #include <rmq/fwd.hpp>
 #include <rmq/log.hpp>
 #include <rmq/message.hpp>
-#include <rmq/properties.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/message_selector.hpp>
 #include <rmq/metrics.hpp>
@@ -43,6 +42,7 @@
 #include <rmq/order/orderly_common.hpp>
 #include <rmq/process_queue.hpp>
 #include <rmq/producer.hpp>
+#include <rmq/properties.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/sim/simulation.hpp>
 #include <rmq/sim/trace.hpp>

@@ -123,8 +123,8 @@ namespace rmq {
 /// deterministic. Entries are kept in one sorted vector rather than one tree node each: a message is copied
 /// into every pull result and gains up to three properties on its way to the listener, and a handful of
 /// entries in one allocation is cheaper to copy, search and extend than a node per entry. Look-ups take a
-/// `std::string_view` and never allocate. Reads like a `const std::map<std::string, std::string>` (iteration in
-/// name order, find, contains, count, at, size, ==); a std::map converts to it.
+/// `std::string_view` and never allocate. Reads like a `const std::map<std::string, std::string>` (iteration
+/// in name order, find, contains, count, at, size, ==); a std::map converts to it.
 class Properties {
 public:
     using value_type = std::pair<std::string, std::string>;
@@ -174,10 +174,15 @@ public:
     }
 
     [[nodiscard]] const_iterator begin() const noexcept { return entries_.begin(); }
+
     [[nodiscard]] const_iterator end() const noexcept { return entries_.end(); }
+
     [[nodiscard]] const_iterator cbegin() const noexcept { return entries_.cbegin(); }
+
     [[nodiscard]] const_iterator cend() const noexcept { return entries_.cend(); }
+
     [[nodiscard]] size_type size() const noexcept { return entries_.size(); }
+
     [[nodiscard]] bool empty() const noexcept { return entries_.empty(); }
 
     [[nodiscard]] const_iterator find(std::string_view name) const noexcept {
@@ -240,9 +245,10 @@ public:
 
 private:
     [[nodiscard]] container_type::iterator lower_bound(std::string_view name) noexcept {
-        return std::lower_bound(entries_.begin(), entries_.end(), name, [](const value_type& e, std::string_view n) {
-            return std::string_view(e.first) < n;
-        });
+        return std::lower_bound(
+            entries_.begin(), entries_.end(), name, [](const value_type& e, std::string_view n) {
+                return std::string_view(e.first) < n;
+            });
     }
 
     [[nodiscard]] const_iterator lower_bound(std::string_view name) const noexcept {
@@ -550,7 +556,8 @@ inline int java_string_compare(std::string_view a, std::string_view b) noexcept 
     // Queues of one topic are compared on every offset-table update: skip the equal prefix bytewise, back to
     // just after its last ASCII byte (a code-point boundary in both strings), and decode from there.
     const std::size_t n = std::min(a.size(), b.size());
-    std::size_t start = static_cast<std::size_t>(std::mismatch(a.begin(), a.begin() + n, b.begin()).first - a.begin());
+    std::size_t start =
+        static_cast<std::size_t>(std::mismatch(a.begin(), a.begin() + n, b.begin()).first - a.begin());
     if (start == a.size() && start == b.size()) {
         return 0;
     }

@@ -76,7 +76,8 @@ TEST_CASE("MessageQueue compares strings by UTF-16 code units like Java", "[mode
     CHECK(rmq::MessageQueue{"a", "b", 0} < rmq::MessageQueue{"ab", "b", 0});
     CHECK(rmq::MessageQueue{"B", "b", 0} < rmq::MessageQueue{"a", "b", 0});
     // After an equal prefix that ends inside or after a multi-byte character, the same UTF-16 order holds.
-    CHECK(rmq::MessageQueue{"t\xC3\xA9\xF0\x9F\x98\x80", "b", 0} < rmq::MessageQueue{"t\xC3\xA9\xEF\xBD\xA1", "b", 0});
+    CHECK(rmq::MessageQueue{"t\xC3\xA9\xF0\x9F\x98\x80", "b", 0} <
+          rmq::MessageQueue{"t\xC3\xA9\xEF\xBD\xA1", "b", 0});
     CHECK(rmq::MessageQueue{"\xF0\x9F\x98\x80", "b", 0} < rmq::MessageQueue{"\xF0\x9F\x98\x81", "b", 0});
     CHECK(rmq::MessageQueue{"\xF0\x9F\x98\x80", "b", 0} < rmq::MessageQueue{"\xF0\x9F\x98\x80x", "b", 0});
     const bool equal_sorts_equal =

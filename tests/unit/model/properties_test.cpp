@@ -83,18 +83,21 @@ TEST_CASE("property look-ups by long and short names find exactly the stored ent
     CHECK(m.property_view("MIN_OFFSET").empty());
 }
 
-TEST_CASE("Properties iterate in std::map's order and answer as a const std::map does", "[model][properties]") {
+TEST_CASE("Properties iterate in std::map's order and answer as a const std::map does",
+          "[model][properties]") {
     // Byte order, as std::map<std::string, ...> orders: upper case before lower, UTF-8 after ASCII.
     const std::map<std::string, std::string> as_map{
         {"b", "2"}, {"A", "1"}, {"\xC3\xA9t\xC3\xA9", "3"}, {"UNIQ_KEY", "u"}, {"a", "0"}};
     rmq::Properties props;
-    for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>(as_map.rbegin(), as_map.rend())) {
+    for (const auto& [name, value] :
+         std::vector<std::pair<std::string, std::string>>(as_map.rbegin(), as_map.rend())) {
         CHECK(props.insert_or_assign(name, value));
     }
     REQUIRE(props.size() == as_map.size());
-    CHECK(std::equal(props.begin(), props.end(), as_map.begin(), as_map.end(), [](const auto& p, const auto& m) {
-        return p.first == m.first && p.second == m.second;
-    }));
+    CHECK(std::equal(
+        props.begin(), props.end(), as_map.begin(), as_map.end(), [](const auto& p, const auto& m) {
+            return p.first == m.first && p.second == m.second;
+        }));
     CHECK(props == as_map);  // a std::map converts
     CHECK(props.at("UNIQ_KEY") == "u");
     CHECK_THROWS_AS((void)props.at("NOPE"), std::out_of_range);
@@ -122,5 +125,8 @@ TEST_CASE("Properties: from_entries keeps the last duplicate, the list and range
     const std::vector<std::pair<std::string, std::string>> entries{{"K", "1"}, {"K", "2"}};
     CHECK(rmq::Properties(entries.begin(), entries.end()).at("K") == "1");
     // The wire decoding is Java's HashMap.put: a later duplicate name wins.
-    CHECK(rmq::decode_properties("K\x01" "1\x02" "A\x01x\x02K\x01" "2") == rmq::Properties{{"A", "x"}, {"K", "2"}});
+    CHECK(rmq::decode_properties("K\x01"
+                                 "1\x02"
+                                 "A\x01x\x02K\x01"
+                                 "2") == rmq::Properties{{"A", "x"}, {"K", "2"}});
 }
