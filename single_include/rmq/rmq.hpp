@@ -244,15 +244,21 @@ public:
     friend bool operator==(const Properties&, const Properties&) = default;
 
 private:
-    [[nodiscard]] container_type::iterator lower_bound(std::string_view name) noexcept {
+    // The first entry not before `name`, for the const and the mutable vector alike.
+    template <class Entries>
+    [[nodiscard]] static auto lower_bound_in(Entries& entries, std::string_view name) noexcept {
         return std::lower_bound(
-            entries_.begin(), entries_.end(), name, [](const value_type& e, std::string_view n) {
+            entries.begin(), entries.end(), name, [](const value_type& e, std::string_view n) {
                 return std::string_view(e.first) < n;
             });
     }
 
+    [[nodiscard]] container_type::iterator lower_bound(std::string_view name) noexcept {
+        return lower_bound_in(entries_, name);
+    }
+
     [[nodiscard]] const_iterator lower_bound(std::string_view name) const noexcept {
-        return const_cast<Properties*>(this)->lower_bound(name);
+        return lower_bound_in(entries_, name);
     }
 
     container_type entries_;
