@@ -109,8 +109,14 @@ bool pull_loops_ran(C& consumer, const std::string& topic, int rounds, std::chro
         return out;
     };
     for (int i = 0; i < rounds; ++i) {
-        const auto before = stamps();
-        if (before.empty()) {
+        // A queue can be assigned a moment before its cache shows in stats(): wait for it, do not fail.
+        std::vector<std::pair<std::string, std::int64_t>> before;
+        if (!eventually(
+                [&] {
+                    before = stamps();
+                    return !before.empty();
+                },
+                timeout)) {
             return false;
         }
         const bool ran = eventually(
