@@ -69,6 +69,19 @@ std::string record(const std::string& topic, int queue_id, std::int64_t offset, 
     return rmq::remoting::encode_message(m);
 }
 
+/// A PULL_MESSAGE answer with `code`, the suggested broker id, offsets 0..next and `body` (the records of
+/// FOUND).
+Command
+pull_answer(const Command& req, int code, std::int64_t suggest, std::int64_t next, std::string body = {}) {
+    auto r = rmq_test::FakeSession::response_to(req, code);
+    r.fields().set("suggestWhichBrokerId", std::to_string(suggest));
+    r.fields().set("nextBeginOffset", std::to_string(next));
+    r.fields().set("minOffset", "0");
+    r.fields().set("maxOffset", std::to_string(next));
+    r.body = std::move(body);
+    return r;
+}
+
 }  // namespace
 
 TEST_CASE("topic_route asks the NameServer once and builds read and write queues", "[remoting_transport]") {
@@ -201,16 +214,13 @@ TEST_CASE("pull maps response codes, decodes records and follows the suggested b
     });
     auto pull_handler = [](int code, std::int64_t suggest) {
         return [code, suggest](rmq_test::FakeSession& s, const Command& req) {
-            auto r = rmq_test::FakeSession::response_to(req, code);
-            r.fields().set("suggestWhichBrokerId", std::to_string(suggest));
-            r.fields().set("nextBeginOffset", "2");
-            r.fields().set("minOffset", "0");
-            r.fields().set("maxOffset", "2");
-            if (code == 0) {
-                r.body =
-                    record("TopicTest", 1, 0, "hello") + record("TopicTest", 1, 1, std::string(5000, 'z'));
-            }
-            s.send(r);
+            s.send(pull_answer(req,
+                               code,
+                               suggest,
+                               2,
+                               code == 0 ? record("TopicTest", 1, 0, "hello") +
+                                               record("TopicTest", 1, 1, std::string(5000, 'z'))
+                                         : std::string()));
         };
     };
     master.set_handler(pull_handler(0, 1));
@@ -276,13 +286,7 @@ TEST_CASE("pull with a post function: the io thread only reads, the answer is de
         s.send(r);
     });
     master.set_handler([](rmq_test::FakeSession& s, const Command& req) {
-        auto r = rmq_test::FakeSession::response_to(req, 0);
-        r.fields().set("suggestWhichBrokerId", "0");
-        r.fields().set("nextBeginOffset", "1");
-        r.fields().set("minOffset", "0");
-        r.fields().set("maxOffset", "1");
-        r.body = record("TopicTest", 1, 0, "posted");
-        s.send(r);
+        s.send(pull_answer(req, 0, 0, 1, record("TopicTest", 1, 0, "posted")));
     });
     rmq::RemotingTransport transport{config_for(namesrv)};
     (void)transport.topic_route("TopicTest");
