@@ -51,6 +51,11 @@ public:
     Properties(const std::map<std::string, std::string>& entries)
         : entries_(entries.begin(), entries.end()) {}
 
+    /// A std::map copy, for code written against the map: `std::map<std::string, std::string> m(props);`.
+    explicit operator std::map<std::string, std::string>() const {
+        return {entries_.begin(), entries_.end()};
+    }
+
     /// Takes entries in any order; of duplicate names the **last** wins (Java's decoding of a properties
     /// string, where a later entry overwrites an earlier one in the HashMap).
     [[nodiscard]] static Properties from_entries(container_type entries) {

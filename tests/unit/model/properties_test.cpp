@@ -98,7 +98,8 @@ TEST_CASE("Properties iterate in std::map's order and answer as a const std::map
         props.begin(), props.end(), as_map.begin(), as_map.end(), [](const auto& p, const auto& m) {
             return p.first == m.first && p.second == m.second;
         }));
-    CHECK(props == as_map);  // a std::map converts
+    CHECK(props == as_map);                                      // a std::map converts
+    CHECK(std::map<std::string, std::string>(props) == as_map);  // and back, explicitly
     CHECK(props.at("UNIQ_KEY") == "u");
     CHECK_THROWS_AS((void)props.at("NOPE"), std::out_of_range);
     CHECK(props.count("a") == 1);
