@@ -110,6 +110,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <initializer_list>
+#include <iterator>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -166,15 +167,21 @@ public:
         std::stable_sort(entries.begin(), entries.end(), [](const value_type& a, const value_type& b) {
             return std::string_view(a.first) < std::string_view(b.first);
         });
-        Properties out;
-        out.entries_.reserve(entries.size());
-        for (auto& e : entries) {
-            if (!out.entries_.empty() && out.entries_.back().first == e.first) {
-                out.entries_.back().second = std::move(e.second);
+        // Compacted in place, the last of equal names kept: the vector itself becomes the store.
+        auto kept = entries.begin();
+        for (auto it = entries.begin(); it != entries.end(); ++it) {
+            if (kept != entries.begin() && std::prev(kept)->first == it->first) {
+                std::prev(kept)->second = std::move(it->second);
             } else {
-                out.entries_.push_back(std::move(e));
+                if (kept != it) {
+                    *kept = std::move(*it);
+                }
+                ++kept;
             }
         }
+        entries.erase(kept, entries.end());
+        Properties out;
+        out.entries_ = std::move(entries);
         return out;
     }
 
@@ -209,24 +216,15 @@ public:
 
     /// Sets `name` to `value`; true when the name was new.
     bool insert_or_assign(std::string_view name, std::string_view value) {
-        const auto it = lower_bound(name);
-        if (it != entries_.end() && it->first == name) {
+        const auto [it, added] = place(name, value);
+        if (!added) {
             it->second.assign(value);
-            return false;
         }
-        entries_.emplace(it, std::string(name), std::string(value));
-        return true;
+        return added;
     }
 
     /// Adds `name` unless present (then nothing changes); true when it was added.
-    bool emplace(std::string_view name, std::string_view value) {
-        const auto it = lower_bound(name);
-        if (it != entries_.end() && it->first == name) {
-            return false;
-        }
-        entries_.emplace(it, std::string(name), std::string(value));
-        return true;
-    }
+    bool emplace(std::string_view name, std::string_view value) { return place(name, value).second; }
 
     /// Removes `name`; the number removed (0 or 1).
     size_type erase(std::string_view name) {
@@ -256,6 +254,15 @@ private:
             entries.begin(), entries.end(), name, [](const value_type& e, std::string_view n) {
                 return std::string_view(e.first) < n;
             });
+    }
+
+    // The entry of `name`, inserted with `value` when absent; whether it was inserted.
+    std::pair<container_type::iterator, bool> place(std::string_view name, std::string_view value) {
+        const auto it = lower_bound(name);
+        if (it != entries_.end() && it->first == name) {
+            return {it, false};
+        }
+        return {entries_.emplace(it, std::string(name), std::string(value)), true};
     }
 
     [[nodiscard]] container_type::iterator lower_bound(std::string_view name) noexcept {
@@ -8301,13 +8308,13 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_found(const std::shared_
     if (const auto sd = subscriptions_.find(st->mq.topic)) {
         std::erase_if(kept, [&sd](const MessageExt& msg) { return !sd->matches_tag(msg.tags()); });
     }
+    prepare_found(st->mq, kept);  // first: it makes room for the stamps below
     const PullOffsets bounds{result.min_offset, result.max_offset};
     // A service that takes the bounds stamps MIN_OFFSET / MAX_OFFSET itself, on its consume threads: this
     // loop is the consumer's one pulling thread and the first to saturate.
     if constexpr (!ServiceStampsPulls<Service>) {
         bounds.stamp(kept);
     }
-    prepare_found(st->mq, kept);
     stats_.record_pull_rt(st->mq.topic, clock_->steady_millis() - begin);
     if (!kept.empty()) {
         stats_.record_pulled(st->mq.topic, static_cast<std::int64_t>(kept.size()));

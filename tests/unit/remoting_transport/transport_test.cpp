@@ -52,6 +52,13 @@ Command ok(const Command& req) {
     return rmq_test::FakeSession::response_to(req, 0);
 }
 
+/// SUCCESS with `body` (a route, for the NameServer's answers).
+Command ok(const Command& req, std::string body) {
+    auto r = ok(req);
+    r.body = std::move(body);
+    return r;
+}
+
 std::string record(const std::string& topic, int queue_id, std::int64_t offset, const std::string& body) {
     rmq::MessageExt m;
     m.set_topic(topic);
@@ -119,11 +126,8 @@ TEST_CASE("topic_route asks the NameServer once and builds read and write queues
 
 TEST_CASE("the NameServer list is tried in turn", "[remoting_transport]") {
     rmq_test::FakeServer server;
-    server.set_handler([&](rmq_test::FakeSession& s, const Command& req) {
-        auto r = ok(req);
-        r.body = route_json(server.address());
-        s.send(r);
-    });
+    server.set_handler(
+        [&](rmq_test::FakeSession& s, const Command& req) { s.send(ok(req, route_json(server.address()))); });
     auto dead = std::make_unique<rmq_test::FakeServer>();
     const std::string dead_addr = dead->address();
     dead.reset();
@@ -208,9 +212,7 @@ TEST_CASE("pull maps response codes, decodes records and follows the suggested b
     rmq_test::FakeServer slave;
     rmq_test::FakeServer namesrv;
     namesrv.set_handler([&](rmq_test::FakeSession& s, const Command& req) {
-        auto r = ok(req);
-        r.body = route_json(master.address(), slave.address());
-        s.send(r);
+        s.send(ok(req, route_json(master.address(), slave.address())));
     });
     auto pull_handler = [](int code, std::int64_t suggest) {
         return [code, suggest](rmq_test::FakeSession& s, const Command& req) {
@@ -281,9 +283,7 @@ TEST_CASE("pull with a post function: the io thread only reads, the answer is de
     rmq_test::FakeServer master;
     rmq_test::FakeServer namesrv;
     namesrv.set_handler([&](rmq_test::FakeSession& s, const Command& req) {
-        auto r = ok(req);
-        r.body = route_json(master.address(), master.address());
-        s.send(r);
+        s.send(ok(req, route_json(master.address(), master.address())));
     });
     master.set_handler([](rmq_test::FakeSession& s, const Command& req) {
         s.send(pull_answer(req, 0, 0, 1, record("TopicTest", 1, 0, "posted")));
@@ -605,11 +605,8 @@ TEST_CASE("offsets, consumer list and send-back go to the master with the right 
 
 TEST_CASE("copies share one state and the transport is usable after a move", "[remoting_transport]") {
     rmq_test::FakeServer server;
-    server.set_handler([&](rmq_test::FakeSession& s, const Command& req) {
-        auto r = ok(req);
-        r.body = route_json(server.address());
-        s.send(r);
-    });
+    server.set_handler(
+        [&](rmq_test::FakeSession& s, const Command& req) { s.send(ok(req, route_json(server.address()))); });
     rmq::RemotingTransport a{config_for(server)};
     rmq::RemotingTransport b = a;
     (void)a.topic_route("T");

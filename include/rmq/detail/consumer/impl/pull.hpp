@@ -227,13 +227,13 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_found(const std::shared_
     if (const auto sd = subscriptions_.find(st->mq.topic)) {
         std::erase_if(kept, [&sd](const MessageExt& msg) { return !sd->matches_tag(msg.tags()); });
     }
+    prepare_found(st->mq, kept);  // first: it makes room for the stamps below
     const PullOffsets bounds{result.min_offset, result.max_offset};
     // A service that takes the bounds stamps MIN_OFFSET / MAX_OFFSET itself, on its consume threads: this
     // loop is the consumer's one pulling thread and the first to saturate.
     if constexpr (!ServiceStampsPulls<Service>) {
         bounds.stamp(kept);
     }
-    prepare_found(st->mq, kept);
     stats_.record_pull_rt(st->mq.topic, clock_->steady_millis() - begin);
     if (!kept.empty()) {
         stats_.record_pulled(st->mq.topic, static_cast<std::int64_t>(kept.size()));
