@@ -1,9 +1,10 @@
 // A custom order policy written on the public host facade only (docs/policies/order.md walks through it).
 //
-// FreshOnly consumes like rmq::Concurrently, except that a message carrying an EXPIRE_AT property (wall-clock
-// milliseconds) that has passed is skipped: committed without reaching the listener. Useful for feeds where a
-// stale update is worse than none (prices, positions). Failed messages are sent back to the broker; the
-// committed offset follows the ProcessQueue's min-offset rule, as for rmq::Concurrently.
+// FreshOnly consumes one message per listener call, except that a message carrying an EXPIRE_AT property
+// (wall-clock milliseconds) that has passed is skipped: committed without reaching the listener. Useful for
+// feeds where a stale update is worse than none (prices, positions). The host does the rest as for
+// rmq::Concurrently: failed messages go back to the broker (and return with their own topic), a call past
+// consume_timeout is swept, the committed offset follows the min-offset rule.
 
 #include <algorithm>
 #include <atomic>
@@ -15,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -38,8 +40,7 @@ struct FreshOnly {
 
     static constexpr bool is_success(Status status) noexcept { return status == Status::ConsumeSuccess; }
 
-    // What the consumer does for us: no broker locks, pulls pause on a wide offset span, 16 retries by
-    // default.
+    // No broker locks, pulls pause on a wide offset span, 16 retries by default.
     static constexpr bool requires_queue_lock = false;
     static constexpr bool span_flow_control = true;
     static constexpr bool unlimited_retries_by_default = false;
@@ -52,69 +53,26 @@ struct FreshOnly {
         explicit Service(Host& host)
             : host_(host) {}
 
-        void start() {}
-
-        void stop() {}
-
-        void after_drain() {}
-
-        // No broker lock to give back: a dropped queue is released at once.
-        bool release_queue(const rmq::MessageQueue&, rmq::ProcessQueue&) { return true; }
-
-        // Event loop: cache the messages (the committed offset is computed from the cache), then hand them to
-        // the consume pool in batches.
-        void on_pulled(const rmq::MessageQueue& mq,
-                       const std::shared_ptr<rmq::ProcessQueue>& pq,
-                       std::vector<rmq::MessageExt> msgs) {
-            (void)pq->put_messages(msgs);
-            const auto batch =
-                static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
-            for (std::size_t i = 0; i < msgs.size(); i += batch) {
-                std::vector<rmq::MessageExt> part(
-                    msgs.begin() + static_cast<std::ptrdiff_t>(i),
-                    msgs.begin() + static_cast<std::ptrdiff_t>(std::min(msgs.size(), i + batch)));
-                host_.submit([this, mq, pq, part = std::move(part)] { consume(mq, *pq, part); });
+        // Event loop: the messages are cached already; one listener call each, on the consume pool.
+        void on_messages(const rmq::ConsumeQueue& q, const rmq::MessageBatch& msgs) {
+            for (std::size_t i = 0; i < msgs.size(); ++i) {
+                host_.submit([this, q, one = msgs.slice(i, 1)]() mutable { consume(q, std::move(one)); });
             }
         }
 
     private:
-        // Consume thread.
-        void consume(const rmq::MessageQueue& mq,
-                     rmq::ProcessQueue& pq,
-                     const std::vector<rmq::MessageExt>& msgs) {
-            if (pq.dropped()) {
+        // Consume thread. The host prepares the message, runs hooks and listener, and on settle() sends a
+        // failure back to the broker and commits by the min-offset rule.
+        void consume(const rmq::ConsumeQueue& q, rmq::MessageBatch one) {
+            if (expired(one[0])) {
+                const std::int64_t offset = one[0].queue_offset();
+                host_.ack(q, std::span(&offset, 1));  // committed, never seen
                 return;
             }
-            std::vector<rmq::MessageExt> fresh;
-            for (const auto& msg : msgs) {
-                if (!expired(msg)) {
-                    fresh.push_back(msg);
-                }
-            }
-            bool ok = true;
-            if (!fresh.empty()) {
-                Context ctx(mq);
-                const auto call = *host_.call_listener(mq, fresh, ctx);  // hooks, timing, exceptions
-                ok = call.status == Status::ConsumeSuccess;
-                const auto n = static_cast<std::int64_t>(fresh.size());
-                host_.record_consume(mq.topic, call.rt_millis, ok ? n : 0, ok ? 0 : n);
-            }
-            if (!ok && host_.clustering()) {
-                for (const auto& msg : fresh) {
-                    if (!host_.send_back(msg, 0)) {
-                        host_.log("{} could not be sent back; it is redelivered after a restart",
-                                  msg.msg_id());
-                        return;  // left in the cache: the committed offset stays below it
-                    }
-                }
-            }
-            std::vector<std::int64_t> done;
-            for (const auto& msg : msgs) {
-                done.push_back(msg.queue_offset());
-            }
-            const std::int64_t offset = pq.remove_messages(done);
-            if (offset >= 0 && !pq.dropped()) {
-                host_.update_offset(mq, offset, true);
+            Context ctx(q.mq());
+            if (const auto call = host_.consume(q, one, ctx)) {
+                const bool ok = call->status == Status::ConsumeSuccess;
+                host_.settle(q, std::move(one), ok ? 1 : 0, ctx.delay_level_when_next_consume());
             }
         }
 
@@ -134,7 +92,10 @@ struct FreshOnly {
 static_assert(rmq::OrderPolicy<FreshOnly>);
 
 int main() {
-    rmq::InProcessBroker broker;
+    rmq::BrokerConfig broker_config;
+    broker_config.message_delay_level =
+        "1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s";  // quick retries
+    rmq::InProcessBroker broker(broker_config);
     broker.create_topic("Prices", 2);
     rmq::Producer<rmq::InProcessTransport> producer(broker.connect(),
                                                     rmq::ProducerConfig{.producer_group = "price_feed"});
@@ -148,44 +109,71 @@ int main() {
     }
     producer.shutdown();
 
-    std::atomic<int> consumed{0};
-    std::atomic<int> stale{0};
+    struct Seen {
+        std::string body;
+        std::string topic;
+        int reconsume_times = 0;
+    };
+
+    std::mutex mutex;
+    std::vector<Seen> seen;
     rmq::Consumer<FreshOnly, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport>
         consumer{broker.connect(),
                  rmq::ConsumerConfig{.consumer_group = "fresh_group",
                                      .consume_from_where = rmq::ConsumeFromWhere::FirstOffset}};
     consumer.subscribe("Prices", "*");
     consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
+        const std::lock_guard lock(mutex);
+        bool fail = false;
         for (const auto& msg : msgs) {
-            const auto body = msg.body();
-            stale += (body.back() - '0') % 2 == 0 ? 1 : 0;
-            ++consumed;
+            seen.push_back({msg.body(), msg.topic(), msg.reconsume_times()});
+            fail = fail || (msg.body() == "update 3" && msg.reconsume_times() == 0);  // fails once
         }
-        return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+        return fail ? rmq::ConsumeConcurrentlyStatus::ReconsumeLater
+                    : rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
     });
     consumer.start();
 
-    // Wait until both queues are committed up to their ends (10 messages in all, fresh or skipped).
+    // Wait until both queues are committed up to their ends (10 messages, fresh or skipped) and the failed
+    // update came back from the retry topic.
     const auto committed = [&] {
         std::int64_t sum = 0;
         for (const auto& q : consumer.stats().queues) {
-            sum += std::max<std::int64_t>(0, q.commit_offset);
+            if (q.mq.topic == "Prices") {
+                sum += std::max<std::int64_t>(0, q.commit_offset);
+            }
         }
         return sum;
     };
+    const auto calls = [&] {
+        const std::lock_guard lock(mutex);
+        return seen.size();
+    };
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (committed() < 10 && std::chrono::steady_clock::now() < deadline) {
+    while ((committed() < 10 || calls() < 6) && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     const std::int64_t offsets = committed();
     consumer.shutdown();
-    if (consumed != 5 || stale != 0 || offsets != 10) {
-        fmt::print("FAILED: {} consumed ({} stale), offsets committed up to {} of 10\n",
-                   consumed.load(),
-                   stale.load(),
-                   offsets);
+    const std::lock_guard lock(mutex);
+    int stale = 0;
+    const Seen* retried = nullptr;
+    for (const auto& s : seen) {
+        stale += (s.body.back() - '0') % 2 == 0 ? 1 : 0;
+        retried = s.reconsume_times == 1 ? &s : retried;
+    }
+    if (seen.size() != 6 || stale != 0 || offsets != 10 || retried == nullptr || retried->topic != "Prices") {
+        fmt::print(
+            "FAILED: {} listener calls ({} stale), offsets committed up to {} of 10, retried update {}\n",
+            seen.size(),
+            stale,
+            offsets,
+            retried != nullptr ? fmt::format("seen with topic {}", retried->topic) : "not seen");
         return 1;
     }
-    fmt::print("5 fresh updates consumed, 5 expired ones skipped; offsets committed up to 10\n");
+    fmt::print(
+        "5 fresh updates consumed (update 3 retried once, from topic {}), 5 expired ones skipped; offsets "
+        "committed up to 10\n",
+        retried->topic);
     return 0;
 }

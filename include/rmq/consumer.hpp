@@ -28,11 +28,13 @@
 #include <rmq/offset_store/local_file.hpp>
 #include <rmq/offset_store/remote.hpp>
 #include <rmq/order/concurrently.hpp>
+#include <rmq/order/key_orderly.hpp>
 #include <rmq/order/orderly.hpp>
 #include <rmq/stats.hpp>
 #include <rmq/transport/in_process.hpp>
 
 #include <rmq/detail/consumer/core.hpp>
+#include <rmq/detail/consumer/wrong_listener.hpp>
 #include <rmq/detail/util/log.hpp>
 
 namespace rmq {
@@ -74,16 +76,9 @@ class Consumer {
     static_assert(
         ServiceConstructibleFromHost<Service, OrderHost<Order>>,
         "rmq::Consumer: the order policy's Service cannot be constructed from Host& (rmq::OrderHost)");
-    static_assert(ServiceHasStart<Service>, "rmq::Consumer: the order policy's Service has no start()");
-    static_assert(
-        ServiceHasOnPulled<Service>,
-        "rmq::Consumer: the order policy's Service has no on_pulled(const rmq::MessageQueue&, const "
-        "std::shared_ptr<rmq::ProcessQueue>&, std::vector<rmq::MessageExt>)");
-    static_assert(ServiceHasReleaseQueue<Service>,
-                  "rmq::Consumer: the order policy's Service has no release_queue(const rmq::MessageQueue&, "
-                  "rmq::ProcessQueue&) -> bool");
-    static_assert(ServiceHasStopAndDrain<Service>,
-                  "rmq::Consumer: the order policy's Service lacks stop() or after_drain()");
+    static_assert(ServiceHasOnMessages<Service>,
+                  "rmq::Consumer: the order policy's Service has no on_messages(const rmq::ConsumeQueue&, "
+                  "rmq::MessageBatch) (rmq::ServiceHasOnMessages)");
     static_assert(AllocatePolicy<Allocate>,
                   "rmq::Consumer: the second parameter must model rmq::AllocatePolicy");
     static_assert(OffsetStorePolicy<OffsetStore>,
@@ -147,20 +142,21 @@ public:
     /// Java's unsubscribe(topic).
     void unsubscribe(std::string_view topic) { core_->unsubscribe(topic); }
 
-    /// Registers the listener (before start(), else rmq::IllegalState). For rmq::Concurrently:
-    /// `(std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) ->
-    /// rmq::ConsumeConcurrentlyStatus`; for rmq::Orderly:
+    /// Registers the listener (before start(), else rmq::IllegalState): the policy's `listener_signature`,
+    /// e.g. for rmq::Concurrently `(std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) ->
+    /// rmq::ConsumeConcurrentlyStatus`, for rmq::Orderly and rmq::KeyOrderly
     /// `(std::span<const rmq::MessageExt>, rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus`.
     /// Returning `std::optional<Status>` is allowed too: nullopt, like a thrown exception, is Java's "null"
     /// (retry).
     template <class F>
     void register_listener(F&& listener) {
-        static_assert(
-            ListenerFor<std::decay_t<F>, Order>,
-            "rmq::Consumer::register_listener: wrong listener for this order policy. rmq::Concurrently "
-            "expects (std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) -> "
-            "rmq::ConsumeConcurrentlyStatus; rmq::Orderly expects (std::span<const rmq::MessageExt>, "
-            "rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus");
+        // A wrong listener fails in detail::WrongListener<Order, "the policy's listener_signature">, whose
+        // instantiation the compiler prints with both.
+        if constexpr (!ListenerFor<std::decay_t<F>, Order>) {
+            (void)detail::WrongListener<Order,
+                                        detail::Text<Order::listener_signature.size()>(
+                                            Order::listener_signature)>{};
+        }
         if constexpr (ListenerFor<std::decay_t<F>, Order>) {
             core_->set_listener(wrap(std::forward<F>(listener)));
         }

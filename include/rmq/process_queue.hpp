@@ -28,6 +28,7 @@
 #include <rmq/config.hpp>
 #include <rmq/error.hpp>
 #include <rmq/message.hpp>
+#include <rmq/protocol.hpp>
 
 #include <rmq/detail/util/adaptive_shared_mutex.hpp>
 
@@ -93,6 +94,11 @@ public:
     bool put_messages_shared(const std::shared_ptr<std::vector<MessageExt>>& batch,
                              std::optional<std::int64_t> max_offset = std::nullopt);
 
+    /// put_messages_shared for messages whose MIN_OFFSET / MAX_OFFSET are not stamped yet: `unstamped` is
+    /// the pull's bounds (its max offset counts as above). The copies take_messages returns are stamped
+    /// with them; messages consumed in place are stamped by begin_consume's caller.
+    bool put_messages_shared(const std::shared_ptr<std::vector<MessageExt>>& batch, PullOffsets unstamped);
+
     /// Prepares messages for a listener call: runs `prepare(msgs)` (e.g. the retry-topic reset), stamps
     /// CONSUME_START_TIME (wall ms) on each of them, then records that time, under the cache's write lock,
     /// for the cached entry at the same offset, which clean_expired_msg reads. Messages shared with the cache
@@ -121,6 +127,23 @@ public:
         const std::unique_lock lock(tree_mutex_);
         return remove_locked(queue_offsets);
     }
+
+    /// A listener call of this queue begins: false (and nothing counted) when the queue was dropped, so a
+    /// call never starts after the consumer began releasing the queue (which waits for listener_calls() to
+    /// reach 0 with the queue already dropped). Pair every true with end_listener_call().
+    bool begin_listener_call() noexcept {
+        calls_.fetch_add(1);
+        if (dropped_.load()) {
+            calls_.fetch_sub(1);
+            return false;
+        }
+        return true;
+    }
+
+    void end_listener_call() noexcept { calls_.fetch_sub(1); }
+
+    /// Listener calls of this queue running now.
+    [[nodiscard]] int listener_calls() const noexcept { return calls_.load(); }
 
     /// Java's getMaxSpan: last minus first cached offset (orderly in-flight messages excluded), 0 when empty.
     [[nodiscard]] std::int64_t max_span() const {
@@ -346,6 +369,11 @@ private:
     // A failed expiry send-back must not go unnoticed: a warning through rmq's log handler.
     static void log_send_back_failure(const MessageExt& msg, const std::exception_ptr& error);
 
+    // Both put_messages_shared overloads.
+    bool put_locked(const std::shared_ptr<std::vector<MessageExt>>& batch,
+                    std::optional<std::int64_t> max_offset,
+                    std::optional<PullOffsets> unstamped);
+
     // Body of remove_messages; the caller holds the write lock.
     std::int64_t remove_locked(std::span<const std::int64_t> queue_offsets);
 
@@ -355,6 +383,7 @@ private:
         std::shared_ptr<std::vector<MessageExt>> batch;
         std::size_t index = 0;
         std::int64_t consume_start = -1;  // wall ms of the latest listener call on this offset, -1 before
+        std::optional<PullOffsets> unstamped;  // the pull's bounds when its messages are not stamped yet
 
         [[nodiscard]] MessageExt& msg() const noexcept { return (*batch)[index]; }
     };
@@ -371,6 +400,7 @@ private:
     std::atomic<std::int64_t> queue_offset_max_{0};
     std::atomic<std::int64_t> msg_acc_cnt_{0};
     std::atomic<std::int64_t> try_unlock_times_{0};
+    std::atomic<int> calls_{0};
     std::atomic<bool> consuming_{false};
     std::atomic<bool> dropped_{false};
     std::atomic<bool> locked_{false};

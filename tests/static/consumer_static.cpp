@@ -83,7 +83,7 @@ TEST_CASE("policy instances can be passed to the constructor", "[static][consume
 
 TEST_CASE("pulls complete on the consumer's loop with both stock transports", "[static][consumer]") {
     // The embedded broker posts ready answers to the caller, the TCP transport every answer, decoded in the
-    // posted task (so batches are allocated and freed on one loop, OrderHost::pulls_complete_on_loop).
+    // posted task (so the consumer frees pulled messages on the loop that allocated them).
     STATIC_REQUIRE(rmq::HasPullPostingToCaller<rmq::InProcessTransport>);
     STATIC_REQUIRE(rmq::HasPullPostingToCaller<rmq::RemotingTransport>);
 }
@@ -93,11 +93,17 @@ TEST_CASE("optional capabilities are named concepts", "[static][consumer]") {
     // transport relies on SUBSCRIPTION_NOT_EXIST answers.
     STATIC_REQUIRE(rmq::HasGroupMembers<rmq::InProcessTransport>);
     STATIC_REQUIRE_FALSE(rmq::HasGroupMembers<rmq::RemotingTransport>);
-    // Concurrently stamps MIN_OFFSET/MAX_OFFSET on its consume threads; Orderly gets stamped messages.
+    // A Service's optional hooks: Concurrently needs none; Orderly and KeyOrderly forget a removed queue's
+    // state; only KeyOrderly creates state when a queue is added.
     using ConcurrentService = rmq::Concurrently::Service<rmq::OrderHost<rmq::Concurrently>>;
     using OrderlyService = rmq::Orderly::Service<rmq::OrderHost<rmq::Orderly>>;
-    STATIC_REQUIRE(rmq::ServiceStampsPulls<ConcurrentService>);
-    STATIC_REQUIRE_FALSE(rmq::ServiceStampsPulls<OrderlyService>);
+    using KeyService = rmq::KeyOrderly::Service<rmq::OrderHost<rmq::KeyOrderly>>;
+    STATIC_REQUIRE_FALSE(rmq::ServiceHasStart<ConcurrentService>);
+    STATIC_REQUIRE_FALSE(rmq::ServiceObservesQueueRemoved<ConcurrentService>);
+    STATIC_REQUIRE(rmq::ServiceObservesQueueRemoved<OrderlyService>);
+    STATIC_REQUIRE_FALSE(rmq::ServiceObservesQueueAdded<OrderlyService>);
+    STATIC_REQUIRE(rmq::ServiceObservesQueueAdded<KeyService>);
+    STATIC_REQUIRE(rmq::ServiceObservesQueueRemoved<KeyService>);
     // No stock allocation strategy is sticky.
     STATIC_REQUIRE_FALSE(rmq::StickyAllocatePolicy<rmq::AllocateAveragely>);
     STATIC_REQUIRE_FALSE(rmq::StickyAllocatePolicy<rmq::AllocateConsistentHash>);
@@ -110,6 +116,10 @@ TEST_CASE("the stock services model OrderService on the public host facade", "[s
                                      OrderHost<rmq::Concurrently>>);
     STATIC_REQUIRE(
         rmq::OrderService<rmq::Orderly::Service<OrderHost<rmq::Orderly>>, OrderHost<rmq::Orderly>>);
+    STATIC_REQUIRE(rmq::OrderPolicy<rmq::KeyOrderly>);
+    // A policy sees a queue read-only and cannot make one: only the consumer hands them out.
+    STATIC_REQUIRE_FALSE(std::is_default_constructible_v<rmq::ConsumeQueue>);
+    STATIC_REQUIRE_FALSE(std::is_constructible_v<rmq::ConsumeQueue, rmq::MessageQueue>);
     // The facade is abstract: a Service cannot make one, only receive the consumer's.
     STATIC_REQUIRE(std::is_abstract_v<OrderHost<rmq::Concurrently>>);
     STATIC_REQUIRE_FALSE(std::is_copy_constructible_v<OrderHost<rmq::Orderly>>);

@@ -3,8 +3,9 @@
 /// @file concepts/order_policy.hpp
 /// The OrderPolicy concept: how a push consumer hands cached messages to its listener and turns the
 /// listener's answer into offsets, retries and queue locks (Java's ConsumeMessageService). rmq::Concurrently
-/// and rmq::Orderly model it; a policy's Service sees the consumer only through rmq::OrderHost
-/// (order/host.hpp), and docs/policies/order.md shows a complete custom policy.
+/// rmq::Orderly and rmq::KeyOrderly model it; a policy's Service sees the consumer only through
+/// rmq::OrderHost (order/host.hpp), which keeps the data path's invariants; docs/policies/order.md shows a
+/// complete custom policy.
 
 #include <concepts>
 #include <functional>
@@ -18,9 +19,9 @@
 
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
+#include <rmq/order/consume_queue.hpp>
 #include <rmq/order/host.hpp>
-#include <rmq/process_queue.hpp>
-#include <rmq/protocol.hpp>
+#include <rmq/order/message_batch.hpp>
 
 namespace rmq {
 
@@ -57,56 +58,53 @@ concept HasOrderTraits = requires {
 template <class P>
 concept HasService = requires { typename P::template Service<OrderHost<P>>; };
 
-/// The Service members the consumer calls, one concept each so that a diagnostic names what is missing.
 /// `S(Host&)`: constructed from the host facade.
 template <class S, class Host>
 concept ServiceConstructibleFromHost = std::constructible_from<S, Host&>;
 
-/// `s.start()`: at the end of Consumer::start(), on the caller's thread.
+/// `s.on_messages(q, batch)`: a pull found messages for `q`, already cached (tag-filtered); the Service
+/// turns them into listener calls. Also called with messages whose send-back failed (OrderHost::settle), 5 s
+/// later. On the event loop: hand the calls to the consume pool (OrderHost::submit), never run them here.
+template <class S>
+concept ServiceHasOnMessages =
+    requires(S& s, const ConsumeQueue& q, MessageBatch batch) { s.on_messages(q, std::move(batch)); };
+
+/// Optional: `s.start()` at the end of Consumer::start(), on the caller's thread.
 template <class S>
 concept ServiceHasStart = requires(S& s) { s.start(); };
 
-/// `s.on_pulled(mq, pq, std::vector<MessageExt>)`: a pull found messages (tag-filtered, MIN_OFFSET and
-/// MAX_OFFSET stamped); on the event loop.
+/// Optional: `s.stop()` when shutdown begins (before the listeners drain).
 template <class S>
-concept ServiceHasOnPulled = requires(
-    S& s, const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::vector<MessageExt> msgs) {
-    s.on_pulled(mq, pq, std::move(msgs));
-};
+concept ServiceHasStop = requires(S& s) { s.stop(); };
 
-/// `s.release_queue(mq, pq) -> bool`: rebalance drops the queue (its offset already persisted); false means
-/// "not yet, retry at the next rebalance"; on the event loop.
+/// Optional: `s.after_drain()` once the listeners finished (or the drain's deadline passed) and offsets were
+/// persisted; the last call a Service gets.
 template <class S>
-concept ServiceHasReleaseQueue = requires(S& s, const MessageQueue& mq, ProcessQueue& pq) {
-    { s.release_queue(mq, pq) } -> std::convertible_to<bool>;
-};
+concept ServiceHasAfterDrain = requires(S& s) { s.after_drain(); };
 
-/// `s.stop()`: shutdown begins; `s.after_drain()`: listeners finished and offsets were persisted.
+/// Optional: `s.on_queue_added(q)`: this member took `q` on, before its first pull (event loop).
 template <class S>
-concept ServiceHasStopAndDrain = requires(S& s) {
-    s.stop();
-    s.after_drain();
-};
+concept ServiceObservesQueueAdded = requires(S& s, const ConsumeQueue& q) { s.on_queue_added(q); };
 
-/// Optional: `s.on_pulled(mq, pq, msgs, PullOffsets)` instead of the three-argument form. The messages are
-/// not stamped yet; the service stamps `bounds` itself (e.g. on its consume threads, sparing the event loop).
+/// Optional: `s.on_queue_removed(q) -> bool`: `q` was dropped (rebalance, unsubscribe, an offset reset, an
+/// illegal offset), its offset persisted and, under a queue lock, no listener call of it runs; false defers
+/// the removal (asked again at the next rebalance), true lets it go (the broker lock is released after).
+/// Event loop.
 template <class S>
-concept ServiceStampsPulls = requires(S& s,
-                                      const MessageQueue& mq,
-                                      const std::shared_ptr<ProcessQueue>& pq,
-                                      std::vector<MessageExt> msgs,
-                                      PullOffsets bounds) { s.on_pulled(mq, pq, std::move(msgs), bounds); };
+concept ServiceObservesQueueRemoved = requires(S& s, const ConsumeQueue& q) {
+    { s.on_queue_removed(q) } -> std::convertible_to<bool>;
+};
 
 /// An order policy's Service as the consumer uses it, with Host = rmq::OrderHost<P>.
 template <class S, class Host>
-concept OrderService = ServiceConstructibleFromHost<S, Host> && ServiceHasStart<S> && ServiceHasOnPulled<S> &&
-                       ServiceHasReleaseQueue<S> && ServiceHasStopAndDrain<S>;
+concept OrderService = ServiceConstructibleFromHost<S, Host> && ServiceHasOnMessages<S>;
 
 /// An order policy: the listener vocabulary, the traits and `template <class Host> class Service` modelling
 /// rmq::OrderService with Host = rmq::OrderHost<P> (docs/policies/order.md shows a complete one).
 ///
-/// Valid: rmq::Concurrently, rmq::Orderly. Invalid: a type without `Listener` (the diagnostic names
-/// HasListenerVocabulary), a Service without `release_queue` (rmq::Consumer's diagnostic names it).
+/// Valid: rmq::Concurrently, rmq::Orderly, rmq::KeyOrderly. Invalid: a type without `Listener` (the
+/// diagnostic names HasListenerVocabulary), a Service without `on_messages` (rmq::Consumer's diagnostic
+/// names it).
 template <class P>
 concept OrderPolicy = HasListenerVocabulary<P> && HasOrderTraits<P> && HasService<P> &&
                       OrderService<typename P::template Service<OrderHost<P>>, OrderHost<P>>;

@@ -25,6 +25,17 @@ RMQ_DECL ProcessQueue::ProcessQueue(std::shared_ptr<Clock> clock)
 
 RMQ_DECL bool ProcessQueue::put_messages_shared(const std::shared_ptr<std::vector<MessageExt>>& batch,
                                                 std::optional<std::int64_t> max_offset) {
+    return put_locked(batch, max_offset, std::nullopt);
+}
+
+RMQ_DECL bool ProcessQueue::put_messages_shared(const std::shared_ptr<std::vector<MessageExt>>& batch,
+                                                PullOffsets unstamped) {
+    return put_locked(batch, unstamped.max_offset, unstamped);
+}
+
+RMQ_DECL bool ProcessQueue::put_locked(const std::shared_ptr<std::vector<MessageExt>>& batch,
+                                       std::optional<std::int64_t> max_offset,
+                                       std::optional<PullOffsets> unstamped) {
     if (!batch) {
         throw InvalidArgument("ProcessQueue::put_messages_shared: batch must not be null");
     }
@@ -42,7 +53,7 @@ RMQ_DECL bool ProcessQueue::put_messages_shared(const std::shared_ptr<std::vecto
     std::int64_t added_bytes = 0;
     for (std::size_t i = 0; i < msgs.size(); ++i) {
         const std::int64_t offset = msgs[i].queue_offset();
-        if (msg_tree_.try_emplace(offset, Entry{batch, i, start_of(msgs[i])}).second) {
+        if (msg_tree_.try_emplace(offset, Entry{batch, i, start_of(msgs[i]), unstamped}).second) {
             ++added;
             added_bytes += static_cast<std::int64_t>(msgs[i].body().size());
             queue_offset_max_.store(offset);
@@ -72,6 +83,9 @@ RMQ_DECL std::vector<MessageExt> ProcessQueue::take_messages(std::size_t batch_s
     while (out.size() < batch_size && !msg_tree_.empty()) {
         auto node = msg_tree_.extract(msg_tree_.begin());
         out.push_back(node.mapped().msg());
+        if (const auto& bounds = node.mapped().unstamped) {
+            bounds->stamp(std::span<MessageExt>(&out.back(), 1));
+        }
         consuming_tree_.insert(std::move(node));
     }
     if (out.empty()) {
@@ -122,7 +136,8 @@ RMQ_DECL void ProcessQueue::make_message_to_consume_again(std::span<const Messag
     for (const auto& msg : msgs) {
         consuming_tree_.erase(msg.queue_offset());
         msg_tree_.insert_or_assign(
-            msg.queue_offset(), Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0, start_of(msg)});
+            msg.queue_offset(),
+            Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0, start_of(msg), std::nullopt});
     }
 }
 

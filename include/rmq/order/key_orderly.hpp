@@ -88,8 +88,6 @@ struct KeyOrderlyBy {
     /// Bounds of a suspend pause (ms), as rmq::Orderly.
     static constexpr std::int64_t min_suspend_millis = 10;
     static constexpr std::int64_t max_suspend_millis = 30000;
-    /// How long rebalance waits for running listener calls before giving up on releasing a queue (ms).
-    static constexpr std::int64_t release_wait_millis = 1000;
 
     template <class Host>
     class Service;
@@ -113,37 +111,23 @@ public:
     explicit Service(Host& host)
         : host_(host) {}
 
-    /// Clustering: renew every owned queue's broker lock each lock_renewal_interval (first after 1 s).
-    void start() {
-        if (host_.clustering()) {
-            orderly::schedule_lock_all(
-                host_, stopped_, std::min<std::int64_t>(1000, host_.config().lock_renewal_interval));
-        }
-    }
-
-    /// A pull found messages (loop thread): cache them, append each to its key's FIFO, start consume tasks.
-    void
-    on_pulled(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::vector<MessageExt> msgs) {
-        if (pq->dropped()) {
+    /// Cached messages (event loop): each joins its key's FIFO; consume tasks start for ready keys.
+    void on_messages(const ConsumeQueue& q, const MessageBatch& batch) {
+        const auto qs = state_for(q);
+        if (!qs) {
             return;  // a late pull of a released queue: no state to keep for it
         }
-        const auto qs = state_for(mq, pq);
-        // A pull never goes back within one ProcessQueue's life; this guard keeps a key's FIFO ordered
-        // anyway.
-        std::erase_if(msgs, [&](const MessageExt& m) { return m.queue_offset() <= qs->max_offset_seen; });
-        if (msgs.empty()) {
-            return;
-        }
-        qs->max_offset_seen = msgs.back().queue_offset();
-        auto batch = std::make_shared<std::vector<MessageExt>>(std::move(msgs));
-        (void)pq->put_messages_shared(
-            batch);  // before the FIFOs: a finished call must find its offsets cached
         std::size_t spawn = 0;
         {
             const std::lock_guard lock(qs->mutex);
-            for (std::size_t i = 0; i < batch->size(); ++i) {
-                auto& [key, ks] = *qs->keys.try_emplace(std::string(extract_((*batch)[i]))).first;
-                ks.pending.push_back(Pending{batch, i, -1});
+            for (std::size_t i = 0; i < batch.size(); ++i) {
+                // A pull never goes back within one ownership; this guard keeps a key's FIFO ordered anyway.
+                if (batch[i].queue_offset() <= qs->max_offset_seen) {
+                    continue;
+                }
+                qs->max_offset_seen = batch[i].queue_offset();
+                auto& [key, ks] = *qs->keys.try_emplace(std::string(extract_(batch[i]))).first;
+                ks.pending.push_back(Pending{batch.slice(i, 1), -1});
                 if (ks.phase == Phase::Idle) {
                     make_ready(*qs, key, ks);
                 }
@@ -153,53 +137,31 @@ public:
         submit_workers(qs, spawn);
     }
 
-    /// Rebalance drops a queue (loop thread): wait up to 1 s until no listener call of it runs, then release
-    /// the broker lock. False (retried at the next rebalance) while a call still runs.
-    bool release_queue(const MessageQueue& mq, ProcessQueue& pq) {
-        const auto qs = find_state(mq, pq);
-        if (host_.clustering()) {
-            if (qs && !wait_calls_done(*qs)) {
-                return false;
-            }
-            host_.unlock_queues({mq});
-            pq.set_locked(false);
-        }
-        forget(mq, pq);
-        return true;
+    /// A queue taken on: its key state starts empty.
+    void on_queue_added(const ConsumeQueue& q) {
+        const std::lock_guard lock(states_mutex_);
+        states_.insert_or_assign(q.mq(), std::make_shared<QueueState>(q));
     }
 
-    void stop() { stopped_.store(true); }
-
-    /// Shutdown, after the listeners drained: release every broker lock (Java's unlockAll(false)).
-    void after_drain() {
-        if (host_.clustering()) {
-            host_.unlock_all();
-        }
+    /// A queue let go (no listener call of it runs: the host waited for them): forget its keys.
+    bool on_queue_removed(const ConsumeQueue& q) {
         const std::lock_guard lock(states_mutex_);
-        states_.clear();
+        if (const auto it = states_.find(q.mq()); it != states_.end() && it->second->q == q) {
+            states_.erase(it);
+        }
+        return true;
     }
 
 private:
     enum class Phase { Idle, Ready, Running, Suspended };
 
-    /// A message waiting for its key's turn: shared with the ProcessQueue's cache (never changed there), with
-    /// the reconsume times of a retry (-1: as pulled).
+    /// A message waiting for its key's turn: shared with the queue's cache (never changed there; a call
+    /// gets a copy), with the reconsume times of a retry (-1: as pulled).
     struct Pending {
-        std::shared_ptr<std::vector<MessageExt>> batch;
-        std::size_t index = 0;
+        MessageBatch msg;  // of one message
         int reconsume_times = -1;
 
-        [[nodiscard]] const MessageExt& msg() const noexcept { return (*batch)[index]; }
-
-        [[nodiscard]] std::int64_t offset() const noexcept { return msg().queue_offset(); }
-
-        [[nodiscard]] MessageExt copy() const {
-            MessageExt m = msg();
-            if (reconsume_times >= 0) {
-                m.set_reconsume_times(reconsume_times);
-            }
-            return m;
-        }
+        [[nodiscard]] std::int64_t offset() const noexcept { return msg[0].queue_offset(); }
     };
 
     struct KeyState {
@@ -210,21 +172,18 @@ private:
 
     using KeyEntry = std::pair<const std::string, KeyState>;
 
-    /// One owned queue, for the life of its ProcessQueue.
+    /// One owned queue, for one ownership.
     struct QueueState : std::enable_shared_from_this<QueueState> {
-        QueueState(MessageQueue q, std::shared_ptr<ProcessQueue> p)
-            : mq(std::move(q))
-            , pq(std::move(p)) {}
+        explicit QueueState(ConsumeQueue queue)
+            : q(std::move(queue)) {}
 
-        const MessageQueue mq;
-        const std::shared_ptr<ProcessQueue> pq;
-        std::int64_t max_offset_seen = -1;  // loop thread only
-        std::mutex mutex;                   // guards the members below
+        const ConsumeQueue q;
+        std::mutex mutex;  // guards the members below
+        std::int64_t max_offset_seen = -1;
         std::unordered_map<std::string, KeyState> keys;
         std::deque<KeyEntry*> ready;  // keys in Phase::Ready, round robin (map nodes are stable)
         std::size_t workers = 0;      // consume tasks submitted or running
         std::size_t running = 0;      // keys in Phase::Running
-        std::size_t calls = 0;        // listener calls running (release waits for none)
         bool relocking = false;
     };
 
@@ -234,45 +193,10 @@ private:
         std::vector<Pending> items;
     };
 
-    std::shared_ptr<QueueState> state_for(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
+    std::shared_ptr<QueueState> state_for(const ConsumeQueue& q) {
         const std::lock_guard lock(states_mutex_);
-        auto& slot = states_[mq];
-        if (!slot || slot->pq != pq) {  // a queue taken on again has a new ProcessQueue: start afresh
-            slot = std::make_shared<QueueState>(mq, pq);
-        }
-        return slot;
-    }
-
-    std::shared_ptr<QueueState> find_state(const MessageQueue& mq, const ProcessQueue& pq) {
-        const std::lock_guard lock(states_mutex_);
-        const auto it = states_.find(mq);
-        return it != states_.end() && it->second->pq.get() == &pq ? it->second : nullptr;
-    }
-
-    void forget(const MessageQueue& mq, const ProcessQueue& pq) {
-        const std::lock_guard lock(states_mutex_);
-        if (const auto it = states_.find(mq); it != states_.end() && it->second->pq.get() == &pq) {
-            states_.erase(it);
-        }
-    }
-
-    /// Polls rather than waiting on a condition variable with a timeout: g++ 12's TSan does not intercept
-    /// the clock-based waits (see rmq::Orderly::release_queue).
-    bool wait_calls_done(QueueState& qs) {
-        const auto deadline =
-            std::chrono::steady_clock::now() + std::chrono::milliseconds(release_wait_millis);
-        while (true) {
-            {
-                const std::lock_guard lock(qs.mutex);
-                if (qs.calls == 0) {
-                    return true;
-                }
-            }
-            if (std::chrono::steady_clock::now() >= deadline) {
-                return false;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        }
+        const auto it = states_.find(q.mq());
+        return it != states_.end() && it->second->q == q ? it->second : nullptr;
     }
 
     static void make_ready(QueueState& qs, const std::string& key, KeyState& ks) {
@@ -324,11 +248,10 @@ private:
     /// this task ends (its worker slot is given up, except for Yield, which hands it to a new task).
     Next take_next(QueueState& qs, Run& run, std::int64_t elapsed) {
         const std::lock_guard lock(qs.mutex);
-        const ProcessQueue& pq = *qs.pq;
         Next end = Next::Consume;
-        if (pq.dropped() || host_.stopping() || qs.ready.empty()) {
+        if (qs.q.dropped() || host_.stopping() || qs.ready.empty()) {
             end = Next::Stop;
-        } else if (host_.clustering() && (!pq.locked() || pq.is_lock_expired())) {
+        } else if (host_.clustering() && !qs.q.locked()) {
             end = qs.relocking ? Next::Stop : Next::Relock;
             qs.relocking = true;
         } else if (elapsed > max_time_consume_continuously) {
@@ -343,7 +266,6 @@ private:
         KeyState& ks = run.key->second;
         ks.phase = Phase::Running;
         ++qs.running;
-        ++qs.calls;
         const auto batch =
             static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
         run.items.clear();
@@ -357,8 +279,8 @@ private:
     /// The lock was lost (renewal failed): relock from the loop, then dispatch again; retried every 3 s.
     void relock_later(const std::shared_ptr<QueueState>& qs, std::int64_t delay) {
         host_.schedule(delay, [this, qs] {
-            const bool gone = stopped_.load() || qs->pq->dropped();
-            const bool locked = !gone && host_.lock_queue(qs->mq);
+            const bool gone = host_.stopping() || qs->q.dropped();
+            const bool locked = !gone && host_.lock_queue(qs->q);
             if (!gone && !locked) {
                 relock_later(qs, 3000);
                 return;
@@ -378,13 +300,15 @@ private:
         std::vector<MessageExt> msgs;
         msgs.reserve(run.items.size());
         for (const auto& item : run.items) {
-            msgs.push_back(item.copy());
+            msgs.push_back(item.msg.copy(0));
+            if (item.reconsume_times >= 0) {
+                msgs.back().set_reconsume_times(item.reconsume_times);
+            }
         }
-        host_.reset_retry_topic(std::span<MessageExt>(msgs));
-        Context ctx(qs->mq);
-        const auto call = host_.call_listener(qs->mq, msgs, ctx);
-        host_.record_consume_rt(qs->mq.topic, call->rt_millis);
-        process_result(*qs, run, msgs, ctx, call->status);
+        Context ctx(qs->q.mq());
+        const auto call = host_.consume(qs->q, std::span<MessageExt>(msgs), ctx);
+        // Dropped meanwhile: nothing more for this key; the new owner starts from the committed offset.
+        process_result(*qs, run, msgs, ctx, call ? call->status : Status::SuspendCurrentQueueAMoment, !call);
     }
 
     /// What a result does to the key (Orderly's processConsumeResult scoped to the key).
@@ -402,7 +326,7 @@ private:
         const std::int64_t pause = orderly::suspend_millis(
             host_, ctx.suspend_current_queue_time_millis(), min_suspend_millis, max_suspend_millis);
         const auto failed = [&] {
-            host_.record_consume_failed(qs.mq.topic, n);
+            host_.record_outcome(qs.q.mq().topic, 0, n);
             return orderly::check_reconsume_times(host_, msgs);
         };
         Outcome out;
@@ -415,13 +339,13 @@ private:
                     host_.log(
                         "group [{}]: {} returns Commit/Rollback with auto-commit on; treated as Success",
                         host_.group(),
-                        qs.mq);
+                        qs.q.mq());
                 }
-                host_.record_consume_ok(qs.mq.topic, n);
+                host_.record_outcome(qs.q.mq().topic, n, 0);
                 out.commit = true;
             }
         } else if (status == Status::Success) {
-            host_.record_consume_ok(qs.mq.topic, n);
+            host_.record_outcome(qs.q.mq().topic, n, 0);
             out.keep_taken = true;
         } else if (status == Status::Commit) {
             out.commit = true;
@@ -436,9 +360,13 @@ private:
     }
 
     /// Applies the outcome under qs.mutex, then commits outside it and re-files the key.
-    void process_result(
-        QueueState& qs, Run& run, std::vector<MessageExt>& msgs, const Context& ctx, Status status) {
-        const Outcome out = outcome_of(qs, msgs, ctx, status);
+    void process_result(QueueState& qs,
+                        Run& run,
+                        std::vector<MessageExt>& msgs,
+                        const Context& ctx,
+                        Status status,
+                        bool skipped) {
+        const Outcome out = skipped ? Outcome{.put_back = true} : outcome_of(qs, msgs, ctx, status);
         std::string key = run.key->first;  // run.key is cleared by refile
         std::vector<std::int64_t> done;
         {
@@ -472,21 +400,12 @@ private:
         }
     }
 
-    void commit(QueueState& qs, std::span<const std::int64_t> offsets) {
-        if (offsets.empty()) {
-            return;
-        }
-        const std::int64_t offset = qs.pq->remove_messages(offsets);
-        if (offset >= 0 && !qs.pq->dropped()) {
-            host_.update_offset(qs.mq, offset, true);
-        }
-    }
+    void commit(QueueState& qs, std::span<const std::int64_t> offsets) { host_.ack(qs.q, offsets); }
 
     /// The call is over: the key is ready again, suspended (true: the caller schedules its wake-up), or idle
     /// (forgotten when nothing of it is left).
     bool refile(QueueState& qs, Run& run, std::int64_t suspend) {
         const std::lock_guard lock(qs.mutex);
-        --qs.calls;
         --qs.running;
         KeyEntry& entry = *run.key;
         KeyState& ks = entry.second;
@@ -529,7 +448,6 @@ private:
 
     Host& host_;
     [[no_unique_address]] Extractor extract_{};
-    std::atomic<bool> stopped_{false};
     std::mutex states_mutex_;
     std::map<MessageQueue, std::shared_ptr<QueueState>> states_;
 };

@@ -2,7 +2,8 @@
 
 /// @file order/orderly.hpp
 /// rmq::Orderly: Java's ConsumeMessageOrderlyService (docs/policies/order.md). One consume task per queue at
-/// a time, batches in queue order, broker locks in clustering, local retries with a DLQ bound.
+/// a time, batches in queue order, local retries with a DLQ bound; the host takes, renews and releases the
+/// broker locks (clustering).
 
 #include <algorithm>
 #include <atomic>
@@ -53,9 +54,6 @@ struct Orderly {
     /// Bounds of a suspend pause (ms).
     static constexpr std::int64_t min_suspend_millis = 10;
     static constexpr std::int64_t max_suspend_millis = 30000;
-    /// How long rebalance waits for a running listener before giving up on releasing a queue (4.9.8: 1000
-    /// ms).
-    static constexpr std::int64_t release_wait_millis = 1000;
 
     /// The dispatcher the Consumer instantiates; Host is rmq::OrderHost<Orderly> (order/host.hpp).
     template <class Host>
@@ -64,68 +62,36 @@ struct Orderly {
         explicit Service(Host& host)
             : host_(host) {}
 
-        /// Clustering: renew every owned queue's broker lock each lock_renewal_interval (first after 1 s).
-        void start() {
-            if (host_.clustering()) {
-                orderly::schedule_lock_all(
-                    host_, stopped_, std::min<std::int64_t>(1000, host_.config().lock_renewal_interval));
+        /// Cached messages (event loop): a consume task starts on the queue's idle → busy transition.
+        void on_messages(const ConsumeQueue& q, const MessageBatch& msgs) {
+            if (msgs.dispatch_to_consume()) {
+                submit_request(q);
             }
         }
 
-        /// A pull found messages (loop thread): cache them; start a consume task on the idle → busy
-        /// transition.
-        void on_pulled(const MessageQueue& mq,
-                       const std::shared_ptr<ProcessQueue>& pq,
-                       std::vector<MessageExt> msgs) {
-            if (pq->put_messages(std::move(msgs))) {
-                submit_request(mq, pq);
-            }
-        }
-
-        /// removeUnnecessaryMessageQueue's orderly part (loop thread): wait up to 1 s for a running listener,
-        /// then release the broker lock. False (retried at the next rebalance) while a listener holds the
-        /// queue.
-        bool release_queue(const MessageQueue& mq, ProcessQueue& pq) {
-            if (!host_.clustering()) {
-                return true;
-            }
-            // Held while the broker lock is released, so no listener of the queue starts meanwhile.
-            if (!pq.try_lock_consume_for(std::chrono::milliseconds(release_wait_millis))) {
-                return false;
-            }
-            const std::unique_lock lock(pq.consume_lock(), std::adopt_lock);
-            host_.unlock_queues({mq});
-            pq.set_locked(false);
+        /// The queue is gone: forget its serialising lock.
+        bool on_queue_removed(const ConsumeQueue& q) {
+            const std::lock_guard lock(locks_mutex_);
+            queue_locks_.erase(q.mq());
             return true;
         }
 
-        void stop() { stopped_.store(true); }
-
-        /// Shutdown, after the listeners drained: release every broker lock (Java's unlockAll(false)).
-        void after_drain() {
-            if (host_.clustering()) {
-                host_.unlock_all();
-            }
-        }
-
     private:
-        void submit_request(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
-            host_.submit([this, mq, pq] { consume(mq, pq); });
+        void submit_request(const ConsumeQueue& q) {
+            host_.submit([this, q] { consume(q); });
         }
 
         /// submitConsumeRequestLater: -1 means the consumer's suspend time; clamped to [10, 30000] ms.
-        void
-        submit_later(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::int64_t millis) {
+        void submit_later(const ConsumeQueue& q, std::int64_t millis) {
             millis = orderly::suspend_millis(host_, millis, min_suspend_millis, max_suspend_millis);
-            host_.schedule(millis, [this, mq, pq] { submit_request(mq, pq); });
+            host_.schedule(millis, [this, q] { submit_request(q); });
         }
 
         /// tryLockLaterAndReconsume: relock from the loop, then re-dispatch soon (10 ms) or later (3 s).
-        void
-        try_lock_later(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::int64_t delay) {
-            host_.schedule(delay, [this, mq, pq] {
-                const bool ok = !stopped_.load() && host_.lock_queue(mq);
-                submit_later(mq, pq, ok ? 10 : 3000);
+        void try_lock_later(const ConsumeQueue& q, std::int64_t delay) {
+            host_.schedule(delay, [this, q] {
+                const bool ok = !host_.stopping() && host_.lock_queue(q);
+                submit_later(q, ok ? 10 : 3000);
             });
         }
 
@@ -139,16 +105,16 @@ struct Orderly {
         }
 
         /// Java's ConsumeRequest.run; runs on a consume thread.
-        void consume(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
-            if (pq->dropped()) {
+        void consume(const ConsumeQueue& q) {
+            if (q.dropped()) {
                 return;
             }
-            const auto mq_lock = queue_lock(mq);
+            const auto mq_lock = queue_lock(q.mq());
             const std::lock_guard serial(*mq_lock);  // Java's MessageQueueLock: one task per queue at a time
             const bool clustering = host_.clustering();
-            if (clustering && (!pq->locked() || pq->is_lock_expired())) {
-                if (!pq->dropped()) {
-                    try_lock_later(mq, pq, 100);
+            if (clustering && !q.locked()) {
+                if (!q.dropped()) {
+                    try_lock_later(q, 100);
                 }
                 return;
             }
@@ -160,53 +126,44 @@ struct Orderly {
             while (continue_consume) {
                 // Shutdown lets the running batch finish but starts no new one: the rest stays uncommitted
                 // and is redelivered (a bounded drain, not "empty the cache").
-                if (pq->dropped() || host_.stopping()) {
+                if (q.dropped() || host_.stopping()) {
                     break;
                 }
-                if (clustering && (!pq->locked() || pq->is_lock_expired())) {
-                    try_lock_later(mq, pq, 10);
+                if (clustering && !q.locked()) {
+                    try_lock_later(q, 10);
                     break;
                 }
                 if (clock->steady_millis() - begin > max_time_consume_continuously) {
-                    submit_later(mq, pq, 10);
+                    submit_later(q, 10);
                     break;
                 }
-                std::vector<MessageExt> msgs = pq->take_messages(batch);
+                std::vector<MessageExt> msgs = host_.take(q, batch);
                 if (msgs.empty()) {
-                    break;  // take_messages turned consuming() off: the next pull dispatches again
+                    break;  // take turned the dispatch off: the next pull dispatches again
                 }
-                host_.reset_retry_topic(std::span<MessageExt>(msgs));
-                Context ctx(mq);
-                // Under the queue's consume lock, so that rebalance cannot release the queue meanwhile.
-                const auto call = host_.call_listener(mq, msgs, ctx, [&pq] {
-                    std::unique_lock consume_lock(pq->consume_lock());
-                    if (pq->dropped()) {
-                        consume_lock.unlock();
-                    }
-                    return consume_lock;
-                });
+                Context ctx(q.mq());
+                const auto call = host_.consume(q, std::span<MessageExt>(msgs), ctx);
                 if (!call) {
                     break;
                 }
-                host_.record_consume_rt(mq.topic, call->rt_millis);
-                continue_consume = process_result(mq, pq, msgs, ctx, call->status);
+                continue_consume = process_result(q, msgs, ctx, call->status);
             }
         }
 
         /// Java's processConsumeResult: every status × autoCommit (the table in docs/policies/order.md).
-        bool process_result(const MessageQueue& mq,
-                            const std::shared_ptr<ProcessQueue>& pq,
+        bool process_result(const ConsumeQueue& q,
                             std::vector<MessageExt>& msgs,
                             const Context& ctx,
                             Status status) {
-            std::int64_t commit_offset = -1;
+            const MessageQueue& mq = q.mq();
+            bool commit = false;
             bool continue_consume = true;
             const auto n = static_cast<std::int64_t>(msgs.size());
             const auto suspend = [&] {
-                host_.record_consume_failed(mq.topic, n);
+                host_.record_outcome(mq.topic, 0, n);
                 if (orderly::check_reconsume_times(host_, msgs)) {
-                    pq->make_message_to_consume_again(std::span<const MessageExt>(msgs));
-                    submit_later(mq, pq, ctx.suspend_current_queue_time_millis());
+                    host_.consume_again(q, std::span<const MessageExt>(msgs));
+                    submit_later(q, ctx.suspend_current_queue_time_millis());
                     continue_consume = false;
                     return true;
                 }
@@ -222,26 +179,24 @@ struct Orderly {
                         mq);
                     [[fallthrough]];
                 case Status::Success:
-                    commit_offset = pq->commit();
-                    host_.record_consume_ok(mq.topic, n);
+                    commit = true;
+                    host_.record_outcome(mq.topic, n, 0);
                     break;
                 case Status::SuspendCurrentQueueAMoment:
-                    if (!suspend()) {
-                        commit_offset = pq->commit();  // every message went to the DLQ
-                    }
+                    commit = !suspend();  // every message went to the DLQ
                     break;
                 }
             } else {
                 switch (status) {
                 case Status::Success:
-                    host_.record_consume_ok(mq.topic, n);
+                    host_.record_outcome(mq.topic, n, 0);
                     break;
                 case Status::Commit:
-                    commit_offset = pq->commit();
+                    commit = true;
                     break;
                 case Status::Rollback:
-                    pq->rollback();
-                    submit_later(mq, pq, ctx.suspend_current_queue_time_millis());
+                    host_.rollback_taken(q);
+                    submit_later(q, ctx.suspend_current_queue_time_millis());
                     continue_consume = false;
                     break;
                 case Status::SuspendCurrentQueueAMoment:
@@ -249,14 +204,13 @@ struct Orderly {
                     break;
                 }
             }
-            if (commit_offset >= 0 && !pq->dropped()) {
-                host_.update_offset(mq, commit_offset, false);
+            if (commit) {
+                host_.commit_taken(q);
             }
             return continue_consume;
         }
 
         Host& host_;
-        std::atomic<bool> stopped_{false};
         std::mutex locks_mutex_;
         std::map<MessageQueue, std::shared_ptr<std::mutex>> queue_locks_;
     };

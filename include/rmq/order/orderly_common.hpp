@@ -1,12 +1,11 @@
 #pragma once
 
 /// @file order/orderly_common.hpp
-/// What every broker-locked order policy does the same way (rmq::Orderly and rmq::KeyOrderly use these; a
-/// user's policy may too): lock renewal, the suspend pause, and Java's checkReconsumeTimes. Written on the
-/// public facade (rmq::OrderHost) only.
+/// What every broker-locked order policy decides the same way (rmq::Orderly and rmq::KeyOrderly use these; a
+/// user's policy may too): the suspend pause and Java's checkReconsumeTimes. Written on the public facade
+/// (rmq::OrderHost) only.
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,18 +13,6 @@
 #include <rmq/message.hpp>
 
 namespace rmq::orderly {
-
-/// Renews the broker lock of every owned queue, first after `delay` ms and then every lock_renewal_interval,
-/// skipping the renewals once `stopped` is set. `host` and `stopped` must outlive the host's scheduler.
-template <class Host>
-void schedule_lock_all(Host& host, const std::atomic<bool>& stopped, std::int64_t delay) {
-    host.schedule(delay, [&host, &stopped] {
-        if (!stopped.load()) {
-            host.lock_all();
-        }
-        schedule_lock_all(host, stopped, host.config().lock_renewal_interval);
-    });
-}
 
 /// The pause of SuspendCurrentQueueAMoment: -1 means the consumer's suspend_current_queue_time_millis;
 /// clamped to [lo, hi] ms (Java: [10, 30000]).

@@ -1,17 +1,20 @@
-// The public host facade an order policy's Service sees (rmq::OrderHost): the shared listener call, and a
-// custom policy written on the facade alone consuming through a real consumer.
+// The host facade an order policy's Service sees (rmq::OrderHost): the consumer keeps the data path's
+// invariants for every policy. A custom policy written on the facade alone gets retries that come back with
+// their own topic, the consume-timeout sweep and queue added/removed notifications; every stock policy's
+// listener sees the same prepared messages (CONSUME_START_TIME, MIN_OFFSET, MAX_OFFSET) between the hooks.
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "consumer_support.hpp"
@@ -19,187 +22,36 @@
 #include <catch2/catch.hpp>
 
 #include <rmq/order/host.hpp>
+#include <rmq/topic.hpp>
 
 using consumer_test::eventually;
 using consumer_test::fast_config;
 using consumer_test::produce;
+using consumer_test::Recorder;
 
 namespace {
 
-using Status = rmq::ConsumeConcurrentlyStatus;
-
-/// A host with only a listener and hooks: every other member is unused by call_listener.
-class FakeHost final : public rmq::OrderHost<rmq::Concurrently> {
-public:
-    Listener listener_fn;
-    rmq::ConsumeHooks hook_fns;
-    rmq::ConsumerConfig config_value;
-    std::string group_name = "g";
-    std::shared_ptr<rmq::Clock> clock_value = rmq::system_clock();
-
-    const rmq::ConsumerConfig& config() const noexcept override { return config_value; }
-
-    const std::string& group() const noexcept override { return group_name; }
-
-    const std::string& client_id() const noexcept override { return group_name; }
-
-    bool clustering() const noexcept override { return true; }
-
-    int max_reconsume_times() const noexcept override { return 16; }
-
-    const std::shared_ptr<rmq::Clock>& clock() const noexcept override { return clock_value; }
-
-    bool stopping() const noexcept override { return false; }
-
-    bool pulls_complete_on_loop() const noexcept override { return false; }
-
-    void submit(std::function<void()> task) override { task(); }
-
-    void schedule(std::int64_t, std::function<void()> fn) override { fn(); }
-
-    std::vector<QueueEntry> owned_queues() const override { return {}; }
-
-    void update_offset(const rmq::MessageQueue&, std::int64_t, bool) override {}
-
-    bool send_back(const rmq::MessageExt&, int) override { return true; }
-
-    bool send_to_dlq(const rmq::MessageExt&) override { return true; }
-
-    bool lock_queue(const rmq::MessageQueue&) override { return true; }
-
-    void unlock_queues(const std::vector<rmq::MessageQueue>&) override {}
-
-    void lock_all() override {}
-
-    void unlock_all() override {}
-
-    void record_consume(std::string_view, std::int64_t, std::int64_t, std::int64_t) override {}
-
-    void record_consume_rt(std::string_view, std::int64_t) override {}
-
-    void record_consume_ok(std::string_view, std::int64_t) override {}
-
-    void record_consume_failed(std::string_view, std::int64_t) override {}
-
-protected:
-    const Listener& listener() const noexcept override { return listener_fn; }
-
-    const rmq::ConsumeHooks& hooks() const noexcept override { return hook_fns; }
-};
-
-/// What the hooks saw, in order.
-struct HookLog {
-    std::vector<std::string> events;
-
-    rmq::ConsumeHooks hooks() {
-        return rmq::ConsumeHooks{
-            .before = [this](const rmq::MessageQueue&,
-                             std::span<const rmq::MessageExt>) { events.push_back("before"); },
-            .after = [this](const rmq::MessageQueue&,
-                            std::span<const rmq::MessageExt>,
-                            bool ok) { events.push_back(ok ? "after ok" : "after failed"); },
-        };
-    }
-};
-
-}  // namespace
-
-TEST_CASE("call_listener returns the listener's status between the hooks", "[consumer][order_host]") {
-    FakeHost host;
-    HookLog log;
-    host.hook_fns = log.hooks();
-    host.listener_fn = [&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
-        log.events.push_back("listener " + std::to_string(msgs.size()));
-        return std::optional<Status>(Status::ConsumeSuccess);
-    };
-    const rmq::MessageQueue mq{"T", "b", 0};
-    std::vector<rmq::MessageExt> msgs(2);
-    rmq::ConsumeConcurrentlyContext ctx(mq);
-    const auto call = host.call_listener(mq, msgs, ctx);
-    REQUIRE(call.has_value());
-    CHECK(call->status == Status::ConsumeSuccess);
-    CHECK(call->answered);
-    CHECK(call->rt_millis >= 0);
-    CHECK(log.events == std::vector<std::string>{"before", "listener 2", "after ok"});
-}
-
-TEST_CASE("call_listener turns an exception or nullopt into the policy's failure status",
-          "[consumer][order_host]") {
-    FakeHost host;
-    HookLog log;
-    host.hook_fns = log.hooks();
-    const bool throws = GENERATE(true, false);
-    host.listener_fn = [throws](std::span<const rmq::MessageExt>,
-                                rmq::ConsumeConcurrentlyContext&) -> std::optional<Status> {
-        if (throws) {
-            throw std::runtime_error("listener failed");
-        }
-        return std::nullopt;
-    };
-    host.hook_fns.before = [](const rmq::MessageQueue&, std::span<const rmq::MessageExt>) {
-        throw std::runtime_error("a failing hook is logged and ignored");
-    };
-    const rmq::MessageQueue mq{"T", "b", 0};
-    std::vector<rmq::MessageExt> msgs(1);
-    rmq::ConsumeConcurrentlyContext ctx(mq);
-    const auto call = host.call_listener(mq, msgs, ctx);
-    REQUIRE(call.has_value());
-    CHECK(call->status == rmq::Concurrently::failure_status);
-    CHECK_FALSE(call->answered);
-    CHECK(log.events == std::vector<std::string>{"after failed"});
-}
-
-TEST_CASE("call_listener skips the listener when the guard refuses", "[consumer][order_host]") {
-    FakeHost host;
-    HookLog log;
-    host.hook_fns = log.hooks();
-    bool called = false;
-    host.listener_fn = [&](std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) {
-        called = true;
-        return std::optional<Status>(Status::ConsumeSuccess);
-    };
-    const rmq::MessageQueue mq{"T", "b", 0};
-    std::vector<rmq::MessageExt> msgs(1);
-    rmq::ConsumeConcurrentlyContext ctx(mq);
-    bool guard_held_during_call = false;
-    const auto refused = host.call_listener(mq, msgs, ctx, [] { return false; });
-    CHECK_FALSE(refused.has_value());
-    CHECK_FALSE(called);
-    CHECK(log.events == std::vector<std::string>{"before"});
-
-    std::mutex m;
-    const auto ran = host.call_listener(mq, msgs, ctx, [&] {
-        std::unique_lock lock(m);
-        return lock;
-    });
-    guard_held_during_call = !m.try_lock();
-    if (!guard_held_during_call) {
-        m.unlock();
-    }
-    CHECK(ran.has_value());
-    CHECK(called);
-    CHECK_FALSE(guard_held_during_call);  // released when the call returned
-}
-
-namespace {
-
-/// A minimal custom policy on the facade alone: every message is its own listener call; failures are sent
-/// back; each call's offset is reported through the min-offset rule. It also records what the host told it.
+/// A user's policy: one listener call per message; a failure goes back to the broker; the policy counts the
+/// queues of subscribed topics it is told about (not %RETRY%group's; one counter per test: each test names
+/// its own Tag).
+template <int Tag>
 struct OneByOne {
     using Context = rmq::ConsumeConcurrentlyContext;
     using Status = rmq::ConsumeConcurrentlyStatus;
     using Listener = std::function<std::optional<Status>(std::span<const rmq::MessageExt>, Context&)>;
-    static constexpr std::string_view listener_signature = "(span, ConsumeConcurrentlyContext&) -> status";
+    static constexpr std::string_view listener_signature =
+        "(std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) -> "
+        "rmq::ConsumeConcurrentlyStatus";
     static constexpr Status failure_status = Status::ReconsumeLater;
 
-    static constexpr bool is_success(Status s) noexcept { return s == Status::ConsumeSuccess; }
+    static constexpr bool is_success(Status status) noexcept { return status == Status::ConsumeSuccess; }
 
     static constexpr bool requires_queue_lock = false;
     static constexpr bool span_flow_control = true;
     static constexpr bool unlimited_retries_by_default = false;
 
-    inline static std::atomic<int> released{0};
-    inline static std::atomic<int> drained{0};
+    inline static std::atomic<int> added{0};
+    inline static std::atomic<int> removed{0};
 
     template <class Host>
     class Service {
@@ -207,93 +59,236 @@ struct OneByOne {
         explicit Service(Host& host)
             : host_(host) {}
 
-        void start() {}
-
-        void stop() {}
-
-        void after_drain() { ++drained; }
-
-        bool release_queue(const rmq::MessageQueue&, rmq::ProcessQueue&) {
-            ++released;
-            return true;
+        void on_queue_added(const rmq::ConsumeQueue& q) {
+            added += rmq::is_retry_topic(q.mq().topic) ? 0 : 1;
         }
 
-        void on_pulled(const rmq::MessageQueue& mq,
-                       const std::shared_ptr<rmq::ProcessQueue>& pq,
-                       std::vector<rmq::MessageExt> msgs) {
-            (void)pq->put_messages(msgs);
-            for (auto& msg : msgs) {
-                host_.submit([this, mq, pq, msg = std::move(msg)] { consume(mq, *pq, msg); });
+        bool on_queue_removed(const rmq::ConsumeQueue& q) {
+            removed += rmq::is_retry_topic(q.mq().topic) ? 0 : 1;
+            return q.dropped();  // the host tells a removal only for a dropped queue
+        }
+
+        void on_messages(const rmq::ConsumeQueue& q, const rmq::MessageBatch& msgs) {
+            for (std::size_t i = 0; i < msgs.size(); ++i) {
+                host_.submit([this, q, one = msgs.slice(i, 1)]() mutable {
+                    Context ctx(q.mq());
+                    if (const auto call = host_.consume(q, one, ctx)) {
+                        host_.settle(q, std::move(one), call->status == Status::ConsumeSuccess ? 1 : 0, 0);
+                    }
+                });
             }
         }
 
     private:
-        void consume(const rmq::MessageQueue& mq, rmq::ProcessQueue& pq, const rmq::MessageExt& msg) {
-            Context ctx(mq);
-            const auto call = *host_.call_listener(mq, std::span<const rmq::MessageExt>(&msg, 1), ctx);
-            if (!call.answered || call.status != Status::ConsumeSuccess) {
-                if (!host_.send_back(msg, 0)) {
-                    return;
-                }
-            }
-            const std::int64_t offset = pq.remove_messages(std::vector<std::int64_t>{msg.queue_offset()});
-            if (offset >= 0 && !pq.dropped()) {
-                host_.update_offset(mq, offset, true);
-            }
-        }
-
         Host& host_;
     };
 };
 
-static_assert(rmq::OrderPolicy<OneByOne>);
+static_assert(rmq::OrderPolicy<OneByOne<0>>);
+
+template <class Policy>
+using ConsumerOf =
+    rmq::Consumer<Policy, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport>;
+
+/// What a listener saw of one message.
+struct Seen {
+    std::string body;
+    std::string topic;
+    int reconsume_times = 0;
+    std::string consume_start;
+    std::string min_offset;
+    std::string max_offset;
+};
+
+Seen seen_of(const rmq::MessageExt& msg) {
+    return Seen{msg.body(),
+                msg.topic(),
+                msg.reconsume_times(),
+                std::string(msg.property_view(rmq::property::consume_start_timestamp)),
+                std::string(msg.property_view(rmq::property::min_offset)),
+                std::string(msg.property_view(rmq::property::max_offset))};
+}
+
+template <class C>
+std::size_t owned(C& consumer, const std::string& topic) {
+    const auto queues = consumer.assigned_queues();
+    return static_cast<std::size_t>(std::count_if(
+        queues.begin(), queues.end(), [&](const rmq::MessageQueue& mq) { return mq.topic == topic; }));
+}
+
+template <class C>
+std::int64_t committed(C& consumer, const std::string& topic) {
+    std::int64_t sum = 0;
+    for (const auto& q : consumer.stats().queues) {
+        if (q.mq.topic == topic) {
+            sum += std::max<std::int64_t>(0, q.commit_offset);
+        }
+    }
+    return sum;
+}
 
 }  // namespace
 
-TEST_CASE("a custom order policy on the facade consumes, retries through send-back and commits",
+TEST_CASE("a custom policy's failed message comes back with its own topic, prepared like the first time",
           "[consumer][order_host]") {
     rmq::InProcessBroker broker(consumer_test::fast_broker_config());
     broker.create_topic("OneByOne", 2);
     produce(broker, "OneByOne", 2, 20);
-    std::mutex mutex;
-    std::multiset<std::string> seen;
-    std::set<std::string> failed_once;
-    rmq::Consumer<OneByOne, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport> consumer{
-        broker.connect(), fast_config("one_by_one")};
+    Recorder rec;
+    std::vector<Seen> seen;
+    ConsumerOf<OneByOne<1>> consumer{broker.connect(), fast_config("one_by_one")};
     consumer.subscribe("OneByOne", "*");
     consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
-        const std::lock_guard lock(mutex);
-        for (const auto& msg : msgs) {
-            seen.insert(msg.body());
+        bool fail = false;
+        rec.update([&] {
+            for (const auto& msg : msgs) {
+                seen.push_back(seen_of(msg));
+                fail = fail || (msg.body() == "m3" && msg.reconsume_times() == 0);
+            }
+        });
+        return fail ? rmq::ConsumeConcurrentlyStatus::ReconsumeLater
+                    : rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+    });
+    consumer.start();
+    REQUIRE(rec.wait([&] { return seen.size() == 21; }));
+    REQUIRE(eventually([&] { return committed(consumer, "OneByOne") == 20; }));
+    consumer.shutdown();
+    const auto all = rec.read([&] { return seen; });
+    int m3 = 0;
+    for (const auto& s : all) {
+        CHECK(s.topic == "OneByOne");  // a retried message too: the host resets the retry topic
+        CHECK_FALSE(s.consume_start.empty());
+        CHECK_FALSE(s.max_offset.empty());
+        if (s.body == "m3") {
+            CHECK(s.reconsume_times == m3++);
         }
-        // m3 fails the first time: it must come back through the retry topic.
-        if (msgs.size() == 1 && msgs[0].body() == "m3" && failed_once.insert("m3").second) {
-            throw std::runtime_error("first attempt of m3 fails");
+    }
+    CHECK(m3 == 2);
+    CHECK(OneByOne<1>::added.load() == 2);
+}
+
+TEST_CASE("a custom policy is told of every queue added and removed", "[consumer][order_host]") {
+    using Policy = OneByOne<2>;
+    rmq::InProcessBroker broker(consumer_test::fast_broker_config());
+    broker.create_topic("Moves", 4);
+    const auto ok = [](std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) {
+        return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+    };
+    ConsumerOf<Policy> first{broker.connect(), fast_config("moves")};
+    first.subscribe("Moves", "*");
+    first.register_listener(ok);
+    first.start();
+    REQUIRE(eventually([&] { return owned(first, "Moves") == 4; }));
+    CHECK(Policy::added.load() == 4);
+    {
+        ConsumerOf<OneByOne<3>> second{broker.connect(), fast_config("moves")};
+        second.subscribe("Moves", "*");
+        second.register_listener(ok);
+        second.start();
+        REQUIRE(eventually([&] { return owned(first, "Moves") == 2; }));
+        REQUIRE(eventually([&] { return Policy::removed.load() == 2; }));
+        second.shutdown();
+    }
+    // The second member left: its two queues are taken on again, each told once more.
+    REQUIRE(eventually([&] { return owned(first, "Moves") == 4; }));
+    CHECK(Policy::added.load() == 6);
+    first.unsubscribe("Moves");  // unsubscribing drops every queue of the topic: told too
+    REQUIRE(eventually([&] { return owned(first, "Moves") == 0; }));
+    CHECK(Policy::removed.load() == 6);
+    first.shutdown();
+}
+
+TEST_CASE("a custom policy's call past consume_timeout is swept by the host", "[consumer][order_host]") {
+    auto clock = std::make_shared<rmq::ManualClock>();
+    rmq::BrokerConfig broker_config = consumer_test::fast_broker_config();
+    broker_config.clock = clock;
+    rmq::InProcessBroker broker(broker_config);
+    broker.create_topic("Slow", 1);
+    produce(broker, "Slow", 1, 1, "slow");
+    auto config = fast_config("slow_custom");
+    config.consume_timeout = 1;  // minutes
+    config.await_termination_millis_when_shutdown = 0;
+    ConsumerOf<OneByOne<4>> consumer{broker.connect(), config};
+    consumer.subscribe("Slow", "*");
+    Recorder rec;
+    std::vector<Seen> seen;
+    bool released = false;
+    consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
+        bool first = false;
+        rec.update([&] {
+            seen.push_back(seen_of(msgs[0]));
+            first = seen.size() == 1;
+        });
+        if (first) {
+            rec.wait([&] { return released; });  // stuck until the test lets it go
         }
         return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
     });
     consumer.start();
-    const auto committed = [&] {
-        std::int64_t sum = 0;
-        for (const auto& q : consumer.stats().queues) {
-            if (q.mq.topic == "OneByOne") {
-                sum += std::max<std::int64_t>(0, q.commit_offset);
-            }
-        }
-        return sum;
-    };
-    REQUIRE(eventually([&] {
-        const std::lock_guard lock(mutex);
-        return seen.size() == 21 && seen.count("m3") == 2;
-    }));
-    REQUIRE(eventually([&] { return committed() == 20; }));
+    REQUIRE(rec.wait([&] { return seen.size() == 1; }));
+    clock->advance(std::chrono::minutes(2));  // past consume_timeout; the host sweeps every second
+    REQUIRE(eventually([&] { return broker.scheduled_count() == 1; }));
+    clock->advance(std::chrono::seconds(5));  // the retry's delay passes
+    REQUIRE(rec.wait([&] { return seen.size() == 2; }));
+    const auto second = rec.read([&] { return seen[1]; });
+    CHECK(second.body == "slow0");
+    CHECK(second.topic == "Slow");
+    CHECK(second.reconsume_times == 1);
+    rec.update([&] { released = true; });
     consumer.shutdown();
-    const std::lock_guard lock(mutex);
-    for (int i = 0; i < 20; ++i) {
-        const std::string body = "m" + std::to_string(i);
-        CHECK(seen.count(body) == (body == "m3" ? 2U : 1U));
-    }
-    CHECK(OneByOne::drained.load() == 1);
+}
+
+TEMPLATE_TEST_CASE("every policy's listener sees prepared messages between the hooks",
+                   "[consumer][order_host]",
+                   rmq::Concurrently,
+                   rmq::Orderly,
+                   rmq::KeyOrderly) {
+    rmq::InProcessBroker broker;
+    broker.create_topic("Prepared", 2);
+    produce(broker, "Prepared", 2, 6);
+    using Status = typename TestType::Status;
+    using Context = typename TestType::Context;
+    Recorder rec;
+    std::vector<Seen> seen;
+    std::vector<std::string> events;
+    ConsumerOf<TestType> consumer{broker.connect(), fast_config("prepared")};
+    consumer.subscribe("Prepared", "*");
+    consumer.set_consume_hooks(rmq::ConsumeHooks{
+        .before = [&](const rmq::MessageQueue&,
+                      std::span<const rmq::MessageExt>) { rec.update([&] { events.push_back("before"); }); },
+        .after = [&](const rmq::MessageQueue&,
+                     std::span<const rmq::MessageExt>,
+                     bool ok) { rec.update([&] { events.push_back(ok ? "after ok" : "after failed"); }); },
+    });
+    consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, Context&) {
+        rec.update([&] {
+            events.push_back("listener");
+            for (const auto& msg : msgs) {
+                seen.push_back(seen_of(msg));
+            }
+        });
+        return Status{};  // ConsumeSuccess / Success: the first enumerator of both
+    });
+    consumer.start();
+    REQUIRE(rec.wait([&] { return seen.size() >= 6; }));
+    REQUIRE(eventually([&] { return committed(consumer, "Prepared") == 6; }));
+    consumer.shutdown();
+    rec.read([&] {
+        for (const auto& s : seen) {
+            CHECK(s.topic == "Prepared");
+            CHECK_FALSE(s.consume_start.empty());  // Orderly and KeyOrderly too
+            CHECK(s.min_offset == "0");
+            CHECK(s.max_offset == "3");
+        }
+        // Calls of different queues interleave: count them, each call has all three.
+        const auto count = [&](std::string_view what) {
+            return std::count(events.begin(), events.end(), what);
+        };
+        CHECK(count("before") == count("listener"));
+        CHECK(count("after ok") == count("listener"));
+        CHECK(count("after failed") == 0);
+        return 0;
+    });
 }
 
 namespace {
@@ -302,13 +297,18 @@ constexpr bool reaches_lifecycle = requires(H& h) { h.shutdown(); } || requires(
 template <class H>
 constexpr bool reaches_policies = requires(H& h) { h.transport(); } || requires(H& h) { h.offset_store(); };
 template <class H>
-constexpr bool reports_offsets =
-    requires(H& h, const rmq::MessageQueue& mq) { h.update_offset(mq, 1, true); };
+constexpr bool writes_offsets = requires(H& h, const rmq::MessageQueue& mq) { h.update_offset(mq, 1, true); };
+template <class H>
+constexpr bool writes_queues = requires(H& h, const rmq::ConsumeQueue& q) { h.unlock_queues(q); } ||
+                               requires(const rmq::ConsumeQueue& q) { q.cache(); };
 }  // namespace
 
-TEST_CASE("the host facade offers no way to the consumer's lifecycle or policies", "[consumer][order_host]") {
+TEST_CASE("the host facade offers no way to the consumer's lifecycle, policies, offsets or queue state",
+          "[consumer][order_host]") {
     using Host = rmq::OrderHost<rmq::Concurrently>;
     STATIC_REQUIRE_FALSE(reaches_lifecycle<Host>);
     STATIC_REQUIRE_FALSE(reaches_policies<Host>);
-    STATIC_REQUIRE(reports_offsets<Host>);
+    STATIC_REQUIRE_FALSE(
+        writes_offsets<Host>);  // offsets follow ack/settle/commit_taken, by the host's rules
+    STATIC_REQUIRE_FALSE(writes_queues<Host>);
 }

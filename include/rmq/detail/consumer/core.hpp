@@ -32,6 +32,9 @@
 #include <rmq/consumer_config.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
+#include <rmq/order/consume_queue.hpp>
+#include <rmq/order/host.hpp>
+#include <rmq/order/message_batch.hpp>
 #include <rmq/process_queue.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/stats.hpp>
@@ -56,6 +59,8 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 class ConsumerCore {
 public:
     using Listener = typename Order::Listener;
+    using Context = typename Order::Context;
+    using Status = typename Order::Status;
     using Host = ConsumerHost<ConsumerCore>;
     using Service = typename Order::template Service<OrderHost<Order>>;
     using order_policy = Order;
@@ -127,6 +132,42 @@ private:
     void submit(std::function<void()> task);
     void schedule(std::int64_t delay_millis, std::function<void()> fn);
 
+    // impl/consume.hpp: the listener call and what a policy's verdict does, for every policy
+    std::optional<ListenerCall<Status>> consume(const ConsumeQueue& q,
+                                                std::span<MessageExt> msgs,
+                                                Context& ctx,
+                                                const std::optional<PullOffsets>& unstamped);
+    std::optional<Status>
+    invoke_listener(const MessageQueue& mq, std::span<const MessageExt> msgs, Context& ctx);
+    template <class Hook>
+    void run_hook(const Hook& hook,
+                  const char* which,
+                  const MessageQueue& mq,
+                  std::span<const MessageExt> msgs) const;
+    void reset_retry_topic(std::span<MessageExt> msgs) const;
+    void settle(const ConsumeQueue& q, MessageBatch batch, std::size_t acked, int delay_level);
+    void ack(const ConsumeQueue& q, std::span<const std::int64_t> offsets);
+    void record_outcome(std::string_view topic, std::int64_t ok, std::int64_t failed);
+    void commit_taken(const ConsumeQueue& q);
+    void retire(MessageBatch batch);
+    void free_retired();
+    void sweep_expired();
+    void start_consume_timers();
+    bool remove_unnecessary_queue(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq);
+    [[nodiscard]] bool wait_listener_calls(const ProcessQueue& pq) const;
+
+    static ConsumeQueue handle(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
+        return ConsumeQueue(mq, pq);
+    }
+
+    static ProcessQueue& cache_of(const ConsumeQueue& q) noexcept { return q.cache(); }
+
+    static std::span<MessageExt> span_of(const MessageBatch& batch) noexcept { return batch.span(); }
+
+    static const std::optional<PullOffsets>& unstamped_of(const MessageBatch& batch) noexcept {
+        return batch.unstamped_;
+    }
+
     // impl/send_back.hpp
     bool send_back(const MessageExt& msg, int delay_level);
     bool send_retry_copy(const MessageExt& msg);
@@ -159,7 +200,6 @@ private:
     bool update_process_queue_table(const std::string& topic, const std::vector<MessageQueue>& mine);
     bool drop_unwanted_queues(const std::string& topic, const std::vector<MessageQueue>& mine);
     bool add_queue(const MessageQueue& mq);
-    bool remove_unnecessary_queue(const MessageQueue& mq, ProcessQueue& pq);
     void persist_dropped(const MessageQueue& mq, const ProcessQueue& pq);
     void truncate_not_my_topic(const std::map<std::string, SubscriptionData>& subs);
     void message_queue_changed();
@@ -234,6 +274,16 @@ private:
     // continues from here rather than from the broker's older committed offset (which would repeat messages).
     std::map<MessageQueue, std::pair<std::int64_t, std::int64_t>> dropped_offsets_;
     static constexpr std::int64_t dropped_offset_keep_millis = 120000;
+    /// Delay before messages whose send-back failed are consumed again locally (Java: 5000 ms).
+    static constexpr std::int64_t local_retry_delay_millis = 5000;
+    /// Period of the consume-timeout sweep: a message is sent back within this long after its deadline.
+    static constexpr std::int64_t expiry_sweep_period_millis = 1000;
+    /// How long removing a queue waits for its running listener calls under a queue lock (4.9.8: 1000 ms).
+    static constexpr std::int64_t release_wait_millis = 1000;
+    // Pulled vectors consume threads are done with, freed on the loop (see retire).
+    std::mutex retired_mutex_;
+    std::vector<std::shared_ptr<std::vector<MessageExt>>> retired_;  // guarded by retired_mutex_
+    std::vector<std::shared_ptr<std::vector<MessageExt>>> freeing_;  // loop thread (then the shutdown thread)
 
     StatsCollector stats_{clock_};
     std::shared_ptr<LifeGate> gate_ = std::make_shared<LifeGate>();
@@ -251,6 +301,7 @@ private:
 }  // namespace rmq::detail
 
 #include <rmq/detail/consumer/impl/admin.hpp>
+#include <rmq/detail/consumer/impl/consume.hpp>
 #include <rmq/detail/consumer/impl/heartbeat.hpp>
 #include <rmq/detail/consumer/impl/lifecycle.hpp>
 #include <rmq/detail/consumer/impl/locks.hpp>

@@ -2,18 +2,20 @@
 
 /// @file detail/consumer/host.hpp
 /// rmq::detail::ConsumerHost: the consumer core seen through rmq::OrderHost, the narrow facade an order
-/// policy's Service gets (order/host.hpp). Every member forwards to the core; nothing else of the core is
-/// reachable from a Service.
+/// policy's Service gets (order/host.hpp). Every member forwards to the core (impl/consume.hpp does the
+/// work); nothing else of the core is reachable from a Service.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include <rmq/concepts/transport.hpp>
 #include <rmq/order/host.hpp>
 
 namespace rmq::detail {
@@ -21,6 +23,8 @@ namespace rmq::detail {
 template <class Core>
 class ConsumerHost final : public OrderHost<typename Core::order_policy> {
     using Base = OrderHost<typename Core::order_policy>;
+    using typename Base::Context;
+    using typename Base::Status;
 
 public:
     explicit ConsumerHost(Core& core)
@@ -40,22 +44,46 @@ public:
 
     [[nodiscard]] bool stopping() const noexcept override { return core_.stopping_.load(); }
 
-    [[nodiscard]] bool pulls_complete_on_loop() const noexcept override {
-        return HasPullPostingToCaller<decltype(core_.transport_)>;
-    }
-
     void submit(std::function<void()> task) override { core_.submit(std::move(task)); }
 
     void schedule(std::int64_t delay_millis, std::function<void()> fn) override {
         core_.schedule(delay_millis, std::move(fn));
     }
 
-    [[nodiscard]] std::vector<typename Base::QueueEntry> owned_queues() const override {
-        return core_.table_snapshot();
+    [[nodiscard]] std::vector<ConsumeQueue> queues() const override {
+        std::vector<ConsumeQueue> out;
+        for (const auto& [mq, pq] : core_.table_snapshot()) {
+            out.push_back(Core::handle(mq, pq));
+        }
+        return out;
     }
 
-    void update_offset(const MessageQueue& mq, std::int64_t offset, bool increase_only) override {
-        core_.offset_store_.update_offset(mq, offset, increase_only);
+    std::optional<ListenerCall<Status>>
+    consume(const ConsumeQueue& q, MessageBatch& batch, Context& ctx) override {
+        return core_.consume(q, Core::span_of(batch), ctx, Core::unstamped_of(batch));
+    }
+
+    std::optional<ListenerCall<Status>>
+    consume(const ConsumeQueue& q, std::span<MessageExt> msgs, Context& ctx) override {
+        return core_.consume(q, msgs, ctx, std::nullopt);
+    }
+
+    void settle(const ConsumeQueue& q, MessageBatch batch, std::size_t acked, int delay_level) override {
+        core_.settle(q, std::move(batch), acked, delay_level);
+    }
+
+    void ack(const ConsumeQueue& q, std::span<const std::int64_t> offsets) override { core_.ack(q, offsets); }
+
+    std::vector<MessageExt> take(const ConsumeQueue& q, std::size_t max) override {
+        return Core::cache_of(q).take_messages(max);
+    }
+
+    void commit_taken(const ConsumeQueue& q) override { core_.commit_taken(q); }
+
+    void rollback_taken(const ConsumeQueue& q) override { Core::cache_of(q).rollback(); }
+
+    void consume_again(const ConsumeQueue& q, std::span<const MessageExt> msgs) override {
+        Core::cache_of(q).make_message_to_consume_again(msgs);
     }
 
     bool send_back(const MessageExt& msg, int delay_level) override {
@@ -64,39 +92,19 @@ public:
 
     bool send_to_dlq(const MessageExt& msg) override { return core_.send_to_dlq(msg); }
 
-    bool lock_queue(const MessageQueue& mq) override { return core_.lock_queue(mq); }
-
-    void unlock_queues(const std::vector<MessageQueue>& mqs) override { core_.unlock_queues(mqs); }
-
-    void lock_all() override { core_.lock_all(); }
-
-    void unlock_all() override { core_.unlock_all(); }
-
-    void record_consume(std::string_view topic,
-                        std::int64_t millis,
-                        std::int64_t ok,
-                        std::int64_t failed) override {
-        core_.stats_.record_consume(topic, millis, ok, failed);
+    bool lock_queue(const ConsumeQueue& q) override {
+        if (q.dropped() || !core_.lock_queue(q.mq())) {
+            return false;
+        }
+        ProcessQueue& pq = Core::cache_of(q);  // this ownership, whatever the table holds now
+        pq.set_locked(true);
+        pq.set_last_lock_timestamp(core_.clock_->steady_millis());
+        return true;
     }
 
-    void record_consume_rt(std::string_view topic, std::int64_t millis) override {
-        core_.stats_.record_consume_rt(topic, millis);
+    void record_outcome(std::string_view topic, std::int64_t ok, std::int64_t failed) override {
+        core_.record_outcome(topic, ok, failed);
     }
-
-    void record_consume_ok(std::string_view topic, std::int64_t count) override {
-        core_.stats_.record_consume_ok(topic, count);
-    }
-
-    void record_consume_failed(std::string_view topic, std::int64_t count) override {
-        core_.stats_.record_consume_failed(topic, count);
-    }
-
-protected:
-    [[nodiscard]] const typename Base::Listener& listener() const noexcept override {
-        return core_.listener_;
-    }
-
-    [[nodiscard]] const ConsumeHooks& hooks() const noexcept override { return core_.hooks_; }
 
 private:
     Core& core_;

@@ -193,7 +193,7 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::finish_reset(const std::vector<QueueEntry>& pending) {
     std::vector<QueueEntry> left;
     for (const auto& [mq, pq] : pending) {
-        if (remove_unnecessary_queue(mq, *pq)) {
+        if (remove_unnecessary_queue(mq, pq)) {
             const std::lock_guard lock(table_mutex_);
             if (const auto it = table_.find(mq); it != table_.end() && it->second == pq) {
                 table_.erase(it);
@@ -230,7 +230,6 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 ConsumeDirectlyResult
 ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume_directly(MessageExt msg,
                                                                  const std::string& broker_name) {
-    using Context = typename Order::Context;
     ConsumeDirectlyResult out;
     out.order = Order::requires_queue_lock;
     if constexpr (!std::is_constructible_v<Context, MessageQueue>) {
@@ -244,7 +243,7 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume_directly(MessageExt msg,
         MessageQueue mq{msg.topic(), msg.broker_name(), msg.queue_id()};
         std::vector<MessageExt> batch;
         batch.push_back(std::move(msg));
-        host_.reset_retry_topic(batch);
+        reset_retry_topic(batch);
         Context ctx(mq);
         const std::int64_t begin = clock_->wall_millis();
         try {
@@ -288,7 +287,6 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::submit_consume_directly(
 template <class Order, class Allocate, class OffsetStore, class Tr>
 ConsumeDirectlyStatus
 ConsumerCore<Order, Allocate, OffsetStore, Tr>::directly_status(typename Order::Status s) {
-    using Status = typename Order::Status;
     if constexpr (std::is_same_v<Status, ConsumeOrderlyStatus>) {
         switch (s) {
         case ConsumeOrderlyStatus::Success:

@@ -140,7 +140,9 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     open_admin();
     watch_route_changes(true);
     state_.store(State::Running);
-    service_.start();
+    if constexpr (ServiceHasStart<Service>) {
+        service_.start();
+    }
     start_timers();
 }
 
@@ -193,6 +195,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_timers() {
     scheduler_.every(config_.persist_consumer_offset_interval,
                      config_.persist_consumer_offset_interval,
                      [this] { persist_all(); });
+    start_consume_timers();
     schedule_stats_log();
 }
 
@@ -214,12 +217,20 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
     watch_route_changes(false);
     close_admin();
     gate_->close();
-    service_.stop();
+    if constexpr (ServiceHasStop<Service>) {
+        service_.stop();
+    }
     scheduler_.stop();
     detach_driver();
     drain_listeners();
     persist_all();
-    service_.after_drain();
+    if constexpr (ServiceHasAfterDrain<Service>) {
+        service_.after_drain();
+    }
+    if (Order::requires_queue_lock && clustering_) {
+        unlock_all();  // Java's unlockAll(false)
+    }
+    free_retired();
     for (auto& [mq, pq] : table_snapshot()) {
         pq->set_dropped(true);
     }

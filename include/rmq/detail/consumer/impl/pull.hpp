@@ -215,8 +215,10 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_pull_failed(const std::s
                                                    : config_.pull_time_delay_mills_when_exception);
 }
 
-/// FOUND: filter by tag in place (the pulled vector itself goes on to the cache, no per-message move), hand
-/// the messages to the order policy and pull again.
+/// FOUND: filter by tag in place (the pulled vector itself goes on to the cache, no per-message move), cache
+/// the messages, hand them to the order policy and pull again. MIN_OFFSET / MAX_OFFSET are stamped when a
+/// listener call of them begins (OrderHost::consume) or when they are taken (ProcessQueue::take_messages),
+/// not here: this loop is the consumer's one pulling thread and the first to saturate.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_found(const std::shared_ptr<PullState>& st,
                                                               std::int64_t begin,
@@ -227,13 +229,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_found(const std::shared_
     if (const auto sd = subscriptions_.find(st->mq.topic)) {
         std::erase_if(kept, [&sd](const MessageExt& msg) { return !sd->matches_tag(msg.tags()); });
     }
-    prepare_found(st->mq, kept);  // first: it makes room for the stamps below
-    const PullOffsets bounds{result.min_offset, result.max_offset};
-    // A service that takes the bounds stamps MIN_OFFSET / MAX_OFFSET itself, on its consume threads: this
-    // loop is the consumer's one pulling thread and the first to saturate.
-    if constexpr (!ServiceStampsPulls<Service>) {
-        bounds.stamp(kept);
-    }
+    prepare_found(st->mq, kept);
     stats_.record_pull_rt(st->mq.topic, clock_->steady_millis() - begin);
     if (!kept.empty()) {
         stats_.record_pulled(st->mq.topic, static_cast<std::int64_t>(kept.size()));
@@ -246,19 +242,18 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_found(const std::shared_
                  result.next_begin_offset,
                  prev);
     }
-    if (kept.empty()) {
+    const bool found = !kept.empty();
+    if (found) {
+        free_retired();
+        const PullOffsets bounds{result.min_offset, result.max_offset};
+        auto pulled = std::make_shared<std::vector<MessageExt>>(std::move(kept));
+        const bool dispatch = st->pq->put_messages_shared(pulled, bounds);
+        service_.on_messages(handle(st->mq, st->pq), MessageBatch(std::move(pulled), bounds, dispatch));
+    }
+    if (!found || config_.pull_interval <= 0) {
         pull(st);
-        return;
-    }
-    if constexpr (ServiceStampsPulls<Service>) {
-        service_.on_pulled(st->mq, st->pq, std::move(kept), bounds);
     } else {
-        service_.on_pulled(st->mq, st->pq, std::move(kept));
-    }
-    if (config_.pull_interval > 0) {
         pull_later(st, config_.pull_interval);
-    } else {
-        pull(st);
     }
 }
 
@@ -300,8 +295,8 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_offset_illegal(const std
     st->pq->set_dropped(true);
     offset_store_.update_offset(st->mq, st->next_offset, false);
     offset_store_.persist(st->mq);
-    remove_unnecessary_queue(st->mq, *st->pq);
-    {
+    // Not removed yet (its policy deferred it): the rebalance removes dropped queues before re-adding them.
+    if (remove_unnecessary_queue(st->mq, st->pq)) {
         const std::lock_guard lock(table_mutex_);
         if (auto it = table_.find(st->mq); it != table_.end() && it->second == st->pq) {
             table_.erase(it);

@@ -240,11 +240,12 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::drop_unwanted_queues(
     const std::set<MessageQueue> wanted(mine.begin(), mine.end());
     bool changed = false;
     for (const auto& [mq, pq] : table_snapshot()) {
-        if (mq.topic != topic || (wanted.contains(mq) && !pq->is_pull_expired())) {
+        // A dropped queue still here (an illegal offset whose removal its policy deferred) goes too.
+        if (mq.topic != topic || (wanted.contains(mq) && !pq->is_pull_expired() && !pq->dropped())) {
             continue;
         }
         pq->set_dropped(true);
-        if (remove_unnecessary_queue(mq, *pq)) {
+        if (remove_unnecessary_queue(mq, pq)) {
             const std::lock_guard lock(table_mutex_);
             table_.erase(mq);
             changed = true;
@@ -298,21 +299,11 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
         const std::lock_guard lock(table_mutex_);
         table_.emplace(mq, pq);
     }
+    if constexpr (ServiceObservesQueueAdded<Service>) {
+        service_.on_queue_added(handle(mq, pq));
+    }
     auto st = std::make_shared<PullState>(PullState{mq, pq, next, false});
     scheduler_.post([this, st] { pull(st); });
-    return true;
-}
-
-/// Java's removeUnnecessaryMessageQueue (5.x: the broker lock is released at once, because a dropped queue
-/// can never reach its listener again once its consume lock was taken here).
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(const MessageQueue& mq,
-                                                                              ProcessQueue& pq) {
-    persist_dropped(mq, pq);
-    if (!service_.release_queue(mq, pq)) {
-        pq.inc_try_unlock_times();
-        return false;
-    }
     return true;
 }
 
@@ -323,21 +314,17 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(co
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::truncate_not_my_topic(
     const std::map<std::string, SubscriptionData>& subs) {
-    std::vector<std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>> dropped;
-    {
-        const std::lock_guard lock(table_mutex_);
-        for (auto it = table_.begin(); it != table_.end();) {
-            if (!subs.contains(it->first.topic)) {
-                it->second->set_dropped(true);
-                dropped.emplace_back(it->first, it->second);
-                it = table_.erase(it);
-            } else {
-                ++it;
+    for (const auto& [mq, pq] : table_snapshot()) {
+        if (subs.contains(mq.topic)) {
+            continue;
+        }
+        pq->set_dropped(true);
+        if (remove_unnecessary_queue(mq, pq)) {  // else tried again at the next rebalance
+            const std::lock_guard lock(table_mutex_);
+            if (const auto it = table_.find(mq); it != table_.end() && it->second == pq) {
+                table_.erase(it);
             }
         }
-    }
-    for (const auto& [mq, pq] : dropped) {
-        persist_dropped(mq, *pq);
     }
 }
 

@@ -1,13 +1,11 @@
-// EXPECT: Service has no release_queue
-// A custom order policy whose Service lacks release_queue must not compile, and the diagnostic names the
+// EXPECT: Service has no on_messages
+// A custom order policy whose Service lacks on_messages must not compile, and the diagnostic names the
 // missing member.
 
 #include <functional>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
-#include <vector>
 
 #include <rmq/consumer.hpp>
 
@@ -29,15 +27,8 @@ struct Policy {
     public:
         explicit Service(Host&) {}
 
-        void start() {}
-
-        void on_pulled(const rmq::MessageQueue&,
-                       const std::shared_ptr<rmq::ProcessQueue>&,
-                       std::vector<rmq::MessageExt>) {}
-
-        void stop() {}
-
-        void after_drain() {}
+        // on_messages is missing.
+        void on_message(const rmq::ConsumeQueue&, const rmq::MessageBatch&) {}
     };
 };
 

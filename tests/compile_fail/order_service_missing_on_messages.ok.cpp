@@ -1,11 +1,9 @@
-// Positive twin of order_service_missing_release_queue.fail.cpp: the same policy with release_queue.
+// Positive twin of order_service_missing_on_messages.fail.cpp: the same policy with on_messages.
 
 #include <functional>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
-#include <vector>
 
 #include <rmq/consumer.hpp>
 
@@ -27,17 +25,7 @@ struct Policy {
     public:
         explicit Service(Host&) {}
 
-        void start() {}
-
-        void on_pulled(const rmq::MessageQueue&,
-                       const std::shared_ptr<rmq::ProcessQueue>&,
-                       std::vector<rmq::MessageExt>) {}
-
-        bool release_queue(const rmq::MessageQueue&, rmq::ProcessQueue&) { return true; }
-
-        void stop() {}
-
-        void after_drain() {}
+        void on_messages(const rmq::ConsumeQueue&, const rmq::MessageBatch&) {}
     };
 };
 
