@@ -48,6 +48,7 @@
 #include <rmq/sim/trace.hpp>
 #include <rmq/stats.hpp>
 #include <rmq/subscription.hpp>
+#include <rmq/tls_config.hpp>
 #include <rmq/topic.hpp>
 #include <rmq/transport/broker_config.hpp>
 #include <rmq/transport/in_process.hpp>
