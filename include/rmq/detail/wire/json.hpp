@@ -17,6 +17,8 @@
 #include <rmq/error.hpp>
 #include <rmq/message_queue.hpp>
 
+#include <rmq/detail/util/java_string.hpp>
+
 namespace rmq::detail {
 
 /// How strings are escaped. `Default` is fastjson's default (non-ASCII written raw); `BrowserCompatible` is

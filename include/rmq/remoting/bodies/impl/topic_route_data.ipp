@@ -17,6 +17,7 @@
 #include <rmq/remoting/bodies/topic_route_data.hpp>
 #include <rmq/remoting/codec_error.hpp>
 
+#include <rmq/detail/util/java_string.hpp>
 #include <rmq/detail/wire/body_json.hpp>
 #include <rmq/detail/wire/java_hash.hpp>
 #include <rmq/detail/wire/json.hpp>
