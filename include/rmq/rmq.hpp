@@ -44,6 +44,7 @@
 #include <rmq/producer.hpp>
 #include <rmq/properties.hpp>
 #include <rmq/protocol.hpp>
+#include <rmq/sim/options.hpp>
 #include <rmq/sim/simulation.hpp>
 #include <rmq/sim/trace.hpp>
 #include <rmq/stats.hpp>
