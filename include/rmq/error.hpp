@@ -59,6 +59,15 @@ public:
     using Error::Error;
 };
 
+/// Malformed frame, header, record or body of RocketMQ's remoting format (truncated, bad length, unknown
+/// serialize type, frame too large...). The message names the problem and where it was found. Public as
+/// rmq::remoting::CodecError (remoting/codec_error.hpp); defined here, with the other errors, because the
+/// internals below the wire format (detail/wire/) throw it and must not include the layer above them.
+class CodecError : public Error {
+public:
+    using Error::Error;
+};
+
 /// A request got no answer in time.
 class Timeout : public Error {
 public:

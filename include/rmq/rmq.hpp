@@ -44,10 +44,12 @@
 #include <rmq/producer.hpp>
 #include <rmq/properties.hpp>
 #include <rmq/protocol.hpp>
+#include <rmq/sim/options.hpp>
 #include <rmq/sim/simulation.hpp>
 #include <rmq/sim/trace.hpp>
 #include <rmq/stats.hpp>
 #include <rmq/subscription.hpp>
+#include <rmq/tls_config.hpp>
 #include <rmq/topic.hpp>
 #include <rmq/transport/broker_config.hpp>
 #include <rmq/transport/in_process.hpp>

@@ -21,6 +21,7 @@
 #include <rmq/message_queue.hpp>
 
 #include <rmq/detail/allocate/check.hpp>
+#include <rmq/detail/util/java_string.hpp>
 
 namespace rmq {
 

@@ -15,30 +15,30 @@
 #include <rmq/log.hpp>
 
 namespace rmq {
-namespace detail::log {
+namespace detail {
 
-struct State {
+struct LogState {
     std::atomic<int> level{static_cast<int>(LogLevel::Info)};
     std::mutex mutex;
     std::shared_ptr<const LogHandler> handler;  // null: the default handler
 };
 
 // One per process (an inline function's static is shared by every translation unit).
-RMQ_DECL State& state() {
-    static State s;
+RMQ_DECL LogState& log_state() {
+    static LogState s;
     return s;
 }
 
-RMQ_DECL void write_default(LogLevel /*level*/, std::string_view message) {
+RMQ_DECL void write_default_log(LogLevel /*level*/, std::string_view message) {
     // One fputs per line so that lines of different threads do not interleave.
     const std::string line = fmt::format("rmq: {}\n", message);
     (void)std::fputs(line.c_str(), stderr);  // a failed write to stderr has nowhere to be reported
 }
 
-}  // namespace detail::log
+}  // namespace detail
 
 RMQ_DECL LogHandler set_log_handler(LogHandler handler) {
-    auto& s = detail::log::state();
+    auto& s = detail::log_state();
     auto next = handler ? std::make_shared<const LogHandler>(std::move(handler)) : nullptr;
     const std::lock_guard lock(s.mutex);
     auto previous = std::exchange(s.handler, std::move(next));
@@ -46,11 +46,11 @@ RMQ_DECL LogHandler set_log_handler(LogHandler handler) {
 }
 
 RMQ_DECL LogLevel set_log_level(LogLevel level) noexcept {
-    return static_cast<LogLevel>(detail::log::state().level.exchange(static_cast<int>(level)));
+    return static_cast<LogLevel>(detail::log_state().level.exchange(static_cast<int>(level)));
 }
 
 RMQ_DECL LogLevel log_level() noexcept {
-    return static_cast<LogLevel>(detail::log::state().level.load(std::memory_order_relaxed));
+    return static_cast<LogLevel>(detail::log_state().level.load(std::memory_order_relaxed));
 }
 
 RMQ_DECL bool log_enabled(LogLevel level) noexcept {
@@ -61,7 +61,7 @@ RMQ_DECL void log_message(LogLevel level, std::string_view message) {
     if (!log_enabled(level)) {
         return;
     }
-    auto& s = detail::log::state();
+    auto& s = detail::log_state();
     std::shared_ptr<const LogHandler> handler;
     {
         const std::lock_guard lock(s.mutex);
@@ -72,7 +72,7 @@ RMQ_DECL void log_message(LogLevel level, std::string_view message) {
         if (handler) {
             (*handler)(level, message);
         } else {
-            detail::log::write_default(level, message);
+            detail::write_default_log(level, message);
         }
     } catch (...) {  // NOLINT(bugprone-empty-catch): logging never breaks consumption
     }

@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 
 namespace rmq {
-namespace detail::prometheus {
+namespace detail {
 
 struct FamilyInfo {
     std::string_view name;
@@ -65,7 +65,7 @@ inline constexpr std::array<FamilyInfo, 21> families{{
 using Labels = std::initializer_list<std::pair<std::string_view, std::string_view>>;
 
 /// Prometheus spells infinities and NaN its own way; finite values use the shortest exact form.
-RMQ_DECL std::string value(double v) {
+RMQ_DECL std::string sample_value(double v) {
     if (std::isnan(v)) {
         return "NaN";
     }
@@ -75,7 +75,7 @@ RMQ_DECL std::string value(double v) {
     return fmt::format("{}", v);
 }
 
-RMQ_DECL std::string value(std::int64_t v) {
+RMQ_DECL std::string sample_value(std::int64_t v) {
     return fmt::format("{}", v);
 }
 
@@ -103,14 +103,15 @@ RMQ_DECL void write_histogram(std::string& out, std::string_view name, Labels la
     std::int64_t cumulative = 0;
     for (std::size_t i = 0; i < h.bounds.size(); ++i) {
         cumulative += i < h.counts.size() ? h.counts[i] : 0;
-        write_sample(out, name, "_bucket", labels, {"le", value(h.bounds[i])}, value(cumulative));
+        write_sample(
+            out, name, "_bucket", labels, {"le", sample_value(h.bounds[i])}, sample_value(cumulative));
     }
-    write_sample(out, name, "_bucket", labels, {"le", "+Inf"}, value(h.count));
-    write_sample(out, name, "_sum", labels, {}, value(h.sum));
-    write_sample(out, name, "_count", labels, {}, value(h.count));
+    write_sample(out, name, "_bucket", labels, {"le", "+Inf"}, sample_value(h.count));
+    write_sample(out, name, "_sum", labels, {}, sample_value(h.sum));
+    write_sample(out, name, "_count", labels, {}, sample_value(h.count));
 }
 
-}  // namespace detail::prometheus
+}  // namespace detail
 
 RMQ_DECL std::string prometheus_escape_label_value(std::string_view value) {
     std::string out;
@@ -139,7 +140,7 @@ RMQ_DECL PrometheusText::Family& PrometheusText::family(std::string_view name) {
             return f;
         }
     }
-    for (const auto& info : detail::prometheus::families) {
+    for (const auto& info : detail::families) {
         if (info.name == name) {
             return families_.emplace_back(Family{info.name, info.type, info.help, {}});
         }
@@ -149,8 +150,8 @@ RMQ_DECL PrometheusText::Family& PrometheusText::family(std::string_view name) {
 
 RMQ_DECL void
 PrometheusText::add_topics(const ConsumerStats& stats, std::string_view group, std::string_view client) {
-    using detail::prometheus::value;
-    using detail::prometheus::write_sample;
+    using detail::sample_value;
+    using detail::write_sample;
     std::map<std::string_view, std::pair<std::int64_t, std::int64_t>> cached;
     for (const TopicStats& t : stats.topics) {
         cached[t.topic];
@@ -161,27 +162,25 @@ PrometheusText::add_topics(const ConsumerStats& stats, std::string_view group, s
         c.second += q.cached_msg_bytes;
     }
     for (const TopicStats& t : stats.topics) {
-        detail::prometheus::write_histogram(
-            family("rocketmq_process_time").samples,
-            "rocketmq_process_time",
-            {{"consumer_group", group}, {"client_id", client}, {"topic", t.topic}},
-            t.process_time);
+        detail::write_histogram(family("rocketmq_process_time").samples,
+                                "rocketmq_process_time",
+                                {{"consumer_group", group}, {"client_id", client}, {"topic", t.topic}},
+                                t.process_time);
     }
     for (const auto& [topic, c] : cached) {
-        const detail::prometheus::Labels l{
-            {"consumer_group", group}, {"client_id", client}, {"topic", topic}};
+        const detail::Labels l{{"consumer_group", group}, {"client_id", client}, {"topic", topic}};
         write_sample(family("rocketmq_consumer_cached_messages").samples,
                      "rocketmq_consumer_cached_messages",
                      "",
                      l,
                      {},
-                     value(c.first));
+                     sample_value(c.first));
         write_sample(family("rocketmq_consumer_cached_bytes").samples,
                      "rocketmq_consumer_cached_bytes",
                      "",
                      l,
                      {},
-                     value(c.second));
+                     sample_value(c.second));
     }
     const std::pair<std::string_view, double TopicStats::*> rates[] = {
         {"rmq_consumer_pull_tps", &TopicStats::pull_tps},
@@ -191,43 +190,42 @@ PrometheusText::add_topics(const ConsumerStats& stats, std::string_view group, s
         {"rmq_consumer_consume_rt_milliseconds", &TopicStats::consume_rt},
     };
     for (const TopicStats& t : stats.topics) {
-        const detail::prometheus::Labels l{
-            {"consumer_group", group}, {"client_id", client}, {"topic", t.topic}};
+        const detail::Labels l{{"consumer_group", group}, {"client_id", client}, {"topic", t.topic}};
         write_sample(family("rmq_consumer_pulled_messages_total").samples,
                      "rmq_consumer_pulled_messages_total",
                      "",
                      l,
                      {},
-                     value(t.pulled_msgs_total));
+                     sample_value(t.pulled_msgs_total));
         auto& consumed = family("rmq_consumer_consumed_messages_total").samples;
         write_sample(consumed,
                      "rmq_consumer_consumed_messages_total",
                      "",
                      l,
                      {"invocation_status", "success"},
-                     value(t.consume_ok_total));
+                     sample_value(t.consume_ok_total));
         write_sample(consumed,
                      "rmq_consumer_consumed_messages_total",
                      "",
                      l,
                      {"invocation_status", "failure"},
-                     value(t.consume_failed_total));
+                     sample_value(t.consume_failed_total));
         for (const auto& [name, field] : rates) {
-            write_sample(family(name).samples, name, "", l, {}, value(t.*field));
+            write_sample(family(name).samples, name, "", l, {}, sample_value(t.*field));
         }
         write_sample(family("rmq_consumer_consume_failed_messages_last_hour").samples,
                      "rmq_consumer_consume_failed_messages_last_hour",
                      "",
                      l,
                      {},
-                     value(t.consume_failed_msgs));
+                     sample_value(t.consume_failed_msgs));
     }
 }
 
 RMQ_DECL void
 PrometheusText::add_queues(const ConsumerStats& stats, std::string_view group, std::string_view client) {
-    using detail::prometheus::value;
-    using detail::prometheus::write_sample;
+    using detail::sample_value;
+    using detail::write_sample;
     const std::pair<std::string_view, std::int64_t QueueStats::*> gauges[] = {
         {"rmq_consumer_queue_cached_messages", &QueueStats::cached_msg_count},
         {"rmq_consumer_queue_cached_bytes", &QueueStats::cached_msg_bytes},
@@ -247,7 +245,7 @@ PrometheusText::add_queues(const ConsumerStats& stats, std::string_view group, s
                           {"broker_name", q.mq.broker_name},
                           {"queue_id", queue_id}},
                          {},
-                         value(q.*field));
+                         sample_value(q.*field));
         }
     }
     auto& locked = family("rmq_consumer_queue_locked").samples;
@@ -262,77 +260,77 @@ PrometheusText::add_queues(const ConsumerStats& stats, std::string_view group, s
                       {"broker_name", q.mq.broker_name},
                       {"queue_id", queue_id}},
                      {},
-                     value(std::int64_t{q.locked ? 1 : 0}));
+                     sample_value(std::int64_t{q.locked ? 1 : 0}));
     }
 }
 
 RMQ_DECL PrometheusText&
 PrometheusText::add(const ConsumerStats& stats, std::string_view consumer_group, std::string_view client_id) {
-    using detail::prometheus::value;
-    using detail::prometheus::write_sample;
+    using detail::sample_value;
+    using detail::write_sample;
     add_topics(stats, consumer_group, client_id);
     add_queues(stats, consumer_group, client_id);
-    const detail::prometheus::Labels l{{"consumer_group", consumer_group}, {"client_id", client_id}};
+    const detail::Labels l{{"consumer_group", consumer_group}, {"client_id", client_id}};
     auto& sent_back = family("rmq_consumer_sent_back_messages_total").samples;
     write_sample(sent_back,
                  "rmq_consumer_sent_back_messages_total",
                  "",
                  l,
                  {"invocation_status", "success"},
-                 value(stats.send_back_total));
+                 sample_value(stats.send_back_total));
     write_sample(sent_back,
                  "rmq_consumer_sent_back_messages_total",
                  "",
                  l,
                  {"invocation_status", "failure"},
-                 value(stats.send_back_failed_total));
+                 sample_value(stats.send_back_failed_total));
     write_sample(family("rmq_consumer_dlq_messages_total").samples,
                  "rmq_consumer_dlq_messages_total",
                  "",
                  l,
                  {},
-                 value(stats.sent_to_dlq_total));
+                 sample_value(stats.sent_to_dlq_total));
     write_sample(family("rmq_consumer_damaged_records_total").samples,
                  "rmq_consumer_damaged_records_total",
                  "",
                  l,
                  {},
-                 value(stats.damaged_records));
+                 sample_value(stats.damaged_records));
     return *this;
 }
 
 RMQ_DECL PrometheusText&
 PrometheusText::add(const ProducerStats& stats, std::string_view producer_group, std::string_view client_id) {
-    using detail::prometheus::value;
-    using detail::prometheus::write_sample;
+    using detail::sample_value;
+    using detail::write_sample;
     auto& cost = family("rocketmq_send_cost_time").samples;
     auto& sends = family("rmq_producer_sends_total").samples;
     for (const ProducerTopicStats& t : stats.topics) {
         const std::pair<std::string_view, const Histogram*> outcomes[] = {
             {"success", &t.send_cost_time_ok}, {"failure", &t.send_cost_time_failed}};
         for (const auto& [status, h] : outcomes) {
-            detail::prometheus::write_histogram(cost,
-                                                "rocketmq_send_cost_time",
-                                                {{"producer_group", producer_group},
-                                                 {"client_id", client_id},
-                                                 {"topic", t.topic},
-                                                 {"invocation_status", status}},
-                                                *h);
+            detail::write_histogram(cost,
+                                    "rocketmq_send_cost_time",
+                                    {{"producer_group", producer_group},
+                                     {"client_id", client_id},
+                                     {"topic", t.topic},
+                                     {"invocation_status", status}},
+                                    *h);
         }
-        const detail::prometheus::Labels l{
+        const detail::Labels l{
             {"producer_group", producer_group}, {"client_id", client_id}, {"topic", t.topic}};
         write_sample(sends,
                      "rmq_producer_sends_total",
                      "",
                      l,
                      {"invocation_status", "success"},
-                     value(t.send_ok_total));
+                     sample_value(t.send_ok_total));
         write_sample(sends,
                      "rmq_producer_sends_total",
                      "",
                      l,
                      {"invocation_status", "failure"},
-                     value(t.send_failed_total));
+                     sample_value(t.send_failed_total));
     }
     return *this;
 }

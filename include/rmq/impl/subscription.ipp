@@ -10,6 +10,8 @@
 
 #include <rmq/error.hpp>
 
+#include <rmq/detail/util/java_string.hpp>
+
 namespace rmq {
 
 RMQ_DECL std::int32_t tag_hash(std::string_view utf8_tag) noexcept {

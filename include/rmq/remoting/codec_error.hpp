@@ -7,11 +7,7 @@
 
 namespace rmq::remoting {
 
-/// Malformed frame, header, record or body (truncated, bad length, unknown serialize type, frame too
-/// large...). The message names the problem and where it was found.
-class CodecError : public Error {
-public:
-    using Error::Error;
-};
+/// The wire format's name for rmq::CodecError (error.hpp, where detail/wire/ can reach it).
+using CodecError = rmq::CodecError;
 
 }  // namespace rmq::remoting

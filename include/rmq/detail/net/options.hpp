@@ -15,7 +15,7 @@
 
 #include <rmq/config.hpp>
 #include <rmq/remoting/command.hpp>
-#include <rmq/transport/remoting_config.hpp>
+#include <rmq/tls_config.hpp>
 
 namespace rmq::detail {
 

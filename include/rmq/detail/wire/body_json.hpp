@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include <rmq/config.hpp>
+#include <rmq/error.hpp>
 #include <rmq/message_queue.hpp>
-#include <rmq/remoting/codec_error.hpp>
 
 #include <rmq/detail/wire/json.hpp>
 

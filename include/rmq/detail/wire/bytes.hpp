@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include <rmq/remoting/codec_error.hpp>
+#include <rmq/error.hpp>
 
 namespace rmq::detail {
 
@@ -52,7 +52,7 @@ private:
     std::string& out_;
 };
 
-/// Reads big-endian integers and byte ranges; running past the end throws rmq::remoting::CodecError naming
+/// Reads big-endian integers and byte ranges; running past the end throws rmq::CodecError naming
 /// `what` (the structure being decoded) and the field.
 class ByteReader {
 public:
@@ -104,8 +104,7 @@ public:
     }
 
     [[noreturn]] void fail(std::string_view problem) const {
-        throw remoting::CodecError(
-            fmt::format("{}: {} (at byte {} of {})", what_, problem, pos_, data_.size()));
+        throw CodecError(fmt::format("{}: {} (at byte {} of {})", what_, problem, pos_, data_.size()));
     }
 
 private:
@@ -159,7 +158,7 @@ inline std::string hex_upper(std::string_view bytes) {
 /// Parses hex (either case); throws CodecError on odd length or a non-hex digit.
 inline std::string unhex(std::string_view hex, std::string_view what) {
     if (hex.size() % 2 != 0) {
-        throw remoting::CodecError(fmt::format("{}: odd hex length {}", what, hex.size()));
+        throw CodecError(fmt::format("{}: odd hex length {}", what, hex.size()));
     }
     auto nibble = [&](char c) -> unsigned {
         if (c >= '0' && c <= '9') {
@@ -171,7 +170,7 @@ inline std::string unhex(std::string_view hex, std::string_view what) {
         if (c >= 'A' && c <= 'F') {
             return static_cast<unsigned>(c - 'A' + 10);
         }
-        throw remoting::CodecError(fmt::format("{}: '{}' is not a hex digit", what, c));
+        throw CodecError(fmt::format("{}: '{}' is not a hex digit", what, c));
     };
     std::string out;
     out.reserve(hex.size() / 2);

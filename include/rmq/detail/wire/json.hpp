@@ -14,8 +14,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <rmq/error.hpp>
 #include <rmq/message_queue.hpp>
-#include <rmq/remoting/codec_error.hpp>
+
+#include <rmq/detail/util/java_string.hpp>
 
 namespace rmq::detail {
 
@@ -144,7 +146,7 @@ inline bool normalize_structural(char c, std::string& out, FastjsonScan& scan) {
     case '{':
     case '[':
         if (scan.containers.size() >= max_json_depth) {
-            throw remoting::CodecError(fmt::format("JSON nests deeper than {} levels", max_json_depth));
+            throw CodecError(fmt::format("JSON nests deeper than {} levels", max_json_depth));
         }
         scan.containers.push_back(c);
         scan.expect_key = c == '{';
@@ -218,19 +220,19 @@ inline std::string normalize_fastjson(std::string_view text) {
 }
 
 /// Parses fastjson text (standard JSON or fastjson's lenient variant), keeping object member order.
-/// Throws rmq::remoting::CodecError naming `what` on malformed text or nesting deeper than max_json_depth.
+/// Throws rmq::CodecError naming `what` on malformed text or nesting deeper than max_json_depth.
 inline nlohmann::ordered_json parse_fastjson(std::string_view text, std::string_view what) {
     std::string normalized;
     try {
         normalized = normalize_fastjson(text);
-    } catch (const remoting::CodecError& e) {
-        throw remoting::CodecError(fmt::format("{}: {}", what, e.what()));
+    } catch (const CodecError& e) {
+        throw CodecError(fmt::format("{}: {}", what, e.what()));
     }
     try {
         return nlohmann::ordered_json::parse(normalized);
     } catch (const nlohmann::json::exception& e) {
         // nlohmann quotes the last token read, which can be megabytes long.
-        throw remoting::CodecError(fmt::format("{}: malformed JSON: {:.200}", what, e.what()));
+        throw CodecError(fmt::format("{}: malformed JSON: {:.200}", what, e.what()));
     }
 }
 

@@ -10,6 +10,8 @@
 #include <rmq/message_queue.hpp>
 #include <rmq/remoting/acl.hpp>
 
+#include <rmq/detail/util/java_string.hpp>
+
 namespace rmq::remoting {
 
 RMQ_DECL std::string acl_signature(std::span<const std::byte> data, std::string_view secret_key) {

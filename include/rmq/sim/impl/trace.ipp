@@ -42,7 +42,16 @@ RMQ_DECL std::string_view to_string(FaultKind kind) noexcept {
     return "unknown";
 }
 
-namespace detail_trace {
+}  // namespace rmq::sim
+
+// The checker's and the hash's helpers: internals of the simulation, in its detail namespace.
+namespace rmq::detail::sim {
+
+using rmq::sim::FaultEvent;
+using rmq::sim::FaultKind;
+using rmq::sim::Handled;
+using rmq::sim::Trace;
+using rmq::sim::Verdict;
 
 struct Fnv {
     std::uint64_t h = 14695981039346656037ULL;
@@ -89,10 +98,12 @@ inline bool restarted_within(const Trace& trace, std::int64_t from, std::int64_t
     });
 }
 
-}  // namespace detail_trace
+}  // namespace rmq::detail::sim
+
+namespace rmq::sim {
 
 RMQ_DECL std::uint64_t Trace::hash() const noexcept {
-    detail_trace::Fnv f;
+    detail::sim::Fnv f;
     for (const auto& s : sent) {
         f.add(static_cast<std::uint64_t>(s.key));
         f.add(static_cast<std::uint64_t>(s.seq));
@@ -136,7 +147,9 @@ RMQ_DECL std::string Verdict::summary() const {
         unexplained_duplicates);
 }
 
-namespace detail_trace {
+}  // namespace rmq::sim
+
+namespace rmq::detail::sim {
 
 // One pass over a trace's handlings, in order.
 class Checker {
@@ -239,10 +252,12 @@ private:
     std::map<std::pair<int, int>, std::pair<std::size_t, std::size_t>> attempts_;
 };
 
-}  // namespace detail_trace
+}  // namespace rmq::detail::sim
+
+namespace rmq::sim {
 
 RMQ_DECL Verdict check(const Trace& trace, bool ordered, std::int64_t lock_grace_millis) {
-    return detail_trace::Checker(trace, ordered, lock_grace_millis).run();
+    return detail::sim::Checker(trace, ordered, lock_grace_millis).run();
 }
 
 }  // namespace rmq::sim

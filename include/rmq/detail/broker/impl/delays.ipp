@@ -13,8 +13,6 @@
 
 namespace rmq::detail {
 
-namespace delays_impl {
-
 /// Milliseconds of one unit letter; throws rmq::InvalidArgument for an unknown one.
 RMQ_DECL std::int64_t unit_millis(std::string_view item) {
     switch (item.back()) {
@@ -47,8 +45,6 @@ RMQ_DECL std::int64_t item_millis(std::string_view item) {
     return n * unit;
 }
 
-}  // namespace delays_impl
-
 RMQ_DECL std::vector<std::int64_t> parse_delay_levels(std::string_view text) {
     std::vector<std::int64_t> out;
     while (!text.empty()) {
@@ -58,7 +54,7 @@ RMQ_DECL std::vector<std::int64_t> parse_delay_levels(std::string_view text) {
         }
         text.remove_prefix(start);
         const std::size_t end = std::min(text.find(' '), text.size());
-        out.push_back(delays_impl::item_millis(text.substr(0, end)));
+        out.push_back(item_millis(text.substr(0, end)));
         text.remove_prefix(end);
     }
     if (out.empty()) {

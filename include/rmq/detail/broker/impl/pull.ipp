@@ -10,8 +10,6 @@
 
 namespace rmq::detail {
 
-namespace pull_impl {
-
 /// The answers that need no scan: an empty queue and offsets outside [min, max). False when a scan is due.
 RMQ_DECL bool offset_out_of_range(const QueueLog& q, std::int64_t offset, PullResult& r, int& code) {
     if (q.next == 0) {  // NO_MESSAGE_IN_QUEUE
@@ -108,8 +106,6 @@ RMQ_DECL Outcome<SubscriptionData> stored_subscription(const PullArgs& a, const 
     return *s;
 }
 
-}  // namespace pull_impl
-
 RMQ_DECL std::optional<Outcome<PullResult>> check_pull_target(const PullArgs& a,
                                                               const BrokerConfig& config,
                                                               SubscriptionGroups& groups,
@@ -154,7 +150,7 @@ pull_subscription(const PullArgs& a, const Membership& membership, const BrokerC
             return {response_code::subscription_parse_failed, "parse the consumer's subscription failed"};
         }
     } else {
-        sub.emplace(pull_impl::stored_subscription(a, membership));
+        sub.emplace(stored_subscription(a, membership));
     }
     if (!sub->ok() || sub->value().expression_type == expression_type_tag) {
         return std::move(*sub);
@@ -180,11 +176,11 @@ RMQ_DECL PullResult get_message(const QueueLog& q,
     PullResult r;
     r.min_offset = q.base;
     r.max_offset = q.next;
-    if (!pull_impl::offset_out_of_range(q, a.queue_offset, r, code)) {
-        pull_impl::scan(q, a, sub, config, r);
+    if (!offset_out_of_range(q, a.queue_offset, r, code)) {
+        scan(q, a, sub, config, r);
         code = r.msg_found_list.empty() ? response_code::pull_retry_immediately : response_code::success;
     }
-    r.status = pull_impl::status_of(code);
+    r.status = status_of(code);
     return r;
 }
 

@@ -9,8 +9,6 @@
 
 namespace rmq::detail {
 
-namespace send_back_impl {
-
 /// Where the send-back goes: %DLQ%group without delay, or %RETRY%group with the (defaulted) level.
 RMQ_DECL void route_send_back(MessageExt& inner, const MessageExt& original, const SendBackArgs& args) {
     std::int32_t delay_level = args.delay_level;
@@ -28,8 +26,6 @@ RMQ_DECL void route_send_back(MessageExt& inner, const MessageExt& original, con
     inner.set_delay_time_level(delay_level);
 }
 
-}  // namespace send_back_impl
-
 RMQ_DECL MessageExt make_send_back_message(const MessageExt& original, const SendBackArgs& args) {
     MessageExt inner;
     inner.set_properties(original.properties());
@@ -37,7 +33,7 @@ RMQ_DECL MessageExt make_send_back_message(const MessageExt& original, const Sen
         inner.set_property(property::retry_topic, original.topic());
     }
     inner.set_property(property::wait_store_msg_ok, "false");  // msgExt.setWaitStoreMsgOK(false)
-    send_back_impl::route_send_back(inner, original, args);
+    route_send_back(inner, original, args);
     inner.set_body(original.body());
     inner.set_flag(original.flag());
     inner.set_sys_flag(original.sys_flag());

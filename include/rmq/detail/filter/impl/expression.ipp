@@ -17,15 +17,11 @@
 
 namespace rmq::detail::filter {
 
-namespace expression_impl {
-
 /// strtod in the "C" locale, whatever the program's locale: the text is plain ASCII, '.' its decimal point.
 inline double c_locale_strtod(std::string_view s) {
     static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
     return strtod_l(std::string(s).c_str(), nullptr, c_locale);
 }
-
-}  // namespace expression_impl
 
 RMQ_DECL bool Node::is_boolean() const noexcept {
     switch (kind) {
@@ -125,20 +121,18 @@ RMQ_DECL std::optional<double> java_parse_double(std::string_view s) noexcept {
     double v = 0;
 #if defined(_LIBCPP_VERSION)
     // libc++ (16) has no floating-point std::from_chars; the text was validated above.
-    v = expression_impl::c_locale_strtod(s);
+    v = c_locale_strtod(s);
 #else
     const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec == std::errc::result_out_of_range) {
         // Overflow is Infinity and underflow zero in Java; strtod says which.
-        v = expression_impl::c_locale_strtod(s);
+        v = c_locale_strtod(s);
     } else if (ec != std::errc{} || ptr != s.data() + s.size()) {
         return std::nullopt;
     }
 #endif
     return sign * v;
 }
-
-namespace expression_impl {
 
 /// Double.compare: NaN above everything and equal to itself, -0.0 below 0.0.
 inline int compare_doubles(double a, double b) noexcept {
@@ -219,10 +213,7 @@ inline std::optional<Value> convert_string(std::string_view s, Value::Kind targe
     }
 }
 
-}  // namespace expression_impl
-
 RMQ_DECL std::optional<int> java_compare(Value lv, Value rv) noexcept {
-    using namespace expression_impl;
     using K = Value::Kind;
     if (lv.kind == rv.kind || (is_integral(lv.kind) && is_integral(rv.kind))) {
         return same_kind(lv, rv);
@@ -251,8 +242,6 @@ RMQ_DECL std::optional<int> java_compare(Value lv, Value rv) noexcept {
     // A number against a number of another kind: both as double.
     return compare_doubles(as_double(lv), as_double(rv));
 }
-
-namespace expression_impl {
 
 using Eval = std::optional<Value>;
 
@@ -407,10 +396,7 @@ inline Eval unary(const Node& n, const Message& m) {
     }
 }
 
-}  // namespace expression_impl
-
 RMQ_DECL std::optional<Value> evaluate(const Node& node, const Message& message) {
-    using namespace expression_impl;
     switch (node.kind) {
     case NodeKind::Constant: {
         Value v = node.constant;

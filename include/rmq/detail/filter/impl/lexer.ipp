@@ -15,8 +15,6 @@
 
 namespace rmq::detail::filter {
 
-namespace lexer_impl {
-
 inline bool is_digit(char c) noexcept {
     return c >= '0' && c <= '9';
 }
@@ -182,8 +180,6 @@ RMQ_DECL Token symbol(std::string_view s, std::size_t& i) {
     fail(s, i, fmt::format("unexpected character '{}'", s[i]));
 }
 
-}  // namespace lexer_impl
-
 RMQ_DECL std::string describe(const Token& token) {
     switch (token.kind) {
     case TokenKind::End:
@@ -198,7 +194,6 @@ RMQ_DECL std::string describe(const Token& token) {
 }
 
 RMQ_DECL std::vector<Token> tokenize(std::string_view expression) {
-    using namespace lexer_impl;
     std::vector<Token> tokens;
     std::size_t i = 0;
     while (true) {

@@ -20,8 +20,6 @@
 
 namespace rmq::detail::filter {
 
-namespace parser_impl {
-
 using NodePtr = std::shared_ptr<const Node>;
 
 /// Recursive descent over the token list, one method per grammar rule (see parser.hpp).
@@ -375,15 +373,13 @@ RMQ_DECL NodePtr Parser::primary() {
     }
 }
 
-}  // namespace parser_impl
-
 RMQ_DECL bool SqlExpression::matches(const Message& message) const {
     const auto v = evaluate(*root_, message);
     return v && v->kind == Value::Kind::Bool && v->boolean;
 }
 
 RMQ_DECL SqlExpression compile(std::string_view expression) {
-    return SqlExpression(parser_impl::Parser(expression).parse());
+    return SqlExpression(Parser(expression).parse());
 }
 
 }  // namespace rmq::detail::filter

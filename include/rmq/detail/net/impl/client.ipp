@@ -27,8 +27,6 @@
 
 namespace rmq::detail {
 
-namespace remoting_client {
-
 /// A broker refusing a signed request (NO_PERMISSION, or 4.x's AclException) says why ("check signature
 /// failed.", "User:x is not found.", "... has no permission to access ...") but not always whose credentials:
 /// the remark then names the access key the request was signed with. Never the secret key or the signature.
@@ -46,8 +44,6 @@ inline RemotingCallback naming_access_key(RemotingCallback callback, std::string
         callback(std::move(response), std::move(error));
     };
 }
-
-}  // namespace remoting_client
 
 /// What the client owns: the io context and its thread, the connections and the handlers they call.
 struct RemotingClient::Impl {
@@ -165,7 +161,7 @@ RMQ_DECL void RemotingClient::invoke_async(const std::string& addr,
                                            RemotingCallback callback) {
     sign(cmd);
     if (impl_->credentials) {
-        callback = remoting_client::naming_access_key(std::move(callback), impl_->credentials->access_key);
+        callback = naming_access_key(std::move(callback), impl_->credentials->access_key);
     }
     connection(addr)->invoke_async(std::move(cmd), timeout_millis, std::move(callback));
 }

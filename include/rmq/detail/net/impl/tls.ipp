@@ -20,7 +20,7 @@
 #include <fmt/format.h>
 
 #include <rmq/error.hpp>
-#include <rmq/transport/remoting_config.hpp>
+#include <rmq/tls_config.hpp>
 
 namespace rmq::detail {
 

@@ -24,8 +24,6 @@ RMQ_DECL void BrokerRequests::set_notification_handler(NotificationHandler handl
     handler_ = std::move(handler);
 }
 
-namespace admin_json {
-
 /// A MessageQueue as fastjson writes it (fields sorted): also the form of a map key (Java's non-standard
 /// object keys, which the admin tools' fastjson reads back as MessageQueue).
 inline std::string mq(const MessageQueue& q) {
@@ -78,8 +76,6 @@ std::string mq_map(std::vector<std::pair<MessageQueue, Value>> entries, Fn&& val
     out += '}';
     return out;
 }
-
-}  // namespace admin_json
 
 RMQ_DECL void BrokerRequests::set_admin_handler(const std::string& group, AdminHandler handler) {
     const std::lock_guard lock(mutex_);
@@ -185,13 +181,12 @@ RMQ_DECL std::optional<std::string> BrokerRequests::running_info(const std::stri
         return a.topic < b.topic;
     });
     for (const auto& t : mine.topics) {
-        status[t.topic] = admin_json::topic_status(t);
+        status[t.topic] = topic_status(t);
     }
     // fastjson's field order; mqTable has object keys, so the object is put together by hand.
     return fmt::format(
         R"({{"jstack":"","mqPopTable":{{}},"mqTable":{},"properties":{},"statusTable":{},"subscriptionSet":{}}})",
-        admin_json::mq_map(std::move(queues),
-                           [](const RunningQueueInfo& q) { return admin_json::queue_info(q).dump(); }),
+        mq_map(std::move(queues), [](const RunningQueueInfo& q) { return queue_info(q).dump(); }),
         nlohmann::ordered_json(props).dump(),
         status.dump(),
         subs.dump());
@@ -231,9 +226,8 @@ RMQ_DECL remoting::Command BrokerRequests::consumer_status(const remoting::Comma
         offsets = admin.offset_table(h.topic);
     }
     remoting::Command resp;
-    resp.body =
-        fmt::format(R"({{"consumerTable":{{}},"messageQueueTable":{}}})",
-                    admin_json::mq_map(std::move(offsets), [](std::int64_t v) { return std::to_string(v); }));
+    resp.body = fmt::format(R"({{"consumerTable":{{}},"messageQueueTable":{}}})",
+                            mq_map(std::move(offsets), [](std::int64_t v) { return std::to_string(v); }));
     return resp;
 }
 

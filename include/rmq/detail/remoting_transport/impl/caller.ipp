@@ -17,8 +17,6 @@
 
 namespace rmq::detail {
 
-namespace remoting_caller {
-
 /// A fresh exception per waiter: the connection shares one exception_ptr among all its pending requests,
 /// and releasing it on two threads races in libstdc++'s uninstrumented refcount (ThreadSanitizer).
 inline std::exception_ptr fresh_exception(const std::exception_ptr& e) {
@@ -32,8 +30,6 @@ inline std::exception_ptr fresh_exception(const std::exception_ptr& e) {
         return std::make_exception_ptr(Error("remoting request failed with an unknown error"));
     }
 }
-
-}  // namespace remoting_caller
 
 RMQ_DECL remoting::Command
 RemotingCaller::call(const std::string& addr, const remoting::Command& req, std::int64_t timeout) {
@@ -60,7 +56,7 @@ RMQ_DECL RemotingCaller::Results RemotingCaller::call_all(const Calls& calls, st
             client_.invoke_async(
                 addr, cmd, timeout, [p](std::optional<remoting::Command> r, const std::exception_ptr& e) {
                     if (e) {
-                        p->set_value(CallResult(remoting_caller::fresh_exception(e)));
+                        p->set_value(CallResult(fresh_exception(e)));
                     } else {
                         p->set_value(CallResult(std::move(*r)));
                     }

@@ -16,8 +16,6 @@
 
 namespace rmq::detail::remoting_ops {
 
-namespace locks {
-
 /// One request per broker group of `mqs`, to its master.
 inline RemotingCaller::Calls batch_calls(TransportParts& parts,
                                          std::int32_t code,
@@ -43,14 +41,11 @@ inline RemotingCaller::Calls batch_calls(TransportParts& parts,
     return calls;
 }
 
-}  // namespace locks
-
 RMQ_DECL std::vector<MessageQueue> lock_batch(TransportParts& parts,
                                               const std::string& group,
                                               const std::string& client_id,
                                               const std::vector<MessageQueue>& mqs) {
-    const auto calls =
-        locks::batch_calls(parts, remoting::request_code::lock_batch_mq, group, client_id, mqs);
+    const auto calls = batch_calls(parts, remoting::request_code::lock_batch_mq, group, client_id, mqs);
     std::vector<MessageQueue> locked;
     std::exception_ptr first_error;
     std::size_t failures = 0;
@@ -87,8 +82,7 @@ RMQ_DECL void unlock_batch(TransportParts& parts,
                            const std::string& group,
                            const std::string& client_id,
                            const std::vector<MessageQueue>& mqs) {
-    const auto calls =
-        locks::batch_calls(parts, remoting::request_code::unlock_batch_mq, group, client_id, mqs);
+    const auto calls = batch_calls(parts, remoting::request_code::unlock_batch_mq, group, client_id, mqs);
     RemotingCaller::throw_first_failure(parts.caller.call_all(calls, parts.config.mq_client_api_timeout),
                                         "unlock batch");
 }

@@ -17,8 +17,6 @@
 
 namespace rmq::detail::remoting_ops {
 
-namespace membership {
-
 /// Looks up the routes of the subscribed topics not cached yet, so that their brokers are known.
 inline void learn_subscribed_routes(TransportParts& parts, const HeartbeatData& hb) {
     std::set<std::string> topics;
@@ -47,16 +45,14 @@ inline RemotingCaller::Calls to_each(std::vector<std::string> addrs, const remot
     return calls;
 }
 
-}  // namespace membership
-
 RMQ_DECL void heartbeat(TransportParts& parts, const HeartbeatData& hb) {
-    membership::learn_subscribed_routes(parts, hb);
+    learn_subscribed_routes(parts, hb);
     parts.heartbeats.remember(hb);
     const bool consumer = !hb.consumer_data_set.empty();
     remoting::Command req;
     req.code = remoting::request_code::heart_beat;
     req.body = remoting::encode_heartbeat_data(hb);
-    const auto calls = membership::to_each(parts.routes.broker_addresses(!consumer), req);
+    const auto calls = to_each(parts.routes.broker_addresses(!consumer), req);
     // like Java's sendHeartbeatToAllBroker: a broker that is down must not fail the others (a producer's
     // start, a consumer's heartbeat round); only when no broker took it is it an error
     const auto results = parts.caller.call_all(calls, parts.config.mq_client_api_timeout);
@@ -102,9 +98,8 @@ RMQ_DECL void unregister_client(TransportParts& parts,
     if (!consumer_group.empty()) {
         h.consumer_group = consumer_group;
     }
-    const auto calls =
-        membership::to_each(parts.routes.broker_addresses(false),
-                            remoting::make_request(remoting::request_code::unregister_client, h));
+    const auto calls = to_each(parts.routes.broker_addresses(false),
+                               remoting::make_request(remoting::request_code::unregister_client, h));
     for (const auto& [addr, result] : parts.caller.call_all(calls, parts.config.mq_client_api_timeout)) {
         if (const auto* e = std::get_if<std::exception_ptr>(&result)) {
             try {

@@ -15,8 +15,6 @@
 
 namespace rmq::detail {
 
-namespace name_servers {
-
 inline remoting::Command route_request(const std::string& topic) {
     remoting::GetRouteInfoRequestHeader h;
     h.topic = topic;
@@ -34,8 +32,6 @@ inline std::string_view trim(std::string_view item) {
     return item;
 }
 
-}  // namespace name_servers
-
 RMQ_DECL NameServers::NameServers(RemotingCaller& caller, RouteCache& cache, std::string_view namesrv_addr)
     : caller_(caller)
     , cache_(cache)
@@ -49,7 +45,7 @@ RMQ_DECL TopicRoute NameServers::topic_route(const std::string& topic) {
 }
 
 RMQ_DECL remoting::TopicRouteData NameServers::fetch(const std::string& topic) {
-    const auto req = name_servers::route_request(topic);
+    const auto req = route_request(topic);
     std::exception_ptr last;
     const std::size_t n = addrs_.size();
     const std::size_t first = index_.fetch_add(1) % n;
@@ -77,7 +73,7 @@ RMQ_DECL void NameServers::refresh_async() {
     for (const auto& topic : cache_.topics()) {
         caller_.client().invoke_async(
             next_address(),
-            name_servers::route_request(topic),
+            route_request(topic),
             caller_.config().mq_client_api_timeout,
             [this, topic](std::optional<remoting::Command> resp, const std::exception_ptr& e) {
                 if (e || !resp || resp->code != response_code::success) {
@@ -97,7 +93,7 @@ RMQ_DECL std::vector<std::string> NameServers::split(std::string_view text) {
     std::vector<std::string> out;
     while (!text.empty()) {
         const std::size_t end = text.find(';');
-        const std::string_view item = name_servers::trim(text.substr(0, end));
+        const std::string_view item = trim(text.substr(0, end));
         if (!item.empty()) {
             if (item.rfind(':') == std::string_view::npos) {
                 throw InvalidArgument(fmt::format("namesrv_addr: '{}' is not host:port", item));

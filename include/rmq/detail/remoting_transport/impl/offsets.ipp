@@ -12,8 +12,6 @@
 
 namespace rmq::detail::remoting_ops {
 
-namespace offsets {
-
 /// Sends an offset request to the queue's master; the offset of its OffsetResponseHeader.
 inline std::int64_t offset_call(TransportParts& parts,
                                 const MessageQueue& mq,
@@ -33,8 +31,6 @@ Header queue_header(const MessageQueue& mq) {
     h.bname = mq.broker_name;
     return h;
 }
-
-}  // namespace offsets
 
 RMQ_DECL std::optional<std::int64_t>
 query_consumer_offset(TransportParts& parts, const std::string& group, const MessageQueue& mq) {
@@ -70,14 +66,14 @@ RMQ_DECL void update_consumer_offset(TransportParts& parts,
 }
 
 RMQ_DECL std::int64_t min_offset(TransportParts& parts, const MessageQueue& mq) {
-    const auto h = offsets::queue_header<remoting::GetMinOffsetRequestHeader>(mq);
-    return offsets::offset_call(
+    const auto h = queue_header<remoting::GetMinOffsetRequestHeader>(mq);
+    return offset_call(
         parts, mq, remoting::make_request(remoting::request_code::get_min_offset, h), "min offset");
 }
 
 RMQ_DECL std::int64_t max_offset(TransportParts& parts, const MessageQueue& mq) {
-    const auto h = offsets::queue_header<remoting::GetMaxOffsetRequestHeader>(mq);
-    return offsets::offset_call(
+    const auto h = queue_header<remoting::GetMaxOffsetRequestHeader>(mq);
+    return offset_call(
         parts, mq, remoting::make_request(remoting::request_code::get_max_offset, h), "max offset");
 }
 
@@ -87,10 +83,10 @@ RMQ_DECL std::int64_t search_offset(TransportParts& parts, const MessageQueue& m
     h.queue_id = mq.queue_id;
     h.timestamp = timestamp;
     h.bname = mq.broker_name;
-    return offsets::offset_call(parts,
-                                mq,
-                                remoting::make_request(remoting::request_code::search_offset_by_timestamp, h),
-                                "search offset");
+    return offset_call(parts,
+                       mq,
+                       remoting::make_request(remoting::request_code::search_offset_by_timestamp, h),
+                       "search offset");
 }
 
 }  // namespace rmq::detail::remoting_ops

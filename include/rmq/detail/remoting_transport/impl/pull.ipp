@@ -18,8 +18,6 @@
 
 namespace rmq::detail::remoting_ops {
 
-namespace pulling {
-
 /// The status of a pull answer's code, or nullopt for an error code.
 inline std::optional<PullStatus> status_of(int code) {
     switch (code) {
@@ -67,8 +65,6 @@ inline std::string what_of(const std::exception_ptr& error) {
     }
 }
 
-}  // namespace pulling
-
 RMQ_DECL void pull(TransportParts& parts, const PullArgs& args, PullCallback callback, PostToCaller post) {
     const auto [addr, id] =
         parts.routes.pull_address(args.mq.broker_name, parts.routes.suggested_broker(args.mq));
@@ -92,7 +88,7 @@ RMQ_DECL void pull(TransportParts& parts, const PullArgs& args, PullCallback cal
         [routes = &parts.routes, mq = args.mq, shared_cb, post = std::move(post)](
             std::optional<remoting::Command> resp, const std::exception_ptr& error) {
             if (error) {
-                (*shared_cb)(Outcome<PullResult>(response_code::system_error, pulling::what_of(error)));
+                (*shared_cb)(Outcome<PullResult>(response_code::system_error, what_of(error)));
                 return;
             }
             if (!post) {
@@ -107,7 +103,7 @@ RMQ_DECL void pull(TransportParts& parts, const PullArgs& args, PullCallback cal
 
 RMQ_DECL Outcome<PullResult>
 to_pull_result(RouteCache& routes, const MessageQueue& mq, const remoting::Command& resp) {
-    const auto status = pulling::status_of(resp.code);
+    const auto status = status_of(resp.code);
     if (!status) {
         return Outcome<PullResult>(resp.code, resp.remark.value_or(""));
     }
@@ -121,7 +117,7 @@ to_pull_result(RouteCache& routes, const MessageQueue& mq, const remoting::Comma
         r.suggest_which_broker_id = h.suggest_which_broker_id;
         routes.suggest_broker(mq, h.suggest_which_broker_id);
         if (r.status == PullStatus::Found) {
-            r.msg_found_list = pulling::found_messages(mq, resp, h.offset_delta);
+            r.msg_found_list = found_messages(mq, resp, h.offset_delta);
         }
     } catch (const std::exception& e) {
         return Outcome<PullResult>(response_code::system_error,

@@ -21,8 +21,6 @@
 
 namespace rmq::detail::remoting_ops {
 
-namespace sending {
-
 using Properties = rmq::Properties;
 
 inline std::int32_t parse_int(const std::string& s) {
@@ -127,23 +125,21 @@ inline std::string master_for(TransportParts& parts, const MessageQueue& mq) {
     return parts.routes.require_master(mq.broker_name);
 }
 
-}  // namespace sending
-
 RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
     auto props = msg.properties();
     if (!props.contains(property::uniq_client_message_id_keyidx)) {
         props.insert_or_assign(property::uniq_client_message_id_keyidx, parts.ids.next());
     }
-    auto h = sending::send_header(parts, msg, mq, props);
-    auto [body, sys_flag] = sending::body_and_sys_flag(parts.config, msg, props);
+    auto h = send_header(parts, msg, mq, props);
+    auto [body, sys_flag] = body_and_sys_flag(parts.config, msg, props);
     h.sys_flag = sys_flag;
     h.properties = encode_properties(props);
     const remoting::SendMessageRequestHeaderV2 v2{h};
     const auto req = remoting::make_request(remoting::request_code::send_message_v2, v2, std::move(body));
-    const std::string addr = sending::master_for(parts, mq);
+    const std::string addr = master_for(parts, mq);
     const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
     SendResult r;
-    r.status = sending::send_status(resp, mq, addr);
+    r.status = send_status(resp, mq, addr);
     const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
     r.msg_id = props.at(property::uniq_client_message_id_keyidx);
     r.offset_msg_id = rh.msg_id;

@@ -45,9 +45,9 @@ RMQ_DECL std::string_view consume_from_where_name(ConsumeFromWhere w) noexcept {
     return "CONSUME_FROM_LAST_OFFSET";
 }
 
-namespace heartbeat_json {
+namespace detail {
 
-constexpr std::string_view what = "HeartbeatData";
+constexpr std::string_view heartbeat_data_what = "HeartbeatData";
 
 /// A Java HashSet<Integer> as fastjson writes it.
 inline void write_code_set(std::string& out, const SubscriptionData& sd) {
@@ -102,7 +102,7 @@ inline void write_consumer(std::string& out, const ConsumerData& cd) {
 }
 
 inline ConsumeType read_consume_type(const detail::Json& c) {
-    const std::string type = detail::get_string(c, "consumeType", what);
+    const std::string type = detail::get_string(c, "consumeType", heartbeat_data_what);
     if (type == "CONSUME_ACTIVELY") {
         return ConsumeType::ConsumeActively;
     }
@@ -113,7 +113,7 @@ inline ConsumeType read_consume_type(const detail::Json& c) {
 }
 
 inline MessageModel read_message_model(const detail::Json& c) {
-    const std::string model = detail::get_string(c, "messageModel", what);
+    const std::string model = detail::get_string(c, "messageModel", heartbeat_data_what);
     if (model == "BROADCASTING") {
         return MessageModel::Broadcasting;
     }
@@ -125,7 +125,7 @@ inline MessageModel read_message_model(const detail::Json& c) {
 
 /// consumeFromWhere, `fallback` when empty.
 inline ConsumeFromWhere read_consume_from_where(const detail::Json& c, ConsumeFromWhere fallback) {
-    const std::string from = detail::get_string(c, "consumeFromWhere", what);
+    const std::string from = detail::get_string(c, "consumeFromWhere", heartbeat_data_what);
     if (from.empty()) {
         return fallback;
     }
@@ -144,15 +144,15 @@ inline ConsumeFromWhere read_consume_from_where(const detail::Json& c, ConsumeFr
 
 inline SubscriptionData read_subscription(const detail::Json& s) {
     SubscriptionData sd;
-    sd.class_filter_mode = detail::get_bool(s, "classFilterMode", what);
-    sd.topic = detail::get_string(s, "topic", what);
-    sd.sub_string = detail::get_string(s, "subString", what);
-    sd.sub_version = detail::get_int<std::int64_t>(s, "subVersion", what);
-    sd.expression_type = detail::get_string(s, "expressionType", what);
-    for (auto& t : detail::parse_string_list(s, "tagsSet", what)) {
+    sd.class_filter_mode = detail::get_bool(s, "classFilterMode", heartbeat_data_what);
+    sd.topic = detail::get_string(s, "topic", heartbeat_data_what);
+    sd.sub_string = detail::get_string(s, "subString", heartbeat_data_what);
+    sd.sub_version = detail::get_int<std::int64_t>(s, "subVersion", heartbeat_data_what);
+    sd.expression_type = detail::get_string(s, "expressionType", heartbeat_data_what);
+    for (auto& t : detail::parse_string_list(s, "tagsSet", heartbeat_data_what)) {
         sd.tags_set.insert(std::move(t));
     }
-    if (const auto* codes = detail::get_array(s, "codeSet", what)) {
+    if (const auto* codes = detail::get_array(s, "codeSet", heartbeat_data_what)) {
         for (const auto& code : *codes) {
             if (!code.is_number_integer()) {
                 throw CodecError("HeartbeatData: codeSet holds a non-integer");
@@ -165,12 +165,12 @@ inline SubscriptionData read_subscription(const detail::Json& s) {
 
 inline ConsumerData read_consumer(const detail::Json& c) {
     ConsumerData cd;
-    cd.group_name = detail::get_string(c, "groupName", what);
+    cd.group_name = detail::get_string(c, "groupName", heartbeat_data_what);
     cd.consume_type = read_consume_type(c);
     cd.message_model = read_message_model(c);
     cd.consume_from_where = read_consume_from_where(c, cd.consume_from_where);
-    cd.unit_mode = detail::get_bool(c, "unitMode", what);
-    if (const auto* subs = detail::get_array(c, "subscriptionDataSet", what)) {
+    cd.unit_mode = detail::get_bool(c, "unitMode", heartbeat_data_what);
+    if (const auto* subs = detail::get_array(c, "subscriptionDataSet", heartbeat_data_what)) {
         for (const auto& s : *subs) {
             cd.subscription_data_set.push_back(read_subscription(s));
         }
@@ -178,7 +178,7 @@ inline ConsumerData read_consumer(const detail::Json& c) {
     return cd;
 }
 
-}  // namespace heartbeat_json
+}  // namespace detail
 
 RMQ_DECL std::string encode_heartbeat_data(const HeartbeatData& hb) {
     std::string out = "{";
@@ -190,7 +190,7 @@ RMQ_DECL std::string encode_heartbeat_data(const HeartbeatData& hb) {
         if (i != 0) {
             out.push_back(',');
         }
-        heartbeat_json::write_consumer(out, hb.consumer_data_set[i]);
+        detail::write_consumer(out, hb.consumer_data_set[i]);
     }
     out.push_back(']');
     detail::put_key(out, "producerDataSet", first);
@@ -209,17 +209,17 @@ RMQ_DECL std::string encode_heartbeat_data(const HeartbeatData& hb) {
 }
 
 RMQ_DECL HeartbeatData decode_heartbeat_data(std::string_view json) {
-    const auto j = detail::parse_object(json, heartbeat_json::what);
+    const auto j = detail::parse_object(json, detail::heartbeat_data_what);
     HeartbeatData hb;
-    hb.client_id = detail::get_string(j, "clientID", heartbeat_json::what);
-    if (const auto* arr = detail::get_array(j, "consumerDataSet", heartbeat_json::what)) {
+    hb.client_id = detail::get_string(j, "clientID", detail::heartbeat_data_what);
+    if (const auto* arr = detail::get_array(j, "consumerDataSet", detail::heartbeat_data_what)) {
         for (const auto& c : *arr) {
-            hb.consumer_data_set.push_back(heartbeat_json::read_consumer(c));
+            hb.consumer_data_set.push_back(detail::read_consumer(c));
         }
     }
-    if (const auto* arr = detail::get_array(j, "producerDataSet", heartbeat_json::what)) {
+    if (const auto* arr = detail::get_array(j, "producerDataSet", detail::heartbeat_data_what)) {
         for (const auto& p : *arr) {
-            hb.producer_groups.push_back(detail::get_string(p, "groupName", heartbeat_json::what));
+            hb.producer_groups.push_back(detail::get_string(p, "groupName", detail::heartbeat_data_what));
         }
     }
     return hb;

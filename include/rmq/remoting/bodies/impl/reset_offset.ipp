@@ -72,10 +72,10 @@ inline std::size_t skip_ws(std::string_view s, std::size_t i) {
 
 }  // namespace detail
 
-namespace reset_json {
+namespace detail {
 
 using Offsets = std::vector<std::pair<MessageQueue, std::int64_t>>;
-constexpr std::string_view what = "ResetOffsetBody";
+constexpr std::string_view reset_offset_what = "ResetOffsetBody";
 
 /// Java's default form: `{mq:offset,...}` with MessageQueue objects as keys; `base` is the position of
 /// `value` in the body, for error messages.
@@ -93,16 +93,16 @@ inline void read_object_keys_table(std::string_view value, std::size_t base, Off
             ++k;
             continue;
         }
-        const std::size_t mq_end = detail::skip_json_value(value, k, what);
-        const MessageQueue mq =
-            detail::parse_message_queue(rmq::detail::parse_fastjson(value.substr(k, mq_end - k), what), what);
+        const std::size_t mq_end = detail::skip_json_value(value, k, reset_offset_what);
+        const MessageQueue mq = detail::parse_message_queue(
+            rmq::detail::parse_fastjson(value.substr(k, mq_end - k), reset_offset_what), reset_offset_what);
         k = detail::skip_ws(value, mq_end);
         if (k >= value.size() || value[k] != ':') {
             detail::reset_body_error("expected ':' after a MessageQueue key", base + k);
         }
         k = detail::skip_ws(value, k + 1);
-        const std::size_t num_end = detail::skip_json_value(value, k, what);
-        const auto num = rmq::detail::parse_fastjson(value.substr(k, num_end - k), what);
+        const std::size_t num_end = detail::skip_json_value(value, k, reset_offset_what);
+        const auto num = rmq::detail::parse_fastjson(value.substr(k, num_end - k), reset_offset_what);
         if (!num.is_number_integer()) {
             detail::reset_body_error("offset is not an integer", base + k);
         }
@@ -114,9 +114,9 @@ inline void read_object_keys_table(std::string_view value, std::size_t base, Off
 /// The value of `offsetTable` in either form (or null).
 inline void read_offset_table(std::string_view value, std::size_t base, Offsets& out) {
     if (!value.empty() && value.front() == '[') {
-        for (const auto& e : rmq::detail::parse_fastjson(value, what)) {
-            out.emplace_back(detail::parse_message_queue(e, what),
-                             detail::get_int<std::int64_t>(e, "offset", what));
+        for (const auto& e : rmq::detail::parse_fastjson(value, reset_offset_what)) {
+            out.emplace_back(detail::parse_message_queue(e, reset_offset_what),
+                             detail::get_int<std::int64_t>(e, "offset", reset_offset_what));
         }
     } else if (!value.empty() && value.front() == '{') {
         read_object_keys_table(value, base, out);
@@ -125,11 +125,10 @@ inline void read_offset_table(std::string_view value, std::size_t base, Offsets&
     }
 }
 
-}  // namespace reset_json
+}  // namespace detail
 
 RMQ_DECL std::vector<std::pair<MessageQueue, std::int64_t>> decode_reset_offset_body(std::string_view json) {
-    using reset_json::what;
-    reset_json::Offsets out;
+    detail::Offsets out;
     std::size_t i = detail::skip_ws(json, 0);
     if (i >= json.size() || json[i] != '{') {
         detail::reset_body_error("expected '{'", i);
@@ -147,16 +146,17 @@ RMQ_DECL std::vector<std::pair<MessageQueue, std::int64_t>> decode_reset_offset_
             ++i;
             continue;
         }
-        const std::size_t key_end = detail::skip_json_value(json, i, what);
-        const auto key = detail::parse_object("{" + std::string(json.substr(i, key_end - i)) + ":0}", what);
+        const std::size_t key_end = detail::skip_json_value(json, i, detail::reset_offset_what);
+        const auto key = detail::parse_object("{" + std::string(json.substr(i, key_end - i)) + ":0}",
+                                              detail::reset_offset_what);
         i = detail::skip_ws(json, key_end);
         if (i >= json.size() || json[i] != ':') {
             detail::reset_body_error("expected ':'", i);
         }
         i = detail::skip_ws(json, i + 1);
-        const std::size_t value_end = detail::skip_json_value(json, i, what);
+        const std::size_t value_end = detail::skip_json_value(json, i, detail::reset_offset_what);
         if (key.begin().key() == "offsetTable") {
-            reset_json::read_offset_table(json.substr(i, value_end - i), i, out);
+            detail::read_offset_table(json.substr(i, value_end - i), i, out);
         }
         i = value_end;
     }

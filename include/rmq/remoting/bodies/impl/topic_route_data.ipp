@@ -17,26 +17,27 @@
 #include <rmq/remoting/bodies/topic_route_data.hpp>
 #include <rmq/remoting/codec_error.hpp>
 
+#include <rmq/detail/util/java_string.hpp>
 #include <rmq/detail/wire/body_json.hpp>
 #include <rmq/detail/wire/java_hash.hpp>
 #include <rmq/detail/wire/json.hpp>
 
 namespace rmq::remoting {
 
-namespace route_json {
+namespace detail {
 
 using rmq::detail::JsonEscape;
-constexpr std::string_view what = "TopicRouteData";
+constexpr std::string_view topic_route_data_what = "TopicRouteData";
 
 inline QueueData read_queue_data(const detail::Json& q) {
     QueueData qd;
-    qd.broker_name = detail::get_string(q, "brokerName", what);
-    qd.read_queue_nums = detail::get_int<std::int32_t>(q, "readQueueNums", what);
-    qd.write_queue_nums = detail::get_int<std::int32_t>(q, "writeQueueNums", what);
-    qd.perm = detail::get_int<std::int32_t>(q, "perm", what);
+    qd.broker_name = detail::get_string(q, "brokerName", topic_route_data_what);
+    qd.read_queue_nums = detail::get_int<std::int32_t>(q, "readQueueNums", topic_route_data_what);
+    qd.write_queue_nums = detail::get_int<std::int32_t>(q, "writeQueueNums", topic_route_data_what);
+    qd.perm = detail::get_int<std::int32_t>(q, "perm", topic_route_data_what);
     qd.topic_sys_flag = detail::member(q, "topicSysFlag") != nullptr
-                            ? detail::get_int<std::int32_t>(q, "topicSysFlag", what)
-                            : detail::get_int<std::int32_t>(q, "topicSynFlag", what);
+                            ? detail::get_int<std::int32_t>(q, "topicSysFlag", topic_route_data_what)
+                            : detail::get_int<std::int32_t>(q, "topicSynFlag", topic_route_data_what);
     return qd;
 }
 
@@ -68,16 +69,16 @@ inline void read_broker_addrs(const detail::Json& addrs, BrokerData& bd) {
 
 inline BrokerData read_broker_data(const detail::Json& b) {
     BrokerData bd;
-    bd.cluster = detail::get_string(b, "cluster", what);
-    bd.broker_name = detail::get_string(b, "brokerName", what);
+    bd.cluster = detail::get_string(b, "cluster", topic_route_data_what);
+    bd.broker_name = detail::get_string(b, "brokerName", topic_route_data_what);
     if (const auto* addrs = detail::member(b, "brokerAddrs")) {
         read_broker_addrs(*addrs, bd);
     }
     if (detail::member(b, "enableActingMaster") != nullptr) {
-        bd.enable_acting_master = detail::get_bool(b, "enableActingMaster", what);
+        bd.enable_acting_master = detail::get_bool(b, "enableActingMaster", topic_route_data_what);
     }
     if (detail::member(b, "zoneName") != nullptr) {
-        bd.zone_name = detail::get_string(b, "zoneName", what);
+        bd.zone_name = detail::get_string(b, "zoneName", topic_route_data_what);
     }
     return bd;
 }
@@ -239,28 +240,28 @@ inline void check_queue_counts(const TopicRouteData& route) {
     }
 }
 
-}  // namespace route_json
+}  // namespace detail
 
 RMQ_DECL TopicRouteData decode_topic_route_data(std::string_view json) {
-    const auto j = detail::parse_object(json, route_json::what);
+    const auto j = detail::parse_object(json, detail::topic_route_data_what);
     TopicRouteData out;
     if (detail::member(j, "orderTopicConf") != nullptr) {
-        out.order_topic_conf = detail::get_string(j, "orderTopicConf", route_json::what);
+        out.order_topic_conf = detail::get_string(j, "orderTopicConf", detail::topic_route_data_what);
     }
-    if (const auto* arr = detail::get_array(j, "queueDatas", route_json::what)) {
+    if (const auto* arr = detail::get_array(j, "queueDatas", detail::topic_route_data_what)) {
         for (const auto& q : *arr) {
-            out.queue_datas.push_back(route_json::read_queue_data(q));
+            out.queue_datas.push_back(detail::read_queue_data(q));
         }
     }
-    if (const auto* arr = detail::get_array(j, "brokerDatas", route_json::what)) {
+    if (const auto* arr = detail::get_array(j, "brokerDatas", detail::topic_route_data_what)) {
         for (const auto& b : *arr) {
-            out.broker_datas.push_back(route_json::read_broker_data(b));
+            out.broker_datas.push_back(detail::read_broker_data(b));
         }
     }
     if (const auto* fst = detail::member(j, "filterServerTable")) {
-        route_json::read_filter_server_table(*fst, out);
+        detail::read_filter_server_table(*fst, out);
     }
-    route_json::check_queue_counts(out);
+    detail::check_queue_counts(out);
     return out;
 }
 
@@ -276,12 +277,12 @@ RMQ_DECL std::string encode_topic_route_data(const TopicRouteData& route, RouteJ
         if (i != 0) {
             out.push_back(',');
         }
-        route_json::write_broker_data(out, route.broker_datas[i], standard, esc);
+        detail::write_broker_data(out, route.broker_datas[i], standard, esc);
     }
     out.push_back(']');
     if (route.filter_server_table) {
         detail::put_key(out, "filterServerTable", first);
-        route_json::write_filter_server_table(out, *route.filter_server_table, standard, esc);
+        detail::write_filter_server_table(out, *route.filter_server_table, standard, esc);
     }
     if (route.order_topic_conf) {
         detail::put_string(out, "orderTopicConf", *route.order_topic_conf, first, esc);
@@ -292,14 +293,14 @@ RMQ_DECL std::string encode_topic_route_data(const TopicRouteData& route, RouteJ
         if (i != 0) {
             out.push_back(',');
         }
-        route_json::write_queue_data(out, route.queue_datas[i], esc);
+        detail::write_queue_data(out, route.queue_datas[i], esc);
     }
     out.append("]}");
     return out;
 }
 
 RMQ_DECL TopicRoute to_topic_route(std::string_view topic, const TopicRouteData& route) {
-    route_json::check_queue_counts(route);
+    detail::check_queue_counts(route);
     TopicRoute out;
     for (const auto& qd : route.queue_datas) {
         if ((qd.perm & perm::read) != 0) {
@@ -310,7 +311,7 @@ RMQ_DECL TopicRoute to_topic_route(std::string_view topic, const TopicRouteData&
     }
     std::sort(out.read_queues.begin(), out.read_queues.end());
     if (route.order_topic_conf && !route.order_topic_conf->empty()) {
-        for (const auto& [broker, nums] : route_json::order_topic_conf_entries(*route.order_topic_conf)) {
+        for (const auto& [broker, nums] : detail::order_topic_conf_entries(*route.order_topic_conf)) {
             for (std::int32_t i = 0; i < nums; ++i) {
                 out.write_queues.push_back(MessageQueue{std::string(topic), std::string(broker), i});
             }

@@ -1,0 +1,45 @@
+#pragma once
+
+/// @file detail/sim/context.hpp
+/// What a simulation's members' transports (rmq::sim::SimTransport) and the rmq::sim::Simulation share: the
+/// world, the run's options and trace, whether faults strike now.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include <rmq/message_queue.hpp>
+#include <rmq/sim/options.hpp>
+#include <rmq/sim/trace.hpp>
+#include <rmq/transport/broker_config.hpp>
+
+#include <rmq/detail/sim/world.hpp>
+
+namespace rmq::detail::sim {
+
+/// What the members' transports and the Simulation share.
+struct Context {
+    Context(std::uint64_t seed, BrokerConfig broker, rmq::sim::Options o)
+        : world(seed, std::move(broker))
+        , options(std::move(o)) {}
+
+    World world;
+    rmq::sim::Options options;
+    rmq::sim::Trace trace;
+    bool faults_on = false;
+
+    void record(rmq::sim::FaultKind kind, int member, std::string queue = {}) {
+        trace.faults.push_back(rmq::sim::FaultEvent{world.now(), kind, member, std::move(queue)});
+    }
+
+    [[nodiscard]] bool strike(double p) { return faults_on && world.chance(p); }
+};
+
+/// A queue as the trace names it (topic:id: one broker).
+inline std::string queue_name(const MessageQueue& mq) {
+    return fmt::format("{}:{}", mq.topic, mq.queue_id);
+}
+
+}  // namespace rmq::detail::sim
