@@ -1,8 +1,9 @@
-// Prometheus metrics of a running consumer and producer, served on GET /metrics from a plain Boost.Asio
-// socket (examples/metrics_http_server.hpp). The program produces 20 messages on the embedded broker,
-// consumes them, scrapes its own endpoint once and prints a few samples. `rmq_example_metrics_http --serve
-// [port]` keeps serving (default port 9464) so that `curl localhost:9464/metrics` or a Prometheus server can
-// scrape it; Ctrl-C stops it. docs/metrics.md describes every metric.
+// Prometheus metrics of a running consumer and producer, served on GET /metrics by rmq::MetricsHttpServer
+// (<rmq/metrics_http.hpp>, part of the TCP transport's umbrella as it runs on Boost.Asio). The program
+// produces 20 messages on the embedded broker, consumes them, scrapes its own endpoint once and prints a few
+// samples. `rmq_example_metrics_http --serve [port]` keeps serving (default port 9464) so that `curl
+// localhost:9464/metrics` or a Prometheus server can scrape it; Ctrl-C stops it. docs/metrics.md describes
+// every metric.
 
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
 // GCC's -Wtsan flags the std::atomic_thread_fence in Boost.Asio's handler fences under -fsanitize=thread; it
@@ -10,6 +11,7 @@
 #    pragma GCC diagnostic ignored "-Wtsan"
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -22,12 +24,16 @@
 #include <string_view>
 #include <thread>
 
-#include "metrics_http_server.hpp"
-
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
 #include <fmt/format.h>
 
 #include <rmq/consumer.hpp>
 #include <rmq/metrics.hpp>
+#include <rmq/metrics_http.hpp>
 #include <rmq/producer.hpp>
 #include <rmq/transport/in_process.hpp>
 
@@ -40,6 +46,20 @@ void wait_for(const std::function<bool()>& done) {
     while (!done() && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+}
+
+/// The raw response to GET /metrics from 127.0.0.1:`port` (what a Prometheus server would see).
+std::string scrape(std::uint16_t port) {
+    namespace asio = boost::asio;
+    asio::io_context io;
+    asio::ip::tcp::socket socket(io);
+    socket.connect({asio::ip::make_address("127.0.0.1"), port});
+    asio::write(socket,
+                asio::buffer(fmt::format("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n", port)));
+    std::string raw;
+    boost::system::error_code ec;
+    asio::read(socket, asio::dynamic_buffer(raw), ec);  // until the server closes
+    return raw;
 }
 
 }  // namespace
@@ -67,14 +87,15 @@ int main(int argc, char** argv) {
 
     // --8<-- [start:serve]
     // One exposition per scrape, from both clients' snapshots. The server goes before the clients it reads.
-    metrics_http::Server server(
+    rmq::MetricsHttpServer server(
         [&] {
             return rmq::PrometheusText()
                 .add(consumer.stats(), consumer.config().consumer_group, consumer.client_id())
                 .add(producer.stats(), producer.config().producer_group, producer.client_id())
                 .str();
         },
-        port);
+        rmq::MetricsHttpConfig{.address = "127.0.0.1", .port = port});  // port 0: any free port
+    server.start();
     // --8<-- [end:serve]
 
     for (int i = 0; i < 20; ++i) {
@@ -86,9 +107,10 @@ int main(int argc, char** argv) {
         return !s.topics.empty() && s.topics[0].consume_ok_total >= 20;
     });
 
-    const auto response = metrics_http::get(server.port());
-    fmt::print("{}\n", response.status_line);
-    std::istringstream body(response.body);
+    const auto response = scrape(server.port());
+    const auto status_line = response.substr(0, response.find("\r\n"));
+    fmt::print("{}\n", status_line);
+    std::istringstream body(response.substr(std::min(response.size(), response.find("\r\n\r\n") + 4)));
     for (std::string line; std::getline(body, line);) {
         if (line.starts_with("rmq_consumer_consumed_messages_total") ||
             line.starts_with("rmq_producer_sends_total")) {
@@ -103,7 +125,7 @@ int main(int argc, char** argv) {
         }
     }
     const auto stats = consumer.stats();
-    const bool ok = response.status_line == "HTTP/1.1 200 OK" && stats.topics.size() == 1 &&
+    const bool ok = status_line == "HTTP/1.1 200 OK" && stats.topics.size() == 1 &&
                     stats.topics[0].consume_ok_total == 20;
     fmt::print("{}: {} messages consumed, /metrics scraped\n", ok ? "done" : "FAILED", consumed.load());
     return ok ? 0 : 1;

@@ -6,8 +6,9 @@ headers include/rmq/rmq.hpp and include/rmq/remoting.hpp (standard-library Pytho
   tools/amalgamate.py --check            write nothing; exit 1 if a single header is stale or an umbrella header
                                          misses a public header
   tools/amalgamate.py --update-umbrella  rewrite the include lists of the umbrella headers (every header under
-                                         include/rmq except detail/: the TCP transport and the wire format in
-                                         rmq/remoting.hpp, the rest in rmq/rmq.hpp), then regenerate
+                                         include/rmq except detail/: the TCP transport, the wire format and
+                                         the Asio-based rmq/metrics_http.hpp in rmq/remoting.hpp, the rest in
+                                         rmq/rmq.hpp), then regenerate
 
   tools/amalgamate.py --output-dir DIR   write DIR/rmq/rmq.hpp and DIR/rmq/remoting.hpp instead (the test suite
                                          builds a pair)
@@ -81,9 +82,15 @@ def public_headers():
     return out
 
 
+# Public headers outside rmq/remoting/ and rmq/transport/remoting* that run on Boost.Asio all the same: they
+# belong to the network umbrella, so that rmq/rmq.hpp stays free of Asio.
+NETWORK_EXTRA = {"rmq/metrics_http.hpp"}
+
+
 def umbrella_of(name):
-    """The umbrella that lists a public header: the TCP transport and the wire format are the network side."""
-    if name.startswith("rmq/remoting/") or name.startswith("rmq/transport/remoting"):
+    """The umbrella that lists a public header: the TCP transport, the wire format and whatever else uses Asio
+    (NETWORK_EXTRA) are the network side."""
+    if name.startswith("rmq/remoting/") or name.startswith("rmq/transport/remoting") or name in NETWORK_EXTRA:
         return NETWORK
     return CORE
 

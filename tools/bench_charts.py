@@ -3,6 +3,9 @@
 
     python3 tools/bench_charts.py [DIR]        (default bench/results)
 
+It runs no benchmark: it only draws what DIR/latest.json holds, so the committed charts can be redrawn from the
+committed figures at any time.
+
   throughput.png  msg/s per pipeline: rmq, the Java client, the limit (raw pull loop)
   cpu.png         CPU seconds per million messages, same pipelines
   handover.png    time until a queue's new owner consumes after a member joins or leaves (ms, log scale)
@@ -59,26 +62,38 @@ def rows_with(rows, metric_pattern):
     return out
 
 
-def grouped_bars(ax, groups, ylabel, title, log=False):
-    """groups: [(label, {series_key: value})]; one bar per series that has a value."""
-    width = 0.8 / len(SERIES)
-    for i, (key, name, colour) in enumerate(SERIES):
-        xs = [g for g, (_, vals) in enumerate(groups) if number(vals.get(key)) is not None]
-        ys = [groups[g][1][key] for g in xs]
-        if not xs:
-            continue
-        bars = ax.bar([x + (i - 1) * width for x in xs], ys, width, label=name, color=colour)
-        for b, y in zip(bars, ys):
-            text = f"{y / 1000:.0f}k" if y >= 10000 else (f"{y:.1f}" if y < 100 else f"{y:.0f}")
-            ax.annotate(text, (b.get_x() + b.get_width() / 2, y), ha="center", va="bottom", fontsize=7)
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([g for g, _ in groups], fontsize=7)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
+def value_text(y):
+    return f"{y / 1000:.0f}k" if y >= 10000 else (f"{y:.1f}" if y < 100 else f"{y:.0f}")
+
+
+def present_series(groups):
+    return [s for s in SERIES if any(number(vals.get(s[0])) is not None for _, vals in groups)]
+
+
+def grouped_bars(ax, groups, xlabel, title, log=False):
+    """groups: [(label, {series_key: value})]; one horizontal bar per series that has a value. Horizontal, so
+    that every pipeline's label has a line of its own (vertical bars' x labels ran into each other)."""
+    series = present_series(groups)
+    height = 0.8 / max(1, len(series))
+    for i, (key, name, colour) in enumerate(series):
+        ys = [g + (i - (len(series) - 1) / 2) * height for g, (_, vals) in enumerate(groups)
+              if number(vals.get(key)) is not None]
+        xs = [vals[key] for _, vals in groups if number(vals.get(key)) is not None]
+        bars = ax.barh(ys, xs, height, label=name, color=colour)
+        for b, x in zip(bars, xs):
+            ax.annotate(value_text(x), (x, b.get_y() + b.get_height() / 2), xytext=(3, 0),
+                        textcoords="offset points", ha="left", va="center", fontsize=7)
+    ax.set_yticks(range(len(groups)))
+    ax.set_yticklabels([g.replace("\n", " · ") for g, _ in groups], fontsize=8)
+    ax.invert_yaxis()  # the first group on top, as in the table
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=10, loc="left")
     if log:
-        ax.set_yscale("log")
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="best")
+        ax.set_xscale("log")
+    ax.margins(x=0.12)  # room for the value labels right of the longest bar
+    ax.grid(axis="x", alpha=0.3)
+    # Above the plot, right of the title: inside, it covered the longest bars.
+    ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=len(series), frameon=False)
 
 
 def per_pipeline(rows, metric_pattern):
@@ -101,14 +116,18 @@ def subtitle(d):
     return f"{d.get('generated', '?')}, commit {d.get('commit', '?')}, {d.get('cpus', '?')} cores, {load}"
 
 
-def bar_chart(d, out, name, title, panels, log=True, width=11, height=4.8):
-    """One subplot per (groups, y label) of `panels` that has groups; nothing when none has."""
-    panels = [(groups, ylabel) for groups, ylabel in panels if groups]
+def bar_chart(d, out, name, title, panels, log=True, width=11):
+    """One subplot per (groups, x label) of `panels` that has groups, each as tall as its bars need; nothing
+    when none has."""
+    panels = [(groups, xlabel) for groups, xlabel in panels if groups]
     if not panels:
         return
-    fig, axes = plt.subplots(len(panels), 1, figsize=(width, height * len(panels)), squeeze=False)
-    for ax, (groups, ylabel) in zip(axes[:, 0], panels):
-        grouped_bars(ax, groups, ylabel, f"{title} ({subtitle(d)})", log=log)
+    heights = [1.3 + 0.22 * len(groups) * max(1, len(present_series(groups))) for groups, _ in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(width, sum(heights) + 0.6), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for ax, (groups, xlabel) in zip(axes[:, 0], panels):
+        grouped_bars(ax, groups, xlabel, title, log=log)
+    fig.suptitle(subtitle(d), fontsize=8, x=0.01, ha="left", color="#555555")
     save(fig, os.path.join(out, name))
 
 
@@ -159,16 +178,16 @@ def main():
     bar_chart(d, out, "cpu.png", "CPU per message (lower is better)",
               [(per_pipeline(d["rows"], r"^CPU s per million msgs$"), "CPU seconds per million messages")], log=False)
     bar_chart(d, out, "handover.png", "Handover latency (lower is better)",
-              [(handover_groups(d), "ms until the new owner consumes")], width=12)
+              [(handover_groups(d), "ms until the new owner consumes")])
     bar_chart(d, out, "memory.png", "Memory (lower is better)", [(memory_groups(d), "peak resident memory (MB)")])
     bar_chart(d, out, "steady.png", "Real broker, steady state (after the first fifth of each run)",
               [(matching(d, r": steady-state throughput \(msg/s\)$"), "messages per second"),
                (matching(d, r": steady-state CPU s per million msgs$"), "CPU s per million messages")],
-              log=False, height=4.2)
+              log=False)
     bar_chart(d, out, "work.png", "Real broker, a listener that does work (64 threads)",
               [(matching(d, r"listener.*: throughput \(msg/s\)$", work_label), "messages per second"),
                (matching(d, r"listener.*: CPU s per million msgs$", work_label), "CPU s per million messages")],
-              log=False, height=4.2)
+              log=False)
 
 if __name__ == "__main__":
     main()

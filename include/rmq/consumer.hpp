@@ -4,12 +4,17 @@
 /// rmq::Consumer<Order, Allocate, OffsetStore, Tr>: the policy-composed push consumer (Java's
 /// DefaultMQPushConsumer). See docs/semantics.md for the guarantees and docs/policies/ for each policy.
 
+#include <chrono>
 #include <concepts>
+#include <cstdint>
+#include <exception>
+#include <future>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -116,12 +121,21 @@ public:
     Consumer& operator=(Consumer&&) = delete;
 
     /// Shuts down if still running (never from a listener thread: that is refused and logged), then waits for
-    /// listeners still running, so nothing they use is freed under them.
+    /// listeners still running, so nothing they use is freed under them: without limit by default, or up to
+    /// ConsumerConfig::await_termination_millis_when_destroyed, after which the listeners still running
+    /// finish on their own and the consumer's internals are freed when the last one returns.
     ~Consumer() {
         try {
             core_->shutdown();
         } catch (const std::exception& e) {
             detail::log_line(LogLevel::Warn, "consumer destroyed without a clean shutdown: {}", e.what());
+        }
+        const std::int64_t wait_millis = core_->config().await_termination_millis_when_destroyed;
+        // Driven (rmq::sim): listeners run on the driver's thread, so none can still be running here.
+        if constexpr (!detail::DrivenTransport<Tr>) {
+            if (wait_millis >= 0) {
+                destroy_core_within(wait_millis);
+            }
         }
     }
 
@@ -224,6 +238,31 @@ private:
                                                  context_type& ctx) mutable -> std::optional<status_type> {
                 return static_cast<status_type>(fn(msgs, ctx));
             };
+        }
+    }
+
+    /// Frees the core on a thread of its own (its destructor waits for running listeners, which use it) and
+    /// waits for that thread up to `wait_millis`. Past that the thread is left to finish alone: the core is
+    /// freed once the last listener returns, or never if the process exits first. Leaking it instead would
+    /// keep a stuck consumer's memory, threads and broker connections for the rest of the process.
+    void destroy_core_within(std::int64_t wait_millis) noexcept {
+        std::promise<void> freed;
+        auto done = freed.get_future();
+        try {
+            std::thread([core = std::move(core_), freed = std::move(freed)]() mutable {
+                core.reset();
+                freed.set_value();
+            }).detach();
+        } catch (const std::exception& e) {
+            // No thread: the callable, core included, was freed here, after waiting for the listeners.
+            detail::log_line(LogLevel::Warn, "consumer destroyed on the caller's thread: {}", e.what());
+            return;
+        }
+        if (done.wait_for(std::chrono::milliseconds(wait_millis)) != std::future_status::ready) {
+            detail::log_line(LogLevel::Warn,
+                             "consumer destroyed while listeners still run (await_termination_millis_when_"
+                             "destroyed {} ms): they finish on their own; what they use must outlive them",
+                             wait_millis);
         }
     }
 

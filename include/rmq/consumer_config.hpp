@@ -108,6 +108,12 @@ struct ConsumerConfig {
     /// once; rmq drains for up to 30000 ms by default (0 restores Java's behaviour). shutdown() returns
     /// within it (plus a small margin) whatever listeners do; the destructor waits for those still running.
     std::int64_t await_termination_millis_when_shutdown = 30000;
+    /// rmq only: how long the consumer's destructor waits, after shutdown, for listeners still running. -1
+    /// (default): without limit, so nothing a listener uses is freed under it. N >= 0: the destructor returns
+    /// within N ms (plus the shutdown wait if the consumer was still running); a listener still running then
+    /// finishes on its own, and the consumer's internals are freed on a background thread when the last one
+    /// returns (never, if the process exits first). 0 leaves at once, like Java's awaitTermination default.
+    std::int64_t await_termination_millis_when_destroyed = -1;
 
     // ---- ClientConfig ----
     /// namesrvAddr, `host:port;host:port`, for transports that resolve routes through name servers.

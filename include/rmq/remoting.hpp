@@ -2,10 +2,11 @@
 
 /// @file remoting.hpp
 /// The umbrella header for a real cluster: <rmq/rmq.hpp> plus rmq::RemotingTransport (RocketMQ's TCP protocol
-/// over Boost.Asio) and the wire format (rmq::remoting: commands, headers, bodies, the message codec). It is
-/// the root of the generated single header single_include/rmq/remoting.hpp, which includes its sibling
-/// rmq.hpp.
+/// over Boost.Asio), the wire format (rmq::remoting: commands, headers, bodies, the message codec) and
+/// rmq::MetricsHttpServer (a /metrics endpoint, also on Asio). It is the root of the generated single header
+/// single_include/rmq/remoting.hpp, which includes its sibling rmq.hpp.
 
+#include <rmq/metrics_http.hpp>
 #include <rmq/remoting/acl.hpp>
 #include <rmq/remoting/bodies.hpp>
 #include <rmq/remoting/bodies/consumer_list.hpp>

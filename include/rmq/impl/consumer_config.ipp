@@ -218,6 +218,11 @@ RMQ_DECL void ConsumerConfig::validate_flow_control() const {
                                           std::numeric_limits<std::int64_t>::max(),
                                           await_termination_millis_when_shutdown));
     }
+    if (await_termination_millis_when_destroyed < -1) {
+        throw InvalidArgument(fmt::format("await_termination_millis_when_destroyed out of range [-1, {}]: {}",
+                                          std::numeric_limits<std::int64_t>::max(),
+                                          await_termination_millis_when_destroyed));
+    }
 }
 
 RMQ_DECL void ConsumerConfig::validate_intervals() const {

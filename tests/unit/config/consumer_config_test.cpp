@@ -71,6 +71,7 @@ TEST_CASE("config: defaults equal Java's DefaultMQPushConsumer / ClientConfig", 
     CHECK(c.suspend_current_queue_time_millis == 1000);
     CHECK(c.consume_timeout == 15);
     CHECK(c.await_termination_millis_when_shutdown == 30000);  // documented deviation: Java 0
+    CHECK(c.await_termination_millis_when_destroyed == -1);    // the destructor waits for listeners
     // ClientConfig
     CHECK(c.namesrv_addr.empty());
     CHECK(c.client_ip.empty());  // detected
@@ -204,6 +205,9 @@ TEST_CASE("config: validate rejects each out-of-range value naming the field and
         {"await",
          [](auto& c) { c.await_termination_millis_when_shutdown = -1; },
          {"await_termination_millis_when_shutdown", "[0, "}},
+        {"await destroyed",
+         [](auto& c) { c.await_termination_millis_when_destroyed = -2; },
+         {"await_termination_millis_when_destroyed", "[-1, "}},
         {"consume timeout", [](auto& c) { c.consume_timeout = 0; }, {"consume_timeout", "[1, "}},
         {"poll ns", [](auto& c) { c.poll_name_server_interval = 0; }, {"poll_name_server_interval"}},
         {"heartbeat", [](auto& c) { c.heartbeat_broker_interval = -5; }, {"heartbeat_broker_interval"}},

@@ -1,19 +1,13 @@
-// A consumer and a producer on the embedded broker, their metrics served by the example's HTTP endpoint
-// (examples/metrics_http_server.hpp) on an ephemeral port and scraped over a real socket: the text parses
-// strictly, counters only grow between scrapes, and the values are the clients' stats().
-
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-// GCC's -Wtsan flags the std::atomic_thread_fence in Boost.Asio's handler fences under -fsanitize=thread; it
-// must be silenced before <atomic> is first included (the diagnostic is tied to that header's location).
-#    pragma GCC diagnostic ignored "-Wtsan"
-#endif
+// A consumer and a producer on the embedded broker, their metrics served by rmq::MetricsHttpServer on an
+// ephemeral port and scraped over a real socket: the text parses strictly, counters only grow between
+// scrapes, and the values are the clients' stats().
 
 #include <chrono>
 #include <map>
 #include <span>
 #include <string>
 
-#include "../../../examples/metrics_http_server.hpp"
+#include "http_get.hpp"
 #include "prometheus_parser.hpp"
 #include <consumer_fixture.hpp>
 
@@ -22,6 +16,7 @@
 
 #include <rmq/consumer.hpp>
 #include <rmq/metrics.hpp>
+#include <rmq/metrics_http.hpp>
 #include <rmq/producer.hpp>
 #include <rmq/transport/in_process.hpp>
 
@@ -42,7 +37,7 @@ void send(Producer& p, int from, int to) {
 }
 
 prom::Exposition scrape(std::uint16_t port) {
-    const auto r = metrics_http::get(port);
+    const auto r = http_get::get(port);
     REQUIRE(r.status_line == "HTTP/1.1 200 OK");
     CHECK(r.headers.find("Content-Type: text/plain; version=0.0.4; charset=utf-8") != std::string::npos);
     auto e = prom::parse(r.body);
@@ -95,12 +90,15 @@ TEST_CASE("metrics: /metrics of a running consumer and producer, scraped twice o
     });
     consumer.start();
     {
-        metrics_http::Server server([&] {
-            return rmq::PrometheusText()
-                .add(consumer.stats(), "scrape_group", consumer.client_id())
-                .add(producer.stats(), "scrape_producer", producer.client_id())
-                .str();
-        });
+        rmq::MetricsHttpServer server(
+            [&] {
+                return rmq::PrometheusText()
+                    .add(consumer.stats(), "scrape_group", consumer.client_id())
+                    .add(producer.stats(), "scrape_producer", producer.client_id())
+                    .str();
+            },
+            rmq::MetricsHttpConfig{.address = "127.0.0.1", .port = 0});
+        server.start();
         REQUIRE(server.port() != 0);
 
         send(producer, 0, 10);
@@ -135,7 +133,7 @@ TEST_CASE("metrics: /metrics of a running consumer and producer, scraped twice o
                           {"queue_id", "0"},
                           {"broker_name", stats.queues.at(0).mq.broker_name}})
                   .has_value());
-        CHECK(metrics_http::get(server.port(), "/other").status_line == "HTTP/1.1 404 Not Found");
+        CHECK(http_get::get(server.port(), "/other").status_line == "HTTP/1.1 404 Not Found");
     }
     consumer.shutdown();
     producer.shutdown();
