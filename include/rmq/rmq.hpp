@@ -36,8 +36,10 @@
 #include <rmq/offset_store/memory.hpp>
 #include <rmq/offset_store/remote.hpp>
 #include <rmq/order/concurrently.hpp>
+#include <rmq/order/consume_queue.hpp>
 #include <rmq/order/host.hpp>
 #include <rmq/order/key_orderly.hpp>
+#include <rmq/order/message_batch.hpp>
 #include <rmq/order/orderly.hpp>
 #include <rmq/order/orderly_common.hpp>
 #include <rmq/process_queue.hpp>

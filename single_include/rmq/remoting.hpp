@@ -13,10 +13,96 @@
 
 /// @file remoting.hpp
 /// The umbrella header for a real cluster: <rmq/rmq.hpp> plus rmq::RemotingTransport (RocketMQ's TCP protocol
-/// over Boost.Asio) and the wire format (rmq::remoting: commands, headers, bodies, the message codec). It is
-/// the root of the generated single header single_include/rmq/remoting.hpp, which includes its sibling
-/// rmq.hpp.
+/// over Boost.Asio), the wire format (rmq::remoting: commands, headers, bodies, the message codec) and
+/// rmq::MetricsHttpServer (a /metrics endpoint, also on Asio). It is the root of the generated single header
+/// single_include/rmq/remoting.hpp, which includes its sibling rmq.hpp.
 
+
+// ---- begin rmq/metrics_http.hpp ----
+
+/// @file metrics_http.hpp
+/// rmq::MetricsHttpServer: an optional, minimal HTTP endpoint for Prometheus. `GET /metrics` answers the text
+/// a callback builds (rmq::to_prometheus, rmq::PrometheusText), anything else a 4xx. One I/O thread, one
+/// request per connection ("Connection: close"): a scrape every few seconds needs no more. It runs on
+/// Boost.Asio, so it belongs to the TCP transport's umbrella <rmq/remoting.hpp>; the Asio part is in
+/// detail/net/impl/metrics_http.ipp. See docs/metrics.md.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+
+namespace rmq {
+
+/// Where and what rmq::MetricsHttpServer serves.
+struct MetricsHttpConfig {
+    /// The address to listen on, an IPv4 or IPv6 literal. The default serves this machine only; "0.0.0.0" (or
+    /// "::") lets a Prometheus server elsewhere scrape it, and anyone who can reach the port.
+    std::string address = "127.0.0.1";
+    /// The TCP port; 0 asks the system for a free one (MetricsHttpServer::port() tells which). 9464 is the
+    /// port OpenTelemetry's Prometheus exporter uses.
+    std::uint16_t port = 9464;
+    /// The path answered with the metrics (a query string after it is ignored). Must start with '/'.
+    std::string path = "/metrics";
+};
+
+/// Serves Prometheus text over HTTP/1.1 on its own I/O thread. `GET <path>` → 200 with Content-Type
+/// rmq::prometheus_content_type and the callback's text; another method on the path → 405; another path →
+/// 404; a request line that is not HTTP, or a request head over 8 KiB → 400; the callback throwing → 500
+/// with the exception's text. A connection that sends no complete request within 10 s is closed.
+///
+/// @code
+/// rmq::MetricsHttpServer server([&] { return rmq::to_prometheus(consumer.stats(), group,
+/// consumer.client_id()); },
+///                               rmq::MetricsHttpConfig{.port = 9464});
+/// server.start();
+/// @endcode
+///
+/// The callback runs on the server's thread, once per scrape; what it reads must outlive the server (stop or
+/// destroy the server before the clients it reads). start(), stop() and port() are thread-safe.
+class MetricsHttpServer {
+public:
+    /// Throws rmq::InvalidArgument for an empty callback, an address that is not an IP literal, or a path
+    /// not starting with '/'. Nothing is bound until start().
+    explicit MetricsHttpServer(std::function<std::string()> metrics, MetricsHttpConfig config = {});
+
+    MetricsHttpServer(const MetricsHttpServer&) = delete;
+    MetricsHttpServer& operator=(const MetricsHttpServer&) = delete;
+
+    /// stop().
+    ~MetricsHttpServer();
+
+    /// Binds the address and port and starts serving. rmq::Error when they cannot be bound (in use, no
+    /// permission; the text says which); rmq::IllegalState when already running. May be called again after
+    /// stop().
+    void start();
+
+    /// Closes the listening socket and every connection and joins the I/O thread (a scrape in progress is
+    /// cut short). Idempotent. Must not be called from the metrics callback.
+    void stop();
+
+    /// Whether start() succeeded and stop() has not been called since.
+    [[nodiscard]] bool running() const;
+
+    /// The bound port (the system's choice when the configured port is 0); 0 when not running.
+    [[nodiscard]] std::uint16_t port() const;
+
+    [[nodiscard]] const MetricsHttpConfig& config() const noexcept { return config_; }
+
+private:
+    struct Impl;
+
+    std::function<std::string()> metrics_;
+    MetricsHttpConfig config_;
+    mutable std::mutex mutex_;  // guards impl_ (start/stop/port from any thread)
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rmq
+
+// ---- end rmq/metrics_http.hpp ----
 
 // ---- begin rmq/remoting/acl.hpp ----
 
@@ -63,12 +149,8 @@
 
 namespace rmq::remoting {
 
-/// Malformed frame, header, record or body (truncated, bad length, unknown serialize type, frame too
-/// large...). The message names the problem and where it was found.
-class CodecError : public Error {
-public:
-    using Error::Error;
-};
+/// The wire format's name for rmq::CodecError (error.hpp, where detail/wire/ can reach it).
+using CodecError = rmq::CodecError;
 
 }  // namespace rmq::remoting
 // ---- end rmq/remoting/codec_error.hpp ----
@@ -127,7 +209,7 @@ private:
     std::string& out_;
 };
 
-/// Reads big-endian integers and byte ranges; running past the end throws rmq::remoting::CodecError naming
+/// Reads big-endian integers and byte ranges; running past the end throws rmq::CodecError naming
 /// `what` (the structure being decoded) and the field.
 class ByteReader {
 public:
@@ -179,8 +261,7 @@ public:
     }
 
     [[noreturn]] void fail(std::string_view problem) const {
-        throw remoting::CodecError(
-            fmt::format("{}: {} (at byte {} of {})", what_, problem, pos_, data_.size()));
+        throw CodecError(fmt::format("{}: {} (at byte {} of {})", what_, problem, pos_, data_.size()));
     }
 
 private:
@@ -234,7 +315,7 @@ inline std::string hex_upper(std::string_view bytes) {
 /// Parses hex (either case); throws CodecError on odd length or a non-hex digit.
 inline std::string unhex(std::string_view hex, std::string_view what) {
     if (hex.size() % 2 != 0) {
-        throw remoting::CodecError(fmt::format("{}: odd hex length {}", what, hex.size()));
+        throw CodecError(fmt::format("{}: odd hex length {}", what, hex.size()));
     }
     auto nibble = [&](char c) -> unsigned {
         if (c >= '0' && c <= '9') {
@@ -246,7 +327,7 @@ inline std::string unhex(std::string_view hex, std::string_view what) {
         if (c >= 'A' && c <= 'F') {
             return static_cast<unsigned>(c - 'A' + 10);
         }
-        throw remoting::CodecError(fmt::format("{}: '{}' is not a hex digit", what, c));
+        throw CodecError(fmt::format("{}: '{}' is not a hex digit", what, c));
     };
     std::string out;
     out.reserve(hex.size() / 2);
@@ -1706,31 +1787,6 @@ namespace rmq {
 /// `rmq::AclCredentials{access_key, secret_key}`.
 using AclCredentials = remoting::AclCredentials;
 
-/// TLS to NameServers and brokers (Java's `tls.*` client system properties / tls.properties; see the table in
-/// docs/transport/remoting.md). Files are PEM. When `enable` is set the connection is TLS or nothing: a
-/// failed handshake fails the request (rmq::TlsError), never falling back to plain TCP.
-struct TlsConfig {
-    /// Use TLS (tls.enable).
-    bool enable = false;
-    /// CA certificates the server's chain is verified against (tls.client.trustCertPath); empty: the
-    /// system's default CA paths when verification is on.
-    std::string client_trust_cert_path{};
-    /// Client certificate for mutual TLS (tls.client.certPath), with its key `client_key_path`
-    /// (tls.client.keyPath, PKCS#8 or traditional, encrypted ones opened with `client_key_password`,
-    /// tls.client.keyPassword). Both or neither.
-    std::string client_cert_path{};
-    std::string client_key_path{};
-    std::string client_key_password{};
-    /// Verify the server's certificate chain (tls.client.authServer). Unset: verify when a trust file is
-    /// given (Java's default is false: it then trusts any server).
-    std::optional<bool> client_auth_server{};
-    /// Trust any server certificate, as Java's test mode does (tls.test.mode.enable; Java's default is true,
-    /// rmq's false).
-    bool test_mode_enable = false;
-    /// Host name sent as SNI; empty: the host of the address connected to (IP addresses send none).
-    std::string server_name{};
-};
-
 /// How a RemotingTransport reaches the cluster. Field names mirror the Java ClientConfig / NettyClientConfig
 /// names where one exists.
 struct RemotingConfig {
@@ -2530,6 +2586,234 @@ static_assert(HasRouteChangeHandler<RemotingTransport>);
 // ---- definitions (impl/*.ipp): compiled here header-only, or in the one TU that defines RMQ_SOURCE ----
 #if RMQ_INCLUDE_IMPL
 
+// ---- begin rmq/detail/net/impl/metrics_http.ipp ----
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <istream>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read_until.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/streambuf.hpp>
+#include <boost/asio/write.hpp>
+#include <fmt/format.h>
+
+
+namespace rmq {
+
+namespace detail::metrics_http {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+/// A request head larger than this is refused (400): a scrape's request line and headers are a few hundred
+/// bytes, and the limit keeps a client from growing the buffer without bound.
+inline constexpr std::size_t max_request_head = 8192;
+/// A connection that has not sent a whole request head by then is closed, so idle clients hold no socket.
+inline constexpr std::chrono::seconds request_timeout{10};
+
+inline std::string response(std::string_view status, std::string_view content_type, std::string_view body) {
+    return fmt::format("HTTP/1.1 {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
+                       status,
+                       content_type,
+                       body.size(),
+                       body);
+}
+
+/// The answer to one request head's first line.
+inline std::string respond(const std::string& method,
+                           const std::string& target,
+                           const std::string& version,
+                           const std::string& path,
+                           const std::function<std::string()>& metrics) {
+    if (method.empty() || target.empty() || target.front() != '/' || !version.starts_with("HTTP/1.")) {
+        return response("400 Bad Request", "text/plain; charset=utf-8", "bad request\n");
+    }
+    const std::string_view t(target);
+    if (t.substr(0, t.find('?')) != path) {
+        return response("404 Not Found", "text/plain; charset=utf-8", "not found\n");
+    }
+    if (method != "GET") {
+        return fmt::format("HTTP/1.1 405 Method Not Allowed\r\nAllow: GET\r\nContent-Length: "
+                           "0\r\nConnection: close\r\n\r\n");
+    }
+    try {
+        return response("200 OK", prometheus_content_type, metrics());
+    } catch (const std::exception& e) {
+        return response("500 Internal Server Error", "text/plain; charset=utf-8", e.what());
+    }
+}
+
+struct Connection {
+    explicit Connection(asio::io_context& io)
+        : socket(io)
+        , deadline(io) {}
+
+    tcp::socket socket;
+    asio::steady_timer deadline;
+    asio::streambuf request{max_request_head};
+    std::string answer;
+};
+
+}  // namespace detail::metrics_http
+
+/// The listening socket, its I/O thread and the connections; exists while running.
+struct MetricsHttpServer::Impl {
+    Impl(const MetricsHttpConfig& c,
+         const std::function<std::string()>& m,
+         const detail::metrics_http::tcp::endpoint& at)
+        : config(c)
+        , metrics(m)
+        , acceptor(io) {
+        namespace asio = detail::metrics_http::asio;
+        boost::system::error_code ec;
+        acceptor.open(at.protocol(), ec);
+        if (!ec) {
+            acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+        }
+        if (!ec) {
+            acceptor.bind(at, ec);
+        }
+        if (!ec) {
+            acceptor.listen(asio::socket_base::max_listen_connections, ec);
+        }
+        if (ec) {
+            throw Error(fmt::format(
+                "metrics HTTP server: cannot listen on {}:{}: {}", c.address, c.port, ec.message()));
+        }
+        bound_port = acceptor.local_endpoint().port();
+        accept();
+        thread = std::thread([this] { io.run(); });
+    }
+
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
+
+    ~Impl() {
+        io.stop();
+        if (thread.joinable()) {
+            thread.join();
+        }
+    }
+
+    void accept() {
+        auto c = std::make_shared<detail::metrics_http::Connection>(io);
+        acceptor.async_accept(c->socket, [this, c](const boost::system::error_code& ec) {
+            if (ec == detail::metrics_http::asio::error::operation_aborted) {
+                return;
+            }
+            if (!ec) {
+                read(c);
+            }
+            accept();
+        });
+    }
+
+    void read(const std::shared_ptr<detail::metrics_http::Connection>& c) {
+        namespace asio = detail::metrics_http::asio;
+        c->deadline.expires_after(detail::metrics_http::request_timeout);
+        c->deadline.async_wait([c](const boost::system::error_code& ec) {
+            if (!ec) {
+                boost::system::error_code ignored;
+                c->socket.close(ignored);
+            }
+        });
+        asio::async_read_until(
+            c->socket, c->request, "\r\n\r\n", [this, c](const boost::system::error_code& ec, std::size_t) {
+                c->deadline.cancel();
+                if (ec && ec != asio::error::not_found) {
+                    return;  // closed, reset or timed out: nobody to answer
+                }
+                std::string method;
+                std::string target;
+                std::string version;
+                if (!ec) {
+                    std::istream in(&c->request);
+                    in >> method >> target >> version;
+                }
+                // not_found: the head outgrew max_request_head; the empty fields answer 400.
+                c->answer = detail::metrics_http::respond(method, target, version, config.path, metrics);
+                asio::async_write(
+                    c->socket, asio::buffer(c->answer), [c](const boost::system::error_code&, std::size_t) {
+                        boost::system::error_code ignored;
+                        c->socket.shutdown(detail::metrics_http::tcp::socket::shutdown_both, ignored);
+                    });
+            });
+    }
+
+    const MetricsHttpConfig& config;
+    const std::function<std::string()>& metrics;
+    detail::metrics_http::asio::io_context io;
+    detail::metrics_http::tcp::acceptor acceptor;
+    std::uint16_t bound_port = 0;
+    std::thread thread;
+};
+
+RMQ_DECL MetricsHttpServer::MetricsHttpServer(std::function<std::string()> metrics, MetricsHttpConfig config)
+    : metrics_(std::move(metrics))
+    , config_(std::move(config)) {
+    if (!metrics_) {
+        throw InvalidArgument("metrics HTTP server: the metrics callback is empty");
+    }
+    boost::system::error_code ec;
+    (void)boost::asio::ip::make_address(config_.address, ec);
+    if (ec) {
+        throw InvalidArgument(
+            fmt::format("metrics HTTP server: address '{}' is not an IPv4 or IPv6 literal", config_.address));
+    }
+    if (!config_.path.starts_with('/')) {
+        throw InvalidArgument(
+            fmt::format("metrics HTTP server: path '{}' does not start with '/'", config_.path));
+    }
+}
+
+RMQ_DECL MetricsHttpServer::~MetricsHttpServer() {
+    stop();
+}
+
+RMQ_DECL void MetricsHttpServer::start() {
+    const std::lock_guard lock(mutex_);
+    if (impl_) {
+        throw IllegalState("metrics HTTP server: start() called while running");
+    }
+    const detail::metrics_http::tcp::endpoint at(boost::asio::ip::make_address(config_.address),
+                                                 config_.port);
+    impl_ = std::make_unique<Impl>(config_, metrics_, at);
+}
+
+RMQ_DECL void MetricsHttpServer::stop() {
+    std::unique_ptr<Impl> impl;
+    {
+        const std::lock_guard lock(mutex_);
+        impl = std::move(impl_);
+    }
+    impl.reset();  // joins the I/O thread outside the lock: port() stays callable meanwhile
+}
+
+RMQ_DECL bool MetricsHttpServer::running() const {
+    const std::lock_guard lock(mutex_);
+    return impl_ != nullptr;
+}
+
+RMQ_DECL std::uint16_t MetricsHttpServer::port() const {
+    const std::lock_guard lock(mutex_);
+    return impl_ ? impl_->bound_port : 0;
+}
+
+}  // namespace rmq
+// ---- end rmq/detail/net/impl/metrics_http.ipp ----
+
 // ---- begin rmq/remoting/impl/command.ipp ----
 
 #include <algorithm>
@@ -2557,6 +2841,7 @@ static_assert(HasRouteChangeHandler<RemotingTransport>);
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
 
 
 namespace rmq::detail {
@@ -2686,7 +2971,7 @@ inline bool normalize_structural(char c, std::string& out, FastjsonScan& scan) {
     case '{':
     case '[':
         if (scan.containers.size() >= max_json_depth) {
-            throw remoting::CodecError(fmt::format("JSON nests deeper than {} levels", max_json_depth));
+            throw CodecError(fmt::format("JSON nests deeper than {} levels", max_json_depth));
         }
         scan.containers.push_back(c);
         scan.expect_key = c == '{';
@@ -2760,19 +3045,19 @@ inline std::string normalize_fastjson(std::string_view text) {
 }
 
 /// Parses fastjson text (standard JSON or fastjson's lenient variant), keeping object member order.
-/// Throws rmq::remoting::CodecError naming `what` on malformed text or nesting deeper than max_json_depth.
+/// Throws rmq::CodecError naming `what` on malformed text or nesting deeper than max_json_depth.
 inline nlohmann::ordered_json parse_fastjson(std::string_view text, std::string_view what) {
     std::string normalized;
     try {
         normalized = normalize_fastjson(text);
-    } catch (const remoting::CodecError& e) {
-        throw remoting::CodecError(fmt::format("{}: {}", what, e.what()));
+    } catch (const CodecError& e) {
+        throw CodecError(fmt::format("{}: {}", what, e.what()));
     }
     try {
         return nlohmann::ordered_json::parse(normalized);
     } catch (const nlohmann::json::exception& e) {
         // nlohmann quotes the last token read, which can be megabytes long.
-        throw remoting::CodecError(fmt::format("{}: malformed JSON: {:.200}", what, e.what()));
+        throw CodecError(fmt::format("{}: malformed JSON: {:.200}", what, e.what()));
     }
 }
 
@@ -3126,6 +3411,7 @@ RMQ_DECL Command decode(std::string_view frame) {
 #include <vector>
 
 #include <openssl/evp.h>
+
 
 
 namespace rmq::remoting {
@@ -3564,9 +3850,9 @@ RMQ_DECL std::string_view consume_from_where_name(ConsumeFromWhere w) noexcept {
     return "CONSUME_FROM_LAST_OFFSET";
 }
 
-namespace heartbeat_json {
+namespace detail {
 
-constexpr std::string_view what = "HeartbeatData";
+constexpr std::string_view heartbeat_data_what = "HeartbeatData";
 
 /// A Java HashSet<Integer> as fastjson writes it.
 inline void write_code_set(std::string& out, const SubscriptionData& sd) {
@@ -3621,7 +3907,7 @@ inline void write_consumer(std::string& out, const ConsumerData& cd) {
 }
 
 inline ConsumeType read_consume_type(const detail::Json& c) {
-    const std::string type = detail::get_string(c, "consumeType", what);
+    const std::string type = detail::get_string(c, "consumeType", heartbeat_data_what);
     if (type == "CONSUME_ACTIVELY") {
         return ConsumeType::ConsumeActively;
     }
@@ -3632,7 +3918,7 @@ inline ConsumeType read_consume_type(const detail::Json& c) {
 }
 
 inline MessageModel read_message_model(const detail::Json& c) {
-    const std::string model = detail::get_string(c, "messageModel", what);
+    const std::string model = detail::get_string(c, "messageModel", heartbeat_data_what);
     if (model == "BROADCASTING") {
         return MessageModel::Broadcasting;
     }
@@ -3644,7 +3930,7 @@ inline MessageModel read_message_model(const detail::Json& c) {
 
 /// consumeFromWhere, `fallback` when empty.
 inline ConsumeFromWhere read_consume_from_where(const detail::Json& c, ConsumeFromWhere fallback) {
-    const std::string from = detail::get_string(c, "consumeFromWhere", what);
+    const std::string from = detail::get_string(c, "consumeFromWhere", heartbeat_data_what);
     if (from.empty()) {
         return fallback;
     }
@@ -3663,15 +3949,15 @@ inline ConsumeFromWhere read_consume_from_where(const detail::Json& c, ConsumeFr
 
 inline SubscriptionData read_subscription(const detail::Json& s) {
     SubscriptionData sd;
-    sd.class_filter_mode = detail::get_bool(s, "classFilterMode", what);
-    sd.topic = detail::get_string(s, "topic", what);
-    sd.sub_string = detail::get_string(s, "subString", what);
-    sd.sub_version = detail::get_int<std::int64_t>(s, "subVersion", what);
-    sd.expression_type = detail::get_string(s, "expressionType", what);
-    for (auto& t : detail::parse_string_list(s, "tagsSet", what)) {
+    sd.class_filter_mode = detail::get_bool(s, "classFilterMode", heartbeat_data_what);
+    sd.topic = detail::get_string(s, "topic", heartbeat_data_what);
+    sd.sub_string = detail::get_string(s, "subString", heartbeat_data_what);
+    sd.sub_version = detail::get_int<std::int64_t>(s, "subVersion", heartbeat_data_what);
+    sd.expression_type = detail::get_string(s, "expressionType", heartbeat_data_what);
+    for (auto& t : detail::parse_string_list(s, "tagsSet", heartbeat_data_what)) {
         sd.tags_set.insert(std::move(t));
     }
-    if (const auto* codes = detail::get_array(s, "codeSet", what)) {
+    if (const auto* codes = detail::get_array(s, "codeSet", heartbeat_data_what)) {
         for (const auto& code : *codes) {
             if (!code.is_number_integer()) {
                 throw CodecError("HeartbeatData: codeSet holds a non-integer");
@@ -3684,12 +3970,12 @@ inline SubscriptionData read_subscription(const detail::Json& s) {
 
 inline ConsumerData read_consumer(const detail::Json& c) {
     ConsumerData cd;
-    cd.group_name = detail::get_string(c, "groupName", what);
+    cd.group_name = detail::get_string(c, "groupName", heartbeat_data_what);
     cd.consume_type = read_consume_type(c);
     cd.message_model = read_message_model(c);
     cd.consume_from_where = read_consume_from_where(c, cd.consume_from_where);
-    cd.unit_mode = detail::get_bool(c, "unitMode", what);
-    if (const auto* subs = detail::get_array(c, "subscriptionDataSet", what)) {
+    cd.unit_mode = detail::get_bool(c, "unitMode", heartbeat_data_what);
+    if (const auto* subs = detail::get_array(c, "subscriptionDataSet", heartbeat_data_what)) {
         for (const auto& s : *subs) {
             cd.subscription_data_set.push_back(read_subscription(s));
         }
@@ -3697,7 +3983,7 @@ inline ConsumerData read_consumer(const detail::Json& c) {
     return cd;
 }
 
-}  // namespace heartbeat_json
+}  // namespace detail
 
 RMQ_DECL std::string encode_heartbeat_data(const HeartbeatData& hb) {
     std::string out = "{";
@@ -3709,7 +3995,7 @@ RMQ_DECL std::string encode_heartbeat_data(const HeartbeatData& hb) {
         if (i != 0) {
             out.push_back(',');
         }
-        heartbeat_json::write_consumer(out, hb.consumer_data_set[i]);
+        detail::write_consumer(out, hb.consumer_data_set[i]);
     }
     out.push_back(']');
     detail::put_key(out, "producerDataSet", first);
@@ -3728,17 +4014,17 @@ RMQ_DECL std::string encode_heartbeat_data(const HeartbeatData& hb) {
 }
 
 RMQ_DECL HeartbeatData decode_heartbeat_data(std::string_view json) {
-    const auto j = detail::parse_object(json, heartbeat_json::what);
+    const auto j = detail::parse_object(json, detail::heartbeat_data_what);
     HeartbeatData hb;
-    hb.client_id = detail::get_string(j, "clientID", heartbeat_json::what);
-    if (const auto* arr = detail::get_array(j, "consumerDataSet", heartbeat_json::what)) {
+    hb.client_id = detail::get_string(j, "clientID", detail::heartbeat_data_what);
+    if (const auto* arr = detail::get_array(j, "consumerDataSet", detail::heartbeat_data_what)) {
         for (const auto& c : *arr) {
-            hb.consumer_data_set.push_back(heartbeat_json::read_consumer(c));
+            hb.consumer_data_set.push_back(detail::read_consumer(c));
         }
     }
-    if (const auto* arr = detail::get_array(j, "producerDataSet", heartbeat_json::what)) {
+    if (const auto* arr = detail::get_array(j, "producerDataSet", detail::heartbeat_data_what)) {
         for (const auto& p : *arr) {
-            hb.producer_groups.push_back(detail::get_string(p, "groupName", heartbeat_json::what));
+            hb.producer_groups.push_back(detail::get_string(p, "groupName", detail::heartbeat_data_what));
         }
     }
     return hb;
@@ -3876,10 +4162,10 @@ inline std::size_t skip_ws(std::string_view s, std::size_t i) {
 
 }  // namespace detail
 
-namespace reset_json {
+namespace detail {
 
 using Offsets = std::vector<std::pair<MessageQueue, std::int64_t>>;
-constexpr std::string_view what = "ResetOffsetBody";
+constexpr std::string_view reset_offset_what = "ResetOffsetBody";
 
 /// Java's default form: `{mq:offset,...}` with MessageQueue objects as keys; `base` is the position of
 /// `value` in the body, for error messages.
@@ -3897,16 +4183,16 @@ inline void read_object_keys_table(std::string_view value, std::size_t base, Off
             ++k;
             continue;
         }
-        const std::size_t mq_end = detail::skip_json_value(value, k, what);
-        const MessageQueue mq =
-            detail::parse_message_queue(rmq::detail::parse_fastjson(value.substr(k, mq_end - k), what), what);
+        const std::size_t mq_end = detail::skip_json_value(value, k, reset_offset_what);
+        const MessageQueue mq = detail::parse_message_queue(
+            rmq::detail::parse_fastjson(value.substr(k, mq_end - k), reset_offset_what), reset_offset_what);
         k = detail::skip_ws(value, mq_end);
         if (k >= value.size() || value[k] != ':') {
             detail::reset_body_error("expected ':' after a MessageQueue key", base + k);
         }
         k = detail::skip_ws(value, k + 1);
-        const std::size_t num_end = detail::skip_json_value(value, k, what);
-        const auto num = rmq::detail::parse_fastjson(value.substr(k, num_end - k), what);
+        const std::size_t num_end = detail::skip_json_value(value, k, reset_offset_what);
+        const auto num = rmq::detail::parse_fastjson(value.substr(k, num_end - k), reset_offset_what);
         if (!num.is_number_integer()) {
             detail::reset_body_error("offset is not an integer", base + k);
         }
@@ -3918,9 +4204,9 @@ inline void read_object_keys_table(std::string_view value, std::size_t base, Off
 /// The value of `offsetTable` in either form (or null).
 inline void read_offset_table(std::string_view value, std::size_t base, Offsets& out) {
     if (!value.empty() && value.front() == '[') {
-        for (const auto& e : rmq::detail::parse_fastjson(value, what)) {
-            out.emplace_back(detail::parse_message_queue(e, what),
-                             detail::get_int<std::int64_t>(e, "offset", what));
+        for (const auto& e : rmq::detail::parse_fastjson(value, reset_offset_what)) {
+            out.emplace_back(detail::parse_message_queue(e, reset_offset_what),
+                             detail::get_int<std::int64_t>(e, "offset", reset_offset_what));
         }
     } else if (!value.empty() && value.front() == '{') {
         read_object_keys_table(value, base, out);
@@ -3929,11 +4215,10 @@ inline void read_offset_table(std::string_view value, std::size_t base, Offsets&
     }
 }
 
-}  // namespace reset_json
+}  // namespace detail
 
 RMQ_DECL std::vector<std::pair<MessageQueue, std::int64_t>> decode_reset_offset_body(std::string_view json) {
-    using reset_json::what;
-    reset_json::Offsets out;
+    detail::Offsets out;
     std::size_t i = detail::skip_ws(json, 0);
     if (i >= json.size() || json[i] != '{') {
         detail::reset_body_error("expected '{'", i);
@@ -3951,16 +4236,17 @@ RMQ_DECL std::vector<std::pair<MessageQueue, std::int64_t>> decode_reset_offset_
             ++i;
             continue;
         }
-        const std::size_t key_end = detail::skip_json_value(json, i, what);
-        const auto key = detail::parse_object("{" + std::string(json.substr(i, key_end - i)) + ":0}", what);
+        const std::size_t key_end = detail::skip_json_value(json, i, detail::reset_offset_what);
+        const auto key = detail::parse_object("{" + std::string(json.substr(i, key_end - i)) + ":0}",
+                                              detail::reset_offset_what);
         i = detail::skip_ws(json, key_end);
         if (i >= json.size() || json[i] != ':') {
             detail::reset_body_error("expected ':'", i);
         }
         i = detail::skip_ws(json, i + 1);
-        const std::size_t value_end = detail::skip_json_value(json, i, what);
+        const std::size_t value_end = detail::skip_json_value(json, i, detail::reset_offset_what);
         if (key.begin().key() == "offsetTable") {
-            reset_json::read_offset_table(json.substr(i, value_end - i), i, out);
+            detail::read_offset_table(json.substr(i, value_end - i), i, out);
         }
         i = value_end;
     }
@@ -4016,20 +4302,20 @@ RMQ_DECL std::string encode_reset_offset_body(std::span<const std::pair<MessageQ
 
 namespace rmq::remoting {
 
-namespace route_json {
+namespace detail {
 
 using rmq::detail::JsonEscape;
-constexpr std::string_view what = "TopicRouteData";
+constexpr std::string_view topic_route_data_what = "TopicRouteData";
 
 inline QueueData read_queue_data(const detail::Json& q) {
     QueueData qd;
-    qd.broker_name = detail::get_string(q, "brokerName", what);
-    qd.read_queue_nums = detail::get_int<std::int32_t>(q, "readQueueNums", what);
-    qd.write_queue_nums = detail::get_int<std::int32_t>(q, "writeQueueNums", what);
-    qd.perm = detail::get_int<std::int32_t>(q, "perm", what);
+    qd.broker_name = detail::get_string(q, "brokerName", topic_route_data_what);
+    qd.read_queue_nums = detail::get_int<std::int32_t>(q, "readQueueNums", topic_route_data_what);
+    qd.write_queue_nums = detail::get_int<std::int32_t>(q, "writeQueueNums", topic_route_data_what);
+    qd.perm = detail::get_int<std::int32_t>(q, "perm", topic_route_data_what);
     qd.topic_sys_flag = detail::member(q, "topicSysFlag") != nullptr
-                            ? detail::get_int<std::int32_t>(q, "topicSysFlag", what)
-                            : detail::get_int<std::int32_t>(q, "topicSynFlag", what);
+                            ? detail::get_int<std::int32_t>(q, "topicSysFlag", topic_route_data_what)
+                            : detail::get_int<std::int32_t>(q, "topicSynFlag", topic_route_data_what);
     return qd;
 }
 
@@ -4061,16 +4347,16 @@ inline void read_broker_addrs(const detail::Json& addrs, BrokerData& bd) {
 
 inline BrokerData read_broker_data(const detail::Json& b) {
     BrokerData bd;
-    bd.cluster = detail::get_string(b, "cluster", what);
-    bd.broker_name = detail::get_string(b, "brokerName", what);
+    bd.cluster = detail::get_string(b, "cluster", topic_route_data_what);
+    bd.broker_name = detail::get_string(b, "brokerName", topic_route_data_what);
     if (const auto* addrs = detail::member(b, "brokerAddrs")) {
         read_broker_addrs(*addrs, bd);
     }
     if (detail::member(b, "enableActingMaster") != nullptr) {
-        bd.enable_acting_master = detail::get_bool(b, "enableActingMaster", what);
+        bd.enable_acting_master = detail::get_bool(b, "enableActingMaster", topic_route_data_what);
     }
     if (detail::member(b, "zoneName") != nullptr) {
-        bd.zone_name = detail::get_string(b, "zoneName", what);
+        bd.zone_name = detail::get_string(b, "zoneName", topic_route_data_what);
     }
     return bd;
 }
@@ -4232,28 +4518,28 @@ inline void check_queue_counts(const TopicRouteData& route) {
     }
 }
 
-}  // namespace route_json
+}  // namespace detail
 
 RMQ_DECL TopicRouteData decode_topic_route_data(std::string_view json) {
-    const auto j = detail::parse_object(json, route_json::what);
+    const auto j = detail::parse_object(json, detail::topic_route_data_what);
     TopicRouteData out;
     if (detail::member(j, "orderTopicConf") != nullptr) {
-        out.order_topic_conf = detail::get_string(j, "orderTopicConf", route_json::what);
+        out.order_topic_conf = detail::get_string(j, "orderTopicConf", detail::topic_route_data_what);
     }
-    if (const auto* arr = detail::get_array(j, "queueDatas", route_json::what)) {
+    if (const auto* arr = detail::get_array(j, "queueDatas", detail::topic_route_data_what)) {
         for (const auto& q : *arr) {
-            out.queue_datas.push_back(route_json::read_queue_data(q));
+            out.queue_datas.push_back(detail::read_queue_data(q));
         }
     }
-    if (const auto* arr = detail::get_array(j, "brokerDatas", route_json::what)) {
+    if (const auto* arr = detail::get_array(j, "brokerDatas", detail::topic_route_data_what)) {
         for (const auto& b : *arr) {
-            out.broker_datas.push_back(route_json::read_broker_data(b));
+            out.broker_datas.push_back(detail::read_broker_data(b));
         }
     }
     if (const auto* fst = detail::member(j, "filterServerTable")) {
-        route_json::read_filter_server_table(*fst, out);
+        detail::read_filter_server_table(*fst, out);
     }
-    route_json::check_queue_counts(out);
+    detail::check_queue_counts(out);
     return out;
 }
 
@@ -4269,12 +4555,12 @@ RMQ_DECL std::string encode_topic_route_data(const TopicRouteData& route, RouteJ
         if (i != 0) {
             out.push_back(',');
         }
-        route_json::write_broker_data(out, route.broker_datas[i], standard, esc);
+        detail::write_broker_data(out, route.broker_datas[i], standard, esc);
     }
     out.push_back(']');
     if (route.filter_server_table) {
         detail::put_key(out, "filterServerTable", first);
-        route_json::write_filter_server_table(out, *route.filter_server_table, standard, esc);
+        detail::write_filter_server_table(out, *route.filter_server_table, standard, esc);
     }
     if (route.order_topic_conf) {
         detail::put_string(out, "orderTopicConf", *route.order_topic_conf, first, esc);
@@ -4285,14 +4571,14 @@ RMQ_DECL std::string encode_topic_route_data(const TopicRouteData& route, RouteJ
         if (i != 0) {
             out.push_back(',');
         }
-        route_json::write_queue_data(out, route.queue_datas[i], esc);
+        detail::write_queue_data(out, route.queue_datas[i], esc);
     }
     out.append("]}");
     return out;
 }
 
 RMQ_DECL TopicRoute to_topic_route(std::string_view topic, const TopicRouteData& route) {
-    route_json::check_queue_counts(route);
+    detail::check_queue_counts(route);
     TopicRoute out;
     for (const auto& qd : route.queue_datas) {
         if ((qd.perm & perm::read) != 0) {
@@ -4303,7 +4589,7 @@ RMQ_DECL TopicRoute to_topic_route(std::string_view topic, const TopicRouteData&
     }
     std::sort(out.read_queues.begin(), out.read_queues.end());
     if (route.order_topic_conf && !route.order_topic_conf->empty()) {
-        for (const auto& [broker, nums] : route_json::order_topic_conf_entries(*route.order_topic_conf)) {
+        for (const auto& [broker, nums] : detail::order_topic_conf_entries(*route.order_topic_conf)) {
             for (std::int32_t i = 0; i < nums; ++i) {
                 out.write_queues.push_back(MessageQueue{std::string(topic), std::string(broker), i});
             }
@@ -5804,8 +6090,6 @@ namespace rmq::detail {
 
 namespace rmq::detail {
 
-namespace remoting_client {
-
 /// A broker refusing a signed request (NO_PERMISSION, or 4.x's AclException) says why ("check signature
 /// failed.", "User:x is not found.", "... has no permission to access ...") but not always whose credentials:
 /// the remark then names the access key the request was signed with. Never the secret key or the signature.
@@ -5823,8 +6107,6 @@ inline RemotingCallback naming_access_key(RemotingCallback callback, std::string
         callback(std::move(response), std::move(error));
     };
 }
-
-}  // namespace remoting_client
 
 /// What the client owns: the io context and its thread, the connections and the handlers they call.
 struct RemotingClient::Impl {
@@ -5942,7 +6224,7 @@ RMQ_DECL void RemotingClient::invoke_async(const std::string& addr,
                                            RemotingCallback callback) {
     sign(cmd);
     if (impl_->credentials) {
-        callback = remoting_client::naming_access_key(std::move(callback), impl_->credentials->access_key);
+        callback = naming_access_key(std::move(callback), impl_->credentials->access_key);
     }
     connection(addr)->invoke_async(std::move(cmd), timeout_millis, std::move(callback));
 }
@@ -6173,8 +6455,6 @@ RMQ_DECL void BrokerRequests::set_notification_handler(NotificationHandler handl
     handler_ = std::move(handler);
 }
 
-namespace admin_json {
-
 /// A MessageQueue as fastjson writes it (fields sorted): also the form of a map key (Java's non-standard
 /// object keys, which the admin tools' fastjson reads back as MessageQueue).
 inline std::string mq(const MessageQueue& q) {
@@ -6227,8 +6507,6 @@ std::string mq_map(std::vector<std::pair<MessageQueue, Value>> entries, Fn&& val
     out += '}';
     return out;
 }
-
-}  // namespace admin_json
 
 RMQ_DECL void BrokerRequests::set_admin_handler(const std::string& group, AdminHandler handler) {
     const std::lock_guard lock(mutex_);
@@ -6334,13 +6612,12 @@ RMQ_DECL std::optional<std::string> BrokerRequests::running_info(const std::stri
         return a.topic < b.topic;
     });
     for (const auto& t : mine.topics) {
-        status[t.topic] = admin_json::topic_status(t);
+        status[t.topic] = topic_status(t);
     }
     // fastjson's field order; mqTable has object keys, so the object is put together by hand.
     return fmt::format(
         R"({{"jstack":"","mqPopTable":{{}},"mqTable":{},"properties":{},"statusTable":{},"subscriptionSet":{}}})",
-        admin_json::mq_map(std::move(queues),
-                           [](const RunningQueueInfo& q) { return admin_json::queue_info(q).dump(); }),
+        mq_map(std::move(queues), [](const RunningQueueInfo& q) { return queue_info(q).dump(); }),
         nlohmann::ordered_json(props).dump(),
         status.dump(),
         subs.dump());
@@ -6380,9 +6657,8 @@ RMQ_DECL remoting::Command BrokerRequests::consumer_status(const remoting::Comma
         offsets = admin.offset_table(h.topic);
     }
     remoting::Command resp;
-    resp.body =
-        fmt::format(R"({{"consumerTable":{{}},"messageQueueTable":{}}})",
-                    admin_json::mq_map(std::move(offsets), [](std::int64_t v) { return std::to_string(v); }));
+    resp.body = fmt::format(R"({{"consumerTable":{{}},"messageQueueTable":{}}})",
+                            mq_map(std::move(offsets), [](std::int64_t v) { return std::to_string(v); }));
     return resp;
 }
 
@@ -6440,8 +6716,6 @@ RMQ_DECL RequestReply BrokerRequests::consume_directly(const remoting::Command& 
 
 namespace rmq::detail {
 
-namespace remoting_caller {
-
 /// A fresh exception per waiter: the connection shares one exception_ptr among all its pending requests,
 /// and releasing it on two threads races in libstdc++'s uninstrumented refcount (ThreadSanitizer).
 inline std::exception_ptr fresh_exception(const std::exception_ptr& e) {
@@ -6455,8 +6729,6 @@ inline std::exception_ptr fresh_exception(const std::exception_ptr& e) {
         return std::make_exception_ptr(Error("remoting request failed with an unknown error"));
     }
 }
-
-}  // namespace remoting_caller
 
 RMQ_DECL remoting::Command
 RemotingCaller::call(const std::string& addr, const remoting::Command& req, std::int64_t timeout) {
@@ -6483,7 +6755,7 @@ RMQ_DECL RemotingCaller::Results RemotingCaller::call_all(const Calls& calls, st
             client_.invoke_async(
                 addr, cmd, timeout, [p](std::optional<remoting::Command> r, const std::exception_ptr& e) {
                     if (e) {
-                        p->set_value(CallResult(remoting_caller::fresh_exception(e)));
+                        p->set_value(CallResult(fresh_exception(e)));
                     } else {
                         p->set_value(CallResult(std::move(*r)));
                     }
@@ -6706,8 +6978,6 @@ RouteCache::pick_address(const std::string& broker_name, std::int64_t id, bool e
 
 namespace rmq::detail {
 
-namespace name_servers {
-
 inline remoting::Command route_request(const std::string& topic) {
     remoting::GetRouteInfoRequestHeader h;
     h.topic = topic;
@@ -6725,8 +6995,6 @@ inline std::string_view trim(std::string_view item) {
     return item;
 }
 
-}  // namespace name_servers
-
 RMQ_DECL NameServers::NameServers(RemotingCaller& caller, RouteCache& cache, std::string_view namesrv_addr)
     : caller_(caller)
     , cache_(cache)
@@ -6740,7 +7008,7 @@ RMQ_DECL TopicRoute NameServers::topic_route(const std::string& topic) {
 }
 
 RMQ_DECL remoting::TopicRouteData NameServers::fetch(const std::string& topic) {
-    const auto req = name_servers::route_request(topic);
+    const auto req = route_request(topic);
     std::exception_ptr last;
     const std::size_t n = addrs_.size();
     const std::size_t first = index_.fetch_add(1) % n;
@@ -6768,7 +7036,7 @@ RMQ_DECL void NameServers::refresh_async() {
     for (const auto& topic : cache_.topics()) {
         caller_.client().invoke_async(
             next_address(),
-            name_servers::route_request(topic),
+            route_request(topic),
             caller_.config().mq_client_api_timeout,
             [this, topic](std::optional<remoting::Command> resp, const std::exception_ptr& e) {
                 if (e || !resp || resp->code != response_code::success) {
@@ -6788,7 +7056,7 @@ RMQ_DECL std::vector<std::string> NameServers::split(std::string_view text) {
     std::vector<std::string> out;
     while (!text.empty()) {
         const std::size_t end = text.find(';');
-        const std::string_view item = name_servers::trim(text.substr(0, end));
+        const std::string_view item = trim(text.substr(0, end));
         if (!item.empty()) {
             if (item.rfind(':') == std::string_view::npos) {
                 throw InvalidArgument(fmt::format("namesrv_addr: '{}' is not host:port", item));
@@ -6872,8 +7140,6 @@ void unlock_batch(TransportParts& parts,
 
 namespace rmq::detail::remoting_ops {
 
-namespace locks {
-
 /// One request per broker group of `mqs`, to its master.
 inline RemotingCaller::Calls batch_calls(TransportParts& parts,
                                          std::int32_t code,
@@ -6899,14 +7165,11 @@ inline RemotingCaller::Calls batch_calls(TransportParts& parts,
     return calls;
 }
 
-}  // namespace locks
-
 RMQ_DECL std::vector<MessageQueue> lock_batch(TransportParts& parts,
                                               const std::string& group,
                                               const std::string& client_id,
                                               const std::vector<MessageQueue>& mqs) {
-    const auto calls =
-        locks::batch_calls(parts, remoting::request_code::lock_batch_mq, group, client_id, mqs);
+    const auto calls = batch_calls(parts, remoting::request_code::lock_batch_mq, group, client_id, mqs);
     std::vector<MessageQueue> locked;
     std::exception_ptr first_error;
     std::size_t failures = 0;
@@ -6943,8 +7206,7 @@ RMQ_DECL void unlock_batch(TransportParts& parts,
                            const std::string& group,
                            const std::string& client_id,
                            const std::vector<MessageQueue>& mqs) {
-    const auto calls =
-        locks::batch_calls(parts, remoting::request_code::unlock_batch_mq, group, client_id, mqs);
+    const auto calls = batch_calls(parts, remoting::request_code::unlock_batch_mq, group, client_id, mqs);
     RemotingCaller::throw_first_failure(parts.caller.call_all(calls, parts.config.mq_client_api_timeout),
                                         "unlock batch");
 }
@@ -6999,8 +7261,6 @@ consumer_id_list(TransportParts& parts, const std::string& topic, const std::str
 
 namespace rmq::detail::remoting_ops {
 
-namespace membership {
-
 /// Looks up the routes of the subscribed topics not cached yet, so that their brokers are known.
 inline void learn_subscribed_routes(TransportParts& parts, const HeartbeatData& hb) {
     std::set<std::string> topics;
@@ -7029,16 +7289,14 @@ inline RemotingCaller::Calls to_each(std::vector<std::string> addrs, const remot
     return calls;
 }
 
-}  // namespace membership
-
 RMQ_DECL void heartbeat(TransportParts& parts, const HeartbeatData& hb) {
-    membership::learn_subscribed_routes(parts, hb);
+    learn_subscribed_routes(parts, hb);
     parts.heartbeats.remember(hb);
     const bool consumer = !hb.consumer_data_set.empty();
     remoting::Command req;
     req.code = remoting::request_code::heart_beat;
     req.body = remoting::encode_heartbeat_data(hb);
-    const auto calls = membership::to_each(parts.routes.broker_addresses(!consumer), req);
+    const auto calls = to_each(parts.routes.broker_addresses(!consumer), req);
     // like Java's sendHeartbeatToAllBroker: a broker that is down must not fail the others (a producer's
     // start, a consumer's heartbeat round); only when no broker took it is it an error
     const auto results = parts.caller.call_all(calls, parts.config.mq_client_api_timeout);
@@ -7084,9 +7342,8 @@ RMQ_DECL void unregister_client(TransportParts& parts,
     if (!consumer_group.empty()) {
         h.consumer_group = consumer_group;
     }
-    const auto calls =
-        membership::to_each(parts.routes.broker_addresses(false),
-                            remoting::make_request(remoting::request_code::unregister_client, h));
+    const auto calls = to_each(parts.routes.broker_addresses(false),
+                               remoting::make_request(remoting::request_code::unregister_client, h));
     for (const auto& [addr, result] : parts.caller.call_all(calls, parts.config.mq_client_api_timeout)) {
         if (const auto* e = std::get_if<std::exception_ptr>(&result)) {
             try {
@@ -7162,8 +7419,6 @@ std::int64_t search_offset(TransportParts& parts, const MessageQueue& mq, std::i
 
 namespace rmq::detail::remoting_ops {
 
-namespace offsets {
-
 /// Sends an offset request to the queue's master; the offset of its OffsetResponseHeader.
 inline std::int64_t offset_call(TransportParts& parts,
                                 const MessageQueue& mq,
@@ -7183,8 +7438,6 @@ Header queue_header(const MessageQueue& mq) {
     h.bname = mq.broker_name;
     return h;
 }
-
-}  // namespace offsets
 
 RMQ_DECL std::optional<std::int64_t>
 query_consumer_offset(TransportParts& parts, const std::string& group, const MessageQueue& mq) {
@@ -7220,14 +7473,14 @@ RMQ_DECL void update_consumer_offset(TransportParts& parts,
 }
 
 RMQ_DECL std::int64_t min_offset(TransportParts& parts, const MessageQueue& mq) {
-    const auto h = offsets::queue_header<remoting::GetMinOffsetRequestHeader>(mq);
-    return offsets::offset_call(
+    const auto h = queue_header<remoting::GetMinOffsetRequestHeader>(mq);
+    return offset_call(
         parts, mq, remoting::make_request(remoting::request_code::get_min_offset, h), "min offset");
 }
 
 RMQ_DECL std::int64_t max_offset(TransportParts& parts, const MessageQueue& mq) {
-    const auto h = offsets::queue_header<remoting::GetMaxOffsetRequestHeader>(mq);
-    return offsets::offset_call(
+    const auto h = queue_header<remoting::GetMaxOffsetRequestHeader>(mq);
+    return offset_call(
         parts, mq, remoting::make_request(remoting::request_code::get_max_offset, h), "max offset");
 }
 
@@ -7237,10 +7490,10 @@ RMQ_DECL std::int64_t search_offset(TransportParts& parts, const MessageQueue& m
     h.queue_id = mq.queue_id;
     h.timestamp = timestamp;
     h.bname = mq.broker_name;
-    return offsets::offset_call(parts,
-                                mq,
-                                remoting::make_request(remoting::request_code::search_offset_by_timestamp, h),
-                                "search offset");
+    return offset_call(parts,
+                       mq,
+                       remoting::make_request(remoting::request_code::search_offset_by_timestamp, h),
+                       "search offset");
 }
 
 }  // namespace rmq::detail::remoting_ops
@@ -7285,8 +7538,6 @@ Outcome<PullResult> to_pull_result(RouteCache& routes, const MessageQueue& mq, c
 
 
 namespace rmq::detail::remoting_ops {
-
-namespace pulling {
 
 /// The status of a pull answer's code, or nullopt for an error code.
 inline std::optional<PullStatus> status_of(int code) {
@@ -7335,8 +7586,6 @@ inline std::string what_of(const std::exception_ptr& error) {
     }
 }
 
-}  // namespace pulling
-
 RMQ_DECL void pull(TransportParts& parts, const PullArgs& args, PullCallback callback, PostToCaller post) {
     const auto [addr, id] =
         parts.routes.pull_address(args.mq.broker_name, parts.routes.suggested_broker(args.mq));
@@ -7360,7 +7609,7 @@ RMQ_DECL void pull(TransportParts& parts, const PullArgs& args, PullCallback cal
         [routes = &parts.routes, mq = args.mq, shared_cb, post = std::move(post)](
             std::optional<remoting::Command> resp, const std::exception_ptr& error) {
             if (error) {
-                (*shared_cb)(Outcome<PullResult>(response_code::system_error, pulling::what_of(error)));
+                (*shared_cb)(Outcome<PullResult>(response_code::system_error, what_of(error)));
                 return;
             }
             if (!post) {
@@ -7375,7 +7624,7 @@ RMQ_DECL void pull(TransportParts& parts, const PullArgs& args, PullCallback cal
 
 RMQ_DECL Outcome<PullResult>
 to_pull_result(RouteCache& routes, const MessageQueue& mq, const remoting::Command& resp) {
-    const auto status = pulling::status_of(resp.code);
+    const auto status = status_of(resp.code);
     if (!status) {
         return Outcome<PullResult>(resp.code, resp.remark.value_or(""));
     }
@@ -7389,7 +7638,7 @@ to_pull_result(RouteCache& routes, const MessageQueue& mq, const remoting::Comma
         r.suggest_which_broker_id = h.suggest_which_broker_id;
         routes.suggest_broker(mq, h.suggest_which_broker_id);
         if (r.status == PullStatus::Found) {
-            r.msg_found_list = pulling::found_messages(mq, resp, h.offset_delta);
+            r.msg_found_list = found_messages(mq, resp, h.offset_delta);
         }
     } catch (const std::exception& e) {
         return Outcome<PullResult>(response_code::system_error,
@@ -7436,8 +7685,6 @@ void send_back(TransportParts& parts, const SendBackArgs& args);
 
 
 namespace rmq::detail::remoting_ops {
-
-namespace sending {
 
 using Properties = rmq::Properties;
 
@@ -7543,23 +7790,21 @@ inline std::string master_for(TransportParts& parts, const MessageQueue& mq) {
     return parts.routes.require_master(mq.broker_name);
 }
 
-}  // namespace sending
-
 RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
     auto props = msg.properties();
     if (!props.contains(property::uniq_client_message_id_keyidx)) {
         props.insert_or_assign(property::uniq_client_message_id_keyidx, parts.ids.next());
     }
-    auto h = sending::send_header(parts, msg, mq, props);
-    auto [body, sys_flag] = sending::body_and_sys_flag(parts.config, msg, props);
+    auto h = send_header(parts, msg, mq, props);
+    auto [body, sys_flag] = body_and_sys_flag(parts.config, msg, props);
     h.sys_flag = sys_flag;
     h.properties = encode_properties(props);
     const remoting::SendMessageRequestHeaderV2 v2{h};
     const auto req = remoting::make_request(remoting::request_code::send_message_v2, v2, std::move(body));
-    const std::string addr = sending::master_for(parts, mq);
+    const std::string addr = master_for(parts, mq);
     const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
     SendResult r;
-    r.status = sending::send_status(resp, mq, addr);
+    r.status = send_status(resp, mq, addr);
     const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
     r.msg_id = props.at(property::uniq_client_message_id_keyidx);
     r.offset_msg_id = rh.msg_id;

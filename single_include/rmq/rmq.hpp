@@ -533,7 +533,6 @@ private:
 /// @file message_queue.hpp
 /// rmq::MessageQueue: one queue of a topic on one broker, ordered and printed exactly like Java's.
 
-#include <algorithm>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -543,9 +542,18 @@ private:
 
 #include <fmt/format.h>
 
-namespace rmq {
 
-namespace detail {
+// ---- begin rmq/detail/util/java_string.hpp ----
+
+/// @file detail/util/java_string.hpp
+/// Java's String order for UTF-8 text (MessageQueue's compareTo, and everything else ordered like Java).
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace rmq::detail {
 
 /// Decodes one UTF-8 code point at `i` (advancing it); invalid bytes decode as themselves.
 inline std::uint32_t next_code_point(std::string_view s, std::size_t& i) noexcept {
@@ -613,7 +621,10 @@ inline int java_string_compare(std::string_view a, std::string_view b) noexcept 
     return a_done ? -1 : 1;
 }
 
-}  // namespace detail
+}  // namespace rmq::detail
+// ---- end rmq/detail/util/java_string.hpp ----
+
+namespace rmq {
 
 /// One queue of a topic on one broker (Java's MessageQueue). An aggregate: `MessageQueue{topic, broker, id}`.
 struct MessageQueue {
@@ -841,6 +852,15 @@ public:
     using Error::Error;
 };
 
+/// Malformed frame, header, record or body of RocketMQ's remoting format (truncated, bad length, unknown
+/// serialize type, frame too large...). The message names the problem and where it was found. Public as
+/// rmq::remoting::CodecError (remoting/codec_error.hpp); defined here, with the other errors, because the
+/// internals below the wire format (detail/wire/) throw it and must not include the layer above them.
+class CodecError : public Error {
+public:
+    using Error::Error;
+};
+
 /// A request got no answer in time.
 class Timeout : public Error {
 public:
@@ -849,6 +869,324 @@ public:
 
 }  // namespace rmq
 // ---- end rmq/error.hpp ----
+
+// ---- begin rmq/protocol.hpp ----
+
+/// @file protocol.hpp
+/// The vocabulary clients and brokers exchange, shared by every transport: enums, request arguments and
+/// results named after RocketMQ's request codes and headers.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+
+// ---- begin rmq/subscription.hpp ----
+
+/// @file subscription.hpp
+/// Tag hashes and subscriptions (Java's FilterAPI and SubscriptionData).
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+
+
+namespace rmq {
+
+/// SubscriptionData.SUB_ALL.
+inline constexpr std::string_view sub_all = "*";
+/// ExpressionType.TAG.
+inline constexpr std::string_view expression_type_tag = "TAG";
+/// ExpressionType.SQL92.
+inline constexpr std::string_view expression_type_sql92 = "SQL92";
+
+/// Java's String.hashCode of a tag: computed over its UTF-16 code units, so the broker's consume-queue filter
+/// agrees with what a Java producer stored.
+std::int32_t tag_hash(std::string_view utf8_tag) noexcept;
+
+/// What a consumer subscribed to on one topic (Java's SubscriptionData).
+struct SubscriptionData {
+    std::string topic;
+    /// The expression as given (`*` for everything).
+    std::string sub_string{sub_all};
+    std::set<std::string> tags_set;
+    std::set<std::int32_t> code_set;
+    /// Version stamp (Java: currentTimeMillis at construction); the broker keeps the newest.
+    std::int64_t sub_version = 0;
+    /// `TAG` or `SQL92`.
+    std::string expression_type{expression_type_tag};
+    bool class_filter_mode = false;
+
+    /// Whether this subscribes to every message of the topic.
+    [[nodiscard]] bool is_all() const noexcept {
+        return expression_type == expression_type_tag && sub_string == sub_all;
+    }
+
+    /// Client-side string check (PullAPIWrapper.processPullResult): TAG subscriptions other than `*` keep
+    /// only messages whose tag is exactly one of the subscribed tags.
+    [[nodiscard]] bool matches_tag(std::string_view tag) const {
+        if (expression_type != expression_type_tag || tags_set.empty() || class_filter_mode) {
+            return true;
+        }
+        return !tag.empty() && tags_set.find(std::string(tag)) != tags_set.end();
+    }
+
+    friend bool operator==(const SubscriptionData& a, const SubscriptionData& b) {
+        // sub_version is a timestamp, not part of what was subscribed.
+        return a.topic == b.topic && a.sub_string == b.sub_string && a.tags_set == b.tags_set &&
+               a.code_set == b.code_set && a.expression_type == b.expression_type &&
+               a.class_filter_mode == b.class_filter_mode;
+    }
+};
+
+namespace detail {
+/// Java's String.trim: strips characters <= U+0020 at both ends.
+std::string_view java_trim(std::string_view s) noexcept;
+}  // namespace detail
+
+/// FilterAPI.buildSubscriptionData: `*` or empty subscribes to all; otherwise tags separated by `||`.
+/// Throws rmq::InvalidArgument when the expression yields no part at all (e.g. `"||"`).
+SubscriptionData parse_subscription(std::string_view topic, std::string_view expression);
+
+/// FilterAPI.build(topic, expression, type): `TAG` (or empty type) as parse_subscription, otherwise (`SQL92`)
+/// the expression is kept whole. Throws rmq::InvalidArgument for an empty non-TAG expression.
+SubscriptionData
+parse_subscription(std::string_view topic, std::string_view expression, std::string_view type);
+
+}  // namespace rmq
+
+// ---- end rmq/subscription.hpp ----
+
+namespace rmq {
+
+/// Java's MessageModel.
+enum class MessageModel { Broadcasting, Clustering };
+
+/// Java's ConsumeType.
+enum class ConsumeType { ConsumeActively, ConsumePassively };
+
+/// Java's ConsumeFromWhere (the deprecated values behave like LastOffset, as in Java).
+enum class ConsumeFromWhere {
+    LastOffset,
+    LastOffsetAndFromMinWhenBootFirst,
+    MinOffset,
+    MaxOffset,
+    FirstOffset,
+    Timestamp,
+};
+
+/// RocketMQ response codes (ResponseCode / RemotingSysResponseCode of the 4.9/5.x remoting layer and
+/// brokers): the ones rmq produces or handles, one list for every transport and the wire format.
+namespace response_code {
+inline constexpr int success = 0;
+inline constexpr int system_error = 1;
+inline constexpr int system_busy = 2;
+inline constexpr int request_code_not_supported = 3;
+inline constexpr int transaction_failed = 4;
+inline constexpr int flush_disk_timeout = 10;
+inline constexpr int slave_not_available = 11;
+inline constexpr int flush_slave_timeout = 12;
+inline constexpr int message_illegal = 13;
+inline constexpr int service_not_available = 14;
+inline constexpr int version_not_supported = 15;
+inline constexpr int no_permission = 16;
+inline constexpr int topic_not_exist = 17;
+inline constexpr int topic_exist_already = 18;
+inline constexpr int pull_not_found = 19;
+inline constexpr int pull_retry_immediately = 20;
+inline constexpr int pull_offset_moved = 21;
+inline constexpr int query_not_found = 22;
+inline constexpr int subscription_parse_failed = 23;
+inline constexpr int subscription_not_exist = 24;
+inline constexpr int subscription_not_latest = 25;
+inline constexpr int subscription_group_not_exist = 26;
+inline constexpr int filter_data_not_exist = 27;
+inline constexpr int filter_data_not_latest = 28;
+/// 5.x only.
+inline constexpr int invalid_parameter = 29;
+inline constexpr int transaction_should_commit = 200;
+inline constexpr int transaction_should_rollback = 201;
+inline constexpr int transaction_state_unknow = 202;
+inline constexpr int transaction_state_group_wrong = 203;
+inline constexpr int no_buyer_id = 204;
+inline constexpr int not_in_current_unit = 205;
+inline constexpr int consumer_not_online = 206;
+inline constexpr int consume_msg_timeout = 207;
+inline constexpr int no_message = 208;
+inline constexpr int flow_control = 215;
+inline constexpr int not_leader_for_queue = 501;
+inline constexpr int illegal_operation = 604;
+/// 5.3 servers shutting down gracefully (only to requests with version > 475).
+inline constexpr int go_away = 1500;
+}  // namespace response_code
+
+/// Java's PullStatus.
+enum class PullStatus { Found, NoNewMsg, NoMatchedMsg, OffsetIllegal };
+
+/// Java's PullSysFlag bits.
+namespace pull_sys_flag {
+inline constexpr std::int32_t commit_offset = 0x1;
+inline constexpr std::int32_t suspend = 0x2;
+inline constexpr std::int32_t subscription = 0x4;
+inline constexpr std::int32_t class_filter = 0x8;
+inline constexpr std::int32_t lite_pull = 0x10;
+}  // namespace pull_sys_flag
+
+/// A PULL_MESSAGE request (PullMessageRequestHeader).
+struct PullArgs {
+    std::string consumer_group;
+    MessageQueue mq;
+    std::int64_t queue_offset = 0;
+    std::int32_t max_msg_nums = 32;
+    /// PullSysFlag bits (commit offset, suspend, subscription).
+    std::int32_t sys_flag = 0;
+    std::int64_t commit_offset = 0;
+    /// How long the broker may hold the request (long polling); 0 means answer at once.
+    std::int64_t suspend_timeout_millis = 15000;
+    /// The client's expression, used by the broker only when the SUBSCRIPTION flag is set.
+    std::string subscription;
+    std::int64_t sub_version = 0;
+    std::string expression_type{expression_type_tag};
+};
+
+/// A PULL_MESSAGE answer, already decoded (PullResultExt).
+struct PullResult {
+    PullStatus status = PullStatus::NoNewMsg;
+    std::int64_t next_begin_offset = 0;
+    std::int64_t min_offset = 0;
+    std::int64_t max_offset = 0;
+    /// Broker id the next pull should go to (0 = master).
+    std::int64_t suggest_which_broker_id = 0;
+    std::vector<MessageExt> msg_found_list;
+};
+
+/// The queue's bounds a pull reported, which Java stamps on each found message as MIN_OFFSET / MAX_OFFSET. An
+/// order service whose `on_pulled` takes it stamps them itself (later, off the pulling thread).
+struct PullOffsets {
+    std::int64_t min_offset = 0;
+    std::int64_t max_offset = 0;
+
+    /// Writes MIN_OFFSET and MAX_OFFSET on each message (Java's processPullResult).
+    void stamp(std::span<MessageExt> msgs) const {
+        const std::string min_text = std::to_string(min_offset);
+        const std::string max_text = std::to_string(max_offset);
+        for (auto& msg : msgs) {
+            msg.set_property(property::min_offset, min_text);
+            msg.set_property(property::max_offset, max_text);
+        }
+    }
+};
+
+/// The outcome of an asynchronous request: a value or the broker's error (code and remark).
+template <class T>
+class Outcome {
+public:
+    // Implicit on purpose: completions return values directly.
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    Outcome(T value)
+        : state_(std::move(value)) {}
+
+    Outcome(int code, std::string remark)
+        : state_(Failure{code, std::move(remark)}) {}
+
+    [[nodiscard]] bool ok() const noexcept { return state_.index() == 0; }
+
+    [[nodiscard]] T& value() & { return std::get<0>(state_); }
+
+    [[nodiscard]] const T& value() const& { return std::get<0>(state_); }
+
+    [[nodiscard]] T&& value() && { return std::get<0>(std::move(state_)); }
+
+    /// The response code (response_code::success when ok()).
+    [[nodiscard]] int code() const noexcept {
+        return ok() ? response_code::success : std::get_if<1>(&state_)->code;  // get_if: no throw path
+    }
+
+    /// The broker's remark (empty when ok()).
+    [[nodiscard]] const std::string& remark() const noexcept {
+        static const std::string empty;
+        return ok() ? empty : std::get_if<1>(&state_)->remark;
+    }
+
+private:
+    struct Failure {
+        int code = 0;
+        std::string remark;
+    };
+
+    std::variant<T, Failure> state_;
+};
+
+/// Completion of an asynchronous pull; may run on any thread of the transport.
+using PullCallback = std::function<void(Outcome<PullResult>)>;
+
+/// Queues a task on the caller's own event loop, to run after the caller returns (never inline).
+using PostToCaller = std::function<void(std::function<void()>)>;
+
+/// What one consumer group member reports in a heartbeat (ConsumerData).
+struct ConsumerData {
+    std::string group_name;
+    ConsumeType consume_type = ConsumeType::ConsumePassively;
+    MessageModel message_model = MessageModel::Clustering;
+    ConsumeFromWhere consume_from_where = ConsumeFromWhere::LastOffset;
+    std::vector<SubscriptionData> subscription_data_set;
+    bool unit_mode = false;
+};
+
+/// A HEART_BEAT request (HeartbeatData).
+struct HeartbeatData {
+    std::string client_id;
+    std::vector<ConsumerData> consumer_data_set;
+    std::vector<std::string> producer_groups;
+};
+
+/// Java's SendStatus.
+enum class SendStatus { SendOk, FlushDiskTimeout, FlushSlaveTimeout, SlaveNotAvailable };
+
+/// Java's SendResult.
+struct SendResult {
+    SendStatus status = SendStatus::SendOk;
+    std::string msg_id;
+    std::string offset_msg_id;
+    MessageQueue message_queue;
+    std::int64_t queue_offset = 0;
+};
+
+/// A CONSUMER_SEND_MSG_BACK request (ConsumerSendMsgBackRequestHeader).
+struct SendBackArgs {
+    std::string group;
+    /// The message as the consumer received it (its commit log offset and msg ids locate the original).
+    MessageExt message;
+    /// -1: straight to the DLQ; 0: the broker chooses 3 + reconsume times; > 0: that level.
+    std::int32_t delay_level = 0;
+    std::int32_t max_reconsume_times = 16;
+};
+
+/// The broker-to-client notifications a consumer reacts to.
+struct ConsumerIdsChanged {
+    std::string consumer_group;
+};
+
+/// Handler for broker-initiated notifications; may run on any thread of the transport.
+using NotificationHandler = std::function<void(const ConsumerIdsChanged&)>;
+
+/// Told that the route of `topic` changed (rmq::HasRouteChangeHandler); may run on any thread of the
+/// transport and must not block.
+using RouteChangeHandler = std::function<void(const std::string& topic)>;
+
+/// What a topic's route says: the queues a consumer can read and a producer can write.
+struct TopicRoute {
+    std::vector<MessageQueue> read_queues;
+    std::vector<MessageQueue> write_queues;
+};
+
+}  // namespace rmq
+// ---- end rmq/protocol.hpp ----
 
 
 // ---- begin rmq/detail/util/adaptive_shared_mutex.hpp ----
@@ -983,6 +1321,11 @@ public:
     bool put_messages_shared(const std::shared_ptr<std::vector<MessageExt>>& batch,
                              std::optional<std::int64_t> max_offset = std::nullopt);
 
+    /// put_messages_shared for messages whose MIN_OFFSET / MAX_OFFSET are not stamped yet: `unstamped` is
+    /// the pull's bounds (its max offset counts as above). The copies take_messages returns are stamped
+    /// with them; messages consumed in place are stamped by begin_consume's caller.
+    bool put_messages_shared(const std::shared_ptr<std::vector<MessageExt>>& batch, PullOffsets unstamped);
+
     /// Prepares messages for a listener call: runs `prepare(msgs)` (e.g. the retry-topic reset), stamps
     /// CONSUME_START_TIME (wall ms) on each of them, then records that time, under the cache's write lock,
     /// for the cached entry at the same offset, which clean_expired_msg reads. Messages shared with the cache
@@ -1011,6 +1354,23 @@ public:
         const std::unique_lock lock(tree_mutex_);
         return remove_locked(queue_offsets);
     }
+
+    /// A listener call of this queue begins: false (and nothing counted) when the queue was dropped, so a
+    /// call never starts after the consumer began releasing the queue (which waits for listener_calls() to
+    /// reach 0 with the queue already dropped). Pair every true with end_listener_call().
+    bool begin_listener_call() noexcept {
+        calls_.fetch_add(1);
+        if (dropped_.load()) {
+            calls_.fetch_sub(1);
+            return false;
+        }
+        return true;
+    }
+
+    void end_listener_call() noexcept { calls_.fetch_sub(1); }
+
+    /// Listener calls of this queue running now.
+    [[nodiscard]] int listener_calls() const noexcept { return calls_.load(); }
 
     /// Java's getMaxSpan: last minus first cached offset (orderly in-flight messages excluded), 0 when empty.
     [[nodiscard]] std::int64_t max_span() const {
@@ -1236,6 +1596,11 @@ private:
     // A failed expiry send-back must not go unnoticed: a warning through rmq's log handler.
     static void log_send_back_failure(const MessageExt& msg, const std::exception_ptr& error);
 
+    // Both put_messages_shared overloads.
+    bool put_locked(const std::shared_ptr<std::vector<MessageExt>>& batch,
+                    std::optional<std::int64_t> max_offset,
+                    std::optional<PullOffsets> unstamped);
+
     // Body of remove_messages; the caller holds the write lock.
     std::int64_t remove_locked(std::span<const std::int64_t> queue_offsets);
 
@@ -1245,6 +1610,7 @@ private:
         std::shared_ptr<std::vector<MessageExt>> batch;
         std::size_t index = 0;
         std::int64_t consume_start = -1;  // wall ms of the latest listener call on this offset, -1 before
+        std::optional<PullOffsets> unstamped;  // the pull's bounds when its messages are not stamped yet
 
         [[nodiscard]] MessageExt& msg() const noexcept { return (*batch)[index]; }
     };
@@ -1261,6 +1627,7 @@ private:
     std::atomic<std::int64_t> queue_offset_max_{0};
     std::atomic<std::int64_t> msg_acc_cnt_{0};
     std::atomic<std::int64_t> try_unlock_times_{0};
+    std::atomic<int> calls_{0};
     std::atomic<bool> consuming_{false};
     std::atomic<bool> dropped_{false};
     std::atomic<bool> locked_{false};
@@ -1280,21 +1647,13 @@ private:
 /// Consumer statistics (Java's ConsumerStatsManager): per-topic pull/consume rates and
 /// latencies over the last minute, cumulative counters and a listener-time histogram, per-queue cache and lag
 /// figures, and health flags; producer statistics (send counters and a send-time histogram).
-/// rmq::ConsumerStats and rmq::ProducerStats are plain snapshots; the detail collectors are what the clients
-/// update from their threads. rmq/metrics.hpp exports both in Prometheus' text format.
+/// rmq::ConsumerStats and rmq::ProducerStats are plain snapshots; the collectors the clients update from
+/// their threads are in detail/stats/collectors.hpp. rmq/metrics.hpp exports both in Prometheus' text format.
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
-#include <exception>
-#include <functional>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 
@@ -1410,7 +1769,33 @@ struct ProducerStats {
 [[nodiscard]] RMQ_DECL std::vector<std::string> stats_log_lines(const ConsumerStats& stats,
                                                                 std::string_view group);
 
-namespace detail {
+}  // namespace rmq
+
+// The collectors that fill these snapshots: the consumer and the producer reach them through this header.
+
+// ---- begin rmq/detail/stats/collectors.hpp ----
+
+/// @file detail/stats/collectors.hpp
+/// What the consumer and the producer update from their threads and read rmq::ConsumerStats /
+/// rmq::ProducerStats from: histograms, sliding windows, per-topic and per-queue figures. Internal: reached
+/// through <rmq/stats.hpp>, which includes it after the snapshot types.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace rmq::detail {
 
 /// A fixed-bucket histogram of millisecond observations (bounds: one of the *_buckets arrays).
 class HistogramCounter {
@@ -1658,8 +2043,9 @@ private:
     int exceptions_;
 };
 
-}  // namespace detail
-}  // namespace rmq
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/stats/collectors.hpp ----
 
 // ---- end rmq/stats.hpp ----
 
@@ -2490,8 +2876,9 @@ concept OffsetStorePolicy =
 /// @file concepts/order_policy.hpp
 /// The OrderPolicy concept: how a push consumer hands cached messages to its listener and turns the
 /// listener's answer into offsets, retries and queue locks (Java's ConsumeMessageService). rmq::Concurrently
-/// and rmq::Orderly model it; a policy's Service sees the consumer only through rmq::OrderHost
-/// (order/host.hpp), and docs/policies/order.md shows a complete custom policy.
+/// rmq::Orderly and rmq::KeyOrderly model it; a policy's Service sees the consumer only through
+/// rmq::OrderHost (order/host.hpp), which keeps the data path's invariants; docs/policies/order.md shows a
+/// complete custom policy.
 
 #include <concepts>
 #include <functional>
@@ -2504,16 +2891,78 @@ concept OffsetStorePolicy =
 #include <vector>
 
 
+// ---- begin rmq/order/consume_queue.hpp ----
+
+/// @file order/consume_queue.hpp
+/// rmq::ConsumeQueue: an owned queue as an order policy sees it. The policy reads it (which queue, dropped,
+/// locked, how much is cached) and names it to the host; only the consumer changes the queue's cache, its
+/// offsets and its locks, so what the consumer relies on cannot be broken by a policy.
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+
+namespace rmq {
+
+namespace detail {
+template <class Order, class Allocate, class OffsetStore, class Tr>
+class ConsumerCore;
+}  // namespace detail
+
+/// A handle to one queue this member owns, for one ownership: a queue dropped and taken on again is a new
+/// ConsumeQueue (they compare unequal). Cheap to copy; every member is thread-safe.
+class ConsumeQueue {
+public:
+    /// The broker queue.
+    [[nodiscard]] const MessageQueue& mq() const noexcept { return mq_; }
+
+    /// Whether the consumer let the queue go (rebalance, unsubscribe, offset reset, shutdown): start no more
+    /// work for it; results reported for it afterwards change nothing.
+    [[nodiscard]] bool dropped() const noexcept { return pq_->dropped(); }
+
+    /// Whether the broker lock of the queue is held and fresh (renewed within 30 s): a policy that requires
+    /// the lock consumes only then (Java: `isLocked() && !isLockExpired()`).
+    [[nodiscard]] bool locked() const { return pq_->locked() && !pq_->is_lock_expired(); }
+
+    /// Messages cached for the queue and not finished yet.
+    [[nodiscard]] std::int64_t cached_count() const noexcept { return pq_->msg_count(); }
+
+    /// A consistent snapshot of the queue's cache and timestamps (diagnostics).
+    [[nodiscard]] ProcessQueue::Info info() const { return pq_->info(); }
+
+    /// The same queue in the same ownership.
+    friend bool operator==(const ConsumeQueue& a, const ConsumeQueue& b) noexcept { return a.pq_ == b.pq_; }
+
+private:
+    template <class, class, class, class>
+    friend class detail::ConsumerCore;
+
+    ConsumeQueue(MessageQueue mq, std::shared_ptr<ProcessQueue> pq)
+        : mq_(std::move(mq))
+        , pq_(std::move(pq)) {}
+
+    [[nodiscard]] ProcessQueue& cache() const noexcept { return *pq_; }
+
+    MessageQueue mq_;
+    std::shared_ptr<ProcessQueue> pq_;
+};
+
+}  // namespace rmq
+// ---- end rmq/order/consume_queue.hpp ----
+
 // ---- begin rmq/order/host.hpp ----
 
 /// @file order/host.hpp
-/// rmq::OrderHost<Order>: the part of a consumer that an order policy's Service sees. The consumer does the
-/// shared work (pulling, rebalancing, offsets, send-back, broker locks, the consume pool, the event loop,
-/// stats); the Service decides only how cached messages reach the listener and what its answer does. The
-/// stock policies (rmq::Concurrently, rmq::Orderly) use nothing else, so a user's policy can do what they do.
+/// rmq::OrderHost<Order>: the consumer as an order policy's Service sees it. The consumer keeps every
+/// invariant of the data path for every policy, stock or user: it caches pulled messages, prepares them for
+/// the listener (retry topic, MIN_OFFSET/MAX_OFFSET, CONSUME_START_TIME), runs the hooks, the listener, its
+/// timing and stats, enforces consume_timeout, removes finished messages, commits offsets (the min-offset
+/// rule), sends failed messages back, renews and releases broker locks and tracks dropped queues. The
+/// Service decides: how cached messages become listener calls and when, and what a status means.
 
+#include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -2525,27 +2974,6 @@ concept OffsetStorePolicy =
 
 #include <fmt/format.h>
 
-
-// ---- begin rmq/consume_hooks.hpp ----
-
-/// @file consume_hooks.hpp
-/// rmq::ConsumeHooks: callbacks around each listener call (Java's ConsumeMessageHook).
-
-#include <functional>
-#include <span>
-
-
-namespace rmq {
-
-/// Optional callbacks around each listener call (Java's ConsumeMessageHook): `before(mq, msgs)` and
-/// `after(mq, msgs, success)`. They run on the consume thread; exceptions they throw are logged and ignored.
-struct ConsumeHooks {
-    std::function<void(const MessageQueue&, std::span<const MessageExt>)> before;
-    std::function<void(const MessageQueue&, std::span<const MessageExt>, bool)> after;
-};
-
-}  // namespace rmq
-// ---- end rmq/consume_hooks.hpp ----
 
 // ---- begin rmq/consumer_config.hpp ----
 
@@ -2610,324 +3038,6 @@ inline constexpr std::string_view system_topic_prefix = "rmq_sys_";
 }  // namespace rmq
 
 // ---- end rmq/namespace.hpp ----
-
-// ---- begin rmq/protocol.hpp ----
-
-/// @file protocol.hpp
-/// The vocabulary clients and brokers exchange, shared by every transport: enums, request arguments and
-/// results named after RocketMQ's request codes and headers.
-
-#include <cstdint>
-#include <functional>
-#include <optional>
-#include <span>
-#include <string>
-#include <variant>
-#include <vector>
-
-
-// ---- begin rmq/subscription.hpp ----
-
-/// @file subscription.hpp
-/// Tag hashes and subscriptions (Java's FilterAPI and SubscriptionData).
-
-#include <cstdint>
-#include <set>
-#include <string>
-#include <string_view>
-
-
-namespace rmq {
-
-/// SubscriptionData.SUB_ALL.
-inline constexpr std::string_view sub_all = "*";
-/// ExpressionType.TAG.
-inline constexpr std::string_view expression_type_tag = "TAG";
-/// ExpressionType.SQL92.
-inline constexpr std::string_view expression_type_sql92 = "SQL92";
-
-/// Java's String.hashCode of a tag: computed over its UTF-16 code units, so the broker's consume-queue filter
-/// agrees with what a Java producer stored.
-std::int32_t tag_hash(std::string_view utf8_tag) noexcept;
-
-/// What a consumer subscribed to on one topic (Java's SubscriptionData).
-struct SubscriptionData {
-    std::string topic;
-    /// The expression as given (`*` for everything).
-    std::string sub_string{sub_all};
-    std::set<std::string> tags_set;
-    std::set<std::int32_t> code_set;
-    /// Version stamp (Java: currentTimeMillis at construction); the broker keeps the newest.
-    std::int64_t sub_version = 0;
-    /// `TAG` or `SQL92`.
-    std::string expression_type{expression_type_tag};
-    bool class_filter_mode = false;
-
-    /// Whether this subscribes to every message of the topic.
-    [[nodiscard]] bool is_all() const noexcept {
-        return expression_type == expression_type_tag && sub_string == sub_all;
-    }
-
-    /// Client-side string check (PullAPIWrapper.processPullResult): TAG subscriptions other than `*` keep
-    /// only messages whose tag is exactly one of the subscribed tags.
-    [[nodiscard]] bool matches_tag(std::string_view tag) const {
-        if (expression_type != expression_type_tag || tags_set.empty() || class_filter_mode) {
-            return true;
-        }
-        return !tag.empty() && tags_set.find(std::string(tag)) != tags_set.end();
-    }
-
-    friend bool operator==(const SubscriptionData& a, const SubscriptionData& b) {
-        // sub_version is a timestamp, not part of what was subscribed.
-        return a.topic == b.topic && a.sub_string == b.sub_string && a.tags_set == b.tags_set &&
-               a.code_set == b.code_set && a.expression_type == b.expression_type &&
-               a.class_filter_mode == b.class_filter_mode;
-    }
-};
-
-namespace detail {
-/// Java's String.trim: strips characters <= U+0020 at both ends.
-std::string_view java_trim(std::string_view s) noexcept;
-}  // namespace detail
-
-/// FilterAPI.buildSubscriptionData: `*` or empty subscribes to all; otherwise tags separated by `||`.
-/// Throws rmq::InvalidArgument when the expression yields no part at all (e.g. `"||"`).
-SubscriptionData parse_subscription(std::string_view topic, std::string_view expression);
-
-/// FilterAPI.build(topic, expression, type): `TAG` (or empty type) as parse_subscription, otherwise (`SQL92`)
-/// the expression is kept whole. Throws rmq::InvalidArgument for an empty non-TAG expression.
-SubscriptionData
-parse_subscription(std::string_view topic, std::string_view expression, std::string_view type);
-
-}  // namespace rmq
-
-// ---- end rmq/subscription.hpp ----
-
-namespace rmq {
-
-/// Java's MessageModel.
-enum class MessageModel { Broadcasting, Clustering };
-
-/// Java's ConsumeType.
-enum class ConsumeType { ConsumeActively, ConsumePassively };
-
-/// Java's ConsumeFromWhere (the deprecated values behave like LastOffset, as in Java).
-enum class ConsumeFromWhere {
-    LastOffset,
-    LastOffsetAndFromMinWhenBootFirst,
-    MinOffset,
-    MaxOffset,
-    FirstOffset,
-    Timestamp,
-};
-
-/// RocketMQ response codes (ResponseCode / RemotingSysResponseCode of the 4.9/5.x remoting layer and
-/// brokers): the ones rmq produces or handles, one list for every transport and the wire format.
-namespace response_code {
-inline constexpr int success = 0;
-inline constexpr int system_error = 1;
-inline constexpr int system_busy = 2;
-inline constexpr int request_code_not_supported = 3;
-inline constexpr int transaction_failed = 4;
-inline constexpr int flush_disk_timeout = 10;
-inline constexpr int slave_not_available = 11;
-inline constexpr int flush_slave_timeout = 12;
-inline constexpr int message_illegal = 13;
-inline constexpr int service_not_available = 14;
-inline constexpr int version_not_supported = 15;
-inline constexpr int no_permission = 16;
-inline constexpr int topic_not_exist = 17;
-inline constexpr int topic_exist_already = 18;
-inline constexpr int pull_not_found = 19;
-inline constexpr int pull_retry_immediately = 20;
-inline constexpr int pull_offset_moved = 21;
-inline constexpr int query_not_found = 22;
-inline constexpr int subscription_parse_failed = 23;
-inline constexpr int subscription_not_exist = 24;
-inline constexpr int subscription_not_latest = 25;
-inline constexpr int subscription_group_not_exist = 26;
-inline constexpr int filter_data_not_exist = 27;
-inline constexpr int filter_data_not_latest = 28;
-/// 5.x only.
-inline constexpr int invalid_parameter = 29;
-inline constexpr int transaction_should_commit = 200;
-inline constexpr int transaction_should_rollback = 201;
-inline constexpr int transaction_state_unknow = 202;
-inline constexpr int transaction_state_group_wrong = 203;
-inline constexpr int no_buyer_id = 204;
-inline constexpr int not_in_current_unit = 205;
-inline constexpr int consumer_not_online = 206;
-inline constexpr int consume_msg_timeout = 207;
-inline constexpr int no_message = 208;
-inline constexpr int flow_control = 215;
-inline constexpr int not_leader_for_queue = 501;
-inline constexpr int illegal_operation = 604;
-/// 5.3 servers shutting down gracefully (only to requests with version > 475).
-inline constexpr int go_away = 1500;
-}  // namespace response_code
-
-/// Java's PullStatus.
-enum class PullStatus { Found, NoNewMsg, NoMatchedMsg, OffsetIllegal };
-
-/// Java's PullSysFlag bits.
-namespace pull_sys_flag {
-inline constexpr std::int32_t commit_offset = 0x1;
-inline constexpr std::int32_t suspend = 0x2;
-inline constexpr std::int32_t subscription = 0x4;
-inline constexpr std::int32_t class_filter = 0x8;
-inline constexpr std::int32_t lite_pull = 0x10;
-}  // namespace pull_sys_flag
-
-/// A PULL_MESSAGE request (PullMessageRequestHeader).
-struct PullArgs {
-    std::string consumer_group;
-    MessageQueue mq;
-    std::int64_t queue_offset = 0;
-    std::int32_t max_msg_nums = 32;
-    /// PullSysFlag bits (commit offset, suspend, subscription).
-    std::int32_t sys_flag = 0;
-    std::int64_t commit_offset = 0;
-    /// How long the broker may hold the request (long polling); 0 means answer at once.
-    std::int64_t suspend_timeout_millis = 15000;
-    /// The client's expression, used by the broker only when the SUBSCRIPTION flag is set.
-    std::string subscription;
-    std::int64_t sub_version = 0;
-    std::string expression_type{expression_type_tag};
-};
-
-/// A PULL_MESSAGE answer, already decoded (PullResultExt).
-struct PullResult {
-    PullStatus status = PullStatus::NoNewMsg;
-    std::int64_t next_begin_offset = 0;
-    std::int64_t min_offset = 0;
-    std::int64_t max_offset = 0;
-    /// Broker id the next pull should go to (0 = master).
-    std::int64_t suggest_which_broker_id = 0;
-    std::vector<MessageExt> msg_found_list;
-};
-
-/// The queue's bounds a pull reported, which Java stamps on each found message as MIN_OFFSET / MAX_OFFSET. An
-/// order service whose `on_pulled` takes it stamps them itself (later, off the pulling thread).
-struct PullOffsets {
-    std::int64_t min_offset = 0;
-    std::int64_t max_offset = 0;
-
-    /// Writes MIN_OFFSET and MAX_OFFSET on each message (Java's processPullResult).
-    void stamp(std::span<MessageExt> msgs) const {
-        const std::string min_text = std::to_string(min_offset);
-        const std::string max_text = std::to_string(max_offset);
-        for (auto& msg : msgs) {
-            msg.set_property(property::min_offset, min_text);
-            msg.set_property(property::max_offset, max_text);
-        }
-    }
-};
-
-/// The outcome of an asynchronous request: a value or the broker's error (code and remark).
-template <class T>
-class Outcome {
-public:
-    // Implicit on purpose: completions return values directly.
-    // NOLINTNEXTLINE(google-explicit-constructor)
-    Outcome(T value)
-        : state_(std::move(value)) {}
-
-    Outcome(int code, std::string remark)
-        : state_(Failure{code, std::move(remark)}) {}
-
-    [[nodiscard]] bool ok() const noexcept { return state_.index() == 0; }
-
-    [[nodiscard]] T& value() & { return std::get<0>(state_); }
-
-    [[nodiscard]] const T& value() const& { return std::get<0>(state_); }
-
-    [[nodiscard]] T&& value() && { return std::get<0>(std::move(state_)); }
-
-    /// The response code (response_code::success when ok()).
-    [[nodiscard]] int code() const noexcept {
-        return ok() ? response_code::success : std::get_if<1>(&state_)->code;  // get_if: no throw path
-    }
-
-    /// The broker's remark (empty when ok()).
-    [[nodiscard]] const std::string& remark() const noexcept {
-        static const std::string empty;
-        return ok() ? empty : std::get_if<1>(&state_)->remark;
-    }
-
-private:
-    struct Failure {
-        int code = 0;
-        std::string remark;
-    };
-
-    std::variant<T, Failure> state_;
-};
-
-/// Completion of an asynchronous pull; may run on any thread of the transport.
-using PullCallback = std::function<void(Outcome<PullResult>)>;
-
-/// Queues a task on the caller's own event loop, to run after the caller returns (never inline).
-using PostToCaller = std::function<void(std::function<void()>)>;
-
-/// What one consumer group member reports in a heartbeat (ConsumerData).
-struct ConsumerData {
-    std::string group_name;
-    ConsumeType consume_type = ConsumeType::ConsumePassively;
-    MessageModel message_model = MessageModel::Clustering;
-    ConsumeFromWhere consume_from_where = ConsumeFromWhere::LastOffset;
-    std::vector<SubscriptionData> subscription_data_set;
-    bool unit_mode = false;
-};
-
-/// A HEART_BEAT request (HeartbeatData).
-struct HeartbeatData {
-    std::string client_id;
-    std::vector<ConsumerData> consumer_data_set;
-    std::vector<std::string> producer_groups;
-};
-
-/// Java's SendStatus.
-enum class SendStatus { SendOk, FlushDiskTimeout, FlushSlaveTimeout, SlaveNotAvailable };
-
-/// Java's SendResult.
-struct SendResult {
-    SendStatus status = SendStatus::SendOk;
-    std::string msg_id;
-    std::string offset_msg_id;
-    MessageQueue message_queue;
-    std::int64_t queue_offset = 0;
-};
-
-/// A CONSUMER_SEND_MSG_BACK request (ConsumerSendMsgBackRequestHeader).
-struct SendBackArgs {
-    std::string group;
-    /// The message as the consumer received it (its commit log offset and msg ids locate the original).
-    MessageExt message;
-    /// -1: straight to the DLQ; 0: the broker chooses 3 + reconsume times; > 0: that level.
-    std::int32_t delay_level = 0;
-    std::int32_t max_reconsume_times = 16;
-};
-
-/// The broker-to-client notifications a consumer reacts to.
-struct ConsumerIdsChanged {
-    std::string consumer_group;
-};
-
-/// Handler for broker-initiated notifications; may run on any thread of the transport.
-using NotificationHandler = std::function<void(const ConsumerIdsChanged&)>;
-
-/// Told that the route of `topic` changed (rmq::HasRouteChangeHandler); may run on any thread of the
-/// transport and must not block.
-using RouteChangeHandler = std::function<void(const std::string& topic)>;
-
-/// What a topic's route says: the queues a consumer can read and a producer can write.
-struct TopicRoute {
-    std::vector<MessageQueue> read_queues;
-    std::vector<MessageQueue> write_queues;
-};
-
-}  // namespace rmq
-// ---- end rmq/protocol.hpp ----
 
 // ---- begin rmq/topic.hpp ----
 
@@ -3089,6 +3199,12 @@ struct ConsumerConfig {
     /// once; rmq drains for up to 30000 ms by default (0 restores Java's behaviour). shutdown() returns
     /// within it (plus a small margin) whatever listeners do; the destructor waits for those still running.
     std::int64_t await_termination_millis_when_shutdown = 30000;
+    /// rmq only: how long the consumer's destructor waits, after shutdown, for listeners still running. -1
+    /// (default): without limit, so nothing a listener uses is freed under it. N >= 0: the destructor returns
+    /// within N ms (plus the shutdown wait if the consumer was still running); a listener still running then
+    /// finishes on its own, and the consumer's internals are freed on a background thread when the last one
+    /// returns (never, if the process exits first). 0 leaves at once, like Java's awaitTermination default.
+    std::int64_t await_termination_millis_when_destroyed = -1;
 
     // ---- ClientConfig ----
     /// namesrvAddr, `host:port;host:port`, for transports that resolve routes through name servers.
@@ -3186,26 +3302,6 @@ private:
 
 // ---- end rmq/consumer_config.hpp ----
 
-
-// ---- begin rmq/detail/util/log.hpp ----
-
-/// @file detail/util/log.hpp
-/// How rmq's code logs: formatted only when the level is enabled, through rmq::log_message (log.hpp), and
-/// repeated failures (a broker down: every pull, heartbeat and route refresh fails) summarised instead of
-/// flooding the log.
-
-#include <chrono>
-#include <cstdint>
-#include <mutex>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <unordered_map>
-#include <utility>
-
-#include <fmt/format.h>
-
-
 // ---- begin rmq/log.hpp ----
 
 /// @file log.hpp
@@ -3265,6 +3361,129 @@ RMQ_DECL void log_message(LogLevel level, std::string_view message);
 }  // namespace rmq
 
 // ---- end rmq/log.hpp ----
+
+// ---- begin rmq/order/message_batch.hpp ----
+
+/// @file order/message_batch.hpp
+/// rmq::MessageBatch: pulled messages as the consumer hands them to an order policy. The messages stay where
+/// the pull decoded them, shared with the queue's cache; a batch is a range of them, so cutting a pull into
+/// listener calls copies nothing.
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+
+namespace rmq {
+
+namespace detail {
+template <class Order, class Allocate, class OffsetStore, class Tr>
+class ConsumerCore;
+}  // namespace detail
+
+/// Messages [begin, end) of one pulled (or locally retried) vector. Cheap to copy; the messages live until
+/// the last batch and cache entry over them are gone. Read-only for the policy: the consumer prepares them
+/// (retry topic, MIN_OFFSET/MAX_OFFSET, CONSUME_START_TIME) when a listener call of them begins.
+class MessageBatch {
+public:
+    MessageBatch() = default;
+
+    /// Messages of the policy's own (e.g. copies kept for a local retry), not shared with any cache.
+    explicit MessageBatch(std::vector<MessageExt> msgs)
+        : storage_(std::make_shared<std::vector<MessageExt>>(std::move(msgs)))
+        , end_(storage_->size()) {}
+
+    [[nodiscard]] std::span<const MessageExt> messages() const noexcept { return span(); }
+
+    [[nodiscard]] std::size_t size() const noexcept { return end_ - begin_; }
+
+    [[nodiscard]] bool empty() const noexcept { return begin_ == end_; }
+
+    [[nodiscard]] const MessageExt& operator[](std::size_t i) const noexcept { return span()[i]; }
+
+    /// A copy of message `i` for a policy that keeps its own (its pull's MIN_OFFSET / MAX_OFFSET stamped):
+    /// the host then prepares the copy when a call of it begins (OrderHost::consume with a span).
+    [[nodiscard]] MessageExt copy(std::size_t i) const {
+        MessageExt out = span()[i];
+        if (unstamped_) {
+            unstamped_->stamp(std::span<MessageExt>(&out, 1));
+        }
+        return out;
+    }
+
+    /// Java's dispatchToConsume: the queue's cache had nothing waiting before these messages, so a policy
+    /// that runs one consume task per queue (rmq::Orderly) starts one now.
+    [[nodiscard]] bool dispatch_to_consume() const noexcept { return dispatch_; }
+
+    /// Messages [pos, pos + count) of this batch (clamped to its end).
+    [[nodiscard]] MessageBatch slice(std::size_t pos, std::size_t count) const {
+        MessageBatch out = *this;
+        out.begin_ = begin_ + std::min(pos, size());
+        out.end_ = out.begin_ + std::min(count, end_ - out.begin_);
+        return out;
+    }
+
+    /// Consecutive batches of at most `n` messages (n < 1 counts as 1): Java's consumeMessageBatchMaxSize.
+    [[nodiscard]] std::vector<MessageBatch> split(std::size_t n) const {
+        n = std::max<std::size_t>(1, n);
+        std::vector<MessageBatch> out;
+        out.reserve((size() + n - 1) / n);
+        for (std::size_t i = 0; i < size(); i += n) {
+            out.push_back(slice(i, n));
+        }
+        return out;
+    }
+
+private:
+    template <class, class, class, class>
+    friend class detail::ConsumerCore;
+
+    MessageBatch(std::shared_ptr<std::vector<MessageExt>> storage,
+                 std::optional<PullOffsets> unstamped,
+                 bool dispatch)
+        : storage_(std::move(storage))
+        , end_(storage_->size())
+        , unstamped_(unstamped)
+        , dispatch_(dispatch) {}
+
+    [[nodiscard]] std::span<MessageExt> span() const noexcept {
+        return storage_ ? std::span<MessageExt>(*storage_).subspan(begin_, end_ - begin_)
+                        : std::span<MessageExt>();
+    }
+
+    std::shared_ptr<std::vector<MessageExt>> storage_;
+    std::size_t begin_ = 0;
+    std::size_t end_ = 0;
+    std::optional<PullOffsets> unstamped_;  // the pull's bounds, stamped when a call of the batch begins
+    bool dispatch_ = false;
+};
+
+}  // namespace rmq
+// ---- end rmq/order/message_batch.hpp ----
+
+
+// ---- begin rmq/detail/util/log.hpp ----
+
+/// @file detail/util/log.hpp
+/// How rmq's code logs: formatted only when the level is enabled, through rmq::log_message (log.hpp), and
+/// repeated failures (a broker down: every pull, heartbeat and route refresh fails) summarised instead of
+/// flooding the log.
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/format.h>
+
 
 namespace rmq::detail {
 
@@ -3366,11 +3585,6 @@ struct ListenerCall {
     std::int64_t rt_millis = 0;
 };
 
-/// The default guard of OrderHost::call_listener: the call always proceeds.
-struct Unguarded {
-    constexpr bool operator()() const noexcept { return true; }
-};
-
 /// The consumer as an order policy's `Service<Host>` sees it (Host is this type). Every member is
 /// thread-safe. Work handed to `submit` and `schedule` is dropped once shutdown began; `stopping()` says so.
 template <class Order>
@@ -3379,8 +3593,6 @@ public:
     using Listener = typename Order::Listener;
     using Context = typename Order::Context;
     using Status = typename Order::Status;
-    /// An owned queue and its cache.
-    using QueueEntry = std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>;
 
     OrderHost(const OrderHost&) = delete;
     OrderHost& operator=(const OrderHost&) = delete;
@@ -3400,9 +3612,6 @@ public:
     [[nodiscard]] virtual const std::shared_ptr<Clock>& clock() const noexcept = 0;
     /// Whether shutdown began: start no new work.
     [[nodiscard]] virtual bool stopping() const noexcept = 0;
-    /// Whether pulled messages were allocated on the event loop (the transport models
-    /// rmq::HasPullPostingToCaller): memory is then best freed there too (see rmq::Concurrently).
-    [[nodiscard]] virtual bool pulls_complete_on_loop() const noexcept = 0;
 
     // ------------------------------------------------------------------ scheduling
 
@@ -3412,44 +3621,64 @@ public:
     /// Runs `fn` on the event loop after `delay_millis` (never user code there: keep it short).
     virtual void schedule(std::int64_t delay_millis, std::function<void()> fn) = 0;
 
-    // ------------------------------------------------------------------ queues and offsets
+    /// The queues this member owns now (a snapshot).
+    [[nodiscard]] virtual std::vector<ConsumeQueue> queues() const = 0;
 
-    /// The queues this member owns now, with their caches (a snapshot).
-    [[nodiscard]] virtual std::vector<QueueEntry> owned_queues() const = 0;
-    /// Reports the offset up to which `mq` is consumed to the offset store (`increase_only`: never lower it).
-    virtual void update_offset(const MessageQueue& mq, std::int64_t offset, bool increase_only) = 0;
+    // ------------------------------------------------------------------ the listener call
 
-    // ------------------------------------------------------------------ retries
+    /// One listener call of messages `batch` holds (shared with the cache), on the calling (consume)
+    /// thread: prepares them (retry topic, MIN_OFFSET/MAX_OFFSET, CONSUME_START_TIME, the start the
+    /// consume-timeout sweep reads), runs the before-hooks, the listener (an exception or std::nullopt
+    /// becomes Order::failure_status, logged), the after-hooks, and records the call's time. std::nullopt,
+    /// with nothing called, when `q` was dropped.
+    virtual std::optional<ListenerCall<Status>>
+    consume(const ConsumeQueue& q, MessageBatch& batch, Context& ctx) = 0;
 
-    /// Java's sendMessageBack: CONSUMER_SEND_MSG_BACK with `delay_level` (0: the broker picks 3 +
-    /// reconsume times; -1: straight to %DLQ%group), else a retry copy sent to %RETRY%group by the client.
-    /// False when both failed (consume the message again locally).
+    /// The same for messages the policy holds itself (those take() returned, or its own copies).
+    virtual std::optional<ListenerCall<Status>>
+    consume(const ConsumeQueue& q, std::span<MessageExt> msgs, Context& ctx) = 0;
+
+    // ------------------------------------------------------------------ what a status means
+
+    /// Java's processConsumeResult (concurrent): the first `acked` messages of `batch` succeeded, the rest
+    /// failed and go back to the broker with `delay_level` (clustering; 0: the broker picks 3 + reconsume
+    /// times, -1: the DLQ; broadcasting: logged and dropped). One whose send-back failed stays cached and
+    /// comes back to the Service's on_messages after 5 s with reconsume_times + 1. The rest leave the cache
+    /// and the committed offset follows the smallest offset still cached. Nothing when `q` was dropped.
+    virtual void settle(const ConsumeQueue& q, MessageBatch batch, std::size_t acked, int delay_level) = 0;
+
+    /// Finished messages leave the cache and the committed offset follows the smallest offset still cached
+    /// (never lowered). Nothing when `q` was dropped.
+    virtual void ack(const ConsumeQueue& q, std::span<const std::int64_t> offsets) = 0;
+
+    /// Java's takeMessages (orderly): up to `max` of the smallest cached messages, copies, prepared with
+    /// MIN_OFFSET/MAX_OFFSET; they stay counted until commit_taken. Empty when nothing is cached, which also
+    /// ends the queue's dispatch: the next pull's batch says dispatch_to_consume() again.
+    virtual std::vector<MessageExt> take(const ConsumeQueue& q, std::size_t max) = 0;
+    /// Java's commit: the taken messages leave the cache, the committed offset moves past the last one.
+    virtual void commit_taken(const ConsumeQueue& q) = 0;
+    /// Java's rollback: the taken messages go back to the cache as they were.
+    virtual void rollback_taken(const ConsumeQueue& q) = 0;
+    /// Java's makeMessageToConsumeAgain: these taken messages go back to the cache as given (their reconsume
+    /// times kept).
+    virtual void consume_again(const ConsumeQueue& q, std::span<const MessageExt> msgs) = 0;
+
+    // ------------------------------------------------------------------ retries and locks
+
+    /// Java's sendMessageBack: CONSUMER_SEND_MSG_BACK with `delay_level`, else a retry copy sent to
+    /// %RETRY%group by the client. False when both failed (consume the message again locally).
     virtual bool send_back(const MessageExt& msg, int delay_level) = 0;
-    /// Sends `msg` straight to %DLQ%group (send-back with delay level -1). False when the broker could not be
-    /// reached.
+    /// Sends `msg` straight to %DLQ%group. False when the broker could not be reached.
     virtual bool send_to_dlq(const MessageExt& msg) = 0;
-
-    // ------------------------------------------------------------------ broker locks (orderly policies)
-
-    /// LOCK_BATCH_MQ for one queue; marks its ProcessQueue locked when granted.
-    virtual bool lock_queue(const MessageQueue& mq) = 0;
-    /// UNLOCK_BATCH_MQ (errors are logged).
-    virtual void unlock_queues(const std::vector<MessageQueue>& mqs) = 0;
-    /// Renews the lock of every owned queue; queues not granted turn unlocked (Java's lockAll).
-    virtual void lock_all() = 0;
-    /// Releases every owned queue's lock (Java's unlockAll at shutdown).
-    virtual void unlock_all() = 0;
+    /// LOCK_BATCH_MQ for one queue (a policy relocking a queue whose lock was lost; the consumer takes,
+    /// renews and releases locks by itself). True when granted.
+    virtual bool lock_queue(const ConsumeQueue& q) = 0;
 
     // ------------------------------------------------------------------ stats and logs
 
-    /// One listener call of `topic` took `millis` and consumed `ok` messages, failed `failed` (ConsumerStats'
-    /// CONSUME_RT, CONSUME_OK_TPS, CONSUME_FAILED_TPS; zero counts are not recorded).
-    virtual void
-    record_consume(std::string_view topic, std::int64_t millis, std::int64_t ok, std::int64_t failed) = 0;
-    /// The same figures one at a time.
-    virtual void record_consume_rt(std::string_view topic, std::int64_t millis) = 0;
-    virtual void record_consume_ok(std::string_view topic, std::int64_t count) = 0;
-    virtual void record_consume_failed(std::string_view topic, std::int64_t count) = 0;
+    /// Messages of `topic` that succeeded (CONSUME_OK_TPS) and failed (CONSUME_FAILED_TPS), for policies
+    /// that do not settle(); zero counts are not recorded.
+    virtual void record_outcome(std::string_view topic, std::int64_t ok, std::int64_t failed) = 0;
 
     /// Logs one line at LogLevel::Warn through rmq's log handler (rmq/log.hpp).
     template <class... Args>
@@ -3463,89 +3692,9 @@ public:
         detail::log_line(level, format, std::forward<Args>(args)...);
     }
 
-    // ------------------------------------------------------------------ the listener
-
-    /// Java's resetRetryAndNamespace: messages that came through %RETRY%group show their original topic.
-    void reset_retry_topic(std::span<MessageExt> msgs) const {
-        std::string retry;  // built only when a message came through a retry topic (rare, and a heap string)
-        for (auto& msg : msgs) {
-            const auto original = msg.property_view(property::retry_topic);
-            if (original.empty()) {
-                continue;
-            }
-            if (retry.empty()) {
-                retry = retry_topic(group());
-            }
-            if (msg.topic() == retry) {
-                msg.set_topic(std::string(original));
-            }
-        }
-    }
-
-    /// Calls the listener once, as both stock policies do: the before-hooks, then `enter()` (a guard held
-    /// during the call: a std::unique_lock, or anything testing false to skip the call, e.g. a lock taken on
-    /// a queue that was dropped meanwhile: nullopt is returned then), the listener (an exception or
-    /// std::nullopt becomes Order::failure_status, logged), then the after-hooks told whether
-    /// Order::is_success(status).
-    template <class Guard = Unguarded>
-    std::optional<ListenerCall<Status>> call_listener(const MessageQueue& mq,
-                                                      std::span<const MessageExt> msgs,
-                                                      Context& ctx,
-                                                      Guard&& enter = {}) {
-        run_before_hook(mq, msgs);
-        const std::int64_t begin = clock()->steady_millis();
-        std::optional<Status> status;
-        {
-            auto held = enter();
-            if (!held) {
-                return std::nullopt;
-            }
-            status = invoke(mq, msgs, ctx);
-        }
-        ListenerCall<Status> call{
-            status.value_or(Order::failure_status), status.has_value(), clock()->steady_millis() - begin};
-        run_after_hook(mq, msgs, Order::is_success(call.status));
-        return call;
-    }
-
 protected:
     OrderHost() = default;
     ~OrderHost() = default;
-
-    [[nodiscard]] virtual const Listener& listener() const noexcept = 0;
-    [[nodiscard]] virtual const ConsumeHooks& hooks() const noexcept = 0;
-
-private:
-    std::optional<Status> invoke(const MessageQueue& mq, std::span<const MessageExt> msgs, Context& ctx) {
-        try {
-            return listener()(msgs, ctx);
-        } catch (const std::exception& e) {
-            log("group [{}]: listener threw for {}: {}", group(), mq, e.what());
-        } catch (...) {
-            log("group [{}]: listener threw for {}", group(), mq);
-        }
-        return std::nullopt;
-    }
-
-    void run_before_hook(const MessageQueue& mq, std::span<const MessageExt> msgs) const {
-        if (const auto& before = hooks().before) {
-            try {
-                before(mq, msgs);
-            } catch (const std::exception& e) {
-                log("consume hook (before) failed: {}", e.what());
-            }
-        }
-    }
-
-    void run_after_hook(const MessageQueue& mq, std::span<const MessageExt> msgs, bool success) const {
-        if (const auto& after = hooks().after) {
-            try {
-                after(mq, msgs, success);
-            } catch (const std::exception& e) {
-                log("consume hook (after) failed: {}", e.what());
-            }
-        }
-    }
 };
 
 }  // namespace rmq
@@ -3586,56 +3735,53 @@ concept HasOrderTraits = requires {
 template <class P>
 concept HasService = requires { typename P::template Service<OrderHost<P>>; };
 
-/// The Service members the consumer calls, one concept each so that a diagnostic names what is missing.
 /// `S(Host&)`: constructed from the host facade.
 template <class S, class Host>
 concept ServiceConstructibleFromHost = std::constructible_from<S, Host&>;
 
-/// `s.start()`: at the end of Consumer::start(), on the caller's thread.
+/// `s.on_messages(q, batch)`: a pull found messages for `q`, already cached (tag-filtered); the Service
+/// turns them into listener calls. Also called with messages whose send-back failed (OrderHost::settle), 5 s
+/// later. On the event loop: hand the calls to the consume pool (OrderHost::submit), never run them here.
+template <class S>
+concept ServiceHasOnMessages =
+    requires(S& s, const ConsumeQueue& q, MessageBatch batch) { s.on_messages(q, std::move(batch)); };
+
+/// Optional: `s.start()` at the end of Consumer::start(), on the caller's thread.
 template <class S>
 concept ServiceHasStart = requires(S& s) { s.start(); };
 
-/// `s.on_pulled(mq, pq, std::vector<MessageExt>)`: a pull found messages (tag-filtered, MIN_OFFSET and
-/// MAX_OFFSET stamped); on the event loop.
+/// Optional: `s.stop()` when shutdown begins (before the listeners drain).
 template <class S>
-concept ServiceHasOnPulled = requires(
-    S& s, const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::vector<MessageExt> msgs) {
-    s.on_pulled(mq, pq, std::move(msgs));
-};
+concept ServiceHasStop = requires(S& s) { s.stop(); };
 
-/// `s.release_queue(mq, pq) -> bool`: rebalance drops the queue (its offset already persisted); false means
-/// "not yet, retry at the next rebalance"; on the event loop.
+/// Optional: `s.after_drain()` once the listeners finished (or the drain's deadline passed) and offsets were
+/// persisted; the last call a Service gets.
 template <class S>
-concept ServiceHasReleaseQueue = requires(S& s, const MessageQueue& mq, ProcessQueue& pq) {
-    { s.release_queue(mq, pq) } -> std::convertible_to<bool>;
-};
+concept ServiceHasAfterDrain = requires(S& s) { s.after_drain(); };
 
-/// `s.stop()`: shutdown begins; `s.after_drain()`: listeners finished and offsets were persisted.
+/// Optional: `s.on_queue_added(q)`: this member took `q` on, before its first pull (event loop).
 template <class S>
-concept ServiceHasStopAndDrain = requires(S& s) {
-    s.stop();
-    s.after_drain();
-};
+concept ServiceObservesQueueAdded = requires(S& s, const ConsumeQueue& q) { s.on_queue_added(q); };
 
-/// Optional: `s.on_pulled(mq, pq, msgs, PullOffsets)` instead of the three-argument form. The messages are
-/// not stamped yet; the service stamps `bounds` itself (e.g. on its consume threads, sparing the event loop).
+/// Optional: `s.on_queue_removed(q) -> bool`: `q` was dropped (rebalance, unsubscribe, an offset reset, an
+/// illegal offset), its offset persisted and, under a queue lock, no listener call of it runs; false defers
+/// the removal (asked again at the next rebalance), true lets it go (the broker lock is released after).
+/// Event loop.
 template <class S>
-concept ServiceStampsPulls = requires(S& s,
-                                      const MessageQueue& mq,
-                                      const std::shared_ptr<ProcessQueue>& pq,
-                                      std::vector<MessageExt> msgs,
-                                      PullOffsets bounds) { s.on_pulled(mq, pq, std::move(msgs), bounds); };
+concept ServiceObservesQueueRemoved = requires(S& s, const ConsumeQueue& q) {
+    { s.on_queue_removed(q) } -> std::convertible_to<bool>;
+};
 
 /// An order policy's Service as the consumer uses it, with Host = rmq::OrderHost<P>.
 template <class S, class Host>
-concept OrderService = ServiceConstructibleFromHost<S, Host> && ServiceHasStart<S> && ServiceHasOnPulled<S> &&
-                       ServiceHasReleaseQueue<S> && ServiceHasStopAndDrain<S>;
+concept OrderService = ServiceConstructibleFromHost<S, Host> && ServiceHasOnMessages<S>;
 
 /// An order policy: the listener vocabulary, the traits and `template <class Host> class Service` modelling
 /// rmq::OrderService with Host = rmq::OrderHost<P> (docs/policies/order.md shows a complete one).
 ///
-/// Valid: rmq::Concurrently, rmq::Orderly. Invalid: a type without `Listener` (the diagnostic names
-/// HasListenerVocabulary), a Service without `release_queue` (rmq::Consumer's diagnostic names it).
+/// Valid: rmq::Concurrently, rmq::Orderly, rmq::KeyOrderly. Invalid: a type without `Listener` (the
+/// diagnostic names HasListenerVocabulary), a Service without `on_messages` (rmq::Consumer's diagnostic
+/// names it).
 template <class P>
 concept OrderPolicy = HasListenerVocabulary<P> && HasOrderTraits<P> && HasService<P> &&
                       OrderService<typename P::template Service<OrderHost<P>>, OrderHost<P>>;
@@ -3776,18 +3922,44 @@ concept Transport = std::move_constructible<T> && HasTopicRoute<T> && HasMembers
 }  // namespace rmq
 // ---- end rmq/concepts/transport.hpp ----
 
+// ---- begin rmq/consume_hooks.hpp ----
+
+/// @file consume_hooks.hpp
+/// rmq::ConsumeHooks: callbacks around each listener call (Java's ConsumeMessageHook).
+
+#include <functional>
+#include <span>
+
+
+namespace rmq {
+
+/// Optional callbacks around each listener call (Java's ConsumeMessageHook): `before(mq, msgs)` and
+/// `after(mq, msgs, success)`. They run on the consume thread; exceptions they throw are logged and ignored.
+struct ConsumeHooks {
+    std::function<void(const MessageQueue&, std::span<const MessageExt>)> before;
+    std::function<void(const MessageQueue&, std::span<const MessageExt>, bool)> after;
+};
+
+}  // namespace rmq
+// ---- end rmq/consume_hooks.hpp ----
+
 // ---- begin rmq/consumer.hpp ----
 
 /// @file consumer.hpp
 /// rmq::Consumer<Order, Allocate, OffsetStore, Tr>: the policy-composed push consumer (Java's
 /// DefaultMQPushConsumer). See docs/semantics.md for the guarantees and docs/policies/ for each policy.
 
+#include <chrono>
 #include <concepts>
+#include <cstdint>
+#include <exception>
+#include <future>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -3799,10 +3971,18 @@ concept Transport = std::move_constructible<T> && HasTopicRoute<T> && HasMembers
 /// Forward declarations of rmq's policy-composed consumer, its default policies and the common aliases.
 /// Include <rmq/consumer.hpp> (or <rmq/rmq.hpp>) for the definitions.
 
+#include <cstddef>
+
 namespace rmq {
 
 struct Concurrently;
 struct Orderly;
+struct FirstKey;
+/// Per-key orderly consumption (rmq/order/key_orderly.hpp): keys of a queue in parallel, each key in order.
+template <class Extractor, std::size_t MaxInFlightPerQueue = 16>
+struct KeyOrderlyBy;
+/// Per-key orderly consumption keyed by the first message key (rmq::FirstKey).
+using KeyOrderly = KeyOrderlyBy<FirstKey>;
 struct AllocateAveragely;
 class RemoteOffsetStore;
 class LocalFileOffsetStore;
@@ -3824,6 +4004,10 @@ using PushConsumer = Consumer<Concurrently, AllocateAveragely, RemoteOffsetStore
 /// Java's DefaultMQPushConsumer with a MessageListenerOrderly.
 template <class Tr = InProcessTransport>
 using OrderlyConsumer = Consumer<Orderly, AllocateAveragely, RemoteOffsetStore, Tr>;
+
+/// Per-key orderly consumption (rmq::KeyOrderly): the listener of OrderlyConsumer.
+template <class Tr = InProcessTransport>
+using KeyOrderlyConsumer = Consumer<KeyOrderly, AllocateAveragely, RemoteOffsetStore, Tr>;
 
 /// A BROADCASTING consumer: every member consumes every queue; offsets kept in a local file (set
 /// `message_model = rmq::MessageModel::Broadcasting` in its ConsumerConfig).
@@ -4210,20 +4394,16 @@ private:
 
 /// @file order/concurrently.hpp
 /// rmq::Concurrently: Java's ConsumeMessageConcurrentlyService (docs/policies/order.md). Batches of a queue
-/// run in parallel on the consume pool; the committed offset follows ProcessQueue's min-offset rule.
+/// run in parallel on the consume pool; the host sends failed messages back, sweeps expired ones and commits
+/// by the min-offset rule.
 
 #include <algorithm>
-#include <cstdint>
-#include <exception>
+#include <cstddef>
 #include <functional>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
-#include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
 
 namespace rmq {
@@ -4246,11 +4426,6 @@ struct Concurrently {
 
     static constexpr bool is_success(Status status) noexcept { return status == Status::ConsumeSuccess; }
 
-    /// Delay before messages whose send-back failed are consumed again locally (Java: 5000 ms).
-    static constexpr std::int64_t local_retry_delay_millis = 5000;
-    /// Period of the consume-timeout sweep: a message is sent back within this long after its deadline.
-    static constexpr std::int64_t expiry_sweep_period_millis = 1000;
-
     /// The dispatcher the Consumer instantiates; Host is rmq::OrderHost<Concurrently> (order/host.hpp).
     template <class Host>
     class Service {
@@ -4258,234 +4433,53 @@ struct Concurrently {
         explicit Service(Host& host)
             : host_(host) {}
 
-        /// Starts the consume-timeout sweep (Java's cleanExpireMsg, with a 1 s granularity instead of
-        /// consumeTimeout minutes, so a message is sent back close to its own deadline).
-        void start() { schedule_sweep(); }
-
-        /// A pull found messages: cache them and hand them out in batches (loop thread).
-        /// The cache and the consume requests share the pulled vector (no copy); each request is a range of
-        /// it.
-        void on_pulled(const MessageQueue& mq,
-                       const std::shared_ptr<ProcessQueue>& pq,
-                       std::vector<MessageExt> msgs) {
-            dispatch(mq, pq, std::move(msgs), std::nullopt);
+        /// Cached messages (event loop): batches of consume_message_batch_max_size run in parallel, each a
+        /// range of the pulled messages (no copy), Java's ConsumeRequest.
+        void on_messages(const ConsumeQueue& q, const MessageBatch& msgs) {
+            const int size = std::max(1, host_.config().consume_message_batch_max_size);
+            for (auto& batch : msgs.split(static_cast<std::size_t>(size))) {
+                host_.submit([this, q, batch = std::move(batch)]() mutable { consume(q, std::move(batch)); });
+            }
         }
-
-        /// Same for messages not stamped yet: each request stamps MIN_OFFSET / MAX_OFFSET on its messages
-        /// when it starts (Java stamps them in processPullResult; no listener can see the difference, and
-        /// the loop thread, the consumer's bottleneck, is spared two property writes per message).
-        void on_pulled(const MessageQueue& mq,
-                       const std::shared_ptr<ProcessQueue>& pq,
-                       std::vector<MessageExt> msgs,
-                       PullOffsets bounds) {
-            dispatch(mq, pq, std::move(msgs), bounds);
-        }
-
-        /// Concurrent queues are released at once (no broker lock).
-        bool release_queue(const MessageQueue& /*mq*/, ProcessQueue& /*pq*/) { return true; }
-
-        void stop() {}
-
-        /// The loop and the consume threads have stopped: nothing else touches the retired vectors now.
-        void after_drain() { free_retired(); }
 
     private:
-        /// Java's ConsumeRequest: messages [begin, end) of a pulled (or locally retried) vector.
-        struct Request {
-            std::shared_ptr<std::vector<MessageExt>> msgs;
-            std::size_t begin = 0;
-            std::size_t end = 0;
-            std::optional<PullOffsets> unstamped;  // the bounds still to stamp on the messages, if any
-
-            [[nodiscard]] std::span<MessageExt> span() const noexcept {
-                return std::span<MessageExt>(*msgs).subspan(begin, end - begin);
+        /// Java's ConsumeRequest.run and processConsumeResult (consume thread): messages after the ack index
+        /// failed; the host sends them back and commits the smallest offset still cached.
+        void consume(const ConsumeQueue& q, MessageBatch batch) {
+            Context ctx(q.mq());
+            const auto call = host_.consume(q, batch, ctx);
+            if (!call) {
+                return;  // the queue was dropped
             }
-        };
-
-        void dispatch(const MessageQueue& mq,
-                      const std::shared_ptr<ProcessQueue>& pq,
-                      std::vector<MessageExt> msgs,
-                      std::optional<PullOffsets> unstamped) {
-            free_retired();
-            auto pulled = std::make_shared<std::vector<MessageExt>>(std::move(msgs));
-            (void)pq->put_messages_shared(
-                pulled, unstamped ? std::optional<std::int64_t>(unstamped->max_offset) : std::nullopt);
-            const auto batch =
-                static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
-            for (std::size_t i = 0; i < pulled->size(); i += batch) {
-                submit(mq, pq, Request{pulled, i, std::min(pulled->size(), i + batch), unstamped});
-            }
-        }
-
-        void submit(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, Request request) {
-            host_.submit([this, mq, pq = std::move(pq), request = std::move(request)]() mutable {
-                consume(mq, pq, request);
-                if (frees_on_loop_) {
-                    retire(std::move(request.msgs));
-                }
-            });
-        }
-
-        /// A consume thread is done with a pulled vector: the loop thread frees it (free_retired).
-        void retire(std::shared_ptr<std::vector<MessageExt>> msgs) {
-            const std::lock_guard lock(retired_mutex_);
-            retired_.push_back(std::move(msgs));
-        }
-
-        /// Loop thread: drops the vectors consume threads are done with (the last reference usually).
-        void free_retired() {
-            {
-                const std::lock_guard lock(retired_mutex_);
-                retired_.swap(freeing_);
-            }
-            freeing_.clear();  // keeps its capacity: the next swap gives the consume threads room again
-        }
-
-        void schedule_sweep() {
-            host_.schedule(expiry_sweep_period_millis, [this] {
-                free_retired();
-                sweep();
-                schedule_sweep();
-            });
-        }
-
-        /// Sends back messages whose listener call passed consume_timeout (sent back like a failure: the
-        /// running call's eventual result then finds them gone and only moves the offset).
-        void sweep() {
-            const std::int64_t timeout = host_.config().consume_timeout * 60 * 1000;
-            for (const auto& [mq, pq] : host_.owned_queues()) {
-                if (pq->dropped() || !host_.clustering()) {
-                    continue;
-                }
-                const MessageQueue queue = mq;
-                pq->clean_expired_msg(
-                    timeout,
-                    [this](const MessageExt& msg) { return host_.send_back(msg, 3); },
-                    [this, queue](const MessageExt& msg, const std::exception_ptr& /*error*/) {
-                        host_.log("group [{}]: expired message {} of {} could not be sent back",
-                                  host_.group(),
-                                  msg.msg_id(),
-                                  queue);
-                    });
-            }
-        }
-
-        /// Java's ConsumeRequest.run; runs on a consume thread.
-        void
-        consume(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, const Request& request) {
-            if (pq->dropped()) {
-                return;
-            }
-            Context ctx(mq);
-            const std::span<MessageExt> msgs = request.span();
-            // Shared with the cache: changed under its lock only.
-            pq->begin_consume(
-                msgs, host_.clock()->wall_millis(), [this, &request](std::span<MessageExt> batch) {
-                    if (request.unstamped) {
-                        request.unstamped->stamp(batch);
-                    }
-                    host_.reset_retry_topic(batch);
-                });
-            const auto call = *host_.call_listener(mq, msgs, ctx);
-            if (pq->dropped()) {
-                host_.record_consume_rt(mq.topic, call.rt_millis);
-                return;  // the queue moved on (rebalance or shutdown): no send-back, no offset change
-            }
-            process_result(mq, pq, msgs, ctx, call.status, call.rt_millis);
-        }
-
-        /// Java's processConsumeResult: messages after the ack index failed; in clustering they are sent back
-        /// (or, when that fails, consumed again here after 5 s); the offset moves to the smallest still
-        /// cached.
-        void process_result(const MessageQueue& mq,
-                            const std::shared_ptr<ProcessQueue>& pq,
-                            std::span<const MessageExt> msgs,
-                            const Context& ctx,
-                            Status status,
-                            std::int64_t rt) {
-            if (msgs.empty()) {
-                host_.record_consume_rt(mq.topic, rt);
-                return;
-            }
-            const int size = static_cast<int>(msgs.size());
-            int ack = -1;
-            if (status == Status::ConsumeSuccess) {
-                ack = std::clamp(ctx.ack_index(), -1, size - 1);
-            }
-            host_.record_consume(mq.topic, rt, ack + 1, size - ack - 1);
-            std::vector<MessageExt> back_failed;
-            if (!host_.clustering()) {
-                for (int i = ack + 1; i < size; ++i) {
-                    host_.log("group [{}]: broadcasting, message {} of {} failed and is dropped",
-                              host_.group(),
-                              msgs[static_cast<std::size_t>(i)].msg_id(),
-                              mq);
-                }
-            } else {
-                for (int i = ack + 1; i < size; ++i) {
-                    const auto& msg = msgs[static_cast<std::size_t>(i)];
-                    if (!pq->contains_message(msg.queue_offset())) {
-                        continue;  // already sent back by the expiry sweep (5.x check)
-                    }
-                    if (!host_.send_back(msg, ctx.delay_level_when_next_consume())) {
-                        // A copy: the pulled vector is shared with the cache and must not change here.
-                        back_failed.push_back(msg);
-                        back_failed.back().set_reconsume_times(msg.reconsume_times() + 1);
-                    }
-                }
-            }
-            std::vector<std::int64_t> done;
-            done.reserve(msgs.size());
-            for (const auto& msg : msgs) {
-                const bool failed =
-                    std::any_of(back_failed.begin(), back_failed.end(), [&](const MessageExt& f) {
-                        return f.queue_offset() == msg.queue_offset();
-                    });
-                if (!failed) {
-                    done.push_back(msg.queue_offset());
-                }
-            }
-            if (!back_failed.empty()) {
-                auto retry = std::make_shared<std::vector<MessageExt>>(std::move(back_failed));
-                const std::size_t count = retry->size();
-                host_.schedule(local_retry_delay_millis, [this, mq, pq, retry, count] {
-                    submit(mq, pq, Request{retry, 0, count, std::nullopt});
-                });
-            }
-            const std::int64_t offset = pq->remove_messages(done);
-            if (offset >= 0 && !pq->dropped()) {
-                host_.update_offset(mq, offset, true);
-            }
+            const auto last = static_cast<int>(batch.size()) - 1;
+            const int ack =
+                call->status == Status::ConsumeSuccess ? std::clamp(ctx.ack_index(), -1, last) : -1;
+            host_.settle(
+                q, std::move(batch), static_cast<std::size_t>(ack + 1), ctx.delay_level_when_next_consume());
         }
 
         Host& host_;
-        // Memory is best freed by the thread that allocated it. When pulls complete on the loop thread (both
-        // stock transports: the TCP one decodes its answers there), the loop allocated the messages: freed on
-        // a consume thread, each of their blocks took the allocator lock of the loop's arena while the loop
-        // kept allocating the next pulls, the largest cause of context switches once the pull path had none.
-        // A transport that completes pulls on its own threads leaves the freeing to the consume thread.
-        const bool frees_on_loop_ = host_.pulls_complete_on_loop();
-        std::mutex retired_mutex_;
-        std::vector<std::shared_ptr<std::vector<MessageExt>>> retired_;  // guarded by retired_mutex_
-        std::vector<std::shared_ptr<std::vector<MessageExt>>>
-            freeing_;  // loop thread (then the shutdown thread)
     };
 };
 
 }  // namespace rmq
 // ---- end rmq/order/concurrently.hpp ----
 
-// ---- begin rmq/order/orderly.hpp ----
+// ---- begin rmq/order/key_orderly.hpp ----
 
-/// @file order/orderly.hpp
-/// rmq::Orderly: Java's ConsumeMessageOrderlyService (docs/policies/order.md). One consume task per queue at
-/// a time, batches in queue order, broker locks in clustering, local retries with a DLQ bound.
+/// @file order/key_orderly.hpp
+/// rmq::KeyOrderly: per-key orderly consumption (docs/policies/key_orderly.md). Queues are locked at the
+/// broker as for rmq::Orderly, but inside a queue only the messages of one key are serialised: different
+/// keys run concurrently on the consume pool, at most `max_in_flight_per_queue` calls per queue. Written on
+/// the public order facade (rmq::OrderHost) only.
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <concepts>
+#include <cstddef>
 #include <cstdint>
-#include <exception>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -4494,6 +4488,9 @@ struct Concurrently {
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -4501,30 +4498,17 @@ struct Concurrently {
 // ---- begin rmq/order/orderly_common.hpp ----
 
 /// @file order/orderly_common.hpp
-/// What every broker-locked order policy does the same way (rmq::Orderly and rmq::KeyOrderly use these; a
-/// user's policy may too): lock renewal, the suspend pause, and Java's checkReconsumeTimes. Written on the
-/// public facade (rmq::OrderHost) only.
+/// What every broker-locked order policy decides the same way (rmq::Orderly and rmq::KeyOrderly use these; a
+/// user's policy may too): the suspend pause and Java's checkReconsumeTimes. Written on the public facade
+/// (rmq::OrderHost) only.
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 
 namespace rmq::orderly {
-
-/// Renews the broker lock of every owned queue, first after `delay` ms and then every lock_renewal_interval,
-/// skipping the renewals once `stopped` is set. `host` and `stopped` must outlive the host's scheduler.
-template <class Host>
-void schedule_lock_all(Host& host, const std::atomic<bool>& stopped, std::int64_t delay) {
-    host.schedule(delay, [&host, &stopped] {
-        if (!stopped.load()) {
-            host.lock_all();
-        }
-        schedule_lock_all(host, stopped, host.config().lock_renewal_interval);
-    });
-}
 
 /// The pause of SuspendCurrentQueueAMoment: -1 means the consumer's suspend_current_queue_time_millis;
 /// clamped to [lo, hi] ms (Java: [10, 30000]).
@@ -4561,6 +4545,453 @@ bool check_reconsume_times(Host& host, std::vector<MessageExt>& msgs) {
 
 namespace rmq {
 
+/// The default key of rmq::KeyOrderly: the first key of the KEYS property (keys are separated by spaces,
+/// leading spaces skipped); a message without keys has the empty key.
+struct FirstKey {
+    [[nodiscard]] std::string_view operator()(const MessageExt& msg) const noexcept {
+        const std::string_view keys = msg.keys();
+        const auto begin = keys.find_first_not_of(' ');
+        if (begin == std::string_view::npos) {
+            return {};
+        }
+        const auto end = keys.find(' ', begin);
+        return keys.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
+    }
+};
+
+/// A key extractor of rmq::KeyOrderlyBy: default-constructible, called as `const E&` with a message, and
+/// answering something a std::string can be built from (std::string, std::string_view, const char*).
+template <class E>
+concept KeyExtractor =
+    std::default_initializable<E> && std::invocable<const E&, const MessageExt&> &&
+    std::constructible_from<std::string, std::invoke_result_t<const E&, const MessageExt&>>;
+
+/// Order policy for per-key orderly consumption: the listener of rmq::Orderly, every call gets messages of
+/// one key (as `Extractor` defines it) in queue-offset order, never two calls of one key at once; keys of one
+/// queue run concurrently, at most `MaxInFlightPerQueue` listener calls per queue.
+template <class Extractor, std::size_t MaxInFlightPerQueue>  // defaults in rmq/fwd.hpp
+struct KeyOrderlyBy {
+    static_assert(KeyExtractor<Extractor>,
+                  "rmq::KeyOrderlyBy: the key extractor must be default-constructible and callable as "
+                  "`const E&` with a const rmq::MessageExt&, answering something a std::string can be built "
+                  "from (rmq::KeyExtractor)");
+    static_assert(MaxInFlightPerQueue >= 1, "rmq::KeyOrderlyBy: MaxInFlightPerQueue must be at least 1");
+
+    using Context = ConsumeOrderlyContext;
+    using Status = ConsumeOrderlyStatus;
+    using Listener = std::function<std::optional<Status>(std::span<const MessageExt>, Context&)>;
+    using KeyOf = Extractor;
+
+    static constexpr std::string_view listener_signature =
+        "(std::span<const rmq::MessageExt>, rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus";
+    static constexpr bool requires_queue_lock = true;
+    static constexpr bool span_flow_control = false;
+    static constexpr bool unlimited_retries_by_default = true;
+    /// An exception or nullopt from the listener: retry the key's batch after the suspend time.
+    static constexpr Status failure_status = Status::SuspendCurrentQueueAMoment;
+
+    static constexpr bool is_success(Status status) noexcept {
+        return status == Status::Success || status == Status::Commit;
+    }
+
+    /// Listener calls of one queue running at once (one hot queue cannot take the whole pool).
+    static constexpr std::size_t max_in_flight_per_queue = MaxInFlightPerQueue;
+    /// A consume task yields its thread after this long (fairness between queues on the pool), ms.
+    static constexpr std::int64_t max_time_consume_continuously = 1000;
+    /// Bounds of a suspend pause (ms), as rmq::Orderly.
+    static constexpr std::int64_t min_suspend_millis = 10;
+    static constexpr std::int64_t max_suspend_millis = 30000;
+
+    template <class Host>
+    class Service;
+};
+
+
+/// The dispatcher the Consumer instantiates; Host is rmq::OrderHost<KeyOrderlyBy<...>> (order/host.hpp).
+///
+/// Per owned queue: a FIFO of waiting messages per key, a ready list of keys with messages and no call
+/// running (round robin), and up to max_in_flight_per_queue consume tasks, each taking the next ready key's
+/// batch. Every message is also put in the queue's ProcessQueue and removed when its key committed it, so
+/// the committed offset is the smallest offset not consumed yet (the min-offset rule).
+template <class Extractor, std::size_t MaxInFlightPerQueue>
+template <class Host>
+class KeyOrderlyBy<Extractor, MaxInFlightPerQueue>::Service {
+    using Policy = KeyOrderlyBy<Extractor, MaxInFlightPerQueue>;
+
+public:
+    explicit Service(Host& host)
+        : host_(host) {}
+
+    /// Cached messages (event loop): each joins its key's FIFO; consume tasks start for ready keys.
+    void on_messages(const ConsumeQueue& q, const MessageBatch& batch) {
+        const auto qs = state_for(q);
+        if (!qs) {
+            return;  // a late pull of a released queue: no state to keep for it
+        }
+        std::size_t spawn = 0;
+        {
+            const std::lock_guard lock(qs->mutex);
+            for (std::size_t i = 0; i < batch.size(); ++i) {
+                // A pull never goes back within one ownership; this guard keeps a key's FIFO ordered anyway.
+                if (batch[i].queue_offset() <= qs->max_offset_seen) {
+                    continue;
+                }
+                qs->max_offset_seen = batch[i].queue_offset();
+                auto& [key, ks] = *qs->keys.try_emplace(std::string(extract_(batch[i]))).first;
+                ks.pending.push_back(Pending{batch.slice(i, 1), -1});
+                if (ks.phase == Phase::Idle) {
+                    make_ready(*qs, key, ks);
+                }
+            }
+            spawn = spawn_count(*qs);
+        }
+        submit_workers(qs, spawn);
+    }
+
+    /// A queue taken on: its key state starts empty.
+    void on_queue_added(const ConsumeQueue& q) {
+        const std::lock_guard lock(states_mutex_);
+        states_.insert_or_assign(q.mq(), std::make_shared<QueueState>(q));
+    }
+
+    /// A queue let go (no listener call of it runs: the host waited for them): forget its keys.
+    bool on_queue_removed(const ConsumeQueue& q) {
+        const std::lock_guard lock(states_mutex_);
+        if (const auto it = states_.find(q.mq()); it != states_.end() && it->second->q == q) {
+            states_.erase(it);
+        }
+        return true;
+    }
+
+private:
+    enum class Phase { Idle, Ready, Running, Suspended };
+
+    /// A message waiting for its key's turn: shared with the queue's cache (never changed there; a call
+    /// gets a copy), with the reconsume times of a retry (-1: as pulled).
+    struct Pending {
+        MessageBatch msg;  // of one message
+        int reconsume_times = -1;
+
+        [[nodiscard]] std::int64_t offset() const noexcept { return msg[0].queue_offset(); }
+    };
+
+    struct KeyState {
+        std::deque<Pending> pending;  // queue-offset order
+        std::vector<Pending> taken;   // auto-commit off: consumed (Success) but not committed yet
+        Phase phase = Phase::Idle;
+    };
+
+    using KeyEntry = std::pair<const std::string, KeyState>;
+
+    /// One owned queue, for one ownership.
+    struct QueueState : std::enable_shared_from_this<QueueState> {
+        explicit QueueState(ConsumeQueue queue)
+            : q(std::move(queue)) {}
+
+        const ConsumeQueue q;
+        std::mutex mutex;  // guards the members below
+        std::int64_t max_offset_seen = -1;
+        std::unordered_map<std::string, KeyState> keys;
+        std::deque<KeyEntry*> ready;  // keys in Phase::Ready, round robin (map nodes are stable)
+        std::size_t workers = 0;      // consume tasks submitted or running
+        std::size_t running = 0;      // keys in Phase::Running
+        bool relocking = false;
+    };
+
+    /// What one consume task took: a key and its batch.
+    struct Run {
+        KeyEntry* key = nullptr;
+        std::vector<Pending> items;
+    };
+
+    std::shared_ptr<QueueState> state_for(const ConsumeQueue& q) {
+        const std::lock_guard lock(states_mutex_);
+        const auto it = states_.find(q.mq());
+        return it != states_.end() && it->second->q == q ? it->second : nullptr;
+    }
+
+    static void make_ready(QueueState& qs, const std::string& key, KeyState& ks) {
+        ks.phase = Phase::Ready;
+        qs.ready.push_back(&*qs.keys.find(key));
+    }
+
+    /// How many more consume tasks the queue needs (caller holds qs.mutex): one per running or ready key, at
+    /// most max_in_flight_per_queue.
+    static std::size_t spawn_count(QueueState& qs) {
+        const std::size_t want = std::min(max_in_flight_per_queue, qs.running + qs.ready.size());
+        const std::size_t spawn = want > qs.workers ? want - qs.workers : 0;
+        qs.workers += spawn;
+        return spawn;
+    }
+
+    void submit_workers(const std::shared_ptr<QueueState>& qs, std::size_t count) {
+        for (std::size_t i = 0; i < count; ++i) {
+            host_.submit([this, qs] { work(qs); });
+        }
+    }
+
+    /// A consume task (consume thread): takes ready keys' batches until none is ready, the queue is gone or
+    /// unlocked, or its time slice ended.
+    void work(const std::shared_ptr<QueueState>& qs) {
+        const auto& clock = host_.clock();
+        const std::int64_t begin = clock->steady_millis();
+        Run run;
+        while (true) {
+            const Next next = take_next(*qs, run, clock->steady_millis() - begin);
+            if (next == Next::Stop) {
+                return;
+            }
+            if (next == Next::Yield) {
+                submit_workers(qs, 1);  // to the back of the pool's queue: other queues' tasks run first
+                return;
+            }
+            if (next == Next::Relock) {
+                relock_later(qs, 100);
+                return;
+            }
+            consume(qs, run);
+        }
+    }
+
+    enum class Next { Consume, Stop, Yield, Relock };
+
+    /// Under qs.mutex: the next ready key and up to consume_message_batch_max_size of its messages, or why
+    /// this task ends (its worker slot is given up, except for Yield, which hands it to a new task).
+    Next take_next(QueueState& qs, Run& run, std::int64_t elapsed) {
+        const std::lock_guard lock(qs.mutex);
+        Next end = Next::Consume;
+        if (qs.q.dropped() || host_.stopping() || qs.ready.empty()) {
+            end = Next::Stop;
+        } else if (host_.clustering() && !qs.q.locked()) {
+            end = qs.relocking ? Next::Stop : Next::Relock;
+            qs.relocking = true;
+        } else if (elapsed > max_time_consume_continuously) {
+            return Next::Yield;
+        }
+        if (end != Next::Consume) {
+            --qs.workers;
+            return end;
+        }
+        run.key = qs.ready.front();
+        qs.ready.pop_front();
+        KeyState& ks = run.key->second;
+        ks.phase = Phase::Running;
+        ++qs.running;
+        const auto batch =
+            static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
+        run.items.clear();
+        while (run.items.size() < batch && !ks.pending.empty()) {
+            run.items.push_back(std::move(ks.pending.front()));
+            ks.pending.pop_front();
+        }
+        return Next::Consume;
+    }
+
+    /// The lock was lost (renewal failed): relock from the loop, then dispatch again; retried every 3 s.
+    void relock_later(const std::shared_ptr<QueueState>& qs, std::int64_t delay) {
+        host_.schedule(delay, [this, qs] {
+            const bool gone = host_.stopping() || qs->q.dropped();
+            const bool locked = !gone && host_.lock_queue(qs->q);
+            if (!gone && !locked) {
+                relock_later(qs, 3000);
+                return;
+            }
+            std::size_t spawn = 0;
+            {
+                const std::lock_guard lock(qs->mutex);
+                qs->relocking = false;
+                spawn = locked ? spawn_count(*qs) : 0;
+            }
+            submit_workers(qs, spawn);
+        });
+    }
+
+    /// One listener call for the key `run` took, then its result (consume thread).
+    void consume(const std::shared_ptr<QueueState>& qs, Run& run) {
+        std::vector<MessageExt> msgs;
+        msgs.reserve(run.items.size());
+        for (const auto& item : run.items) {
+            msgs.push_back(item.msg.copy(0));
+            if (item.reconsume_times >= 0) {
+                msgs.back().set_reconsume_times(item.reconsume_times);
+            }
+        }
+        Context ctx(qs->q.mq());
+        const auto call = host_.consume(qs->q, std::span<MessageExt>(msgs), ctx);
+        // Dropped meanwhile: nothing more for this key; the new owner starts from the committed offset.
+        process_result(*qs, run, msgs, ctx, call ? call->status : Status::SuspendCurrentQueueAMoment, !call);
+    }
+
+    /// What a result does to the key (Orderly's processConsumeResult scoped to the key).
+    struct Outcome {
+        bool commit = false;       // remove the batch and the key's taken messages from the cache
+        bool keep_taken = false;   // auto-commit off, Success: the batch joins the key's taken messages
+        bool put_back = false;     // the batch (with its reconsume times) goes back to the key's front
+        bool rollback = false;     // the key's taken messages and the batch go back as they were
+        std::int64_t suspend = 0;  // > 0: the key waits this long (ms)
+    };
+
+    Outcome
+    outcome_of(const QueueState& qs, std::vector<MessageExt>& msgs, const Context& ctx, Status status) {
+        const auto n = static_cast<std::int64_t>(msgs.size());
+        const std::int64_t pause = orderly::suspend_millis(
+            host_, ctx.suspend_current_queue_time_millis(), min_suspend_millis, max_suspend_millis);
+        const auto failed = [&] {
+            host_.record_outcome(qs.q.mq().topic, 0, n);
+            return orderly::check_reconsume_times(host_, msgs);
+        };
+        Outcome out;
+        if (ctx.auto_commit()) {
+            if (status == Status::SuspendCurrentQueueAMoment) {
+                out.put_back = failed();
+                out.commit = !out.put_back;  // every message went to the DLQ
+            } else {
+                if (status != Status::Success) {
+                    host_.log(
+                        "group [{}]: {} returns Commit/Rollback with auto-commit on; treated as Success",
+                        host_.group(),
+                        qs.q.mq());
+                }
+                host_.record_outcome(qs.q.mq().topic, n, 0);
+                out.commit = true;
+            }
+        } else if (status == Status::Success) {
+            host_.record_outcome(qs.q.mq().topic, n, 0);
+            out.keep_taken = true;
+        } else if (status == Status::Commit) {
+            out.commit = true;
+        } else if (status == Status::Rollback) {
+            out.rollback = true;
+        } else {
+            out.put_back = failed();
+            out.keep_taken = !out.put_back;  // sent to the DLQ, committed with the key's next Commit
+        }
+        out.suspend = out.put_back || out.rollback ? pause : 0;
+        return out;
+    }
+
+    /// Applies the outcome under qs.mutex, then commits outside it and re-files the key.
+    void process_result(QueueState& qs,
+                        Run& run,
+                        std::vector<MessageExt>& msgs,
+                        const Context& ctx,
+                        Status status,
+                        bool skipped) {
+        const Outcome out = skipped ? Outcome{.put_back = true} : outcome_of(qs, msgs, ctx, status);
+        std::string key = run.key->first;  // run.key is cleared by refile
+        std::vector<std::int64_t> done;
+        {
+            const std::lock_guard lock(qs.mutex);
+            KeyState& ks = run.key->second;
+            if (out.commit) {
+                for (const auto& item : ks.taken) {
+                    done.push_back(item.offset());
+                }
+                ks.taken.clear();
+                for (const auto& item : run.items) {
+                    done.push_back(item.offset());
+                }
+            } else if (out.keep_taken) {
+                ks.taken.insert(ks.taken.end(), run.items.begin(), run.items.end());
+            } else if (out.put_back) {
+                for (std::size_t i = run.items.size(); i-- > 0;) {
+                    run.items[i].reconsume_times = msgs[i].reconsume_times();
+                    ks.pending.push_front(std::move(run.items[i]));
+                }
+            } else if (out.rollback) {
+                ks.pending.insert(ks.pending.begin(), run.items.begin(), run.items.end());
+                ks.pending.insert(ks.pending.begin(), ks.taken.begin(), ks.taken.end());
+                ks.taken.clear();
+            }
+        }
+        // Committed before the key is re-filed, so a later call of the key never commits before this one.
+        commit(qs, done);
+        if (refile(qs, run, out.suspend)) {
+            suspend_key(qs.shared_from_this(), std::move(key), out.suspend);
+        }
+    }
+
+    void commit(QueueState& qs, std::span<const std::int64_t> offsets) { host_.ack(qs.q, offsets); }
+
+    /// The call is over: the key is ready again, suspended (true: the caller schedules its wake-up), or idle
+    /// (forgotten when nothing of it is left).
+    bool refile(QueueState& qs, Run& run, std::int64_t suspend) {
+        const std::lock_guard lock(qs.mutex);
+        --qs.running;
+        KeyEntry& entry = *run.key;
+        KeyState& ks = entry.second;
+        run.key = nullptr;
+        run.items.clear();
+        if (suspend > 0) {
+            ks.phase = Phase::Suspended;
+            return true;
+        }
+        if (!ks.pending.empty()) {
+            make_ready(qs, entry.first, ks);
+        } else if (ks.taken.empty()) {
+            qs.keys.erase(qs.keys.find(entry.first));
+        } else {
+            ks.phase = Phase::Idle;
+        }
+        return false;
+    }
+
+    /// SuspendCurrentQueueAMoment / Rollback for one key: its later messages wait, other keys keep going.
+    void suspend_key(std::shared_ptr<QueueState> self, std::string key, std::int64_t millis) {
+        host_.schedule(millis, [this, self = std::move(self), key = std::move(key)] {
+            std::size_t spawn = 0;
+            {
+                const std::lock_guard lock(self->mutex);
+                const auto it = self->keys.find(key);
+                if (it == self->keys.end() || it->second.phase != Phase::Suspended) {
+                    return;
+                }
+                if (it->second.pending.empty()) {
+                    it->second.phase = Phase::Idle;
+                } else {
+                    make_ready(*self, key, it->second);
+                }
+                spawn = spawn_count(*self);
+            }
+            submit_workers(self, spawn);
+        });
+    }
+
+    Host& host_;
+    [[no_unique_address]] Extractor extract_{};
+    std::mutex states_mutex_;
+    std::map<MessageQueue, std::shared_ptr<QueueState>> states_;
+};
+
+}  // namespace rmq
+// ---- end rmq/order/key_orderly.hpp ----
+
+// ---- begin rmq/order/orderly.hpp ----
+
+/// @file order/orderly.hpp
+/// rmq::Orderly: Java's ConsumeMessageOrderlyService (docs/policies/order.md). One consume task per queue at
+/// a time, batches in queue order, local retries with a DLQ bound; the host takes, renews and releases the
+/// broker locks (clustering).
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace rmq {
+
 /// Order policy for orderly consumption: the messages of one queue reach the listener strictly in queue
 /// order, one batch at a time, and only on the member holding the queue's broker lock (clustering).
 struct Orderly {
@@ -4585,9 +5016,6 @@ struct Orderly {
     /// Bounds of a suspend pause (ms).
     static constexpr std::int64_t min_suspend_millis = 10;
     static constexpr std::int64_t max_suspend_millis = 30000;
-    /// How long rebalance waits for a running listener before giving up on releasing a queue (4.9.8: 1000
-    /// ms).
-    static constexpr std::int64_t release_wait_millis = 1000;
 
     /// The dispatcher the Consumer instantiates; Host is rmq::OrderHost<Orderly> (order/host.hpp).
     template <class Host>
@@ -4596,68 +5024,36 @@ struct Orderly {
         explicit Service(Host& host)
             : host_(host) {}
 
-        /// Clustering: renew every owned queue's broker lock each lock_renewal_interval (first after 1 s).
-        void start() {
-            if (host_.clustering()) {
-                orderly::schedule_lock_all(
-                    host_, stopped_, std::min<std::int64_t>(1000, host_.config().lock_renewal_interval));
+        /// Cached messages (event loop): a consume task starts on the queue's idle → busy transition.
+        void on_messages(const ConsumeQueue& q, const MessageBatch& msgs) {
+            if (msgs.dispatch_to_consume()) {
+                submit_request(q);
             }
         }
 
-        /// A pull found messages (loop thread): cache them; start a consume task on the idle → busy
-        /// transition.
-        void on_pulled(const MessageQueue& mq,
-                       const std::shared_ptr<ProcessQueue>& pq,
-                       std::vector<MessageExt> msgs) {
-            if (pq->put_messages(std::move(msgs))) {
-                submit_request(mq, pq);
-            }
-        }
-
-        /// removeUnnecessaryMessageQueue's orderly part (loop thread): wait up to 1 s for a running listener,
-        /// then release the broker lock. False (retried at the next rebalance) while a listener holds the
-        /// queue.
-        bool release_queue(const MessageQueue& mq, ProcessQueue& pq) {
-            if (!host_.clustering()) {
-                return true;
-            }
-            // Held while the broker lock is released, so no listener of the queue starts meanwhile.
-            if (!pq.try_lock_consume_for(std::chrono::milliseconds(release_wait_millis))) {
-                return false;
-            }
-            const std::unique_lock lock(pq.consume_lock(), std::adopt_lock);
-            host_.unlock_queues({mq});
-            pq.set_locked(false);
+        /// The queue is gone: forget its serialising lock.
+        bool on_queue_removed(const ConsumeQueue& q) {
+            const std::lock_guard lock(locks_mutex_);
+            queue_locks_.erase(q.mq());
             return true;
         }
 
-        void stop() { stopped_.store(true); }
-
-        /// Shutdown, after the listeners drained: release every broker lock (Java's unlockAll(false)).
-        void after_drain() {
-            if (host_.clustering()) {
-                host_.unlock_all();
-            }
-        }
-
     private:
-        void submit_request(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
-            host_.submit([this, mq, pq] { consume(mq, pq); });
+        void submit_request(const ConsumeQueue& q) {
+            host_.submit([this, q] { consume(q); });
         }
 
         /// submitConsumeRequestLater: -1 means the consumer's suspend time; clamped to [10, 30000] ms.
-        void
-        submit_later(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::int64_t millis) {
+        void submit_later(const ConsumeQueue& q, std::int64_t millis) {
             millis = orderly::suspend_millis(host_, millis, min_suspend_millis, max_suspend_millis);
-            host_.schedule(millis, [this, mq, pq] { submit_request(mq, pq); });
+            host_.schedule(millis, [this, q] { submit_request(q); });
         }
 
         /// tryLockLaterAndReconsume: relock from the loop, then re-dispatch soon (10 ms) or later (3 s).
-        void
-        try_lock_later(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::int64_t delay) {
-            host_.schedule(delay, [this, mq, pq] {
-                const bool ok = !stopped_.load() && host_.lock_queue(mq);
-                submit_later(mq, pq, ok ? 10 : 3000);
+        void try_lock_later(const ConsumeQueue& q, std::int64_t delay) {
+            host_.schedule(delay, [this, q] {
+                const bool ok = !host_.stopping() && host_.lock_queue(q);
+                submit_later(q, ok ? 10 : 3000);
             });
         }
 
@@ -4671,16 +5067,16 @@ struct Orderly {
         }
 
         /// Java's ConsumeRequest.run; runs on a consume thread.
-        void consume(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
-            if (pq->dropped()) {
+        void consume(const ConsumeQueue& q) {
+            if (q.dropped()) {
                 return;
             }
-            const auto mq_lock = queue_lock(mq);
+            const auto mq_lock = queue_lock(q.mq());
             const std::lock_guard serial(*mq_lock);  // Java's MessageQueueLock: one task per queue at a time
             const bool clustering = host_.clustering();
-            if (clustering && (!pq->locked() || pq->is_lock_expired())) {
-                if (!pq->dropped()) {
-                    try_lock_later(mq, pq, 100);
+            if (clustering && !q.locked()) {
+                if (!q.dropped()) {
+                    try_lock_later(q, 100);
                 }
                 return;
             }
@@ -4692,53 +5088,44 @@ struct Orderly {
             while (continue_consume) {
                 // Shutdown lets the running batch finish but starts no new one: the rest stays uncommitted
                 // and is redelivered (a bounded drain, not "empty the cache").
-                if (pq->dropped() || host_.stopping()) {
+                if (q.dropped() || host_.stopping()) {
                     break;
                 }
-                if (clustering && (!pq->locked() || pq->is_lock_expired())) {
-                    try_lock_later(mq, pq, 10);
+                if (clustering && !q.locked()) {
+                    try_lock_later(q, 10);
                     break;
                 }
                 if (clock->steady_millis() - begin > max_time_consume_continuously) {
-                    submit_later(mq, pq, 10);
+                    submit_later(q, 10);
                     break;
                 }
-                std::vector<MessageExt> msgs = pq->take_messages(batch);
+                std::vector<MessageExt> msgs = host_.take(q, batch);
                 if (msgs.empty()) {
-                    break;  // take_messages turned consuming() off: the next pull dispatches again
+                    break;  // take turned the dispatch off: the next pull dispatches again
                 }
-                host_.reset_retry_topic(std::span<MessageExt>(msgs));
-                Context ctx(mq);
-                // Under the queue's consume lock, so that rebalance cannot release the queue meanwhile.
-                const auto call = host_.call_listener(mq, msgs, ctx, [&pq] {
-                    std::unique_lock consume_lock(pq->consume_lock());
-                    if (pq->dropped()) {
-                        consume_lock.unlock();
-                    }
-                    return consume_lock;
-                });
+                Context ctx(q.mq());
+                const auto call = host_.consume(q, std::span<MessageExt>(msgs), ctx);
                 if (!call) {
                     break;
                 }
-                host_.record_consume_rt(mq.topic, call->rt_millis);
-                continue_consume = process_result(mq, pq, msgs, ctx, call->status);
+                continue_consume = process_result(q, msgs, ctx, call->status);
             }
         }
 
         /// Java's processConsumeResult: every status × autoCommit (the table in docs/policies/order.md).
-        bool process_result(const MessageQueue& mq,
-                            const std::shared_ptr<ProcessQueue>& pq,
+        bool process_result(const ConsumeQueue& q,
                             std::vector<MessageExt>& msgs,
                             const Context& ctx,
                             Status status) {
-            std::int64_t commit_offset = -1;
+            const MessageQueue& mq = q.mq();
+            bool commit = false;
             bool continue_consume = true;
             const auto n = static_cast<std::int64_t>(msgs.size());
             const auto suspend = [&] {
-                host_.record_consume_failed(mq.topic, n);
+                host_.record_outcome(mq.topic, 0, n);
                 if (orderly::check_reconsume_times(host_, msgs)) {
-                    pq->make_message_to_consume_again(std::span<const MessageExt>(msgs));
-                    submit_later(mq, pq, ctx.suspend_current_queue_time_millis());
+                    host_.consume_again(q, std::span<const MessageExt>(msgs));
+                    submit_later(q, ctx.suspend_current_queue_time_millis());
                     continue_consume = false;
                     return true;
                 }
@@ -4754,26 +5141,24 @@ struct Orderly {
                         mq);
                     [[fallthrough]];
                 case Status::Success:
-                    commit_offset = pq->commit();
-                    host_.record_consume_ok(mq.topic, n);
+                    commit = true;
+                    host_.record_outcome(mq.topic, n, 0);
                     break;
                 case Status::SuspendCurrentQueueAMoment:
-                    if (!suspend()) {
-                        commit_offset = pq->commit();  // every message went to the DLQ
-                    }
+                    commit = !suspend();  // every message went to the DLQ
                     break;
                 }
             } else {
                 switch (status) {
                 case Status::Success:
-                    host_.record_consume_ok(mq.topic, n);
+                    host_.record_outcome(mq.topic, n, 0);
                     break;
                 case Status::Commit:
-                    commit_offset = pq->commit();
+                    commit = true;
                     break;
                 case Status::Rollback:
-                    pq->rollback();
-                    submit_later(mq, pq, ctx.suspend_current_queue_time_millis());
+                    host_.rollback_taken(q);
+                    submit_later(q, ctx.suspend_current_queue_time_millis());
                     continue_consume = false;
                     break;
                 case Status::SuspendCurrentQueueAMoment:
@@ -4781,14 +5166,13 @@ struct Orderly {
                     break;
                 }
             }
-            if (commit_offset >= 0 && !pq->dropped()) {
-                host_.update_offset(mq, commit_offset, false);
+            if (commit) {
+                host_.commit_taken(q);
             }
             return continue_consume;
         }
 
         Host& host_;
-        std::atomic<bool> stopped_{false};
         std::mutex locks_mutex_;
         std::map<MessageQueue, std::shared_ptr<std::mutex>> queue_locks_;
     };
@@ -6626,7 +7010,7 @@ struct DrivenMember {
     std::function<std::optional<std::int64_t>()> next_deadline;
 };
 
-/// A transport that can put its consumer under a driver (rmq::sim::Transport). The consumer asks driven()
+/// A transport that can put its consumer under a driver (rmq::sim::SimTransport). The consumer asks driven()
 /// at start(); other transports do not model this and their consumers keep their threads.
 template <class T>
 concept DrivenTransport = requires(T& t, DrivenMember m) {
@@ -6642,12 +7026,15 @@ concept DrivenTransport = requires(T& t, DrivenMember m) {
 
 /// @file detail/consumer/host.hpp
 /// rmq::detail::ConsumerHost: the consumer core seen through rmq::OrderHost, the narrow facade an order
-/// policy's Service gets (order/host.hpp). Every member forwards to the core; nothing else of the core is
-/// reachable from a Service.
+/// policy's Service gets (order/host.hpp). Every member forwards to the core (impl/consume.hpp does the
+/// work); nothing else of the core is reachable from a Service.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -6659,6 +7046,8 @@ namespace rmq::detail {
 template <class Core>
 class ConsumerHost final : public OrderHost<typename Core::order_policy> {
     using Base = OrderHost<typename Core::order_policy>;
+    using typename Base::Context;
+    using typename Base::Status;
 
 public:
     explicit ConsumerHost(Core& core)
@@ -6678,22 +7067,46 @@ public:
 
     [[nodiscard]] bool stopping() const noexcept override { return core_.stopping_.load(); }
 
-    [[nodiscard]] bool pulls_complete_on_loop() const noexcept override {
-        return HasPullPostingToCaller<decltype(core_.transport_)>;
-    }
-
     void submit(std::function<void()> task) override { core_.submit(std::move(task)); }
 
     void schedule(std::int64_t delay_millis, std::function<void()> fn) override {
         core_.schedule(delay_millis, std::move(fn));
     }
 
-    [[nodiscard]] std::vector<typename Base::QueueEntry> owned_queues() const override {
-        return core_.table_snapshot();
+    [[nodiscard]] std::vector<ConsumeQueue> queues() const override {
+        std::vector<ConsumeQueue> out;
+        for (const auto& [mq, pq] : core_.table_snapshot()) {
+            out.push_back(Core::handle(mq, pq));
+        }
+        return out;
     }
 
-    void update_offset(const MessageQueue& mq, std::int64_t offset, bool increase_only) override {
-        core_.offset_store_.update_offset(mq, offset, increase_only);
+    std::optional<ListenerCall<Status>>
+    consume(const ConsumeQueue& q, MessageBatch& batch, Context& ctx) override {
+        return core_.consume(q, Core::span_of(batch), ctx, Core::unstamped_of(batch));
+    }
+
+    std::optional<ListenerCall<Status>>
+    consume(const ConsumeQueue& q, std::span<MessageExt> msgs, Context& ctx) override {
+        return core_.consume(q, msgs, ctx, std::nullopt);
+    }
+
+    void settle(const ConsumeQueue& q, MessageBatch batch, std::size_t acked, int delay_level) override {
+        core_.settle(q, std::move(batch), acked, delay_level);
+    }
+
+    void ack(const ConsumeQueue& q, std::span<const std::int64_t> offsets) override { core_.ack(q, offsets); }
+
+    std::vector<MessageExt> take(const ConsumeQueue& q, std::size_t max) override {
+        return Core::cache_of(q).take_messages(max);
+    }
+
+    void commit_taken(const ConsumeQueue& q) override { core_.commit_taken(q); }
+
+    void rollback_taken(const ConsumeQueue& q) override { Core::cache_of(q).rollback(); }
+
+    void consume_again(const ConsumeQueue& q, std::span<const MessageExt> msgs) override {
+        Core::cache_of(q).make_message_to_consume_again(msgs);
     }
 
     bool send_back(const MessageExt& msg, int delay_level) override {
@@ -6702,39 +7115,19 @@ public:
 
     bool send_to_dlq(const MessageExt& msg) override { return core_.send_to_dlq(msg); }
 
-    bool lock_queue(const MessageQueue& mq) override { return core_.lock_queue(mq); }
-
-    void unlock_queues(const std::vector<MessageQueue>& mqs) override { core_.unlock_queues(mqs); }
-
-    void lock_all() override { core_.lock_all(); }
-
-    void unlock_all() override { core_.unlock_all(); }
-
-    void record_consume(std::string_view topic,
-                        std::int64_t millis,
-                        std::int64_t ok,
-                        std::int64_t failed) override {
-        core_.stats_.record_consume(topic, millis, ok, failed);
+    bool lock_queue(const ConsumeQueue& q) override {
+        if (q.dropped() || !core_.lock_queue(q.mq())) {
+            return false;
+        }
+        ProcessQueue& pq = Core::cache_of(q);  // this ownership, whatever the table holds now
+        pq.set_locked(true);
+        pq.set_last_lock_timestamp(core_.clock_->steady_millis());
+        return true;
     }
 
-    void record_consume_rt(std::string_view topic, std::int64_t millis) override {
-        core_.stats_.record_consume_rt(topic, millis);
+    void record_outcome(std::string_view topic, std::int64_t ok, std::int64_t failed) override {
+        core_.record_outcome(topic, ok, failed);
     }
-
-    void record_consume_ok(std::string_view topic, std::int64_t count) override {
-        core_.stats_.record_consume_ok(topic, count);
-    }
-
-    void record_consume_failed(std::string_view topic, std::int64_t count) override {
-        core_.stats_.record_consume_failed(topic, count);
-    }
-
-protected:
-    [[nodiscard]] const typename Base::Listener& listener() const noexcept override {
-        return core_.listener_;
-    }
-
-    [[nodiscard]] const ConsumeHooks& hooks() const noexcept override { return core_.hooks_; }
 
 private:
     Core& core_;
@@ -7071,6 +7464,8 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 class ConsumerCore {
 public:
     using Listener = typename Order::Listener;
+    using Context = typename Order::Context;
+    using Status = typename Order::Status;
     using Host = ConsumerHost<ConsumerCore>;
     using Service = typename Order::template Service<OrderHost<Order>>;
     using order_policy = Order;
@@ -7142,6 +7537,42 @@ private:
     void submit(std::function<void()> task);
     void schedule(std::int64_t delay_millis, std::function<void()> fn);
 
+    // impl/consume.hpp: the listener call and what a policy's verdict does, for every policy
+    std::optional<ListenerCall<Status>> consume(const ConsumeQueue& q,
+                                                std::span<MessageExt> msgs,
+                                                Context& ctx,
+                                                const std::optional<PullOffsets>& unstamped);
+    std::optional<Status>
+    invoke_listener(const MessageQueue& mq, std::span<const MessageExt> msgs, Context& ctx);
+    template <class Hook>
+    void run_hook(const Hook& hook,
+                  const char* which,
+                  const MessageQueue& mq,
+                  std::span<const MessageExt> msgs) const;
+    void reset_retry_topic(std::span<MessageExt> msgs) const;
+    void settle(const ConsumeQueue& q, MessageBatch batch, std::size_t acked, int delay_level);
+    void ack(const ConsumeQueue& q, std::span<const std::int64_t> offsets);
+    void record_outcome(std::string_view topic, std::int64_t ok, std::int64_t failed);
+    void commit_taken(const ConsumeQueue& q);
+    void retire(MessageBatch batch);
+    void free_retired();
+    void sweep_expired();
+    void start_consume_timers();
+    bool remove_unnecessary_queue(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq);
+    [[nodiscard]] bool wait_listener_calls(const ProcessQueue& pq) const;
+
+    static ConsumeQueue handle(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
+        return ConsumeQueue(mq, pq);
+    }
+
+    static ProcessQueue& cache_of(const ConsumeQueue& q) noexcept { return q.cache(); }
+
+    static std::span<MessageExt> span_of(const MessageBatch& batch) noexcept { return batch.span(); }
+
+    static const std::optional<PullOffsets>& unstamped_of(const MessageBatch& batch) noexcept {
+        return batch.unstamped_;
+    }
+
     // impl/send_back.hpp
     bool send_back(const MessageExt& msg, int delay_level);
     bool send_retry_copy(const MessageExt& msg);
@@ -7174,7 +7605,6 @@ private:
     bool update_process_queue_table(const std::string& topic, const std::vector<MessageQueue>& mine);
     bool drop_unwanted_queues(const std::string& topic, const std::vector<MessageQueue>& mine);
     bool add_queue(const MessageQueue& mq);
-    bool remove_unnecessary_queue(const MessageQueue& mq, ProcessQueue& pq);
     void persist_dropped(const MessageQueue& mq, const ProcessQueue& pq);
     void truncate_not_my_topic(const std::map<std::string, SubscriptionData>& subs);
     void message_queue_changed();
@@ -7249,6 +7679,16 @@ private:
     // continues from here rather than from the broker's older committed offset (which would repeat messages).
     std::map<MessageQueue, std::pair<std::int64_t, std::int64_t>> dropped_offsets_;
     static constexpr std::int64_t dropped_offset_keep_millis = 120000;
+    /// Delay before messages whose send-back failed are consumed again locally (Java: 5000 ms).
+    static constexpr std::int64_t local_retry_delay_millis = 5000;
+    /// Period of the consume-timeout sweep: a message is sent back within this long after its deadline.
+    static constexpr std::int64_t expiry_sweep_period_millis = 1000;
+    /// How long removing a queue waits for its running listener calls under a queue lock (4.9.8: 1000 ms).
+    static constexpr std::int64_t release_wait_millis = 1000;
+    // Pulled vectors consume threads are done with, freed on the loop (see retire).
+    std::mutex retired_mutex_;
+    std::vector<std::shared_ptr<std::vector<MessageExt>>> retired_;  // guarded by retired_mutex_
+    std::vector<std::shared_ptr<std::vector<MessageExt>>> freeing_;  // loop thread (then the shutdown thread)
 
     StatsCollector stats_{clock_};
     std::shared_ptr<LifeGate> gate_ = std::make_shared<LifeGate>();
@@ -7458,7 +7898,7 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::finish_reset(const std::vector<QueueEntry>& pending) {
     std::vector<QueueEntry> left;
     for (const auto& [mq, pq] : pending) {
-        if (remove_unnecessary_queue(mq, *pq)) {
+        if (remove_unnecessary_queue(mq, pq)) {
             const std::lock_guard lock(table_mutex_);
             if (const auto it = table_.find(mq); it != table_.end() && it->second == pq) {
                 table_.erase(it);
@@ -7495,7 +7935,6 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 ConsumeDirectlyResult
 ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume_directly(MessageExt msg,
                                                                  const std::string& broker_name) {
-    using Context = typename Order::Context;
     ConsumeDirectlyResult out;
     out.order = Order::requires_queue_lock;
     if constexpr (!std::is_constructible_v<Context, MessageQueue>) {
@@ -7509,7 +7948,7 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume_directly(MessageExt msg,
         MessageQueue mq{msg.topic(), msg.broker_name(), msg.queue_id()};
         std::vector<MessageExt> batch;
         batch.push_back(std::move(msg));
-        host_.reset_retry_topic(batch);
+        reset_retry_topic(batch);
         Context ctx(mq);
         const std::int64_t begin = clock_->wall_millis();
         try {
@@ -7553,7 +7992,6 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::submit_consume_directly(
 template <class Order, class Allocate, class OffsetStore, class Tr>
 ConsumeDirectlyStatus
 ConsumerCore<Order, Allocate, OffsetStore, Tr>::directly_status(typename Order::Status s) {
-    using Status = typename Order::Status;
     if constexpr (std::is_same_v<Status, ConsumeOrderlyStatus>) {
         switch (s) {
         case ConsumeOrderlyStatus::Success:
@@ -7571,6 +8009,329 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::directly_status(typename Order::
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/consumer/impl/admin.hpp ----
+
+// ---- begin rmq/detail/consumer/impl/consume.hpp ----
+
+/// @file detail/consumer/impl/consume.hpp
+/// ConsumerCore's side of a listener call, the same for every order policy: preparing the messages, the
+/// hooks, the listener and its timing (consume), and what a policy's verdict does to the cache, the offsets
+/// and the broker (settle, ack, the orderly take/commit family). Also the consume-timeout sweep, the broker
+/// lock renewal, and the freeing of pulled messages on the loop that allocated them.
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+
+
+namespace rmq::detail {
+
+/// Messages of a call begin: MIN_OFFSET/MAX_OFFSET when the pull left them unstamped, the retry-topic reset
+/// (Java's resetRetryAndNamespace), CONSUME_START_TIME and the start the expiry sweep reads (under the
+/// cache's lock, see ProcessQueue::begin_consume); then the hooks and the listener.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+auto ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume(const ConsumeQueue& q,
+                                                             std::span<MessageExt> msgs,
+                                                             Context& ctx,
+                                                             const std::optional<PullOffsets>& unstamped)
+    -> std::optional<ListenerCall<Status>> {
+    ProcessQueue& pq = q.cache();
+    // Under a queue lock the release waits for running calls; a call never starts on a dropped queue.
+    const bool counted = Order::requires_queue_lock && clustering_;
+    if (counted ? !pq.begin_listener_call() : pq.dropped()) {
+        return std::nullopt;
+    }
+
+    struct EndCall {
+        ProcessQueue* pq;
+
+        ~EndCall() {
+            if (pq != nullptr) {
+                pq->end_listener_call();
+            }
+        }
+    } const end{counted ? &pq : nullptr};
+
+    pq.begin_consume(msgs, clock_->wall_millis(), [&](std::span<MessageExt> batch) {
+        if (unstamped) {
+            unstamped->stamp(batch);
+        }
+        reset_retry_topic(batch);
+    });
+    const std::span<const MessageExt> view(msgs);
+    run_hook(hooks_.before, "before", q.mq(), view);
+    const std::int64_t begin = clock_->steady_millis();
+    std::optional<Status> status = invoke_listener(q.mq(), view, ctx);
+    const std::int64_t rt = clock_->steady_millis() - begin;
+    ListenerCall<Status> call{status.value_or(Order::failure_status), status.has_value(), rt};
+    if (hooks_.after) {
+        try {
+            hooks_.after(q.mq(), view, Order::is_success(call.status));
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Warn, "consume hook (after) failed: {}", e.what());
+        }
+    }
+    stats_.record_consume_rt(q.mq().topic, rt);
+    return call;
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+template <class Hook>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::run_hook(const Hook& hook,
+                                                              const char* which,
+                                                              const MessageQueue& mq,
+                                                              std::span<const MessageExt> msgs) const {
+    if (hook) {
+        try {
+            hook(mq, msgs);
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Warn, "consume hook ({}) failed: {}", which, e.what());
+        }
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+auto ConsumerCore<Order, Allocate, OffsetStore, Tr>::invoke_listener(const MessageQueue& mq,
+                                                                     std::span<const MessageExt> msgs,
+                                                                     Context& ctx) -> std::optional<Status> {
+    try {
+        return listener_(msgs, ctx);
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn, "group [{}]: listener threw for {}: {}", group_, mq, e.what());
+    } catch (...) {
+        log_line(LogLevel::Warn, "group [{}]: listener threw for {}", group_, mq);
+    }
+    return std::nullopt;
+}
+
+/// Messages that came through %RETRY%group show their original topic.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::reset_retry_topic(std::span<MessageExt> msgs) const {
+    std::string retry;  // built only when a message came through a retry topic (rare, and a heap string)
+    for (auto& msg : msgs) {
+        const auto original = msg.property_view(property::retry_topic);
+        if (original.empty()) {
+            continue;
+        }
+        if (retry.empty()) {
+            retry = retry_topic(group_);
+        }
+        if (msg.topic() == retry) {
+            msg.set_topic(std::string(original));
+        }
+    }
+}
+
+/// Java's processConsumeResult (concurrent), for any policy that reports "these succeeded, those failed".
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::settle(const ConsumeQueue& q,
+                                                            MessageBatch batch,
+                                                            std::size_t acked,
+                                                            int delay_level) {
+    ProcessQueue& pq = q.cache();
+    const std::span<const MessageExt> msgs = batch.messages();
+    acked = std::min(acked, msgs.size());
+    if (pq.dropped() || msgs.empty()) {
+        retire(std::move(batch));
+        return;  // the queue moved on (rebalance or shutdown): no send-back, no offset change
+    }
+    record_outcome(
+        q.mq().topic, static_cast<std::int64_t>(acked), static_cast<std::int64_t>(msgs.size() - acked));
+    std::vector<MessageExt> back_failed;
+    for (std::size_t i = acked; i < msgs.size(); ++i) {
+        const MessageExt& msg = msgs[i];
+        if (!clustering_) {
+            log_line(LogLevel::Warn,
+                     "group [{}]: broadcasting, message {} of {} failed and is dropped",
+                     group_,
+                     msg.msg_id(),
+                     q.mq());
+        } else if (pq.contains_message(msg.queue_offset()) && !send_back(msg, delay_level)) {
+            // (not cached any more: the expiry sweep sent it back already.) A copy: the batch is shared.
+            back_failed.push_back(msg);
+            back_failed.back().set_reconsume_times(msg.reconsume_times() + 1);
+        }
+    }
+    std::vector<std::int64_t> done;
+    done.reserve(msgs.size());
+    for (const auto& msg : msgs) {
+        const bool failed = std::any_of(back_failed.begin(), back_failed.end(), [&](const MessageExt& f) {
+            return f.queue_offset() == msg.queue_offset();
+        });
+        if (!failed) {
+            done.push_back(msg.queue_offset());
+        }
+    }
+    if (!back_failed.empty()) {
+        schedule(local_retry_delay_millis, [this, q, retry = MessageBatch(std::move(back_failed))] {
+            if (!q.dropped()) {
+                service_.on_messages(q, retry);
+            }
+        });
+    }
+    ack(q, done);
+    retire(std::move(batch));
+}
+
+/// CONSUME_OK_TPS / CONSUME_FAILED_TPS; zero counts are not recorded.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::record_outcome(std::string_view topic,
+                                                                    std::int64_t ok,
+                                                                    std::int64_t failed) {
+    if (ok > 0) {
+        stats_.record_consume_ok(topic, ok);
+    }
+    if (failed > 0) {
+        stats_.record_consume_failed(topic, failed);
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::ack(const ConsumeQueue& q,
+                                                         std::span<const std::int64_t> offsets) {
+    ProcessQueue& pq = q.cache();
+    if (offsets.empty() || pq.dropped()) {
+        return;
+    }
+    const std::int64_t offset = pq.remove_messages(offsets);
+    if (offset >= 0 && !pq.dropped()) {
+        offset_store_.update_offset(q.mq(), offset, true);
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::commit_taken(const ConsumeQueue& q) {
+    ProcessQueue& pq = q.cache();
+    const std::int64_t offset = pq.commit();
+    if (offset >= 0 && !pq.dropped()) {
+        offset_store_.update_offset(q.mq(), offset, false);
+    }
+}
+
+/// A consume thread is done with pulled messages: the loop, which allocated them, frees them (free_retired)
+/// when pulls complete there (glibc's arenas: two threads freeing each other's memory take each other's
+/// locks). A transport that completes pulls on its own threads leaves the freeing to the consume thread.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::retire(MessageBatch batch) {
+    if constexpr (HasPullPostingToCaller<Tr>) {
+        if (batch.storage_ && batch.storage_.use_count() <= 2) {  // probably the last one: free it there
+            const std::lock_guard lock(retired_mutex_);
+            retired_.push_back(std::move(batch.storage_));
+        }
+    } else {
+        (void)batch;
+    }
+}
+
+/// Loop thread: drops the vectors consume threads are done with (the last reference usually).
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::free_retired() {
+    {
+        const std::lock_guard lock(retired_mutex_);
+        retired_.swap(freeing_);
+    }
+    freeing_.clear();  // keeps its capacity: the next swap gives the consume threads room again
+}
+
+/// Java's cleanExpireMsg for policies without a queue lock (Java: the concurrent service), with a 1 s
+/// granularity instead of consume_timeout minutes, so a message is sent back close to its own deadline.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::sweep_expired() {
+    if (!clustering_) {
+        return;
+    }
+    const std::int64_t timeout = config_.consume_timeout * 60 * 1000;
+    for (const auto& [mq, pq] : table_snapshot()) {
+        if (pq->dropped()) {
+            continue;
+        }
+        pq->clean_expired_msg(
+            timeout,
+            [this](const MessageExt& msg) { return send_back(msg, 3); },
+            [this, &mq](const MessageExt& msg, const std::exception_ptr& /*error*/) {
+                log_line(LogLevel::Warn,
+                         "group [{}]: expired message {} of {} could not be sent back",
+                         group_,
+                         msg.msg_id(),
+                         mq);
+            });
+    }
+}
+
+/// The loop's housekeeping for the data path: freeing retired messages each second, the expiry sweep for
+/// policies without a queue lock, and (clustering, policies with one) lock renewal every
+/// lock_renewal_interval, the first after 1 s.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_consume_timers() {
+    scheduler_.every(expiry_sweep_period_millis, expiry_sweep_period_millis, [this] {
+        free_retired();
+        if constexpr (!Order::requires_queue_lock) {
+            sweep_expired();
+        }
+    });
+    if (Order::requires_queue_lock && clustering_) {
+        const std::int64_t renew = config_.lock_renewal_interval;
+        scheduler_.every(std::min<std::int64_t>(1000, renew), renew, [this] {
+            if (!stopping_.load()) {
+                lock_all();
+            }
+        });
+    }
+}
+
+/// Java's removeUnnecessaryMessageQueue: persist the offset; under a queue lock wait up to 1 s for running
+/// listener calls (none can start: the queue is dropped); ask the policy; then release the broker lock.
+/// False: retried at the next rebalance.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(
+    const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
+    persist_dropped(mq, *pq);
+    const bool locked = Order::requires_queue_lock && clustering_;
+    if (locked && !wait_listener_calls(*pq)) {
+        pq->inc_try_unlock_times();
+        return false;
+    }
+    if constexpr (ServiceObservesQueueRemoved<Service>) {
+        if (!service_.on_queue_removed(ConsumeQueue(mq, pq))) {
+            pq->inc_try_unlock_times();
+            return false;
+        }
+    }
+    if (locked) {
+        unlock_queues({mq});
+        pq->set_locked(false);
+    }
+    return true;
+}
+
+/// Polls rather than waiting on a condition variable with a timeout: g++ 12's TSan does not intercept the
+/// clock-based waits.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::wait_listener_calls(const ProcessQueue& pq) const {
+    if (scheduler_.driven()) {
+        return pq.listener_calls() == 0;  // one thread runs everything: nothing can finish meanwhile
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(release_wait_millis);
+    while (pq.listener_calls() != 0) {
+        if (std::chrono::steady_clock::now() >= deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/consume.hpp ----
 
 // ---- begin rmq/detail/consumer/impl/heartbeat.hpp ----
 
@@ -7788,7 +8549,9 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     open_admin();
     watch_route_changes(true);
     state_.store(State::Running);
-    service_.start();
+    if constexpr (ServiceHasStart<Service>) {
+        service_.start();
+    }
     start_timers();
 }
 
@@ -7841,6 +8604,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_timers() {
     scheduler_.every(config_.persist_consumer_offset_interval,
                      config_.persist_consumer_offset_interval,
                      [this] { persist_all(); });
+    start_consume_timers();
     schedule_stats_log();
 }
 
@@ -7862,12 +8626,20 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
     watch_route_changes(false);
     close_admin();
     gate_->close();
-    service_.stop();
+    if constexpr (ServiceHasStop<Service>) {
+        service_.stop();
+    }
     scheduler_.stop();
     detach_driver();
     drain_listeners();
     persist_all();
-    service_.after_drain();
+    if constexpr (ServiceHasAfterDrain<Service>) {
+        service_.after_drain();
+    }
+    if (Order::requires_queue_lock && clustering_) {
+        unlock_all();  // Java's unlockAll(false)
+    }
+    free_retired();
     for (auto& [mq, pq] : table_snapshot()) {
         pq->set_dropped(true);
     }
@@ -8296,8 +9068,10 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_pull_failed(const std::s
                                                    : config_.pull_time_delay_mills_when_exception);
 }
 
-/// FOUND: filter by tag in place (the pulled vector itself goes on to the cache, no per-message move), hand
-/// the messages to the order policy and pull again.
+/// FOUND: filter by tag in place (the pulled vector itself goes on to the cache, no per-message move), cache
+/// the messages, hand them to the order policy and pull again. MIN_OFFSET / MAX_OFFSET are stamped when a
+/// listener call of them begins (OrderHost::consume) or when they are taken (ProcessQueue::take_messages),
+/// not here: this loop is the consumer's one pulling thread and the first to saturate.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_found(const std::shared_ptr<PullState>& st,
                                                               std::int64_t begin,
@@ -8308,13 +9082,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_found(const std::shared_
     if (const auto sd = subscriptions_.find(st->mq.topic)) {
         std::erase_if(kept, [&sd](const MessageExt& msg) { return !sd->matches_tag(msg.tags()); });
     }
-    prepare_found(st->mq, kept);  // first: it makes room for the stamps below
-    const PullOffsets bounds{result.min_offset, result.max_offset};
-    // A service that takes the bounds stamps MIN_OFFSET / MAX_OFFSET itself, on its consume threads: this
-    // loop is the consumer's one pulling thread and the first to saturate.
-    if constexpr (!ServiceStampsPulls<Service>) {
-        bounds.stamp(kept);
-    }
+    prepare_found(st->mq, kept);
     stats_.record_pull_rt(st->mq.topic, clock_->steady_millis() - begin);
     if (!kept.empty()) {
         stats_.record_pulled(st->mq.topic, static_cast<std::int64_t>(kept.size()));
@@ -8327,19 +9095,18 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_found(const std::shared_
                  result.next_begin_offset,
                  prev);
     }
-    if (kept.empty()) {
+    const bool found = !kept.empty();
+    if (found) {
+        free_retired();
+        const PullOffsets bounds{result.min_offset, result.max_offset};
+        auto pulled = std::make_shared<std::vector<MessageExt>>(std::move(kept));
+        const bool dispatch = st->pq->put_messages_shared(pulled, bounds);
+        service_.on_messages(handle(st->mq, st->pq), MessageBatch(std::move(pulled), bounds, dispatch));
+    }
+    if (!found || config_.pull_interval <= 0) {
         pull(st);
-        return;
-    }
-    if constexpr (ServiceStampsPulls<Service>) {
-        service_.on_pulled(st->mq, st->pq, std::move(kept), bounds);
     } else {
-        service_.on_pulled(st->mq, st->pq, std::move(kept));
-    }
-    if (config_.pull_interval > 0) {
         pull_later(st, config_.pull_interval);
-    } else {
-        pull(st);
     }
 }
 
@@ -8381,8 +9148,8 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_offset_illegal(const std
     st->pq->set_dropped(true);
     offset_store_.update_offset(st->mq, st->next_offset, false);
     offset_store_.persist(st->mq);
-    remove_unnecessary_queue(st->mq, *st->pq);
-    {
+    // Not removed yet (its policy deferred it): the rebalance removes dropped queues before re-adding them.
+    if (remove_unnecessary_queue(st->mq, st->pq)) {
         const std::lock_guard lock(table_mutex_);
         if (auto it = table_.find(st->mq); it != table_.end() && it->second == st->pq) {
             table_.erase(it);
@@ -8645,11 +9412,12 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::drop_unwanted_queues(
     const std::set<MessageQueue> wanted(mine.begin(), mine.end());
     bool changed = false;
     for (const auto& [mq, pq] : table_snapshot()) {
-        if (mq.topic != topic || (wanted.contains(mq) && !pq->is_pull_expired())) {
+        // A dropped queue still here (an illegal offset whose removal its policy deferred) goes too.
+        if (mq.topic != topic || (wanted.contains(mq) && !pq->is_pull_expired() && !pq->dropped())) {
             continue;
         }
         pq->set_dropped(true);
-        if (remove_unnecessary_queue(mq, *pq)) {
+        if (remove_unnecessary_queue(mq, pq)) {
             const std::lock_guard lock(table_mutex_);
             table_.erase(mq);
             changed = true;
@@ -8703,21 +9471,11 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
         const std::lock_guard lock(table_mutex_);
         table_.emplace(mq, pq);
     }
+    if constexpr (ServiceObservesQueueAdded<Service>) {
+        service_.on_queue_added(handle(mq, pq));
+    }
     auto st = std::make_shared<PullState>(PullState{mq, pq, next, false});
     scheduler_.post([this, st] { pull(st); });
-    return true;
-}
-
-/// Java's removeUnnecessaryMessageQueue (5.x: the broker lock is released at once, because a dropped queue
-/// can never reach its listener again once its consume lock was taken here).
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(const MessageQueue& mq,
-                                                                              ProcessQueue& pq) {
-    persist_dropped(mq, pq);
-    if (!service_.release_queue(mq, pq)) {
-        pq.inc_try_unlock_times();
-        return false;
-    }
     return true;
 }
 
@@ -8728,21 +9486,17 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(co
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::truncate_not_my_topic(
     const std::map<std::string, SubscriptionData>& subs) {
-    std::vector<std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>> dropped;
-    {
-        const std::lock_guard lock(table_mutex_);
-        for (auto it = table_.begin(); it != table_.end();) {
-            if (!subs.contains(it->first.topic)) {
-                it->second->set_dropped(true);
-                dropped.emplace_back(it->first, it->second);
-                it = table_.erase(it);
-            } else {
-                ++it;
+    for (const auto& [mq, pq] : table_snapshot()) {
+        if (subs.contains(mq.topic)) {
+            continue;
+        }
+        pq->set_dropped(true);
+        if (remove_unnecessary_queue(mq, pq)) {  // else tried again at the next rebalance
+            const std::lock_guard lock(table_mutex_);
+            if (const auto it = table_.find(mq); it != table_.end() && it->second == pq) {
+                table_.erase(it);
             }
         }
-    }
-    for (const auto& [mq, pq] : dropped) {
-        persist_dropped(mq, *pq);
     }
 }
 
@@ -9005,6 +9759,42 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::find_pq(const MessageQueue& mq) 
 // ---- end rmq/detail/consumer/impl/stats.hpp ----
 // ---- end rmq/detail/consumer/core.hpp ----
 
+// ---- begin rmq/detail/consumer/wrong_listener.hpp ----
+
+/// @file detail/consumer/wrong_listener.hpp
+/// The diagnostic of a listener that does not fit its order policy: a static_assert inside a template whose
+/// arguments are the policy and the text of its listener_signature, so the compiler's "required from" line
+/// names both (a static_assert message itself must be a literal).
+
+#include <cstddef>
+#include <string_view>
+
+namespace rmq::detail {
+
+/// A string usable as a template argument.
+template <std::size_t N>
+struct Text {
+    char chars[N + 1] = {};  // NOLINT(cppcoreguidelines-avoid-c-arrays): a structural type needs an array
+
+    constexpr explicit Text(std::string_view text) {
+        for (std::size_t i = 0; i < N && i < text.size(); ++i) {
+            chars[i] = text[i];
+        }
+    }
+};
+
+template <class Order, auto ExpectedListener>
+struct WrongListener {
+    static_assert(
+        sizeof(Order) == 0,
+        "rmq::Consumer::register_listener: wrong listener for this order policy; the policy expects "
+        "the ExpectedListener signature shown in the WrongListener<Order, ExpectedListener> line "
+        "above (its listener_signature)");
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/wrong_listener.hpp ----
+
 namespace rmq {
 
 /// A push consumer. `Order` (rmq::Concurrently | rmq::Orderly | a policy of yours, see rmq::OrderPolicy)
@@ -9044,16 +9834,9 @@ class Consumer {
     static_assert(
         ServiceConstructibleFromHost<Service, OrderHost<Order>>,
         "rmq::Consumer: the order policy's Service cannot be constructed from Host& (rmq::OrderHost)");
-    static_assert(ServiceHasStart<Service>, "rmq::Consumer: the order policy's Service has no start()");
-    static_assert(
-        ServiceHasOnPulled<Service>,
-        "rmq::Consumer: the order policy's Service has no on_pulled(const rmq::MessageQueue&, const "
-        "std::shared_ptr<rmq::ProcessQueue>&, std::vector<rmq::MessageExt>)");
-    static_assert(ServiceHasReleaseQueue<Service>,
-                  "rmq::Consumer: the order policy's Service has no release_queue(const rmq::MessageQueue&, "
-                  "rmq::ProcessQueue&) -> bool");
-    static_assert(ServiceHasStopAndDrain<Service>,
-                  "rmq::Consumer: the order policy's Service lacks stop() or after_drain()");
+    static_assert(ServiceHasOnMessages<Service>,
+                  "rmq::Consumer: the order policy's Service has no on_messages(const rmq::ConsumeQueue&, "
+                  "rmq::MessageBatch) (rmq::ServiceHasOnMessages)");
     static_assert(AllocatePolicy<Allocate>,
                   "rmq::Consumer: the second parameter must model rmq::AllocatePolicy");
     static_assert(OffsetStorePolicy<OffsetStore>,
@@ -9091,12 +9874,21 @@ public:
     Consumer& operator=(Consumer&&) = delete;
 
     /// Shuts down if still running (never from a listener thread: that is refused and logged), then waits for
-    /// listeners still running, so nothing they use is freed under them.
+    /// listeners still running, so nothing they use is freed under them: without limit by default, or up to
+    /// ConsumerConfig::await_termination_millis_when_destroyed, after which the listeners still running
+    /// finish on their own and the consumer's internals are freed when the last one returns.
     ~Consumer() {
         try {
             core_->shutdown();
         } catch (const std::exception& e) {
             detail::log_line(LogLevel::Warn, "consumer destroyed without a clean shutdown: {}", e.what());
+        }
+        const std::int64_t wait_millis = core_->config().await_termination_millis_when_destroyed;
+        // Driven (rmq::sim): listeners run on the driver's thread, so none can still be running here.
+        if constexpr (!detail::DrivenTransport<Tr>) {
+            if (wait_millis >= 0) {
+                destroy_core_within(wait_millis);
+            }
         }
     }
 
@@ -9117,20 +9909,21 @@ public:
     /// Java's unsubscribe(topic).
     void unsubscribe(std::string_view topic) { core_->unsubscribe(topic); }
 
-    /// Registers the listener (before start(), else rmq::IllegalState). For rmq::Concurrently:
-    /// `(std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) ->
-    /// rmq::ConsumeConcurrentlyStatus`; for rmq::Orderly:
+    /// Registers the listener (before start(), else rmq::IllegalState): the policy's `listener_signature`,
+    /// e.g. for rmq::Concurrently `(std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) ->
+    /// rmq::ConsumeConcurrentlyStatus`, for rmq::Orderly and rmq::KeyOrderly
     /// `(std::span<const rmq::MessageExt>, rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus`.
     /// Returning `std::optional<Status>` is allowed too: nullopt, like a thrown exception, is Java's "null"
     /// (retry).
     template <class F>
     void register_listener(F&& listener) {
-        static_assert(
-            ListenerFor<std::decay_t<F>, Order>,
-            "rmq::Consumer::register_listener: wrong listener for this order policy. rmq::Concurrently "
-            "expects (std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) -> "
-            "rmq::ConsumeConcurrentlyStatus; rmq::Orderly expects (std::span<const rmq::MessageExt>, "
-            "rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus");
+        // A wrong listener fails in detail::WrongListener<Order, "the policy's listener_signature">, whose
+        // instantiation the compiler prints with both.
+        if constexpr (!ListenerFor<std::decay_t<F>, Order>) {
+            (void)detail::WrongListener<Order,
+                                        detail::Text<Order::listener_signature.size()>(
+                                            Order::listener_signature)>{};
+        }
         if constexpr (ListenerFor<std::decay_t<F>, Order>) {
             core_->set_listener(wrap(std::forward<F>(listener)));
         }
@@ -9198,6 +9991,31 @@ private:
                                                  context_type& ctx) mutable -> std::optional<status_type> {
                 return static_cast<status_type>(fn(msgs, ctx));
             };
+        }
+    }
+
+    /// Frees the core on a thread of its own (its destructor waits for running listeners, which use it) and
+    /// waits for that thread up to `wait_millis`. Past that the thread is left to finish alone: the core is
+    /// freed once the last listener returns, or never if the process exits first. Leaking it instead would
+    /// keep a stuck consumer's memory, threads and broker connections for the rest of the process.
+    void destroy_core_within(std::int64_t wait_millis) noexcept {
+        std::promise<void> freed;
+        auto done = freed.get_future();
+        try {
+            std::thread([core = std::move(core_), freed = std::move(freed)]() mutable {
+                core.reset();
+                freed.set_value();
+            }).detach();
+        } catch (const std::exception& e) {
+            // No thread: the callable, core included, was freed here, after waiting for the listeners.
+            detail::log_line(LogLevel::Warn, "consumer destroyed on the caller's thread: {}", e.what());
+            return;
+        }
+        if (done.wait_for(std::chrono::milliseconds(wait_millis)) != std::future_status::ready) {
+            detail::log_line(LogLevel::Warn,
+                             "consumer destroyed while listeners still run (await_termination_millis_when_"
+                             "destroyed {} ms): they finish on their own; what they use must outlive them",
+                             wait_millis);
         }
     }
 
@@ -9333,539 +10151,6 @@ private:
 
 }  // namespace rmq
 // ---- end rmq/offset_store/memory.hpp ----
-
-// ---- begin rmq/order/key_orderly.hpp ----
-
-/// @file order/key_orderly.hpp
-/// rmq::KeyOrderly: per-key orderly consumption (docs/policies/key_orderly.md). Queues are locked at the
-/// broker as for rmq::Orderly, but inside a queue only the messages of one key are serialised: different
-/// keys run concurrently on the consume pool, at most `max_in_flight_per_queue` calls per queue. Written on
-/// the public order facade (rmq::OrderHost) only.
-
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <concepts>
-#include <cstddef>
-#include <cstdint>
-#include <deque>
-#include <functional>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <span>
-#include <string>
-#include <string_view>
-#include <thread>
-#include <type_traits>
-#include <unordered_map>
-#include <utility>
-#include <vector>
-
-
-namespace rmq {
-
-/// The default key of rmq::KeyOrderly: the first key of the KEYS property (keys are separated by spaces,
-/// leading spaces skipped); a message without keys has the empty key.
-struct FirstKey {
-    [[nodiscard]] std::string_view operator()(const MessageExt& msg) const noexcept {
-        const std::string_view keys = msg.keys();
-        const auto begin = keys.find_first_not_of(' ');
-        if (begin == std::string_view::npos) {
-            return {};
-        }
-        const auto end = keys.find(' ', begin);
-        return keys.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
-    }
-};
-
-/// A key extractor of rmq::KeyOrderlyBy: default-constructible, called as `const E&` with a message, and
-/// answering something a std::string can be built from (std::string, std::string_view, const char*).
-template <class E>
-concept KeyExtractor =
-    std::default_initializable<E> && std::invocable<const E&, const MessageExt&> &&
-    std::constructible_from<std::string, std::invoke_result_t<const E&, const MessageExt&>>;
-
-/// Order policy for per-key orderly consumption: the listener of rmq::Orderly, every call gets messages of
-/// one key (as `Extractor` defines it) in queue-offset order, never two calls of one key at once; keys of one
-/// queue run concurrently, at most `MaxInFlightPerQueue` listener calls per queue.
-template <KeyExtractor Extractor, std::size_t MaxInFlightPerQueue = 16>
-struct KeyOrderlyBy {
-    static_assert(MaxInFlightPerQueue >= 1, "rmq::KeyOrderlyBy: MaxInFlightPerQueue must be at least 1");
-
-    using Context = ConsumeOrderlyContext;
-    using Status = ConsumeOrderlyStatus;
-    using Listener = std::function<std::optional<Status>(std::span<const MessageExt>, Context&)>;
-    using KeyOf = Extractor;
-
-    static constexpr std::string_view listener_signature =
-        "(std::span<const rmq::MessageExt>, rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus";
-    static constexpr bool requires_queue_lock = true;
-    static constexpr bool span_flow_control = false;
-    static constexpr bool unlimited_retries_by_default = true;
-    /// An exception or nullopt from the listener: retry the key's batch after the suspend time.
-    static constexpr Status failure_status = Status::SuspendCurrentQueueAMoment;
-
-    static constexpr bool is_success(Status status) noexcept {
-        return status == Status::Success || status == Status::Commit;
-    }
-
-    /// Listener calls of one queue running at once (one hot queue cannot take the whole pool).
-    static constexpr std::size_t max_in_flight_per_queue = MaxInFlightPerQueue;
-    /// A consume task yields its thread after this long (fairness between queues on the pool), ms.
-    static constexpr std::int64_t max_time_consume_continuously = 1000;
-    /// Bounds of a suspend pause (ms), as rmq::Orderly.
-    static constexpr std::int64_t min_suspend_millis = 10;
-    static constexpr std::int64_t max_suspend_millis = 30000;
-    /// How long rebalance waits for running listener calls before giving up on releasing a queue (ms).
-    static constexpr std::int64_t release_wait_millis = 1000;
-
-    template <class Host>
-    class Service;
-};
-
-/// Per-key orderly consumption keyed by the first message key (rmq::FirstKey).
-using KeyOrderly = KeyOrderlyBy<FirstKey>;
-
-/// The dispatcher the Consumer instantiates; Host is rmq::OrderHost<KeyOrderlyBy<...>> (order/host.hpp).
-///
-/// Per owned queue: a FIFO of waiting messages per key, a ready list of keys with messages and no call
-/// running (round robin), and up to max_in_flight_per_queue consume tasks, each taking the next ready key's
-/// batch. Every message is also put in the queue's ProcessQueue and removed when its key committed it, so
-/// the committed offset is the smallest offset not consumed yet (the min-offset rule).
-template <KeyExtractor Extractor, std::size_t MaxInFlightPerQueue>
-template <class Host>
-class KeyOrderlyBy<Extractor, MaxInFlightPerQueue>::Service {
-    using Policy = KeyOrderlyBy<Extractor, MaxInFlightPerQueue>;
-
-public:
-    explicit Service(Host& host)
-        : host_(host) {}
-
-    /// Clustering: renew every owned queue's broker lock each lock_renewal_interval (first after 1 s).
-    void start() {
-        if (host_.clustering()) {
-            orderly::schedule_lock_all(
-                host_, stopped_, std::min<std::int64_t>(1000, host_.config().lock_renewal_interval));
-        }
-    }
-
-    /// A pull found messages (loop thread): cache them, append each to its key's FIFO, start consume tasks.
-    void
-    on_pulled(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::vector<MessageExt> msgs) {
-        if (pq->dropped()) {
-            return;  // a late pull of a released queue: no state to keep for it
-        }
-        const auto qs = state_for(mq, pq);
-        // A pull never goes back within one ProcessQueue's life; this guard keeps a key's FIFO ordered
-        // anyway.
-        std::erase_if(msgs, [&](const MessageExt& m) { return m.queue_offset() <= qs->max_offset_seen; });
-        if (msgs.empty()) {
-            return;
-        }
-        qs->max_offset_seen = msgs.back().queue_offset();
-        auto batch = std::make_shared<std::vector<MessageExt>>(std::move(msgs));
-        (void)pq->put_messages_shared(
-            batch);  // before the FIFOs: a finished call must find its offsets cached
-        std::size_t spawn = 0;
-        {
-            const std::lock_guard lock(qs->mutex);
-            for (std::size_t i = 0; i < batch->size(); ++i) {
-                auto& [key, ks] = *qs->keys.try_emplace(std::string(extract_((*batch)[i]))).first;
-                ks.pending.push_back(Pending{batch, i, -1});
-                if (ks.phase == Phase::Idle) {
-                    make_ready(*qs, key, ks);
-                }
-            }
-            spawn = spawn_count(*qs);
-        }
-        submit_workers(qs, spawn);
-    }
-
-    /// Rebalance drops a queue (loop thread): wait up to 1 s until no listener call of it runs, then release
-    /// the broker lock. False (retried at the next rebalance) while a call still runs.
-    bool release_queue(const MessageQueue& mq, ProcessQueue& pq) {
-        const auto qs = find_state(mq, pq);
-        if (host_.clustering()) {
-            if (qs && !wait_calls_done(*qs)) {
-                return false;
-            }
-            host_.unlock_queues({mq});
-            pq.set_locked(false);
-        }
-        forget(mq, pq);
-        return true;
-    }
-
-    void stop() { stopped_.store(true); }
-
-    /// Shutdown, after the listeners drained: release every broker lock (Java's unlockAll(false)).
-    void after_drain() {
-        if (host_.clustering()) {
-            host_.unlock_all();
-        }
-        const std::lock_guard lock(states_mutex_);
-        states_.clear();
-    }
-
-private:
-    enum class Phase { Idle, Ready, Running, Suspended };
-
-    /// A message waiting for its key's turn: shared with the ProcessQueue's cache (never changed there), with
-    /// the reconsume times of a retry (-1: as pulled).
-    struct Pending {
-        std::shared_ptr<std::vector<MessageExt>> batch;
-        std::size_t index = 0;
-        int reconsume_times = -1;
-
-        [[nodiscard]] const MessageExt& msg() const noexcept { return (*batch)[index]; }
-
-        [[nodiscard]] std::int64_t offset() const noexcept { return msg().queue_offset(); }
-
-        [[nodiscard]] MessageExt copy() const {
-            MessageExt m = msg();
-            if (reconsume_times >= 0) {
-                m.set_reconsume_times(reconsume_times);
-            }
-            return m;
-        }
-    };
-
-    struct KeyState {
-        std::deque<Pending> pending;  // queue-offset order
-        std::vector<Pending> taken;   // auto-commit off: consumed (Success) but not committed yet
-        Phase phase = Phase::Idle;
-    };
-
-    using KeyEntry = std::pair<const std::string, KeyState>;
-
-    /// One owned queue, for the life of its ProcessQueue.
-    struct QueueState : std::enable_shared_from_this<QueueState> {
-        QueueState(MessageQueue q, std::shared_ptr<ProcessQueue> p)
-            : mq(std::move(q))
-            , pq(std::move(p)) {}
-
-        const MessageQueue mq;
-        const std::shared_ptr<ProcessQueue> pq;
-        std::int64_t max_offset_seen = -1;  // loop thread only
-        std::mutex mutex;                   // guards the members below
-        std::unordered_map<std::string, KeyState> keys;
-        std::deque<KeyEntry*> ready;  // keys in Phase::Ready, round robin (map nodes are stable)
-        std::size_t workers = 0;      // consume tasks submitted or running
-        std::size_t running = 0;      // keys in Phase::Running
-        std::size_t calls = 0;        // listener calls running (release waits for none)
-        bool relocking = false;
-    };
-
-    /// What one consume task took: a key and its batch.
-    struct Run {
-        KeyEntry* key = nullptr;
-        std::vector<Pending> items;
-    };
-
-    std::shared_ptr<QueueState> state_for(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
-        const std::lock_guard lock(states_mutex_);
-        auto& slot = states_[mq];
-        if (!slot || slot->pq != pq) {  // a queue taken on again has a new ProcessQueue: start afresh
-            slot = std::make_shared<QueueState>(mq, pq);
-        }
-        return slot;
-    }
-
-    std::shared_ptr<QueueState> find_state(const MessageQueue& mq, const ProcessQueue& pq) {
-        const std::lock_guard lock(states_mutex_);
-        const auto it = states_.find(mq);
-        return it != states_.end() && it->second->pq.get() == &pq ? it->second : nullptr;
-    }
-
-    void forget(const MessageQueue& mq, const ProcessQueue& pq) {
-        const std::lock_guard lock(states_mutex_);
-        if (const auto it = states_.find(mq); it != states_.end() && it->second->pq.get() == &pq) {
-            states_.erase(it);
-        }
-    }
-
-    /// Polls rather than waiting on a condition variable with a timeout: g++ 12's TSan does not intercept
-    /// the clock-based waits (see rmq::Orderly::release_queue).
-    bool wait_calls_done(QueueState& qs) {
-        const auto deadline =
-            std::chrono::steady_clock::now() + std::chrono::milliseconds(release_wait_millis);
-        while (true) {
-            {
-                const std::lock_guard lock(qs.mutex);
-                if (qs.calls == 0) {
-                    return true;
-                }
-            }
-            if (std::chrono::steady_clock::now() >= deadline) {
-                return false;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        }
-    }
-
-    static void make_ready(QueueState& qs, const std::string& key, KeyState& ks) {
-        ks.phase = Phase::Ready;
-        qs.ready.push_back(&*qs.keys.find(key));
-    }
-
-    /// How many more consume tasks the queue needs (caller holds qs.mutex): one per running or ready key, at
-    /// most max_in_flight_per_queue.
-    static std::size_t spawn_count(QueueState& qs) {
-        const std::size_t want = std::min(max_in_flight_per_queue, qs.running + qs.ready.size());
-        const std::size_t spawn = want > qs.workers ? want - qs.workers : 0;
-        qs.workers += spawn;
-        return spawn;
-    }
-
-    void submit_workers(const std::shared_ptr<QueueState>& qs, std::size_t count) {
-        for (std::size_t i = 0; i < count; ++i) {
-            host_.submit([this, qs] { work(qs); });
-        }
-    }
-
-    /// A consume task (consume thread): takes ready keys' batches until none is ready, the queue is gone or
-    /// unlocked, or its time slice ended.
-    void work(const std::shared_ptr<QueueState>& qs) {
-        const auto& clock = host_.clock();
-        const std::int64_t begin = clock->steady_millis();
-        Run run;
-        while (true) {
-            const Next next = take_next(*qs, run, clock->steady_millis() - begin);
-            if (next == Next::Stop) {
-                return;
-            }
-            if (next == Next::Yield) {
-                submit_workers(qs, 1);  // to the back of the pool's queue: other queues' tasks run first
-                return;
-            }
-            if (next == Next::Relock) {
-                relock_later(qs, 100);
-                return;
-            }
-            consume(qs, run);
-        }
-    }
-
-    enum class Next { Consume, Stop, Yield, Relock };
-
-    /// Under qs.mutex: the next ready key and up to consume_message_batch_max_size of its messages, or why
-    /// this task ends (its worker slot is given up, except for Yield, which hands it to a new task).
-    Next take_next(QueueState& qs, Run& run, std::int64_t elapsed) {
-        const std::lock_guard lock(qs.mutex);
-        const ProcessQueue& pq = *qs.pq;
-        Next end = Next::Consume;
-        if (pq.dropped() || host_.stopping() || qs.ready.empty()) {
-            end = Next::Stop;
-        } else if (host_.clustering() && (!pq.locked() || pq.is_lock_expired())) {
-            end = qs.relocking ? Next::Stop : Next::Relock;
-            qs.relocking = true;
-        } else if (elapsed > max_time_consume_continuously) {
-            return Next::Yield;
-        }
-        if (end != Next::Consume) {
-            --qs.workers;
-            return end;
-        }
-        run.key = qs.ready.front();
-        qs.ready.pop_front();
-        KeyState& ks = run.key->second;
-        ks.phase = Phase::Running;
-        ++qs.running;
-        ++qs.calls;
-        const auto batch =
-            static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
-        run.items.clear();
-        while (run.items.size() < batch && !ks.pending.empty()) {
-            run.items.push_back(std::move(ks.pending.front()));
-            ks.pending.pop_front();
-        }
-        return Next::Consume;
-    }
-
-    /// The lock was lost (renewal failed): relock from the loop, then dispatch again; retried every 3 s.
-    void relock_later(const std::shared_ptr<QueueState>& qs, std::int64_t delay) {
-        host_.schedule(delay, [this, qs] {
-            const bool gone = stopped_.load() || qs->pq->dropped();
-            const bool locked = !gone && host_.lock_queue(qs->mq);
-            if (!gone && !locked) {
-                relock_later(qs, 3000);
-                return;
-            }
-            std::size_t spawn = 0;
-            {
-                const std::lock_guard lock(qs->mutex);
-                qs->relocking = false;
-                spawn = locked ? spawn_count(*qs) : 0;
-            }
-            submit_workers(qs, spawn);
-        });
-    }
-
-    /// One listener call for the key `run` took, then its result (consume thread).
-    void consume(const std::shared_ptr<QueueState>& qs, Run& run) {
-        std::vector<MessageExt> msgs;
-        msgs.reserve(run.items.size());
-        for (const auto& item : run.items) {
-            msgs.push_back(item.copy());
-        }
-        host_.reset_retry_topic(std::span<MessageExt>(msgs));
-        Context ctx(qs->mq);
-        const auto call = host_.call_listener(qs->mq, msgs, ctx);
-        host_.record_consume_rt(qs->mq.topic, call->rt_millis);
-        process_result(*qs, run, msgs, ctx, call->status);
-    }
-
-    /// What a result does to the key (Orderly's processConsumeResult scoped to the key).
-    struct Outcome {
-        bool commit = false;       // remove the batch and the key's taken messages from the cache
-        bool keep_taken = false;   // auto-commit off, Success: the batch joins the key's taken messages
-        bool put_back = false;     // the batch (with its reconsume times) goes back to the key's front
-        bool rollback = false;     // the key's taken messages and the batch go back as they were
-        std::int64_t suspend = 0;  // > 0: the key waits this long (ms)
-    };
-
-    Outcome
-    outcome_of(const QueueState& qs, std::vector<MessageExt>& msgs, const Context& ctx, Status status) {
-        const auto n = static_cast<std::int64_t>(msgs.size());
-        const std::int64_t pause = orderly::suspend_millis(
-            host_, ctx.suspend_current_queue_time_millis(), min_suspend_millis, max_suspend_millis);
-        const auto failed = [&] {
-            host_.record_consume_failed(qs.mq.topic, n);
-            return orderly::check_reconsume_times(host_, msgs);
-        };
-        Outcome out;
-        if (ctx.auto_commit()) {
-            if (status == Status::SuspendCurrentQueueAMoment) {
-                out.put_back = failed();
-                out.commit = !out.put_back;  // every message went to the DLQ
-            } else {
-                if (status != Status::Success) {
-                    host_.log(
-                        "group [{}]: {} returns Commit/Rollback with auto-commit on; treated as Success",
-                        host_.group(),
-                        qs.mq);
-                }
-                host_.record_consume_ok(qs.mq.topic, n);
-                out.commit = true;
-            }
-        } else if (status == Status::Success) {
-            host_.record_consume_ok(qs.mq.topic, n);
-            out.keep_taken = true;
-        } else if (status == Status::Commit) {
-            out.commit = true;
-        } else if (status == Status::Rollback) {
-            out.rollback = true;
-        } else {
-            out.put_back = failed();
-            out.keep_taken = !out.put_back;  // sent to the DLQ, committed with the key's next Commit
-        }
-        out.suspend = out.put_back || out.rollback ? pause : 0;
-        return out;
-    }
-
-    /// Applies the outcome under qs.mutex, then commits outside it and re-files the key.
-    void process_result(
-        QueueState& qs, Run& run, std::vector<MessageExt>& msgs, const Context& ctx, Status status) {
-        const Outcome out = outcome_of(qs, msgs, ctx, status);
-        std::string key = run.key->first;  // run.key is cleared by refile
-        std::vector<std::int64_t> done;
-        {
-            const std::lock_guard lock(qs.mutex);
-            KeyState& ks = run.key->second;
-            if (out.commit) {
-                for (const auto& item : ks.taken) {
-                    done.push_back(item.offset());
-                }
-                ks.taken.clear();
-                for (const auto& item : run.items) {
-                    done.push_back(item.offset());
-                }
-            } else if (out.keep_taken) {
-                ks.taken.insert(ks.taken.end(), run.items.begin(), run.items.end());
-            } else if (out.put_back) {
-                for (std::size_t i = run.items.size(); i-- > 0;) {
-                    run.items[i].reconsume_times = msgs[i].reconsume_times();
-                    ks.pending.push_front(std::move(run.items[i]));
-                }
-            } else if (out.rollback) {
-                ks.pending.insert(ks.pending.begin(), run.items.begin(), run.items.end());
-                ks.pending.insert(ks.pending.begin(), ks.taken.begin(), ks.taken.end());
-                ks.taken.clear();
-            }
-        }
-        // Committed before the key is re-filed, so a later call of the key never commits before this one.
-        commit(qs, done);
-        if (refile(qs, run, out.suspend)) {
-            suspend_key(qs.shared_from_this(), std::move(key), out.suspend);
-        }
-    }
-
-    void commit(QueueState& qs, std::span<const std::int64_t> offsets) {
-        if (offsets.empty()) {
-            return;
-        }
-        const std::int64_t offset = qs.pq->remove_messages(offsets);
-        if (offset >= 0 && !qs.pq->dropped()) {
-            host_.update_offset(qs.mq, offset, true);
-        }
-    }
-
-    /// The call is over: the key is ready again, suspended (true: the caller schedules its wake-up), or idle
-    /// (forgotten when nothing of it is left).
-    bool refile(QueueState& qs, Run& run, std::int64_t suspend) {
-        const std::lock_guard lock(qs.mutex);
-        --qs.calls;
-        --qs.running;
-        KeyEntry& entry = *run.key;
-        KeyState& ks = entry.second;
-        run.key = nullptr;
-        run.items.clear();
-        if (suspend > 0) {
-            ks.phase = Phase::Suspended;
-            return true;
-        }
-        if (!ks.pending.empty()) {
-            make_ready(qs, entry.first, ks);
-        } else if (ks.taken.empty()) {
-            qs.keys.erase(qs.keys.find(entry.first));
-        } else {
-            ks.phase = Phase::Idle;
-        }
-        return false;
-    }
-
-    /// SuspendCurrentQueueAMoment / Rollback for one key: its later messages wait, other keys keep going.
-    void suspend_key(std::shared_ptr<QueueState> self, std::string key, std::int64_t millis) {
-        host_.schedule(millis, [this, self = std::move(self), key = std::move(key)] {
-            std::size_t spawn = 0;
-            {
-                const std::lock_guard lock(self->mutex);
-                const auto it = self->keys.find(key);
-                if (it == self->keys.end() || it->second.phase != Phase::Suspended) {
-                    return;
-                }
-                if (it->second.pending.empty()) {
-                    it->second.phase = Phase::Idle;
-                } else {
-                    make_ready(*self, key, it->second);
-                }
-                spawn = spawn_count(*self);
-            }
-            submit_workers(self, spawn);
-        });
-    }
-
-    Host& host_;
-    [[no_unique_address]] Extractor extract_{};
-    std::atomic<bool> stopped_{false};
-    std::mutex states_mutex_;
-    std::map<MessageQueue, std::shared_ptr<QueueState>> states_;
-};
-
-}  // namespace rmq
-// ---- end rmq/order/key_orderly.hpp ----
 
 // ---- begin rmq/producer.hpp ----
 
@@ -10331,6 +10616,71 @@ private:
 }  // namespace rmq
 // ---- end rmq/producer.hpp ----
 
+// ---- begin rmq/sim/options.hpp ----
+
+/// @file sim/options.hpp
+/// What a simulation run (rmq/sim/simulation.hpp) is given: its faults and shape, and how the messages it
+/// sends are told apart (key and per-key sequence).
+
+#include <cstdint>
+#include <string>
+
+
+namespace rmq::sim {
+
+/// How often each fault strikes while faults are on (probabilities per request or answer), and how many
+/// scenario faults a run has.
+struct Faults {
+    double pull_drop = 0.02;        ///< a pull's answer is lost: the consumer sees a failure at its timeout
+    double pull_delay = 0.2;        ///< a pull's answer comes late (later answers overtake it)
+    double offset_drop = 0.1;       ///< UPDATE_CONSUMER_OFFSET is lost (the caller sees a timeout)
+    double offset_delay = 0.1;      ///< UPDATE_CONSUMER_OFFSET is applied late, after newer ones
+    double offset_duplicate = 0.1;  ///< UPDATE_CONSUMER_OFFSET is applied now and again later
+    double lock_answer_drop = 0.1;  ///< LOCK_BATCH_MQ is applied, its answer lost
+    double heartbeat_drop = 0.1;    ///< HEART_BEAT is lost
+    double send_duplicate = 0.05;   ///< a message is stored twice (a producer retry)
+    std::int64_t max_delay_millis = 5000;      ///< late answers and requests: up to this late
+    std::int64_t pull_timeout_millis = 30000;  ///< when a lost pull answer fails
+    int crashes = 1;   ///< members that vanish (each replaced by a new member soon after)
+    int pauses = 2;    ///< members that stop for pause_min_millis..pause_max_millis
+    int restarts = 1;  ///< broker restarts
+    std::int64_t pause_min_millis = 65000;   ///< longer than the broker's lock expiry (60 s)
+    std::int64_t pause_max_millis = 150000;  ///< up to past the broker's channel expiry (120 s)
+};
+
+/// One run's shape. Every random choice derives from `seed`.
+struct Options {
+    std::uint64_t seed = 1;
+    int members = 3;
+    int queues = 8;
+    int keys = 16;
+    int messages = 300;
+    std::int64_t send_millis = 60000;     ///< messages are sent over this much virtual time
+    std::int64_t fault_millis = 120000;   ///< faults strike in [0, fault_millis)
+    std::int64_t settle_millis = 600000;  ///< then, fault-free, the run ends once every message was handled
+    Faults faults;
+    std::string topic = "SimTopic";
+    std::string group = "sim_group";
+};
+
+/// The key (0-based) of a message the simulation sent (its KEYS property is "k<key>"); -1 for others.
+[[nodiscard]] inline int key_of(const MessageExt& msg) {
+    const auto keys = msg.keys();
+    if (keys.size() < 2 || keys.front() != 'k') {
+        return -1;
+    }
+    return std::stoi(std::string(keys.substr(1)));
+}
+
+/// The per-key sequence number of a message the simulation sent; -1 for others.
+[[nodiscard]] inline int seq_of(const MessageExt& msg) {
+    const auto seq = msg.property("SIM_SEQ");
+    return seq ? std::stoi(*seq) : -1;
+}
+
+}  // namespace rmq::sim
+// ---- end rmq/sim/options.hpp ----
+
 // ---- begin rmq/sim/simulation.hpp ----
 
 /// @file sim/simulation.hpp
@@ -10459,6 +10809,20 @@ struct Verdict {
 // ---- end rmq/sim/trace.hpp ----
 
 
+// ---- begin rmq/detail/sim/context.hpp ----
+
+/// @file detail/sim/context.hpp
+/// What a simulation's members' transports (rmq::sim::SimTransport) and the rmq::sim::Simulation share: the
+/// world, the run's options and trace, whether faults strike now.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
 // ---- begin rmq/detail/sim/world.hpp ----
 
 /// @file detail/sim/world.hpp
@@ -10563,60 +10927,6 @@ private:
 
 // ---- end rmq/detail/sim/world.hpp ----
 
-namespace rmq::sim {
-
-/// How often each fault strikes while faults are on (probabilities per request or answer), and how many
-/// scenario faults a run has.
-struct Faults {
-    double pull_drop = 0.02;        ///< a pull's answer is lost: the consumer sees a failure at its timeout
-    double pull_delay = 0.2;        ///< a pull's answer comes late (later answers overtake it)
-    double offset_drop = 0.1;       ///< UPDATE_CONSUMER_OFFSET is lost (the caller sees a timeout)
-    double offset_delay = 0.1;      ///< UPDATE_CONSUMER_OFFSET is applied late, after newer ones
-    double offset_duplicate = 0.1;  ///< UPDATE_CONSUMER_OFFSET is applied now and again later
-    double lock_answer_drop = 0.1;  ///< LOCK_BATCH_MQ is applied, its answer lost
-    double heartbeat_drop = 0.1;    ///< HEART_BEAT is lost
-    double send_duplicate = 0.05;   ///< a message is stored twice (a producer retry)
-    std::int64_t max_delay_millis = 5000;      ///< late answers and requests: up to this late
-    std::int64_t pull_timeout_millis = 30000;  ///< when a lost pull answer fails
-    int crashes = 1;   ///< members that vanish (each replaced by a new member soon after)
-    int pauses = 2;    ///< members that stop for pause_min_millis..pause_max_millis
-    int restarts = 1;  ///< broker restarts
-    std::int64_t pause_min_millis = 65000;   ///< longer than the broker's lock expiry (60 s)
-    std::int64_t pause_max_millis = 150000;  ///< up to past the broker's channel expiry (120 s)
-};
-
-/// One run's shape. Every random choice derives from `seed`.
-struct Options {
-    std::uint64_t seed = 1;
-    int members = 3;
-    int queues = 8;
-    int keys = 16;
-    int messages = 300;
-    std::int64_t send_millis = 60000;     ///< messages are sent over this much virtual time
-    std::int64_t fault_millis = 120000;   ///< faults strike in [0, fault_millis)
-    std::int64_t settle_millis = 600000;  ///< then, fault-free, the run ends once every message was handled
-    Faults faults;
-    std::string topic = "SimTopic";
-    std::string group = "sim_group";
-};
-
-/// The key (0-based) of a message the simulation sent (its KEYS property is "k<key>"); -1 for others.
-[[nodiscard]] inline int key_of(const MessageExt& msg) {
-    const auto keys = msg.keys();
-    if (keys.size() < 2 || keys.front() != 'k') {
-        return -1;
-    }
-    return std::stoi(std::string(keys.substr(1)));
-}
-
-/// The per-key sequence number of a message the simulation sent; -1 for others.
-[[nodiscard]] inline int seq_of(const MessageExt& msg) {
-    const auto seq = msg.property("SIM_SEQ");
-    return seq ? std::stoi(*seq) : -1;
-}
-
-}  // namespace rmq::sim
-
 namespace rmq::detail::sim {
 
 /// What the members' transports and the Simulation share.
@@ -10637,20 +10947,23 @@ struct Context {
     [[nodiscard]] bool strike(double p) { return faults_on && world.chance(p); }
 };
 
+/// A queue as the trace names it (topic:id: one broker).
 inline std::string queue_name(const MessageQueue& mq) {
     return fmt::format("{}:{}", mq.topic, mq.queue_id);
 }
 
 }  // namespace rmq::detail::sim
+// ---- end rmq/detail/sim/context.hpp ----
 
 namespace rmq::sim {
 
-/// One member's connection to the simulated broker; models rmq::Transport. It injects the request and
+/// One member's connection to the simulated broker; models the rmq::Transport concept (hence not named
+/// Transport: rmq::sim::Transport would hide the concept inside rmq::sim). It injects the request and
 /// answer faults of rmq::sim::Faults while faults are on, and puts its consumer under the simulation's
 /// driver (no threads). Made by rmq::sim::Simulation.
-class Transport {
+class SimTransport {
 public:
-    Transport(std::shared_ptr<detail::sim::Context> ctx, std::size_t member)
+    SimTransport(std::shared_ptr<detail::sim::Context> ctx, std::size_t member)
         : ctx_(std::move(ctx))
         , member_(member)
         , inner_(ctx_->world.connect()) {}
@@ -10798,7 +11111,7 @@ private:
 
 /// The consumer type a simulation runs for order policy `Order`.
 template <class Order>
-using SimConsumer = Consumer<Order, AllocateAveragely, RemoteOffsetStore, Transport>;
+using SimConsumer = Consumer<Order, AllocateAveragely, RemoteOffsetStore, SimTransport>;
 
 /// One seeded run: members of `Order` consuming with the given listener while faults strike. run() returns
 /// the trace; rmq::sim::check judges it. Not thread-safe: everything runs on the caller's thread.
@@ -10896,7 +11209,7 @@ private:
         config.instance_name = "sim";
         config.consume_from_where = ConsumeFromWhere::FirstOffset;
         m->client_id = config.build_client_id();
-        m->consumer = std::make_unique<SimConsumer<Order>>(Transport(ctx_, m->index), std::move(config));
+        m->consumer = std::make_unique<SimConsumer<Order>>(SimTransport(ctx_, m->index), std::move(config));
         m->consumer->subscribe(o.topic, "*");
         m->consumer->register_listener(recording_listener(static_cast<int>(m->index), m->client_id));
         ctx_->record(FaultKind::MemberJoined, static_cast<int>(m->index));
@@ -11020,6 +11333,45 @@ private:
 
 }  // namespace rmq::sim
 // ---- end rmq/sim/simulation.hpp ----
+
+// ---- begin rmq/tls_config.hpp ----
+
+/// @file tls_config.hpp
+/// rmq::TlsConfig: TLS to NameServers and brokers. A plain value apart from rmq::RemotingConfig (which holds
+/// one) so that the connection layer (detail/net) can take it without depending on the transport above it.
+
+#include <optional>
+#include <string>
+
+namespace rmq {
+
+/// TLS to NameServers and brokers (Java's `tls.*` client system properties / tls.properties; see the table in
+/// docs/transport/remoting.md). Files are PEM. When `enable` is set the connection is TLS or nothing: a
+/// failed handshake fails the request (rmq::TlsError), never falling back to plain TCP.
+struct TlsConfig {
+    /// Use TLS (tls.enable).
+    bool enable = false;
+    /// CA certificates the server's chain is verified against (tls.client.trustCertPath); empty: the
+    /// system's default CA paths when verification is on.
+    std::string client_trust_cert_path{};
+    /// Client certificate for mutual TLS (tls.client.certPath), with its key `client_key_path`
+    /// (tls.client.keyPath, PKCS#8 or traditional, encrypted ones opened with `client_key_password`,
+    /// tls.client.keyPassword). Both or neither.
+    std::string client_cert_path{};
+    std::string client_key_path{};
+    std::string client_key_password{};
+    /// Verify the server's certificate chain (tls.client.authServer). Unset: verify when a trust file is
+    /// given (Java's default is false: it then trusts any server).
+    std::optional<bool> client_auth_server{};
+    /// Trust any server certificate, as Java's test mode does (tls.test.mode.enable; Java's default is true,
+    /// rmq's false).
+    bool test_mode_enable = false;
+    /// Host name sent as SNI; empty: the host of the address connected to (IP addresses send none).
+    std::string server_name{};
+};
+
+}  // namespace rmq
+// ---- end rmq/tls_config.hpp ----
 // ---- end rmq/rmq.hpp ----
 
 // ---- definitions (impl/*.ipp): compiled here header-only, or in the one TU that defines RMQ_SOURCE ----
@@ -11139,6 +11491,114 @@ RMQ_DECL std::shared_ptr<Clock> system_clock() {
 }  // namespace rmq
 // ---- end rmq/impl/clock.ipp ----
 
+// ---- begin rmq/impl/subscription.ipp ----
+
+/// @file impl/subscription.ipp
+/// Definitions of subscription.hpp.
+
+
+// Only the definitions need these.
+#include <fmt/format.h>
+
+
+
+namespace rmq {
+
+RMQ_DECL std::int32_t tag_hash(std::string_view utf8_tag) noexcept {
+    std::uint32_t h = 0;
+    std::size_t i = 0;
+    while (i < utf8_tag.size()) {
+        const std::uint32_t cp = detail::next_code_point(utf8_tag, i);
+        if (cp >= 0x10000) {
+            h = h * 31 + (0xD800 + ((cp - 0x10000) >> 10));
+            h = h * 31 + (0xDC00 + ((cp - 0x10000) & 0x3FF));
+        } else {
+            h = h * 31 + cp;
+        }
+    }
+    return static_cast<std::int32_t>(h);
+}
+
+RMQ_DECL std::string_view detail::java_trim(std::string_view s) noexcept {
+    while (!s.empty() && static_cast<unsigned char>(s.front()) <= 0x20) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && static_cast<unsigned char>(s.back()) <= 0x20) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+RMQ_DECL SubscriptionData parse_subscription(std::string_view topic, std::string_view expression) {
+    SubscriptionData data;
+    data.topic = std::string(topic);
+    if (expression.empty() || expression == sub_all) {
+        data.sub_string = std::string(sub_all);
+        return data;
+    }
+    data.sub_string = std::string(expression);
+    // Java's String.split("\\|\\|") keeps leading empty parts and drops trailing ones; only "nothing at all
+    // after dropping" is an error.
+    std::size_t parts = 0;
+    std::size_t last_non_empty = 0;
+    {
+        std::string_view rest = expression;
+        std::size_t index = 0;
+        while (true) {
+            const std::size_t pos = rest.find("||");
+            const std::string_view part = rest.substr(0, pos);
+            ++index;
+            if (!part.empty()) {
+                last_non_empty = index;
+            }
+            if (pos == std::string_view::npos) {
+                break;
+            }
+            rest.remove_prefix(pos + 2);
+        }
+        parts = last_non_empty;
+    }
+    if (parts == 0) {
+        throw InvalidArgument(fmt::format("subString split error: subscription expression \"{}\" of topic {} "
+                                          "contains no tag",
+                                          expression,
+                                          topic));
+    }
+    std::string_view rest = expression;
+    while (true) {
+        const std::size_t pos = rest.find("||");
+        const std::string_view tag = detail::java_trim(rest.substr(0, pos));
+        if (!tag.empty()) {
+            data.tags_set.emplace(tag);
+            data.code_set.insert(tag_hash(tag));
+        }
+        if (pos == std::string_view::npos) {
+            break;
+        }
+        rest.remove_prefix(pos + 2);
+    }
+    return data;
+}
+
+RMQ_DECL SubscriptionData parse_subscription(std::string_view topic,
+                                             std::string_view expression,
+                                             std::string_view type) {
+    if (type.empty() || type == expression_type_tag) {
+        return parse_subscription(topic, expression);
+    }
+    if (expression.empty()) {
+        throw InvalidArgument(fmt::format("Expression can't be null! {}", type));
+    }
+    SubscriptionData data;
+    data.topic = std::string(topic);
+    data.sub_string = std::string(expression);
+    data.expression_type = std::string(type);
+    return data;
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/subscription.ipp ----
+
 // ---- begin rmq/impl/process_queue.ipp ----
 
 /// @file impl/process_queue.ipp
@@ -11164,6 +11624,17 @@ RMQ_DECL ProcessQueue::ProcessQueue(std::shared_ptr<Clock> clock)
 
 RMQ_DECL bool ProcessQueue::put_messages_shared(const std::shared_ptr<std::vector<MessageExt>>& batch,
                                                 std::optional<std::int64_t> max_offset) {
+    return put_locked(batch, max_offset, std::nullopt);
+}
+
+RMQ_DECL bool ProcessQueue::put_messages_shared(const std::shared_ptr<std::vector<MessageExt>>& batch,
+                                                PullOffsets unstamped) {
+    return put_locked(batch, unstamped.max_offset, unstamped);
+}
+
+RMQ_DECL bool ProcessQueue::put_locked(const std::shared_ptr<std::vector<MessageExt>>& batch,
+                                       std::optional<std::int64_t> max_offset,
+                                       std::optional<PullOffsets> unstamped) {
     if (!batch) {
         throw InvalidArgument("ProcessQueue::put_messages_shared: batch must not be null");
     }
@@ -11181,7 +11652,7 @@ RMQ_DECL bool ProcessQueue::put_messages_shared(const std::shared_ptr<std::vecto
     std::int64_t added_bytes = 0;
     for (std::size_t i = 0; i < msgs.size(); ++i) {
         const std::int64_t offset = msgs[i].queue_offset();
-        if (msg_tree_.try_emplace(offset, Entry{batch, i, start_of(msgs[i])}).second) {
+        if (msg_tree_.try_emplace(offset, Entry{batch, i, start_of(msgs[i]), unstamped}).second) {
             ++added;
             added_bytes += static_cast<std::int64_t>(msgs[i].body().size());
             queue_offset_max_.store(offset);
@@ -11211,6 +11682,9 @@ RMQ_DECL std::vector<MessageExt> ProcessQueue::take_messages(std::size_t batch_s
     while (out.size() < batch_size && !msg_tree_.empty()) {
         auto node = msg_tree_.extract(msg_tree_.begin());
         out.push_back(node.mapped().msg());
+        if (const auto& bounds = node.mapped().unstamped) {
+            bounds->stamp(std::span<MessageExt>(&out.back(), 1));
+        }
         consuming_tree_.insert(std::move(node));
     }
     if (out.empty()) {
@@ -11261,7 +11735,8 @@ RMQ_DECL void ProcessQueue::make_message_to_consume_again(std::span<const Messag
     for (const auto& msg : msgs) {
         consuming_tree_.erase(msg.queue_offset());
         msg_tree_.insert_or_assign(
-            msg.queue_offset(), Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0, start_of(msg)});
+            msg.queue_offset(),
+            Entry{std::make_shared<std::vector<MessageExt>>(1, msg), 0, start_of(msg), std::nullopt});
     }
 }
 
@@ -11386,6 +11861,178 @@ RMQ_DECL std::int64_t ProcessQueue::start_of(const MessageExt& msg) {
 }  // namespace rmq
 // ---- end rmq/impl/process_queue.ipp ----
 
+// ---- begin rmq/detail/stats/impl/collectors.ipp ----
+
+/// @file detail/stats/impl/collectors.ipp
+/// Definitions of detail/stats/collectors.hpp.
+
+
+namespace rmq::detail {
+
+RMQ_DECL Histogram HistogramCounter::read() const {
+    Histogram h;
+    h.bounds.assign(bounds_->begin(), bounds_->end());
+    if (count_ > 0) {
+        h.counts.assign(counts_.begin(), counts_.end());
+    }
+    h.sum = static_cast<double>(sum_);
+    h.count = count_;
+    return h;
+}
+
+RMQ_DECL void ProducerStatsCollector::record_send(std::string_view topic, std::int64_t millis, bool ok) {
+    const std::lock_guard lock(mutex_);
+    auto it = topics_.find(topic);
+    if (it == topics_.end()) {
+        it = topics_.emplace(std::string(topic), Topic{}).first;
+    }
+    Topic& t = it->second;
+    (ok ? t.ok : t.failed) += 1;
+    (ok ? t.cost_ok : t.cost_failed).add(millis);
+}
+
+RMQ_DECL ProducerStats ProducerStatsCollector::snapshot() const {
+    ProducerStats out;
+    const std::lock_guard lock(mutex_);
+    out.topics.reserve(topics_.size());
+    for (const auto& [name, t] : topics_) {
+        out.topics.push_back(ProducerTopicStats{
+            .topic = name,
+            .send_ok_total = t.ok,
+            .send_failed_total = t.failed,
+            .send_cost_time_ok = t.cost_ok.read(),
+            .send_cost_time_failed = t.cost_failed.read(),
+        });
+    }
+    return out;
+}
+
+RMQ_DECL WindowCounter::Window WindowCounter::read(std::int64_t now, std::int64_t since) const noexcept {
+    const std::int64_t id = now / bucket_millis_;
+    const std::int64_t oldest = id - static_cast<std::int64_t>(bucket_count) + 1;
+    Window w;
+    for (const Bucket& b : buckets_) {
+        if (b.id >= oldest && b.id <= id) {
+            w.sum += b.value;
+            w.times += b.times;
+        }
+    }
+    w.span_millis = std::max<std::int64_t>(1, now - std::max(oldest * bucket_millis_, since));
+    return w;
+}
+
+RMQ_DECL void StatsCollector::record_consume_rt(std::string_view topic, std::int64_t millis) {
+    with_topic(topic, [&](Topic& t, std::int64_t now) {
+        t.consume_rt.add(now, millis);
+        t.consume_rt_hour.add(now, millis);
+        t.process_time.add(millis);
+    });
+}
+
+RMQ_DECL void StatsCollector::record_consume_failed(std::string_view topic, std::int64_t count) {
+    with_topic(topic, [&](Topic& t, std::int64_t now) {
+        t.consume_failed.add(now, count);
+        t.consume_failed_hour.add(now, count);
+        t.consume_failed_total += count;
+    });
+}
+
+RMQ_DECL void StatsCollector::record_consume(std::string_view topic,
+                                             std::int64_t millis,
+                                             std::int64_t ok,
+                                             std::int64_t failed) {
+    with_topic(topic, [&](Topic& t, std::int64_t now) {
+        t.consume_rt.add(now, millis);
+        t.consume_rt_hour.add(now, millis);
+        t.process_time.add(millis);
+        if (ok > 0) {
+            t.consume_ok.add(now, ok);
+            t.consume_ok_total += ok;
+        }
+        if (failed > 0) {
+            t.consume_failed.add(now, failed);
+            t.consume_failed_hour.add(now, failed);
+            t.consume_failed_total += failed;
+        }
+    });
+}
+
+RMQ_DECL void StatsCollector::set_queue(QueueStats q) {
+    if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
+        q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
+    } else {
+        q.lag = 0;
+    }
+    const std::lock_guard lock(misc_mutex_);
+    auto key = q.mq;
+    queues_.insert_or_assign(std::move(key), std::move(q));
+}
+
+RMQ_DECL void StatsCollector::set_subscription_inconsistent(bool inconsistent, std::string detail) {
+    const std::lock_guard lock(misc_mutex_);
+    subscription_inconsistent_ = inconsistent;
+    subscription_detail_ = inconsistent ? std::move(detail) : std::string{};
+}
+
+RMQ_DECL ConsumerStats StatsCollector::snapshot() const {
+    const std::int64_t now = clock_->steady_millis();
+    ConsumerStats out;
+    {
+        const std::shared_lock lock(topics_mutex_);
+        out.topics.reserve(topics_.size());
+        for (const auto& [name, topic] : topics_) {
+            out.topics.push_back(topic_stats(name, *topic, now));
+        }
+    }
+    const std::lock_guard lock(misc_mutex_);
+    out.queues.reserve(queues_.size());
+    for (const auto& [mq, q] : queues_) {
+        out.queues.push_back(q);
+    }
+    out.subscription_inconsistent = subscription_inconsistent_;
+    out.subscription_inconsistent_detail = subscription_detail_;
+    out.damaged_records = damaged_records_;
+    out.send_back_total = send_back_total_;
+    out.send_back_failed_total = send_back_failed_total_;
+    out.sent_to_dlq_total = sent_to_dlq_total_;
+    return out;
+}
+
+RMQ_DECL TopicStats StatsCollector::topic(std::string_view name) const {
+    const std::int64_t now = clock_->steady_millis();
+    const std::shared_lock lock(topics_mutex_);
+    if (auto it = topics_.find(name); it != topics_.end()) {
+        return topic_stats(it->first, *it->second, now);
+    }
+    return TopicStats{std::string(name)};
+}
+
+RMQ_DECL TopicStats StatsCollector::topic_stats(const std::string& name, Topic& t, std::int64_t now) const {
+    const std::lock_guard lock(t.mutex);
+    auto avg = [](const WindowCounter::Window& w) {
+        return w.times == 0 ? 0.0 : static_cast<double>(w.sum) / static_cast<double>(w.times);
+    };
+    auto tps = [](const WindowCounter::Window& w) {
+        return static_cast<double>(w.sum) * 1000.0 / static_cast<double>(w.span_millis);
+    };
+    TopicStats s{name};
+    s.pull_rt = avg(t.pull_rt.read(now, start_));
+    s.pull_tps = tps(t.pull_tps.read(now, start_));
+    const auto rt = t.consume_rt.read(now, start_);
+    s.consume_rt = rt.sum != 0 ? avg(rt) : avg(t.consume_rt_hour.read(now, start_));
+    s.consume_ok_tps = tps(t.consume_ok.read(now, start_));
+    s.consume_failed_tps = tps(t.consume_failed.read(now, start_));
+    s.consume_failed_msgs = t.consume_failed_hour.read(now, start_).sum;
+    s.pulled_msgs_total = t.pulled_total;
+    s.consume_ok_total = t.consume_ok_total;
+    s.consume_failed_total = t.consume_failed_total;
+    s.process_time = t.process_time.read();
+    return s;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/stats/impl/collectors.ipp ----
+
 // ---- begin rmq/impl/stats.ipp ----
 
 /// @file impl/stats.ipp
@@ -11430,171 +12077,6 @@ RMQ_DECL std::vector<std::string> stats_log_lines(const ConsumerStats& stats, st
             t.consume_failed_total));
     }
     return out;
-}
-
-RMQ_DECL Histogram detail::HistogramCounter::read() const {
-    Histogram h;
-    h.bounds.assign(bounds_->begin(), bounds_->end());
-    if (count_ > 0) {
-        h.counts.assign(counts_.begin(), counts_.end());
-    }
-    h.sum = static_cast<double>(sum_);
-    h.count = count_;
-    return h;
-}
-
-RMQ_DECL void
-detail::ProducerStatsCollector::record_send(std::string_view topic, std::int64_t millis, bool ok) {
-    const std::lock_guard lock(mutex_);
-    auto it = topics_.find(topic);
-    if (it == topics_.end()) {
-        it = topics_.emplace(std::string(topic), Topic{}).first;
-    }
-    Topic& t = it->second;
-    (ok ? t.ok : t.failed) += 1;
-    (ok ? t.cost_ok : t.cost_failed).add(millis);
-}
-
-RMQ_DECL ProducerStats detail::ProducerStatsCollector::snapshot() const {
-    ProducerStats out;
-    const std::lock_guard lock(mutex_);
-    out.topics.reserve(topics_.size());
-    for (const auto& [name, t] : topics_) {
-        out.topics.push_back(ProducerTopicStats{
-            .topic = name,
-            .send_ok_total = t.ok,
-            .send_failed_total = t.failed,
-            .send_cost_time_ok = t.cost_ok.read(),
-            .send_cost_time_failed = t.cost_failed.read(),
-        });
-    }
-    return out;
-}
-
-RMQ_DECL detail::WindowCounter::Window detail::WindowCounter::read(std::int64_t now,
-                                                                   std::int64_t since) const noexcept {
-    const std::int64_t id = now / bucket_millis_;
-    const std::int64_t oldest = id - static_cast<std::int64_t>(bucket_count) + 1;
-    Window w;
-    for (const Bucket& b : buckets_) {
-        if (b.id >= oldest && b.id <= id) {
-            w.sum += b.value;
-            w.times += b.times;
-        }
-    }
-    w.span_millis = std::max<std::int64_t>(1, now - std::max(oldest * bucket_millis_, since));
-    return w;
-}
-
-RMQ_DECL void detail::StatsCollector::record_consume_rt(std::string_view topic, std::int64_t millis) {
-    with_topic(topic, [&](Topic& t, std::int64_t now) {
-        t.consume_rt.add(now, millis);
-        t.consume_rt_hour.add(now, millis);
-        t.process_time.add(millis);
-    });
-}
-
-RMQ_DECL void detail::StatsCollector::record_consume_failed(std::string_view topic, std::int64_t count) {
-    with_topic(topic, [&](Topic& t, std::int64_t now) {
-        t.consume_failed.add(now, count);
-        t.consume_failed_hour.add(now, count);
-        t.consume_failed_total += count;
-    });
-}
-
-RMQ_DECL void detail::StatsCollector::record_consume(std::string_view topic,
-                                                     std::int64_t millis,
-                                                     std::int64_t ok,
-                                                     std::int64_t failed) {
-    with_topic(topic, [&](Topic& t, std::int64_t now) {
-        t.consume_rt.add(now, millis);
-        t.consume_rt_hour.add(now, millis);
-        t.process_time.add(millis);
-        if (ok > 0) {
-            t.consume_ok.add(now, ok);
-            t.consume_ok_total += ok;
-        }
-        if (failed > 0) {
-            t.consume_failed.add(now, failed);
-            t.consume_failed_hour.add(now, failed);
-            t.consume_failed_total += failed;
-        }
-    });
-}
-
-RMQ_DECL void detail::StatsCollector::set_queue(QueueStats q) {
-    if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
-        q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
-    } else {
-        q.lag = 0;
-    }
-    const std::lock_guard lock(misc_mutex_);
-    auto key = q.mq;
-    queues_.insert_or_assign(std::move(key), std::move(q));
-}
-
-RMQ_DECL void detail::StatsCollector::set_subscription_inconsistent(bool inconsistent, std::string detail) {
-    const std::lock_guard lock(misc_mutex_);
-    subscription_inconsistent_ = inconsistent;
-    subscription_detail_ = inconsistent ? std::move(detail) : std::string{};
-}
-
-RMQ_DECL ConsumerStats detail::StatsCollector::snapshot() const {
-    const std::int64_t now = clock_->steady_millis();
-    ConsumerStats out;
-    {
-        const std::shared_lock lock(topics_mutex_);
-        out.topics.reserve(topics_.size());
-        for (const auto& [name, topic] : topics_) {
-            out.topics.push_back(topic_stats(name, *topic, now));
-        }
-    }
-    const std::lock_guard lock(misc_mutex_);
-    out.queues.reserve(queues_.size());
-    for (const auto& [mq, q] : queues_) {
-        out.queues.push_back(q);
-    }
-    out.subscription_inconsistent = subscription_inconsistent_;
-    out.subscription_inconsistent_detail = subscription_detail_;
-    out.damaged_records = damaged_records_;
-    out.send_back_total = send_back_total_;
-    out.send_back_failed_total = send_back_failed_total_;
-    out.sent_to_dlq_total = sent_to_dlq_total_;
-    return out;
-}
-
-RMQ_DECL TopicStats detail::StatsCollector::topic(std::string_view name) const {
-    const std::int64_t now = clock_->steady_millis();
-    const std::shared_lock lock(topics_mutex_);
-    if (auto it = topics_.find(name); it != topics_.end()) {
-        return topic_stats(it->first, *it->second, now);
-    }
-    return TopicStats{std::string(name)};
-}
-
-RMQ_DECL TopicStats detail::StatsCollector::topic_stats(const std::string& name,
-                                                        Topic& t,
-                                                        std::int64_t now) const {
-    const std::lock_guard lock(t.mutex);
-    auto avg = [](const WindowCounter::Window& w) {
-        return w.times == 0 ? 0.0 : static_cast<double>(w.sum) / static_cast<double>(w.times);
-    };
-    auto tps = [](const WindowCounter::Window& w) {
-        return static_cast<double>(w.sum) * 1000.0 / static_cast<double>(w.span_millis);
-    };
-    TopicStats s{name};
-    s.pull_rt = avg(t.pull_rt.read(now, start_));
-    s.pull_tps = tps(t.pull_tps.read(now, start_));
-    const auto rt = t.consume_rt.read(now, start_);
-    s.consume_rt = rt.sum != 0 ? avg(rt) : avg(t.consume_rt_hour.read(now, start_));
-    s.consume_ok_tps = tps(t.consume_ok.read(now, start_));
-    s.consume_failed_tps = tps(t.consume_failed.read(now, start_));
-    s.consume_failed_msgs = t.consume_failed_hour.read(now, start_).sum;
-    s.pulled_msgs_total = t.pulled_total;
-    s.consume_ok_total = t.consume_ok_total;
-    s.consume_failed_total = t.consume_failed_total;
-    s.process_time = t.process_time.read();
-    return s;
 }
 
 }  // namespace rmq
@@ -12171,113 +12653,6 @@ RMQ_DECL std::string namespace_of(std::string_view resource) {
 }  // namespace rmq
 // ---- end rmq/impl/namespace.ipp ----
 
-// ---- begin rmq/impl/subscription.ipp ----
-
-/// @file impl/subscription.ipp
-/// Definitions of subscription.hpp.
-
-
-// Only the definitions need these.
-#include <fmt/format.h>
-
-
-namespace rmq {
-
-RMQ_DECL std::int32_t tag_hash(std::string_view utf8_tag) noexcept {
-    std::uint32_t h = 0;
-    std::size_t i = 0;
-    while (i < utf8_tag.size()) {
-        const std::uint32_t cp = detail::next_code_point(utf8_tag, i);
-        if (cp >= 0x10000) {
-            h = h * 31 + (0xD800 + ((cp - 0x10000) >> 10));
-            h = h * 31 + (0xDC00 + ((cp - 0x10000) & 0x3FF));
-        } else {
-            h = h * 31 + cp;
-        }
-    }
-    return static_cast<std::int32_t>(h);
-}
-
-RMQ_DECL std::string_view detail::java_trim(std::string_view s) noexcept {
-    while (!s.empty() && static_cast<unsigned char>(s.front()) <= 0x20) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && static_cast<unsigned char>(s.back()) <= 0x20) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
-
-RMQ_DECL SubscriptionData parse_subscription(std::string_view topic, std::string_view expression) {
-    SubscriptionData data;
-    data.topic = std::string(topic);
-    if (expression.empty() || expression == sub_all) {
-        data.sub_string = std::string(sub_all);
-        return data;
-    }
-    data.sub_string = std::string(expression);
-    // Java's String.split("\\|\\|") keeps leading empty parts and drops trailing ones; only "nothing at all
-    // after dropping" is an error.
-    std::size_t parts = 0;
-    std::size_t last_non_empty = 0;
-    {
-        std::string_view rest = expression;
-        std::size_t index = 0;
-        while (true) {
-            const std::size_t pos = rest.find("||");
-            const std::string_view part = rest.substr(0, pos);
-            ++index;
-            if (!part.empty()) {
-                last_non_empty = index;
-            }
-            if (pos == std::string_view::npos) {
-                break;
-            }
-            rest.remove_prefix(pos + 2);
-        }
-        parts = last_non_empty;
-    }
-    if (parts == 0) {
-        throw InvalidArgument(fmt::format("subString split error: subscription expression \"{}\" of topic {} "
-                                          "contains no tag",
-                                          expression,
-                                          topic));
-    }
-    std::string_view rest = expression;
-    while (true) {
-        const std::size_t pos = rest.find("||");
-        const std::string_view tag = detail::java_trim(rest.substr(0, pos));
-        if (!tag.empty()) {
-            data.tags_set.emplace(tag);
-            data.code_set.insert(tag_hash(tag));
-        }
-        if (pos == std::string_view::npos) {
-            break;
-        }
-        rest.remove_prefix(pos + 2);
-    }
-    return data;
-}
-
-RMQ_DECL SubscriptionData parse_subscription(std::string_view topic,
-                                             std::string_view expression,
-                                             std::string_view type) {
-    if (type.empty() || type == expression_type_tag) {
-        return parse_subscription(topic, expression);
-    }
-    if (expression.empty()) {
-        throw InvalidArgument(fmt::format("Expression can't be null! {}", type));
-    }
-    SubscriptionData data;
-    data.topic = std::string(topic);
-    data.sub_string = std::string(expression);
-    data.expression_type = std::string(type);
-    return data;
-}
-
-}  // namespace rmq
-// ---- end rmq/impl/subscription.ipp ----
-
 // ---- begin rmq/impl/topic.ipp ----
 
 /// @file impl/topic.ipp
@@ -12537,6 +12912,11 @@ RMQ_DECL void ConsumerConfig::validate_flow_control() const {
                                           std::numeric_limits<std::int64_t>::max(),
                                           await_termination_millis_when_shutdown));
     }
+    if (await_termination_millis_when_destroyed < -1) {
+        throw InvalidArgument(fmt::format("await_termination_millis_when_destroyed out of range [-1, {}]: {}",
+                                          std::numeric_limits<std::int64_t>::max(),
+                                          await_termination_millis_when_destroyed));
+    }
 }
 
 RMQ_DECL void ConsumerConfig::validate_intervals() const {
@@ -12642,30 +13022,30 @@ RMQ_DECL std::string ConsumerConfig::with_namespace(std::string_view resource) c
 
 
 namespace rmq {
-namespace detail::log {
+namespace detail {
 
-struct State {
+struct LogState {
     std::atomic<int> level{static_cast<int>(LogLevel::Info)};
     std::mutex mutex;
     std::shared_ptr<const LogHandler> handler;  // null: the default handler
 };
 
 // One per process (an inline function's static is shared by every translation unit).
-RMQ_DECL State& state() {
-    static State s;
+RMQ_DECL LogState& log_state() {
+    static LogState s;
     return s;
 }
 
-RMQ_DECL void write_default(LogLevel /*level*/, std::string_view message) {
+RMQ_DECL void write_default_log(LogLevel /*level*/, std::string_view message) {
     // One fputs per line so that lines of different threads do not interleave.
     const std::string line = fmt::format("rmq: {}\n", message);
     (void)std::fputs(line.c_str(), stderr);  // a failed write to stderr has nowhere to be reported
 }
 
-}  // namespace detail::log
+}  // namespace detail
 
 RMQ_DECL LogHandler set_log_handler(LogHandler handler) {
-    auto& s = detail::log::state();
+    auto& s = detail::log_state();
     auto next = handler ? std::make_shared<const LogHandler>(std::move(handler)) : nullptr;
     const std::lock_guard lock(s.mutex);
     auto previous = std::exchange(s.handler, std::move(next));
@@ -12673,11 +13053,11 @@ RMQ_DECL LogHandler set_log_handler(LogHandler handler) {
 }
 
 RMQ_DECL LogLevel set_log_level(LogLevel level) noexcept {
-    return static_cast<LogLevel>(detail::log::state().level.exchange(static_cast<int>(level)));
+    return static_cast<LogLevel>(detail::log_state().level.exchange(static_cast<int>(level)));
 }
 
 RMQ_DECL LogLevel log_level() noexcept {
-    return static_cast<LogLevel>(detail::log::state().level.load(std::memory_order_relaxed));
+    return static_cast<LogLevel>(detail::log_state().level.load(std::memory_order_relaxed));
 }
 
 RMQ_DECL bool log_enabled(LogLevel level) noexcept {
@@ -12688,7 +13068,7 @@ RMQ_DECL void log_message(LogLevel level, std::string_view message) {
     if (!log_enabled(level)) {
         return;
     }
-    auto& s = detail::log::state();
+    auto& s = detail::log_state();
     std::shared_ptr<const LogHandler> handler;
     {
         const std::lock_guard lock(s.mutex);
@@ -12699,7 +13079,7 @@ RMQ_DECL void log_message(LogLevel level, std::string_view message) {
         if (handler) {
             (*handler)(level, message);
         } else {
-            detail::log::write_default(level, message);
+            detail::write_default_log(level, message);
         }
     } catch (...) {  // NOLINT(bugprone-empty-catch): logging never breaks consumption
     }
@@ -13540,8 +13920,6 @@ MessageStore::delete_before(const std::string& topic, std::int32_t queue_id, std
 
 namespace rmq::detail {
 
-namespace delays_impl {
-
 /// Milliseconds of one unit letter; throws rmq::InvalidArgument for an unknown one.
 RMQ_DECL std::int64_t unit_millis(std::string_view item) {
     switch (item.back()) {
@@ -13574,8 +13952,6 @@ RMQ_DECL std::int64_t item_millis(std::string_view item) {
     return n * unit;
 }
 
-}  // namespace delays_impl
-
 RMQ_DECL std::vector<std::int64_t> parse_delay_levels(std::string_view text) {
     std::vector<std::int64_t> out;
     while (!text.empty()) {
@@ -13585,7 +13961,7 @@ RMQ_DECL std::vector<std::int64_t> parse_delay_levels(std::string_view text) {
         }
         text.remove_prefix(start);
         const std::size_t end = std::min(text.find(' '), text.size());
-        out.push_back(delays_impl::item_millis(text.substr(0, end)));
+        out.push_back(item_millis(text.substr(0, end)));
         text.remove_prefix(end);
     }
     if (out.empty()) {
@@ -14231,15 +14607,11 @@ RMQ_DECL void SubscriptionGroups::require(const std::string& group) {
 
 namespace rmq::detail::filter {
 
-namespace expression_impl {
-
 /// strtod in the "C" locale, whatever the program's locale: the text is plain ASCII, '.' its decimal point.
 inline double c_locale_strtod(std::string_view s) {
     static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
     return strtod_l(std::string(s).c_str(), nullptr, c_locale);
 }
-
-}  // namespace expression_impl
 
 RMQ_DECL bool Node::is_boolean() const noexcept {
     switch (kind) {
@@ -14339,20 +14711,18 @@ RMQ_DECL std::optional<double> java_parse_double(std::string_view s) noexcept {
     double v = 0;
 #if defined(_LIBCPP_VERSION)
     // libc++ (16) has no floating-point std::from_chars; the text was validated above.
-    v = expression_impl::c_locale_strtod(s);
+    v = c_locale_strtod(s);
 #else
     const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec == std::errc::result_out_of_range) {
         // Overflow is Infinity and underflow zero in Java; strtod says which.
-        v = expression_impl::c_locale_strtod(s);
+        v = c_locale_strtod(s);
     } else if (ec != std::errc{} || ptr != s.data() + s.size()) {
         return std::nullopt;
     }
 #endif
     return sign * v;
 }
-
-namespace expression_impl {
 
 /// Double.compare: NaN above everything and equal to itself, -0.0 below 0.0.
 inline int compare_doubles(double a, double b) noexcept {
@@ -14433,10 +14803,7 @@ inline std::optional<Value> convert_string(std::string_view s, Value::Kind targe
     }
 }
 
-}  // namespace expression_impl
-
 RMQ_DECL std::optional<int> java_compare(Value lv, Value rv) noexcept {
-    using namespace expression_impl;
     using K = Value::Kind;
     if (lv.kind == rv.kind || (is_integral(lv.kind) && is_integral(rv.kind))) {
         return same_kind(lv, rv);
@@ -14465,8 +14832,6 @@ RMQ_DECL std::optional<int> java_compare(Value lv, Value rv) noexcept {
     // A number against a number of another kind: both as double.
     return compare_doubles(as_double(lv), as_double(rv));
 }
-
-namespace expression_impl {
 
 using Eval = std::optional<Value>;
 
@@ -14621,10 +14986,7 @@ inline Eval unary(const Node& n, const Message& m) {
     }
 }
 
-}  // namespace expression_impl
-
 RMQ_DECL std::optional<Value> evaluate(const Node& node, const Message& message) {
-    using namespace expression_impl;
     switch (node.kind) {
     case NodeKind::Constant: {
         Value v = node.constant;
@@ -14768,8 +15130,6 @@ std::vector<Token> tokenize(std::string_view expression);
 
 
 namespace rmq::detail::filter {
-
-namespace lexer_impl {
 
 inline bool is_digit(char c) noexcept {
     return c >= '0' && c <= '9';
@@ -14936,8 +15296,6 @@ RMQ_DECL Token symbol(std::string_view s, std::size_t& i) {
     fail(s, i, fmt::format("unexpected character '{}'", s[i]));
 }
 
-}  // namespace lexer_impl
-
 RMQ_DECL std::string describe(const Token& token) {
     switch (token.kind) {
     case TokenKind::End:
@@ -14952,7 +15310,6 @@ RMQ_DECL std::string describe(const Token& token) {
 }
 
 RMQ_DECL std::vector<Token> tokenize(std::string_view expression) {
-    using namespace lexer_impl;
     std::vector<Token> tokens;
     std::size_t i = 0;
     while (true) {
@@ -14985,8 +15342,6 @@ RMQ_DECL std::vector<Token> tokenize(std::string_view expression) {
 // ---- end rmq/detail/filter/lexer.hpp ----
 
 namespace rmq::detail::filter {
-
-namespace parser_impl {
 
 using NodePtr = std::shared_ptr<const Node>;
 
@@ -15341,15 +15696,13 @@ RMQ_DECL NodePtr Parser::primary() {
     }
 }
 
-}  // namespace parser_impl
-
 RMQ_DECL bool SqlExpression::matches(const Message& message) const {
     const auto v = evaluate(*root_, message);
     return v && v->kind == Value::Kind::Bool && v->boolean;
 }
 
 RMQ_DECL SqlExpression compile(std::string_view expression) {
-    return SqlExpression(parser_impl::Parser(expression).parse());
+    return SqlExpression(Parser(expression).parse());
 }
 
 }  // namespace rmq::detail::filter
@@ -15364,8 +15717,6 @@ RMQ_DECL SqlExpression compile(std::string_view expression) {
 
 
 namespace rmq::detail {
-
-namespace pull_impl {
 
 /// The answers that need no scan: an empty queue and offsets outside [min, max). False when a scan is due.
 RMQ_DECL bool offset_out_of_range(const QueueLog& q, std::int64_t offset, PullResult& r, int& code) {
@@ -15463,8 +15814,6 @@ RMQ_DECL Outcome<SubscriptionData> stored_subscription(const PullArgs& a, const 
     return *s;
 }
 
-}  // namespace pull_impl
-
 RMQ_DECL std::optional<Outcome<PullResult>> check_pull_target(const PullArgs& a,
                                                               const BrokerConfig& config,
                                                               SubscriptionGroups& groups,
@@ -15509,7 +15858,7 @@ pull_subscription(const PullArgs& a, const Membership& membership, const BrokerC
             return {response_code::subscription_parse_failed, "parse the consumer's subscription failed"};
         }
     } else {
-        sub.emplace(pull_impl::stored_subscription(a, membership));
+        sub.emplace(stored_subscription(a, membership));
     }
     if (!sub->ok() || sub->value().expression_type == expression_type_tag) {
         return std::move(*sub);
@@ -15535,11 +15884,11 @@ RMQ_DECL PullResult get_message(const QueueLog& q,
     PullResult r;
     r.min_offset = q.base;
     r.max_offset = q.next;
-    if (!pull_impl::offset_out_of_range(q, a.queue_offset, r, code)) {
-        pull_impl::scan(q, a, sub, config, r);
+    if (!offset_out_of_range(q, a.queue_offset, r, code)) {
+        scan(q, a, sub, config, r);
         code = r.msg_found_list.empty() ? response_code::pull_retry_immediately : response_code::success;
     }
-    r.status = pull_impl::status_of(code);
+    r.status = status_of(code);
     return r;
 }
 
@@ -15594,8 +15943,6 @@ RMQ_DECL MessageExt make_sent_message(const Message& msg,
 
 namespace rmq::detail {
 
-namespace send_back_impl {
-
 /// Where the send-back goes: %DLQ%group without delay, or %RETRY%group with the (defaulted) level.
 RMQ_DECL void route_send_back(MessageExt& inner, const MessageExt& original, const SendBackArgs& args) {
     std::int32_t delay_level = args.delay_level;
@@ -15613,8 +15960,6 @@ RMQ_DECL void route_send_back(MessageExt& inner, const MessageExt& original, con
     inner.set_delay_time_level(delay_level);
 }
 
-}  // namespace send_back_impl
-
 RMQ_DECL MessageExt make_send_back_message(const MessageExt& original, const SendBackArgs& args) {
     MessageExt inner;
     inner.set_properties(original.properties());
@@ -15622,7 +15967,7 @@ RMQ_DECL MessageExt make_send_back_message(const MessageExt& original, const Sen
         inner.set_property(property::retry_topic, original.topic());
     }
     inner.set_property(property::wait_store_msg_ok, "false");  // msgExt.setWaitStoreMsgOK(false)
-    send_back_impl::route_send_back(inner, original, args);
+    route_send_back(inner, original, args);
     inner.set_body(original.body());
     inner.set_flag(original.flag());
     inner.set_sys_flag(original.sys_flag());
@@ -16288,7 +16633,7 @@ RMQ_DECL void BrokerState::deliver_due_locked(BrokerTasks& out) {
 #include <fmt/format.h>
 
 namespace rmq {
-namespace detail::prometheus {
+namespace detail {
 
 struct FamilyInfo {
     std::string_view name;
@@ -16337,7 +16682,7 @@ inline constexpr std::array<FamilyInfo, 21> families{{
 using Labels = std::initializer_list<std::pair<std::string_view, std::string_view>>;
 
 /// Prometheus spells infinities and NaN its own way; finite values use the shortest exact form.
-RMQ_DECL std::string value(double v) {
+RMQ_DECL std::string sample_value(double v) {
     if (std::isnan(v)) {
         return "NaN";
     }
@@ -16347,7 +16692,7 @@ RMQ_DECL std::string value(double v) {
     return fmt::format("{}", v);
 }
 
-RMQ_DECL std::string value(std::int64_t v) {
+RMQ_DECL std::string sample_value(std::int64_t v) {
     return fmt::format("{}", v);
 }
 
@@ -16375,14 +16720,15 @@ RMQ_DECL void write_histogram(std::string& out, std::string_view name, Labels la
     std::int64_t cumulative = 0;
     for (std::size_t i = 0; i < h.bounds.size(); ++i) {
         cumulative += i < h.counts.size() ? h.counts[i] : 0;
-        write_sample(out, name, "_bucket", labels, {"le", value(h.bounds[i])}, value(cumulative));
+        write_sample(
+            out, name, "_bucket", labels, {"le", sample_value(h.bounds[i])}, sample_value(cumulative));
     }
-    write_sample(out, name, "_bucket", labels, {"le", "+Inf"}, value(h.count));
-    write_sample(out, name, "_sum", labels, {}, value(h.sum));
-    write_sample(out, name, "_count", labels, {}, value(h.count));
+    write_sample(out, name, "_bucket", labels, {"le", "+Inf"}, sample_value(h.count));
+    write_sample(out, name, "_sum", labels, {}, sample_value(h.sum));
+    write_sample(out, name, "_count", labels, {}, sample_value(h.count));
 }
 
-}  // namespace detail::prometheus
+}  // namespace detail
 
 RMQ_DECL std::string prometheus_escape_label_value(std::string_view value) {
     std::string out;
@@ -16411,7 +16757,7 @@ RMQ_DECL PrometheusText::Family& PrometheusText::family(std::string_view name) {
             return f;
         }
     }
-    for (const auto& info : detail::prometheus::families) {
+    for (const auto& info : detail::families) {
         if (info.name == name) {
             return families_.emplace_back(Family{info.name, info.type, info.help, {}});
         }
@@ -16421,8 +16767,8 @@ RMQ_DECL PrometheusText::Family& PrometheusText::family(std::string_view name) {
 
 RMQ_DECL void
 PrometheusText::add_topics(const ConsumerStats& stats, std::string_view group, std::string_view client) {
-    using detail::prometheus::value;
-    using detail::prometheus::write_sample;
+    using detail::sample_value;
+    using detail::write_sample;
     std::map<std::string_view, std::pair<std::int64_t, std::int64_t>> cached;
     for (const TopicStats& t : stats.topics) {
         cached[t.topic];
@@ -16433,27 +16779,25 @@ PrometheusText::add_topics(const ConsumerStats& stats, std::string_view group, s
         c.second += q.cached_msg_bytes;
     }
     for (const TopicStats& t : stats.topics) {
-        detail::prometheus::write_histogram(
-            family("rocketmq_process_time").samples,
-            "rocketmq_process_time",
-            {{"consumer_group", group}, {"client_id", client}, {"topic", t.topic}},
-            t.process_time);
+        detail::write_histogram(family("rocketmq_process_time").samples,
+                                "rocketmq_process_time",
+                                {{"consumer_group", group}, {"client_id", client}, {"topic", t.topic}},
+                                t.process_time);
     }
     for (const auto& [topic, c] : cached) {
-        const detail::prometheus::Labels l{
-            {"consumer_group", group}, {"client_id", client}, {"topic", topic}};
+        const detail::Labels l{{"consumer_group", group}, {"client_id", client}, {"topic", topic}};
         write_sample(family("rocketmq_consumer_cached_messages").samples,
                      "rocketmq_consumer_cached_messages",
                      "",
                      l,
                      {},
-                     value(c.first));
+                     sample_value(c.first));
         write_sample(family("rocketmq_consumer_cached_bytes").samples,
                      "rocketmq_consumer_cached_bytes",
                      "",
                      l,
                      {},
-                     value(c.second));
+                     sample_value(c.second));
     }
     const std::pair<std::string_view, double TopicStats::*> rates[] = {
         {"rmq_consumer_pull_tps", &TopicStats::pull_tps},
@@ -16463,43 +16807,42 @@ PrometheusText::add_topics(const ConsumerStats& stats, std::string_view group, s
         {"rmq_consumer_consume_rt_milliseconds", &TopicStats::consume_rt},
     };
     for (const TopicStats& t : stats.topics) {
-        const detail::prometheus::Labels l{
-            {"consumer_group", group}, {"client_id", client}, {"topic", t.topic}};
+        const detail::Labels l{{"consumer_group", group}, {"client_id", client}, {"topic", t.topic}};
         write_sample(family("rmq_consumer_pulled_messages_total").samples,
                      "rmq_consumer_pulled_messages_total",
                      "",
                      l,
                      {},
-                     value(t.pulled_msgs_total));
+                     sample_value(t.pulled_msgs_total));
         auto& consumed = family("rmq_consumer_consumed_messages_total").samples;
         write_sample(consumed,
                      "rmq_consumer_consumed_messages_total",
                      "",
                      l,
                      {"invocation_status", "success"},
-                     value(t.consume_ok_total));
+                     sample_value(t.consume_ok_total));
         write_sample(consumed,
                      "rmq_consumer_consumed_messages_total",
                      "",
                      l,
                      {"invocation_status", "failure"},
-                     value(t.consume_failed_total));
+                     sample_value(t.consume_failed_total));
         for (const auto& [name, field] : rates) {
-            write_sample(family(name).samples, name, "", l, {}, value(t.*field));
+            write_sample(family(name).samples, name, "", l, {}, sample_value(t.*field));
         }
         write_sample(family("rmq_consumer_consume_failed_messages_last_hour").samples,
                      "rmq_consumer_consume_failed_messages_last_hour",
                      "",
                      l,
                      {},
-                     value(t.consume_failed_msgs));
+                     sample_value(t.consume_failed_msgs));
     }
 }
 
 RMQ_DECL void
 PrometheusText::add_queues(const ConsumerStats& stats, std::string_view group, std::string_view client) {
-    using detail::prometheus::value;
-    using detail::prometheus::write_sample;
+    using detail::sample_value;
+    using detail::write_sample;
     const std::pair<std::string_view, std::int64_t QueueStats::*> gauges[] = {
         {"rmq_consumer_queue_cached_messages", &QueueStats::cached_msg_count},
         {"rmq_consumer_queue_cached_bytes", &QueueStats::cached_msg_bytes},
@@ -16519,7 +16862,7 @@ PrometheusText::add_queues(const ConsumerStats& stats, std::string_view group, s
                           {"broker_name", q.mq.broker_name},
                           {"queue_id", queue_id}},
                          {},
-                         value(q.*field));
+                         sample_value(q.*field));
         }
     }
     auto& locked = family("rmq_consumer_queue_locked").samples;
@@ -16534,77 +16877,77 @@ PrometheusText::add_queues(const ConsumerStats& stats, std::string_view group, s
                       {"broker_name", q.mq.broker_name},
                       {"queue_id", queue_id}},
                      {},
-                     value(std::int64_t{q.locked ? 1 : 0}));
+                     sample_value(std::int64_t{q.locked ? 1 : 0}));
     }
 }
 
 RMQ_DECL PrometheusText&
 PrometheusText::add(const ConsumerStats& stats, std::string_view consumer_group, std::string_view client_id) {
-    using detail::prometheus::value;
-    using detail::prometheus::write_sample;
+    using detail::sample_value;
+    using detail::write_sample;
     add_topics(stats, consumer_group, client_id);
     add_queues(stats, consumer_group, client_id);
-    const detail::prometheus::Labels l{{"consumer_group", consumer_group}, {"client_id", client_id}};
+    const detail::Labels l{{"consumer_group", consumer_group}, {"client_id", client_id}};
     auto& sent_back = family("rmq_consumer_sent_back_messages_total").samples;
     write_sample(sent_back,
                  "rmq_consumer_sent_back_messages_total",
                  "",
                  l,
                  {"invocation_status", "success"},
-                 value(stats.send_back_total));
+                 sample_value(stats.send_back_total));
     write_sample(sent_back,
                  "rmq_consumer_sent_back_messages_total",
                  "",
                  l,
                  {"invocation_status", "failure"},
-                 value(stats.send_back_failed_total));
+                 sample_value(stats.send_back_failed_total));
     write_sample(family("rmq_consumer_dlq_messages_total").samples,
                  "rmq_consumer_dlq_messages_total",
                  "",
                  l,
                  {},
-                 value(stats.sent_to_dlq_total));
+                 sample_value(stats.sent_to_dlq_total));
     write_sample(family("rmq_consumer_damaged_records_total").samples,
                  "rmq_consumer_damaged_records_total",
                  "",
                  l,
                  {},
-                 value(stats.damaged_records));
+                 sample_value(stats.damaged_records));
     return *this;
 }
 
 RMQ_DECL PrometheusText&
 PrometheusText::add(const ProducerStats& stats, std::string_view producer_group, std::string_view client_id) {
-    using detail::prometheus::value;
-    using detail::prometheus::write_sample;
+    using detail::sample_value;
+    using detail::write_sample;
     auto& cost = family("rocketmq_send_cost_time").samples;
     auto& sends = family("rmq_producer_sends_total").samples;
     for (const ProducerTopicStats& t : stats.topics) {
         const std::pair<std::string_view, const Histogram*> outcomes[] = {
             {"success", &t.send_cost_time_ok}, {"failure", &t.send_cost_time_failed}};
         for (const auto& [status, h] : outcomes) {
-            detail::prometheus::write_histogram(cost,
-                                                "rocketmq_send_cost_time",
-                                                {{"producer_group", producer_group},
-                                                 {"client_id", client_id},
-                                                 {"topic", t.topic},
-                                                 {"invocation_status", status}},
-                                                *h);
+            detail::write_histogram(cost,
+                                    "rocketmq_send_cost_time",
+                                    {{"producer_group", producer_group},
+                                     {"client_id", client_id},
+                                     {"topic", t.topic},
+                                     {"invocation_status", status}},
+                                    *h);
         }
-        const detail::prometheus::Labels l{
+        const detail::Labels l{
             {"producer_group", producer_group}, {"client_id", client_id}, {"topic", t.topic}};
         write_sample(sends,
                      "rmq_producer_sends_total",
                      "",
                      l,
                      {"invocation_status", "success"},
-                     value(t.send_ok_total));
+                     sample_value(t.send_ok_total));
         write_sample(sends,
                      "rmq_producer_sends_total",
                      "",
                      l,
                      {"invocation_status", "failure"},
-                     value(t.send_failed_total));
+                     sample_value(t.send_failed_total));
     }
     return *this;
 }
@@ -16900,7 +17243,16 @@ RMQ_DECL std::string_view to_string(FaultKind kind) noexcept {
     return "unknown";
 }
 
-namespace detail_trace {
+}  // namespace rmq::sim
+
+// The checker's and the hash's helpers: internals of the simulation, in its detail namespace.
+namespace rmq::detail::sim {
+
+using rmq::sim::FaultEvent;
+using rmq::sim::FaultKind;
+using rmq::sim::Handled;
+using rmq::sim::Trace;
+using rmq::sim::Verdict;
 
 struct Fnv {
     std::uint64_t h = 14695981039346656037ULL;
@@ -16947,10 +17299,12 @@ inline bool restarted_within(const Trace& trace, std::int64_t from, std::int64_t
     });
 }
 
-}  // namespace detail_trace
+}  // namespace rmq::detail::sim
+
+namespace rmq::sim {
 
 RMQ_DECL std::uint64_t Trace::hash() const noexcept {
-    detail_trace::Fnv f;
+    detail::sim::Fnv f;
     for (const auto& s : sent) {
         f.add(static_cast<std::uint64_t>(s.key));
         f.add(static_cast<std::uint64_t>(s.seq));
@@ -16994,7 +17348,9 @@ RMQ_DECL std::string Verdict::summary() const {
         unexplained_duplicates);
 }
 
-namespace detail_trace {
+}  // namespace rmq::sim
+
+namespace rmq::detail::sim {
 
 // One pass over a trace's handlings, in order.
 class Checker {
@@ -17097,10 +17453,12 @@ private:
     std::map<std::pair<int, int>, std::pair<std::size_t, std::size_t>> attempts_;
 };
 
-}  // namespace detail_trace
+}  // namespace rmq::detail::sim
+
+namespace rmq::sim {
 
 RMQ_DECL Verdict check(const Trace& trace, bool ordered, std::int64_t lock_grace_millis) {
-    return detail_trace::Checker(trace, ordered, lock_grace_millis).run();
+    return detail::sim::Checker(trace, ordered, lock_grace_millis).run();
 }
 
 }  // namespace rmq::sim

@@ -63,6 +63,12 @@ TEST_CASE("fwd.hpp aliases name the documented policies", "[static][consumer]") 
     STATIC_REQUIRE(std::is_same_v<rmq::Consumer<>, rmq::PushConsumer<Tr>>);
     STATIC_REQUIRE(std::is_same_v<rmq::PushConsumer<Tr>::context_type, rmq::ConsumeConcurrentlyContext>);
     STATIC_REQUIRE(std::is_same_v<rmq::OrderlyConsumer<Tr>::status_type, rmq::ConsumeOrderlyStatus>);
+    // <rmq/consumer.hpp> alone reaches the per-key policy and its alias.
+    STATIC_REQUIRE(std::is_same_v<rmq::KeyOrderly, rmq::KeyOrderlyBy<rmq::FirstKey, 16>>);
+    STATIC_REQUIRE(
+        std::is_same_v<rmq::KeyOrderlyConsumer<Tr>,
+                       rmq::Consumer<rmq::KeyOrderly, rmq::AllocateAveragely, rmq::RemoteOffsetStore, Tr>>);
+    STATIC_REQUIRE(rmq::OrderPolicy<rmq::KeyOrderly>);
 }
 
 TEST_CASE("policy instances can be passed to the constructor", "[static][consumer]") {

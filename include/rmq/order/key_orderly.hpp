@@ -28,6 +28,7 @@
 #include <vector>
 
 #include <rmq/consume_context.hpp>
+#include <rmq/fwd.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/order/host.hpp>
@@ -60,8 +61,12 @@ concept KeyExtractor =
 /// Order policy for per-key orderly consumption: the listener of rmq::Orderly, every call gets messages of
 /// one key (as `Extractor` defines it) in queue-offset order, never two calls of one key at once; keys of one
 /// queue run concurrently, at most `MaxInFlightPerQueue` listener calls per queue.
-template <KeyExtractor Extractor, std::size_t MaxInFlightPerQueue = 16>
+template <class Extractor, std::size_t MaxInFlightPerQueue>  // defaults in rmq/fwd.hpp
 struct KeyOrderlyBy {
+    static_assert(KeyExtractor<Extractor>,
+                  "rmq::KeyOrderlyBy: the key extractor must be default-constructible and callable as "
+                  "`const E&` with a const rmq::MessageExt&, answering something a std::string can be built "
+                  "from (rmq::KeyExtractor)");
     static_assert(MaxInFlightPerQueue >= 1, "rmq::KeyOrderlyBy: MaxInFlightPerQueue must be at least 1");
 
     using Context = ConsumeOrderlyContext;
@@ -93,16 +98,13 @@ struct KeyOrderlyBy {
     class Service;
 };
 
-/// Per-key orderly consumption keyed by the first message key (rmq::FirstKey).
-using KeyOrderly = KeyOrderlyBy<FirstKey>;
-
 /// The dispatcher the Consumer instantiates; Host is rmq::OrderHost<KeyOrderlyBy<...>> (order/host.hpp).
 ///
 /// Per owned queue: a FIFO of waiting messages per key, a ready list of keys with messages and no call
 /// running (round robin), and up to max_in_flight_per_queue consume tasks, each taking the next ready key's
 /// batch. Every message is also put in the queue's ProcessQueue and removed when its key committed it, so
 /// the committed offset is the smallest offset not consumed yet (the min-offset rule).
-template <KeyExtractor Extractor, std::size_t MaxInFlightPerQueue>
+template <class Extractor, std::size_t MaxInFlightPerQueue>
 template <class Host>
 class KeyOrderlyBy<Extractor, MaxInFlightPerQueue>::Service {
     using Policy = KeyOrderlyBy<Extractor, MaxInFlightPerQueue>;

@@ -21,7 +21,7 @@ struct DrivenMember {
     std::function<std::optional<std::int64_t>()> next_deadline;
 };
 
-/// A transport that can put its consumer under a driver (rmq::sim::Transport). The consumer asks driven()
+/// A transport that can put its consumer under a driver (rmq::sim::SimTransport). The consumer asks driven()
 /// at start(); other transports do not model this and their consumers keep their threads.
 template <class T>
 concept DrivenTransport = requires(T& t, DrivenMember m) {
