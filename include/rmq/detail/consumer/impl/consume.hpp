@@ -213,7 +213,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::commit_taken(const ConsumeQ
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::retire(MessageBatch batch) {
     if constexpr (HasPullPostingToCaller<Tr>) {
-        if (batch.storage_ && batch.storage_.use_count() <= 2) {  // probably the last one: free it there
+        if (batch.storage_) {
             const std::lock_guard lock(retired_mutex_);
             retired_.push_back(std::move(batch.storage_));
         }
