@@ -71,7 +71,7 @@ generator=()
 if command -v ninja >/dev/null 2>&1; then
     generator=(-G Ninja)
 fi
-cmake -S tests/realcluster -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug "${launcher[@]}" >&2
+cmake -S tests/realcluster -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug -DRMQ_WERROR=ON "${launcher[@]}" >&2
 cmake --build "$BUILD" -j "${RMQ_BUILD_JOBS:-2}" >&2
 step_done build "$t"
 

@@ -24,7 +24,7 @@ if command -v ccache >/dev/null 2>&1; then
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_CXX_COMPILER="$CXX_BIN" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DRMQ_FUZZ=ON -DRMQ_BUILD_TESTS=OFF -DRMQ_BUILD_EXAMPLES=OFF -DRMQ_BUILD_BENCH=OFF -DRMQ_INSTALL=OFF \
+    -DRMQ_WERROR=ON -DRMQ_FUZZ=ON -DRMQ_BUILD_TESTS=OFF -DRMQ_BUILD_EXAMPLES=OFF -DRMQ_BUILD_BENCH=OFF -DRMQ_INSTALL=OFF \
     "${launcher[@]}" >/dev/null
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then

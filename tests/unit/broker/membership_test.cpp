@@ -99,7 +99,7 @@ TEST_CASE("broker: heartbeats register members, consumer ids and the retry topic
     CHECK_THROWS_AS(t1.consumer_id_list("TopicTest", "G"), rmq::BrokerError);
 }
 
-TEST_CASE("broker: one subscription per (group, topic); the newest sub_version wins") {
+TEST_CASE("broker: one subscription per (group, topic) - the newest sub_version wins") {
     Fixture f;
     auto t1 = f.broker->connect();
     auto t2 = f.broker->connect();

@@ -292,7 +292,7 @@ TEST_CASE(
     CHECK(java_name(rmq::ConsumeDirectlyStatus::ReturnNull) == "CR_RETURN_NULL");
 }
 
-TEST_CASE("admin: consume_directly runs the listener on a consume thread; the caller only queues it",
+TEST_CASE("admin: consume_directly runs the listener on a consume thread, the caller only queues it",
           "[consumer][admin]") {
     rmq::InProcessBroker broker;
     broker.create_topic("T", 1);

@@ -136,7 +136,7 @@ TEST_CASE("a burst of blocking tasks wakes every worker (no task waits behind a 
     CHECK(ids.size() == threads);
 }
 
-TEST_CASE("on_worker tells the pool's threads from others; a throwing task does not kill its worker",
+TEST_CASE("on_worker tells the pool's threads from others, a throwing task does not kill its worker",
           "[consume_pool]") {
     ConsumePool pool(1, 8);
     pool.start();

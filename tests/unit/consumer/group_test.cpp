@@ -44,7 +44,7 @@ std::set<rmq::MessageQueue> topic_queues(const std::vector<rmq::MessageQueue>& m
 
 }  // namespace
 
-TEST_CASE("two members split the queues; a leaving member's queues are taken over", "[consumer][group]") {
+TEST_CASE("two members split the queues, a leaving member's queues are taken over", "[consumer][group]") {
     rmq::InProcessBroker broker;
     broker.create_topic("Split", 8);
     auto a = std::make_unique<PushConsumer>(broker.connect(), fast_config("grp_split"));

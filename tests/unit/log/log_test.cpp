@@ -80,7 +80,7 @@ TEST_CASE("log level: Info by default, set_log_level returns the previous level"
     STATIC_REQUIRE(rmq::to_string(rmq::LogLevel::Off) == "OFF");
 }
 
-TEST_CASE("log handler: receives rmq's lines with their level; the previous handler is returned", "[log]") {
+TEST_CASE("log handler: receives rmq's lines with their level, the previous handler is returned", "[log]") {
     Capture capture;
     rmq::detail::log_line(rmq::LogLevel::Warn, "group [{}]: pull of {} failed", "g", 3);
     rmq::detail::log_line(rmq::LogLevel::Debug, "not at Info: {}", 1);

@@ -59,7 +59,7 @@ void consume_all(Consumer& c) {
 
 }  // namespace
 
-TEST_CASE("metrics: stats_log_interval logs the per-topic stats line at Info; 0 logs none", "[metrics]") {
+TEST_CASE("metrics: stats_log_interval logs the per-topic stats line at Info, 0 logs none", "[metrics]") {
     const Capture capture;
     const auto level = rmq::set_log_level(rmq::LogLevel::Info);
     rmq::InProcessBroker broker;

@@ -162,7 +162,7 @@ TEST_CASE("remote store: persisted offsets read back from the broker (12.7 testR
     REQUIRE(store.read_offset(mq, rmq::ReadOffsetType::ReadFromStore) == 1025);
 }
 
-TEST_CASE("remote store: read from store refreshes memory; memory-first falls back to the broker",
+TEST_CASE("remote store: read from store refreshes memory, memory-first falls back to the broker",
           "[remote]") {
     rmq::RemoteOffsetStore store;
     FakeBroker b;
@@ -295,7 +295,7 @@ TEST_CASE("remote store: concurrent increase-only updates keep the maximum while
     REQUIRE(b.committed.at(queue(1)) == max1);
 }
 
-TEST_CASE("memory store: update, read, remove; store reads are memory reads", "[memory]") {
+TEST_CASE("memory store: update, read, remove - store reads are memory reads", "[memory]") {
     rmq::MemoryOffsetStore store;
     store.load({});
     const auto mq = queue(1);

@@ -12,7 +12,7 @@
 
 using rmq::detail::AdaptiveSharedMutex;
 
-TEST_CASE("writers exclude each other and readers; readers see whole updates", "[process_queue][lock]") {
+TEST_CASE("writers exclude each other and readers, readers see whole updates", "[process_queue][lock]") {
     AdaptiveSharedMutex m;
     // Two plain fields changed together under the write lock: a reader that ever saw them differ, or a lost
     // increment, would mean the lock let two parties in.
@@ -50,7 +50,7 @@ TEST_CASE("writers exclude each other and readers; readers see whole updates", "
     CHECK(b == a);
 }
 
-TEST_CASE("try_lock fails while a reader holds the lock; readers share it", "[process_queue][lock]") {
+TEST_CASE("try_lock fails while a reader holds the lock, readers share it", "[process_queue][lock]") {
     AdaptiveSharedMutex m;
     m.lock_shared();
     CHECK(m.try_lock_shared());  // a second reader gets in

@@ -123,7 +123,7 @@ TEST_CASE("a message cached with CONSUME_START_TIME already set counts as starte
     CHECK(f.pq.msg_count() == 1);
 }
 
-TEST_CASE("begin_consume stamps the messages and the entries; the sweep reads the entries only",
+TEST_CASE("begin_consume stamps the messages and the entries, the sweep reads the entries only",
           "[process_queue][expired]") {
     Fixture f;
     auto batch = std::make_shared<std::vector<rmq::MessageExt>>(make_msgs(0, 3));

@@ -78,7 +78,7 @@ TEST_CASE("begin_consume on a copy (local retry) times the cached entry without 
     CHECK(pq.min_offset_in_cache() == 1);
 }
 
-TEST_CASE("a re-pulled offset keeps its first cached message; the new vector is not retained for it",
+TEST_CASE("a re-pulled offset keeps its first cached message, the new vector is not retained for it",
           "[process_queue][shared]") {
     rmq::ProcessQueue pq(std::make_shared<rmq::ManualClock>());
     auto first = std::make_shared<std::vector<rmq::MessageExt>>(make_msgs(5, 2));

@@ -174,7 +174,7 @@ TEST_CASE("hostile input: a decompression bomb is capped before it is inflated",
     }
 }
 
-TEST_CASE("hostile input: a pull body's total decompressed size is bounded; the rest is dropped as damaged",
+TEST_CASE("hostile input: a pull body's total decompressed size is bounded, the rest is dropped as damaged",
           "[remoting][hostile]") {
     using namespace rmq::remoting;
     // Ten records of 1 MiB bodies compressed to a few KB each.

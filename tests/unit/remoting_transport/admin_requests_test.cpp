@@ -244,7 +244,7 @@ TEST_CASE("admin requests: CONSUME_MESSAGE_DIRECTLY decodes the record, calls th
           std::vector<std::pair<std::string, std::string>>{{"hello", "broker-a"}, {"bad", "broker-a"}});
 }
 
-TEST_CASE("admin requests: CONSUME_MESSAGE_DIRECTLY is answered when the handler is done; the io thread is "
+TEST_CASE("admin requests: CONSUME_MESSAGE_DIRECTLY is answered when the handler is done, the io thread is "
           "free meanwhile",
           "[remoting_transport][admin]") {
     Fixture f;

@@ -106,7 +106,7 @@ TEST_CASE("pipelined requests are matched by opaque even when answered out of or
     CHECK(server.accepted() == 1);  // one shared connection per address
 }
 
-TEST_CASE("an unanswered request times out with rmq::Timeout; a late answer is dropped",
+TEST_CASE("an unanswered request times out with rmq::Timeout, a late answer is dropped",
           "[remoting_transport][connection]") {
     std::atomic<bool> silent{true};
     std::shared_ptr<rmq_test::FakeSession> session;
@@ -325,7 +325,7 @@ void close_on_11(rmq_test::FakeSession& s, const Command& req) {
 
 }  // namespace
 
-TEST_CASE("the peer closing the connection fails pending requests; the next request reconnects",
+TEST_CASE("the peer closing the connection fails pending requests, the next request reconnects",
           "[remoting_transport][connection]") {
     rmq_test::FakeServer server(close_on_11);
     rmq::detail::RemotingClient client(fast_options());

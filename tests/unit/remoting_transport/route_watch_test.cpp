@@ -97,7 +97,7 @@ std::size_t queues_on(const std::vector<rmq::MessageQueue>& mqs, const std::stri
 
 }  // namespace
 
-TEST_CASE("a lost broker connection re-reads the routes and the consumer rebalances within seconds; so does "
+TEST_CASE("a lost broker connection re-reads the routes and the consumer rebalances within seconds, so does "
           "the broker's return",
           "[remoting_transport][route_watch]") {
     Broker a;

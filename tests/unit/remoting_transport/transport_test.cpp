@@ -144,7 +144,7 @@ TEST_CASE("the NameServer list is tried in turn", "[remoting_transport]") {
     CHECK_THROWS_AS(rmq::RemotingTransport{bad}, rmq::InvalidArgument);
 }
 
-TEST_CASE("heartbeat looks up the subscribed routes and reaches every broker; a reconnect repeats it",
+TEST_CASE("heartbeat looks up the subscribed routes and reaches every broker, a reconnect repeats it",
           "[remoting_transport]") {
     rmq_test::FakeServer broker;
     rmq_test::FakeServer namesrv;

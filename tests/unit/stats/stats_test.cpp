@@ -74,7 +74,7 @@ TEST_CASE("stats: a steady rate reads the same whatever the bucket phase", "[sta
     }
 }
 
-TEST_CASE("stats: unknown topics read as zeros; snapshot lists topics in order", "[stats]") {
+TEST_CASE("stats: unknown topics read as zeros, snapshot lists topics in order", "[stats]") {
     auto clock = manual();
     StatsCollector s(clock);
     CHECK(s.topic("none").pull_tps == 0.0);
