@@ -124,15 +124,8 @@ public:
     /// that is safe to commit: the smallest offset still cached, queue_offset_max() + 1 when the cache became
     /// empty, or -1 when it was already empty (then nothing changes but last_consume_timestamp()).
     std::int64_t remove_messages(std::span<const std::int64_t> queue_offsets) {
-        const std::int64_t now = clock_->steady_millis();
         const std::unique_lock lock(tree_mutex_);
-        return remove_locked(queue_offsets, now);
-    }
-
-    /// The same with the steady time (ms, this queue's clock) the caller already read.
-    std::int64_t remove_messages(std::span<const std::int64_t> queue_offsets, std::int64_t steady_now) {
-        const std::unique_lock lock(tree_mutex_);
-        return remove_locked(queue_offsets, steady_now);
+        return remove_locked(queue_offsets);
     }
 
     /// A listener call of this queue begins: false (and nothing counted) when the queue was dropped, so a
@@ -262,7 +255,7 @@ public:
             const std::unique_lock lock(tree_mutex_);
             if (!msg_tree_.empty() && msg_tree_.begin()->first == expired->queue_offset()) {
                 const std::int64_t offset = expired->queue_offset();
-                remove_locked(std::span<const std::int64_t>(&offset, 1), clock_->steady_millis());
+                remove_locked(std::span<const std::int64_t>(&offset, 1));
             }
         }
     }
@@ -382,7 +375,7 @@ private:
                     std::optional<PullOffsets> unstamped);
 
     // Body of remove_messages; the caller holds the write lock.
-    std::int64_t remove_locked(std::span<const std::int64_t> queue_offsets, std::int64_t steady_now);
+    std::int64_t remove_locked(std::span<const std::int64_t> queue_offsets);
 
     // A cached message: the vector it was pulled in (shared with the consume requests of that pull, so the
     // cache holds no copy) and its index there. The vector is freed with its last entry and request.

@@ -229,9 +229,8 @@ RMQ_DECL void ProcessQueue::log_send_back_failure(const MessageExt& msg, const s
                      reason);
 }
 
-RMQ_DECL std::int64_t ProcessQueue::remove_locked(std::span<const std::int64_t> queue_offsets,
-                                                  std::int64_t steady_now) {
-    last_consume_timestamp_.store(steady_now);
+RMQ_DECL std::int64_t ProcessQueue::remove_locked(std::span<const std::int64_t> queue_offsets) {
+    last_consume_timestamp_.store(clock_->steady_millis());
     if (msg_tree_.empty()) {
         return -1;
     }

@@ -147,7 +147,6 @@ private:
     void reset_retry_topic(std::span<MessageExt> msgs) const;
     void settle(const ConsumeQueue& q, MessageBatch batch, std::size_t acked, int delay_level);
     void ack(const ConsumeQueue& q, std::span<const std::int64_t> offsets);
-    void ack_at(const ConsumeQueue& q, std::span<const std::int64_t> offsets, std::int64_t now);
     void record_outcome(std::string_view topic, std::int64_t ok, std::int64_t failed);
     void commit_taken(const ConsumeQueue& q);
     void retire(MessageBatch batch);

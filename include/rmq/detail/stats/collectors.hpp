@@ -116,12 +116,7 @@ public:
     }
 
     /// CONSUME_RT: one listener call took `millis`.
-    void record_consume_rt(std::string_view topic, std::int64_t millis) {
-        record_consume_rt(topic, millis, clock_->steady_millis());
-    }
-
-    /// The same at steady time `now` the caller already read (a clock read costs ~50 ns in a VM).
-    void record_consume_rt(std::string_view topic, std::int64_t millis, std::int64_t now);
+    void record_consume_rt(std::string_view topic, std::int64_t millis);
 
     /// CONSUME_OK_TPS: `count` messages consumed successfully.
     void record_consume_ok(std::string_view topic, std::int64_t count) {
@@ -137,13 +132,7 @@ public:
     /// One listener call at once: CONSUME_RT `millis`, then `ok` successes and `failed` failures (zero counts
     /// are not recorded). Same figures as the three calls above, one lock round-trip instead of three: it
     /// runs once per batch on the consume threads.
-    void record_consume(std::string_view topic, std::int64_t millis, std::int64_t ok, std::int64_t failed) {
-        record_consume(topic, millis, ok, failed, clock_->steady_millis());
-    }
-
-    /// The same at steady time `now` the caller already read.
-    void record_consume(
-        std::string_view topic, std::int64_t millis, std::int64_t ok, std::int64_t failed, std::int64_t now);
+    void record_consume(std::string_view topic, std::int64_t millis, std::int64_t ok, std::int64_t failed);
 
     /// Replaces the figures of one queue (the consumer calls it when asked for a snapshot or periodically).
     void set_queue(QueueStats q);
@@ -199,11 +188,7 @@ private:
 
     template <class F>
     void with_topic(std::string_view name, F&& f) {
-        with_topic(name, clock_->steady_millis(), std::forward<F>(f));
-    }
-
-    template <class F>
-    void with_topic(std::string_view name, std::int64_t now, F&& f) {
+        const std::int64_t now = clock_->steady_millis();
         {
             const std::shared_lock lock(topics_mutex_);
             if (auto it = topics_.find(name); it != topics_.end()) {

@@ -16,34 +16,14 @@
 #include <span>
 #include <string>
 #include <thread>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
-#include <rmq/fwd.hpp>
 #include <rmq/topic.hpp>
 
 #include <rmq/detail/consumer/core.hpp>
 
 namespace rmq::detail {
-
-/// Policies whose Service calls settle() right after every consume() that returned a call, on the same
-/// thread (rmq::Concurrently): consume() then leaves the call's CONSUME_RT to settle(), which records it with
-/// the outcome in one lock round trip and reuses its clock reading.
-template <class Order>
-inline constexpr bool settles_every_call = std::is_same_v<Order, Concurrently>;
-
-/// A listener call's time on its way from consume() to settle() (per thread: the two run back to back).
-struct PendingRt {
-    const void* owner = nullptr;  // the consumer whose consume() left it; null when taken
-    std::int64_t rt = 0;
-    std::int64_t at = 0;  // steady ms when the listener returned
-};
-
-inline PendingRt& pending_rt() noexcept {
-    thread_local PendingRt pending;
-    return pending;
-}
 
 /// Messages of a call begin: MIN_OFFSET/MAX_OFFSET when the pull left them unstamped, the retry-topic reset
 /// (Java's resetRetryAndNamespace), CONSUME_START_TIME and the start the expiry sweep reads (under the
@@ -81,8 +61,7 @@ auto ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume(const ConsumeQueue&
     run_hook(hooks_.before, "before", q.mq(), view);
     const std::int64_t begin = clock_->steady_millis();
     std::optional<Status> status = invoke_listener(q.mq(), view, ctx);
-    const std::int64_t returned = clock_->steady_millis();
-    const std::int64_t rt = returned - begin;
+    const std::int64_t rt = clock_->steady_millis() - begin;
     ListenerCall<Status> call{status.value_or(Order::failure_status), status.has_value(), rt};
     if (hooks_.after) {
         try {
@@ -91,11 +70,7 @@ auto ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume(const ConsumeQueue&
             log_line(LogLevel::Warn, "consume hook (after) failed: {}", e.what());
         }
     }
-    if constexpr (settles_every_call<Order>) {
-        pending_rt() = PendingRt{this, rt, returned};  // recorded by the settle() that follows on this thread
-    } else {
-        stats_.record_consume_rt(q.mq().topic, rt, returned);
-    }
+    stats_.record_consume_rt(q.mq().topic, rt);
     return call;
 }
 
@@ -155,28 +130,12 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::settle(const ConsumeQueue& 
     ProcessQueue& pq = q.cache();
     const std::span<const MessageExt> msgs = batch.messages();
     acked = std::min(acked, msgs.size());
-    // The listener call's CONSUME_RT, when consume() left it to this settle (same thread, just before).
-    std::optional<PendingRt> call;
-    if constexpr (settles_every_call<Order>) {
-        if (PendingRt& pending = pending_rt(); pending.owner == this) {
-            call = pending;
-            pending.owner = nullptr;
-        }
-    }
     if (pq.dropped() || msgs.empty()) {
-        if (call) {
-            stats_.record_consume_rt(q.mq().topic, call->rt, call->at);
-        }
         retire(std::move(batch));
         return;  // the queue moved on (rebalance or shutdown): no send-back, no offset change
     }
-    const auto ok = static_cast<std::int64_t>(acked);
-    const auto failed = static_cast<std::int64_t>(msgs.size() - acked);
-    if (call) {
-        stats_.record_consume(q.mq().topic, call->rt, ok, failed, call->at);  // one lock round trip
-    } else {
-        record_outcome(q.mq().topic, ok, failed);
-    }
+    record_outcome(
+        q.mq().topic, static_cast<std::int64_t>(acked), static_cast<std::int64_t>(msgs.size() - acked));
     std::vector<MessageExt> back_failed;
     for (std::size_t i = acked; i < msgs.size(); ++i) {
         const MessageExt& msg = msgs[i];
@@ -209,11 +168,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::settle(const ConsumeQueue& 
             }
         });
     }
-    if (call) {
-        ack_at(q, done, call->at);
-    } else {
-        ack(q, done);
-    }
+    ack(q, done);
     retire(std::move(batch));
 }
 
@@ -238,21 +193,6 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::ack(const ConsumeQueue& q,
         return;
     }
     const std::int64_t offset = pq.remove_messages(offsets);
-    if (offset >= 0 && !pq.dropped()) {
-        offset_store_.update_offset(q.mq(), offset, true);
-    }
-}
-
-/// ack() at steady time `now` the caller already read (the queue's last-consume timestamp).
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::ack_at(const ConsumeQueue& q,
-                                                            std::span<const std::int64_t> offsets,
-                                                            std::int64_t now) {
-    ProcessQueue& pq = q.cache();
-    if (offsets.empty() || pq.dropped()) {
-        return;
-    }
-    const std::int64_t offset = pq.remove_messages(offsets, now);
     if (offset >= 0 && !pq.dropped()) {
         offset_store_.update_offset(q.mq(), offset, true);
     }

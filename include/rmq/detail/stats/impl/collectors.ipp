@@ -59,9 +59,8 @@ RMQ_DECL WindowCounter::Window WindowCounter::read(std::int64_t now, std::int64_
     return w;
 }
 
-RMQ_DECL void
-StatsCollector::record_consume_rt(std::string_view topic, std::int64_t millis, std::int64_t now) {
-    with_topic(topic, now, [&](Topic& t, std::int64_t /*now*/) {
+RMQ_DECL void StatsCollector::record_consume_rt(std::string_view topic, std::int64_t millis) {
+    with_topic(topic, [&](Topic& t, std::int64_t now) {
         t.consume_rt.add(now, millis);
         t.consume_rt_hour.add(now, millis);
         t.process_time.add(millis);
@@ -76,9 +75,11 @@ RMQ_DECL void StatsCollector::record_consume_failed(std::string_view topic, std:
     });
 }
 
-RMQ_DECL void StatsCollector::record_consume(
-    std::string_view topic, std::int64_t millis, std::int64_t ok, std::int64_t failed, std::int64_t now) {
-    with_topic(topic, now, [&](Topic& t, std::int64_t /*now*/) {
+RMQ_DECL void StatsCollector::record_consume(std::string_view topic,
+                                             std::int64_t millis,
+                                             std::int64_t ok,
+                                             std::int64_t failed) {
+    with_topic(topic, [&](Topic& t, std::int64_t now) {
         t.consume_rt.add(now, millis);
         t.consume_rt_hour.add(now, millis);
         t.process_time.add(millis);
