@@ -4606,7 +4606,6 @@ struct KeyOrderlyBy {
     class Service;
 };
 
-
 /// The dispatcher the Consumer instantiates; Host is rmq::OrderHost<KeyOrderlyBy<...>> (order/host.hpp).
 ///
 /// Per owned queue: a FIFO of waiting messages per key, a ready list of keys with messages and no call
@@ -8223,7 +8222,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::commit_taken(const ConsumeQ
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::retire(MessageBatch batch) {
     if constexpr (HasPullPostingToCaller<Tr>) {
-        if (batch.storage_ && batch.storage_.use_count() <= 2) {  // probably the last one: free it there
+        if (batch.storage_) {
             const std::lock_guard lock(retired_mutex_);
             retired_.push_back(std::move(batch.storage_));
         }
