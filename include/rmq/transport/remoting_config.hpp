@@ -36,6 +36,11 @@ struct RemotingConfig {
     std::int64_t consumer_timeout_millis_when_suspend = 30000;
     /// Route refresh and transport-level heartbeat period (ClientConfig.pollNameServerInterval).
     std::int64_t poll_name_server_interval = 30000;
+    /// While a consumer is registered, the routes are also re-read this often (0: never): a broker the
+    /// NameServer lists again (back from a restart while this client never had a connection to it, e.g. it
+    /// started during the outage) is heartbeated and rebalanced at once, not at the next
+    /// poll_name_server_interval while the other members already count it. No Java equivalent.
+    std::int64_t route_check_interval_millis = 1000;
     /// Bodies of at least this many bytes are zlib-compressed by send() (compressMsgBodyOverHowmuch).
     std::int32_t compress_msg_body_over_howmuch = 4096;
     /// zlib level (rocketmq.message.compressLevel).

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -175,4 +176,84 @@ TEST_CASE("a lost broker connection re-reads the routes and the consumer rebalan
     require(wait_until(both, std::chrono::seconds(8)));
     consumer.shutdown();
     rmq::set_log_handler({});
+}
+
+// Issue 30 §1: a member that starts while broker-b is down reads a route without it and never has a
+// connection to broker-b to lose or regain, so neither a reconnect nor the route watch tells it when broker-b
+// is back; the other members (which saw it come back) then count broker-b's queues and this member, which
+// still owns its broker-a-only share: two owners per queue until the 30 s route refresh. The transport
+// re-reads the routes every second while a consumer is registered, so the member heartbeats broker-b and
+// rebalances within about a second.
+TEST_CASE("a member that started while a broker was down heartbeats it and rebalances within seconds of its "
+          "return",
+          "[remoting_transport][route_watch][broker_return]") {
+    Broker a;
+    a.start();
+    const std::string a_addr = a.server->address();
+    std::mutex route_mutex;
+    std::string current = route({{"broker-a", a_addr}});  // broker-b is down: the NameServer lists only a
+    rmq_test::FakeServer namesrv([&](rmq_test::FakeSession& s, const Command& req) {
+        if (req.code == rc::get_routeinfo_by_topic) {
+            auto r = rmq_test::FakeSession::response_to(req, 0);
+            const std::lock_guard lock(route_mutex);
+            r.body = current;
+            s.send(r);
+        }
+    });
+
+    rmq::RemotingConfig rc;
+    rc.namesrv_addr = namesrv.address();
+    rmq::ConsumerConfig cfg{.consumer_group = "route_watch_group"};
+    cfg.rebalance_interval = 120000;  // neither the periodic rebalance nor the 30 s route refresh helps here
+    Consumer consumer(rmq::RemotingTransport{rc}, cfg);
+    consumer.subscribe("RouteWatchTopic", "*");
+    consumer.register_listener([](std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) {
+        return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+    });
+    consumer.start();
+    const auto waited = [](auto pred,
+                           std::chrono::milliseconds limit) -> std::optional<std::chrono::milliseconds> {
+        const auto begin = std::chrono::steady_clock::now();
+        while (!pred()) {
+            if (std::chrono::steady_clock::now() - begin > limit) {
+                return std::nullopt;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                     begin);
+    };
+    REQUIRE(waited([&] { return queues_on(consumer.assigned_queues(), "broker-a") == 4; },
+                   std::chrono::seconds(20)));
+
+    // broker-b comes back and registers with the NameServer
+    Broker b;
+    b.start();
+    {
+        const std::lock_guard lock(route_mutex);
+        current = route({{"broker-a", a_addr}, {"broker-b", b.server->address()}});
+    }
+    const auto back = std::chrono::steady_clock::now();
+    const auto heartbeat = waited(
+        [&] {
+            const std::lock_guard lock(b.mutex);
+            return !b.clients.empty();
+        },
+        std::chrono::seconds(5));
+    const auto rebalanced = waited(
+        [&] {
+            const auto mqs = consumer.assigned_queues();
+            return queues_on(mqs, "broker-a") == 4 && queues_on(mqs, "broker-b") == 4;
+        },
+        std::chrono::seconds(5));
+    const auto since_back =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - back);
+    consumer.shutdown();
+    REQUIRE(heartbeat.has_value());
+    REQUIRE(rebalanced.has_value());
+    INFO(fmt::format("heartbeat after {} ms, rebalanced {} ms after broker-b's return",
+                     heartbeat->count(),
+                     since_back.count()));
+    CHECK(heartbeat->count() <= 2000);
+    CHECK(since_back.count() <= 2500);
 }

@@ -113,6 +113,10 @@ private:
         std::shared_ptr<ProcessQueue> pq;
         std::int64_t next_offset = 0;
         bool previously_locked = false;
+        // A queue taken back under the broker lock: its dropped_offsets_ entry (offset, steady ms when kept;
+        // -1: none), a floor for the first pull's offset re-read (see ready_after_lock).
+        std::int64_t kept_offset = -1;
+        std::int64_t kept_at = 0;
     };
 
     using QueueEntry = std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>;
@@ -200,6 +204,10 @@ private:
     bool update_process_queue_table(const std::string& topic, const std::vector<MessageQueue>& mine);
     bool drop_unwanted_queues(const std::string& topic, const std::vector<MessageQueue>& mine);
     bool add_queue(const MessageQueue& mq);
+    [[nodiscard]] std::int64_t continue_from(const MessageQueue& mq,
+                                             std::int64_t broker_offset,
+                                             std::int64_t kept_offset,
+                                             std::int64_t kept_at);
     void persist_dropped(const MessageQueue& mq, const ProcessQueue& pq);
     void truncate_not_my_topic(const std::map<std::string, SubscriptionData>& subs);
     void message_queue_changed();

@@ -33,6 +33,9 @@ public:
     /// The first producer group any remembered client registered.
     std::optional<std::string> first_producer_group() const;
 
+    /// Whether any remembered client has a consumer group.
+    [[nodiscard]] bool has_consumers() const;
+
     /// The remembered data of consumer group `group`.
     std::optional<ConsumerData> consumer(const std::string& group) const;
 

@@ -97,6 +97,12 @@ private:
     /// Every poll_name_server_interval: refresh the routes, re-send the heartbeats.
     void schedule_refresh();
 
+    /// Every route_check_interval_millis (io thread): while a consumer is registered and the route watch is
+    /// not running, refresh the routes. A broker seen for the first time is heartbeated (on_new_brokers) and
+    /// a changed route rebalanced (route_changed): the one way a member learns of a broker it never had a
+    /// connection to (down when it started), whose return no connection event reports.
+    void schedule_route_check();
+
     /// Connection event hook (io thread): a broker connection lost or back starts the route watch.
     void on_connection_event(const std::string& addr, bool connected);
 

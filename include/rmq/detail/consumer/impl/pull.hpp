@@ -65,7 +65,10 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::flow_controlled(const Proce
 }
 
 /// Policies that require the queue lock pull only a locked queue; the first pull after the lock was taken
-/// re-reads the committed offset (Java's previouslyLocked).
+/// re-reads the committed offset (Java's previouslyLocked). rmq deviation: a queue taken back keeps the
+/// offset this member had consumed it up to when that is newer (continue_from): with the lock held nobody
+/// else consumes it, and the broker's older offset only means a lost commit (a restart), so Java's re-read
+/// would consume again what this member already did.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::ready_after_lock(PullState& st) {
     if constexpr (Order::requires_queue_lock) {
@@ -78,7 +81,8 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::ready_after_lock(PullState&
                 if (offset < 0) {
                     throw IllegalState("negative start offset");
                 }
-                st.next_offset = offset;
+                st.next_offset = continue_from(st.mq, offset, st.kept_offset, st.kept_at);
+                st.kept_offset = -1;
                 st.previously_locked = true;
             } catch (const std::exception& e) {
                 log_line(LogLevel::Warn,

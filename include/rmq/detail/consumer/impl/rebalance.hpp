@@ -12,6 +12,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -274,26 +275,23 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
     } catch (const std::exception& e) {
         log_line(LogLevel::Warn, "group [{}]: no start offset for {}: {}", group_, mq, e.what());
     }
-    if (const auto kept = dropped_offsets_.find(mq); kept != dropped_offsets_.end()) {
-        const auto [offset, at] = kept->second;
-        dropped_offsets_.erase(kept);
-        if (next >= 0 && offset > next && clock_->steady_millis() - at < dropped_offset_keep_millis) {
-            log_line(
-                LogLevel::Info,
-                "group [{}]: {} continues from offset {}, consumed here before it was dropped (the broker "
-                "has {})",
-                group_,
-                mq,
-                offset,
-                next);
-            next = offset;
-        }
-    }
     if (next < 0) {
         if (need_lock) {
             unlock_queues({mq});
         }
-        return false;
+        return false;  // the kept offset, if any, stays for the next try
+    }
+    std::int64_t kept_offset = -1;
+    std::int64_t kept_at = 0;
+    if (const auto kept = dropped_offsets_.find(mq); kept != dropped_offsets_.end()) {
+        std::tie(kept_offset, kept_at) = kept->second;
+        dropped_offsets_.erase(kept);
+    }
+    // Under the lock the first pull re-reads the broker's offset (ready_after_lock) and decides there, with
+    // the kept offset as its floor: deciding (and logging) here would be undone by that re-read.
+    if (!need_lock) {
+        next = continue_from(mq, next, kept_offset, kept_at);
+        kept_offset = -1;
     }
     {
         const std::lock_guard lock(table_mutex_);
@@ -302,9 +300,33 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
     if constexpr (ServiceObservesQueueAdded<Service>) {
         service_.on_queue_added(handle(mq, pq));
     }
-    auto st = std::make_shared<PullState>(PullState{mq, pq, next, false});
+    auto st = std::make_shared<PullState>(PullState{mq, pq, next, false, kept_offset, kept_at});
     scheduler_.post([this, st] { pull(st); });
     return true;
+}
+
+/// The start of a queue this member takes back: the offset it had consumed the queue up to when it dropped
+/// it (`kept_offset`, kept at steady ms `kept_at`; -1: none), when that is newer than the broker's committed
+/// `broker_offset` and less than dropped_offset_keep_millis old, else the broker's. The kept offset is this
+/// member's own progress, and nobody else's can be lost by taking it: a member that consumed the queue
+/// meanwhile committed past it (the broker's offset is then the newer one), an offset reset erases it
+/// (reset_offsets). The line is logged only when the kept offset is the start.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+std::int64_t ConsumerCore<Order, Allocate, OffsetStore, Tr>::continue_from(const MessageQueue& mq,
+                                                                           std::int64_t broker_offset,
+                                                                           std::int64_t kept_offset,
+                                                                           std::int64_t kept_at) {
+    if (kept_offset <= broker_offset || clock_->steady_millis() - kept_at >= dropped_offset_keep_millis) {
+        return broker_offset;
+    }
+    log_line(
+        LogLevel::Info,
+        "group [{}]: {} continues from offset {}, consumed here before it was dropped (the broker has {})",
+        group_,
+        mq,
+        kept_offset,
+        broker_offset);
+    return kept_offset;
 }
 
 /// Java's truncateMessageQueueNotMyTopic: queues of topics no longer subscribed (unsubscribe) are dropped.

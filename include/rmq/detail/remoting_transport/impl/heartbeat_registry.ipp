@@ -70,6 +70,13 @@ RMQ_DECL std::optional<std::string> HeartbeatRegistry::first_producer_group() co
     return std::nullopt;
 }
 
+RMQ_DECL bool HeartbeatRegistry::has_consumers() const {
+    const std::lock_guard lock(mutex_);
+    return std::any_of(heartbeats_.begin(), heartbeats_.end(), [](const auto& e) {
+        return !e.second.consumer_data_set.empty();
+    });
+}
+
 RMQ_DECL std::optional<ConsumerData> HeartbeatRegistry::consumer(const std::string& group) const {
     const std::lock_guard lock(mutex_);
     for (const auto& [id, hb] : heartbeats_) {

@@ -37,6 +37,7 @@ RMQ_DECL RemotingTransportState::RemotingTransportState(RemotingConfig config)
     client_.set_connection_event_hook(
         [this](const std::string& addr, bool connected) { on_connection_event(addr, connected); });
     schedule_refresh();
+    schedule_route_check();
 }
 
 RMQ_DECL RemotingTransportState::~RemotingTransportState() {
@@ -149,8 +150,10 @@ RMQ_DECL std::string RemotingTransportState::master_address(const std::string& b
 RMQ_DECL RemotingConfig RemotingTransportState::validated(RemotingConfig config) {
     (void)NameServers::split(config.namesrv_addr);  // throws for a malformed list
     if (config.mq_client_api_timeout <= 0 || config.send_msg_timeout <= 0 ||
-        config.poll_name_server_interval <= 0 || config.connect_timeout_millis <= 0) {
-        throw InvalidArgument("RemotingConfig: timeouts and intervals must be positive");
+        config.poll_name_server_interval <= 0 || config.connect_timeout_millis <= 0 ||
+        config.route_check_interval_millis < 0) {
+        throw InvalidArgument("RemotingConfig: timeouts and intervals must be positive "
+                              "(route_check_interval_millis: 0 or more)");
     }
     return config;
 }
@@ -200,6 +203,25 @@ RMQ_DECL void RemotingTransportState::watch_routes() {
         return;
     }
     client_.run_after(route_watch_period_millis, [this] { watch_routes(); });
+}
+
+RMQ_DECL void RemotingTransportState::schedule_route_check() {
+    if (stopping_.load() || config_.route_check_interval_millis <= 0) {
+        return;
+    }
+    client_.run_after(config_.route_check_interval_millis, [this] {
+        if (stopping_.load()) {
+            return;
+        }
+        if (!watching_ && heartbeats_.has_consumers()) {  // the watch refreshes as often already
+            try {
+                name_servers_.refresh_async();
+            } catch (const std::exception& e) {
+                log_repeated(LogLevel::Warn, "route check", "route check failed: {}", e.what());
+            }
+        }
+        schedule_route_check();
+    });
 }
 
 RMQ_DECL void RemotingTransportState::schedule_refresh() {
