@@ -1805,6 +1805,11 @@ struct RemotingConfig {
     std::int64_t consumer_timeout_millis_when_suspend = 30000;
     /// Route refresh and transport-level heartbeat period (ClientConfig.pollNameServerInterval).
     std::int64_t poll_name_server_interval = 30000;
+    /// While a consumer is registered, the routes are also re-read this often (0: never): a broker the
+    /// NameServer lists again (back from a restart while this client never had a connection to it, e.g. it
+    /// started during the outage) is heartbeated and rebalanced at once, not at the next
+    /// poll_name_server_interval while the other members already count it. No Java equivalent.
+    std::int64_t route_check_interval_millis = 1000;
     /// Bodies of at least this many bytes are zlib-compressed by send() (compressMsgBodyOverHowmuch).
     std::int32_t compress_msg_body_over_howmuch = 4096;
     /// zlib level (rocketmq.message.compressLevel).
@@ -2056,6 +2061,9 @@ public:
 
     /// The first producer group any remembered client registered.
     std::optional<std::string> first_producer_group() const;
+
+    /// Whether any remembered client has a consumer group.
+    [[nodiscard]] bool has_consumers() const;
 
     /// The remembered data of consumer group `group`.
     std::optional<ConsumerData> consumer(const std::string& group) const;
@@ -2409,6 +2417,12 @@ private:
 
     /// Every poll_name_server_interval: refresh the routes, re-send the heartbeats.
     void schedule_refresh();
+
+    /// Every route_check_interval_millis (io thread): while a consumer is registered and the route watch is
+    /// not running, refresh the routes. A broker seen for the first time is heartbeated (on_new_brokers) and
+    /// a changed route rebalanced (route_changed): the one way a member learns of a broker it never had a
+    /// connection to (down when it started), whose return no connection event reports.
+    void schedule_route_check();
 
     /// Connection event hook (io thread): a broker connection lost or back starts the route watch.
     void on_connection_event(const std::string& addr, bool connected);
@@ -6421,6 +6435,13 @@ RMQ_DECL std::optional<std::string> HeartbeatRegistry::first_producer_group() co
     return std::nullopt;
 }
 
+RMQ_DECL bool HeartbeatRegistry::has_consumers() const {
+    const std::lock_guard lock(mutex_);
+    return std::any_of(heartbeats_.begin(), heartbeats_.end(), [](const auto& e) {
+        return !e.second.consumer_data_set.empty();
+    });
+}
+
 RMQ_DECL std::optional<ConsumerData> HeartbeatRegistry::consumer(const std::string& group) const {
     const std::lock_guard lock(mutex_);
     for (const auto& [id, hb] : heartbeats_) {
@@ -7851,6 +7872,7 @@ RMQ_DECL RemotingTransportState::RemotingTransportState(RemotingConfig config)
     client_.set_connection_event_hook(
         [this](const std::string& addr, bool connected) { on_connection_event(addr, connected); });
     schedule_refresh();
+    schedule_route_check();
 }
 
 RMQ_DECL RemotingTransportState::~RemotingTransportState() {
@@ -7963,8 +7985,10 @@ RMQ_DECL std::string RemotingTransportState::master_address(const std::string& b
 RMQ_DECL RemotingConfig RemotingTransportState::validated(RemotingConfig config) {
     (void)NameServers::split(config.namesrv_addr);  // throws for a malformed list
     if (config.mq_client_api_timeout <= 0 || config.send_msg_timeout <= 0 ||
-        config.poll_name_server_interval <= 0 || config.connect_timeout_millis <= 0) {
-        throw InvalidArgument("RemotingConfig: timeouts and intervals must be positive");
+        config.poll_name_server_interval <= 0 || config.connect_timeout_millis <= 0 ||
+        config.route_check_interval_millis < 0) {
+        throw InvalidArgument("RemotingConfig: timeouts and intervals must be positive "
+                              "(route_check_interval_millis: 0 or more)");
     }
     return config;
 }
@@ -8014,6 +8038,25 @@ RMQ_DECL void RemotingTransportState::watch_routes() {
         return;
     }
     client_.run_after(route_watch_period_millis, [this] { watch_routes(); });
+}
+
+RMQ_DECL void RemotingTransportState::schedule_route_check() {
+    if (stopping_.load() || config_.route_check_interval_millis <= 0) {
+        return;
+    }
+    client_.run_after(config_.route_check_interval_millis, [this] {
+        if (stopping_.load()) {
+            return;
+        }
+        if (!watching_ && heartbeats_.has_consumers()) {  // the watch refreshes as often already
+            try {
+                name_servers_.refresh_async();
+            } catch (const std::exception& e) {
+                log_repeated(LogLevel::Warn, "route check", "route check failed: {}", e.what());
+            }
+        }
+        schedule_route_check();
+    });
 }
 
 RMQ_DECL void RemotingTransportState::schedule_refresh() {

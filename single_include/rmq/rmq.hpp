@@ -7517,6 +7517,10 @@ private:
         std::shared_ptr<ProcessQueue> pq;
         std::int64_t next_offset = 0;
         bool previously_locked = false;
+        // A queue taken back under the broker lock: its dropped_offsets_ entry (offset, steady ms when kept;
+        // -1: none), a floor for the first pull's offset re-read (see ready_after_lock).
+        std::int64_t kept_offset = -1;
+        std::int64_t kept_at = 0;
     };
 
     using QueueEntry = std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>;
@@ -7604,6 +7608,10 @@ private:
     bool update_process_queue_table(const std::string& topic, const std::vector<MessageQueue>& mine);
     bool drop_unwanted_queues(const std::string& topic, const std::vector<MessageQueue>& mine);
     bool add_queue(const MessageQueue& mq);
+    [[nodiscard]] std::int64_t continue_from(const MessageQueue& mq,
+                                             std::int64_t broker_offset,
+                                             std::int64_t kept_offset,
+                                             std::int64_t kept_at);
     void persist_dropped(const MessageQueue& mq, const ProcessQueue& pq);
     void truncate_not_my_topic(const std::map<std::string, SubscriptionData>& subs);
     void message_queue_changed();
@@ -8917,7 +8925,10 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::flow_controlled(const Proce
 }
 
 /// Policies that require the queue lock pull only a locked queue; the first pull after the lock was taken
-/// re-reads the committed offset (Java's previouslyLocked).
+/// re-reads the committed offset (Java's previouslyLocked). rmq deviation: a queue taken back keeps the
+/// offset this member had consumed it up to when that is newer (continue_from): with the lock held nobody
+/// else consumes it, and the broker's older offset only means a lost commit (a restart), so Java's re-read
+/// would consume again what this member already did.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::ready_after_lock(PullState& st) {
     if constexpr (Order::requires_queue_lock) {
@@ -8930,7 +8941,8 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::ready_after_lock(PullState&
                 if (offset < 0) {
                     throw IllegalState("negative start offset");
                 }
-                st.next_offset = offset;
+                st.next_offset = continue_from(st.mq, offset, st.kept_offset, st.kept_at);
+                st.kept_offset = -1;
                 st.previously_locked = true;
             } catch (const std::exception& e) {
                 log_line(LogLevel::Warn,
@@ -9186,6 +9198,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::note_subscription_inconsist
 #include <set>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -9445,26 +9458,23 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
     } catch (const std::exception& e) {
         log_line(LogLevel::Warn, "group [{}]: no start offset for {}: {}", group_, mq, e.what());
     }
-    if (const auto kept = dropped_offsets_.find(mq); kept != dropped_offsets_.end()) {
-        const auto [offset, at] = kept->second;
-        dropped_offsets_.erase(kept);
-        if (next >= 0 && offset > next && clock_->steady_millis() - at < dropped_offset_keep_millis) {
-            log_line(
-                LogLevel::Info,
-                "group [{}]: {} continues from offset {}, consumed here before it was dropped (the broker "
-                "has {})",
-                group_,
-                mq,
-                offset,
-                next);
-            next = offset;
-        }
-    }
     if (next < 0) {
         if (need_lock) {
             unlock_queues({mq});
         }
-        return false;
+        return false;  // the kept offset, if any, stays for the next try
+    }
+    std::int64_t kept_offset = -1;
+    std::int64_t kept_at = 0;
+    if (const auto kept = dropped_offsets_.find(mq); kept != dropped_offsets_.end()) {
+        std::tie(kept_offset, kept_at) = kept->second;
+        dropped_offsets_.erase(kept);
+    }
+    // Under the lock the first pull re-reads the broker's offset (ready_after_lock) and decides there, with
+    // the kept offset as its floor: deciding (and logging) here would be undone by that re-read.
+    if (!need_lock) {
+        next = continue_from(mq, next, kept_offset, kept_at);
+        kept_offset = -1;
     }
     {
         const std::lock_guard lock(table_mutex_);
@@ -9473,9 +9483,33 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueu
     if constexpr (ServiceObservesQueueAdded<Service>) {
         service_.on_queue_added(handle(mq, pq));
     }
-    auto st = std::make_shared<PullState>(PullState{mq, pq, next, false});
+    auto st = std::make_shared<PullState>(PullState{mq, pq, next, false, kept_offset, kept_at});
     scheduler_.post([this, st] { pull(st); });
     return true;
+}
+
+/// The start of a queue this member takes back: the offset it had consumed the queue up to when it dropped
+/// it (`kept_offset`, kept at steady ms `kept_at`; -1: none), when that is newer than the broker's committed
+/// `broker_offset` and less than dropped_offset_keep_millis old, else the broker's. The kept offset is this
+/// member's own progress, and nobody else's can be lost by taking it: a member that consumed the queue
+/// meanwhile committed past it (the broker's offset is then the newer one), an offset reset erases it
+/// (reset_offsets). The line is logged only when the kept offset is the start.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+std::int64_t ConsumerCore<Order, Allocate, OffsetStore, Tr>::continue_from(const MessageQueue& mq,
+                                                                           std::int64_t broker_offset,
+                                                                           std::int64_t kept_offset,
+                                                                           std::int64_t kept_at) {
+    if (kept_offset <= broker_offset || clock_->steady_millis() - kept_at >= dropped_offset_keep_millis) {
+        return broker_offset;
+    }
+    log_line(
+        LogLevel::Info,
+        "group [{}]: {} continues from offset {}, consumed here before it was dropped (the broker has {})",
+        group_,
+        mq,
+        kept_offset,
+        broker_offset);
+    return kept_offset;
 }
 
 /// Java's truncateMessageQueueNotMyTopic: queues of topics no longer subscribed (unsubscribe) are dropped.

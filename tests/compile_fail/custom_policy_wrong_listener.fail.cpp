@@ -1,4 +1,4 @@
-// EXPECT: WrongListener<Verdicts, .*std::span<const rmq::MessageExt>, Verdicts::Context// EXPECT:
+// EXPECT: WrongListener<Verdicts, rmq::detail::Text<[0-9]+>.*Verdicts::Context.. -> bool
 // WrongListener<.*Verdicts.*\(std::span<const rmq::MessageExt>, Verdicts::Context&\) -> bool. -> bool A
 // user's order policy given a listener of another kind must not compile, and the diagnostic names that policy
 // and quotes its listener_signature (not only the stock policies').
