@@ -41,15 +41,12 @@ auto ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume(const ConsumeQueue&
         return std::nullopt;
     }
 
-    struct EndCall {
-        ProcessQueue* pq;
-
-        ~EndCall() {
-            if (pq != nullptr) {
-                pq->end_listener_call();
-            }
+    const auto end_call = [](ProcessQueue* counted_pq) {
+        if (counted_pq != nullptr) {
+            counted_pq->end_listener_call();
         }
-    } const end{counted ? &pq : nullptr};
+    };
+    const std::unique_ptr<ProcessQueue, decltype(end_call)> end{counted ? &pq : nullptr, end_call};
 
     pq.begin_consume(msgs, clock_->wall_millis(), [&](std::span<MessageExt> batch) {
         if (unstamped) {
