@@ -7,6 +7,8 @@
 //   --mode rebalance      two members consume 8 queues under a steady producer; a third joins, one leaves
 //                         (--order concurrently|orderly, --rebalance-interval ms)
 //   --mode backlog        peak RSS of a concurrent consumer over a prefilled backlog (default thresholds)
+//   --mode idle           RSS of idle consumers: --consumers N PushConsumers (20 threads each), each its own
+//                         group owning every queue of an empty topic, long-polling; reports kB per consumer
 //   --suite               runs the modes above in fresh child processes (fork/exec of this binary),
 //                         interleaved, --reps times; one JSON line per run on stdout, progress on stderr.
 // Every mode prints one JSON object on stdout.
@@ -17,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -58,6 +61,7 @@ struct Options {
     std::int64_t backlog = 5'000'000;  // suite: messages of the backlog run
     bool skip_backlog = false;         // suite
     bool skip_rebalance = false;       // suite
+    int consumers = 20;                // idle
 };
 
 std::string body_of(int bytes) {
@@ -396,6 +400,54 @@ int run_suite(const Options& o) {
     return failures == 0 ? 0 : 1;
 }
 
+/// Resident set size now, kB (VmRSS).
+long current_rss_kb() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("VmRSS:", 0) == 0) {
+            return std::stol(line.substr(6));
+        }
+    }
+    return -1;
+}
+
+/// What an idle consumer costs in memory: RSS before and after starting N of them (each settled into its
+/// long polls for 3 s).
+int run_idle(const Options& o) {
+    rmq::InProcessBroker broker;
+    broker.create_topic(std::string(bench_topic), o.queues);
+    std::vector<std::unique_ptr<rmq::PushConsumer<>>> consumers;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const long before = current_rss_kb();
+    for (int i = 0; i < o.consumers; ++i) {
+        rmq::ConsumerConfig config{.consumer_group = fmt::format("idle_{}", i)};
+        config.consume_thread_min = o.threads;
+        config.consume_thread_max = o.threads;
+        auto c = std::make_unique<rmq::PushConsumer<>>(broker.connect(), config);
+        c->subscribe(bench_topic, "*");
+        c->register_listener([](std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) {
+            return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+        });
+        c->start();
+        consumers.push_back(std::move(c));
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    const long after = current_rss_kb();
+    fmt::print("{{\"mode\":\"idle\",\"consumers\":{},\"queues\":{},\"threads\":{},\"rss_before_kb\":{},"
+               "\"rss_after_kb\":{},\"kb_per_consumer\":{:.1f}}}\n",
+               o.consumers,
+               o.queues,
+               o.threads,
+               before,
+               after,
+               static_cast<double>(after - before) / std::max(1, o.consumers));
+    for (auto& c : consumers) {
+        c->shutdown();
+    }
+    return 0;
+}
+
 Options parse(int argc, char** argv) {
     Options o;
     Flags()
@@ -412,6 +464,7 @@ Options parse(int argc, char** argv) {
         .add("--max-seconds", o.max_seconds)
         .add("--reps", o.reps)
         .add("--backlog", o.backlog)
+        .add("--consumers", o.consumers)
         .add_switch("--no-backlog", [&o] { o.skip_backlog = true; })
         .add_switch("--no-rebalance", [&o] { o.skip_rebalance = true; })
         .parse(argc, argv);
@@ -435,11 +488,16 @@ int main(int argc, char** argv) {
         if (o.mode == "rebalance") {
             return run_rebalance(o);
         }
+        if (o.mode == "idle") {
+            return run_idle(o);
+        }
         fmt::print(
             stderr,
             "usage: {} --suite [--reps N] [--messages N] [--backlog N] [--no-backlog] [--no-rebalance]\n"
             "       {} --mode limit|concurrently|orderly|backlog [--messages N] [--queues N] [--batch N]\n"
-            "       {} --mode rebalance --order concurrently|orderly [--rebalance-interval ms] [--rate n]\n",
+            "       {} --mode rebalance --order concurrently|orderly [--rebalance-interval ms] [--rate n]\n"
+            "       {} --mode idle [--consumers N] [--queues N] [--threads N]\n",
+            argv[0],
             argv[0],
             argv[0],
             argv[0]);
