@@ -22,24 +22,14 @@ namespace {
 /// Counts the consumer's periodic persists, so the test knows offsets were committed after an event.
 std::atomic<int> min_offset_persists{0};
 
-struct CountingStore : rmq::RemoteOffsetStore {
-    void persist_all(std::span<const rmq::MessageQueue> mqs) {
-        rmq::RemoteOffsetStore::persist_all(mqs);
-        ++min_offset_persists;
-    }
-};
+using MinOffsetConsumer = rmq::Consumer<rmq::Concurrently,
+                                        rmq::AllocateAveragely,
+                                        consumer_test::PersistCountingStore<&min_offset_persists>,
+                                        rmq::InProcessTransport>;
 
-using MinOffsetConsumer =
-    rmq::Consumer<rmq::Concurrently, rmq::AllocateAveragely, CountingStore, rmq::InProcessTransport>;
-
-template <class C>
-std::optional<std::int64_t> commit_offset(C& consumer, const rmq::MessageQueue& mq) {
-    for (const auto& q : consumer.stats().queues) {
-        if (q.mq == mq) {
-            return q.commit_offset;
-        }
-    }
-    return std::nullopt;
+std::optional<std::int64_t> commit_offset(MinOffsetConsumer& consumer, const rmq::MessageQueue& mq) {
+    const auto q = consumer_test::queue_stats(consumer, mq);
+    return q ? std::optional<std::int64_t>(q->commit_offset) : std::nullopt;
 }
 
 template <class C>

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -68,6 +69,27 @@ inline void produce(rmq::InProcessBroker& broker,
         rmq::Message msg(topic, tag, prefix + std::to_string(i));
         (void)tr.send(msg, broker.queue(topic, i % queues));
     }
+}
+
+/// A RemoteOffsetStore counting the consumer's periodic persists in `*Count`: time that passed through the
+/// consumer's own timers, for tests whose clock stands still.
+template <std::atomic<int>* Count>
+struct PersistCountingStore : rmq::RemoteOffsetStore {
+    void persist_all(std::span<const rmq::MessageQueue> mqs) {
+        rmq::RemoteOffsetStore::persist_all(mqs);
+        ++*Count;
+    }
+};
+
+/// The consumer's figures of one owned queue, if it owns it.
+template <class C>
+std::optional<rmq::QueueStats> queue_stats(C& consumer, const rmq::MessageQueue& mq) {
+    for (const auto& q : consumer.stats().queues) {
+        if (q.mq == mq) {
+            return q;
+        }
+    }
+    return std::nullopt;
 }
 
 }  // namespace consumer_test

@@ -300,7 +300,9 @@ template <class H>
 constexpr bool writes_offsets = requires(H& h, const rmq::MessageQueue& mq) { h.update_offset(mq, 1, true); };
 template <class H>
 constexpr bool writes_queues = requires(H& h, const rmq::ConsumeQueue& q) { h.unlock_queues(q); } ||
-                               requires(const rmq::ConsumeQueue& q) { q.cache(); };
+                               requires(H& h, const rmq::ConsumeQueue& q) { h.set_locked(q, true); };
+template <class Q>
+constexpr bool exposes_cache = requires(const Q& q) { q.cache(); };
 }  // namespace
 
 TEST_CASE("the host facade offers no way to the consumer's lifecycle, policies, offsets or queue state",
@@ -311,4 +313,5 @@ TEST_CASE("the host facade offers no way to the consumer's lifecycle, policies, 
     STATIC_REQUIRE_FALSE(
         writes_offsets<Host>);  // offsets follow ack/settle/commit_taken, by the host's rules
     STATIC_REQUIRE_FALSE(writes_queues<Host>);
+    STATIC_REQUIRE_FALSE(exposes_cache<rmq::ConsumeQueue>);  // the ProcessQueue behind it is the consumer's
 }

@@ -28,24 +28,14 @@ namespace {
 /// stamp the ManualClock, which stands still here).
 std::atomic<int> lock_expiry_persists{0};
 
-struct CountingStore : rmq::RemoteOffsetStore {
-    void persist_all(std::span<const rmq::MessageQueue> mqs) {
-        rmq::RemoteOffsetStore::persist_all(mqs);
-        ++lock_expiry_persists;
-    }
-};
+using LockExpiryConsumer = rmq::Consumer<rmq::Orderly,
+                                         rmq::AllocateAveragely,
+                                         consumer_test::PersistCountingStore<&lock_expiry_persists>,
+                                         rmq::InProcessTransport>;
 
-using LockExpiryConsumer =
-    rmq::Consumer<rmq::Orderly, rmq::AllocateAveragely, CountingStore, rmq::InProcessTransport>;
-
-template <class C>
-std::int64_t cached_messages(C& consumer, const rmq::MessageQueue& mq) {
-    for (const auto& q : consumer.stats().queues) {
-        if (q.mq == mq) {
-            return q.cached_msg_count;
-        }
-    }
-    return -1;
+std::int64_t cached_messages(LockExpiryConsumer& consumer, const rmq::MessageQueue& mq) {
+    const auto q = consumer_test::queue_stats(consumer, mq);
+    return q ? q->cached_msg_count : -1;
 }
 
 }  // namespace

@@ -113,12 +113,7 @@ namespace {
 /// The broker-backed store, counting the consumer's periodic persists (a test sees that one ran).
 std::atomic<int> persist_rounds{0};
 
-struct CountingStore : rmq::RemoteOffsetStore {
-    void persist_all(std::span<const rmq::MessageQueue> mqs) {
-        rmq::RemoteOffsetStore::persist_all(mqs);
-        ++persist_rounds;
-    }
-};
+using CountingStore = consumer_test::PersistCountingStore<&persist_rounds>;
 
 }  // namespace
 
