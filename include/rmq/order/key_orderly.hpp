@@ -396,13 +396,11 @@ private:
             }
         }
         // Committed before the key is re-filed, so a later call of the key never commits before this one.
-        commit(qs, done);
+        host_.ack(qs.q, done);
         if (refile(qs, run, out.suspend)) {
             suspend_key(qs.shared_from_this(), std::move(key), out.suspend);
         }
     }
-
-    void commit(QueueState& qs, std::span<const std::int64_t> offsets) { host_.ack(qs.q, offsets); }
 
     /// The call is over: the key is ready again, suspended (true: the caller schedules its wake-up), or idle
     /// (forgotten when nothing of it is left).

@@ -92,15 +92,7 @@ public:
 
     bool send_to_dlq(const MessageExt& msg) override { return core_.send_to_dlq(msg); }
 
-    bool lock_queue(const ConsumeQueue& q) override {
-        if (q.dropped() || !core_.lock_queue(q.mq())) {
-            return false;
-        }
-        ProcessQueue& pq = Core::cache_of(q);  // this ownership, whatever the table holds now
-        pq.set_locked(true);
-        pq.set_last_lock_timestamp(core_.clock_->steady_millis());
-        return true;
-    }
+    bool lock_queue(const ConsumeQueue& q) override { return !q.dropped() && core_.lock_queue(q.mq()); }
 
     void record_outcome(std::string_view topic, std::int64_t ok, std::int64_t failed) override {
         core_.record_outcome(topic, ok, failed);

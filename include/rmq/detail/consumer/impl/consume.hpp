@@ -133,30 +133,25 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::settle(const ConsumeQueue& 
     }
     record_outcome(
         q.mq().topic, static_cast<std::int64_t>(acked), static_cast<std::int64_t>(msgs.size() - acked));
+    // Everything leaves the cache but the failed messages whose send-back failed too (consumed here again).
+    std::vector<std::int64_t> done;
+    done.reserve(msgs.size());
     std::vector<MessageExt> back_failed;
-    for (std::size_t i = acked; i < msgs.size(); ++i) {
+    for (std::size_t i = 0; i < msgs.size(); ++i) {
         const MessageExt& msg = msgs[i];
-        if (!clustering_) {
+        if (i >= acked && !clustering_) {
             log_line(LogLevel::Warn,
                      "group [{}]: broadcasting, message {} of {} failed and is dropped",
                      group_,
                      msg.msg_id(),
                      q.mq());
-        } else if (pq.contains_message(msg.queue_offset()) && !send_back(msg, delay_level)) {
+        } else if (i >= acked && pq.contains_message(msg.queue_offset()) && !send_back(msg, delay_level)) {
             // (not cached any more: the expiry sweep sent it back already.) A copy: the batch is shared.
             back_failed.push_back(msg);
             back_failed.back().set_reconsume_times(msg.reconsume_times() + 1);
+            continue;
         }
-    }
-    std::vector<std::int64_t> done;
-    done.reserve(msgs.size());
-    for (const auto& msg : msgs) {
-        const bool failed = std::any_of(back_failed.begin(), back_failed.end(), [&](const MessageExt& f) {
-            return f.queue_offset() == msg.queue_offset();
-        });
-        if (!failed) {
-            done.push_back(msg.queue_offset());
-        }
+        done.push_back(msg.queue_offset());
     }
     if (!back_failed.empty()) {
         schedule(local_retry_delay_millis, [this, q, retry = MessageBatch(std::move(back_failed))] {
