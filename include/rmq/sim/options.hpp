@@ -27,14 +27,42 @@ struct Faults {
     int crashes = 1;   ///< members that vanish (each replaced by a new member soon after)
     int pauses = 2;    ///< members that stop for pause_min_millis..pause_max_millis
     int restarts = 1;  ///< broker restarts
+    /// Broker outages (runs with two or more brokers): a broker is down for outage_min_millis..
+    /// outage_max_millis (requests to it fail, the NameServer leaves it out of routes), then comes back
+    /// having lost locks, memberships and the offsets after its last flush.
+    int outages = 0;
+    std::int64_t outage_min_millis = 5000;
+    std::int64_t outage_max_millis = 15000;
+    /// A new member starts during each outage (issue 30 §1's member that never heard of the down broker).
+    bool member_starts_during_outage = true;
     std::int64_t pause_min_millis = 65000;   ///< longer than the broker's lock expiry (60 s)
     std::int64_t pause_max_millis = 150000;  ///< up to past the broker's channel expiry (120 s)
+};
+
+/// How a member's transport learns of brokers (runs with two or more brokers), modelling rmq::
+/// RemotingTransport: the knobs exist so that a test can show what each part of it is for.
+struct RouteModel {
+    /// The periodic route poll (RemotingConfig::poll_name_server_interval): every broker of the route read
+    /// is heartbeated; a broker seen for the first time at once.
+    std::int64_t poll_millis = 30000;
+    /// The route check (RemotingConfig::route_check_interval_millis); 0: none, as Java and rmq before it.
+    std::int64_t check_millis = 1000;
+    /// A broker this member was connected to going down or coming back makes it re-read the routes this
+    /// many times, one second apart (the route watch after a connection event).
+    int watch_reads = 5;
+    /// The group's member list is the union of every known broker's answer (rmq); false: one broker's,
+    /// picked at random (Java).
+    bool member_list_union = true;
 };
 
 /// One run's shape. Every random choice derives from `seed`.
 struct Options {
     std::uint64_t seed = 1;
     int members = 3;
+    /// Brokers (named broker-a, broker-b, ...), each with `queues` queues of the topic. With one broker the
+    /// route never changes and RouteModel plays no part.
+    int brokers = 1;
+    RouteModel routes;
     int queues = 8;
     int keys = 16;
     int messages = 300;

@@ -37,6 +37,8 @@
 
 #include <rmq/detail/consumer/driven.hpp>
 #include <rmq/detail/sim/context.hpp>
+#include <rmq/detail/sim/ownership.hpp>
+#include <rmq/detail/sim/routes.hpp>
 #include <rmq/detail/sim/world.hpp>
 
 namespace rmq::sim {
@@ -48,44 +50,64 @@ namespace rmq::sim {
 class SimTransport {
 public:
     SimTransport(std::shared_ptr<detail::sim::Context> ctx, std::size_t member)
+        : SimTransport(ctx, member, std::make_shared<detail::sim::MemberRoutes>(ctx, member)) {}
+
+    /// `routes`: this member's connections (the simulation keeps them to tell of broker outages).
+    SimTransport(std::shared_ptr<detail::sim::Context> ctx,
+                 std::size_t member,
+                 std::shared_ptr<detail::sim::MemberRoutes> routes)
         : ctx_(std::move(ctx))
         , member_(member)
-        , inner_(ctx_->world.connect()) {}
+        , routes_(std::move(routes)) {}
 
-    TopicRoute topic_route(const std::string& topic) { return inner_.topic_route(topic); }
+    TopicRoute topic_route(const std::string& topic) { return routes_->topic_route(topic); }
 
     void heartbeat(const HeartbeatData& hb) {
         if (ctx_->strike(ctx_->options.faults.heartbeat_drop)) {
             ctx_->record(FaultKind::HeartbeatDropped, member());
             throw Timeout("simulated: the heartbeat was lost");
         }
-        inner_.heartbeat(hb);
+        routes_->heartbeat(hb);
     }
 
     void unregister_client(const std::string& client_id,
                            const std::string& producer_group,
                            const std::string& consumer_group) {
-        inner_.unregister_client(client_id, producer_group, consumer_group);
+        for (std::size_t i = 0; i < ctx_->world.broker_count(); ++i) {
+            if (ctx_->world.broker_up(i)) {
+                routes_->to(i).unregister_client(client_id, producer_group, consumer_group);
+            }
+        }
     }
 
     std::vector<std::string> consumer_id_list(const std::string& topic, const std::string& group) {
-        return inner_.consumer_id_list(topic, group);
+        return routes_->consumer_id_list(topic, group);
     }
 
-    void set_notification_handler(NotificationHandler handler) {
-        inner_.set_notification_handler(std::move(handler));
+    void set_notification_handler(NotificationHandler handler) { routes_->set_notification_handler(handler); }
+
+    /// Told when this member's route view changes (runs with several brokers: a broker went down or came
+    /// back, as its route reads saw it).
+    void set_route_change_handler(const std::string& key, RouteChangeHandler handler) {
+        routes_->set_route_change_handler(key, std::move(handler));
     }
 
     void pull(const PullArgs& args, PullCallback callback) {
-        inner_.pull(args, wrap(args, std::move(callback)));
+        if (refuse_pull(args, callback)) {
+            return;
+        }
+        routes_->to(args.mq).pull(args, wrap(args, std::move(callback)));
     }
 
     void pull(const PullArgs& args, PullCallback callback, const PostToCaller& post) {
-        inner_.pull(args, wrap(args, std::move(callback)), post);
+        if (refuse_pull(args, callback)) {
+            return;
+        }
+        routes_->to(args.mq).pull(args, wrap(args, std::move(callback)), post);
     }
 
     std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {
-        return inner_.query_consumer_offset(group, mq);
+        return routes_->to(mq).query_consumer_offset(group, mq);
     }
 
     void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
@@ -99,24 +121,25 @@ public:
             apply_later(group, mq, offset);
             return;
         }
-        inner_.update_consumer_offset(group, mq, offset);
+        routes_->to(mq).update_consumer_offset(group, mq, offset);
         if (ctx_->strike(f.offset_duplicate)) {
             ctx_->record(FaultKind::OffsetDuplicated, member(), detail::sim::queue_name(mq));
             apply_later(group, mq, offset);
         }
     }
 
-    std::int64_t min_offset(const MessageQueue& mq) { return inner_.min_offset(mq); }
+    std::int64_t min_offset(const MessageQueue& mq) { return routes_->to(mq).min_offset(mq); }
 
-    std::int64_t max_offset(const MessageQueue& mq) { return inner_.max_offset(mq); }
+    std::int64_t max_offset(const MessageQueue& mq) { return routes_->to(mq).max_offset(mq); }
 
     std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp_millis) {
-        return inner_.search_offset(mq, timestamp_millis);
+        return routes_->to(mq).search_offset(mq, timestamp_millis);
     }
 
     std::vector<MessageQueue>
     lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
-        auto granted = inner_.lock_batch(group, client_id, mqs);
+        auto granted =
+            (mqs.empty() ? routes_->to(0) : routes_->to(mqs.front())).lock_batch(group, client_id, mqs);
         if (ctx_->strike(ctx_->options.faults.lock_answer_drop)) {
             ctx_->record(FaultKind::LockAnswerDropped,
                          member(),
@@ -129,14 +152,17 @@ public:
     void unlock_batch(const std::string& group,
                       const std::string& client_id,
                       const std::vector<MessageQueue>& mqs) {
-        inner_.unlock_batch(group, client_id, mqs);
+        (mqs.empty() ? routes_->to(0) : routes_->to(mqs.front())).unlock_batch(group, client_id, mqs);
     }
 
-    SendResult send(const Message& msg, const MessageQueue& mq) { return inner_.send(msg, mq); }
+    SendResult send(const Message& msg, const MessageQueue& mq) { return routes_->to(mq).send(msg, mq); }
 
-    void send_back(const SendBackArgs& args) { inner_.send_back(args); }
+    void send_back(const SendBackArgs& args) {
+        const auto& name = args.message.broker_name();
+        routes_->to(name.empty() ? 0 : routes_->index_of(name)).send_back(args);
+    }
 
-    [[nodiscard]] std::shared_ptr<Clock> clock() const { return inner_.clock(); }
+    [[nodiscard]] std::shared_ptr<Clock> clock() const { return ctx_->world.clock(); }
 
     // ---- the driver (rmq::detail::DrivenTransport) ----
     [[nodiscard]] bool driven() const noexcept { return true; }
@@ -148,9 +174,21 @@ public:
 private:
     [[nodiscard]] int member() const noexcept { return static_cast<int>(member_); }
 
+    // A pull to a broker that is down fails at once (a refused connection), as the callback sees it.
+    bool refuse_pull(const PullArgs& args, PullCallback& callback) {
+        const auto i = routes_->index_of(args.mq.broker_name);
+        if (ctx_->world.broker_up(i)) {
+            return false;
+        }
+        ctx_->world.at(ctx_->world.now() + 1, [cb = std::move(callback)] {
+            cb(Outcome<PullResult>(response_code::system_error, "simulated: the broker is down"));
+        });
+        return true;
+    }
+
     void apply_later(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
         const auto& f = ctx_->options.faults;
-        auto state = ctx_->world.broker();
+        auto state = ctx_->world.broker(routes_->index_of(mq.broker_name));
         ctx_->world.at(
             ctx_->world.now() + ctx_->world.uniform(1, f.max_delay_millis), [state, group, mq, offset] {
                 try {
@@ -190,7 +228,7 @@ private:
 
     std::shared_ptr<detail::sim::Context> ctx_;
     std::size_t member_;
-    InProcessTransport inner_;
+    std::shared_ptr<detail::sim::MemberRoutes> routes_;
 };
 
 /// The consumer type a simulation runs for order policy `Order`.
@@ -223,8 +261,10 @@ public:
     const Trace& run() {
         const Options& o = ctx_->options;
         detail::sim::World& w = ctx_->world;
-        auto& broker = *w.broker();
-        broker.create_topic(o.topic, o.queues);
+        for (std::size_t b = 0; b < w.broker_count(); ++b) {
+            w.broker(b)->create_topic(o.topic, o.queues);
+        }
+        held_sends_.resize(w.broker_count());
         for (int i = 0; i < o.members; ++i) {
             w.at(w.uniform(0, 2000), [this] { start_member(); });
         }
@@ -238,11 +278,13 @@ public:
         std::int64_t looked_at = -1;
         (void)w.run_until(end, [this, &o, &w, &registered, &looked_at] {
             if (w.now() != looked_at) {  // the broker expires members when the clock moves, not in between
+                note_owners(looked_at);
                 looked_at = w.now();
                 note_expired_members(registered);
             }
             return w.now() >= o.fault_millis && handled_ok_.size() == static_cast<std::size_t>(o.messages);
         });
+        owners_.finish(looked_at, ctx_->trace.double_ownership);
         finished_ = true;
         return ctx_->trace;
     }
@@ -259,8 +301,28 @@ private:
     struct Member {
         std::size_t index = 0;
         std::string client_id;
+        std::shared_ptr<detail::sim::MemberRoutes> routes;
         std::unique_ptr<SimConsumer<Order>> consumer;
     };
+
+    /// Each live member's assignment as it stood since virtual time `since` (the previous clock value).
+    void note_owners(std::int64_t since) {
+        if (since < 0) {
+            return;
+        }
+        detail::sim::OwnershipTracker::Owners owners;
+        for (const auto& m : members_) {
+            if (ctx_->world.crashed(m->index) || ctx_->world.paused(m->index) || !m->consumer->running()) {
+                continue;
+            }
+            for (const auto& mq : m->consumer->assigned_queues()) {
+                if (mq.topic == ctx_->options.topic) {
+                    owners[detail::sim::queue_name(mq)].insert(static_cast<int>(m->index));
+                }
+            }
+        }
+        owners_.sample(since, owners, ctx_->trace.double_ownership);
+    }
 
     /// The broker dropping a member whose heartbeats stopped moves its queues to the others, long after the
     /// crash or pause that caused it: recorded (each time the clock moved), so that this rebalance's
@@ -293,7 +355,9 @@ private:
         config.instance_name = "sim";
         config.consume_from_where = ConsumeFromWhere::FirstOffset;
         m->client_id = config.build_client_id();
-        m->consumer = std::make_unique<SimConsumer<Order>>(SimTransport(ctx_, m->index), std::move(config));
+        m->routes = std::make_shared<detail::sim::MemberRoutes>(ctx_, m->index);
+        m->consumer =
+            std::make_unique<SimConsumer<Order>>(SimTransport(ctx_, m->index, m->routes), std::move(config));
         m->consumer->subscribe(o.topic, "*");
         m->consumer->register_listener(recording_listener(static_cast<int>(m->index), m->client_id));
         ctx_->record(FaultKind::MemberJoined, static_cast<int>(m->index));
@@ -307,7 +371,8 @@ private:
             auto status = listener_(msgs, ctx);
             const bool success = status && Order::is_success(*status);
             const auto& mq = ctx.message_queue();
-            const auto owner = ctx_->world.broker()->lock_owner(ctx_->options.group, mq);
+            const auto broker = ctx_->world.broker_index(mq.broker_name);
+            const auto owner = ctx_->world.broker(broker.value_or(0))->lock_owner(ctx_->options.group, mq);
             const bool lock_held = owner && *owner == client_id;
             for (const auto& msg : msgs) {
                 const int key = key_of(msg);
@@ -342,10 +407,19 @@ private:
         }
     }
 
+    // Key k goes to queue k % (queues * brokers) counted across the brokers in order. A broker that is down
+    // holds its sends until it is back (in order: a key's sequence stays in order in its queue).
     void send(int key, int seq) {
         const Options& o = ctx_->options;
-        auto& broker = *ctx_->world.broker();
-        const int queue_id = key % o.queues;
+        const auto& w = ctx_->world;
+        const int slot = key % (o.queues * static_cast<int>(w.broker_count()));
+        const auto b = static_cast<std::size_t>(slot / o.queues);
+        if (!w.broker_up(b) || !held_sends_[b].empty()) {
+            held_sends_[b].emplace_back(key, seq);
+            return;
+        }
+        auto& broker = *w.broker(b);
+        const int queue_id = slot % o.queues;
         const MessageQueue mq{o.topic, broker.config().broker_name, queue_id};
         Message msg(o.topic, "", fmt::format("k{}", key), fmt::format("message {} of key {}", seq, key));
         msg.set_property("SIM_SEQ", std::to_string(seq));
@@ -397,12 +471,53 @@ private:
                 ctx_->record(FaultKind::BrokerRestarted, -1);
             });
         }
+        if (w.broker_count() > 1) {
+            for (int i = 0; i < f.outages; ++i) {
+                w.at(w.uniform(5000, o.fault_millis - 1), [this] { broker_outage(); });
+            }
+        }
+    }
+
+    // A broker goes down for a while; a member may start meanwhile (it never hears of that broker until a
+    // route read lists it again). Members connected to it see the connection events.
+    void broker_outage() {
+        detail::sim::World& w = ctx_->world;
+        const Faults& f = ctx_->options.faults;
+        const auto b =
+            static_cast<std::size_t>(w.uniform(0, static_cast<std::int64_t>(w.broker_count()) - 1));
+        if (!w.broker_up(b)) {
+            return;
+        }
+        const std::int64_t back = w.now() + w.uniform(f.outage_min_millis, f.outage_max_millis);
+        w.take_down(b, back);
+        ctx_->record(FaultKind::BrokerDown, -1);
+        tell_members(b);
+        if (f.member_starts_during_outage) {
+            w.at(w.uniform(w.now() + 1, back - 1), [this] { start_member(); });
+        }
+        w.at(back, [this, b] {
+            ctx_->record(FaultKind::BrokerUp, -1);
+            tell_members(b);
+            auto held = std::move(held_sends_[b]);
+            held_sends_[b].clear();
+            for (const auto& [key, seq] : held) {
+                send(key, seq);
+            }
+        });
+    }
+
+    void tell_members(std::size_t broker) {
+        for (const auto& m : members_) {
+            m->routes->on_broker_event(broker);
+        }
     }
 
     // The broker flushes consumer offsets every second; a restart loses what came after the last flush.
     void checkpoint_offsets_every_second() {
         detail::sim::World& w = ctx_->world;
-        w.broker()->checkpoint_offsets();
+        for (std::size_t b = 0; b < w.broker_count(); ++b) {
+            w.broker(b)->checkpoint_offsets();
+        }
         if (!finished_ && w.now() < ctx_->options.fault_millis + ctx_->options.settle_millis) {
             w.at(w.now() + 1000, [this] { checkpoint_offsets_every_second(); });
         }
@@ -412,6 +527,8 @@ private:
     Listener listener_;
     std::vector<std::unique_ptr<Member>> members_;
     std::set<std::pair<int, int>> handled_ok_;
+    std::vector<std::vector<std::pair<int, int>>> held_sends_;  // per broker: (key, seq) waiting for it
+    detail::sim::OwnershipTracker owners_;
     bool finished_ = false;
 };
 

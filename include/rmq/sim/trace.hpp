@@ -50,6 +50,9 @@ enum class FaultKind {
     BrokerRestarted,    ///< locks and memberships lost, offsets back to the last flush
     MemberExpired,      ///< the broker dropped a member whose heartbeats stopped (a crash or a long pause,
                         ///< channel expiry): the others rebalance, up to 2 minutes after the fault itself
+    BrokerDown,         ///< a broker went down (runs with several brokers): locks and memberships lost,
+                        ///< offsets back to the last flush, requests to it fail until BrokerUp
+    BrokerUp,           ///< the broker that went down is reachable again
 };
 
 [[nodiscard]] std::string_view to_string(FaultKind kind) noexcept;
@@ -62,11 +65,26 @@ struct FaultEvent {
     std::string queue;  ///< "topic:queue_id", empty when not a queue's
 };
 
+/// A span of virtual time during which two or more live members (neither crashed nor paused) both had a
+/// queue of the topic in their assignment (Consumer::assigned_queues).
+struct DoubleOwnership {
+    std::string queue;
+    std::int64_t from = 0;  ///< virtual ms
+    std::int64_t to = 0;
+    std::vector<int> members;  ///< the owners when it began
+
+    [[nodiscard]] std::int64_t millis() const noexcept { return to - from; }
+};
+
 /// Everything one run recorded, in the order it happened.
 struct Trace {
     std::vector<Sent> sent;
     std::vector<Handled> handled;
     std::vector<FaultEvent> faults;
+    std::vector<DoubleOwnership> double_ownership;  ///< in the order they ended
+
+    /// The longest double ownership of any queue (ms); 0 when none.
+    [[nodiscard]] std::int64_t longest_double_ownership() const noexcept;
 
     /// FNV-1a over every record: two runs of one seed have equal hashes.
     [[nodiscard]] std::uint64_t hash() const noexcept;

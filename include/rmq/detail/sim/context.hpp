@@ -22,7 +22,7 @@ namespace rmq::detail::sim {
 /// What the members' transports and the Simulation share.
 struct Context {
     Context(std::uint64_t seed, BrokerConfig broker, rmq::sim::Options o)
-        : world(seed, std::move(broker))
+        : world(seed, std::move(broker), o.brokers)
         , options(std::move(o)) {}
 
     World world;
@@ -37,9 +37,12 @@ struct Context {
     [[nodiscard]] bool strike(double p) { return faults_on && world.chance(p); }
 };
 
-/// A queue as the trace names it (topic:id: one broker).
+/// A queue as the trace names it: topic:id on the first broker (broker-a), topic@broker:id on the others.
 inline std::string queue_name(const MessageQueue& mq) {
-    return fmt::format("{}:{}", mq.topic, mq.queue_id);
+    if (mq.broker_name == BrokerConfig{}.broker_name) {
+        return fmt::format("{}:{}", mq.topic, mq.queue_id);
+    }
+    return fmt::format("{}@{}:{}", mq.topic, mq.broker_name, mq.queue_id);
 }
 
 }  // namespace rmq::detail::sim

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -28,18 +29,37 @@ namespace rmq::detail::sim {
 
 class World {
 public:
-    /// A driven broker configured by `broker` (its clock is replaced by the world's virtual clock).
-    World(std::uint64_t seed, BrokerConfig broker);
+    /// `brokers` driven brokers configured by `broker` (its clock is replaced by the world's virtual clock),
+    /// named broker-a, broker-b, ... (the first keeps `broker`'s name).
+    World(std::uint64_t seed, BrokerConfig broker, int brokers = 1);
     World(const World&) = delete;
     World& operator=(const World&) = delete;
     ~World();
 
     [[nodiscard]] const std::shared_ptr<ManualClock>& clock() const noexcept { return clock_; }
 
-    [[nodiscard]] const std::shared_ptr<BrokerState>& broker() const noexcept { return broker_; }
+    /// The first broker.
+    [[nodiscard]] const std::shared_ptr<BrokerState>& broker() const noexcept { return brokers_.front(); }
 
-    /// A new connection to the broker.
-    [[nodiscard]] InProcessTransport connect() const { return InProcessTransport(broker_); }
+    [[nodiscard]] const std::shared_ptr<BrokerState>& broker(std::size_t i) const { return brokers_.at(i); }
+
+    [[nodiscard]] std::size_t broker_count() const noexcept { return brokers_.size(); }
+
+    /// The index of the broker named `name`; nullopt for an unknown name.
+    [[nodiscard]] std::optional<std::size_t> broker_index(const std::string& name) const;
+
+    /// A new connection to the first broker.
+    [[nodiscard]] InProcessTransport connect() const { return InProcessTransport(broker()); }
+
+    /// A new connection to broker `i`.
+    [[nodiscard]] InProcessTransport connect(std::size_t i) const { return InProcessTransport(broker(i)); }
+
+    // ---- broker outages ----
+    /// Broker `i` goes down (it restarts: held pulls fail, locks and memberships are lost) and is reachable
+    /// again at virtual time `until`.
+    void take_down(std::size_t i, std::int64_t until);
+
+    [[nodiscard]] bool broker_up(std::size_t i) const { return down_until_.at(i) <= now(); }
 
     /// Virtual steady time (ms since the simulation began).
     [[nodiscard]] std::int64_t now() const { return clock_->steady_millis(); }
@@ -97,7 +117,8 @@ private:
 
     std::shared_ptr<ManualClock> clock_;
     std::mt19937_64 rng_;
-    std::shared_ptr<BrokerState> broker_;
+    std::vector<std::shared_ptr<BrokerState>> brokers_;
+    std::vector<std::int64_t> down_until_;
     std::vector<Member> members_;
     std::multimap<std::pair<std::int64_t, std::uint64_t>, std::function<void()>> events_;
     std::uint64_t event_sequence_ = 0;

@@ -38,6 +38,10 @@ RMQ_DECL std::string_view to_string(FaultKind kind) noexcept {
         return "broker-restarted";
     case FaultKind::MemberExpired:
         return "member-expired";
+    case FaultKind::BrokerDown:
+        return "broker-down";
+    case FaultKind::BrokerUp:
+        return "broker-up";
     }
     return "unknown";
 }
@@ -74,7 +78,8 @@ struct Fnv {
 
 inline bool membership_change(FaultKind k) noexcept {
     return k == FaultKind::MemberJoined || k == FaultKind::MemberCrashed || k == FaultKind::MemberPaused ||
-           k == FaultKind::BrokerRestarted || k == FaultKind::MemberExpired;
+           k == FaultKind::BrokerRestarted || k == FaultKind::MemberExpired || k == FaultKind::BrokerDown ||
+           k == FaultKind::BrokerUp;
 }
 
 inline bool queue_fault(FaultKind k) noexcept {
@@ -94,7 +99,8 @@ inline bool disturbed(
 
 inline bool restarted_within(const Trace& trace, std::int64_t from, std::int64_t to) {
     return std::ranges::any_of(trace.faults, [&](const FaultEvent& e) {
-        return e.kind == FaultKind::BrokerRestarted && e.time >= from && e.time <= to;
+        return (e.kind == FaultKind::BrokerRestarted || e.kind == FaultKind::BrokerDown) && e.time >= from &&
+               e.time <= to;
     });
 }
 
@@ -130,11 +136,20 @@ RMQ_DECL std::uint64_t Trace::hash() const noexcept {
 RMQ_DECL std::size_t Trace::injected_faults() const noexcept {
     std::size_t n = 0;
     for (const auto& e : faults) {
-        if (e.kind != FaultKind::MemberJoined && e.kind != FaultKind::MemberExpired) {  // events, not faults
+        if (e.kind != FaultKind::MemberJoined && e.kind != FaultKind::MemberExpired &&
+            e.kind != FaultKind::BrokerUp) {  // events, not faults
             ++n;
         }
     }
     return n;
+}
+
+RMQ_DECL std::int64_t Trace::longest_double_ownership() const noexcept {
+    std::int64_t longest = 0;
+    for (const auto& d : double_ownership) {
+        longest = std::max(longest, d.millis());
+    }
+    return longest;
 }
 
 RMQ_DECL std::string Verdict::summary() const {

@@ -2,16 +2,26 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include <rmq/detail/sim/world.hpp>
 
 namespace rmq::detail::sim {
 
-RMQ_DECL World::World(std::uint64_t seed, BrokerConfig broker)
+RMQ_DECL World::World(std::uint64_t seed, BrokerConfig broker, int brokers)
     : clock_(std::make_shared<ManualClock>())
     , rng_(seed) {
     broker.clock = clock_;
-    broker_ = std::make_shared<BrokerState>(std::move(broker));
-    broker_->start(broker_, true);
+    for (int i = 0; i < std::max(brokers, 1); ++i) {
+        BrokerConfig config = broker;
+        if (i > 0) {
+            config.broker_name = fmt::format("broker-{}", static_cast<char>('a' + i));
+        }
+        auto state = std::make_shared<BrokerState>(std::move(config));
+        state->start(state, true);
+        brokers_.push_back(std::move(state));
+        down_until_.push_back(0);
+    }
 }
 
 RMQ_DECL World::~World() {
@@ -19,11 +29,27 @@ RMQ_DECL World::~World() {
 }
 
 RMQ_DECL void World::shutdown() {
-    broker_->stop();
+    for (const auto& b : brokers_) {
+        b->stop();
+    }
     // Destroyed outside the container: destroying a callback may post another event.
     auto dropped = std::move(events_);
     events_.clear();
     dropped.clear();
+}
+
+RMQ_DECL std::optional<std::size_t> World::broker_index(const std::string& name) const {
+    for (std::size_t i = 0; i < brokers_.size(); ++i) {
+        if (brokers_[i]->config().broker_name == name) {
+            return i;
+        }
+    }
+    return std::nullopt;
+}
+
+RMQ_DECL void World::take_down(std::size_t i, std::int64_t until) {
+    brokers_.at(i)->restart();
+    down_until_.at(i) = until;
 }
 
 RMQ_DECL bool World::chance(double p) {
@@ -77,10 +103,15 @@ RMQ_DECL bool World::run_due_event() {
 }
 
 RMQ_DECL std::optional<std::int64_t> World::next_deadline() const {
-    std::optional<std::int64_t> next = broker_->next_deadline();
+    std::optional<std::int64_t> next;
     const auto consider = [&next](std::int64_t t) {
         next = next ? std::min(*next, t) : t;
     };
+    for (const auto& b : brokers_) {
+        if (const auto d = b->next_deadline()) {
+            consider(*d);
+        }
+    }
     if (!events_.empty()) {
         consider(events_.begin()->first.first);
     }
@@ -99,23 +130,24 @@ RMQ_DECL std::optional<std::int64_t> World::next_deadline() const {
 }
 
 RMQ_DECL bool World::step() {
-    // Sources of work: 0 the broker's callbacks, 1 due events, then each member's loop and pool. The first
-    // one tried is drawn at random, the others follow in turn: every ready source can go first.
-    const std::size_t sources = 2 + 2 * members_.size();
+    // Sources of work: each broker's callbacks, due events, then each member's loop and pool. The first one
+    // tried is drawn at random, the others follow in turn: every ready source can go first.
+    const std::size_t nb = brokers_.size();
+    const std::size_t sources = nb + 1 + 2 * members_.size();
     const auto first = static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(sources) - 1));
     for (std::size_t i = 0; i < sources; ++i) {
         const std::size_t s = (first + i) % sources;
         bool ran = false;
-        if (s == 0) {
-            ran = broker_->run_one_callback();
-        } else if (s == 1) {
+        if (s < nb) {
+            ran = brokers_[s]->run_one_callback();
+        } else if (s == nb) {
             ran = run_due_event();
         } else {
-            Member& m = members_[(s - 2) / 2];
+            Member& m = members_[(s - nb - 1) / 2];
             if (runnable(m)) {
                 // Copied: the task may detach the member (shutdown) while it runs.
                 const auto hooks = m.hooks;
-                ran = (s % 2 == 0) ? hooks->run_loop_task() : hooks->run_consume_task();
+                ran = ((s - nb - 1) % 2 == 0) ? hooks->run_loop_task() : hooks->run_consume_task();
             }
         }
         if (ran) {
