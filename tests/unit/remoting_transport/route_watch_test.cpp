@@ -257,3 +257,107 @@ TEST_CASE("a member that started while a broker was down heartbeats it and rebal
     CHECK(heartbeat->count() <= 2000);
     CHECK(since_back.count() <= 2500);
 }
+
+namespace {
+
+/// A consumer's heartbeat for RouteWatchTopic, as a consumer sends it.
+rmq::HeartbeatData consumer_heartbeat(const std::string& client_id) {
+    rmq::SubscriptionData sd;
+    sd.topic = "RouteWatchTopic";
+    sd.sub_string = "*";
+    rmq::ConsumerData cd;
+    cd.group_name = "route_watch_group";
+    cd.subscription_data_set.push_back(sd);
+    return rmq::HeartbeatData{client_id, {cd}, {}};
+}
+
+/// A NameServer whose answer for every topic is the route set last.
+struct NameServer {
+    std::mutex mutex;
+    std::string current;
+    rmq_test::FakeServer server{[this](rmq_test::FakeSession& s, const Command& req) {
+        if (req.code == rc::get_routeinfo_by_topic) {
+            auto r = rmq_test::FakeSession::response_to(req, 0);
+            const std::lock_guard lock(mutex);
+            r.body = current;
+            s.send(r);
+        }
+    }};
+
+    void set(std::string r) {
+        const std::lock_guard lock(mutex);
+        current = std::move(r);
+    }
+};
+
+}  // namespace
+
+// Issue 30 §1: one broker's member list lacks a member that has not reached it yet (it came back from a
+// restart, or the member started during its outage); the other members would then split the queues without
+// that member while it takes its own share. The list is the union of every broker's answer.
+TEST_CASE("the group's member list is the union of the brokers' answers, a broker that fails passed over",
+          "[remoting_transport][route_watch][member_union]") {
+    Broker a;
+    Broker b;
+    a.start();
+    b.start();
+    a.clients = {"x", "y"};
+    b.clients = {"y", "z"};
+    NameServer namesrv;
+    namesrv.set(route({{"broker-a", a.server->address()}, {"broker-b", b.server->address()}}));
+    rmq::RemotingConfig rc;
+    rc.namesrv_addr = namesrv.server.address();
+    rmq::RemotingTransport transport(rc);
+    CHECK(transport.consumer_id_list("RouteWatchTopic", "route_watch_group") ==
+          std::vector<std::string>{"x", "y", "z"});
+    b.server.reset();
+    CHECK(transport.consumer_id_list("RouteWatchTopic", "route_watch_group") ==
+          std::vector<std::string>{"x", "y"});
+}
+
+// A broker that was down (its connection lost) and is back in the route forgot this client; a member with
+// no queue on it (more members than queues) sends it nothing that would reconnect and re-send the
+// heartbeats, so its member list would lack this member until the 30 s refresh. The route change
+// heartbeats every broker of the route.
+TEST_CASE("a broker back in the route hears the heartbeats within seconds though nothing else connects to it",
+          "[remoting_transport][route_watch][broker_return]") {
+    Broker a;
+    Broker b;
+    a.start();
+    b.start();
+    const auto b_port = b.server->port();
+    const std::string a_addr = a.server->address();
+    const std::string b_addr = b.server->address();
+    NameServer namesrv;
+    namesrv.set(route({{"broker-a", a_addr}, {"broker-b", b_addr}}));
+    rmq::RemotingConfig rc;
+    rc.namesrv_addr = namesrv.server.address();
+    rmq::RemotingTransport transport(rc);
+    transport.heartbeat(consumer_heartbeat("member-1"));
+    const auto heard = [](Broker& broker) {
+        const std::lock_guard lock(broker.mutex);
+        return !broker.clients.empty();
+    };
+    REQUIRE(heard(a));
+    REQUIRE(heard(b));
+
+    // broker-b dies (the NameServer drops it), then comes back knowing nobody
+    namesrv.set(route({{"broker-a", a_addr}}));
+    b.server.reset();
+    {
+        const std::lock_guard lock(b.mutex);
+        b.clients.clear();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the outage: the route watch reads it
+    b.start(b_port);
+    namesrv.set(route({{"broker-a", a_addr}, {"broker-b", b_addr}}));
+    const auto back = std::chrono::steady_clock::now();
+    while (!heard(b) && std::chrono::steady_clock::now() - back < std::chrono::seconds(5)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    const auto waited =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - back);
+    INFO(fmt::format("broker-b heard the heartbeat {} ms after its return", waited.count()));
+    CHECK(heard(b));
+    CHECK(waited.count() <= 2500);
+}

@@ -26,7 +26,8 @@ void unregister_client(TransportParts& parts,
                        const std::string& producer_group,
                        const std::string& consumer_group);
 
-/// GET_CONSUMER_LIST_BY_GROUP on a broker of `topic`.
+/// GET_CONSUMER_LIST_BY_GROUP on every broker of `topic`: the union of the answers; throws only when none
+/// answered.
 std::vector<std::string>
 consumer_id_list(TransportParts& parts, const std::string& topic, const std::string& group);
 

@@ -42,15 +42,9 @@ public:
     /// master_address, or rmq::Error naming the broker group when no master address is known.
     std::string require_master(const std::string& broker_name) const;
 
-    /// An address of the first broker of `topic`'s route that has one (the master if known), passing over a
-    /// broker reconnected within the last reconnect_settle_millis when another one has an address.
-    std::optional<std::string> any_broker_of(const std::string& topic) const;
-
-    /// Records that `addr` was just reconnected to after a loss (a restarted broker knows only the clients
-    /// that reconnected so far: its consumer list is incomplete for a few seconds).
-    void note_reconnected(const std::string& addr);
-
-    static constexpr std::int64_t reconnect_settle_millis = 5000;
+    /// One address per broker of `topic`'s route that has one (the master if known), in route order; empty
+    /// when the route is not cached.
+    std::vector<std::string> brokers_of(const std::string& topic) const;
 
     /// Where a pull of `broker_name` goes: broker id `id` if known, else the master, else any; with the id
     /// chosen. rmq::Error when no address of the group is known.
@@ -75,7 +69,6 @@ private:
     std::map<std::string, remoting::TopicRouteData> routes_;
     std::map<std::string, std::map<std::int64_t, std::string>> brokers_;
     std::map<MessageQueue, std::int64_t> suggested_;
-    std::map<std::string, std::int64_t> reconnected_;  // address -> steady millis of its reconnect
 };
 
 }  // namespace rmq::detail

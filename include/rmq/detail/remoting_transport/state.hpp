@@ -97,21 +97,25 @@ private:
     /// Every poll_name_server_interval: refresh the routes, re-send the heartbeats.
     void schedule_refresh();
 
-    /// Every route_check_interval_millis (io thread): while a consumer is registered and the route watch is
-    /// not running, refresh the routes. A broker seen for the first time is heartbeated (on_new_brokers) and
-    /// a changed route rebalanced (route_changed): the one way a member learns of a broker it never had a
-    /// connection to (down when it started), whose return no connection event reports.
-    void schedule_route_check();
+    /// The route loop (io thread), one timer every route_loop_millis. It refreshes the routes while the route
+    /// watch runs (until route_watch_millis after the last broker connection event: the NameServer learns
+    /// of a broker's loss or return within moments of the client, but not necessarily before it, so one look
+    /// is not enough) and, while a consumer is registered, every route_check_interval_millis (the route
+    /// check: the one way a member learns of a broker it never had a connection to, down when it started,
+    /// whose return no connection event reports). A broker seen for the first time is heartbeated
+    /// (on_new_brokers), a changed route heartbeated and rebalanced (route_changed).
+    void route_loop();
 
-    /// Connection event hook (io thread): a broker connection lost or back starts the route watch.
+    /// The period of route_loop: the watch's period, or the route check's if shorter.
+    [[nodiscard]] std::int64_t route_loop_millis() const noexcept;
+
+    /// Connection event hook (io thread): a broker connection lost or back starts the route watch and
+    /// refreshes the routes at once.
     void on_connection_event(const std::string& addr, bool connected);
 
-    /// The route watch (io thread): every route is refreshed now and then every route_watch_period_millis
-    /// until route_watch_millis after the last broker connection event. The NameServer learns of a broker's
-    /// loss or return within moments of the client, but not necessarily before it: one look is not enough.
-    void watch_routes();
-
-    /// Tells the registered handlers that the route of `topic` changed.
+    /// Heartbeats every broker of `topic`'s route (a broker back in it may have forgotten this client and
+    /// this client may have no connection to it that would re-send them), then tells the registered
+    /// handlers that the route changed.
     void route_changed(const std::string& topic);
 
     static constexpr std::int64_t route_watch_period_millis = 1000;
@@ -129,9 +133,9 @@ private:
     std::atomic<bool> stopping_{false};
     std::mutex route_handlers_mutex_;
     std::map<std::string, RouteChangeHandler> route_handlers_;
-    // io thread only: whether the route watch runs, and until when (steady milliseconds)
-    bool watching_ = false;
+    // io thread only: until when the route watch runs, when the route loop last refreshed (steady ms)
     std::int64_t watch_until_millis_ = 0;
+    std::int64_t last_route_read_millis_ = 0;
 };
 
 }  // namespace rmq::detail

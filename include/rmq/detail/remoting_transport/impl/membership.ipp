@@ -3,6 +3,7 @@
 #include <exception>
 #include <set>
 #include <utility>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -111,19 +112,43 @@ RMQ_DECL void unregister_client(TransportParts& parts,
     }
 }
 
+// The union of every broker's answer, not one broker's (Java asks one, at random): a broker that came back
+// from a restart, or that a member which started during its outage has not reached yet, knows only the
+// members that heartbeated it since; a member counted by one broker is alive. A broker that fails or has no
+// member of the group is passed over; only when none answered is it an error.
 RMQ_DECL std::vector<std::string>
 consumer_id_list(TransportParts& parts, const std::string& topic, const std::string& group) {
     (void)parts.name_servers.topic_route(topic);
-    const auto addr = parts.routes.any_broker_of(topic);
-    if (!addr) {
+    auto addrs = parts.routes.brokers_of(topic);
+    if (addrs.empty()) {
         throw Error(fmt::format("no broker address for topic {}", topic));
     }
     remoting::ConsumerGroupRequestHeader h;
     h.consumer_group = group;
-    const auto resp = parts.caller.call(
-        *addr, remoting::make_request(remoting::request_code::get_consumer_list_by_group, h));
-    RemotingCaller::check_success(resp, fmt::format("consumer list of {} at {}", group, *addr));
-    return remoting::decode_consumer_list(resp.body);
+    const auto results = parts.caller.call_all(
+        to_each(std::move(addrs),
+                remoting::make_request(remoting::request_code::get_consumer_list_by_group, h)),
+        parts.config.mq_client_api_timeout);
+    std::set<std::string> ids;
+    std::exception_ptr failure;
+    bool answered = false;
+    for (const auto& [addr, result] : results) {
+        try {
+            RemotingCaller::throw_first_failure({{addr, result}}, fmt::format("consumer list of {}", group));
+            for (auto& id : remoting::decode_consumer_list(std::get<remoting::Command>(result).body)) {
+                ids.insert(std::move(id));
+            }
+            answered = true;
+        } catch (const std::exception&) {
+            if (!failure) {
+                failure = std::current_exception();
+            }
+        }
+    }
+    if (!answered) {
+        std::rethrow_exception(failure);
+    }
+    return {ids.begin(), ids.end()};
 }
 
 }  // namespace rmq::detail::remoting_ops

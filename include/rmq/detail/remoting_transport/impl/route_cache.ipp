@@ -74,34 +74,19 @@ RMQ_DECL std::string RouteCache::require_master(const std::string& broker_name) 
     throw Error(fmt::format("The broker[{}] not exist (no master address in any known route)", broker_name));
 }
 
-RMQ_DECL std::optional<std::string> RouteCache::any_broker_of(const std::string& topic) const {
-    const std::int64_t now = system_clock()->steady_millis();
+RMQ_DECL std::vector<std::string> RouteCache::brokers_of(const std::string& topic) const {
     const std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
     const auto route = routes_.find(topic);  // gone only if invalidated meanwhile
     if (route == routes_.end()) {
-        return std::nullopt;
+        return out;
     }
-    std::optional<std::string> settling;
     for (const auto& bd : route->second.broker_datas) {
-        auto a = pick_address(bd.broker_name, 0, false);
-        if (!a) {
-            continue;
-        }
-        const auto r = reconnected_.find(*a);
-        if (r == reconnected_.end() || now - r->second >= reconnect_settle_millis) {
-            return a;
-        }
-        if (!settling) {
-            settling = std::move(a);
+        if (auto a = pick_address(bd.broker_name, 0, false)) {
+            out.push_back(std::move(*a));
         }
     }
-    return settling;
-}
-
-RMQ_DECL void RouteCache::note_reconnected(const std::string& addr) {
-    const std::int64_t now = system_clock()->steady_millis();
-    const std::lock_guard lock(mutex_);
-    reconnected_[addr] = now;
+    return out;
 }
 
 RMQ_DECL std::pair<std::string, std::int64_t> RouteCache::pull_address(const std::string& broker_name,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -37,7 +38,7 @@ RMQ_DECL RemotingTransportState::RemotingTransportState(RemotingConfig config)
     client_.set_connection_event_hook(
         [this](const std::string& addr, bool connected) { on_connection_event(addr, connected); });
     schedule_refresh();
-    schedule_route_check();
+    client_.run_after(route_loop_millis(), [this] { route_loop(); });
 }
 
 RMQ_DECL RemotingTransportState::~RemotingTransportState() {
@@ -87,6 +88,11 @@ RMQ_DECL void RemotingTransportState::route_changed(const std::string& topic) {
         }
     }
     log_line(LogLevel::Info, "route of {} changed", topic);
+    if (heartbeats_.has_consumers()) {
+        for (const auto& addr : routes_.brokers_of(topic)) {
+            remoting_ops::send_heartbeats_async(parts_, addr);
+        }
+    }
     for (const auto& h : handlers) {
         try {
             h(topic);
@@ -177,51 +183,38 @@ RMQ_DECL void RemotingTransportState::on_connection_event(const std::string& add
     if (stopping_.load() || !routes_.is_broker_address(addr)) {
         return;
     }
-    if (connected) {
-        routes_.note_reconnected(addr);  // its consumer lists are incomplete for a while
-    }
     log_line(LogLevel::Info,
              "broker {} {}: re-reading the routes",
              addr,
              connected ? "is reachable again" : "connection lost");
     watch_until_millis_ = system_clock()->steady_millis() + route_watch_millis;
-    if (watching_) {
-        name_servers_.refresh_async();  // the watch goes on; look now as well
-        return;
-    }
-    watching_ = true;
-    watch_routes();
+    name_servers_.refresh_async();  // the route loop looks again every second
 }
 
-RMQ_DECL void RemotingTransportState::watch_routes() {
+RMQ_DECL std::int64_t RemotingTransportState::route_loop_millis() const noexcept {
+    const std::int64_t check = config_.route_check_interval_millis;
+    return check > 0 ? std::min(check, route_watch_period_millis) : route_watch_period_millis;
+}
+
+RMQ_DECL void RemotingTransportState::route_loop() {
     if (stopping_.load()) {
         return;
     }
-    name_servers_.refresh_async();
-    if (system_clock()->steady_millis() >= watch_until_millis_) {
-        watching_ = false;
-        return;
-    }
-    client_.run_after(route_watch_period_millis, [this] { watch_routes(); });
-}
-
-RMQ_DECL void RemotingTransportState::schedule_route_check() {
-    if (stopping_.load() || config_.route_check_interval_millis <= 0) {
-        return;
-    }
-    client_.run_after(config_.route_check_interval_millis, [this] {
-        if (stopping_.load()) {
-            return;
+    const std::int64_t now = system_clock()->steady_millis();
+    const std::int64_t check = config_.route_check_interval_millis;
+    const bool watch = now < watch_until_millis_;
+    // due within half a period: a timer that fires a little early must not skip a whole period
+    const bool check_due = check > 0 && now - last_route_read_millis_ + route_loop_millis() / 2 >= check &&
+                           heartbeats_.has_consumers();
+    if (watch || check_due) {
+        last_route_read_millis_ = now;
+        try {
+            name_servers_.refresh_async();
+        } catch (const std::exception& e) {
+            log_repeated(LogLevel::Warn, "route check", "route check failed: {}", e.what());
         }
-        if (!watching_ && heartbeats_.has_consumers()) {  // the watch refreshes as often already
-            try {
-                name_servers_.refresh_async();
-            } catch (const std::exception& e) {
-                log_repeated(LogLevel::Warn, "route check", "route check failed: {}", e.what());
-            }
-        }
-        schedule_route_check();
-    });
+    }
+    client_.run_after(route_loop_millis(), [this] { route_loop(); });
 }
 
 RMQ_DECL void RemotingTransportState::schedule_refresh() {
