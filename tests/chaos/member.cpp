@@ -1,10 +1,13 @@
 // rmq_chaos_member POLICY NAMESRV TOPIC GROUP MEMBER DIR: one consumer member of the chaos suite, POLICY
 // concurrently | orderly | key_orderly (rmq::Concurrently / rmq::Orderly / rmq::KeyOrderly,
 // AllocateAveragely, RemoteOffsetStore, RemotingTransport). The listener appends one line per message to
-// DIR/MEMBER.log and flushes it before returning success (tests/chaos/logs.hpp). On SIGTERM or SIGINT it
-// shuts the consumer down and writes DIR/MEMBER.shutdown (requested and done times); rmq's log lines go to
+// DIR/MEMBER.log and flushes it before returning success (tests/chaos/logs.hpp); its assignment (the queues
+// of TOPIC it owns) is sampled every 50 ms and each change appended to DIR/MEMBER.owns. On SIGTERM or SIGINT
+// it shuts the consumer down and writes DIR/MEMBER.shutdown (requested and done times); rmq's log lines go to
 // stderr.
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -13,10 +16,13 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <pthread.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <rmq/consumer.hpp>
 #include <rmq/order/concurrently.hpp>
@@ -73,6 +79,40 @@ private:
     std::mutex mutex_;
 };
 
+/// Appends "time_us<TAB>broker:queue,broker:queue,..." to `path` whenever the consumer's assignment of
+/// `topic` changed, sampling every 50 ms until `stop`; a last empty line when it ends (shut down).
+template <class Consumer>
+void record_ownership(const Consumer& consumer,
+                      const std::string& topic,
+                      const std::string& path,
+                      const std::atomic<bool>& stop) {
+    std::FILE* f = std::fopen(path.c_str(), "a");
+    if (f == nullptr) {
+        return;
+    }
+    std::string last = "?";
+    const auto write = [&](const std::string& owned) {
+        if (owned != last) {
+            fmt::print(f, "{}\t{}\n", now_us(), owned);
+            std::fflush(f);
+            last = owned;
+        }
+    };
+    while (!stop.load()) {
+        std::vector<std::string> queues;
+        for (const auto& mq : consumer.assigned_queues()) {
+            if (mq.topic == topic) {
+                queues.push_back(fmt::format("{}:{}", mq.broker_name, mq.queue_id));
+            }
+        }
+        std::sort(queues.begin(), queues.end());
+        write(fmt::format("{}", fmt::join(queues, ",")));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    write("");
+    std::fclose(f);
+}
+
 template <class Policy>
 int run(const std::string& namesrv,
         const std::string& topic,
@@ -106,9 +146,14 @@ int run(const std::string& namesrv,
             });
     }
     consumer.start();
+    std::atomic<bool> stop_sampling{false};
+    std::thread sampler(
+        [&] { record_ownership(consumer, topic, dir + "/" + member + ".owns", stop_sampling); });
     int sig = 0;
     sigwait(&signals, &sig);
     const std::int64_t requested = now_us();
+    stop_sampling.store(true);  // from the shutdown request on, this member is leaving: not an owner
+    sampler.join();
     consumer.shutdown();
     const std::int64_t done = now_us();
     if (std::FILE* f = std::fopen((dir + "/" + member + ".shutdown").c_str(), "w"); f != nullptr) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The chaos suite (docs/chaos.md): a keyed producer and N consumer members of one group on a real Apache RocketMQ
 cluster (tools/rocketmq.sh), a seeded fault schedule (kill -9 / SIGTERM of a member every 5-10 s and its restart,
-a SIGSTOP longer than the broker's lock expiry then SIGCONT, kill -9 of a broker and its restart), a drain, and the
-checker (rmq_chaos_check over tests/support/chaos_check.hpp) per policy. Writes the results file.
+a SIGSTOP longer than the broker's lock expiry then SIGCONT, kill -9 of a broker and its restart, a new member
+started while that broker is down), a drain, and the checker (rmq_chaos_check over tests/support/chaos_check.hpp,
+with the longest double ownership of a queue from the members' .owns files) per policy. Writes the results file.
 
   tests/chaos/run.py                                   all three policies, 240 s each, results/latest.md
   tests/chaos/run.py --policies orderly --duration 90 --out /tmp/x.md
@@ -214,6 +215,7 @@ def run_policy(args, cluster, policy, rng, stamp):
     broker_thread = None
     next_member_fault = args.warmup + rng.uniform(5, 10)
     restarts = []  # (time, slot)
+    newcomer_at = None  # issue 30 §1: a member that starts while a broker is down
 
     def broker_restart(name):
         faults.record("broker_kill", name)
@@ -245,6 +247,12 @@ def run_policy(args, cluster, policy, rng, stamp):
             broker_thread = threading.Thread(target=broker_restart, args=(name,))
             broker_thread.start()
             broker_at = None
+            if args.newcomer:
+                newcomer_at = t + max(1.0, args.outage * 0.4)
+        if newcomer_at is not None and t >= newcomer_at:
+            log(f"a new member starts while the broker is down")
+            members.start(args.members + 1)
+            newcomer_at = None
         if t >= next_member_fault:
             candidates = sorted(members.running())
             if len(candidates) > 1:  # keep one member consuming
@@ -311,6 +319,13 @@ def pause_evidence(run_dir):
             f"pause; {len(again)} of those consumed by {member} again after SIGCONT")
 
 
+def double_ownership(rep):
+    d = rep.get("double_ownership")
+    if d is None:
+        return "not measured"
+    return f"{d['longest_ms'] / 1000:.1f} s ({d['over_2s']} spans over 2 s)"
+
+
 def machine():
     cpu = "?"
     try:
@@ -339,6 +354,8 @@ def main():
     ap.add_argument("--term-share", type=float, default=0.25, help="share of member faults that are SIGTERM")
     ap.add_argument("--no-broker-restart", dest="broker_restart", action="store_false")
     ap.add_argument("--outage", type=float, default=5, help="seconds between a broker's kill and its start")
+    ap.add_argument("--no-newcomer", dest="newcomer", action="store_false",
+                    help="no new member started while the broker is down")
     ap.add_argument("--drain", type=int, default=180, help="max seconds to wait for every message after producing")
     ap.add_argument("--window", type=int, default=60, help="checker: seconds a fault explains repeats")
     ap.add_argument("--out", type=Path, default=ROOT / "tests" / "chaos" / "results" / "latest.md")
@@ -408,12 +425,13 @@ def main():
         f"{args.warmup:.0f} s, restarted 1-3 s later"
         + (f"; one SIGSTOP of {args.pause:.0f} s at 20 %" if args.pause > 0 else "")
         + (f"; one broker kill -9 at 55 %, started again after {args.outage:.0f} s" if args.broker_restart else "")
+        + ("; a new member started while that broker is down" if args.broker_restart and args.newcomer else "")
         + f"; duplicates explained within {args.window} s",
         f"- total wall time: {total_s:.0f} s",
         "",
         "| policy | sent | lost | duplicates | kill / term / pause / broker / handover / **unexplained** "
-        "| order violations | rewinds | longest stall | drain | verdict |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| order violations | rewinds | longest stall | longest double ownership | drain | verdict |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for rep in reports:
         c = rep["duplicates_by_cause"]
@@ -422,7 +440,7 @@ def main():
             f"{c['kill of the holder']} / {c['SIGTERM of the holder']} / {c['pause of the holder']} / "
             f"{c['broker restart']} / {c['handover']} / **{c['unexplained']}** | "
             f"{rep['out_of_order'] + rep['interleaved']}{'' if rep['ordered'] else ' (not promised)'} | "
-            f"{rep['rewinds']} | {rep['longest_stall_ms'] / 1000:.1f} s | {rep['drain_s']} s | "
+            f"{rep['rewinds']} | {rep['longest_stall_ms'] / 1000:.1f} s | {double_ownership(rep)} | {rep['drain_s']} s | "
             f"{'ok' if rep['ok'] else 'FAILED'} |")
     text = "\n".join(header) + "\n\n" + "\n".join(sections)
     args.out.parent.mkdir(parents=True, exist_ok=True)

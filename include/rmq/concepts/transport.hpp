@@ -71,7 +71,8 @@ concept HasAdminHandler =
 /// A consumer registers one when the transport has it and rebalances soon after a change of a subscribed
 /// topic, so the members of a group, which all see the change, converge on one allocation within seconds
 /// instead of at their next periodic rebalance. Transports that watch their connections (rmq::
-/// RemotingTransport re-reads the routes when a broker connection is lost or comes back) make that prompt.
+/// RemotingTransport re-reads the routes when a broker connection is lost or comes back, and every
+/// route_check_interval_millis while a consumer is registered) make that prompt.
 template <class T>
 concept HasRouteChangeHandler = requires(T& t, const std::string& key, RouteChangeHandler h) {
     t.set_route_change_handler(key, std::move(h));
