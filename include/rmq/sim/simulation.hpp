@@ -1,10 +1,11 @@
 #pragma once
 
 /// @file sim/simulation.hpp
-/// Deterministic simulation (docs/simulation.md): one embedded broker and several consumers of one group on
-/// one virtual clock and one thread, a seeded fault injector between them (lost, late, reordered and
-/// duplicated answers; members that crash without unregistering or pause past their lock expiry; broker
-/// restarts that lose the last second of offsets), and rmq::sim::check over what happened. A seed is one
+/// Deterministic simulation (docs/simulation.md): one embedded broker (or several) and several consumers of
+/// one group on one virtual clock and one thread, a seeded fault injector between them (lost, late, reordered
+/// and duplicated answers; members that crash without unregistering or pause past their lock expiry; broker
+/// restarts that lose the last second of offsets; broker outages during which a member starts), and
+/// rmq::sim::check over what happened. A seed is one
 /// exact history: the same seed replays it, event for event.
 
 #include <algorithm>
@@ -43,7 +44,7 @@
 
 namespace rmq::sim {
 
-/// One member's connection to the simulated broker; models the rmq::Transport concept (hence not named
+/// One member's connection to the simulated brokers; models the rmq::Transport concept (hence not named
 /// Transport: rmq::sim::Transport would hide the concept inside rmq::sim). It injects the request and
 /// answer faults of rmq::sim::Faults while faults are on, and puts its consumer under the simulation's
 /// driver (no threads). Made by rmq::sim::Simulation.
