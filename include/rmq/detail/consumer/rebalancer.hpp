@@ -25,6 +25,7 @@
 #include <rmq/detail/consumer/puller.hpp>
 #include <rmq/detail/consumer/queue_locker.hpp>
 #include <rmq/detail/consumer/state.hpp>
+#include <rmq/detail/consumer/subscription_check.hpp>
 
 namespace rmq::detail {
 
@@ -59,9 +60,6 @@ public:
 private:
     // impl/rebalancer/rebalance.hpp: topics
     void rebalance_later();
-    void check_group_subscriptions(const std::map<std::string, SubscriptionData>& mine);
-    [[nodiscard]] std::vector<std::string>
-    subscription_differences(const std::map<std::string, SubscriptionData>& mine);
     void rebalance_topic(const std::string& topic);
     [[nodiscard]] std::vector<MessageQueue> allocate(const std::string& topic,
                                                      const std::vector<MessageQueue>& mq_all,
@@ -87,6 +85,7 @@ private:
     Puller<T>& puller_;
     Heartbeat<T>& heartbeat_;
     Service& service_;
+    SubscriptionCheck<T> subscription_check_{s_};
     std::atomic<bool> rebalance_later_pending_{false};
 };
 

@@ -118,7 +118,7 @@ ConsumerRunningInfo AdminResponder<T>::running_info() const {
         {"pullThresholdForQueue", std::to_string(s_.pull_threshold_for_queue.load())},
         {"pullThresholdSizeForQueue", std::to_string(s_.pull_threshold_size_for_queue.load())},
         {"maxReconsumeTimes", std::to_string(s_.max_reconsume_times)},
-        {"PROP_CONSUMEORDERLY", T::Order::requires_queue_lock ? "true" : "false"},
+        {"PROP_CONSUMEORDERLY", Order::requires_queue_lock ? "true" : "false"},
         {"PROP_THREADPOOL_CORE_SIZE", std::to_string(c.consume_thread_min)},
         {"PROP_CONSUMER_START_TIMESTAMP", std::to_string(start_wall_millis_)},
     };
@@ -210,7 +210,7 @@ QueueOffsets AdminResponder<T>::offset_table(const std::string& topic) const {
 template <class T>
 ConsumeDirectlyResult AdminResponder<T>::consume_directly(MessageExt msg, const std::string& broker_name) {
     ConsumeDirectlyResult out;
-    out.order = T::Order::requires_queue_lock;
+    out.order = Order::requires_queue_lock;
     if constexpr (!std::is_constructible_v<Context, MessageQueue>) {
         out.status = ConsumeDirectlyStatus::ThrowException;
         out.remark = "the order policy's context cannot be built from a MessageQueue";
@@ -263,7 +263,7 @@ bool AdminResponder<T>::submit_consume_directly(MessageExt msg,
     return false;
 }
 
-/// CMResult of a listener status: the stock statuses map as in Java, others by T::Order::is_success.
+/// CMResult of a listener status: the stock statuses map as in Java, others by Order::is_success.
 template <class T>
 ConsumeDirectlyStatus AdminResponder<T>::directly_status(Status s) {
     if constexpr (std::is_same_v<Status, ConsumeOrderlyStatus>) {
@@ -278,7 +278,7 @@ ConsumeDirectlyStatus AdminResponder<T>::directly_status(Status s) {
             return ConsumeDirectlyStatus::Later;
         }
     }
-    return T::Order::is_success(s) ? ConsumeDirectlyStatus::Success : ConsumeDirectlyStatus::Later;
+    return Order::is_success(s) ? ConsumeDirectlyStatus::Success : ConsumeDirectlyStatus::Later;
 }
 
 }  // namespace rmq::detail

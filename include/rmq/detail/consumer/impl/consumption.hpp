@@ -31,7 +31,7 @@ auto Consumption<T>::consume(const ConsumeQueue& q,
     -> std::optional<ListenerCall<Status>> {
     ProcessQueue& pq = QueueAccess::cache(q);
     // Under a queue lock the release waits for running calls; a call never starts on a dropped queue.
-    const bool counted = T::Order::requires_queue_lock && s_.clustering;
+    const bool counted = Order::requires_queue_lock && s_.clustering;
     if (counted ? !pq.begin_listener_call() : pq.dropped()) {
         return std::nullopt;
     }
@@ -54,10 +54,10 @@ auto Consumption<T>::consume(const ConsumeQueue& q,
     const std::int64_t begin = s_.clock->steady_millis();
     std::optional<Status> status = invoke_listener(q.mq(), view, ctx);
     const std::int64_t rt = s_.clock->steady_millis() - begin;
-    ListenerCall<Status> call{status.value_or(T::Order::failure_status), status.has_value(), rt};
+    ListenerCall<Status> call{status.value_or(Order::failure_status), status.has_value(), rt};
     if (s_.hooks.after) {
         try {
-            s_.hooks.after(q.mq(), view, T::Order::is_success(call.status));
+            s_.hooks.after(q.mq(), view, Order::is_success(call.status));
         } catch (const std::exception& e) {
             log_line(LogLevel::Warn, "consume hook (after) failed: {}", e.what());
         }
@@ -233,7 +233,7 @@ template <class T>
 void Consumption<T>::start_timers() {
     s_.scheduler.every(expiry_sweep_period_millis, expiry_sweep_period_millis, [this] {
         s_.retired.free();
-        if constexpr (!T::Order::requires_queue_lock) {
+        if constexpr (!Order::requires_queue_lock) {
             sweep_expired();
         }
     });

@@ -1,7 +1,7 @@
 #pragma once
 
 /// @file detail/consumer/impl/rebalancer/rebalance.hpp
-/// Rebalancer's definitions, per topic: the triggers, the allocation, the group's subscriptions.
+/// Rebalancer's definitions, per topic: the triggers and the allocation.
 
 #include <algorithm>
 #include <map>
@@ -81,79 +81,8 @@ void Rebalancer<T>::do_rebalance() {
     }
     truncate_not_my_topic(subs);
     if (s_.clustering) {
-        check_group_subscriptions(subs);
+        subscription_check_.check(subs);
     }
-}
-
-/// Members of one group must subscribe identically, or messages are silently skipped (docs/semantics.md):
-/// compares this member's subscriptions with every other member's when the transport can list the group
-/// (rmq::HasGroupMembers); pull answers SUBSCRIPTION_NOT_EXIST are the fallback signal.
-template <class T>
-void Rebalancer<T>::check_group_subscriptions(const std::map<std::string, SubscriptionData>& mine) {
-    if constexpr (HasGroupMembers<typename T::Transport>) {
-        std::vector<std::string> differences;
-        try {
-            differences = subscription_differences(mine);
-        } catch (const std::exception& e) {
-            log_repeated(LogLevel::Warn,
-                         fmt::format("members {}", s_.group),
-                         "group [{}]: listing the group's members failed: {}",
-                         s_.group,
-                         e.what());
-            return;
-        }
-        if (!differences.empty()) {
-            std::string why;
-            for (const auto& d : differences) {
-                why += why.empty() ? d : "; " + d;
-            }
-            s_.note_subscription_inconsistency(why);
-        } else if (s_.subscription_inconsistent.exchange(false)) {
-            s_.stats.set_subscription_inconsistent(false);
-            log_line(LogLevel::Info, "group [{}]: subscriptions are consistent again", s_.group);
-        }
-    } else {
-        (void)mine;
-    }
-}
-
-/// One line per other member whose subscriptions (retry topics aside) differ from this member's.
-template <class T>
-std::vector<std::string>
-Rebalancer<T>::subscription_differences(const std::map<std::string, SubscriptionData>& mine) {
-    const auto describe = [](const std::map<std::string, std::string>& subs) {
-        std::string out;
-        for (const auto& [topic, expr] : subs) {
-            out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", topic, expr);
-        }
-        return out;
-    };
-    std::map<std::string, std::string> ours;
-    for (const auto& [topic, sd] : mine) {
-        if (!is_retry_topic(topic)) {
-            ours[topic] = sd.sub_string;
-        }
-    }
-    std::vector<std::string> differences;
-    for (const auto& member : s_.transport.group_members(s_.group)) {
-        if (member.client_id == s_.client_id) {
-            continue;
-        }
-        std::map<std::string, std::string> theirs;
-        for (const auto& sd : member.consumer_data.subscription_data_set) {
-            if (!is_retry_topic(sd.topic)) {
-                theirs[sd.topic] = sd.sub_string;
-            }
-        }
-        if (theirs != ours) {
-            differences.push_back(fmt::format("member {} subscribes {{{}}}, this member {} subscribes {{{}}}",
-                                              member.client_id,
-                                              describe(theirs),
-                                              s_.client_id,
-                                              describe(ours)));
-        }
-    }
-    return differences;
 }
 
 template <class T>
