@@ -95,10 +95,10 @@ SubscriptionCheck<T>::differences(const std::map<std::string, SubscriptionData>&
         }
         if (theirs != ours) {
             out.push_back(fmt::format("member {} subscribes {{{}}}, this member {} subscribes {{{}}}",
-                                              member.client_id,
-                                              describe(theirs),
-                                              s_.client_id,
-                                              describe(ours)));
+                                      member.client_id,
+                                      describe(theirs),
+                                      s_.client_id,
+                                      describe(ours)));
         }
     }
     return out;

@@ -88,7 +88,9 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::set_listener(Listener liste
     s_.listener = std::move(listener);
 }
 
+// The hooks are moved into the state: the check cannot see the move through the (dependent) state member.
 template <class Order, class Allocate, class OffsetStore, class Tr>
+// NOLINTNEXTLINE(performance-unnecessary-value-param)
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::set_hooks(ConsumeHooks hooks) {
     check_not_started("set_consume_hooks");
     s_.hooks = std::move(hooks);
