@@ -15,8 +15,7 @@
 namespace rmq {
 
 namespace detail {
-template <class Order, class Allocate, class OffsetStore, class Tr>
-class ConsumerCore;
+struct QueueAccess;
 }  // namespace detail
 
 /// A handle to one queue this member owns, for one ownership: a queue dropped and taken on again is a new
@@ -44,8 +43,7 @@ public:
     friend bool operator==(const ConsumeQueue& a, const ConsumeQueue& b) noexcept { return a.pq_ == b.pq_; }
 
 private:
-    template <class, class, class, class>
-    friend class detail::ConsumerCore;
+    friend struct detail::QueueAccess;
 
     ConsumeQueue(MessageQueue mq, std::shared_ptr<ProcessQueue> pq)
         : mq_(std::move(mq))

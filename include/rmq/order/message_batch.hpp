@@ -19,8 +19,7 @@
 namespace rmq {
 
 namespace detail {
-template <class Order, class Allocate, class OffsetStore, class Tr>
-class ConsumerCore;
+struct QueueAccess;
 }  // namespace detail
 
 /// Messages [begin, end) of one pulled (or locally retried) vector. Cheap to copy; the messages live until
@@ -77,8 +76,7 @@ public:
     }
 
 private:
-    template <class, class, class, class>
-    friend class detail::ConsumerCore;
+    friend struct detail::QueueAccess;
 
     MessageBatch(std::shared_ptr<std::vector<MessageExt>> storage,
                  std::optional<PullOffsets> unstamped,

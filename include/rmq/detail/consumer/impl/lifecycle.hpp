@@ -2,7 +2,7 @@
 
 /// @file detail/consumer/impl/lifecycle.hpp
 /// ConsumerCore's lifecycle: construction, subscribe, start (Java's DefaultMQPushConsumerImpl.start), the
-/// bounded-drain shutdown, suspend/resume, and the two ways a Service schedules work.
+/// bounded-drain shutdown, suspend/resume.
 
 #include <fmt/format.h>
 
@@ -18,29 +18,28 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::ConsumerCore(Tr transport,
                                                              ConsumerConfig config,
                                                              Allocate allocate,
                                                              OffsetStore store)
-    : transport_(std::move(transport))
-    , config_(std::move(config))
-    , allocate_(std::move(allocate))
-    , offset_store_(std::move(store))
-    , clock_(transport_.clock()) {}
+    : s_(std::move(transport), std::move(config))
+    , committer_(s_, std::move(store))
+    , locker_(s_)
+    , rebalancer_(s_, std::move(allocate), committer_, locker_, puller_, heartbeat_, service_) {}
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 ConsumerCore<Order, Allocate, OffsetStore, Tr>::~ConsumerCore() {
     detach_driver();
-    gate_->close();
-    scheduler_.stop();
-    if (pool_) {
-        pool_->close();
+    s_.gate->close();
+    s_.scheduler.stop();
+    if (s_.pool) {
+        s_.pool->close();
         // shutdown() returns without waiting for listeners past the configured wait; here, before anything
         // they may touch is freed, rmq waits for them.
-        if (!pool_->wait_idle(0)) {
+        if (!s_.pool->wait_idle(0)) {
             log_line(LogLevel::Warn,
                      "group [{}]: destroying the consumer waits for listeners still running (queues with "
                      "unfinished messages at shutdown: {})",
-                     group_,
+                     s_.group,
                      stuck_queue_names());
         }
-        pool_->join();
+        s_.pool->join();
     }
 }
 
@@ -66,12 +65,12 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::subscribe(std::string_view 
     if (sd.expression_type == expression_type_sql92) {
         (void)filter::compile(sd.sub_string);  // throws InvalidArgument with the reason
     }
-    sd.sub_version = clock_->wall_millis();
-    subscriptions_.put(std::move(sd));
-    if (state_.load() == State::Running) {
-        scheduler_.post([this] {
-            send_heartbeat();
-            do_rebalance();
+    sd.sub_version = s_.clock->wall_millis();
+    s_.subscriptions.put(std::move(sd));
+    if (s_.lifecycle.load() == State::Running) {
+        s_.scheduler.post([this] {
+            heartbeat_.send();
+            rebalancer_.do_rebalance();
         });
     }
 }
@@ -79,67 +78,70 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::subscribe(std::string_view 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::unsubscribe(std::string_view topic) {
     check_not_shut_down("unsubscribe");
-    subscriptions_.erase(topic);
+    s_.subscriptions.erase(topic);
 }
 
 // Listener and hooks are read by consume threads without a lock: they are fixed before start().
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::set_listener(Listener listener) {
     check_not_started("register_listener");
-    listener_ = std::move(listener);
+    s_.listener = std::move(listener);
 }
 
+// The hooks are moved into the state: the check cannot see the move through the (dependent) state member.
 template <class Order, class Allocate, class OffsetStore, class Tr>
+// NOLINTNEXTLINE(performance-unnecessary-value-param)
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::set_hooks(ConsumeHooks hooks) {
     check_not_started("set_consume_hooks");
-    hooks_ = std::move(hooks);
+    s_.hooks = std::move(hooks);
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     const std::lock_guard lifecycle(lifecycle_mutex_);
-    if (state_.load() != State::CreateJust) {
+    if (s_.lifecycle.load() != State::CreateJust) {
         throw IllegalState(
             fmt::format("the consumer of group [{}] was started once already ({}); create a new "
                         "consumer to start again",
-                        config_.consumer_group,
-                        state_.load() == State::Running ? "running" : "shut down"));
+                        s_.config.consumer_group,
+                        s_.lifecycle.load() == State::Running ? "running" : "shut down"));
     }
-    config_.validate();
-    if (!listener_) {
+    s_.config.validate();
+    if (!s_.listener) {
         throw InvalidArgument(fmt::format("no listener registered for group [{}]: call register_listener({}) "
                                           "before start()",
-                                          config_.consumer_group,
+                                          s_.config.consumer_group,
                                           Order::listener_signature));
     }
-    group_ = config_.with_namespace(config_.consumer_group);
-    client_id_ = config_.build_client_id();
-    clustering_ = config_.message_model == MessageModel::Clustering;
-    max_reconsume_times_ = config_.max_reconsume_times_for(Order::unlimited_retries_by_default);
-    pull_threshold_for_queue_.store(config_.pull_threshold_for_queue);
-    pull_threshold_size_for_queue_.store(config_.pull_threshold_size_for_queue);
-    if (clustering_) {
-        auto sd = parse_subscription(retry_topic(group_), sub_all);
-        sd.sub_version = clock_->wall_millis();
-        subscriptions_.put(std::move(sd));
+    s_.group = s_.config.with_namespace(s_.config.consumer_group);
+    s_.client_id = s_.config.build_client_id();
+    s_.clustering = s_.config.message_model == MessageModel::Clustering;
+    s_.max_reconsume_times = s_.config.max_reconsume_times_for(Order::unlimited_retries_by_default);
+    s_.pull_threshold_for_queue.store(s_.config.pull_threshold_for_queue);
+    s_.pull_threshold_size_for_queue.store(s_.config.pull_threshold_size_for_queue);
+    if (s_.clustering) {
+        auto sd = parse_subscription(retry_topic(s_.group), sub_all);
+        sd.sub_version = s_.clock->wall_millis();
+        s_.subscriptions.put(std::move(sd));
     }
-    load_offsets();
-    pool_ = std::make_unique<ConsumePool>(static_cast<std::size_t>(config_.consume_thread_min),
-                                          static_cast<std::size_t>(config_.consume_queue_capacity));
+    committer_.load();
+    s_.pool = std::make_unique<ConsumePool>(static_cast<std::size_t>(s_.config.consume_thread_min),
+                                            static_cast<std::size_t>(s_.config.consume_queue_capacity));
     attach_driver();
-    gate_->open(scheduler_);
+    s_.gate->open(s_.scheduler);
     // The handler may outlive the consumer (the transport's broker keeps it): it touches nothing but the gate
     // and its own copy of the group; `this` is used only on the loop, which the gate guards.
-    transport_.set_notification_handler([gate = gate_, group = group_, this](const ConsumerIdsChanged& n) {
-        if (n.consumer_group == group) {
-            gate->post([this] { do_rebalance(); });
-        }
-    });
-    pool_->start();
-    scheduler_.start();
-    open_admin();
-    watch_route_changes(true);
-    state_.store(State::Running);
+    s_.transport.set_notification_handler(
+        [gate = s_.gate, group = s_.group, this](const ConsumerIdsChanged& n) {
+            if (n.consumer_group == group) {
+                gate->post([this] { rebalancer_.do_rebalance(); });
+            }
+        });
+    s_.pool->start();
+    s_.scheduler.start();
+    admin_.open();
+    rebalancer_.watch_route_changes(true);
+    s_.lifecycle.store(State::Running);
     if constexpr (ServiceHasStart<Service>) {
         service_.start();
     }
@@ -149,13 +151,13 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::attach_driver() {
     if constexpr (DrivenTransport<Tr>) {
-        if (transport_.driven()) {
-            scheduler_.drive_with(clock_);
-            pool_->set_driven();
-            transport_.attach_driven(DrivenMember{
-                .run_loop_task = [this] { return scheduler_.run_one_ready(); },
-                .run_consume_task = [this] { return pool_->run_one(); },
-                .next_deadline = [this] { return scheduler_.next_deadline_millis(); },
+        if (s_.transport.driven()) {
+            s_.scheduler.drive_with(s_.clock);
+            s_.pool->set_driven();
+            s_.transport.attach_driven(DrivenMember{
+                .run_loop_task = [this] { return s_.scheduler.run_one_ready(); },
+                .run_consume_task = [this] { return s_.pool->run_one(); },
+                .next_deadline = [this] { return s_.scheduler.next_deadline_millis(); },
             });
         }
     }
@@ -164,38 +166,27 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::attach_driver() {
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::detach_driver() {
     if constexpr (DrivenTransport<Tr>) {
-        transport_.detach_driven();
+        s_.transport.detach_driven();
     }
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::load_offsets() {
-    offset_store_.load(OffsetStoreContext{
-        .group = group_,
-        .client_id = client_id_,
-        .query_broker =
-            [this](const MessageQueue& mq) { return transport_.query_consumer_offset(group_, mq); },
-        .update_broker =
-            [this](const MessageQueue& mq, std::int64_t offset) {
-                transport_.update_consumer_offset(group_, mq, offset);
-            },
-    });
 }
 
 /// A heartbeat and a rebalance at once, then Java's periodic tasks: rebalance, heartbeat, offset persistence.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_timers() {
-    scheduler_.post([this] {
-        send_heartbeat();
-        do_rebalance();
+    s_.scheduler.post([this] {
+        heartbeat_.send();
+        rebalancer_.do_rebalance();
     });
-    scheduler_.every(config_.rebalance_interval, config_.rebalance_interval, [this] { do_rebalance(); });
-    scheduler_.every(
-        config_.heartbeat_broker_interval, config_.heartbeat_broker_interval, [this] { send_heartbeat(); });
-    scheduler_.every(config_.persist_consumer_offset_interval,
-                     config_.persist_consumer_offset_interval,
-                     [this] { persist_all(); });
-    start_consume_timers();
+    s_.scheduler.every(
+        s_.config.rebalance_interval, s_.config.rebalance_interval, [this] { rebalancer_.do_rebalance(); });
+    s_.scheduler.every(s_.config.heartbeat_broker_interval, s_.config.heartbeat_broker_interval, [this] {
+        heartbeat_.send();
+    });
+    s_.scheduler.every(s_.config.persist_consumer_offset_interval,
+                       s_.config.persist_consumer_offset_interval,
+                       [this] { committer_.persist_all(); });
+    consumption_.start_timers();
+    locker_.start_renewal();
     schedule_stats_log();
 }
 
@@ -204,46 +195,46 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_timers() {
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
     const std::lock_guard lifecycle(lifecycle_mutex_);
-    if (state_.load() != State::Running) {
-        state_.store(State::ShutdownAlready);
+    if (s_.lifecycle.load() != State::Running) {
+        s_.lifecycle.store(State::ShutdownAlready);
         return;
     }
-    if (pool_->on_worker() || scheduler_.in_loop()) {
+    if (s_.pool->on_worker() || s_.scheduler.in_loop()) {
         throw IllegalState(
             "shutdown() called from a listener or consumer thread; call it from the thread that "
             "owns the consumer");
     }
-    stopping_.store(true);
-    watch_route_changes(false);
-    close_admin();
-    gate_->close();
+    s_.stopping.store(true);
+    rebalancer_.watch_route_changes(false);
+    admin_.close();
+    s_.gate->close();
     if constexpr (ServiceHasStop<Service>) {
         service_.stop();
     }
-    scheduler_.stop();
+    s_.scheduler.stop();
     detach_driver();
     drain_listeners();
-    persist_all();
+    committer_.persist_all();
     if constexpr (ServiceHasAfterDrain<Service>) {
         service_.after_drain();
     }
-    if (Order::requires_queue_lock && clustering_) {
-        unlock_all();  // Java's unlockAll(false)
+    if (Order::requires_queue_lock && s_.clustering) {
+        locker_.unlock_all();  // Java's unlockAll(false)
     }
-    free_retired();
-    for (auto& [mq, pq] : table_snapshot()) {
+    s_.retired.free();
+    for (auto& [mq, pq] : s_.table_snapshot()) {
         pq->set_dropped(true);
     }
     try {
-        transport_.unregister_client(client_id_, std::string{}, group_);
+        s_.transport.unregister_client(s_.client_id, std::string{}, s_.group);
     } catch (const std::exception& e) {
-        log_line(LogLevel::Warn, "group [{}]: unregister failed: {}", group_, e.what());
+        log_line(LogLevel::Warn, "group [{}]: unregister failed: {}", s_.group, e.what());
     }
     {
-        const std::lock_guard lock(table_mutex_);
-        table_.clear();
+        const std::lock_guard lock(s_.table_mutex);
+        s_.table.clear();
     }
-    state_.store(State::ShutdownAlready);
+    s_.lifecycle.store(State::ShutdownAlready);
 }
 
 /// Waits for running listeners up to await_termination_millis_when_shutdown; the results of those still
@@ -251,12 +242,12 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
 /// waited for here (shutdown() keeps its bound whatever a listener does): the destructor joins them.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::drain_listeners() {
-    pool_->close();
-    if (pool_->wait_idle(config_.await_termination_millis_when_shutdown)) {
-        pool_->join();
+    s_.pool->close();
+    if (s_.pool->wait_idle(s_.config.await_termination_millis_when_shutdown)) {
+        s_.pool->join();
         return;
     }
-    for (auto& [mq, pq] : table_snapshot()) {
+    for (auto& [mq, pq] : s_.table_snapshot()) {
         const auto info = pq->info();
         if (info.cached_msg_count > 0 || info.transaction_msg_count > 0) {
             stuck_queues_.push_back(mq);
@@ -267,64 +258,38 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::drain_listeners() {
         LogLevel::Warn,
         "group [{}]: listeners still running after {} ms (queues with unfinished messages: {}); their "
         "results will be discarded and their messages redelivered; the consumer's destructor waits for them",
-        group_,
-        config_.await_termination_millis_when_shutdown,
+        s_.group,
+        s_.config.await_termination_millis_when_shutdown,
         stuck_queue_names());
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::suspend() {
     check_not_shut_down("suspend");
-    paused_.store(true);
+    s_.paused.store(true);
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::resume() {
     check_not_shut_down("resume");
-    paused_.store(false);
-    if (state_.load() == State::Running) {
-        scheduler_.post([this] { do_rebalance(); });
+    s_.paused.store(false);
+    if (s_.lifecycle.load() == State::Running) {
+        s_.scheduler.post([this] { rebalancer_.do_rebalance(); });
     }
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_not_started(std::string_view what) const {
-    if (state_.load() != State::CreateJust) {
+    if (s_.lifecycle.load() != State::CreateJust) {
         throw IllegalState(fmt::format("{}() must be called before start()", what));
     }
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_not_shut_down(std::string_view what) const {
-    if (state_.load() == State::ShutdownAlready) {
+    if (s_.lifecycle.load() == State::ShutdownAlready) {
         throw IllegalState(fmt::format("{}() called on a consumer that was shut down", what));
     }
-}
-
-/// Runs `task` on a consume thread. When the bounded queue is full the task is retried from the loop after
-/// the flow-control delay; once shutdown began it is dropped (its messages stay uncommitted).
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::submit(std::function<void()> task) {
-    if (stopping_.load()) {
-        return;
-    }
-    if (pool_->try_submit(std::move(task))) {
-        return;
-    }
-    // try_submit moves from task only when it accepts it, so a refused task is still here.
-    schedule(config_.pull_time_delay_mills_when_flow_control,
-             // NOLINTNEXTLINE(bugprone-use-after-move)
-             [this, task = std::move(task)]() mutable { submit(std::move(task)); });
-}
-
-/// Runs `fn` on the loop after `delay_millis`; dropped once shutdown began.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::schedule(std::int64_t delay_millis,
-                                                              std::function<void()> fn) {
-    if (stopping_.load()) {
-        return;
-    }
-    scheduler_.post_after(delay_millis, std::move(fn));
 }
 
 }  // namespace rmq::detail

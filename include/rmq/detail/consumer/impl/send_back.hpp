@@ -1,8 +1,7 @@
 #pragma once
 
 /// @file detail/consumer/impl/send_back.hpp
-/// ConsumerCore's retries: Java's sendMessageBack (CONSUMER_SEND_MSG_BACK, falling back to a retry copy the
-/// client sends to %RETRY%group itself) and the orderly path straight to %DLQ%group.
+/// SendBack's definitions.
 
 #include <string>
 
@@ -11,40 +10,40 @@
 #include <rmq/error.hpp>
 #include <rmq/topic.hpp>
 
-#include <rmq/detail/consumer/core.hpp>
+#include <rmq/detail/consumer/send_back.hpp>
 
 namespace rmq::detail {
 
 /// False when both the send-back and the retry copy failed.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_back(const MessageExt& msg, int delay_level) {
+template <class T>
+bool SendBack<T>::send_back(const MessageExt& msg, int delay_level) {
     try {
-        transport_.send_back(SendBackArgs{
-            .group = group_,
+        s_.transport.send_back(SendBackArgs{
+            .group = s_.group,
             .message = msg,
             .delay_level = delay_level,
-            .max_reconsume_times = max_reconsume_times_,
+            .max_reconsume_times = s_.max_reconsume_times,
         });
-        stats_.record_send_back(true);
+        s_.stats.record_send_back(true);
         return true;
     } catch (const std::exception& e) {
         log_line(LogLevel::Warn,
                  "group [{}]: send back of {} failed ({}), falling back to the retry topic",
-                 group_,
+                 s_.group,
                  msg.msg_id(),
                  e.what());
     }
     const bool ok = send_retry_copy(msg);
-    stats_.record_send_back(ok);
+    s_.stats.record_send_back(ok);
     return ok;
 }
 
 /// The fallback of Java's sendMessageBack: a copy of `msg` with the retry properties, delayed by 3 +
 /// reconsume times, sent to the first writable queue of %RETRY%group.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_retry_copy(const MessageExt& msg) {
+template <class T>
+bool SendBack<T>::send_retry_copy(const MessageExt& msg) {
     try {
-        const std::string retry = retry_topic(group_);
+        const std::string retry = retry_topic(s_.group);
         Message copy(retry, msg.body());
         copy.set_flag(msg.flag());
         copy.set_properties(msg.properties());
@@ -53,19 +52,19 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_retry_copy(const Messa
                           origin.empty() ? std::string_view(msg.msg_id()) : origin);
         copy.set_property(property::retry_topic, msg.topic());
         copy.set_property(property::reconsume_time, std::to_string(msg.reconsume_times() + 1));
-        copy.set_property(property::max_reconsume_times, std::to_string(max_reconsume_times_));
+        copy.set_property(property::max_reconsume_times, std::to_string(s_.max_reconsume_times));
         copy.clear_property(property::transaction_prepared);
         copy.set_delay_time_level(3 + msg.reconsume_times());
-        const auto route = transport_.topic_route(retry);
+        const auto route = s_.transport.topic_route(retry);
         if (route.write_queues.empty()) {
             throw BrokerError(response_code::topic_not_exist, fmt::format("no writable queue of {}", retry));
         }
-        (void)transport_.send(copy, route.write_queues.front());
+        (void)s_.transport.send(copy, route.write_queues.front());
         return true;
     } catch (const std::exception& e) {
         log_line(LogLevel::Warn,
                  "group [{}]: fallback send of {} to the retry topic failed: {}",
-                 group_,
+                 s_.group,
                  msg.msg_id(),
                  e.what());
         return false;
@@ -74,20 +73,20 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_retry_copy(const Messa
 
 /// The message went past max_reconsume_times (orderly): CONSUMER_SEND_MSG_BACK with delay level -1 sends it
 /// straight to %DLQ%group. False when the broker could not be reached.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_to_dlq(const MessageExt& msg) {
+template <class T>
+bool SendBack<T>::send_to_dlq(const MessageExt& msg) {
     try {
-        transport_.send_back(SendBackArgs{
-            .group = group_,
+        s_.transport.send_back(SendBackArgs{
+            .group = s_.group,
             .message = msg,
             .delay_level = -1,
-            .max_reconsume_times = max_reconsume_times_,
+            .max_reconsume_times = s_.max_reconsume_times,
         });
-        stats_.record_sent_to_dlq();
+        s_.stats.record_sent_to_dlq();
         return true;
     } catch (const std::exception& e) {
         log_line(
-            LogLevel::Warn, "group [{}]: moving {} to the DLQ failed: {}", group_, msg.msg_id(), e.what());
+            LogLevel::Warn, "group [{}]: moving {} to the DLQ failed: {}", s_.group, msg.msg_id(), e.what());
         return false;
     }
 }

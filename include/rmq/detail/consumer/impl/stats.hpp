@@ -1,8 +1,8 @@
 #pragma once
 
 /// @file detail/consumer/impl/stats.hpp
-/// ConsumerCore's views for users: the stats snapshot with each owned queue's state, the owned queues, and
-/// the queue table they are read from.
+/// ConsumerCore's views for users: the stats snapshot with each owned queue's state, the periodic stats
+/// log, the owned queues.
 
 #include <algorithm>
 #include <map>
@@ -16,18 +16,18 @@ namespace rmq::detail {
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 ConsumerStats ConsumerCore<Order, Allocate, OffsetStore, Tr>::stats() const {
-    ConsumerStats out = stats_.snapshot();
+    ConsumerStats out = s_.stats.snapshot();
     out.queues.clear();
     std::map<MessageQueue, std::int64_t> broker_max;
     {
-        const std::lock_guard lock(table_mutex_);
-        broker_max = broker_max_offset_;
+        const std::lock_guard lock(s_.table_mutex);
+        broker_max = s_.broker_max_offset;
     }
-    for (const auto& [mq, pq] : table_snapshot()) {
+    for (const auto& [mq, pq] : s_.table_snapshot()) {
         const auto info = pq->info();
         QueueStats q;
         q.mq = mq;
-        q.commit_offset = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory);
+        q.commit_offset = committer_.memory_offset(mq);
         q.cached_msg_count = pq->msg_count();
         q.cached_msg_bytes = pq->msg_size();
         q.cached_msg_min_offset = info.cached_msg_min_offset;
@@ -50,15 +50,15 @@ ConsumerStats ConsumerCore<Order, Allocate, OffsetStore, Tr>::stats() const {
 /// ConsumerConfig::stats_log_interval: the per-topic stats lines at Info, from the loop.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::schedule_stats_log() {
-    const std::int64_t period = config_.stats_log_interval;
+    const std::int64_t period = s_.config.stats_log_interval;
     if (period <= 0) {
         return;
     }
-    scheduler_.every(period, period, [this] {
+    s_.scheduler.every(period, period, [this] {
         if (!log_enabled(LogLevel::Info)) {
             return;
         }
-        for (const std::string& line : stats_log_lines(stats(), group_)) {
+        for (const std::string& line : stats_log_lines(stats(), s_.group)) {
             log_message(LogLevel::Info, line);
         }
     });
@@ -67,27 +67,13 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::schedule_stats_log() {
 template <class Order, class Allocate, class OffsetStore, class Tr>
 std::vector<MessageQueue> ConsumerCore<Order, Allocate, OffsetStore, Tr>::assigned_queues() const {
     std::vector<MessageQueue> out;
-    const std::lock_guard lock(table_mutex_);
-    for (const auto& [mq, pq] : table_) {
+    const std::lock_guard lock(s_.table_mutex);
+    for (const auto& [mq, pq] : s_.table) {
         if (!pq->dropped()) {
             out.push_back(mq);
         }
     }
     return out;
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-auto ConsumerCore<Order, Allocate, OffsetStore, Tr>::table_snapshot() const -> std::vector<QueueEntry> {
-    const std::lock_guard lock(table_mutex_);
-    return {table_.begin(), table_.end()};
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-std::shared_ptr<ProcessQueue>
-ConsumerCore<Order, Allocate, OffsetStore, Tr>::find_pq(const MessageQueue& mq) const {
-    const std::lock_guard lock(table_mutex_);
-    const auto it = table_.find(mq);
-    return it == table_.end() ? nullptr : it->second;
 }
 
 }  // namespace rmq::detail

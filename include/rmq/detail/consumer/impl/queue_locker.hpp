@@ -1,40 +1,40 @@
 #pragma once
 
-/// @file detail/consumer/impl/locks.hpp
-/// ConsumerCore's broker queue locks (orderly policies): lock one queue (Java's lockOneMQ), renew all
-/// (lockAll, every lock_renewal_interval), release (unlockAll at shutdown).
+/// @file detail/consumer/impl/queue_locker.hpp
+/// QueueLocker's definitions.
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
-#include <rmq/detail/consumer/core.hpp>
+#include <rmq/detail/consumer/queue_locker.hpp>
 
 namespace rmq::detail {
 
 /// LOCK_BATCH_MQ for one queue; marks its ProcessQueue locked when granted.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::lock_queue(const MessageQueue& mq) {
-    if (stopping_.load()) {
+template <class T>
+bool QueueLocker<T>::lock_queue(const MessageQueue& mq) {
+    if (s_.stopping.load()) {
         return false;
     }
     try {
-        const auto locked = transport_.lock_batch(group_, client_id_, std::vector<MessageQueue>{mq});
+        const auto locked = s_.transport.lock_batch(s_.group, s_.client_id, std::vector<MessageQueue>{mq});
         const bool ok = std::find(locked.begin(), locked.end(), mq) != locked.end();
         if (ok) {
-            if (auto pq = find_pq(mq)) {
+            if (auto pq = s_.find_pq(mq)) {
                 pq->set_locked(true);
-                pq->set_last_lock_timestamp(clock_->steady_millis());
+                pq->set_last_lock_timestamp(s_.clock->steady_millis());
             }
         }
         return ok;
     } catch (const std::exception& e) {
         log_repeated(LogLevel::Warn,
-                     fmt::format("lock {} {}", group_, mq.broker_name),
+                     fmt::format("lock {} {}", s_.group, mq.broker_name),
                      "group [{}]: lock of {} failed: {}",
-                     group_,
+                     s_.group,
                      mq,
                      e.what());
         return false;
@@ -42,35 +42,35 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::lock_queue(const MessageQue
 }
 
 /// UNLOCK_BATCH_MQ for the given queues (errors logged).
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::unlock_queues(const std::vector<MessageQueue>& mqs) {
+template <class T>
+void QueueLocker<T>::unlock_queues(const std::vector<MessageQueue>& mqs) {
     if (mqs.empty()) {
         return;
     }
     try {
-        transport_.unlock_batch(group_, client_id_, mqs);
+        s_.transport.unlock_batch(s_.group, s_.client_id, mqs);
     } catch (const std::exception& e) {
-        log_line(LogLevel::Warn, "group [{}]: unlock failed: {}", group_, e.what());
+        log_line(LogLevel::Warn, "group [{}]: unlock failed: {}", s_.group, e.what());
     }
 }
 
 /// Java's lockAll: renews the broker lock of every owned queue, one request per broker.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::lock_all() {
+template <class T>
+void QueueLocker<T>::lock_all() {
     std::map<std::string, std::vector<MessageQueue>> by_broker;
-    for (const auto& [mq, pq] : table_snapshot()) {
+    for (const auto& [mq, pq] : s_.table_snapshot()) {
         if (!pq->dropped()) {
             by_broker[mq.broker_name].push_back(mq);
         }
     }
     for (const auto& [broker, mqs] : by_broker) {
         try {
-            apply_granted_locks(mqs, transport_.lock_batch(group_, client_id_, mqs));
+            apply_granted_locks(mqs, s_.transport.lock_batch(s_.group, s_.client_id, mqs));
         } catch (const std::exception& e) {
             log_repeated(LogLevel::Warn,
-                         fmt::format("lockAll {} {}", group_, broker),
+                         fmt::format("lockAll {} {}", s_.group, broker),
                          "group [{}]: lockAll on {} failed: {}",
-                         group_,
+                         s_.group,
                          broker,
                          e.what());
         }
@@ -78,15 +78,15 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::lock_all() {
 }
 
 /// Queues granted turn locked (with a fresh lock time), the others unlocked.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::apply_granted_locks(
-    const std::vector<MessageQueue>& asked, const std::vector<MessageQueue>& granted) {
+template <class T>
+void QueueLocker<T>::apply_granted_locks(const std::vector<MessageQueue>& asked,
+                                         const std::vector<MessageQueue>& granted) {
     const std::set<MessageQueue> ok(granted.begin(), granted.end());
     for (const auto& mq : asked) {
-        if (auto pq = find_pq(mq)) {
+        if (auto pq = s_.find_pq(mq)) {
             if (ok.contains(mq)) {
                 pq->set_locked(true);
-                pq->set_last_lock_timestamp(clock_->steady_millis());
+                pq->set_last_lock_timestamp(s_.clock->steady_millis());
             } else {
                 pq->set_locked(false);
             }
@@ -95,19 +95,31 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::apply_granted_locks(
 }
 
 /// Java's unlockAll(oneway=false) at shutdown: releases every owned queue's broker lock.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::unlock_all() {
+template <class T>
+void QueueLocker<T>::unlock_all() {
     std::map<std::string, std::vector<MessageQueue>> by_broker;
-    for (const auto& [mq, pq] : table_snapshot()) {
+    for (const auto& [mq, pq] : s_.table_snapshot()) {
         by_broker[mq.broker_name].push_back(mq);
     }
     for (const auto& [broker, mqs] : by_broker) {
         unlock_queues(mqs);
         for (const auto& mq : mqs) {
-            if (auto pq = find_pq(mq)) {
+            if (auto pq = s_.find_pq(mq)) {
                 pq->set_locked(false);
             }
         }
+    }
+}
+
+template <class T>
+void QueueLocker<T>::start_renewal() {
+    if (T::Order::requires_queue_lock && s_.clustering) {
+        const std::int64_t renew = s_.config.lock_renewal_interval;
+        s_.scheduler.every(std::min<std::int64_t>(1000, renew), renew, [this] {
+            if (!s_.stopping.load()) {
+                lock_all();
+            }
+        });
     }
 }
 
