@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -135,6 +136,12 @@ public:
 
     void set_property(std::string_view name, std::string_view value) {
         properties_.insert_or_assign(name, value);
+    }
+
+    /// Sets several properties in one go (names in ascending order are placed in one pass, see
+    /// Properties::insert_or_assign).
+    void set_property(std::initializer_list<std::pair<std::string_view, std::string_view>> entries) {
+        properties_.insert_or_assign(entries);
     }
 
     void clear_property(std::string_view name) { properties_.erase(name); }

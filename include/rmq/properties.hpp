@@ -119,6 +119,34 @@ public:
         return added;
     }
 
+    /// Sets each `name` to its `value`, as insert_or_assign of each in turn. Names given in ascending order
+    /// that are new go in with one pass over the vector (each entry after them moves once, not once per new
+    /// name): how a consumer stamps MAX_OFFSET and MIN_OFFSET on every message.
+    void insert_or_assign(std::initializer_list<std::pair<std::string_view, std::string_view>> entries) {
+        std::size_t added = 0;
+        const std::pair<std::string_view, std::string_view>* prev = nullptr;
+        bool ascending = true;
+        for (const auto& e : entries) {
+            ascending = ascending && (prev == nullptr || prev->first < e.first);
+            prev = &e;
+            if (const auto it = lower_bound(e.first); it != entries_.end() && it->first == e.first) {
+                it->second.assign(e.second);
+            } else {
+                ++added;
+            }
+        }
+        if (added == 0) {
+            return;
+        }
+        if (!ascending) {
+            for (const auto& e : entries) {
+                insert_or_assign(e.first, e.second);
+            }
+            return;
+        }
+        merge_new(entries, added);
+    }
+
     /// Adds `name` unless present (then nothing changes); true when it was added.
     bool emplace(std::string_view name, std::string_view value) { return place(name, value).second; }
 
@@ -159,6 +187,34 @@ private:
             return {it, false};
         }
         return {entries_.emplace(it, std::string(name), std::string(value)), true};
+    }
+
+    // Inserts the `added` names of `entries` (ascending) that are absent: the vector grows by `added` empty
+    // entries, then is filled from the back, each old entry moved at most once.
+    void merge_new(std::initializer_list<std::pair<std::string_view, std::string_view>> entries,
+                   std::size_t added) {
+        std::size_t old_end = entries_.size();
+        entries_.resize(old_end + added);
+        std::size_t write = entries_.size();
+        for (auto e = std::rbegin(entries); e != std::rend(entries); ++e) {
+            const auto& [name, value] = *e;
+            while (old_end > 0 && std::string_view(entries_[old_end - 1].first) >= name) {
+                if (entries_[old_end - 1].first == name) {
+                    break;  // present (assigned by the caller): not one of the new names
+                }
+                --write;
+                --old_end;
+                if (write != old_end) {
+                    entries_[write] = std::move(entries_[old_end]);
+                }
+            }
+            if (old_end > 0 && entries_[old_end - 1].first == name) {
+                continue;
+            }
+            --write;
+            entries_[write].first.assign(name);
+            entries_[write].second.assign(value);
+        }
     }
 
     [[nodiscard]] container_type::iterator lower_bound(std::string_view name) noexcept {
