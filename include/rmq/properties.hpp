@@ -61,9 +61,14 @@ public:
     /// Takes entries in any order; of duplicate names the **last** wins (Java's decoding of a properties
     /// string, where a later entry overwrites an earlier one in the HashMap).
     [[nodiscard]] static Properties from_entries(container_type entries) {
-        std::stable_sort(entries.begin(), entries.end(), [](const value_type& a, const value_type& b) {
+        const auto less = [](const value_type& a, const value_type& b) {
             return name_less(a.first, b.first);
-        });
+        };
+        if (entries.size() <= small_sort_max) {
+            insertion_sort(entries, less);  // stable too, and without stable_sort's buffer allocation
+        } else {
+            std::stable_sort(entries.begin(), entries.end(), less);
+        }
         // Compacted in place, the last of equal names kept: the vector itself becomes the store.
         auto kept = entries.begin();
         for (auto it = entries.begin(); it != entries.end(); ++it) {
@@ -178,6 +183,24 @@ private:
         const std::size_t n = std::min(a.size(), b.size());
         const int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
         return c < 0 || (c == 0 && a.size() < b.size());
+    }
+
+    // A message's handful of properties sorts fastest by insertion (one decoded per message of a pull).
+    static constexpr std::size_t small_sort_max = 32;
+
+    template <class Less>
+    static void insertion_sort(container_type& entries, Less less) {
+        for (std::size_t i = 1; i < entries.size(); ++i) {
+            if (!less(entries[i], entries[i - 1])) {
+                continue;
+            }
+            value_type moving = std::move(entries[i]);
+            std::size_t j = i;
+            for (; j > 0 && less(moving, entries[j - 1]); --j) {
+                entries[j] = std::move(entries[j - 1]);
+            }
+            entries[j] = std::move(moving);
+        }
     }
 
     // The first entry not before `name`, for the const and the mutable vector alike.
