@@ -153,6 +153,9 @@ public:
     /// Room for `n` properties without a reallocation.
     void reserve_properties(std::size_t n) { properties_.reserve(n); }
 
+    /// Drops the room for more properties that reserve_properties or a copy left (a message kept for long).
+    void shrink_properties() { properties_.shrink_to_fit(); }
+
     /// Java's getTransactionId.
     [[nodiscard]] const std::string& transaction_id() const noexcept { return transaction_id_; }
 
