@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -137,6 +138,12 @@ public:
         properties_.insert_or_assign(name, value);
     }
 
+    /// Sets several properties in one go (names in ascending order are placed in one pass, see
+    /// Properties::insert_or_assign).
+    void set_property(std::initializer_list<std::pair<std::string_view, std::string_view>> entries) {
+        properties_.insert_or_assign(entries);
+    }
+
     void clear_property(std::string_view name) { properties_.erase(name); }
 
     [[nodiscard]] const Properties& properties() const noexcept { return properties_; }
@@ -145,6 +152,9 @@ public:
 
     /// Room for `n` properties without a reallocation.
     void reserve_properties(std::size_t n) { properties_.reserve(n); }
+
+    /// Drops the room for more properties that reserve_properties or a copy left (a message kept for long).
+    void shrink_properties() { properties_.shrink_to_fit(); }
 
     /// Java's getTransactionId.
     [[nodiscard]] const std::string& transaction_id() const noexcept { return transaction_id_; }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <map>
@@ -31,6 +32,21 @@ public:
     using size_type = std::size_t;
 
     Properties() = default;
+
+    /// A copy has room for three more entries: a consumer copies a pulled message (the broker's answer, an
+    /// orderly take) and then adds CONSUME_START_TIME, MAX_OFFSET and MIN_OFFSET, which would otherwise
+    /// reallocate the copy's entries.
+    Properties(const Properties& other) {
+        if (!other.entries_.empty()) {
+            entries_.reserve(other.entries_.size() + copy_spare);
+            entries_.insert(entries_.end(), other.entries_.begin(), other.entries_.end());
+        }
+    }
+
+    Properties(Properties&&) noexcept = default;
+    Properties& operator=(const Properties&) = default;
+    Properties& operator=(Properties&&) noexcept = default;
+    ~Properties() = default;
 
     /// As std::map's: of duplicate names, the first is kept.
     Properties(std::initializer_list<value_type> entries) {
@@ -60,9 +76,14 @@ public:
     /// Takes entries in any order; of duplicate names the **last** wins (Java's decoding of a properties
     /// string, where a later entry overwrites an earlier one in the HashMap).
     [[nodiscard]] static Properties from_entries(container_type entries) {
-        std::stable_sort(entries.begin(), entries.end(), [](const value_type& a, const value_type& b) {
-            return std::string_view(a.first) < std::string_view(b.first);
-        });
+        const auto less = [](const value_type& a, const value_type& b) {
+            return name_less(a.first, b.first);
+        };
+        if (entries.size() <= small_sort_max) {
+            insertion_sort(entries, less);  // stable too, and without stable_sort's buffer allocation
+        } else {
+            std::stable_sort(entries.begin(), entries.end(), less);
+        }
         // Compacted in place, the last of equal names kept: the vector itself becomes the store.
         auto kept = entries.begin();
         for (auto it = entries.begin(); it != entries.end(); ++it) {
@@ -119,6 +140,34 @@ public:
         return added;
     }
 
+    /// Sets each `name` to its `value`, as insert_or_assign of each in turn. Names given in ascending order
+    /// that are new go in with one pass over the vector (each entry after them moves once, not once per new
+    /// name): how a consumer stamps MAX_OFFSET and MIN_OFFSET on every message.
+    void insert_or_assign(std::initializer_list<std::pair<std::string_view, std::string_view>> entries) {
+        std::size_t added = 0;
+        const std::pair<std::string_view, std::string_view>* prev = nullptr;
+        bool ascending = true;
+        for (const auto& e : entries) {
+            ascending = ascending && (prev == nullptr || name_less(prev->first, e.first));
+            prev = &e;
+            if (const auto it = lower_bound(e.first); it != entries_.end() && it->first == e.first) {
+                it->second.assign(e.second);
+            } else {
+                ++added;
+            }
+        }
+        if (added == 0) {
+            return;
+        }
+        if (!ascending) {
+            for (const auto& e : entries) {
+                insert_or_assign(e.first, e.second);
+            }
+            return;
+        }
+        merge_new(entries, added);
+    }
+
     /// Adds `name` unless present (then nothing changes); true when it was added.
     bool emplace(std::string_view name, std::string_view value) { return place(name, value).second; }
 
@@ -140,15 +189,47 @@ public:
     /// Room for `n` entries without a reallocation.
     void reserve(size_type n) { entries_.reserve(n); }
 
+    /// Drops the room for more entries (a copy keeps room for three).
+    void shrink_to_fit() { entries_.shrink_to_fit(); }
+
     friend bool operator==(const Properties&, const Properties&) = default;
 
 private:
+    // CONSUME_START_TIME, MAX_OFFSET and MIN_OFFSET.
+    static constexpr std::size_t copy_spare = 3;
+
+    // std::string_view's order, written out: the library's compare() is not inlined by g++ 12 at -O3, and
+    // every look-up runs it a few times.
+    [[nodiscard]] static bool name_less(std::string_view a, std::string_view b) noexcept {
+        const std::size_t n = std::min(a.size(), b.size());
+        const int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+        return c < 0 || (c == 0 && a.size() < b.size());
+    }
+
+    // A message's handful of properties sorts fastest by insertion (one decoded per message of a pull).
+    static constexpr std::size_t small_sort_max = 32;
+
+    template <class Less>
+    static void insertion_sort(container_type& entries, Less less) {
+        for (std::size_t i = 1; i < entries.size(); ++i) {
+            if (!less(entries[i], entries[i - 1])) {
+                continue;
+            }
+            value_type moving = std::move(entries[i]);
+            std::size_t j = i;
+            for (; j > 0 && less(moving, entries[j - 1]); --j) {
+                entries[j] = std::move(entries[j - 1]);
+            }
+            entries[j] = std::move(moving);
+        }
+    }
+
     // The first entry not before `name`, for the const and the mutable vector alike.
     template <class Entries>
     [[nodiscard]] static auto lower_bound_in(Entries& entries, std::string_view name) noexcept {
         return std::lower_bound(
             entries.begin(), entries.end(), name, [](const value_type& e, std::string_view n) {
-                return std::string_view(e.first) < n;
+                return name_less(e.first, n);
             });
     }
 
@@ -159,6 +240,34 @@ private:
             return {it, false};
         }
         return {entries_.emplace(it, std::string(name), std::string(value)), true};
+    }
+
+    // Inserts the `added` names of `entries` (ascending) that are absent: the vector grows by `added` empty
+    // entries, then is filled from the back, each old entry moved at most once.
+    void merge_new(std::initializer_list<std::pair<std::string_view, std::string_view>> entries,
+                   std::size_t added) {
+        std::size_t old_end = entries_.size();
+        entries_.resize(old_end + added);
+        std::size_t write = entries_.size();
+        for (auto e = std::rbegin(entries); e != std::rend(entries); ++e) {
+            const auto& [name, value] = *e;
+            while (old_end > 0 && !name_less(entries_[old_end - 1].first, name)) {
+                if (entries_[old_end - 1].first == name) {
+                    break;  // present (assigned by the caller): not one of the new names
+                }
+                --write;
+                --old_end;
+                if (write != old_end) {
+                    entries_[write] = std::move(entries_[old_end]);
+                }
+            }
+            if (old_end > 0 && entries_[old_end - 1].first == name) {
+                continue;
+            }
+            --write;
+            entries_[write].first.assign(name);
+            entries_[write].second.assign(value);
+        }
     }
 
     [[nodiscard]] container_type::iterator lower_bound(std::string_view name) noexcept {

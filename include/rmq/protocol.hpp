@@ -4,11 +4,14 @@
 /// The vocabulary clients and brokers exchange, shared by every transport: enums, request arguments and
 /// results named after RocketMQ's request codes and headers.
 
+#include <array>
+#include <charconv>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -127,11 +130,15 @@ struct PullOffsets {
 
     /// Writes MIN_OFFSET and MAX_OFFSET on each message (Java's processPullResult).
     void stamp(std::span<MessageExt> msgs) const {
-        const std::string min_text = std::to_string(min_offset);
-        const std::string max_text = std::to_string(max_offset);
+        std::array<char, 24> min_buf{};
+        std::array<char, 24> max_buf{};
+        const std::string_view min_text(
+            min_buf.data(), std::to_chars(min_buf.begin(), min_buf.end(), min_offset).ptr - min_buf.data());
+        const std::string_view max_text(
+            max_buf.data(), std::to_chars(max_buf.begin(), max_buf.end(), max_offset).ptr - max_buf.data());
+        static_assert(property::max_offset < property::min_offset, "placed in one pass: ascending names");
         for (auto& msg : msgs) {
-            msg.set_property(property::min_offset, min_text);
-            msg.set_property(property::max_offset, max_text);
+            msg.set_property({{property::max_offset, max_text}, {property::min_offset, min_text}});
         }
     }
 };

@@ -3,6 +3,8 @@
 /// @file impl/message.ipp
 /// Definitions of message.hpp.
 
+#include <algorithm>
+
 #include <rmq/message.hpp>
 
 namespace rmq {
@@ -23,6 +25,11 @@ RMQ_DECL std::string encode_properties(const Properties& props) {
 
 RMQ_DECL Properties decode_properties(std::string_view text) {
     Properties::container_type out;
+    // Room for every entry of a usual message at once (capped: a damaged string of separators is not a
+    // reason to reserve for thousands).
+    out.reserve(std::min<std::size_t>(
+        static_cast<std::size_t>(std::count(text.begin(), text.end(), property::property_separator)) + 1,
+        64));
     while (!text.empty()) {
         const std::size_t end = text.find(property::property_separator);
         const std::string_view entry = text.substr(0, end);

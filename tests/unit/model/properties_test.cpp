@@ -131,3 +131,34 @@ TEST_CASE("Properties: from_entries keeps the last duplicate, the list and range
                                  "A\x01x\x02K\x01"
                                  "2") == rmq::Properties{{"A", "x"}, {"K", "2"}});
 }
+
+TEST_CASE("Properties: setting a list equals setting each name in turn, in any order and with present names",
+          "[model][properties]") {
+    using List = std::vector<std::pair<std::string, std::string>>;
+    const std::vector<List> starts = {
+        {},
+        {{"A", "a"}},
+        {{"Z", "z"}},
+        {{"MAX_OFFSET", "old"}},
+        {{"KEYS", "k"}, {"TAGS", "t"}, {"WAIT", "w"}},
+        {{"MAX_OFFSET", "1"}, {"MAX_RECONSUME_TIMES", "16"}, {"MIN_OFFSET", "0"}, {"UNIQ_KEY", "u"}}};
+    const auto check = [](const List& start,
+                          std::initializer_list<std::pair<std::string_view, std::string_view>> l) {
+        rmq::Properties expected = rmq::Properties::from_entries(start);
+        for (const auto& [name, value] : l) {
+            expected.insert_or_assign(name, value);
+        }
+        rmq::Properties got = rmq::Properties::from_entries(start);
+        got.insert_or_assign(l);
+        CHECK(got == expected);
+    };
+    for (const auto& start : starts) {
+        INFO("start of " << start.size() << " entries, first " << (start.empty() ? "" : start.front().first));
+        check(start, {{"MAX_OFFSET", "9"}, {"MIN_OFFSET", "3"}});
+        check(start, {{"MIN_OFFSET", "3"}, {"MAX_OFFSET", "9"}});  // not ascending
+        check(start, {{"A", "1"}, {"M", "2"}, {"ZZ", "3"}});
+        check(start, {{"TAGS", "x"}});
+        check(start, {{"B", "1"}, {"B", "2"}});  // a duplicate name: the last wins, as in turn
+        check(start, {});
+    }
+}

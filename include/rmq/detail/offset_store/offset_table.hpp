@@ -14,6 +14,7 @@
 #include <shared_mutex>
 #include <span>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -96,7 +97,9 @@ private:
     }
 
     mutable std::shared_mutex mutex_;
-    std::map<MessageQueue, Entry> table_;
+    // Hashed: every listener call's commit looks its queue up here, and Java's compareTo order (two string
+    // comparisons per tree level) cost several times one hash; snapshot() gives the order back.
+    std::unordered_map<MessageQueue, Entry> table_;
 };
 
 /// Whether `mq` is in `mqs` (small sets: the queues one consumer owns).

@@ -34,8 +34,12 @@ inline std::uint32_t next_code_point(std::string_view s, std::size_t& i) noexcep
 /// Java's String.compareTo (UTF-16 code-unit order) for UTF-8 text. UTF-8 byte order is code-point order,
 /// which differs from UTF-16 order for supplementary characters against U+E000..U+FFFF, hence the decode.
 inline int java_string_compare(std::string_view a, std::string_view b) noexcept {
-    // Queues of one topic are compared on every offset-table update: skip the equal prefix bytewise, back to
-    // just after its last ASCII byte (a code-point boundary in both strings), and decode from there.
+    // Queues of one topic are compared on every offset-table update: equal names (the usual case) are
+    // answered by one memcmp; else skip the equal prefix bytewise, back to just after its last ASCII byte (a
+    // code-point boundary in both strings), and decode from there.
+    if (a == b) {
+        return 0;
+    }
     const std::size_t n = std::min(a.size(), b.size());
     std::size_t start =
         static_cast<std::size_t>(std::mismatch(a.begin(), a.begin() + n, b.begin()).first - a.begin());

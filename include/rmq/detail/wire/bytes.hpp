@@ -145,12 +145,11 @@ inline std::span<const std::byte> as_bytes(std::string_view s) noexcept {
 /// Uppercase hex, as Java's UtilAll.bytes2string (message ids).
 inline std::string hex_upper(std::string_view bytes) {
     static constexpr char digits[] = "0123456789ABCDEF";
-    std::string out;
-    out.reserve(bytes.size() * 2);
-    for (const char c : bytes) {
-        const auto b = static_cast<unsigned char>(c);
-        out.push_back(digits[b >> 4]);
-        out.push_back(digits[b & 0xF]);
+    std::string out(bytes.size() * 2, '\0');
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        const auto b = static_cast<unsigned char>(bytes[i]);
+        out[2 * i] = digits[b >> 4];
+        out[2 * i + 1] = digits[b & 0xF];
     }
     return out;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
 
@@ -77,6 +78,25 @@ inline std::size_t read_topic_length(rmq::detail::ByteReader& r, std::int32_t ma
     return static_cast<std::size_t>(n);
 }
 
+/// The records a pull body holds by their TOTALSIZE fields, up to the first implausible one: room for the
+/// decoded messages in one allocation (each is then decoded in place, never moved by a regrowth).
+inline std::size_t count_records(std::span<const std::byte> body) noexcept {
+    std::size_t n = 0;
+    std::size_t pos = 0;
+    while (body.size() - pos >= min_record_size) {
+        std::uint32_t total = 0;
+        for (std::size_t i = 0; i < 4; ++i) {
+            total = (total << 8) | static_cast<std::uint8_t>(body[pos + i]);
+        }
+        if (total < min_record_size || total > body.size() - pos) {
+            break;
+        }
+        ++n;
+        pos += total;
+    }
+    return n;
+}
+
 }  // namespace detail
 
 RMQ_DECL std::optional<CompressionType> message_sys_flag::compression_type(std::int32_t sys_flag) noexcept {
@@ -131,12 +151,26 @@ RMQ_DECL SocketAddress parse_socket_address(std::string_view text) {
 }
 
 RMQ_DECL std::string create_message_id(const SocketAddress& store_host, std::int64_t commit_log_offset) {
-    std::string raw;
-    rmq::detail::ByteWriter w(raw);
-    w.bytes(store_host.ip);
-    w.i32(store_host.port);
-    w.i64(commit_log_offset);
-    return rmq::detail::hex_upper(raw);
+    if (store_host.ip.size() > 16) {  // not an address a record holds: written as given
+        std::string raw;
+        rmq::detail::ByteWriter w(raw);
+        w.bytes(store_host.ip);
+        w.i32(store_host.port);
+        w.i64(commit_log_offset);
+        return rmq::detail::hex_upper(raw);
+    }
+    // Big-endian bytes in a stack buffer (one per decoded message: no heap string for them).
+    std::array<char, 16 + 4 + 8> raw{};
+    const std::size_t ip_len = store_host.ip.size();
+    std::memcpy(raw.data(), store_host.ip.data(), ip_len);
+    auto put = [&raw](std::size_t at, std::uint64_t v, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) {
+            raw[at + i] = static_cast<char>((v >> (8 * (n - 1 - i))) & 0xFFU);
+        }
+    };
+    put(ip_len, static_cast<std::uint32_t>(store_host.port), 4);
+    put(ip_len + 4, static_cast<std::uint64_t>(commit_log_offset), 8);
+    return rmq::detail::hex_upper(std::string_view(raw.data(), ip_len + 12));
 }
 
 RMQ_DECL MessageId decode_message_id(std::string_view id) {
@@ -203,6 +237,7 @@ RMQ_DECL std::vector<MessageExt> decode_messages(std::span<const std::byte> pull
         *report = MessageDecodeReport{};
     }
     std::vector<MessageExt> out;
+    out.reserve(detail::count_records(pull_body));
     MessageDecodeOptions budget = options;  // what the records left may still inflate to
     std::size_t pos = 0;
     while (pos < pull_body.size()) {

@@ -50,6 +50,11 @@ RMQ_DECL void scan(const QueueLog& q,
     if (sub && !sub->class_filter_mode && sub->expression_type == expression_type_sql92) {
         sql.emplace(filter::compile(sub->sub_string));
     }
+    // Room for a full batch up front: the answer's messages are copied in once, never moved by a regrowth.
+    r.msg_found_list.reserve(static_cast<std::size_t>(
+        std::clamp<std::int64_t>(std::min<std::int64_t>(std::int64_t{a.max_msg_nums}, end - offset),
+                                 0,
+                                 std::max<std::int64_t>(1, config.max_transfer_count_on_message_in_memory))));
     std::int64_t bytes = 0;
     std::int64_t scanned = 0;
     for (std::int64_t o = offset; o < end && scanned < max_scan; ++o) {

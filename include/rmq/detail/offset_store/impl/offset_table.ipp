@@ -34,7 +34,7 @@ RMQ_DECL std::map<MessageQueue, std::int64_t> OffsetTable::snapshot(std::string_
     const std::shared_lock lock(mutex_);
     for (const auto& [mq, entry] : table_) {
         if (topic.empty() || mq.topic == topic) {
-            out.emplace_hint(out.end(), mq, entry.value.load(std::memory_order_relaxed));
+            out.emplace(mq, entry.value.load(std::memory_order_relaxed));
         }
     }
     return out;
