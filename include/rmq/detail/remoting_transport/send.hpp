@@ -22,7 +22,8 @@ SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& m
 void send_oneway(TransportParts& parts, const Message& msg, const MessageQueue& mq);
 
 /// SEND_BATCH_MESSAGE: the messages encoded as MessageDecoder.encodeMessages (UNIQ_KEY added to those
-/// without), never compressed; msg_id of the result lists their UNIQ_KEYs comma-separated.
+/// without), never compressed, the header's properties without a batch UNIQ_KEY (see send.ipp); msg_id of the
+/// result lists their UNIQ_KEYs comma-separated.
 SendResult send_batch(TransportParts& parts, std::span<const Message> msgs, const MessageQueue& mq);
 
 /// CONSUMER_SEND_MSG_BACK to the master of the message's broker (its store host when the broker is unnamed).

@@ -225,9 +225,10 @@ RMQ_DECL SendResult send_batch(TransportParts& parts, std::span<const Message> m
         ids +=
             (ids.empty() ? "" : ",") + std::string(m.property_view(property::uniq_client_message_id_keyidx));
     }
-    // MessageBatch: its own UNIQ_KEY and the first message's WAIT; never compressed.
+    // Java's MessageBatch also carries a UNIQ_KEY of its own, which a 5.x broker appends to every stored
+    // message, where it overrides the message's (apache/rocketmq#9416): every message of the batch would be
+    // consumed with one id. The batch carries only the first message's WAIT; it is never compressed.
     Properties props;
-    props.insert_or_assign(property::uniq_client_message_id_keyidx, parts.ids.next());
     if (const auto wait = entries.front().property(property::wait_store_msg_ok)) {
         props.insert_or_assign(property::wait_store_msg_ok, *wait);
     }
