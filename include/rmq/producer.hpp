@@ -133,7 +133,7 @@ inline bool retryable_send_code(int code) noexcept {
 ///
 /// Asynchronous and oneway sends run on the producer's own threads (async_sender_threads), so their
 /// callbacks never run on the caller's thread; at most back_pressure_for_async_send_num are in flight. A
-/// callback may send again, but must not destroy the producer.
+/// callback may send again, but must not destroy the producer nor wait for a send's future.
 ///
 /// Body compression is the transport's: RemotingTransport deflates bodies of at least
 /// RemotingConfig::compress_msg_body_over_howmuch bytes at compress_level (batches are never compressed, as
