@@ -355,16 +355,42 @@ public:
     requires MessageQueueSelector<Selector, Arg>
     SendResult send(const Message& msg, Selector&& selector, Arg&& arg) {
         check_running();
-        Message m = prepared(msg);
-        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
-        const std::int64_t begin = now();
-        const auto queues = write_queues(m.topic());
-        const MessageQueue mq = std::invoke(
-            selector, std::span<const MessageQueue>(queues), std::as_const(m), std::forward<Arg>(arg));
-        if (now() - begin > config_.send_msg_timeout) {
-            throw Timeout(fmt::format("sendSelectImpl call timeout: topic {}", m.topic()));
-        }
-        return send_to(m, mq);
+        const Message m = prepared(msg);
+        return send_selected(m, selector, std::forward<Arg>(arg));
+    }
+
+    /// Asynchronous send(msg, selector, arg), with a future: the selector runs on a producer thread, with a
+    /// copy of `arg` (no retry, as in Java).
+    template <class Selector, class Arg>
+    requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
+    std::future<SendResult> send_async(const Message& msg, Selector&& selector, Arg&& arg) {
+        auto [done, future] = promised();
+        check_running();
+        submit([this,
+                m = prepared(msg),
+                selector = std::decay_t<Selector>(std::forward<Selector>(selector)),
+                arg = std::decay_t<Arg>(
+                    std::forward<Arg>(arg))]() mutable { return send_selected(m, selector, arg); },
+               std::move(done));
+        return std::move(future);
+    }
+
+    /// Java's sendOneway(msg, selector, arg): the selector runs on a producer thread, with a copy of `arg`.
+    template <class Selector, class Arg>
+    requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
+    void send_oneway(const Message& msg, Selector&& selector, Arg&& arg) {
+        check_running();
+        submit(
+            [this,
+             m = prepared(msg),
+             selector = std::decay_t<Selector>(std::forward<Selector>(selector)),
+             arg = std::decay_t<Arg>(std::forward<Arg>(arg))]() mutable {
+                const auto queues = write_queues(m.topic());
+                oneway_to(
+                    m, std::invoke(selector, std::span<const MessageQueue>(queues), std::as_const(m), arg));
+                return SendResult{};
+            },
+            oneway_done(msg.topic()));
     }
 
     /// Sends to one queue (no retry, as in Java). Throws rmq::InvalidArgument when the queue's topic is not
@@ -488,6 +514,20 @@ private:
         const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
         return with_retries(
             m.topic(), begin, total, [&](const MessageQueue& mq) { return transport_.send(m, mq); });
+    }
+
+    /// sendSelectImpl: the selector's queue from the write queues, within send_msg_timeout.
+    template <class Selector, class Arg>
+    SendResult send_selected(const Message& m, Selector& selector, Arg&& arg) {
+        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
+        const std::int64_t begin = now();
+        const auto queues = write_queues(m.topic());
+        const MessageQueue mq =
+            std::invoke(selector, std::span<const MessageQueue>(queues), m, std::forward<Arg>(arg));
+        if (now() - begin > config_.send_msg_timeout) {
+            throw Timeout(fmt::format("sendSelectImpl call timeout: topic {}", m.topic()));
+        }
+        return send_to(m, mq);
     }
 
     /// send_to() counted in the statistics.

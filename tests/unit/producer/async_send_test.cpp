@@ -274,3 +274,28 @@ TEST_CASE("producer oneway: the message is sent without waiting for the broker's
     REQUIRE_FALSE(q2.empty());
     CHECK(q2.back().body() == "two");
 }
+
+TEST_CASE("producer async: a selector picks the queue of async and oneway sends") {
+    rmq::InProcessBroker broker;
+    broker.create_topic("T", 4);
+    rmq::Producer<rmq::InProcessTransport> p(broker.connect(), rmq::ProducerConfig{.producer_group = "PG"});
+    p.start();
+    const auto by_id = [](std::span<const rmq::MessageQueue> mqs, const rmq::Message&, int id) {
+        return mqs[static_cast<std::size_t>(id) % mqs.size()];
+    };
+    CHECK(p.send_async(rmq::Message("T", "a"), by_id, 6).get().message_queue.queue_id == 2);
+    std::string key = "abc";  // an lvalue argument is copied into the task
+    CHECK(p.send_async(
+               rmq::Message("T", "b"),
+               [](std::span<const rmq::MessageQueue> mqs, const rmq::Message&, const std::string& k) {
+                   return mqs[k.size() % mqs.size()];
+               },
+               key)
+              .get()
+              .message_queue.queue_id == 3);
+    p.send_oneway(rmq::Message("T", "c"), by_id, 1);
+    p.shutdown();
+    CHECK(broker.max_offset(broker.queue("T", 1)) == 1);
+    CHECK(broker.max_offset(broker.queue("T", 2)) == 1);
+    CHECK(broker.max_offset(broker.queue("T", 3)) == 1);
+}
