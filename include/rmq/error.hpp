@@ -3,6 +3,8 @@
 /// @file error.hpp
 /// rmq's exception hierarchy: every error rmq throws derives from rmq::Error.
 
+#include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -70,6 +72,65 @@ public:
 
 /// A request got no answer in time.
 class Timeout : public Error {
+public:
+    using Error::Error;
+};
+
+/// A message or batch is larger than the producer's max_message_size (Java's MQClientException
+/// MESSAGE_ILLEGAL "the message body size over max value"); nothing was sent. For a batch, size() is the
+/// encoded SEND_BATCH_MESSAGE body (MessageDecoder.encodeMessages), which is what the limit applies to.
+class MessageTooLarge : public InvalidArgument {
+public:
+    MessageTooLarge(const std::string& what, std::size_t size, std::size_t limit)
+        : InvalidArgument(what)
+        , size_(size)
+        , limit_(limit) {}
+
+    /// Bytes of the body (or encoded batch).
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+    /// The limit it exceeded.
+    [[nodiscard]] std::size_t limit() const noexcept { return limit_; }
+
+private:
+    std::size_t size_;
+    std::size_t limit_;
+};
+
+/// A batch Java's MessageBatch.generateFromList refuses: empty, messages of different topics, a message with
+/// a delay level or a timer, a retry topic, or messages that differ in WAIT. Nothing was sent.
+class InvalidBatch : public InvalidArgument {
+public:
+    using InvalidArgument::InvalidArgument;
+};
+
+/// A broker refused a timer message (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS): the delay is
+/// beyond its timerMaxDelaySec, the value is not a number, or its timer wheel is disabled. code() is the
+/// broker's (MESSAGE_ILLEGAL, 13); nothing was stored.
+class TimerRejected : public BrokerError {
+public:
+    using BrokerError::BrokerError;
+};
+
+/// The broker lacks a feature the request needs (a RocketMQ 4.x broker and timer messages: it would store
+/// the message and deliver it at once). Checked before sending; nothing was sent. broker_version() is the
+/// MQVersion code the broker reported (407 = 4.9.7).
+class UnsupportedByBroker : public Error {
+public:
+    UnsupportedByBroker(const std::string& what, std::int32_t broker_version)
+        : Error(what)
+        , broker_version_(broker_version) {}
+
+    [[nodiscard]] std::int32_t broker_version() const noexcept { return broker_version_; }
+
+private:
+    std::int32_t broker_version_;
+};
+
+/// An asynchronous send found no free in-flight slot (ProducerConfig::back_pressure_for_async_send_num)
+/// within send_msg_timeout, or at once on a thread of the producer's own (Java's
+/// RemotingTooMuchRequestException); nothing was sent.
+class TooManyRequests : public Error {
 public:
     using Error::Error;
 };

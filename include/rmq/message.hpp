@@ -39,6 +39,14 @@ inline constexpr std::string_view uniq_client_message_id_keyidx = "UNIQ_KEY";
 inline constexpr std::string_view sharding_key = "__SHARDINGKEY";
 inline constexpr std::string_view msg_region = "MSG_REGION";
 inline constexpr std::string_view trace_switch = "TRACE_ON";
+/// 5.x timer messages: deliver at this wall time (ms since the epoch).
+inline constexpr std::string_view timer_deliver_ms = "TIMER_DELIVER_MS";
+/// 5.x timer messages: deliver this many seconds after the broker stores it.
+inline constexpr std::string_view timer_delay_sec = "TIMER_DELAY_SEC";
+/// 5.x timer messages: deliver this many milliseconds after the broker stores it.
+inline constexpr std::string_view timer_delay_ms = "TIMER_DELAY_MS";
+/// Set by the broker on a timer message: the wall time (ms) it is due.
+inline constexpr std::string_view timer_out_ms = "TIMER_OUT_MS";
 /// Separator between name and value (U+0001) and between entries (U+0002) in the properties string.
 inline constexpr char name_value_separator = '\x01';
 inline constexpr char property_separator = '\x02';
@@ -112,6 +120,28 @@ public:
 
     void set_delay_time_level(std::int32_t level) {
         set_property(property::delay_time_level, std::to_string(level));
+    }
+
+    /// Java 5.x setDeliverTimeMs: a timer message delivered at this wall time (ms since the epoch); needs a
+    /// 5.x broker (a 4.x one would deliver it at once: rmq refuses to send it there).
+    void set_deliver_time_ms(std::int64_t wall_millis) {
+        set_property(property::timer_deliver_ms, std::to_string(wall_millis));
+    }
+
+    /// Java 5.x setDelayTimeSec: a timer message delivered this many seconds after it is stored.
+    void set_delay_time_sec(std::int64_t seconds) {
+        set_property(property::timer_delay_sec, std::to_string(seconds));
+    }
+
+    /// Java 5.x setDelayTimeMs: a timer message delivered this many milliseconds after it is stored.
+    void set_delay_time_ms(std::int64_t millis) {
+        set_property(property::timer_delay_ms, std::to_string(millis));
+    }
+
+    /// Whether one of the timer properties (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS) is set.
+    [[nodiscard]] bool is_timer_message() const noexcept {
+        return has_property(property::timer_deliver_ms) || has_property(property::timer_delay_sec) ||
+               has_property(property::timer_delay_ms);
     }
 
     /// The value of a property, if present.

@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -26,12 +28,17 @@
 #include <rmq/concepts/transport.hpp>
 #include <rmq/consumer_config.hpp>
 #include <rmq/error.hpp>
+#include <rmq/log.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/stats.hpp>
 #include <rmq/topic.hpp>
 #include <rmq/unique_id.hpp>
+
+#include <rmq/detail/producer/async_sender.hpp>
+#include <rmq/detail/producer/batch.hpp>
+#include <rmq/detail/wire/batch_size.hpp>
 
 namespace rmq {
 
@@ -46,6 +53,15 @@ concept MessageQueueSelector =
     std::convertible_to<std::invoke_result_t<S&, std::span<const MessageQueue>, const Message&, Arg>,
                         MessageQueue>;
 
+/// Java's SendCallback.onSuccess: told the result of an asynchronous send, on a thread of the producer.
+template <class F>
+concept SendSuccessCallback = std::invocable<F&, SendResult> && std::move_constructible<F>;
+
+/// Java's SendCallback.onException: told why an asynchronous send failed (the exception of the last
+/// attempt), on a thread of the producer.
+template <class F>
+concept SendExceptionCallback = std::invocable<F&, std::exception_ptr> && std::move_constructible<F>;
+
 /// Settings of rmq::Producer; each field is the snake_case of the DefaultMQProducer / ClientConfig field it
 /// mirrors, with Java's default.
 struct ProducerConfig {
@@ -59,6 +75,14 @@ struct ProducerConfig {
     std::int64_t send_msg_timeout = 3000;
     /// DefaultMQProducer.retryTimesWhenSendFailed: extra attempts of send(msg) on another queue.
     std::int32_t retry_times_when_send_failed = 2;
+    /// DefaultMQProducer.retryTimesWhenSendAsyncFailed: extra attempts of send_async(msg) on another queue.
+    std::int32_t retry_times_when_send_async_failed = 2;
+    /// DefaultMQProducer.backPressureForAsyncSendNum: asynchronous and oneway sends in flight at most; a
+    /// further one waits up to send_msg_timeout for a slot (rmq::TooManyRequests after it).
+    std::int32_t back_pressure_for_async_send_num = 10000;
+    /// Threads of the asynchronous sends (Java's asyncSenderExecutor, one per processor); 0 = one per
+    /// hardware thread, at least 2. Started by the first asynchronous or oneway send.
+    std::int32_t async_sender_threads = 0;
     /// DefaultMQProducer.retryAnotherBrokerWhenNotStoreOK.
     bool retry_another_broker_when_not_store_ok = false;
     /// DefaultMQProducer.maxMessageSize (body bytes).
@@ -83,6 +107,14 @@ inline constexpr std::array<std::string_view, 6> not_allowed_send_topics{
     "OFFSET_MOVED_EVENT",
 };
 
+/// Threads of a producer's AsyncSender.
+inline std::size_t async_thread_count(std::int32_t configured) {
+    if (configured > 0) {
+        return static_cast<std::size_t>(configured);
+    }
+    return std::max<std::size_t>(2, std::thread::hardware_concurrency());
+}
+
 /// MQClientException codes for which sendDefaultImpl tries the next queue (4.9.8).
 inline bool retryable_send_code(int code) noexcept {
     return code == response_code::topic_not_exist || code == 14 /* SERVICE_NOT_AVAILABLE */ ||
@@ -92,13 +124,20 @@ inline bool retryable_send_code(int code) noexcept {
 
 }  // namespace detail
 
-/// Java's DefaultMQProducer with synchronous sends: `send(msg)` (round robin over the write queues, with
-/// retries), `send(msg, selector, arg)` and `send(msg, queue)`. Every send sets UNIQ_KEY
-/// (MessageClientIDSetter) unless the message has one. Thread-safe once started.
+/// Java's DefaultMQProducer: synchronous sends (`send(msg)`: round robin over the write queues, with
+/// retries; `send(msg, selector, arg)`; `send(msg, queue)`), asynchronous ones (`send_async`, with callbacks
+/// or a std::future), oneway ones (`send_oneway`) and batches (`send(std::span<const Message>)`, for
+/// transports with HasSendBatch). Every message gets a UNIQ_KEY (MessageClientIDSetter) unless it has one;
+/// delay levels and 5.x timers are properties of the message (Message::set_delay_time_level,
+/// set_deliver_time_ms, set_delay_time_sec, set_delay_time_ms). Thread-safe once started. docs/producer.md.
+///
+/// Asynchronous and oneway sends run on the producer's own threads (async_sender_threads), so their
+/// callbacks never run on the caller's thread; at most back_pressure_for_async_send_num are in flight. A
+/// callback may send again, but must not destroy the producer nor wait for a send's future.
 ///
 /// Body compression is the transport's: RemotingTransport deflates bodies of at least
-/// RemotingConfig::compress_msg_body_over_howmuch bytes at compress_level (the embedded broker stores bodies
-/// as they are). Not modelled: asynchronous and one-way sends, batches, transactions, request/reply,
+/// RemotingConfig::compress_msg_body_over_howmuch bytes at compress_level (batches are never compressed, as
+/// in Java; the embedded broker stores bodies as they are). Not modelled: transactions, request/reply,
 /// namespaces, the latency fault strategy (a retry does avoid the broker that just failed, as
 /// selectOneMessageQueue(lastBrokerName) does).
 template <Transport Tr>
@@ -135,7 +174,9 @@ public:
                                               default_producer_group));
         }
         if (config_.max_message_size <= 0 || config_.send_msg_timeout <= 0 ||
-            config_.retry_times_when_send_failed < 0 || config_.default_topic_queue_nums <= 0) {
+            config_.retry_times_when_send_failed < 0 || config_.retry_times_when_send_async_failed < 0 ||
+            config_.back_pressure_for_async_send_num <= 0 || config_.async_sender_threads < 0 ||
+            config_.default_topic_queue_nums <= 0) {
             throw InvalidArgument("ProducerConfig: sizes, timeouts and counts must be positive");
         }
         std::string ip = config_.client_ip;
@@ -154,19 +195,27 @@ public:
         hb.client_id = client_id_;
         hb.producer_groups.push_back(config_.producer_group);
         transport_.heartbeat(hb);
+        sender_ = std::make_unique<detail::AsyncSender>(
+            detail::async_thread_count(config_.async_sender_threads),
+            static_cast<std::size_t>(config_.back_pressure_for_async_send_num));
         state_ = State::Running;
     }
 
-    /// Unregisters the producer group. A producer never started stays unusable; shutting down twice is a
-    /// no-op.
+    /// Finishes the asynchronous and oneway sends already accepted (their callbacks run), then unregisters
+    /// the producer group. A producer never started stays unusable; shutting down twice is a no-op.
     void shutdown() {
-        const std::lock_guard lock(mutex_);
-        if (state_ == State::Running) {
-            state_ = State::ShutdownAlready;
-            transport_.unregister_client(client_id_, config_.producer_group, std::string());
-        } else if (state_ == State::Created) {
+        {
+            const std::lock_guard lock(mutex_);
+            if (state_ == State::Created) {
+                state_ = State::ShutdownAlready;
+            }
+            if (state_ != State::Running) {
+                return;
+            }
             state_ = State::ShutdownAlready;
         }
+        sender_->stop();
+        transport_.unregister_client(client_id_, config_.producer_group, std::string());
     }
 
     /// ip@instance, as Java's ClientConfig.buildMQClientId.
@@ -179,44 +228,126 @@ public:
 
     /// Sends to the topic's next write queue (round robin), trying up to 1 + retry_times_when_send_failed
     /// queues on retryable broker errors. Throws rmq::InvalidArgument for a bad message, rmq::Timeout past
-    /// send_msg_timeout, rmq::BrokerError / rmq::Error when every attempt failed.
+    /// send_msg_timeout, rmq::TimerRejected / rmq::UnsupportedByBroker for a timer the broker cannot take,
+    /// rmq::BrokerError / rmq::Error when every attempt failed.
     SendResult send(const Message& msg) {
         check_running();
-        Message m = prepared(msg);
-        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
+        const Message m = prepared(msg);
+        return send_default(m, now(), 1 + config_.retry_times_when_send_failed);
+    }
+
+    /// Asynchronous send(msg): validates `msg` here (rmq::InvalidArgument), then sends on a producer thread
+    /// with up to 1 + retry_times_when_send_async_failed attempts (Java's onExceptionImpl: each retry on
+    /// another queue, avoiding the broker that failed) and calls `on_success` or `on_exception` there.
+    /// Waits up to send_msg_timeout for an in-flight slot (rmq::TooManyRequests).
+    template <SendSuccessCallback OnSuccess, SendExceptionCallback OnException>
+    void send_async(const Message& msg, OnSuccess on_success, OnException on_exception) {
+        check_running();
         const std::int64_t begin = now();
-        const auto queues = write_queues(m.topic());
-        const int total = 1 + config_.retry_times_when_send_failed;
-        std::exception_ptr last;
-        std::string last_broker;
-        for (int attempt = 0; attempt < total; ++attempt) {
-            if (now() - begin > config_.send_msg_timeout) {
-                throw Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", m.topic()));
-            }
-            const MessageQueue& mq = select_queue(queues, last_broker);
-            last_broker = mq.broker_name;
-            try {
-                SendResult r = transport_.send(m, mq);
-                if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
-                    continue;
-                }
-                return r;
-            } catch (const BrokerError& e) {
-                if (!detail::retryable_send_code(e.code())) {
-                    throw;
-                }
-                last = std::current_exception();
-                invalidate_route(m.topic());
-            } catch (const InvalidArgument&) {
-                throw;
-            } catch (const Error&) {
-                last = std::current_exception();
-            }
-        }
-        if (last) {
-            std::rethrow_exception(last);
-        }
-        throw Error(fmt::format("Send [{}] times, still failed, topic {}", total, m.topic()));
+        submit([this,
+                m = prepared(msg),
+                begin] { return send_default(m, begin, 1 + config_.retry_times_when_send_async_failed); },
+               callbacks(std::move(on_success), std::move(on_exception)));
+    }
+
+    /// send_async(msg) with a future for the result (it holds the exception of a failed send).
+    std::future<SendResult> send_async(const Message& msg) {
+        auto [done, future] = promised();
+        check_running();
+        const std::int64_t begin = now();
+        submit([this,
+                m = prepared(msg),
+                begin] { return send_default(m, begin, 1 + config_.retry_times_when_send_async_failed); },
+               std::move(done));
+        return std::move(future);
+    }
+
+    /// Asynchronous send(msg, queue): one attempt, as in Java.
+    template <SendSuccessCallback OnSuccess, SendExceptionCallback OnException>
+    void
+    send_async(const Message& msg, const MessageQueue& mq, OnSuccess on_success, OnException on_exception) {
+        check_running();
+        submit([this, m = prepared(msg), mq] { return send_recorded(m, mq); },
+               callbacks(std::move(on_success), std::move(on_exception)));
+    }
+
+    /// send_async(msg, queue) with a future.
+    std::future<SendResult> send_async(const Message& msg, const MessageQueue& mq) {
+        auto [done, future] = promised();
+        check_running();
+        submit([this, m = prepared(msg), mq] { return send_recorded(m, mq); }, std::move(done));
+        return std::move(future);
+    }
+
+    /// Java's sendOneway(msg): one attempt on the next write queue, whose answer nobody waits for. Runs on a
+    /// producer thread like send_async (the in-flight bound applies); what fails there is logged.
+    void send_oneway(const Message& msg) {
+        check_running();
+        submit(
+            [this, m = prepared(msg)] {
+                const auto queues = write_queues(m.topic());
+                oneway_to(m, select_queue(queues, std::string()));
+                return SendResult{};
+            },
+            oneway_done(msg.topic()));
+    }
+
+    /// Java's sendOneway(msg, queue).
+    void send_oneway(const Message& msg, const MessageQueue& mq) {
+        check_running();
+        check_queue_topic(msg, mq);
+        submit(
+            [this, m = prepared(msg), mq] {
+                oneway_to(m, mq);
+                return SendResult{};
+            },
+            oneway_done(msg.topic()));
+    }
+
+    /// Java's send(Collection<Message>): the messages, one topic, stored together in one write queue
+    /// (SEND_BATCH_MESSAGE), with retries as send(msg). The result's msg_id and offset_msg_id list the ids
+    /// comma-separated. Throws rmq::InvalidBatch for a batch Java refuses (mixed topics, a delay level or
+    /// timer, a retry topic, empty), rmq::MessageTooLarge when the encoded batch exceeds max_message_size.
+    SendResult send(std::span<const Message> msgs)
+    requires HasSendBatch<Tr>
+    {
+        check_running();
+        const auto batch = prepared_batch(msgs);
+        const detail::SendRecorder recorder(stats_, batch.front().topic(), transport_.clock());
+        return with_retries(batch.front().topic(),
+                            now(),
+                            1 + config_.retry_times_when_send_failed,
+                            [&](const MessageQueue& mq) { return transport_.send_batch(batch, mq); });
+    }
+
+    /// The batch to one queue (no retry).
+    SendResult send(std::span<const Message> msgs, const MessageQueue& mq)
+    requires HasSendBatch<Tr>
+    {
+        check_running();
+        const auto batch = prepared_batch(msgs);
+        check_queue_topic(batch.front(), mq);
+        const detail::SendRecorder recorder(stats_, batch.front().topic(), transport_.clock());
+        return transport_.send_batch(batch, mq);
+    }
+
+    /// Asynchronous send(batch), with a future; retries as send_async(msg).
+    std::future<SendResult> send_async(std::span<const Message> msgs)
+    requires HasSendBatch<Tr>
+    {
+        auto [done, future] = promised();
+        check_running();
+        const std::int64_t begin = now();
+        submit(
+            [this, batch = prepared_batch(msgs), begin] {
+                const detail::SendRecorder recorder(stats_, batch.front().topic(), transport_.clock());
+                return with_retries(batch.front().topic(),
+                                    begin,
+                                    1 + config_.retry_times_when_send_async_failed,
+                                    [&](const MessageQueue& mq) { return transport_.send_batch(batch, mq); });
+            },
+            std::move(done));
+        return std::move(future);
     }
 
     /// Sends to the queue the selector picks from the topic's write queues (no retry, as in Java).
@@ -224,26 +355,53 @@ public:
     requires MessageQueueSelector<Selector, Arg>
     SendResult send(const Message& msg, Selector&& selector, Arg&& arg) {
         check_running();
-        Message m = prepared(msg);
-        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
-        const std::int64_t begin = now();
-        const auto queues = write_queues(m.topic());
-        const MessageQueue mq = std::invoke(
-            selector, std::span<const MessageQueue>(queues), std::as_const(m), std::forward<Arg>(arg));
-        if (now() - begin > config_.send_msg_timeout) {
-            throw Timeout(fmt::format("sendSelectImpl call timeout: topic {}", m.topic()));
-        }
-        return send_to(m, mq);
+        const Message m = prepared(msg);
+        return send_selected(m, selector, std::forward<Arg>(arg));
+    }
+
+    /// Asynchronous send(msg, selector, arg), with a future: the selector runs on a producer thread, with a
+    /// copy of `arg` (no retry, as in Java).
+    template <class Selector, class Arg>
+    requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
+    std::future<SendResult> send_async(const Message& msg, Selector&& selector, Arg&& arg) {
+        auto [done, future] = promised();
+        check_running();
+        submit([this,
+                m = prepared(msg),
+                selector = std::decay_t<Selector>(std::forward<Selector>(selector)),
+                arg = std::decay_t<Arg>(
+                    std::forward<Arg>(arg))]() mutable { return send_selected(m, selector, arg); },
+               std::move(done));
+        return std::move(future);
+    }
+
+    /// Java's sendOneway(msg, selector, arg): the selector runs on a producer thread, with a copy of `arg`.
+    template <class Selector, class Arg>
+    requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
+    void send_oneway(const Message& msg, Selector&& selector, Arg&& arg) {
+        check_running();
+        submit(
+            [this,
+             m = prepared(msg),
+             selector = std::decay_t<Selector>(std::forward<Selector>(selector)),
+             arg = std::decay_t<Arg>(std::forward<Arg>(arg))]() mutable {
+                const auto queues = write_queues(m.topic());
+                oneway_to(
+                    m, std::invoke(selector, std::span<const MessageQueue>(queues), std::as_const(m), arg));
+                return SendResult{};
+            },
+            oneway_done(msg.topic()));
     }
 
     /// Sends to one queue (no retry, as in Java). Throws rmq::InvalidArgument when the queue's topic is not
     /// the message's.
     SendResult send(const Message& msg, const MessageQueue& mq) {
         check_running();
-        Message m = prepared(msg);
-        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
-        return send_to(m, mq);
+        return send_recorded(prepared(msg), mq);
     }
+
+    /// Asynchronous and oneway sends accepted and not finished.
+    [[nodiscard]] std::size_t async_in_flight() const { return sender_ ? sender_->in_flight() : 0; }
 
 private:
     enum class State { Created, Running, ShutdownAlready };
@@ -261,6 +419,199 @@ private:
             return "RUNNING";
         default:
             return "SHUTDOWN_ALREADY";
+        }
+    }
+
+    /// What a finished asynchronous send calls: the result, or the exception of its last attempt.
+    using Done = std::function<void(SendResult, std::exception_ptr)>;
+
+    /// A Done calling the user's callbacks; what they throw is logged (it must not kill a producer thread).
+    template <class OnSuccess, class OnException>
+    static Done callbacks(OnSuccess on_success, OnException on_exception) {
+        auto both = std::make_shared<std::pair<OnSuccess, OnException>>(std::move(on_success),
+                                                                        std::move(on_exception));
+        return [both](SendResult r, const std::exception_ptr& e) {
+            try {
+                if (e) {
+                    std::invoke(both->second, e);
+                } else {
+                    std::invoke(both->first, std::move(r));
+                }
+            } catch (const std::exception& ex) {
+                log_message(LogLevel::Warn, fmt::format("a send callback threw: {}", ex.what()));
+            } catch (...) {
+                log_message(LogLevel::Warn, "a send callback threw a non-standard exception");
+            }
+        };
+    }
+
+    /// A Done fulfilling a promise, and its future.
+    static std::pair<Done, std::future<SendResult>> promised() {
+        auto p = std::make_shared<std::promise<SendResult>>();
+        auto f = p->get_future();
+        return {[p](SendResult r, const std::exception_ptr& e) {
+                    if (e) {
+                        p->set_exception(e);
+                    } else {
+                        p->set_value(std::move(r));
+                    }
+                },
+                std::move(f)};
+    }
+
+    /// A oneway send's Done: its failure is logged (nobody waits for it).
+    static Done oneway_done(std::string topic) {
+        return [topic = std::move(topic)](const SendResult&, const std::exception_ptr& e) {
+            if (!e) {
+                return;
+            }
+            try {
+                std::rethrow_exception(e);
+            } catch (const std::exception& ex) {
+                log_message(LogLevel::Warn,
+                            fmt::format("oneway send to topic {} failed: {}", topic, ex.what()));
+            } catch (...) {
+                log_message(LogLevel::Warn, fmt::format("oneway send to topic {} failed", topic));
+            }
+        };
+    }
+
+    /// Takes an in-flight slot and runs `work` on a producer thread, then `done` with its outcome (after the
+    /// slot is given back, so `done` may send again).
+    template <class Work>
+    void submit(Work work, Done done) {
+        sender_->acquire(config_.send_msg_timeout);
+
+        struct Task {
+            Work work;
+            Done done;
+            detail::AsyncSender* sender;
+
+            void operator()() {
+                SendResult r;
+                std::exception_ptr e;
+                try {
+                    r = work();
+                } catch (...) {
+                    e = std::current_exception();
+                }
+                sender->release();
+                done(std::move(r), e);
+            }
+        };
+
+        auto task = std::make_shared<Task>(Task{std::move(work), std::move(done), sender_.get()});
+        try {
+            sender_->post([task] { (*task)(); });
+        } catch (...) {
+            sender_->release();
+            throw;
+        }
+    }
+
+    /// sendDefaultImpl: round robin with `total` attempts, counted in the statistics.
+    SendResult send_default(const Message& m, std::int64_t begin, int total) {
+        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
+        return with_retries(
+            m.topic(), begin, total, [&](const MessageQueue& mq) { return transport_.send(m, mq); });
+    }
+
+    /// sendSelectImpl: the selector's queue from the write queues, within send_msg_timeout.
+    template <class Selector, class Arg>
+    SendResult send_selected(const Message& m, Selector& selector, Arg&& arg) {
+        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
+        const std::int64_t begin = now();
+        const auto queues = write_queues(m.topic());
+        const MessageQueue mq =
+            std::invoke(selector, std::span<const MessageQueue>(queues), m, std::forward<Arg>(arg));
+        if (now() - begin > config_.send_msg_timeout) {
+            throw Timeout(fmt::format("sendSelectImpl call timeout: topic {}", m.topic()));
+        }
+        return send_to(m, mq);
+    }
+
+    /// send_to() counted in the statistics.
+    SendResult send_recorded(const Message& m, const MessageQueue& mq) {
+        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
+        return send_to(m, mq);
+    }
+
+    /// Up to `total` attempts of `attempt(queue)`, each on the next write queue avoiding the broker of the
+    /// previous attempt, while the errors are retryable and send_msg_timeout (from `begin`) has not passed.
+    template <class Attempt>
+    SendResult with_retries(const std::string& topic, std::int64_t begin, int total, Attempt attempt) {
+        const auto queues = write_queues(topic);
+        std::exception_ptr last;
+        std::string last_broker;
+        for (int i = 0; i < total; ++i) {
+            if (now() - begin > config_.send_msg_timeout) {
+                throw Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", topic));
+            }
+            const MessageQueue& mq = select_queue(queues, last_broker);
+            last_broker = mq.broker_name;
+            try {
+                SendResult r = attempt(mq);
+                if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
+                    continue;
+                }
+                return r;
+            } catch (const BrokerError& e) {
+                if (!detail::retryable_send_code(e.code())) {
+                    throw;
+                }
+                last = std::current_exception();
+                invalidate_route(topic);
+            } catch (const InvalidArgument&) {
+                throw;
+            } catch (const UnsupportedByBroker&) {
+                throw;
+            } catch (const Error&) {
+                last = std::current_exception();
+            }
+        }
+        if (last) {
+            std::rethrow_exception(last);
+        }
+        throw Error(fmt::format("Send [{}] times, still failed, topic {}", total, topic));
+    }
+
+    /// A oneway send to one queue: the transport's own oneway request, else a send whose result is dropped.
+    void oneway_to(const Message& m, const MessageQueue& mq) {
+        check_queue_topic(m, mq);
+        if constexpr (HasSendOneway<Tr>) {
+            transport_.send_oneway(m, mq);
+        } else {
+            (void)transport_.send(m, mq);
+        }
+    }
+
+    /// DefaultMQProducer.batch: Java's checks, each message validated and given a UNIQ_KEY, and the encoded
+    /// size held to max_message_size.
+    std::vector<Message> prepared_batch(std::span<const Message> msgs) {
+        detail::check_batch(msgs);
+        std::vector<Message> batch;
+        batch.reserve(msgs.size());
+        for (const auto& m : msgs) {
+            batch.push_back(prepared(m));
+        }
+        const std::size_t size = detail::batch_body_size(batch);
+        if (size > static_cast<std::size_t>(config_.max_message_size)) {
+            throw MessageTooLarge(
+                fmt::format("the message body size over max value, MAX: {} (the batch of {} "
+                            "messages encodes to {} bytes)",
+                            config_.max_message_size,
+                            batch.size(),
+                            size),
+                size,
+                static_cast<std::size_t>(config_.max_message_size));
+        }
+        return batch;
+    }
+
+    static void check_queue_topic(const Message& m, const MessageQueue& mq) {
+        if (mq.topic != m.topic()) {
+            throw InvalidArgument(
+                fmt::format("message's topic [{}] not equal mq's topic [{}]", m.topic(), mq.topic));
         }
     }
 
@@ -285,8 +636,10 @@ private:
             throw InvalidArgument("the message body length is zero");
         }
         if (msg.body().size() > static_cast<std::size_t>(config_.max_message_size)) {
-            throw InvalidArgument(
-                fmt::format("the message body size over max value, MAX: {}", config_.max_message_size));
+            throw MessageTooLarge(
+                fmt::format("the message body size over max value, MAX: {}", config_.max_message_size),
+                msg.body().size(),
+                static_cast<std::size_t>(config_.max_message_size));
         }
         Message m = msg;
         if (!m.has_property(property::uniq_client_message_id_keyidx)) {
@@ -309,10 +662,7 @@ private:
     }
 
     SendResult send_to(const Message& m, const MessageQueue& mq) {
-        if (mq.topic != m.topic()) {
-            throw InvalidArgument(
-                fmt::format("message's topic [{}] not equal mq's topic [{}]", m.topic(), mq.topic));
-        }
+        check_queue_topic(m, mq);
         return transport_.send(m, mq);
     }
 
@@ -369,6 +719,8 @@ private:
     std::map<std::string, CachedRoute> routes_;
     std::atomic<std::size_t> next_index_{0};
     detail::ProducerStatsCollector stats_;
+    /// Last member: destroyed (its threads joined) before what their tasks use.
+    std::unique_ptr<detail::AsyncSender> sender_;
 };
 
 }  // namespace rmq

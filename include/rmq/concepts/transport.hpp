@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -105,6 +106,20 @@ concept HasSend = requires(T& t, const Message& msg, const MessageQueue& mq, con
     { t.send(msg, mq) } -> std::same_as<SendResult>;
     t.send_back(back);
 };
+
+/// Optional: `send_batch(std::span<const Message>, MessageQueue) -> SendResult` (SEND_BATCH_MESSAGE): the
+/// messages, all of the queue's topic, stored together in that queue; msg_id and offset_msg_id of the result
+/// are comma-separated, one id per message. rmq::Producer's batch sends need it.
+template <class T>
+concept HasSendBatch = requires(T& t, std::span<const Message> msgs, const MessageQueue& mq) {
+    { t.send_batch(msgs, mq) } -> std::same_as<SendResult>;
+};
+
+/// Optional: `send_oneway(Message, MessageQueue)`, a send whose answer is never awaited (Java's oneway
+/// request). rmq::Producer::send_oneway uses it when present, else a send whose result it drops.
+template <class T>
+concept HasSendOneway =
+    requires(T& t, const Message& msg, const MessageQueue& mq) { t.send_oneway(msg, mq); };
 
 /// The clock the transport's broker lives by: `clock() -> std::shared_ptr<Clock>`.
 template <class T>

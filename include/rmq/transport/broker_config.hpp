@@ -29,6 +29,12 @@ struct BrokerConfig {
     bool auto_create_subscription_group = true;
     /// MessageStoreConfig.maxMessageSize (bytes of body; a larger send fails with MESSAGE_ILLEGAL).
     std::int32_t max_message_size = 1024 * 1024 * 4;
+    /// MessageStoreConfig.timerWheelEnable: accept 5.x timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC /
+    /// TIMER_DELAY_MS); when off they fail with MESSAGE_ILLEGAL (rmq::TimerRejected).
+    bool timer_wheel_enable = true;
+    /// MessageStoreConfig.timerMaxDelaySec: the longest delay a timer message may ask for (3 days); a longer
+    /// one fails with MESSAGE_ILLEGAL (rmq::TimerRejected).
+    std::int64_t timer_max_delay_sec = 3 * 24 * 3600;
     /// BrokerConfig.longPollingEnable: hold a suspended pull for its suspend timeout (else short polling).
     bool long_polling_enable = true;
     /// BrokerConfig.shortPollingTimeMills: hold time of a suspended pull when long polling is off.

@@ -7,13 +7,18 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include <rmq/clock.hpp>
 #include <rmq/concepts/transport.hpp>
+#include <rmq/error.hpp>
+#include <rmq/log.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/protocol.hpp>
@@ -110,6 +115,22 @@ public:
 
     /// SEND_MESSAGE to one queue.
     SendResult send(const Message& msg, const MessageQueue& mq) { return state_->send(msg, mq); }
+
+    /// SEND_BATCH_MESSAGE: the messages stored in order in one queue; comma-separated ids in the result.
+    SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq) {
+        return state_->send_batch(msgs, mq);
+    }
+
+    /// A oneway SEND_MESSAGE: the broker's answer is not returned. Errors of the call itself (a queue of
+    /// another broker, a stopped broker) still throw; a refusal by the broker is logged at warn level, since
+    /// a remote broker's refusal of a oneway request is never seen at all.
+    void send_oneway(const Message& msg, const MessageQueue& mq) {
+        try {
+            (void)state_->send(msg, mq);
+        } catch (const BrokerError& e) {
+            log_message(LogLevel::Warn, fmt::format("oneway send to {} refused: {}", mq, e.what()));
+        }
+    }
 
     /// CONSUMER_SEND_MSG_BACK.
     void send_back(const SendBackArgs& args) { state_->send_back(args); }
@@ -268,5 +289,7 @@ private:
 };
 
 static_assert(Transport<InProcessTransport>);
+static_assert(HasSendBatch<InProcessTransport>);
+static_assert(HasSendOneway<InProcessTransport>);
 
 }  // namespace rmq

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -131,6 +132,16 @@ public:
     /// compress_msg_body_over_howmuch, SYSTEM_BUSY retried. rmq::BrokerError for other error codes.
     SendResult send(const Message& msg, const MessageQueue& mq) { return state_->send(msg, mq); }
 
+    /// SEND_MESSAGE_V2 as a oneway request: nothing waits for the broker's answer. A timer message to a 4.x
+    /// broker throws rmq::UnsupportedByBroker (as send does).
+    void send_oneway(const Message& msg, const MessageQueue& mq) { state_->send_oneway(msg, mq); }
+
+    /// SEND_BATCH_MESSAGE (Java's MessageDecoder.encodeMessages body, never compressed) to the queue's
+    /// master.
+    SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq) {
+        return state_->send_batch(msgs, mq);
+    }
+
     /// CONSUMER_SEND_MSG_BACK to the master of the message's broker.
     void send_back(const SendBackArgs& args) { state_->send_back(args); }
 
@@ -152,6 +163,8 @@ private:
 };
 
 static_assert(Transport<RemotingTransport>);
+static_assert(HasSendBatch<RemotingTransport>);
+static_assert(HasSendOneway<RemotingTransport>);
 static_assert(HasAdminHandler<RemotingTransport>);
 static_assert(HasRouteChangeHandler<RemotingTransport>);
 

@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "producer_support.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <rmq/producer.hpp>
@@ -33,96 +35,6 @@ struct ById {
     rmq::MessageQueue operator()(std::span<const rmq::MessageQueue> mqs, const rmq::Message&, int id) const {
         return mqs[static_cast<std::size_t>(id) % mqs.size()];
     }
-};
-
-/// The embedded broker's topic seen as two brokers: "broker-a" queues 0-1 are the embedded queues 0-1,
-/// "broker-b" queues 0-1 are embedded queues 2-3. Sends to a broker named in `failing` throw `code`
-/// while `failures_left` lasts; every attempt is recorded.
-class TwoBrokers {
-public:
-    struct Shared {
-        std::string failing;
-        int code = rmq::response_code::system_error;
-        int failures_left = 0;
-        std::vector<rmq::MessageQueue> attempts;
-    };
-
-    TwoBrokers(rmq::InProcessTransport inner, std::shared_ptr<Shared> shared)
-        : inner_(std::move(inner))
-        , shared_(std::move(shared)) {}
-
-    rmq::TopicRoute topic_route(const std::string& topic) {
-        auto route = inner_.topic_route(topic);
-        for (auto* qs : {&route.read_queues, &route.write_queues}) {
-            for (auto& q : *qs) {
-                if (q.queue_id >= 2) {
-                    q = rmq::MessageQueue{q.topic, "broker-b", q.queue_id - 2};
-                }
-            }
-        }
-        return route;
-    }
-
-    void heartbeat(const rmq::HeartbeatData& hb) { inner_.heartbeat(hb); }
-
-    void unregister_client(const std::string& c, const std::string& p, const std::string& g) {
-        inner_.unregister_client(c, p, g);
-    }
-
-    std::vector<std::string> consumer_id_list(const std::string& t, const std::string& g) {
-        return inner_.consumer_id_list(t, g);
-    }
-
-    void set_notification_handler(rmq::NotificationHandler h) {
-        inner_.set_notification_handler(std::move(h));
-    }
-
-    void pull(const rmq::PullArgs& a, rmq::PullCallback cb) { inner_.pull(a, std::move(cb)); }
-
-    std::optional<std::int64_t> query_consumer_offset(const std::string& g, const rmq::MessageQueue& mq) {
-        return inner_.query_consumer_offset(g, mq);
-    }
-
-    void update_consumer_offset(const std::string& g, const rmq::MessageQueue& mq, std::int64_t v) {
-        inner_.update_consumer_offset(g, mq, v);
-    }
-
-    std::int64_t min_offset(const rmq::MessageQueue& mq) { return inner_.min_offset(mq); }
-
-    std::int64_t max_offset(const rmq::MessageQueue& mq) { return inner_.max_offset(mq); }
-
-    std::int64_t search_offset(const rmq::MessageQueue& mq, std::int64_t ts) {
-        return inner_.search_offset(mq, ts);
-    }
-
-    std::vector<rmq::MessageQueue>
-    lock_batch(const std::string& g, const std::string& c, const std::vector<rmq::MessageQueue>& mqs) {
-        return inner_.lock_batch(g, c, mqs);
-    }
-
-    void unlock_batch(const std::string& g, const std::string& c, const std::vector<rmq::MessageQueue>& mqs) {
-        inner_.unlock_batch(g, c, mqs);
-    }
-
-    void send_back(const rmq::SendBackArgs& args) { inner_.send_back(args); }
-
-    [[nodiscard]] std::shared_ptr<rmq::Clock> clock() const { return inner_.clock(); }
-
-    rmq::SendResult send(const rmq::Message& msg, const rmq::MessageQueue& mq) {
-        shared_->attempts.push_back(mq);
-        if ((shared_->failing == "*" || mq.broker_name == shared_->failing) && shared_->failures_left > 0) {
-            --shared_->failures_left;
-            throw rmq::BrokerError(shared_->code, "injected send failure");
-        }
-        const int id = mq.broker_name == "broker-b" ? mq.queue_id + 2 : mq.queue_id;
-        auto r = inner_.send(msg, rmq::MessageQueue{mq.topic, "broker-a", id});
-        r.message_queue = mq;
-        return r;
-    }
-
-private:
-    rmq::InProcessTransport inner_;
-    std::shared_ptr<Shared> shared_;
 };
 
 }  // namespace
@@ -282,10 +194,10 @@ TEST_CASE("producer: retries go to the next queue and stop at non-retryable erro
 TEST_CASE("producer: a retryable failure is retried on another broker, up to retry_times_when_send_failed") {
     rmq::InProcessBroker broker;
     broker.create_topic("T", 4);
-    auto shared = std::make_shared<TwoBrokers::Shared>();
-    rmq::Producer<TwoBrokers> p(TwoBrokers(broker.connect(), shared),
-                                rmq::ProducerConfig{.producer_group = "PG"});
-    static_assert(rmq::Transport<TwoBrokers>);
+    auto shared = std::make_shared<producer_test::TwoBrokers::Shared>();
+    rmq::Producer<producer_test::TwoBrokers> p(producer_test::TwoBrokers(broker.connect(), shared),
+                                               rmq::ProducerConfig{.producer_group = "PG"});
+    static_assert(rmq::Transport<producer_test::TwoBrokers>);
     p.start();
     const auto route = broker.connect().topic_route("T").write_queues;
     REQUIRE(route.size() == 4);
@@ -325,9 +237,10 @@ TEST_CASE("producer: a retryable failure is retried on another broker, up to ret
         shared->failures_left = 1000;
         for (const int retries : {0, 2, 4}) {
             shared->attempts.clear();
-            rmq::Producer<TwoBrokers> q(TwoBrokers(broker.connect(), shared),
-                                        rmq::ProducerConfig{.producer_group = fmt::format("PG{}", retries),
-                                                            .retry_times_when_send_failed = retries});
+            rmq::Producer<producer_test::TwoBrokers> q(
+                producer_test::TwoBrokers(broker.connect(), shared),
+                rmq::ProducerConfig{.producer_group = fmt::format("PG{}", retries),
+                                    .retry_times_when_send_failed = retries});
             q.start();
             CAPTURE(retries);
             try {

@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,7 @@
 #include <rmq/detail/broker/send_back.hpp>
 #include <rmq/detail/broker/store.hpp>
 #include <rmq/detail/broker/subscription_groups.hpp>
+#include <rmq/detail/broker/timers.hpp>
 
 namespace rmq::detail {
 
@@ -97,6 +99,9 @@ public:
     [[nodiscard]] bool has_topic(std::string_view topic) const;
     TopicRoute topic_route(const std::string& topic) const;
     SendResult send(const Message& msg, const MessageQueue& mq);
+    /// SEND_BATCH_MESSAGE: every message stored in `mq`, in order, under one lock (MESSAGE_ILLEGAL for a
+    /// batch the broker refuses: mixed topics, a delay level or timer, a retry topic, too large).
+    SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq);
     /// CONSUMER_SEND_MSG_BACK (SendMessageProcessor.asyncConsumerSendMsgBack, 4.9.8).
     void send_back(const SendBackArgs& args);
     std::int64_t min_offset(const MessageQueue& mq) const;
@@ -171,7 +176,15 @@ private:
     std::int32_t send_queue_nums_locked(const std::string& topic);
     /// CommitLog.putMessage: stores `m` (a message with a delay level waits in SCHEDULE_TOPIC_XXXX until
     /// due, unless `apply_delay` is false) and wakes the held pulls it matches.
-    std::shared_ptr<const MessageExt> store_locked(MessageExt m, BrokerTasks& out, bool apply_delay = true);
+    /// `timer`: where a timer message waits (redirect_timer), so it is not delayed by level as well.
+    std::shared_ptr<const MessageExt> store_locked(MessageExt m,
+                                                   BrokerTasks& out,
+                                                   bool apply_delay = true,
+                                                   std::optional<DelaySchedule::Wait> timer = std::nullopt);
+    /// The checks of a batch send that need no lock.
+    void check_send_batch(std::span<const Message> msgs, const MessageQueue& mq) const;
+    /// The write-queue check of a send under the lock (auto-creating the topic when allowed).
+    void check_queue_id_locked(const MessageQueue& mq);
     /// ScheduleMessageService.messageTimeup: due delayed messages are written to their real topic.
     void deliver_due_locked(BrokerTasks& out);
 

@@ -6,6 +6,10 @@
 
 #include <cstdint>
 #include <exception>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,6 +55,16 @@ public:
     /// Throws for the first failed call or non-SUCCESS answer, naming its address.
     static void throw_first_failure(const Results& results, std::string_view what);
 
+    /// The MQVersion code of the last answer call() got from `addr` (nullopt before the first one): what
+    /// tells a 4.x broker from a 5.x one.
+    [[nodiscard]] std::optional<std::int32_t> peer_version(const std::string& addr) const {
+        const std::lock_guard lock(versions_mutex_);
+        if (const auto it = versions_.find(addr); it != versions_.end()) {
+            return it->second;
+        }
+        return std::nullopt;
+    }
+
     RemotingClient& client() noexcept { return client_; }
 
     [[nodiscard]] const RemotingConfig& config() const noexcept { return config_; }
@@ -58,6 +72,8 @@ public:
 private:
     RemotingClient& client_;
     const RemotingConfig& config_;
+    mutable std::mutex versions_mutex_;
+    std::map<std::string, std::int32_t, std::less<>> versions_;
 };
 
 }  // namespace rmq::detail

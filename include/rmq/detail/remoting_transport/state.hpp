@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,6 +72,8 @@ public:
                       const std::string& client_id,
                       const std::vector<MessageQueue>& mqs);
     SendResult send(const Message& msg, const MessageQueue& mq);
+    void send_oneway(const Message& msg, const MessageQueue& mq);
+    SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq);
     void send_back(const SendBackArgs& args);
 
     /// The master address of a broker group from the known routes; rmq::Error if unknown.

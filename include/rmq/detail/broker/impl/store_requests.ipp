@@ -1,5 +1,9 @@
 #pragma once
 
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -10,6 +14,8 @@
 #include <rmq/detail/broker/broker_state.hpp>
 #include <rmq/detail/broker/send.hpp>
 #include <rmq/detail/broker/send_back.hpp>
+#include <rmq/detail/broker/timers.hpp>
+#include <rmq/detail/wire/batch_size.hpp>
 
 namespace rmq::detail {
 
@@ -72,6 +78,19 @@ RMQ_DECL std::int32_t BrokerState::send_queue_nums_locked(const std::string& top
     return config_.default_topic_queue_nums;
 }
 
+RMQ_DECL void BrokerState::check_queue_id_locked(const MessageQueue& mq) {
+    const std::int32_t queue_nums = send_queue_nums_locked(mq.topic);
+    if (mq.queue_id < 0 || mq.queue_id >= queue_nums) {
+        throw BrokerError(response_code::system_error,
+                          fmt::format("request queueId[{}] is illegal, Topic :{} TopicConfig: "
+                                      "writeQueueNums {} Producer: {}",
+                                      mq.queue_id,
+                                      mq.topic,
+                                      queue_nums,
+                                      in_process_born_host));
+    }
+}
+
 RMQ_DECL SendResult BrokerState::send(const Message& msg, const MessageQueue& mq) {
     check_send(msg, mq);
     BrokerTasks out;
@@ -80,26 +99,77 @@ RMQ_DECL SendResult BrokerState::send(const Message& msg, const MessageQueue& mq
         const std::lock_guard lock(mutex_);
         check_running_locked();
         faults_.take(BrokerRequest::Send);
-        const std::int32_t queue_nums = send_queue_nums_locked(mq.topic);
-        if (mq.queue_id < 0 || mq.queue_id >= queue_nums) {
-            throw BrokerError(response_code::system_error,
-                              fmt::format("request queueId[{}] is illegal, Topic :{} TopicConfig: "
-                                          "writeQueueNums {} Producer: {}",
-                                          mq.queue_id,
-                                          mq.topic,
-                                          queue_nums,
-                                          in_process_born_host));
-        }
+        check_queue_id_locked(mq);
         MessageExt inner = make_sent_message(msg, mq, clock_->wall_millis());
+        // HookUtils.handleScheduleMessage: a timer is checked (and may be refused) before anything is stored.
+        std::optional<DelaySchedule::Wait> timer;
+        if (const auto due = timer_due(inner, clock_->wall_millis(), config_)) {
+            timer = redirect_timer(inner, *due, *clock_);
+        }
         if (is_retry_topic(mq.topic) && apply_retry_topic_send(inner, config_.retry_max_times)) {
             store_.ensure_queue(inner.topic(), 0);
         }
-        const auto stored = store_locked(std::move(inner), out);
+        const auto stored = store_locked(std::move(inner), out, true, timer);
         result.status = SendStatus::SendOk;
         result.msg_id = stored->msg_id();
         result.offset_msg_id = stored->offset_msg_id();
         result.message_queue = mq;
         result.queue_offset = stored->queue_offset();
+    }
+    dispatch(std::move(out));
+    return result;
+}
+
+RMQ_DECL void BrokerState::check_send_batch(std::span<const Message> msgs, const MessageQueue& mq) const {
+    check_own_queue(mq);
+    check_sendable_topic(mq.topic);
+    if (msgs.empty()) {
+        throw BrokerError(response_code::message_illegal, "the batch is empty");
+    }
+    if (is_retry_topic(mq.topic)) {
+        throw BrokerError(response_code::message_illegal,
+                          "[BATCH] Sending Message to retry topic is forbidden");
+    }
+    for (const auto& m : msgs) {
+        if (m.topic() != mq.topic) {
+            throw InvalidArgument(
+                fmt::format("message's topic [{}] is not the queue's topic [{}]", m.topic(), mq.topic));
+        }
+        if (m.delay_time_level() > 0 || m.is_timer_message()) {
+            throw BrokerError(response_code::message_illegal,
+                              "the message is illegal: a batch cannot carry a delay level or a timer");
+        }
+    }
+    if (const auto size = batch_body_size(msgs); size > static_cast<std::size_t>(config_.max_message_size)) {
+        throw BrokerError(
+            response_code::message_illegal,
+            fmt::format("the message is illegal: batch body size {} exceeds max_message_size {}",
+                        size,
+                        config_.max_message_size));
+    }
+}
+
+RMQ_DECL SendResult BrokerState::send_batch(std::span<const Message> msgs, const MessageQueue& mq) {
+    check_send_batch(msgs, mq);
+    BrokerTasks out;
+    SendResult result;
+    result.status = SendStatus::SendOk;
+    result.message_queue = mq;
+    {
+        const std::lock_guard lock(mutex_);
+        check_running_locked();
+        faults_.take(BrokerRequest::Send);
+        check_queue_id_locked(mq);
+        const std::int64_t born = clock_->wall_millis();
+        for (std::size_t i = 0; i < msgs.size(); ++i) {
+            const auto stored = store_locked(make_sent_message(msgs[i], mq, born), out, false);
+            const std::string_view sep = i == 0 ? "" : ",";
+            result.msg_id += fmt::format("{}{}", sep, stored->msg_id());
+            result.offset_msg_id += fmt::format("{}{}", sep, stored->offset_msg_id());
+            if (i == 0) {
+                result.queue_offset = stored->queue_offset();
+            }
+        }
     }
     dispatch(std::move(out));
     return result;
@@ -164,11 +234,11 @@ RMQ_DECL std::size_t BrokerState::scheduled_count() const {
     return delays_.count();
 }
 
-RMQ_DECL std::shared_ptr<const MessageExt>
-BrokerState::store_locked(MessageExt m, BrokerTasks& out, bool apply_delay) {
+RMQ_DECL std::shared_ptr<const MessageExt> BrokerState::store_locked(
+    MessageExt m, BrokerTasks& out, bool apply_delay, std::optional<DelaySchedule::Wait> timer) {
     std::int64_t tags_code = tags_code_of(m);
-    std::optional<DelaySchedule::Wait> wait;
-    if (apply_delay) {
+    std::optional<DelaySchedule::Wait> wait = timer;
+    if (!wait && apply_delay) {
         wait = delays_.redirect(m, *clock_);
     }
     if (wait) {

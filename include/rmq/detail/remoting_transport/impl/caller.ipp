@@ -36,6 +36,10 @@ RemotingCaller::call(const std::string& addr, const remoting::Command& req, std:
     std::int64_t backoff = 50;
     for (int attempt = 0;; ++attempt) {
         auto resp = client_.invoke_sync(addr, req, timeout);
+        {
+            const std::lock_guard lock(versions_mutex_);
+            versions_.insert_or_assign(addr, resp.version);
+        }
         if (resp.code != response_code::system_busy || attempt >= config_.system_busy_retry_times) {
             return resp;
         }

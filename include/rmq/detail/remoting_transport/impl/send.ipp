@@ -3,8 +3,10 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -125,8 +127,43 @@ inline std::string master_for(TransportParts& parts, const MessageQueue& mq) {
     return parts.routes.require_master(mq.broker_name);
 }
 
-RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
-    auto props = msg.properties();
+/// MQVersion.Version.V5_0_0_SNAPSHOT: the first broker version with timer messages.
+inline constexpr std::int32_t first_timer_version = 412;
+
+/// A 4.x broker ignores the TIMER_* properties and delivers at once, so a timer message is refused before it
+/// is sent there; the broker's version comes from its answers (GET_MAX_OFFSET when none was seen yet).
+inline void check_timer_support(TransportParts& parts,
+                                const Message& msg,
+                                const MessageQueue& mq,
+                                const std::string& addr) {
+    if (!msg.is_timer_message() || msg.delay_time_level() > 0) {
+        return;
+    }
+    auto version = parts.caller.peer_version(addr);
+    if (!version) {
+        remoting::GetMaxOffsetRequestHeader h;
+        h.topic = mq.topic;
+        h.queue_id = mq.queue_id;
+        h.bname = mq.broker_name;
+        version = parts.caller.call(addr, remoting::make_request(remoting::request_code::get_max_offset, h))
+                      .version;
+    }
+    if (*version < first_timer_version) {
+        throw UnsupportedByBroker(
+            fmt::format(
+                "broker {} at {} (MQVersion {}) has no timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC "
+                "/ TIMER_DELAY_MS need RocketMQ 5.x); not sent",
+                mq.broker_name,
+                addr,
+                *version),
+            *version);
+    }
+}
+
+/// A SEND_MESSAGE_V2 request for `msg`; `props` gets its properties as sent (UNIQ_KEY added).
+inline remoting::Command
+send_request(TransportParts& parts, const Message& msg, const MessageQueue& mq, Properties& props) {
+    props = msg.properties();
     if (!props.contains(property::uniq_client_message_id_keyidx)) {
         props.insert_or_assign(property::uniq_client_message_id_keyidx, parts.ids.next());
     }
@@ -135,13 +172,78 @@ RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const Messag
     h.sys_flag = sys_flag;
     h.properties = encode_properties(props);
     const remoting::SendMessageRequestHeaderV2 v2{h};
-    const auto req = remoting::make_request(remoting::request_code::send_message_v2, v2, std::move(body));
+    return remoting::make_request(remoting::request_code::send_message_v2, v2, std::move(body));
+}
+
+/// A refusal of a timer message (MESSAGE_ILLEGAL) as rmq::TimerRejected.
+inline SendStatus timer_send_status(const remoting::Command& resp,
+                                    const Message& msg,
+                                    const MessageQueue& mq,
+                                    const std::string& addr) {
+    if (resp.code == response_code::message_illegal && msg.is_timer_message()) {
+        const auto remark = resp.remark.value_or("(no remark)");
+        throw TimerRejected(resp.code, fmt::format("send to {} at {}: {}", mq, addr, remark));
+    }
+    return send_status(resp, mq, addr);
+}
+
+RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
+    Properties props;
+    auto req = send_request(parts, msg, mq, props);
+    const std::string addr = master_for(parts, mq);
+    check_timer_support(parts, msg, mq, addr);
+    const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
+    SendResult r;
+    r.status = timer_send_status(resp, msg, mq, addr);
+    const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
+    r.msg_id = props.at(property::uniq_client_message_id_keyidx);
+    r.offset_msg_id = rh.msg_id;
+    r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
+    r.queue_offset = rh.queue_offset;
+    return r;
+}
+
+RMQ_DECL void send_oneway(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
+    Properties props;
+    auto req = send_request(parts, msg, mq, props);
+    const std::string addr = master_for(parts, mq);
+    check_timer_support(parts, msg, mq, addr);
+    req.mark_oneway();
+    parts.caller.client().invoke_oneway(addr, std::move(req));
+}
+
+RMQ_DECL SendResult send_batch(TransportParts& parts, std::span<const Message> msgs, const MessageQueue& mq) {
+    if (msgs.empty()) {
+        throw InvalidArgument("send_batch: the batch is empty");
+    }
+    std::vector<Message> entries(msgs.begin(), msgs.end());
+    std::string ids;
+    for (auto& m : entries) {
+        if (!m.has_property(property::uniq_client_message_id_keyidx)) {
+            m.set_property(property::uniq_client_message_id_keyidx, parts.ids.next());
+        }
+        ids +=
+            (ids.empty() ? "" : ",") + std::string(m.property_view(property::uniq_client_message_id_keyidx));
+    }
+    // Java's MessageBatch also carries a UNIQ_KEY of its own, which a 5.x broker appends to every stored
+    // message, where it overrides the message's (apache/rocketmq#9416): every message of the batch would be
+    // consumed with one id. The batch carries only the first message's WAIT; it is never compressed.
+    Properties props;
+    if (const auto wait = entries.front().property(property::wait_store_msg_ok)) {
+        props.insert_or_assign(property::wait_store_msg_ok, *wait);
+    }
+    auto h = send_header(parts, Message(mq.topic, std::string()), mq, props);
+    h.batch = true;
+    h.properties = encode_properties(props);
+    const remoting::SendMessageRequestHeaderV2 v2{h};
+    const auto req = remoting::make_request(
+        remoting::request_code::send_batch_message, v2, remoting::encode_messages(entries));
     const std::string addr = master_for(parts, mq);
     const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
     SendResult r;
     r.status = send_status(resp, mq, addr);
     const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
-    r.msg_id = props.at(property::uniq_client_message_id_keyidx);
+    r.msg_id = std::move(ids);
     r.offset_msg_id = rh.msg_id;
     r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
     r.queue_offset = rh.queue_offset;

@@ -145,6 +145,15 @@ RMQ_DECL SendResult RemotingTransportState::send(const Message& msg, const Messa
     return remoting_ops::send(parts_, msg, mq);
 }
 
+RMQ_DECL void RemotingTransportState::send_oneway(const Message& msg, const MessageQueue& mq) {
+    remoting_ops::send_oneway(parts_, msg, mq);
+}
+
+RMQ_DECL SendResult RemotingTransportState::send_batch(std::span<const Message> msgs,
+                                                       const MessageQueue& mq) {
+    return remoting_ops::send_batch(parts_, msgs, mq);
+}
+
 RMQ_DECL void RemotingTransportState::send_back(const SendBackArgs& args) {
     remoting_ops::send_back(parts_, args);
 }
