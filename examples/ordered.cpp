@@ -3,7 +3,7 @@
 // embedded broker checks that each order's messages arrive in the sequence they were sent.
 //
 // Java's sample juggles ConsumeOrderlyStatus values with auto-commit off; every status × auto-commit
-// combination is exercised by tests/unit/consumer/orderly_test.cpp. Here the listener simply succeeds.
+// combination is exercised by tests/unit/order/orderly_test.cpp. Here the listener simply succeeds.
 
 #include <array>
 #include <chrono>
