@@ -302,12 +302,11 @@ inline std::span<const std::byte> as_bytes(std::string_view s) noexcept {
 /// Uppercase hex, as Java's UtilAll.bytes2string (message ids).
 inline std::string hex_upper(std::string_view bytes) {
     static constexpr char digits[] = "0123456789ABCDEF";
-    std::string out;
-    out.reserve(bytes.size() * 2);
-    for (const char c : bytes) {
-        const auto b = static_cast<unsigned char>(c);
-        out.push_back(digits[b >> 4]);
-        out.push_back(digits[b & 0xF]);
+    std::string out(bytes.size() * 2, '\0');
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        const auto b = static_cast<unsigned char>(bytes[i]);
+        out[2 * i] = digits[b >> 4];
+        out[2 * i + 1] = digits[b & 0xF];
     }
     return out;
 }
@@ -1598,6 +1597,8 @@ struct GetConsumerStatusRequestHeader {
 /// ids, the SEND_BATCH_MESSAGE body and UtilAll.crc32.
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -1659,7 +1660,20 @@ struct SocketAddress {
             return static_cast<unsigned>(static_cast<unsigned char>(ip[i]));
         };
         if (ip.size() == 4) {
-            return fmt::format("{}.{}.{}.{}", b(0), b(1), b(2), b(3));
+            // Written out rather than formatted: two of these per decoded message. Each octet gets 4 bytes
+            // of room (3 digits and a dot).
+            std::array<char, 16> buf{};
+            std::size_t n = 0;
+            for (std::size_t i = 0; i < 4; ++i) {
+                char* at = buf.data() + 4 * i;
+                const std::size_t len = static_cast<std::size_t>(std::to_chars(at, at + 3, b(i)).ptr - at);
+                std::memmove(buf.data() + n, at, len);
+                n += len;
+                if (i != 3) {
+                    buf[n++] = '.';
+                }
+            }
+            return {buf.data(), n};
         }
         std::string out;
         for (std::size_t i = 0; i < ip.size(); i += 2) {
@@ -1673,7 +1687,14 @@ struct SocketAddress {
 
     /// `ip:port`, IPv6 as `[ip]:port`.
     [[nodiscard]] std::string to_string() const {
-        return is_ipv6() ? fmt::format("[{}]:{}", ip_text(), port) : fmt::format("{}:{}", ip_text(), port);
+        if (is_ipv6()) {
+            return fmt::format("[{}]:{}", ip_text(), port);
+        }
+        std::string out = ip_text();
+        std::array<char, 12> buf{};
+        out.push_back(':');
+        out.append(buf.data(), std::to_chars(buf.data(), buf.data() + buf.size(), port).ptr);
+        return out;
     }
 
     friend bool operator==(const SocketAddress&, const SocketAddress&) = default;
@@ -1765,6 +1786,7 @@ std::vector<Message> decode_batch_messages(std::span<const std::byte> batch_body
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -1843,6 +1865,7 @@ struct RemotingConfig {
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -2129,6 +2152,10 @@ private:
 
 #include <cstdint>
 #include <exception>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -2170,6 +2197,16 @@ public:
     /// Throws for the first failed call or non-SUCCESS answer, naming its address.
     static void throw_first_failure(const Results& results, std::string_view what);
 
+    /// The MQVersion code of the last answer call() got from `addr` (nullopt before the first one): what
+    /// tells a 4.x broker from a 5.x one.
+    [[nodiscard]] std::optional<std::int32_t> peer_version(const std::string& addr) const {
+        const std::lock_guard lock(versions_mutex_);
+        if (const auto it = versions_.find(addr); it != versions_.end()) {
+            return it->second;
+        }
+        return std::nullopt;
+    }
+
     RemotingClient& client() noexcept { return client_; }
 
     [[nodiscard]] const RemotingConfig& config() const noexcept { return config_; }
@@ -2177,6 +2214,8 @@ public:
 private:
     RemotingClient& client_;
     const RemotingConfig& config_;
+    mutable std::mutex versions_mutex_;
+    std::map<std::string, std::int32_t, std::less<>> versions_;
 };
 
 }  // namespace rmq::detail
@@ -2239,15 +2278,9 @@ public:
     /// master_address, or rmq::Error naming the broker group when no master address is known.
     std::string require_master(const std::string& broker_name) const;
 
-    /// An address of the first broker of `topic`'s route that has one (the master if known), passing over a
-    /// broker reconnected within the last reconnect_settle_millis when another one has an address.
-    std::optional<std::string> any_broker_of(const std::string& topic) const;
-
-    /// Records that `addr` was just reconnected to after a loss (a restarted broker knows only the clients
-    /// that reconnected so far: its consumer list is incomplete for a few seconds).
-    void note_reconnected(const std::string& addr);
-
-    static constexpr std::int64_t reconnect_settle_millis = 5000;
+    /// One address per broker of `topic`'s route that has one (the master if known), in route order; empty
+    /// when the route is not cached.
+    std::vector<std::string> brokers_of(const std::string& topic) const;
 
     /// Where a pull of `broker_name` goes: broker id `id` if known, else the master, else any; with the id
     /// chosen. rmq::Error when no address of the group is known.
@@ -2272,7 +2305,6 @@ private:
     std::map<std::string, remoting::TopicRouteData> routes_;
     std::map<std::string, std::map<std::int64_t, std::string>> brokers_;
     std::map<MessageQueue, std::int64_t> suggested_;
-    std::map<std::string, std::int64_t> reconnected_;  // address -> steady millis of its reconnect
 };
 
 }  // namespace rmq::detail
@@ -2392,6 +2424,8 @@ public:
                       const std::string& client_id,
                       const std::vector<MessageQueue>& mqs);
     SendResult send(const Message& msg, const MessageQueue& mq);
+    void send_oneway(const Message& msg, const MessageQueue& mq);
+    SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq);
     void send_back(const SendBackArgs& args);
 
     /// The master address of a broker group from the known routes; rmq::Error if unknown.
@@ -2418,21 +2452,25 @@ private:
     /// Every poll_name_server_interval: refresh the routes, re-send the heartbeats.
     void schedule_refresh();
 
-    /// Every route_check_interval_millis (io thread): while a consumer is registered and the route watch is
-    /// not running, refresh the routes. A broker seen for the first time is heartbeated (on_new_brokers) and
-    /// a changed route rebalanced (route_changed): the one way a member learns of a broker it never had a
-    /// connection to (down when it started), whose return no connection event reports.
-    void schedule_route_check();
+    /// The route loop (io thread), one timer every route_loop_millis. It refreshes the routes while the route
+    /// watch runs (until route_watch_millis after the last broker connection event: the NameServer learns
+    /// of a broker's loss or return within moments of the client, but not necessarily before it, so one look
+    /// is not enough) and, while a consumer is registered, every route_check_interval_millis (the route
+    /// check: the one way a member learns of a broker it never had a connection to, down when it started,
+    /// whose return no connection event reports). A broker seen for the first time is heartbeated
+    /// (on_new_brokers), a changed route heartbeated and rebalanced (route_changed).
+    void route_loop();
 
-    /// Connection event hook (io thread): a broker connection lost or back starts the route watch.
+    /// The period of route_loop: the watch's period, or the route check's if shorter.
+    [[nodiscard]] std::int64_t route_loop_millis() const noexcept;
+
+    /// Connection event hook (io thread): a broker connection lost or back starts the route watch and
+    /// refreshes the routes at once.
     void on_connection_event(const std::string& addr, bool connected);
 
-    /// The route watch (io thread): every route is refreshed now and then every route_watch_period_millis
-    /// until route_watch_millis after the last broker connection event. The NameServer learns of a broker's
-    /// loss or return within moments of the client, but not necessarily before it: one look is not enough.
-    void watch_routes();
-
-    /// Tells the registered handlers that the route of `topic` changed.
+    /// Heartbeats every broker of `topic`'s route (a broker back in it may have forgotten this client and
+    /// this client may have no connection to it that would re-send them), then tells the registered
+    /// handlers that the route changed.
     void route_changed(const std::string& topic);
 
     static constexpr std::int64_t route_watch_period_millis = 1000;
@@ -2450,9 +2488,9 @@ private:
     std::atomic<bool> stopping_{false};
     std::mutex route_handlers_mutex_;
     std::map<std::string, RouteChangeHandler> route_handlers_;
-    // io thread only: whether the route watch runs, and until when (steady milliseconds)
-    bool watching_ = false;
+    // io thread only: until when the route watch runs, when the route loop last refreshed (steady ms)
     std::int64_t watch_until_millis_ = 0;
+    std::int64_t last_route_read_millis_ = 0;
 };
 
 }  // namespace rmq::detail
@@ -2569,6 +2607,16 @@ public:
     /// compress_msg_body_over_howmuch, SYSTEM_BUSY retried. rmq::BrokerError for other error codes.
     SendResult send(const Message& msg, const MessageQueue& mq) { return state_->send(msg, mq); }
 
+    /// SEND_MESSAGE_V2 as a oneway request: nothing waits for the broker's answer. A timer message to a 4.x
+    /// broker throws rmq::UnsupportedByBroker (as send does).
+    void send_oneway(const Message& msg, const MessageQueue& mq) { state_->send_oneway(msg, mq); }
+
+    /// SEND_BATCH_MESSAGE (Java's MessageDecoder.encodeMessages body, never compressed) to the queue's
+    /// master.
+    SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq) {
+        return state_->send_batch(msgs, mq);
+    }
+
     /// CONSUMER_SEND_MSG_BACK to the master of the message's broker.
     void send_back(const SendBackArgs& args) { state_->send_back(args); }
 
@@ -2590,6 +2638,8 @@ private:
 };
 
 static_assert(Transport<RemotingTransport>);
+static_assert(HasSendBatch<RemotingTransport>);
+static_assert(HasSendOneway<RemotingTransport>);
 static_assert(HasAdminHandler<RemotingTransport>);
 static_assert(HasRouteChangeHandler<RemotingTransport>);
 
@@ -4897,6 +4947,7 @@ RMQ_DECL std::string compress(std::string_view data, CompressionType type, int l
 // ---- begin rmq/remoting/impl/message_codec.ipp ----
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
 
@@ -4970,6 +5021,25 @@ inline std::size_t read_topic_length(rmq::detail::ByteReader& r, std::int32_t ma
     return static_cast<std::size_t>(n);
 }
 
+/// The records a pull body holds by their TOTALSIZE fields, up to the first implausible one: room for the
+/// decoded messages in one allocation (each is then decoded in place, never moved by a regrowth).
+inline std::size_t count_records(std::span<const std::byte> body) noexcept {
+    std::size_t n = 0;
+    std::size_t pos = 0;
+    while (body.size() - pos >= min_record_size) {
+        std::uint32_t total = 0;
+        for (std::size_t i = 0; i < 4; ++i) {
+            total = (total << 8) | static_cast<std::uint8_t>(body[pos + i]);
+        }
+        if (total < min_record_size || total > body.size() - pos) {
+            break;
+        }
+        ++n;
+        pos += total;
+    }
+    return n;
+}
+
 }  // namespace detail
 
 RMQ_DECL std::optional<CompressionType> message_sys_flag::compression_type(std::int32_t sys_flag) noexcept {
@@ -5024,12 +5094,26 @@ RMQ_DECL SocketAddress parse_socket_address(std::string_view text) {
 }
 
 RMQ_DECL std::string create_message_id(const SocketAddress& store_host, std::int64_t commit_log_offset) {
-    std::string raw;
-    rmq::detail::ByteWriter w(raw);
-    w.bytes(store_host.ip);
-    w.i32(store_host.port);
-    w.i64(commit_log_offset);
-    return rmq::detail::hex_upper(raw);
+    if (store_host.ip.size() > 16) {  // not an address a record holds: written as given
+        std::string raw;
+        rmq::detail::ByteWriter w(raw);
+        w.bytes(store_host.ip);
+        w.i32(store_host.port);
+        w.i64(commit_log_offset);
+        return rmq::detail::hex_upper(raw);
+    }
+    // Big-endian bytes in a stack buffer (one per decoded message: no heap string for them).
+    std::array<char, 16 + 4 + 8> raw{};
+    const std::size_t ip_len = store_host.ip.size();
+    std::memcpy(raw.data(), store_host.ip.data(), ip_len);
+    auto put = [&raw](std::size_t at, std::uint64_t v, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) {
+            raw[at + i] = static_cast<char>((v >> (8 * (n - 1 - i))) & 0xFFU);
+        }
+    };
+    put(ip_len, static_cast<std::uint32_t>(store_host.port), 4);
+    put(ip_len + 4, static_cast<std::uint64_t>(commit_log_offset), 8);
+    return rmq::detail::hex_upper(std::string_view(raw.data(), ip_len + 12));
 }
 
 RMQ_DECL MessageId decode_message_id(std::string_view id) {
@@ -5096,6 +5180,7 @@ RMQ_DECL std::vector<MessageExt> decode_messages(std::span<const std::byte> pull
         *report = MessageDecodeReport{};
     }
     std::vector<MessageExt> out;
+    out.reserve(detail::count_records(pull_body));
     MessageDecodeOptions budget = options;  // what the records left may still inflate to
     std::size_t pos = 0;
     while (pos < pull_body.size()) {
@@ -6756,6 +6841,10 @@ RemotingCaller::call(const std::string& addr, const remoting::Command& req, std:
     std::int64_t backoff = 50;
     for (int attempt = 0;; ++attempt) {
         auto resp = client_.invoke_sync(addr, req, timeout);
+        {
+            const std::lock_guard lock(versions_mutex_);
+            versions_.insert_or_assign(addr, resp.version);
+        }
         if (resp.code != response_code::system_busy || attempt >= config_.system_busy_retry_times) {
             return resp;
         }
@@ -6888,34 +6977,19 @@ RMQ_DECL std::string RouteCache::require_master(const std::string& broker_name) 
     throw Error(fmt::format("The broker[{}] not exist (no master address in any known route)", broker_name));
 }
 
-RMQ_DECL std::optional<std::string> RouteCache::any_broker_of(const std::string& topic) const {
-    const std::int64_t now = system_clock()->steady_millis();
+RMQ_DECL std::vector<std::string> RouteCache::brokers_of(const std::string& topic) const {
     const std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
     const auto route = routes_.find(topic);  // gone only if invalidated meanwhile
     if (route == routes_.end()) {
-        return std::nullopt;
+        return out;
     }
-    std::optional<std::string> settling;
     for (const auto& bd : route->second.broker_datas) {
-        auto a = pick_address(bd.broker_name, 0, false);
-        if (!a) {
-            continue;
-        }
-        const auto r = reconnected_.find(*a);
-        if (r == reconnected_.end() || now - r->second >= reconnect_settle_millis) {
-            return a;
-        }
-        if (!settling) {
-            settling = std::move(a);
+        if (auto a = pick_address(bd.broker_name, 0, false)) {
+            out.push_back(std::move(*a));
         }
     }
-    return settling;
-}
-
-RMQ_DECL void RouteCache::note_reconnected(const std::string& addr) {
-    const std::int64_t now = system_clock()->steady_millis();
-    const std::lock_guard lock(mutex_);
-    reconnected_[addr] = now;
+    return out;
 }
 
 RMQ_DECL std::pair<std::string, std::int64_t> RouteCache::pull_address(const std::string& broker_name,
@@ -7115,6 +7189,7 @@ RMQ_DECL const std::string& NameServers::next_address() {
 
 // ---- begin rmq/detail/remoting_transport/impl/state.ipp ----
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -7262,7 +7337,8 @@ void unregister_client(TransportParts& parts,
                        const std::string& producer_group,
                        const std::string& consumer_group);
 
-/// GET_CONSUMER_LIST_BY_GROUP on a broker of `topic`.
+/// GET_CONSUMER_LIST_BY_GROUP on every broker of `topic`: the union of the answers; throws only when none
+/// answered.
 std::vector<std::string>
 consumer_id_list(TransportParts& parts, const std::string& topic, const std::string& group);
 
@@ -7275,6 +7351,7 @@ consumer_id_list(TransportParts& parts, const std::string& topic, const std::str
 #include <exception>
 #include <set>
 #include <utility>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -7376,19 +7453,43 @@ RMQ_DECL void unregister_client(TransportParts& parts,
     }
 }
 
+// The union of every broker's answer, not one broker's (Java asks one, at random): a broker that came back
+// from a restart, or that a member which started during its outage has not reached yet, knows only the
+// members that heartbeated it since; a member counted by one broker is alive. A broker that fails or has no
+// member of the group is passed over; only when none answered is it an error.
 RMQ_DECL std::vector<std::string>
 consumer_id_list(TransportParts& parts, const std::string& topic, const std::string& group) {
     (void)parts.name_servers.topic_route(topic);
-    const auto addr = parts.routes.any_broker_of(topic);
-    if (!addr) {
+    auto addrs = parts.routes.brokers_of(topic);
+    if (addrs.empty()) {
         throw Error(fmt::format("no broker address for topic {}", topic));
     }
     remoting::ConsumerGroupRequestHeader h;
     h.consumer_group = group;
-    const auto resp = parts.caller.call(
-        *addr, remoting::make_request(remoting::request_code::get_consumer_list_by_group, h));
-    RemotingCaller::check_success(resp, fmt::format("consumer list of {} at {}", group, *addr));
-    return remoting::decode_consumer_list(resp.body);
+    const auto results = parts.caller.call_all(
+        to_each(std::move(addrs),
+                remoting::make_request(remoting::request_code::get_consumer_list_by_group, h)),
+        parts.config.mq_client_api_timeout);
+    std::set<std::string> ids;
+    std::exception_ptr failure;
+    bool answered = false;
+    for (const auto& [addr, result] : results) {
+        try {
+            RemotingCaller::throw_first_failure({{addr, result}}, fmt::format("consumer list of {}", group));
+            for (auto& id : remoting::decode_consumer_list(std::get<remoting::Command>(result).body)) {
+                ids.insert(std::move(id));
+            }
+            answered = true;
+        } catch (const std::exception&) {
+            if (!failure) {
+                failure = std::current_exception();
+            }
+        }
+    }
+    if (!answered) {
+        std::rethrow_exception(failure);
+    }
+    return {ids.begin(), ids.end()};
 }
 
 }  // namespace rmq::detail::remoting_ops
@@ -7678,6 +7779,8 @@ to_pull_result(RouteCache& routes, const MessageQueue& mq, const remoting::Comma
 /// @file detail/remoting_transport/send.hpp
 /// SEND_MESSAGE_V2 (producers) and CONSUMER_SEND_MSG_BACK (consumers returning a message for redelivery).
 
+#include <span>
+
 
 
 namespace rmq::detail::remoting_ops {
@@ -7685,6 +7788,14 @@ namespace rmq::detail::remoting_ops {
 /// SEND_MESSAGE_V2 to the queue's master: UNIQ_KEY added when absent, zlib above
 /// compress_msg_body_over_howmuch, SYSTEM_BUSY retried. rmq::BrokerError for other error codes.
 SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq);
+
+/// SEND_MESSAGE_V2 as a oneway request (no answer awaited).
+void send_oneway(TransportParts& parts, const Message& msg, const MessageQueue& mq);
+
+/// SEND_BATCH_MESSAGE: the messages encoded as MessageDecoder.encodeMessages (UNIQ_KEY added to those
+/// without), never compressed, the header's properties without a batch UNIQ_KEY (see send.ipp); msg_id of the
+/// result lists their UNIQ_KEYs comma-separated.
+SendResult send_batch(TransportParts& parts, std::span<const Message> msgs, const MessageQueue& mq);
 
 /// CONSUMER_SEND_MSG_BACK to the master of the message's broker (its store host when the broker is unnamed).
 void send_back(TransportParts& parts, const SendBackArgs& args);
@@ -7698,8 +7809,10 @@ void send_back(TransportParts& parts, const SendBackArgs& args);
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -7811,8 +7924,43 @@ inline std::string master_for(TransportParts& parts, const MessageQueue& mq) {
     return parts.routes.require_master(mq.broker_name);
 }
 
-RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
-    auto props = msg.properties();
+/// MQVersion.Version.V5_0_0_SNAPSHOT: the first broker version with timer messages.
+inline constexpr std::int32_t first_timer_version = 412;
+
+/// A 4.x broker ignores the TIMER_* properties and delivers at once, so a timer message is refused before it
+/// is sent there; the broker's version comes from its answers (GET_MAX_OFFSET when none was seen yet).
+inline void check_timer_support(TransportParts& parts,
+                                const Message& msg,
+                                const MessageQueue& mq,
+                                const std::string& addr) {
+    if (!msg.is_timer_message() || msg.delay_time_level() > 0) {
+        return;
+    }
+    auto version = parts.caller.peer_version(addr);
+    if (!version) {
+        remoting::GetMaxOffsetRequestHeader h;
+        h.topic = mq.topic;
+        h.queue_id = mq.queue_id;
+        h.bname = mq.broker_name;
+        version = parts.caller.call(addr, remoting::make_request(remoting::request_code::get_max_offset, h))
+                      .version;
+    }
+    if (*version < first_timer_version) {
+        throw UnsupportedByBroker(
+            fmt::format(
+                "broker {} at {} (MQVersion {}) has no timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC "
+                "/ TIMER_DELAY_MS need RocketMQ 5.x); not sent",
+                mq.broker_name,
+                addr,
+                *version),
+            *version);
+    }
+}
+
+/// A SEND_MESSAGE_V2 request for `msg`; `props` gets its properties as sent (UNIQ_KEY added).
+inline remoting::Command
+send_request(TransportParts& parts, const Message& msg, const MessageQueue& mq, Properties& props) {
+    props = msg.properties();
     if (!props.contains(property::uniq_client_message_id_keyidx)) {
         props.insert_or_assign(property::uniq_client_message_id_keyidx, parts.ids.next());
     }
@@ -7821,13 +7969,78 @@ RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const Messag
     h.sys_flag = sys_flag;
     h.properties = encode_properties(props);
     const remoting::SendMessageRequestHeaderV2 v2{h};
-    const auto req = remoting::make_request(remoting::request_code::send_message_v2, v2, std::move(body));
+    return remoting::make_request(remoting::request_code::send_message_v2, v2, std::move(body));
+}
+
+/// A refusal of a timer message (MESSAGE_ILLEGAL) as rmq::TimerRejected.
+inline SendStatus timer_send_status(const remoting::Command& resp,
+                                    const Message& msg,
+                                    const MessageQueue& mq,
+                                    const std::string& addr) {
+    if (resp.code == response_code::message_illegal && msg.is_timer_message()) {
+        const auto remark = resp.remark.value_or("(no remark)");
+        throw TimerRejected(resp.code, fmt::format("send to {} at {}: {}", mq, addr, remark));
+    }
+    return send_status(resp, mq, addr);
+}
+
+RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
+    Properties props;
+    auto req = send_request(parts, msg, mq, props);
+    const std::string addr = master_for(parts, mq);
+    check_timer_support(parts, msg, mq, addr);
+    const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
+    SendResult r;
+    r.status = timer_send_status(resp, msg, mq, addr);
+    const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
+    r.msg_id = props.at(property::uniq_client_message_id_keyidx);
+    r.offset_msg_id = rh.msg_id;
+    r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
+    r.queue_offset = rh.queue_offset;
+    return r;
+}
+
+RMQ_DECL void send_oneway(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
+    Properties props;
+    auto req = send_request(parts, msg, mq, props);
+    const std::string addr = master_for(parts, mq);
+    check_timer_support(parts, msg, mq, addr);
+    req.mark_oneway();
+    parts.caller.client().invoke_oneway(addr, std::move(req));
+}
+
+RMQ_DECL SendResult send_batch(TransportParts& parts, std::span<const Message> msgs, const MessageQueue& mq) {
+    if (msgs.empty()) {
+        throw InvalidArgument("send_batch: the batch is empty");
+    }
+    std::vector<Message> entries(msgs.begin(), msgs.end());
+    std::string ids;
+    for (auto& m : entries) {
+        if (!m.has_property(property::uniq_client_message_id_keyidx)) {
+            m.set_property(property::uniq_client_message_id_keyidx, parts.ids.next());
+        }
+        ids +=
+            (ids.empty() ? "" : ",") + std::string(m.property_view(property::uniq_client_message_id_keyidx));
+    }
+    // Java's MessageBatch also carries a UNIQ_KEY of its own, which a 5.x broker appends to every stored
+    // message, where it overrides the message's (apache/rocketmq#9416): every message of the batch would be
+    // consumed with one id. The batch carries only the first message's WAIT; it is never compressed.
+    Properties props;
+    if (const auto wait = entries.front().property(property::wait_store_msg_ok)) {
+        props.insert_or_assign(property::wait_store_msg_ok, *wait);
+    }
+    auto h = send_header(parts, Message(mq.topic, std::string()), mq, props);
+    h.batch = true;
+    h.properties = encode_properties(props);
+    const remoting::SendMessageRequestHeaderV2 v2{h};
+    const auto req = remoting::make_request(
+        remoting::request_code::send_batch_message, v2, remoting::encode_messages(entries));
     const std::string addr = master_for(parts, mq);
     const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
     SendResult r;
     r.status = send_status(resp, mq, addr);
     const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
-    r.msg_id = props.at(property::uniq_client_message_id_keyidx);
+    r.msg_id = std::move(ids);
     r.offset_msg_id = rh.msg_id;
     r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
     r.queue_offset = rh.queue_offset;
@@ -7872,7 +8085,7 @@ RMQ_DECL RemotingTransportState::RemotingTransportState(RemotingConfig config)
     client_.set_connection_event_hook(
         [this](const std::string& addr, bool connected) { on_connection_event(addr, connected); });
     schedule_refresh();
-    schedule_route_check();
+    client_.run_after(route_loop_millis(), [this] { route_loop(); });
 }
 
 RMQ_DECL RemotingTransportState::~RemotingTransportState() {
@@ -7922,6 +8135,11 @@ RMQ_DECL void RemotingTransportState::route_changed(const std::string& topic) {
         }
     }
     log_line(LogLevel::Info, "route of {} changed", topic);
+    if (heartbeats_.has_consumers()) {
+        for (const auto& addr : routes_.brokers_of(topic)) {
+            remoting_ops::send_heartbeats_async(parts_, addr);
+        }
+    }
     for (const auto& h : handlers) {
         try {
             h(topic);
@@ -7974,6 +8192,15 @@ RMQ_DECL SendResult RemotingTransportState::send(const Message& msg, const Messa
     return remoting_ops::send(parts_, msg, mq);
 }
 
+RMQ_DECL void RemotingTransportState::send_oneway(const Message& msg, const MessageQueue& mq) {
+    remoting_ops::send_oneway(parts_, msg, mq);
+}
+
+RMQ_DECL SendResult RemotingTransportState::send_batch(std::span<const Message> msgs,
+                                                       const MessageQueue& mq) {
+    return remoting_ops::send_batch(parts_, msgs, mq);
+}
+
 RMQ_DECL void RemotingTransportState::send_back(const SendBackArgs& args) {
     remoting_ops::send_back(parts_, args);
 }
@@ -8012,51 +8239,38 @@ RMQ_DECL void RemotingTransportState::on_connection_event(const std::string& add
     if (stopping_.load() || !routes_.is_broker_address(addr)) {
         return;
     }
-    if (connected) {
-        routes_.note_reconnected(addr);  // its consumer lists are incomplete for a while
-    }
     log_line(LogLevel::Info,
              "broker {} {}: re-reading the routes",
              addr,
              connected ? "is reachable again" : "connection lost");
     watch_until_millis_ = system_clock()->steady_millis() + route_watch_millis;
-    if (watching_) {
-        name_servers_.refresh_async();  // the watch goes on; look now as well
-        return;
-    }
-    watching_ = true;
-    watch_routes();
+    name_servers_.refresh_async();  // the route loop looks again every second
 }
 
-RMQ_DECL void RemotingTransportState::watch_routes() {
+RMQ_DECL std::int64_t RemotingTransportState::route_loop_millis() const noexcept {
+    const std::int64_t check = config_.route_check_interval_millis;
+    return check > 0 ? std::min(check, route_watch_period_millis) : route_watch_period_millis;
+}
+
+RMQ_DECL void RemotingTransportState::route_loop() {
     if (stopping_.load()) {
         return;
     }
-    name_servers_.refresh_async();
-    if (system_clock()->steady_millis() >= watch_until_millis_) {
-        watching_ = false;
-        return;
-    }
-    client_.run_after(route_watch_period_millis, [this] { watch_routes(); });
-}
-
-RMQ_DECL void RemotingTransportState::schedule_route_check() {
-    if (stopping_.load() || config_.route_check_interval_millis <= 0) {
-        return;
-    }
-    client_.run_after(config_.route_check_interval_millis, [this] {
-        if (stopping_.load()) {
-            return;
+    const std::int64_t now = system_clock()->steady_millis();
+    const std::int64_t check = config_.route_check_interval_millis;
+    const bool watch = now < watch_until_millis_;
+    // due within half a period: a timer that fires a little early must not skip a whole period
+    const bool check_due = check > 0 && now - last_route_read_millis_ + route_loop_millis() / 2 >= check &&
+                           heartbeats_.has_consumers();
+    if (watch || check_due) {
+        last_route_read_millis_ = now;
+        try {
+            name_servers_.refresh_async();
+        } catch (const std::exception& e) {
+            log_repeated(LogLevel::Warn, "route check", "route check failed: {}", e.what());
         }
-        if (!watching_ && heartbeats_.has_consumers()) {  // the watch refreshes as often already
-            try {
-                name_servers_.refresh_async();
-            } catch (const std::exception& e) {
-                log_repeated(LogLevel::Warn, "route check", "route check failed: {}", e.what());
-            }
-        }
-        schedule_route_check();
-    });
+    }
+    client_.run_after(route_loop_millis(), [this] { route_loop(); });
 }
 
 RMQ_DECL void RemotingTransportState::schedule_refresh() {

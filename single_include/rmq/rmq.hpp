@@ -42,6 +42,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -109,6 +110,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <map>
@@ -135,6 +137,21 @@ public:
     using size_type = std::size_t;
 
     Properties() = default;
+
+    /// A copy has room for three more entries: a consumer copies a pulled message (the broker's answer, an
+    /// orderly take) and then adds CONSUME_START_TIME, MAX_OFFSET and MIN_OFFSET, which would otherwise
+    /// reallocate the copy's entries.
+    Properties(const Properties& other) {
+        if (!other.entries_.empty()) {
+            entries_.reserve(other.entries_.size() + copy_spare);
+            entries_.insert(entries_.end(), other.entries_.begin(), other.entries_.end());
+        }
+    }
+
+    Properties(Properties&&) noexcept = default;
+    Properties& operator=(const Properties&) = default;
+    Properties& operator=(Properties&&) noexcept = default;
+    ~Properties() = default;
 
     /// As std::map's: of duplicate names, the first is kept.
     Properties(std::initializer_list<value_type> entries) {
@@ -164,9 +181,14 @@ public:
     /// Takes entries in any order; of duplicate names the **last** wins (Java's decoding of a properties
     /// string, where a later entry overwrites an earlier one in the HashMap).
     [[nodiscard]] static Properties from_entries(container_type entries) {
-        std::stable_sort(entries.begin(), entries.end(), [](const value_type& a, const value_type& b) {
-            return std::string_view(a.first) < std::string_view(b.first);
-        });
+        const auto less = [](const value_type& a, const value_type& b) {
+            return name_less(a.first, b.first);
+        };
+        if (entries.size() <= small_sort_max) {
+            insertion_sort(entries, less);  // stable too, and without stable_sort's buffer allocation
+        } else {
+            std::stable_sort(entries.begin(), entries.end(), less);
+        }
         // Compacted in place, the last of equal names kept: the vector itself becomes the store.
         auto kept = entries.begin();
         for (auto it = entries.begin(); it != entries.end(); ++it) {
@@ -223,6 +245,34 @@ public:
         return added;
     }
 
+    /// Sets each `name` to its `value`, as insert_or_assign of each in turn. Names given in ascending order
+    /// that are new go in with one pass over the vector (each entry after them moves once, not once per new
+    /// name): how a consumer stamps MAX_OFFSET and MIN_OFFSET on every message.
+    void insert_or_assign(std::initializer_list<std::pair<std::string_view, std::string_view>> entries) {
+        std::size_t added = 0;
+        const std::pair<std::string_view, std::string_view>* prev = nullptr;
+        bool ascending = true;
+        for (const auto& e : entries) {
+            ascending = ascending && (prev == nullptr || name_less(prev->first, e.first));
+            prev = &e;
+            if (const auto it = lower_bound(e.first); it != entries_.end() && it->first == e.first) {
+                it->second.assign(e.second);
+            } else {
+                ++added;
+            }
+        }
+        if (added == 0) {
+            return;
+        }
+        if (!ascending) {
+            for (const auto& e : entries) {
+                insert_or_assign(e.first, e.second);
+            }
+            return;
+        }
+        merge_new(entries, added);
+    }
+
     /// Adds `name` unless present (then nothing changes); true when it was added.
     bool emplace(std::string_view name, std::string_view value) { return place(name, value).second; }
 
@@ -244,15 +294,47 @@ public:
     /// Room for `n` entries without a reallocation.
     void reserve(size_type n) { entries_.reserve(n); }
 
+    /// Drops the room for more entries (a copy keeps room for three).
+    void shrink_to_fit() { entries_.shrink_to_fit(); }
+
     friend bool operator==(const Properties&, const Properties&) = default;
 
 private:
+    // CONSUME_START_TIME, MAX_OFFSET and MIN_OFFSET.
+    static constexpr std::size_t copy_spare = 3;
+
+    // std::string_view's order, written out: the library's compare() is not inlined by g++ 12 at -O3, and
+    // every look-up runs it a few times.
+    [[nodiscard]] static bool name_less(std::string_view a, std::string_view b) noexcept {
+        const std::size_t n = std::min(a.size(), b.size());
+        const int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+        return c < 0 || (c == 0 && a.size() < b.size());
+    }
+
+    // A message's handful of properties sorts fastest by insertion (one decoded per message of a pull).
+    static constexpr std::size_t small_sort_max = 32;
+
+    template <class Less>
+    static void insertion_sort(container_type& entries, Less less) {
+        for (std::size_t i = 1; i < entries.size(); ++i) {
+            if (!less(entries[i], entries[i - 1])) {
+                continue;
+            }
+            value_type moving = std::move(entries[i]);
+            std::size_t j = i;
+            for (; j > 0 && less(moving, entries[j - 1]); --j) {
+                entries[j] = std::move(entries[j - 1]);
+            }
+            entries[j] = std::move(moving);
+        }
+    }
+
     // The first entry not before `name`, for the const and the mutable vector alike.
     template <class Entries>
     [[nodiscard]] static auto lower_bound_in(Entries& entries, std::string_view name) noexcept {
         return std::lower_bound(
             entries.begin(), entries.end(), name, [](const value_type& e, std::string_view n) {
-                return std::string_view(e.first) < n;
+                return name_less(e.first, n);
             });
     }
 
@@ -263,6 +345,34 @@ private:
             return {it, false};
         }
         return {entries_.emplace(it, std::string(name), std::string(value)), true};
+    }
+
+    // Inserts the `added` names of `entries` (ascending) that are absent: the vector grows by `added` empty
+    // entries, then is filled from the back, each old entry moved at most once.
+    void merge_new(std::initializer_list<std::pair<std::string_view, std::string_view>> entries,
+                   std::size_t added) {
+        std::size_t old_end = entries_.size();
+        entries_.resize(old_end + added);
+        std::size_t write = entries_.size();
+        for (auto e = std::rbegin(entries); e != std::rend(entries); ++e) {
+            const auto& [name, value] = *e;
+            while (old_end > 0 && !name_less(entries_[old_end - 1].first, name)) {
+                if (entries_[old_end - 1].first == name) {
+                    break;  // present (assigned by the caller): not one of the new names
+                }
+                --write;
+                --old_end;
+                if (write != old_end) {
+                    entries_[write] = std::move(entries_[old_end]);
+                }
+            }
+            if (old_end > 0 && entries_[old_end - 1].first == name) {
+                continue;
+            }
+            --write;
+            entries_[write].first.assign(name);
+            entries_[write].second.assign(value);
+        }
     }
 
     [[nodiscard]] container_type::iterator lower_bound(std::string_view name) noexcept {
@@ -302,6 +412,14 @@ inline constexpr std::string_view uniq_client_message_id_keyidx = "UNIQ_KEY";
 inline constexpr std::string_view sharding_key = "__SHARDINGKEY";
 inline constexpr std::string_view msg_region = "MSG_REGION";
 inline constexpr std::string_view trace_switch = "TRACE_ON";
+/// 5.x timer messages: deliver at this wall time (ms since the epoch).
+inline constexpr std::string_view timer_deliver_ms = "TIMER_DELIVER_MS";
+/// 5.x timer messages: deliver this many seconds after the broker stores it.
+inline constexpr std::string_view timer_delay_sec = "TIMER_DELAY_SEC";
+/// 5.x timer messages: deliver this many milliseconds after the broker stores it.
+inline constexpr std::string_view timer_delay_ms = "TIMER_DELAY_MS";
+/// Set by the broker on a timer message: the wall time (ms) it is due.
+inline constexpr std::string_view timer_out_ms = "TIMER_OUT_MS";
 /// Separator between name and value (U+0001) and between entries (U+0002) in the properties string.
 inline constexpr char name_value_separator = '\x01';
 inline constexpr char property_separator = '\x02';
@@ -377,6 +495,28 @@ public:
         set_property(property::delay_time_level, std::to_string(level));
     }
 
+    /// Java 5.x setDeliverTimeMs: a timer message delivered at this wall time (ms since the epoch); needs a
+    /// 5.x broker (a 4.x one would deliver it at once: rmq refuses to send it there).
+    void set_deliver_time_ms(std::int64_t wall_millis) {
+        set_property(property::timer_deliver_ms, std::to_string(wall_millis));
+    }
+
+    /// Java 5.x setDelayTimeSec: a timer message delivered this many seconds after it is stored.
+    void set_delay_time_sec(std::int64_t seconds) {
+        set_property(property::timer_delay_sec, std::to_string(seconds));
+    }
+
+    /// Java 5.x setDelayTimeMs: a timer message delivered this many milliseconds after it is stored.
+    void set_delay_time_ms(std::int64_t millis) {
+        set_property(property::timer_delay_ms, std::to_string(millis));
+    }
+
+    /// Whether one of the timer properties (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS) is set.
+    [[nodiscard]] bool is_timer_message() const noexcept {
+        return has_property(property::timer_deliver_ms) || has_property(property::timer_delay_sec) ||
+               has_property(property::timer_delay_ms);
+    }
+
     /// The value of a property, if present.
     [[nodiscard]] std::optional<std::string> property(std::string_view name) const {
         if (const auto it = find_property(name); it != properties_.end()) {
@@ -401,6 +541,12 @@ public:
         properties_.insert_or_assign(name, value);
     }
 
+    /// Sets several properties in one go (names in ascending order are placed in one pass, see
+    /// Properties::insert_or_assign).
+    void set_property(std::initializer_list<std::pair<std::string_view, std::string_view>> entries) {
+        properties_.insert_or_assign(entries);
+    }
+
     void clear_property(std::string_view name) { properties_.erase(name); }
 
     [[nodiscard]] const Properties& properties() const noexcept { return properties_; }
@@ -409,6 +555,9 @@ public:
 
     /// Room for `n` properties without a reallocation.
     void reserve_properties(std::size_t n) { properties_.reserve(n); }
+
+    /// Drops the room for more properties that reserve_properties or a copy left (a message kept for long).
+    void shrink_properties() { properties_.shrink_to_fit(); }
 
     /// Java's getTransactionId.
     [[nodiscard]] const std::string& transaction_id() const noexcept { return transaction_id_; }
@@ -579,8 +728,12 @@ inline std::uint32_t next_code_point(std::string_view s, std::size_t& i) noexcep
 /// Java's String.compareTo (UTF-16 code-unit order) for UTF-8 text. UTF-8 byte order is code-point order,
 /// which differs from UTF-16 order for supplementary characters against U+E000..U+FFFF, hence the decode.
 inline int java_string_compare(std::string_view a, std::string_view b) noexcept {
-    // Queues of one topic are compared on every offset-table update: skip the equal prefix bytewise, back to
-    // just after its last ASCII byte (a code-point boundary in both strings), and decode from there.
+    // Queues of one topic are compared on every offset-table update: equal names (the usual case) are
+    // answered by one memcmp; else skip the equal prefix bytewise, back to just after its last ASCII byte (a
+    // code-point boundary in both strings), and decode from there.
+    if (a == b) {
+        return 0;
+    }
     const std::size_t n = std::min(a.size(), b.size());
     std::size_t start =
         static_cast<std::size_t>(std::mismatch(a.begin(), a.begin() + n, b.begin()).first - a.begin());
@@ -796,6 +949,8 @@ std::shared_ptr<Clock> system_clock();
 /// @file error.hpp
 /// rmq's exception hierarchy: every error rmq throws derives from rmq::Error.
 
+#include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -867,6 +1022,65 @@ public:
     using Error::Error;
 };
 
+/// A message or batch is larger than the producer's max_message_size (Java's MQClientException
+/// MESSAGE_ILLEGAL "the message body size over max value"); nothing was sent. For a batch, size() is the
+/// encoded SEND_BATCH_MESSAGE body (MessageDecoder.encodeMessages), which is what the limit applies to.
+class MessageTooLarge : public InvalidArgument {
+public:
+    MessageTooLarge(const std::string& what, std::size_t size, std::size_t limit)
+        : InvalidArgument(what)
+        , size_(size)
+        , limit_(limit) {}
+
+    /// Bytes of the body (or encoded batch).
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+    /// The limit it exceeded.
+    [[nodiscard]] std::size_t limit() const noexcept { return limit_; }
+
+private:
+    std::size_t size_;
+    std::size_t limit_;
+};
+
+/// A batch Java's MessageBatch.generateFromList refuses: empty, messages of different topics, a message with
+/// a delay level or a timer, a retry topic, or messages that differ in WAIT. Nothing was sent.
+class InvalidBatch : public InvalidArgument {
+public:
+    using InvalidArgument::InvalidArgument;
+};
+
+/// A broker refused a timer message (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS): the delay is
+/// beyond its timerMaxDelaySec, the value is not a number, or its timer wheel is disabled. code() is the
+/// broker's (MESSAGE_ILLEGAL, 13); nothing was stored.
+class TimerRejected : public BrokerError {
+public:
+    using BrokerError::BrokerError;
+};
+
+/// The broker lacks a feature the request needs (a RocketMQ 4.x broker and timer messages: it would store
+/// the message and deliver it at once). Checked before sending; nothing was sent. broker_version() is the
+/// MQVersion code the broker reported (407 = 4.9.7).
+class UnsupportedByBroker : public Error {
+public:
+    UnsupportedByBroker(const std::string& what, std::int32_t broker_version)
+        : Error(what)
+        , broker_version_(broker_version) {}
+
+    [[nodiscard]] std::int32_t broker_version() const noexcept { return broker_version_; }
+
+private:
+    std::int32_t broker_version_;
+};
+
+/// An asynchronous send found no free in-flight slot (ProducerConfig::back_pressure_for_async_send_num)
+/// within send_msg_timeout, or at once on a thread of the producer's own (Java's
+/// RemotingTooMuchRequestException); nothing was sent.
+class TooManyRequests : public Error {
+public:
+    using Error::Error;
+};
+
 }  // namespace rmq
 // ---- end rmq/error.hpp ----
 
@@ -876,11 +1090,14 @@ public:
 /// The vocabulary clients and brokers exchange, shared by every transport: enums, request arguments and
 /// results named after RocketMQ's request codes and headers.
 
+#include <array>
+#include <charconv>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -1073,11 +1290,15 @@ struct PullOffsets {
 
     /// Writes MIN_OFFSET and MAX_OFFSET on each message (Java's processPullResult).
     void stamp(std::span<MessageExt> msgs) const {
-        const std::string min_text = std::to_string(min_offset);
-        const std::string max_text = std::to_string(max_offset);
+        std::array<char, 24> min_buf{};
+        std::array<char, 24> max_buf{};
+        const std::string_view min_text(
+            min_buf.data(), std::to_chars(min_buf.begin(), min_buf.end(), min_offset).ptr - min_buf.data());
+        const std::string_view max_text(
+            max_buf.data(), std::to_chars(max_buf.begin(), max_buf.end(), max_offset).ptr - max_buf.data());
+        static_assert(property::max_offset < property::min_offset, "placed in one pass: ascending names");
         for (auto& msg : msgs) {
-            msg.set_property(property::min_offset, min_text);
-            msg.set_property(property::max_offset, max_text);
+            msg.set_property({{property::max_offset, max_text}, {property::min_offset, min_text}});
         }
     }
 };
@@ -2906,8 +3127,7 @@ concept OffsetStorePolicy =
 namespace rmq {
 
 namespace detail {
-template <class Order, class Allocate, class OffsetStore, class Tr>
-class ConsumerCore;
+struct QueueAccess;
 }  // namespace detail
 
 /// A handle to one queue this member owns, for one ownership: a queue dropped and taken on again is a new
@@ -2935,8 +3155,7 @@ public:
     friend bool operator==(const ConsumeQueue& a, const ConsumeQueue& b) noexcept { return a.pq_ == b.pq_; }
 
 private:
-    template <class, class, class, class>
-    friend class detail::ConsumerCore;
+    friend struct detail::QueueAccess;
 
     ConsumeQueue(MessageQueue mq, std::shared_ptr<ProcessQueue> pq)
         : mq_(std::move(mq))
@@ -3381,8 +3600,7 @@ RMQ_DECL void log_message(LogLevel level, std::string_view message);
 namespace rmq {
 
 namespace detail {
-template <class Order, class Allocate, class OffsetStore, class Tr>
-class ConsumerCore;
+struct QueueAccess;
 }  // namespace detail
 
 /// Messages [begin, end) of one pulled (or locally retried) vector. Cheap to copy; the messages live until
@@ -3439,8 +3657,7 @@ public:
     }
 
 private:
-    template <class, class, class, class>
-    friend class detail::ConsumerCore;
+    friend struct detail::QueueAccess;
 
     MessageBatch(std::shared_ptr<std::vector<MessageExt>> storage,
                  std::optional<PullOffsets> unstamped,
@@ -3809,6 +4026,7 @@ concept ListenerFor =
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -3870,7 +4088,8 @@ concept HasAdminHandler =
 /// A consumer registers one when the transport has it and rebalances soon after a change of a subscribed
 /// topic, so the members of a group, which all see the change, converge on one allocation within seconds
 /// instead of at their next periodic rebalance. Transports that watch their connections (rmq::
-/// RemotingTransport re-reads the routes when a broker connection is lost or comes back) make that prompt.
+/// RemotingTransport re-reads the routes when a broker connection is lost or comes back, and every
+/// route_check_interval_millis while a consumer is registered) make that prompt.
 template <class T>
 concept HasRouteChangeHandler = requires(T& t, const std::string& key, RouteChangeHandler h) {
     t.set_route_change_handler(key, std::move(h));
@@ -3903,6 +4122,20 @@ concept HasSend = requires(T& t, const Message& msg, const MessageQueue& mq, con
     { t.send(msg, mq) } -> std::same_as<SendResult>;
     t.send_back(back);
 };
+
+/// Optional: `send_batch(std::span<const Message>, MessageQueue) -> SendResult` (SEND_BATCH_MESSAGE): the
+/// messages, all of the queue's topic, stored together in that queue; msg_id and offset_msg_id of the result
+/// are comma-separated, one id per message. rmq::Producer's batch sends need it.
+template <class T>
+concept HasSendBatch = requires(T& t, std::span<const Message> msgs, const MessageQueue& mq) {
+    { t.send_batch(msgs, mq) } -> std::same_as<SendResult>;
+};
+
+/// Optional: `send_oneway(Message, MessageQueue)`, a send whose answer is never awaited (Java's oneway
+/// request). rmq::Producer::send_oneway uses it when present, else a send whose result it drops.
+template <class T>
+concept HasSendOneway =
+    requires(T& t, const Message& msg, const MessageQueue& mq) { t.send_oneway(msg, mq); };
 
 /// The clock the transport's broker lives by: `clock() -> std::shared_ptr<Clock>`.
 template <class T>
@@ -4143,6 +4376,7 @@ void write_offset_file(const std::filesystem::path& path, const std::map<Message
 #include <shared_mutex>
 #include <span>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -4223,7 +4457,9 @@ private:
     }
 
     mutable std::shared_mutex mutex_;
-    std::map<MessageQueue, Entry> table_;
+    // Hashed: every listener call's commit looks its queue up here, and Java's compareTo order (two string
+    // comparisons per tree level) cost several times one hash; snapshot() gives the order back.
+    std::unordered_map<MessageQueue, Entry> table_;
 };
 
 /// Whether `mq` is in `mqs` (small sets: the queues one consumer owns).
@@ -5187,10 +5423,13 @@ struct Orderly {
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 
 // ---- begin rmq/transport/broker_config.hpp ----
@@ -5222,6 +5461,12 @@ struct BrokerConfig {
     bool auto_create_subscription_group = true;
     /// MessageStoreConfig.maxMessageSize (bytes of body; a larger send fails with MESSAGE_ILLEGAL).
     std::int32_t max_message_size = 1024 * 1024 * 4;
+    /// MessageStoreConfig.timerWheelEnable: accept 5.x timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC /
+    /// TIMER_DELAY_MS); when off they fail with MESSAGE_ILLEGAL (rmq::TimerRejected).
+    bool timer_wheel_enable = true;
+    /// MessageStoreConfig.timerMaxDelaySec: the longest delay a timer message may ask for (3 days); a longer
+    /// one fails with MESSAGE_ILLEGAL (rmq::TimerRejected).
+    std::int64_t timer_max_delay_sec = 3 * 24 * 3600;
     /// BrokerConfig.longPollingEnable: hold a suspended pull for its suspend timeout (else short polling).
     bool long_polling_enable = true;
     /// BrokerConfig.shortPollingTimeMills: hold time of a suspended pull when long polling is off.
@@ -5298,6 +5543,7 @@ struct GroupMember {
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -6196,6 +6442,39 @@ bool apply_retry_topic_send(MessageExt& inner, std::int32_t retry_max_times);
 
 // ---- end rmq/detail/broker/send_back.hpp ----
 
+// ---- begin rmq/detail/broker/timers.hpp ----
+
+/// @file detail/broker/timers.hpp
+/// 5.x timer messages on the embedded broker (HookUtils.transformTimerMessage and TimerMessageStore): a
+/// message with TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS waits in rmq_sys_wheel_timer until due,
+/// on the broker's Clock, then is stored in its real topic and queue (the delay schedule delivers it).
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+
+
+namespace rmq::detail {
+
+/// TimerMessageStore.TIMER_TOPIC: where timer messages wait.
+inline constexpr std::string_view timer_topic = "rmq_sys_wheel_timer";
+
+/// For a timer message of a send (not one with a delay level: its timer properties are removed, the level
+/// wins, as in Java), the wall time it is due; nullopt for other messages and for ones already through the
+/// timer (TIMER_OUT_MS set). Throws rmq::TimerRejected (MESSAGE_ILLEGAL) when the timer wheel is disabled,
+/// a value is not a number, or the delay exceeds timer_max_delay_sec.
+std::optional<std::int64_t> timer_due(MessageExt& m, std::int64_t wall_now, const BrokerConfig& config);
+
+/// Moves a timer message due at `due_wall` into rmq_sys_wheel_timer queue 0 (TIMER_OUT_MS, REAL_TOPIC and
+/// REAL_QID set) and says when it is due; nullopt (message untouched) when `due_wall` is not in the future:
+/// Java stores such a message in its topic at once.
+std::optional<DelaySchedule::Wait> redirect_timer(MessageExt& m, std::int64_t due_wall, Clock& clock);
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/timers.hpp ----
+
 namespace rmq::detail {
 
 class BrokerState {
@@ -6244,6 +6523,9 @@ public:
     [[nodiscard]] bool has_topic(std::string_view topic) const;
     TopicRoute topic_route(const std::string& topic) const;
     SendResult send(const Message& msg, const MessageQueue& mq);
+    /// SEND_BATCH_MESSAGE: every message stored in `mq`, in order, under one lock (MESSAGE_ILLEGAL for a
+    /// batch the broker refuses: mixed topics, a delay level or timer, a retry topic, too large).
+    SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq);
     /// CONSUMER_SEND_MSG_BACK (SendMessageProcessor.asyncConsumerSendMsgBack, 4.9.8).
     void send_back(const SendBackArgs& args);
     std::int64_t min_offset(const MessageQueue& mq) const;
@@ -6318,7 +6600,15 @@ private:
     std::int32_t send_queue_nums_locked(const std::string& topic);
     /// CommitLog.putMessage: stores `m` (a message with a delay level waits in SCHEDULE_TOPIC_XXXX until
     /// due, unless `apply_delay` is false) and wakes the held pulls it matches.
-    std::shared_ptr<const MessageExt> store_locked(MessageExt m, BrokerTasks& out, bool apply_delay = true);
+    /// `timer`: where a timer message waits (redirect_timer), so it is not delayed by level as well.
+    std::shared_ptr<const MessageExt> store_locked(MessageExt m,
+                                                   BrokerTasks& out,
+                                                   bool apply_delay = true,
+                                                   std::optional<DelaySchedule::Wait> timer = std::nullopt);
+    /// The checks of a batch send that need no lock.
+    void check_send_batch(std::span<const Message> msgs, const MessageQueue& mq) const;
+    /// The write-queue check of a send under the lock (auto-creating the topic when allowed).
+    void check_queue_id_locked(const MessageQueue& mq);
     /// ScheduleMessageService.messageTimeup: due delayed messages are written to their real topic.
     void deliver_due_locked(BrokerTasks& out);
 
@@ -6454,6 +6744,22 @@ public:
 
     /// SEND_MESSAGE to one queue.
     SendResult send(const Message& msg, const MessageQueue& mq) { return state_->send(msg, mq); }
+
+    /// SEND_BATCH_MESSAGE: the messages stored in order in one queue; comma-separated ids in the result.
+    SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq) {
+        return state_->send_batch(msgs, mq);
+    }
+
+    /// A oneway SEND_MESSAGE: the broker's answer is not returned. Errors of the call itself (a queue of
+    /// another broker, a stopped broker) still throw; a refusal by the broker is logged at warn level, since
+    /// a remote broker's refusal of a oneway request is never seen at all.
+    void send_oneway(const Message& msg, const MessageQueue& mq) {
+        try {
+            (void)state_->send(msg, mq);
+        } catch (const BrokerError& e) {
+            log_message(LogLevel::Warn, fmt::format("oneway send to {} refused: {}", mq, e.what()));
+        }
+    }
 
     /// CONSUMER_SEND_MSG_BACK.
     void send_back(const SendBackArgs& args) { state_->send_back(args); }
@@ -6612,6 +6918,8 @@ private:
 };
 
 static_assert(Transport<InProcessTransport>);
+static_assert(HasSendBatch<InProcessTransport>);
+static_assert(HasSendOneway<InProcessTransport>);
 
 }  // namespace rmq
 // ---- end rmq/transport/in_process.hpp ----
@@ -6620,26 +6928,99 @@ static_assert(Transport<InProcessTransport>);
 // ---- begin rmq/detail/consumer/core.hpp ----
 
 /// @file detail/consumer/core.hpp
-/// rmq::detail::ConsumerCore: everything a push consumer does except the order-specific dispatch, which the
-/// order policy's Service supplies through rmq::OrderHost (detail/consumer/host.hpp adapts this class to it).
-/// One file per operation under impl/: lifecycle (start, shutdown), rebalance, pull, heartbeat and offset
-/// persistence, broker locks, send-back, stats.
+/// rmq::detail::ConsumerCore: a push consumer as the boxes of the runtime over one shared state
+/// (ConsumerState): the Puller, the Rebalancer, the OffsetCommitter (the one door to the offset store), the
+/// QueueLocker, Consumption (a listener call and what its verdict does, for every policy) with SendBack, the
+/// AdminResponder and the Heartbeat. The core owns them, the order policy's Service (which sees the core
+/// through rmq::OrderHost, detail/consumer/host.hpp) and the user-facing API: lifecycle (impl/lifecycle.hpp)
+/// and stats (impl/stats.hpp).
 ///
 /// Threads: one Scheduler loop (rebalance, pull loops, timers, transport completions) and the ConsumePool
-/// (listener calls and their result processing). Transport completions reach the core only through a
+/// (listener calls and their result processing). Transport completions reach the boxes only through a
 /// LifeGate, which shutdown closes first, so a late completion can never touch a dead consumer.
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+
+// ---- begin rmq/detail/consumer/admin_responder.hpp ----
+
+/// @file detail/consumer/admin_responder.hpp
+/// rmq::detail::AdminResponder: the consumer's answers to the admin tools (rmq::AdminHandler, registered
+/// with transports that model rmq::HasAdminHandler): running info, offset reset, offset table,
+/// consume-directly.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+
+
+// ---- begin rmq/detail/consumer/consumption.hpp ----
+
+/// @file detail/consumer/consumption.hpp
+/// rmq::detail::Consumption: the consumer's side of a listener call, the same for every order policy:
+/// preparing the messages, the hooks, the listener and its timing (consume), and what a policy's verdict does
+/// to the cache, the offsets (through the OffsetCommitter) and the broker (settle, ack, the orderly
+/// take/commit family); also the consume-timeout sweep and the freeing of pulled messages on the loop that
+/// allocated them.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+
+
+// ---- begin rmq/detail/consumer/offset_committer.hpp ----
+
+/// @file detail/consumer/offset_committer.hpp
+/// rmq::detail::OffsetCommitter: the one door between the consumer and its offset store. Every read and
+/// write of an offset goes through it: loading at start, the start offset of a new queue (Java's
+/// computePullFromWhere), the offsets consumed messages advance (ack, settle, orderly commit, filtered
+/// pulls), the commit piggybacked on each pull, the periodic persist, the persist when a queue is dropped
+/// (and the memory of that offset for a queue taken back soon), offset resets, and may_commit, which refuses
+/// commits for a queue whose broker lock expired.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <utility>
+
+
+
+// ---- begin rmq/detail/consumer/state.hpp ----
+
+/// @file detail/consumer/state.hpp
+/// rmq::detail::ConsumerState: what the boxes of a push consumer share (the transport, the configuration,
+/// identity, flags, the listener, the subscriptions, the queue table, stats, the event loop and the consume
+/// pool), and ConsumerTypes, the core's parameters as one type the boxes are templates over. Each box
+/// (Puller, Rebalancer, OffsetCommitter, QueueLocker, Consumption, SendBack, AdminResponder, Heartbeat) holds
+/// a reference to this state and to the boxes it calls; the state calls no box.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
-#include <span>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 
 
@@ -6984,147 +7365,6 @@ private:
 }  // namespace rmq::detail
 // ---- end rmq/detail/consumer/consume_pool.hpp ----
 
-// ---- begin rmq/detail/consumer/driven.hpp ----
-
-/// @file detail/consumer/driven.hpp
-/// How a consumer runs without threads under rmq::sim: a transport that says it is driven gets the
-/// consumer's loop and consume pool as steps to run on the simulation's one thread, in virtual time.
-
-#include <concepts>
-#include <cstdint>
-#include <functional>
-#include <optional>
-
-namespace rmq::detail {
-
-/// What a driven consumer hands its driver. Valid from start() until detach_driven().
-struct DrivenMember {
-    /// Runs one loop task whose deadline has come; false when none.
-    std::function<bool()> run_loop_task;
-    /// Runs one queued consume task (a listener call and its result); false when none.
-    std::function<bool()> run_consume_task;
-    /// The clock time of the loop's next task; nullopt when it has none.
-    std::function<std::optional<std::int64_t>()> next_deadline;
-};
-
-/// A transport that can put its consumer under a driver (rmq::sim::SimTransport). The consumer asks driven()
-/// at start(); other transports do not model this and their consumers keep their threads.
-template <class T>
-concept DrivenTransport = requires(T& t, DrivenMember m) {
-    { t.driven() } -> std::convertible_to<bool>;
-    t.attach_driven(std::move(m));
-    t.detach_driven();
-};
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/consumer/driven.hpp ----
-
-// ---- begin rmq/detail/consumer/host.hpp ----
-
-/// @file detail/consumer/host.hpp
-/// rmq::detail::ConsumerHost: the consumer core seen through rmq::OrderHost, the narrow facade an order
-/// policy's Service gets (order/host.hpp). Every member forwards to the core (impl/consume.hpp does the
-/// work); nothing else of the core is reachable from a Service.
-
-#include <cstddef>
-#include <cstdint>
-#include <functional>
-#include <memory>
-#include <optional>
-#include <span>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-
-namespace rmq::detail {
-
-template <class Core>
-class ConsumerHost final : public OrderHost<typename Core::order_policy> {
-    using Base = OrderHost<typename Core::order_policy>;
-    using typename Base::Context;
-    using typename Base::Status;
-
-public:
-    explicit ConsumerHost(Core& core)
-        : core_(core) {}
-
-    [[nodiscard]] const ConsumerConfig& config() const noexcept override { return core_.config_; }
-
-    [[nodiscard]] const std::string& group() const noexcept override { return core_.group_; }
-
-    [[nodiscard]] const std::string& client_id() const noexcept override { return core_.client_id_; }
-
-    [[nodiscard]] bool clustering() const noexcept override { return core_.clustering_; }
-
-    [[nodiscard]] int max_reconsume_times() const noexcept override { return core_.max_reconsume_times_; }
-
-    [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept override { return core_.clock_; }
-
-    [[nodiscard]] bool stopping() const noexcept override { return core_.stopping_.load(); }
-
-    void submit(std::function<void()> task) override { core_.submit(std::move(task)); }
-
-    void schedule(std::int64_t delay_millis, std::function<void()> fn) override {
-        core_.schedule(delay_millis, std::move(fn));
-    }
-
-    [[nodiscard]] std::vector<ConsumeQueue> queues() const override {
-        std::vector<ConsumeQueue> out;
-        for (const auto& [mq, pq] : core_.table_snapshot()) {
-            out.push_back(Core::handle(mq, pq));
-        }
-        return out;
-    }
-
-    std::optional<ListenerCall<Status>>
-    consume(const ConsumeQueue& q, MessageBatch& batch, Context& ctx) override {
-        return core_.consume(q, Core::span_of(batch), ctx, Core::unstamped_of(batch));
-    }
-
-    std::optional<ListenerCall<Status>>
-    consume(const ConsumeQueue& q, std::span<MessageExt> msgs, Context& ctx) override {
-        return core_.consume(q, msgs, ctx, std::nullopt);
-    }
-
-    void settle(const ConsumeQueue& q, MessageBatch batch, std::size_t acked, int delay_level) override {
-        core_.settle(q, std::move(batch), acked, delay_level);
-    }
-
-    void ack(const ConsumeQueue& q, std::span<const std::int64_t> offsets) override { core_.ack(q, offsets); }
-
-    std::vector<MessageExt> take(const ConsumeQueue& q, std::size_t max) override {
-        return Core::cache_of(q).take_messages(max);
-    }
-
-    void commit_taken(const ConsumeQueue& q) override { core_.commit_taken(q); }
-
-    void rollback_taken(const ConsumeQueue& q) override { Core::cache_of(q).rollback(); }
-
-    void consume_again(const ConsumeQueue& q, std::span<const MessageExt> msgs) override {
-        Core::cache_of(q).make_message_to_consume_again(msgs);
-    }
-
-    bool send_back(const MessageExt& msg, int delay_level) override {
-        return core_.send_back(msg, delay_level);
-    }
-
-    bool send_to_dlq(const MessageExt& msg) override { return core_.send_to_dlq(msg); }
-
-    bool lock_queue(const ConsumeQueue& q) override { return !q.dropped() && core_.lock_queue(q.mq()); }
-
-    void record_outcome(std::string_view topic, std::int64_t ok, std::int64_t failed) override {
-        core_.record_outcome(topic, ok, failed);
-    }
-
-private:
-    Core& core_;
-};
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/consumer/host.hpp ----
-
 // ---- begin rmq/detail/consumer/life_gate.hpp ----
 
 /// @file detail/consumer/life_gate.hpp
@@ -7445,96 +7685,547 @@ private:
 
 namespace rmq::detail {
 
-template <class Core>
-struct AdminGate;
-
-/// The consumer's engine; see the file comment.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-class ConsumerCore {
-public:
-    using Listener = typename Order::Listener;
-    using Context = typename Order::Context;
-    using Status = typename Order::Status;
-    using Host = ConsumerHost<ConsumerCore>;
+/// The consumer core's parameters, and the order policy's Service over the public host facade.
+template <class OrderT, class AllocateT, class OffsetStoreT, class TransportT>
+struct ConsumerTypes {
+    using Order = OrderT;
+    using Allocate = AllocateT;
+    using OffsetStore = OffsetStoreT;
+    using Transport = TransportT;
     using Service = typename Order::template Service<OrderHost<Order>>;
-    using order_policy = Order;
+};
 
-    /// Lifecycle (Java's ServiceState).
-    enum class State { CreateJust, Running, ShutdownAlready };
+/// Lifecycle (Java's ServiceState).
+enum class ConsumerLifecycle { CreateJust, Running, ShutdownAlready };
 
-    ConsumerCore(Tr transport, ConsumerConfig config, Allocate allocate, OffsetStore store);
-    ConsumerCore(const ConsumerCore&) = delete;
-    ConsumerCore& operator=(const ConsumerCore&) = delete;
-    ~ConsumerCore();
+/// Pulled vectors consume threads are done with, freed on the loop that allocated them (glibc's arenas: two
+/// threads freeing each other's memory take each other's locks).
+class RetiredStorage {
+public:
+    using Storage = std::shared_ptr<std::vector<MessageExt>>;
 
-    // ---------------------------------------------------------------- user-facing (impl/lifecycle.hpp)
-    /// `type`: expression_type_tag or expression_type_sql92 (compiled here so a bad expression throws).
-    void subscribe(std::string_view topic, std::string_view expression, std::string_view type);
-    void unsubscribe(std::string_view topic);
-    void set_listener(Listener listener);
-    void set_hooks(ConsumeHooks hooks);
-    void start();
-    void shutdown();
-    void suspend();
-    void resume();
-
-    [[nodiscard]] bool paused() const noexcept { return paused_.load(); }
-
-    [[nodiscard]] State state() const noexcept { return state_.load(); }
-
-    [[nodiscard]] bool subscription_inconsistent() const noexcept {
-        return subscription_inconsistent_.load();
+    /// Any thread.
+    void retire(Storage storage) {
+        const std::lock_guard lock(mutex_);
+        retired_.push_back(std::move(storage));
     }
 
-    [[nodiscard]] const ConsumerConfig& config() const noexcept { return config_; }
-
-    [[nodiscard]] const std::string& group() const noexcept { return group_; }
-
-    [[nodiscard]] const std::string& client_id() const noexcept { return client_id_; }
-
-    [[nodiscard]] OffsetStore& offset_store() noexcept { return offset_store_; }
-
-    // ---------------------------------------------------------------- impl/stats.hpp
-    [[nodiscard]] ConsumerStats stats() const;
-    /// Queues currently owned (a snapshot).
-    [[nodiscard]] std::vector<MessageQueue> assigned_queues() const;
+    /// Loop thread: drops the vectors retired so far (the last reference usually).
+    void free() {
+        {
+            const std::lock_guard lock(mutex_);
+            retired_.swap(freeing_);
+        }
+        freeing_.clear();  // keeps its capacity: the next swap gives the consume threads room again
+    }
 
 private:
-    friend Host;
+    std::mutex mutex_;
+    std::vector<Storage> retired_;  // guarded by mutex_
+    std::vector<Storage> freeing_;  // loop thread (then the shutdown thread)
+};
 
-    struct PullState {
-        MessageQueue mq;
-        std::shared_ptr<ProcessQueue> pq;
-        std::int64_t next_offset = 0;
-        bool previously_locked = false;
-        // A queue taken back under the broker lock: its dropped_offsets_ entry (offset, steady ms when kept;
-        // -1: none), a floor for the first pull's offset re-read (see ready_after_lock).
-        std::int64_t kept_offset = -1;
-        std::int64_t kept_at = 0;
-    };
-
+template <class T>
+struct ConsumerState {
+    using Order = typename T::Order;
+    using Transport = typename T::Transport;
     using QueueEntry = std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>;
 
-    // impl/lifecycle.hpp
-    void check_not_started(std::string_view what) const;
-    void check_not_shut_down(std::string_view what) const;
-    void load_offsets();
-    void start_timers();
-    void drain_listeners();
-    /// With a driven transport (rmq::sim): no threads; the driver runs the loop and the pool.
-    void attach_driver();
-    void detach_driver();
-    [[nodiscard]] std::string stuck_queue_names() const;
+    ConsumerState(Transport tr, ConsumerConfig cfg)
+        : transport(std::move(tr))
+        , config(std::move(cfg))
+        , clock(transport.clock()) {}
 
-    // scheduling, for the services (impl/lifecycle.hpp)
-    void submit(std::function<void()> task);
-    void schedule(std::int64_t delay_millis, std::function<void()> fn);
+    Transport transport;
+    ConsumerConfig config;
+    std::shared_ptr<Clock> clock;
 
-    // impl/consume.hpp: the listener call and what a policy's verdict does, for every policy
+    std::atomic<ConsumerLifecycle> lifecycle{ConsumerLifecycle::CreateJust};
+    std::atomic<bool> stopping{false};
+    std::atomic<bool> paused{false};
+    std::atomic<bool> subscription_inconsistent{false};
+
+    // Fixed by start().
+    std::string group;
+    std::string client_id;
+    bool clustering = true;
+    int max_reconsume_times = 16;
+    // Java's per-queue thresholds, split from the per-topic ones when the queue set changes.
+    std::atomic<std::int64_t> pull_threshold_for_queue{1000};
+    std::atomic<std::int64_t> pull_threshold_size_for_queue{100};
+
+    // Read by consume threads without a lock: fixed before start().
+    typename Order::Listener listener;
+    ConsumeHooks hooks;
+    SubscriptionTable subscriptions;
+
+    // The queue table: added to and removed from on the loop; read anywhere under the mutex.
+    mutable std::mutex table_mutex;
+    std::map<MessageQueue, std::shared_ptr<ProcessQueue>> table;
+    std::map<MessageQueue, std::int64_t> broker_max_offset;  // last max offset a pull reported, per queue
+
+    RetiredStorage retired;
+    StatsCollector stats{clock};
+    std::shared_ptr<LifeGate> gate = std::make_shared<LifeGate>();
+    Scheduler scheduler;
+    std::unique_ptr<ConsumePool> pool;
+
+    [[nodiscard]] std::vector<QueueEntry> table_snapshot() const {
+        const std::lock_guard lock(table_mutex);
+        return {table.begin(), table.end()};
+    }
+
+    [[nodiscard]] std::shared_ptr<ProcessQueue> find_pq(const MessageQueue& mq) const {
+        const std::lock_guard lock(table_mutex);
+        const auto it = table.find(mq);
+        return it == table.end() ? nullptr : it->second;
+    }
+
+    /// Removes `mq` from the table when it is still this ownership (`pq`).
+    void erase_queue(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
+        const std::lock_guard lock(table_mutex);
+        if (const auto it = table.find(mq); it != table.end() && it->second == pq) {
+            table.erase(it);
+        }
+    }
+
+    void note_subscription_inconsistency(const std::string& why) {
+        stats.set_subscription_inconsistent(true, why);
+        if (!subscription_inconsistent.exchange(true)) {
+            log_line(LogLevel::Warn,
+                     "group [{}]: subscription inconsistency: {}. All consumers of a group must subscribe "
+                     "identically, otherwise messages are skipped (docs/semantics.md)",
+                     group,
+                     why);
+        }
+    }
+
+    /// Runs `task` on a consume thread. When the bounded queue is full the task is retried from the loop
+    /// after the flow-control delay; once shutdown began it is dropped (its messages stay uncommitted).
+    void submit(std::function<void()> task) {
+        if (stopping.load()) {
+            return;
+        }
+        if (pool->try_submit(std::move(task))) {
+            return;
+        }
+        // try_submit moves from task only when it accepts it, so a refused task is still here.
+        schedule(config.pull_time_delay_mills_when_flow_control,
+                 // NOLINTNEXTLINE(bugprone-use-after-move)
+                 [this, task = std::move(task)]() mutable { submit(std::move(task)); });
+    }
+
+    /// Runs `fn` on the loop after `delay_millis`; dropped once shutdown began.
+    void schedule(std::int64_t delay_millis, std::function<void()> fn) {
+        if (stopping.load()) {
+            return;
+        }
+        scheduler.post_after(delay_millis, std::move(fn));
+    }
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/state.hpp ----
+
+namespace rmq::detail {
+
+template <class T>
+class OffsetCommitter {
+public:
+    using OffsetStore = typename T::OffsetStore;
+
+    OffsetCommitter(ConsumerState<T>& state, OffsetStore store)
+        : s_(state)
+        , store_(std::move(store)) {}
+
+    [[nodiscard]] OffsetStore& store() noexcept { return store_; }
+
+    /// The store's start (group and client id known, start()).
+    void load();
+
+    /// Whether this member may commit the queue's offset (see the definition).
+    [[nodiscard]] bool may_commit(const ProcessQueue& pq) const;
+    /// The commit a pull of `mq` carries, like a persist; nullopt: none.
+    [[nodiscard]] std::optional<std::int64_t> piggyback(const MessageQueue& mq, const ProcessQueue& pq) const;
+    /// Consumed up to `offset` (exclusive); `increase_only`: never lowers the stored offset.
+    void commit(const MessageQueue& mq, std::int64_t offset, bool increase_only);
+    /// The broker said the offset was illegal: continue from `offset`, persisted at once.
+    void skip_to(const MessageQueue& mq, std::int64_t offset);
+    /// An admin reset: `offset` replaces what was consumed (and what a dropped queue remembered).
+    void reset(const MessageQueue& mq, std::int64_t offset);
+
+    /// Forgets what a dropped `mq` was consumed up to (a reset: the queue starts from the reset).
+    void forget_kept(const MessageQueue& mq) { dropped_offsets_.erase(mq); }
+
+    /// Java's persistAll, of the owned queues this member may commit.
+    void persist_all();
+    /// A queue this member no longer holds: persisted, removed from the store, remembered for a while.
+    void persist_dropped(const MessageQueue& mq, const ProcessQueue& pq);
+    /// The in-memory offset (-1: none); never asks the broker.
+    [[nodiscard]] std::int64_t memory_offset(const MessageQueue& mq) const;
+
+    /// Java's computePullFromWhereWithException for a queue this member takes on; forgets the store's
+    /// in-memory offset of it first.
+    [[nodiscard]] std::int64_t start_offset(const MessageQueue& mq, bool fresh);
+    /// What this member had consumed `mq` up to when it dropped it, and when (steady ms); {-1, 0}: nothing.
+    [[nodiscard]] std::pair<std::int64_t, std::int64_t> take_kept(const MessageQueue& mq);
+    [[nodiscard]] std::int64_t continue_from(const MessageQueue& mq,
+                                             std::int64_t broker_offset,
+                                             std::int64_t kept_offset,
+                                             std::int64_t kept_at) const;
+
+private:
+    ConsumerState<T>& s_;
+    // mutable: stats and the admin read memory offsets; stores are thread-safe and some declare read_offset
+    // non-const.
+    mutable OffsetStore store_;
+    // Loop only: the offset each queue was consumed up to when this member dropped it, and when (steady ms).
+    // The persist on a drop fails silently when the broker is down (a restart): re-taken soon, the queue
+    // continues from here rather than from the broker's older committed offset (which would repeat messages).
+    std::map<MessageQueue, std::pair<std::int64_t, std::int64_t>> dropped_offsets_;
+    static constexpr std::int64_t dropped_offset_keep_millis = 120000;
+};
+
+}  // namespace rmq::detail
+
+
+// ---- begin rmq/detail/consumer/impl/offset_committer.hpp ----
+
+/// @file detail/consumer/impl/offset_committer.hpp
+/// OffsetCommitter's definitions.
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+template <class T>
+void OffsetCommitter<T>::load() {
+    store_.load(OffsetStoreContext{
+        .group = s_.group,
+        .client_id = s_.client_id,
+        .query_broker =
+            [this](const MessageQueue& mq) { return s_.transport.query_consumer_offset(s_.group, mq); },
+        .update_broker =
+            [this](const MessageQueue& mq, std::int64_t offset) {
+                s_.transport.update_consumer_offset(s_.group, mq, offset);
+            },
+    });
+}
+
+/// Whether this member may commit the queue's offset. Under a policy that holds broker locks, not once the
+/// lock expired (the member was paused, or cut off from the broker): the queue may have a new owner by now,
+/// and this member's older offset would rewind that owner's progress. It commits again once the lock is
+/// renewed. (Java commits it regardless: from its persist task, with each pull, and when a rebalance drops
+/// the queue.)
+template <class T>
+bool OffsetCommitter<T>::may_commit(const ProcessQueue& pq) const {
+    if constexpr (T::Order::requires_queue_lock) {
+        return !s_.clustering || (pq.locked() && !pq.is_lock_expired());
+    } else {
+        (void)pq;
+        return true;
+    }
+}
+
+template <class T>
+std::optional<std::int64_t> OffsetCommitter<T>::piggyback(const MessageQueue& mq,
+                                                          const ProcessQueue& pq) const {
+    if (!s_.clustering || !may_commit(pq)) {
+        return std::nullopt;
+    }
+    const std::int64_t commit = store_.read_offset(mq, ReadOffsetType::ReadFromMemory);
+    return commit > 0 ? std::optional<std::int64_t>(commit) : std::nullopt;
+}
+
+template <class T>
+void OffsetCommitter<T>::commit(const MessageQueue& mq, std::int64_t offset, bool increase_only) {
+    store_.update_offset(mq, offset, increase_only);
+}
+
+template <class T>
+void OffsetCommitter<T>::skip_to(const MessageQueue& mq, std::int64_t offset) {
+    store_.update_offset(mq, offset, false);
+    store_.persist(mq);
+}
+
+template <class T>
+void OffsetCommitter<T>::reset(const MessageQueue& mq, std::int64_t offset) {
+    store_.update_offset(mq, offset, false);
+}
+
+template <class T>
+void OffsetCommitter<T>::persist_all() {
+    std::vector<MessageQueue> mqs;
+    for (const auto& [mq, pq] : s_.table_snapshot()) {
+        if (may_commit(*pq)) {  // else the store forgets it, like any queue it no longer persists
+            mqs.push_back(mq);
+        }
+    }
+    try {
+        store_.persist_all(std::span<const MessageQueue>(mqs));
+    } catch (const std::exception& e) {
+        log_repeated(LogLevel::Warn,
+                     fmt::format("persist {}", s_.group),
+                     "group [{}]: persisting offsets failed: {}",
+                     s_.group,
+                     e.what());
+    }
+}
+
+/// A queue this member no longer holds: its offset goes to the store's backing (the broker; not when the
+/// queue's lock expired, see may_commit) and out of the store, and is kept in dropped_offsets_ for a while in
+/// case that persist was lost (see continue_from).
+template <class T>
+void OffsetCommitter<T>::persist_dropped(const MessageQueue& mq, const ProcessQueue& pq) {
+    try {
+        if (const std::int64_t v = store_.read_offset(mq, ReadOffsetType::ReadFromMemory); v >= 0) {
+            dropped_offsets_[mq] = {v, s_.clock->steady_millis()};
+        }
+        if (may_commit(pq)) {
+            store_.persist(mq);
+        }
+        store_.remove_offset(mq);
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn, "group [{}]: persisting {} failed: {}", s_.group, mq, e.what());
+    }
+}
+
+template <class T>
+std::int64_t OffsetCommitter<T>::memory_offset(const MessageQueue& mq) const {
+    return store_.read_offset(mq, ReadOffsetType::ReadFromMemory);
+}
+
+/// Java's computePullFromWhereWithException (5.x: an unreadable store throws rather than starting anywhere).
+/// `fresh`: the queue is taken on now, so the store's memory of it (an earlier ownership) goes first.
+template <class T>
+std::int64_t OffsetCommitter<T>::start_offset(const MessageQueue& mq, bool fresh) {
+    if (fresh) {
+        store_.remove_offset(mq);
+    }
+    const std::int64_t last = store_.read_offset(mq, ReadOffsetType::ReadFromStore);
+    if (last >= 0) {
+        return last;
+    }
+    if (last != -1) {
+        throw BrokerError(
+            response_code::query_not_found,
+            fmt::format("cannot read the committed offset of {} (store answered {})", mq, last));
+    }
+    const bool retry = is_retry_topic(mq.topic);
+    switch (s_.config.consume_from_where) {
+    case ConsumeFromWhere::FirstOffset:
+        return 0;
+    case ConsumeFromWhere::Timestamp:
+        if (retry) {
+            return s_.transport.max_offset(mq);
+        }
+        return s_.transport.search_offset(mq, s_.config.consume_timestamp_millis(s_.clock->wall_millis()));
+    default:
+        return retry ? 0 : s_.transport.max_offset(mq);
+    }
+}
+
+template <class T>
+std::pair<std::int64_t, std::int64_t> OffsetCommitter<T>::take_kept(const MessageQueue& mq) {
+    const auto kept = dropped_offsets_.find(mq);
+    if (kept == dropped_offsets_.end()) {
+        return {-1, 0};
+    }
+    const auto out = kept->second;
+    dropped_offsets_.erase(kept);
+    return out;
+}
+
+/// The start of a queue this member takes back: the offset it had consumed the queue up to when it dropped
+/// it (`kept_offset`, kept at steady ms `kept_at`; -1: none), when that is newer than the broker's committed
+/// `broker_offset` and less than dropped_offset_keep_millis old, else the broker's. The kept offset is this
+/// member's own progress, and nobody else's can be lost by taking it: a member that consumed the queue
+/// meanwhile committed past it (the broker's offset is then the newer one), an offset reset erases it
+/// (forget_kept). The line is logged only when the kept offset is the start.
+template <class T>
+std::int64_t OffsetCommitter<T>::continue_from(const MessageQueue& mq,
+                                               std::int64_t broker_offset,
+                                               std::int64_t kept_offset,
+                                               std::int64_t kept_at) const {
+    if (kept_offset <= broker_offset || s_.clock->steady_millis() - kept_at >= dropped_offset_keep_millis) {
+        return broker_offset;
+    }
+    log_line(
+        LogLevel::Info,
+        "group [{}]: {} continues from offset {}, consumed here before it was dropped (the broker has {})",
+        s_.group,
+        mq,
+        kept_offset,
+        broker_offset);
+    return kept_offset;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/offset_committer.hpp ----
+// ---- end rmq/detail/consumer/offset_committer.hpp ----
+
+// ---- begin rmq/detail/consumer/send_back.hpp ----
+
+/// @file detail/consumer/send_back.hpp
+/// rmq::detail::SendBack: failed messages back to the broker: Java's sendMessageBack
+/// (CONSUMER_SEND_MSG_BACK, falling back to a retry copy the client sends to %RETRY%group itself) and the
+/// orderly path straight to %DLQ%group.
+
+
+
+namespace rmq::detail {
+
+template <class T>
+class SendBack {
+public:
+    explicit SendBack(ConsumerState<T>& state)
+        : s_(state) {}
+
+    /// False when both the send-back and the retry copy failed.
+    bool send_back(const MessageExt& msg, int delay_level);
+    /// False when the broker could not be reached.
+    bool send_to_dlq(const MessageExt& msg);
+
+private:
+    bool send_retry_copy(const MessageExt& msg);
+
+    ConsumerState<T>& s_;
+};
+
+}  // namespace rmq::detail
+
+
+// ---- begin rmq/detail/consumer/impl/send_back.hpp ----
+
+/// @file detail/consumer/impl/send_back.hpp
+/// SendBack's definitions.
+
+#include <string>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+/// False when both the send-back and the retry copy failed.
+template <class T>
+bool SendBack<T>::send_back(const MessageExt& msg, int delay_level) {
+    try {
+        s_.transport.send_back(SendBackArgs{
+            .group = s_.group,
+            .message = msg,
+            .delay_level = delay_level,
+            .max_reconsume_times = s_.max_reconsume_times,
+        });
+        s_.stats.record_send_back(true);
+        return true;
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn,
+                 "group [{}]: send back of {} failed ({}), falling back to the retry topic",
+                 s_.group,
+                 msg.msg_id(),
+                 e.what());
+    }
+    const bool ok = send_retry_copy(msg);
+    s_.stats.record_send_back(ok);
+    return ok;
+}
+
+/// The fallback of Java's sendMessageBack: a copy of `msg` with the retry properties, delayed by 3 +
+/// reconsume times, sent to the first writable queue of %RETRY%group.
+template <class T>
+bool SendBack<T>::send_retry_copy(const MessageExt& msg) {
+    try {
+        const std::string retry = retry_topic(s_.group);
+        Message copy(retry, msg.body());
+        copy.set_flag(msg.flag());
+        copy.set_properties(msg.properties());
+        const auto origin = msg.property_view(property::origin_message_id);
+        copy.set_property(property::origin_message_id,
+                          origin.empty() ? std::string_view(msg.msg_id()) : origin);
+        copy.set_property(property::retry_topic, msg.topic());
+        copy.set_property(property::reconsume_time, std::to_string(msg.reconsume_times() + 1));
+        copy.set_property(property::max_reconsume_times, std::to_string(s_.max_reconsume_times));
+        copy.clear_property(property::transaction_prepared);
+        copy.set_delay_time_level(3 + msg.reconsume_times());
+        const auto route = s_.transport.topic_route(retry);
+        if (route.write_queues.empty()) {
+            throw BrokerError(response_code::topic_not_exist, fmt::format("no writable queue of {}", retry));
+        }
+        (void)s_.transport.send(copy, route.write_queues.front());
+        return true;
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn,
+                 "group [{}]: fallback send of {} to the retry topic failed: {}",
+                 s_.group,
+                 msg.msg_id(),
+                 e.what());
+        return false;
+    }
+}
+
+/// The message went past max_reconsume_times (orderly): CONSUMER_SEND_MSG_BACK with delay level -1 sends it
+/// straight to %DLQ%group. False when the broker could not be reached.
+template <class T>
+bool SendBack<T>::send_to_dlq(const MessageExt& msg) {
+    try {
+        s_.transport.send_back(SendBackArgs{
+            .group = s_.group,
+            .message = msg,
+            .delay_level = -1,
+            .max_reconsume_times = s_.max_reconsume_times,
+        });
+        s_.stats.record_sent_to_dlq();
+        return true;
+    } catch (const std::exception& e) {
+        log_line(
+            LogLevel::Warn, "group [{}]: moving {} to the DLQ failed: {}", s_.group, msg.msg_id(), e.what());
+        return false;
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/send_back.hpp ----
+// ---- end rmq/detail/consumer/send_back.hpp ----
+
+namespace rmq::detail {
+
+template <class T>
+class Consumption {
+public:
+    using Order = typename T::Order;
+    using Context = typename Order::Context;
+    using Status = typename Order::Status;
+    using Service = typename T::Service;
+
+    Consumption(ConsumerState<T>& state, OffsetCommitter<T>& committer, SendBack<T>& sender, Service& service)
+        : s_(state)
+        , committer_(committer)
+        , sender_(sender)
+        , service_(service) {}
+
+    /// One listener call (OrderHost::consume); `unstamped`: the pull's bounds when not stamped yet.
     std::optional<ListenerCall<Status>> consume(const ConsumeQueue& q,
                                                 std::span<MessageExt> msgs,
                                                 Context& ctx,
                                                 const std::optional<PullOffsets>& unstamped);
+    /// Messages that came through %RETRY%group show their original topic.
+    void reset_retry_topic(std::span<MessageExt> msgs) const;
+    void settle(const ConsumeQueue& q, MessageBatch batch, std::size_t acked, int delay_level);
+    void ack(const ConsumeQueue& q, std::span<const std::int64_t> offsets);
+    void record_outcome(std::string_view topic, std::int64_t ok, std::int64_t failed);
+    void commit_taken(const ConsumeQueue& q);
+    /// The loop's housekeeping for the data path: freeing retired messages, the expiry sweep.
+    void start_timers();
+
+private:
     std::optional<Status>
     invoke_listener(const MessageQueue& mq, std::span<const MessageExt> msgs, Context& ctx);
     template <class Hook>
@@ -7542,92 +8233,353 @@ private:
                   const char* which,
                   const MessageQueue& mq,
                   std::span<const MessageExt> msgs) const;
-    void reset_retry_topic(std::span<MessageExt> msgs) const;
-    void settle(const ConsumeQueue& q, MessageBatch batch, std::size_t acked, int delay_level);
-    void ack(const ConsumeQueue& q, std::span<const std::int64_t> offsets);
-    void record_outcome(std::string_view topic, std::int64_t ok, std::int64_t failed);
-    void commit_taken(const ConsumeQueue& q);
     void retire(MessageBatch batch);
-    void free_retired();
     void sweep_expired();
-    void start_consume_timers();
-    bool remove_unnecessary_queue(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq);
-    [[nodiscard]] bool wait_listener_calls(const ProcessQueue& pq) const;
 
-    static ConsumeQueue handle(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
-        return ConsumeQueue(mq, pq);
+    /// Delay before messages whose send-back failed are consumed again locally (Java: 5000 ms).
+    static constexpr std::int64_t local_retry_delay_millis = 5000;
+    /// Period of the consume-timeout sweep: a message is sent back within this long after its deadline.
+    static constexpr std::int64_t expiry_sweep_period_millis = 1000;
+
+    ConsumerState<T>& s_;
+    OffsetCommitter<T>& committer_;
+    SendBack<T>& sender_;
+    Service& service_;
+};
+
+}  // namespace rmq::detail
+
+
+// ---- begin rmq/detail/consumer/impl/consumption.hpp ----
+
+/// @file detail/consumer/impl/consumption.hpp
+/// Consumption's definitions.
+
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+
+// ---- begin rmq/detail/consumer/queue_access.hpp ----
+
+/// @file detail/consumer/queue_access.hpp
+/// rmq::detail::QueueAccess: the one way into the consumer-only side of rmq::ConsumeQueue and
+/// rmq::MessageBatch (both befriend this type alone), so a policy sees the read-only side and the consumer's
+/// boxes reach the cache and the pulled storage through one narrow door.
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+
+namespace rmq::detail {
+
+struct QueueAccess {
+    /// The policy's handle of one ownership of `mq`.
+    static ConsumeQueue queue(MessageQueue mq, std::shared_ptr<ProcessQueue> pq) {
+        return ConsumeQueue(std::move(mq), std::move(pq));
     }
 
-    static ProcessQueue& cache_of(const ConsumeQueue& q) noexcept { return q.cache(); }
+    /// The cache behind a handle, which only the consumer writes.
+    static ProcessQueue& cache(const ConsumeQueue& q) noexcept { return q.cache(); }
 
-    static std::span<MessageExt> span_of(const MessageBatch& batch) noexcept { return batch.span(); }
+    /// A pulled vector as a batch; `unstamped`: the pull's bounds, stamped when a call of it begins.
+    static MessageBatch batch(std::shared_ptr<std::vector<MessageExt>> storage,
+                              std::optional<PullOffsets> unstamped,
+                              bool dispatch) {
+        return MessageBatch(std::move(storage), unstamped, dispatch);
+    }
 
-    static const std::optional<PullOffsets>& unstamped_of(const MessageBatch& batch) noexcept {
+    static std::span<MessageExt> span(const MessageBatch& batch) noexcept { return batch.span(); }
+
+    static const std::optional<PullOffsets>& unstamped(const MessageBatch& batch) noexcept {
         return batch.unstamped_;
     }
 
-    // impl/send_back.hpp
-    bool send_back(const MessageExt& msg, int delay_level);
-    bool send_retry_copy(const MessageExt& msg);
-    bool send_to_dlq(const MessageExt& msg);
+    /// The batch's share of its pulled vector (empty when it has none).
+    static std::shared_ptr<std::vector<MessageExt>> release_storage(MessageBatch& batch) noexcept {
+        return std::move(batch.storage_);
+    }
+};
 
-    // impl/locks.hpp
-    bool lock_queue(const MessageQueue& mq);
-    void unlock_queues(const std::vector<MessageQueue>& mqs);
-    void lock_all();
-    void unlock_all();
-    void apply_granted_locks(const std::vector<MessageQueue>& asked,
-                             const std::vector<MessageQueue>& granted);
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/queue_access.hpp ----
 
-    // impl/heartbeat.hpp
-    void send_heartbeat();
-    [[nodiscard]] bool may_commit(const ProcessQueue& pq) const;
-    void persist_all();
+namespace rmq::detail {
 
-    // impl/rebalance.hpp
-    void watch_route_changes(bool on);
-    void rebalance_later();
-    void do_rebalance();
-    void check_group_subscriptions(const std::map<std::string, SubscriptionData>& mine);
-    [[nodiscard]] std::vector<std::string>
-    subscription_differences(const std::map<std::string, SubscriptionData>& mine);
-    void rebalance_topic(const std::string& topic);
-    [[nodiscard]] std::vector<MessageQueue> allocate(const std::string& topic,
-                                                     const std::vector<MessageQueue>& mq_all,
-                                                     const std::vector<std::string>& cids);
-    bool update_process_queue_table(const std::string& topic, const std::vector<MessageQueue>& mine);
-    bool drop_unwanted_queues(const std::string& topic, const std::vector<MessageQueue>& mine);
-    bool add_queue(const MessageQueue& mq);
-    [[nodiscard]] std::int64_t continue_from(const MessageQueue& mq,
-                                             std::int64_t broker_offset,
-                                             std::int64_t kept_offset,
-                                             std::int64_t kept_at);
-    void persist_dropped(const MessageQueue& mq, const ProcessQueue& pq);
-    void truncate_not_my_topic(const std::map<std::string, SubscriptionData>& subs);
-    void message_queue_changed();
-    std::int64_t compute_pull_from_where(const MessageQueue& mq);
+/// Messages of a call begin: MIN_OFFSET/MAX_OFFSET when the pull left them unstamped, the retry-topic reset
+/// (Java's resetRetryAndNamespace), CONSUME_START_TIME and the start the expiry sweep reads (under the
+/// cache's lock, see ProcessQueue::begin_consume); then the hooks and the listener.
+template <class T>
+auto Consumption<T>::consume(const ConsumeQueue& q,
+                             std::span<MessageExt> msgs,
+                             Context& ctx,
+                             const std::optional<PullOffsets>& unstamped)
+    -> std::optional<ListenerCall<Status>> {
+    ProcessQueue& pq = QueueAccess::cache(q);
+    // Under a queue lock the release waits for running calls; a call never starts on a dropped queue.
+    const bool counted = Order::requires_queue_lock && s_.clustering;
+    if (counted ? !pq.begin_listener_call() : pq.dropped()) {
+        return std::nullopt;
+    }
 
-    // impl/pull.hpp
-    void pull_later(const std::shared_ptr<PullState>& st, std::int64_t delay);
-    void pull(const std::shared_ptr<PullState>& st);
-    [[nodiscard]] bool flow_controlled(const ProcessQueue& pq) const;
-    [[nodiscard]] bool ready_after_lock(PullState& st);
-    [[nodiscard]] PullArgs pull_args(const PullState& st, const SubscriptionData& sd) const;
-    void send_pull(const std::shared_ptr<PullState>& st, const PullArgs& args);
-    void
-    on_pull_result(const std::shared_ptr<PullState>& st, std::int64_t begin, Outcome<PullResult> outcome);
-    void on_pull_failed(const std::shared_ptr<PullState>& st, int code, const std::string& remark);
-    void on_found(const std::shared_ptr<PullState>& st, std::int64_t begin, PullResult& result);
-    void prepare_found(const MessageQueue& mq, std::vector<MessageExt>& msgs) const;
-    void on_offset_illegal(const std::shared_ptr<PullState>& st, const PullResult& result);
-    void note_subscription_inconsistency(const std::string& why);
+    const auto end_call = [](ProcessQueue* counted_pq) {
+        if (counted_pq != nullptr) {
+            counted_pq->end_listener_call();
+        }
+    };
+    const std::unique_ptr<ProcessQueue, decltype(end_call)> end{counted ? &pq : nullptr, end_call};
 
-    // impl/stats.hpp
-    void schedule_stats_log();
+    pq.begin_consume(msgs, s_.clock->wall_millis(), [&](std::span<MessageExt> batch) {
+        if (unstamped) {
+            unstamped->stamp(batch);
+        }
+        reset_retry_topic(batch);
+    });
+    const std::span<const MessageExt> view(msgs);
+    run_hook(s_.hooks.before, "before", q.mq(), view);
+    const std::int64_t begin = s_.clock->steady_millis();
+    std::optional<Status> status = invoke_listener(q.mq(), view, ctx);
+    const std::int64_t rt = s_.clock->steady_millis() - begin;
+    ListenerCall<Status> call{status.value_or(Order::failure_status), status.has_value(), rt};
+    if (s_.hooks.after) {
+        try {
+            s_.hooks.after(q.mq(), view, Order::is_success(call.status));
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Warn, "consume hook (after) failed: {}", e.what());
+        }
+    }
+    s_.stats.record_consume_rt(q.mq().topic, rt);
+    return call;
+}
 
-    // impl/admin.hpp
-    void open_admin();
-    void close_admin();
+template <class T>
+template <class Hook>
+void Consumption<T>::run_hook(const Hook& hook,
+                              const char* which,
+                              const MessageQueue& mq,
+                              std::span<const MessageExt> msgs) const {
+    if (hook) {
+        try {
+            hook(mq, msgs);
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Warn, "consume hook ({}) failed: {}", which, e.what());
+        }
+    }
+}
+
+template <class T>
+auto Consumption<T>::invoke_listener(const MessageQueue& mq, std::span<const MessageExt> msgs, Context& ctx)
+    -> std::optional<Status> {
+    try {
+        return s_.listener(msgs, ctx);
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn, "group [{}]: listener threw for {}: {}", s_.group, mq, e.what());
+    } catch (...) {
+        log_line(LogLevel::Warn, "group [{}]: listener threw for {}", s_.group, mq);
+    }
+    return std::nullopt;
+}
+
+/// Messages that came through %RETRY%group show their original topic.
+template <class T>
+void Consumption<T>::reset_retry_topic(std::span<MessageExt> msgs) const {
+    std::string retry;  // built only when a message came through a retry topic (rare, and a heap string)
+    for (auto& msg : msgs) {
+        const auto original = msg.property_view(property::retry_topic);
+        if (original.empty()) {
+            continue;
+        }
+        if (retry.empty()) {
+            retry = retry_topic(s_.group);
+        }
+        if (msg.topic() == retry) {
+            msg.set_topic(std::string(original));
+        }
+    }
+}
+
+/// Java's processConsumeResult (concurrent), for any policy that reports "these succeeded, those failed".
+template <class T>
+void Consumption<T>::settle(const ConsumeQueue& q, MessageBatch batch, std::size_t acked, int delay_level) {
+    ProcessQueue& pq = QueueAccess::cache(q);
+    const std::span<const MessageExt> msgs = batch.messages();
+    acked = std::min(acked, msgs.size());
+    if (pq.dropped() || msgs.empty()) {
+        retire(std::move(batch));
+        return;  // the queue moved on (rebalance or shutdown): no send-back, no offset change
+    }
+    record_outcome(
+        q.mq().topic, static_cast<std::int64_t>(acked), static_cast<std::int64_t>(msgs.size() - acked));
+    // Everything leaves the cache but the failed messages whose send-back failed too (consumed here again).
+    std::vector<std::int64_t> done;
+    done.reserve(msgs.size());
+    std::vector<MessageExt> back_failed;
+    for (std::size_t i = 0; i < msgs.size(); ++i) {
+        const MessageExt& msg = msgs[i];
+        if (i >= acked && !s_.clustering) {
+            log_line(LogLevel::Warn,
+                     "group [{}]: broadcasting, message {} of {} failed and is dropped",
+                     s_.group,
+                     msg.msg_id(),
+                     q.mq());
+        } else if (i >= acked && pq.contains_message(msg.queue_offset()) &&
+                   !sender_.send_back(msg, delay_level)) {
+            // (not cached any more: the expiry sweep sent it back already.) A copy: the batch is shared.
+            back_failed.push_back(msg);
+            back_failed.back().set_reconsume_times(msg.reconsume_times() + 1);
+            continue;
+        }
+        done.push_back(msg.queue_offset());
+    }
+    if (!back_failed.empty()) {
+        s_.schedule(local_retry_delay_millis, [this, q, retry = MessageBatch(std::move(back_failed))] {
+            if (!q.dropped()) {
+                service_.on_messages(q, retry);
+            }
+        });
+    }
+    ack(q, done);
+    retire(std::move(batch));
+}
+
+/// CONSUME_OK_TPS / CONSUME_FAILED_TPS; zero counts are not recorded.
+template <class T>
+void Consumption<T>::record_outcome(std::string_view topic, std::int64_t ok, std::int64_t failed) {
+    if (ok > 0) {
+        s_.stats.record_consume_ok(topic, ok);
+    }
+    if (failed > 0) {
+        s_.stats.record_consume_failed(topic, failed);
+    }
+}
+
+template <class T>
+void Consumption<T>::ack(const ConsumeQueue& q, std::span<const std::int64_t> offsets) {
+    ProcessQueue& pq = QueueAccess::cache(q);
+    if (offsets.empty() || pq.dropped()) {
+        return;
+    }
+    const std::int64_t offset = pq.remove_messages(offsets);
+    if (offset >= 0 && !pq.dropped()) {
+        committer_.commit(q.mq(), offset, true);
+    }
+}
+
+template <class T>
+void Consumption<T>::commit_taken(const ConsumeQueue& q) {
+    ProcessQueue& pq = QueueAccess::cache(q);
+    const std::int64_t offset = pq.commit();
+    if (offset >= 0 && !pq.dropped()) {
+        committer_.commit(q.mq(), offset, false);
+    }
+}
+
+/// A consume thread is done with pulled messages: the loop, which allocated them, frees them (RetiredStorage)
+/// when pulls complete there (glibc's arenas: two threads freeing each other's memory take each other's
+/// locks). A transport that completes pulls on its own threads leaves the freeing to the consume thread.
+template <class T>
+void Consumption<T>::retire(MessageBatch batch) {
+    if constexpr (HasPullPostingToCaller<typename T::Transport>) {
+        if (auto storage = QueueAccess::release_storage(batch)) {
+            s_.retired.retire(std::move(storage));
+        }
+    } else {
+        (void)batch;
+    }
+}
+
+/// Java's cleanExpireMsg for policies without a queue lock (Java: the concurrent service), with a 1 s
+/// granularity instead of consume_timeout minutes, so a message is sent back close to its own deadline.
+template <class T>
+void Consumption<T>::sweep_expired() {
+    if (!s_.clustering) {
+        return;
+    }
+    const std::int64_t timeout = s_.config.consume_timeout * 60 * 1000;
+    for (const auto& [mq, pq] : s_.table_snapshot()) {
+        if (pq->dropped()) {
+            continue;
+        }
+        pq->clean_expired_msg(
+            timeout,
+            [this](const MessageExt& msg) { return sender_.send_back(msg, 3); },
+            [this, &mq](const MessageExt& msg, const std::exception_ptr& /*error*/) {
+                log_line(LogLevel::Warn,
+                         "group [{}]: expired message {} of {} could not be sent back",
+                         s_.group,
+                         msg.msg_id(),
+                         mq);
+            });
+    }
+}
+
+/// The loop's housekeeping for the data path: freeing retired messages each second, and the expiry sweep for
+/// policies without a queue lock (lock renewal: QueueLocker::start_renewal).
+template <class T>
+void Consumption<T>::start_timers() {
+    s_.scheduler.every(expiry_sweep_period_millis, expiry_sweep_period_millis, [this] {
+        s_.retired.free();
+        if constexpr (!Order::requires_queue_lock) {
+            sweep_expired();
+        }
+    });
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/consumption.hpp ----
+// ---- end rmq/detail/consumer/consumption.hpp ----
+
+namespace rmq::detail {
+
+template <class T>
+class Rebalancer;
+
+/// The handlers hold this, never the responder: shutdown clears `target` under the mutex, so a request still
+/// running on a transport thread finishes before the consumer goes.
+template <class Target>
+struct AdminGate {
+    std::mutex mutex;
+    Target* target = nullptr;
+
+    template <class Fn, class R = std::invoke_result_t<Fn, Target&>>
+    R with(Fn&& fn, R fallback = R{}) {
+        const std::lock_guard lock(mutex);
+        return target != nullptr ? fn(*target) : std::move(fallback);
+    }
+};
+
+template <class T>
+class AdminResponder {
+public:
+    using Order = typename T::Order;
+    using Status = typename Order::Status;
+    using Context = typename Order::Context;
+    using QueueEntry = typename ConsumerState<T>::QueueEntry;
+
+    AdminResponder(ConsumerState<T>& state,
+                   OffsetCommitter<T>& committer,
+                   Rebalancer<T>& rebalancer,
+                   Consumption<T>& consumption)
+        : s_(state)
+        , committer_(committer)
+        , rebalancer_(rebalancer)
+        , consumption_(consumption) {}
+
+    /// Registers the handler (start()); close() unregisters it and waits for a request running now.
+    void open();
+    void close();
+
+private:
     [[nodiscard]] ConsumerRunningInfo running_info() const;
     void reset_offsets(const std::string& topic, const QueueOffsets& offsets);
     void finish_reset(const std::vector<QueueEntry>& pending);
@@ -7636,78 +8588,23 @@ private:
     bool submit_consume_directly(MessageExt msg,
                                  const std::string& broker_name,
                                  std::function<void(ConsumeDirectlyResult)> done);
-    static ConsumeDirectlyStatus directly_status(typename Order::Status s);
+    static ConsumeDirectlyStatus directly_status(Status s);
 
-    // the queue table
-    [[nodiscard]] std::vector<QueueEntry> table_snapshot() const;
-    [[nodiscard]] std::shared_ptr<ProcessQueue> find_pq(const MessageQueue& mq) const;
-
-    Tr transport_;
-    ConsumerConfig config_;
-    Allocate allocate_;
-    // mutable: stats() reads memory offsets; stores are thread-safe and some declare read_offset non-const.
-    mutable OffsetStore offset_store_;
-    std::shared_ptr<Clock> clock_;
-
-    std::mutex lifecycle_mutex_;
-    std::atomic<State> state_{State::CreateJust};
-    std::atomic<bool> stopping_{false};
-    std::atomic<bool> paused_{false};
-    std::atomic<bool> subscription_inconsistent_{false};
-    std::atomic<bool> rebalance_later_pending_{false};
-    static constexpr std::int64_t rebalance_later_delay_millis = 500;
-
-    std::string group_;
-    std::string client_id_;
-    bool clustering_ = true;
-    int max_reconsume_times_ = 16;
-    std::atomic<std::int64_t> pull_threshold_for_queue_{1000};
-    std::atomic<std::int64_t> pull_threshold_size_for_queue_{100};
-
-    Listener listener_;
-    ConsumeHooks hooks_;
-    SubscriptionTable subscriptions_;
-
-    mutable std::mutex table_mutex_;
-    std::map<MessageQueue, std::shared_ptr<ProcessQueue>> table_;
-    std::map<MessageQueue, std::int64_t> broker_max_offset_;  // last max offset a pull reported, per queue
-    // Loop only: the offset each queue was consumed up to when this member dropped it, and when (steady ms).
-    // The persist on a drop fails silently when the broker is down (a restart): re-taken soon, the queue
-    // continues from here rather than from the broker's older committed offset (which would repeat messages).
-    std::map<MessageQueue, std::pair<std::int64_t, std::int64_t>> dropped_offsets_;
-    static constexpr std::int64_t dropped_offset_keep_millis = 120000;
-    /// Delay before messages whose send-back failed are consumed again locally (Java: 5000 ms).
-    static constexpr std::int64_t local_retry_delay_millis = 5000;
-    /// Period of the consume-timeout sweep: a message is sent back within this long after its deadline.
-    static constexpr std::int64_t expiry_sweep_period_millis = 1000;
-    /// How long removing a queue waits for its running listener calls under a queue lock (4.9.8: 1000 ms).
-    static constexpr std::int64_t release_wait_millis = 1000;
-    // Pulled vectors consume threads are done with, freed on the loop (see retire).
-    std::mutex retired_mutex_;
-    std::vector<std::shared_ptr<std::vector<MessageExt>>> retired_;  // guarded by retired_mutex_
-    std::vector<std::shared_ptr<std::vector<MessageExt>>> freeing_;  // loop thread (then the shutdown thread)
-
-    StatsCollector stats_{clock_};
-    std::shared_ptr<LifeGate> gate_ = std::make_shared<LifeGate>();
-    Scheduler scheduler_;
-    std::unique_ptr<ConsumePool> pool_;
-    // Queues that held unfinished messages when shutdown() stopped waiting for listeners (logged by the
-    // destructor, which waits for those listeners). Written by shutdown(), read by the destructor.
-    std::vector<MessageQueue> stuck_queues_;
-    std::shared_ptr<AdminGate<ConsumerCore>> admin_gate_;
+    ConsumerState<T>& s_;
+    OffsetCommitter<T>& committer_;
+    Rebalancer<T>& rebalancer_;
+    Consumption<T>& consumption_;
+    std::shared_ptr<AdminGate<AdminResponder>> admin_gate_;
     std::int64_t start_wall_millis_ = 0;
-    Host host_{*this};
-    Service service_{host_};
 };
 
 }  // namespace rmq::detail
 
 
-// ---- begin rmq/detail/consumer/impl/admin.hpp ----
+// ---- begin rmq/detail/consumer/impl/admin_responder.hpp ----
 
-/// @file detail/consumer/impl/admin.hpp
-/// ConsumerCore's answers to the admin tools (rmq::AdminHandler, registered with transports that model
-/// rmq::HasAdminHandler): running info, offset reset, offset table, consume-directly.
+/// @file detail/consumer/impl/admin_responder.hpp
+/// AdminResponder's definitions.
 
 #include <exception>
 #include <map>
@@ -7721,21 +8618,1153 @@ private:
 
 
 
+// ---- begin rmq/detail/consumer/rebalancer.hpp ----
+
+/// @file detail/consumer/rebalancer.hpp
+/// rmq::detail::Rebalancer: Java's RebalanceImpl, on the event loop: periodically, on a membership
+/// notification, on a route change and at start. For each subscribed topic (and %RETRY%group in clustering)
+/// the queues and client ids are sorted, the allocation policy picks this member's queues, and the queue
+/// table follows: dropped queues have their offsets persisted and are released by the order policy; new
+/// queues (under an order policy that requires it: once the broker lock is held) get a start offset and a
+/// pull loop. Every path that removes a queue (rebalance, unsubscribe, an illegal offset, an admin reset)
+/// goes through remove_queue.
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+
+// ---- begin rmq/detail/consumer/heartbeat.hpp ----
+
+/// @file detail/consumer/heartbeat.hpp
+/// rmq::detail::Heartbeat: the consumer's periodic report to brokers (client id, group, subscriptions,
+/// message model), at start, on each timer tick, and when its queue set or subscriptions change.
+
+#include <exception>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
 namespace rmq::detail {
 
-/// The handlers hold this, never the consumer: shutdown clears `core` under the mutex, so a request still
-/// running on a transport thread finishes before the consumer goes.
-template <class Core>
-struct AdminGate {
-    std::mutex mutex;
-    Core* core = nullptr;
+template <class T>
+class Heartbeat {
+public:
+    explicit Heartbeat(ConsumerState<T>& state)
+        : s_(state) {}
 
-    template <class Fn, class R = std::invoke_result_t<Fn, Core&>>
-    R with(Fn&& fn, R fallback = R{}) {
-        const std::lock_guard lock(mutex);
-        return core != nullptr ? fn(*core) : std::move(fallback);
+    void send() {
+        if (s_.stopping.load()) {
+            return;
+        }
+        ConsumerData data;
+        data.group_name = s_.group;
+        data.consume_type = ConsumeType::ConsumePassively;
+        data.message_model = s_.config.message_model;
+        data.consume_from_where = s_.config.consume_from_where;
+        data.unit_mode = s_.config.unit_mode;
+        for (auto& [topic, sd] : s_.subscriptions.copy()) {
+            data.subscription_data_set.push_back(std::move(sd));
+        }
+        HeartbeatData hb;
+        hb.client_id = s_.client_id;
+        hb.consumer_data_set.push_back(std::move(data));
+        try {
+            s_.transport.heartbeat(hb);
+        } catch (const std::exception& e) {
+            log_repeated(LogLevel::Warn,
+                         fmt::format("heartbeat {}", s_.group),
+                         "group [{}]: heartbeat failed: {}",
+                         s_.group,
+                         e.what());
+        }
     }
+
+private:
+    ConsumerState<T>& s_;
 };
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/heartbeat.hpp ----
+
+// ---- begin rmq/detail/consumer/puller.hpp ----
+
+/// @file detail/consumer/puller.hpp
+/// rmq::detail::Puller: the pull loops (Java's PullMessageService + pullMessage + PullCallback), on the
+/// event loop: one small state per owned queue, not a thread. A pull is held by the broker up to
+/// broker_suspend_max_time_millis (long polling); its answer comes back to the loop by one path whatever the
+/// transport; what it finds is tag-filtered, cached and handed to the order policy, and the next pull
+/// follows at once unless flow control, suspension or an error asks for a delay.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+
+namespace rmq::detail {
+
+template <class T>
+class Rebalancer;
+
+template <class T>
+class Puller {
+public:
+    using Service = typename T::Service;
+
+    Puller(ConsumerState<T>& state,
+           OffsetCommitter<T>& committer,
+           Rebalancer<T>& rebalancer,
+           Service& service)
+        : s_(state)
+        , committer_(committer)
+        , rebalancer_(rebalancer)
+        , service_(service) {}
+
+    /// Starts the pull loop of a queue just taken on, from `next_offset`. `kept_offset` / `kept_at`: what
+    /// this member had consumed it up to when it dropped it (-1: nothing), for the first pull under a queue
+    /// lock.
+    void start(const MessageQueue& mq,
+               std::shared_ptr<ProcessQueue> pq,
+               std::int64_t next_offset,
+               std::int64_t kept_offset,
+               std::int64_t kept_at);
+
+private:
+    struct PullState {
+        MessageQueue mq;
+        std::shared_ptr<ProcessQueue> pq;
+        std::int64_t next_offset = 0;
+        bool previously_locked = false;
+        // A queue taken back under the broker lock: what it was consumed up to when dropped (offset, steady
+        // ms when kept; -1: none), a floor for the first pull's offset re-read (see ready_after_lock).
+        std::int64_t kept_offset = -1;
+        std::int64_t kept_at = 0;
+        // Loop only: a pull of this queue is being handed to the transport (its answer may come inside).
+        bool sending = false;
+    };
+
+    using Ptr = std::shared_ptr<PullState>;
+
+    void pull_later(const Ptr& st, std::int64_t delay);
+    void pull(const Ptr& st);
+    [[nodiscard]] bool flow_controlled(const ProcessQueue& pq) const;
+    [[nodiscard]] bool ready_after_lock(PullState& st);
+    [[nodiscard]] PullArgs pull_args(const PullState& st, const SubscriptionData& sd) const;
+    void send_pull(const Ptr& st, const PullArgs& args);
+    static void complete(Puller* self,
+                         const std::shared_ptr<LifeGate>& gate,
+                         const Ptr& st,
+                         std::int64_t begin,
+                         Outcome<PullResult> outcome);
+    void on_pull_result(const Ptr& st, std::int64_t begin, Outcome<PullResult> outcome);
+    void on_pull_failed(const Ptr& st, int code, const std::string& remark);
+    void on_found(const Ptr& st, std::int64_t begin, PullResult& result);
+    void prepare_found(const MessageQueue& mq, std::vector<MessageExt>& msgs) const;
+    void on_offset_illegal(const Ptr& st, const PullResult& result);
+
+    ConsumerState<T>& s_;
+    OffsetCommitter<T>& committer_;
+    Rebalancer<T>& rebalancer_;  // back to the rebalance when a pull loses its queue (an illegal offset)
+    Service& service_;
+};
+
+}  // namespace rmq::detail
+
+
+// ---- begin rmq/detail/consumer/impl/puller.hpp ----
+
+/// @file detail/consumer/impl/puller.hpp
+/// Puller's definitions.
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+template <class T>
+void Puller<T>::start(const MessageQueue& mq,
+                      std::shared_ptr<ProcessQueue> pq,
+                      std::int64_t next_offset,
+                      std::int64_t kept_offset,
+                      std::int64_t kept_at) {
+    auto st =
+        std::make_shared<PullState>(PullState{mq, std::move(pq), next_offset, false, kept_offset, kept_at});
+    s_.scheduler.post([this, st] { pull(st); });
+}
+
+template <class T>
+void Puller<T>::pull_later(const Ptr& st, std::int64_t delay) {
+    s_.scheduler.post_after(delay, [this, st] { pull(st); });
+}
+
+template <class T>
+void Puller<T>::pull(const Ptr& st) {
+    ProcessQueue& pq = *st->pq;
+    if (pq.dropped() || s_.stopping.load()) {
+        return;
+    }
+    pq.set_last_pull_timestamp(s_.clock->steady_millis());
+    if (s_.paused.load()) {
+        pull_later(st, s_.config.pull_time_delay_mills_when_suspend);
+        return;
+    }
+    if (flow_controlled(pq)) {
+        pull_later(st, s_.config.pull_time_delay_mills_when_flow_control);
+        return;
+    }
+    if (!ready_after_lock(*st)) {
+        pull_later(st, s_.config.pull_time_delay_mills_when_exception);
+        return;
+    }
+    const auto sd = s_.subscriptions.find(st->mq.topic);
+    if (!sd) {
+        pull_later(st, s_.config.pull_time_delay_mills_when_exception);
+        return;
+    }
+    send_pull(st, pull_args(*st, *sd));
+}
+
+/// Java's flow control: too many or too large cached messages, too wide an offset span (policies with
+/// span_flow_control), or a full consume pool.
+template <class T>
+bool Puller<T>::flow_controlled(const ProcessQueue& pq) const {
+    return pq.msg_count() > s_.pull_threshold_for_queue.load() ||
+           pq.msg_size() / (1024 * 1024) > s_.pull_threshold_size_for_queue.load() ||
+           (T::Order::span_flow_control && pq.max_span() > s_.config.consume_concurrently_max_span) ||
+           s_.pool->full();
+}
+
+/// Policies that require the queue lock pull only a locked queue; the first pull after the lock was taken
+/// re-reads the committed offset (Java's previouslyLocked). rmq deviation: a queue taken back keeps the
+/// offset this member had consumed it up to when that is newer (continue_from): with the lock held nobody
+/// else consumes it, and the broker's older offset only means a lost commit (a restart), so Java's re-read
+/// would consume again what this member already did.
+template <class T>
+bool Puller<T>::ready_after_lock(PullState& st) {
+    if constexpr (T::Order::requires_queue_lock) {
+        if (!st.pq->locked()) {
+            return false;
+        }
+        if (!st.previously_locked) {
+            try {
+                const std::int64_t offset = committer_.start_offset(st.mq, false);
+                if (offset < 0) {
+                    throw IllegalState("negative start offset");
+                }
+                st.next_offset = committer_.continue_from(st.mq, offset, st.kept_offset, st.kept_at);
+                st.kept_offset = -1;
+                st.previously_locked = true;
+            } catch (const std::exception& e) {
+                log_line(LogLevel::Warn,
+                         "group [{}]: re-reading the offset of {} failed: {}",
+                         s_.group,
+                         st.mq,
+                         e.what());
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+template <class T>
+PullArgs Puller<T>::pull_args(const PullState& st, const SubscriptionData& sd) const {
+    PullArgs args;
+    args.consumer_group = s_.group;
+    args.mq = st.mq;
+    args.queue_offset = st.next_offset;
+    args.max_msg_nums = s_.config.pull_batch_size;
+    args.suspend_timeout_millis = s_.config.broker_suspend_max_time_millis;
+    args.sub_version = sd.sub_version;
+    args.expression_type = sd.expression_type;
+    std::int32_t flags = pull_sys_flag::suspend;
+    if (const auto commit = committer_.piggyback(st.mq, *st.pq)) {  // the pull carries the commit
+        args.commit_offset = *commit;
+        flags |= pull_sys_flag::commit_offset;
+    }
+    if (s_.config.post_subscription_when_pull && !sd.class_filter_mode) {
+        args.subscription = sd.sub_string;
+        flags |= pull_sys_flag::subscription;
+    }
+    args.sys_flag = flags;
+    return args;
+}
+
+/// Sends the pull. Its answer reaches on_pull_result by one path, complete(), whatever the transport.
+template <class T>
+void Puller<T>::send_pull(const Ptr& st, const PullArgs& args) {
+    const std::int64_t begin = s_.clock->steady_millis();
+    auto done = [self = this, gate = s_.gate, st, begin](Outcome<PullResult> outcome) {
+        complete(self, gate, st, begin, std::move(outcome));
+    };
+    st->sending = true;
+    try {
+        if constexpr (HasPullPostingToCaller<typename T::Transport>) {
+            // Answers ready at once come back as a task on this loop, through the gate (no second hop).
+            s_.transport.pull(args, std::move(done), [gate = s_.gate](std::function<void()> task) {
+                gate->post(std::move(task));
+            });
+        } else {
+            s_.transport.pull(args, std::move(done));
+        }
+    } catch (const std::exception& e) {
+        log_repeated(LogLevel::Warn,
+                     fmt::format("pull {} {}", s_.group, st->mq.broker_name),
+                     "group [{}]: pull of {} failed: {}",
+                     s_.group,
+                     st->mq,
+                     e.what());
+        pull_later(st, s_.config.pull_time_delay_mills_when_exception);
+    }
+    st->sending = false;
+}
+
+/// The one completion path of a pull: on the loop (a transport's posted task) it runs at once, anywhere
+/// else (a transport's own thread, or inside send_pull: never re-entered) it is posted to the loop through
+/// the gate. Only the gate may be touched first: a held pull can complete after the consumer is gone, and
+/// `sending` is read only on the loop, its one writer.
+template <class T>
+void Puller<T>::complete(Puller* self,
+                         const std::shared_ptr<LifeGate>& gate,
+                         const Ptr& st,
+                         std::int64_t begin,
+                         Outcome<PullResult> outcome) {
+    if (gate->in_loop() && !st->sending) {
+        self->on_pull_result(st, begin, std::move(outcome));
+        return;
+    }
+    auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
+    gate->post([self, st, begin, shared] { self->on_pull_result(st, begin, std::move(*shared)); });
+}
+
+template <class T>
+void Puller<T>::on_pull_result(const Ptr& st, std::int64_t begin, Outcome<PullResult> outcome) {
+    ProcessQueue& pq = *st->pq;
+    if (pq.dropped() || s_.stopping.load()) {
+        return;
+    }
+    if (!outcome.ok()) {
+        on_pull_failed(st, outcome.code(), outcome.remark());
+        return;
+    }
+    PullResult& result = outcome.value();
+    {
+        const std::lock_guard lock(s_.table_mutex);
+        s_.broker_max_offset[st->mq] = result.max_offset;
+    }
+    switch (result.status) {
+    case PullStatus::Found:
+        on_found(st, begin, result);
+        return;
+    case PullStatus::NoNewMsg:
+    case PullStatus::NoMatchedMsg:
+        st->next_offset = result.next_begin_offset;
+        if (pq.msg_count() == 0) {
+            // Java's correctTagsOffset: nothing in flight, so everything before next_offset was filtered or
+            // absent.
+            committer_.commit(st->mq, st->next_offset, true);
+        }
+        pull(st);
+        return;
+    case PullStatus::OffsetIllegal:
+        on_offset_illegal(st, result);
+        return;
+    }
+}
+
+template <class T>
+void Puller<T>::on_pull_failed(const Ptr& st, int code, const std::string& remark) {
+    if (code == response_code::subscription_not_exist) {
+        s_.note_subscription_inconsistency(fmt::format(
+            "the broker does not know this member's subscription of {} ({})", st->mq.topic, remark));
+    }
+    if (!is_retry_topic(st->mq.topic) && code != response_code::subscription_not_latest) {
+        log_repeated(LogLevel::Warn,
+                     fmt::format("pull code {} {} {}", s_.group, st->mq.broker_name, code),
+                     "group [{}]: pull of {} failed with code {}: {}",
+                     s_.group,
+                     st->mq,
+                     code,
+                     remark);
+    }
+    pull_later(st,
+               code == response_code::flow_control ? s_.config.pull_time_delay_mills_when_broker_flow_control
+                                                   : s_.config.pull_time_delay_mills_when_exception);
+}
+
+/// FOUND: filter by tag in place (the pulled vector itself goes on to the cache, no per-message move), cache
+/// the messages, hand them to the order policy and pull again. MIN_OFFSET / MAX_OFFSET are stamped when a
+/// listener call of them begins (OrderHost::consume) or when they are taken (ProcessQueue::take_messages),
+/// not here: this loop is the consumer's one pulling thread and the first to saturate.
+template <class T>
+void Puller<T>::on_found(const Ptr& st, std::int64_t begin, PullResult& result) {
+    const std::int64_t prev = st->next_offset;
+    st->next_offset = result.next_begin_offset;
+    std::vector<MessageExt>& kept = result.msg_found_list;
+    if (const auto sd = s_.subscriptions.find(st->mq.topic)) {
+        std::erase_if(kept, [&sd](const MessageExt& msg) { return !sd->matches_tag(msg.tags()); });
+    }
+    prepare_found(st->mq, kept);
+    s_.stats.record_pull_rt(st->mq.topic, s_.clock->steady_millis() - begin);
+    if (!kept.empty()) {
+        s_.stats.record_pulled(st->mq.topic, static_cast<std::int64_t>(kept.size()));
+    }
+    if (result.next_begin_offset < prev) {
+        log_line(LogLevel::Error,
+                 "[BUG] group [{}]: {} next begin offset {} < previous {}",
+                 s_.group,
+                 st->mq,
+                 result.next_begin_offset,
+                 prev);
+    }
+    const bool found = !kept.empty();
+    if (found) {
+        s_.retired.free();
+        const PullOffsets bounds{result.min_offset, result.max_offset};
+        auto pulled = std::make_shared<std::vector<MessageExt>>(std::move(kept));
+        const bool dispatch = st->pq->put_messages_shared(pulled, bounds);
+        service_.on_messages(QueueAccess::queue(st->mq, st->pq),
+                             QueueAccess::batch(std::move(pulled), bounds, dispatch));
+    }
+    if (!found || s_.config.pull_interval <= 0) {
+        pull(st);
+    } else {
+        pull_later(st, s_.config.pull_interval);
+    }
+}
+
+/// What Java's processPullResult sets on each message: the transaction id of a prepared message, the queue's
+/// broker name and queue id. Also room for the three properties the client adds (MIN_OFFSET, MAX_OFFSET,
+/// CONSUME_START_TIME), and the CONSUME_START_TIME entry itself, still empty (its name is too long for a
+/// string's inline buffer), made here on the loop that allocated the message and frees it: a consume thread
+/// that allocated them would have this thread free its memory, and glibc's malloc makes two threads that free
+/// each other's memory take each other's arena locks. The empty entry is never seen: the consume service
+/// fills it before the listener runs, and nothing reads it before (rmq::ProcessQueue::begin_consume).
+template <class T>
+void Puller<T>::prepare_found(const MessageQueue& mq, std::vector<MessageExt>& msgs) const {
+    for (auto& msg : msgs) {
+        msg.reserve_properties(msg.properties().size() + 3);
+        msg.set_property(property::consume_start_timestamp, {});
+        if (msg.property_view(property::transaction_prepared) == "true") {
+            msg.set_transaction_id(std::string(msg.property_view(property::uniq_client_message_id_keyidx)));
+        }
+        if (msg.broker_name() != mq.broker_name) {
+            msg.set_broker_name(mq.broker_name);
+        }
+        msg.set_queue_id(mq.queue_id);
+    }
+}
+
+/// OFFSET_ILLEGAL, 5.x: fix the offset at once, drop the queue; the rebalance re-adds it from the corrected
+/// offset.
+template <class T>
+void Puller<T>::on_offset_illegal(const Ptr& st, const PullResult& result) {
+    log_line(LogLevel::Warn,
+             "group [{}]: offset {} of {} is illegal, continuing from {}",
+             s_.group,
+             st->next_offset,
+             st->mq,
+             result.next_begin_offset);
+    st->next_offset = result.next_begin_offset;
+    st->pq->set_dropped(true);
+    committer_.skip_to(st->mq, st->next_offset);
+    // Not removed yet (its policy deferred it): the rebalance removes dropped queues before re-adding them.
+    (void)rebalancer_.remove_queue(st->mq, st->pq);
+    s_.scheduler.post([this] { rebalancer_.do_rebalance(); });
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/puller.hpp ----
+// ---- end rmq/detail/consumer/puller.hpp ----
+
+// ---- begin rmq/detail/consumer/queue_locker.hpp ----
+
+/// @file detail/consumer/queue_locker.hpp
+/// rmq::detail::QueueLocker: the broker queue locks of policies that require them (Java's lockOneMQ,
+/// lockAll, unlockAll): lock one queue, renew all every lock_renewal_interval, release at shutdown, and the
+/// locked flag of each owned queue's cache, which only this box and the queue's creation set.
+
+#include <vector>
+
+
+
+namespace rmq::detail {
+
+template <class T>
+class QueueLocker {
+public:
+    explicit QueueLocker(ConsumerState<T>& state)
+        : s_(state) {}
+
+    /// LOCK_BATCH_MQ for one queue; marks its cache locked when granted.
+    bool lock_queue(const MessageQueue& mq);
+    /// UNLOCK_BATCH_MQ for the given queues (errors logged); their caches' flags are the caller's.
+    void unlock_queues(const std::vector<MessageQueue>& mqs);
+    /// Java's lockAll: renews the lock of every owned queue, one request per broker.
+    void lock_all();
+    /// Java's unlockAll(oneway=false), at shutdown.
+    void unlock_all();
+    /// Clustering, policies with a queue lock: lock_all every lock_renewal_interval, the first after 1 s.
+    void start_renewal();
+
+private:
+    void apply_granted_locks(const std::vector<MessageQueue>& asked,
+                             const std::vector<MessageQueue>& granted);
+
+    ConsumerState<T>& s_;
+};
+
+}  // namespace rmq::detail
+
+
+// ---- begin rmq/detail/consumer/impl/queue_locker.hpp ----
+
+/// @file detail/consumer/impl/queue_locker.hpp
+/// QueueLocker's definitions.
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// LOCK_BATCH_MQ for one queue; marks its ProcessQueue locked when granted.
+template <class T>
+bool QueueLocker<T>::lock_queue(const MessageQueue& mq) {
+    if (s_.stopping.load()) {
+        return false;
+    }
+    try {
+        const auto locked = s_.transport.lock_batch(s_.group, s_.client_id, std::vector<MessageQueue>{mq});
+        const bool ok = std::find(locked.begin(), locked.end(), mq) != locked.end();
+        if (ok) {
+            if (auto pq = s_.find_pq(mq)) {
+                pq->set_locked(true);
+                pq->set_last_lock_timestamp(s_.clock->steady_millis());
+            }
+        }
+        return ok;
+    } catch (const std::exception& e) {
+        log_repeated(LogLevel::Warn,
+                     fmt::format("lock {} {}", s_.group, mq.broker_name),
+                     "group [{}]: lock of {} failed: {}",
+                     s_.group,
+                     mq,
+                     e.what());
+        return false;
+    }
+}
+
+/// UNLOCK_BATCH_MQ for the given queues (errors logged).
+template <class T>
+void QueueLocker<T>::unlock_queues(const std::vector<MessageQueue>& mqs) {
+    if (mqs.empty()) {
+        return;
+    }
+    try {
+        s_.transport.unlock_batch(s_.group, s_.client_id, mqs);
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn, "group [{}]: unlock failed: {}", s_.group, e.what());
+    }
+}
+
+/// Java's lockAll: renews the broker lock of every owned queue, one request per broker.
+template <class T>
+void QueueLocker<T>::lock_all() {
+    std::map<std::string, std::vector<MessageQueue>> by_broker;
+    for (const auto& [mq, pq] : s_.table_snapshot()) {
+        if (!pq->dropped()) {
+            by_broker[mq.broker_name].push_back(mq);
+        }
+    }
+    for (const auto& [broker, mqs] : by_broker) {
+        try {
+            apply_granted_locks(mqs, s_.transport.lock_batch(s_.group, s_.client_id, mqs));
+        } catch (const std::exception& e) {
+            log_repeated(LogLevel::Warn,
+                         fmt::format("lockAll {} {}", s_.group, broker),
+                         "group [{}]: lockAll on {} failed: {}",
+                         s_.group,
+                         broker,
+                         e.what());
+        }
+    }
+}
+
+/// Queues granted turn locked (with a fresh lock time), the others unlocked.
+template <class T>
+void QueueLocker<T>::apply_granted_locks(const std::vector<MessageQueue>& asked,
+                                         const std::vector<MessageQueue>& granted) {
+    const std::set<MessageQueue> ok(granted.begin(), granted.end());
+    for (const auto& mq : asked) {
+        if (auto pq = s_.find_pq(mq)) {
+            if (ok.contains(mq)) {
+                pq->set_locked(true);
+                pq->set_last_lock_timestamp(s_.clock->steady_millis());
+            } else {
+                pq->set_locked(false);
+            }
+        }
+    }
+}
+
+/// Java's unlockAll(oneway=false) at shutdown: releases every owned queue's broker lock.
+template <class T>
+void QueueLocker<T>::unlock_all() {
+    std::map<std::string, std::vector<MessageQueue>> by_broker;
+    for (const auto& [mq, pq] : s_.table_snapshot()) {
+        by_broker[mq.broker_name].push_back(mq);
+    }
+    for (const auto& [broker, mqs] : by_broker) {
+        unlock_queues(mqs);
+        for (const auto& mq : mqs) {
+            if (auto pq = s_.find_pq(mq)) {
+                pq->set_locked(false);
+            }
+        }
+    }
+}
+
+template <class T>
+void QueueLocker<T>::start_renewal() {
+    if (T::Order::requires_queue_lock && s_.clustering) {
+        const std::int64_t renew = s_.config.lock_renewal_interval;
+        s_.scheduler.every(std::min<std::int64_t>(1000, renew), renew, [this] {
+            if (!s_.stopping.load()) {
+                lock_all();
+            }
+        });
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/queue_locker.hpp ----
+// ---- end rmq/detail/consumer/queue_locker.hpp ----
+
+// ---- begin rmq/detail/consumer/subscription_check.hpp ----
+
+/// @file detail/consumer/subscription_check.hpp
+/// rmq::detail::SubscriptionCheck: members of one group must subscribe identically, or messages are silently
+/// skipped (docs/semantics.md). After each rebalance (clustering) this member's subscriptions are compared
+/// with every other member's when the transport can list the group (rmq::HasGroupMembers); pull answers
+/// SUBSCRIPTION_NOT_EXIST (Puller) are the fallback signal.
+
+#include <exception>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+template <class T>
+class SubscriptionCheck {
+public:
+    explicit SubscriptionCheck(ConsumerState<T>& state)
+        : s_(state) {}
+
+    /// Notes an inconsistency (or its end) in the state and its stats.
+    void check(const std::map<std::string, SubscriptionData>& mine);
+
+private:
+    [[nodiscard]] std::vector<std::string> differences(const std::map<std::string, SubscriptionData>& mine);
+
+    ConsumerState<T>& s_;
+};
+
+template <class T>
+void SubscriptionCheck<T>::check(const std::map<std::string, SubscriptionData>& mine) {
+    if constexpr (HasGroupMembers<typename T::Transport>) {
+        std::vector<std::string> found;
+        try {
+            found = differences(mine);
+        } catch (const std::exception& e) {
+            log_repeated(LogLevel::Warn,
+                         fmt::format("members {}", s_.group),
+                         "group [{}]: listing the group's members failed: {}",
+                         s_.group,
+                         e.what());
+            return;
+        }
+        if (!found.empty()) {
+            std::string why;
+            for (const auto& d : found) {
+                why += why.empty() ? d : "; " + d;
+            }
+            s_.note_subscription_inconsistency(why);
+        } else if (s_.subscription_inconsistent.exchange(false)) {
+            s_.stats.set_subscription_inconsistent(false);
+            log_line(LogLevel::Info, "group [{}]: subscriptions are consistent again", s_.group);
+        }
+    } else {
+        (void)mine;
+    }
+}
+
+/// One line per other member whose subscriptions (retry topics aside) differ from this member's.
+template <class T>
+std::vector<std::string>
+SubscriptionCheck<T>::differences(const std::map<std::string, SubscriptionData>& mine) {
+    const auto describe = [](const std::map<std::string, std::string>& subs) {
+        std::string out;
+        for (const auto& [topic, expr] : subs) {
+            out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", topic, expr);
+        }
+        return out;
+    };
+    std::map<std::string, std::string> ours;
+    for (const auto& [topic, sd] : mine) {
+        if (!is_retry_topic(topic)) {
+            ours[topic] = sd.sub_string;
+        }
+    }
+    std::vector<std::string> out;
+    for (const auto& member : s_.transport.group_members(s_.group)) {
+        if (member.client_id == s_.client_id) {
+            continue;
+        }
+        std::map<std::string, std::string> theirs;
+        for (const auto& sd : member.consumer_data.subscription_data_set) {
+            if (!is_retry_topic(sd.topic)) {
+                theirs[sd.topic] = sd.sub_string;
+            }
+        }
+        if (theirs != ours) {
+            out.push_back(fmt::format("member {} subscribes {{{}}}, this member {} subscribes {{{}}}",
+                                      member.client_id,
+                                      describe(theirs),
+                                      s_.client_id,
+                                      describe(ours)));
+        }
+    }
+    return out;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/subscription_check.hpp ----
+
+namespace rmq::detail {
+
+template <class T>
+class Rebalancer {
+public:
+    using Allocate = typename T::Allocate;
+    using Service = typename T::Service;
+
+    Rebalancer(ConsumerState<T>& state,
+               Allocate allocate,
+               OffsetCommitter<T>& committer,
+               QueueLocker<T>& locker,
+               Puller<T>& puller,
+               Heartbeat<T>& heartbeat,
+               Service& service)
+        : s_(state)
+        , allocate_(std::move(allocate))
+        , committer_(committer)
+        , locker_(locker)
+        , puller_(puller)
+        , heartbeat_(heartbeat)
+        , service_(service) {}
+
+    /// Rebalances every subscribed topic now.
+    void do_rebalance();
+    /// Registers (or removes) the route-change handler with transports that report route changes.
+    void watch_route_changes(bool on);
+    /// Java's removeUnnecessaryMessageQueue, then out of the table; false: retried at the next rebalance.
+    bool remove_queue(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq);
+
+private:
+    // impl/rebalancer/rebalance.hpp: topics
+    void rebalance_later();
+    void rebalance_topic(const std::string& topic);
+    [[nodiscard]] std::vector<MessageQueue> allocate(const std::string& topic,
+                                                     const std::vector<MessageQueue>& mq_all,
+                                                     const std::vector<std::string>& cids);
+    void message_queue_changed();
+
+    // impl/rebalancer/queue_set.hpp: the queue table
+    bool update_process_queue_table(const std::string& topic, const std::vector<MessageQueue>& mine);
+    bool drop_unwanted_queues(const std::string& topic, const std::vector<MessageQueue>& mine);
+    bool add_queue(const MessageQueue& mq);
+    void truncate_not_my_topic(const std::map<std::string, SubscriptionData>& subs);
+    bool remove_unnecessary_queue(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq);
+    [[nodiscard]] bool wait_listener_calls(const ProcessQueue& pq) const;
+
+    static constexpr std::int64_t rebalance_later_delay_millis = 500;
+    /// How long removing a queue waits for its running listener calls under a queue lock (4.9.8: 1000 ms).
+    static constexpr std::int64_t release_wait_millis = 1000;
+
+    ConsumerState<T>& s_;
+    Allocate allocate_;
+    OffsetCommitter<T>& committer_;
+    QueueLocker<T>& locker_;
+    Puller<T>& puller_;
+    Heartbeat<T>& heartbeat_;
+    Service& service_;
+    SubscriptionCheck<T> subscription_check_{s_};
+    std::atomic<bool> rebalance_later_pending_{false};
+};
+
+}  // namespace rmq::detail
+
+
+// ---- begin rmq/detail/consumer/impl/rebalancer/queue_set.hpp ----
+
+/// @file detail/consumer/impl/rebalancer/queue_set.hpp
+/// Rebalancer's definitions for the queue table: which queues stay, which are taken on, and how one goes.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+/// Java's updateProcessQueueTableInRebalance: true when the set of owned queues of `topic` changed.
+template <class T>
+bool Rebalancer<T>::update_process_queue_table(const std::string& topic,
+                                               const std::vector<MessageQueue>& mine) {
+    bool changed = drop_unwanted_queues(topic, mine);
+    for (const auto& mq : mine) {
+        if (!s_.find_pq(mq) && add_queue(mq)) {
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+/// Drops the queues of `topic` that are no longer this member's (or whose pulls stalled) once the order
+/// policy released them.
+template <class T>
+bool Rebalancer<T>::drop_unwanted_queues(const std::string& topic, const std::vector<MessageQueue>& mine) {
+    const std::set<MessageQueue> wanted(mine.begin(), mine.end());
+    bool changed = false;
+    for (const auto& [mq, pq] : s_.table_snapshot()) {
+        // A dropped queue still here (an illegal offset whose removal its policy deferred) goes too.
+        if (mq.topic != topic || (wanted.contains(mq) && !pq->is_pull_expired() && !pq->dropped())) {
+            continue;
+        }
+        pq->set_dropped(true);
+        if (remove_queue(mq, pq)) {
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+/// Takes `mq` on: its broker lock first when the order policy requires one (else retried in 500 ms), then a
+/// start offset, a cache and a pull loop. False when it could not be taken now.
+template <class T>
+bool Rebalancer<T>::add_queue(const MessageQueue& mq) {
+    const bool need_lock = T::Order::requires_queue_lock && s_.clustering;
+    // Not locked (another member still holds it, releasing it right now) or the request failed: retried.
+    if (need_lock && !locker_.lock_queue(mq)) {
+        rebalance_later();
+        return false;
+    }
+    auto pq = std::make_shared<ProcessQueue>(s_.clock);
+    pq->set_locked(true);
+    pq->set_last_lock_timestamp(s_.clock->steady_millis());
+    std::int64_t next = -1;
+    try {
+        next = committer_.start_offset(mq, true);
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn, "group [{}]: no start offset for {}: {}", s_.group, mq, e.what());
+    }
+    if (next < 0) {
+        if (need_lock) {
+            locker_.unlock_queues({mq});
+        }
+        return false;  // the kept offset, if any, stays for the next try
+    }
+    auto [kept_offset, kept_at] = committer_.take_kept(mq);
+    // Under the lock the first pull re-reads the broker's offset (ready_after_lock) and decides there, with
+    // the kept offset as its floor: deciding (and logging) here would be undone by that re-read.
+    if (!need_lock) {
+        next = committer_.continue_from(mq, next, kept_offset, kept_at);
+        kept_offset = -1;
+    }
+    {
+        const std::lock_guard lock(s_.table_mutex);
+        s_.table.emplace(mq, pq);
+    }
+    if constexpr (ServiceObservesQueueAdded<Service>) {
+        service_.on_queue_added(QueueAccess::queue(mq, pq));
+    }
+    puller_.start(mq, pq, next, kept_offset, kept_at);
+    return true;
+}
+
+/// Java's truncateMessageQueueNotMyTopic: queues of topics no longer subscribed (unsubscribe) are dropped.
+/// rmq deviation: their offsets are persisted first, as for any other dropped queue; Java leaves them to the
+/// next persistAll, which discards offsets of queues it no longer holds, so a re-subscription there repeats
+/// what was consumed since the last persist.
+template <class T>
+void Rebalancer<T>::truncate_not_my_topic(const std::map<std::string, SubscriptionData>& subs) {
+    for (const auto& [mq, pq] : s_.table_snapshot()) {
+        if (subs.contains(mq.topic)) {
+            continue;
+        }
+        pq->set_dropped(true);
+        (void)remove_queue(mq, pq);  // else tried again at the next rebalance
+    }
+}
+
+/// Java's removeUnnecessaryMessageQueue (remove_unnecessary_queue), then the queue leaves the table when it
+/// is still this ownership. False: not removed now (retried at the next rebalance, or by the caller).
+template <class T>
+bool Rebalancer<T>::remove_queue(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
+    if (!remove_unnecessary_queue(mq, pq)) {
+        return false;
+    }
+    s_.erase_queue(mq, pq);
+    return true;
+}
+
+/// Persist the offset; under a queue lock wait up to 1 s for running listener calls (none can start: the
+/// queue is dropped); ask the policy; then release the broker lock.
+template <class T>
+bool Rebalancer<T>::remove_unnecessary_queue(const MessageQueue& mq,
+                                             const std::shared_ptr<ProcessQueue>& pq) {
+    committer_.persist_dropped(mq, *pq);
+    const bool locked = T::Order::requires_queue_lock && s_.clustering;
+    if (locked && !wait_listener_calls(*pq)) {
+        pq->inc_try_unlock_times();
+        return false;
+    }
+    if constexpr (ServiceObservesQueueRemoved<Service>) {
+        if (!service_.on_queue_removed(QueueAccess::queue(mq, pq))) {
+            pq->inc_try_unlock_times();
+            return false;
+        }
+    }
+    if (locked) {
+        locker_.unlock_queues({mq});
+        pq->set_locked(false);
+    }
+    return true;
+}
+
+/// Polls rather than waiting on a condition variable with a timeout: g++ 12's TSan does not intercept the
+/// clock-based waits.
+template <class T>
+bool Rebalancer<T>::wait_listener_calls(const ProcessQueue& pq) const {
+    if (s_.scheduler.driven()) {
+        return pq.listener_calls() == 0;  // one thread runs everything: nothing can finish meanwhile
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(release_wait_millis);
+    while (pq.listener_calls() != 0) {
+        if (std::chrono::steady_clock::now() >= deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/rebalancer/queue_set.hpp ----
+
+// ---- begin rmq/detail/consumer/impl/rebalancer/rebalance.hpp ----
+
+/// @file detail/consumer/impl/rebalancer/rebalance.hpp
+/// Rebalancer's definitions, per topic: the triggers and the allocation.
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <span>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+/// With a transport that reports route changes (rmq::HasRouteChangeHandler): a changed route of a subscribed
+/// topic (a broker went away or came back) is rebalanced within rebalance_later's delay rather than at the
+/// next periodic rebalance, so members that saw the change converge at once (otherwise they own different
+/// queue sets, some twice, for up to rebalance_interval). The handler touches only the gate until it runs on
+/// the loop, as the notification handler.
+template <class T>
+void Rebalancer<T>::watch_route_changes(bool on) {
+    if constexpr (HasRouteChangeHandler<typename T::Transport>) {
+        const auto key = fmt::format("consumer {} {}", s_.group, static_cast<const void*>(this));
+        if (!on) {
+            s_.transport.set_route_change_handler(key, RouteChangeHandler{});
+            return;
+        }
+        s_.transport.set_route_change_handler(key, [gate = s_.gate, this](const std::string& topic) {
+            gate->post([this, topic] {
+                if (s_.subscriptions.find(topic)) {
+                    rebalance_later();
+                }
+            });
+        });
+    } else {
+        (void)on;
+    }
+}
+
+/// Java 5.x's rebalanceLater(500): a queue allocated to this member whose broker lock is still held by the
+/// previous owner is retried shortly, not at the next periodic rebalance (20 s), so an orderly handover takes
+/// about the time the old owner needs to release it. At most one retry is pending.
+template <class T>
+void Rebalancer<T>::rebalance_later() {
+    if (rebalance_later_pending_.exchange(true)) {
+        return;
+    }
+    s_.schedule(rebalance_later_delay_millis, [this] {
+        rebalance_later_pending_.store(false);
+        do_rebalance();
+    });
+}
+
+template <class T>
+void Rebalancer<T>::do_rebalance() {
+    if (s_.stopping.load() || s_.paused.load()) {
+        return;
+    }
+    const auto subs = s_.subscriptions.copy();
+    for (const auto& [topic, sd] : subs) {
+        try {
+            rebalance_topic(topic);
+        } catch (const std::exception& e) {
+            if (!is_retry_topic(topic)) {
+                log_repeated(LogLevel::Warn,
+                             fmt::format("rebalance {} {}", s_.group, topic),
+                             "group [{}]: rebalance of {} failed: {}",
+                             s_.group,
+                             topic,
+                             e.what());
+            }
+        }
+    }
+    truncate_not_my_topic(subs);
+    if (s_.clustering) {
+        subscription_check_.check(subs);
+    }
+}
+
+template <class T>
+void Rebalancer<T>::rebalance_topic(const std::string& topic) {
+    std::vector<MessageQueue> mq_all;
+    try {
+        mq_all = s_.transport.topic_route(topic).read_queues;
+    } catch (const std::exception& e) {
+        if (!is_retry_topic(topic)) {
+            log_repeated(LogLevel::Warn,
+                         fmt::format("no route {} {}", s_.group, topic),
+                         "group [{}]: no route for {}: {}",
+                         s_.group,
+                         topic,
+                         e.what());
+        }
+        return;
+    }
+    std::sort(mq_all.begin(), mq_all.end());
+    std::vector<MessageQueue> mine;
+    if (!s_.clustering) {
+        mine = mq_all;
+    } else {
+        auto cids = s_.transport.consumer_id_list(topic, s_.group);
+        if (cids.empty()) {
+            return;
+        }
+        std::sort(cids.begin(), cids.end());
+        try {
+            mine = allocate(topic, mq_all, cids);
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Warn, "group [{}]: allocation of {} failed: {}", s_.group, topic, e.what());
+            return;
+        }
+    }
+    if (update_process_queue_table(topic, mine)) {
+        message_queue_changed();
+    }
+}
+
+/// The allocation policy's answer; a sticky policy (rmq::StickyAllocatePolicy) also sees the queues of
+/// `topic` this member owns now.
+template <class T>
+std::vector<MessageQueue> Rebalancer<T>::allocate(const std::string& topic,
+                                                  const std::vector<MessageQueue>& mq_all,
+                                                  const std::vector<std::string>& cids) {
+    const std::span<const MessageQueue> all(mq_all);
+    const std::span<const std::string> ids(cids);
+    if constexpr (StickyAllocatePolicy<Allocate>) {
+        std::vector<MessageQueue> previous;
+        for (const auto& [mq, pq] : s_.table_snapshot()) {
+            if (mq.topic == topic && !pq->dropped()) {
+                previous.push_back(mq);
+            }
+        }
+        return allocate_.allocate(s_.group, s_.client_id, all, ids, std::span<const MessageQueue>(previous));
+    } else {
+        (void)topic;
+        return allocate_.allocate(s_.group, s_.client_id, all, ids);
+    }
+}
+
+/// Java's messageQueueChanged: per-topic thresholds are split among the owned queues; heartbeat.
+template <class T>
+void Rebalancer<T>::message_queue_changed() {
+    std::size_t n = 0;
+    {
+        const std::lock_guard lock(s_.table_mutex);
+        n = s_.table.size();
+    }
+    if (n > 0) {
+        const auto count = static_cast<std::int64_t>(n);
+        if (s_.config.pull_threshold_for_topic != -1) {
+            s_.pull_threshold_for_queue.store(
+                std::max<std::int64_t>(1, s_.config.pull_threshold_for_topic / count));
+        }
+        if (s_.config.pull_threshold_size_for_topic != -1) {
+            s_.pull_threshold_size_for_queue.store(
+                std::max<std::int64_t>(1, s_.config.pull_threshold_size_for_topic / count));
+        }
+    }
+    heartbeat_.send();
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/rebalancer/rebalance.hpp ----
+// ---- end rmq/detail/consumer/rebalancer.hpp ----
+
+namespace rmq::detail {
 
 inline ConsumeDirectlyResult directly_refused(std::string why) {
     ConsumeDirectlyResult r;
@@ -7769,68 +9798,71 @@ private:
     std::function<void(ConsumeDirectlyResult)> done_;
 };
 
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::open_admin() {
-    if constexpr (HasAdminHandler<Tr>) {
-        auto gate = std::make_shared<AdminGate<ConsumerCore>>();
-        gate->core = this;
+template <class T>
+void AdminResponder<T>::open() {
+    if constexpr (HasAdminHandler<typename T::Transport>) {
+        auto gate = std::make_shared<AdminGate<AdminResponder>>();
+        gate->target = this;
         admin_gate_ = gate;
-        start_wall_millis_ = clock_->wall_millis();
+        start_wall_millis_ = s_.clock->wall_millis();
         AdminHandler h;
         h.running_info = [gate] {
-            return gate->with([](ConsumerCore& c) { return c.running_info(); });
+            return gate->with([](AdminResponder& c) { return c.running_info(); });
         };
         h.reset_offset = [gate](const std::string& topic, QueueOffsets offsets) {
-            gate->with([&](ConsumerCore& c) {
-                c.gate_->post([&c, topic, offsets = std::move(offsets)] { c.reset_offsets(topic, offsets); });
+            gate->with([&](AdminResponder& c) {
+                c.s_.gate->post(
+                    [&c, topic, offsets = std::move(offsets)] { c.reset_offsets(topic, offsets); });
                 return 0;
             });
         };
         h.offset_table = [gate](const std::string& topic) {
-            return gate->with([&](ConsumerCore& c) { return c.offset_table(topic); });
+            return gate->with([&](AdminResponder& c) { return c.offset_table(topic); });
         };
         h.consume_directly = [gate](MessageExt msg,
                                     const std::string& broker_name,
                                     std::function<void(ConsumeDirectlyResult)> done) {
             // with() only queues the call: the gate's mutex is never held while a listener runs
             const bool queued = gate->with(
-                [&](ConsumerCore& c) { return c.submit_consume_directly(std::move(msg), broker_name, done); },
+                [&](AdminResponder& c) {
+                    return c.submit_consume_directly(std::move(msg), broker_name, done);
+                },
                 false);
             if (!queued) {
                 done(directly_refused("the consumer is shutting down or its consume queue is full"));
             }
         };
-        transport_.set_admin_handler(group_, std::move(h));
+        s_.transport.set_admin_handler(s_.group, std::move(h));
     }
 }
 
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::close_admin() {
-    if constexpr (HasAdminHandler<Tr>) {
-        transport_.set_admin_handler(group_, AdminHandler{});
+template <class T>
+void AdminResponder<T>::close() {
+    if constexpr (HasAdminHandler<typename T::Transport>) {
+        s_.transport.set_admin_handler(s_.group, AdminHandler{});
         if (admin_gate_) {
             const std::lock_guard lock(admin_gate_->mutex);
-            admin_gate_->core = nullptr;
+            admin_gate_->target = nullptr;
         }
     }
 }
 
 /// Java's DefaultMQPushConsumerImpl.consumerRunningInfo: configuration, PROP_* entries, each owned queue's
 /// ProcessQueueInfo and each topic's ConsumeStatus.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-ConsumerRunningInfo ConsumerCore<Order, Allocate, OffsetStore, Tr>::running_info() const {
+template <class T>
+ConsumerRunningInfo AdminResponder<T>::running_info() const {
     ConsumerRunningInfo out;
-    const auto& c = config_;
+    const auto& c = s_.config;
     out.properties = {
-        {"consumerGroup", group_},
-        {"messageModel", clustering_ ? "CLUSTERING" : "BROADCASTING"},
+        {"consumerGroup", s_.group},
+        {"messageModel", s_.clustering ? "CLUSTERING" : "BROADCASTING"},
         {"consumeThreadMin", std::to_string(c.consume_thread_min)},
         {"consumeThreadMax", std::to_string(c.consume_thread_max)},
         {"consumeMessageBatchMaxSize", std::to_string(c.consume_message_batch_max_size)},
         {"pullBatchSize", std::to_string(c.pull_batch_size)},
-        {"pullThresholdForQueue", std::to_string(pull_threshold_for_queue_.load())},
-        {"pullThresholdSizeForQueue", std::to_string(pull_threshold_size_for_queue_.load())},
-        {"maxReconsumeTimes", std::to_string(max_reconsume_times_)},
+        {"pullThresholdForQueue", std::to_string(s_.pull_threshold_for_queue.load())},
+        {"pullThresholdSizeForQueue", std::to_string(s_.pull_threshold_size_for_queue.load())},
+        {"maxReconsumeTimes", std::to_string(s_.max_reconsume_times)},
         {"PROP_CONSUMEORDERLY", Order::requires_queue_lock ? "true" : "false"},
         {"PROP_THREADPOOL_CORE_SIZE", std::to_string(c.consume_thread_min)},
         {"PROP_CONSUMER_START_TIMESTAMP", std::to_string(start_wall_millis_)},
@@ -7838,11 +9870,9 @@ ConsumerRunningInfo ConsumerCore<Order, Allocate, OffsetStore, Tr>::running_info
     // ProcessQueue timestamps are steady; Java shows wall-clock ones. Offsets come from memory only (Java:
     // memory first, then the store): this runs on the transport's io thread, where the store's broker query
     // cannot.
-    const std::int64_t to_wall = clock_->wall_millis() - clock_->steady_millis();
-    for (const auto& [mq, pq] : table_snapshot()) {
-        RunningQueueInfo q{.mq = mq,
-                           .commit_offset = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory),
-                           .info = pq->info()};
+    const std::int64_t to_wall = s_.clock->wall_millis() - s_.clock->steady_millis();
+    for (const auto& [mq, pq] : s_.table_snapshot()) {
+        RunningQueueInfo q{.mq = mq, .commit_offset = committer_.memory_offset(mq), .info = pq->info()};
         for (auto* ts :
              {&q.info.last_lock_timestamp, &q.info.last_pull_timestamp, &q.info.last_consume_timestamp}) {
             *ts += to_wall;
@@ -7851,10 +9881,10 @@ ConsumerRunningInfo ConsumerCore<Order, Allocate, OffsetStore, Tr>::running_info
     }
     // One ConsumeStatus per subscribed topic, zeros when nothing was seen yet (as Java).
     std::map<std::string, TopicStats> seen;
-    for (auto& t : stats_.snapshot().topics) {
+    for (auto& t : s_.stats.snapshot().topics) {
         seen.emplace(t.topic, std::move(t));
     }
-    for (const auto& [topic, sd] : subscriptions_.copy()) {
+    for (const auto& [topic, sd] : s_.subscriptions.copy()) {
         const auto it = seen.find(topic);
         out.topics.push_back(it != seen.end() ? it->second : TopicStats{.topic = topic});
     }
@@ -7864,18 +9894,17 @@ ConsumerRunningInfo ConsumerCore<Order, Allocate, OffsetStore, Tr>::running_info
 /// Java's MQClientInstance.resetOffset, on the loop: the queues of `topic` with a new offset are dropped
 /// (cached messages discarded; results of listeners still running are not committed, as for any dropped
 /// queue), the offsets set and persisted, the queues removed; the rebalance takes them again from there.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::reset_offsets(const std::string& topic,
-                                                                   const QueueOffsets& offsets) {
-    if (stopping_.load()) {
+template <class T>
+void AdminResponder<T>::reset_offsets(const std::string& topic, const QueueOffsets& offsets) {
+    if (s_.stopping.load()) {
         return;
     }
     const std::map<MessageQueue, std::int64_t> wanted(offsets.begin(), offsets.end());
     for (const auto& [mq, offset] : wanted) {
-        dropped_offsets_.erase(mq);  // a queue taken back later starts from the reset, not from before it
+        committer_.forget_kept(mq);  // a queue taken back later starts from the reset, not from before it
     }
     std::vector<QueueEntry> affected;
-    for (auto& [mq, pq] : table_snapshot()) {
+    for (auto& [mq, pq] : s_.table_snapshot()) {
         if (mq.topic == topic && wanted.contains(mq)) {
             pq->set_dropped(true);
             pq->clear();
@@ -7883,41 +9912,36 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::reset_offsets(const std::st
         }
     }
     for (const auto& [mq, pq] : affected) {
-        offset_store_.update_offset(mq, wanted.at(mq), false);
-        log_line(LogLevel::Info, "group [{}]: {} reset to offset {}", group_, mq, wanted.at(mq));
+        committer_.reset(mq, wanted.at(mq));
+        log_line(LogLevel::Info, "group [{}]: {} reset to offset {}", s_.group, mq, wanted.at(mq));
     }
     finish_reset(affected);
 }
 
 /// Removes the reset queues once their order policy lets them go (an orderly listener may still run),
 /// then rebalances.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::finish_reset(const std::vector<QueueEntry>& pending) {
+template <class T>
+void AdminResponder<T>::finish_reset(const std::vector<QueueEntry>& pending) {
     std::vector<QueueEntry> left;
     for (const auto& [mq, pq] : pending) {
-        if (remove_unnecessary_queue(mq, pq)) {
-            const std::lock_guard lock(table_mutex_);
-            if (const auto it = table_.find(mq); it != table_.end() && it->second == pq) {
-                table_.erase(it);
-            }
-        } else {
+        if (!rebalancer_.remove_queue(mq, pq)) {
             left.emplace_back(mq, pq);
         }
     }
     if (!left.empty()) {
-        schedule(100, [this, left = std::move(left)] { finish_reset(left); });
+        s_.schedule(100, [this, left = std::move(left)] { finish_reset(left); });
         return;
     }
-    do_rebalance();
+    rebalancer_.do_rebalance();
 }
 
 /// Java's getConsumerStatus: the in-memory offsets of the owned queues of `topic`.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-QueueOffsets ConsumerCore<Order, Allocate, OffsetStore, Tr>::offset_table(const std::string& topic) const {
+template <class T>
+QueueOffsets AdminResponder<T>::offset_table(const std::string& topic) const {
     QueueOffsets out;
-    for (const auto& [mq, pq] : table_snapshot()) {
+    for (const auto& [mq, pq] : s_.table_snapshot()) {
         if (mq.topic == topic) {
-            const std::int64_t v = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory);
+            const std::int64_t v = committer_.memory_offset(mq);
             if (v >= 0) {
                 out.emplace_back(mq, v);
             }
@@ -7928,10 +9952,8 @@ QueueOffsets ConsumerCore<Order, Allocate, OffsetStore, Tr>::offset_table(const 
 
 /// Java's consumeMessageDirectly: the listener sees a one-message batch from the message's queue; nothing
 /// is committed, sent back or counted.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-ConsumeDirectlyResult
-ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume_directly(MessageExt msg,
-                                                                 const std::string& broker_name) {
+template <class T>
+ConsumeDirectlyResult AdminResponder<T>::consume_directly(MessageExt msg, const std::string& broker_name) {
     ConsumeDirectlyResult out;
     out.order = Order::requires_queue_lock;
     if constexpr (!std::is_constructible_v<Context, MessageQueue>) {
@@ -7945,11 +9967,11 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume_directly(MessageExt msg,
         MessageQueue mq{msg.topic(), msg.broker_name(), msg.queue_id()};
         std::vector<MessageExt> batch;
         batch.push_back(std::move(msg));
-        reset_retry_topic(batch);
+        consumption_.reset_retry_topic(batch);
         Context ctx(mq);
-        const std::int64_t begin = clock_->wall_millis();
+        const std::int64_t begin = s_.clock->wall_millis();
         try {
-            const auto status = listener_(std::span<const MessageExt>(batch), ctx);
+            const auto status = s_.listener(std::span<const MessageExt>(batch), ctx);
             out.status = status ? directly_status(*status) : ConsumeDirectlyStatus::ReturnNull;
         } catch (const std::exception& e) {
             out.status = ConsumeDirectlyStatus::ThrowException;
@@ -7958,7 +9980,7 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume_directly(MessageExt msg,
             out.status = ConsumeDirectlyStatus::ThrowException;
             out.remark = "unknown exception";
         }
-        out.spent_time_millis = clock_->wall_millis() - begin;
+        out.spent_time_millis = s_.clock->wall_millis() - begin;
         if constexpr (requires { ctx.auto_commit(); }) {
             out.auto_commit = ctx.auto_commit();
         }
@@ -7968,17 +9990,18 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume_directly(MessageExt msg,
 
 /// CONSUME_MESSAGE_DIRECTLY on a consume thread, as any listener call (the transport's io thread only queues
 /// it); false when the pool refuses it (closed or full).
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::submit_consume_directly(
-    MessageExt msg, const std::string& broker_name, std::function<void(ConsumeDirectlyResult)> done) {
-    if (stopping_.load() || !pool_) {
+template <class T>
+bool AdminResponder<T>::submit_consume_directly(MessageExt msg,
+                                                const std::string& broker_name,
+                                                std::function<void(ConsumeDirectlyResult)> done) {
+    if (s_.stopping.load() || !s_.pool) {
         return false;
     }
     auto reply = std::make_shared<DirectlyReply>(std::move(done));
     std::function<void()> task = [this, msg = std::move(msg), broker_name, reply]() mutable {
         (*reply)(consume_directly(std::move(msg), broker_name));
     };
-    if (pool_->try_submit(std::move(task))) {
+    if (s_.pool->try_submit(std::move(task))) {
         return true;
     }
     reply->release();  // not queued: the caller answers, this reply must not
@@ -7986,9 +10009,8 @@ bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::submit_consume_directly(
 }
 
 /// CMResult of a listener status: the stock statuses map as in Java, others by Order::is_success.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-ConsumeDirectlyStatus
-ConsumerCore<Order, Allocate, OffsetStore, Tr>::directly_status(typename Order::Status s) {
+template <class T>
+ConsumeDirectlyStatus AdminResponder<T>::directly_status(Status s) {
     if constexpr (std::is_same_v<Status, ConsumeOrderlyStatus>) {
         switch (s) {
         case ConsumeOrderlyStatus::Success:
@@ -8005,26 +10027,59 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::directly_status(typename Order::
 }
 
 }  // namespace rmq::detail
-// ---- end rmq/detail/consumer/impl/admin.hpp ----
+// ---- end rmq/detail/consumer/impl/admin_responder.hpp ----
+// ---- end rmq/detail/consumer/admin_responder.hpp ----
 
-// ---- begin rmq/detail/consumer/impl/consume.hpp ----
+// ---- begin rmq/detail/consumer/driven.hpp ----
 
-/// @file detail/consumer/impl/consume.hpp
-/// ConsumerCore's side of a listener call, the same for every order policy: preparing the messages, the
-/// hooks, the listener and its timing (consume), and what a policy's verdict does to the cache, the offsets
-/// and the broker (settle, ack, the orderly take/commit family). Also the consume-timeout sweep, the broker
-/// lock renewal, and the freeing of pulled messages on the loop that allocated them.
+/// @file detail/consumer/driven.hpp
+/// How a consumer runs without threads under rmq::sim: a transport that says it is driven gets the
+/// consumer's loop and consume pool as steps to run on the simulation's one thread, in virtual time.
 
-#include <algorithm>
-#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+namespace rmq::detail {
+
+/// What a driven consumer hands its driver. Valid from start() until detach_driven().
+struct DrivenMember {
+    /// Runs one loop task whose deadline has come; false when none.
+    std::function<bool()> run_loop_task;
+    /// Runs one queued consume task (a listener call and its result); false when none.
+    std::function<bool()> run_consume_task;
+    /// The clock time of the loop's next task; nullopt when it has none.
+    std::function<std::optional<std::int64_t>()> next_deadline;
+};
+
+/// A transport that can put its consumer under a driver (rmq::sim::SimTransport). The consumer asks driven()
+/// at start(); other transports do not model this and their consumers keep their threads.
+template <class T>
+concept DrivenTransport = requires(T& t, DrivenMember m) {
+    { t.driven() } -> std::convertible_to<bool>;
+    t.attach_driven(std::move(m));
+    t.detach_driven();
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/driven.hpp ----
+
+// ---- begin rmq/detail/consumer/host.hpp ----
+
+/// @file detail/consumer/host.hpp
+/// rmq::detail::ConsumerHost: the consumer core seen through rmq::OrderHost, the narrow facade an order
+/// policy's Service gets (order/host.hpp). Every member forwards to one of the core's boxes (Consumption does
+/// most of the work); nothing else of the core is reachable from a Service.
+
 #include <cstddef>
-#include <exception>
+#include <cstdint>
+#include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
-#include <thread>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -8032,378 +10087,187 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::directly_status(typename Order::
 
 namespace rmq::detail {
 
-/// Messages of a call begin: MIN_OFFSET/MAX_OFFSET when the pull left them unstamped, the retry-topic reset
-/// (Java's resetRetryAndNamespace), CONSUME_START_TIME and the start the expiry sweep reads (under the
-/// cache's lock, see ProcessQueue::begin_consume); then the hooks and the listener.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-auto ConsumerCore<Order, Allocate, OffsetStore, Tr>::consume(const ConsumeQueue& q,
-                                                             std::span<MessageExt> msgs,
-                                                             Context& ctx,
-                                                             const std::optional<PullOffsets>& unstamped)
-    -> std::optional<ListenerCall<Status>> {
-    ProcessQueue& pq = q.cache();
-    // Under a queue lock the release waits for running calls; a call never starts on a dropped queue.
-    const bool counted = Order::requires_queue_lock && clustering_;
-    if (counted ? !pq.begin_listener_call() : pq.dropped()) {
-        return std::nullopt;
+template <class Core>
+class ConsumerHost final : public OrderHost<typename Core::order_policy> {
+    using Base = OrderHost<typename Core::order_policy>;
+    using typename Base::Context;
+    using typename Base::Status;
+
+public:
+    explicit ConsumerHost(Core& core)
+        : core_(core) {}
+
+    [[nodiscard]] const ConsumerConfig& config() const noexcept override { return core_.s_.config; }
+
+    [[nodiscard]] const std::string& group() const noexcept override { return core_.s_.group; }
+
+    [[nodiscard]] const std::string& client_id() const noexcept override { return core_.s_.client_id; }
+
+    [[nodiscard]] bool clustering() const noexcept override { return core_.s_.clustering; }
+
+    [[nodiscard]] int max_reconsume_times() const noexcept override { return core_.s_.max_reconsume_times; }
+
+    [[nodiscard]] const std::shared_ptr<Clock>& clock() const noexcept override { return core_.s_.clock; }
+
+    [[nodiscard]] bool stopping() const noexcept override { return core_.s_.stopping.load(); }
+
+    void submit(std::function<void()> task) override { core_.s_.submit(std::move(task)); }
+
+    void schedule(std::int64_t delay_millis, std::function<void()> fn) override {
+        core_.s_.schedule(delay_millis, std::move(fn));
     }
 
-    const auto end_call = [](ProcessQueue* counted_pq) {
-        if (counted_pq != nullptr) {
-            counted_pq->end_listener_call();
+    [[nodiscard]] std::vector<ConsumeQueue> queues() const override {
+        std::vector<ConsumeQueue> out;
+        for (const auto& [mq, pq] : core_.s_.table_snapshot()) {
+            out.push_back(QueueAccess::queue(mq, pq));
         }
-    };
-    const std::unique_ptr<ProcessQueue, decltype(end_call)> end{counted ? &pq : nullptr, end_call};
+        return out;
+    }
 
-    pq.begin_consume(msgs, clock_->wall_millis(), [&](std::span<MessageExt> batch) {
-        if (unstamped) {
-            unstamped->stamp(batch);
-        }
-        reset_retry_topic(batch);
-    });
-    const std::span<const MessageExt> view(msgs);
-    run_hook(hooks_.before, "before", q.mq(), view);
-    const std::int64_t begin = clock_->steady_millis();
-    std::optional<Status> status = invoke_listener(q.mq(), view, ctx);
-    const std::int64_t rt = clock_->steady_millis() - begin;
-    ListenerCall<Status> call{status.value_or(Order::failure_status), status.has_value(), rt};
-    if (hooks_.after) {
-        try {
-            hooks_.after(q.mq(), view, Order::is_success(call.status));
-        } catch (const std::exception& e) {
-            log_line(LogLevel::Warn, "consume hook (after) failed: {}", e.what());
-        }
+    std::optional<ListenerCall<Status>>
+    consume(const ConsumeQueue& q, MessageBatch& batch, Context& ctx) override {
+        return core_.consumption_.consume(q, QueueAccess::span(batch), ctx, QueueAccess::unstamped(batch));
     }
-    stats_.record_consume_rt(q.mq().topic, rt);
-    return call;
-}
 
-template <class Order, class Allocate, class OffsetStore, class Tr>
-template <class Hook>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::run_hook(const Hook& hook,
-                                                              const char* which,
-                                                              const MessageQueue& mq,
-                                                              std::span<const MessageExt> msgs) const {
-    if (hook) {
-        try {
-            hook(mq, msgs);
-        } catch (const std::exception& e) {
-            log_line(LogLevel::Warn, "consume hook ({}) failed: {}", which, e.what());
-        }
+    std::optional<ListenerCall<Status>>
+    consume(const ConsumeQueue& q, std::span<MessageExt> msgs, Context& ctx) override {
+        return core_.consumption_.consume(q, msgs, ctx, std::nullopt);
     }
-}
 
-template <class Order, class Allocate, class OffsetStore, class Tr>
-auto ConsumerCore<Order, Allocate, OffsetStore, Tr>::invoke_listener(const MessageQueue& mq,
-                                                                     std::span<const MessageExt> msgs,
-                                                                     Context& ctx) -> std::optional<Status> {
-    try {
-        return listener_(msgs, ctx);
-    } catch (const std::exception& e) {
-        log_line(LogLevel::Warn, "group [{}]: listener threw for {}: {}", group_, mq, e.what());
-    } catch (...) {
-        log_line(LogLevel::Warn, "group [{}]: listener threw for {}", group_, mq);
+    void settle(const ConsumeQueue& q, MessageBatch batch, std::size_t acked, int delay_level) override {
+        core_.consumption_.settle(q, std::move(batch), acked, delay_level);
     }
-    return std::nullopt;
-}
 
-/// Messages that came through %RETRY%group show their original topic.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::reset_retry_topic(std::span<MessageExt> msgs) const {
-    std::string retry;  // built only when a message came through a retry topic (rare, and a heap string)
-    for (auto& msg : msgs) {
-        const auto original = msg.property_view(property::retry_topic);
-        if (original.empty()) {
-            continue;
-        }
-        if (retry.empty()) {
-            retry = retry_topic(group_);
-        }
-        if (msg.topic() == retry) {
-            msg.set_topic(std::string(original));
-        }
+    void ack(const ConsumeQueue& q, std::span<const std::int64_t> offsets) override {
+        core_.consumption_.ack(q, offsets);
     }
-}
 
-/// Java's processConsumeResult (concurrent), for any policy that reports "these succeeded, those failed".
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::settle(const ConsumeQueue& q,
-                                                            MessageBatch batch,
-                                                            std::size_t acked,
-                                                            int delay_level) {
-    ProcessQueue& pq = q.cache();
-    const std::span<const MessageExt> msgs = batch.messages();
-    acked = std::min(acked, msgs.size());
-    if (pq.dropped() || msgs.empty()) {
-        retire(std::move(batch));
-        return;  // the queue moved on (rebalance or shutdown): no send-back, no offset change
+    std::vector<MessageExt> take(const ConsumeQueue& q, std::size_t max) override {
+        return QueueAccess::cache(q).take_messages(max);
     }
-    record_outcome(
-        q.mq().topic, static_cast<std::int64_t>(acked), static_cast<std::int64_t>(msgs.size() - acked));
-    // Everything leaves the cache but the failed messages whose send-back failed too (consumed here again).
-    std::vector<std::int64_t> done;
-    done.reserve(msgs.size());
-    std::vector<MessageExt> back_failed;
-    for (std::size_t i = 0; i < msgs.size(); ++i) {
-        const MessageExt& msg = msgs[i];
-        if (i >= acked && !clustering_) {
-            log_line(LogLevel::Warn,
-                     "group [{}]: broadcasting, message {} of {} failed and is dropped",
-                     group_,
-                     msg.msg_id(),
-                     q.mq());
-        } else if (i >= acked && pq.contains_message(msg.queue_offset()) && !send_back(msg, delay_level)) {
-            // (not cached any more: the expiry sweep sent it back already.) A copy: the batch is shared.
-            back_failed.push_back(msg);
-            back_failed.back().set_reconsume_times(msg.reconsume_times() + 1);
-            continue;
-        }
-        done.push_back(msg.queue_offset());
-    }
-    if (!back_failed.empty()) {
-        schedule(local_retry_delay_millis, [this, q, retry = MessageBatch(std::move(back_failed))] {
-            if (!q.dropped()) {
-                service_.on_messages(q, retry);
-            }
-        });
-    }
-    ack(q, done);
-    retire(std::move(batch));
-}
 
-/// CONSUME_OK_TPS / CONSUME_FAILED_TPS; zero counts are not recorded.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::record_outcome(std::string_view topic,
-                                                                    std::int64_t ok,
-                                                                    std::int64_t failed) {
-    if (ok > 0) {
-        stats_.record_consume_ok(topic, ok);
-    }
-    if (failed > 0) {
-        stats_.record_consume_failed(topic, failed);
-    }
-}
+    void commit_taken(const ConsumeQueue& q) override { core_.consumption_.commit_taken(q); }
 
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::ack(const ConsumeQueue& q,
-                                                         std::span<const std::int64_t> offsets) {
-    ProcessQueue& pq = q.cache();
-    if (offsets.empty() || pq.dropped()) {
-        return;
-    }
-    const std::int64_t offset = pq.remove_messages(offsets);
-    if (offset >= 0 && !pq.dropped()) {
-        offset_store_.update_offset(q.mq(), offset, true);
-    }
-}
+    void rollback_taken(const ConsumeQueue& q) override { QueueAccess::cache(q).rollback(); }
 
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::commit_taken(const ConsumeQueue& q) {
-    ProcessQueue& pq = q.cache();
-    const std::int64_t offset = pq.commit();
-    if (offset >= 0 && !pq.dropped()) {
-        offset_store_.update_offset(q.mq(), offset, false);
+    void consume_again(const ConsumeQueue& q, std::span<const MessageExt> msgs) override {
+        QueueAccess::cache(q).make_message_to_consume_again(msgs);
     }
-}
 
-/// A consume thread is done with pulled messages: the loop, which allocated them, frees them (free_retired)
-/// when pulls complete there (glibc's arenas: two threads freeing each other's memory take each other's
-/// locks). A transport that completes pulls on its own threads leaves the freeing to the consume thread.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::retire(MessageBatch batch) {
-    if constexpr (HasPullPostingToCaller<Tr>) {
-        if (batch.storage_) {
-            const std::lock_guard lock(retired_mutex_);
-            retired_.push_back(std::move(batch.storage_));
-        }
-    } else {
-        (void)batch;
+    bool send_back(const MessageExt& msg, int delay_level) override {
+        return core_.sender_.send_back(msg, delay_level);
     }
-}
 
-/// Loop thread: drops the vectors consume threads are done with (the last reference usually).
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::free_retired() {
-    {
-        const std::lock_guard lock(retired_mutex_);
-        retired_.swap(freeing_);
-    }
-    freeing_.clear();  // keeps its capacity: the next swap gives the consume threads room again
-}
+    bool send_to_dlq(const MessageExt& msg) override { return core_.sender_.send_to_dlq(msg); }
 
-/// Java's cleanExpireMsg for policies without a queue lock (Java: the concurrent service), with a 1 s
-/// granularity instead of consume_timeout minutes, so a message is sent back close to its own deadline.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::sweep_expired() {
-    if (!clustering_) {
-        return;
+    bool lock_queue(const ConsumeQueue& q) override {
+        return !q.dropped() && core_.locker_.lock_queue(q.mq());
     }
-    const std::int64_t timeout = config_.consume_timeout * 60 * 1000;
-    for (const auto& [mq, pq] : table_snapshot()) {
-        if (pq->dropped()) {
-            continue;
-        }
-        pq->clean_expired_msg(
-            timeout,
-            [this](const MessageExt& msg) { return send_back(msg, 3); },
-            [this, &mq](const MessageExt& msg, const std::exception_ptr& /*error*/) {
-                log_line(LogLevel::Warn,
-                         "group [{}]: expired message {} of {} could not be sent back",
-                         group_,
-                         msg.msg_id(),
-                         mq);
-            });
-    }
-}
 
-/// The loop's housekeeping for the data path: freeing retired messages each second, the expiry sweep for
-/// policies without a queue lock, and (clustering, policies with one) lock renewal every
-/// lock_renewal_interval, the first after 1 s.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_consume_timers() {
-    scheduler_.every(expiry_sweep_period_millis, expiry_sweep_period_millis, [this] {
-        free_retired();
-        if constexpr (!Order::requires_queue_lock) {
-            sweep_expired();
-        }
-    });
-    if (Order::requires_queue_lock && clustering_) {
-        const std::int64_t renew = config_.lock_renewal_interval;
-        scheduler_.every(std::min<std::int64_t>(1000, renew), renew, [this] {
-            if (!stopping_.load()) {
-                lock_all();
-            }
-        });
+    void record_outcome(std::string_view topic, std::int64_t ok, std::int64_t failed) override {
+        core_.consumption_.record_outcome(topic, ok, failed);
     }
-}
 
-/// Java's removeUnnecessaryMessageQueue: persist the offset; under a queue lock wait up to 1 s for running
-/// listener calls (none can start: the queue is dropped); ask the policy; then release the broker lock.
-/// False: retried at the next rebalance.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::remove_unnecessary_queue(
-    const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq) {
-    persist_dropped(mq, *pq);
-    const bool locked = Order::requires_queue_lock && clustering_;
-    if (locked && !wait_listener_calls(*pq)) {
-        pq->inc_try_unlock_times();
-        return false;
-    }
-    if constexpr (ServiceObservesQueueRemoved<Service>) {
-        if (!service_.on_queue_removed(ConsumeQueue(mq, pq))) {
-            pq->inc_try_unlock_times();
-            return false;
-        }
-    }
-    if (locked) {
-        unlock_queues({mq});
-        pq->set_locked(false);
-    }
-    return true;
-}
-
-/// Polls rather than waiting on a condition variable with a timeout: g++ 12's TSan does not intercept the
-/// clock-based waits.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::wait_listener_calls(const ProcessQueue& pq) const {
-    if (scheduler_.driven()) {
-        return pq.listener_calls() == 0;  // one thread runs everything: nothing can finish meanwhile
-    }
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(release_wait_millis);
-    while (pq.listener_calls() != 0) {
-        if (std::chrono::steady_clock::now() >= deadline) {
-            return false;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    return true;
-}
+private:
+    Core& core_;
+};
 
 }  // namespace rmq::detail
-// ---- end rmq/detail/consumer/impl/consume.hpp ----
-
-// ---- begin rmq/detail/consumer/impl/heartbeat.hpp ----
-
-/// @file detail/consumer/impl/heartbeat.hpp
-/// ConsumerCore's periodic reports to brokers: the heartbeat (client id, group, subscriptions, message model)
-/// and offset persistence.
-
-#include <span>
-#include <utility>
-#include <vector>
-
+// ---- end rmq/detail/consumer/host.hpp ----
 
 namespace rmq::detail {
 
+/// The consumer's engine; see the file comment.
 template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_heartbeat() {
-    if (stopping_.load()) {
-        return;
-    }
-    ConsumerData data;
-    data.group_name = group_;
-    data.consume_type = ConsumeType::ConsumePassively;
-    data.message_model = config_.message_model;
-    data.consume_from_where = config_.consume_from_where;
-    data.unit_mode = config_.unit_mode;
-    for (auto& [topic, sd] : subscriptions_.copy()) {
-        data.subscription_data_set.push_back(std::move(sd));
-    }
-    HeartbeatData hb;
-    hb.client_id = client_id_;
-    hb.consumer_data_set.push_back(std::move(data));
-    try {
-        transport_.heartbeat(hb);
-    } catch (const std::exception& e) {
-        log_repeated(LogLevel::Warn,
-                     fmt::format("heartbeat {}", group_),
-                     "group [{}]: heartbeat failed: {}",
-                     group_,
-                     e.what());
-    }
-}
+class ConsumerCore {
+public:
+    using Types = ConsumerTypes<Order, Allocate, OffsetStore, Tr>;
+    using Listener = typename Order::Listener;
+    using Host = ConsumerHost<ConsumerCore>;
+    using Service = typename Types::Service;
+    using order_policy = Order;
+    using State = ConsumerLifecycle;
 
-/// Whether this member may commit the queue's offset. Under a policy that holds broker locks, not once the
-/// lock expired (the member was paused, or cut off from the broker): the queue may have a new owner by now,
-/// and this member's older offset would rewind that owner's progress. It commits again once the lock is
-/// renewed. (Java commits it regardless: from its persist task, with each pull, and when a rebalance drops
-/// the queue.)
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::may_commit(const ProcessQueue& pq) const {
-    if constexpr (Order::requires_queue_lock) {
-        return !clustering_ || (pq.locked() && !pq.is_lock_expired());
-    } else {
-        return true;
-    }
-}
+    ConsumerCore(Tr transport, ConsumerConfig config, Allocate allocate, OffsetStore store);
+    ConsumerCore(const ConsumerCore&) = delete;
+    ConsumerCore& operator=(const ConsumerCore&) = delete;
+    ~ConsumerCore();
 
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::persist_all() {
-    std::vector<MessageQueue> mqs;
-    for (const auto& [mq, pq] : table_snapshot()) {
-        if (may_commit(*pq)) {  // else the store forgets it, like any queue it no longer persists
-            mqs.push_back(mq);
-        }
+    // ---------------------------------------------------------------- user-facing (impl/lifecycle.hpp)
+    /// `type`: expression_type_tag or expression_type_sql92 (compiled here so a bad expression throws).
+    void subscribe(std::string_view topic, std::string_view expression, std::string_view type);
+    void unsubscribe(std::string_view topic);
+    void set_listener(Listener listener);
+    void set_hooks(ConsumeHooks hooks);
+    void start();
+    void shutdown();
+    void suspend();
+    void resume();
+
+    [[nodiscard]] bool paused() const noexcept { return s_.paused.load(); }
+
+    [[nodiscard]] State state() const noexcept { return s_.lifecycle.load(); }
+
+    [[nodiscard]] bool subscription_inconsistent() const noexcept {
+        return s_.subscription_inconsistent.load();
     }
-    try {
-        offset_store_.persist_all(std::span<const MessageQueue>(mqs));
-    } catch (const std::exception& e) {
-        log_repeated(LogLevel::Warn,
-                     fmt::format("persist {}", group_),
-                     "group [{}]: persisting offsets failed: {}",
-                     group_,
-                     e.what());
-    }
-}
+
+    [[nodiscard]] const ConsumerConfig& config() const noexcept { return s_.config; }
+
+    [[nodiscard]] const std::string& group() const noexcept { return s_.group; }
+
+    [[nodiscard]] const std::string& client_id() const noexcept { return s_.client_id; }
+
+    [[nodiscard]] OffsetStore& offset_store() noexcept { return committer_.store(); }
+
+    // ---------------------------------------------------------------- impl/stats.hpp
+    [[nodiscard]] ConsumerStats stats() const;
+    /// Queues currently owned (a snapshot).
+    [[nodiscard]] std::vector<MessageQueue> assigned_queues() const;
+
+private:
+    friend Host;
+
+    // impl/lifecycle.hpp
+    void check_not_started(std::string_view what) const;
+    void check_not_shut_down(std::string_view what) const;
+    void start_timers();
+    void drain_listeners();
+    /// With a driven transport (rmq::sim): no threads; the driver runs the loop and the pool.
+    void attach_driver();
+    void detach_driver();
+    [[nodiscard]] std::string stuck_queue_names() const;
+    // impl/stats.hpp
+    void schedule_stats_log();
+
+    // Declared in construction order: the state first, then the boxes (a box may refer to one declared after
+    // it, never use it before the core is built), then the host and the Service, which the boxes call.
+    ConsumerState<Types> s_;
+    OffsetCommitter<Types> committer_;
+    QueueLocker<Types> locker_;
+    SendBack<Types> sender_{s_};
+    Heartbeat<Types> heartbeat_{s_};
+    Consumption<Types> consumption_{s_, committer_, sender_, service_};
+    Puller<Types> puller_{s_, committer_, rebalancer_, service_};
+    Rebalancer<Types> rebalancer_;
+    AdminResponder<Types> admin_{s_, committer_, rebalancer_, consumption_};
+    // Queues that held unfinished messages when shutdown() stopped waiting for listeners (logged by the
+    // destructor, which waits for those listeners). Written by shutdown(), read by the destructor.
+    std::vector<MessageQueue> stuck_queues_;
+    std::mutex lifecycle_mutex_;
+    Host host_{*this};
+    Service service_{host_};
+};
 
 }  // namespace rmq::detail
-// ---- end rmq/detail/consumer/impl/heartbeat.hpp ----
+
 
 // ---- begin rmq/detail/consumer/impl/lifecycle.hpp ----
 
 /// @file detail/consumer/impl/lifecycle.hpp
 /// ConsumerCore's lifecycle: construction, subscribe, start (Java's DefaultMQPushConsumerImpl.start), the
-/// bounded-drain shutdown, suspend/resume, and the two ways a Service schedules work.
+/// bounded-drain shutdown, suspend/resume.
 
 #include <fmt/format.h>
 
@@ -8416,29 +10280,28 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::ConsumerCore(Tr transport,
                                                              ConsumerConfig config,
                                                              Allocate allocate,
                                                              OffsetStore store)
-    : transport_(std::move(transport))
-    , config_(std::move(config))
-    , allocate_(std::move(allocate))
-    , offset_store_(std::move(store))
-    , clock_(transport_.clock()) {}
+    : s_(std::move(transport), std::move(config))
+    , committer_(s_, std::move(store))
+    , locker_(s_)
+    , rebalancer_(s_, std::move(allocate), committer_, locker_, puller_, heartbeat_, service_) {}
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 ConsumerCore<Order, Allocate, OffsetStore, Tr>::~ConsumerCore() {
     detach_driver();
-    gate_->close();
-    scheduler_.stop();
-    if (pool_) {
-        pool_->close();
+    s_.gate->close();
+    s_.scheduler.stop();
+    if (s_.pool) {
+        s_.pool->close();
         // shutdown() returns without waiting for listeners past the configured wait; here, before anything
         // they may touch is freed, rmq waits for them.
-        if (!pool_->wait_idle(0)) {
+        if (!s_.pool->wait_idle(0)) {
             log_line(LogLevel::Warn,
                      "group [{}]: destroying the consumer waits for listeners still running (queues with "
                      "unfinished messages at shutdown: {})",
-                     group_,
+                     s_.group,
                      stuck_queue_names());
         }
-        pool_->join();
+        s_.pool->join();
     }
 }
 
@@ -8464,12 +10327,12 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::subscribe(std::string_view 
     if (sd.expression_type == expression_type_sql92) {
         (void)filter::compile(sd.sub_string);  // throws InvalidArgument with the reason
     }
-    sd.sub_version = clock_->wall_millis();
-    subscriptions_.put(std::move(sd));
-    if (state_.load() == State::Running) {
-        scheduler_.post([this] {
-            send_heartbeat();
-            do_rebalance();
+    sd.sub_version = s_.clock->wall_millis();
+    s_.subscriptions.put(std::move(sd));
+    if (s_.lifecycle.load() == State::Running) {
+        s_.scheduler.post([this] {
+            heartbeat_.send();
+            rebalancer_.do_rebalance();
         });
     }
 }
@@ -8477,67 +10340,70 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::subscribe(std::string_view 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::unsubscribe(std::string_view topic) {
     check_not_shut_down("unsubscribe");
-    subscriptions_.erase(topic);
+    s_.subscriptions.erase(topic);
 }
 
 // Listener and hooks are read by consume threads without a lock: they are fixed before start().
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::set_listener(Listener listener) {
     check_not_started("register_listener");
-    listener_ = std::move(listener);
+    s_.listener = std::move(listener);
 }
 
+// The hooks are moved into the state: the check cannot see the move through the (dependent) state member.
 template <class Order, class Allocate, class OffsetStore, class Tr>
+// NOLINTNEXTLINE(performance-unnecessary-value-param)
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::set_hooks(ConsumeHooks hooks) {
     check_not_started("set_consume_hooks");
-    hooks_ = std::move(hooks);
+    s_.hooks = std::move(hooks);
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     const std::lock_guard lifecycle(lifecycle_mutex_);
-    if (state_.load() != State::CreateJust) {
+    if (s_.lifecycle.load() != State::CreateJust) {
         throw IllegalState(
             fmt::format("the consumer of group [{}] was started once already ({}); create a new "
                         "consumer to start again",
-                        config_.consumer_group,
-                        state_.load() == State::Running ? "running" : "shut down"));
+                        s_.config.consumer_group,
+                        s_.lifecycle.load() == State::Running ? "running" : "shut down"));
     }
-    config_.validate();
-    if (!listener_) {
+    s_.config.validate();
+    if (!s_.listener) {
         throw InvalidArgument(fmt::format("no listener registered for group [{}]: call register_listener({}) "
                                           "before start()",
-                                          config_.consumer_group,
+                                          s_.config.consumer_group,
                                           Order::listener_signature));
     }
-    group_ = config_.with_namespace(config_.consumer_group);
-    client_id_ = config_.build_client_id();
-    clustering_ = config_.message_model == MessageModel::Clustering;
-    max_reconsume_times_ = config_.max_reconsume_times_for(Order::unlimited_retries_by_default);
-    pull_threshold_for_queue_.store(config_.pull_threshold_for_queue);
-    pull_threshold_size_for_queue_.store(config_.pull_threshold_size_for_queue);
-    if (clustering_) {
-        auto sd = parse_subscription(retry_topic(group_), sub_all);
-        sd.sub_version = clock_->wall_millis();
-        subscriptions_.put(std::move(sd));
+    s_.group = s_.config.with_namespace(s_.config.consumer_group);
+    s_.client_id = s_.config.build_client_id();
+    s_.clustering = s_.config.message_model == MessageModel::Clustering;
+    s_.max_reconsume_times = s_.config.max_reconsume_times_for(Order::unlimited_retries_by_default);
+    s_.pull_threshold_for_queue.store(s_.config.pull_threshold_for_queue);
+    s_.pull_threshold_size_for_queue.store(s_.config.pull_threshold_size_for_queue);
+    if (s_.clustering) {
+        auto sd = parse_subscription(retry_topic(s_.group), sub_all);
+        sd.sub_version = s_.clock->wall_millis();
+        s_.subscriptions.put(std::move(sd));
     }
-    load_offsets();
-    pool_ = std::make_unique<ConsumePool>(static_cast<std::size_t>(config_.consume_thread_min),
-                                          static_cast<std::size_t>(config_.consume_queue_capacity));
+    committer_.load();
+    s_.pool = std::make_unique<ConsumePool>(static_cast<std::size_t>(s_.config.consume_thread_min),
+                                            static_cast<std::size_t>(s_.config.consume_queue_capacity));
     attach_driver();
-    gate_->open(scheduler_);
+    s_.gate->open(s_.scheduler);
     // The handler may outlive the consumer (the transport's broker keeps it): it touches nothing but the gate
     // and its own copy of the group; `this` is used only on the loop, which the gate guards.
-    transport_.set_notification_handler([gate = gate_, group = group_, this](const ConsumerIdsChanged& n) {
-        if (n.consumer_group == group) {
-            gate->post([this] { do_rebalance(); });
-        }
-    });
-    pool_->start();
-    scheduler_.start();
-    open_admin();
-    watch_route_changes(true);
-    state_.store(State::Running);
+    s_.transport.set_notification_handler(
+        [gate = s_.gate, group = s_.group, this](const ConsumerIdsChanged& n) {
+            if (n.consumer_group == group) {
+                gate->post([this] { rebalancer_.do_rebalance(); });
+            }
+        });
+    s_.pool->start();
+    s_.scheduler.start();
+    admin_.open();
+    rebalancer_.watch_route_changes(true);
+    s_.lifecycle.store(State::Running);
     if constexpr (ServiceHasStart<Service>) {
         service_.start();
     }
@@ -8547,13 +10413,13 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::attach_driver() {
     if constexpr (DrivenTransport<Tr>) {
-        if (transport_.driven()) {
-            scheduler_.drive_with(clock_);
-            pool_->set_driven();
-            transport_.attach_driven(DrivenMember{
-                .run_loop_task = [this] { return scheduler_.run_one_ready(); },
-                .run_consume_task = [this] { return pool_->run_one(); },
-                .next_deadline = [this] { return scheduler_.next_deadline_millis(); },
+        if (s_.transport.driven()) {
+            s_.scheduler.drive_with(s_.clock);
+            s_.pool->set_driven();
+            s_.transport.attach_driven(DrivenMember{
+                .run_loop_task = [this] { return s_.scheduler.run_one_ready(); },
+                .run_consume_task = [this] { return s_.pool->run_one(); },
+                .next_deadline = [this] { return s_.scheduler.next_deadline_millis(); },
             });
         }
     }
@@ -8562,38 +10428,27 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::attach_driver() {
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::detach_driver() {
     if constexpr (DrivenTransport<Tr>) {
-        transport_.detach_driven();
+        s_.transport.detach_driven();
     }
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::load_offsets() {
-    offset_store_.load(OffsetStoreContext{
-        .group = group_,
-        .client_id = client_id_,
-        .query_broker =
-            [this](const MessageQueue& mq) { return transport_.query_consumer_offset(group_, mq); },
-        .update_broker =
-            [this](const MessageQueue& mq, std::int64_t offset) {
-                transport_.update_consumer_offset(group_, mq, offset);
-            },
-    });
 }
 
 /// A heartbeat and a rebalance at once, then Java's periodic tasks: rebalance, heartbeat, offset persistence.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_timers() {
-    scheduler_.post([this] {
-        send_heartbeat();
-        do_rebalance();
+    s_.scheduler.post([this] {
+        heartbeat_.send();
+        rebalancer_.do_rebalance();
     });
-    scheduler_.every(config_.rebalance_interval, config_.rebalance_interval, [this] { do_rebalance(); });
-    scheduler_.every(
-        config_.heartbeat_broker_interval, config_.heartbeat_broker_interval, [this] { send_heartbeat(); });
-    scheduler_.every(config_.persist_consumer_offset_interval,
-                     config_.persist_consumer_offset_interval,
-                     [this] { persist_all(); });
-    start_consume_timers();
+    s_.scheduler.every(
+        s_.config.rebalance_interval, s_.config.rebalance_interval, [this] { rebalancer_.do_rebalance(); });
+    s_.scheduler.every(s_.config.heartbeat_broker_interval, s_.config.heartbeat_broker_interval, [this] {
+        heartbeat_.send();
+    });
+    s_.scheduler.every(s_.config.persist_consumer_offset_interval,
+                       s_.config.persist_consumer_offset_interval,
+                       [this] { committer_.persist_all(); });
+    consumption_.start_timers();
+    locker_.start_renewal();
     schedule_stats_log();
 }
 
@@ -8602,46 +10457,46 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_timers() {
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
     const std::lock_guard lifecycle(lifecycle_mutex_);
-    if (state_.load() != State::Running) {
-        state_.store(State::ShutdownAlready);
+    if (s_.lifecycle.load() != State::Running) {
+        s_.lifecycle.store(State::ShutdownAlready);
         return;
     }
-    if (pool_->on_worker() || scheduler_.in_loop()) {
+    if (s_.pool->on_worker() || s_.scheduler.in_loop()) {
         throw IllegalState(
             "shutdown() called from a listener or consumer thread; call it from the thread that "
             "owns the consumer");
     }
-    stopping_.store(true);
-    watch_route_changes(false);
-    close_admin();
-    gate_->close();
+    s_.stopping.store(true);
+    rebalancer_.watch_route_changes(false);
+    admin_.close();
+    s_.gate->close();
     if constexpr (ServiceHasStop<Service>) {
         service_.stop();
     }
-    scheduler_.stop();
+    s_.scheduler.stop();
     detach_driver();
     drain_listeners();
-    persist_all();
+    committer_.persist_all();
     if constexpr (ServiceHasAfterDrain<Service>) {
         service_.after_drain();
     }
-    if (Order::requires_queue_lock && clustering_) {
-        unlock_all();  // Java's unlockAll(false)
+    if (Order::requires_queue_lock && s_.clustering) {
+        locker_.unlock_all();  // Java's unlockAll(false)
     }
-    free_retired();
-    for (auto& [mq, pq] : table_snapshot()) {
+    s_.retired.free();
+    for (auto& [mq, pq] : s_.table_snapshot()) {
         pq->set_dropped(true);
     }
     try {
-        transport_.unregister_client(client_id_, std::string{}, group_);
+        s_.transport.unregister_client(s_.client_id, std::string{}, s_.group);
     } catch (const std::exception& e) {
-        log_line(LogLevel::Warn, "group [{}]: unregister failed: {}", group_, e.what());
+        log_line(LogLevel::Warn, "group [{}]: unregister failed: {}", s_.group, e.what());
     }
     {
-        const std::lock_guard lock(table_mutex_);
-        table_.clear();
+        const std::lock_guard lock(s_.table_mutex);
+        s_.table.clear();
     }
-    state_.store(State::ShutdownAlready);
+    s_.lifecycle.store(State::ShutdownAlready);
 }
 
 /// Waits for running listeners up to await_termination_millis_when_shutdown; the results of those still
@@ -8649,12 +10504,12 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
 /// waited for here (shutdown() keeps its bound whatever a listener does): the destructor joins them.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::drain_listeners() {
-    pool_->close();
-    if (pool_->wait_idle(config_.await_termination_millis_when_shutdown)) {
-        pool_->join();
+    s_.pool->close();
+    if (s_.pool->wait_idle(s_.config.await_termination_millis_when_shutdown)) {
+        s_.pool->join();
         return;
     }
-    for (auto& [mq, pq] : table_snapshot()) {
+    for (auto& [mq, pq] : s_.table_snapshot()) {
         const auto info = pq->info();
         if (info.cached_msg_count > 0 || info.transaction_msg_count > 0) {
             stuck_queues_.push_back(mq);
@@ -8665,1025 +10520,48 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::drain_listeners() {
         LogLevel::Warn,
         "group [{}]: listeners still running after {} ms (queues with unfinished messages: {}); their "
         "results will be discarded and their messages redelivered; the consumer's destructor waits for them",
-        group_,
-        config_.await_termination_millis_when_shutdown,
+        s_.group,
+        s_.config.await_termination_millis_when_shutdown,
         stuck_queue_names());
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::suspend() {
     check_not_shut_down("suspend");
-    paused_.store(true);
+    s_.paused.store(true);
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::resume() {
     check_not_shut_down("resume");
-    paused_.store(false);
-    if (state_.load() == State::Running) {
-        scheduler_.post([this] { do_rebalance(); });
+    s_.paused.store(false);
+    if (s_.lifecycle.load() == State::Running) {
+        s_.scheduler.post([this] { rebalancer_.do_rebalance(); });
     }
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_not_started(std::string_view what) const {
-    if (state_.load() != State::CreateJust) {
+    if (s_.lifecycle.load() != State::CreateJust) {
         throw IllegalState(fmt::format("{}() must be called before start()", what));
     }
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_not_shut_down(std::string_view what) const {
-    if (state_.load() == State::ShutdownAlready) {
+    if (s_.lifecycle.load() == State::ShutdownAlready) {
         throw IllegalState(fmt::format("{}() called on a consumer that was shut down", what));
     }
-}
-
-/// Runs `task` on a consume thread. When the bounded queue is full the task is retried from the loop after
-/// the flow-control delay; once shutdown began it is dropped (its messages stay uncommitted).
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::submit(std::function<void()> task) {
-    if (stopping_.load()) {
-        return;
-    }
-    if (pool_->try_submit(std::move(task))) {
-        return;
-    }
-    // try_submit moves from task only when it accepts it, so a refused task is still here.
-    schedule(config_.pull_time_delay_mills_when_flow_control,
-             // NOLINTNEXTLINE(bugprone-use-after-move)
-             [this, task = std::move(task)]() mutable { submit(std::move(task)); });
-}
-
-/// Runs `fn` on the loop after `delay_millis`; dropped once shutdown began.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::schedule(std::int64_t delay_millis,
-                                                              std::function<void()> fn) {
-    if (stopping_.load()) {
-        return;
-    }
-    scheduler_.post_after(delay_millis, std::move(fn));
 }
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/consumer/impl/lifecycle.hpp ----
 
-// ---- begin rmq/detail/consumer/impl/locks.hpp ----
-
-/// @file detail/consumer/impl/locks.hpp
-/// ConsumerCore's broker queue locks (orderly policies): lock one queue (Java's lockOneMQ), renew all
-/// (lockAll, every lock_renewal_interval), release (unlockAll at shutdown).
-
-#include <algorithm>
-#include <map>
-#include <set>
-#include <string>
-#include <vector>
-
-
-namespace rmq::detail {
-
-/// LOCK_BATCH_MQ for one queue; marks its ProcessQueue locked when granted.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::lock_queue(const MessageQueue& mq) {
-    if (stopping_.load()) {
-        return false;
-    }
-    try {
-        const auto locked = transport_.lock_batch(group_, client_id_, std::vector<MessageQueue>{mq});
-        const bool ok = std::find(locked.begin(), locked.end(), mq) != locked.end();
-        if (ok) {
-            if (auto pq = find_pq(mq)) {
-                pq->set_locked(true);
-                pq->set_last_lock_timestamp(clock_->steady_millis());
-            }
-        }
-        return ok;
-    } catch (const std::exception& e) {
-        log_repeated(LogLevel::Warn,
-                     fmt::format("lock {} {}", group_, mq.broker_name),
-                     "group [{}]: lock of {} failed: {}",
-                     group_,
-                     mq,
-                     e.what());
-        return false;
-    }
-}
-
-/// UNLOCK_BATCH_MQ for the given queues (errors logged).
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::unlock_queues(const std::vector<MessageQueue>& mqs) {
-    if (mqs.empty()) {
-        return;
-    }
-    try {
-        transport_.unlock_batch(group_, client_id_, mqs);
-    } catch (const std::exception& e) {
-        log_line(LogLevel::Warn, "group [{}]: unlock failed: {}", group_, e.what());
-    }
-}
-
-/// Java's lockAll: renews the broker lock of every owned queue, one request per broker.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::lock_all() {
-    std::map<std::string, std::vector<MessageQueue>> by_broker;
-    for (const auto& [mq, pq] : table_snapshot()) {
-        if (!pq->dropped()) {
-            by_broker[mq.broker_name].push_back(mq);
-        }
-    }
-    for (const auto& [broker, mqs] : by_broker) {
-        try {
-            apply_granted_locks(mqs, transport_.lock_batch(group_, client_id_, mqs));
-        } catch (const std::exception& e) {
-            log_repeated(LogLevel::Warn,
-                         fmt::format("lockAll {} {}", group_, broker),
-                         "group [{}]: lockAll on {} failed: {}",
-                         group_,
-                         broker,
-                         e.what());
-        }
-    }
-}
-
-/// Queues granted turn locked (with a fresh lock time), the others unlocked.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::apply_granted_locks(
-    const std::vector<MessageQueue>& asked, const std::vector<MessageQueue>& granted) {
-    const std::set<MessageQueue> ok(granted.begin(), granted.end());
-    for (const auto& mq : asked) {
-        if (auto pq = find_pq(mq)) {
-            if (ok.contains(mq)) {
-                pq->set_locked(true);
-                pq->set_last_lock_timestamp(clock_->steady_millis());
-            } else {
-                pq->set_locked(false);
-            }
-        }
-    }
-}
-
-/// Java's unlockAll(oneway=false) at shutdown: releases every owned queue's broker lock.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::unlock_all() {
-    std::map<std::string, std::vector<MessageQueue>> by_broker;
-    for (const auto& [mq, pq] : table_snapshot()) {
-        by_broker[mq.broker_name].push_back(mq);
-    }
-    for (const auto& [broker, mqs] : by_broker) {
-        unlock_queues(mqs);
-        for (const auto& mq : mqs) {
-            if (auto pq = find_pq(mq)) {
-                pq->set_locked(false);
-            }
-        }
-    }
-}
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/consumer/impl/locks.hpp ----
-
-// ---- begin rmq/detail/consumer/impl/pull.hpp ----
-
-/// @file detail/consumer/impl/pull.hpp
-/// ConsumerCore's pull loops (Java's PullMessageService + pullMessage + PullCallback), on the event loop: one
-/// small state per owned queue, not a thread. A pull is held by the broker up to
-/// broker_suspend_max_time_millis (long polling); what it finds is tag-filtered, cached and handed to the
-/// order policy, and the next pull follows at once unless flow control, suspension or an error asks for a
-/// delay.
-
-#include <memory>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include <fmt/format.h>
-
-
-
-namespace rmq::detail {
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::pull_later(const std::shared_ptr<PullState>& st,
-                                                                std::int64_t delay) {
-    scheduler_.post_after(delay, [this, st] { pull(st); });
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::pull(const std::shared_ptr<PullState>& st) {
-    ProcessQueue& pq = *st->pq;
-    if (pq.dropped() || stopping_.load()) {
-        return;
-    }
-    pq.set_last_pull_timestamp(clock_->steady_millis());
-    if (paused_.load()) {
-        pull_later(st, config_.pull_time_delay_mills_when_suspend);
-        return;
-    }
-    if (flow_controlled(pq)) {
-        pull_later(st, config_.pull_time_delay_mills_when_flow_control);
-        return;
-    }
-    if (!ready_after_lock(*st)) {
-        pull_later(st, config_.pull_time_delay_mills_when_exception);
-        return;
-    }
-    const auto sd = subscriptions_.find(st->mq.topic);
-    if (!sd) {
-        pull_later(st, config_.pull_time_delay_mills_when_exception);
-        return;
-    }
-    send_pull(st, pull_args(*st, *sd));
-}
-
-/// Java's flow control: too many or too large cached messages, too wide an offset span (policies with
-/// span_flow_control), or a full consume pool.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::flow_controlled(const ProcessQueue& pq) const {
-    return pq.msg_count() > pull_threshold_for_queue_.load() ||
-           pq.msg_size() / (1024 * 1024) > pull_threshold_size_for_queue_.load() ||
-           (Order::span_flow_control && pq.max_span() > config_.consume_concurrently_max_span) ||
-           pool_->full();
-}
-
-/// Policies that require the queue lock pull only a locked queue; the first pull after the lock was taken
-/// re-reads the committed offset (Java's previouslyLocked). rmq deviation: a queue taken back keeps the
-/// offset this member had consumed it up to when that is newer (continue_from): with the lock held nobody
-/// else consumes it, and the broker's older offset only means a lost commit (a restart), so Java's re-read
-/// would consume again what this member already did.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::ready_after_lock(PullState& st) {
-    if constexpr (Order::requires_queue_lock) {
-        if (!st.pq->locked()) {
-            return false;
-        }
-        if (!st.previously_locked) {
-            try {
-                const std::int64_t offset = compute_pull_from_where(st.mq);
-                if (offset < 0) {
-                    throw IllegalState("negative start offset");
-                }
-                st.next_offset = continue_from(st.mq, offset, st.kept_offset, st.kept_at);
-                st.kept_offset = -1;
-                st.previously_locked = true;
-            } catch (const std::exception& e) {
-                log_line(LogLevel::Warn,
-                         "group [{}]: re-reading the offset of {} failed: {}",
-                         group_,
-                         st.mq,
-                         e.what());
-                return false;
-            }
-        }
-    }
-    return true;
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-PullArgs ConsumerCore<Order, Allocate, OffsetStore, Tr>::pull_args(const PullState& st,
-                                                                   const SubscriptionData& sd) const {
-    PullArgs args;
-    args.consumer_group = group_;
-    args.mq = st.mq;
-    args.queue_offset = st.next_offset;
-    args.max_msg_nums = config_.pull_batch_size;
-    args.suspend_timeout_millis = config_.broker_suspend_max_time_millis;
-    args.sub_version = sd.sub_version;
-    args.expression_type = sd.expression_type;
-    std::int32_t flags = pull_sys_flag::suspend;
-    if (clustering_ && may_commit(*st.pq)) {  // the pull carries the commit, like a persist
-        const std::int64_t commit = offset_store_.read_offset(st.mq, ReadOffsetType::ReadFromMemory);
-        if (commit > 0) {
-            args.commit_offset = commit;
-            flags |= pull_sys_flag::commit_offset;
-        }
-    }
-    if (config_.post_subscription_when_pull && !sd.class_filter_mode) {
-        args.subscription = sd.sub_string;
-        flags |= pull_sys_flag::subscription;
-    }
-    args.sys_flag = flags;
-    return args;
-}
-
-/// Sends the pull; its completion comes back to the loop through the gate. A transport that posts ready
-/// answers to the caller (rmq::HasPullPostingToCaller) completes them on the loop already: no second hop.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_pull(const std::shared_ptr<PullState>& st,
-                                                               const PullArgs& args) {
-    const std::int64_t begin = clock_->steady_millis();
-    try {
-        auto complete = [gate = gate_, this, st, begin](Outcome<PullResult> outcome) {
-            if constexpr (HasPullPostingToCaller<Tr>) {
-                // Only the gate may be touched first: a held pull can complete after the consumer is gone.
-                if (gate->in_loop()) {
-                    on_pull_result(st, begin, std::move(outcome));
-                    return;
-                }
-            }
-            auto shared = std::make_shared<Outcome<PullResult>>(std::move(outcome));
-            gate->post([this, st, begin, shared] { on_pull_result(st, begin, std::move(*shared)); });
-        };
-        if constexpr (HasPullPostingToCaller<Tr>) {
-            transport_.pull(args, std::move(complete), [gate = gate_](std::function<void()> task) {
-                gate->post(std::move(task));
-            });
-        } else {
-            transport_.pull(args, std::move(complete));
-        }
-    } catch (const std::exception& e) {
-        log_repeated(LogLevel::Warn,
-                     fmt::format("pull {} {}", group_, st->mq.broker_name),
-                     "group [{}]: pull of {} failed: {}",
-                     group_,
-                     st->mq,
-                     e.what());
-        pull_later(st, config_.pull_time_delay_mills_when_exception);
-    }
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_pull_result(const std::shared_ptr<PullState>& st,
-                                                                    std::int64_t begin,
-                                                                    Outcome<PullResult> outcome) {
-    ProcessQueue& pq = *st->pq;
-    if (pq.dropped() || stopping_.load()) {
-        return;
-    }
-    if (!outcome.ok()) {
-        on_pull_failed(st, outcome.code(), outcome.remark());
-        return;
-    }
-    PullResult& result = outcome.value();
-    {
-        const std::lock_guard lock(table_mutex_);
-        broker_max_offset_[st->mq] = result.max_offset;
-    }
-    switch (result.status) {
-    case PullStatus::Found:
-        on_found(st, begin, result);
-        return;
-    case PullStatus::NoNewMsg:
-    case PullStatus::NoMatchedMsg:
-        st->next_offset = result.next_begin_offset;
-        if (pq.msg_count() == 0) {
-            // Java's correctTagsOffset: nothing in flight, so everything before next_offset was filtered or
-            // absent.
-            offset_store_.update_offset(st->mq, st->next_offset, true);
-        }
-        pull(st);
-        return;
-    case PullStatus::OffsetIllegal:
-        on_offset_illegal(st, result);
-        return;
-    }
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_pull_failed(const std::shared_ptr<PullState>& st,
-                                                                    int code,
-                                                                    const std::string& remark) {
-    if (code == response_code::subscription_not_exist) {
-        note_subscription_inconsistency(fmt::format(
-            "the broker does not know this member's subscription of {} ({})", st->mq.topic, remark));
-    }
-    if (!is_retry_topic(st->mq.topic) && code != response_code::subscription_not_latest) {
-        log_repeated(LogLevel::Warn,
-                     fmt::format("pull code {} {} {}", group_, st->mq.broker_name, code),
-                     "group [{}]: pull of {} failed with code {}: {}",
-                     group_,
-                     st->mq,
-                     code,
-                     remark);
-    }
-    pull_later(st,
-               code == response_code::flow_control ? config_.pull_time_delay_mills_when_broker_flow_control
-                                                   : config_.pull_time_delay_mills_when_exception);
-}
-
-/// FOUND: filter by tag in place (the pulled vector itself goes on to the cache, no per-message move), cache
-/// the messages, hand them to the order policy and pull again. MIN_OFFSET / MAX_OFFSET are stamped when a
-/// listener call of them begins (OrderHost::consume) or when they are taken (ProcessQueue::take_messages),
-/// not here: this loop is the consumer's one pulling thread and the first to saturate.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_found(const std::shared_ptr<PullState>& st,
-                                                              std::int64_t begin,
-                                                              PullResult& result) {
-    const std::int64_t prev = st->next_offset;
-    st->next_offset = result.next_begin_offset;
-    std::vector<MessageExt>& kept = result.msg_found_list;
-    if (const auto sd = subscriptions_.find(st->mq.topic)) {
-        std::erase_if(kept, [&sd](const MessageExt& msg) { return !sd->matches_tag(msg.tags()); });
-    }
-    prepare_found(st->mq, kept);
-    stats_.record_pull_rt(st->mq.topic, clock_->steady_millis() - begin);
-    if (!kept.empty()) {
-        stats_.record_pulled(st->mq.topic, static_cast<std::int64_t>(kept.size()));
-    }
-    if (result.next_begin_offset < prev) {
-        log_line(LogLevel::Error,
-                 "[BUG] group [{}]: {} next begin offset {} < previous {}",
-                 group_,
-                 st->mq,
-                 result.next_begin_offset,
-                 prev);
-    }
-    const bool found = !kept.empty();
-    if (found) {
-        free_retired();
-        const PullOffsets bounds{result.min_offset, result.max_offset};
-        auto pulled = std::make_shared<std::vector<MessageExt>>(std::move(kept));
-        const bool dispatch = st->pq->put_messages_shared(pulled, bounds);
-        service_.on_messages(handle(st->mq, st->pq), MessageBatch(std::move(pulled), bounds, dispatch));
-    }
-    if (!found || config_.pull_interval <= 0) {
-        pull(st);
-    } else {
-        pull_later(st, config_.pull_interval);
-    }
-}
-
-/// What Java's processPullResult sets on each message: the transaction id of a prepared message, the queue's
-/// broker name and queue id. Also room for the three properties the client adds (MIN_OFFSET, MAX_OFFSET,
-/// CONSUME_START_TIME), and the CONSUME_START_TIME entry itself, still empty (its name is too long for a
-/// string's inline buffer), made here on the loop that allocated the message and frees it: a consume thread
-/// that allocated them would have this thread free its memory, and glibc's malloc makes two threads that free
-/// each other's memory take each other's arena locks. The empty entry is never seen: the consume service
-/// fills it before the listener runs, and nothing reads it before (rmq::ProcessQueue::begin_consume).
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::prepare_found(const MessageQueue& mq,
-                                                                   std::vector<MessageExt>& msgs) const {
-    for (auto& msg : msgs) {
-        msg.reserve_properties(msg.properties().size() + 3);
-        msg.set_property(property::consume_start_timestamp, {});
-        if (msg.property_view(property::transaction_prepared) == "true") {
-            msg.set_transaction_id(std::string(msg.property_view(property::uniq_client_message_id_keyidx)));
-        }
-        if (msg.broker_name() != mq.broker_name) {
-            msg.set_broker_name(mq.broker_name);
-        }
-        msg.set_queue_id(mq.queue_id);
-    }
-}
-
-/// OFFSET_ILLEGAL, 5.x: fix the offset at once, drop the queue; the rebalance re-adds it from the corrected
-/// offset.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::on_offset_illegal(const std::shared_ptr<PullState>& st,
-                                                                       const PullResult& result) {
-    log_line(LogLevel::Warn,
-             "group [{}]: offset {} of {} is illegal, continuing from {}",
-             group_,
-             st->next_offset,
-             st->mq,
-             result.next_begin_offset);
-    st->next_offset = result.next_begin_offset;
-    st->pq->set_dropped(true);
-    offset_store_.update_offset(st->mq, st->next_offset, false);
-    offset_store_.persist(st->mq);
-    // Not removed yet (its policy deferred it): the rebalance removes dropped queues before re-adding them.
-    if (remove_unnecessary_queue(st->mq, st->pq)) {
-        const std::lock_guard lock(table_mutex_);
-        if (auto it = table_.find(st->mq); it != table_.end() && it->second == st->pq) {
-            table_.erase(it);
-        }
-    }
-    scheduler_.post([this] { do_rebalance(); });
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::note_subscription_inconsistency(const std::string& why) {
-    stats_.set_subscription_inconsistent(true, why);
-    if (!subscription_inconsistent_.exchange(true)) {
-        log_line(LogLevel::Warn,
-                 "group [{}]: subscription inconsistency: {}. All consumers of a group must subscribe "
-                 "identically, otherwise messages are skipped (docs/semantics.md)",
-                 group_,
-                 why);
-    }
-}
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/consumer/impl/pull.hpp ----
-
-// ---- begin rmq/detail/consumer/impl/rebalance.hpp ----
-
-/// @file detail/consumer/impl/rebalance.hpp
-/// ConsumerCore's rebalance (Java's RebalanceImpl), on the event loop: periodically, on a membership
-/// notification and at start. For each subscribed topic (and %RETRY%group in clustering) the queues and
-/// client ids are sorted, the allocation policy picks this member's queues, and the queue table follows:
-/// dropped queues have their offsets persisted and are released by the order policy; new queues (under an
-/// order policy that requires it: once the broker lock is held) get a start offset and a pull loop.
-
-#include <algorithm>
-#include <map>
-#include <set>
-#include <span>
-#include <string>
-#include <tuple>
-#include <vector>
-
-#include <fmt/format.h>
-
-
-
-namespace rmq::detail {
-
-/// With a transport that reports route changes (rmq::HasRouteChangeHandler): a changed route of a subscribed
-/// topic (a broker went away or came back) is rebalanced within rebalance_later's delay rather than at the
-/// next periodic rebalance, so members that saw the change converge at once (otherwise they own different
-/// queue sets, some twice, for up to rebalance_interval). The handler touches only the gate until it runs on
-/// the loop, as the notification handler.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::watch_route_changes(bool on) {
-    if constexpr (HasRouteChangeHandler<Tr>) {
-        const auto key = fmt::format("consumer {} {}", group_, static_cast<const void*>(this));
-        if (!on) {
-            transport_.set_route_change_handler(key, RouteChangeHandler{});
-            return;
-        }
-        transport_.set_route_change_handler(key, [gate = gate_, this](const std::string& topic) {
-            gate->post([this, topic] {
-                if (subscriptions_.find(topic)) {
-                    rebalance_later();
-                }
-            });
-        });
-    } else {
-        (void)on;
-    }
-}
-
-/// Java 5.x's rebalanceLater(500): a queue allocated to this member whose broker lock is still held by the
-/// previous owner is retried shortly, not at the next periodic rebalance (20 s), so an orderly handover takes
-/// about the time the old owner needs to release it. At most one retry is pending.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::rebalance_later() {
-    if (rebalance_later_pending_.exchange(true)) {
-        return;
-    }
-    schedule(rebalance_later_delay_millis, [this] {
-        rebalance_later_pending_.store(false);
-        do_rebalance();
-    });
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::do_rebalance() {
-    if (stopping_.load() || paused_.load()) {
-        return;
-    }
-    const auto subs = subscriptions_.copy();
-    for (const auto& [topic, sd] : subs) {
-        try {
-            rebalance_topic(topic);
-        } catch (const std::exception& e) {
-            if (!is_retry_topic(topic)) {
-                log_repeated(LogLevel::Warn,
-                             fmt::format("rebalance {} {}", group_, topic),
-                             "group [{}]: rebalance of {} failed: {}",
-                             group_,
-                             topic,
-                             e.what());
-            }
-        }
-    }
-    truncate_not_my_topic(subs);
-    if (clustering_) {
-        check_group_subscriptions(subs);
-    }
-}
-
-/// Members of one group must subscribe identically, or messages are silently skipped (docs/semantics.md):
-/// compares this member's subscriptions with every other member's when the transport can list the group
-/// (rmq::HasGroupMembers); pull answers SUBSCRIPTION_NOT_EXIST are the fallback signal.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_group_subscriptions(
-    const std::map<std::string, SubscriptionData>& mine) {
-    if constexpr (HasGroupMembers<Tr>) {
-        std::vector<std::string> differences;
-        try {
-            differences = subscription_differences(mine);
-        } catch (const std::exception& e) {
-            log_repeated(LogLevel::Warn,
-                         fmt::format("members {}", group_),
-                         "group [{}]: listing the group's members failed: {}",
-                         group_,
-                         e.what());
-            return;
-        }
-        if (!differences.empty()) {
-            std::string why;
-            for (const auto& d : differences) {
-                why += why.empty() ? d : "; " + d;
-            }
-            note_subscription_inconsistency(why);
-        } else if (subscription_inconsistent_.exchange(false)) {
-            stats_.set_subscription_inconsistent(false);
-            log_line(LogLevel::Info, "group [{}]: subscriptions are consistent again", group_);
-        }
-    } else {
-        (void)mine;
-    }
-}
-
-/// One line per other member whose subscriptions (retry topics aside) differ from this member's.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-std::vector<std::string> ConsumerCore<Order, Allocate, OffsetStore, Tr>::subscription_differences(
-    const std::map<std::string, SubscriptionData>& mine) {
-    const auto describe = [](const std::map<std::string, std::string>& subs) {
-        std::string out;
-        for (const auto& [topic, expr] : subs) {
-            out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", topic, expr);
-        }
-        return out;
-    };
-    std::map<std::string, std::string> ours;
-    for (const auto& [topic, sd] : mine) {
-        if (!is_retry_topic(topic)) {
-            ours[topic] = sd.sub_string;
-        }
-    }
-    std::vector<std::string> differences;
-    for (const auto& member : transport_.group_members(group_)) {
-        if (member.client_id == client_id_) {
-            continue;
-        }
-        std::map<std::string, std::string> theirs;
-        for (const auto& sd : member.consumer_data.subscription_data_set) {
-            if (!is_retry_topic(sd.topic)) {
-                theirs[sd.topic] = sd.sub_string;
-            }
-        }
-        if (theirs != ours) {
-            differences.push_back(fmt::format("member {} subscribes {{{}}}, this member {} subscribes {{{}}}",
-                                              member.client_id,
-                                              describe(theirs),
-                                              client_id_,
-                                              describe(ours)));
-        }
-    }
-    return differences;
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::rebalance_topic(const std::string& topic) {
-    std::vector<MessageQueue> mq_all;
-    try {
-        mq_all = transport_.topic_route(topic).read_queues;
-    } catch (const std::exception& e) {
-        if (!is_retry_topic(topic)) {
-            log_repeated(LogLevel::Warn,
-                         fmt::format("no route {} {}", group_, topic),
-                         "group [{}]: no route for {}: {}",
-                         group_,
-                         topic,
-                         e.what());
-        }
-        return;
-    }
-    std::sort(mq_all.begin(), mq_all.end());
-    std::vector<MessageQueue> mine;
-    if (!clustering_) {
-        mine = mq_all;
-    } else {
-        auto cids = transport_.consumer_id_list(topic, group_);
-        if (cids.empty()) {
-            return;
-        }
-        std::sort(cids.begin(), cids.end());
-        try {
-            mine = allocate(topic, mq_all, cids);
-        } catch (const std::exception& e) {
-            log_line(LogLevel::Warn, "group [{}]: allocation of {} failed: {}", group_, topic, e.what());
-            return;
-        }
-    }
-    if (update_process_queue_table(topic, mine)) {
-        message_queue_changed();
-    }
-}
-
-/// The allocation policy's answer; a sticky policy (rmq::StickyAllocatePolicy) also sees the queues of
-/// `topic` this member owns now.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-std::vector<MessageQueue> ConsumerCore<Order, Allocate, OffsetStore, Tr>::allocate(
-    const std::string& topic, const std::vector<MessageQueue>& mq_all, const std::vector<std::string>& cids) {
-    const std::span<const MessageQueue> all(mq_all);
-    const std::span<const std::string> ids(cids);
-    if constexpr (StickyAllocatePolicy<Allocate>) {
-        std::vector<MessageQueue> previous;
-        for (const auto& [mq, pq] : table_snapshot()) {
-            if (mq.topic == topic && !pq->dropped()) {
-                previous.push_back(mq);
-            }
-        }
-        return allocate_.allocate(group_, client_id_, all, ids, std::span<const MessageQueue>(previous));
-    } else {
-        (void)topic;
-        return allocate_.allocate(group_, client_id_, all, ids);
-    }
-}
-
-/// Java's updateProcessQueueTableInRebalance: true when the set of owned queues of `topic` changed.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::update_process_queue_table(
-    const std::string& topic, const std::vector<MessageQueue>& mine) {
-    bool changed = drop_unwanted_queues(topic, mine);
-    for (const auto& mq : mine) {
-        if (!find_pq(mq) && add_queue(mq)) {
-            changed = true;
-        }
-    }
-    return changed;
-}
-
-/// Drops the queues of `topic` that are no longer this member's (or whose pulls stalled) once the order
-/// policy released them.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::drop_unwanted_queues(
-    const std::string& topic, const std::vector<MessageQueue>& mine) {
-    const std::set<MessageQueue> wanted(mine.begin(), mine.end());
-    bool changed = false;
-    for (const auto& [mq, pq] : table_snapshot()) {
-        // A dropped queue still here (an illegal offset whose removal its policy deferred) goes too.
-        if (mq.topic != topic || (wanted.contains(mq) && !pq->is_pull_expired() && !pq->dropped())) {
-            continue;
-        }
-        pq->set_dropped(true);
-        if (remove_unnecessary_queue(mq, pq)) {
-            const std::lock_guard lock(table_mutex_);
-            table_.erase(mq);
-            changed = true;
-        }
-    }
-    return changed;
-}
-
-/// Takes `mq` on: its broker lock first when the order policy requires one (else retried in 500 ms), then a
-/// start offset, a cache and a pull loop. False when it could not be taken now.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::add_queue(const MessageQueue& mq) {
-    const bool need_lock = Order::requires_queue_lock && clustering_;
-    // Not locked (another member still holds it, releasing it right now) or the request failed: retried.
-    if (need_lock && !lock_queue(mq)) {
-        rebalance_later();
-        return false;
-    }
-    offset_store_.remove_offset(mq);
-    auto pq = std::make_shared<ProcessQueue>(clock_);
-    pq->set_locked(true);
-    pq->set_last_lock_timestamp(clock_->steady_millis());
-    std::int64_t next = -1;
-    try {
-        next = compute_pull_from_where(mq);
-    } catch (const std::exception& e) {
-        log_line(LogLevel::Warn, "group [{}]: no start offset for {}: {}", group_, mq, e.what());
-    }
-    if (next < 0) {
-        if (need_lock) {
-            unlock_queues({mq});
-        }
-        return false;  // the kept offset, if any, stays for the next try
-    }
-    std::int64_t kept_offset = -1;
-    std::int64_t kept_at = 0;
-    if (const auto kept = dropped_offsets_.find(mq); kept != dropped_offsets_.end()) {
-        std::tie(kept_offset, kept_at) = kept->second;
-        dropped_offsets_.erase(kept);
-    }
-    // Under the lock the first pull re-reads the broker's offset (ready_after_lock) and decides there, with
-    // the kept offset as its floor: deciding (and logging) here would be undone by that re-read.
-    if (!need_lock) {
-        next = continue_from(mq, next, kept_offset, kept_at);
-        kept_offset = -1;
-    }
-    {
-        const std::lock_guard lock(table_mutex_);
-        table_.emplace(mq, pq);
-    }
-    if constexpr (ServiceObservesQueueAdded<Service>) {
-        service_.on_queue_added(handle(mq, pq));
-    }
-    auto st = std::make_shared<PullState>(PullState{mq, pq, next, false, kept_offset, kept_at});
-    scheduler_.post([this, st] { pull(st); });
-    return true;
-}
-
-/// The start of a queue this member takes back: the offset it had consumed the queue up to when it dropped
-/// it (`kept_offset`, kept at steady ms `kept_at`; -1: none), when that is newer than the broker's committed
-/// `broker_offset` and less than dropped_offset_keep_millis old, else the broker's. The kept offset is this
-/// member's own progress, and nobody else's can be lost by taking it: a member that consumed the queue
-/// meanwhile committed past it (the broker's offset is then the newer one), an offset reset erases it
-/// (reset_offsets). The line is logged only when the kept offset is the start.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-std::int64_t ConsumerCore<Order, Allocate, OffsetStore, Tr>::continue_from(const MessageQueue& mq,
-                                                                           std::int64_t broker_offset,
-                                                                           std::int64_t kept_offset,
-                                                                           std::int64_t kept_at) {
-    if (kept_offset <= broker_offset || clock_->steady_millis() - kept_at >= dropped_offset_keep_millis) {
-        return broker_offset;
-    }
-    log_line(
-        LogLevel::Info,
-        "group [{}]: {} continues from offset {}, consumed here before it was dropped (the broker has {})",
-        group_,
-        mq,
-        kept_offset,
-        broker_offset);
-    return kept_offset;
-}
-
-/// Java's truncateMessageQueueNotMyTopic: queues of topics no longer subscribed (unsubscribe) are dropped.
-/// rmq deviation: their offsets are persisted first, as for any other dropped queue; Java leaves them to the
-/// next persistAll, which discards offsets of queues it no longer holds, so a re-subscription there repeats
-/// what was consumed since the last persist.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::truncate_not_my_topic(
-    const std::map<std::string, SubscriptionData>& subs) {
-    for (const auto& [mq, pq] : table_snapshot()) {
-        if (subs.contains(mq.topic)) {
-            continue;
-        }
-        pq->set_dropped(true);
-        if (remove_unnecessary_queue(mq, pq)) {  // else tried again at the next rebalance
-            const std::lock_guard lock(table_mutex_);
-            if (const auto it = table_.find(mq); it != table_.end() && it->second == pq) {
-                table_.erase(it);
-            }
-        }
-    }
-}
-
-/// A queue this member no longer holds: its offset goes to the store's backing (the broker; not when the
-/// queue's lock expired, see may_commit) and out of the store, and is kept in dropped_offsets_ for a while in
-/// case that persist was lost (see add_queue).
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::persist_dropped(const MessageQueue& mq,
-                                                                     const ProcessQueue& pq) {
-    try {
-        if (const std::int64_t v = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory); v >= 0) {
-            dropped_offsets_[mq] = {v, clock_->steady_millis()};
-        }
-        if (may_commit(pq)) {
-            offset_store_.persist(mq);
-        }
-        offset_store_.remove_offset(mq);
-    } catch (const std::exception& e) {
-        log_line(LogLevel::Warn, "group [{}]: persisting {} failed: {}", group_, mq, e.what());
-    }
-}
-
-/// Java's messageQueueChanged: per-topic thresholds are split among the owned queues; heartbeat.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::message_queue_changed() {
-    std::size_t n = 0;
-    {
-        const std::lock_guard lock(table_mutex_);
-        n = table_.size();
-    }
-    if (n > 0) {
-        const auto count = static_cast<std::int64_t>(n);
-        if (config_.pull_threshold_for_topic != -1) {
-            pull_threshold_for_queue_.store(
-                std::max<std::int64_t>(1, config_.pull_threshold_for_topic / count));
-        }
-        if (config_.pull_threshold_size_for_topic != -1) {
-            pull_threshold_size_for_queue_.store(
-                std::max<std::int64_t>(1, config_.pull_threshold_size_for_topic / count));
-        }
-    }
-    send_heartbeat();
-}
-
-/// Java's computePullFromWhereWithException (5.x: an unreadable store throws rather than starting anywhere).
-template <class Order, class Allocate, class OffsetStore, class Tr>
-std::int64_t ConsumerCore<Order, Allocate, OffsetStore, Tr>::compute_pull_from_where(const MessageQueue& mq) {
-    const std::int64_t last = offset_store_.read_offset(mq, ReadOffsetType::ReadFromStore);
-    if (last >= 0) {
-        return last;
-    }
-    if (last != -1) {
-        throw BrokerError(
-            response_code::query_not_found,
-            fmt::format("cannot read the committed offset of {} (store answered {})", mq, last));
-    }
-    const bool retry = is_retry_topic(mq.topic);
-    switch (config_.consume_from_where) {
-    case ConsumeFromWhere::FirstOffset:
-        return 0;
-    case ConsumeFromWhere::Timestamp:
-        if (retry) {
-            return transport_.max_offset(mq);
-        }
-        return transport_.search_offset(mq, config_.consume_timestamp_millis(clock_->wall_millis()));
-    default:
-        return retry ? 0 : transport_.max_offset(mq);
-    }
-}
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/consumer/impl/rebalance.hpp ----
-
-// ---- begin rmq/detail/consumer/impl/send_back.hpp ----
-
-/// @file detail/consumer/impl/send_back.hpp
-/// ConsumerCore's retries: Java's sendMessageBack (CONSUMER_SEND_MSG_BACK, falling back to a retry copy the
-/// client sends to %RETRY%group itself) and the orderly path straight to %DLQ%group.
-
-#include <string>
-
-#include <fmt/format.h>
-
-
-
-namespace rmq::detail {
-
-/// False when both the send-back and the retry copy failed.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_back(const MessageExt& msg, int delay_level) {
-    try {
-        transport_.send_back(SendBackArgs{
-            .group = group_,
-            .message = msg,
-            .delay_level = delay_level,
-            .max_reconsume_times = max_reconsume_times_,
-        });
-        stats_.record_send_back(true);
-        return true;
-    } catch (const std::exception& e) {
-        log_line(LogLevel::Warn,
-                 "group [{}]: send back of {} failed ({}), falling back to the retry topic",
-                 group_,
-                 msg.msg_id(),
-                 e.what());
-    }
-    const bool ok = send_retry_copy(msg);
-    stats_.record_send_back(ok);
-    return ok;
-}
-
-/// The fallback of Java's sendMessageBack: a copy of `msg` with the retry properties, delayed by 3 +
-/// reconsume times, sent to the first writable queue of %RETRY%group.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_retry_copy(const MessageExt& msg) {
-    try {
-        const std::string retry = retry_topic(group_);
-        Message copy(retry, msg.body());
-        copy.set_flag(msg.flag());
-        copy.set_properties(msg.properties());
-        const auto origin = msg.property_view(property::origin_message_id);
-        copy.set_property(property::origin_message_id,
-                          origin.empty() ? std::string_view(msg.msg_id()) : origin);
-        copy.set_property(property::retry_topic, msg.topic());
-        copy.set_property(property::reconsume_time, std::to_string(msg.reconsume_times() + 1));
-        copy.set_property(property::max_reconsume_times, std::to_string(max_reconsume_times_));
-        copy.clear_property(property::transaction_prepared);
-        copy.set_delay_time_level(3 + msg.reconsume_times());
-        const auto route = transport_.topic_route(retry);
-        if (route.write_queues.empty()) {
-            throw BrokerError(response_code::topic_not_exist, fmt::format("no writable queue of {}", retry));
-        }
-        (void)transport_.send(copy, route.write_queues.front());
-        return true;
-    } catch (const std::exception& e) {
-        log_line(LogLevel::Warn,
-                 "group [{}]: fallback send of {} to the retry topic failed: {}",
-                 group_,
-                 msg.msg_id(),
-                 e.what());
-        return false;
-    }
-}
-
-/// The message went past max_reconsume_times (orderly): CONSUMER_SEND_MSG_BACK with delay level -1 sends it
-/// straight to %DLQ%group. False when the broker could not be reached.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-bool ConsumerCore<Order, Allocate, OffsetStore, Tr>::send_to_dlq(const MessageExt& msg) {
-    try {
-        transport_.send_back(SendBackArgs{
-            .group = group_,
-            .message = msg,
-            .delay_level = -1,
-            .max_reconsume_times = max_reconsume_times_,
-        });
-        stats_.record_sent_to_dlq();
-        return true;
-    } catch (const std::exception& e) {
-        log_line(
-            LogLevel::Warn, "group [{}]: moving {} to the DLQ failed: {}", group_, msg.msg_id(), e.what());
-        return false;
-    }
-}
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/consumer/impl/send_back.hpp ----
-
 // ---- begin rmq/detail/consumer/impl/stats.hpp ----
 
 /// @file detail/consumer/impl/stats.hpp
-/// ConsumerCore's views for users: the stats snapshot with each owned queue's state, the owned queues, and
-/// the queue table they are read from.
+/// ConsumerCore's views for users: the stats snapshot with each owned queue's state, the periodic stats
+/// log, the owned queues.
 
 #include <algorithm>
 #include <map>
@@ -9696,18 +10574,18 @@ namespace rmq::detail {
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 ConsumerStats ConsumerCore<Order, Allocate, OffsetStore, Tr>::stats() const {
-    ConsumerStats out = stats_.snapshot();
+    ConsumerStats out = s_.stats.snapshot();
     out.queues.clear();
     std::map<MessageQueue, std::int64_t> broker_max;
     {
-        const std::lock_guard lock(table_mutex_);
-        broker_max = broker_max_offset_;
+        const std::lock_guard lock(s_.table_mutex);
+        broker_max = s_.broker_max_offset;
     }
-    for (const auto& [mq, pq] : table_snapshot()) {
+    for (const auto& [mq, pq] : s_.table_snapshot()) {
         const auto info = pq->info();
         QueueStats q;
         q.mq = mq;
-        q.commit_offset = offset_store_.read_offset(mq, ReadOffsetType::ReadFromMemory);
+        q.commit_offset = committer_.memory_offset(mq);
         q.cached_msg_count = pq->msg_count();
         q.cached_msg_bytes = pq->msg_size();
         q.cached_msg_min_offset = info.cached_msg_min_offset;
@@ -9730,15 +10608,15 @@ ConsumerStats ConsumerCore<Order, Allocate, OffsetStore, Tr>::stats() const {
 /// ConsumerConfig::stats_log_interval: the per-topic stats lines at Info, from the loop.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::schedule_stats_log() {
-    const std::int64_t period = config_.stats_log_interval;
+    const std::int64_t period = s_.config.stats_log_interval;
     if (period <= 0) {
         return;
     }
-    scheduler_.every(period, period, [this] {
+    s_.scheduler.every(period, period, [this] {
         if (!log_enabled(LogLevel::Info)) {
             return;
         }
-        for (const std::string& line : stats_log_lines(stats(), group_)) {
+        for (const std::string& line : stats_log_lines(stats(), s_.group)) {
             log_message(LogLevel::Info, line);
         }
     });
@@ -9747,27 +10625,13 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::schedule_stats_log() {
 template <class Order, class Allocate, class OffsetStore, class Tr>
 std::vector<MessageQueue> ConsumerCore<Order, Allocate, OffsetStore, Tr>::assigned_queues() const {
     std::vector<MessageQueue> out;
-    const std::lock_guard lock(table_mutex_);
-    for (const auto& [mq, pq] : table_) {
+    const std::lock_guard lock(s_.table_mutex);
+    for (const auto& [mq, pq] : s_.table) {
         if (!pq->dropped()) {
             out.push_back(mq);
         }
     }
     return out;
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-auto ConsumerCore<Order, Allocate, OffsetStore, Tr>::table_snapshot() const -> std::vector<QueueEntry> {
-    const std::lock_guard lock(table_mutex_);
-    return {table_.begin(), table_.end()};
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-std::shared_ptr<ProcessQueue>
-ConsumerCore<Order, Allocate, OffsetStore, Tr>::find_pq(const MessageQueue& mq) const {
-    const std::lock_guard lock(table_mutex_);
-    const auto it = table_.find(mq);
-    return it == table_.end() ? nullptr : it->second;
 }
 
 }  // namespace rmq::detail
@@ -10179,12 +11043,14 @@ private:
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -10290,6 +11156,237 @@ private:
 
 // ---- end rmq/unique_id.hpp ----
 
+
+// ---- begin rmq/detail/producer/async_sender.hpp ----
+
+/// @file detail/producer/async_sender.hpp
+/// The threads of rmq::Producer's asynchronous and oneway sends (Java's asyncSenderExecutor) and the bound on
+/// sends in flight (backPressureForAsyncSendNum).
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+namespace rmq::detail {
+
+/// A fixed pool of threads, started on the first task, running tasks in order of submission, and a count of
+/// sends in flight. Thread-safe.
+class AsyncSender {
+public:
+    /// `threads` >= 1, `max_in_flight` >= 1.
+    AsyncSender(std::size_t threads, std::size_t max_in_flight)
+        : thread_count_(threads)
+        , max_in_flight_(max_in_flight) {}
+
+    AsyncSender(const AsyncSender&) = delete;
+    AsyncSender& operator=(const AsyncSender&) = delete;
+
+    ~AsyncSender() { stop(); }
+
+    /// Takes an in-flight slot, waiting up to `timeout_ms` for one. On one of this pool's threads (a
+    /// callback sending again) it never waits: the slots it would wait for may be held by tasks queued
+    /// behind that very thread. Throws rmq::TooManyRequests when no slot came free, rmq::IllegalState once
+    /// stopped.
+    void acquire(std::int64_t timeout_ms) {
+        std::unique_lock lock(mutex_);
+        const auto free = [this] {
+            return stopping_ || in_flight_ < max_in_flight_;
+        };
+        const bool waited = on_worker_thread_locked()
+                                ? free()
+                                : cv_slots_.wait_for(lock, std::chrono::milliseconds(timeout_ms), free);
+        if (stopping_) {
+            throw IllegalState("The producer service state not OK, SHUTDOWN_ALREADY");
+        }
+        if (!waited) {
+            throw TooManyRequests(fmt::format(
+                "send message timeout due to asyncSendNum semaphore: {} sends in flight", in_flight_));
+        }
+        ++in_flight_;
+    }
+
+    /// Gives a slot back (before the send's callback runs, so a callback may send again).
+    void release() {
+        {
+            const std::lock_guard lock(mutex_);
+            --in_flight_;
+        }
+        cv_slots_.notify_one();
+    }
+
+    /// Queues `task` (which must not throw) for a pool thread.
+    void post(std::function<void()> task) {
+        {
+            const std::lock_guard lock(mutex_);
+            if (stopping_) {
+                throw IllegalState("The producer service state not OK, SHUTDOWN_ALREADY");
+            }
+            if (threads_.empty()) {
+                for (std::size_t i = 0; i < thread_count_; ++i) {
+                    threads_.emplace_back([this] { run(); });
+                }
+            }
+            tasks_.push_back(std::move(task));
+        }
+        cv_tasks_.notify_one();
+    }
+
+    /// Runs the tasks already queued, then joins the threads (each send ends within its timeout). Called on
+    /// a pool thread it only stops new work: a thread cannot join itself; the destructor then joins.
+    void stop() {
+        {
+            const std::lock_guard lock(mutex_);
+            stopping_ = true;
+            if (on_worker_thread_locked()) {
+                cv_tasks_.notify_all();
+                cv_slots_.notify_all();
+                return;
+            }
+        }
+        cv_tasks_.notify_all();
+        cv_slots_.notify_all();
+        std::vector<std::thread> threads;
+        {
+            const std::lock_guard lock(mutex_);
+            threads.swap(threads_);
+        }
+        for (auto& t : threads) {
+            if (t.joinable()) {
+                t.join();
+            }
+        }
+    }
+
+    /// Sends taken and not yet released.
+    [[nodiscard]] std::size_t in_flight() const {
+        const std::lock_guard lock(mutex_);
+        return in_flight_;
+    }
+
+private:
+    [[nodiscard]] bool on_worker_thread_locked() const {
+        const auto self = std::this_thread::get_id();
+        return std::any_of(
+            threads_.begin(), threads_.end(), [&](const std::thread& t) { return t.get_id() == self; });
+    }
+
+    void run() {
+        for (;;) {
+            std::function<void()> task;
+            {
+                std::unique_lock lock(mutex_);
+                cv_tasks_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+                if (tasks_.empty()) {
+                    return;
+                }
+                task = std::move(tasks_.front());
+                tasks_.pop_front();
+            }
+            task();
+        }
+    }
+
+    const std::size_t thread_count_;
+    const std::size_t max_in_flight_;
+    mutable std::mutex mutex_;
+    std::condition_variable cv_tasks_;
+    std::condition_variable cv_slots_;
+    std::deque<std::function<void()>> tasks_;
+    std::vector<std::thread> threads_;
+    std::size_t in_flight_ = 0;
+    bool stopping_ = false;
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/producer/async_sender.hpp ----
+
+// ---- begin rmq/detail/producer/batch.hpp ----
+
+/// @file detail/producer/batch.hpp
+/// What Java's MessageBatch.generateFromList refuses before a batch is encoded.
+
+#include <span>
+
+#include <fmt/format.h>
+
+
+namespace rmq::detail {
+
+/// Throws rmq::InvalidBatch for an empty batch, a message with a delay level or a timer (the broker would
+/// store the batch without delaying it), a retry topic, messages of different topics or a different WAIT.
+inline void check_batch(std::span<const Message> msgs) {
+    if (msgs.empty()) {
+        throw InvalidBatch("the batch is empty");
+    }
+    const Message& first = msgs.front();
+    for (const auto& m : msgs) {
+        if (m.delay_time_level() > 0) {
+            throw InvalidBatch("TimeDelayLevel is not supported for batching");
+        }
+        if (m.is_timer_message()) {
+            throw InvalidBatch("timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS) are not "
+                               "supported for batching");
+        }
+        if (is_retry_topic(m.topic())) {
+            throw InvalidBatch("Retry Group is not supported for batching");
+        }
+        if (m.topic() != first.topic()) {
+            throw InvalidBatch(
+                fmt::format("The topic of the messages in one batch should be the same: {} and {}",
+                            first.topic(),
+                            m.topic()));
+        }
+        if (m.property_view(property::wait_store_msg_ok) !=
+            first.property_view(property::wait_store_msg_ok)) {
+            throw InvalidBatch("The waitStoreMsgOK of the messages in one batch should the same");
+        }
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/producer/batch.hpp ----
+
+// ---- begin rmq/detail/wire/batch_size.hpp ----
+
+/// @file detail/wire/batch_size.hpp
+/// The size of a SEND_BATCH_MESSAGE body (MessageDecoder.encodeMessages) without building it: what both the
+/// producer and the embedded broker hold to max_message_size.
+
+#include <cstddef>
+#include <span>
+
+
+namespace rmq::detail {
+
+/// Bytes of one batch entry: TOTALSIZE, MAGICCODE, BODYCRC, FLAG, BODYLEN (4 bytes each), the body, PROPLEN
+/// (2 bytes) and the properties string.
+inline std::size_t batch_entry_size(const Message& m) {
+    return 5 * 4 + m.body().size() + 2 + encode_properties(m.properties()).size();
+}
+
+/// Bytes of the whole batch body.
+inline std::size_t batch_body_size(std::span<const Message> msgs) {
+    std::size_t n = 0;
+    for (const auto& m : msgs) {
+        n += batch_entry_size(m);
+    }
+    return n;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/wire/batch_size.hpp ----
+
 namespace rmq {
 
 /// Java's MessageQueueSelector: picks the queue of a message from the topic's write queues, e.g. by an order
@@ -10302,6 +11399,15 @@ concept MessageQueueSelector =
     std::invocable<S&, std::span<const MessageQueue>, const Message&, Arg> &&
     std::convertible_to<std::invoke_result_t<S&, std::span<const MessageQueue>, const Message&, Arg>,
                         MessageQueue>;
+
+/// Java's SendCallback.onSuccess: told the result of an asynchronous send, on a thread of the producer.
+template <class F>
+concept SendSuccessCallback = std::invocable<F&, SendResult> && std::move_constructible<F>;
+
+/// Java's SendCallback.onException: told why an asynchronous send failed (the exception of the last
+/// attempt), on a thread of the producer.
+template <class F>
+concept SendExceptionCallback = std::invocable<F&, std::exception_ptr> && std::move_constructible<F>;
 
 /// Settings of rmq::Producer; each field is the snake_case of the DefaultMQProducer / ClientConfig field it
 /// mirrors, with Java's default.
@@ -10316,6 +11422,14 @@ struct ProducerConfig {
     std::int64_t send_msg_timeout = 3000;
     /// DefaultMQProducer.retryTimesWhenSendFailed: extra attempts of send(msg) on another queue.
     std::int32_t retry_times_when_send_failed = 2;
+    /// DefaultMQProducer.retryTimesWhenSendAsyncFailed: extra attempts of send_async(msg) on another queue.
+    std::int32_t retry_times_when_send_async_failed = 2;
+    /// DefaultMQProducer.backPressureForAsyncSendNum: asynchronous and oneway sends in flight at most; a
+    /// further one waits up to send_msg_timeout for a slot (rmq::TooManyRequests after it).
+    std::int32_t back_pressure_for_async_send_num = 10000;
+    /// Threads of the asynchronous sends (Java's asyncSenderExecutor, one per processor); 0 = one per
+    /// hardware thread, at least 2. Started by the first asynchronous or oneway send.
+    std::int32_t async_sender_threads = 0;
     /// DefaultMQProducer.retryAnotherBrokerWhenNotStoreOK.
     bool retry_another_broker_when_not_store_ok = false;
     /// DefaultMQProducer.maxMessageSize (body bytes).
@@ -10340,6 +11454,14 @@ inline constexpr std::array<std::string_view, 6> not_allowed_send_topics{
     "OFFSET_MOVED_EVENT",
 };
 
+/// Threads of a producer's AsyncSender.
+inline std::size_t async_thread_count(std::int32_t configured) {
+    if (configured > 0) {
+        return static_cast<std::size_t>(configured);
+    }
+    return std::max<std::size_t>(2, std::thread::hardware_concurrency());
+}
+
 /// MQClientException codes for which sendDefaultImpl tries the next queue (4.9.8).
 inline bool retryable_send_code(int code) noexcept {
     return code == response_code::topic_not_exist || code == 14 /* SERVICE_NOT_AVAILABLE */ ||
@@ -10349,13 +11471,20 @@ inline bool retryable_send_code(int code) noexcept {
 
 }  // namespace detail
 
-/// Java's DefaultMQProducer with synchronous sends: `send(msg)` (round robin over the write queues, with
-/// retries), `send(msg, selector, arg)` and `send(msg, queue)`. Every send sets UNIQ_KEY
-/// (MessageClientIDSetter) unless the message has one. Thread-safe once started.
+/// Java's DefaultMQProducer: synchronous sends (`send(msg)`: round robin over the write queues, with
+/// retries; `send(msg, selector, arg)`; `send(msg, queue)`), asynchronous ones (`send_async`, with callbacks
+/// or a std::future), oneway ones (`send_oneway`) and batches (`send(std::span<const Message>)`, for
+/// transports with HasSendBatch). Every message gets a UNIQ_KEY (MessageClientIDSetter) unless it has one;
+/// delay levels and 5.x timers are properties of the message (Message::set_delay_time_level,
+/// set_deliver_time_ms, set_delay_time_sec, set_delay_time_ms). Thread-safe once started. docs/producer.md.
+///
+/// Asynchronous and oneway sends run on the producer's own threads (async_sender_threads), so their
+/// callbacks never run on the caller's thread; at most back_pressure_for_async_send_num are in flight. A
+/// callback may send again, but must not destroy the producer nor wait for a send's future.
 ///
 /// Body compression is the transport's: RemotingTransport deflates bodies of at least
-/// RemotingConfig::compress_msg_body_over_howmuch bytes at compress_level (the embedded broker stores bodies
-/// as they are). Not modelled: asynchronous and one-way sends, batches, transactions, request/reply,
+/// RemotingConfig::compress_msg_body_over_howmuch bytes at compress_level (batches are never compressed, as
+/// in Java; the embedded broker stores bodies as they are). Not modelled: transactions, request/reply,
 /// namespaces, the latency fault strategy (a retry does avoid the broker that just failed, as
 /// selectOneMessageQueue(lastBrokerName) does).
 template <Transport Tr>
@@ -10392,7 +11521,9 @@ public:
                                               default_producer_group));
         }
         if (config_.max_message_size <= 0 || config_.send_msg_timeout <= 0 ||
-            config_.retry_times_when_send_failed < 0 || config_.default_topic_queue_nums <= 0) {
+            config_.retry_times_when_send_failed < 0 || config_.retry_times_when_send_async_failed < 0 ||
+            config_.back_pressure_for_async_send_num <= 0 || config_.async_sender_threads < 0 ||
+            config_.default_topic_queue_nums <= 0) {
             throw InvalidArgument("ProducerConfig: sizes, timeouts and counts must be positive");
         }
         std::string ip = config_.client_ip;
@@ -10411,19 +11542,27 @@ public:
         hb.client_id = client_id_;
         hb.producer_groups.push_back(config_.producer_group);
         transport_.heartbeat(hb);
+        sender_ = std::make_unique<detail::AsyncSender>(
+            detail::async_thread_count(config_.async_sender_threads),
+            static_cast<std::size_t>(config_.back_pressure_for_async_send_num));
         state_ = State::Running;
     }
 
-    /// Unregisters the producer group. A producer never started stays unusable; shutting down twice is a
-    /// no-op.
+    /// Finishes the asynchronous and oneway sends already accepted (their callbacks run), then unregisters
+    /// the producer group. A producer never started stays unusable; shutting down twice is a no-op.
     void shutdown() {
-        const std::lock_guard lock(mutex_);
-        if (state_ == State::Running) {
-            state_ = State::ShutdownAlready;
-            transport_.unregister_client(client_id_, config_.producer_group, std::string());
-        } else if (state_ == State::Created) {
+        {
+            const std::lock_guard lock(mutex_);
+            if (state_ == State::Created) {
+                state_ = State::ShutdownAlready;
+            }
+            if (state_ != State::Running) {
+                return;
+            }
             state_ = State::ShutdownAlready;
         }
+        sender_->stop();
+        transport_.unregister_client(client_id_, config_.producer_group, std::string());
     }
 
     /// ip@instance, as Java's ClientConfig.buildMQClientId.
@@ -10436,44 +11575,126 @@ public:
 
     /// Sends to the topic's next write queue (round robin), trying up to 1 + retry_times_when_send_failed
     /// queues on retryable broker errors. Throws rmq::InvalidArgument for a bad message, rmq::Timeout past
-    /// send_msg_timeout, rmq::BrokerError / rmq::Error when every attempt failed.
+    /// send_msg_timeout, rmq::TimerRejected / rmq::UnsupportedByBroker for a timer the broker cannot take,
+    /// rmq::BrokerError / rmq::Error when every attempt failed.
     SendResult send(const Message& msg) {
         check_running();
-        Message m = prepared(msg);
-        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
+        const Message m = prepared(msg);
+        return send_default(m, now(), 1 + config_.retry_times_when_send_failed);
+    }
+
+    /// Asynchronous send(msg): validates `msg` here (rmq::InvalidArgument), then sends on a producer thread
+    /// with up to 1 + retry_times_when_send_async_failed attempts (Java's onExceptionImpl: each retry on
+    /// another queue, avoiding the broker that failed) and calls `on_success` or `on_exception` there.
+    /// Waits up to send_msg_timeout for an in-flight slot (rmq::TooManyRequests).
+    template <SendSuccessCallback OnSuccess, SendExceptionCallback OnException>
+    void send_async(const Message& msg, OnSuccess on_success, OnException on_exception) {
+        check_running();
         const std::int64_t begin = now();
-        const auto queues = write_queues(m.topic());
-        const int total = 1 + config_.retry_times_when_send_failed;
-        std::exception_ptr last;
-        std::string last_broker;
-        for (int attempt = 0; attempt < total; ++attempt) {
-            if (now() - begin > config_.send_msg_timeout) {
-                throw Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", m.topic()));
-            }
-            const MessageQueue& mq = select_queue(queues, last_broker);
-            last_broker = mq.broker_name;
-            try {
-                SendResult r = transport_.send(m, mq);
-                if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
-                    continue;
-                }
-                return r;
-            } catch (const BrokerError& e) {
-                if (!detail::retryable_send_code(e.code())) {
-                    throw;
-                }
-                last = std::current_exception();
-                invalidate_route(m.topic());
-            } catch (const InvalidArgument&) {
-                throw;
-            } catch (const Error&) {
-                last = std::current_exception();
-            }
-        }
-        if (last) {
-            std::rethrow_exception(last);
-        }
-        throw Error(fmt::format("Send [{}] times, still failed, topic {}", total, m.topic()));
+        submit([this,
+                m = prepared(msg),
+                begin] { return send_default(m, begin, 1 + config_.retry_times_when_send_async_failed); },
+               callbacks(std::move(on_success), std::move(on_exception)));
+    }
+
+    /// send_async(msg) with a future for the result (it holds the exception of a failed send).
+    std::future<SendResult> send_async(const Message& msg) {
+        auto [done, future] = promised();
+        check_running();
+        const std::int64_t begin = now();
+        submit([this,
+                m = prepared(msg),
+                begin] { return send_default(m, begin, 1 + config_.retry_times_when_send_async_failed); },
+               std::move(done));
+        return std::move(future);
+    }
+
+    /// Asynchronous send(msg, queue): one attempt, as in Java.
+    template <SendSuccessCallback OnSuccess, SendExceptionCallback OnException>
+    void
+    send_async(const Message& msg, const MessageQueue& mq, OnSuccess on_success, OnException on_exception) {
+        check_running();
+        submit([this, m = prepared(msg), mq] { return send_recorded(m, mq); },
+               callbacks(std::move(on_success), std::move(on_exception)));
+    }
+
+    /// send_async(msg, queue) with a future.
+    std::future<SendResult> send_async(const Message& msg, const MessageQueue& mq) {
+        auto [done, future] = promised();
+        check_running();
+        submit([this, m = prepared(msg), mq] { return send_recorded(m, mq); }, std::move(done));
+        return std::move(future);
+    }
+
+    /// Java's sendOneway(msg): one attempt on the next write queue, whose answer nobody waits for. Runs on a
+    /// producer thread like send_async (the in-flight bound applies); what fails there is logged.
+    void send_oneway(const Message& msg) {
+        check_running();
+        submit(
+            [this, m = prepared(msg)] {
+                const auto queues = write_queues(m.topic());
+                oneway_to(m, select_queue(queues, std::string()));
+                return SendResult{};
+            },
+            oneway_done(msg.topic()));
+    }
+
+    /// Java's sendOneway(msg, queue).
+    void send_oneway(const Message& msg, const MessageQueue& mq) {
+        check_running();
+        check_queue_topic(msg, mq);
+        submit(
+            [this, m = prepared(msg), mq] {
+                oneway_to(m, mq);
+                return SendResult{};
+            },
+            oneway_done(msg.topic()));
+    }
+
+    /// Java's send(Collection<Message>): the messages, one topic, stored together in one write queue
+    /// (SEND_BATCH_MESSAGE), with retries as send(msg). The result's msg_id and offset_msg_id list the ids
+    /// comma-separated. Throws rmq::InvalidBatch for a batch Java refuses (mixed topics, a delay level or
+    /// timer, a retry topic, empty), rmq::MessageTooLarge when the encoded batch exceeds max_message_size.
+    SendResult send(std::span<const Message> msgs)
+    requires HasSendBatch<Tr>
+    {
+        check_running();
+        const auto batch = prepared_batch(msgs);
+        const detail::SendRecorder recorder(stats_, batch.front().topic(), transport_.clock());
+        return with_retries(batch.front().topic(),
+                            now(),
+                            1 + config_.retry_times_when_send_failed,
+                            [&](const MessageQueue& mq) { return transport_.send_batch(batch, mq); });
+    }
+
+    /// The batch to one queue (no retry).
+    SendResult send(std::span<const Message> msgs, const MessageQueue& mq)
+    requires HasSendBatch<Tr>
+    {
+        check_running();
+        const auto batch = prepared_batch(msgs);
+        check_queue_topic(batch.front(), mq);
+        const detail::SendRecorder recorder(stats_, batch.front().topic(), transport_.clock());
+        return transport_.send_batch(batch, mq);
+    }
+
+    /// Asynchronous send(batch), with a future; retries as send_async(msg).
+    std::future<SendResult> send_async(std::span<const Message> msgs)
+    requires HasSendBatch<Tr>
+    {
+        auto [done, future] = promised();
+        check_running();
+        const std::int64_t begin = now();
+        submit(
+            [this, batch = prepared_batch(msgs), begin] {
+                const detail::SendRecorder recorder(stats_, batch.front().topic(), transport_.clock());
+                return with_retries(batch.front().topic(),
+                                    begin,
+                                    1 + config_.retry_times_when_send_async_failed,
+                                    [&](const MessageQueue& mq) { return transport_.send_batch(batch, mq); });
+            },
+            std::move(done));
+        return std::move(future);
     }
 
     /// Sends to the queue the selector picks from the topic's write queues (no retry, as in Java).
@@ -10481,26 +11702,53 @@ public:
     requires MessageQueueSelector<Selector, Arg>
     SendResult send(const Message& msg, Selector&& selector, Arg&& arg) {
         check_running();
-        Message m = prepared(msg);
-        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
-        const std::int64_t begin = now();
-        const auto queues = write_queues(m.topic());
-        const MessageQueue mq = std::invoke(
-            selector, std::span<const MessageQueue>(queues), std::as_const(m), std::forward<Arg>(arg));
-        if (now() - begin > config_.send_msg_timeout) {
-            throw Timeout(fmt::format("sendSelectImpl call timeout: topic {}", m.topic()));
-        }
-        return send_to(m, mq);
+        const Message m = prepared(msg);
+        return send_selected(m, selector, std::forward<Arg>(arg));
+    }
+
+    /// Asynchronous send(msg, selector, arg), with a future: the selector runs on a producer thread, with a
+    /// copy of `arg` (no retry, as in Java).
+    template <class Selector, class Arg>
+    requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
+    std::future<SendResult> send_async(const Message& msg, Selector&& selector, Arg&& arg) {
+        auto [done, future] = promised();
+        check_running();
+        submit([this,
+                m = prepared(msg),
+                selector = std::decay_t<Selector>(std::forward<Selector>(selector)),
+                arg = std::decay_t<Arg>(
+                    std::forward<Arg>(arg))]() mutable { return send_selected(m, selector, arg); },
+               std::move(done));
+        return std::move(future);
+    }
+
+    /// Java's sendOneway(msg, selector, arg): the selector runs on a producer thread, with a copy of `arg`.
+    template <class Selector, class Arg>
+    requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
+    void send_oneway(const Message& msg, Selector&& selector, Arg&& arg) {
+        check_running();
+        submit(
+            [this,
+             m = prepared(msg),
+             selector = std::decay_t<Selector>(std::forward<Selector>(selector)),
+             arg = std::decay_t<Arg>(std::forward<Arg>(arg))]() mutable {
+                const auto queues = write_queues(m.topic());
+                oneway_to(
+                    m, std::invoke(selector, std::span<const MessageQueue>(queues), std::as_const(m), arg));
+                return SendResult{};
+            },
+            oneway_done(msg.topic()));
     }
 
     /// Sends to one queue (no retry, as in Java). Throws rmq::InvalidArgument when the queue's topic is not
     /// the message's.
     SendResult send(const Message& msg, const MessageQueue& mq) {
         check_running();
-        Message m = prepared(msg);
-        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
-        return send_to(m, mq);
+        return send_recorded(prepared(msg), mq);
     }
+
+    /// Asynchronous and oneway sends accepted and not finished.
+    [[nodiscard]] std::size_t async_in_flight() const { return sender_ ? sender_->in_flight() : 0; }
 
 private:
     enum class State { Created, Running, ShutdownAlready };
@@ -10518,6 +11766,199 @@ private:
             return "RUNNING";
         default:
             return "SHUTDOWN_ALREADY";
+        }
+    }
+
+    /// What a finished asynchronous send calls: the result, or the exception of its last attempt.
+    using Done = std::function<void(SendResult, std::exception_ptr)>;
+
+    /// A Done calling the user's callbacks; what they throw is logged (it must not kill a producer thread).
+    template <class OnSuccess, class OnException>
+    static Done callbacks(OnSuccess on_success, OnException on_exception) {
+        auto both = std::make_shared<std::pair<OnSuccess, OnException>>(std::move(on_success),
+                                                                        std::move(on_exception));
+        return [both](SendResult r, const std::exception_ptr& e) {
+            try {
+                if (e) {
+                    std::invoke(both->second, e);
+                } else {
+                    std::invoke(both->first, std::move(r));
+                }
+            } catch (const std::exception& ex) {
+                log_message(LogLevel::Warn, fmt::format("a send callback threw: {}", ex.what()));
+            } catch (...) {
+                log_message(LogLevel::Warn, "a send callback threw a non-standard exception");
+            }
+        };
+    }
+
+    /// A Done fulfilling a promise, and its future.
+    static std::pair<Done, std::future<SendResult>> promised() {
+        auto p = std::make_shared<std::promise<SendResult>>();
+        auto f = p->get_future();
+        return {[p](SendResult r, const std::exception_ptr& e) {
+                    if (e) {
+                        p->set_exception(e);
+                    } else {
+                        p->set_value(std::move(r));
+                    }
+                },
+                std::move(f)};
+    }
+
+    /// A oneway send's Done: its failure is logged (nobody waits for it).
+    static Done oneway_done(std::string topic) {
+        return [topic = std::move(topic)](const SendResult&, const std::exception_ptr& e) {
+            if (!e) {
+                return;
+            }
+            try {
+                std::rethrow_exception(e);
+            } catch (const std::exception& ex) {
+                log_message(LogLevel::Warn,
+                            fmt::format("oneway send to topic {} failed: {}", topic, ex.what()));
+            } catch (...) {
+                log_message(LogLevel::Warn, fmt::format("oneway send to topic {} failed", topic));
+            }
+        };
+    }
+
+    /// Takes an in-flight slot and runs `work` on a producer thread, then `done` with its outcome (after the
+    /// slot is given back, so `done` may send again).
+    template <class Work>
+    void submit(Work work, Done done) {
+        sender_->acquire(config_.send_msg_timeout);
+
+        struct Task {
+            Work work;
+            Done done;
+            detail::AsyncSender* sender;
+
+            void operator()() {
+                SendResult r;
+                std::exception_ptr e;
+                try {
+                    r = work();
+                } catch (...) {
+                    e = std::current_exception();
+                }
+                sender->release();
+                done(std::move(r), e);
+            }
+        };
+
+        auto task = std::make_shared<Task>(Task{std::move(work), std::move(done), sender_.get()});
+        try {
+            sender_->post([task] { (*task)(); });
+        } catch (...) {
+            sender_->release();
+            throw;
+        }
+    }
+
+    /// sendDefaultImpl: round robin with `total` attempts, counted in the statistics.
+    SendResult send_default(const Message& m, std::int64_t begin, int total) {
+        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
+        return with_retries(
+            m.topic(), begin, total, [&](const MessageQueue& mq) { return transport_.send(m, mq); });
+    }
+
+    /// sendSelectImpl: the selector's queue from the write queues, within send_msg_timeout.
+    template <class Selector, class Arg>
+    SendResult send_selected(const Message& m, Selector& selector, Arg&& arg) {
+        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
+        const std::int64_t begin = now();
+        const auto queues = write_queues(m.topic());
+        const MessageQueue mq =
+            std::invoke(selector, std::span<const MessageQueue>(queues), m, std::forward<Arg>(arg));
+        if (now() - begin > config_.send_msg_timeout) {
+            throw Timeout(fmt::format("sendSelectImpl call timeout: topic {}", m.topic()));
+        }
+        return send_to(m, mq);
+    }
+
+    /// send_to() counted in the statistics.
+    SendResult send_recorded(const Message& m, const MessageQueue& mq) {
+        const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
+        return send_to(m, mq);
+    }
+
+    /// Up to `total` attempts of `attempt(queue)`, each on the next write queue avoiding the broker of the
+    /// previous attempt, while the errors are retryable and send_msg_timeout (from `begin`) has not passed.
+    template <class Attempt>
+    SendResult with_retries(const std::string& topic, std::int64_t begin, int total, Attempt attempt) {
+        const auto queues = write_queues(topic);
+        std::exception_ptr last;
+        std::string last_broker;
+        for (int i = 0; i < total; ++i) {
+            if (now() - begin > config_.send_msg_timeout) {
+                throw Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", topic));
+            }
+            const MessageQueue& mq = select_queue(queues, last_broker);
+            last_broker = mq.broker_name;
+            try {
+                SendResult r = attempt(mq);
+                if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
+                    continue;
+                }
+                return r;
+            } catch (const BrokerError& e) {
+                if (!detail::retryable_send_code(e.code())) {
+                    throw;
+                }
+                last = std::current_exception();
+                invalidate_route(topic);
+            } catch (const InvalidArgument&) {
+                throw;
+            } catch (const UnsupportedByBroker&) {
+                throw;
+            } catch (const Error&) {
+                last = std::current_exception();
+            }
+        }
+        if (last) {
+            std::rethrow_exception(last);
+        }
+        throw Error(fmt::format("Send [{}] times, still failed, topic {}", total, topic));
+    }
+
+    /// A oneway send to one queue: the transport's own oneway request, else a send whose result is dropped.
+    void oneway_to(const Message& m, const MessageQueue& mq) {
+        check_queue_topic(m, mq);
+        if constexpr (HasSendOneway<Tr>) {
+            transport_.send_oneway(m, mq);
+        } else {
+            (void)transport_.send(m, mq);
+        }
+    }
+
+    /// DefaultMQProducer.batch: Java's checks, each message validated and given a UNIQ_KEY, and the encoded
+    /// size held to max_message_size.
+    std::vector<Message> prepared_batch(std::span<const Message> msgs) {
+        detail::check_batch(msgs);
+        std::vector<Message> batch;
+        batch.reserve(msgs.size());
+        for (const auto& m : msgs) {
+            batch.push_back(prepared(m));
+        }
+        const std::size_t size = detail::batch_body_size(batch);
+        if (size > static_cast<std::size_t>(config_.max_message_size)) {
+            throw MessageTooLarge(
+                fmt::format("the message body size over max value, MAX: {} (the batch of {} "
+                            "messages encodes to {} bytes)",
+                            config_.max_message_size,
+                            batch.size(),
+                            size),
+                size,
+                static_cast<std::size_t>(config_.max_message_size));
+        }
+        return batch;
+    }
+
+    static void check_queue_topic(const Message& m, const MessageQueue& mq) {
+        if (mq.topic != m.topic()) {
+            throw InvalidArgument(
+                fmt::format("message's topic [{}] not equal mq's topic [{}]", m.topic(), mq.topic));
         }
     }
 
@@ -10542,8 +11983,10 @@ private:
             throw InvalidArgument("the message body length is zero");
         }
         if (msg.body().size() > static_cast<std::size_t>(config_.max_message_size)) {
-            throw InvalidArgument(
-                fmt::format("the message body size over max value, MAX: {}", config_.max_message_size));
+            throw MessageTooLarge(
+                fmt::format("the message body size over max value, MAX: {}", config_.max_message_size),
+                msg.body().size(),
+                static_cast<std::size_t>(config_.max_message_size));
         }
         Message m = msg;
         if (!m.has_property(property::uniq_client_message_id_keyidx)) {
@@ -10566,10 +12009,7 @@ private:
     }
 
     SendResult send_to(const Message& m, const MessageQueue& mq) {
-        if (mq.topic != m.topic()) {
-            throw InvalidArgument(
-                fmt::format("message's topic [{}] not equal mq's topic [{}]", m.topic(), mq.topic));
-        }
+        check_queue_topic(m, mq);
         return transport_.send(m, mq);
     }
 
@@ -10626,6 +12066,8 @@ private:
     std::map<std::string, CachedRoute> routes_;
     std::atomic<std::size_t> next_index_{0};
     detail::ProducerStatsCollector stats_;
+    /// Last member: destroyed (its threads joined) before what their tasks use.
+    std::unique_ptr<detail::AsyncSender> sender_;
 };
 
 }  // namespace rmq
@@ -10659,14 +12101,42 @@ struct Faults {
     int crashes = 1;   ///< members that vanish (each replaced by a new member soon after)
     int pauses = 2;    ///< members that stop for pause_min_millis..pause_max_millis
     int restarts = 1;  ///< broker restarts
+    /// Broker outages (runs with two or more brokers): a broker is down for outage_min_millis..
+    /// outage_max_millis (requests to it fail, the NameServer leaves it out of routes), then comes back
+    /// having lost locks, memberships and the offsets after its last flush.
+    int outages = 0;
+    std::int64_t outage_min_millis = 5000;
+    std::int64_t outage_max_millis = 15000;
+    /// A new member starts during each outage (issue 30 §1's member that never heard of the down broker).
+    bool member_starts_during_outage = true;
     std::int64_t pause_min_millis = 65000;   ///< longer than the broker's lock expiry (60 s)
     std::int64_t pause_max_millis = 150000;  ///< up to past the broker's channel expiry (120 s)
+};
+
+/// How a member's transport learns of brokers (runs with two or more brokers), modelling rmq::
+/// RemotingTransport: the knobs exist so that a test can show what each part of it is for.
+struct RouteModel {
+    /// The periodic route poll (RemotingConfig::poll_name_server_interval): every broker of the route read
+    /// is heartbeated; a broker seen for the first time at once.
+    std::int64_t poll_millis = 30000;
+    /// The route check (RemotingConfig::route_check_interval_millis); 0: none, as Java and rmq before it.
+    std::int64_t check_millis = 1000;
+    /// A broker this member was connected to going down or coming back makes it re-read the routes this
+    /// many times, one second apart (the route watch after a connection event).
+    int watch_reads = 5;
+    /// The group's member list is the union of every known broker's answer (rmq); false: one broker's,
+    /// picked at random (Java).
+    bool member_list_union = true;
 };
 
 /// One run's shape. Every random choice derives from `seed`.
 struct Options {
     std::uint64_t seed = 1;
     int members = 3;
+    /// Brokers (named broker-a, broker-b, ...), each with `queues` queues of the topic. With one broker the
+    /// route never changes and RouteModel plays no part.
+    int brokers = 1;
+    RouteModel routes;
     int queues = 8;
     int keys = 16;
     int messages = 300;
@@ -10699,10 +12169,11 @@ struct Options {
 // ---- begin rmq/sim/simulation.hpp ----
 
 /// @file sim/simulation.hpp
-/// Deterministic simulation (docs/simulation.md): one embedded broker and several consumers of one group on
-/// one virtual clock and one thread, a seeded fault injector between them (lost, late, reordered and
-/// duplicated answers; members that crash without unregistering or pause past their lock expiry; broker
-/// restarts that lose the last second of offsets), and rmq::sim::check over what happened. A seed is one
+/// Deterministic simulation (docs/simulation.md): one embedded broker (or several) and several consumers of
+/// one group on one virtual clock and one thread, a seeded fault injector between them (lost, late, reordered
+/// and duplicated answers; members that crash without unregistering or pause past their lock expiry; broker
+/// restarts that lose the last second of offsets; broker outages during which a member starts), and
+/// rmq::sim::check over what happened. A seed is one
 /// exact history: the same seed replays it, event for event.
 
 #include <algorithm>
@@ -10771,6 +12242,9 @@ enum class FaultKind {
     BrokerRestarted,    ///< locks and memberships lost, offsets back to the last flush
     MemberExpired,      ///< the broker dropped a member whose heartbeats stopped (a crash or a long pause,
                         ///< channel expiry): the others rebalance, up to 2 minutes after the fault itself
+    BrokerDown,         ///< a broker went down (runs with several brokers): locks and memberships lost,
+                        ///< offsets back to the last flush, requests to it fail until BrokerUp
+    BrokerUp,           ///< the broker that went down is reachable again
 };
 
 [[nodiscard]] std::string_view to_string(FaultKind kind) noexcept;
@@ -10783,11 +12257,26 @@ struct FaultEvent {
     std::string queue;  ///< "topic:queue_id", empty when not a queue's
 };
 
+/// A span of virtual time during which two or more live members (neither crashed nor paused) both had a
+/// queue of the topic in their assignment (Consumer::assigned_queues).
+struct DoubleOwnership {
+    std::string queue;
+    std::int64_t from = 0;  ///< virtual ms
+    std::int64_t to = 0;
+    std::vector<int> members;  ///< the owners when it began
+
+    [[nodiscard]] std::int64_t millis() const noexcept { return to - from; }
+};
+
 /// Everything one run recorded, in the order it happened.
 struct Trace {
     std::vector<Sent> sent;
     std::vector<Handled> handled;
     std::vector<FaultEvent> faults;
+    std::vector<DoubleOwnership> double_ownership;  ///< in the order they ended
+
+    /// The longest double ownership of any queue (ms); 0 when none.
+    [[nodiscard]] std::int64_t longest_double_ownership() const noexcept;
 
     /// FNV-1a over every record: two runs of one seed have equal hashes.
     [[nodiscard]] std::uint64_t hash() const noexcept;
@@ -10853,6 +12342,7 @@ struct Verdict {
 #include <memory>
 #include <optional>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -10862,18 +12352,37 @@ namespace rmq::detail::sim {
 
 class World {
 public:
-    /// A driven broker configured by `broker` (its clock is replaced by the world's virtual clock).
-    World(std::uint64_t seed, BrokerConfig broker);
+    /// `brokers` driven brokers configured by `broker` (its clock is replaced by the world's virtual clock),
+    /// named broker-a, broker-b, ... (the first keeps `broker`'s name).
+    World(std::uint64_t seed, BrokerConfig broker, int brokers = 1);
     World(const World&) = delete;
     World& operator=(const World&) = delete;
     ~World();
 
     [[nodiscard]] const std::shared_ptr<ManualClock>& clock() const noexcept { return clock_; }
 
-    [[nodiscard]] const std::shared_ptr<BrokerState>& broker() const noexcept { return broker_; }
+    /// The first broker.
+    [[nodiscard]] const std::shared_ptr<BrokerState>& broker() const noexcept { return brokers_.front(); }
 
-    /// A new connection to the broker.
-    [[nodiscard]] InProcessTransport connect() const { return InProcessTransport(broker_); }
+    [[nodiscard]] const std::shared_ptr<BrokerState>& broker(std::size_t i) const { return brokers_.at(i); }
+
+    [[nodiscard]] std::size_t broker_count() const noexcept { return brokers_.size(); }
+
+    /// The index of the broker named `name`; nullopt for an unknown name.
+    [[nodiscard]] std::optional<std::size_t> broker_index(const std::string& name) const;
+
+    /// A new connection to the first broker.
+    [[nodiscard]] InProcessTransport connect() const { return InProcessTransport(broker()); }
+
+    /// A new connection to broker `i`.
+    [[nodiscard]] InProcessTransport connect(std::size_t i) const { return InProcessTransport(broker(i)); }
+
+    // ---- broker outages ----
+    /// Broker `i` goes down (it restarts: held pulls fail, locks and memberships are lost) and is reachable
+    /// again at virtual time `until`.
+    void take_down(std::size_t i, std::int64_t until);
+
+    [[nodiscard]] bool broker_up(std::size_t i) const { return down_until_.at(i) <= now(); }
 
     /// Virtual steady time (ms since the simulation began).
     [[nodiscard]] std::int64_t now() const { return clock_->steady_millis(); }
@@ -10931,7 +12440,8 @@ private:
 
     std::shared_ptr<ManualClock> clock_;
     std::mt19937_64 rng_;
-    std::shared_ptr<BrokerState> broker_;
+    std::vector<std::shared_ptr<BrokerState>> brokers_;
+    std::vector<std::int64_t> down_until_;
     std::vector<Member> members_;
     std::multimap<std::pair<std::int64_t, std::uint64_t>, std::function<void()>> events_;
     std::uint64_t event_sequence_ = 0;
@@ -10947,7 +12457,7 @@ namespace rmq::detail::sim {
 /// What the members' transports and the Simulation share.
 struct Context {
     Context(std::uint64_t seed, BrokerConfig broker, rmq::sim::Options o)
-        : world(seed, std::move(broker))
+        : world(seed, std::move(broker), o.brokers)
         , options(std::move(o)) {}
 
     World world;
@@ -10962,61 +12472,406 @@ struct Context {
     [[nodiscard]] bool strike(double p) { return faults_on && world.chance(p); }
 };
 
-/// A queue as the trace names it (topic:id: one broker).
+/// A queue as the trace names it: topic:id on the first broker (broker-a), topic@broker:id on the others.
 inline std::string queue_name(const MessageQueue& mq) {
-    return fmt::format("{}:{}", mq.topic, mq.queue_id);
+    if (mq.broker_name == BrokerConfig{}.broker_name) {
+        return fmt::format("{}:{}", mq.topic, mq.queue_id);
+    }
+    return fmt::format("{}@{}:{}", mq.topic, mq.broker_name, mq.queue_id);
 }
 
 }  // namespace rmq::detail::sim
 // ---- end rmq/detail/sim/context.hpp ----
 
+// ---- begin rmq/detail/sim/ownership.hpp ----
+
+/// @file detail/sim/ownership.hpp
+/// rmq::detail::sim::OwnershipTracker: turns samples of the members' assignments into the trace's double
+/// ownerships (rmq::sim::DoubleOwnership): spans during which two or more live members owned one queue.
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+
+namespace rmq::detail::sim {
+
+class OwnershipTracker {
+public:
+    /// Queue name -> its live owners.
+    using Owners = std::map<std::string, std::set<int>>;
+
+    /// `owners` held from virtual time `since` (the previous sample: what ran then made them) until now.
+    void sample(std::int64_t since, const Owners& owners, std::vector<rmq::sim::DoubleOwnership>& out) {
+        for (auto it = open_.begin(); it != open_.end();) {
+            const auto o = owners.find(it->first);
+            if (o == owners.end() || o->second.size() < 2) {
+                it->second.to = since;
+                out.push_back(std::move(it->second));
+                it = open_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        for (const auto& [queue, members] : owners) {
+            if (members.size() >= 2 && !open_.contains(queue)) {
+                open_.emplace(queue,
+                              rmq::sim::DoubleOwnership{
+                                  queue, since, since, std::vector<int>(members.begin(), members.end())});
+            }
+        }
+    }
+
+    /// Ends every open span at `now`.
+    void finish(std::int64_t now, std::vector<rmq::sim::DoubleOwnership>& out) {
+        for (auto& [queue, d] : open_) {
+            d.to = now;
+            out.push_back(std::move(d));
+        }
+        open_.clear();
+    }
+
+private:
+    std::map<std::string, rmq::sim::DoubleOwnership> open_;
+};
+
+}  // namespace rmq::detail::sim
+// ---- end rmq/detail/sim/ownership.hpp ----
+
+// ---- begin rmq/detail/sim/routes.hpp ----
+
+/// @file detail/sim/routes.hpp
+/// rmq::detail::sim::MemberRoutes: one simulated member's connections to the brokers of a run with several
+/// brokers, and what its transport knows of them. It models how rmq::RemotingTransport learns of brokers
+/// (rmq::sim::RouteModel): the route read at start and then at the periodic poll, the route check, the
+/// route watch after a connection event; a broker first seen in a route read (new, or back) is heartbeated
+/// and a changed route reported to the consumer (rmq::HasRouteChangeHandler); the group's member list is
+/// the union of the known brokers' answers or one broker's. With one broker it is a plain connection.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail::sim {
+
+class MemberRoutes : public std::enable_shared_from_this<MemberRoutes> {
+public:
+    MemberRoutes(std::shared_ptr<Context> ctx, std::size_t member)
+        : ctx_(std::move(ctx))
+        , member_(member) {
+        for (std::size_t i = 0; i < ctx_->world.broker_count(); ++i) {
+            conns_.push_back(ctx_->world.connect(i));
+        }
+    }
+
+    [[nodiscard]] bool single() const noexcept { return conns_.size() == 1; }
+
+    /// The connection to broker `i`; rmq::Timeout while it is down (a refused connection).
+    InProcessTransport& to(std::size_t i) {
+        if (!ctx_->world.broker_up(i)) {
+            throw Timeout(fmt::format("simulated: {} is down", name(i)));
+        }
+        return conns_.at(i);
+    }
+
+    /// The connection to the broker of `mq`.
+    InProcessTransport& to(const MessageQueue& mq) { return to(index_of(mq.broker_name)); }
+
+    [[nodiscard]] std::size_t index_of(const std::string& broker_name) const {
+        const auto i = ctx_->world.broker_index(broker_name);
+        if (!i) {
+            throw Error(fmt::format("simulated: no broker named {}", broker_name));
+        }
+        return *i;
+    }
+
+    /// The route of `topic` as last read: the queues of the known brokers that have it.
+    TopicRoute topic_route(const std::string& topic) {
+        if (single()) {
+            return conns_.front().topic_route(topic);
+        }
+        start();
+        TopicRoute route;
+        for (const auto i : known_) {
+            if (ctx_->world.broker(i)->has_topic(topic)) {
+                const auto r = conns_[i].topic_route(topic);
+                route.read_queues.insert(route.read_queues.end(), r.read_queues.begin(), r.read_queues.end());
+                route.write_queues.insert(
+                    route.write_queues.end(), r.write_queues.begin(), r.write_queues.end());
+            }
+        }
+        if (route.read_queues.empty()) {
+            throw BrokerError(response_code::topic_not_exist,
+                              fmt::format("simulated: no route for {}", topic));
+        }
+        return route;
+    }
+
+    /// To every known broker that is up; rmq::Timeout when none took it.
+    void heartbeat(const HeartbeatData& hb) {
+        if (single()) {
+            conns_.front().heartbeat(hb);
+            return;
+        }
+        start();
+        if (!hb.consumer_data_set.empty()) {
+            last_heartbeat_ = hb;
+        }
+        bool sent = false;
+        for (const auto i : known_) {
+            sent = heartbeat_to(i, hb) || sent;
+        }
+        if (!sent) {
+            throw Timeout("simulated: no broker took the heartbeat");
+        }
+    }
+
+    /// The union of the known brokers' answers (RouteModel::member_list_union) or one's, picked at random.
+    std::vector<std::string> consumer_id_list(const std::string& topic, const std::string& group) {
+        if (single()) {
+            return conns_.front().consumer_id_list(topic, group);
+        }
+        start();
+        std::vector<std::size_t> up;
+        for (const auto i : known_) {
+            if (ctx_->world.broker_up(i)) {
+                up.push_back(i);
+            }
+        }
+        if (up.empty()) {
+            throw Timeout("simulated: no broker of the route is up");
+        }
+        if (!ctx_->options.routes.member_list_union) {
+            const auto pick = ctx_->world.uniform(0, static_cast<std::int64_t>(up.size()) - 1);
+            return conns_[up[static_cast<std::size_t>(pick)]].consumer_id_list(topic, group);
+        }
+        std::set<std::string> ids;
+        std::optional<std::string> failure;
+        for (const auto i : up) {
+            try {
+                for (auto& id : conns_[i].consumer_id_list(topic, group)) {
+                    ids.insert(std::move(id));
+                }
+            } catch (const std::exception& e) {  // a broker that has no member of the group yet
+                failure = e.what();
+            }
+        }
+        if (ids.empty()) {
+            throw BrokerError(response_code::system_error, failure.value_or("simulated: no member"));
+        }
+        return {ids.begin(), ids.end()};
+    }
+
+    void set_notification_handler(const NotificationHandler& handler) {
+        for (auto& c : conns_) {
+            c.set_notification_handler(handler);
+        }
+    }
+
+    void set_route_change_handler(const std::string& key, RouteChangeHandler handler) {
+        if (handler) {
+            handlers_[key] = std::move(handler);
+        } else {
+            handlers_.erase(key);
+        }
+    }
+
+    /// Broker `i` went down or came back: a member that had a connection to it sees the connection event
+    /// and watches the routes (reads now and then every second, RouteModel::watch_reads times).
+    void on_broker_event(std::size_t i) {
+        if (!connected_.contains(i)) {
+            return;
+        }
+        World& w = ctx_->world;
+        std::int64_t when = w.now() + w.uniform(0, 200);
+        for (int n = 0; n < ctx_->options.routes.watch_reads; ++n, when += 1000) {
+            w.at(when, [weak = weak_from_this()] {
+                if (const auto self = weak.lock()) {
+                    self->read_routes();
+                }
+            });
+        }
+    }
+
+private:
+    [[nodiscard]] std::string name(std::size_t i) const {
+        return ctx_->world.broker(i)->config().broker_name;
+    }
+
+    [[nodiscard]] bool runs() const { return !ctx_->world.crashed(member_) && !ctx_->world.paused(member_); }
+
+    // The first use reads the routes and starts the periodic reads.
+    void start() {
+        if (started_) {
+            return;
+        }
+        started_ = true;
+        read_routes();
+        const auto& m = ctx_->options.routes;
+        every(m.poll_millis, true);
+        if (m.check_millis > 0) {
+            every(m.check_millis, false);
+        }
+    }
+
+    void every(std::int64_t period, bool heartbeat_all) {
+        ctx_->world.at(ctx_->world.now() + period, [weak = weak_from_this(), period, heartbeat_all] {
+            const auto self = weak.lock();
+            if (!self || self->ctx_->world.crashed(self->member_)) {
+                return;
+            }
+            if (self->runs()) {
+                self->read_routes();
+                if (heartbeat_all && self->last_heartbeat_) {
+                    for (const auto i : self->known_) {
+                        (void)self->heartbeat_to(i, *self->last_heartbeat_);
+                    }
+                }
+            }
+            self->every(period, heartbeat_all);
+        });
+    }
+
+    // The NameServer lists the brokers that are up. One not in the last read (new, or back) is heartbeated
+    // at once; a change is reported to the consumer, which rebalances.
+    void read_routes() {
+        if (!runs()) {
+            return;
+        }
+        std::set<std::size_t> now;
+        for (std::size_t i = 0; i < conns_.size(); ++i) {
+            if (ctx_->world.broker_up(i)) {
+                now.insert(i);
+            }
+        }
+        if (now == known_) {
+            return;
+        }
+        const bool first = known_.empty();
+        std::vector<std::size_t> appeared;
+        for (const auto i : now) {
+            if (!known_.contains(i)) {
+                appeared.push_back(i);
+            }
+        }
+        known_ = std::move(now);
+        if (last_heartbeat_) {
+            for (const auto i : appeared) {
+                (void)heartbeat_to(i, *last_heartbeat_);
+            }
+        }
+        if (!first) {
+            notify_route_changed();
+        }
+    }
+
+    void notify_route_changed() {
+        const auto handlers = handlers_;  // a handler may unregister
+        for (const auto& [key, h] : handlers) {
+            h(ctx_->options.topic);
+        }
+    }
+
+    bool heartbeat_to(std::size_t i, const HeartbeatData& hb) {
+        if (!ctx_->world.broker_up(i)) {
+            return false;
+        }
+        conns_[i].heartbeat(hb);
+        connected_.insert(i);
+        return true;
+    }
+
+    std::shared_ptr<Context> ctx_;
+    std::size_t member_;
+    std::vector<InProcessTransport> conns_;
+    std::set<std::size_t> known_;      // the brokers of the last route read
+    std::set<std::size_t> connected_;  // the brokers this member ever reached
+    std::optional<HeartbeatData> last_heartbeat_;
+    std::map<std::string, RouteChangeHandler> handlers_;
+    bool started_ = false;
+};
+
+}  // namespace rmq::detail::sim
+// ---- end rmq/detail/sim/routes.hpp ----
+
 namespace rmq::sim {
 
-/// One member's connection to the simulated broker; models the rmq::Transport concept (hence not named
+/// One member's connection to the simulated brokers; models the rmq::Transport concept (hence not named
 /// Transport: rmq::sim::Transport would hide the concept inside rmq::sim). It injects the request and
 /// answer faults of rmq::sim::Faults while faults are on, and puts its consumer under the simulation's
 /// driver (no threads). Made by rmq::sim::Simulation.
 class SimTransport {
 public:
     SimTransport(std::shared_ptr<detail::sim::Context> ctx, std::size_t member)
+        : SimTransport(ctx, member, std::make_shared<detail::sim::MemberRoutes>(ctx, member)) {}
+
+    /// `routes`: this member's connections (the simulation keeps them to tell of broker outages).
+    SimTransport(std::shared_ptr<detail::sim::Context> ctx,
+                 std::size_t member,
+                 std::shared_ptr<detail::sim::MemberRoutes> routes)
         : ctx_(std::move(ctx))
         , member_(member)
-        , inner_(ctx_->world.connect()) {}
+        , routes_(std::move(routes)) {}
 
-    TopicRoute topic_route(const std::string& topic) { return inner_.topic_route(topic); }
+    TopicRoute topic_route(const std::string& topic) { return routes_->topic_route(topic); }
 
     void heartbeat(const HeartbeatData& hb) {
         if (ctx_->strike(ctx_->options.faults.heartbeat_drop)) {
             ctx_->record(FaultKind::HeartbeatDropped, member());
             throw Timeout("simulated: the heartbeat was lost");
         }
-        inner_.heartbeat(hb);
+        routes_->heartbeat(hb);
     }
 
     void unregister_client(const std::string& client_id,
                            const std::string& producer_group,
                            const std::string& consumer_group) {
-        inner_.unregister_client(client_id, producer_group, consumer_group);
+        for (std::size_t i = 0; i < ctx_->world.broker_count(); ++i) {
+            if (ctx_->world.broker_up(i)) {
+                routes_->to(i).unregister_client(client_id, producer_group, consumer_group);
+            }
+        }
     }
 
     std::vector<std::string> consumer_id_list(const std::string& topic, const std::string& group) {
-        return inner_.consumer_id_list(topic, group);
+        return routes_->consumer_id_list(topic, group);
     }
 
-    void set_notification_handler(NotificationHandler handler) {
-        inner_.set_notification_handler(std::move(handler));
+    void set_notification_handler(NotificationHandler handler) { routes_->set_notification_handler(handler); }
+
+    /// Told when this member's route view changes (runs with several brokers: a broker went down or came
+    /// back, as its route reads saw it).
+    void set_route_change_handler(const std::string& key, RouteChangeHandler handler) {
+        routes_->set_route_change_handler(key, std::move(handler));
     }
 
     void pull(const PullArgs& args, PullCallback callback) {
-        inner_.pull(args, wrap(args, std::move(callback)));
+        if (refuse_pull(args, callback)) {
+            return;
+        }
+        routes_->to(args.mq).pull(args, wrap(args, std::move(callback)));
     }
 
     void pull(const PullArgs& args, PullCallback callback, const PostToCaller& post) {
-        inner_.pull(args, wrap(args, std::move(callback)), post);
+        if (refuse_pull(args, callback)) {
+            return;
+        }
+        routes_->to(args.mq).pull(args, wrap(args, std::move(callback)), post);
     }
 
     std::optional<std::int64_t> query_consumer_offset(const std::string& group, const MessageQueue& mq) {
-        return inner_.query_consumer_offset(group, mq);
+        return routes_->to(mq).query_consumer_offset(group, mq);
     }
 
     void update_consumer_offset(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
@@ -11030,24 +12885,25 @@ public:
             apply_later(group, mq, offset);
             return;
         }
-        inner_.update_consumer_offset(group, mq, offset);
+        routes_->to(mq).update_consumer_offset(group, mq, offset);
         if (ctx_->strike(f.offset_duplicate)) {
             ctx_->record(FaultKind::OffsetDuplicated, member(), detail::sim::queue_name(mq));
             apply_later(group, mq, offset);
         }
     }
 
-    std::int64_t min_offset(const MessageQueue& mq) { return inner_.min_offset(mq); }
+    std::int64_t min_offset(const MessageQueue& mq) { return routes_->to(mq).min_offset(mq); }
 
-    std::int64_t max_offset(const MessageQueue& mq) { return inner_.max_offset(mq); }
+    std::int64_t max_offset(const MessageQueue& mq) { return routes_->to(mq).max_offset(mq); }
 
     std::int64_t search_offset(const MessageQueue& mq, std::int64_t timestamp_millis) {
-        return inner_.search_offset(mq, timestamp_millis);
+        return routes_->to(mq).search_offset(mq, timestamp_millis);
     }
 
     std::vector<MessageQueue>
     lock_batch(const std::string& group, const std::string& client_id, const std::vector<MessageQueue>& mqs) {
-        auto granted = inner_.lock_batch(group, client_id, mqs);
+        auto granted =
+            (mqs.empty() ? routes_->to(0) : routes_->to(mqs.front())).lock_batch(group, client_id, mqs);
         if (ctx_->strike(ctx_->options.faults.lock_answer_drop)) {
             ctx_->record(FaultKind::LockAnswerDropped,
                          member(),
@@ -11060,14 +12916,17 @@ public:
     void unlock_batch(const std::string& group,
                       const std::string& client_id,
                       const std::vector<MessageQueue>& mqs) {
-        inner_.unlock_batch(group, client_id, mqs);
+        (mqs.empty() ? routes_->to(0) : routes_->to(mqs.front())).unlock_batch(group, client_id, mqs);
     }
 
-    SendResult send(const Message& msg, const MessageQueue& mq) { return inner_.send(msg, mq); }
+    SendResult send(const Message& msg, const MessageQueue& mq) { return routes_->to(mq).send(msg, mq); }
 
-    void send_back(const SendBackArgs& args) { inner_.send_back(args); }
+    void send_back(const SendBackArgs& args) {
+        const auto& name = args.message.broker_name();
+        routes_->to(name.empty() ? 0 : routes_->index_of(name)).send_back(args);
+    }
 
-    [[nodiscard]] std::shared_ptr<Clock> clock() const { return inner_.clock(); }
+    [[nodiscard]] std::shared_ptr<Clock> clock() const { return ctx_->world.clock(); }
 
     // ---- the driver (rmq::detail::DrivenTransport) ----
     [[nodiscard]] bool driven() const noexcept { return true; }
@@ -11079,9 +12938,21 @@ public:
 private:
     [[nodiscard]] int member() const noexcept { return static_cast<int>(member_); }
 
+    // A pull to a broker that is down fails at once (a refused connection), as the callback sees it.
+    bool refuse_pull(const PullArgs& args, PullCallback& callback) {
+        const auto i = routes_->index_of(args.mq.broker_name);
+        if (ctx_->world.broker_up(i)) {
+            return false;
+        }
+        ctx_->world.at(ctx_->world.now() + 1, [cb = std::move(callback)] {
+            cb(Outcome<PullResult>(response_code::system_error, "simulated: the broker is down"));
+        });
+        return true;
+    }
+
     void apply_later(const std::string& group, const MessageQueue& mq, std::int64_t offset) {
         const auto& f = ctx_->options.faults;
-        auto state = ctx_->world.broker();
+        auto state = ctx_->world.broker(routes_->index_of(mq.broker_name));
         ctx_->world.at(
             ctx_->world.now() + ctx_->world.uniform(1, f.max_delay_millis), [state, group, mq, offset] {
                 try {
@@ -11121,7 +12992,7 @@ private:
 
     std::shared_ptr<detail::sim::Context> ctx_;
     std::size_t member_;
-    InProcessTransport inner_;
+    std::shared_ptr<detail::sim::MemberRoutes> routes_;
 };
 
 /// The consumer type a simulation runs for order policy `Order`.
@@ -11154,8 +13025,10 @@ public:
     const Trace& run() {
         const Options& o = ctx_->options;
         detail::sim::World& w = ctx_->world;
-        auto& broker = *w.broker();
-        broker.create_topic(o.topic, o.queues);
+        for (std::size_t b = 0; b < w.broker_count(); ++b) {
+            w.broker(b)->create_topic(o.topic, o.queues);
+        }
+        held_sends_.resize(w.broker_count());
         for (int i = 0; i < o.members; ++i) {
             w.at(w.uniform(0, 2000), [this] { start_member(); });
         }
@@ -11169,11 +13042,13 @@ public:
         std::int64_t looked_at = -1;
         (void)w.run_until(end, [this, &o, &w, &registered, &looked_at] {
             if (w.now() != looked_at) {  // the broker expires members when the clock moves, not in between
+                note_owners(looked_at);
                 looked_at = w.now();
                 note_expired_members(registered);
             }
             return w.now() >= o.fault_millis && handled_ok_.size() == static_cast<std::size_t>(o.messages);
         });
+        owners_.finish(looked_at, ctx_->trace.double_ownership);
         finished_ = true;
         return ctx_->trace;
     }
@@ -11190,8 +13065,28 @@ private:
     struct Member {
         std::size_t index = 0;
         std::string client_id;
+        std::shared_ptr<detail::sim::MemberRoutes> routes;
         std::unique_ptr<SimConsumer<Order>> consumer;
     };
+
+    /// Each live member's assignment as it stood since virtual time `since` (the previous clock value).
+    void note_owners(std::int64_t since) {
+        if (since < 0) {
+            return;
+        }
+        detail::sim::OwnershipTracker::Owners owners;
+        for (const auto& m : members_) {
+            if (ctx_->world.crashed(m->index) || ctx_->world.paused(m->index) || !m->consumer->running()) {
+                continue;
+            }
+            for (const auto& mq : m->consumer->assigned_queues()) {
+                if (mq.topic == ctx_->options.topic) {
+                    owners[detail::sim::queue_name(mq)].insert(static_cast<int>(m->index));
+                }
+            }
+        }
+        owners_.sample(since, owners, ctx_->trace.double_ownership);
+    }
 
     /// The broker dropping a member whose heartbeats stopped moves its queues to the others, long after the
     /// crash or pause that caused it: recorded (each time the clock moved), so that this rebalance's
@@ -11224,7 +13119,9 @@ private:
         config.instance_name = "sim";
         config.consume_from_where = ConsumeFromWhere::FirstOffset;
         m->client_id = config.build_client_id();
-        m->consumer = std::make_unique<SimConsumer<Order>>(SimTransport(ctx_, m->index), std::move(config));
+        m->routes = std::make_shared<detail::sim::MemberRoutes>(ctx_, m->index);
+        m->consumer =
+            std::make_unique<SimConsumer<Order>>(SimTransport(ctx_, m->index, m->routes), std::move(config));
         m->consumer->subscribe(o.topic, "*");
         m->consumer->register_listener(recording_listener(static_cast<int>(m->index), m->client_id));
         ctx_->record(FaultKind::MemberJoined, static_cast<int>(m->index));
@@ -11238,7 +13135,8 @@ private:
             auto status = listener_(msgs, ctx);
             const bool success = status && Order::is_success(*status);
             const auto& mq = ctx.message_queue();
-            const auto owner = ctx_->world.broker()->lock_owner(ctx_->options.group, mq);
+            const auto broker = ctx_->world.broker_index(mq.broker_name);
+            const auto owner = ctx_->world.broker(broker.value_or(0))->lock_owner(ctx_->options.group, mq);
             const bool lock_held = owner && *owner == client_id;
             for (const auto& msg : msgs) {
                 const int key = key_of(msg);
@@ -11273,10 +13171,19 @@ private:
         }
     }
 
+    // Key k goes to queue k % (queues * brokers) counted across the brokers in order. A broker that is down
+    // holds its sends until it is back (in order: a key's sequence stays in order in its queue).
     void send(int key, int seq) {
         const Options& o = ctx_->options;
-        auto& broker = *ctx_->world.broker();
-        const int queue_id = key % o.queues;
+        const auto& w = ctx_->world;
+        const int slot = key % (o.queues * static_cast<int>(w.broker_count()));
+        const auto b = static_cast<std::size_t>(slot / o.queues);
+        if (!w.broker_up(b) || !held_sends_[b].empty()) {
+            held_sends_[b].emplace_back(key, seq);
+            return;
+        }
+        auto& broker = *w.broker(b);
+        const int queue_id = slot % o.queues;
         const MessageQueue mq{o.topic, broker.config().broker_name, queue_id};
         Message msg(o.topic, "", fmt::format("k{}", key), fmt::format("message {} of key {}", seq, key));
         msg.set_property("SIM_SEQ", std::to_string(seq));
@@ -11328,12 +13235,53 @@ private:
                 ctx_->record(FaultKind::BrokerRestarted, -1);
             });
         }
+        if (w.broker_count() > 1) {
+            for (int i = 0; i < f.outages; ++i) {
+                w.at(w.uniform(5000, o.fault_millis - 1), [this] { broker_outage(); });
+            }
+        }
+    }
+
+    // A broker goes down for a while; a member may start meanwhile (it never hears of that broker until a
+    // route read lists it again). Members connected to it see the connection events.
+    void broker_outage() {
+        detail::sim::World& w = ctx_->world;
+        const Faults& f = ctx_->options.faults;
+        const auto b =
+            static_cast<std::size_t>(w.uniform(0, static_cast<std::int64_t>(w.broker_count()) - 1));
+        if (!w.broker_up(b)) {
+            return;
+        }
+        const std::int64_t back = w.now() + w.uniform(f.outage_min_millis, f.outage_max_millis);
+        w.take_down(b, back);
+        ctx_->record(FaultKind::BrokerDown, -1);
+        tell_members(b);
+        if (f.member_starts_during_outage) {
+            w.at(w.uniform(w.now() + 1, back - 1), [this] { start_member(); });
+        }
+        w.at(back, [this, b] {
+            ctx_->record(FaultKind::BrokerUp, -1);
+            tell_members(b);
+            auto held = std::move(held_sends_[b]);
+            held_sends_[b].clear();
+            for (const auto& [key, seq] : held) {
+                send(key, seq);
+            }
+        });
+    }
+
+    void tell_members(std::size_t broker) {
+        for (const auto& m : members_) {
+            m->routes->on_broker_event(broker);
+        }
     }
 
     // The broker flushes consumer offsets every second; a restart loses what came after the last flush.
     void checkpoint_offsets_every_second() {
         detail::sim::World& w = ctx_->world;
-        w.broker()->checkpoint_offsets();
+        for (std::size_t b = 0; b < w.broker_count(); ++b) {
+            w.broker(b)->checkpoint_offsets();
+        }
         if (!finished_ && w.now() < ctx_->options.fault_millis + ctx_->options.settle_millis) {
             w.at(w.now() + 1000, [this] { checkpoint_offsets_every_second(); });
         }
@@ -11343,6 +13291,8 @@ private:
     Listener listener_;
     std::vector<std::unique_ptr<Member>> members_;
     std::set<std::pair<int, int>> handled_ok_;
+    std::vector<std::vector<std::pair<int, int>>> held_sends_;  // per broker: (key, seq) waiting for it
+    detail::sim::OwnershipTracker owners_;
     bool finished_ = false;
 };
 
@@ -11397,6 +13347,8 @@ struct TlsConfig {
 /// @file impl/message.ipp
 /// Definitions of message.hpp.
 
+#include <algorithm>
+
 
 namespace rmq {
 
@@ -11416,6 +13368,11 @@ RMQ_DECL std::string encode_properties(const Properties& props) {
 
 RMQ_DECL Properties decode_properties(std::string_view text) {
     Properties::container_type out;
+    // Room for every entry of a usual message at once (capped: a damaged string of separators is not a
+    // reason to reserve for thousands).
+    out.reserve(std::min<std::size_t>(
+        static_cast<std::size_t>(std::count(text.begin(), text.end(), property::property_separator)) + 1,
+        64));
     while (!text.empty()) {
         const std::size_t end = text.find(property::property_separator);
         const std::string_view entry = text.substr(0, end);
@@ -13547,7 +15504,7 @@ RMQ_DECL std::map<MessageQueue, std::int64_t> OffsetTable::snapshot(std::string_
     const std::shared_lock lock(mutex_);
     for (const auto& [mq, entry] : table_) {
         if (topic.empty() || mq.topic == topic) {
-            out.emplace_hint(out.end(), mq, entry.value.load(std::memory_order_relaxed));
+            out.emplace(mq, entry.value.load(std::memory_order_relaxed));
         }
     }
     return out;
@@ -13868,6 +15825,7 @@ MessageStore::append(MessageExt m, std::int64_t tags_code, std::int64_t store_ti
     m.set_body_crc(detail::crc32(m.body()));
     m.set_store_size(stored_message_size(m, encode_properties(m.properties()).size()));
     m.set_offset_msg_id(offset_message_id(commit_log_offset_));
+    m.shrink_properties();  // a stored message is only copied from, never extended
     commit_log_offset_ += m.store_size();
     auto stored = std::make_shared<const MessageExt>(std::move(m));
     q.entries.push_back(StoredEntry{stored, tags_code});
@@ -15773,6 +17731,11 @@ RMQ_DECL void scan(const QueueLog& q,
     if (sub && !sub->class_filter_mode && sub->expression_type == expression_type_sql92) {
         sql.emplace(filter::compile(sub->sub_string));
     }
+    // Room for a full batch up front: the answer's messages are copied in once, never moved by a regrowth.
+    r.msg_found_list.reserve(static_cast<std::size_t>(
+        std::clamp<std::int64_t>(std::min<std::int64_t>(std::int64_t{a.max_msg_nums}, end - offset),
+                                 0,
+                                 std::max<std::int64_t>(1, config.max_transfer_count_on_message_in_memory))));
     std::int64_t bytes = 0;
     std::int64_t scanned = 0;
     for (std::int64_t o = offset; o < end && scanned < max_scan; ++o) {
@@ -16014,6 +17977,84 @@ RMQ_DECL bool apply_retry_topic_send(MessageExt& inner, std::int32_t retry_max_t
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/broker/impl/send_back.ipp ----
+
+// ---- begin rmq/detail/broker/impl/timers.ipp ----
+
+#include <charconv>
+#include <string>
+#include <system_error>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+/// A timer property as a number; rmq::TimerRejected when it is not one (WHEEL_TIMER_MSG_ILLEGAL).
+RMQ_DECL std::int64_t timer_value(const MessageExt& m, std::string_view name) {
+    const auto text = m.property_view(name);
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc{} || end != text.data() + text.size()) {
+        throw TimerRejected(response_code::message_illegal,
+                            fmt::format("timer message illegal: {} is not a number: \"{}\"", name, text));
+    }
+    return v;
+}
+
+RMQ_DECL std::optional<std::int64_t>
+timer_due(MessageExt& m, std::int64_t wall_now, const BrokerConfig& config) {
+    if (m.delay_time_level() > 0) {
+        m.clear_property(property::timer_deliver_ms);
+        m.clear_property(property::timer_delay_sec);
+        m.clear_property(property::timer_delay_ms);
+        return std::nullopt;
+    }
+    if (!m.is_timer_message() || m.has_property(property::timer_out_ms) || m.topic() == timer_topic) {
+        return std::nullopt;
+    }
+    if (!config.timer_wheel_enable) {
+        throw TimerRejected(response_code::message_illegal,
+                            "accurate timer message is not enabled, timerWheelEnable is false");
+    }
+    std::int64_t due = 0;
+    if (m.has_property(property::timer_delay_sec)) {
+        due = wall_now + timer_value(m, property::timer_delay_sec) * 1000;
+    } else if (m.has_property(property::timer_delay_ms)) {
+        due = wall_now + timer_value(m, property::timer_delay_ms);
+    } else {
+        due = timer_value(m, property::timer_deliver_ms);
+    }
+    if (due - wall_now > config.timer_max_delay_sec * 1000) {
+        throw TimerRejected(
+            response_code::message_illegal,
+            fmt::format("timer message illegal, the delay time should not be bigger than the max "
+                        "delay {}ms; or if set del msg, the delay time should be bigger than the "
+                        "current time",
+                        config.timer_max_delay_sec * 1000));
+    }
+    return due;
+}
+
+RMQ_DECL std::optional<DelaySchedule::Wait>
+redirect_timer(MessageExt& m, std::int64_t due_wall, Clock& clock) {
+    const std::int64_t wall_now = clock.wall_millis();
+    if (due_wall <= wall_now) {
+        return std::nullopt;
+    }
+    m.set_property(property::timer_out_ms, std::to_string(due_wall));
+    m.set_property(property::real_topic, m.topic());
+    m.set_property(property::real_queue_id, std::to_string(m.queue_id()));
+    m.set_topic(std::string(timer_topic));
+    m.set_queue_id(0);
+    DelaySchedule::Wait wait;
+    wait.due = clock.steady_millis() + (due_wall - wall_now);
+    wait.tags_code = due_wall;
+    return wait;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/timers.ipp ----
 
 // ---- begin rmq/detail/broker/impl/broker_state.ipp ----
 
@@ -16444,6 +18485,10 @@ RMQ_DECL void BrokerState::answer_held_locked(HeldPull h, BrokerTasks& out) {
 
 // ---- begin rmq/detail/broker/impl/store_requests.ipp ----
 
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -16511,6 +18556,19 @@ RMQ_DECL std::int32_t BrokerState::send_queue_nums_locked(const std::string& top
     return config_.default_topic_queue_nums;
 }
 
+RMQ_DECL void BrokerState::check_queue_id_locked(const MessageQueue& mq) {
+    const std::int32_t queue_nums = send_queue_nums_locked(mq.topic);
+    if (mq.queue_id < 0 || mq.queue_id >= queue_nums) {
+        throw BrokerError(response_code::system_error,
+                          fmt::format("request queueId[{}] is illegal, Topic :{} TopicConfig: "
+                                      "writeQueueNums {} Producer: {}",
+                                      mq.queue_id,
+                                      mq.topic,
+                                      queue_nums,
+                                      in_process_born_host));
+    }
+}
+
 RMQ_DECL SendResult BrokerState::send(const Message& msg, const MessageQueue& mq) {
     check_send(msg, mq);
     BrokerTasks out;
@@ -16519,26 +18577,77 @@ RMQ_DECL SendResult BrokerState::send(const Message& msg, const MessageQueue& mq
         const std::lock_guard lock(mutex_);
         check_running_locked();
         faults_.take(BrokerRequest::Send);
-        const std::int32_t queue_nums = send_queue_nums_locked(mq.topic);
-        if (mq.queue_id < 0 || mq.queue_id >= queue_nums) {
-            throw BrokerError(response_code::system_error,
-                              fmt::format("request queueId[{}] is illegal, Topic :{} TopicConfig: "
-                                          "writeQueueNums {} Producer: {}",
-                                          mq.queue_id,
-                                          mq.topic,
-                                          queue_nums,
-                                          in_process_born_host));
-        }
+        check_queue_id_locked(mq);
         MessageExt inner = make_sent_message(msg, mq, clock_->wall_millis());
+        // HookUtils.handleScheduleMessage: a timer is checked (and may be refused) before anything is stored.
+        std::optional<DelaySchedule::Wait> timer;
+        if (const auto due = timer_due(inner, clock_->wall_millis(), config_)) {
+            timer = redirect_timer(inner, *due, *clock_);
+        }
         if (is_retry_topic(mq.topic) && apply_retry_topic_send(inner, config_.retry_max_times)) {
             store_.ensure_queue(inner.topic(), 0);
         }
-        const auto stored = store_locked(std::move(inner), out);
+        const auto stored = store_locked(std::move(inner), out, true, timer);
         result.status = SendStatus::SendOk;
         result.msg_id = stored->msg_id();
         result.offset_msg_id = stored->offset_msg_id();
         result.message_queue = mq;
         result.queue_offset = stored->queue_offset();
+    }
+    dispatch(std::move(out));
+    return result;
+}
+
+RMQ_DECL void BrokerState::check_send_batch(std::span<const Message> msgs, const MessageQueue& mq) const {
+    check_own_queue(mq);
+    check_sendable_topic(mq.topic);
+    if (msgs.empty()) {
+        throw BrokerError(response_code::message_illegal, "the batch is empty");
+    }
+    if (is_retry_topic(mq.topic)) {
+        throw BrokerError(response_code::message_illegal,
+                          "[BATCH] Sending Message to retry topic is forbidden");
+    }
+    for (const auto& m : msgs) {
+        if (m.topic() != mq.topic) {
+            throw InvalidArgument(
+                fmt::format("message's topic [{}] is not the queue's topic [{}]", m.topic(), mq.topic));
+        }
+        if (m.delay_time_level() > 0 || m.is_timer_message()) {
+            throw BrokerError(response_code::message_illegal,
+                              "the message is illegal: a batch cannot carry a delay level or a timer");
+        }
+    }
+    if (const auto size = batch_body_size(msgs); size > static_cast<std::size_t>(config_.max_message_size)) {
+        throw BrokerError(
+            response_code::message_illegal,
+            fmt::format("the message is illegal: batch body size {} exceeds max_message_size {}",
+                        size,
+                        config_.max_message_size));
+    }
+}
+
+RMQ_DECL SendResult BrokerState::send_batch(std::span<const Message> msgs, const MessageQueue& mq) {
+    check_send_batch(msgs, mq);
+    BrokerTasks out;
+    SendResult result;
+    result.status = SendStatus::SendOk;
+    result.message_queue = mq;
+    {
+        const std::lock_guard lock(mutex_);
+        check_running_locked();
+        faults_.take(BrokerRequest::Send);
+        check_queue_id_locked(mq);
+        const std::int64_t born = clock_->wall_millis();
+        for (std::size_t i = 0; i < msgs.size(); ++i) {
+            const auto stored = store_locked(make_sent_message(msgs[i], mq, born), out, false);
+            const std::string_view sep = i == 0 ? "" : ",";
+            result.msg_id += fmt::format("{}{}", sep, stored->msg_id());
+            result.offset_msg_id += fmt::format("{}{}", sep, stored->offset_msg_id());
+            if (i == 0) {
+                result.queue_offset = stored->queue_offset();
+            }
+        }
     }
     dispatch(std::move(out));
     return result;
@@ -16603,11 +18712,11 @@ RMQ_DECL std::size_t BrokerState::scheduled_count() const {
     return delays_.count();
 }
 
-RMQ_DECL std::shared_ptr<const MessageExt>
-BrokerState::store_locked(MessageExt m, BrokerTasks& out, bool apply_delay) {
+RMQ_DECL std::shared_ptr<const MessageExt> BrokerState::store_locked(
+    MessageExt m, BrokerTasks& out, bool apply_delay, std::optional<DelaySchedule::Wait> timer) {
     std::int64_t tags_code = tags_code_of(m);
-    std::optional<DelaySchedule::Wait> wait;
-    if (apply_delay) {
+    std::optional<DelaySchedule::Wait> wait = timer;
+    if (!wait && apply_delay) {
         wait = delays_.redirect(m, *clock_);
     }
     if (wait) {
@@ -17254,6 +19363,10 @@ RMQ_DECL std::string_view to_string(FaultKind kind) noexcept {
         return "broker-restarted";
     case FaultKind::MemberExpired:
         return "member-expired";
+    case FaultKind::BrokerDown:
+        return "broker-down";
+    case FaultKind::BrokerUp:
+        return "broker-up";
     }
     return "unknown";
 }
@@ -17290,7 +19403,8 @@ struct Fnv {
 
 inline bool membership_change(FaultKind k) noexcept {
     return k == FaultKind::MemberJoined || k == FaultKind::MemberCrashed || k == FaultKind::MemberPaused ||
-           k == FaultKind::BrokerRestarted || k == FaultKind::MemberExpired;
+           k == FaultKind::BrokerRestarted || k == FaultKind::MemberExpired || k == FaultKind::BrokerDown ||
+           k == FaultKind::BrokerUp;
 }
 
 inline bool queue_fault(FaultKind k) noexcept {
@@ -17310,7 +19424,8 @@ inline bool disturbed(
 
 inline bool restarted_within(const Trace& trace, std::int64_t from, std::int64_t to) {
     return std::ranges::any_of(trace.faults, [&](const FaultEvent& e) {
-        return e.kind == FaultKind::BrokerRestarted && e.time >= from && e.time <= to;
+        return (e.kind == FaultKind::BrokerRestarted || e.kind == FaultKind::BrokerDown) && e.time >= from &&
+               e.time <= to;
     });
 }
 
@@ -17346,11 +19461,20 @@ RMQ_DECL std::uint64_t Trace::hash() const noexcept {
 RMQ_DECL std::size_t Trace::injected_faults() const noexcept {
     std::size_t n = 0;
     for (const auto& e : faults) {
-        if (e.kind != FaultKind::MemberJoined && e.kind != FaultKind::MemberExpired) {  // events, not faults
+        if (e.kind != FaultKind::MemberJoined && e.kind != FaultKind::MemberExpired &&
+            e.kind != FaultKind::BrokerUp) {  // events, not faults
             ++n;
         }
     }
     return n;
+}
+
+RMQ_DECL std::int64_t Trace::longest_double_ownership() const noexcept {
+    std::int64_t longest = 0;
+    for (const auto& d : double_ownership) {
+        longest = std::max(longest, d.millis());
+    }
+    return longest;
 }
 
 RMQ_DECL std::string Verdict::summary() const {
@@ -17483,15 +19607,25 @@ RMQ_DECL Verdict check(const Trace& trace, bool ordered, std::int64_t lock_grace
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 
 namespace rmq::detail::sim {
 
-RMQ_DECL World::World(std::uint64_t seed, BrokerConfig broker)
+RMQ_DECL World::World(std::uint64_t seed, BrokerConfig broker, int brokers)
     : clock_(std::make_shared<ManualClock>())
     , rng_(seed) {
     broker.clock = clock_;
-    broker_ = std::make_shared<BrokerState>(std::move(broker));
-    broker_->start(broker_, true);
+    for (int i = 0; i < std::max(brokers, 1); ++i) {
+        BrokerConfig config = broker;
+        if (i > 0) {
+            config.broker_name = fmt::format("broker-{}", static_cast<char>('a' + i));
+        }
+        auto state = std::make_shared<BrokerState>(std::move(config));
+        state->start(state, true);
+        brokers_.push_back(std::move(state));
+        down_until_.push_back(0);
+    }
 }
 
 RMQ_DECL World::~World() {
@@ -17499,11 +19633,27 @@ RMQ_DECL World::~World() {
 }
 
 RMQ_DECL void World::shutdown() {
-    broker_->stop();
+    for (const auto& b : brokers_) {
+        b->stop();
+    }
     // Destroyed outside the container: destroying a callback may post another event.
     auto dropped = std::move(events_);
     events_.clear();
     dropped.clear();
+}
+
+RMQ_DECL std::optional<std::size_t> World::broker_index(const std::string& name) const {
+    for (std::size_t i = 0; i < brokers_.size(); ++i) {
+        if (brokers_[i]->config().broker_name == name) {
+            return i;
+        }
+    }
+    return std::nullopt;
+}
+
+RMQ_DECL void World::take_down(std::size_t i, std::int64_t until) {
+    brokers_.at(i)->restart();
+    down_until_.at(i) = until;
 }
 
 RMQ_DECL bool World::chance(double p) {
@@ -17557,10 +19707,15 @@ RMQ_DECL bool World::run_due_event() {
 }
 
 RMQ_DECL std::optional<std::int64_t> World::next_deadline() const {
-    std::optional<std::int64_t> next = broker_->next_deadline();
+    std::optional<std::int64_t> next;
     const auto consider = [&next](std::int64_t t) {
         next = next ? std::min(*next, t) : t;
     };
+    for (const auto& b : brokers_) {
+        if (const auto d = b->next_deadline()) {
+            consider(*d);
+        }
+    }
     if (!events_.empty()) {
         consider(events_.begin()->first.first);
     }
@@ -17579,23 +19734,24 @@ RMQ_DECL std::optional<std::int64_t> World::next_deadline() const {
 }
 
 RMQ_DECL bool World::step() {
-    // Sources of work: 0 the broker's callbacks, 1 due events, then each member's loop and pool. The first
-    // one tried is drawn at random, the others follow in turn: every ready source can go first.
-    const std::size_t sources = 2 + 2 * members_.size();
+    // Sources of work: each broker's callbacks, due events, then each member's loop and pool. The first one
+    // tried is drawn at random, the others follow in turn: every ready source can go first.
+    const std::size_t nb = brokers_.size();
+    const std::size_t sources = nb + 1 + 2 * members_.size();
     const auto first = static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(sources) - 1));
     for (std::size_t i = 0; i < sources; ++i) {
         const std::size_t s = (first + i) % sources;
         bool ran = false;
-        if (s == 0) {
-            ran = broker_->run_one_callback();
-        } else if (s == 1) {
+        if (s < nb) {
+            ran = brokers_[s]->run_one_callback();
+        } else if (s == nb) {
             ran = run_due_event();
         } else {
-            Member& m = members_[(s - 2) / 2];
+            Member& m = members_[(s - nb - 1) / 2];
             if (runnable(m)) {
                 // Copied: the task may detach the member (shutdown) while it runs.
                 const auto hooks = m.hooks;
-                ran = (s % 2 == 0) ? hooks->run_loop_task() : hooks->run_consume_task();
+                ran = ((s - nb - 1) % 2 == 0) ? hooks->run_loop_task() : hooks->run_consume_task();
             }
         }
         if (ran) {
