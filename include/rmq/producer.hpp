@@ -485,7 +485,7 @@ private:
         struct Task {
             Work work;
             Done done;
-            detail::AsyncSender* sender;
+            detail::AsyncSender* sender = nullptr;
 
             void operator()() {
                 SendResult r;

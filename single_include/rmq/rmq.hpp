@@ -11832,7 +11832,7 @@ private:
         struct Task {
             Work work;
             Done done;
-            detail::AsyncSender* sender;
+            detail::AsyncSender* sender = nullptr;
 
             void operator()() {
                 SendResult r;
@@ -12813,7 +12813,7 @@ namespace rmq::sim {
 /// driver (no threads). Made by rmq::sim::Simulation.
 class SimTransport {
 public:
-    SimTransport(std::shared_ptr<detail::sim::Context> ctx, std::size_t member)
+    SimTransport(const std::shared_ptr<detail::sim::Context>& ctx, std::size_t member)
         : SimTransport(ctx, member, std::make_shared<detail::sim::MemberRoutes>(ctx, member)) {}
 
     /// `routes`: this member's connections (the simulation keeps them to tell of broker outages).
@@ -12848,7 +12848,9 @@ public:
         return routes_->consumer_id_list(topic, group);
     }
 
-    void set_notification_handler(NotificationHandler handler) { routes_->set_notification_handler(handler); }
+    void set_notification_handler(const NotificationHandler& handler) {
+        routes_->set_notification_handler(handler);
+    }
 
     /// Told when this member's route view changes (runs with several brokers: a broker went down or came
     /// back, as its route reads saw it).
