@@ -44,6 +44,7 @@
 #include <rmq/order/orderly_common.hpp>
 #include <rmq/process_queue.hpp>
 #include <rmq/producer.hpp>
+#include <rmq/producer_config.hpp>
 #include <rmq/properties.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/sim/options.hpp>

@@ -11034,7 +11034,8 @@ private:
 // ---- begin rmq/producer.hpp ----
 
 /// @file producer.hpp
-/// rmq::Producer<Tr>: Java's DefaultMQProducer (synchronous sends) over any rmq::Transport.
+/// rmq::Producer<Tr>: Java's DefaultMQProducer (synchronous, asynchronous, oneway and batch sends) over any
+/// rmq::Transport. Its settings: rmq/producer_config.hpp; the asynchronous sends' plumbing: detail/producer/.
 
 #include <algorithm>
 #include <array>
@@ -11057,6 +11058,53 @@ private:
 
 #include <fmt/format.h>
 
+
+// ---- begin rmq/producer_config.hpp ----
+
+/// @file producer_config.hpp
+/// rmq::ProducerConfig: the settings of rmq::Producer.
+
+#include <cstdint>
+#include <string>
+
+
+namespace rmq {
+
+/// Settings of rmq::Producer; each field is the snake_case of the DefaultMQProducer / ClientConfig field it
+/// mirrors, with Java's default.
+struct ProducerConfig {
+    /// DefaultMQProducer.producerGroup; must be set (DEFAULT_PRODUCER is rejected at start, as in Java).
+    std::string producer_group{default_producer_group};
+    /// DefaultMQProducer.createTopicKey: the route used for a topic the name server does not know yet.
+    std::string create_topic_key{auto_create_topic_key_topic};
+    /// DefaultMQProducer.defaultTopicQueueNums: queues assumed for such a topic.
+    std::int32_t default_topic_queue_nums = 4;
+    /// DefaultMQProducer.sendMsgTimeout (ms, measured with the transport's clock).
+    std::int64_t send_msg_timeout = 3000;
+    /// DefaultMQProducer.retryTimesWhenSendFailed: extra attempts of send(msg) on another queue.
+    std::int32_t retry_times_when_send_failed = 2;
+    /// DefaultMQProducer.retryTimesWhenSendAsyncFailed: extra attempts of send_async(msg) on another queue.
+    std::int32_t retry_times_when_send_async_failed = 2;
+    /// DefaultMQProducer.backPressureForAsyncSendNum: asynchronous and oneway sends in flight at most; a
+    /// further one waits up to send_msg_timeout for a slot (rmq::TooManyRequests after it).
+    std::int32_t back_pressure_for_async_send_num = 10000;
+    /// Threads of the asynchronous sends (Java's asyncSenderExecutor, one per processor); 0 = one per
+    /// hardware thread, at least 2. Started by the first asynchronous or oneway send.
+    std::int32_t async_sender_threads = 0;
+    /// DefaultMQProducer.retryAnotherBrokerWhenNotStoreOK.
+    bool retry_another_broker_when_not_store_ok = false;
+    /// DefaultMQProducer.maxMessageSize (body bytes).
+    std::int32_t max_message_size = 1024 * 1024 * 4;
+    /// ClientConfig.pollNameServerInterval: how long a cached topic route is used (ms).
+    std::int64_t poll_name_server_interval = 30000;
+    /// ClientConfig.instanceName; "DEFAULT" becomes the process id, as in Java.
+    std::string instance_name = "DEFAULT";
+    /// ClientConfig.clientIP; empty means this host's address.
+    std::string client_ip{};
+};
+
+}  // namespace rmq
+// ---- end rmq/producer_config.hpp ----
 
 // ---- begin rmq/unique_id.hpp ----
 
@@ -11357,6 +11405,110 @@ inline void check_batch(std::span<const Message> msgs) {
 }  // namespace rmq::detail
 // ---- end rmq/detail/producer/batch.hpp ----
 
+// ---- begin rmq/detail/producer/send_support.hpp ----
+
+/// @file detail/producer/send_support.hpp
+/// What rmq::Producer's sends share: Java's refused topics and retryable codes, the asynchronous sender's
+/// thread count, and the completions (SendDone) of asynchronous, future and oneway sends.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+namespace rmq::detail {
+
+/// TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET.
+inline constexpr std::array<std::string_view, 6> not_allowed_send_topics{
+    "SCHEDULE_TOPIC_XXXX",
+    "RMQ_SYS_TRANS_HALF_TOPIC",
+    "RMQ_SYS_TRANS_OP_HALF_TOPIC",
+    "TRANS_CHECK_MAX_TIME_TOPIC",
+    "SELF_TEST_TOPIC",
+    "OFFSET_MOVED_EVENT",
+};
+
+/// Threads of a producer's AsyncSender.
+inline std::size_t async_thread_count(std::int32_t configured) {
+    if (configured > 0) {
+        return static_cast<std::size_t>(configured);
+    }
+    return std::max<std::size_t>(2, std::thread::hardware_concurrency());
+}
+
+/// MQClientException codes for which sendDefaultImpl tries the next queue (4.9.8).
+inline bool retryable_send_code(int code) noexcept {
+    return code == response_code::topic_not_exist || code == 14 /* SERVICE_NOT_AVAILABLE */ ||
+           code == response_code::system_error || code == response_code::no_permission ||
+           code == 204 /* NO_BUYER_ID */ || code == 205 /* NOT_IN_CURRENT_UNIT */;
+}
+
+/// What a finished asynchronous send calls: the result, or the exception of its last attempt.
+using SendDone = std::function<void(SendResult, std::exception_ptr)>;
+
+/// A SendDone calling the user's callbacks; what they throw is logged (it must not kill a producer thread).
+template <class OnSuccess, class OnException>
+SendDone done_calling(OnSuccess on_success, OnException on_exception) {
+    auto both =
+        std::make_shared<std::pair<OnSuccess, OnException>>(std::move(on_success), std::move(on_exception));
+    return [both](SendResult r, const std::exception_ptr& e) {
+        try {
+            if (e) {
+                std::invoke(both->second, e);
+            } else {
+                std::invoke(both->first, std::move(r));
+            }
+        } catch (const std::exception& ex) {
+            log_message(LogLevel::Warn, fmt::format("a send callback threw: {}", ex.what()));
+        } catch (...) {
+            log_message(LogLevel::Warn, "a send callback threw a non-standard exception");
+        }
+    };
+}
+
+/// A SendDone fulfilling a promise, and its future.
+inline std::pair<SendDone, std::future<SendResult>> promised_done() {
+    auto p = std::make_shared<std::promise<SendResult>>();
+    auto f = p->get_future();
+    return {[p](SendResult r, const std::exception_ptr& e) {
+                if (e) {
+                    p->set_exception(e);
+                } else {
+                    p->set_value(std::move(r));
+                }
+            },
+            std::move(f)};
+}
+
+/// A oneway send's SendDone: its failure is logged (nobody waits for it).
+inline SendDone oneway_done(std::string topic) {
+    return [topic = std::move(topic)](const SendResult&, const std::exception_ptr& e) {
+        if (!e) {
+            return;
+        }
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+            log_message(LogLevel::Warn, fmt::format("oneway send to topic {} failed: {}", topic, ex.what()));
+        } catch (...) {
+            log_message(LogLevel::Warn, fmt::format("oneway send to topic {} failed", topic));
+        }
+    };
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/producer/send_support.hpp ----
+
 // ---- begin rmq/detail/wire/batch_size.hpp ----
 
 /// @file detail/wire/batch_size.hpp
@@ -11408,68 +11560,6 @@ concept SendSuccessCallback = std::invocable<F&, SendResult> && std::move_constr
 /// attempt), on a thread of the producer.
 template <class F>
 concept SendExceptionCallback = std::invocable<F&, std::exception_ptr> && std::move_constructible<F>;
-
-/// Settings of rmq::Producer; each field is the snake_case of the DefaultMQProducer / ClientConfig field it
-/// mirrors, with Java's default.
-struct ProducerConfig {
-    /// DefaultMQProducer.producerGroup; must be set (DEFAULT_PRODUCER is rejected at start, as in Java).
-    std::string producer_group{default_producer_group};
-    /// DefaultMQProducer.createTopicKey: the route used for a topic the name server does not know yet.
-    std::string create_topic_key{auto_create_topic_key_topic};
-    /// DefaultMQProducer.defaultTopicQueueNums: queues assumed for such a topic.
-    std::int32_t default_topic_queue_nums = 4;
-    /// DefaultMQProducer.sendMsgTimeout (ms, measured with the transport's clock).
-    std::int64_t send_msg_timeout = 3000;
-    /// DefaultMQProducer.retryTimesWhenSendFailed: extra attempts of send(msg) on another queue.
-    std::int32_t retry_times_when_send_failed = 2;
-    /// DefaultMQProducer.retryTimesWhenSendAsyncFailed: extra attempts of send_async(msg) on another queue.
-    std::int32_t retry_times_when_send_async_failed = 2;
-    /// DefaultMQProducer.backPressureForAsyncSendNum: asynchronous and oneway sends in flight at most; a
-    /// further one waits up to send_msg_timeout for a slot (rmq::TooManyRequests after it).
-    std::int32_t back_pressure_for_async_send_num = 10000;
-    /// Threads of the asynchronous sends (Java's asyncSenderExecutor, one per processor); 0 = one per
-    /// hardware thread, at least 2. Started by the first asynchronous or oneway send.
-    std::int32_t async_sender_threads = 0;
-    /// DefaultMQProducer.retryAnotherBrokerWhenNotStoreOK.
-    bool retry_another_broker_when_not_store_ok = false;
-    /// DefaultMQProducer.maxMessageSize (body bytes).
-    std::int32_t max_message_size = 1024 * 1024 * 4;
-    /// ClientConfig.pollNameServerInterval: how long a cached topic route is used (ms).
-    std::int64_t poll_name_server_interval = 30000;
-    /// ClientConfig.instanceName; "DEFAULT" becomes the process id, as in Java.
-    std::string instance_name = "DEFAULT";
-    /// ClientConfig.clientIP; empty means this host's address.
-    std::string client_ip{};
-};
-
-namespace detail {
-
-/// TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET.
-inline constexpr std::array<std::string_view, 6> not_allowed_send_topics{
-    "SCHEDULE_TOPIC_XXXX",
-    "RMQ_SYS_TRANS_HALF_TOPIC",
-    "RMQ_SYS_TRANS_OP_HALF_TOPIC",
-    "TRANS_CHECK_MAX_TIME_TOPIC",
-    "SELF_TEST_TOPIC",
-    "OFFSET_MOVED_EVENT",
-};
-
-/// Threads of a producer's AsyncSender.
-inline std::size_t async_thread_count(std::int32_t configured) {
-    if (configured > 0) {
-        return static_cast<std::size_t>(configured);
-    }
-    return std::max<std::size_t>(2, std::thread::hardware_concurrency());
-}
-
-/// MQClientException codes for which sendDefaultImpl tries the next queue (4.9.8).
-inline bool retryable_send_code(int code) noexcept {
-    return code == response_code::topic_not_exist || code == 14 /* SERVICE_NOT_AVAILABLE */ ||
-           code == response_code::system_error || code == response_code::no_permission ||
-           code == 204 /* NO_BUYER_ID */ || code == 205 /* NOT_IN_CURRENT_UNIT */;
-}
-
-}  // namespace detail
 
 /// Java's DefaultMQProducer: synchronous sends (`send(msg)`: round robin over the write queues, with
 /// retries; `send(msg, selector, arg)`; `send(msg, queue)`), asynchronous ones (`send_async`, with callbacks
@@ -11594,12 +11684,12 @@ public:
         submit([this,
                 m = prepared(msg),
                 begin] { return send_default(m, begin, 1 + config_.retry_times_when_send_async_failed); },
-               callbacks(std::move(on_success), std::move(on_exception)));
+               detail::done_calling(std::move(on_success), std::move(on_exception)));
     }
 
     /// send_async(msg) with a future for the result (it holds the exception of a failed send).
     std::future<SendResult> send_async(const Message& msg) {
-        auto [done, future] = promised();
+        auto [done, future] = detail::promised_done();
         check_running();
         const std::int64_t begin = now();
         submit([this,
@@ -11615,12 +11705,12 @@ public:
     send_async(const Message& msg, const MessageQueue& mq, OnSuccess on_success, OnException on_exception) {
         check_running();
         submit([this, m = prepared(msg), mq] { return send_recorded(m, mq); },
-               callbacks(std::move(on_success), std::move(on_exception)));
+               detail::done_calling(std::move(on_success), std::move(on_exception)));
     }
 
     /// send_async(msg, queue) with a future.
     std::future<SendResult> send_async(const Message& msg, const MessageQueue& mq) {
-        auto [done, future] = promised();
+        auto [done, future] = detail::promised_done();
         check_running();
         submit([this, m = prepared(msg), mq] { return send_recorded(m, mq); }, std::move(done));
         return std::move(future);
@@ -11636,7 +11726,7 @@ public:
                 oneway_to(m, select_queue(queues, std::string()));
                 return SendResult{};
             },
-            oneway_done(msg.topic()));
+            detail::oneway_done(msg.topic()));
     }
 
     /// Java's sendOneway(msg, queue).
@@ -11648,7 +11738,7 @@ public:
                 oneway_to(m, mq);
                 return SendResult{};
             },
-            oneway_done(msg.topic()));
+            detail::oneway_done(msg.topic()));
     }
 
     /// Java's send(Collection<Message>): the messages, one topic, stored together in one write queue
@@ -11682,7 +11772,7 @@ public:
     std::future<SendResult> send_async(std::span<const Message> msgs)
     requires HasSendBatch<Tr>
     {
-        auto [done, future] = promised();
+        auto [done, future] = detail::promised_done();
         check_running();
         const std::int64_t begin = now();
         submit(
@@ -11711,7 +11801,7 @@ public:
     template <class Selector, class Arg>
     requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
     std::future<SendResult> send_async(const Message& msg, Selector&& selector, Arg&& arg) {
-        auto [done, future] = promised();
+        auto [done, future] = detail::promised_done();
         check_running();
         submit([this,
                 m = prepared(msg),
@@ -11737,7 +11827,7 @@ public:
                     m, std::invoke(selector, std::span<const MessageQueue>(queues), std::as_const(m), arg));
                 return SendResult{};
             },
-            oneway_done(msg.topic()));
+            detail::oneway_done(msg.topic()));
     }
 
     /// Sends to one queue (no retry, as in Java). Throws rmq::InvalidArgument when the queue's topic is not
@@ -11769,59 +11859,7 @@ private:
         }
     }
 
-    /// What a finished asynchronous send calls: the result, or the exception of its last attempt.
-    using Done = std::function<void(SendResult, std::exception_ptr)>;
-
-    /// A Done calling the user's callbacks; what they throw is logged (it must not kill a producer thread).
-    template <class OnSuccess, class OnException>
-    static Done callbacks(OnSuccess on_success, OnException on_exception) {
-        auto both = std::make_shared<std::pair<OnSuccess, OnException>>(std::move(on_success),
-                                                                        std::move(on_exception));
-        return [both](SendResult r, const std::exception_ptr& e) {
-            try {
-                if (e) {
-                    std::invoke(both->second, e);
-                } else {
-                    std::invoke(both->first, std::move(r));
-                }
-            } catch (const std::exception& ex) {
-                log_message(LogLevel::Warn, fmt::format("a send callback threw: {}", ex.what()));
-            } catch (...) {
-                log_message(LogLevel::Warn, "a send callback threw a non-standard exception");
-            }
-        };
-    }
-
-    /// A Done fulfilling a promise, and its future.
-    static std::pair<Done, std::future<SendResult>> promised() {
-        auto p = std::make_shared<std::promise<SendResult>>();
-        auto f = p->get_future();
-        return {[p](SendResult r, const std::exception_ptr& e) {
-                    if (e) {
-                        p->set_exception(e);
-                    } else {
-                        p->set_value(std::move(r));
-                    }
-                },
-                std::move(f)};
-    }
-
-    /// A oneway send's Done: its failure is logged (nobody waits for it).
-    static Done oneway_done(std::string topic) {
-        return [topic = std::move(topic)](const SendResult&, const std::exception_ptr& e) {
-            if (!e) {
-                return;
-            }
-            try {
-                std::rethrow_exception(e);
-            } catch (const std::exception& ex) {
-                log_message(LogLevel::Warn,
-                            fmt::format("oneway send to topic {} failed: {}", topic, ex.what()));
-            } catch (...) {
-                log_message(LogLevel::Warn, fmt::format("oneway send to topic {} failed", topic));
-            }
-        };
-    }
+    using Done = detail::SendDone;
 
     /// Takes an in-flight slot and runs `work` on a producer thread, then `done` with its outcome (after the
     /// slot is given back, so `done` may send again).
