@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <consumer_fixture.hpp>
+#include <forwarding_transport.hpp>
 
 #include <rmq/consumer.hpp>
 #include <rmq/offset_store/local_file.hpp>
@@ -105,54 +106,11 @@ struct Faults {
 };
 
 /// InProcessTransport with injectable failures of CONSUMER_SEND_MSG_BACK and SEND_MESSAGE.
-class FaultyTransport {
+class FaultyTransport : public rmq_test::ForwardingTransport {
 public:
     FaultyTransport(rmq::InProcessTransport inner, std::shared_ptr<Faults> faults)
-        : inner_(std::move(inner))
+        : ForwardingTransport(std::move(inner))
         , faults_(std::move(faults)) {}
-
-    rmq::TopicRoute topic_route(const std::string& topic) { return inner_.topic_route(topic); }
-
-    void heartbeat(const rmq::HeartbeatData& hb) { inner_.heartbeat(hb); }
-
-    void unregister_client(const std::string& c, const std::string& p, const std::string& g) {
-        inner_.unregister_client(c, p, g);
-    }
-
-    std::vector<std::string> consumer_id_list(const std::string& t, const std::string& g) {
-        return inner_.consumer_id_list(t, g);
-    }
-
-    void set_notification_handler(rmq::NotificationHandler h) {
-        inner_.set_notification_handler(std::move(h));
-    }
-
-    void pull(const rmq::PullArgs& a, rmq::PullCallback cb) { inner_.pull(a, std::move(cb)); }
-
-    std::optional<std::int64_t> query_consumer_offset(const std::string& g, const rmq::MessageQueue& mq) {
-        return inner_.query_consumer_offset(g, mq);
-    }
-
-    void update_consumer_offset(const std::string& g, const rmq::MessageQueue& mq, std::int64_t v) {
-        inner_.update_consumer_offset(g, mq, v);
-    }
-
-    std::int64_t min_offset(const rmq::MessageQueue& mq) { return inner_.min_offset(mq); }
-
-    std::int64_t max_offset(const rmq::MessageQueue& mq) { return inner_.max_offset(mq); }
-
-    std::int64_t search_offset(const rmq::MessageQueue& mq, std::int64_t ts) {
-        return inner_.search_offset(mq, ts);
-    }
-
-    std::vector<rmq::MessageQueue>
-    lock_batch(const std::string& g, const std::string& c, const std::vector<rmq::MessageQueue>& mqs) {
-        return inner_.lock_batch(g, c, mqs);
-    }
-
-    void unlock_batch(const std::string& g, const std::string& c, const std::vector<rmq::MessageQueue>& mqs) {
-        inner_.unlock_batch(g, c, mqs);
-    }
 
     rmq::SendResult send(const rmq::Message& msg, const rmq::MessageQueue& mq) {
         ++faults_->send_calls;
@@ -170,10 +128,7 @@ public:
         inner_.send_back(args);
     }
 
-    [[nodiscard]] std::shared_ptr<rmq::Clock> clock() const { return inner_.clock(); }
-
 private:
-    rmq::InProcessTransport inner_;
     std::shared_ptr<Faults> faults_;
 };
 

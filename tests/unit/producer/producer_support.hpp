@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <forwarding_transport.hpp>
+
 #include <rmq/producer.hpp>
 #include <rmq/transport/in_process.hpp>
 
@@ -17,7 +19,7 @@ namespace producer_test {
 /// The embedded broker's topic seen as two brokers: "broker-a" queues 0-1 are the embedded queues 0-1,
 /// "broker-b" queues 0-1 are embedded queues 2-3. Sends to a broker named in `failing` throw `code`
 /// while `failures_left` lasts; every attempt is recorded.
-class TwoBrokers {
+class TwoBrokers : public rmq_test::ForwardingTransport {
 public:
     struct Shared {
         std::string failing;
@@ -29,7 +31,7 @@ public:
     };
 
     TwoBrokers(rmq::InProcessTransport inner, std::shared_ptr<Shared> shared)
-        : inner_(std::move(inner))
+        : ForwardingTransport(std::move(inner))
         , shared_(std::move(shared)) {}
 
     rmq::TopicRoute topic_route(const std::string& topic) {
@@ -43,51 +45,6 @@ public:
         }
         return route;
     }
-
-    void heartbeat(const rmq::HeartbeatData& hb) { inner_.heartbeat(hb); }
-
-    void unregister_client(const std::string& c, const std::string& p, const std::string& g) {
-        inner_.unregister_client(c, p, g);
-    }
-
-    std::vector<std::string> consumer_id_list(const std::string& t, const std::string& g) {
-        return inner_.consumer_id_list(t, g);
-    }
-
-    void set_notification_handler(rmq::NotificationHandler h) {
-        inner_.set_notification_handler(std::move(h));
-    }
-
-    void pull(const rmq::PullArgs& a, rmq::PullCallback cb) { inner_.pull(a, std::move(cb)); }
-
-    std::optional<std::int64_t> query_consumer_offset(const std::string& g, const rmq::MessageQueue& mq) {
-        return inner_.query_consumer_offset(g, mq);
-    }
-
-    void update_consumer_offset(const std::string& g, const rmq::MessageQueue& mq, std::int64_t v) {
-        inner_.update_consumer_offset(g, mq, v);
-    }
-
-    std::int64_t min_offset(const rmq::MessageQueue& mq) { return inner_.min_offset(mq); }
-
-    std::int64_t max_offset(const rmq::MessageQueue& mq) { return inner_.max_offset(mq); }
-
-    std::int64_t search_offset(const rmq::MessageQueue& mq, std::int64_t ts) {
-        return inner_.search_offset(mq, ts);
-    }
-
-    std::vector<rmq::MessageQueue>
-    lock_batch(const std::string& g, const std::string& c, const std::vector<rmq::MessageQueue>& mqs) {
-        return inner_.lock_batch(g, c, mqs);
-    }
-
-    void unlock_batch(const std::string& g, const std::string& c, const std::vector<rmq::MessageQueue>& mqs) {
-        inner_.unlock_batch(g, c, mqs);
-    }
-
-    void send_back(const rmq::SendBackArgs& args) { inner_.send_back(args); }
-
-    [[nodiscard]] std::shared_ptr<rmq::Clock> clock() const { return inner_.clock(); }
 
     rmq::SendResult send(const rmq::Message& msg, const rmq::MessageQueue& mq) {
         const auto inner = attempt(mq);
@@ -116,7 +73,6 @@ private:
         return rmq::MessageQueue{mq.topic, "broker-a", id};
     }
 
-    rmq::InProcessTransport inner_;
     std::shared_ptr<Shared> shared_;
 };
 
