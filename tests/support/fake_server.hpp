@@ -131,7 +131,8 @@ public:
                         std::shared_ptr<asio::ssl::context> tls = {})
         : handler_(std::move(handler))
         , tls_(std::move(tls))
-        , acceptor_(io_, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), port)) {
+        , acceptor_(io_, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), port))
+        , port_(acceptor_.local_endpoint().port()) {
         accept();
         thread_ = std::thread([this] { io_.run(); });
     }
@@ -159,7 +160,9 @@ public:
         thread_.join();
     }
 
-    [[nodiscard]] std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+    /// Known from the start: another server's handler may ask for it after this one stopped (the closed
+    /// acceptor's local_endpoint() would throw on that server's thread and end the process).
+    [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
 
     [[nodiscard]] std::string address() const { return fmt::format("127.0.0.1:{}", port()); }
 
@@ -265,6 +268,7 @@ private:
     std::shared_ptr<asio::ssl::context> tls_;
     asio::io_context io_;
     asio::ip::tcp::acceptor acceptor_;
+    std::uint16_t port_;
     std::thread thread_;
     std::mutex mutex_;
     std::condition_variable cv_;
