@@ -22,6 +22,10 @@
 
 #include <rmq/detail/util/md5.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace golden_test {
+
 namespace {
 
 using nlohmann::json;
@@ -176,3 +180,5 @@ TEST_CASE("golden vectors: MD5 ring hash samples", "[allocate][golden]") {
     REQUIRE(checked == samples.size());
     REQUIRE(checked == 11);
 }
+
+}  // namespace golden_test

@@ -26,6 +26,10 @@
 
 #include <rmq/detail/util/md5.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace strategies_test {
+
 namespace {
 
 constexpr std::string_view group = "please_rename_unique_group_name";
@@ -413,3 +417,5 @@ TEST_CASE("a const strategy can be shared between threads", "[allocate]") {
     }
     CHECK(same == std::vector<int>(4, 20));
 }
+
+}  // namespace strategies_test

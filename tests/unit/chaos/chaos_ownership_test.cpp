@@ -13,6 +13,10 @@
 
 #include <catch2/catch.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace chaos_ownership_test {
+
 namespace {
 
 using rmq_chaos::Fault;
@@ -74,3 +78,5 @@ TEST_CASE("double ownership: a run without .owns files is not measured", "[chaos
     CHECK_FALSE(r.sampled);
     CHECK(r.longest() == nullptr);
 }
+
+}  // namespace chaos_ownership_test

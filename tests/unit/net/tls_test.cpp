@@ -25,6 +25,10 @@
 
 #include <rmq/detail/net/client.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace tls_test {
+
 namespace {
 
 using rmq::remoting::Command;
@@ -295,3 +299,5 @@ TEST_CASE("TLS: unusable certificate settings are refused when the client is mad
         CHECK_NOTHROW(rmq::detail::RemotingClient(o));
     }
 }
+
+}  // namespace tls_test

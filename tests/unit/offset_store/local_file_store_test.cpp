@@ -14,6 +14,10 @@
 #include <rmq/error.hpp>
 #include <rmq/offset_store/local_file.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace local_file_store_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -504,3 +508,5 @@ TEST_CASE("local store: offset -1 (no offset) and the largest queue id are read 
         R"({"offsetTable":{{"brokerName":"b","queueId":2147483647,"topic":"t"}:-1}})");
     CHECK(table.at(rmq::MessageQueue{"t", "b", 2147483647}) == -1);
 }
+
+}  // namespace local_file_store_test

@@ -12,6 +12,10 @@
 #include <rmq/offset_store/remote.hpp>
 #include <rmq/protocol.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace remote_store_test {
+
 namespace {
 
 const std::string topic = "FooBar";
@@ -324,3 +328,5 @@ TEST_CASE("memory store: moving keeps the table", "[memory]") {
     c = std::move(b);
     REQUIRE(c.read_offset(queue(1), rmq::ReadOffsetType::ReadFromMemory) == 5);
 }
+
+}  // namespace remote_store_test

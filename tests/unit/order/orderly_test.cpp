@@ -12,6 +12,10 @@
 
 #include <catch2/catch.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace orderly_test {
+
 using consumer_test::eventually;
 using consumer_test::fast_config;
 using consumer_test::produce;
@@ -350,3 +354,5 @@ TEST_CASE("orderly: a throwing listener suspends the queue and retries", "[consu
     consumer.shutdown();
     CHECK(rec.read([&] { return times; }) == std::vector<int>{0, 1});
 }
+
+}  // namespace orderly_test

@@ -14,6 +14,10 @@
 #include <rmq/remoting/message_codec.hpp>
 #include <rmq/transport/in_process.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace batch_test {
+
 namespace {
 
 std::vector<rmq::Message> batch_of(const std::string& topic, int n, std::size_t body_size = 8) {
@@ -183,3 +187,5 @@ TEST_CASE("producer batch: a retryable failure is retried on the other broker") 
     CHECK(r.message_queue == shared->attempts[1]);
     CHECK(total(broker, "T", 4) == 3);
 }
+
+}  // namespace batch_test

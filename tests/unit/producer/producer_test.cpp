@@ -17,6 +17,10 @@
 #include <rmq/transport/in_process.hpp>
 #include <rmq/unique_id.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace producer_test {
+
 namespace {
 
 struct Env {
@@ -301,3 +305,5 @@ TEST_CASE("producer: two producers of one process get different client ids") {
     a.shutdown();
     b.shutdown();
 }
+
+}  // namespace producer_test

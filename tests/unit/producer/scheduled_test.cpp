@@ -10,6 +10,10 @@
 #include <rmq/producer.hpp>
 #include <rmq/transport/in_process.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace scheduled_test {
+
 namespace {
 
 struct Env {
@@ -74,3 +78,5 @@ TEST_CASE("producer scheduled: a timer beyond the broker's limit is TimerRejecte
     auto f = p.send_async(m);
     CHECK_THROWS_AS(f.get(), rmq::TimerRejected);
 }
+
+}  // namespace scheduled_test

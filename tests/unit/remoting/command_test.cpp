@@ -10,6 +10,10 @@
 
 #include <rmq/remoting/command.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace command_test {
+
 namespace {
 
 using rmq::remoting::CodecError;
@@ -308,3 +312,5 @@ TEST_CASE("ext fields behave like Java's HashMap", "[remoting]") {
     g.set("a", "3");
     CHECK(f == g);
 }
+
+}  // namespace command_test

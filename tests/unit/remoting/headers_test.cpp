@@ -9,6 +9,10 @@
 
 #include <rmq/remoting/headers.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace headers_test {
+
 namespace {
 
 using namespace rmq::remoting;
@@ -207,3 +211,5 @@ TEST_CASE("a pull of an SQL92 subscription carries expressionType SQL92 and the 
     CHECK(fields.get("expressionType") == std::optional<std::string_view>("SQL92"));
     CHECK(fields.get("subscription") == std::optional<std::string_view>("a > 5 AND b = 'x'"));
 }
+
+}  // namespace headers_test

@@ -19,6 +19,10 @@
 
 #include <rmq/detail/offset_store/offset_file.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace broadcasting_test {
+
 using scenario::eventually;
 using scenario::fast_config;
 using scenario::Recorder;
@@ -207,3 +211,5 @@ TEST_CASE(
         }
     }
 }
+
+}  // namespace broadcasting_test

@@ -12,6 +12,10 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace flow_control_test {
+
 using scenario::eventually;
 using scenario::fast_config;
 using scenario::Recorder;
@@ -153,3 +157,5 @@ TEST_CASE("flow control: with a 100k backlog the cached count per queue stays wi
             gate_open);
     }
 }
+
+}  // namespace flow_control_test

@@ -14,6 +14,10 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace orderly_broadcasting_test {
+
 using scenario::eventually;
 using scenario::fast_config;
 using scenario::Recorder;
@@ -118,3 +122,5 @@ TEST_CASE("orderly broadcasting: every member gets every queue in order, one cal
     });
     CHECK_FALSE(broker.consumer_offset("bcast_orderly_group", broker.queue("BcastOrderly", 0)).has_value());
 }
+
+}  // namespace orderly_broadcasting_test

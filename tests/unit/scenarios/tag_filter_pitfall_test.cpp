@@ -15,6 +15,10 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace tag_filter_pitfall_test {
+
 using scenario::eventually;
 using scenario::fast_config;
 using scenario::Recorder;
@@ -161,3 +165,5 @@ TEST_CASE("tag-filter pitfall: once the members agree the report clears and ever
     b.shutdown();
     CHECK(rec.read([&] { return got.size(); }) == 40);
 }
+
+}  // namespace tag_filter_pitfall_test

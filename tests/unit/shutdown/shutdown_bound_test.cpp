@@ -19,6 +19,10 @@
 #include <rmq/offset_store/remote.hpp>
 #include <rmq/transport/in_process.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace shutdown_bound_test {
+
 namespace {
 
 template <class Order>
@@ -156,3 +160,5 @@ TEST_CASE("a listener released during the wait finishes, is committed, and shutd
     CHECK(broker.consumer_offset("drain_group", broker.queue("ShutTopic", 0)) ==
           std::optional<std::int64_t>(1));
 }
+
+}  // namespace shutdown_bound_test

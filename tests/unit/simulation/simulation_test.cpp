@@ -18,6 +18,10 @@
 
 #include <rmq/rmq.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace simulation_test {
+
 namespace {
 
 // The members log every fault they meet (as they should); a run of many seeds would drown in it.
@@ -355,3 +359,5 @@ TEST_CASE("simulation: many seeds", "[.sim-many]") {
                failed.size());
     CHECK(failed.empty());
 }
+
+}  // namespace simulation_test
