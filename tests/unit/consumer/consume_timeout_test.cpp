@@ -39,12 +39,13 @@ TEST_CASE("consume timeout: a stuck listener's message is sent back and the queu
     auto config = fast_config("cg_consume_timeout");
     config.consume_timeout = 1;  // minutes
     config.await_termination_millis_when_shutdown = 0;
-    PushConsumer consumer{broker.connect(), config};
-    consumer.subscribe("Stuck", "*");
-
+    // Declared before the consumer to outlive it: its destructor waits for the listener that reads them.
     Recorder rec;
     std::vector<Delivery> deliveries;
     bool released = false;
+    PushConsumer consumer{broker.connect(), config};
+    consumer.subscribe("Stuck", "*");
+
     consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
         bool first = false;
         rec.update([&] {

@@ -208,11 +208,12 @@ TEST_CASE("a custom policy's call past consume_timeout is swept by the host", "[
     auto config = fast_config("slow_custom");
     config.consume_timeout = 1;  // minutes
     config.await_termination_millis_when_shutdown = 0;
-    ConsumerOf<OneByOne<4>> consumer{broker.connect(), config};
-    consumer.subscribe("Slow", "*");
+    // Declared before the consumer to outlive it: its destructor waits for the listener that reads them.
     Recorder rec;
     std::vector<Seen> seen;
     bool released = false;
+    ConsumerOf<OneByOne<4>> consumer{broker.connect(), config};
+    consumer.subscribe("Slow", "*");
     consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
         bool first = false;
         rec.update([&] {
