@@ -183,7 +183,8 @@ public:
     /// Room for `n` properties without a reallocation.
     void reserve_properties(std::size_t n) { properties_.reserve(n); }
 
-    /// Drops the room for more properties that reserve_properties or their growth left (a message kept for long).
+    /// Drops the room for more properties left by reserve_properties or by their growth (a message kept
+    /// long).
     void shrink_properties() { properties_.shrink_to_fit(); }
 
     /// Java's getTransactionId.

@@ -41,6 +41,7 @@ public:
         entries_.reserve(other.entries_.size() + room);
         entries_.insert(entries_.end(), other.entries_.begin(), other.entries_.end());
     }
+
     Properties(Properties&&) noexcept = default;
     Properties& operator=(const Properties&) = default;
     Properties& operator=(Properties&&) noexcept = default;
