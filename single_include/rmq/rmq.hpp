@@ -146,6 +146,7 @@ public:
         entries_.reserve(other.entries_.size() + room);
         entries_.insert(entries_.end(), other.entries_.begin(), other.entries_.end());
     }
+
     Properties(Properties&&) noexcept = default;
     Properties& operator=(const Properties&) = default;
     Properties& operator=(Properties&&) noexcept = default;
@@ -551,7 +552,8 @@ public:
     /// Room for `n` properties without a reallocation.
     void reserve_properties(std::size_t n) { properties_.reserve(n); }
 
-    /// Drops the room for more properties that reserve_properties or their growth left (a message kept for long).
+    /// Drops the room for more properties left by reserve_properties or by their growth (a message kept
+    /// long).
     void shrink_properties() { properties_.shrink_to_fit(); }
 
     /// Java's getTransactionId.
@@ -2217,6 +2219,7 @@ private:
             std::string name;
             Topic* topic = nullptr;
         };
+
         thread_local Last last;
         if (last.owner == id_ && last.name == name) {
             return *last.topic;
