@@ -183,7 +183,8 @@ public:
     /// Room for `n` properties without a reallocation.
     void reserve_properties(std::size_t n) { properties_.reserve(n); }
 
-    /// Drops the room for more properties that reserve_properties or a copy left (a message kept for long).
+    /// Drops the room for more properties left by reserve_properties or by their growth (a message kept
+    /// long).
     void shrink_properties() { properties_.shrink_to_fit(); }
 
     /// Java's getTransactionId.
@@ -192,6 +193,15 @@ public:
     void set_transaction_id(std::string id) { transaction_id_ = std::move(id); }
 
     friend bool operator==(const Message&, const Message&) = default;
+
+protected:
+    /// A copy whose properties have room for `property_room` more (MessageExt's copy with room).
+    Message(const Message& other, std::size_t property_room)
+        : topic_(other.topic_)
+        , flag_(other.flag_)
+        , properties_(other.properties_, property_room)
+        , body_(other.body_)
+        , transaction_id_(other.transaction_id_) {}
 
 private:
     [[nodiscard]] Properties::const_iterator find_property(std::string_view name) const noexcept {
@@ -210,94 +220,110 @@ class MessageExt : public Message {
 public:
     using Message::Message;
 
-    [[nodiscard]] const std::string& broker_name() const noexcept { return broker_name_; }
+    MessageExt() = default;
 
-    void set_broker_name(std::string name) { broker_name_ = std::move(name); }
+    /// A copy whose properties have room for `property_room` more, allocated with the copy: a consumer copies
+    /// a pulled message and then stamps it (CONSUME_START_TIME, MAX_OFFSET, MIN_OFFSET), which would
+    /// otherwise reallocate the copy's properties.
+    MessageExt(const MessageExt& other, std::size_t property_room)
+        : Message(other, property_room)
+        , ext_(other.ext_) {}
 
-    [[nodiscard]] std::int32_t queue_id() const noexcept { return queue_id_; }
+    [[nodiscard]] const std::string& broker_name() const noexcept { return ext_.broker_name; }
 
-    void set_queue_id(std::int32_t id) noexcept { queue_id_ = id; }
+    void set_broker_name(std::string name) { ext_.broker_name = std::move(name); }
 
-    [[nodiscard]] std::int32_t store_size() const noexcept { return store_size_; }
+    [[nodiscard]] std::int32_t queue_id() const noexcept { return ext_.queue_id; }
 
-    void set_store_size(std::int32_t size) noexcept { store_size_ = size; }
+    void set_queue_id(std::int32_t id) noexcept { ext_.queue_id = id; }
+
+    [[nodiscard]] std::int32_t store_size() const noexcept { return ext_.store_size; }
+
+    void set_store_size(std::int32_t size) noexcept { ext_.store_size = size; }
 
     /// Logical offset in the consume queue.
-    [[nodiscard]] std::int64_t queue_offset() const noexcept { return queue_offset_; }
+    [[nodiscard]] std::int64_t queue_offset() const noexcept { return ext_.queue_offset; }
 
-    void set_queue_offset(std::int64_t offset) noexcept { queue_offset_ = offset; }
+    void set_queue_offset(std::int64_t offset) noexcept { ext_.queue_offset = offset; }
 
-    [[nodiscard]] std::int32_t sys_flag() const noexcept { return sys_flag_; }
+    [[nodiscard]] std::int32_t sys_flag() const noexcept { return ext_.sys_flag; }
 
-    void set_sys_flag(std::int32_t flag) noexcept { sys_flag_ = flag; }
+    void set_sys_flag(std::int32_t flag) noexcept { ext_.sys_flag = flag; }
 
-    [[nodiscard]] std::int64_t born_timestamp() const noexcept { return born_timestamp_; }
+    [[nodiscard]] std::int64_t born_timestamp() const noexcept { return ext_.born_timestamp; }
 
-    void set_born_timestamp(std::int64_t ts) noexcept { born_timestamp_ = ts; }
+    void set_born_timestamp(std::int64_t ts) noexcept { ext_.born_timestamp = ts; }
 
     /// `ip:port` of the producer.
-    [[nodiscard]] const std::string& born_host() const noexcept { return born_host_; }
+    [[nodiscard]] const std::string& born_host() const noexcept { return ext_.born_host; }
 
-    void set_born_host(std::string host) { born_host_ = std::move(host); }
+    void set_born_host(std::string host) { ext_.born_host = std::move(host); }
 
-    [[nodiscard]] std::int64_t store_timestamp() const noexcept { return store_timestamp_; }
+    [[nodiscard]] std::int64_t store_timestamp() const noexcept { return ext_.store_timestamp; }
 
-    void set_store_timestamp(std::int64_t ts) noexcept { store_timestamp_ = ts; }
+    void set_store_timestamp(std::int64_t ts) noexcept { ext_.store_timestamp = ts; }
 
     /// `ip:port` of the broker that stored it.
-    [[nodiscard]] const std::string& store_host() const noexcept { return store_host_; }
+    [[nodiscard]] const std::string& store_host() const noexcept { return ext_.store_host; }
 
-    void set_store_host(std::string host) { store_host_ = std::move(host); }
+    void set_store_host(std::string host) { ext_.store_host = std::move(host); }
 
     /// Physical offset in the commit log.
-    [[nodiscard]] std::int64_t commit_log_offset() const noexcept { return commit_log_offset_; }
+    [[nodiscard]] std::int64_t commit_log_offset() const noexcept { return ext_.commit_log_offset; }
 
-    void set_commit_log_offset(std::int64_t offset) noexcept { commit_log_offset_ = offset; }
+    void set_commit_log_offset(std::int64_t offset) noexcept { ext_.commit_log_offset = offset; }
 
-    [[nodiscard]] std::int32_t body_crc() const noexcept { return body_crc_; }
+    [[nodiscard]] std::int32_t body_crc() const noexcept { return ext_.body_crc; }
 
-    void set_body_crc(std::int32_t crc) noexcept { body_crc_ = crc; }
+    void set_body_crc(std::int32_t crc) noexcept { ext_.body_crc = crc; }
 
-    [[nodiscard]] std::int32_t reconsume_times() const noexcept { return reconsume_times_; }
+    [[nodiscard]] std::int32_t reconsume_times() const noexcept { return ext_.reconsume_times; }
 
-    void set_reconsume_times(std::int32_t times) noexcept { reconsume_times_ = times; }
+    void set_reconsume_times(std::int32_t times) noexcept { ext_.reconsume_times = times; }
 
     [[nodiscard]] std::int64_t prepared_transaction_offset() const noexcept {
-        return prepared_transaction_offset_;
+        return ext_.prepared_transaction_offset;
     }
 
     void set_prepared_transaction_offset(std::int64_t offset) noexcept {
-        prepared_transaction_offset_ = offset;
+        ext_.prepared_transaction_offset = offset;
     }
 
     /// MessageClientExt.getMsgId: the producer's UNIQ_KEY when present, else the offset message id.
     [[nodiscard]] std::string msg_id() const {
         const auto uniq = property_view(property::uniq_client_message_id_keyidx);
-        return uniq.empty() ? offset_msg_id_ : std::string(uniq);
+        return uniq.empty() ? ext_.offset_msg_id : std::string(uniq);
     }
 
     /// The broker-made id (store host + commit log offset).
-    [[nodiscard]] const std::string& offset_msg_id() const noexcept { return offset_msg_id_; }
+    [[nodiscard]] const std::string& offset_msg_id() const noexcept { return ext_.offset_msg_id; }
 
-    void set_offset_msg_id(std::string id) { offset_msg_id_ = std::move(id); }
+    void set_offset_msg_id(std::string id) { ext_.offset_msg_id = std::move(id); }
 
     friend bool operator==(const MessageExt&, const MessageExt&) = default;
 
 private:
-    std::string broker_name_;
-    std::int32_t queue_id_ = 0;
-    std::int32_t store_size_ = 0;
-    std::int64_t queue_offset_ = 0;
-    std::int32_t sys_flag_ = 0;
-    std::int64_t born_timestamp_ = 0;
-    std::string born_host_;
-    std::int64_t store_timestamp_ = 0;
-    std::string store_host_;
-    std::int64_t commit_log_offset_ = 0;
-    std::int32_t body_crc_ = 0;
-    std::int32_t reconsume_times_ = 0;
-    std::int64_t prepared_transaction_offset_ = 0;
-    std::string offset_msg_id_;
+    // MessageExt's own fields, in one member: the copy with room copies them at once.
+    struct Ext {
+        std::string broker_name;
+        std::int32_t queue_id = 0;
+        std::int32_t store_size = 0;
+        std::int64_t queue_offset = 0;
+        std::int32_t sys_flag = 0;
+        std::int64_t born_timestamp = 0;
+        std::string born_host;
+        std::int64_t store_timestamp = 0;
+        std::string store_host;
+        std::int64_t commit_log_offset = 0;
+        std::int32_t body_crc = 0;
+        std::int32_t reconsume_times = 0;
+        std::int64_t prepared_transaction_offset = 0;
+        std::string offset_msg_id;
+
+        friend bool operator==(const Ext&, const Ext&) = default;
+    };
+
+    Ext ext_;
 };
 
 }  // namespace rmq

@@ -34,14 +34,13 @@ public:
 
     Properties() = default;
 
-    /// A copy has room for three more entries: a consumer copies a pulled message (the broker's answer, an
-    /// orderly take) and then adds CONSUME_START_TIME, MAX_OFFSET and MIN_OFFSET, which would otherwise
-    /// reallocate the copy's entries.
-    Properties(const Properties& other) {
-        if (!other.entries_.empty()) {
-            entries_.reserve(other.entries_.size() + copy_spare);
-            entries_.insert(entries_.end(), other.entries_.begin(), other.entries_.end());
-        }
+    Properties(const Properties&) = default;
+
+    /// A copy with room for `room` more entries, allocated once (a consumer's copy of a pulled message, which
+    /// it then stamps: rmq::MessageExt's copy with room).
+    Properties(const Properties& other, size_type room) {
+        entries_.reserve(other.entries_.size() + room);
+        entries_.insert(entries_.end(), other.entries_.begin(), other.entries_.end());
     }
 
     Properties(Properties&&) noexcept = default;
@@ -190,15 +189,12 @@ public:
     /// Room for `n` entries without a reallocation.
     void reserve(size_type n) { entries_.reserve(n); }
 
-    /// Drops the room for more entries (a copy keeps room for three).
+    /// Drops the room for more entries (the slack of a vector grown one entry at a time).
     void shrink_to_fit() { entries_.shrink_to_fit(); }
 
     friend bool operator==(const Properties&, const Properties&) = default;
 
 private:
-    // CONSUME_START_TIME, MAX_OFFSET and MIN_OFFSET.
-    static constexpr std::size_t copy_spare = 3;
-
     // std::string_view's order, written out: the library's compare() is not inlined by g++ 12 at -O3, and
     // every look-up runs it a few times.
     [[nodiscard]] static bool name_less(std::string_view a, std::string_view b) noexcept {

@@ -139,14 +139,13 @@ public:
 
     Properties() = default;
 
-    /// A copy has room for three more entries: a consumer copies a pulled message (the broker's answer, an
-    /// orderly take) and then adds CONSUME_START_TIME, MAX_OFFSET and MIN_OFFSET, which would otherwise
-    /// reallocate the copy's entries.
-    Properties(const Properties& other) {
-        if (!other.entries_.empty()) {
-            entries_.reserve(other.entries_.size() + copy_spare);
-            entries_.insert(entries_.end(), other.entries_.begin(), other.entries_.end());
-        }
+    Properties(const Properties&) = default;
+
+    /// A copy with room for `room` more entries, allocated once (a consumer's copy of a pulled message, which
+    /// it then stamps: rmq::MessageExt's copy with room).
+    Properties(const Properties& other, size_type room) {
+        entries_.reserve(other.entries_.size() + room);
+        entries_.insert(entries_.end(), other.entries_.begin(), other.entries_.end());
     }
 
     Properties(Properties&&) noexcept = default;
@@ -295,15 +294,12 @@ public:
     /// Room for `n` entries without a reallocation.
     void reserve(size_type n) { entries_.reserve(n); }
 
-    /// Drops the room for more entries (a copy keeps room for three).
+    /// Drops the room for more entries (the slack of a vector grown one entry at a time).
     void shrink_to_fit() { entries_.shrink_to_fit(); }
 
     friend bool operator==(const Properties&, const Properties&) = default;
 
 private:
-    // CONSUME_START_TIME, MAX_OFFSET and MIN_OFFSET.
-    static constexpr std::size_t copy_spare = 3;
-
     // std::string_view's order, written out: the library's compare() is not inlined by g++ 12 at -O3, and
     // every look-up runs it a few times.
     [[nodiscard]] static bool name_less(std::string_view a, std::string_view b) noexcept {
@@ -561,7 +557,8 @@ public:
     /// Room for `n` properties without a reallocation.
     void reserve_properties(std::size_t n) { properties_.reserve(n); }
 
-    /// Drops the room for more properties that reserve_properties or a copy left (a message kept for long).
+    /// Drops the room for more properties left by reserve_properties or by their growth (a message kept
+    /// long).
     void shrink_properties() { properties_.shrink_to_fit(); }
 
     /// Java's getTransactionId.
@@ -570,6 +567,15 @@ public:
     void set_transaction_id(std::string id) { transaction_id_ = std::move(id); }
 
     friend bool operator==(const Message&, const Message&) = default;
+
+protected:
+    /// A copy whose properties have room for `property_room` more (MessageExt's copy with room).
+    Message(const Message& other, std::size_t property_room)
+        : topic_(other.topic_)
+        , flag_(other.flag_)
+        , properties_(other.properties_, property_room)
+        , body_(other.body_)
+        , transaction_id_(other.transaction_id_) {}
 
 private:
     [[nodiscard]] Properties::const_iterator find_property(std::string_view name) const noexcept {
@@ -588,94 +594,110 @@ class MessageExt : public Message {
 public:
     using Message::Message;
 
-    [[nodiscard]] const std::string& broker_name() const noexcept { return broker_name_; }
+    MessageExt() = default;
 
-    void set_broker_name(std::string name) { broker_name_ = std::move(name); }
+    /// A copy whose properties have room for `property_room` more, allocated with the copy: a consumer copies
+    /// a pulled message and then stamps it (CONSUME_START_TIME, MAX_OFFSET, MIN_OFFSET), which would
+    /// otherwise reallocate the copy's properties.
+    MessageExt(const MessageExt& other, std::size_t property_room)
+        : Message(other, property_room)
+        , ext_(other.ext_) {}
 
-    [[nodiscard]] std::int32_t queue_id() const noexcept { return queue_id_; }
+    [[nodiscard]] const std::string& broker_name() const noexcept { return ext_.broker_name; }
 
-    void set_queue_id(std::int32_t id) noexcept { queue_id_ = id; }
+    void set_broker_name(std::string name) { ext_.broker_name = std::move(name); }
 
-    [[nodiscard]] std::int32_t store_size() const noexcept { return store_size_; }
+    [[nodiscard]] std::int32_t queue_id() const noexcept { return ext_.queue_id; }
 
-    void set_store_size(std::int32_t size) noexcept { store_size_ = size; }
+    void set_queue_id(std::int32_t id) noexcept { ext_.queue_id = id; }
+
+    [[nodiscard]] std::int32_t store_size() const noexcept { return ext_.store_size; }
+
+    void set_store_size(std::int32_t size) noexcept { ext_.store_size = size; }
 
     /// Logical offset in the consume queue.
-    [[nodiscard]] std::int64_t queue_offset() const noexcept { return queue_offset_; }
+    [[nodiscard]] std::int64_t queue_offset() const noexcept { return ext_.queue_offset; }
 
-    void set_queue_offset(std::int64_t offset) noexcept { queue_offset_ = offset; }
+    void set_queue_offset(std::int64_t offset) noexcept { ext_.queue_offset = offset; }
 
-    [[nodiscard]] std::int32_t sys_flag() const noexcept { return sys_flag_; }
+    [[nodiscard]] std::int32_t sys_flag() const noexcept { return ext_.sys_flag; }
 
-    void set_sys_flag(std::int32_t flag) noexcept { sys_flag_ = flag; }
+    void set_sys_flag(std::int32_t flag) noexcept { ext_.sys_flag = flag; }
 
-    [[nodiscard]] std::int64_t born_timestamp() const noexcept { return born_timestamp_; }
+    [[nodiscard]] std::int64_t born_timestamp() const noexcept { return ext_.born_timestamp; }
 
-    void set_born_timestamp(std::int64_t ts) noexcept { born_timestamp_ = ts; }
+    void set_born_timestamp(std::int64_t ts) noexcept { ext_.born_timestamp = ts; }
 
     /// `ip:port` of the producer.
-    [[nodiscard]] const std::string& born_host() const noexcept { return born_host_; }
+    [[nodiscard]] const std::string& born_host() const noexcept { return ext_.born_host; }
 
-    void set_born_host(std::string host) { born_host_ = std::move(host); }
+    void set_born_host(std::string host) { ext_.born_host = std::move(host); }
 
-    [[nodiscard]] std::int64_t store_timestamp() const noexcept { return store_timestamp_; }
+    [[nodiscard]] std::int64_t store_timestamp() const noexcept { return ext_.store_timestamp; }
 
-    void set_store_timestamp(std::int64_t ts) noexcept { store_timestamp_ = ts; }
+    void set_store_timestamp(std::int64_t ts) noexcept { ext_.store_timestamp = ts; }
 
     /// `ip:port` of the broker that stored it.
-    [[nodiscard]] const std::string& store_host() const noexcept { return store_host_; }
+    [[nodiscard]] const std::string& store_host() const noexcept { return ext_.store_host; }
 
-    void set_store_host(std::string host) { store_host_ = std::move(host); }
+    void set_store_host(std::string host) { ext_.store_host = std::move(host); }
 
     /// Physical offset in the commit log.
-    [[nodiscard]] std::int64_t commit_log_offset() const noexcept { return commit_log_offset_; }
+    [[nodiscard]] std::int64_t commit_log_offset() const noexcept { return ext_.commit_log_offset; }
 
-    void set_commit_log_offset(std::int64_t offset) noexcept { commit_log_offset_ = offset; }
+    void set_commit_log_offset(std::int64_t offset) noexcept { ext_.commit_log_offset = offset; }
 
-    [[nodiscard]] std::int32_t body_crc() const noexcept { return body_crc_; }
+    [[nodiscard]] std::int32_t body_crc() const noexcept { return ext_.body_crc; }
 
-    void set_body_crc(std::int32_t crc) noexcept { body_crc_ = crc; }
+    void set_body_crc(std::int32_t crc) noexcept { ext_.body_crc = crc; }
 
-    [[nodiscard]] std::int32_t reconsume_times() const noexcept { return reconsume_times_; }
+    [[nodiscard]] std::int32_t reconsume_times() const noexcept { return ext_.reconsume_times; }
 
-    void set_reconsume_times(std::int32_t times) noexcept { reconsume_times_ = times; }
+    void set_reconsume_times(std::int32_t times) noexcept { ext_.reconsume_times = times; }
 
     [[nodiscard]] std::int64_t prepared_transaction_offset() const noexcept {
-        return prepared_transaction_offset_;
+        return ext_.prepared_transaction_offset;
     }
 
     void set_prepared_transaction_offset(std::int64_t offset) noexcept {
-        prepared_transaction_offset_ = offset;
+        ext_.prepared_transaction_offset = offset;
     }
 
     /// MessageClientExt.getMsgId: the producer's UNIQ_KEY when present, else the offset message id.
     [[nodiscard]] std::string msg_id() const {
         const auto uniq = property_view(property::uniq_client_message_id_keyidx);
-        return uniq.empty() ? offset_msg_id_ : std::string(uniq);
+        return uniq.empty() ? ext_.offset_msg_id : std::string(uniq);
     }
 
     /// The broker-made id (store host + commit log offset).
-    [[nodiscard]] const std::string& offset_msg_id() const noexcept { return offset_msg_id_; }
+    [[nodiscard]] const std::string& offset_msg_id() const noexcept { return ext_.offset_msg_id; }
 
-    void set_offset_msg_id(std::string id) { offset_msg_id_ = std::move(id); }
+    void set_offset_msg_id(std::string id) { ext_.offset_msg_id = std::move(id); }
 
     friend bool operator==(const MessageExt&, const MessageExt&) = default;
 
 private:
-    std::string broker_name_;
-    std::int32_t queue_id_ = 0;
-    std::int32_t store_size_ = 0;
-    std::int64_t queue_offset_ = 0;
-    std::int32_t sys_flag_ = 0;
-    std::int64_t born_timestamp_ = 0;
-    std::string born_host_;
-    std::int64_t store_timestamp_ = 0;
-    std::string store_host_;
-    std::int64_t commit_log_offset_ = 0;
-    std::int32_t body_crc_ = 0;
-    std::int32_t reconsume_times_ = 0;
-    std::int64_t prepared_transaction_offset_ = 0;
-    std::string offset_msg_id_;
+    // MessageExt's own fields, in one member: the copy with room copies them at once.
+    struct Ext {
+        std::string broker_name;
+        std::int32_t queue_id = 0;
+        std::int32_t store_size = 0;
+        std::int64_t queue_offset = 0;
+        std::int32_t sys_flag = 0;
+        std::int64_t born_timestamp = 0;
+        std::string born_host;
+        std::int64_t store_timestamp = 0;
+        std::string store_host;
+        std::int64_t commit_log_offset = 0;
+        std::int32_t body_crc = 0;
+        std::int32_t reconsume_times = 0;
+        std::int64_t prepared_transaction_offset = 0;
+        std::string offset_msg_id;
+
+        friend bool operator==(const Ext&, const Ext&) = default;
+    };
+
+    Ext ext_;
 };
 
 }  // namespace rmq
@@ -2008,6 +2030,7 @@ struct ProducerStats {
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -2186,26 +2209,56 @@ private:
     template <class F>
     void with_topic(std::string_view name, F&& f) {
         const std::int64_t now = clock_->steady_millis();
+        Topic& t = topic_counters(name);
+        const std::lock_guard tl(t.mutex);
+        f(t, now);
+    }
+
+    // The counters of `name`, created on first use. A thread keeps the last topic it recorded for (a consume
+    // thread records for one topic call after call): then no shared lock and no map look-up. Topics are never
+    // removed, so the pointer lives as long as this collector; the collector's id, not its address (which a
+    // later collector may reuse), says whose it is.
+    Topic& topic_counters(std::string_view name) {
+        struct Last {
+            std::uint64_t owner = 0;
+            std::string name;
+            Topic* topic = nullptr;
+        };
+
+        thread_local Last last;
+        if (last.owner == id_ && last.name == name) {
+            return *last.topic;
+        }
+        Topic* found = nullptr;
         {
             const std::shared_lock lock(topics_mutex_);
-            if (auto it = topics_.find(name); it != topics_.end()) {
-                const std::lock_guard tl(it->second->mutex);
-                f(*it->second, now);
-                return;
+            if (const auto it = topics_.find(name); it != topics_.end()) {
+                found = it->second.get();
             }
         }
-        const std::unique_lock lock(topics_mutex_);
-        auto it = topics_.find(name);
-        if (it == topics_.end()) {
-            it = topics_.emplace(std::string(name), std::make_unique<Topic>()).first;
+        if (found == nullptr) {
+            const std::unique_lock lock(topics_mutex_);
+            auto it = topics_.find(name);
+            if (it == topics_.end()) {
+                it = topics_.emplace(std::string(name), std::make_unique<Topic>()).first;
+            }
+            found = it->second.get();
         }
-        const std::lock_guard tl(it->second->mutex);
-        f(*it->second, now);
+        last.owner = id_;
+        last.name.assign(name);
+        last.topic = found;
+        return *found;
+    }
+
+    [[nodiscard]] static std::uint64_t next_id() noexcept {
+        static std::atomic<std::uint64_t> ids{0};
+        return ids.fetch_add(1) + 1;
     }
 
     TopicStats topic_stats(const std::string& name, Topic& t, std::int64_t now) const;
 
     std::shared_ptr<Clock> clock_;
+    std::uint64_t id_ = next_id();
     std::int64_t start_;
     mutable std::shared_mutex topics_mutex_;
     std::map<std::string, std::unique_ptr<Topic>, std::less<>> topics_;
@@ -3602,6 +3655,30 @@ RMQ_DECL void log_message(LogLevel level, std::string_view message);
 #include <vector>
 
 
+
+// ---- begin rmq/detail/util/copy_with_room.hpp ----
+
+/// @file detail/util/copy_with_room.hpp
+/// A consumer's copy of a pulled message, with room for the properties the consumer adds to it.
+
+#include <cstddef>
+
+
+namespace rmq::detail {
+
+/// What the consumer adds to a pulled message: CONSUME_START_TIME, MAX_OFFSET and MIN_OFFSET.
+inline constexpr std::size_t consumer_added_properties = 3;
+
+/// A copy of `src` whose properties are allocated once with room for the consumer's three, instead of
+/// again when the consumer stamps it. The room is asked for here, at a consumer's copy sites (the embedded
+/// broker's pull answer, an orderly take, a policy's own copy), not by every copy of a Properties.
+[[nodiscard]] inline MessageExt copy_with_room(const MessageExt& src) {
+    return {src, consumer_added_properties};
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/util/copy_with_room.hpp ----
+
 namespace rmq {
 
 namespace detail {
@@ -3631,7 +3708,7 @@ public:
     /// A copy of message `i` for a policy that keeps its own (its pull's MIN_OFFSET / MAX_OFFSET stamped):
     /// the host then prepares the copy when a call of it begins (OrderHost::consume with a span).
     [[nodiscard]] MessageExt copy(std::size_t i) const {
-        MessageExt out = span()[i];
+        MessageExt out = detail::copy_with_room(span()[i]);
         if (unstamped_) {
             unstamped_->stamp(std::span<MessageExt>(&out, 1));
         }
@@ -13698,7 +13775,7 @@ RMQ_DECL std::vector<MessageExt> ProcessQueue::take_messages(std::size_t batch_s
     out.reserve(std::min(batch_size, msg_tree_.size()));
     while (out.size() < batch_size && !msg_tree_.empty()) {
         auto node = msg_tree_.extract(msg_tree_.begin());
-        out.push_back(node.mapped().msg());
+        out.emplace_back(node.mapped().msg(), detail::consumer_added_properties);
         if (const auto& bounds = node.mapped().unstamped) {
             bounds->stamp(std::span<MessageExt>(&out.back(), 1));
         }
@@ -15870,7 +15947,7 @@ MessageStore::append(MessageExt m, std::int64_t tags_code, std::int64_t store_ti
     m.set_body_crc(detail::crc32(m.body()));
     m.set_store_size(stored_message_size(m, encode_properties(m.properties()).size()));
     m.set_offset_msg_id(offset_message_id(commit_log_offset_));
-    m.shrink_properties();  // a stored message is only copied from, never extended
+    m.shrink_properties();  // a stored message is only copied from: not the slack of its growth
     commit_log_offset_ += m.store_size();
     auto stored = std::make_shared<const MessageExt>(std::move(m));
     q.entries.push_back(StoredEntry{stored, tags_code});
@@ -17796,7 +17873,8 @@ RMQ_DECL void scan(const QueueLog& q,
         if (!matched_by_consume_queue(sub, e.tags_code) || (sql && !sql->matches(*e.msg))) {
             continue;
         }
-        r.msg_found_list.push_back(*e.msg);
+        // The answer goes to a consumer, which stamps three properties on it: room for them in the copy.
+        r.msg_found_list.emplace_back(*e.msg, consumer_added_properties);
         bytes += size;
     }
     r.next_begin_offset = offset + scanned;

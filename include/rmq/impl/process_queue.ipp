@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <rmq/detail/util/copy_with_room.hpp>
 #include <rmq/detail/util/log.hpp>
 
 namespace rmq {
@@ -82,7 +83,7 @@ RMQ_DECL std::vector<MessageExt> ProcessQueue::take_messages(std::size_t batch_s
     out.reserve(std::min(batch_size, msg_tree_.size()));
     while (out.size() < batch_size && !msg_tree_.empty()) {
         auto node = msg_tree_.extract(msg_tree_.begin());
-        out.push_back(node.mapped().msg());
+        out.emplace_back(node.mapped().msg(), detail::consumer_added_properties);
         if (const auto& bounds = node.mapped().unstamped) {
             bounds->stamp(std::span<MessageExt>(&out.back(), 1));
         }

@@ -16,6 +16,8 @@
 #include <rmq/message.hpp>
 #include <rmq/protocol.hpp>
 
+#include <rmq/detail/util/copy_with_room.hpp>
+
 namespace rmq {
 
 namespace detail {
@@ -45,7 +47,7 @@ public:
     /// A copy of message `i` for a policy that keeps its own (its pull's MIN_OFFSET / MAX_OFFSET stamped):
     /// the host then prepares the copy when a call of it begins (OrderHost::consume with a span).
     [[nodiscard]] MessageExt copy(std::size_t i) const {
-        MessageExt out = span()[i];
+        MessageExt out = detail::copy_with_room(span()[i]);
         if (unstamped_) {
             unstamped_->stamp(std::span<MessageExt>(&out, 1));
         }

@@ -44,6 +44,40 @@ TEST_CASE("MessageExt msg_id prefers UNIQ_KEY, offset_msg_id is the broker id", 
     CHECK(ext.offset_msg_id() == "C0A8000A00002A9F0000000000000000");
 }
 
+TEST_CASE("MessageExt copied with room equals a plain copy and takes three properties without a reallocation",
+          "[model][message]") {
+    rmq::MessageExt src("TopicTest", "TagA", "KEY1", "body");
+    src.set_flag(7);
+    src.set_transaction_id("tx");
+    src.set_broker_name("broker-a");
+    src.set_queue_id(3);
+    src.set_store_size(200);
+    src.set_queue_offset(42);
+    src.set_sys_flag(4);
+    src.set_born_timestamp(1000);
+    src.set_born_host("10.0.0.1:5000");
+    src.set_store_timestamp(2000);
+    src.set_store_host("10.0.0.2:10911");
+    src.set_commit_log_offset(4096);
+    src.set_body_crc(99);
+    src.set_reconsume_times(2);
+    src.set_prepared_transaction_offset(8);
+    src.set_offset_msg_id("0A0000022AA70000000000001000");
+
+    const rmq::MessageExt copy(src, 3);
+    CHECK(copy == src);
+    CHECK(copy.transaction_id() == "tx");  // Message's own fields, not only MessageExt's
+    CHECK(copy.flag() == 7);
+
+    // The room is the copy's: the three properties a consumer stamps go in without moving its entries.
+    rmq::MessageExt stamped(src, 3);
+    const auto* entries = &*stamped.properties().begin();
+    stamped.set_property(rmq::property::consume_start_timestamp, "1");
+    stamped.set_property({{rmq::property::max_offset, "9"}, {rmq::property::min_offset, "0"}});
+    CHECK(&*stamped.properties().begin() == entries);
+    CHECK(stamped.properties().size() == src.properties().size() + 3);
+}
+
 TEST_CASE("MessageQueue prints exactly Java's toString", "[model][message_queue]") {
     const rmq::MessageQueue mq{"TopicTest", "broker-a", 3};
     CHECK(fmt::format("{}", mq) == "MessageQueue [topic=TopicTest, brokerName=broker-a, queueId=3]");

@@ -258,3 +258,31 @@ TEST_CASE("stats: the periodic log line names topic and group and carries the fi
     CHECK(lines[0].find("CACHED: 5 msgs 50 bytes") != std::string::npos);
     CHECK(lines[0].find("ok 42 ") != std::string::npos);
 }
+
+TEST_CASE("stats: collectors recording one topic on one thread keep their own figures, a new one at a reused "
+          "address too",
+          "[stats]") {
+    auto clock = manual();
+    clock->advance(rmq::Millis(10'000));
+    auto first = std::make_unique<StatsCollector>(clock);
+    StatsCollector second(clock);
+    // One thread alternates between the collectors: each keeps its own counts (a thread remembers the last
+    // topic it recorded for, and whose it was).
+    first->record_consume_ok("T", 5);
+    second.record_consume_ok("T", 7);
+    first->record_consume_ok("T", 1);
+    second.record_consume_ok("U", 2);
+    second.record_consume_ok("T", 3);
+    CHECK(first->topic("T").consume_ok_total == 6);
+    CHECK(second.topic("T").consume_ok_total == 10);
+    CHECK(second.topic("U").consume_ok_total == 2);
+    // A collector made where the first one was starts from zero.
+    first->record_consume_ok("T", 4);
+    first.reset();
+    auto third = std::make_unique<StatsCollector>(clock);
+    third->record_consume_ok("T", 1);
+    CHECK(third->topic("T").consume_ok_total == 1);
+    // Another thread records into the same counters.
+    std::thread([&] { third->record_consume_ok("T", 2); }).join();
+    CHECK(third->topic("T").consume_ok_total == 3);
+}

@@ -7,6 +7,7 @@
 #include <rmq/error.hpp>
 
 #include <rmq/detail/broker/pull.hpp>
+#include <rmq/detail/util/copy_with_room.hpp>
 
 namespace rmq::detail {
 
@@ -70,7 +71,8 @@ RMQ_DECL void scan(const QueueLog& q,
         if (!matched_by_consume_queue(sub, e.tags_code) || (sql && !sql->matches(*e.msg))) {
             continue;
         }
-        r.msg_found_list.push_back(*e.msg);
+        // The answer goes to a consumer, which stamps three properties on it: room for them in the copy.
+        r.msg_found_list.emplace_back(*e.msg, consumer_added_properties);
         bytes += size;
     }
     r.next_begin_offset = offset + scanned;

@@ -107,7 +107,7 @@ MessageStore::append(MessageExt m, std::int64_t tags_code, std::int64_t store_ti
     m.set_body_crc(detail::crc32(m.body()));
     m.set_store_size(stored_message_size(m, encode_properties(m.properties()).size()));
     m.set_offset_msg_id(offset_message_id(commit_log_offset_));
-    m.shrink_properties();  // a stored message is only copied from, never extended
+    m.shrink_properties();  // a stored message is only copied from: not the slack of its growth
     commit_log_offset_ += m.store_size();
     auto stored = std::make_shared<const MessageExt>(std::move(m));
     q.entries.push_back(StoredEntry{stored, tags_code});
