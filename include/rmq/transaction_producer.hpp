@@ -228,18 +228,20 @@ private:
 
     static void log_outcome(const Message& m, const detail::ListenerOutcome& outcome) {
         if (!outcome.error.empty()) {
-            log_message(LogLevel::Error,
-                        fmt::format("executeLocalTransactionBranch exception, messageTopic: {} transactionId: "
-                                    "{}: {}",
-                                    m.topic(),
-                                    m.transaction_id(),
-                                    outcome.error));
+            log_message(
+                LogLevel::Error,
+                fmt::format("executeLocalTransactionBranch exception, messageTopic: {} transactionId: "
+                            "{}: {}",
+                            m.topic(),
+                            m.transaction_id(),
+                            outcome.error));
         } else if (outcome.state != LocalTransactionState::CommitMessage) {
-            log_message(LogLevel::Info,
-                        fmt::format("executeLocalTransactionBranch return: {} messageTopic: {} transactionId: {}",
-                                    detail::java_name(outcome.state),
-                                    m.topic(),
-                                    m.transaction_id()));
+            log_message(
+                LogLevel::Info,
+                fmt::format("executeLocalTransactionBranch return: {} messageTopic: {} transactionId: {}",
+                            detail::java_name(outcome.state),
+                            m.topic(),
+                            m.transaction_id()));
         }
     }
 

@@ -617,7 +617,8 @@ struct EndTransactionRequestHeader {
     std::string producer_group;
     std::int64_t tran_state_table_offset = 0;
     std::int64_t commit_log_offset = 0;
-    /// MessageSysFlag TRANSACTION_COMMIT_TYPE (8), TRANSACTION_ROLLBACK_TYPE (12) or TRANSACTION_NOT_TYPE (0).
+    /// MessageSysFlag TRANSACTION_COMMIT_TYPE (8), TRANSACTION_ROLLBACK_TYPE (12) or TRANSACTION_NOT_TYPE
+    /// (0).
     std::int32_t commit_or_rollback = 0;
     bool from_transaction_check = false;
     std::string msg_id;

@@ -109,7 +109,8 @@ struct Env {
 
 TEST_CASE("transaction: a committed half message becomes visible in its topic, once") {
     Env e;
-    const auto r = e.producer.send_message_in_transaction(rmq::Message("T", "TagA", "order-1"), Decide::Commit);
+    const auto r =
+        e.producer.send_message_in_transaction(rmq::Message("T", "TagA", "order-1"), Decide::Commit);
     CHECK(r.status == rmq::SendStatus::SendOk);
     CHECK(r.local_transaction_state == State::CommitMessage);
     CHECK_FALSE(r.transaction_id.empty());
@@ -138,6 +139,7 @@ TEST_CASE("transaction: a committed half message becomes visible in its topic, o
 TEST_CASE("transaction: a half message is invisible until its local transaction commits") {
     Env e;
     std::int64_t seen_during_local_transaction = -1;
+
     struct Peek {
         Env* env;
         std::int64_t* seen;
@@ -149,8 +151,10 @@ TEST_CASE("transaction: a half message is invisible until its local transaction 
 
         State check_local_transaction(const rmq::MessageExt&) { return State::Unknow; }
     };
-    rmq::TransactionProducer<rmq::InProcessTransport, Peek> p(
-        e.broker.connect(), rmq::ProducerConfig{.producer_group = "PEEK"}, Peek{&e, &seen_during_local_transaction});
+
+    rmq::TransactionProducer<rmq::InProcessTransport, Peek> p(e.broker.connect(),
+                                                              rmq::ProducerConfig{.producer_group = "PEEK"},
+                                                              Peek{&e, &seen_during_local_transaction});
     p.start();
     p.send_message_in_transaction(rmq::Message("T", "x"), 0);
     CHECK(seen_during_local_transaction == 0);
@@ -261,7 +265,8 @@ TEST_CASE("transaction: after transaction_check_max checks the half message is d
     }
 }
 
-TEST_CASE("transaction: a producer killed between half message and commit is resolved by another of its group") {
+TEST_CASE(
+    "transaction: a producer killed between half message and commit is resolved by another of its group") {
     auto clock = std::make_shared<rmq::ManualClock>();
     rmq::InProcessBroker broker{rmq::BrokerConfig{.clock = clock}};
     broker.create_topic("T", 1);
@@ -271,7 +276,8 @@ TEST_CASE("transaction: a producer killed between half message and commit is res
         rmq::TransactionProducer<LosingEnds, Listener> dying(
             LosingEnds(broker.connect()), rmq::ProducerConfig{.producer_group = "TXG"}, Listener{first});
         dying.start();
-        const auto r = dying.send_message_in_transaction(rmq::Message("T", "committed-locally"), Decide::Commit);
+        const auto r =
+            dying.send_message_in_transaction(rmq::Message("T", "committed-locally"), Decide::Commit);
         CHECK(r.local_transaction_state == State::CommitMessage);  // the commit never reaches the broker
         msg_id = r.msg_id;
         CHECK(broker.half_message_count() == 1);

@@ -40,7 +40,8 @@ public:
     /// The admin callbacks of a consumer of `group` (an empty handler removes them).
     void set_admin_handler(const std::string& group, AdminHandler handler);
 
-    /// Where CHECK_TRANSACTION_STATE for half messages of `producer_group` goes (an empty handler removes it).
+    /// Where CHECK_TRANSACTION_STATE for half messages of `producer_group` goes (an empty handler removes
+    /// it).
     void set_transaction_check_handler(const std::string& producer_group, TransactionCheckHandler handler);
 
     /// The answer to `req` (CONSUME_MESSAGE_DIRECTLY: later, through `respond`), or none for "not supported".

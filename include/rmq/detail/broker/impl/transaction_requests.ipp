@@ -103,7 +103,8 @@ RMQ_DECL BrokerTask BrokerState::check_task(std::string group, TransactionCheck 
             TransactionCheckHandler handler;
             {
                 const std::lock_guard lock(slot->mutex);
-                if (const auto it = slot->transaction_checks.find(group); it != slot->transaction_checks.end()) {
+                if (const auto it = slot->transaction_checks.find(group);
+                    it != slot->transaction_checks.end()) {
                     handler = it->second;
                 }
             }

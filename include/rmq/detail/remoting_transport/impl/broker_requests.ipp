@@ -103,7 +103,7 @@ RMQ_DECL void BrokerRequests::set_transaction_check_handler(const std::string& p
 }
 
 RMQ_DECL remoting::Command BrokerRequests::check_transaction_state(const std::string& addr,
-                                                                  const remoting::Command& req) const {
+                                                                   const remoting::Command& req) const {
     TransactionCheck check;
     try {
         const auto h = remoting::header_of<remoting::CheckTransactionStateRequestHeader>(req);
@@ -120,7 +120,8 @@ RMQ_DECL remoting::Command BrokerRequests::check_transaction_state(const std::st
         log_line(LogLevel::Warn, "checkTransactionState from {}, decode failed: {}", addr, e.what());
         return remoting::Command{};
     }
-    if (const auto uniq = check.message.property_view(property::uniq_client_message_id_keyidx); !uniq.empty()) {
+    if (const auto uniq = check.message.property_view(property::uniq_client_message_id_keyidx);
+        !uniq.empty()) {
         check.message.set_transaction_id(std::string(uniq));
     }
     const auto group = check.message.property(property::producer_group);
