@@ -78,7 +78,8 @@ concept SendExceptionCallback = std::invocable<F&, std::exception_ptr> && std::m
 ///
 /// Body compression is the transport's: RemotingTransport deflates bodies of at least
 /// RemotingConfig::compress_msg_body_over_howmuch bytes at compress_level (batches are never compressed, as
-/// in Java; the embedded broker stores bodies as they are). Not modelled: transactions, request/reply,
+/// in Java; the embedded broker stores bodies as they are). Transactions: rmq::TransactionProducer
+/// (rmq/transaction_producer.hpp). Not modelled: request/reply,
 /// namespaces, the latency fault strategy (a retry does avoid the broker that just failed, as
 /// selectOneMessageQueue(lastBrokerName) does).
 template <Transport Tr>

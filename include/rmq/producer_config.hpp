@@ -41,6 +41,12 @@ struct ProducerConfig {
     std::string instance_name = "DEFAULT";
     /// ClientConfig.clientIP; empty means this host's address.
     std::string client_ip{};
+    /// TransactionMQProducer.checkThreadPoolMaxSize: threads answering brokers' transaction check-backs
+    /// (rmq::TransactionProducer only).
+    std::int32_t check_thread_pool_max_size = 1;
+    /// TransactionMQProducer.checkRequestHoldMax: check-backs waiting for those threads at most; a further
+    /// one is dropped (logged), the broker asks again at its next check round.
+    std::int32_t check_request_hold_max = 2000;
 };
 
 }  // namespace rmq

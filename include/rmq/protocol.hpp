@@ -216,7 +216,56 @@ struct SendResult {
     std::string offset_msg_id;
     MessageQueue message_queue;
     std::int64_t queue_offset = 0;
+    /// The broker's transactionId (its UNIQ_KEY of the message; empty when the broker sent none).
+    std::string transaction_id;
 };
+
+/// Java's LocalTransactionState: what a producer's local transaction decided about a half message.
+enum class LocalTransactionState { CommitMessage, RollbackMessage, Unknow };
+
+/// An END_TRANSACTION request (EndTransactionRequestHeader, oneway): commits, rolls back or leaves pending
+/// (Unknow) the half message at `commit_log_offset`.
+struct EndTransactionArgs {
+    /// The broker holding the half message (the header's bname).
+    std::string broker_name;
+    /// When set (an answer to a check-back), the address of the broker that asked; else broker_name's master.
+    std::string broker_addr;
+    std::string topic;
+    std::string producer_group;
+    /// The half message's queue offset (in the half topic).
+    std::int64_t tran_state_table_offset = 0;
+    std::int64_t commit_log_offset = 0;
+    LocalTransactionState state = LocalTransactionState::Unknow;
+    bool from_transaction_check = false;
+    /// The message's UNIQ_KEY.
+    std::string msg_id;
+    /// Empty: not sent.
+    std::string transaction_id;
+    /// The request's remark (why the state is Unknow, e.g. the listener threw); empty: none.
+    std::string remark;
+};
+
+/// A broker's CHECK_TRANSACTION_STATE (CheckTransactionStateRequestHeader and the half message): it asks the
+/// producer group of a half message still unresolved after transactionTimeOut what became of it.
+struct TransactionCheck {
+    /// The address of the broker that asked (where the answer goes); empty on the embedded broker.
+    std::string broker_addr;
+    /// The header's bname (5.x brokers; empty from 4.x).
+    std::string broker_name;
+    /// The header's topic: the half topic the message waits in.
+    std::string topic;
+    std::int64_t tran_state_table_offset = 0;
+    std::int64_t commit_log_offset = 0;
+    std::string msg_id;
+    std::string transaction_id;
+    std::string offset_msg_id;
+    /// The half message, with its real topic and queue id back.
+    MessageExt message;
+};
+
+/// Where a transport hands a broker's CHECK_TRANSACTION_STATE; may run on any thread of the transport and
+/// must not block.
+using TransactionCheckHandler = std::function<void(TransactionCheck)>;
 
 /// A CONSUMER_SEND_MSG_BACK request (ConsumerSendMsgBackRequestHeader).
 struct SendBackArgs {

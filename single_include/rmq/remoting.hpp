@@ -1587,6 +1587,94 @@ struct GetConsumerStatusRequestHeader {
     }
 };
 
+/// MessageSysFlag's transaction values, as END_TRANSACTION's commitOrRollback carries them.
+inline std::int32_t transaction_sys_flag(LocalTransactionState state) noexcept {
+    switch (state) {
+    case LocalTransactionState::CommitMessage:
+        return 0x8;  // TRANSACTION_COMMIT_TYPE
+    case LocalTransactionState::RollbackMessage:
+        return 0xC;  // TRANSACTION_ROLLBACK_TYPE
+    default:
+        return 0x0;  // TRANSACTION_NOT_TYPE
+    }
+}
+
+/// END_TRANSACTION (37) request header (client to broker, oneway). `topic` and `bname` are 5.x fields
+/// (a 4.x broker ignores them).
+struct EndTransactionRequestHeader {
+    static constexpr std::string_view java_name = "EndTransactionRequestHeader";
+    std::optional<std::string> topic;
+    std::string producer_group;
+    std::int64_t tran_state_table_offset = 0;
+    std::int64_t commit_log_offset = 0;
+    /// MessageSysFlag TRANSACTION_COMMIT_TYPE (8), TRANSACTION_ROLLBACK_TYPE (12) or TRANSACTION_NOT_TYPE
+    /// (0).
+    std::int32_t commit_or_rollback = 0;
+    bool from_transaction_check = false;
+    std::string msg_id;
+    std::optional<std::string> transaction_id;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("topic", s.topic);
+        v("producerGroup", s.producer_group);
+        v("tranStateTableOffset", s.tran_state_table_offset);
+        v("commitLogOffset", s.commit_log_offset);
+        v("commitOrRollback", s.commit_or_rollback);
+        v("fromTransactionCheck", s.from_transaction_check);
+        v("msgId", s.msg_id);
+        v("transactionId", s.transaction_id);
+        v("bname", s.bname);
+    }
+
+    /// The header for rmq::EndTransactionArgs (DefaultMQProducerImpl.endTransaction and
+    /// checkTransactionState): empty strings are not sent.
+    static EndTransactionRequestHeader from(const EndTransactionArgs& a) {
+        EndTransactionRequestHeader h;
+        if (!a.topic.empty()) {
+            h.topic = a.topic;
+        }
+        h.producer_group = a.producer_group;
+        h.tran_state_table_offset = a.tran_state_table_offset;
+        h.commit_log_offset = a.commit_log_offset;
+        h.commit_or_rollback = transaction_sys_flag(a.state);
+        h.from_transaction_check = a.from_transaction_check;
+        h.msg_id = a.msg_id;
+        if (!a.transaction_id.empty()) {
+            h.transaction_id = a.transaction_id;
+        }
+        if (!a.broker_name.empty()) {
+            h.bname = a.broker_name;
+        }
+        return h;
+    }
+};
+
+/// CHECK_TRANSACTION_STATE (39) request header (broker to client, oneway; body: the half message's record).
+/// `topic` and `bname` are 5.x fields.
+struct CheckTransactionStateRequestHeader {
+    static constexpr std::string_view java_name = "CheckTransactionStateRequestHeader";
+    std::optional<std::string> topic;
+    std::int64_t tran_state_table_offset = 0;
+    std::int64_t commit_log_offset = 0;
+    std::optional<std::string> msg_id;
+    std::optional<std::string> transaction_id;
+    std::optional<std::string> offset_msg_id;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("topic", s.topic);
+        v("tranStateTableOffset", s.tran_state_table_offset);
+        v("commitLogOffset", s.commit_log_offset);
+        v("msgId", s.msg_id);
+        v("transactionId", s.transaction_id);
+        v("offsetMsgId", s.offset_msg_id);
+        v("bname", s.bname);
+    }
+};
+
 }  // namespace rmq::remoting
 // ---- end rmq/remoting/headers.hpp ----
 
@@ -2042,8 +2130,9 @@ private:
 /// @file detail/remoting_transport/broker_requests.hpp
 /// The requests a broker sends the client: NOTIFY_CONSUMER_IDS_CHANGED (40), the admin requests
 /// RESET_CONSUMER_CLIENT_OFFSET (220), GET_CONSUMER_STATUS_FROM_CLIENT (221), GET_CONSUMER_RUNNING_INFO (307)
-/// and CONSUME_MESSAGE_DIRECTLY (309), which reach a consumer through its rmq::AdminHandler; everything else
-/// is answered REQUEST_CODE_NOT_SUPPORTED by the connection.
+/// and CONSUME_MESSAGE_DIRECTLY (309), which reach a consumer through its rmq::AdminHandler, and
+/// CHECK_TRANSACTION_STATE (39), which reaches the producer of the half message's group through its
+/// rmq::TransactionCheckHandler; everything else is answered REQUEST_CODE_NOT_SUPPORTED by the connection.
 
 #include <cstdint>
 #include <map>
@@ -2118,6 +2207,10 @@ public:
     /// The admin callbacks of a consumer of `group` (an empty handler removes them).
     void set_admin_handler(const std::string& group, AdminHandler handler);
 
+    /// Where CHECK_TRANSACTION_STATE for half messages of `producer_group` goes (an empty handler removes
+    /// it).
+    void set_transaction_check_handler(const std::string& producer_group, TransactionCheckHandler handler);
+
     /// The answer to `req` (CONSUME_MESSAGE_DIRECTLY: later, through `respond`), or none for "not supported".
     RequestReply on_request(const std::string& addr, const remoting::Command& req, Responder respond);
 
@@ -2131,6 +2224,8 @@ private:
     remoting::Command consumer_status(const remoting::Command& req) const;
     RequestReply consume_directly(const remoting::Command& req, Responder respond) const;
     [[nodiscard]] AdminHandler admin_handler(const std::string& group) const;
+    /// ClientRemotingProcessor.checkTransactionState: to the handler of the message's PGROUP (oneway).
+    remoting::Command check_transaction_state(const std::string& addr, const remoting::Command& req) const;
 
     const RemotingConfig& config_;
     const HeartbeatRegistry& heartbeats_;
@@ -2138,6 +2233,7 @@ private:
     mutable std::mutex mutex_;
     NotificationHandler handler_;
     std::map<std::string, AdminHandler> admin_;
+    std::map<std::string, TransactionCheckHandler> transaction_checks_;
 };
 
 }  // namespace rmq::detail
@@ -2408,6 +2504,12 @@ public:
         broker_requests_.set_admin_handler(group, std::move(handler));
     }
 
+    void set_transaction_check_handler(const std::string& producer_group, TransactionCheckHandler handler) {
+        broker_requests_.set_transaction_check_handler(producer_group, std::move(handler));
+    }
+
+    void end_transaction(const EndTransactionArgs& args);
+
     /// Registers (or, with an empty handler, removes) a handler told of route changes (rmq::
     /// HasRouteChangeHandler).
     void set_route_change_handler(const std::string& key, RouteChangeHandler handler);
@@ -2617,6 +2719,16 @@ public:
         return state_->send_batch(msgs, mq);
     }
 
+    /// END_TRANSACTION (rmq::HasTransactions), oneway: to the broker that asked when answering a check-back,
+    /// else to the master of the half message's broker.
+    void end_transaction(const EndTransactionArgs& args) { state_->end_transaction(args); }
+
+    /// Where brokers' CHECK_TRANSACTION_STATE for half messages of `producer_group` go (rmq::HasTransactions;
+    /// an empty handler unregisters). The handler runs on the io thread and must not block.
+    void set_transaction_check_handler(const std::string& producer_group, TransactionCheckHandler handler) {
+        state_->set_transaction_check_handler(producer_group, std::move(handler));
+    }
+
     /// CONSUMER_SEND_MSG_BACK to the master of the message's broker.
     void send_back(const SendBackArgs& args) { state_->send_back(args); }
 
@@ -2642,6 +2754,7 @@ static_assert(HasSendBatch<RemotingTransport>);
 static_assert(HasSendOneway<RemotingTransport>);
 static_assert(HasAdminHandler<RemotingTransport>);
 static_assert(HasRouteChangeHandler<RemotingTransport>);
+static_assert(HasTransactions<RemotingTransport>);
 
 }  // namespace rmq
 // ---- end rmq/transport/remoting.hpp ----
@@ -6629,11 +6742,68 @@ RMQ_DECL AdminHandler BrokerRequests::admin_handler(const std::string& group) co
     return it == admin_.end() ? AdminHandler{} : it->second;
 }
 
+RMQ_DECL void BrokerRequests::set_transaction_check_handler(const std::string& producer_group,
+                                                            TransactionCheckHandler handler) {
+    const std::lock_guard lock(mutex_);
+    if (handler) {
+        transaction_checks_[producer_group] = std::move(handler);
+    } else {
+        transaction_checks_.erase(producer_group);
+    }
+}
+
+RMQ_DECL remoting::Command BrokerRequests::check_transaction_state(const std::string& addr,
+                                                                   const remoting::Command& req) const {
+    TransactionCheck check;
+    try {
+        const auto h = remoting::header_of<remoting::CheckTransactionStateRequestHeader>(req);
+        check.message = remoting::decode_message(req.body_bytes());
+        check.broker_addr = addr;
+        check.broker_name = h.bname.value_or("");
+        check.topic = h.topic.value_or("");
+        check.tran_state_table_offset = h.tran_state_table_offset;
+        check.commit_log_offset = h.commit_log_offset;
+        check.msg_id = h.msg_id.value_or("");
+        check.transaction_id = h.transaction_id.value_or("");
+        check.offset_msg_id = h.offset_msg_id.value_or("");
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn, "checkTransactionState from {}, decode failed: {}", addr, e.what());
+        return remoting::Command{};
+    }
+    if (const auto uniq = check.message.property_view(property::uniq_client_message_id_keyidx);
+        !uniq.empty()) {
+        check.message.set_transaction_id(std::string(uniq));
+    }
+    const auto group = check.message.property(property::producer_group);
+    if (!group) {
+        log_line(LogLevel::Warn, "checkTransactionState, pick producer group failed");
+        return remoting::Command{};
+    }
+    TransactionCheckHandler handler;
+    {
+        const std::lock_guard lock(mutex_);
+        if (const auto it = transaction_checks_.find(*group); it != transaction_checks_.end()) {
+            handler = it->second;
+        }
+    }
+    if (!handler) {
+        log_line(LogLevel::Debug, "checkTransactionState, pick producer by group[{}] failed", *group);
+        return remoting::Command{};
+    }
+    try {
+        handler(std::move(check));
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Error, "transaction check handler of {} threw: {}", *group, e.what());
+    }
+    return remoting::Command{};
+}
+
 RMQ_DECL RequestReply BrokerRequests::on_request(const std::string& addr,
                                                  const remoting::Command& req,
                                                  Responder respond) {
-    (void)addr;
     switch (req.code) {
+    case remoting::request_code::check_transaction_state:
+        return {check_transaction_state(addr, req)};
     case remoting::request_code::notify_consumer_ids_changed:
         return {notify_consumer_ids_changed(req)};
     case remoting::request_code::get_consumer_running_info:
@@ -7777,7 +7947,8 @@ to_pull_result(RouteCache& routes, const MessageQueue& mq, const remoting::Comma
 // ---- begin rmq/detail/remoting_transport/send.hpp ----
 
 /// @file detail/remoting_transport/send.hpp
-/// SEND_MESSAGE_V2 (producers) and CONSUMER_SEND_MSG_BACK (consumers returning a message for redelivery).
+/// SEND_MESSAGE_V2 and END_TRANSACTION (producers) and CONSUMER_SEND_MSG_BACK (consumers returning a message
+/// for redelivery).
 
 #include <span>
 
@@ -7796,6 +7967,10 @@ void send_oneway(TransportParts& parts, const Message& msg, const MessageQueue& 
 /// without), never compressed, the header's properties without a batch UNIQ_KEY (see send.ipp); msg_id of the
 /// result lists their UNIQ_KEYs comma-separated.
 SendResult send_batch(TransportParts& parts, std::span<const Message> msgs, const MessageQueue& mq);
+
+/// END_TRANSACTION, oneway, to the broker that asked (a check-back's answer) or the master of the half
+/// message's broker.
+void end_transaction(TransportParts& parts, const EndTransactionArgs& args);
 
 /// CONSUMER_SEND_MSG_BACK to the master of the message's broker (its store host when the broker is unnamed).
 void send_back(TransportParts& parts, const SendBackArgs& args);
@@ -7997,6 +8172,7 @@ RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const Messag
     r.offset_msg_id = rh.msg_id;
     r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
     r.queue_offset = rh.queue_offset;
+    r.transaction_id = rh.transaction_id.value_or("");
     return r;
 }
 
@@ -8005,6 +8181,19 @@ RMQ_DECL void send_oneway(TransportParts& parts, const Message& msg, const Messa
     auto req = send_request(parts, msg, mq, props);
     const std::string addr = master_for(parts, mq);
     check_timer_support(parts, msg, mq, addr);
+    req.mark_oneway();
+    parts.caller.client().invoke_oneway(addr, std::move(req));
+}
+
+RMQ_DECL void end_transaction(TransportParts& parts, const EndTransactionArgs& args) {
+    const std::string addr = args.broker_addr.empty()
+                                 ? master_for(parts, MessageQueue{args.topic, args.broker_name, 0})
+                                 : args.broker_addr;
+    auto req = remoting::make_request(remoting::request_code::end_transaction,
+                                      remoting::EndTransactionRequestHeader::from(args));
+    if (!args.remark.empty()) {
+        req.remark = args.remark;
+    }
     req.mark_oneway();
     parts.caller.client().invoke_oneway(addr, std::move(req));
 }
@@ -8044,6 +8233,7 @@ RMQ_DECL SendResult send_batch(TransportParts& parts, std::span<const Message> m
     r.offset_msg_id = rh.msg_id;
     r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
     r.queue_offset = rh.queue_offset;
+    r.transaction_id = rh.transaction_id.value_or("");
     return r;
 }
 
@@ -8190,6 +8380,10 @@ RMQ_DECL void RemotingTransportState::unlock_batch(const std::string& group,
 
 RMQ_DECL SendResult RemotingTransportState::send(const Message& msg, const MessageQueue& mq) {
     return remoting_ops::send(parts_, msg, mq);
+}
+
+RMQ_DECL void RemotingTransportState::end_transaction(const EndTransactionArgs& args) {
+    remoting_ops::end_transaction(parts_, args);
 }
 
 RMQ_DECL void RemotingTransportState::send_oneway(const Message& msg, const MessageQueue& mq) {

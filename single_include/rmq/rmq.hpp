@@ -1403,7 +1403,56 @@ struct SendResult {
     std::string offset_msg_id;
     MessageQueue message_queue;
     std::int64_t queue_offset = 0;
+    /// The broker's transactionId (its UNIQ_KEY of the message; empty when the broker sent none).
+    std::string transaction_id;
 };
+
+/// Java's LocalTransactionState: what a producer's local transaction decided about a half message.
+enum class LocalTransactionState { CommitMessage, RollbackMessage, Unknow };
+
+/// An END_TRANSACTION request (EndTransactionRequestHeader, oneway): commits, rolls back or leaves pending
+/// (Unknow) the half message at `commit_log_offset`.
+struct EndTransactionArgs {
+    /// The broker holding the half message (the header's bname).
+    std::string broker_name;
+    /// When set (an answer to a check-back), the address of the broker that asked; else broker_name's master.
+    std::string broker_addr;
+    std::string topic;
+    std::string producer_group;
+    /// The half message's queue offset (in the half topic).
+    std::int64_t tran_state_table_offset = 0;
+    std::int64_t commit_log_offset = 0;
+    LocalTransactionState state = LocalTransactionState::Unknow;
+    bool from_transaction_check = false;
+    /// The message's UNIQ_KEY.
+    std::string msg_id;
+    /// Empty: not sent.
+    std::string transaction_id;
+    /// The request's remark (why the state is Unknow, e.g. the listener threw); empty: none.
+    std::string remark;
+};
+
+/// A broker's CHECK_TRANSACTION_STATE (CheckTransactionStateRequestHeader and the half message): it asks the
+/// producer group of a half message still unresolved after transactionTimeOut what became of it.
+struct TransactionCheck {
+    /// The address of the broker that asked (where the answer goes); empty on the embedded broker.
+    std::string broker_addr;
+    /// The header's bname (5.x brokers; empty from 4.x).
+    std::string broker_name;
+    /// The header's topic: the half topic the message waits in.
+    std::string topic;
+    std::int64_t tran_state_table_offset = 0;
+    std::int64_t commit_log_offset = 0;
+    std::string msg_id;
+    std::string transaction_id;
+    std::string offset_msg_id;
+    /// The half message, with its real topic and queue id back.
+    MessageExt message;
+};
+
+/// Where a transport hands a broker's CHECK_TRANSACTION_STATE; may run on any thread of the transport and
+/// must not block.
+using TransactionCheckHandler = std::function<void(TransactionCheck)>;
 
 /// A CONSUMER_SEND_MSG_BACK request (ConsumerSendMsgBackRequestHeader).
 struct SendBackArgs {
@@ -4219,6 +4268,17 @@ template <class T>
 concept HasSendOneway =
     requires(T& t, const Message& msg, const MessageQueue& mq) { t.send_oneway(msg, mq); };
 
+/// Optional: transactional messages. `end_transaction(EndTransactionArgs)` (END_TRANSACTION, oneway: a
+/// broker's refusal is logged, not thrown) and `set_transaction_check_handler(producer_group,
+/// TransactionCheckHandler)`, where a broker's CHECK_TRANSACTION_STATE for a half message of that group goes
+/// (an empty handler unregisters). rmq::TransactionProducer needs it.
+template <class T>
+concept HasTransactions =
+    requires(T& t, const EndTransactionArgs& args, const std::string& group, TransactionCheckHandler h) {
+        t.end_transaction(args);
+        t.set_transaction_check_handler(group, std::move(h));
+    };
+
 /// The clock the transport's broker lives by: `clock() -> std::shared_ptr<Clock>`.
 template <class T>
 concept HasClock = requires(const T& t) {
@@ -5569,6 +5629,16 @@ struct BrokerConfig {
     bool enable_property_filter = false;
     /// BrokerConfig.notifyConsumerIdsChangedEnable: send NOTIFY_CONSUMER_IDS_CHANGED on membership changes.
     bool notify_consumer_ids_changed_enable = true;
+    /// BrokerConfig.transactionCheckInterval: how often unresolved half messages are checked back with their
+    /// producer group (ms; 4.9.x's default, 5.x has 30 s).
+    std::int64_t transaction_check_interval = 60 * 1000;
+    /// BrokerConfig.transactionTimeOut: a half message younger than this (since it was born) is not checked.
+    std::int64_t transaction_time_out = 6 * 1000;
+    /// BrokerConfig.transactionCheckMax: checks of one half message; after that it is discarded (moved to
+    /// TRANS_CHECK_MAX_TIME_TOPIC, never delivered).
+    std::int32_t transaction_check_max = 15;
+    /// BrokerConfig.rejectTransactionMessage: refuse half messages (NO_PERMISSION).
+    bool reject_transaction_message = false;
     /// The broker's time source (timestamps, long-poll timeouts, delays, expiries).
     std::shared_ptr<Clock> clock = system_clock();
 };
@@ -5586,6 +5656,7 @@ enum class BrokerRequest {
     UnlockBatch,
     Send,
     SendBack,
+    EndTransaction,
 };
 
 /// One client of a consumer group as the embedded broker sees it (see InProcessBroker::group_members).
@@ -6102,10 +6173,12 @@ private:
 
 namespace rmq::detail {
 
-/// Where a transport handle's notifications go; set_notification_handler replaces the handler.
+/// Where a transport handle's notifications go; set_notification_handler replaces the handler. A producer
+/// of a group that set a transaction check handler through the handle gets the group's check-backs there.
 struct NotificationSlot {
     std::mutex mutex;
     NotificationHandler handler;
+    std::map<std::string, TransactionCheckHandler, std::less<>> transaction_checks;
 };
 
 class Membership {
@@ -6120,6 +6193,9 @@ public:
 
     /// ClientHousekeepingService.doChannelCloseEvent: the connection's clients leave their groups.
     void close_handle(std::uint64_t handle_id, BrokerTasks& out);
+
+    /// The open connections' slots, oldest first (where a transaction check-back looks for its producer).
+    [[nodiscard]] std::vector<std::shared_ptr<NotificationSlot>> slots() const;
 
     /// ConsumerManager.registerConsumer for one ConsumerData of a heartbeat at steady time `now`: records the
     /// client and updates the group's subscriptions; a new client or a changed topic set notifies the group.
@@ -6557,6 +6633,109 @@ std::optional<DelaySchedule::Wait> redirect_timer(MessageExt& m, std::int64_t du
 
 // ---- end rmq/detail/broker/timers.hpp ----
 
+// ---- begin rmq/detail/broker/transactions.hpp ----
+
+/// @file detail/broker/transactions.hpp
+/// Transactional messages on the embedded broker (TransactionalMessageServiceImpl, EndTransactionProcessor,
+/// TransactionalMessageCheckService): a half message (TRAN_MSG=true) is stored in RMQ_SYS_TRANS_HALF_TOPIC,
+/// where no consumer sees it, until END_TRANSACTION commits it (stored again in its real topic and queue) or
+/// rolls it back (an op record in RMQ_SYS_TRANS_OP_HALF_TOPIC). Unresolved ones are checked back with their
+/// producer group every transaction_check_interval on the broker's Clock, once older than
+/// transaction_time_out; each check puts a copy back with TRANSACTION_CHECK_TIMES + 1, and one checked
+/// transaction_check_max times is discarded to TRANS_CHECK_MAX_TIME_TOPIC.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// TopicValidator.RMQ_SYS_TRANS_HALF_TOPIC: where half messages wait.
+inline constexpr std::string_view trans_half_topic = "RMQ_SYS_TRANS_HALF_TOPIC";
+/// TopicValidator.RMQ_SYS_TRANS_OP_HALF_TOPIC: records of resolved half messages.
+inline constexpr std::string_view trans_op_half_topic = "RMQ_SYS_TRANS_OP_HALF_TOPIC";
+/// TopicValidator.RMQ_SYS_TRANS_CHECK_MAX_TIME_TOPIC: half messages discarded after transactionCheckMax.
+inline constexpr std::string_view trans_check_max_time_topic = "TRANS_CHECK_MAX_TIME_TOPIC";
+/// MessageConst.PROPERTY_TRANSACTION_CHECK_TIMES.
+inline constexpr std::string_view property_transaction_check_times = "TRANSACTION_CHECK_TIMES";
+/// TransactionalMessageUtil.REMOVE_TAG: the tag of an op record.
+inline constexpr std::string_view trans_op_remove_tag = "d";
+/// MessageSysFlag.TRANSACTION_COMMIT_TYPE, the sysFlag of a committed message.
+inline constexpr std::int32_t sys_flag_transaction_commit = 0x8;
+
+/// Whether a sent message is a half message: TRAN_MSG reads as true (Boolean.parseBoolean).
+bool is_half_message(const Message& m);
+
+/// TransactionalMessageBridge.parseHalfMessageInner: REAL_TOPIC / REAL_QID keep the destination, the
+/// message moves to RMQ_SYS_TRANS_HALF_TOPIC queue 0.
+void make_half(MessageExt& m);
+
+/// EndTransactionProcessor.endMessageTransaction: the message a commit stores, in its real topic and queue,
+/// without REAL_TOPIC / REAL_QID / TRAN_MSG, with the commit sysFlag and the half's commit-log offset as its
+/// prepared transaction offset.
+MessageExt committed_message(const MessageExt& half);
+
+/// The op record of a resolved half message (tag "d", body: the half's queue offset).
+MessageExt op_message(const MessageExt& half);
+
+/// putBackHalfMsgQueue: a copy of the half message for the half topic, TRANSACTION_CHECK_TIMES set.
+MessageExt put_back_copy(const MessageExt& half, std::int32_t check_times);
+
+/// resolveDiscardMsg: the half message for TRANS_CHECK_MAX_TIME_TOPIC queue 0.
+MessageExt discarded_copy(const MessageExt& half);
+
+/// The CHECK_TRANSACTION_STATE of a stored half message (AbstractTransactionalMessageCheckListener.
+/// sendCheckMessage): the header's fields and the message with its real topic and queue id.
+TransactionCheck check_of(const MessageExt& half, std::string_view broker_name);
+
+/// The unresolved half messages, by the commit-log offset of their latest copy, and the check schedule.
+class HalfMessages {
+public:
+    explicit HalfMessages(const BrokerConfig& config) noexcept
+        : interval_(config.transaction_check_interval)
+        , time_out_(config.transaction_time_out) {}
+
+    /// The first check round runs one interval after steady time `now`.
+    void start(std::int64_t now) noexcept { next_round_ = now + interval_; }
+
+    void add(std::shared_ptr<const MessageExt> stored);
+
+    /// The pending half message a commit-log offset names (an earlier copy's offset names the latest copy),
+    /// or nullptr when it is resolved or unknown.
+    [[nodiscard]] std::shared_ptr<const MessageExt> find(std::int64_t commit_log_offset) const;
+
+    /// The transaction is resolved: its latest copy (at `commit_log_offset`) is forgotten.
+    void remove(std::int64_t commit_log_offset);
+
+    /// A check put a new copy back: `from` (the previous copy's offset) now names `copy`.
+    void replace(std::int64_t from, std::shared_ptr<const MessageExt> copy);
+
+    /// A check round due at steady time `now`: the pending messages born at least transaction_time_out before
+    /// `wall_now`, oldest first; empty when no round is due.
+    std::vector<std::shared_ptr<const MessageExt>> take_round(std::int64_t now, std::int64_t wall_now);
+
+    /// Steady time of the next check round while a half message is pending.
+    [[nodiscard]] std::optional<std::int64_t> next_round() const;
+
+    [[nodiscard]] std::size_t count() const noexcept { return pending_.size(); }
+
+private:
+    std::int64_t interval_;
+    std::int64_t time_out_;
+    std::int64_t next_round_ = 0;
+    std::map<std::int64_t, std::shared_ptr<const MessageExt>> pending_;
+    /// An earlier copy's commit-log offset -> its latest copy's (a late END_TRANSACTION still finds it).
+    std::map<std::int64_t, std::int64_t> aliases_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/transactions.hpp ----
+
 namespace rmq::detail {
 
 class BrokerState {
@@ -6620,6 +6799,15 @@ public:
     /// Every message stored in a queue from `from` on (introspection; SCHEDULE_TOPIC_XXXX included).
     std::vector<MessageExt> messages(std::string_view topic, std::int32_t queue_id, std::int64_t from) const;
     [[nodiscard]] std::size_t scheduled_count() const;
+
+    // ---- transactional messages (transaction_requests.ipp) ------------------------------------------------
+
+    /// END_TRANSACTION (EndTransactionProcessor): commits or rolls back a pending half message; Unknow leaves
+    /// it pending. Throws rmq::BrokerError(SYSTEM_ERROR) for an unknown or resolved half message, a wrong
+    /// producer group or table offset.
+    void end_transaction(const EndTransactionArgs& args);
+    /// Half messages neither committed, rolled back nor discarded.
+    [[nodiscard]] std::size_t half_message_count() const;
 
     // ---- pull and long polling (pull_requests.ipp)
     // ---------------------------------------------------------
@@ -6693,6 +6881,13 @@ private:
     void check_queue_id_locked(const MessageQueue& mq);
     /// ScheduleMessageService.messageTimeup: due delayed messages are written to their real topic.
     void deliver_due_locked(BrokerTasks& out);
+    /// SendMessageProcessor for a half message: stored in the half topic, pending until resolved.
+    std::shared_ptr<const MessageExt> store_half_locked(MessageExt m, BrokerTasks& out);
+    /// TransactionalMessageCheckService: a due check round puts each old enough half message back with one
+    /// more check (or discards it after transaction_check_max) and asks its producer group.
+    void check_transactions_locked(BrokerTasks& out);
+    /// The task that hands a check to a producer of `group` through a connection that registered one.
+    BrokerTask check_task(std::string group, TransactionCheck check) const;
 
     /// PullMessageProcessor.processRequest. Returns nullopt when the request was parked for long polling
     /// (the callback then moved into the hold table).
@@ -6730,6 +6925,7 @@ private:
     ConsumerOffsets offsets_;
     QueueLocks locks_;
     HeldPulls held_;
+    HalfMessages half_;
     mutable FaultInjector faults_;
 };
 
@@ -6845,6 +7041,29 @@ public:
 
     /// CONSUMER_SEND_MSG_BACK.
     void send_back(const SendBackArgs& args) { state_->send_back(args); }
+
+    /// END_TRANSACTION (rmq::HasTransactions), oneway as in Java: a refusal by the broker (an unknown or
+    /// already resolved half message, a wrong group, a stopped broker) is logged at warn level.
+    void end_transaction(const EndTransactionArgs& args) {
+        try {
+            state_->end_transaction(args);
+        } catch (const BrokerError& e) {
+            log_message(LogLevel::Warn,
+                        fmt::format("END_TRANSACTION of {} refused: {}", args.msg_id, e.what()));
+        }
+    }
+
+    /// Where the broker's CHECK_TRANSACTION_STATE for half messages of `producer_group` go through this
+    /// connection (rmq::HasTransactions; an empty handler unregisters). The handler runs on the broker's
+    /// dispatcher thread and must not block.
+    void set_transaction_check_handler(const std::string& producer_group, TransactionCheckHandler handler) {
+        const std::lock_guard lock(conn_->slot->mutex);
+        if (handler) {
+            conn_->slot->transaction_checks.insert_or_assign(producer_group, std::move(handler));
+        } else {
+            conn_->slot->transaction_checks.erase(producer_group);
+        }
+    }
 
     /// The broker's clock.
     [[nodiscard]] std::shared_ptr<Clock> clock() const { return state_->clock(); }
@@ -6979,6 +7198,9 @@ public:
         return state_->lock_requests(group);
     }
 
+    /// Half messages (transactional sends) not yet committed, rolled back or discarded.
+    [[nodiscard]] std::size_t half_message_count() const { return state_->half_message_count(); }
+
     /// Delayed messages not yet delivered.
     [[nodiscard]] std::size_t scheduled_count() const { return state_->scheduled_count(); }
 
@@ -7002,6 +7224,7 @@ private:
 static_assert(Transport<InProcessTransport>);
 static_assert(HasSendBatch<InProcessTransport>);
 static_assert(HasSendOneway<InProcessTransport>);
+static_assert(HasTransactions<InProcessTransport>);
 
 }  // namespace rmq
 // ---- end rmq/transport/in_process.hpp ----
@@ -11183,6 +11406,12 @@ struct ProducerConfig {
     std::string instance_name = "DEFAULT";
     /// ClientConfig.clientIP; empty means this host's address.
     std::string client_ip{};
+    /// TransactionMQProducer.checkThreadPoolMaxSize: threads answering brokers' transaction check-backs
+    /// (rmq::TransactionProducer only).
+    std::int32_t check_thread_pool_max_size = 1;
+    /// TransactionMQProducer.checkRequestHoldMax: check-backs waiting for those threads at most; a further
+    /// one is dropped (logged), the broker asks again at its next check round.
+    std::int32_t check_request_hold_max = 2000;
 };
 
 }  // namespace rmq
@@ -11656,7 +11885,8 @@ concept SendExceptionCallback = std::invocable<F&, std::exception_ptr> && std::m
 ///
 /// Body compression is the transport's: RemotingTransport deflates bodies of at least
 /// RemotingConfig::compress_msg_body_over_howmuch bytes at compress_level (batches are never compressed, as
-/// in Java; the embedded broker stores bodies as they are). Not modelled: transactions, request/reply,
+/// in Java; the embedded broker stores bodies as they are). Transactions: rmq::TransactionProducer
+/// (rmq/transaction_producer.hpp). Not modelled: request/reply,
 /// namespaces, the latency fault strategy (a retry does avoid the broker that just failed, as
 /// selectOneMessageQueue(lastBrokerName) does).
 template <Transport Tr>
@@ -13459,6 +13689,372 @@ struct TlsConfig {
 
 }  // namespace rmq
 // ---- end rmq/tls_config.hpp ----
+
+// ---- begin rmq/transaction_producer.hpp ----
+
+/// @file transaction_producer.hpp
+/// rmq::TransactionProducer<Tr, Listener>: Java's TransactionMQProducer. A half message, the local
+/// transaction, END_TRANSACTION; and the answers to the broker's check-backs. docs/producer.md#transactions.
+
+#include <algorithm>
+#include <concepts>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+// ---- begin rmq/detail/producer/transaction.hpp ----
+
+/// @file detail/producer/transaction.hpp
+/// rmq::TransactionProducer's plumbing: the END_TRANSACTION arguments of a send and of a check-back
+/// (DefaultMQProducerImpl.endTransaction / checkTransactionState), and running a user's listener so that
+/// an exception becomes LocalTransactionState::Unknow with a remark.
+
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+namespace rmq::detail {
+
+/// The commit-log offset an offset message id encodes (MessageDecoder.decodeMessageId: its last 8 bytes, for
+/// IPv4 and IPv6 store hosts). Throws rmq::InvalidArgument for an id that is not 32 or 56 hex digits.
+inline std::int64_t commit_log_offset_of(std::string_view offset_msg_id) {
+    if (offset_msg_id.size() != 32 && offset_msg_id.size() != 56) {
+        throw InvalidArgument(fmt::format("not an offset message id: \"{}\"", offset_msg_id));
+    }
+    std::uint64_t v = 0;
+    for (const char c : offset_msg_id.substr(offset_msg_id.size() - 16)) {
+        int d = 0;
+        if (c >= '0' && c <= '9') {
+            d = c - '0';
+        } else if (c >= 'A' && c <= 'F') {
+            d = c - 'A' + 10;
+        } else if (c >= 'a' && c <= 'f') {
+            d = c - 'a' + 10;
+        } else {
+            throw InvalidArgument(fmt::format("not an offset message id: \"{}\"", offset_msg_id));
+        }
+        v = (v << 4U) | static_cast<std::uint64_t>(d);
+    }
+    return static_cast<std::int64_t>(v);
+}
+
+/// Java's LocalTransactionState names, for log lines.
+inline std::string_view java_name(LocalTransactionState s) noexcept {
+    switch (s) {
+    case LocalTransactionState::CommitMessage:
+        return "COMMIT_MESSAGE";
+    case LocalTransactionState::RollbackMessage:
+        return "ROLLBACK_MESSAGE";
+    default:
+        return "UNKNOW";
+    }
+}
+
+/// The outcome of a listener call: its state, or Unknow and why when it threw.
+struct ListenerOutcome {
+    LocalTransactionState state = LocalTransactionState::Unknow;
+    std::string error;
+};
+
+/// Calls `fn`; an exception (Java: any Throwable) makes the state Unknow, the broker then checks back.
+template <class Fn>
+ListenerOutcome call_listener(Fn&& fn) noexcept {
+    ListenerOutcome out;
+    try {
+        out.state = static_cast<LocalTransactionState>(std::forward<Fn>(fn)());
+    } catch (const std::exception& e) {
+        out.state = LocalTransactionState::Unknow;
+        out.error = e.what();
+    } catch (...) {
+        out.state = LocalTransactionState::Unknow;
+        out.error = "unknown exception";
+    }
+    return out;
+}
+
+/// endTransaction: END_TRANSACTION for the half message `sent` got, with the local transaction's state.
+inline EndTransactionArgs end_of_send(const Message& msg,
+                                      const SendResult& sent,
+                                      const std::string& producer_group,
+                                      const ListenerOutcome& outcome) {
+    EndTransactionArgs a;
+    a.broker_name = sent.message_queue.broker_name;
+    a.topic = msg.topic();
+    a.producer_group = producer_group;
+    a.tran_state_table_offset = sent.queue_offset;
+    a.commit_log_offset = commit_log_offset_of(sent.offset_msg_id.empty() ? sent.msg_id : sent.offset_msg_id);
+    a.state = outcome.state;
+    a.from_transaction_check = false;
+    a.msg_id = sent.msg_id;
+    a.transaction_id = sent.transaction_id;
+    if (!outcome.error.empty()) {
+        a.remark = fmt::format("executeLocalTransactionBranch exception: {}", outcome.error);
+    }
+    return a;
+}
+
+/// checkTransactionState's processTransactionState: the answer to a broker's check-back.
+inline EndTransactionArgs end_of_check(const TransactionCheck& check,
+                                       const std::string& producer_group,
+                                       const ListenerOutcome& outcome) {
+    EndTransactionArgs a;
+    a.broker_addr = check.broker_addr;
+    a.broker_name = check.broker_name;
+    a.topic = check.topic;
+    a.producer_group = producer_group;
+    a.tran_state_table_offset = check.tran_state_table_offset;
+    a.commit_log_offset = check.commit_log_offset;
+    a.state = outcome.state;
+    a.from_transaction_check = true;
+    const auto uniq = check.message.property_view(property::uniq_client_message_id_keyidx);
+    a.msg_id = uniq.empty() ? check.message.msg_id() : std::string(uniq);
+    a.transaction_id = check.transaction_id;
+    if (!outcome.error.empty()) {
+        a.remark = fmt::format("checkLocalTransactionState Exception: {}", outcome.error);
+    }
+    return a;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/producer/transaction.hpp ----
+
+namespace rmq {
+
+/// Java's TransactionSendResult: the half message's SendResult and what the local transaction decided.
+struct TransactionSendResult : SendResult {
+    LocalTransactionState local_transaction_state = LocalTransactionState::Unknow;
+};
+
+/// Java's TransactionListener.checkLocalTransaction: `check_local_transaction(const MessageExt&)` tells
+/// the broker, which asks about a half message still pending, what became of its local transaction.
+template <class L>
+concept TransactionCheckListener = requires(L& l, const MessageExt& m) {
+    { l.check_local_transaction(m) } -> std::convertible_to<LocalTransactionState>;
+};
+
+/// Java's TransactionListener.executeLocalTransaction for an `arg` of type Arg:
+/// `execute_local_transaction(const Message&, Arg)` runs the local transaction of a half message just
+/// stored.
+template <class L, class Arg>
+concept LocalTransactionExecutor = requires(L& l, const Message& m, Arg&& arg) {
+    { l.execute_local_transaction(m, std::forward<Arg>(arg)) } -> std::convertible_to<LocalTransactionState>;
+};
+
+/// Java's TransactionListener: both methods.
+///
+/// Valid: a struct with `LocalTransactionState execute_local_transaction(const rmq::Message&, int)` and
+/// `LocalTransactionState check_local_transaction(const rmq::MessageExt&)`. Invalid: one returning bool.
+template <class L, class Arg>
+concept TransactionListener = TransactionCheckListener<L> && LocalTransactionExecutor<L, Arg>;
+
+/// Java's TransactionMQProducer over a transport with rmq::HasTransactions.
+///
+/// `send_message_in_transaction(msg, arg)` sends `msg` as a half message (TRAN_MSG=true and PGROUP, the
+/// prepared sysFlag on the wire; a delay level is dropped, as in Java), which the broker keeps invisible;
+/// then runs the listener's `execute_local_transaction(msg, arg)` on the caller's thread and ends the
+/// transaction with END_TRANSACTION (oneway): CommitMessage makes the message visible in its topic,
+/// RollbackMessage discards it, Unknow leaves it to the broker's check-back. A send that fails throws (as
+/// Producer::send) and the listener is not called; a send stored with a FLUSH_* / SLAVE_NOT_AVAILABLE status
+/// is rolled back.
+///
+/// A listener that throws means Unknow (Java's behaviour): the exception is logged and named in the
+/// request's remark, the half message stays pending and the broker checks back later; nothing is lost and
+/// nothing uncommitted is delivered.
+///
+/// Check-backs (CHECK_TRANSACTION_STATE, every transactionCheckInterval for half messages older than
+/// transactionTimeOut, up to transactionCheckMax times) reach any running producer of the group, also one
+/// started after the producer that sent the half message died. They are answered on the producer's check
+/// threads (check_thread_pool_max_size), never on the transport's thread: the listener's
+/// `check_local_transaction(msg)` runs there, then END_TRANSACTION with fromTransactionCheck=true. The
+/// listener must therefore be safe to call from the caller's thread and a check thread at once.
+template <Transport Tr, class Listener>
+requires HasTransactions<Tr> && std::copy_constructible<Tr> && TransactionCheckListener<Listener> &&
+         std::move_constructible<Listener>
+class TransactionProducer {
+public:
+    TransactionProducer(Tr transport, ProducerConfig config, Listener listener)
+        : shared_(std::make_shared<Shared>(transport, std::move(listener), config))
+        , producer_(std::move(transport), std::move(config))
+        , ids_(shared_->transport.clock()) {}
+
+    TransactionProducer(const TransactionProducer&) = delete;
+    TransactionProducer& operator=(const TransactionProducer&) = delete;
+
+    /// Shuts down if still running.
+    ~TransactionProducer() {
+        try {
+            shutdown();
+        } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw
+        }
+    }
+
+    /// Producer::start (rmq::InvalidArgument for a bad configuration), then takes the group's check-backs.
+    void start() {
+        if (producer_.config().check_thread_pool_max_size <= 0 ||
+            producer_.config().check_request_hold_max <= 0) {
+            throw InvalidArgument("ProducerConfig: check_thread_pool_max_size and check_request_hold_max "
+                                  "must be positive");
+        }
+        producer_.start();
+        std::weak_ptr<Shared> weak = shared_;
+        shared_->transport.set_transaction_check_handler(producer_.config().producer_group,
+                                                         [weak](TransactionCheck check) {
+                                                             if (auto s = weak.lock()) {
+                                                                 s->on_check(std::move(check));
+                                                             }
+                                                         });
+    }
+
+    /// Stops taking check-backs, answers those already queued, then Producer::shutdown.
+    void shutdown() {
+        shared_->transport.set_transaction_check_handler(producer_.config().producer_group, {});
+        shared_->checks.stop();
+        producer_.shutdown();
+    }
+
+    /// Java's sendMessageInTransaction(msg, arg); see the class comment. The result's transaction id is the
+    /// broker's (the message's UNIQ_KEY).
+    template <class Arg>
+    requires LocalTransactionExecutor<Listener, Arg>
+    TransactionSendResult send_message_in_transaction(const Message& msg, Arg&& arg) {
+        Message m = msg;
+        m.clear_property(property::delay_time_level);
+        m.set_property(property::transaction_prepared, "true");
+        m.set_property(property::producer_group, producer_.config().producer_group);
+        if (!m.has_property(property::uniq_client_message_id_keyidx)) {
+            m.set_property(property::uniq_client_message_id_keyidx, ids_.next());
+        }
+        const SendResult sent = producer_.send(m);
+        detail::ListenerOutcome outcome;
+        switch (sent.status) {
+        case SendStatus::SendOk:
+            if (!sent.transaction_id.empty()) {
+                m.set_property("__transactionId__", sent.transaction_id);
+            }
+            m.set_transaction_id(std::string(m.property_view(property::uniq_client_message_id_keyidx)));
+            outcome = detail::call_listener([&] {
+                return shared_->listener.execute_local_transaction(std::as_const(m), std::forward<Arg>(arg));
+            });
+            log_outcome(m, outcome);
+            break;
+        default:
+            outcome.state = LocalTransactionState::RollbackMessage;
+            break;
+        }
+        try {
+            shared_->transport.end_transaction(
+                detail::end_of_send(m, sent, producer_.config().producer_group, outcome));
+        } catch (const std::exception& e) {
+            log_message(LogLevel::Warn,
+                        fmt::format("local transaction of {} ended {}, but end broker transaction failed: {}",
+                                    sent.msg_id,
+                                    detail::java_name(outcome.state),
+                                    e.what()));
+        }
+        TransactionSendResult r;
+        static_cast<SendResult&>(r) = sent;
+        r.local_transaction_state = outcome.state;
+        return r;
+    }
+
+    /// The producer: plain sends of any form go through it too, as through a Java TransactionMQProducer.
+    [[nodiscard]] Producer<Tr>& producer() noexcept { return producer_; }
+
+    [[nodiscard]] const ProducerConfig& config() const noexcept { return producer_.config(); }
+
+    /// The listener (shared with the check threads).
+    [[nodiscard]] Listener& listener() noexcept { return shared_->listener; }
+
+private:
+    /// What the check-back handler reaches: it may outlive neither this object nor, through a weak
+    /// pointer, be reached after it.
+    struct Shared {
+        Tr transport;
+        Listener listener;
+        std::string group;
+        detail::AsyncSender checks;
+
+        Shared(Tr t, Listener l, const ProducerConfig& config)
+            : transport(std::move(t))
+            , listener(std::move(l))
+            , group(config.producer_group)
+            , checks(static_cast<std::size_t>(std::max(1, config.check_thread_pool_max_size)),
+                     static_cast<std::size_t>(std::max(1, config.check_request_hold_max))) {}
+
+        /// On the transport's thread: queue the check (dropped when the queue is full or stopped).
+        void on_check(TransactionCheck check) {
+            try {
+                checks.acquire(0);
+            } catch (const Error& e) {
+                log_message(LogLevel::Warn,
+                            fmt::format("transaction check of {} dropped: {}", check.msg_id, e.what()));
+                return;
+            }
+            auto task = std::make_shared<TransactionCheck>(std::move(check));
+            try {
+                checks.post([this, task] {
+                    answer(*task);
+                    checks.release();
+                });
+            } catch (const Error&) {
+                checks.release();
+            }
+        }
+
+        /// On a check thread: ask the listener, answer the broker.
+        void answer(const TransactionCheck& check) noexcept {
+            const auto outcome =
+                detail::call_listener([&] { return listener.check_local_transaction(check.message); });
+            if (!outcome.error.empty()) {
+                log_message(LogLevel::Error,
+                            fmt::format("Broker call checkTransactionState, but checkLocalTransactionState "
+                                        "exception: {}",
+                                        outcome.error));
+            }
+            try {
+                transport.end_transaction(detail::end_of_check(check, group, outcome));
+            } catch (const std::exception& e) {
+                log_message(LogLevel::Error, fmt::format("endTransactionOneway exception: {}", e.what()));
+            }
+        }
+    };
+
+    static void log_outcome(const Message& m, const detail::ListenerOutcome& outcome) {
+        if (!outcome.error.empty()) {
+            log_message(
+                LogLevel::Error,
+                fmt::format("executeLocalTransactionBranch exception, messageTopic: {} transactionId: "
+                            "{}: {}",
+                            m.topic(),
+                            m.transaction_id(),
+                            outcome.error));
+        } else if (outcome.state != LocalTransactionState::CommitMessage) {
+            log_message(
+                LogLevel::Info,
+                fmt::format("executeLocalTransactionBranch return: {} messageTopic: {} transactionId: {}",
+                            detail::java_name(outcome.state),
+                            m.topic(),
+                            m.transaction_id()));
+        }
+    }
+
+    std::shared_ptr<Shared> shared_;
+    Producer<Tr> producer_;
+    UniqueIdGenerator ids_;
+};
+
+}  // namespace rmq
+// ---- end rmq/transaction_producer.hpp ----
 // ---- end rmq/rmq.hpp ----
 
 // ---- definitions (impl/*.ipp): compiled here header-only, or in the one TU that defines RMQ_SOURCE ----
@@ -16491,6 +17087,16 @@ RMQ_DECL void Membership::close_handle(std::uint64_t handle_id, BrokerTasks& out
     remove_channels([&](const Channel& ch) { return ch.handle_id == handle_id; }, out);
 }
 
+RMQ_DECL std::vector<std::shared_ptr<NotificationSlot>> Membership::slots() const {
+    std::vector<std::shared_ptr<NotificationSlot>> out;
+    for (const auto& [id, weak] : handles_) {
+        if (auto slot = weak.lock()) {
+            out.push_back(std::move(slot));
+        }
+    }
+    return out;
+}
+
 RMQ_DECL void Membership::register_consumer(const std::string& client_id,
                                             const ConsumerData& data,
                                             std::uint64_t handle_id,
@@ -18179,6 +18785,155 @@ redirect_timer(MessageExt& m, std::int64_t due_wall, Clock& clock) {
 }  // namespace rmq::detail
 // ---- end rmq/detail/broker/impl/timers.ipp ----
 
+// ---- begin rmq/detail/broker/impl/transactions.ipp ----
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+
+namespace rmq::detail {
+
+RMQ_DECL bool is_half_message(const Message& m) {
+    const auto v = m.property_view(property::transaction_prepared);
+    return v.size() == 4 && std::equal(v.begin(), v.end(), "true", [](char a, char b) {
+               return (a | 0x20) == b;  // Boolean.parseBoolean ignores case
+           });
+}
+
+RMQ_DECL void make_half(MessageExt& m) {
+    m.set_property(property::real_topic, m.topic());
+    m.set_property(property::real_queue_id, std::to_string(m.queue_id()));
+    m.set_topic(std::string(trans_half_topic));
+    m.set_queue_id(0);
+}
+
+/// The fields a copy of a stored message keeps (what MessageExtBrokerInner copies take over).
+RMQ_DECL MessageExt copy_of_stored(const MessageExt& src) {
+    MessageExt m;
+    m.set_topic(src.topic());
+    m.set_queue_id(src.queue_id());
+    m.set_properties(src.properties());
+    m.set_body(src.body());
+    m.set_flag(src.flag());
+    m.set_sys_flag(src.sys_flag());
+    m.set_born_timestamp(src.born_timestamp());
+    m.set_born_host(src.born_host());
+    m.set_reconsume_times(src.reconsume_times());
+    return m;
+}
+
+RMQ_DECL MessageExt committed_message(const MessageExt& half) {
+    MessageExt m = copy_of_stored(half);
+    m.set_topic(std::string(half.property_view(property::real_topic)));
+    m.set_queue_id(parse_int_or(half.property_view(property::real_queue_id), 0));
+    m.clear_property(property::real_topic);
+    m.clear_property(property::real_queue_id);
+    m.clear_property(property::transaction_prepared);
+    m.set_sys_flag((half.sys_flag() & ~0xC) | sys_flag_transaction_commit);
+    m.set_prepared_transaction_offset(half.commit_log_offset());
+    m.set_transaction_id(std::string(half.property_view(property::uniq_client_message_id_keyidx)));
+    return m;
+}
+
+RMQ_DECL MessageExt op_message(const MessageExt& half) {
+    MessageExt m;
+    m.set_topic(std::string(trans_op_half_topic));
+    m.set_queue_id(0);
+    m.set_tags(trans_op_remove_tag);
+    m.set_body(std::to_string(half.queue_offset()));
+    m.set_born_timestamp(half.born_timestamp());
+    m.set_born_host(half.born_host());
+    return m;
+}
+
+RMQ_DECL MessageExt put_back_copy(const MessageExt& half, std::int32_t check_times) {
+    MessageExt m = copy_of_stored(half);
+    m.set_property(property_transaction_check_times, std::to_string(check_times));
+    return m;
+}
+
+RMQ_DECL MessageExt discarded_copy(const MessageExt& half) {
+    MessageExt m = copy_of_stored(half);
+    m.set_topic(std::string(trans_check_max_time_topic));
+    m.set_queue_id(0);
+    return m;
+}
+
+RMQ_DECL TransactionCheck check_of(const MessageExt& half, std::string_view broker_name) {
+    TransactionCheck c;
+    c.broker_name = std::string(broker_name);
+    c.topic = half.topic();
+    c.tran_state_table_offset = half.queue_offset();
+    c.commit_log_offset = half.commit_log_offset();
+    c.offset_msg_id = half.offset_msg_id();
+    c.msg_id = std::string(half.property_view(property::uniq_client_message_id_keyidx));
+    c.transaction_id = c.msg_id;
+    c.message = half;
+    c.message.set_topic(std::string(half.property_view(property::real_topic)));
+    c.message.set_queue_id(parse_int_or(half.property_view(property::real_queue_id), 0));
+    c.message.set_store_size(0);
+    c.message.set_transaction_id(c.msg_id);
+    return c;
+}
+
+RMQ_DECL void HalfMessages::add(std::shared_ptr<const MessageExt> stored) {
+    const std::int64_t offset = stored->commit_log_offset();
+    pending_.emplace(offset, std::move(stored));
+}
+
+RMQ_DECL std::shared_ptr<const MessageExt> HalfMessages::find(std::int64_t commit_log_offset) const {
+    if (const auto a = aliases_.find(commit_log_offset); a != aliases_.end()) {
+        commit_log_offset = a->second;
+    }
+    const auto it = pending_.find(commit_log_offset);
+    return it == pending_.end() ? nullptr : it->second;
+}
+
+RMQ_DECL void HalfMessages::remove(std::int64_t commit_log_offset) {
+    pending_.erase(commit_log_offset);
+    std::erase_if(aliases_, [&](const auto& a) { return a.second == commit_log_offset; });
+}
+
+RMQ_DECL void HalfMessages::replace(std::int64_t from, std::shared_ptr<const MessageExt> copy) {
+    const std::int64_t to = copy->commit_log_offset();
+    pending_.erase(from);
+    for (auto& a : aliases_) {
+        if (a.second == from) {
+            a.second = to;
+        }
+    }
+    aliases_[from] = to;
+    pending_.emplace(to, std::move(copy));
+}
+
+RMQ_DECL std::vector<std::shared_ptr<const MessageExt>> HalfMessages::take_round(std::int64_t now,
+                                                                                 std::int64_t wall_now) {
+    std::vector<std::shared_ptr<const MessageExt>> due;
+    if (now < next_round_) {
+        return due;
+    }
+    while (next_round_ <= now) {
+        next_round_ += std::max<std::int64_t>(interval_, 1);
+    }
+    for (const auto& [offset, m] : pending_) {
+        if (wall_now - m->born_timestamp() >= time_out_) {
+            due.push_back(m);
+        }
+    }
+    return due;
+}
+
+RMQ_DECL std::optional<std::int64_t> HalfMessages::next_round() const {
+    if (pending_.empty()) {
+        return std::nullopt;
+    }
+    return next_round_;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/transactions.ipp ----
+
 // ---- begin rmq/detail/broker/impl/broker_state.ipp ----
 
 #include <algorithm>
@@ -18198,7 +18953,8 @@ RMQ_DECL BrokerState::BrokerState(BrokerConfig config)
     , subscription_groups_(config_.auto_create_subscription_group)
     , membership_(config_.notify_consumer_ids_changed_enable, config_.channel_expired_timeout)
     , locks_(config_.rebalance_lock_max_live_time)
-    , held_(config_.long_polling_enable ? hold_check_interval_millis : config_.short_polling_time_mills) {
+    , held_(config_.long_polling_enable ? hold_check_interval_millis : config_.short_polling_time_mills)
+    , half_(config_) {
     check_config();
     if (config_.auto_create_topic_enable) {
         store_.add_queues(std::string(auto_create_topic_key_topic),
@@ -18214,6 +18970,7 @@ RMQ_DECL void BrokerState::start(const std::shared_ptr<BrokerState>& self, bool 
         const std::lock_guard lock(mutex_);
         dispatcher_.mark_started_locked();
         held_.start(clock_->steady_millis());
+        half_.start(clock_->steady_millis());
     }
     if (driven) {
         dispatcher_.start_driven();
@@ -18267,6 +19024,9 @@ RMQ_DECL void BrokerState::check_config() const {
     if (config_.max_message_size <= 0) {
         throw InvalidArgument("BrokerConfig.max_message_size must be positive");
     }
+    if (config_.transaction_check_interval <= 0 || config_.transaction_time_out < 0) {
+        throw InvalidArgument("BrokerConfig.transaction_check_interval must be positive");
+    }
     if (config_.max_transfer_count_on_message_in_memory <= 0) {
         throw InvalidArgument("BrokerConfig.max_transfer_count_on_message_in_memory must be positive");
     }
@@ -18293,11 +19053,13 @@ RMQ_DECL void BrokerState::tick_locked(BrokerTasks& out) {
         answer_held_locked(std::move(h), out);
     }
     membership_.expire(now, out);
+    check_transactions_locked(out);
 }
 
 RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline_locked() const {
     std::optional<std::int64_t> next;
-    for (const auto t : {delays_.next_due(), held_.next_deadline(), membership_.next_expiry()}) {
+    for (const auto t :
+         {delays_.next_due(), held_.next_deadline(), membership_.next_expiry(), half_.next_round()}) {
         if (t) {
             next = next ? std::min(*next, *t) : *t;
         }
@@ -18702,15 +19464,22 @@ RMQ_DECL SendResult BrokerState::send(const Message& msg, const MessageQueue& mq
         faults_.take(BrokerRequest::Send);
         check_queue_id_locked(mq);
         MessageExt inner = make_sent_message(msg, mq, clock_->wall_millis());
-        // HookUtils.handleScheduleMessage: a timer is checked (and may be refused) before anything is stored.
-        std::optional<DelaySchedule::Wait> timer;
-        if (const auto due = timer_due(inner, clock_->wall_millis(), config_)) {
-            timer = redirect_timer(inner, *due, *clock_);
+        std::shared_ptr<const MessageExt> stored;
+        if (is_half_message(inner)) {
+            stored = store_half_locked(std::move(inner), out);
+        } else {
+            // HookUtils.handleScheduleMessage: a timer is checked (and may be refused) before anything is
+            // stored.
+            std::optional<DelaySchedule::Wait> timer;
+            if (const auto due = timer_due(inner, clock_->wall_millis(), config_)) {
+                timer = redirect_timer(inner, *due, *clock_);
+            }
+            if (is_retry_topic(mq.topic) && apply_retry_topic_send(inner, config_.retry_max_times)) {
+                store_.ensure_queue(inner.topic(), 0);
+            }
+            stored = store_locked(std::move(inner), out, true, timer);
         }
-        if (is_retry_topic(mq.topic) && apply_retry_topic_send(inner, config_.retry_max_times)) {
-            store_.ensure_queue(inner.topic(), 0);
-        }
-        const auto stored = store_locked(std::move(inner), out, true, timer);
+        result.transaction_id = std::string(stored->property_view(property::uniq_client_message_id_keyidx));
         result.status = SendStatus::SendOk;
         result.msg_id = stored->msg_id();
         result.offset_msg_id = stored->offset_msg_id();
@@ -18862,6 +19631,124 @@ RMQ_DECL void BrokerState::deliver_due_locked(BrokerTasks& out) {
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/broker/impl/store_requests.ipp ----
+
+// ---- begin rmq/detail/broker/impl/transaction_requests.ipp ----
+
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL std::shared_ptr<const MessageExt> BrokerState::store_half_locked(MessageExt m, BrokerTasks& out) {
+    if (config_.reject_transaction_message) {
+        throw BrokerError(
+            response_code::no_permission,
+            fmt::format("the broker[{}] sending transaction message is forbidden", config_.broker_name));
+    }
+    make_half(m);
+    store_.ensure_queue(std::string(trans_half_topic), 0);
+    auto stored = store_locked(std::move(m), out, false);
+    half_.add(stored);
+    return stored;
+}
+
+RMQ_DECL void BrokerState::end_transaction(const EndTransactionArgs& args) {
+    if (args.state == LocalTransactionState::Unknow) {
+        return;  // EndTransactionProcessor: a pending state is only logged
+    }
+    BrokerTasks out;
+    {
+        const std::lock_guard lock(mutex_);
+        check_running_locked();
+        faults_.take(BrokerRequest::EndTransaction);
+        const auto half = half_.find(args.commit_log_offset);
+        const MessageExt* named = store_.find_by_commit_offset(args.commit_log_offset);
+        if (!half || named == nullptr) {
+            throw BrokerError(response_code::system_error, "Find prepared transaction message failed");
+        }
+        // checkPrepareMessage, against the copy the request names (a check-back's or the first send's).
+        if (half->property_view(property::producer_group) != args.producer_group) {
+            throw BrokerError(response_code::system_error, "The producer group wrong");
+        }
+        if (named->queue_offset() != args.tran_state_table_offset) {
+            throw BrokerError(response_code::system_error, "The transaction state table offset wrong");
+        }
+        if (args.state == LocalTransactionState::CommitMessage) {
+            MessageExt m = committed_message(*half);
+            std::optional<DelaySchedule::Wait> timer;
+            if (const auto due = timer_due(m, clock_->wall_millis(), config_)) {
+                timer = redirect_timer(m, *due, *clock_);
+            }
+            store_locked(std::move(m), out, true, timer);
+        }
+        // deletePrepareMessage: the op record says the half message is done.
+        store_.ensure_queue(std::string(trans_op_half_topic), 0);
+        store_locked(op_message(*half), out, false);
+        half_.remove(half->commit_log_offset());
+    }
+    dispatch(std::move(out));
+}
+
+RMQ_DECL std::size_t BrokerState::half_message_count() const {
+    const std::lock_guard lock(mutex_);
+    return half_.count();
+}
+
+RMQ_DECL void BrokerState::check_transactions_locked(BrokerTasks& out) {
+    for (const auto& half : half_.take_round(clock_->steady_millis(), clock_->wall_millis())) {
+        // needDiscard: the first check sets TRANSACTION_CHECK_TIMES to 1; a message checked
+        // transaction_check_max times is discarded at its next round.
+        std::int32_t times = 1;
+        if (half->has_property(property_transaction_check_times)) {
+            times = parse_int_or(half->property_view(property_transaction_check_times), 0);
+            if (times >= config_.transaction_check_max) {
+                log_line(LogLevel::Warn,
+                         "half message {} checked {} times: discarded to {}",
+                         half->msg_id(),
+                         times,
+                         trans_check_max_time_topic);
+                store_.ensure_queue(std::string(trans_check_max_time_topic), 0);
+                store_locked(discarded_copy(*half), out, false);
+                half_.remove(half->commit_log_offset());
+                continue;
+            }
+            ++times;
+        }
+        auto copy = store_locked(put_back_copy(*half, times), out, false);
+        half_.replace(half->commit_log_offset(), copy);
+        out.push_back(check_task(std::string(copy->property_view(property::producer_group)),
+                                 check_of(*copy, config_.broker_name)));
+    }
+}
+
+RMQ_DECL BrokerTask BrokerState::check_task(std::string group, TransactionCheck check) const {
+    // Broker2Client.checkProducerTransactionState on a channel of the group (getAvailableChannel); the
+    // handler runs on the dispatcher thread, outside the broker's lock.
+    return [slots = membership_.slots(), group = std::move(group), check = std::move(check)]() mutable {
+        for (const auto& slot : slots) {
+            TransactionCheckHandler handler;
+            {
+                const std::lock_guard lock(slot->mutex);
+                if (const auto it = slot->transaction_checks.find(group);
+                    it != slot->transaction_checks.end()) {
+                    handler = it->second;
+                }
+            }
+            if (handler) {
+                handler(std::move(check));
+                return;
+            }
+        }
+        log_line(LogLevel::Warn, "Check transaction failed, channel is null. groupId={}", group);
+    };
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/transaction_requests.ipp ----
 
 // ---- begin rmq/impl/metrics.ipp ----
 

@@ -68,6 +68,12 @@ public:
 
     void send_back(const rmq::SendBackArgs& args) { inner_.send_back(args); }
 
+    void end_transaction(const rmq::EndTransactionArgs& args) { inner_.end_transaction(args); }
+
+    void set_transaction_check_handler(const std::string& group, rmq::TransactionCheckHandler h) {
+        inner_.set_transaction_check_handler(group, std::move(h));
+    }
+
     [[nodiscard]] std::shared_ptr<rmq::Clock> clock() const { return inner_.clock(); }
 
 protected:

@@ -121,6 +121,17 @@ template <class T>
 concept HasSendOneway =
     requires(T& t, const Message& msg, const MessageQueue& mq) { t.send_oneway(msg, mq); };
 
+/// Optional: transactional messages. `end_transaction(EndTransactionArgs)` (END_TRANSACTION, oneway: a
+/// broker's refusal is logged, not thrown) and `set_transaction_check_handler(producer_group,
+/// TransactionCheckHandler)`, where a broker's CHECK_TRANSACTION_STATE for a half message of that group goes
+/// (an empty handler unregisters). rmq::TransactionProducer needs it.
+template <class T>
+concept HasTransactions =
+    requires(T& t, const EndTransactionArgs& args, const std::string& group, TransactionCheckHandler h) {
+        t.end_transaction(args);
+        t.set_transaction_check_handler(group, std::move(h));
+    };
+
 /// The clock the transport's broker lives by: `clock() -> std::shared_ptr<Clock>`.
 template <class T>
 concept HasClock = requires(const T& t) {

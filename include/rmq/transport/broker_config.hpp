@@ -55,6 +55,16 @@ struct BrokerConfig {
     bool enable_property_filter = false;
     /// BrokerConfig.notifyConsumerIdsChangedEnable: send NOTIFY_CONSUMER_IDS_CHANGED on membership changes.
     bool notify_consumer_ids_changed_enable = true;
+    /// BrokerConfig.transactionCheckInterval: how often unresolved half messages are checked back with their
+    /// producer group (ms; 4.9.x's default, 5.x has 30 s).
+    std::int64_t transaction_check_interval = 60 * 1000;
+    /// BrokerConfig.transactionTimeOut: a half message younger than this (since it was born) is not checked.
+    std::int64_t transaction_time_out = 6 * 1000;
+    /// BrokerConfig.transactionCheckMax: checks of one half message; after that it is discarded (moved to
+    /// TRANS_CHECK_MAX_TIME_TOPIC, never delivered).
+    std::int32_t transaction_check_max = 15;
+    /// BrokerConfig.rejectTransactionMessage: refuse half messages (NO_PERMISSION).
+    bool reject_transaction_message = false;
     /// The broker's time source (timestamps, long-poll timeouts, delays, expiries).
     std::shared_ptr<Clock> clock = system_clock();
 };
@@ -72,6 +82,7 @@ enum class BrokerRequest {
     UnlockBatch,
     Send,
     SendBack,
+    EndTransaction,
 };
 
 /// One client of a consumer group as the embedded broker sees it (see InProcessBroker::group_members).

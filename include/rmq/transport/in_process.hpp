@@ -135,6 +135,29 @@ public:
     /// CONSUMER_SEND_MSG_BACK.
     void send_back(const SendBackArgs& args) { state_->send_back(args); }
 
+    /// END_TRANSACTION (rmq::HasTransactions), oneway as in Java: a refusal by the broker (an unknown or
+    /// already resolved half message, a wrong group, a stopped broker) is logged at warn level.
+    void end_transaction(const EndTransactionArgs& args) {
+        try {
+            state_->end_transaction(args);
+        } catch (const BrokerError& e) {
+            log_message(LogLevel::Warn,
+                        fmt::format("END_TRANSACTION of {} refused: {}", args.msg_id, e.what()));
+        }
+    }
+
+    /// Where the broker's CHECK_TRANSACTION_STATE for half messages of `producer_group` go through this
+    /// connection (rmq::HasTransactions; an empty handler unregisters). The handler runs on the broker's
+    /// dispatcher thread and must not block.
+    void set_transaction_check_handler(const std::string& producer_group, TransactionCheckHandler handler) {
+        const std::lock_guard lock(conn_->slot->mutex);
+        if (handler) {
+            conn_->slot->transaction_checks.insert_or_assign(producer_group, std::move(handler));
+        } else {
+            conn_->slot->transaction_checks.erase(producer_group);
+        }
+    }
+
     /// The broker's clock.
     [[nodiscard]] std::shared_ptr<Clock> clock() const { return state_->clock(); }
 
@@ -268,6 +291,9 @@ public:
         return state_->lock_requests(group);
     }
 
+    /// Half messages (transactional sends) not yet committed, rolled back or discarded.
+    [[nodiscard]] std::size_t half_message_count() const { return state_->half_message_count(); }
+
     /// Delayed messages not yet delivered.
     [[nodiscard]] std::size_t scheduled_count() const { return state_->scheduled_count(); }
 
@@ -291,5 +317,6 @@ private:
 static_assert(Transport<InProcessTransport>);
 static_assert(HasSendBatch<InProcessTransport>);
 static_assert(HasSendOneway<InProcessTransport>);
+static_assert(HasTransactions<InProcessTransport>);
 
 }  // namespace rmq

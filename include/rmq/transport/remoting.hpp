@@ -142,6 +142,16 @@ public:
         return state_->send_batch(msgs, mq);
     }
 
+    /// END_TRANSACTION (rmq::HasTransactions), oneway: to the broker that asked when answering a check-back,
+    /// else to the master of the half message's broker.
+    void end_transaction(const EndTransactionArgs& args) { state_->end_transaction(args); }
+
+    /// Where brokers' CHECK_TRANSACTION_STATE for half messages of `producer_group` go (rmq::HasTransactions;
+    /// an empty handler unregisters). The handler runs on the io thread and must not block.
+    void set_transaction_check_handler(const std::string& producer_group, TransactionCheckHandler handler) {
+        state_->set_transaction_check_handler(producer_group, std::move(handler));
+    }
+
     /// CONSUMER_SEND_MSG_BACK to the master of the message's broker.
     void send_back(const SendBackArgs& args) { state_->send_back(args); }
 
@@ -167,5 +177,6 @@ static_assert(HasSendBatch<RemotingTransport>);
 static_assert(HasSendOneway<RemotingTransport>);
 static_assert(HasAdminHandler<RemotingTransport>);
 static_assert(HasRouteChangeHandler<RemotingTransport>);
+static_assert(HasTransactions<RemotingTransport>);
 
 }  // namespace rmq

@@ -212,4 +212,64 @@ TEST_CASE("a pull of an SQL92 subscription carries expressionType SQL92 and the 
     CHECK(fields.get("subscription") == std::optional<std::string_view>("a > 5 AND b = 'x'"));
 }
 
+TEST_CASE("END_TRANSACTION and CHECK_TRANSACTION_STATE headers carry Java's field names and values",
+          "[remoting][transaction]") {
+    rmq::EndTransactionArgs a;
+    a.broker_name = "broker-a";
+    a.topic = "TopicTest";
+    a.producer_group = "please_rename_unique_group_name";
+    a.tran_state_table_offset = 17;
+    a.commit_log_offset = 123456789;
+    a.state = rmq::LocalTransactionState::CommitMessage;
+    a.msg_id = "0A0000053039000000000000000A0001";
+    a.transaction_id = "0A0000053039000000000000000A0001";
+    // EndTransactionRequestHeader (+ RpcRequestHeader.bname): String.valueOf of each non-null field.
+    CHECK(as_map(to_ext_fields(EndTransactionRequestHeader::from(a))) ==
+          std::map<std::string, std::string>{{"topic", "TopicTest"},
+                                             {"producerGroup", "please_rename_unique_group_name"},
+                                             {"tranStateTableOffset", "17"},
+                                             {"commitLogOffset", "123456789"},
+                                             {"commitOrRollback", "8"},
+                                             {"fromTransactionCheck", "false"},
+                                             {"msgId", "0A0000053039000000000000000A0001"},
+                                             {"transactionId", "0A0000053039000000000000000A0001"},
+                                             {"bname", "broker-a"}});
+    a.state = rmq::LocalTransactionState::RollbackMessage;
+    a.from_transaction_check = true;
+    a.broker_name.clear();
+    a.transaction_id.clear();
+    a.topic.clear();
+    const auto rollback = as_map(to_ext_fields(EndTransactionRequestHeader::from(a)));
+    CHECK(rollback.at("commitOrRollback") == "12");
+    CHECK(rollback.at("fromTransactionCheck") == "true");
+    CHECK(rollback.count("bname") == 0);
+    CHECK(rollback.count("transactionId") == 0);
+    CHECK(rollback.count("topic") == 0);
+    a.state = rmq::LocalTransactionState::Unknow;
+    CHECK(as_map(to_ext_fields(EndTransactionRequestHeader::from(a))).at("commitOrRollback") == "0");
+
+    // What Broker2Client.checkProducerTransactionState sends (5.x adds topic and bname).
+    const auto check = from_ext_fields<CheckTransactionStateRequestHeader>(
+        ExtFields{{"topic", "RMQ_SYS_TRANS_HALF_TOPIC"},
+                  {"tranStateTableOffset", "3"},
+                  {"commitLogOffset", "98765"},
+                  {"msgId", "0A0000053039000000000000000A0001"},
+                  {"transactionId", "0A0000053039000000000000000A0001"},
+                  {"offsetMsgId", "7F00000100002A9F00000000000181CD"},
+                  {"bname", "broker-a"}});
+    CHECK(check.topic == std::optional<std::string>("RMQ_SYS_TRANS_HALF_TOPIC"));
+    CHECK(check.tran_state_table_offset == 3);
+    CHECK(check.commit_log_offset == 98765);
+    CHECK(check.offset_msg_id == std::optional<std::string>("7F00000100002A9F00000000000181CD"));
+    CHECK(check.bname == std::optional<std::string>("broker-a"));
+    // 4.9.x: no topic, no bname; the offsets are @CFNotNull.
+    const auto old = from_ext_fields<CheckTransactionStateRequestHeader>(
+        ExtFields{{"tranStateTableOffset", "3"}, {"commitLogOffset", "98765"}});
+    CHECK_FALSE(old.topic.has_value());
+    CHECK_FALSE(old.bname.has_value());
+    CHECK_THROWS_WITH(
+        from_ext_fields<CheckTransactionStateRequestHeader>(ExtFields{{"commitLogOffset", "1"}}),
+        Catch::Contains("<tranStateTableOffset> is null"));
+}
+
 }  // namespace headers_test

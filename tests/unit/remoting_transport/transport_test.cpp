@@ -525,8 +525,8 @@ TEST_CASE("broker requests: consumer ids changed reaches the handler, running in
     unknown_group.opaque = 902;
     unknown_group.fields().set("consumerGroup", "other");
     session->send(unknown_group);
-    Command direct;  // a request rmq does not take (no transactions)
-    direct.code = rc::check_transaction_state;
+    Command direct;  // a request rmq does not take (no request/reply)
+    direct.code = rc::push_reply_message_to_client;
     direct.opaque = 903;
     session->send(direct);
     REQUIRE(server.wait_for([](const auto& got) {

@@ -50,6 +50,7 @@
 #include <rmq/detail/broker/store.hpp>
 #include <rmq/detail/broker/subscription_groups.hpp>
 #include <rmq/detail/broker/timers.hpp>
+#include <rmq/detail/broker/transactions.hpp>
 
 namespace rmq::detail {
 
@@ -114,6 +115,15 @@ public:
     /// Every message stored in a queue from `from` on (introspection; SCHEDULE_TOPIC_XXXX included).
     std::vector<MessageExt> messages(std::string_view topic, std::int32_t queue_id, std::int64_t from) const;
     [[nodiscard]] std::size_t scheduled_count() const;
+
+    // ---- transactional messages (transaction_requests.ipp) ------------------------------------------------
+
+    /// END_TRANSACTION (EndTransactionProcessor): commits or rolls back a pending half message; Unknow leaves
+    /// it pending. Throws rmq::BrokerError(SYSTEM_ERROR) for an unknown or resolved half message, a wrong
+    /// producer group or table offset.
+    void end_transaction(const EndTransactionArgs& args);
+    /// Half messages neither committed, rolled back nor discarded.
+    [[nodiscard]] std::size_t half_message_count() const;
 
     // ---- pull and long polling (pull_requests.ipp)
     // ---------------------------------------------------------
@@ -187,6 +197,13 @@ private:
     void check_queue_id_locked(const MessageQueue& mq);
     /// ScheduleMessageService.messageTimeup: due delayed messages are written to their real topic.
     void deliver_due_locked(BrokerTasks& out);
+    /// SendMessageProcessor for a half message: stored in the half topic, pending until resolved.
+    std::shared_ptr<const MessageExt> store_half_locked(MessageExt m, BrokerTasks& out);
+    /// TransactionalMessageCheckService: a due check round puts each old enough half message back with one
+    /// more check (or discards it after transaction_check_max) and asks its producer group.
+    void check_transactions_locked(BrokerTasks& out);
+    /// The task that hands a check to a producer of `group` through a connection that registered one.
+    BrokerTask check_task(std::string group, TransactionCheck check) const;
 
     /// PullMessageProcessor.processRequest. Returns nullopt when the request was parked for long polling
     /// (the callback then moved into the hold table).
@@ -224,6 +241,7 @@ private:
     ConsumerOffsets offsets_;
     QueueLocks locks_;
     HeldPulls held_;
+    HalfMessages half_;
     mutable FaultInjector faults_;
 };
 
@@ -234,4 +252,5 @@ private:
 #    include <rmq/detail/broker/impl/group_requests.ipp>
 #    include <rmq/detail/broker/impl/pull_requests.ipp>
 #    include <rmq/detail/broker/impl/store_requests.ipp>
+#    include <rmq/detail/broker/impl/transaction_requests.ipp>
 #endif

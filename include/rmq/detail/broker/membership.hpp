@@ -25,10 +25,12 @@
 
 namespace rmq::detail {
 
-/// Where a transport handle's notifications go; set_notification_handler replaces the handler.
+/// Where a transport handle's notifications go; set_notification_handler replaces the handler. A producer
+/// of a group that set a transaction check handler through the handle gets the group's check-backs there.
 struct NotificationSlot {
     std::mutex mutex;
     NotificationHandler handler;
+    std::map<std::string, TransactionCheckHandler, std::less<>> transaction_checks;
 };
 
 class Membership {
@@ -43,6 +45,9 @@ public:
 
     /// ClientHousekeepingService.doChannelCloseEvent: the connection's clients leave their groups.
     void close_handle(std::uint64_t handle_id, BrokerTasks& out);
+
+    /// The open connections' slots, oldest first (where a transaction check-back looks for its producer).
+    [[nodiscard]] std::vector<std::shared_ptr<NotificationSlot>> slots() const;
 
     /// ConsumerManager.registerConsumer for one ConsumerData of a heartbeat at steady time `now`: records the
     /// client and updates the group's subscriptions; a new client or a changed topic set notifies the group.

@@ -3,8 +3,9 @@
 /// @file detail/remoting_transport/broker_requests.hpp
 /// The requests a broker sends the client: NOTIFY_CONSUMER_IDS_CHANGED (40), the admin requests
 /// RESET_CONSUMER_CLIENT_OFFSET (220), GET_CONSUMER_STATUS_FROM_CLIENT (221), GET_CONSUMER_RUNNING_INFO (307)
-/// and CONSUME_MESSAGE_DIRECTLY (309), which reach a consumer through its rmq::AdminHandler; everything else
-/// is answered REQUEST_CODE_NOT_SUPPORTED by the connection.
+/// and CONSUME_MESSAGE_DIRECTLY (309), which reach a consumer through its rmq::AdminHandler, and
+/// CHECK_TRANSACTION_STATE (39), which reaches the producer of the half message's group through its
+/// rmq::TransactionCheckHandler; everything else is answered REQUEST_CODE_NOT_SUPPORTED by the connection.
 
 #include <cstdint>
 #include <map>
@@ -39,6 +40,10 @@ public:
     /// The admin callbacks of a consumer of `group` (an empty handler removes them).
     void set_admin_handler(const std::string& group, AdminHandler handler);
 
+    /// Where CHECK_TRANSACTION_STATE for half messages of `producer_group` goes (an empty handler removes
+    /// it).
+    void set_transaction_check_handler(const std::string& producer_group, TransactionCheckHandler handler);
+
     /// The answer to `req` (CONSUME_MESSAGE_DIRECTLY: later, through `respond`), or none for "not supported".
     RequestReply on_request(const std::string& addr, const remoting::Command& req, Responder respond);
 
@@ -52,6 +57,8 @@ private:
     remoting::Command consumer_status(const remoting::Command& req) const;
     RequestReply consume_directly(const remoting::Command& req, Responder respond) const;
     [[nodiscard]] AdminHandler admin_handler(const std::string& group) const;
+    /// ClientRemotingProcessor.checkTransactionState: to the handler of the message's PGROUP (oneway).
+    remoting::Command check_transaction_state(const std::string& addr, const remoting::Command& req) const;
 
     const RemotingConfig& config_;
     const HeartbeatRegistry& heartbeats_;
@@ -59,6 +66,7 @@ private:
     mutable std::mutex mutex_;
     NotificationHandler handler_;
     std::map<std::string, AdminHandler> admin_;
+    std::map<std::string, TransactionCheckHandler> transaction_checks_;
 };
 
 }  // namespace rmq::detail

@@ -1,7 +1,8 @@
 #pragma once
 
 /// @file detail/remoting_transport/send.hpp
-/// SEND_MESSAGE_V2 (producers) and CONSUMER_SEND_MSG_BACK (consumers returning a message for redelivery).
+/// SEND_MESSAGE_V2 and END_TRANSACTION (producers) and CONSUMER_SEND_MSG_BACK (consumers returning a message
+/// for redelivery).
 
 #include <span>
 
@@ -25,6 +26,10 @@ void send_oneway(TransportParts& parts, const Message& msg, const MessageQueue& 
 /// without), never compressed, the header's properties without a batch UNIQ_KEY (see send.ipp); msg_id of the
 /// result lists their UNIQ_KEYs comma-separated.
 SendResult send_batch(TransportParts& parts, std::span<const Message> msgs, const MessageQueue& mq);
+
+/// END_TRANSACTION, oneway, to the broker that asked (a check-back's answer) or the master of the half
+/// message's broker.
+void end_transaction(TransportParts& parts, const EndTransactionArgs& args);
 
 /// CONSUMER_SEND_MSG_BACK to the master of the message's broker (its store host when the broker is unnamed).
 void send_back(TransportParts& parts, const SendBackArgs& args);

@@ -56,6 +56,12 @@ public:
         broker_requests_.set_admin_handler(group, std::move(handler));
     }
 
+    void set_transaction_check_handler(const std::string& producer_group, TransactionCheckHandler handler) {
+        broker_requests_.set_transaction_check_handler(producer_group, std::move(handler));
+    }
+
+    void end_transaction(const EndTransactionArgs& args);
+
     /// Registers (or, with an empty handler, removes) a handler told of route changes (rmq::
     /// HasRouteChangeHandler).
     void set_route_change_handler(const std::string& key, RouteChangeHandler handler);

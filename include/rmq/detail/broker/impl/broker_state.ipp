@@ -20,7 +20,8 @@ RMQ_DECL BrokerState::BrokerState(BrokerConfig config)
     , subscription_groups_(config_.auto_create_subscription_group)
     , membership_(config_.notify_consumer_ids_changed_enable, config_.channel_expired_timeout)
     , locks_(config_.rebalance_lock_max_live_time)
-    , held_(config_.long_polling_enable ? hold_check_interval_millis : config_.short_polling_time_mills) {
+    , held_(config_.long_polling_enable ? hold_check_interval_millis : config_.short_polling_time_mills)
+    , half_(config_) {
     check_config();
     if (config_.auto_create_topic_enable) {
         store_.add_queues(std::string(auto_create_topic_key_topic),
@@ -36,6 +37,7 @@ RMQ_DECL void BrokerState::start(const std::shared_ptr<BrokerState>& self, bool 
         const std::lock_guard lock(mutex_);
         dispatcher_.mark_started_locked();
         held_.start(clock_->steady_millis());
+        half_.start(clock_->steady_millis());
     }
     if (driven) {
         dispatcher_.start_driven();
@@ -89,6 +91,9 @@ RMQ_DECL void BrokerState::check_config() const {
     if (config_.max_message_size <= 0) {
         throw InvalidArgument("BrokerConfig.max_message_size must be positive");
     }
+    if (config_.transaction_check_interval <= 0 || config_.transaction_time_out < 0) {
+        throw InvalidArgument("BrokerConfig.transaction_check_interval must be positive");
+    }
     if (config_.max_transfer_count_on_message_in_memory <= 0) {
         throw InvalidArgument("BrokerConfig.max_transfer_count_on_message_in_memory must be positive");
     }
@@ -115,11 +120,13 @@ RMQ_DECL void BrokerState::tick_locked(BrokerTasks& out) {
         answer_held_locked(std::move(h), out);
     }
     membership_.expire(now, out);
+    check_transactions_locked(out);
 }
 
 RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline_locked() const {
     std::optional<std::int64_t> next;
-    for (const auto t : {delays_.next_due(), held_.next_deadline(), membership_.next_expiry()}) {
+    for (const auto t :
+         {delays_.next_due(), held_.next_deadline(), membership_.next_expiry(), half_.next_round()}) {
         if (t) {
             next = next ? std::min(*next, *t) : *t;
         }

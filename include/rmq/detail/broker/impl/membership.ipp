@@ -24,6 +24,16 @@ RMQ_DECL void Membership::close_handle(std::uint64_t handle_id, BrokerTasks& out
     remove_channels([&](const Channel& ch) { return ch.handle_id == handle_id; }, out);
 }
 
+RMQ_DECL std::vector<std::shared_ptr<NotificationSlot>> Membership::slots() const {
+    std::vector<std::shared_ptr<NotificationSlot>> out;
+    for (const auto& [id, weak] : handles_) {
+        if (auto slot = weak.lock()) {
+            out.push_back(std::move(slot));
+        }
+    }
+    return out;
+}
+
 RMQ_DECL void Membership::register_consumer(const std::string& client_id,
                                             const ConsumerData& data,
                                             std::uint64_t handle_id,

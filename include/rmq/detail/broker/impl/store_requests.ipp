@@ -101,15 +101,22 @@ RMQ_DECL SendResult BrokerState::send(const Message& msg, const MessageQueue& mq
         faults_.take(BrokerRequest::Send);
         check_queue_id_locked(mq);
         MessageExt inner = make_sent_message(msg, mq, clock_->wall_millis());
-        // HookUtils.handleScheduleMessage: a timer is checked (and may be refused) before anything is stored.
-        std::optional<DelaySchedule::Wait> timer;
-        if (const auto due = timer_due(inner, clock_->wall_millis(), config_)) {
-            timer = redirect_timer(inner, *due, *clock_);
+        std::shared_ptr<const MessageExt> stored;
+        if (is_half_message(inner)) {
+            stored = store_half_locked(std::move(inner), out);
+        } else {
+            // HookUtils.handleScheduleMessage: a timer is checked (and may be refused) before anything is
+            // stored.
+            std::optional<DelaySchedule::Wait> timer;
+            if (const auto due = timer_due(inner, clock_->wall_millis(), config_)) {
+                timer = redirect_timer(inner, *due, *clock_);
+            }
+            if (is_retry_topic(mq.topic) && apply_retry_topic_send(inner, config_.retry_max_times)) {
+                store_.ensure_queue(inner.topic(), 0);
+            }
+            stored = store_locked(std::move(inner), out, true, timer);
         }
-        if (is_retry_topic(mq.topic) && apply_retry_topic_send(inner, config_.retry_max_times)) {
-            store_.ensure_queue(inner.topic(), 0);
-        }
-        const auto stored = store_locked(std::move(inner), out, true, timer);
+        result.transaction_id = std::string(stored->property_view(property::uniq_client_message_id_keyidx));
         result.status = SendStatus::SendOk;
         result.msg_id = stored->msg_id();
         result.offset_msg_id = stored->offset_msg_id();

@@ -92,11 +92,68 @@ RMQ_DECL AdminHandler BrokerRequests::admin_handler(const std::string& group) co
     return it == admin_.end() ? AdminHandler{} : it->second;
 }
 
+RMQ_DECL void BrokerRequests::set_transaction_check_handler(const std::string& producer_group,
+                                                            TransactionCheckHandler handler) {
+    const std::lock_guard lock(mutex_);
+    if (handler) {
+        transaction_checks_[producer_group] = std::move(handler);
+    } else {
+        transaction_checks_.erase(producer_group);
+    }
+}
+
+RMQ_DECL remoting::Command BrokerRequests::check_transaction_state(const std::string& addr,
+                                                                   const remoting::Command& req) const {
+    TransactionCheck check;
+    try {
+        const auto h = remoting::header_of<remoting::CheckTransactionStateRequestHeader>(req);
+        check.message = remoting::decode_message(req.body_bytes());
+        check.broker_addr = addr;
+        check.broker_name = h.bname.value_or("");
+        check.topic = h.topic.value_or("");
+        check.tran_state_table_offset = h.tran_state_table_offset;
+        check.commit_log_offset = h.commit_log_offset;
+        check.msg_id = h.msg_id.value_or("");
+        check.transaction_id = h.transaction_id.value_or("");
+        check.offset_msg_id = h.offset_msg_id.value_or("");
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn, "checkTransactionState from {}, decode failed: {}", addr, e.what());
+        return remoting::Command{};
+    }
+    if (const auto uniq = check.message.property_view(property::uniq_client_message_id_keyidx);
+        !uniq.empty()) {
+        check.message.set_transaction_id(std::string(uniq));
+    }
+    const auto group = check.message.property(property::producer_group);
+    if (!group) {
+        log_line(LogLevel::Warn, "checkTransactionState, pick producer group failed");
+        return remoting::Command{};
+    }
+    TransactionCheckHandler handler;
+    {
+        const std::lock_guard lock(mutex_);
+        if (const auto it = transaction_checks_.find(*group); it != transaction_checks_.end()) {
+            handler = it->second;
+        }
+    }
+    if (!handler) {
+        log_line(LogLevel::Debug, "checkTransactionState, pick producer by group[{}] failed", *group);
+        return remoting::Command{};
+    }
+    try {
+        handler(std::move(check));
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Error, "transaction check handler of {} threw: {}", *group, e.what());
+    }
+    return remoting::Command{};
+}
+
 RMQ_DECL RequestReply BrokerRequests::on_request(const std::string& addr,
                                                  const remoting::Command& req,
                                                  Responder respond) {
-    (void)addr;
     switch (req.code) {
+    case remoting::request_code::check_transaction_state:
+        return {check_transaction_state(addr, req)};
     case remoting::request_code::notify_consumer_ids_changed:
         return {notify_consumer_ids_changed(req)};
     case remoting::request_code::get_consumer_running_info:

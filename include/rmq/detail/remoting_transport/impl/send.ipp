@@ -200,6 +200,7 @@ RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const Messag
     r.offset_msg_id = rh.msg_id;
     r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
     r.queue_offset = rh.queue_offset;
+    r.transaction_id = rh.transaction_id.value_or("");
     return r;
 }
 
@@ -208,6 +209,19 @@ RMQ_DECL void send_oneway(TransportParts& parts, const Message& msg, const Messa
     auto req = send_request(parts, msg, mq, props);
     const std::string addr = master_for(parts, mq);
     check_timer_support(parts, msg, mq, addr);
+    req.mark_oneway();
+    parts.caller.client().invoke_oneway(addr, std::move(req));
+}
+
+RMQ_DECL void end_transaction(TransportParts& parts, const EndTransactionArgs& args) {
+    const std::string addr = args.broker_addr.empty()
+                                 ? master_for(parts, MessageQueue{args.topic, args.broker_name, 0})
+                                 : args.broker_addr;
+    auto req = remoting::make_request(remoting::request_code::end_transaction,
+                                      remoting::EndTransactionRequestHeader::from(args));
+    if (!args.remark.empty()) {
+        req.remark = args.remark;
+    }
     req.mark_oneway();
     parts.caller.client().invoke_oneway(addr, std::move(req));
 }
@@ -247,6 +261,7 @@ RMQ_DECL SendResult send_batch(TransportParts& parts, std::span<const Message> m
     r.offset_msg_id = rh.msg_id;
     r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
     r.queue_offset = rh.queue_offset;
+    r.transaction_id = rh.transaction_id.value_or("");
     return r;
 }
 

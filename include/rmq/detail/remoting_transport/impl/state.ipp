@@ -145,6 +145,10 @@ RMQ_DECL SendResult RemotingTransportState::send(const Message& msg, const Messa
     return remoting_ops::send(parts_, msg, mq);
 }
 
+RMQ_DECL void RemotingTransportState::end_transaction(const EndTransactionArgs& args) {
+    remoting_ops::end_transaction(parts_, args);
+}
+
 RMQ_DECL void RemotingTransportState::send_oneway(const Message& msg, const MessageQueue& mq) {
     remoting_ops::send_oneway(parts_, msg, mq);
 }
