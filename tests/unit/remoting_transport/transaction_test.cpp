@@ -21,6 +21,10 @@
 #include <rmq/transaction_producer.hpp>
 #include <rmq/transport/remoting.hpp>
 
+// The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
+// files of its area.
+namespace transaction_test {
+
 namespace {
 
 using rmq::remoting::Command;
@@ -182,3 +186,5 @@ TEST_CASE("transaction over remoting: a broker's CHECK_TRANSACTION_STATE is answ
     CHECK(f.checks == 2);
     CHECK(fields_of(requests_of(f.server, rc::end_transaction).at(1)).at("commitOrRollback") == "12");
 }
+
+}  // namespace transaction_test
