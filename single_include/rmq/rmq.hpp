@@ -13732,18 +13732,8 @@ inline std::int64_t commit_log_offset_of(std::string_view offset_msg_id) {
         throw InvalidArgument(fmt::format("not an offset message id: \"{}\"", offset_msg_id));
     }
     std::uint64_t v = 0;
-    for (const char c : offset_msg_id.substr(offset_msg_id.size() - 16)) {
-        int d = 0;
-        if (c >= '0' && c <= '9') {
-            d = c - '0';
-        } else if (c >= 'A' && c <= 'F') {
-            d = c - 'A' + 10;
-        } else if (c >= 'a' && c <= 'f') {
-            d = c - 'a' + 10;
-        } else {
-            throw InvalidArgument(fmt::format("not an offset message id: \"{}\"", offset_msg_id));
-        }
-        v = (v << 4U) | static_cast<std::uint64_t>(d);
+    for (const std::uint8_t byte : hex_to_bytes(offset_msg_id.substr(offset_msg_id.size() - 16))) {
+        v = (v << 8U) | byte;
     }
     return static_cast<std::int64_t>(v);
 }
