@@ -21,17 +21,6 @@ namespace {
 
 using RemoteProducer = rmq::Producer<rmq::RemotingTransport>;
 
-rmq::ConsumerConfig consumer_config() {
-    rmq::ConsumerConfig cfg;
-    cfg.consumer_group = rmq_rc::unique("cg");
-    cfg.consume_from_where = rmq::ConsumeFromWhere::FirstOffset;
-    cfg.rebalance_interval = 200;
-    cfg.heartbeat_broker_interval = 200;
-    cfg.poll_name_server_interval = 200;
-    cfg.pull_time_delay_mills_when_exception = 200;
-    return cfg;
-}
-
 std::set<std::string> split_ids(const std::string& joined) {
     std::set<std::string> ids;
     std::size_t start = 0;
@@ -41,14 +30,6 @@ std::set<std::string> split_ids(const std::string& joined) {
         start = end + 1;
     }
     return ids;
-}
-
-std::int64_t stored(rmq::RemotingTransport& t, const std::string& topic) {
-    std::int64_t n = 0;
-    for (const auto& mq : t.topic_route(topic).write_queues) {
-        n += t.max_offset(mq);
-    }
-    return n;
 }
 
 }  // namespace
@@ -76,7 +57,7 @@ TEST_CASE("async sends: futures and callbacks, every message consumed back", "[r
         [&](std::exception_ptr e) { cb.set_exception(std::move(e)); });
     sent.insert(cb.get_future().get().msg_id);
     REQUIRE(sent.size() == 101);
-    rmq_rc::consume_all<false>(transport, consumer_config(), topic, sent);
+    rmq_rc::consume_all<false>(transport, rmq_rc::consumer_config(), topic, sent);
     producer.shutdown();
 }
 
@@ -90,7 +71,8 @@ TEST_CASE("oneway sends reach the broker", "[realcluster][async_send]") {
         producer.send_oneway(rmq::Message(topic, "TagA", "", "oneway"));
     }
     producer.shutdown();
-    CHECK(rmq_rc::wait_until([&] { return stored(transport, topic) == 20; }, std::chrono::seconds(30)));
+    CHECK(
+        rmq_rc::wait_until([&] { return rmq_rc::stored(transport, topic) == 20; }, std::chrono::seconds(30)));
 }
 
 TEST_CASE("batch send: one SEND_BATCH_MESSAGE, every message consumed back with its id",
@@ -113,7 +95,7 @@ TEST_CASE("batch send: one SEND_BATCH_MESSAGE, every message consumed back with 
     auto async_ids = split_ids(producer.send_async(batch).get().msg_id);
     CHECK(async_ids.size() == 10);
     async_ids.insert(ids.begin(), ids.end());
-    rmq_rc::consume_all<false>(transport, consumer_config(), topic, async_ids);
+    rmq_rc::consume_all<false>(transport, rmq_rc::consumer_config(), topic, async_ids);
     producer.shutdown();
 }
 
@@ -130,7 +112,7 @@ TEST_CASE("batch send: bad batches are refused before sending", "[realcluster][b
     CHECK_THROWS_AS(producer.send(big), rmq::MessageTooLarge);
     std::vector<rmq::Message> mixed{rmq::Message(topic, "a"), rmq::Message(topic + "X", "b")};
     CHECK_THROWS_AS(producer.send(mixed), rmq::InvalidBatch);
-    CHECK(stored(transport, topic) == 0);
+    CHECK(rmq_rc::stored(transport, topic) == 0);
 
     // The broker's own limit (maxMessageSize 4 MiB) with the producer's raised: MESSAGE_ILLEGAL.
     RemoteProducer lax(
@@ -148,7 +130,7 @@ TEST_CASE("batch send: bad batches are refused before sending", "[realcluster][b
         WARN(fmt::format(
             "broker refusal of a {} byte batch: code {}: {}", 5 * 1024 * 1024, err.code(), err.what()));
     }
-    CHECK(stored(transport, topic) == 0);
+    CHECK(rmq_rc::stored(transport, topic) == 0);
     lax.shutdown();
     producer.shutdown();
 }
@@ -172,7 +154,7 @@ TEST_CASE("timer messages: delivered after their delay on 5.x, refused before se
             CHECK(err.broker_version() < 412);
         }
         CHECK_THROWS_AS(producer.send(m), rmq::UnsupportedByBroker);
-        CHECK(stored(transport, topic) == 0);
+        CHECK(rmq_rc::stored(transport, topic) == 0);
         producer.shutdown();
         return;
     }
@@ -187,7 +169,7 @@ TEST_CASE("timer messages: delivered after their delay on 5.x, refused before se
     REQUIRE(rmq_rc::wait_until([&] { return transport.max_offset(mq) == 2; }, std::chrono::seconds(60)));
     // The broker's wheel ticks by timerPrecisionMs (1 s) and may fire up to one tick early.
     CHECK(std::chrono::steady_clock::now() - begin >= std::chrono::seconds(2));
-    rmq_rc::consume_all<false>(transport, consumer_config(), topic, {r.msg_id, r2.msg_id});
+    rmq_rc::consume_all<false>(transport, rmq_rc::consumer_config(), topic, {r.msg_id, r2.msg_id});
 
     rmq::Message too_far(topic, "x");
     too_far.set_delay_time_sec(3 * 24 * 3600 + 3600);  // timerMaxDelaySec: 3 days

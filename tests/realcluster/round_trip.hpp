@@ -25,6 +25,27 @@
 
 namespace rmq_rc {
 
+/// A consumer of a fresh group from the first offset, with the timers shortened for tests.
+inline rmq::ConsumerConfig consumer_config() {
+    rmq::ConsumerConfig cfg;
+    cfg.consumer_group = unique("cg");
+    cfg.consume_from_where = rmq::ConsumeFromWhere::FirstOffset;
+    cfg.rebalance_interval = 200;
+    cfg.heartbeat_broker_interval = 200;
+    cfg.poll_name_server_interval = 200;
+    cfg.pull_time_delay_mills_when_exception = 200;
+    return cfg;
+}
+
+/// Messages stored in `topic` (the sum of its write queues' max offsets).
+inline std::int64_t stored(rmq::RemotingTransport& t, const std::string& topic) {
+    std::int64_t n = 0;
+    for (const auto& mq : t.topic_route(topic).write_queues) {
+        n += t.max_offset(mq);
+    }
+    return n;
+}
+
 /// Sends `n` messages (keys k-0.., bodies "<label> 0"..) with a producer of `group`; returns their ids.
 inline std::set<std::string> produce(rmq::RemotingTransport transport,
                                      const std::string& topic,

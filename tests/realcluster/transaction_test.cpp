@@ -39,25 +39,6 @@ struct Listener {
 
 using TxProducer = rmq::TransactionProducer<rmq::RemotingTransport, Listener>;
 
-rmq::ConsumerConfig consumer_config() {
-    rmq::ConsumerConfig cfg;
-    cfg.consumer_group = rmq_rc::unique("cg");
-    cfg.consume_from_where = rmq::ConsumeFromWhere::FirstOffset;
-    cfg.rebalance_interval = 200;
-    cfg.heartbeat_broker_interval = 200;
-    cfg.poll_name_server_interval = 200;
-    cfg.pull_time_delay_mills_when_exception = 200;
-    return cfg;
-}
-
-std::int64_t stored(rmq::RemotingTransport& t, const std::string& topic) {
-    std::int64_t n = 0;
-    for (const auto& mq : t.topic_route(topic).write_queues) {
-        n += t.max_offset(mq);
-    }
-    return n;
-}
-
 }  // namespace
 
 TEST_CASE("transactions: committed messages are consumed, rolled back ones never stored",
@@ -82,13 +63,14 @@ TEST_CASE("transactions: committed messages are consumed, rolled back ones never
             CHECK(r.transaction_id == r.msg_id);  // 5.x answers the UNIQ_KEY as transactionId
         }
     }
-    REQUIRE(rmq_rc::wait_until([&] { return stored(transport, topic) == 5; }, std::chrono::seconds(30)));
-    rmq_rc::consume_all<false>(transport, consumer_config(), topic, committed);
+    REQUIRE(
+        rmq_rc::wait_until([&] { return rmq_rc::stored(transport, topic) == 5; }, std::chrono::seconds(30)));
+    rmq_rc::consume_all<false>(transport, rmq_rc::consumer_config(), topic, committed);
     // Past a check round (5 s): nothing more stored. A 5.x broker may still check back resolved half messages
     // whose op record its batching (transactionOpBatchInterval) had not written yet; the listener answers
     // unknown, which changes nothing.
     std::this_thread::sleep_for(std::chrono::seconds(8));  // NOLINT: the absence of a delivery needs time
-    CHECK(stored(transport, topic) == 5);
+    CHECK(rmq_rc::stored(transport, topic) == 5);
     if (*listener.checks > 0) {
         WARN(fmt::format("the broker checked back {} already resolved half messages",
                          listener.checks->load()));
@@ -108,10 +90,11 @@ TEST_CASE("transactions: an unknown half message is checked back and committed",
     const auto r =
         producer.send_message_in_transaction(rmq::Message(topic, "TagA", "pending", "later"), State::Unknow);
     CHECK(r.local_transaction_state == State::Unknow);
-    CHECK(stored(transport, topic) == 0);
-    REQUIRE(rmq_rc::wait_until([&] { return stored(transport, topic) == 1; }, std::chrono::seconds(60)));
+    CHECK(rmq_rc::stored(transport, topic) == 0);
+    REQUIRE(
+        rmq_rc::wait_until([&] { return rmq_rc::stored(transport, topic) == 1; }, std::chrono::seconds(60)));
     CHECK(*listener.checks >= 1);
-    rmq_rc::consume_all<false>(transport, consumer_config(), topic, {r.msg_id});
+    rmq_rc::consume_all<false>(transport, rmq_rc::consumer_config(), topic, {r.msg_id});
     producer.shutdown();
 }
 
@@ -134,13 +117,14 @@ TEST_CASE("transactions: a producer gone before its commit, another of its group
         producer.shutdown();
     }
     rmq::RemotingTransport transport{rmq_rc::config()};
-    CHECK(stored(transport, topic) == 0);
+    CHECK(rmq_rc::stored(transport, topic) == 0);
     Listener successor;
     *successor.check_answer = State::CommitMessage;
     TxProducer producer(transport, rmq::ProducerConfig{.producer_group = group}, successor);
     producer.start();
-    REQUIRE(rmq_rc::wait_until([&] { return stored(transport, topic) == 1; }, std::chrono::seconds(90)));
+    REQUIRE(
+        rmq_rc::wait_until([&] { return rmq_rc::stored(transport, topic) == 1; }, std::chrono::seconds(90)));
     CHECK(*successor.checks >= 1);
-    rmq_rc::consume_all<false>(transport, consumer_config(), topic, {msg_id});
+    rmq_rc::consume_all<false>(transport, rmq_rc::consumer_config(), topic, {msg_id});
     producer.shutdown();
 }
