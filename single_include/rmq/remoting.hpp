@@ -1861,6 +1861,17 @@ std::string encode_messages(std::span<const Message> msgs);
 /// Throws rmq::remoting::CodecError on a truncated or inconsistent entry.
 std::vector<Message> decode_batch_messages(std::span<const std::byte> batch_body);
 
+/// Whether `msg` is a 5.x inner-batch record to unwrap (sysFlag INNER_BATCH and NEED_UNWRAP: a batch sent to
+/// a BatchCQ topic, stored as one record whose body is the SEND_BATCH_MESSAGE body).
+bool is_wrapped_inner_batch(const MessageExt& msg) noexcept;
+
+/// PullAPIWrapper.processPullResult's unwrapping: every inner-batch record of `msgs` becomes its inner
+/// messages (MessageDecoder.decodeMessage: inner i has the record's topic, queue, queue offset + i, sysFlag,
+/// hosts, timestamps and commit-log offset, its own flag, body and properties, WAIT as the record's; no
+/// offset message id); the other messages are copied as they are, in order. Throws
+/// rmq::remoting::CodecError when a record's body is not a batch body (`msgs` is left as it was).
+std::vector<MessageExt> unwrap_inner_batches(std::span<const MessageExt> msgs);
+
 }  // namespace rmq::remoting
 
 // ---- end rmq/remoting/message_codec.hpp ----
@@ -1904,6 +1915,11 @@ struct RemotingConfig {
     std::string namesrv_addr;
     /// Sign every request with these (ACL 1.0 on 4.9.x-5.3.2, authentication on 5.3+).
     std::optional<AclCredentials> credentials{};
+    /// Namespace v2 (ClientConfig.namespaceV2, RocketMQ 5.2+): every request carries the ext fields `nsd`
+    /// ("true") and `ns` (this namespace), signed with the rest, for a proxy or broker that scopes resources
+    /// by them; topic and group names are sent as given (unlike the v1 `namespace_` of the consumer and
+    /// producer configurations, which prefixes them). Empty: no fields.
+    std::string namespace_v2{};
     /// TCP connect timeout (NettyClientConfig.connectTimeoutMillis).
     std::int64_t connect_timeout_millis = 3000;
     /// Timeout of every synchronous request (ClientConfig.mqClientApiTimeout).
@@ -2039,6 +2055,8 @@ struct ConnectionOptions {
     std::size_t max_frame_length = remoting::max_frame_length;
     /// TLS settings; `tls.enable` makes every connection TLS.
     TlsConfig tls{};
+    /// Namespace v2: the `nsd` and `ns` ext fields of every request (empty: none).
+    std::string namespace_v2{};
 };
 
 /// Request ids: a process-wide counter like Java's RemotingCommand.requestId, kept non-negative as the C++
@@ -5061,6 +5079,7 @@ RMQ_DECL std::string compress(std::string_view data, CompressionType type, int l
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstring>
 #include <limits>
 
@@ -5453,6 +5472,55 @@ RMQ_DECL std::vector<Message> decode_batch_messages(std::span<const std::byte> b
                 "entry {} has TOTALSIZE {} but {} bytes", out.size(), total, r.position() - start));
         }
         out.push_back(std::move(m));
+    }
+    return out;
+}
+
+RMQ_DECL bool is_wrapped_inner_batch(const MessageExt& msg) noexcept {
+    constexpr std::int32_t both = message_sys_flag::inner_batch | message_sys_flag::need_unwrap;
+    return (msg.sys_flag() & both) == both;
+}
+
+namespace detail {
+
+/// Inner message `index` of the inner-batch record `outer` (MessageDecoder.decodeMessage).
+inline MessageExt inner_message(const MessageExt& outer, Message inner, std::size_t index) {
+    MessageExt m;
+    static_cast<Message&>(m) = std::move(inner);
+    m.set_topic(outer.topic());
+    m.set_broker_name(outer.broker_name());
+    m.set_queue_id(outer.queue_id());
+    m.set_queue_offset(outer.queue_offset() + static_cast<std::int64_t>(index));
+    m.set_sys_flag(outer.sys_flag());
+    m.set_born_timestamp(outer.born_timestamp());
+    m.set_born_host(outer.born_host());
+    m.set_store_timestamp(outer.store_timestamp());
+    m.set_store_host(outer.store_host());
+    m.set_commit_log_offset(outer.commit_log_offset());
+    // Java's setWaitStoreMsgOK(outer.isWaitStoreMsgOK()): absent means true.
+    const auto wait = outer.property_view(property::wait_store_msg_ok);
+    const bool wait_ok =
+        wait.empty() || std::ranges::equal(wait, std::string_view("true"), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) == b;
+        });
+    m.set_property(property::wait_store_msg_ok, wait_ok ? "true" : "false");
+    return m;
+}
+
+}  // namespace detail
+
+RMQ_DECL std::vector<MessageExt> unwrap_inner_batches(std::span<const MessageExt> msgs) {
+    std::vector<MessageExt> out;
+    out.reserve(msgs.size());
+    for (const auto& outer : msgs) {
+        if (!is_wrapped_inner_batch(outer)) {
+            out.push_back(outer);
+            continue;
+        }
+        auto inner = decode_batch_messages(outer.body_bytes());
+        for (std::size_t i = 0; i < inner.size(); ++i) {
+            out.push_back(detail::inner_message(outer, std::move(inner[i]), i));
+        }
     }
     return out;
 }
@@ -6555,7 +6623,12 @@ RMQ_DECL const ConnectionOptions& RemotingClient::options() const noexcept {
     return impl_->options;
 }
 
+/// Java's NamespaceRpcHook runs before the ACL hook: the signature covers the namespace fields.
 RMQ_DECL void RemotingClient::sign(remoting::Command& cmd) const {
+    if (const std::string& ns = options().namespace_v2; !ns.empty()) {
+        cmd.fields().set("nsd", "true");
+        cmd.fields().set("ns", ns);
+    }
     if (impl_->credentials) {
         remoting::acl_sign(cmd, *impl_->credentials);
     }
@@ -7847,7 +7920,7 @@ inline std::optional<PullStatus> status_of(int code) {
     }
 }
 
-/// The found messages of a pull answer; damaged records are logged and dropped.
+/// The found messages of a pull answer, inner batches unwrapped; damaged records are logged and dropped.
 inline std::vector<MessageExt> found_messages(const MessageQueue& mq,
                                               const remoting::Command& resp,
                                               const std::optional<std::int64_t>& offset_delta) {
@@ -7859,6 +7932,14 @@ inline std::vector<MessageExt> found_messages(const MessageQueue& mq,
                  mq,
                  report.damaged_records,
                  report.error);
+    }
+    if (std::any_of(msgs.begin(), msgs.end(), remoting::is_wrapped_inner_batch)) {
+        try {
+            msgs = remoting::unwrap_inner_batches(msgs);
+        } catch (const remoting::CodecError& e) {
+            // As Java: the records are delivered as they came.
+            log_line(LogLevel::Warn, "pull of {}: an inner batch could not be unwrapped: {}", mq, e.what());
+        }
     }
     if (offset_delta) {
         for (auto& m : msgs) {
@@ -8419,6 +8500,7 @@ RMQ_DECL ConnectionOptions RemotingTransportState::options(const RemotingConfig&
     o.connect_timeout_millis = c.connect_timeout_millis;
     o.serialize_type = c.serialize_type;
     o.tls = c.tls;
+    o.namespace_v2 = c.namespace_v2;
     return o;
 }
 

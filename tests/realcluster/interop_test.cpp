@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cluster.hpp"
+#include "peer.hpp"
 #include <openssl/evp.h>
 
 #include <catch2/catch.hpp>
@@ -26,6 +27,7 @@ namespace {
 
 using Transport = rmq::RemotingTransport;
 using Json = nlohmann::json;
+using rmq_rc::peer;
 
 std::string sha256_hex(const std::string& data) {
     std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
@@ -36,36 +38,6 @@ std::string sha256_hex(const std::string& data) {
         out += fmt::format("{:02x}", md[i]);
     }
     return out;
-}
-
-/// Runs `tools/rocketmq.sh peer ARGS` and returns its stdout JSON lines (exit status must be 0).
-std::vector<Json> peer(const std::string& args) {
-    const std::string cmd = fmt::format("'{}' peer {}", rmq_rc::env("RMQ_ROCKETMQ_SH"), args);
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::string out;
-    std::array<char, 65536> buf{};
-    for (std::size_t n = 0; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) {
-        out.append(buf.data(), n);
-    }
-    const int status = ::pclose(p);
-    INFO(cmd);
-    REQUIRE(status == 0);
-    std::vector<Json> lines;
-    std::size_t start = 0;
-    while (start < out.size()) {
-        const std::size_t end = out.find('\n', start);
-        const std::string line =
-            out.substr(start, end == std::string::npos ? std::string::npos : end - start);
-        if (!line.empty() && line.front() == '{') {
-            lines.push_back(Json::parse(line));
-        }
-        if (end == std::string::npos) {
-            break;
-        }
-        start = end + 1;
-    }
-    return lines;
 }
 
 }  // namespace

@@ -186,6 +186,17 @@ std::string encode_messages(std::span<const Message> msgs);
 /// Throws rmq::remoting::CodecError on a truncated or inconsistent entry.
 std::vector<Message> decode_batch_messages(std::span<const std::byte> batch_body);
 
+/// Whether `msg` is a 5.x inner-batch record to unwrap (sysFlag INNER_BATCH and NEED_UNWRAP: a batch sent to
+/// a BatchCQ topic, stored as one record whose body is the SEND_BATCH_MESSAGE body).
+bool is_wrapped_inner_batch(const MessageExt& msg) noexcept;
+
+/// PullAPIWrapper.processPullResult's unwrapping: every inner-batch record of `msgs` becomes its inner
+/// messages (MessageDecoder.decodeMessage: inner i has the record's topic, queue, queue offset + i, sysFlag,
+/// hosts, timestamps and commit-log offset, its own flag, body and properties, WAIT as the record's; no
+/// offset message id); the other messages are copied as they are, in order. Throws
+/// rmq::remoting::CodecError when a record's body is not a batch body (`msgs` is left as it was).
+std::vector<MessageExt> unwrap_inner_batches(std::span<const MessageExt> msgs);
+
 }  // namespace rmq::remoting
 
 #if RMQ_INCLUDE_IMPL

@@ -277,6 +277,81 @@ TEST_CASE("pull maps response codes, decodes records and follows the suggested b
     CHECK(flow.code() == rmq::response_code::flow_control);
 }
 
+namespace {
+
+/// An inner-batch record (a BatchCQ topic's batch) of `n` messages at queue offset `offset`; `damaged`: its
+/// body is not a batch body.
+std::string inner_batch_record(std::int64_t offset, int n, bool damaged = false) {
+    std::vector<rmq::Message> inner;
+    for (int i = 0; i < n; ++i) {
+        inner.emplace_back("BatchTopic", "TagA", "inner" + std::to_string(i));
+        inner.back().set_property("UNIQ_KEY", "7F00000130392A2B3C4D0000123400A" + std::to_string(i));
+    }
+    rmq::MessageExt m;
+    m.set_topic("BatchTopic");
+    m.set_body(damaged ? std::string("not a batch") : rmq::remoting::encode_messages(inner));
+    m.set_queue_id(1);
+    m.set_queue_offset(offset);
+    m.set_sys_flag(rmq::remoting::message_sys_flag::inner_batch |
+                   rmq::remoting::message_sys_flag::need_unwrap);
+    m.set_born_host("127.0.0.1:1234");
+    m.set_store_host("127.0.0.1:10911");
+    m.set_body_crc(rmq::remoting::crc32(m.body()));
+    return rmq::remoting::encode_message(m);
+}
+
+}  // namespace
+
+TEST_CASE("pull unwraps 5.x inner batches before applying offsetDelta, and delivers a damaged one as it came",
+          "[remoting_transport][batch_cq]") {
+    rmq_test::FakeServer broker;
+    rmq_test::FakeServer namesrv;
+    namesrv.set_handler(
+        [&](rmq_test::FakeSession& s, const Command& req) { s.send(ok(req, route_json(broker.address()))); });
+    bool damaged = false;
+    std::mutex m;
+    broker.set_handler([&](rmq_test::FakeSession& s, const Command& req) {
+        const std::lock_guard lock(m);
+        auto r = pull_answer(
+            req, 0, 0, 13, inner_batch_record(0, 3, damaged) + record("BatchTopic", 1, 3, "plain"));
+        r.fields().set("offsetDelta", "10");
+        s.send(std::move(r));
+    });
+    rmq::RemotingTransport transport{config_for(namesrv)};
+    (void)transport.topic_route("BatchTopic");
+    auto pull = [&] {
+        std::promise<rmq::Outcome<rmq::PullResult>> p;
+        rmq::PullArgs args;
+        args.consumer_group = "cg";
+        args.mq = rmq::MessageQueue{"BatchTopic", "broker-a", 1};
+        transport.pull(args, [&](rmq::Outcome<rmq::PullResult> o) { p.set_value(std::move(o)); });
+        auto f = p.get_future();
+        REQUIRE(f.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+        auto o = f.get();
+        REQUIRE(o.ok());
+        return o.value().msg_found_list;
+    };
+    const auto msgs = pull();
+    REQUIRE(msgs.size() == 4);
+    for (int i = 0; i < 3; ++i) {
+        CHECK(msgs[i].body() == "inner" + std::to_string(i));
+        CHECK(msgs[i].queue_offset() == 10 + i);
+        CHECK(msgs[i].msg_id() == "7F00000130392A2B3C4D0000123400A" + std::to_string(i));
+        CHECK(msgs[i].tags() == "TagA");
+    }
+    CHECK(msgs[3].body() == "plain");
+    CHECK(msgs[3].queue_offset() == 13);
+
+    {
+        const std::lock_guard lock(m);
+        damaged = true;
+    }
+    const auto as_came = pull();
+    REQUIRE(as_came.size() == 2);
+    CHECK(as_came[0].body() == "not a batch");
+    CHECK(as_came[0].queue_offset() == 10);
+}
+
 TEST_CASE("pull with a post function: the io thread only reads, the answer is decoded in the posted task",
           "[remoting_transport]") {
     STATIC_REQUIRE(rmq::HasPullPostingToCaller<rmq::RemotingTransport>);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstring>
 #include <limits>
 
@@ -397,6 +398,55 @@ RMQ_DECL std::vector<Message> decode_batch_messages(std::span<const std::byte> b
                 "entry {} has TOTALSIZE {} but {} bytes", out.size(), total, r.position() - start));
         }
         out.push_back(std::move(m));
+    }
+    return out;
+}
+
+RMQ_DECL bool is_wrapped_inner_batch(const MessageExt& msg) noexcept {
+    constexpr std::int32_t both = message_sys_flag::inner_batch | message_sys_flag::need_unwrap;
+    return (msg.sys_flag() & both) == both;
+}
+
+namespace detail {
+
+/// Inner message `index` of the inner-batch record `outer` (MessageDecoder.decodeMessage).
+inline MessageExt inner_message(const MessageExt& outer, Message inner, std::size_t index) {
+    MessageExt m;
+    static_cast<Message&>(m) = std::move(inner);
+    m.set_topic(outer.topic());
+    m.set_broker_name(outer.broker_name());
+    m.set_queue_id(outer.queue_id());
+    m.set_queue_offset(outer.queue_offset() + static_cast<std::int64_t>(index));
+    m.set_sys_flag(outer.sys_flag());
+    m.set_born_timestamp(outer.born_timestamp());
+    m.set_born_host(outer.born_host());
+    m.set_store_timestamp(outer.store_timestamp());
+    m.set_store_host(outer.store_host());
+    m.set_commit_log_offset(outer.commit_log_offset());
+    // Java's setWaitStoreMsgOK(outer.isWaitStoreMsgOK()): absent means true.
+    const auto wait = outer.property_view(property::wait_store_msg_ok);
+    const bool wait_ok =
+        wait.empty() || std::ranges::equal(wait, std::string_view("true"), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) == b;
+        });
+    m.set_property(property::wait_store_msg_ok, wait_ok ? "true" : "false");
+    return m;
+}
+
+}  // namespace detail
+
+RMQ_DECL std::vector<MessageExt> unwrap_inner_batches(std::span<const MessageExt> msgs) {
+    std::vector<MessageExt> out;
+    out.reserve(msgs.size());
+    for (const auto& outer : msgs) {
+        if (!is_wrapped_inner_batch(outer)) {
+            out.push_back(outer);
+            continue;
+        }
+        auto inner = decode_batch_messages(outer.body_bytes());
+        for (std::size_t i = 0; i < inner.size(); ++i) {
+            out.push_back(detail::inner_message(outer, std::move(inner[i]), i));
+        }
     }
     return out;
 }

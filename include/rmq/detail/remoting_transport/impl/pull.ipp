@@ -34,7 +34,7 @@ inline std::optional<PullStatus> status_of(int code) {
     }
 }
 
-/// The found messages of a pull answer; damaged records are logged and dropped.
+/// The found messages of a pull answer, inner batches unwrapped; damaged records are logged and dropped.
 inline std::vector<MessageExt> found_messages(const MessageQueue& mq,
                                               const remoting::Command& resp,
                                               const std::optional<std::int64_t>& offset_delta) {
@@ -46,6 +46,14 @@ inline std::vector<MessageExt> found_messages(const MessageQueue& mq,
                  mq,
                  report.damaged_records,
                  report.error);
+    }
+    if (std::any_of(msgs.begin(), msgs.end(), remoting::is_wrapped_inner_batch)) {
+        try {
+            msgs = remoting::unwrap_inner_batches(msgs);
+        } catch (const remoting::CodecError& e) {
+            // As Java: the records are delivered as they came.
+            log_line(LogLevel::Warn, "pull of {}: an inner batch could not be unwrapped: {}", mq, e.what());
+        }
     }
     if (offset_delta) {
         for (auto& m : msgs) {
