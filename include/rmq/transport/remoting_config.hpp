@@ -25,6 +25,11 @@ struct RemotingConfig {
     std::string namesrv_addr;
     /// Sign every request with these (ACL 1.0 on 4.9.x-5.3.2, authentication on 5.3+).
     std::optional<AclCredentials> credentials{};
+    /// Namespace v2 (ClientConfig.namespaceV2, RocketMQ 5.2+): every request carries the ext fields `nsd`
+    /// ("true") and `ns` (this namespace), signed with the rest, for a proxy or broker that scopes resources
+    /// by them; topic and group names are sent as given (unlike the v1 `namespace_` of the consumer and
+    /// producer configurations, which prefixes them). Empty: no fields.
+    std::string namespace_v2{};
     /// TCP connect timeout (NettyClientConfig.connectTimeoutMillis).
     std::int64_t connect_timeout_millis = 3000;
     /// Timeout of every synchronous request (ClientConfig.mqClientApiTimeout).

@@ -56,6 +56,8 @@ struct ConnectionOptions {
     std::size_t max_frame_length = remoting::max_frame_length;
     /// TLS settings; `tls.enable` makes every connection TLS.
     TlsConfig tls{};
+    /// Namespace v2: the `nsd` and `ns` ext fields of every request (empty: none).
+    std::string namespace_v2{};
 };
 
 /// Request ids: a process-wide counter like Java's RemotingCommand.requestId, kept non-negative as the C++

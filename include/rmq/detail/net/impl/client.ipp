@@ -280,7 +280,12 @@ RMQ_DECL const ConnectionOptions& RemotingClient::options() const noexcept {
     return impl_->options;
 }
 
+/// Java's NamespaceRpcHook runs before the ACL hook: the signature covers the namespace fields.
 RMQ_DECL void RemotingClient::sign(remoting::Command& cmd) const {
+    if (const std::string& ns = options().namespace_v2; !ns.empty()) {
+        cmd.fields().set("nsd", "true");
+        cmd.fields().set("ns", ns);
+    }
     if (impl_->credentials) {
         remoting::acl_sign(cmd, *impl_->credentials);
     }

@@ -182,6 +182,7 @@ RMQ_DECL ConnectionOptions RemotingTransportState::options(const RemotingConfig&
     o.connect_timeout_millis = c.connect_timeout_millis;
     o.serialize_type = c.serialize_type;
     o.tls = c.tls;
+    o.namespace_v2 = c.namespace_v2;
     return o;
 }
 
