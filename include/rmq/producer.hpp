@@ -156,6 +156,7 @@ public:
             }
             state_ = State::ShutdownAlready;
         }
+        sender_->wait_idle();  // sends on the wire complete through the pool: it runs until they did
         sender_->stop();
         transport_.unregister_client(client_id_, config_.producer_group, std::string());
     }
@@ -184,23 +185,13 @@ public:
     /// Waits up to send_msg_timeout for an in-flight slot (rmq::TooManyRequests).
     template <SendSuccessCallback OnSuccess, SendExceptionCallback OnException>
     void send_async(const Message& msg, OnSuccess on_success, OnException on_exception) {
-        check_running();
-        const std::int64_t begin = now();
-        submit([this,
-                m = prepared(msg),
-                begin] { return send_default(m, begin, 1 + config_.retry_times_when_send_async_failed); },
-               detail::done_calling(std::move(on_success), std::move(on_exception)));
+        send_async_default(msg, detail::done_calling(std::move(on_success), std::move(on_exception)));
     }
 
     /// send_async(msg) with a future for the result (it holds the exception of a failed send).
     std::future<SendResult> send_async(const Message& msg) {
         auto [done, future] = detail::promised_done();
-        check_running();
-        const std::int64_t begin = now();
-        submit([this,
-                m = prepared(msg),
-                begin] { return send_default(m, begin, 1 + config_.retry_times_when_send_async_failed); },
-               std::move(done));
+        send_async_default(msg, std::move(done));
         return std::move(future);
     }
 
@@ -228,7 +219,7 @@ public:
         submit(
             [this, m = prepared(msg)] {
                 const auto queues = write_queues(m.topic());
-                oneway_to(m, select_queue(queues, std::string()));
+                oneway_to(m, select_queue(*queues, std::string()));
                 return SendResult{};
             },
             detail::oneway_done(msg.topic()));
@@ -329,7 +320,7 @@ public:
              arg = std::decay_t<Arg>(std::forward<Arg>(arg))]() mutable {
                 const auto queues = write_queues(m.topic());
                 oneway_to(
-                    m, std::invoke(selector, std::span<const MessageQueue>(queues), std::as_const(m), arg));
+                    m, std::invoke(selector, std::span<const MessageQueue>(*queues), std::as_const(m), arg));
                 return SendResult{};
             },
             detail::oneway_done(msg.topic()));
@@ -348,8 +339,11 @@ public:
 private:
     enum class State { Created, Running, ShutdownAlready };
 
+    /// A topic's write queues, shared by the sends that read them (never copied per send).
+    using QueueList = std::shared_ptr<const std::vector<MessageQueue>>;
+
     struct CachedRoute {
-        std::vector<MessageQueue> queues;
+        QueueList queues;
         std::int64_t fetched_at = 0;
     };
 
@@ -365,6 +359,19 @@ private:
     }
 
     using Done = detail::SendDone;
+
+    /// send_async(msg): over the transport's asynchronous send when it has one (no thread waits for the
+    /// broker), else send_default on a producer thread.
+    void send_async_default(const Message& msg, Done done) {
+        check_running();
+        const int total = 1 + config_.retry_times_when_send_async_failed;
+        if constexpr (HasAsyncSend<Tr>) {
+            start_async(prepared(msg), total, std::move(done));
+        } else {
+            submit([this, m = prepared(msg), begin = now(), total] { return send_default(m, begin, total); },
+                   std::move(done));
+        }
+    }
 
     /// Takes an in-flight slot and runs `work` on a producer thread, then `done` with its outcome (after the
     /// slot is given back, so `done` may send again).
@@ -413,7 +420,7 @@ private:
         const std::int64_t begin = now();
         const auto queues = write_queues(m.topic());
         const MessageQueue mq =
-            std::invoke(selector, std::span<const MessageQueue>(queues), m, std::forward<Arg>(arg));
+            std::invoke(selector, std::span<const MessageQueue>(*queues), m, std::forward<Arg>(arg));
         if (now() - begin > config_.send_msg_timeout) {
             throw Timeout(fmt::format("sendSelectImpl call timeout: topic {}", m.topic()));
         }
@@ -437,7 +444,7 @@ private:
             if (now() - begin > config_.send_msg_timeout) {
                 throw Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", topic));
             }
-            const MessageQueue& mq = select_queue(queues, last_broker);
+            const MessageQueue& mq = select_queue(*queues, last_broker);
             last_broker = mq.broker_name;
             try {
                 SendResult r = attempt(mq);
@@ -445,18 +452,11 @@ private:
                     continue;
                 }
                 return r;
-            } catch (const BrokerError& e) {
-                if (!detail::retryable_send_code(e.code())) {
+            } catch (...) {
+                last = std::current_exception();
+                if (!retry_after(topic, last)) {
                     throw;
                 }
-                last = std::current_exception();
-                invalidate_route(topic);
-            } catch (const InvalidArgument&) {
-                throw;
-            } catch (const UnsupportedByBroker&) {
-                throw;
-            } catch (const Error&) {
-                last = std::current_exception();
             }
         }
         if (last) {
@@ -464,6 +464,23 @@ private:
         }
         throw Error(fmt::format("Send [{}] times, still failed, topic {}", total, topic));
     }
+
+    /// Whether sendDefaultImpl tries the next queue after `error` (a retryable broker code also drops the
+    /// topic's cached route).
+    bool retry_after(const std::string& topic, const std::exception_ptr& error) {
+        const auto next = detail::after_failure(error);
+        if (next == detail::AfterFailure::RetryAfterRouteReset) {
+            invalidate_route(topic);
+        }
+        return next != detail::AfterFailure::Stop;
+    }
+
+    /// One send_async(msg) over the transport's own asynchronous send (impl/producer_send_async.hpp).
+    struct AsyncSend;
+    void start_async(Message m, int total, Done done);
+    void attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_caller);
+    void on_async_answer(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
+    void finish_async(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
 
     /// A oneway send to one queue: the transport's own oneway request, else a send whose result is dropped.
     void oneway_to(const Message& m, const MessageQueue& mq) {
@@ -558,13 +575,9 @@ private:
 
     /// tryToFindTopicPublishInfo: the topic's route, else the create-topic-key route renamed to the topic
     /// with at most default_topic_queue_nums queues (the broker then auto-creates the topic).
-    std::vector<MessageQueue> write_queues(const std::string& topic) {
-        {
-            const std::lock_guard lock(mutex_);
-            if (const auto it = routes_.find(topic);
-                it != routes_.end() && now() - it->second.fetched_at < config_.poll_name_server_interval) {
-                return it->second.queues;
-            }
+    QueueList write_queues(const std::string& topic) {
+        if (auto cached = cached_queues(topic)) {
+            return cached;
         }
         std::vector<MessageQueue> queues;
         try {
@@ -575,9 +588,10 @@ private:
             }
         }
         if (!queues.empty()) {
+            auto list = std::make_shared<const std::vector<MessageQueue>>(std::move(queues));
             const std::lock_guard lock(mutex_);
-            routes_[topic] = CachedRoute{queues, now()};
-            return queues;
+            routes_[topic] = CachedRoute{list, now()};
+            return list;
         }
         try {
             auto fallback = transport_.topic_route(config_.create_topic_key).write_queues;
@@ -592,7 +606,17 @@ private:
             throw BrokerError(response_code::topic_not_exist,
                               fmt::format("No route info of this topic: {}", topic));
         }
-        return queues;
+        return std::make_shared<const std::vector<MessageQueue>>(std::move(queues));
+    }
+
+    /// The topic's write queues when a fresh route is cached (nothing to ask the NameServer), else null.
+    QueueList cached_queues(const std::string& topic) const {
+        const std::lock_guard lock(mutex_);
+        if (const auto it = routes_.find(topic);
+            it != routes_.end() && now() - it->second.fetched_at < config_.poll_name_server_interval) {
+            return it->second.queues;
+        }
+        return nullptr;
     }
 
     void invalidate_route(const std::string& topic) {
@@ -614,3 +638,5 @@ private:
 };
 
 }  // namespace rmq
+
+#include <rmq/impl/producer_send_async.hpp>

@@ -7,6 +7,7 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <span>
@@ -219,6 +220,9 @@ struct SendResult {
     /// The broker's transactionId (its UNIQ_KEY of the message; empty when the broker sent none).
     std::string transaction_id;
 };
+
+/// What an asynchronous send reports, once: the result, or the exception send() would have thrown.
+using SendCompletion = std::function<void(SendResult, std::exception_ptr)>;
 
 /// Java's LocalTransactionState: what a producer's local transaction decided about a half message.
 enum class LocalTransactionState { CommitMessage, RollbackMessage, Unknow };

@@ -2280,6 +2280,10 @@ private:
 
 namespace rmq::detail {
 
+/// A fresh exception per waiter: the connection shares one exception_ptr among all its pending requests,
+/// and releasing it on two threads races in libstdc++'s uninstrumented refcount (ThreadSanitizer).
+std::exception_ptr fresh_exception(const std::exception_ptr& e);
+
 /// Sends requests through the client with the transport's timeouts and retry policy. Thread-safe.
 class RemotingCaller {
 public:
@@ -2545,6 +2549,7 @@ public:
                       const std::vector<MessageQueue>& mqs);
     SendResult send(const Message& msg, const MessageQueue& mq);
     void send_oneway(const Message& msg, const MessageQueue& mq);
+    void send_async(const Message& msg, const MessageQueue& mq, SendCompletion done);
     SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq);
     void send_back(const SendBackArgs& args);
 
@@ -2726,6 +2731,13 @@ public:
     /// SEND_MESSAGE_V2 to the queue's master: UNIQ_KEY added when absent, zlib above
     /// compress_msg_body_over_howmuch, SYSTEM_BUSY retried. rmq::BrokerError for other error codes.
     SendResult send(const Message& msg, const MessageQueue& mq) { return state_->send(msg, mq); }
+
+    /// SEND_MESSAGE_V2 without a thread waiting (rmq::HasAsyncSend): `done` gets the result, or the exception
+    /// send() would throw (SYSTEM_BUSY is not retried), on the io thread; keep it short. Throws before
+    /// sending as send() does.
+    void send_async(const Message& msg, const MessageQueue& mq, SendCompletion done) {
+        state_->send_async(msg, mq, std::move(done));
+    }
 
     /// SEND_MESSAGE_V2 as a oneway request: nothing waits for the broker's answer. A timer message to a 4.x
     /// broker throws rmq::UnsupportedByBroker (as send does).
@@ -6097,9 +6109,21 @@ private:
         }
         auto& queue = priority ? priority_writes_ : writes_;
         writing_ = true;
-        auto frame = queue.front();
-        write_to_peer(asio::buffer(*frame),
-                      [self = shared_from_this(), frame, priority, gen = generation_, keep = tls_](
+        // The frames queued meanwhile go out in one gather write (one syscall for many requests when many
+        // are in flight, e.g. asynchronous sends), up to write_batch_frames / write_batch_bytes.
+        auto frames = std::make_shared<std::vector<std::shared_ptr<std::string>>>();
+        std::vector<asio::const_buffer> buffers;
+        std::size_t bytes = 0;
+        for (const auto& frame : queue) {
+            if (!frames->empty() && (frames->size() >= write_batch_frames || bytes >= write_batch_bytes)) {
+                break;
+            }
+            frames->push_back(frame);
+            buffers.emplace_back(asio::buffer(*frame));
+            bytes += frame->size();
+        }
+        write_to_peer(buffers,
+                      [self = shared_from_this(), frames, priority, gen = generation_, keep = tls_](
                           const boost::system::error_code& ec, std::size_t) {
                           if (gen != self->generation_) {
                               return;
@@ -6110,12 +6134,15 @@ private:
                               return;
                           }
                           auto& q = priority ? self->priority_writes_ : self->writes_;
-                          if (!q.empty()) {
+                          for (std::size_t i = 0; i < frames->size() && !q.empty(); ++i) {
                               q.pop_front();
                           }
                           self->start_write();
                       });
     }
+
+    static constexpr std::size_t write_batch_frames = 64;
+    static constexpr std::size_t write_batch_bytes = 256 * 1024;
 
     // The two ways to the peer: the TLS stream when there is one (kept alive by the handler), else the
     // socket.
@@ -7065,9 +7092,7 @@ RMQ_DECL RequestReply BrokerRequests::consume_directly(const remoting::Command& 
 
 namespace rmq::detail {
 
-/// A fresh exception per waiter: the connection shares one exception_ptr among all its pending requests,
-/// and releasing it on two threads races in libstdc++'s uninstrumented refcount (ThreadSanitizer).
-inline std::exception_ptr fresh_exception(const std::exception_ptr& e) {
+RMQ_DECL std::exception_ptr fresh_exception(const std::exception_ptr& e) {
     try {
         std::rethrow_exception(e);
     } catch (const Timeout& ex) {
@@ -8041,6 +8066,10 @@ namespace rmq::detail::remoting_ops {
 /// compress_msg_body_over_howmuch, SYSTEM_BUSY retried. rmq::BrokerError for other error codes.
 SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq);
 
+/// SEND_MESSAGE_V2 without waiting: `done` gets what send() would return or throw (no SYSTEM_BUSY retry, as
+/// Java's asynchronous send), on the io thread. Throws before sending as send() does.
+void send_async(TransportParts& parts, const Message& msg, const MessageQueue& mq, SendCompletion done);
+
 /// SEND_MESSAGE_V2 as a oneway request (no answer awaited).
 void send_oneway(TransportParts& parts, const Message& msg, const MessageQueue& mq);
 
@@ -8240,21 +8269,62 @@ inline SendStatus timer_send_status(const remoting::Command& resp,
     return send_status(resp, mq, addr);
 }
 
+/// The SendResult of a SEND_MESSAGE_V2 answer (rmq::BrokerError / rmq::TimerRejected for a refusal).
+inline SendResult send_result(const remoting::Command& resp,
+                              const Message& msg,
+                              std::string msg_id,
+                              const MessageQueue& mq,
+                              const std::string& addr) {
+    SendResult r;
+    r.status = timer_send_status(resp, msg, mq, addr);
+    const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
+    r.msg_id = std::move(msg_id);
+    r.offset_msg_id = rh.msg_id;
+    r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
+    r.queue_offset = rh.queue_offset;
+    r.transaction_id = rh.transaction_id.value_or("");
+    return r;
+}
+
 RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
     Properties props;
     auto req = send_request(parts, msg, mq, props);
     const std::string addr = master_for(parts, mq);
     check_timer_support(parts, msg, mq, addr);
     const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
-    SendResult r;
-    r.status = timer_send_status(resp, msg, mq, addr);
-    const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
-    r.msg_id = props.at(property::uniq_client_message_id_keyidx);
-    r.offset_msg_id = rh.msg_id;
-    r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
-    r.queue_offset = rh.queue_offset;
-    r.transaction_id = rh.transaction_id.value_or("");
-    return r;
+    return send_result(resp, msg, props.at(property::uniq_client_message_id_keyidx), mq, addr);
+}
+
+RMQ_DECL void
+send_async(TransportParts& parts, const Message& msg, const MessageQueue& mq, SendCompletion done) {
+    Properties props;
+    auto req = send_request(parts, msg, mq, props);
+    std::string addr = master_for(parts, mq);
+    check_timer_support(parts, msg, mq, addr);
+    // What the answer needs of the message: the statuses read whether it is a timer message.
+    Message shape(msg.topic(), std::string());
+    if (msg.is_timer_message()) {
+        shape.set_properties(msg.properties());
+    }
+    auto on_answer = [shape = std::move(shape),
+                      msg_id = props.at(property::uniq_client_message_id_keyidx),
+                      mq,
+                      addr,
+                      done = std::move(done)](std::optional<remoting::Command> resp,
+                                              const std::exception_ptr& error) mutable {
+        SendResult r;
+        std::exception_ptr failed = error ? fresh_exception(error) : nullptr;
+        if (!failed) {
+            try {
+                r = send_result(*resp, shape, std::move(msg_id), mq, addr);
+            } catch (...) {
+                failed = std::current_exception();
+            }
+        }
+        done(std::move(r), failed);
+    };
+    parts.caller.client().invoke_async(
+        addr, std::move(req), parts.config.send_msg_timeout, std::move(on_answer));
 }
 
 RMQ_DECL void send_oneway(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
@@ -8469,6 +8539,11 @@ RMQ_DECL void RemotingTransportState::end_transaction(const EndTransactionArgs& 
 
 RMQ_DECL void RemotingTransportState::send_oneway(const Message& msg, const MessageQueue& mq) {
     remoting_ops::send_oneway(parts_, msg, mq);
+}
+
+RMQ_DECL void
+RemotingTransportState::send_async(const Message& msg, const MessageQueue& mq, SendCompletion done) {
+    remoting_ops::send_async(parts_, msg, mq, std::move(done));
 }
 
 RMQ_DECL SendResult RemotingTransportState::send_batch(std::span<const Message> msgs,

@@ -1120,6 +1120,7 @@ public:
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <span>
@@ -1406,6 +1407,9 @@ struct SendResult {
     /// The broker's transactionId (its UNIQ_KEY of the message; empty when the broker sent none).
     std::string transaction_id;
 };
+
+/// What an asynchronous send reports, once: the result, or the exception send() would have thrown.
+using SendCompletion = std::function<void(SendResult, std::exception_ptr)>;
 
 /// Java's LocalTransactionState: what a producer's local transaction decided about a half message.
 enum class LocalTransactionState { CommitMessage, RollbackMessage, Unknow };
@@ -4160,6 +4164,7 @@ concept ListenerFor =
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 
@@ -4267,6 +4272,16 @@ concept HasSendBatch = requires(T& t, std::span<const Message> msgs, const Messa
 template <class T>
 concept HasSendOneway =
     requires(T& t, const Message& msg, const MessageQueue& mq) { t.send_oneway(msg, mq); };
+
+/// Optional: `send_async(Message, MessageQueue, SendCompletion)`, a send no thread waits for (Java's
+/// CommunicationMode.ASYNC). It returns once the request is on its way, throwing what send() throws before
+/// sending (no route, a timer the broker lacks); `done` then runs once, on the transport's own thread (keep
+/// it short). rmq::Producer::send_async(msg) uses it when present, so that many sends are in flight on few
+/// threads; else it runs send() on its own threads.
+template <class T>
+concept HasAsyncSend = requires(T& t, const Message& msg, const MessageQueue& mq, SendCompletion done) {
+    t.send_async(msg, mq, std::move(done));
+};
 
 /// Optional: transactional messages. `end_transaction(EndTransactionArgs)` (END_TRANSACTION, oneway: a
 /// broker's refusal is logged, not thrown) and `set_transaction_check_handler(producer_group,
@@ -11209,132 +11224,23 @@ private:
 }  // namespace rmq
 // ---- end rmq/consumer.hpp ----
 
-// ---- begin rmq/metrics.hpp ----
+// ---- begin rmq/impl/producer_send_async.hpp ----
 
-/// @file metrics.hpp
-/// Prometheus text exposition (format 0.0.4) of rmq::ConsumerStats and rmq::ProducerStats: counters
-/// `*_total`, gauges, and histograms with `_bucket{le=...}`, `_sum`, `_count`. Names follow the RocketMQ 5.x
-/// clients' metrics where one exists (rocketmq_process_time, rocketmq_consumer_cached_messages,
-/// rocketmq_consumer_cached_bytes, rocketmq_send_cost_time); rmq's other figures are `rmq_*`. docs/metrics.md
-/// lists every family, its labels and the Java names.
+/// @file impl/producer_send_async.hpp
+/// rmq::Producer::send_async(msg) over a transport with its own asynchronous send (rmq::HasAsyncSend), as
+/// Java's sendDefaultImpl in CommunicationMode.ASYNC: a producer thread picks the queue and puts the request
+/// on the wire; the answer comes back on the transport's thread and is handed to a producer thread, which
+/// retries on the next queue (onExceptionImpl) or calls the user. No thread waits for a broker, so the sends
+/// in flight are bounded by back_pressure_for_async_send_num, not by the threads.
 
-#include <deque>
+#include <exception>
+#include <memory>
 #include <string>
-#include <string_view>
+#include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 
-namespace rmq {
-
-/// The Content-Type of a /metrics response in this format.
-inline constexpr std::string_view prometheus_content_type = "text/plain; version=0.0.4; charset=utf-8";
-
-/// One exposition built from any number of consumers and producers: samples of the same family from several
-/// clients share one `# HELP` / `# TYPE` block, as the format requires. Families appear in the order first
-/// added; each client's samples in the order of its snapshot. Not thread-safe (build one per scrape).
-class PrometheusText {
-public:
-    /// Adds a consumer's figures, every sample labelled `consumer_group` and `client_id`.
-    PrometheusText&
-    add(const ConsumerStats& stats, std::string_view consumer_group, std::string_view client_id);
-
-    /// Adds a producer's figures, every sample labelled `producer_group` and `client_id`.
-    PrometheusText&
-    add(const ProducerStats& stats, std::string_view producer_group, std::string_view client_id);
-
-    /// The exposition text (ends with a newline when not empty).
-    [[nodiscard]] std::string str() const;
-
-private:
-    struct Family {
-        std::string_view name;
-        std::string_view type;
-        std::string_view help;
-        std::string samples;
-    };
-
-    Family& family(std::string_view name);
-    void add_topics(const ConsumerStats& stats, std::string_view group, std::string_view client);
-    void add_queues(const ConsumerStats& stats, std::string_view group, std::string_view client);
-
-    std::deque<Family> families_;  // a deque: references to a family stay valid as others are added
-};
-
-/// The exposition of one consumer (PrometheusText().add(stats, consumer_group, client_id).str()).
-[[nodiscard]] RMQ_DECL std::string
-to_prometheus(const ConsumerStats& stats, std::string_view consumer_group, std::string_view client_id);
-
-/// The exposition of one producer.
-[[nodiscard]] RMQ_DECL std::string
-to_prometheus(const ProducerStats& stats, std::string_view producer_group, std::string_view client_id);
-
-/// A label value as the format writes it between quotes: backslash, double quote and newline escaped.
-[[nodiscard]] RMQ_DECL std::string prometheus_escape_label_value(std::string_view value);
-
-}  // namespace rmq
-
-// ---- end rmq/metrics.hpp ----
-
-// ---- begin rmq/offset_store/memory.hpp ----
-
-/// @file offset_store/memory.hpp
-/// rmq::MemoryOffsetStore: progress kept in memory only (tests, embedded brokers, consumers that track
-/// offsets elsewhere). A restart starts every queue from ConsumeFromWhere again.
-
-#include <cstdint>
-#include <map>
-#include <span>
-#include <string_view>
-
-
-
-namespace rmq {
-
-/// An OffsetStorePolicy with no backing store: every ReadOffsetType reads memory (-1 when absent) and the
-/// persist members do nothing. Thread-safe.
-class MemoryOffsetStore {
-public:
-    /// Nothing to load.
-    void load(const OffsetStoreContext& /*ctx*/) {}
-
-    /// Java's updateOffset: create, or raise only (`increase_only`), or set.
-    void update_offset(const MessageQueue& mq, std::int64_t offset, bool increase_only) {
-        table_.update(mq, offset, increase_only);
-    }
-
-    /// 5.x updateAndFreezeOffset: set and ignore later updates until remove_offset.
-    void update_and_freeze_offset(const MessageQueue& mq, std::int64_t offset) {
-        table_.update_and_freeze(mq, offset);
-    }
-
-    /// The in-memory offset, -1 when absent, whatever the type.
-    [[nodiscard]] std::int64_t read_offset(const MessageQueue& mq, ReadOffsetType /*type*/) const {
-        return table_.get(mq).value_or(-1);
-    }
-
-    /// No backing store.
-    void persist(const MessageQueue& /*mq*/) {}
-
-    /// No backing store.
-    void persist_all(std::span<const MessageQueue> /*mqs*/) {}
-
-    /// Forgets the queue's offset.
-    void remove_offset(const MessageQueue& mq) { table_.remove(mq); }
-
-    /// A copy of the table.
-    [[nodiscard]] std::map<MessageQueue, std::int64_t> offset_table() const { return table_.snapshot(); }
-
-    /// Java's cloneOffsetTable(topic): the entries of `topic` (all when empty).
-    [[nodiscard]] std::map<MessageQueue, std::int64_t> clone_offset_table(std::string_view topic) const {
-        return table_.snapshot(topic);
-    }
-
-private:
-    detail::OffsetTable table_;
-};
-
-}  // namespace rmq
-// ---- end rmq/offset_store/memory.hpp ----
 
 // ---- begin rmq/producer.hpp ----
 
@@ -11581,7 +11487,16 @@ public:
             const std::lock_guard lock(mutex_);
             --in_flight_;
         }
-        cv_slots_.notify_one();
+        cv_slots_.notify_all();  // a sender waiting for a slot, and wait_idle
+    }
+
+    /// Waits until every slot taken was given back (the sends still on the wire finished: their answers
+    /// need the pool). On a pool thread it returns at once: what it would wait for may be queued behind it.
+    void wait_idle() {
+        std::unique_lock lock(mutex_);
+        if (!on_worker_thread_locked()) {
+            cv_slots_.wait(lock, [this] { return in_flight_ == 0; });
+        }
     }
 
     /// Queues `task` (which must not throw) for a pool thread.
@@ -11762,6 +11677,29 @@ inline bool retryable_send_code(int code) noexcept {
     return code == response_code::topic_not_exist || code == 14 /* SERVICE_NOT_AVAILABLE */ ||
            code == response_code::system_error || code == response_code::no_permission ||
            code == 204 /* NO_BUYER_ID */ || code == 205 /* NOT_IN_CURRENT_UNIT */;
+}
+
+/// What sendDefaultImpl does after an attempt failed with `error`.
+enum class AfterFailure {
+    Retry,                 ///< the next queue (a transport error, a timeout)
+    RetryAfterRouteReset,  ///< the next queue, the topic's route read again (a retryable broker code)
+    Stop,                  ///< give up with this error
+};
+
+inline AfterFailure after_failure(const std::exception_ptr& error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const BrokerError& e) {
+        return retryable_send_code(e.code()) ? AfterFailure::RetryAfterRouteReset : AfterFailure::Stop;
+    } catch (const InvalidArgument&) {
+        return AfterFailure::Stop;
+    } catch (const UnsupportedByBroker&) {
+        return AfterFailure::Stop;
+    } catch (const Error&) {
+        return AfterFailure::Retry;
+    } catch (...) {
+        return AfterFailure::Stop;
+    }
 }
 
 /// What a finished asynchronous send calls: the result, or the exception of its last attempt.
@@ -11963,6 +11901,7 @@ public:
             }
             state_ = State::ShutdownAlready;
         }
+        sender_->wait_idle();  // sends on the wire complete through the pool: it runs until they did
         sender_->stop();
         transport_.unregister_client(client_id_, config_.producer_group, std::string());
     }
@@ -11991,23 +11930,13 @@ public:
     /// Waits up to send_msg_timeout for an in-flight slot (rmq::TooManyRequests).
     template <SendSuccessCallback OnSuccess, SendExceptionCallback OnException>
     void send_async(const Message& msg, OnSuccess on_success, OnException on_exception) {
-        check_running();
-        const std::int64_t begin = now();
-        submit([this,
-                m = prepared(msg),
-                begin] { return send_default(m, begin, 1 + config_.retry_times_when_send_async_failed); },
-               detail::done_calling(std::move(on_success), std::move(on_exception)));
+        send_async_default(msg, detail::done_calling(std::move(on_success), std::move(on_exception)));
     }
 
     /// send_async(msg) with a future for the result (it holds the exception of a failed send).
     std::future<SendResult> send_async(const Message& msg) {
         auto [done, future] = detail::promised_done();
-        check_running();
-        const std::int64_t begin = now();
-        submit([this,
-                m = prepared(msg),
-                begin] { return send_default(m, begin, 1 + config_.retry_times_when_send_async_failed); },
-               std::move(done));
+        send_async_default(msg, std::move(done));
         return std::move(future);
     }
 
@@ -12035,7 +11964,7 @@ public:
         submit(
             [this, m = prepared(msg)] {
                 const auto queues = write_queues(m.topic());
-                oneway_to(m, select_queue(queues, std::string()));
+                oneway_to(m, select_queue(*queues, std::string()));
                 return SendResult{};
             },
             detail::oneway_done(msg.topic()));
@@ -12136,7 +12065,7 @@ public:
              arg = std::decay_t<Arg>(std::forward<Arg>(arg))]() mutable {
                 const auto queues = write_queues(m.topic());
                 oneway_to(
-                    m, std::invoke(selector, std::span<const MessageQueue>(queues), std::as_const(m), arg));
+                    m, std::invoke(selector, std::span<const MessageQueue>(*queues), std::as_const(m), arg));
                 return SendResult{};
             },
             detail::oneway_done(msg.topic()));
@@ -12155,8 +12084,11 @@ public:
 private:
     enum class State { Created, Running, ShutdownAlready };
 
+    /// A topic's write queues, shared by the sends that read them (never copied per send).
+    using QueueList = std::shared_ptr<const std::vector<MessageQueue>>;
+
     struct CachedRoute {
-        std::vector<MessageQueue> queues;
+        QueueList queues;
         std::int64_t fetched_at = 0;
     };
 
@@ -12172,6 +12104,19 @@ private:
     }
 
     using Done = detail::SendDone;
+
+    /// send_async(msg): over the transport's asynchronous send when it has one (no thread waits for the
+    /// broker), else send_default on a producer thread.
+    void send_async_default(const Message& msg, Done done) {
+        check_running();
+        const int total = 1 + config_.retry_times_when_send_async_failed;
+        if constexpr (HasAsyncSend<Tr>) {
+            start_async(prepared(msg), total, std::move(done));
+        } else {
+            submit([this, m = prepared(msg), begin = now(), total] { return send_default(m, begin, total); },
+                   std::move(done));
+        }
+    }
 
     /// Takes an in-flight slot and runs `work` on a producer thread, then `done` with its outcome (after the
     /// slot is given back, so `done` may send again).
@@ -12220,7 +12165,7 @@ private:
         const std::int64_t begin = now();
         const auto queues = write_queues(m.topic());
         const MessageQueue mq =
-            std::invoke(selector, std::span<const MessageQueue>(queues), m, std::forward<Arg>(arg));
+            std::invoke(selector, std::span<const MessageQueue>(*queues), m, std::forward<Arg>(arg));
         if (now() - begin > config_.send_msg_timeout) {
             throw Timeout(fmt::format("sendSelectImpl call timeout: topic {}", m.topic()));
         }
@@ -12244,7 +12189,7 @@ private:
             if (now() - begin > config_.send_msg_timeout) {
                 throw Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", topic));
             }
-            const MessageQueue& mq = select_queue(queues, last_broker);
+            const MessageQueue& mq = select_queue(*queues, last_broker);
             last_broker = mq.broker_name;
             try {
                 SendResult r = attempt(mq);
@@ -12252,18 +12197,11 @@ private:
                     continue;
                 }
                 return r;
-            } catch (const BrokerError& e) {
-                if (!detail::retryable_send_code(e.code())) {
+            } catch (...) {
+                last = std::current_exception();
+                if (!retry_after(topic, last)) {
                     throw;
                 }
-                last = std::current_exception();
-                invalidate_route(topic);
-            } catch (const InvalidArgument&) {
-                throw;
-            } catch (const UnsupportedByBroker&) {
-                throw;
-            } catch (const Error&) {
-                last = std::current_exception();
             }
         }
         if (last) {
@@ -12271,6 +12209,23 @@ private:
         }
         throw Error(fmt::format("Send [{}] times, still failed, topic {}", total, topic));
     }
+
+    /// Whether sendDefaultImpl tries the next queue after `error` (a retryable broker code also drops the
+    /// topic's cached route).
+    bool retry_after(const std::string& topic, const std::exception_ptr& error) {
+        const auto next = detail::after_failure(error);
+        if (next == detail::AfterFailure::RetryAfterRouteReset) {
+            invalidate_route(topic);
+        }
+        return next != detail::AfterFailure::Stop;
+    }
+
+    /// One send_async(msg) over the transport's own asynchronous send (impl/producer_send_async.hpp).
+    struct AsyncSend;
+    void start_async(Message m, int total, Done done);
+    void attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_caller);
+    void on_async_answer(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
+    void finish_async(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
 
     /// A oneway send to one queue: the transport's own oneway request, else a send whose result is dropped.
     void oneway_to(const Message& m, const MessageQueue& mq) {
@@ -12365,13 +12320,9 @@ private:
 
     /// tryToFindTopicPublishInfo: the topic's route, else the create-topic-key route renamed to the topic
     /// with at most default_topic_queue_nums queues (the broker then auto-creates the topic).
-    std::vector<MessageQueue> write_queues(const std::string& topic) {
-        {
-            const std::lock_guard lock(mutex_);
-            if (const auto it = routes_.find(topic);
-                it != routes_.end() && now() - it->second.fetched_at < config_.poll_name_server_interval) {
-                return it->second.queues;
-            }
+    QueueList write_queues(const std::string& topic) {
+        if (auto cached = cached_queues(topic)) {
+            return cached;
         }
         std::vector<MessageQueue> queues;
         try {
@@ -12382,9 +12333,10 @@ private:
             }
         }
         if (!queues.empty()) {
+            auto list = std::make_shared<const std::vector<MessageQueue>>(std::move(queues));
             const std::lock_guard lock(mutex_);
-            routes_[topic] = CachedRoute{queues, now()};
-            return queues;
+            routes_[topic] = CachedRoute{list, now()};
+            return list;
         }
         try {
             auto fallback = transport_.topic_route(config_.create_topic_key).write_queues;
@@ -12399,7 +12351,17 @@ private:
             throw BrokerError(response_code::topic_not_exist,
                               fmt::format("No route info of this topic: {}", topic));
         }
-        return queues;
+        return std::make_shared<const std::vector<MessageQueue>>(std::move(queues));
+    }
+
+    /// The topic's write queues when a fresh route is cached (nothing to ask the NameServer), else null.
+    QueueList cached_queues(const std::string& topic) const {
+        const std::lock_guard lock(mutex_);
+        if (const auto it = routes_.find(topic);
+            it != routes_.end() && now() - it->second.fetched_at < config_.poll_name_server_interval) {
+            return it->second.queues;
+        }
+        return nullptr;
     }
 
     void invalidate_route(const std::string& topic) {
@@ -12421,7 +12383,259 @@ private:
 };
 
 }  // namespace rmq
+
 // ---- end rmq/producer.hpp ----
+
+namespace rmq {
+
+/// The state of one asynchronous send, shared by its attempts. It holds an in-flight slot until finish.
+template <Transport Tr>
+struct Producer<Tr>::AsyncSend {
+    Message msg;
+    int total = 1;
+    std::int64_t begin = 0;  // steady ms: send_msg_timeout and the statistics count from here
+    int tries = 0;
+    QueueList queues;
+    std::string last_broker;
+    std::exception_ptr last;
+    Done done;
+};
+
+template <Transport Tr>
+void Producer<Tr>::start_async(Message m, int total, Done done) {
+    sender_->acquire(config_.send_msg_timeout);
+    auto s =
+        std::make_shared<AsyncSend>(AsyncSend{std::move(m), total, now(), 0, {}, {}, {}, std::move(done)});
+    // With the route cached (and no timer, whose broker version may need asking) nothing of the first
+    // attempt blocks: it leaves from the caller's thread, saving a hand-over per message. Else it runs on a
+    // producer thread, as Java's executor does.
+    if (!s->msg.is_timer_message()) {
+        s->queues = cached_queues(s->msg.topic());
+    }
+    if (s->queues) {
+        attempt_async(s, true);
+        return;
+    }
+    try {
+        sender_->post([this, s] { attempt_async(s, false); });
+    } catch (...) {
+        sender_->release();
+        throw;
+    }
+}
+
+/// The next attempt. A failure before the request left is handled as its answer, on a producer thread (so
+/// that no callback runs on the caller's thread: `on_caller`).
+template <Transport Tr>
+void Producer<Tr>::attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_caller) {
+    const std::string& topic = s->msg.topic();
+    if (s->tries >= s->total) {
+        finish_async(s,
+                     {},
+                     s->last ? s->last
+                             : std::make_exception_ptr(Error(
+                                   fmt::format("Send [{}] times, still failed, topic {}", s->total, topic))));
+        return;
+    }
+    if (now() - s->begin > config_.send_msg_timeout) {
+        finish_async(
+            s,
+            {},
+            std::make_exception_ptr(Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", topic))));
+        return;
+    }
+    ++s->tries;
+    try {
+        if (!s->queues) {
+            s->queues = write_queues(topic);
+        }
+        const MessageQueue mq = select_queue(*s->queues, s->last_broker);
+        s->last_broker = mq.broker_name;
+        transport_.send_async(s->msg, mq, [this, s](SendResult r, std::exception_ptr error) {
+            // The transport's thread: only hand over.
+            try {
+                sender_->post([this, s, r = std::move(r), error]() mutable {
+                    on_async_answer(s, std::move(r), error);
+                });
+            } catch (const std::exception&) {
+                on_async_answer(s, std::move(r), error);  // the pool stopped (cannot happen before wait_idle)
+            }
+        });
+    } catch (...) {
+        const std::exception_ptr failed = std::current_exception();
+        if (on_caller) {
+            try {
+                sender_->post([this, s, failed] { on_async_answer(s, {}, failed); });
+                return;
+            } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): stopped: answered right here
+            }
+        }
+        on_async_answer(s, {}, failed);
+    }
+}
+
+template <Transport Tr>
+void Producer<Tr>::on_async_answer(const std::shared_ptr<AsyncSend>& s,
+                                   SendResult r,
+                                   const std::exception_ptr& error) {
+    if (!error) {
+        if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
+            attempt_async(s, false);
+            return;
+        }
+        finish_async(s, std::move(r), nullptr);
+        return;
+    }
+    s->last = error;
+    if (retry_after(s->msg.topic(), error)) {
+        attempt_async(s, false);
+    } else {
+        finish_async(s, {}, error);
+    }
+}
+
+/// Statistics, the slot back (so the callback may send again), then the user's callback.
+template <Transport Tr>
+void Producer<Tr>::finish_async(const std::shared_ptr<AsyncSend>& s,
+                                SendResult r,
+                                const std::exception_ptr& error) {
+    try {
+        stats_.record_send(s->msg.topic(), now() - s->begin, !error);
+    } catch (...) {  // NOLINT(bugprone-empty-catch): statistics never turn a send into a failure
+    }
+    sender_->release();
+    s->done(std::move(r), error);
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/producer_send_async.hpp ----
+
+// ---- begin rmq/metrics.hpp ----
+
+/// @file metrics.hpp
+/// Prometheus text exposition (format 0.0.4) of rmq::ConsumerStats and rmq::ProducerStats: counters
+/// `*_total`, gauges, and histograms with `_bucket{le=...}`, `_sum`, `_count`. Names follow the RocketMQ 5.x
+/// clients' metrics where one exists (rocketmq_process_time, rocketmq_consumer_cached_messages,
+/// rocketmq_consumer_cached_bytes, rocketmq_send_cost_time); rmq's other figures are `rmq_*`. docs/metrics.md
+/// lists every family, its labels and the Java names.
+
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq {
+
+/// The Content-Type of a /metrics response in this format.
+inline constexpr std::string_view prometheus_content_type = "text/plain; version=0.0.4; charset=utf-8";
+
+/// One exposition built from any number of consumers and producers: samples of the same family from several
+/// clients share one `# HELP` / `# TYPE` block, as the format requires. Families appear in the order first
+/// added; each client's samples in the order of its snapshot. Not thread-safe (build one per scrape).
+class PrometheusText {
+public:
+    /// Adds a consumer's figures, every sample labelled `consumer_group` and `client_id`.
+    PrometheusText&
+    add(const ConsumerStats& stats, std::string_view consumer_group, std::string_view client_id);
+
+    /// Adds a producer's figures, every sample labelled `producer_group` and `client_id`.
+    PrometheusText&
+    add(const ProducerStats& stats, std::string_view producer_group, std::string_view client_id);
+
+    /// The exposition text (ends with a newline when not empty).
+    [[nodiscard]] std::string str() const;
+
+private:
+    struct Family {
+        std::string_view name;
+        std::string_view type;
+        std::string_view help;
+        std::string samples;
+    };
+
+    Family& family(std::string_view name);
+    void add_topics(const ConsumerStats& stats, std::string_view group, std::string_view client);
+    void add_queues(const ConsumerStats& stats, std::string_view group, std::string_view client);
+
+    std::deque<Family> families_;  // a deque: references to a family stay valid as others are added
+};
+
+/// The exposition of one consumer (PrometheusText().add(stats, consumer_group, client_id).str()).
+[[nodiscard]] RMQ_DECL std::string
+to_prometheus(const ConsumerStats& stats, std::string_view consumer_group, std::string_view client_id);
+
+/// The exposition of one producer.
+[[nodiscard]] RMQ_DECL std::string
+to_prometheus(const ProducerStats& stats, std::string_view producer_group, std::string_view client_id);
+
+/// A label value as the format writes it between quotes: backslash, double quote and newline escaped.
+[[nodiscard]] RMQ_DECL std::string prometheus_escape_label_value(std::string_view value);
+
+}  // namespace rmq
+
+// ---- end rmq/metrics.hpp ----
+
+// ---- begin rmq/offset_store/memory.hpp ----
+
+/// @file offset_store/memory.hpp
+/// rmq::MemoryOffsetStore: progress kept in memory only (tests, embedded brokers, consumers that track
+/// offsets elsewhere). A restart starts every queue from ConsumeFromWhere again.
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string_view>
+
+
+
+namespace rmq {
+
+/// An OffsetStorePolicy with no backing store: every ReadOffsetType reads memory (-1 when absent) and the
+/// persist members do nothing. Thread-safe.
+class MemoryOffsetStore {
+public:
+    /// Nothing to load.
+    void load(const OffsetStoreContext& /*ctx*/) {}
+
+    /// Java's updateOffset: create, or raise only (`increase_only`), or set.
+    void update_offset(const MessageQueue& mq, std::int64_t offset, bool increase_only) {
+        table_.update(mq, offset, increase_only);
+    }
+
+    /// 5.x updateAndFreezeOffset: set and ignore later updates until remove_offset.
+    void update_and_freeze_offset(const MessageQueue& mq, std::int64_t offset) {
+        table_.update_and_freeze(mq, offset);
+    }
+
+    /// The in-memory offset, -1 when absent, whatever the type.
+    [[nodiscard]] std::int64_t read_offset(const MessageQueue& mq, ReadOffsetType /*type*/) const {
+        return table_.get(mq).value_or(-1);
+    }
+
+    /// No backing store.
+    void persist(const MessageQueue& /*mq*/) {}
+
+    /// No backing store.
+    void persist_all(std::span<const MessageQueue> /*mqs*/) {}
+
+    /// Forgets the queue's offset.
+    void remove_offset(const MessageQueue& mq) { table_.remove(mq); }
+
+    /// A copy of the table.
+    [[nodiscard]] std::map<MessageQueue, std::int64_t> offset_table() const { return table_.snapshot(); }
+
+    /// Java's cloneOffsetTable(topic): the entries of `topic` (all when empty).
+    [[nodiscard]] std::map<MessageQueue, std::int64_t> clone_offset_table(std::string_view topic) const {
+        return table_.snapshot(topic);
+    }
+
+private:
+    detail::OffsetTable table_;
+};
+
+}  // namespace rmq
+// ---- end rmq/offset_store/memory.hpp ----
 
 // ---- begin rmq/sim/options.hpp ----
 
@@ -19740,6 +19954,227 @@ RMQ_DECL BrokerTask BrokerState::check_task(std::string group, TransactionCheck 
 }  // namespace rmq::detail
 // ---- end rmq/detail/broker/impl/transaction_requests.ipp ----
 
+// ---- begin rmq/impl/unique_id.ipp ----
+
+/// @file impl/unique_id.ipp
+/// Definitions of unique_id.hpp.
+
+
+// Only the definitions need these.
+#include <chrono>
+#include <random>
+
+#include <fmt/format.h>
+
+
+#if __has_include(<unistd.h>)
+#    include <unistd.h>
+#endif
+#if __has_include(<ifaddrs.h>) && __has_include(<netinet/in.h>)
+#    include <ifaddrs.h>
+#    include <netinet/in.h>
+#    define RMQ_HAS_IFADDRS 1
+#endif
+
+namespace rmq {
+
+RMQ_DECL void detail::append_hex(std::string& out, std::span<const std::uint8_t> bytes) {
+    static constexpr char digits[] = "0123456789ABCDEF";
+    for (const std::uint8_t b : bytes) {
+        out.push_back(digits[b >> 4]);
+        out.push_back(digits[b & 0xF]);
+    }
+}
+
+RMQ_DECL void detail::append_hex_int(std::string& out, std::uint32_t v, int bytes) {
+    for (int i = bytes - 1; i >= 0; --i) {
+        const auto b = static_cast<std::uint8_t>(v >> (8 * i));
+        append_hex(out, std::span<const std::uint8_t>(&b, 1));
+    }
+}
+
+RMQ_DECL std::vector<std::uint8_t> detail::hex_to_bytes(std::string_view hex) {
+    auto nibble = [&](char c) -> std::uint8_t {
+        if (c >= '0' && c <= '9') {
+            return static_cast<std::uint8_t>(c - '0');
+        }
+        if (c >= 'A' && c <= 'F') {
+            return static_cast<std::uint8_t>(c - 'A' + 10);
+        }
+        if (c >= 'a' && c <= 'f') {
+            return static_cast<std::uint8_t>(c - 'a' + 10);
+        }
+        throw InvalidArgument(fmt::format("not a hex message id: {}", hex));
+    };
+    if (hex.size() % 2 != 0) {
+        throw InvalidArgument(fmt::format("not a hex message id: {}", hex));
+    }
+    std::vector<std::uint8_t> out;
+    out.reserve(hex.size() / 2);
+    for (std::size_t i = 0; i < hex.size(); i += 2) {
+        out.push_back(static_cast<std::uint8_t>((nibble(hex[i]) << 4) | nibble(hex[i + 1])));
+    }
+    return out;
+}
+
+RMQ_DECL std::vector<std::uint8_t> detail::unique_id_bytes(std::string_view id) {
+    if (id.size() != 32 && id.size() != 56) {
+        throw InvalidArgument(fmt::format("a unique message id has 32 or 56 hex characters: {}", id));
+    }
+    return hex_to_bytes(id);
+}
+
+RMQ_DECL std::int64_t detail::month_start_millis(std::int64_t wall_millis, int months) {
+    using namespace std::chrono;
+    const sys_days day = floor<days>(sys_time<milliseconds>(milliseconds(wall_millis)));
+    const year_month ym =
+        year_month_day(day).year() / year_month_day(day).month() + std::chrono::months(months);
+    const sys_days start = ym / std::chrono::day(1);
+    return duration_cast<milliseconds>(start.time_since_epoch()).count();
+}
+
+RMQ_DECL std::atomic<std::uint32_t>& detail::unique_id_counter() {
+    static std::atomic<std::uint32_t> counter{0};
+    return counter;
+}
+
+RMQ_DECL std::vector<std::uint8_t> detail::local_ip() {
+    std::vector<std::uint8_t> best;
+#ifdef RMQ_HAS_IFADDRS
+    ifaddrs* list = nullptr;
+    if (getifaddrs(&list) == 0) {
+        for (ifaddrs* it = list; it != nullptr; it = it->ifa_next) {
+            if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET) {
+                continue;
+            }
+            const auto* sin = reinterpret_cast<const sockaddr_in*>(it->ifa_addr);
+            const auto* b = reinterpret_cast<const std::uint8_t*>(&sin->sin_addr.s_addr);
+            std::vector<std::uint8_t> ip(b, b + 4);
+            if (ip[0] == 127) {
+                continue;
+            }
+            const bool site_local =
+                ip[0] == 10 || (ip[0] == 172 && (ip[1] & 0xF0) == 16) || (ip[0] == 192 && ip[1] == 168);
+            if (best.empty() || site_local) {
+                best = ip;
+                if (site_local) {
+                    break;
+                }
+            }
+        }
+        freeifaddrs(list);
+    }
+#endif
+    if (best.empty()) {
+        best = {127, 0, 0, 1};
+    }
+    return best;
+}
+
+RMQ_DECL std::int32_t detail::process_id() {
+#if __has_include(<unistd.h>)
+    return static_cast<std::int32_t>(::getpid());
+#else
+    return 0;
+#endif
+}
+
+RMQ_DECL std::string compose_unique_id(std::span<const std::uint8_t> ip,
+                                       std::int32_t pid,
+                                       std::int32_t class_loader_hash,
+                                       std::int32_t diff_millis,
+                                       std::int32_t counter) {
+    if (ip.size() != 4 && ip.size() != 16) {
+        throw InvalidArgument(fmt::format("unique id: ip must have 4 or 16 bytes, not {}", ip.size()));
+    }
+    std::string out;
+    out.reserve((ip.size() + 12) * 2);
+    detail::append_hex(out, ip);
+    detail::append_hex_int(out, static_cast<std::uint32_t>(pid), 2);
+    detail::append_hex_int(out, static_cast<std::uint32_t>(class_loader_hash), 4);
+    detail::append_hex_int(out, static_cast<std::uint32_t>(diff_millis), 4);
+    detail::append_hex_int(out, static_cast<std::uint32_t>(counter), 2);
+    return out;
+}
+
+RMQ_DECL std::vector<std::uint8_t> unique_id_ip(std::string_view id) {
+    auto bytes = detail::unique_id_bytes(id);
+    bytes.resize(id.size() == 32 ? 4 : 16);
+    return bytes;
+}
+
+RMQ_DECL std::string unique_id_ip_string(std::string_view id) {
+    const auto ip = unique_id_ip(id);
+    if (ip.size() == 4) {
+        return fmt::format("{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3]);
+    }
+    std::string out;
+    for (std::size_t i = 0; i < 16; i += 2) {
+        if (i > 0) {
+            out.push_back(':');
+        }
+        out += fmt::format("{:02x}{:02x}", ip[i], ip[i + 1]);
+    }
+    return out;
+}
+
+RMQ_DECL std::int32_t unique_id_pid(std::string_view id) {
+    const auto b = detail::unique_id_bytes(id);
+    const std::size_t at = b.size() - 12;
+    return (b[at] << 8) | b[at + 1];
+}
+
+RMQ_DECL std::int64_t unique_id_nearly_time(std::string_view id, std::int64_t now_wall_millis) {
+    const auto b = detail::unique_id_bytes(id);
+    const std::size_t at = b.size() - 6;
+    const std::int64_t span = (std::int64_t{b[at]} << 24) | (std::int64_t{b[at + 1]} << 16) |
+                              (std::int64_t{b[at + 2]} << 8) | std::int64_t{b[at + 3]};
+    std::int64_t start = detail::month_start_millis(now_wall_millis);
+    if (start + span >= now_wall_millis) {
+        start = detail::month_start_millis(now_wall_millis, -1);
+    }
+    return start + span;
+}
+
+RMQ_DECL UniqueIdGenerator::UniqueIdGenerator(std::shared_ptr<Clock> clock,
+                                              std::vector<std::uint8_t> ip,
+                                              std::int32_t pid,
+                                              std::int32_t class_loader_hash)
+    : clock_(std::move(clock)) {
+    fix_ = compose_unique_id(ip, pid, class_loader_hash, 0, 0);
+    fix_.resize(fix_.size() - 12);
+}
+
+RMQ_DECL std::string UniqueIdGenerator::next() {
+    const std::int64_t now = clock_->wall_millis();
+    std::int64_t start = 0;
+    {
+        const std::lock_guard lock(mutex_);
+        if (now >= next_start_) {  // setStartTime: the month rolled over
+            start_ = detail::month_start_millis(now);
+            next_start_ = detail::month_start_millis(now, 1);
+        }
+        start = start_;
+    }
+    auto diff = static_cast<std::int32_t>(now - start);
+    if (diff < 0 && diff > -1000000) {
+        diff = 0;
+    }
+    const auto counter = detail::unique_id_counter().fetch_add(1, std::memory_order_relaxed);
+    std::string out = fix_;
+    detail::append_hex_int(out, static_cast<std::uint32_t>(diff), 4);
+    detail::append_hex_int(out, counter, 2);
+    return out;
+}
+
+RMQ_DECL std::int32_t UniqueIdGenerator::process_hash() {
+    static const std::int32_t hash = static_cast<std::int32_t>(std::random_device{}());
+    return hash;
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/unique_id.ipp ----
+
 // ---- begin rmq/impl/metrics.ipp ----
 
 /// @file impl/metrics.ipp
@@ -20102,227 +20537,6 @@ to_prometheus(const ProducerStats& stats, std::string_view producer_group, std::
 
 }  // namespace rmq
 // ---- end rmq/impl/metrics.ipp ----
-
-// ---- begin rmq/impl/unique_id.ipp ----
-
-/// @file impl/unique_id.ipp
-/// Definitions of unique_id.hpp.
-
-
-// Only the definitions need these.
-#include <chrono>
-#include <random>
-
-#include <fmt/format.h>
-
-
-#if __has_include(<unistd.h>)
-#    include <unistd.h>
-#endif
-#if __has_include(<ifaddrs.h>) && __has_include(<netinet/in.h>)
-#    include <ifaddrs.h>
-#    include <netinet/in.h>
-#    define RMQ_HAS_IFADDRS 1
-#endif
-
-namespace rmq {
-
-RMQ_DECL void detail::append_hex(std::string& out, std::span<const std::uint8_t> bytes) {
-    static constexpr char digits[] = "0123456789ABCDEF";
-    for (const std::uint8_t b : bytes) {
-        out.push_back(digits[b >> 4]);
-        out.push_back(digits[b & 0xF]);
-    }
-}
-
-RMQ_DECL void detail::append_hex_int(std::string& out, std::uint32_t v, int bytes) {
-    for (int i = bytes - 1; i >= 0; --i) {
-        const auto b = static_cast<std::uint8_t>(v >> (8 * i));
-        append_hex(out, std::span<const std::uint8_t>(&b, 1));
-    }
-}
-
-RMQ_DECL std::vector<std::uint8_t> detail::hex_to_bytes(std::string_view hex) {
-    auto nibble = [&](char c) -> std::uint8_t {
-        if (c >= '0' && c <= '9') {
-            return static_cast<std::uint8_t>(c - '0');
-        }
-        if (c >= 'A' && c <= 'F') {
-            return static_cast<std::uint8_t>(c - 'A' + 10);
-        }
-        if (c >= 'a' && c <= 'f') {
-            return static_cast<std::uint8_t>(c - 'a' + 10);
-        }
-        throw InvalidArgument(fmt::format("not a hex message id: {}", hex));
-    };
-    if (hex.size() % 2 != 0) {
-        throw InvalidArgument(fmt::format("not a hex message id: {}", hex));
-    }
-    std::vector<std::uint8_t> out;
-    out.reserve(hex.size() / 2);
-    for (std::size_t i = 0; i < hex.size(); i += 2) {
-        out.push_back(static_cast<std::uint8_t>((nibble(hex[i]) << 4) | nibble(hex[i + 1])));
-    }
-    return out;
-}
-
-RMQ_DECL std::vector<std::uint8_t> detail::unique_id_bytes(std::string_view id) {
-    if (id.size() != 32 && id.size() != 56) {
-        throw InvalidArgument(fmt::format("a unique message id has 32 or 56 hex characters: {}", id));
-    }
-    return hex_to_bytes(id);
-}
-
-RMQ_DECL std::int64_t detail::month_start_millis(std::int64_t wall_millis, int months) {
-    using namespace std::chrono;
-    const sys_days day = floor<days>(sys_time<milliseconds>(milliseconds(wall_millis)));
-    const year_month ym =
-        year_month_day(day).year() / year_month_day(day).month() + std::chrono::months(months);
-    const sys_days start = ym / std::chrono::day(1);
-    return duration_cast<milliseconds>(start.time_since_epoch()).count();
-}
-
-RMQ_DECL std::atomic<std::uint32_t>& detail::unique_id_counter() {
-    static std::atomic<std::uint32_t> counter{0};
-    return counter;
-}
-
-RMQ_DECL std::vector<std::uint8_t> detail::local_ip() {
-    std::vector<std::uint8_t> best;
-#ifdef RMQ_HAS_IFADDRS
-    ifaddrs* list = nullptr;
-    if (getifaddrs(&list) == 0) {
-        for (ifaddrs* it = list; it != nullptr; it = it->ifa_next) {
-            if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET) {
-                continue;
-            }
-            const auto* sin = reinterpret_cast<const sockaddr_in*>(it->ifa_addr);
-            const auto* b = reinterpret_cast<const std::uint8_t*>(&sin->sin_addr.s_addr);
-            std::vector<std::uint8_t> ip(b, b + 4);
-            if (ip[0] == 127) {
-                continue;
-            }
-            const bool site_local =
-                ip[0] == 10 || (ip[0] == 172 && (ip[1] & 0xF0) == 16) || (ip[0] == 192 && ip[1] == 168);
-            if (best.empty() || site_local) {
-                best = ip;
-                if (site_local) {
-                    break;
-                }
-            }
-        }
-        freeifaddrs(list);
-    }
-#endif
-    if (best.empty()) {
-        best = {127, 0, 0, 1};
-    }
-    return best;
-}
-
-RMQ_DECL std::int32_t detail::process_id() {
-#if __has_include(<unistd.h>)
-    return static_cast<std::int32_t>(::getpid());
-#else
-    return 0;
-#endif
-}
-
-RMQ_DECL std::string compose_unique_id(std::span<const std::uint8_t> ip,
-                                       std::int32_t pid,
-                                       std::int32_t class_loader_hash,
-                                       std::int32_t diff_millis,
-                                       std::int32_t counter) {
-    if (ip.size() != 4 && ip.size() != 16) {
-        throw InvalidArgument(fmt::format("unique id: ip must have 4 or 16 bytes, not {}", ip.size()));
-    }
-    std::string out;
-    out.reserve((ip.size() + 12) * 2);
-    detail::append_hex(out, ip);
-    detail::append_hex_int(out, static_cast<std::uint32_t>(pid), 2);
-    detail::append_hex_int(out, static_cast<std::uint32_t>(class_loader_hash), 4);
-    detail::append_hex_int(out, static_cast<std::uint32_t>(diff_millis), 4);
-    detail::append_hex_int(out, static_cast<std::uint32_t>(counter), 2);
-    return out;
-}
-
-RMQ_DECL std::vector<std::uint8_t> unique_id_ip(std::string_view id) {
-    auto bytes = detail::unique_id_bytes(id);
-    bytes.resize(id.size() == 32 ? 4 : 16);
-    return bytes;
-}
-
-RMQ_DECL std::string unique_id_ip_string(std::string_view id) {
-    const auto ip = unique_id_ip(id);
-    if (ip.size() == 4) {
-        return fmt::format("{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3]);
-    }
-    std::string out;
-    for (std::size_t i = 0; i < 16; i += 2) {
-        if (i > 0) {
-            out.push_back(':');
-        }
-        out += fmt::format("{:02x}{:02x}", ip[i], ip[i + 1]);
-    }
-    return out;
-}
-
-RMQ_DECL std::int32_t unique_id_pid(std::string_view id) {
-    const auto b = detail::unique_id_bytes(id);
-    const std::size_t at = b.size() - 12;
-    return (b[at] << 8) | b[at + 1];
-}
-
-RMQ_DECL std::int64_t unique_id_nearly_time(std::string_view id, std::int64_t now_wall_millis) {
-    const auto b = detail::unique_id_bytes(id);
-    const std::size_t at = b.size() - 6;
-    const std::int64_t span = (std::int64_t{b[at]} << 24) | (std::int64_t{b[at + 1]} << 16) |
-                              (std::int64_t{b[at + 2]} << 8) | std::int64_t{b[at + 3]};
-    std::int64_t start = detail::month_start_millis(now_wall_millis);
-    if (start + span >= now_wall_millis) {
-        start = detail::month_start_millis(now_wall_millis, -1);
-    }
-    return start + span;
-}
-
-RMQ_DECL UniqueIdGenerator::UniqueIdGenerator(std::shared_ptr<Clock> clock,
-                                              std::vector<std::uint8_t> ip,
-                                              std::int32_t pid,
-                                              std::int32_t class_loader_hash)
-    : clock_(std::move(clock)) {
-    fix_ = compose_unique_id(ip, pid, class_loader_hash, 0, 0);
-    fix_.resize(fix_.size() - 12);
-}
-
-RMQ_DECL std::string UniqueIdGenerator::next() {
-    const std::int64_t now = clock_->wall_millis();
-    std::int64_t start = 0;
-    {
-        const std::lock_guard lock(mutex_);
-        if (now >= next_start_) {  // setStartTime: the month rolled over
-            start_ = detail::month_start_millis(now);
-            next_start_ = detail::month_start_millis(now, 1);
-        }
-        start = start_;
-    }
-    auto diff = static_cast<std::int32_t>(now - start);
-    if (diff < 0 && diff > -1000000) {
-        diff = 0;
-    }
-    const auto counter = detail::unique_id_counter().fetch_add(1, std::memory_order_relaxed);
-    std::string out = fix_;
-    detail::append_hex_int(out, static_cast<std::uint32_t>(diff), 4);
-    detail::append_hex_int(out, counter, 2);
-    return out;
-}
-
-RMQ_DECL std::int32_t UniqueIdGenerator::process_hash() {
-    static const std::int32_t hash = static_cast<std::int32_t>(std::random_device{}());
-    return hash;
-}
-
-}  // namespace rmq
-// ---- end rmq/impl/unique_id.ipp ----
 
 // ---- begin rmq/sim/impl/trace.ipp ----
 

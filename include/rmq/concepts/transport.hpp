@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <rmq/admin.hpp>
@@ -120,6 +121,16 @@ concept HasSendBatch = requires(T& t, std::span<const Message> msgs, const Messa
 template <class T>
 concept HasSendOneway =
     requires(T& t, const Message& msg, const MessageQueue& mq) { t.send_oneway(msg, mq); };
+
+/// Optional: `send_async(Message, MessageQueue, SendCompletion)`, a send no thread waits for (Java's
+/// CommunicationMode.ASYNC). It returns once the request is on its way, throwing what send() throws before
+/// sending (no route, a timer the broker lacks); `done` then runs once, on the transport's own thread (keep
+/// it short). rmq::Producer::send_async(msg) uses it when present, so that many sends are in flight on few
+/// threads; else it runs send() on its own threads.
+template <class T>
+concept HasAsyncSend = requires(T& t, const Message& msg, const MessageQueue& mq, SendCompletion done) {
+    t.send_async(msg, mq, std::move(done));
+};
 
 /// Optional: transactional messages. `end_transaction(EndTransactionArgs)` (END_TRANSACTION, oneway: a
 /// broker's refusal is logged, not thrown) and `set_transaction_check_handler(producer_group,

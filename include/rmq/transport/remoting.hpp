@@ -132,6 +132,13 @@ public:
     /// compress_msg_body_over_howmuch, SYSTEM_BUSY retried. rmq::BrokerError for other error codes.
     SendResult send(const Message& msg, const MessageQueue& mq) { return state_->send(msg, mq); }
 
+    /// SEND_MESSAGE_V2 without a thread waiting (rmq::HasAsyncSend): `done` gets the result, or the exception
+    /// send() would throw (SYSTEM_BUSY is not retried), on the io thread; keep it short. Throws before
+    /// sending as send() does.
+    void send_async(const Message& msg, const MessageQueue& mq, SendCompletion done) {
+        state_->send_async(msg, mq, std::move(done));
+    }
+
     /// SEND_MESSAGE_V2 as a oneway request: nothing waits for the broker's answer. A timer message to a 4.x
     /// broker throws rmq::UnsupportedByBroker (as send does).
     void send_oneway(const Message& msg, const MessageQueue& mq) { state_->send_oneway(msg, mq); }

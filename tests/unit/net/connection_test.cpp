@@ -13,7 +13,9 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -104,6 +106,37 @@ TEST_CASE("pipelined requests are matched by opaque even when answered out of or
     }
     CHECK(remarks == std::vector<std::string>{"one", "two", "three"});
     CHECK(server.accepted() == 1);  // one shared connection per address
+}
+
+TEST_CASE("a burst of requests leaves in order, each once, in gather writes of many frames",
+          "[remoting_transport][connection]") {
+    std::atomic<int> answered{0};  // before the client: callbacks run until it is gone
+    rmq_test::FakeServer server(echo);
+    rmq::detail::RemotingClient client(fast_options());
+    (void)client.invoke_sync(server.address(), request(14, "connect first"), 5000);
+    constexpr int n = 600;
+    for (int i = 0; i < n; ++i) {
+        auto req = request(14, "t" + std::to_string(i));
+        req.body = std::string(i % 50 == 0 ? 100'000 : 64, 'b');  // some frames pass the batch's byte cap
+        client.invoke_async(server.address(), std::move(req), 10000, [&](auto resp, const auto& error) {
+            if (!error && resp) {
+                ++answered;
+            }
+        });
+    }
+    REQUIRE(server.wait_for([](const std::vector<Command>& got) { return got.size() >= n + 1; }));
+    const auto got = server.received();
+    REQUIRE(got.size() == n + 1);
+    for (int i = 0; i < n; ++i) {
+        INFO(i);
+        CHECK(got[static_cast<std::size_t>(i) + 1].field("topic") ==
+              std::optional<std::string_view>("t" + std::to_string(i)));
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (answered.load() < n && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    CHECK(answered.load() == n);
 }
 
 TEST_CASE("an unanswered request times out with rmq::Timeout, a late answer is dropped",

@@ -64,7 +64,16 @@ public:
             const std::lock_guard lock(mutex_);
             --in_flight_;
         }
-        cv_slots_.notify_one();
+        cv_slots_.notify_all();  // a sender waiting for a slot, and wait_idle
+    }
+
+    /// Waits until every slot taken was given back (the sends still on the wire finished: their answers
+    /// need the pool). On a pool thread it returns at once: what it would wait for may be queued behind it.
+    void wait_idle() {
+        std::unique_lock lock(mutex_);
+        if (!on_worker_thread_locked()) {
+            cv_slots_.wait(lock, [this] { return in_flight_ == 0; });
+        }
     }
 
     /// Queues `task` (which must not throw) for a pool thread.

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include <rmq/error.hpp>
 #include <rmq/log.hpp>
 #include <rmq/protocol.hpp>
 
@@ -46,6 +47,29 @@ inline bool retryable_send_code(int code) noexcept {
     return code == response_code::topic_not_exist || code == 14 /* SERVICE_NOT_AVAILABLE */ ||
            code == response_code::system_error || code == response_code::no_permission ||
            code == 204 /* NO_BUYER_ID */ || code == 205 /* NOT_IN_CURRENT_UNIT */;
+}
+
+/// What sendDefaultImpl does after an attempt failed with `error`.
+enum class AfterFailure {
+    Retry,                 ///< the next queue (a transport error, a timeout)
+    RetryAfterRouteReset,  ///< the next queue, the topic's route read again (a retryable broker code)
+    Stop,                  ///< give up with this error
+};
+
+inline AfterFailure after_failure(const std::exception_ptr& error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const BrokerError& e) {
+        return retryable_send_code(e.code()) ? AfterFailure::RetryAfterRouteReset : AfterFailure::Stop;
+    } catch (const InvalidArgument&) {
+        return AfterFailure::Stop;
+    } catch (const UnsupportedByBroker&) {
+        return AfterFailure::Stop;
+    } catch (const Error&) {
+        return AfterFailure::Retry;
+    } catch (...) {
+        return AfterFailure::Stop;
+    }
 }
 
 /// What a finished asynchronous send calls: the result, or the exception of its last attempt.

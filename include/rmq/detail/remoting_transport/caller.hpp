@@ -24,6 +24,10 @@
 
 namespace rmq::detail {
 
+/// A fresh exception per waiter: the connection shares one exception_ptr among all its pending requests,
+/// and releasing it on two threads races in libstdc++'s uninstrumented refcount (ThreadSanitizer).
+std::exception_ptr fresh_exception(const std::exception_ptr& e);
+
 /// Sends requests through the client with the transport's timeouts and retry policy. Thread-safe.
 class RemotingCaller {
 public:

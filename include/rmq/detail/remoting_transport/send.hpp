@@ -19,6 +19,10 @@ namespace rmq::detail::remoting_ops {
 /// compress_msg_body_over_howmuch, SYSTEM_BUSY retried. rmq::BrokerError for other error codes.
 SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq);
 
+/// SEND_MESSAGE_V2 without waiting: `done` gets what send() would return or throw (no SYSTEM_BUSY retry, as
+/// Java's asynchronous send), on the io thread. Throws before sending as send() does.
+void send_async(TransportParts& parts, const Message& msg, const MessageQueue& mq, SendCompletion done);
+
 /// SEND_MESSAGE_V2 as a oneway request (no answer awaited).
 void send_oneway(TransportParts& parts, const Message& msg, const MessageQueue& mq);
 

@@ -79,6 +79,7 @@ public:
                       const std::vector<MessageQueue>& mqs);
     SendResult send(const Message& msg, const MessageQueue& mq);
     void send_oneway(const Message& msg, const MessageQueue& mq);
+    void send_async(const Message& msg, const MessageQueue& mq, SendCompletion done);
     SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq);
     void send_back(const SendBackArgs& args);
 

@@ -17,9 +17,7 @@
 
 namespace rmq::detail {
 
-/// A fresh exception per waiter: the connection shares one exception_ptr among all its pending requests,
-/// and releasing it on two threads races in libstdc++'s uninstrumented refcount (ThreadSanitizer).
-inline std::exception_ptr fresh_exception(const std::exception_ptr& e) {
+RMQ_DECL std::exception_ptr fresh_exception(const std::exception_ptr& e) {
     try {
         std::rethrow_exception(e);
     } catch (const Timeout& ex) {

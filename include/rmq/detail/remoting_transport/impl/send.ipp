@@ -187,21 +187,62 @@ inline SendStatus timer_send_status(const remoting::Command& resp,
     return send_status(resp, mq, addr);
 }
 
+/// The SendResult of a SEND_MESSAGE_V2 answer (rmq::BrokerError / rmq::TimerRejected for a refusal).
+inline SendResult send_result(const remoting::Command& resp,
+                              const Message& msg,
+                              std::string msg_id,
+                              const MessageQueue& mq,
+                              const std::string& addr) {
+    SendResult r;
+    r.status = timer_send_status(resp, msg, mq, addr);
+    const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
+    r.msg_id = std::move(msg_id);
+    r.offset_msg_id = rh.msg_id;
+    r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
+    r.queue_offset = rh.queue_offset;
+    r.transaction_id = rh.transaction_id.value_or("");
+    return r;
+}
+
 RMQ_DECL SendResult send(TransportParts& parts, const Message& msg, const MessageQueue& mq) {
     Properties props;
     auto req = send_request(parts, msg, mq, props);
     const std::string addr = master_for(parts, mq);
     check_timer_support(parts, msg, mq, addr);
     const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
-    SendResult r;
-    r.status = timer_send_status(resp, msg, mq, addr);
-    const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
-    r.msg_id = props.at(property::uniq_client_message_id_keyidx);
-    r.offset_msg_id = rh.msg_id;
-    r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
-    r.queue_offset = rh.queue_offset;
-    r.transaction_id = rh.transaction_id.value_or("");
-    return r;
+    return send_result(resp, msg, props.at(property::uniq_client_message_id_keyidx), mq, addr);
+}
+
+RMQ_DECL void
+send_async(TransportParts& parts, const Message& msg, const MessageQueue& mq, SendCompletion done) {
+    Properties props;
+    auto req = send_request(parts, msg, mq, props);
+    std::string addr = master_for(parts, mq);
+    check_timer_support(parts, msg, mq, addr);
+    // What the answer needs of the message: the statuses read whether it is a timer message.
+    Message shape(msg.topic(), std::string());
+    if (msg.is_timer_message()) {
+        shape.set_properties(msg.properties());
+    }
+    auto on_answer = [shape = std::move(shape),
+                      msg_id = props.at(property::uniq_client_message_id_keyidx),
+                      mq,
+                      addr,
+                      done = std::move(done)](std::optional<remoting::Command> resp,
+                                              const std::exception_ptr& error) mutable {
+        SendResult r;
+        std::exception_ptr failed = error ? fresh_exception(error) : nullptr;
+        if (!failed) {
+            try {
+                r = send_result(*resp, shape, std::move(msg_id), mq, addr);
+            } catch (...) {
+                failed = std::current_exception();
+            }
+        }
+        done(std::move(r), failed);
+    };
+    parts.caller.client().invoke_async(
+        addr, std::move(req), parts.config.send_msg_timeout, std::move(on_answer));
 }
 
 RMQ_DECL void send_oneway(TransportParts& parts, const Message& msg, const MessageQueue& mq) {

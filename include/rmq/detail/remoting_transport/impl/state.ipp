@@ -153,6 +153,11 @@ RMQ_DECL void RemotingTransportState::send_oneway(const Message& msg, const Mess
     remoting_ops::send_oneway(parts_, msg, mq);
 }
 
+RMQ_DECL void
+RemotingTransportState::send_async(const Message& msg, const MessageQueue& mq, SendCompletion done) {
+    remoting_ops::send_async(parts_, msg, mq, std::move(done));
+}
+
 RMQ_DECL SendResult RemotingTransportState::send_batch(std::span<const Message> msgs,
                                                        const MessageQueue& mq) {
     return remoting_ops::send_batch(parts_, msgs, mq);
