@@ -26,6 +26,7 @@
 #include <rmq/consumer_config.hpp>
 #include <rmq/error.hpp>
 #include <rmq/fwd.hpp>
+#include <rmq/impl/producer_routes.hpp>
 #include <rmq/impl/producer_send_async.hpp>
 #include <rmq/log.hpp>
 #include <rmq/message.hpp>
