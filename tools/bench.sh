@@ -42,6 +42,11 @@
 #   --key-orderly only rmq::KeyOrderly vs rmq::Orderly (bench/key_orderly.cpp, ~30 s per repetition): its rows
 #                 replace the key-orderly rows of the existing latest.md/json, the other rows are kept
 #   --no-key-orderly  skip it (it is part of the default full run)
+#   --producer    only the producer benchmark (bench/produce.cpp vs bench/java JavaProduceBench on a one-broker
+#                 5.3.3 cluster: sync, async (1,024 in flight) and batch (32) sends of 128 B and 1 KiB, Java
+#                 right before rmq, --reps repetitions): its rows replace the producer rows of latest.md/json
+#   --no-producer skip it (it is part of the default full run)
+#   --produce-messages N  messages per producer run (default 200,000; --quick 20,000)
 #
 # Compile cost: bench/compile/probe.cpp (the umbrella <rmq/rmq.hpp>, the embedded broker, a producer and a
 # Concurrently consumer) and bench/compile/yardstick.cpp (fmt, nlohmann::json, std threads and containers),
@@ -69,11 +74,13 @@ COMPILE=1          # 0: skip, 1: part of the full run, 2: only the compile cost
 COMPILE_INCLUDE=""
 ALLOCATE=1         # 0: skip, 1: part of the full run, 2: only the allocation-movement table
 KEYO=1             # rmq_bench_key_orderly: 0: skip, 1: part of the full run, 2: only it
+PRODUCER=1         # rmq_bench_produce + JavaProduceBench: 0: skip, 1: part of the full run, 2: only it
+PRODUCE_MESSAGES=200000
 
 while [[ $# -gt 0 ]]; do
     case $1 in
     --quick) REPS=1 MESSAGES=100000 BACKLOG=500000 REAL_MESSAGES=20000 REAL_BACKLOG=1000000 BACKLOG_WINDOW=10
-        WORK_MESSAGES=10000 ;;
+        WORK_MESSAGES=10000 PRODUCE_MESSAGES=20000 ;;
     --reps) REPS=$2; shift ;;
     --messages) MESSAGES=$2; shift ;;
     --backlog) BACKLOG=$2; shift ;;
@@ -95,9 +102,12 @@ while [[ $# -gt 0 ]]; do
     --no-allocate) ALLOCATE=0 ;;
     --key-orderly) KEYO=2 COMPILE=0 ;;
     --no-key-orderly) KEYO=0 ;;
+    --producer) PRODUCER=2 COMPILE=0 ;;
+    --no-producer) PRODUCER=0 ;;
+    --produce-messages) PRODUCE_MESSAGES=$2; shift ;;
     --build-dir) BUILD=$2; shift ;;
     --out) OUT=$2; shift ;;
-    -h | --help) sed -n '2,43p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,48p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -233,6 +243,44 @@ key_orderly_bench() {
         --reps "$REPS" | sed "s/}\$/,\"commit\":\"$rev\",\"date\":\"$stamp\"}/"
 }
 
+# The producer benchmark: rmq_bench_produce and JavaProduceBench on a one-broker cluster of its own (topic
+# BenchProduce, 8 queues); per repetition, body size and mode, Java right before rmq. One JSON line per run.
+producer_bench() {
+    local launcher=() gen=() cp jout cluster namesrv rev stamp status=0
+    if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+    if command -v ninja >/dev/null; then gen=(-G Ninja); fi
+    cmake -S "$ROOT" -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DRMQ_WERROR=OFF -DRMQ_BUILD_TESTS=OFF \
+        -DRMQ_BUILD_EXAMPLES=OFF -DRMQ_BUILD_BENCH=ON "${launcher[@]}" >/dev/null
+    log "building rmq_bench_produce"
+    cmake --build "$BUILD" --target rmq_bench_produce -j2 >&2 || return 1
+    cp=$("$ROOT/tools/rocketmq.sh" classpath client 2>/dev/null) ||
+        { "$ROOT/tools/rocketmq.sh" fetch >&2 && cp=$("$ROOT/tools/rocketmq.sh" classpath client); } || return 1
+    jout=$BUILD/java
+    mkdir -p "$jout"
+    javac -d "$jout" -cp "$cp" "$ROOT"/bench/java/src/rmq/bench/*.java || return 1
+    log "producer bench: starting a one-broker cluster"
+    cluster=$("$ROOT/tools/rocketmq.sh" start --brokers 1 2> >(sed 's/^/  /' >&2)) || return 1
+    namesrv=$(sed -n 's/^RMQ_NAMESRV=//p' "$cluster/cluster.env")
+    "$ROOT/tools/rocketmq.sh" create-topic BenchProduce 8 --dir "$cluster" >&2
+    rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    stamp=$(date -u '+%Y-%m-%d %H:%M UTC')
+    local tag="s/}\$/,\"commit\":\"$rev\",\"date\":\"$stamp\"}/"
+    for rep in $(seq 1 "$REPS"); do
+        for body in 128 1024; do
+            for mode in sync async batch; do
+                log "producer bench rep $rep/$REPS, $body B, $mode: Java DefaultMQProducer"
+                timeout 600 java ${RMQ_BENCH_JVM:-} -cp "$jout:$cp" rmq.bench.JavaProduceBench "$namesrv" BenchProduce \
+                    "$mode" "$PRODUCE_MESSAGES" "$body" | sed "$tag" || { log "  Java run failed"; status=1; }
+                log "producer bench rep $rep/$REPS, $body B, $mode: rmq::Producer"
+                timeout 600 "$BUILD/bench/rmq_bench_produce" --namesrv "$namesrv" --topic BenchProduce --mode "$mode" \
+                    --messages "$PRODUCE_MESSAGES" --body "$body" | sed "$tag" || { log "  rmq run failed"; status=1; }
+            done
+        done
+    done
+    "$ROOT/tools/rocketmq.sh" stop --fast --clean --dir "$cluster" >/dev/null 2>&1 || true
+    return $status
+}
+
 # The charts of latest.json (tools/bench_charts.py -> $OUT/charts/*.png), with the python that has matplotlib
 # (Debian's python3-matplotlib is for /usr/bin/python3, which another python3 on PATH may hide). A machine
 # without it gets the tables and a loud line, not a failed run.
@@ -256,7 +304,8 @@ import json, shlex, sys
 d = json.load(open(sys.argv[1]))
 with open(sys.argv[2], "w") as f:
     for r in d.get("runs", []):
-        if r.get("mode") != sys.argv[3]:
+        mode, skip = r.get("mode", ""), sys.argv[3]
+        if mode != skip and not (skip == "produce" and "_produce_" in mode):
             f.write(json.dumps(r) + "\n")
 for var, key in ((("KEEP_REPS" if sys.argv[3] != "compile" else "REPS"), "reps"), ("MESSAGES", "messages"), ("BACKLOG", "backlog"),
                  ("REAL_MESSAGES", "real_messages"), ("REAL_BACKLOG", "real_backlog"),
@@ -289,10 +338,10 @@ if [[ -n $REPORT_ONLY ]]; then
         eval "$(latest_params "$REPORT_ONLY" "$RUNS")"
         REPS=${KEEP_REPS:-$REPS}
     fi
-elif [[ $COMPILE == 2 || $KEYO == 2 ]]; then
-    # Only the compile cost (or only the key-orderly bench): keep the other rows (and their parameters) of the
-    # last full run.
-    ONLY_MODE=$([[ $COMPILE == 2 ]] && echo compile || echo key_orderly_bench)
+elif [[ $COMPILE == 2 || $KEYO == 2 || $PRODUCER == 2 ]]; then
+    # Only the compile cost (or only the key-orderly or the producer bench): keep the other rows (and their
+    # parameters) of the last full run.
+    ONLY_MODE=$([[ $COMPILE == 2 ]] && echo compile || { [[ $KEYO == 2 ]] && echo key_orderly_bench || echo produce; })
     mkdir -p "$OUT"
     RUNS=$(mktemp)
     trap 'rm -f "$RUNS"' EXIT
@@ -304,9 +353,12 @@ elif [[ $COMPILE == 2 || $KEYO == 2 ]]; then
     fi
     if [[ $COMPILE == 2 ]]; then
         compile_cost >>"$RUNS" || STATUS=$?
-    else
+    elif [[ $KEYO == 2 ]]; then
         key_orderly_bench >>"$RUNS" || STATUS=$?
         REPS=${KEEP_REPS:-$REPS}  # the header describes the last full run's in-process suite
+    else
+        producer_bench >>"$RUNS" || STATUS=$?
+        REPS=${KEEP_REPS:-$REPS}
     fi
 else
 # ---- what a clean Debian machine lacks: the toolchain, and for the real-broker runs the JDK + Maven ------
@@ -495,6 +547,9 @@ if [[ -z $JAVA_REASON ]]; then
     fi
     rm -rf "$JLOGS"
 fi
+if [[ $PRODUCER == 1 && -z $JAVA_REASON ]]; then
+    producer_bench >>"$RUNS" || STATUS=$?
+fi
 
 fi
 
@@ -682,6 +737,25 @@ for body in (128, 1024):
     row(f"Real broker raw rmq pull loop, no dispatch, {size(body)} (msg/s)",
         med("real_limit", "msgs_per_s", body) or real or "not run", "—",
         med("real_limit", "msgs_per_s", body) or real or "not run", None)
+for body in (128, 1024):
+    for mode, plabel, goal in (("sync", "sync send", ""), ("async", "async send, 1,024 in flight", "; target >= 1"),
+                               ("batch", "batch send of 32", "; target >= 1")):
+        m_runs = [r for r in by_mode("real_produce_" + mode, body) if r.get("complete")]
+        if not m_runs and not by_mode("java_produce_" + mode, body):
+            continue
+        where = (m_runs or by_mode("java_produce_" + mode, body))[0]
+        pn = (f"{where['messages']:,} messages per run, {len(m_runs)} rmq run(s), medians; commit "
+              f"{where.get('commit', '?')}, {where.get('date', '?')}")
+        for key, label, note in (
+                ("steady_msgs_per_s", "steady throughput (msg/s)", f"ratio = rmq / Java{goal}"),
+                ("steady_cpu_s_per_million", "steady client CPU s per million msgs",
+                 "ratio = rmq / Java" + ("; target <= 0.5" if goal else "")),
+                ("peak_rss_mb", "peak RSS of the process (MB)", "ratio = rmq / Java")):
+            m = med("real_produce_" + mode, key, body)
+            j = med("java_produce_" + mode, key, body)
+            row(f"Real broker producer, {plabel}, {size(body)}: {label}", m if m is not None else "not run",
+                j if j is not None else "not run", None, ratio(m, j),
+                note + spreads("real_produce_" + mode, "java_produce_" + mode, key, body) + "; " + pn)
 ko = [r for r in by_mode("key_orderly_bench") if r.get("policy") == "key_orderly"]
 if ko:
     kv = statistics.median(r["msgs_per_s"] for r in ko)
