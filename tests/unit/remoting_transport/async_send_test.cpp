@@ -138,7 +138,6 @@ TEST_CASE("send_async retries a retryable refusal from its answer and stops at o
     CHECK(sends.load() == 2);
 
     refuse_with = rmq::response_code::message_illegal;  // not retryable: the caller gets it at once
-    std::atomic<bool> failed{false};
     std::promise<int> code;
     producer.send_async(
         rmq::Message("TopicAsync", "TagA", "refused"),
