@@ -121,13 +121,13 @@ TEST_CASE("pop, ack and change invisible time over remoting go as JSON with Java
     const auto acks = requests_of(server, rc::ack_message);
     REQUIRE(acks.size() == 1);
     CHECK(acks[0].serialize_type == rmq::remoting::SerializeType::Json);
-    CHECK(fields_of(acks[0]) == std::map<std::string, std::string>{
-                                    {"consumerGroup", "g"},
-                                    {"topic", "T"},
-                                    {"queueId", "2"},
-                                    {"extraInfo", "40 1700000005000 60000 1 0 broker-a 2 40"},
-                                    {"offset", "40"},
-                                    {"bname", "broker-a"}});
+    CHECK(fields_of(acks[0]) ==
+          std::map<std::string, std::string>{{"consumerGroup", "g"},
+                                             {"topic", "T"},
+                                             {"queueId", "2"},
+                                             {"extraInfo", "40 1700000005000 60000 1 0 broker-a 2 40"},
+                                             {"offset", "40"},
+                                             {"bname", "broker-a"}});
     // Other requests keep the configured binary header.
     const auto routes = requests_of(server, rc::get_routeinfo_by_topic);
     REQUIRE_FALSE(routes.empty());
