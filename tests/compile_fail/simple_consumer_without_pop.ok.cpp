@@ -19,6 +19,7 @@ struct RouteAndPop {
 }  // namespace
 
 int main() {
-    rmq::SimpleConsumer<RouteAndPop> consumer(RouteAndPop{}, rmq::SimpleConsumerConfig{.consumer_group = "g"});
+    rmq::SimpleConsumer<RouteAndPop> consumer(RouteAndPop{},
+                                              rmq::SimpleConsumerConfig{.consumer_group = "g"});
     return 0;
 }

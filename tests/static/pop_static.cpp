@@ -13,6 +13,7 @@ namespace {
 /// Pops, but cannot change the invisible time: not HasPop.
 struct PopWithoutChange {
     rmq::PopResult pop_message(const rmq::PopArgs& /*a*/) { return {}; }
+
     void ack_message(const rmq::AckArgs& /*a*/) {}
 };
 

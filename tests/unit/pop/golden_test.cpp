@@ -1,6 +1,7 @@
-// The POP requests against what Apache RocketMQ 5.3.3's own classes make of them (tests/data/pop.json, written
-// by tools/pop_golden/PopGolden.java): the same ext fields from rmq's typed headers, Java's JSON frames decoded,
-// Java's ROCKETMQ frames showing the (short) cast of the code that rmq refuses, and ExtraInfoUtil's strings.
+// The POP requests against what Apache RocketMQ 5.3.3's own classes make of them (tests/data/pop.json,
+// written by tools/pop_golden/PopGolden.java): the same ext fields from rmq's typed headers, Java's JSON
+// frames decoded, Java's ROCKETMQ frames showing the (short) cast of the code that rmq refuses, and
+// ExtraInfoUtil's strings.
 
 #include <map>
 #include <string>
@@ -43,8 +44,8 @@ rr::ExtFields rmq_fields(const std::string& name) {
         return rr::to_ext_fields(rr::PopMessageRequestHeader::from(a, 1234));
     }
     if (name == "ack") {
-        return rr::to_ext_fields(
-            rr::AckMessageRequestHeader::from(rmq::AckArgs{"g", "T", "3 1700000000000 30000 2 1 broker-b 0 3"}));
+        return rr::to_ext_fields(rr::AckMessageRequestHeader::from(
+            rmq::AckArgs{"g", "T", "3 1700000000000 30000 2 1 broker-b 0 3"}));
     }
     return rr::to_ext_fields(rr::ChangeInvisibleTimeRequestHeader::from(
         rmq::ChangeInvisibleTimeArgs{"g", "T", "10 1700000000000 30000 2 0 broker-a 1 11", 5000}));
@@ -70,7 +71,8 @@ TEST_CASE("pop request headers carry Java's ext fields", "[pop][golden]") {
         CHECK(from_java.serialize_type == rr::SerializeType::Json);
         CHECK(sorted(*from_java.ext_fields) == java);
 
-        // Java's ROCKETMQ frame: its code is (short) code, a request no broker knows; rmq refuses to write it.
+        // Java's ROCKETMQ frame: its code is (short) code, a request no broker knows; rmq refuses to write
+        // it.
         const auto truncated = rr::decode(rmq_test::from_hex(c["rocketmq_frame_hex"]));
         CHECK(truncated.code == static_cast<std::int16_t>(c["code"].get<int>()));
         CHECK(truncated.code != c["code"].get<int>());
@@ -109,7 +111,8 @@ TEST_CASE("receipts and offset infos match ExtraInfoUtil", "[pop][golden]") {
     const auto r = rr::to_pop_result(resp, "broker-a", "T");
     REQUIRE(r.msg_found_list.size() == 3);
     CHECK(r.msg_found_list[1].property_view(rmq::property::pop_ck) == golden["receipt"].get<std::string>());
-    CHECK(r.msg_found_list[2].property_view(rmq::property::pop_ck) == "3 1700000000000 30000 2 1 broker-a 0 3");
+    CHECK(r.msg_found_list[2].property_view(rmq::property::pop_ck) ==
+          "3 1700000000000 30000 2 1 broker-a 0 3");
 }
 
 }  // namespace pop_golden_test
