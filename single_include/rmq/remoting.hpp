@@ -5298,14 +5298,12 @@ inline std::map<std::string, std::string, std::less<>> parse_offset_info(std::st
         const std::size_t a = one.find(' ');
         const std::size_t b = a == std::string_view::npos ? a : one.find(' ', a + 1);
         if (b == std::string_view::npos || one.find(' ', b + 1) != std::string_view::npos) {
-            throw CodecError(fmt::format("PopMessageResponseHeader: {} entry \"{}\" is not "
-                                         "\"topicMark queueId value\"",
-                                         field,
-                                         one));
+            throw CodecError(fmt::format(
+                R"(PopMessageResponseHeader: {} entry "{}" is not "topicMark queueId value")", field, one));
         }
         auto key = fmt::format("{}@{}", one.substr(0, a), one.substr(a + 1, b - a - 1));
         if (!out.emplace(std::move(key), std::string(one.substr(b + 1))).second) {
-            throw CodecError(fmt::format("PopMessageResponseHeader: {} repeats queue \"{}\"", field, one));
+            throw CodecError(fmt::format(R"(PopMessageResponseHeader: {} repeats queue "{}")", field, one));
         }
         start = end + 1;
     }
@@ -5317,7 +5315,7 @@ inline std::int64_t offset_number(std::string_view text, std::string_view field)
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
         throw CodecError(
-            fmt::format("PopMessageResponseHeader: {} value \"{}\" is not a number", field, text));
+            fmt::format(R"(PopMessageResponseHeader: {} value "{}" is not a number)", field, text));
     }
     return v;
 }

@@ -16283,7 +16283,7 @@ Int receipt_number(std::string_view extra_info, std::string_view field, std::str
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
         throw InvalidArgument(
-            fmt::format("POP receipt \"{}\": {} \"{}\" is not a number", extra_info, field, text));
+            fmt::format(R"(POP receipt "{}": {} "{}" is not a number)", extra_info, field, text));
     }
     return v;
 }
@@ -16305,7 +16305,7 @@ RMQ_DECL PopReceipt PopReceipt::parse(std::string_view extra_info) {
     }
     if (n < f.size()) {
         throw InvalidArgument(fmt::format(
-            "POP receipt \"{}\" has {} fields, 8 expected (ckQueueOffset popTime invisibleTime reviveQid "
+            R"(POP receipt "{}" has {} fields, 8 expected (ckQueueOffset popTime invisibleTime reviveQid )"
             "topicMark brokerName queueId queueOffset)",
             extra_info,
             n));
