@@ -127,6 +127,14 @@ private:
     std::int32_t broker_version_;
 };
 
+/// A broker does not serve 5.x POP consumption (POP_MESSAGE, ACK_MESSAGE, CHANGE_MESSAGE_INVISIBLETIME): a
+/// RocketMQ 4.x broker answers REQUEST_CODE_NOT_SUPPORTED (code(), 3). Use a push consumer with such a
+/// broker.
+class PopUnsupported : public BrokerError {
+public:
+    using BrokerError::BrokerError;
+};
+
 /// An asynchronous send found no free in-flight slot (ProducerConfig::back_pressure_for_async_send_num)
 /// within send_msg_timeout, or at once on a thread of the producer's own (Java's
 /// RemotingTooMuchRequestException); nothing was sent.

@@ -47,6 +47,11 @@ inline constexpr std::string_view timer_delay_sec = "TIMER_DELAY_SEC";
 inline constexpr std::string_view timer_delay_ms = "TIMER_DELAY_MS";
 /// Set by the broker on a timer message: the wall time (ms) it is due.
 inline constexpr std::string_view timer_out_ms = "TIMER_OUT_MS";
+/// 5.x POP: the receipt of a popped message (ExtraInfoUtil's extraInfo, rmq::PopReceipt), sent back by
+/// ACK_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME.
+inline constexpr std::string_view pop_ck = "POP_CK";
+/// 5.x POP: the wall time (ms) the message was first popped.
+inline constexpr std::string_view first_pop_time = "1ST_POP_TIME";
 /// Separator between name and value (U+0001) and between entries (U+0002) in the properties string.
 inline constexpr char name_value_separator = '\x01';
 inline constexpr char property_separator = '\x02';

@@ -77,6 +77,10 @@ inline constexpr int consumer_not_online = 206;
 inline constexpr int consume_msg_timeout = 207;
 inline constexpr int no_message = 208;
 inline constexpr int flow_control = 215;
+/// 5.x POP: too many pops are held for long polling on the queue.
+inline constexpr int polling_full = 209;
+/// 5.x POP: nothing was found within the poll time.
+inline constexpr int polling_timeout = 210;
 inline constexpr int not_leader_for_queue = 501;
 inline constexpr int illegal_operation = 604;
 /// 5.3 servers shutting down gracefully (only to requests with version > 475).

@@ -18,6 +18,7 @@
 #include <rmq/remoting/command.hpp>
 #include <rmq/remoting/compression.hpp>
 #include <rmq/remoting/headers.hpp>
+#include <rmq/remoting/headers/pop.hpp>
 #include <rmq/remoting/message_codec.hpp>
 #include <rmq/remoting/request_code.hpp>
 #include <rmq/rmq.hpp>

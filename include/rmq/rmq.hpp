@@ -44,6 +44,7 @@
 #include <rmq/order/message_batch.hpp>
 #include <rmq/order/orderly.hpp>
 #include <rmq/order/orderly_common.hpp>
+#include <rmq/pop.hpp>
 #include <rmq/process_queue.hpp>
 #include <rmq/producer.hpp>
 #include <rmq/producer_config.hpp>
@@ -52,6 +53,8 @@
 #include <rmq/sim/options.hpp>
 #include <rmq/sim/simulation.hpp>
 #include <rmq/sim/trace.hpp>
+#include <rmq/simple_consumer.hpp>
+#include <rmq/simple_consumer_config.hpp>
 #include <rmq/stats.hpp>
 #include <rmq/subscription.hpp>
 #include <rmq/tls_config.hpp>

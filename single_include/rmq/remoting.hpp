@@ -529,6 +529,12 @@ inline std::string encode(const Command& cmd) {
     return encode(cmd, cmd.serialize_type);
 }
 
+/// The serialization a request goes in: `configured`, unless its code does not fit the ROCKETMQ header's
+/// int16 (the 5.x POP codes), then JSON. Java's RocketMQSerializable writes `(short) code` there, a code no
+/// broker knows (200050 becomes 3442); its JSON header carries the whole int, which is what a Java client
+/// sends with its default serialization.
+SerializeType request_serialize_type(const Command& request, SerializeType configured) noexcept;
+
 /// Validates a frame's leading int32 (the first 4 bytes of `prefix`) and returns how many bytes follow it.
 /// Throws CodecError for a length below 4 (no room for the header word) or a frame above max_frame_length.
 std::size_t frame_payload_length(std::span<const std::byte> prefix);
@@ -1008,6 +1014,16 @@ inline constexpr std::int32_t lite_pull_message = 361;
 inline constexpr std::int32_t query_assignment = 400;
 inline constexpr std::int32_t set_message_request_mode = 401;
 inline constexpr std::int32_t get_all_message_request_mode = 402;
+/// 5.x POP requests. Their codes do not fit the ROCKETMQ binary header's int16 code (Java's
+/// RocketMQSerializable casts them to short, which no broker understands): they always travel with a JSON
+/// header (rmq::remoting::request_serialize_type).
+inline constexpr std::int32_t pop_message = 200050;
+inline constexpr std::int32_t ack_message = 200051;
+inline constexpr std::int32_t peek_message = 200052;
+inline constexpr std::int32_t change_message_invisibletime = 200053;
+inline constexpr std::int32_t notification = 200054;
+inline constexpr std::int32_t polling_info = 200055;
+inline constexpr std::int32_t batch_ack_message = 200151;
 }  // namespace rmq::remoting::request_code
 // ---- end rmq/remoting/request_code.hpp ----
 
@@ -1677,6 +1693,180 @@ struct CheckTransactionStateRequestHeader {
 
 }  // namespace rmq::remoting
 // ---- end rmq/remoting/headers.hpp ----
+
+// ---- begin rmq/remoting/headers/pop.hpp ----
+
+/// @file remoting/headers/pop.hpp
+/// The 5.x POP requests on the wire: POP_MESSAGE (200050), ACK_MESSAGE (200051) and
+/// CHANGE_MESSAGE_INVISIBLETIME (200053) headers in the field machinery of rmq/remoting/headers.hpp, and the
+/// decoding of a POP_MESSAGE answer (MQClientAPIImpl.processPopResponse): every message gets its receipt
+/// (POP_CK) from the answer's startOffsetInfo / msgOffsetInfo. These codes do not fit the ROCKETMQ binary
+/// header: the requests always go with a JSON header (request_serialize_type).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+
+namespace rmq::remoting {
+
+/// POP_MESSAGE request header.
+struct PopMessageRequestHeader {
+    static constexpr std::string_view java_name = "PopMessageRequestHeader";
+    std::string consumer_group;
+    std::string topic;
+    /// -1: any queue of the broker.
+    std::int32_t queue_id = -1;
+    std::int32_t max_msg_nums = 32;
+    std::int64_t invisible_time = 0;
+    std::int64_t poll_time = 0;
+    /// The client's wall time when it sent the request (the broker refuses requests older than poll time +
+    /// 500 ms: POLLING_TIMEOUT).
+    std::int64_t born_time = 0;
+    /// ConsumeInitMode: 0 MIN, 1 MAX.
+    std::int32_t init_mode = 1;
+    std::optional<std::string> exp_type;
+    std::optional<std::string> exp;
+    /// Orderly pop (not used by rmq).
+    std::optional<bool> order = false;
+    std::optional<std::string> attempt_id;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("consumerGroup", s.consumer_group);
+        v("topic", s.topic);
+        v("queueId", s.queue_id);
+        v("maxMsgNums", s.max_msg_nums);
+        v("invisibleTime", s.invisible_time);
+        v("pollTime", s.poll_time);
+        v("bornTime", s.born_time);
+        v("initMode", s.init_mode);
+        v("expType", s.exp_type);
+        v("exp", s.exp);
+        v("order", s.order);
+        v("attemptId", s.attempt_id);
+        v("bname", s.bname);
+    }
+
+    /// The header for rmq::PopArgs, born at wall time `born_time`.
+    static PopMessageRequestHeader from(const PopArgs& args, std::int64_t born_time);
+};
+
+/// POP_MESSAGE response header.
+struct PopMessageResponseHeader {
+    static constexpr std::string_view java_name = "PopMessageResponseHeader";
+    std::int64_t pop_time = 0;
+    std::int64_t invisible_time = 0;
+    std::int32_t revive_qid = 0;
+    std::int64_t rest_num = 0;
+    /// "topicMark queueId startOffset" per queue, ';'-separated (5.x; absent from old brokers).
+    std::optional<std::string> start_offset_info;
+    /// "topicMark queueId offset,offset,..." per queue, ';'-separated.
+    std::optional<std::string> msg_offset_info;
+    std::optional<std::string> order_count_info;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("popTime", s.pop_time);
+        v("invisibleTime", s.invisible_time);
+        v("reviveQid", s.revive_qid);
+        v("restNum", s.rest_num);
+        v("startOffsetInfo", s.start_offset_info);
+        v("msgOffsetInfo", s.msg_offset_info);
+        v("orderCountInfo", s.order_count_info);
+    }
+};
+
+/// ACK_MESSAGE request header.
+struct AckMessageRequestHeader {
+    static constexpr std::string_view java_name = "AckMessageRequestHeader";
+    std::string consumer_group;
+    /// The real topic: the pop retry topic for a redelivered message.
+    std::string topic;
+    std::int32_t queue_id = 0;
+    std::string extra_info;
+    std::int64_t offset = 0;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("consumerGroup", s.consumer_group);
+        v("topic", s.topic);
+        v("queueId", s.queue_id);
+        v("extraInfo", s.extra_info);
+        v("offset", s.offset);
+        v("bname", s.bname);
+    }
+
+    /// The header for an ack of the receipt in `args` (DefaultMQPushConsumerImpl.ackAsync). Throws
+    /// rmq::InvalidArgument for a malformed receipt.
+    static AckMessageRequestHeader from(const AckArgs& args);
+};
+
+/// CHANGE_MESSAGE_INVISIBLETIME request header.
+struct ChangeInvisibleTimeRequestHeader {
+    static constexpr std::string_view java_name = "ChangeInvisibleTimeRequestHeader";
+    std::string consumer_group;
+    std::string topic;
+    std::int32_t queue_id = 0;
+    std::string extra_info;
+    std::int64_t offset = 0;
+    std::int64_t invisible_time = 0;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("consumerGroup", s.consumer_group);
+        v("topic", s.topic);
+        v("queueId", s.queue_id);
+        v("extraInfo", s.extra_info);
+        v("offset", s.offset);
+        v("invisibleTime", s.invisible_time);
+        v("bname", s.bname);
+    }
+
+    /// The header for `args` (DefaultMQPushConsumerImpl.changePopInvisibleTimeAsync). Throws
+    /// rmq::InvalidArgument for a malformed receipt.
+    static ChangeInvisibleTimeRequestHeader from(const ChangeInvisibleTimeArgs& args);
+};
+
+/// CHANGE_MESSAGE_INVISIBLETIME response header.
+struct ChangeInvisibleTimeResponseHeader {
+    static constexpr std::string_view java_name = "ChangeInvisibleTimeResponseHeader";
+    std::int64_t pop_time = 0;
+    std::int64_t invisible_time = 0;
+    std::int32_t revive_qid = 0;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("popTime", s.pop_time);
+        v("invisibleTime", s.invisible_time);
+        v("reviveQid", s.revive_qid);
+    }
+};
+
+/// MQClientAPIImpl.processPopResponse for a POP_MESSAGE answer from broker `broker_name` to a pop of
+/// `topic`: SUCCESS decodes the messages and gives each its receipt (POP_CK, unless the broker set one, as
+/// 5.x does for messages of the pop retry topic) and 1ST_POP_TIME, the subscribed topic and the broker name;
+/// POLLING_FULL, POLLING_TIMEOUT and PULL_NOT_FOUND are answers without messages. Other codes throw
+/// rmq::BrokerError; REQUEST_CODE_NOT_SUPPORTED (a 4.x broker) throws rmq::PopUnsupported. Throws
+/// CodecError for an undecodable answer.
+PopResult to_pop_result(const Command& response, std::string_view broker_name, std::string_view topic);
+
+/// The new receipt a CHANGE_MESSAGE_INVISIBLETIME answer gives (MQClientAPIImpl.changeInvisibleTimeAsync):
+/// the old receipt's fields with the request's offset as check point offset and the answer's pop time,
+/// invisible time and revive queue. Throws like to_pop_result for an error code.
+std::string changed_receipt(const Command& response, const ChangeInvisibleTimeRequestHeader& request);
+
+/// Throws for a POP family answer that is not SUCCESS: rmq::PopUnsupported for REQUEST_CODE_NOT_SUPPORTED,
+/// else rmq::BrokerError naming `what`.
+void check_pop_answer(const Command& response, std::string_view what);
+
+}  // namespace rmq::remoting
+
+// ---- end rmq/remoting/headers/pop.hpp ----
 
 // ---- begin rmq/remoting/message_codec.hpp ----
 
@@ -2552,6 +2742,9 @@ public:
     void send_async(const Message& msg, const MessageQueue& mq, SendCompletion done);
     SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq);
     void send_back(const SendBackArgs& args);
+    PopResult pop_message(const PopArgs& args);
+    void ack_message(const AckArgs& args);
+    std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);
 
     /// The master address of a broker group from the known routes; rmq::Error if unknown.
     [[nodiscard]] std::string master_address(const std::string& broker_name) const;
@@ -2762,6 +2955,18 @@ public:
     /// CONSUMER_SEND_MSG_BACK to the master of the message's broker.
     void send_back(const SendBackArgs& args) { state_->send_back(args); }
 
+    /// POP_MESSAGE (rmq::HasPop, 5.x brokers) to the master of `args.broker_name`, with a JSON header. Waits
+    /// up to poll_time_millis + mq_client_api_timeout. A 4.x broker: rmq::PopUnsupported.
+    PopResult pop_message(const PopArgs& args) { return state_->pop_message(args); }
+
+    /// ACK_MESSAGE to the master of the broker the receipt names.
+    void ack_message(const AckArgs& args) { state_->ack_message(args); }
+
+    /// CHANGE_MESSAGE_INVISIBLETIME to the master of the broker the receipt names; the new receipt.
+    std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
+        return state_->change_invisible_time(args);
+    }
+
     /// rmq::system_clock(): a real cluster lives by wall time.
     [[nodiscard]] std::shared_ptr<Clock> clock() const { return system_clock(); }
 
@@ -2785,6 +2990,7 @@ static_assert(HasSendOneway<RemotingTransport>);
 static_assert(HasAdminHandler<RemotingTransport>);
 static_assert(HasRouteChangeHandler<RemotingTransport>);
 static_assert(HasTransactions<RemotingTransport>);
+static_assert(HasPop<RemotingTransport>);
 
 }  // namespace rmq
 // ---- end rmq/transport/remoting.hpp ----
@@ -3550,6 +3756,12 @@ RMQ_DECL std::string encode(const Command& cmd, SerializeType type) {
     w.patch_i32(0, static_cast<std::int32_t>(out.size() - 4));
     w.patch_i32(4, static_cast<std::int32_t>((static_cast<std::uint32_t>(type) << 24) | header_len));
     return out;
+}
+
+RMQ_DECL SerializeType request_serialize_type(const Command& request, SerializeType configured) noexcept {
+    const bool fits = request.code >= std::numeric_limits<std::int16_t>::min() &&
+                      request.code <= std::numeric_limits<std::int16_t>::max();
+    return fits ? configured : SerializeType::Json;
 }
 
 RMQ_DECL std::size_t frame_payload_length(std::span<const std::byte> prefix) {
@@ -5087,6 +5299,240 @@ RMQ_DECL std::string compress(std::string_view data, CompressionType type, int l
 }  // namespace rmq::remoting
 // ---- end rmq/remoting/impl/compression.ipp ----
 
+// ---- begin rmq/remoting/impl/pop.ipp ----
+
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+namespace rmq::remoting {
+
+namespace detail {
+
+/// "mark queueId value" entries of startOffsetInfo / msgOffsetInfo, ';'-separated, keyed "mark@queueId"
+/// (ExtraInfoUtil.parseStartOffsetInfo / parseMsgOffsetInfo); the value's text is left to the caller.
+inline std::map<std::string, std::string, std::less<>> parse_offset_info(std::string_view info,
+                                                                         std::string_view field) {
+    std::map<std::string, std::string, std::less<>> out;
+    std::size_t start = 0;
+    while (start <= info.size() && !info.empty()) {
+        const std::size_t end = std::min(info.find(';', start), info.size());
+        const std::string_view one = info.substr(start, end - start);
+        const std::size_t a = one.find(' ');
+        const std::size_t b = a == std::string_view::npos ? a : one.find(' ', a + 1);
+        if (b == std::string_view::npos || one.find(' ', b + 1) != std::string_view::npos) {
+            throw CodecError(fmt::format(
+                R"(PopMessageResponseHeader: {} entry "{}" is not "topicMark queueId value")", field, one));
+        }
+        auto key = fmt::format("{}@{}", one.substr(0, a), one.substr(a + 1, b - a - 1));
+        if (!out.emplace(std::move(key), std::string(one.substr(b + 1))).second) {
+            throw CodecError(fmt::format(R"(PopMessageResponseHeader: {} repeats queue "{}")", field, one));
+        }
+        start = end + 1;
+    }
+    return out;
+}
+
+inline std::int64_t offset_number(std::string_view text, std::string_view field) {
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
+        throw CodecError(
+            fmt::format(R"(PopMessageResponseHeader: {} value "{}" is not a number)", field, text));
+    }
+    return v;
+}
+
+/// The nth offset of a comma-separated list.
+inline std::int64_t nth_offset(std::string_view list, std::size_t n, std::string_view key) {
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        start = list.find(',', start);
+        if (start == std::string_view::npos) {
+            throw CodecError(fmt::format(
+                "PopMessageResponseHeader: msgOffsetInfo of {} lists fewer offsets than messages", key));
+        }
+        ++start;
+    }
+    const std::size_t end = std::min(list.find(',', start), list.size());
+    return offset_number(list.substr(start, end - start), "msgOffsetInfo");
+}
+
+/// "mark@queueId" of a popped message: a receipt the broker set says whether it came from the retry topic,
+/// else its topic does (MQClientAPIImpl.buildQueueOffsetSortedMap).
+inline std::string queue_key(const MessageExt& m) {
+    bool retry = is_retry_topic(m.topic());
+    if (const auto ck = m.property_view(property::pop_ck); !ck.empty()) {
+        retry = PopReceipt::parse(ck).retry;
+    }
+    return fmt::format("{}@{}", retry ? '1' : '0', m.queue_id());
+}
+
+/// Gives each message without a receipt its receipt (the processPopResponse loop for 5.x brokers that send
+/// startOffsetInfo, and the 4.x-era form without it).
+inline void attach_receipts(std::vector<MessageExt>& msgs,
+                            const PopMessageResponseHeader& h,
+                            std::string_view broker_name) {
+    const auto starts = parse_offset_info(h.start_offset_info.value_or(""), "startOffsetInfo");
+    const auto offsets = parse_offset_info(h.msg_offset_info.value_or(""), "msgOffsetInfo");
+    std::map<std::string, std::size_t, std::less<>> seen;  // messages so far per queue key
+    std::map<std::string, std::int64_t, std::less<>> first_offset;
+    for (auto& m : msgs) {
+        const std::string key = queue_key(m);
+        const std::size_t index = seen[key]++;
+        if (m.has_property(property::pop_ck)) {
+            continue;
+        }
+        PopReceipt r;
+        r.pop_time = h.pop_time;
+        r.invisible_time = h.invisible_time;
+        r.revive_qid = h.revive_qid;
+        r.retry = is_retry_topic(m.topic());
+        r.broker_name = std::string(broker_name);
+        r.queue_id = m.queue_id();
+        if (h.start_offset_info) {
+            const auto s = starts.find(key);
+            const auto o = offsets.find(key);
+            if (s == starts.end() || o == offsets.end()) {
+                throw CodecError(
+                    fmt::format("PopMessageResponseHeader: no offset info for queue {} of a message", key));
+            }
+            r.ck_queue_offset = offset_number(s->second, "startOffsetInfo");
+            r.queue_offset = nth_offset(o->second, index, key);
+        } else {
+            // No startOffsetInfo: the check point starts at the first message of the queue in the answer.
+            r.ck_queue_offset = first_offset.try_emplace(key, m.queue_offset()).first->second;
+            r.queue_offset = m.queue_offset();
+        }
+        m.set_property(property::pop_ck, r.to_string());
+    }
+}
+
+}  // namespace detail
+
+RMQ_DECL PopMessageRequestHeader PopMessageRequestHeader::from(const PopArgs& args, std::int64_t born_time) {
+    PopMessageRequestHeader h;
+    h.consumer_group = args.consumer_group;
+    h.topic = args.topic;
+    h.queue_id = args.queue_id;
+    h.max_msg_nums = args.max_msg_nums;
+    h.invisible_time = args.invisible_time_millis;
+    h.poll_time = args.poll_time_millis;
+    h.born_time = born_time;
+    h.init_mode = static_cast<std::int32_t>(args.init_mode);
+    h.exp_type = args.expression_type;
+    h.exp = args.expression;
+    if (!args.broker_name.empty()) {
+        h.bname = args.broker_name;
+    }
+    return h;
+}
+
+RMQ_DECL AckMessageRequestHeader AckMessageRequestHeader::from(const AckArgs& args) {
+    const auto r = PopReceipt::parse(args.extra_info);
+    AckMessageRequestHeader h;
+    h.consumer_group = args.consumer_group;
+    h.topic = r.real_topic(args.topic, args.consumer_group);
+    h.queue_id = r.queue_id;
+    h.extra_info = args.extra_info;
+    h.offset = r.queue_offset;
+    h.bname = r.broker_name;
+    return h;
+}
+
+RMQ_DECL ChangeInvisibleTimeRequestHeader
+ChangeInvisibleTimeRequestHeader::from(const ChangeInvisibleTimeArgs& args) {
+    const auto r = PopReceipt::parse(args.extra_info);
+    ChangeInvisibleTimeRequestHeader h;
+    h.consumer_group = args.consumer_group;
+    h.topic = r.real_topic(args.topic, args.consumer_group);
+    h.queue_id = r.queue_id;
+    h.extra_info = args.extra_info;
+    h.offset = r.queue_offset;
+    h.invisible_time = args.invisible_time_millis;
+    h.bname = r.broker_name;
+    return h;
+}
+
+RMQ_DECL void check_pop_answer(const Command& response, std::string_view what) {
+    if (response.code == response_code::success) {
+        return;
+    }
+    const std::string remark = response.remark.value_or("(no remark)");
+    if (response.code == response_code::request_code_not_supported) {
+        throw PopUnsupported(response.code,
+                             fmt::format("{}: the broker does not support POP consumption (RocketMQ 5.x "
+                                         "needed; it answered REQUEST_CODE_NOT_SUPPORTED: {})",
+                                         what,
+                                         remark));
+    }
+    if (response.code == response_code::no_permission) {
+        throw AccessDenied(response.code, fmt::format("{}: {}", what, remark));
+    }
+    throw BrokerError(response.code, fmt::format("{}: {}", what, remark));
+}
+
+RMQ_DECL PopResult to_pop_result(const Command& response,
+                                 std::string_view broker_name,
+                                 std::string_view topic) {
+    PopResult result;
+    switch (response.code) {
+    case response_code::success:
+        result.status = PopStatus::Found;
+        break;
+    case response_code::polling_full:
+        result.status = PopStatus::PollingFull;
+        break;
+    case response_code::polling_timeout:
+    case response_code::pull_not_found:
+        result.status = PopStatus::PollingNotFound;
+        break;
+    default:
+        check_pop_answer(response, fmt::format("POP_MESSAGE of {} at broker {}", topic, broker_name));
+    }
+    const auto h = header_of<PopMessageResponseHeader>(response);
+    result.rest_num = h.rest_num;
+    if (result.status != PopStatus::Found) {
+        return result;
+    }
+    result.pop_time = h.pop_time;
+    result.invisible_time = h.invisible_time;
+    result.msg_found_list = decode_messages(response.body_bytes());
+    detail::attach_receipts(result.msg_found_list, h, broker_name);
+    const std::string first_pop = fmt::format("{}", h.pop_time);
+    for (auto& m : result.msg_found_list) {
+        if (!m.has_property(property::first_pop_time)) {
+            m.set_property(property::first_pop_time, first_pop);
+        }
+        m.set_broker_name(std::string(broker_name));
+        m.set_topic(std::string(topic));
+    }
+    return result;
+}
+
+RMQ_DECL std::string changed_receipt(const Command& response,
+                                     const ChangeInvisibleTimeRequestHeader& request) {
+    check_pop_answer(
+        response, fmt::format("CHANGE_MESSAGE_INVISIBLETIME of {} offset {}", request.topic, request.offset));
+    const auto h = header_of<ChangeInvisibleTimeResponseHeader>(response);
+    auto r = PopReceipt::parse(request.extra_info);
+    r.ck_queue_offset = request.offset;
+    r.pop_time = h.pop_time;
+    r.invisible_time = h.invisible_time;
+    r.revive_qid = h.revive_qid;
+    return r.to_string();
+}
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/impl/pop.ipp ----
+
 // ---- begin rmq/remoting/impl/message_codec.ipp ----
 
 #include <algorithm>
@@ -5799,7 +6245,7 @@ private:
 
     // Requests go in the configured serialization, answers in their request's (Java's writeResponse).
     std::string encode_checked(const remoting::Command& cmd) const {
-        return encode_checked(cmd, options_.serialize_type);
+        return encode_checked(cmd, remoting::request_serialize_type(cmd, options_.serialize_type));
     }
 
     std::string encode_checked(const remoting::Command& cmd, remoting::SerializeType type) const {
@@ -7891,6 +8337,71 @@ RMQ_DECL std::int64_t search_offset(TransportParts& parts, const MessageQueue& m
 #endif
 // ---- end rmq/detail/remoting_transport/offsets.hpp ----
 
+// ---- begin rmq/detail/remoting_transport/pop.hpp ----
+
+/// @file detail/remoting_transport/pop.hpp
+/// POP_MESSAGE, ACK_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME (5.x), each on the master of the broker the
+/// pop names or the receipt says, with a JSON header (their codes do not fit the binary one).
+
+#include <string>
+
+
+
+namespace rmq::detail::remoting_ops {
+
+/// Synchronous; the request waits poll time + the api timeout. rmq::PopUnsupported on a 4.x broker.
+PopResult pop_message(TransportParts& parts, const PopArgs& args);
+
+void ack_message(TransportParts& parts, const AckArgs& args);
+
+/// The new receipt.
+std::string change_invisible_time(TransportParts& parts, const ChangeInvisibleTimeArgs& args);
+
+}  // namespace rmq::detail::remoting_ops
+
+#if RMQ_INCLUDE_IMPL
+
+// ---- begin rmq/detail/remoting_transport/impl/pop.ipp ----
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail::remoting_ops {
+
+RMQ_DECL PopResult pop_message(TransportParts& parts, const PopArgs& args) {
+    const auto born = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+    const auto header = remoting::PopMessageRequestHeader::from(args, born);
+    const auto resp = parts.caller.call(parts.routes.require_master(args.broker_name),
+                                        remoting::make_request(remoting::request_code::pop_message, header),
+                                        args.poll_time_millis + parts.config.mq_client_api_timeout);
+    return remoting::to_pop_result(resp, args.broker_name, args.topic);
+}
+
+RMQ_DECL void ack_message(TransportParts& parts, const AckArgs& args) {
+    const auto header = remoting::AckMessageRequestHeader::from(args);
+    const auto resp = parts.caller.call(parts.routes.require_master(*header.bname),
+                                        remoting::make_request(remoting::request_code::ack_message, header));
+    remoting::check_pop_answer(resp, fmt::format("ACK_MESSAGE of {} offset {}", header.topic, header.offset));
+}
+
+RMQ_DECL std::string change_invisible_time(TransportParts& parts, const ChangeInvisibleTimeArgs& args) {
+    const auto header = remoting::ChangeInvisibleTimeRequestHeader::from(args);
+    const auto resp = parts.caller.call(
+        parts.routes.require_master(*header.bname),
+        remoting::make_request(remoting::request_code::change_message_invisibletime, header));
+    return remoting::changed_receipt(resp, header);
+}
+
+}  // namespace rmq::detail::remoting_ops
+// ---- end rmq/detail/remoting_transport/impl/pop.ipp ----
+#endif
+// ---- end rmq/detail/remoting_transport/pop.hpp ----
+
 // ---- begin rmq/detail/remoting_transport/pull.hpp ----
 
 /// @file detail/remoting_transport/pull.hpp
@@ -8549,6 +9060,18 @@ RemotingTransportState::send_async(const Message& msg, const MessageQueue& mq, S
 RMQ_DECL SendResult RemotingTransportState::send_batch(std::span<const Message> msgs,
                                                        const MessageQueue& mq) {
     return remoting_ops::send_batch(parts_, msgs, mq);
+}
+
+RMQ_DECL PopResult RemotingTransportState::pop_message(const PopArgs& args) {
+    return remoting_ops::pop_message(parts_, args);
+}
+
+RMQ_DECL void RemotingTransportState::ack_message(const AckArgs& args) {
+    remoting_ops::ack_message(parts_, args);
+}
+
+RMQ_DECL std::string RemotingTransportState::change_invisible_time(const ChangeInvisibleTimeArgs& args) {
+    return remoting_ops::change_invisible_time(parts_, args);
 }
 
 RMQ_DECL void RemotingTransportState::send_back(const SendBackArgs& args) {

@@ -421,6 +421,11 @@ inline constexpr std::string_view timer_delay_sec = "TIMER_DELAY_SEC";
 inline constexpr std::string_view timer_delay_ms = "TIMER_DELAY_MS";
 /// Set by the broker on a timer message: the wall time (ms) it is due.
 inline constexpr std::string_view timer_out_ms = "TIMER_OUT_MS";
+/// 5.x POP: the receipt of a popped message (ExtraInfoUtil's extraInfo, rmq::PopReceipt), sent back by
+/// ACK_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME.
+inline constexpr std::string_view pop_ck = "POP_CK";
+/// 5.x POP: the wall time (ms) the message was first popped.
+inline constexpr std::string_view first_pop_time = "1ST_POP_TIME";
 /// Separator between name and value (U+0001) and between entries (U+0002) in the properties string.
 inline constexpr char name_value_separator = '\x01';
 inline constexpr char property_separator = '\x02';
@@ -1100,6 +1105,14 @@ private:
     std::int32_t broker_version_;
 };
 
+/// A broker does not serve 5.x POP consumption (POP_MESSAGE, ACK_MESSAGE, CHANGE_MESSAGE_INVISIBLETIME): a
+/// RocketMQ 4.x broker answers REQUEST_CODE_NOT_SUPPORTED (code(), 3). Use a push consumer with such a
+/// broker.
+class PopUnsupported : public BrokerError {
+public:
+    using BrokerError::BrokerError;
+};
+
 /// An asynchronous send found no free in-flight slot (ProducerConfig::back_pressure_for_async_send_num)
 /// within send_msg_timeout, or at once on a thread of the producer's own (Java's
 /// RemotingTooMuchRequestException); nothing was sent.
@@ -1264,6 +1277,10 @@ inline constexpr int consumer_not_online = 206;
 inline constexpr int consume_msg_timeout = 207;
 inline constexpr int no_message = 208;
 inline constexpr int flow_control = 215;
+/// 5.x POP: too many pops are held for long polling on the queue.
+inline constexpr int polling_full = 209;
+/// 5.x POP: nothing was found within the poll time.
+inline constexpr int polling_timeout = 210;
 inline constexpr int not_leader_for_queue = 501;
 inline constexpr int illegal_operation = 604;
 /// 5.3 servers shutting down gracefully (only to requests with version > 475).
@@ -4168,6 +4185,117 @@ concept ListenerFor =
 #include <vector>
 
 
+// ---- begin rmq/pop.hpp ----
+
+/// @file pop.hpp
+/// RocketMQ 5.x POP consumption as a transport sees it (rmq::HasPop): the POP_MESSAGE, ACK_MESSAGE and
+/// CHANGE_MESSAGE_INVISIBLETIME requests, their results, and rmq::PopReceipt, the "extraInfo" each popped
+/// message carries in its POP_CK property and every ack sends back. See docs/pop.md.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq {
+
+/// Java's ConsumeInitMode: where a group that never popped a queue starts.
+enum class ConsumeInitMode : std::int32_t { Min = 0, Max = 1 };
+
+/// A POP_MESSAGE request (PopMessageRequestHeader) to one broker.
+struct PopArgs {
+    std::string consumer_group;
+    std::string topic;
+    /// The broker to pop from (a name of the topic's route).
+    std::string broker_name;
+    /// -1: the broker picks among its queues of the topic (and the group's pop retry topic).
+    std::int32_t queue_id = -1;
+    /// At most 32 (a broker refuses more).
+    std::int32_t max_msg_nums = 32;
+    /// How long the popped messages stay invisible to the group unless acked.
+    std::int64_t invisible_time_millis = 60000;
+    /// How long the broker may hold the request when nothing is there (long polling); 0 answers at once.
+    std::int64_t poll_time_millis = 0;
+    ConsumeInitMode init_mode = ConsumeInitMode::Max;
+    std::string expression_type{expression_type_tag};
+    std::string expression{"*"};
+};
+
+/// Java's PopStatus.
+enum class PopStatus { Found, NoNewMsg, PollingFull, PollingNotFound };
+
+/// A POP_MESSAGE answer, decoded: each message has its receipt in property POP_CK, the subscribed topic
+/// (also for a redelivery, which the broker serves from its retry topic) and the broker name.
+struct PopResult {
+    PopStatus status = PopStatus::NoNewMsg;
+    std::vector<MessageExt> msg_found_list;
+    /// Broker wall time (ms) of the pop.
+    std::int64_t pop_time = 0;
+    std::int64_t invisible_time = 0;
+    /// Messages left in the queue(s) after this pop.
+    std::int64_t rest_num = 0;
+};
+
+/// An ACK_MESSAGE request: the message's receipt (its POP_CK property) names broker, queue and offset.
+struct AckArgs {
+    std::string consumer_group;
+    /// The subscribed topic (not the retry topic: the receipt says which it came from).
+    std::string topic;
+    /// The receipt (PopReceipt text).
+    std::string extra_info;
+};
+
+/// A CHANGE_MESSAGE_INVISIBLETIME request: the message becomes visible again `invisible_time_millis` from
+/// now. The broker replaces the message's check point: the answer is the new receipt, the old one is spent.
+struct ChangeInvisibleTimeArgs {
+    std::string consumer_group;
+    std::string topic;
+    std::string extra_info;
+    std::int64_t invisible_time_millis = 0;
+};
+
+/// Java's ExtraInfoUtil fields: "ckQueueOffset popTime invisibleTime reviveQid topicMark brokerName queueId
+/// queueOffset", space-separated (topicMark "1" for a message of the pop retry topic, else "0").
+struct PopReceipt {
+    std::int64_t ck_queue_offset = 0;
+    std::int64_t pop_time = 0;
+    std::int64_t invisible_time = 0;
+    std::int32_t revive_qid = 0;
+    bool retry = false;
+    std::string broker_name;
+    std::int32_t queue_id = 0;
+    std::int64_t queue_offset = 0;
+
+    /// Parses a receipt; throws rmq::InvalidArgument naming what is wrong (fewer than 8 fields, a number
+    /// that does not parse).
+    static PopReceipt parse(std::string_view extra_info);
+
+    /// The receipt of `msg` (its POP_CK property); rmq::InvalidArgument when it has none (not a popped
+    /// message).
+    static PopReceipt of(const MessageExt& msg);
+
+    /// ExtraInfoUtil.buildExtraInfo with the message's queue offset.
+    [[nodiscard]] std::string to_string() const;
+
+    /// The topic an ack must name (ExtraInfoUtil.getRealTopic): `topic`, or for a redelivered message the
+    /// group's pop retry topic `%RETRY%<group>_<topic>` (KeyBuilder.buildPopRetryTopic).
+    [[nodiscard]] std::string real_topic(std::string_view topic, std::string_view group) const;
+
+    /// The wall time (ms) the message becomes visible again.
+    [[nodiscard]] std::int64_t visible_at() const noexcept { return pop_time + invisible_time; }
+
+    friend bool operator==(const PopReceipt&, const PopReceipt&) = default;
+};
+
+/// KeyBuilder.buildPopRetryTopic: `%RETRY%<group>_<topic>`, where a 5.x broker puts messages whose
+/// invisibility expired.
+std::string pop_retry_topic(std::string_view topic, std::string_view group);
+
+}  // namespace rmq
+
+// ---- end rmq/pop.hpp ----
+
 namespace rmq {
 
 /// Route look-up (GET_ROUTEINFO_BY_TOPIC): `topic_route(topic) -> TopicRoute`, throws rmq::BrokerError
@@ -4292,6 +4420,19 @@ concept HasTransactions =
     requires(T& t, const EndTransactionArgs& args, const std::string& group, TransactionCheckHandler h) {
         t.end_transaction(args);
         t.set_transaction_check_handler(group, std::move(h));
+    };
+
+/// Optional: 5.x POP consumption (rmq/pop.hpp). `pop_message(PopArgs) -> PopResult` (POP_MESSAGE: the
+/// messages carry their receipt in POP_CK), `ack_message(AckArgs)` (ACK_MESSAGE) and
+/// `change_invisible_time(ChangeInvisibleTimeArgs) -> std::string` (CHANGE_MESSAGE_INVISIBLETIME: the new
+/// receipt). Synchronous; a broker without POP (4.x) makes them throw rmq::PopUnsupported.
+/// rmq::SimpleConsumer needs it.
+template <class T>
+concept HasPop =
+    requires(T& t, const PopArgs& pop, const AckArgs& ack, const ChangeInvisibleTimeArgs& change) {
+        { t.pop_message(pop) } -> std::same_as<PopResult>;
+        t.ack_message(ack);
+        { t.change_invisible_time(change) } -> std::same_as<std::string>;
     };
 
 /// The clock the transport's broker lives by: `clock() -> std::shared_ptr<Clock>`.
@@ -5637,7 +5778,8 @@ struct BrokerConfig {
     std::int32_t max_transfer_count_on_message_in_memory = 32;
     /// MessageStoreConfig.maxTransferBytesOnMessageInMemory: bytes per pull answer.
     std::int32_t max_transfer_bytes_on_message_in_memory = 256 * 1024;
-    /// SubscriptionGroupConfig.retryMaxTimes: send-back limit when the client does not send its own.
+    /// SubscriptionGroupConfig.retryMaxTimes: send-back limit when the client does not send its own; for POP,
+    /// a message whose invisible time expired more often than this goes to %DLQ%<group>.
     std::int32_t retry_max_times = 16;
     /// BrokerConfig.enablePropertyFilter: serve SQL92 subscriptions (filtering by message properties); when
     /// off, a pull with an SQL92 subscription fails with SYSTEM_ERROR as on a Java broker.
@@ -5672,6 +5814,12 @@ enum class BrokerRequest {
     Send,
     SendBack,
     EndTransaction,
+    /// 5.x POP_MESSAGE.
+    Pop,
+    /// 5.x ACK_MESSAGE (a lost ack: the message comes back when its invisible time is over).
+    Ack,
+    /// 5.x CHANGE_MESSAGE_INVISIBLETIME.
+    ChangeInvisibleTime,
 };
 
 /// One client of a consumer group as the embedded broker sees it (see InProcessBroker::group_members).
@@ -6325,6 +6473,77 @@ private:
 
 // ---- end rmq/detail/broker/offsets.hpp ----
 
+// ---- begin rmq/detail/broker/pop.hpp ----
+
+/// @file detail/broker/pop.hpp
+/// 5.x POP on the embedded broker: the check points of popped, not yet acked messages (PopMessageProcessor's
+/// CK, AckMessageProcessor, ChangeInvisibleTimeProcessor) with their invisibility deadlines on the broker's
+/// Clock, and the message PopReviveService puts back when a deadline passes: to the group's pop retry topic
+/// %RETRY%<group>_<topic> with reconsume times + 1, or to %DLQ%<group> past the retry limit.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// One popped message waiting for its ack.
+struct PopCheckPoint {
+    std::string group;
+    /// The topic the message is stored in: the subscribed one or its pop retry topic.
+    std::string topic;
+    /// The subscribed topic.
+    std::string origin_topic;
+    std::int32_t queue_id = 0;
+    std::int64_t offset = 0;
+    /// Broker wall time (ms) of the pop; a receipt with another pop time is stale.
+    std::int64_t pop_time = 0;
+    std::int64_t invisible_time = 0;
+    /// Clock steady time (ms) when the message becomes visible again.
+    std::int64_t deadline = 0;
+};
+
+/// The check points of every group. Guarded by the broker's lock.
+class PopCheckPoints {
+public:
+    void add(PopCheckPoint ck);
+
+    /// Removes and returns the check point of (group, topic, queue, offset) if its pop time is `pop_time`
+    /// (else nullopt: the receipt was acked, revived or replaced by a change of invisible time).
+    std::optional<PopCheckPoint> take(const std::string& group,
+                                      const std::string& topic,
+                                      std::int32_t queue_id,
+                                      std::int64_t offset,
+                                      std::int64_t pop_time);
+
+    /// Removes and returns the check points whose deadline is at or before `now`, oldest deadline first.
+    std::vector<PopCheckPoint> take_expired(std::int64_t now);
+
+    [[nodiscard]] std::optional<std::int64_t> next_deadline() const;
+
+    /// Check points of `group` (messages popped and neither acked nor revived).
+    [[nodiscard]] std::size_t count(const std::string& group) const;
+
+private:
+    using Key = std::tuple<std::string, std::string, std::int32_t, std::int64_t>;
+    std::map<Key, PopCheckPoint> points_;
+};
+
+/// PopReviveService.reviveRetry for the message `original` of check point `ck`: a copy with reconsume
+/// times + 1 and 1ST_POP_TIME, for %RETRY%<group>_<topic> queue 0, or %DLQ%<group> queue 0 when the new
+/// reconsume times exceed `retry_max_times`.
+MessageExt
+make_revive_message(const MessageExt& original, const PopCheckPoint& ck, std::int32_t retry_max_times);
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/pop.hpp ----
+
 // ---- begin rmq/detail/broker/pull.hpp ----
 
 /// @file detail/broker/pull.hpp
@@ -6831,6 +7050,19 @@ public:
     void pull(const PullArgs& args, PullCallback callback, const PostToCaller* post = nullptr);
     [[nodiscard]] std::size_t held_pull_count() const;
 
+    // ---- 5.x POP (pop_requests.ipp) ---------------------------------------------------------------------
+
+    /// POP_MESSAGE (PopMessageProcessor): at once (no long polling), up to max_msg_nums matching messages of
+    /// the group's pop retry queue and the topic's queues, each with a check point and its receipt (POP_CK).
+    PopResult pop_message(const PopArgs& args);
+    /// ACK_MESSAGE: removes the receipt's check point; a spent receipt changes nothing.
+    void ack_message(const AckArgs& args);
+    /// CHANGE_MESSAGE_INVISIBLETIME: moves the check point's deadline; the new receipt. NO_MESSAGE for a
+    /// spent receipt.
+    std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);
+    /// Popped messages of `group` neither acked nor revived.
+    [[nodiscard]] std::size_t pop_in_flight(const std::string& group) const;
+
     // ---- offsets, membership, locks, admin (group_requests.ipp)
     // ---------------------------------------------
 
@@ -6918,6 +7150,14 @@ private:
     /// Re-runs a held pull (without suspending again) and queues its answer.
     void answer_held_locked(HeldPull h, BrokerTasks& out);
 
+    /// Pops the matching messages of one queue into `result` (check points, receipts, the new pop offset).
+    void pop_queue_locked(const PopArgs& a,
+                          const MessageQueue& mq,
+                          const std::optional<SubscriptionData>& sub,
+                          PopResult& result);
+    /// PopReviveService: messages whose invisibility expired go to the pop retry topic (or the DLQ).
+    void revive_locked(BrokerTasks& out);
+
     /// Time-driven work: due delayed messages, timed-out held pulls, expired channels.
     void tick_locked(BrokerTasks& out);
     [[nodiscard]] std::optional<std::int64_t> next_deadline_locked() const;
@@ -6941,6 +7181,8 @@ private:
     QueueLocks locks_;
     HeldPulls held_;
     HalfMessages half_;
+    PopCheckPoints pops_;
+    std::size_t pop_rotation_ = 0;
     mutable FaultInjector faults_;
 };
 
@@ -7078,6 +7320,20 @@ public:
         } else {
             conn_->slot->transaction_checks.erase(producer_group);
         }
+    }
+
+    /// POP_MESSAGE (rmq::HasPop): answered at once (poll_time_millis is not honoured: no long polling), from
+    /// the group's pop retry queue first, then the topic's queues. Each message gets a check point that
+    /// expires invisible_time_millis later on the broker's clock, when the message goes to the pop retry
+    /// topic with reconsume times + 1 (to %DLQ%<group> past BrokerConfig::retry_max_times).
+    PopResult pop_message(const PopArgs& args) { return state_->pop_message(args); }
+
+    /// ACK_MESSAGE: the message is done. A spent receipt (acked, expired, changed) is ignored.
+    void ack_message(const AckArgs& args) { state_->ack_message(args); }
+
+    /// CHANGE_MESSAGE_INVISIBLETIME: the new receipt; rmq::BrokerError(no_message) for a spent one.
+    std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
+        return state_->change_invisible_time(args);
     }
 
     /// The broker's clock.
@@ -7219,6 +7475,11 @@ public:
     /// Delayed messages not yet delivered.
     [[nodiscard]] std::size_t scheduled_count() const { return state_->scheduled_count(); }
 
+    /// Messages popped by `group` and neither acked nor back for redelivery yet (POP check points).
+    [[nodiscard]] std::size_t pop_in_flight(const std::string& group) const {
+        return state_->pop_in_flight(group);
+    }
+
     /// Pulls parked for long polling.
     [[nodiscard]] std::size_t held_pull_count() const { return state_->held_pull_count(); }
 
@@ -7240,6 +7501,7 @@ static_assert(Transport<InProcessTransport>);
 static_assert(HasSendBatch<InProcessTransport>);
 static_assert(HasSendOneway<InProcessTransport>);
 static_assert(HasTransactions<InProcessTransport>);
+static_assert(HasPop<InProcessTransport>);
 
 }  // namespace rmq
 // ---- end rmq/transport/in_process.hpp ----
@@ -13895,6 +14157,237 @@ private:
 }  // namespace rmq::sim
 // ---- end rmq/sim/simulation.hpp ----
 
+// ---- begin rmq/simple_consumer.hpp ----
+
+/// @file simple_consumer.hpp
+/// rmq::SimpleConsumer: RocketMQ 5.x POP consumption with the semantics of Java's gRPC SimpleConsumer. The
+/// application receives messages when it wants them; each stays invisible to the group for the duration it
+/// asked, and comes back (reconsume times + 1) unless acked in time. No rebalance: every member of a group
+/// pops from every queue. See docs/pop.md.
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+// ---- begin rmq/simple_consumer_config.hpp ----
+
+/// @file simple_consumer_config.hpp
+/// rmq::SimpleConsumerConfig: the settings of rmq::SimpleConsumer (Java's SimpleConsumerBuilder).
+
+#include <cstdint>
+#include <string>
+
+#include <fmt/format.h>
+
+
+namespace rmq {
+
+/// Settings of rmq::SimpleConsumer; each field mirrors the Java SimpleConsumerBuilder setting of the same
+/// name. Subscriptions are SimpleConsumer::subscribe's.
+struct SimpleConsumerConfig {
+    /// consumerGroup. Required (Validators.checkGroup; DEFAULT_CONSUMER is refused).
+    std::string consumer_group{};
+    /// awaitDuration (ms): how long a broker may hold a receive that finds nothing (long polling); 0 answers
+    /// at once. The embedded broker always answers at once.
+    std::int64_t await_duration = 0;
+    /// Where a group that never consumed a queue starts (Java's ConsumeInitMode; MAX still starts at the
+    /// first message while the queue's first message is in memory, as the broker's
+    /// initPopOffsetByCheckMsgInMem rule says).
+    ConsumeInitMode init_mode = ConsumeInitMode::Max;
+
+    /// Throws rmq::InvalidArgument naming the field.
+    void validate() const {
+        check_group(consumer_group);
+        if (consumer_group == default_consumer_group) {
+            throw InvalidArgument(
+                fmt::format("consumer_group (consumerGroup) can not equal {}, please specify another one.",
+                            default_consumer_group));
+        }
+        if (await_duration < 0) {
+            throw InvalidArgument(
+                fmt::format("await_duration (awaitDuration) {} ms is negative", await_duration));
+        }
+    }
+};
+
+}  // namespace rmq
+// ---- end rmq/simple_consumer_config.hpp ----
+
+namespace rmq {
+
+/// POP consumer (5.x brokers, or the embedded one).
+///
+/// @code
+/// rmq::SimpleConsumer consumer{transport, rmq::SimpleConsumerConfig{.consumer_group = "g"}};
+/// consumer.subscribe("TopicTest", rmq::MessageSelector::by_tag("*"));
+/// for (auto& msg : consumer.receive(16, std::chrono::seconds(30))) {
+///     handle(msg);
+///     consumer.ack(msg);
+/// }
+/// @endcode
+///
+/// Thread-safe: receive, ack and change_invisible_duration may be called from any thread. A broker without
+/// POP (RocketMQ 4.x) makes them throw rmq::PopUnsupported.
+template <class Tr>
+requires HasTopicRoute<Tr> && HasPop<Tr>
+class SimpleConsumer {
+public:
+    /// Most messages one receive asks a broker for (PopMessageProcessor refuses more).
+    static constexpr std::int32_t max_receive_messages = 32;
+
+    /// Throws rmq::InvalidArgument for an invalid configuration.
+    SimpleConsumer(Tr transport, SimpleConsumerConfig config)
+        : transport_(std::move(transport))
+        , config_(validated(std::move(config))) {}
+
+    /// Subscribes `topic` with `selector` (replacing an earlier subscription of the topic). The route is
+    /// looked up now: rmq::BrokerError(topic_not_exist) for an unknown topic.
+    void subscribe(const std::string& topic, const MessageSelector& selector = MessageSelector::by_tag("*")) {
+        check_topic(topic);
+        (void)transport_.topic_route(topic);
+        const std::lock_guard lock(mutex_);
+        subscriptions_.insert_or_assign(topic, selector);
+    }
+
+    /// Stops receiving from `topic`.
+    void unsubscribe(const std::string& topic) {
+        const std::lock_guard lock(mutex_);
+        subscriptions_.erase(topic);
+    }
+
+    /// The subscribed topics with their selectors.
+    [[nodiscard]] std::map<std::string, MessageSelector> subscriptions() const {
+        const std::lock_guard lock(mutex_);
+        return subscriptions_;
+    }
+
+    /// Pops up to `max_messages` (1..32) messages, visiting the (topic, broker) pairs of the subscriptions
+    /// round robin from where the last receive stopped, until one has messages (each broker may wait up to
+    /// await_duration). Each message carries its receipt (property POP_CK, rmq::PopReceipt::of) and stays
+    /// invisible to the group for `invisible_duration`. Empty when no broker had a message. Throws
+    /// rmq::InvalidArgument for a bad argument or no subscription, rmq::PopUnsupported on a 4.x broker,
+    /// rmq::BrokerError for other refusals.
+    std::vector<MessageExt> receive(std::int32_t max_messages, std::chrono::milliseconds invisible_duration) {
+        if (max_messages < 1 || max_messages > max_receive_messages) {
+            throw InvalidArgument(fmt::format(
+                "receive: max_messages {} is not in [1, {}]", max_messages, max_receive_messages));
+        }
+        if (invisible_duration.count() <= 0) {
+            throw InvalidArgument(
+                fmt::format("receive: invisible_duration {} ms is not positive", invisible_duration.count()));
+        }
+        const auto targets = pop_targets();
+        if (targets.empty()) {
+            throw InvalidArgument(
+                fmt::format("receive: consumer group {} subscribes no topic", config_.consumer_group));
+        }
+        for (std::size_t i = 0; i < targets.size(); ++i) {
+            PopArgs args = targets[i];
+            args.max_msg_nums = max_messages;
+            args.invisible_time_millis = invisible_duration.count();
+            auto result = transport_.pop_message(args);
+            if (!result.msg_found_list.empty()) {
+                return std::move(result.msg_found_list);
+            }
+        }
+        return {};
+    }
+
+    /// Acknowledges a received message: the group is done with it. A message whose invisible duration has
+    /// passed may already be on its way back (a spent receipt is ignored by the broker). Throws
+    /// rmq::InvalidArgument for a message without receipt.
+    void ack(const MessageExt& msg) {
+        AckArgs args;
+        args.consumer_group = config_.consumer_group;
+        args.topic = msg.topic();
+        args.extra_info = receipt_text(msg);
+        transport_.ack_message(args);
+    }
+
+    /// Makes a received message invisible for `invisible_duration` from now (0: visible again at once) and
+    /// stores the new receipt in `msg` (the old one is spent: ack with the updated message). Throws
+    /// rmq::InvalidArgument for a message without receipt or a negative duration; the embedded broker
+    /// answers a spent receipt with rmq::BrokerError(no_message).
+    void change_invisible_duration(MessageExt& msg, std::chrono::milliseconds invisible_duration) {
+        if (invisible_duration.count() < 0) {
+            throw InvalidArgument(
+                fmt::format("change_invisible_duration: {} ms is negative", invisible_duration.count()));
+        }
+        ChangeInvisibleTimeArgs args;
+        args.consumer_group = config_.consumer_group;
+        args.topic = msg.topic();
+        args.extra_info = receipt_text(msg);
+        args.invisible_time_millis = invisible_duration.count();
+        msg.set_property(property::pop_ck, transport_.change_invisible_time(args));
+    }
+
+    [[nodiscard]] const SimpleConsumerConfig& config() const noexcept { return config_; }
+
+    [[nodiscard]] Tr& transport() noexcept { return transport_; }
+
+private:
+    static SimpleConsumerConfig validated(SimpleConsumerConfig config) {
+        config.validate();
+        return config;
+    }
+
+    static std::string receipt_text(const MessageExt& msg) { return PopReceipt::of(msg).to_string(); }
+
+    /// One pop per (topic, broker) of the subscriptions, in round robin order from the next start.
+    std::vector<PopArgs> pop_targets() {
+        std::map<std::string, MessageSelector> subs;
+        {
+            const std::lock_guard lock(mutex_);
+            subs = subscriptions_;
+        }
+        std::vector<PopArgs> out;
+        for (const auto& [topic, selector] : subs) {
+            std::vector<std::string> brokers;
+            for (const auto& mq : transport_.topic_route(topic).read_queues) {
+                if (std::find(brokers.begin(), brokers.end(), mq.broker_name) == brokers.end()) {
+                    brokers.push_back(mq.broker_name);
+                }
+            }
+            for (auto& broker : brokers) {
+                PopArgs args;
+                args.consumer_group = config_.consumer_group;
+                args.topic = topic;
+                args.broker_name = std::move(broker);
+                args.poll_time_millis = config_.await_duration;
+                args.init_mode = config_.init_mode;
+                args.expression_type = selector.expression_type();
+                args.expression = selector.expression().empty() ? "*" : selector.expression();
+                out.push_back(std::move(args));
+            }
+        }
+        if (!out.empty()) {
+            const std::lock_guard lock(mutex_);
+            std::rotate(
+                out.begin(), out.begin() + static_cast<std::ptrdiff_t>(next_ % out.size()), out.end());
+            ++next_;
+        }
+        return out;
+    }
+
+    Tr transport_;
+    const SimpleConsumerConfig config_;
+    mutable std::mutex mutex_;
+    std::map<std::string, MessageSelector> subscriptions_;
+    std::size_t next_ = 0;
+};
+
+}  // namespace rmq
+// ---- end rmq/simple_consumer.hpp ----
+
 // ---- begin rmq/tls_config.hpp ----
 
 /// @file tls_config.hpp
@@ -16012,6 +16505,99 @@ RMQ_DECL void log_message(LogLevel level, std::string_view message) {
 }  // namespace rmq
 // ---- end rmq/impl/log.ipp ----
 
+// ---- begin rmq/impl/pop.ipp ----
+
+/// @file impl/pop.ipp
+/// Definitions of pop.hpp.
+
+#include <array>
+#include <charconv>
+#include <cstddef>
+
+#include <fmt/format.h>
+
+
+namespace rmq {
+
+namespace detail {
+
+template <class Int>
+Int receipt_number(std::string_view extra_info, std::string_view field, std::string_view text) {
+    Int v{};
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
+        throw InvalidArgument(
+            fmt::format(R"(POP receipt "{}": {} "{}" is not a number)", extra_info, field, text));
+    }
+    return v;
+}
+
+}  // namespace detail
+
+RMQ_DECL PopReceipt PopReceipt::parse(std::string_view extra_info) {
+    // MessageConst.KEY_SEPARATOR is one space; Java's split drops trailing empty fields only.
+    std::array<std::string_view, 8> f{};
+    std::size_t n = 0;
+    std::size_t start = 0;
+    while (n < f.size()) {
+        const std::size_t sp = extra_info.find(' ', start);
+        f[n++] = extra_info.substr(start, sp == std::string_view::npos ? std::string_view::npos : sp - start);
+        if (sp == std::string_view::npos) {
+            break;
+        }
+        start = sp + 1;
+    }
+    if (n < f.size()) {
+        throw InvalidArgument(fmt::format(
+            R"(POP receipt "{}" has {} fields, 8 expected (ckQueueOffset popTime invisibleTime reviveQid )"
+            "topicMark brokerName queueId queueOffset)",
+            extra_info,
+            n));
+    }
+    PopReceipt r;
+    r.ck_queue_offset = detail::receipt_number<std::int64_t>(extra_info, "ckQueueOffset", f[0]);
+    r.pop_time = detail::receipt_number<std::int64_t>(extra_info, "popTime", f[1]);
+    r.invisible_time = detail::receipt_number<std::int64_t>(extra_info, "invisibleTime", f[2]);
+    r.revive_qid = detail::receipt_number<std::int32_t>(extra_info, "reviveQid", f[3]);
+    r.retry = f[4] == "1";
+    r.broker_name = std::string(f[5]);
+    r.queue_id = detail::receipt_number<std::int32_t>(extra_info, "queueId", f[6]);
+    r.queue_offset = detail::receipt_number<std::int64_t>(extra_info, "queueOffset", f[7]);
+    return r;
+}
+
+RMQ_DECL PopReceipt PopReceipt::of(const MessageExt& msg) {
+    const auto ck = msg.property_view(property::pop_ck);
+    if (ck.empty()) {
+        throw InvalidArgument(fmt::format(
+            "message {} of {} has no POP_CK receipt: it was not received by POP", msg.msg_id(), msg.topic()));
+    }
+    return parse(ck);
+}
+
+RMQ_DECL std::string PopReceipt::to_string() const {
+    return fmt::format("{} {} {} {} {} {} {} {}",
+                       ck_queue_offset,
+                       pop_time,
+                       invisible_time,
+                       revive_qid,
+                       retry ? '1' : '0',
+                       broker_name,
+                       queue_id,
+                       queue_offset);
+}
+
+RMQ_DECL std::string PopReceipt::real_topic(std::string_view topic, std::string_view group) const {
+    return retry ? pop_retry_topic(topic, group) : std::string(topic);
+}
+
+RMQ_DECL std::string pop_retry_topic(std::string_view topic, std::string_view group) {
+    return fmt::format("{}{}_{}", retry_group_topic_prefix, group, topic);
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/pop.ipp ----
+
 // ---- begin rmq/detail/offset_store/impl/offset_file.ipp ----
 
 /// @file detail/offset_store/impl/offset_file.ipp
@@ -17494,6 +18080,95 @@ RMQ_DECL void ConsumerOffsets::store(const std::string& group, const MessageQueu
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/broker/impl/offsets.ipp ----
+
+// ---- begin rmq/detail/broker/impl/pop.ipp ----
+
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL void PopCheckPoints::add(PopCheckPoint ck) {
+    Key key{ck.group, ck.topic, ck.queue_id, ck.offset};
+    points_.insert_or_assign(std::move(key), std::move(ck));
+}
+
+RMQ_DECL std::optional<PopCheckPoint> PopCheckPoints::take(const std::string& group,
+                                                           const std::string& topic,
+                                                           std::int32_t queue_id,
+                                                           std::int64_t offset,
+                                                           std::int64_t pop_time) {
+    const auto it = points_.find(Key{group, topic, queue_id, offset});
+    if (it == points_.end() || it->second.pop_time != pop_time) {
+        return std::nullopt;
+    }
+    auto ck = std::move(it->second);
+    points_.erase(it);
+    return ck;
+}
+
+RMQ_DECL std::vector<PopCheckPoint> PopCheckPoints::take_expired(std::int64_t now) {
+    std::vector<PopCheckPoint> out;
+    for (auto it = points_.begin(); it != points_.end();) {
+        if (it->second.deadline <= now) {
+            out.push_back(std::move(it->second));
+            it = points_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    std::stable_sort(out.begin(), out.end(), [](const PopCheckPoint& a, const PopCheckPoint& b) {
+        return a.deadline < b.deadline;
+    });
+    return out;
+}
+
+RMQ_DECL std::optional<std::int64_t> PopCheckPoints::next_deadline() const {
+    std::optional<std::int64_t> next;
+    for (const auto& [key, ck] : points_) {
+        next = next ? std::min(*next, ck.deadline) : ck.deadline;
+    }
+    return next;
+}
+
+RMQ_DECL std::size_t PopCheckPoints::count(const std::string& group) const {
+    return static_cast<std::size_t>(std::count_if(
+        points_.begin(), points_.end(), [&](const auto& entry) { return entry.second.group == group; }));
+}
+
+RMQ_DECL MessageExt make_revive_message(const MessageExt& original,
+                                        const PopCheckPoint& ck,
+                                        std::int32_t retry_max_times) {
+    MessageExt inner;
+    inner.set_properties(original.properties());
+    inner.clear_property(property::delay_time_level);  // a delayed original's DELAY must not delay it again
+    inner.set_body(original.body());
+    inner.set_flag(original.flag());
+    inner.set_sys_flag(original.sys_flag());
+    inner.set_born_timestamp(original.born_timestamp());
+    inner.set_born_host(original.born_host());
+    inner.set_reconsume_times(original.reconsume_times() + 1);
+    if (original.reconsume_times() == 0 || !inner.has_property(property::first_pop_time)) {
+        inner.set_property(property::first_pop_time, fmt::format("{}", ck.pop_time));
+    }
+    if (!inner.has_property(property::retry_topic)) {
+        inner.set_property(property::retry_topic, ck.origin_topic);
+    }
+    inner.set_queue_id(0);
+    if (inner.reconsume_times() > retry_max_times) {
+        inner.set_topic(dlq_topic(ck.group));
+    } else {
+        inner.set_topic(pop_retry_topic(ck.origin_topic, ck.group));
+    }
+    return inner;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/pop.ipp ----
 
 // ---- begin rmq/detail/broker/impl/subscription_groups.ipp ----
 
@@ -19288,12 +19963,16 @@ RMQ_DECL void BrokerState::tick_locked(BrokerTasks& out) {
     }
     membership_.expire(now, out);
     check_transactions_locked(out);
+    revive_locked(out);
 }
 
 RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline_locked() const {
     std::optional<std::int64_t> next;
-    for (const auto t :
-         {delays_.next_due(), held_.next_deadline(), membership_.next_expiry(), half_.next_round()}) {
+    for (const auto t : {delays_.next_due(),
+                         held_.next_deadline(),
+                         membership_.next_expiry(),
+                         half_.next_round(),
+                         pops_.next_deadline()}) {
         if (t) {
             next = next ? std::min(*next, *t) : *t;
         }
@@ -19500,6 +20179,214 @@ RMQ_DECL void BrokerState::inject_failure(BrokerRequest request, int code, int t
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/broker/impl/group_requests.ipp ----
+
+// ---- begin rmq/detail/broker/impl/pop_requests.ipp ----
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+/// The queues a pop visits: with queue id -1 the group's pop retry queue first (redeliveries are not
+/// starved by new messages), then every queue of the topic from a rotating start; else the one queue.
+inline std::vector<MessageQueue> pop_queues(const PopArgs& a,
+                                            const std::string& broker_name,
+                                            std::size_t queue_count,
+                                            bool has_retry,
+                                            std::size_t rotation) {
+    std::vector<MessageQueue> out;
+    if (a.queue_id >= 0) {
+        out.push_back(MessageQueue{a.topic, broker_name, a.queue_id});
+        return out;
+    }
+    if (has_retry) {
+        out.push_back(MessageQueue{pop_retry_topic(a.topic, a.consumer_group), broker_name, 0});
+    }
+    for (std::size_t i = 0; i < queue_count; ++i) {
+        const auto id = static_cast<std::int32_t>((rotation + i) % queue_count);
+        out.push_back(MessageQueue{a.topic, broker_name, id});
+    }
+    return out;
+}
+
+RMQ_DECL PopResult BrokerState::pop_message(const PopArgs& a) {
+    check_group(a.consumer_group);
+    check_topic(a.topic);
+    if (a.max_msg_nums <= 0 || a.max_msg_nums > 32) {
+        throw BrokerError(response_code::invalid_parameter,
+                          fmt::format("the broker pop message number {} is not in [1, 32]", a.max_msg_nums));
+    }
+    if (a.invisible_time_millis <= 0) {
+        throw BrokerError(response_code::invalid_parameter,
+                          fmt::format("invisible time {} ms is not positive", a.invisible_time_millis));
+    }
+    const std::lock_guard lock(mutex_);
+    check_running_locked();
+    faults_.take(BrokerRequest::Pop);
+    subscription_groups_.require(a.consumer_group);
+    const auto queue_count = store_.queue_count(a.topic);
+    if (!queue_count) {
+        throw BrokerError(response_code::topic_not_exist,
+                          fmt::format("topic[{}] not exist, apply first please!", a.topic));
+    }
+    if (a.queue_id >= static_cast<std::int32_t>(*queue_count)) {
+        throw BrokerError(response_code::system_error,
+                          fmt::format("queueId[{}] is illegal, topic:[{}]", a.queue_id, a.topic));
+    }
+    PullArgs filter;
+    filter.consumer_group = a.consumer_group;
+    filter.mq = MessageQueue{a.topic, config_.broker_name, 0};
+    filter.sys_flag = pull_sys_flag::subscription;
+    filter.subscription = a.expression;
+    filter.expression_type = a.expression_type;
+    auto parsed = pull_subscription(filter, membership_, config_);
+    if (!parsed.ok()) {
+        throw BrokerError(parsed.code(), parsed.remark());
+    }
+    const std::optional<SubscriptionData> sub(std::move(parsed).value());
+    PopResult result;
+    result.pop_time = clock_->wall_millis();
+    result.invisible_time = a.invisible_time_millis;
+    const bool has_retry = store_.has_topic(pop_retry_topic(a.topic, a.consumer_group));
+    for (const auto& mq : pop_queues(a, config_.broker_name, *queue_count, has_retry, pop_rotation_++)) {
+        pop_queue_locked(a, mq, sub, result);
+    }
+    result.status = result.msg_found_list.empty() ? PopStatus::PollingNotFound : PopStatus::Found;
+    if (!result.msg_found_list.empty()) {
+        dispatcher_.wake_locked();  // a new invisibility deadline
+    }
+    return result;
+}
+
+RMQ_DECL void BrokerState::pop_queue_locked(const PopArgs& a,
+                                            const MessageQueue& mq,
+                                            const std::optional<SubscriptionData>& sub,
+                                            PopResult& result) {
+    const QueueLog* q = store_.find_queue(mq.topic, mq.queue_id);
+    if (q == nullptr) {
+        return;
+    }
+    // The pop offset is the group's consumer offset (Java commits it at once; check points keep the rest).
+    std::int64_t offset = 0;
+    if (const auto stored = offsets_.find(a.consumer_group, mq)) {
+        offset = *stored;
+    } else if (a.init_mode == ConsumeInitMode::Min || q->base <= 0 || is_retry_topic(mq.topic)) {
+        offset = q->base;  // MAX with the first message still in memory also starts at it
+    } else {
+        offset = q->next;
+    }
+    offset = std::max(offset, q->base);
+    const auto wanted = static_cast<std::int32_t>(a.max_msg_nums - result.msg_found_list.size());
+    if (wanted > 0 && offset < q->next) {
+        PullArgs scan;
+        scan.consumer_group = a.consumer_group;
+        scan.mq = mq;
+        scan.queue_offset = offset;
+        scan.max_msg_nums = wanted;
+        int code = response_code::success;
+        PullResult found =
+            get_message(*q, scan, is_retry_topic(mq.topic) ? std::nullopt : sub, config_, code);
+        const std::int64_t steady = clock_->steady_millis();
+        for (auto& m : found.msg_found_list) {
+            PopCheckPoint ck{a.consumer_group,
+                             mq.topic,
+                             a.topic,
+                             mq.queue_id,
+                             m.queue_offset(),
+                             result.pop_time,
+                             a.invisible_time_millis,
+                             steady + a.invisible_time_millis};
+            const PopReceipt receipt{m.queue_offset(),
+                                     result.pop_time,
+                                     a.invisible_time_millis,
+                                     0,
+                                     is_retry_topic(mq.topic),
+                                     config_.broker_name,
+                                     mq.queue_id,
+                                     m.queue_offset()};
+            m.set_property(property::pop_ck, receipt.to_string());
+            if (!m.has_property(property::first_pop_time)) {
+                m.set_property(property::first_pop_time, fmt::format("{}", result.pop_time));
+            }
+            m.set_topic(a.topic);
+            m.set_broker_name(config_.broker_name);
+            pops_.add(std::move(ck));
+            result.msg_found_list.push_back(std::move(m));
+        }
+        offset = found.next_begin_offset;
+        offsets_.store(a.consumer_group, mq, offset);
+    }
+    result.rest_num += q->next - offset;
+}
+
+RMQ_DECL void BrokerState::ack_message(const AckArgs& a) {
+    check_group(a.consumer_group);
+    const auto r = PopReceipt::parse(a.extra_info);
+    const std::lock_guard lock(mutex_);
+    check_running_locked();
+    faults_.take(BrokerRequest::Ack);
+    // An ack of a receipt that is spent (acked, revived, replaced) changes nothing, as on a Java broker.
+    (void)pops_.take(
+        a.consumer_group, r.real_topic(a.topic, a.consumer_group), r.queue_id, r.queue_offset, r.pop_time);
+}
+
+RMQ_DECL std::string BrokerState::change_invisible_time(const ChangeInvisibleTimeArgs& a) {
+    check_group(a.consumer_group);
+    if (a.invisible_time_millis < 0) {
+        throw BrokerError(response_code::invalid_parameter,
+                          fmt::format("invisible time {} ms is negative", a.invisible_time_millis));
+    }
+    auto r = PopReceipt::parse(a.extra_info);
+    const std::lock_guard lock(mutex_);
+    check_running_locked();
+    faults_.take(BrokerRequest::ChangeInvisibleTime);
+    auto ck = pops_.take(
+        a.consumer_group, r.real_topic(a.topic, a.consumer_group), r.queue_id, r.queue_offset, r.pop_time);
+    if (!ck) {
+        throw BrokerError(response_code::no_message,
+                          fmt::format("the receipt of {} queue {} offset {} is spent (acked, redelivered or "
+                                      "changed already)",
+                                      a.topic,
+                                      r.queue_id,
+                                      r.queue_offset));
+    }
+    ck->pop_time = clock_->wall_millis();
+    ck->invisible_time = a.invisible_time_millis;
+    ck->deadline = clock_->steady_millis() + a.invisible_time_millis;
+    r.ck_queue_offset = r.queue_offset;
+    r.pop_time = ck->pop_time;
+    r.invisible_time = ck->invisible_time;
+    pops_.add(std::move(*ck));
+    dispatcher_.wake_locked();
+    return r.to_string();
+}
+
+RMQ_DECL std::size_t BrokerState::pop_in_flight(const std::string& group) const {
+    const std::lock_guard lock(mutex_);
+    return pops_.count(group);
+}
+
+RMQ_DECL void BrokerState::revive_locked(BrokerTasks& out) {
+    for (const auto& ck : pops_.take_expired(clock_->steady_millis())) {
+        const QueueLog* q = store_.find_queue(ck.topic, ck.queue_id);
+        if (q == nullptr || ck.offset < q->base || ck.offset >= q->next) {
+            continue;  // expired from the store meanwhile
+        }
+        const auto& original = *q->entries[static_cast<std::size_t>(ck.offset - q->base)].msg;
+        MessageExt inner = make_revive_message(original, ck, config_.retry_max_times);
+        store_.ensure_queue(inner.topic(), 0);
+        store_locked(std::move(inner), out);
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/pop_requests.ipp ----
 
 // ---- begin rmq/detail/broker/impl/pull_requests.ipp ----
 

@@ -15,6 +15,7 @@
 
 #include <rmq/admin.hpp>
 #include <rmq/clock.hpp>
+#include <rmq/pop.hpp>
 #include <rmq/protocol.hpp>
 
 namespace rmq {
@@ -141,6 +142,19 @@ concept HasTransactions =
     requires(T& t, const EndTransactionArgs& args, const std::string& group, TransactionCheckHandler h) {
         t.end_transaction(args);
         t.set_transaction_check_handler(group, std::move(h));
+    };
+
+/// Optional: 5.x POP consumption (rmq/pop.hpp). `pop_message(PopArgs) -> PopResult` (POP_MESSAGE: the
+/// messages carry their receipt in POP_CK), `ack_message(AckArgs)` (ACK_MESSAGE) and
+/// `change_invisible_time(ChangeInvisibleTimeArgs) -> std::string` (CHANGE_MESSAGE_INVISIBLETIME: the new
+/// receipt). Synchronous; a broker without POP (4.x) makes them throw rmq::PopUnsupported.
+/// rmq::SimpleConsumer needs it.
+template <class T>
+concept HasPop =
+    requires(T& t, const PopArgs& pop, const AckArgs& ack, const ChangeInvisibleTimeArgs& change) {
+        { t.pop_message(pop) } -> std::same_as<PopResult>;
+        t.ack_message(ack);
+        { t.change_invisible_time(change) } -> std::same_as<std::string>;
     };
 
 /// The clock the transport's broker lives by: `clock() -> std::shared_ptr<Clock>`.

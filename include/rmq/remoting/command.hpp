@@ -215,6 +215,12 @@ inline std::string encode(const Command& cmd) {
     return encode(cmd, cmd.serialize_type);
 }
 
+/// The serialization a request goes in: `configured`, unless its code does not fit the ROCKETMQ header's
+/// int16 (the 5.x POP codes), then JSON. Java's RocketMQSerializable writes `(short) code` there, a code no
+/// broker knows (200050 becomes 3442); its JSON header carries the whole int, which is what a Java client
+/// sends with its default serialization.
+SerializeType request_serialize_type(const Command& request, SerializeType configured) noexcept;
+
 /// Validates a frame's leading int32 (the first 4 bytes of `prefix`) and returns how many bytes follow it.
 /// Throws CodecError for a length below 4 (no room for the header word) or a frame above max_frame_length.
 std::size_t frame_payload_length(std::span<const std::byte> prefix);

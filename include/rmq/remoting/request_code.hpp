@@ -68,4 +68,14 @@ inline constexpr std::int32_t lite_pull_message = 361;
 inline constexpr std::int32_t query_assignment = 400;
 inline constexpr std::int32_t set_message_request_mode = 401;
 inline constexpr std::int32_t get_all_message_request_mode = 402;
+/// 5.x POP requests. Their codes do not fit the ROCKETMQ binary header's int16 code (Java's
+/// RocketMQSerializable casts them to short, which no broker understands): they always travel with a JSON
+/// header (rmq::remoting::request_serialize_type).
+inline constexpr std::int32_t pop_message = 200050;
+inline constexpr std::int32_t ack_message = 200051;
+inline constexpr std::int32_t peek_message = 200052;
+inline constexpr std::int32_t change_message_invisibletime = 200053;
+inline constexpr std::int32_t notification = 200054;
+inline constexpr std::int32_t polling_info = 200055;
+inline constexpr std::int32_t batch_ack_message = 200151;
 }  // namespace rmq::remoting::request_code

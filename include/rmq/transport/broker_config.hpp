@@ -48,7 +48,8 @@ struct BrokerConfig {
     std::int32_t max_transfer_count_on_message_in_memory = 32;
     /// MessageStoreConfig.maxTransferBytesOnMessageInMemory: bytes per pull answer.
     std::int32_t max_transfer_bytes_on_message_in_memory = 256 * 1024;
-    /// SubscriptionGroupConfig.retryMaxTimes: send-back limit when the client does not send its own.
+    /// SubscriptionGroupConfig.retryMaxTimes: send-back limit when the client does not send its own; for POP,
+    /// a message whose invisible time expired more often than this goes to %DLQ%<group>.
     std::int32_t retry_max_times = 16;
     /// BrokerConfig.enablePropertyFilter: serve SQL92 subscriptions (filtering by message properties); when
     /// off, a pull with an SQL92 subscription fails with SYSTEM_ERROR as on a Java broker.
@@ -83,6 +84,12 @@ enum class BrokerRequest {
     Send,
     SendBack,
     EndTransaction,
+    /// 5.x POP_MESSAGE.
+    Pop,
+    /// 5.x ACK_MESSAGE (a lost ack: the message comes back when its invisible time is over).
+    Ack,
+    /// 5.x CHANGE_MESSAGE_INVISIBLETIME.
+    ChangeInvisibleTime,
 };
 
 /// One client of a consumer group as the embedded broker sees it (see InProcessBroker::group_members).

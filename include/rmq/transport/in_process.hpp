@@ -21,6 +21,7 @@
 #include <rmq/log.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
+#include <rmq/pop.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/transport/broker_config.hpp>
 
@@ -156,6 +157,20 @@ public:
         } else {
             conn_->slot->transaction_checks.erase(producer_group);
         }
+    }
+
+    /// POP_MESSAGE (rmq::HasPop): answered at once (poll_time_millis is not honoured: no long polling), from
+    /// the group's pop retry queue first, then the topic's queues. Each message gets a check point that
+    /// expires invisible_time_millis later on the broker's clock, when the message goes to the pop retry
+    /// topic with reconsume times + 1 (to %DLQ%<group> past BrokerConfig::retry_max_times).
+    PopResult pop_message(const PopArgs& args) { return state_->pop_message(args); }
+
+    /// ACK_MESSAGE: the message is done. A spent receipt (acked, expired, changed) is ignored.
+    void ack_message(const AckArgs& args) { state_->ack_message(args); }
+
+    /// CHANGE_MESSAGE_INVISIBLETIME: the new receipt; rmq::BrokerError(no_message) for a spent one.
+    std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
+        return state_->change_invisible_time(args);
     }
 
     /// The broker's clock.
@@ -297,6 +312,11 @@ public:
     /// Delayed messages not yet delivered.
     [[nodiscard]] std::size_t scheduled_count() const { return state_->scheduled_count(); }
 
+    /// Messages popped by `group` and neither acked nor back for redelivery yet (POP check points).
+    [[nodiscard]] std::size_t pop_in_flight(const std::string& group) const {
+        return state_->pop_in_flight(group);
+    }
+
     /// Pulls parked for long polling.
     [[nodiscard]] std::size_t held_pull_count() const { return state_->held_pull_count(); }
 
@@ -318,5 +338,6 @@ static_assert(Transport<InProcessTransport>);
 static_assert(HasSendBatch<InProcessTransport>);
 static_assert(HasSendOneway<InProcessTransport>);
 static_assert(HasTransactions<InProcessTransport>);
+static_assert(HasPop<InProcessTransport>);
 
 }  // namespace rmq

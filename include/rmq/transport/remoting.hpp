@@ -17,6 +17,7 @@
 #include <rmq/concepts/transport.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
+#include <rmq/pop.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/transport/remoting_config.hpp>
 
@@ -162,6 +163,18 @@ public:
     /// CONSUMER_SEND_MSG_BACK to the master of the message's broker.
     void send_back(const SendBackArgs& args) { state_->send_back(args); }
 
+    /// POP_MESSAGE (rmq::HasPop, 5.x brokers) to the master of `args.broker_name`, with a JSON header. Waits
+    /// up to poll_time_millis + mq_client_api_timeout. A 4.x broker: rmq::PopUnsupported.
+    PopResult pop_message(const PopArgs& args) { return state_->pop_message(args); }
+
+    /// ACK_MESSAGE to the master of the broker the receipt names.
+    void ack_message(const AckArgs& args) { state_->ack_message(args); }
+
+    /// CHANGE_MESSAGE_INVISIBLETIME to the master of the broker the receipt names; the new receipt.
+    std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
+        return state_->change_invisible_time(args);
+    }
+
     /// rmq::system_clock(): a real cluster lives by wall time.
     [[nodiscard]] std::shared_ptr<Clock> clock() const { return system_clock(); }
 
@@ -185,5 +198,6 @@ static_assert(HasSendOneway<RemotingTransport>);
 static_assert(HasAdminHandler<RemotingTransport>);
 static_assert(HasRouteChangeHandler<RemotingTransport>);
 static_assert(HasTransactions<RemotingTransport>);
+static_assert(HasPop<RemotingTransport>);
 
 }  // namespace rmq

@@ -32,6 +32,7 @@
 #include <rmq/error.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
+#include <rmq/pop.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/subscription.hpp>
 #include <rmq/topic.hpp>
@@ -44,6 +45,7 @@
 #include <rmq/detail/broker/long_poll.hpp>
 #include <rmq/detail/broker/membership.hpp>
 #include <rmq/detail/broker/offsets.hpp>
+#include <rmq/detail/broker/pop.hpp>
 #include <rmq/detail/broker/pull.hpp>
 #include <rmq/detail/broker/send.hpp>
 #include <rmq/detail/broker/send_back.hpp>
@@ -132,6 +134,19 @@ public:
     void pull(const PullArgs& args, PullCallback callback, const PostToCaller* post = nullptr);
     [[nodiscard]] std::size_t held_pull_count() const;
 
+    // ---- 5.x POP (pop_requests.ipp) ---------------------------------------------------------------------
+
+    /// POP_MESSAGE (PopMessageProcessor): at once (no long polling), up to max_msg_nums matching messages of
+    /// the group's pop retry queue and the topic's queues, each with a check point and its receipt (POP_CK).
+    PopResult pop_message(const PopArgs& args);
+    /// ACK_MESSAGE: removes the receipt's check point; a spent receipt changes nothing.
+    void ack_message(const AckArgs& args);
+    /// CHANGE_MESSAGE_INVISIBLETIME: moves the check point's deadline; the new receipt. NO_MESSAGE for a
+    /// spent receipt.
+    std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);
+    /// Popped messages of `group` neither acked nor revived.
+    [[nodiscard]] std::size_t pop_in_flight(const std::string& group) const;
+
     // ---- offsets, membership, locks, admin (group_requests.ipp)
     // ---------------------------------------------
 
@@ -219,6 +234,14 @@ private:
     /// Re-runs a held pull (without suspending again) and queues its answer.
     void answer_held_locked(HeldPull h, BrokerTasks& out);
 
+    /// Pops the matching messages of one queue into `result` (check points, receipts, the new pop offset).
+    void pop_queue_locked(const PopArgs& a,
+                          const MessageQueue& mq,
+                          const std::optional<SubscriptionData>& sub,
+                          PopResult& result);
+    /// PopReviveService: messages whose invisibility expired go to the pop retry topic (or the DLQ).
+    void revive_locked(BrokerTasks& out);
+
     /// Time-driven work: due delayed messages, timed-out held pulls, expired channels.
     void tick_locked(BrokerTasks& out);
     [[nodiscard]] std::optional<std::int64_t> next_deadline_locked() const;
@@ -242,6 +265,8 @@ private:
     QueueLocks locks_;
     HeldPulls held_;
     HalfMessages half_;
+    PopCheckPoints pops_;
+    std::size_t pop_rotation_ = 0;
     mutable FaultInjector faults_;
 };
 
@@ -250,6 +275,7 @@ private:
 #if RMQ_INCLUDE_IMPL
 #    include <rmq/detail/broker/impl/broker_state.ipp>
 #    include <rmq/detail/broker/impl/group_requests.ipp>
+#    include <rmq/detail/broker/impl/pop_requests.ipp>
 #    include <rmq/detail/broker/impl/pull_requests.ipp>
 #    include <rmq/detail/broker/impl/store_requests.ipp>
 #    include <rmq/detail/broker/impl/transaction_requests.ipp>

@@ -18,6 +18,7 @@
 #include <rmq/config.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
+#include <rmq/pop.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/remoting/command.hpp>
 #include <rmq/transport/remoting_config.hpp>
@@ -82,6 +83,9 @@ public:
     void send_async(const Message& msg, const MessageQueue& mq, SendCompletion done);
     SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq);
     void send_back(const SendBackArgs& args);
+    PopResult pop_message(const PopArgs& args);
+    void ack_message(const AckArgs& args);
+    std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);
 
     /// The master address of a broker group from the known routes; rmq::Error if unknown.
     [[nodiscard]] std::string master_address(const std::string& broker_name) const;

@@ -276,6 +276,12 @@ RMQ_DECL std::string encode(const Command& cmd, SerializeType type) {
     return out;
 }
 
+RMQ_DECL SerializeType request_serialize_type(const Command& request, SerializeType configured) noexcept {
+    const bool fits = request.code >= std::numeric_limits<std::int16_t>::min() &&
+                      request.code <= std::numeric_limits<std::int16_t>::max();
+    return fits ? configured : SerializeType::Json;
+}
+
 RMQ_DECL std::size_t frame_payload_length(std::span<const std::byte> prefix) {
     rmq::detail::ByteReader r(prefix, "RemotingCommand frame");
     const std::int32_t len = r.i32("length field");

@@ -121,12 +121,16 @@ RMQ_DECL void BrokerState::tick_locked(BrokerTasks& out) {
     }
     membership_.expire(now, out);
     check_transactions_locked(out);
+    revive_locked(out);
 }
 
 RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline_locked() const {
     std::optional<std::int64_t> next;
-    for (const auto t :
-         {delays_.next_due(), held_.next_deadline(), membership_.next_expiry(), half_.next_round()}) {
+    for (const auto t : {delays_.next_due(),
+                         held_.next_deadline(),
+                         membership_.next_expiry(),
+                         half_.next_round(),
+                         pops_.next_deadline()}) {
         if (t) {
             next = next ? std::min(*next, *t) : *t;
         }

@@ -149,7 +149,7 @@ private:
 
     // Requests go in the configured serialization, answers in their request's (Java's writeResponse).
     std::string encode_checked(const remoting::Command& cmd) const {
-        return encode_checked(cmd, options_.serialize_type);
+        return encode_checked(cmd, remoting::request_serialize_type(cmd, options_.serialize_type));
     }
 
     std::string encode_checked(const remoting::Command& cmd, remoting::SerializeType type) const {

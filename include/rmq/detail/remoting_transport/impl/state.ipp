@@ -10,6 +10,7 @@
 #include <rmq/detail/remoting_transport/locks.hpp>
 #include <rmq/detail/remoting_transport/membership.hpp>
 #include <rmq/detail/remoting_transport/offsets.hpp>
+#include <rmq/detail/remoting_transport/pop.hpp>
 #include <rmq/detail/remoting_transport/pull.hpp>
 #include <rmq/detail/remoting_transport/send.hpp>
 #include <rmq/detail/remoting_transport/state.hpp>
@@ -161,6 +162,18 @@ RemotingTransportState::send_async(const Message& msg, const MessageQueue& mq, S
 RMQ_DECL SendResult RemotingTransportState::send_batch(std::span<const Message> msgs,
                                                        const MessageQueue& mq) {
     return remoting_ops::send_batch(parts_, msgs, mq);
+}
+
+RMQ_DECL PopResult RemotingTransportState::pop_message(const PopArgs& args) {
+    return remoting_ops::pop_message(parts_, args);
+}
+
+RMQ_DECL void RemotingTransportState::ack_message(const AckArgs& args) {
+    remoting_ops::ack_message(parts_, args);
+}
+
+RMQ_DECL std::string RemotingTransportState::change_invisible_time(const ChangeInvisibleTimeArgs& args) {
+    return remoting_ops::change_invisible_time(parts_, args);
 }
 
 RMQ_DECL void RemotingTransportState::send_back(const SendBackArgs& args) {

@@ -1,0 +1,212 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <rmq/error.hpp>
+#include <rmq/pop.hpp>
+#include <rmq/topic.hpp>
+
+#include <rmq/detail/broker/broker_state.hpp>
+#include <rmq/detail/broker/pop.hpp>
+#include <rmq/detail/broker/pull.hpp>
+
+namespace rmq::detail {
+
+/// The queues a pop visits: with queue id -1 the group's pop retry queue first (redeliveries are not
+/// starved by new messages), then every queue of the topic from a rotating start; else the one queue.
+inline std::vector<MessageQueue> pop_queues(const PopArgs& a,
+                                            const std::string& broker_name,
+                                            std::size_t queue_count,
+                                            bool has_retry,
+                                            std::size_t rotation) {
+    std::vector<MessageQueue> out;
+    if (a.queue_id >= 0) {
+        out.push_back(MessageQueue{a.topic, broker_name, a.queue_id});
+        return out;
+    }
+    if (has_retry) {
+        out.push_back(MessageQueue{pop_retry_topic(a.topic, a.consumer_group), broker_name, 0});
+    }
+    for (std::size_t i = 0; i < queue_count; ++i) {
+        const auto id = static_cast<std::int32_t>((rotation + i) % queue_count);
+        out.push_back(MessageQueue{a.topic, broker_name, id});
+    }
+    return out;
+}
+
+RMQ_DECL PopResult BrokerState::pop_message(const PopArgs& a) {
+    check_group(a.consumer_group);
+    check_topic(a.topic);
+    if (a.max_msg_nums <= 0 || a.max_msg_nums > 32) {
+        throw BrokerError(response_code::invalid_parameter,
+                          fmt::format("the broker pop message number {} is not in [1, 32]", a.max_msg_nums));
+    }
+    if (a.invisible_time_millis <= 0) {
+        throw BrokerError(response_code::invalid_parameter,
+                          fmt::format("invisible time {} ms is not positive", a.invisible_time_millis));
+    }
+    const std::lock_guard lock(mutex_);
+    check_running_locked();
+    faults_.take(BrokerRequest::Pop);
+    subscription_groups_.require(a.consumer_group);
+    const auto queue_count = store_.queue_count(a.topic);
+    if (!queue_count) {
+        throw BrokerError(response_code::topic_not_exist,
+                          fmt::format("topic[{}] not exist, apply first please!", a.topic));
+    }
+    if (a.queue_id >= static_cast<std::int32_t>(*queue_count)) {
+        throw BrokerError(response_code::system_error,
+                          fmt::format("queueId[{}] is illegal, topic:[{}]", a.queue_id, a.topic));
+    }
+    PullArgs filter;
+    filter.consumer_group = a.consumer_group;
+    filter.mq = MessageQueue{a.topic, config_.broker_name, 0};
+    filter.sys_flag = pull_sys_flag::subscription;
+    filter.subscription = a.expression;
+    filter.expression_type = a.expression_type;
+    auto parsed = pull_subscription(filter, membership_, config_);
+    if (!parsed.ok()) {
+        throw BrokerError(parsed.code(), parsed.remark());
+    }
+    const std::optional<SubscriptionData> sub(std::move(parsed).value());
+    PopResult result;
+    result.pop_time = clock_->wall_millis();
+    result.invisible_time = a.invisible_time_millis;
+    const bool has_retry = store_.has_topic(pop_retry_topic(a.topic, a.consumer_group));
+    for (const auto& mq : pop_queues(a, config_.broker_name, *queue_count, has_retry, pop_rotation_++)) {
+        pop_queue_locked(a, mq, sub, result);
+    }
+    result.status = result.msg_found_list.empty() ? PopStatus::PollingNotFound : PopStatus::Found;
+    if (!result.msg_found_list.empty()) {
+        dispatcher_.wake_locked();  // a new invisibility deadline
+    }
+    return result;
+}
+
+RMQ_DECL void BrokerState::pop_queue_locked(const PopArgs& a,
+                                            const MessageQueue& mq,
+                                            const std::optional<SubscriptionData>& sub,
+                                            PopResult& result) {
+    const QueueLog* q = store_.find_queue(mq.topic, mq.queue_id);
+    if (q == nullptr) {
+        return;
+    }
+    // The pop offset is the group's consumer offset (Java commits it at once; check points keep the rest).
+    std::int64_t offset = 0;
+    if (const auto stored = offsets_.find(a.consumer_group, mq)) {
+        offset = *stored;
+    } else if (a.init_mode == ConsumeInitMode::Min || q->base <= 0 || is_retry_topic(mq.topic)) {
+        offset = q->base;  // MAX with the first message still in memory also starts at it
+    } else {
+        offset = q->next;
+    }
+    offset = std::max(offset, q->base);
+    const auto wanted = static_cast<std::int32_t>(a.max_msg_nums - result.msg_found_list.size());
+    if (wanted > 0 && offset < q->next) {
+        PullArgs scan;
+        scan.consumer_group = a.consumer_group;
+        scan.mq = mq;
+        scan.queue_offset = offset;
+        scan.max_msg_nums = wanted;
+        int code = response_code::success;
+        PullResult found =
+            get_message(*q, scan, is_retry_topic(mq.topic) ? std::nullopt : sub, config_, code);
+        const std::int64_t steady = clock_->steady_millis();
+        for (auto& m : found.msg_found_list) {
+            PopCheckPoint ck{a.consumer_group,
+                             mq.topic,
+                             a.topic,
+                             mq.queue_id,
+                             m.queue_offset(),
+                             result.pop_time,
+                             a.invisible_time_millis,
+                             steady + a.invisible_time_millis};
+            const PopReceipt receipt{m.queue_offset(),
+                                     result.pop_time,
+                                     a.invisible_time_millis,
+                                     0,
+                                     is_retry_topic(mq.topic),
+                                     config_.broker_name,
+                                     mq.queue_id,
+                                     m.queue_offset()};
+            m.set_property(property::pop_ck, receipt.to_string());
+            if (!m.has_property(property::first_pop_time)) {
+                m.set_property(property::first_pop_time, fmt::format("{}", result.pop_time));
+            }
+            m.set_topic(a.topic);
+            m.set_broker_name(config_.broker_name);
+            pops_.add(std::move(ck));
+            result.msg_found_list.push_back(std::move(m));
+        }
+        offset = found.next_begin_offset;
+        offsets_.store(a.consumer_group, mq, offset);
+    }
+    result.rest_num += q->next - offset;
+}
+
+RMQ_DECL void BrokerState::ack_message(const AckArgs& a) {
+    check_group(a.consumer_group);
+    const auto r = PopReceipt::parse(a.extra_info);
+    const std::lock_guard lock(mutex_);
+    check_running_locked();
+    faults_.take(BrokerRequest::Ack);
+    // An ack of a receipt that is spent (acked, revived, replaced) changes nothing, as on a Java broker.
+    (void)pops_.take(
+        a.consumer_group, r.real_topic(a.topic, a.consumer_group), r.queue_id, r.queue_offset, r.pop_time);
+}
+
+RMQ_DECL std::string BrokerState::change_invisible_time(const ChangeInvisibleTimeArgs& a) {
+    check_group(a.consumer_group);
+    if (a.invisible_time_millis < 0) {
+        throw BrokerError(response_code::invalid_parameter,
+                          fmt::format("invisible time {} ms is negative", a.invisible_time_millis));
+    }
+    auto r = PopReceipt::parse(a.extra_info);
+    const std::lock_guard lock(mutex_);
+    check_running_locked();
+    faults_.take(BrokerRequest::ChangeInvisibleTime);
+    auto ck = pops_.take(
+        a.consumer_group, r.real_topic(a.topic, a.consumer_group), r.queue_id, r.queue_offset, r.pop_time);
+    if (!ck) {
+        throw BrokerError(response_code::no_message,
+                          fmt::format("the receipt of {} queue {} offset {} is spent (acked, redelivered or "
+                                      "changed already)",
+                                      a.topic,
+                                      r.queue_id,
+                                      r.queue_offset));
+    }
+    ck->pop_time = clock_->wall_millis();
+    ck->invisible_time = a.invisible_time_millis;
+    ck->deadline = clock_->steady_millis() + a.invisible_time_millis;
+    r.ck_queue_offset = r.queue_offset;
+    r.pop_time = ck->pop_time;
+    r.invisible_time = ck->invisible_time;
+    pops_.add(std::move(*ck));
+    dispatcher_.wake_locked();
+    return r.to_string();
+}
+
+RMQ_DECL std::size_t BrokerState::pop_in_flight(const std::string& group) const {
+    const std::lock_guard lock(mutex_);
+    return pops_.count(group);
+}
+
+RMQ_DECL void BrokerState::revive_locked(BrokerTasks& out) {
+    for (const auto& ck : pops_.take_expired(clock_->steady_millis())) {
+        const QueueLog* q = store_.find_queue(ck.topic, ck.queue_id);
+        if (q == nullptr || ck.offset < q->base || ck.offset >= q->next) {
+            continue;  // expired from the store meanwhile
+        }
+        const auto& original = *q->entries[static_cast<std::size_t>(ck.offset - q->base)].msg;
+        MessageExt inner = make_revive_message(original, ck, config_.retry_max_times);
+        store_.ensure_queue(inner.topic(), 0);
+        store_locked(std::move(inner), out);
+    }
+}
+
+}  // namespace rmq::detail

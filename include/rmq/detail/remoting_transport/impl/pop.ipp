@@ -1,0 +1,40 @@
+#pragma once
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include <rmq/remoting/headers/pop.hpp>
+#include <rmq/remoting/request_code.hpp>
+
+#include <rmq/detail/remoting_transport/pop.hpp>
+
+namespace rmq::detail::remoting_ops {
+
+RMQ_DECL PopResult pop_message(TransportParts& parts, const PopArgs& args) {
+    const auto born = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+    const auto header = remoting::PopMessageRequestHeader::from(args, born);
+    const auto resp = parts.caller.call(parts.routes.require_master(args.broker_name),
+                                        remoting::make_request(remoting::request_code::pop_message, header),
+                                        args.poll_time_millis + parts.config.mq_client_api_timeout);
+    return remoting::to_pop_result(resp, args.broker_name, args.topic);
+}
+
+RMQ_DECL void ack_message(TransportParts& parts, const AckArgs& args) {
+    const auto header = remoting::AckMessageRequestHeader::from(args);
+    const auto resp = parts.caller.call(parts.routes.require_master(*header.bname),
+                                        remoting::make_request(remoting::request_code::ack_message, header));
+    remoting::check_pop_answer(resp, fmt::format("ACK_MESSAGE of {} offset {}", header.topic, header.offset));
+}
+
+RMQ_DECL std::string change_invisible_time(TransportParts& parts, const ChangeInvisibleTimeArgs& args) {
+    const auto header = remoting::ChangeInvisibleTimeRequestHeader::from(args);
+    const auto resp = parts.caller.call(
+        parts.routes.require_master(*header.bname),
+        remoting::make_request(remoting::request_code::change_message_invisibletime, header));
+    return remoting::changed_receipt(resp, header);
+}
+
+}  // namespace rmq::detail::remoting_ops

@@ -1,0 +1,28 @@
+#pragma once
+
+/// @file detail/remoting_transport/pop.hpp
+/// POP_MESSAGE, ACK_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME (5.x), each on the master of the broker the
+/// pop names or the receipt says, with a JSON header (their codes do not fit the binary one).
+
+#include <string>
+
+#include <rmq/config.hpp>
+#include <rmq/pop.hpp>
+
+#include <rmq/detail/remoting_transport/parts.hpp>
+
+namespace rmq::detail::remoting_ops {
+
+/// Synchronous; the request waits poll time + the api timeout. rmq::PopUnsupported on a 4.x broker.
+PopResult pop_message(TransportParts& parts, const PopArgs& args);
+
+void ack_message(TransportParts& parts, const AckArgs& args);
+
+/// The new receipt.
+std::string change_invisible_time(TransportParts& parts, const ChangeInvisibleTimeArgs& args);
+
+}  // namespace rmq::detail::remoting_ops
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/detail/remoting_transport/impl/pop.ipp>
+#endif

@@ -1,0 +1,115 @@
+#pragma once
+
+/// @file pop.hpp
+/// RocketMQ 5.x POP consumption as a transport sees it (rmq::HasPop): the POP_MESSAGE, ACK_MESSAGE and
+/// CHANGE_MESSAGE_INVISIBLETIME requests, their results, and rmq::PopReceipt, the "extraInfo" each popped
+/// message carries in its POP_CK property and every ack sends back. See docs/pop.md.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rmq/config.hpp>
+#include <rmq/message.hpp>
+#include <rmq/subscription.hpp>
+
+namespace rmq {
+
+/// Java's ConsumeInitMode: where a group that never popped a queue starts.
+enum class ConsumeInitMode : std::int32_t { Min = 0, Max = 1 };
+
+/// A POP_MESSAGE request (PopMessageRequestHeader) to one broker.
+struct PopArgs {
+    std::string consumer_group;
+    std::string topic;
+    /// The broker to pop from (a name of the topic's route).
+    std::string broker_name;
+    /// -1: the broker picks among its queues of the topic (and the group's pop retry topic).
+    std::int32_t queue_id = -1;
+    /// At most 32 (a broker refuses more).
+    std::int32_t max_msg_nums = 32;
+    /// How long the popped messages stay invisible to the group unless acked.
+    std::int64_t invisible_time_millis = 60000;
+    /// How long the broker may hold the request when nothing is there (long polling); 0 answers at once.
+    std::int64_t poll_time_millis = 0;
+    ConsumeInitMode init_mode = ConsumeInitMode::Max;
+    std::string expression_type{expression_type_tag};
+    std::string expression{"*"};
+};
+
+/// Java's PopStatus.
+enum class PopStatus { Found, NoNewMsg, PollingFull, PollingNotFound };
+
+/// A POP_MESSAGE answer, decoded: each message has its receipt in property POP_CK, the subscribed topic
+/// (also for a redelivery, which the broker serves from its retry topic) and the broker name.
+struct PopResult {
+    PopStatus status = PopStatus::NoNewMsg;
+    std::vector<MessageExt> msg_found_list;
+    /// Broker wall time (ms) of the pop.
+    std::int64_t pop_time = 0;
+    std::int64_t invisible_time = 0;
+    /// Messages left in the queue(s) after this pop.
+    std::int64_t rest_num = 0;
+};
+
+/// An ACK_MESSAGE request: the message's receipt (its POP_CK property) names broker, queue and offset.
+struct AckArgs {
+    std::string consumer_group;
+    /// The subscribed topic (not the retry topic: the receipt says which it came from).
+    std::string topic;
+    /// The receipt (PopReceipt text).
+    std::string extra_info;
+};
+
+/// A CHANGE_MESSAGE_INVISIBLETIME request: the message becomes visible again `invisible_time_millis` from
+/// now. The broker replaces the message's check point: the answer is the new receipt, the old one is spent.
+struct ChangeInvisibleTimeArgs {
+    std::string consumer_group;
+    std::string topic;
+    std::string extra_info;
+    std::int64_t invisible_time_millis = 0;
+};
+
+/// Java's ExtraInfoUtil fields: "ckQueueOffset popTime invisibleTime reviveQid topicMark brokerName queueId
+/// queueOffset", space-separated (topicMark "1" for a message of the pop retry topic, else "0").
+struct PopReceipt {
+    std::int64_t ck_queue_offset = 0;
+    std::int64_t pop_time = 0;
+    std::int64_t invisible_time = 0;
+    std::int32_t revive_qid = 0;
+    bool retry = false;
+    std::string broker_name;
+    std::int32_t queue_id = 0;
+    std::int64_t queue_offset = 0;
+
+    /// Parses a receipt; throws rmq::InvalidArgument naming what is wrong (fewer than 8 fields, a number
+    /// that does not parse).
+    static PopReceipt parse(std::string_view extra_info);
+
+    /// The receipt of `msg` (its POP_CK property); rmq::InvalidArgument when it has none (not a popped
+    /// message).
+    static PopReceipt of(const MessageExt& msg);
+
+    /// ExtraInfoUtil.buildExtraInfo with the message's queue offset.
+    [[nodiscard]] std::string to_string() const;
+
+    /// The topic an ack must name (ExtraInfoUtil.getRealTopic): `topic`, or for a redelivered message the
+    /// group's pop retry topic `%RETRY%<group>_<topic>` (KeyBuilder.buildPopRetryTopic).
+    [[nodiscard]] std::string real_topic(std::string_view topic, std::string_view group) const;
+
+    /// The wall time (ms) the message becomes visible again.
+    [[nodiscard]] std::int64_t visible_at() const noexcept { return pop_time + invisible_time; }
+
+    friend bool operator==(const PopReceipt&, const PopReceipt&) = default;
+};
+
+/// KeyBuilder.buildPopRetryTopic: `%RETRY%<group>_<topic>`, where a 5.x broker puts messages whose
+/// invisibility expired.
+std::string pop_retry_topic(std::string_view topic, std::string_view group);
+
+}  // namespace rmq
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/impl/pop.ipp>
+#endif

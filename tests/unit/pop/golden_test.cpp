@@ -1,0 +1,118 @@
+// The POP requests against what Apache RocketMQ 5.3.3's own classes make of them (tests/data/pop.json,
+// written by tools/pop_golden/PopGolden.java): the same ext fields from rmq's typed headers, Java's JSON
+// frames decoded, Java's ROCKETMQ frames showing the (short) cast of the code that rmq refuses, and
+// ExtraInfoUtil's strings.
+
+#include <map>
+#include <string>
+#include <tuple>
+
+#include <golden.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <rmq/pop.hpp>
+#include <rmq/remoting/command.hpp>
+#include <rmq/remoting/headers/pop.hpp>
+#include <rmq/remoting/message_codec.hpp>
+#include <rmq/remoting/request_code.hpp>
+
+namespace pop_golden_test {
+
+namespace {
+
+namespace rr = rmq::remoting;
+
+std::map<std::string, std::string> sorted(const rr::ExtFields& f) {
+    std::map<std::string, std::string> out;
+    for (const auto& [k, v] : f) {
+        out[k] = v.value_or("<null>");
+    }
+    return out;
+}
+
+/// rmq's header for each command of the vectors, built from the same inputs as PopGolden.java's.
+rr::ExtFields rmq_fields(const std::string& name) {
+    if (name == "pop") {
+        rmq::PopArgs a;
+        a.consumer_group = "g";
+        a.topic = "T";
+        a.broker_name = "broker-a";
+        a.max_msg_nums = 16;
+        a.invisible_time_millis = 30000;
+        a.poll_time_millis = 5000;
+        return rr::to_ext_fields(rr::PopMessageRequestHeader::from(a, 1234));
+    }
+    if (name == "ack") {
+        return rr::to_ext_fields(rr::AckMessageRequestHeader::from(
+            rmq::AckArgs{"g", "T", "3 1700000000000 30000 2 1 broker-b 0 3"}));
+    }
+    return rr::to_ext_fields(rr::ChangeInvisibleTimeRequestHeader::from(
+        rmq::ChangeInvisibleTimeArgs{"g", "T", "10 1700000000000 30000 2 0 broker-a 1 11", 5000}));
+}
+
+}  // namespace
+
+TEST_CASE("pop request headers carry Java's ext fields", "[pop][golden]") {
+    const auto golden = rmq_test::load_golden("pop.json");
+    REQUIRE(golden["commands"].size() == 3);
+    for (const auto& c : golden["commands"]) {
+        const std::string name = c["name"];
+        INFO(name);
+        std::map<std::string, std::string> java;
+        for (const auto& [k, v] : c["ext_fields"].items()) {
+            java[k] = v.get<std::string>();
+        }
+        CHECK(sorted(rmq_fields(name)) == java);
+
+        // Java's JSON frame: the whole code, and the same fields.
+        const auto from_java = rr::decode(rmq_test::from_hex(c["json_frame_hex"]));
+        CHECK(from_java.code == c["code"].get<int>());
+        CHECK(from_java.serialize_type == rr::SerializeType::Json);
+        CHECK(sorted(*from_java.ext_fields) == java);
+
+        // Java's ROCKETMQ frame: its code is (short) code, a request no broker knows; rmq refuses to write
+        // it.
+        const auto truncated = rr::decode(rmq_test::from_hex(c["rocketmq_frame_hex"]));
+        CHECK(truncated.code == static_cast<std::int16_t>(c["code"].get<int>()));
+        CHECK(truncated.code != c["code"].get<int>());
+        CHECK_THROWS_AS(rr::encode(from_java, rr::SerializeType::RocketMQ), rr::CodecError);
+    }
+}
+
+TEST_CASE("receipts and offset infos match ExtraInfoUtil", "[pop][golden]") {
+    const auto golden = rmq_test::load_golden("pop.json");
+    const rmq::PopReceipt receipt{10, 1700000000000, 30000, 2, false, "broker-a", 1, 11};
+    CHECK(receipt.to_string() == golden["receipt"].get<std::string>());
+    CHECK(rmq::PopReceipt::parse(golden["receipt"].get<std::string>()) == receipt);
+    const rmq::PopReceipt retry{3, 1700000000000, 30000, 2, true, "broker-b", 0, 3};
+    CHECK(retry.to_string() == golden["retry_receipt"].get<std::string>());
+
+    // An answer whose offset infos Java built gives the receipts Java's processPopResponse would.
+    rr::Command resp;
+    resp.code = rmq::response_code::success;
+    resp.flag = rr::command_flag::response;
+    rr::PopMessageResponseHeader h;
+    h.pop_time = 1700000000000;
+    h.invisible_time = 30000;
+    h.revive_qid = 2;
+    h.start_offset_info = golden["start_offset_info"].get<std::string>();
+    h.msg_offset_info = golden["msg_offset_info"].get<std::string>();
+    resp.ext_fields = rr::to_ext_fields(h);
+    for (const auto& [topic, queue, offset] : {std::tuple{"T", 1, 10}, {"T", 1, 11}, {"%RETRY%g_T", 0, 3}}) {
+        rmq::MessageExt m;
+        m.set_topic(topic);
+        m.set_queue_id(queue);
+        m.set_queue_offset(offset);
+        m.set_born_host("127.0.0.1:1");
+        m.set_store_host("127.0.0.1:2");
+        resp.body += rr::encode_message(m);
+    }
+    const auto r = rr::to_pop_result(resp, "broker-a", "T");
+    REQUIRE(r.msg_found_list.size() == 3);
+    CHECK(r.msg_found_list[1].property_view(rmq::property::pop_ck) == golden["receipt"].get<std::string>());
+    CHECK(r.msg_found_list[2].property_view(rmq::property::pop_ck) ==
+          "3 1700000000000 30000 2 1 broker-a 0 3");
+}
+
+}  // namespace pop_golden_test
