@@ -1,5 +1,5 @@
 // The POP requests against what Apache RocketMQ 5.3.3's own classes make of them (tests/data/pop.json,
-// written by tools/pop_golden/PopGolden.java): the same ext fields from rmq's typed headers, Java's JSON
+// written by tools/golden/PopGolden.java): the same ext fields from rmq's typed headers, Java's JSON
 // frames decoded, Java's ROCKETMQ frames showing the (short) cast of the code that rmq refuses, and
 // ExtraInfoUtil's strings.
 

@@ -1,7 +1,7 @@
 // Prints tests/data/pop.json: what Apache RocketMQ 5.x's own classes make of the POP requests, for rmq's unit
 // tests (tests/unit/pop/golden_test.cpp). Run from the repository root:
 //
-//   CP=$(tools/rocketmq.sh classpath client) && javac -cp "$CP" -d /tmp/pop_golden tools/pop_golden/PopGolden.java &&
+//   CP=$(tools/rocketmq.sh classpath client) && javac -cp "$CP" -d /tmp/pop_golden tools/golden/PopGolden.java &&
 //   java -cp "$CP:/tmp/pop_golden" PopGolden > tests/data/pop.json
 //
 // Standard library and the RocketMQ client only; the JSON is written by hand so its layout stays stable.
@@ -108,7 +108,7 @@ public final class PopGolden {
         ExtraInfoUtil.buildMsgOffsetInfo(offsets, "%RETRY%g_T", 0, Arrays.asList(3L));
 
         System.out.println("{");
-        System.out.println("  \"generator\": \"tools/pop_golden/PopGolden.java with the Apache RocketMQ "
+        System.out.println("  \"generator\": \"tools/golden/PopGolden.java with the Apache RocketMQ "
             + org.apache.rocketmq.common.MQVersion.getVersionDesc(org.apache.rocketmq.common.MQVersion.CURRENT_VERSION)
             + " client\",");
         System.out.println("  \"commands\": [");
