@@ -356,6 +356,9 @@ public:
         return send_recorded(prepared(msg), mq);
     }
 
+    /// rmq internal (rmq::TransactionProducer's EndTransaction records): the trace dispatcher, or null.
+    [[nodiscard]] detail::trace::Tracer* tracer() noexcept { return tracer_.get(); }
+
     /// Asynchronous and oneway sends accepted and not finished.
     [[nodiscard]] std::size_t async_in_flight() const { return sender_ ? sender_->in_flight() : 0; }
 

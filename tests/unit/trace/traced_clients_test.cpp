@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -18,6 +19,7 @@
 #include <rmq/consumer.hpp>
 #include <rmq/producer.hpp>
 #include <rmq/trace.hpp>
+#include <rmq/transaction_producer.hpp>
 #include <rmq/transport/in_process.hpp>
 
 namespace traced_clients_test {
@@ -239,6 +241,64 @@ TEST_CASE("tracing off writes nothing", "[trace][producer]") {
     producer.shutdown();
     CHECK(stored(broker, "RMQ_SYS_TRACE_TOPIC") == 0);
     CHECK(producer.trace_stats().appended == 0);
+}
+
+}  // namespace traced_clients_test
+
+namespace traced_clients_test {
+
+namespace {
+
+struct CommitOrRollback {
+    rmq::LocalTransactionState execute_local_transaction(const rmq::Message& m, int /*arg*/) {
+        return m.keys() == "commit" ? rmq::LocalTransactionState::CommitMessage
+                                    : rmq::LocalTransactionState::RollbackMessage;
+    }
+
+    rmq::LocalTransactionState check_local_transaction(const rmq::MessageExt& /*m*/) {
+        return rmq::LocalTransactionState::CommitMessage;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a traced transaction producer writes the half message's Pub and an EndTransaction record",
+          "[trace][transaction]") {
+    rmq::InProcessBroker broker;
+    broker.create_topic("TopicTx", 1);
+    broker.create_topic(rmq::rmq_sys_trace_topic, 1);
+    rmq::ProducerConfig config{.producer_group = "TPG"};
+    config.enable_msg_trace = true;
+    config.trace_msg_batch_num = 1;
+    rmq::TransactionProducer<rmq::InProcessTransport, CommitOrRollback> producer{
+        broker.connect(), config, CommitOrRollback{}};
+    producer.start();
+    const auto committed = producer.send_message_in_transaction(rmq::Message("TopicTx", "TagT", "commit", "a"), 0);
+    const auto rolled_back =
+        producer.send_message_in_transaction(rmq::Message("TopicTx", "TagT", "rollback", "b"), 0);
+    producer.shutdown();
+    const auto records = records_in(broker, "RMQ_SYS_TRACE_TOPIC");
+    REQUIRE(records.size() == 4);
+    std::map<std::string, std::vector<rmq::TraceContext>> by_id;
+    for (const auto& r : records) {
+        by_id[*r.trace_beans.at(0).msg_id].push_back(r);
+    }
+    for (const auto& [sent, state] : {std::pair{&committed, rmq::LocalTransactionState::CommitMessage},
+                                      std::pair{&rolled_back, rmq::LocalTransactionState::RollbackMessage}}) {
+        const auto& pair = by_id.at(sent->msg_id);
+        REQUIRE(pair.size() == 2);
+        CHECK(pair[0].trace_type == rmq::TraceType::Pub);
+        CHECK(pair[0].trace_beans.at(0).msg_type == rmq::TraceMessageType::TransMsgHalf);
+        CHECK(pair[1].trace_type == rmq::TraceType::EndTransaction);
+        CHECK(pair[1].group_name == "TPG");
+        const auto& end = pair[1].trace_beans.at(0);
+        CHECK(end.transaction_state == state);
+        CHECK(end.msg_type == rmq::TraceMessageType::TransMsgCommit);
+        CHECK(end.transaction_id == sent->msg_id);
+        CHECK_FALSE(end.from_transaction_check);
+        CHECK(end.topic == "TopicTx");
+        CHECK(end.store_host == "127.0.0.1:10911");
+    }
 }
 
 }  // namespace traced_clients_test

@@ -9,9 +9,11 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include <rmq/error.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/protocol.hpp>
@@ -40,9 +42,11 @@ inline std::string store_host_of(std::string_view offset_msg_id, std::string fal
     if (first.size() != 32) {
         return fallback;
     }
-    const auto bytes = hex_to_bytes(first.substr(0, 16));
-    if (bytes.size() != 8) {
-        return fallback;
+    std::vector<std::uint8_t> bytes;
+    try {
+        bytes = hex_to_bytes(first.substr(0, 16));
+    } catch (const InvalidArgument&) {
+        return fallback;  // not an offset message id: the record names the broker instead
     }
     const unsigned port = (static_cast<unsigned>(bytes[4]) << 24U) | (static_cast<unsigned>(bytes[5]) << 16U) |
                           (static_cast<unsigned>(bytes[6]) << 8U) | bytes[7];

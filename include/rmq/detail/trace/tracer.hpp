@@ -85,6 +85,20 @@ public:
         }
     }
 
+    /// The EndTransaction record of a transaction's end (on the caller's or a check thread).
+    void on_end_transaction(const Message& m,
+                            const std::string& broker_addr,
+                            const std::string& msg_id,
+                            const std::string& transaction_id,
+                            LocalTransactionState state,
+                            bool from_check) {
+        if (m.topic().starts_with(dispatcher_.trace_topic())) {
+            return;
+        }
+        dispatcher_.append(
+            end_transaction_record(m, group_, broker_addr, msg_id, transaction_id, state, from_check, now()));
+    }
+
     /// Queues the SubBefore record of a listener call and returns it for after().
     std::optional<TraceContext> before(std::span<const MessageExt> msgs) {
         auto c = sub_before_record(msgs, group_, ids_.next(), now());
