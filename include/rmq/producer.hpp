@@ -419,7 +419,8 @@ private:
     /// sendDefaultImpl: round robin with `total` attempts, counted in the statistics.
     SendResult send_default(const Message& m, std::int64_t begin, int total) {
         const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
-        return with_retries(m.topic(), begin, total, [&](const MessageQueue& mq) { return send_traced(m, mq); });
+        return with_retries(
+            m.topic(), begin, total, [&](const MessageQueue& mq) { return send_traced(m, mq); });
     }
 
     /// sendSelectImpl: the selector's queue from the write queues, within send_msg_timeout.

@@ -41,9 +41,9 @@ struct ProducerConfig {
     std::string instance_name = "DEFAULT";
     /// ClientConfig.clientIP; empty means this host's address.
     std::string client_ip{};
-    /// ClientConfig.enableTrace (DefaultMQProducer's enableMsgTrace): every send that gets an answer is traced
-    /// to the trace topic (Pub records; transactions also EndTransaction records), for RocketMQ Dashboard.
-    /// docs/trace.md.
+    /// ClientConfig.enableTrace (DefaultMQProducer's enableMsgTrace): every send that gets an answer is
+    /// traced to the trace topic (Pub records; transactions also EndTransaction records), for RocketMQ
+    /// Dashboard. docs/trace.md.
     bool enable_msg_trace = false;
     /// ClientConfig.traceTopic (DefaultMQProducer's customizedTraceTopic): the trace topic; empty means
     /// RMQ_SYS_TRACE_TOPIC.

@@ -54,6 +54,7 @@
 #include <rmq/subscription.hpp>
 #include <rmq/tls_config.hpp>
 #include <rmq/topic.hpp>
+#include <rmq/trace.hpp>
 #include <rmq/transaction_producer.hpp>
 #include <rmq/transport/broker_config.hpp>
 #include <rmq/transport/in_process.hpp>

@@ -70,20 +70,21 @@ struct TraceReader {
               std::size_t subs) {
         rmq::PushConsumer<Transport> reader{transport, rmq_rc::consumer_config()};
         reader.subscribe(trace_topic, "*");
-        reader.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
-            {
-                const std::lock_guard lock(mutex);
-                for (const auto& m : msgs) {
-                    for (auto& c : rmq::decode_trace_data(m.body())) {
-                        if (ids.count(c.trace_beans.at(0).msg_id.value_or("")) != 0) {
-                            records.push_back(std::move(c));
+        reader.register_listener(
+            [&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
+                {
+                    const std::lock_guard lock(mutex);
+                    for (const auto& m : msgs) {
+                        for (auto& c : rmq::decode_trace_data(m.body())) {
+                            if (ids.count(c.trace_beans.at(0).msg_id.value_or("")) != 0) {
+                                records.push_back(std::move(c));
+                            }
                         }
                     }
                 }
-            }
-            waiter.notify();
-            return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
-        });
+                waiter.notify();
+                return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+            });
         reader.start();
         CHECK(waiter.wait(
             [&] {
@@ -224,7 +225,8 @@ TEST_CASE("traces go to a customized trace topic", "[realcluster][trace]") {
     std::string out;
     const bool shown = rmq_rc::wait_until(
         [&] {
-            out = mqadmin_output(fmt::format("queryMsgTraceById -i {} -t {}", sent.back().msg_id, trace_topic));
+            out =
+                mqadmin_output(fmt::format("queryMsgTraceById -i {} -t {}", sent.back().msg_id, trace_topic));
             return out.find(pg) != std::string::npos && out.find(cg) != std::string::npos;
         },
         std::chrono::seconds(60));
@@ -265,8 +267,8 @@ TEST_CASE("a Java producer's traces and an rmq consumer's traces of the same mes
     const std::string topic = rmq_rc::unique("RcTraceJoin");
     rmq_rc::create_topic(topic, 2);
     const auto java_group = rmq_rc::unique("java_pg");
-    const auto ids = java_sent_ids(
-        fmt::format("RefProducer {} {} 5 --group {} --keys jk- --trace", rmq_rc::namesrv(), topic, java_group));
+    const auto ids = java_sent_ids(fmt::format(
+        "RefProducer {} {} 5 --group {} --keys jk- --trace", rmq_rc::namesrv(), topic, java_group));
     REQUIRE(ids.size() == 5);
     Transport transport{rmq_rc::config()};
     auto cc = rmq_rc::consumer_config();

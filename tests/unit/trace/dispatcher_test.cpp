@@ -9,9 +9,8 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <rmq/clock.hpp>
 #include <rmq/error.hpp>
@@ -92,7 +91,8 @@ TEST_CASE("a full trace queue drops records and counts them, never blocking the 
     Sink sink;
     sink.hold = true;
     auto clock = std::make_shared<rmq::ManualClock>();
-    Dispatcher d(DispatcherOptions{.trace_topic = "TT", .queue_capacity = 4, .batch_num = 1}, sink.sender(), clock);
+    Dispatcher d(
+        DispatcherOptions{.trace_topic = "TT", .queue_capacity = 4, .batch_num = 1}, sink.sender(), clock);
     d.start();
     REQUIRE(d.append(pub("T", 0)));
     REQUIRE(sink.wait([&] { return sink.calls == 1; }));  // the drain thread is stuck in its send
@@ -115,7 +115,8 @@ TEST_CASE("a full trace queue drops records and counts them, never blocking the 
     CHECK(ids == std::vector<std::string>{"ID0000", "ID0001", "ID0002", "ID0003", "ID0004"});
 }
 
-TEST_CASE("trace records are sent in batches, one message per traced topic, keyed by ids and keys", "[trace]") {
+TEST_CASE("trace records are sent in batches, one message per traced topic, keyed by ids and keys",
+          "[trace]") {
     Sink sink;
     auto clock = std::make_shared<rmq::ManualClock>();
     Dispatcher d(DispatcherOptions{.trace_topic = "TT", .batch_num = 3}, sink.sender(), clock);
@@ -160,9 +161,8 @@ TEST_CASE("shutdown sends every queued record", "[trace]") {
 TEST_CASE("a trace message stays under the size limit", "[trace]") {
     Sink sink;
     auto clock = std::make_shared<rmq::ManualClock>();
-    Dispatcher d(DispatcherOptions{.trace_topic = "TT", .batch_num = 5, .max_msg_size = 400},
-                 sink.sender(),
-                 clock);
+    Dispatcher d(
+        DispatcherOptions{.trace_topic = "TT", .batch_num = 5, .max_msg_size = 400}, sink.sender(), clock);
     d.start();
     for (int i = 0; i < 5; ++i) {
         d.append(pub("A", i, 250));  // ~300 bytes each: two would pass the limit

@@ -7,11 +7,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <golden.hpp>
 
 #include <catch2/catch.hpp>
-
-#include <golden.hpp>
+#include <nlohmann/json.hpp>
 
 #include <rmq/error.hpp>
 #include <rmq/trace.hpp>

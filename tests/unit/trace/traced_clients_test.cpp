@@ -115,7 +115,8 @@ TEST_CASE("a traced producer writes a Pub record of each send to RMQ_SYS_TRACE_T
     CHECK(producer.trace_stats().messages_sent == 1);
 }
 
-TEST_CASE("a traced producer names a delay message, no tags, a batch and a custom trace topic", "[trace][producer]") {
+TEST_CASE("a traced producer names a delay message, no tags, a batch and a custom trace topic",
+          "[trace][producer]") {
     rmq::InProcessBroker broker;
     broker.create_topic("TopicTest", 2);
     broker.create_topic("MyTrace", 1);
@@ -152,7 +153,8 @@ TEST_CASE("a traced push consumer writes SubBefore and SubAfter records that joi
     broker.create_topic(rmq::rmq_sys_trace_topic, 1);
     std::vector<rmq::SendResult> sent;
     {
-        rmq::Producer<rmq::InProcessTransport> p{broker.connect(), rmq::ProducerConfig{.producer_group = "P"}};
+        rmq::Producer<rmq::InProcessTransport> p{broker.connect(),
+                                                 rmq::ProducerConfig{.producer_group = "P"}};
         p.start();
         sent.push_back(p.send(rmq::Message("Orders", "TagA", "good", "a")));
         sent.push_back(p.send(rmq::Message("Orders", "TagA", "bad", "b")));
@@ -235,7 +237,8 @@ TEST_CASE("tracing off writes nothing", "[trace][producer]") {
     rmq::InProcessBroker broker;
     broker.create_topic("TopicTest", 1);
     broker.create_topic(rmq::rmq_sys_trace_topic, 1);
-    rmq::Producer<rmq::InProcessTransport> producer{broker.connect(), rmq::ProducerConfig{.producer_group = "PG4"}};
+    rmq::Producer<rmq::InProcessTransport> producer{broker.connect(),
+                                                    rmq::ProducerConfig{.producer_group = "PG4"}};
     producer.start();
     (void)producer.send(rmq::Message("TopicTest", "x"));
     producer.shutdown();
@@ -273,7 +276,8 @@ TEST_CASE("a traced transaction producer writes the half message's Pub and an En
     rmq::TransactionProducer<rmq::InProcessTransport, CommitOrRollback> producer{
         broker.connect(), config, CommitOrRollback{}};
     producer.start();
-    const auto committed = producer.send_message_in_transaction(rmq::Message("TopicTx", "TagT", "commit", "a"), 0);
+    const auto committed =
+        producer.send_message_in_transaction(rmq::Message("TopicTx", "TagT", "commit", "a"), 0);
     const auto rolled_back =
         producer.send_message_in_transaction(rmq::Message("TopicTx", "TagT", "rollback", "b"), 0);
     producer.shutdown();

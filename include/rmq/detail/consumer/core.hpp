@@ -65,10 +65,12 @@ public:
     void unsubscribe(std::string_view topic);
     void set_listener(Listener listener);
     void set_hooks(ConsumeHooks hooks);
+
     /// What the trace dispatcher did (zeros without enable_msg_trace).
     [[nodiscard]] TraceStats trace_stats() const noexcept {
         return s_.tracer ? s_.tracer->dispatcher().stats() : TraceStats{};
     }
+
     void start();
     void shutdown();
     void suspend();

@@ -48,8 +48,9 @@ inline std::string store_host_of(std::string_view offset_msg_id, std::string fal
     } catch (const InvalidArgument&) {
         return fallback;  // not an offset message id: the record names the broker instead
     }
-    const unsigned port = (static_cast<unsigned>(bytes[4]) << 24U) | (static_cast<unsigned>(bytes[5]) << 16U) |
-                          (static_cast<unsigned>(bytes[6]) << 8U) | bytes[7];
+    const unsigned port = (static_cast<unsigned>(bytes[4]) << 24U) |
+                          (static_cast<unsigned>(bytes[5]) << 16U) | (static_cast<unsigned>(bytes[6]) << 8U) |
+                          bytes[7];
     return fmt::format("{}.{}.{}.{}:{}", bytes[0], bytes[1], bytes[2], bytes[3], port);
 }
 

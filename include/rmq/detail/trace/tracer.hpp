@@ -76,7 +76,8 @@ public:
     [[nodiscard]] std::int64_t now() const { return clock_->wall_millis(); }
 
     /// The Pub record of one send attempt that got an answer; a message to the trace topic is not traced.
-    void on_sent(const Message& m, std::int32_t body_length, bool batch, const SendResult& r, std::int64_t began) {
+    void
+    on_sent(const Message& m, std::int32_t body_length, bool batch, const SendResult& r, std::int64_t began) {
         if (m.topic().starts_with(dispatcher_.trace_topic())) {
             return;
         }
@@ -109,7 +110,8 @@ public:
     }
 
     /// Queues the SubAfter record joining `before`.
-    void after(const std::optional<TraceContext>& before, bool success, ConsumeReturnType how, std::size_t n) {
+    void
+    after(const std::optional<TraceContext>& before, bool success, ConsumeReturnType how, std::size_t n) {
         if (before) {
             dispatcher_.append(sub_after_record(*before, success, how, n, now()));
         }
@@ -126,7 +128,8 @@ private:
 /// The settings of a client's trace producer (AsyncTraceDispatcher.getAndCreateTraceProducer).
 inline ProducerConfig trace_producer_config(const std::string& group, std::string_view type) {
     ProducerConfig c;
-    c.producer_group = fmt::format("{}-{}-{}-{}", group_name_prefix, group, type, next_trace_producer_number());
+    c.producer_group =
+        fmt::format("{}-{}-{}-{}", group_name_prefix, group, type, next_trace_producer_number());
     c.send_msg_timeout = 5000;
     c.max_message_size = 128000;
     c.async_sender_threads = 1;

@@ -220,7 +220,8 @@ RMQ_DECL void detail::trace::encode_sub(std::string& sb, const TraceContext& ctx
             sep();
             append_text(sb, bean.msg_id);
             sep();
-            sb += fmt::format("{}{}{}{}", ctx.cost_time, content_splitor, java_bool(ctx.is_success), content_splitor);
+            sb += fmt::format(
+                "{}{}{}{}", ctx.cost_time, content_splitor, java_bool(ctx.is_success), content_splitor);
             append_text(sb, bean.keys);
             sep();
             sb += fmt::to_string(ctx.context_code);
