@@ -2,7 +2,8 @@
 //
 // One mode per process, so that every peak RSS belongs to one pipeline:
 //   --mode limit          raw pull loop through InProcessTransport, no dispatch (the limit)
-//   --mode concurrently   rmq::PushConsumer, 20 threads, no-op listener (--batch N, default 1)
+//   --mode concurrently   rmq::PushConsumer, 20 threads, no-op listener (--batch N, default 1; --trace: with
+//                         enable_msg_trace, records to RMQ_SYS_TRACE_TOPIC on the same broker)
 //   --mode orderly        rmq::OrderlyConsumer, 20 threads, no-op listener
 //   --mode rebalance      two members consume 8 queues under a steady producer; a third joins, one leaves
 //                         (--order concurrently|orderly, --rebalance-interval ms)
@@ -38,6 +39,7 @@
 
 #include <rmq/consumer.hpp>
 #include <rmq/producer.hpp>
+#include <rmq/trace.hpp>
 #include <rmq/transport/in_process.hpp>
 
 namespace {
@@ -54,6 +56,7 @@ struct Options {
     int threads = 20;
     int body_bytes = 128;
     std::string order = "concurrently";
+    bool trace = false;  // enable_msg_trace on the consumer
     std::int64_t rebalance_interval = 1000;
     std::int64_t rate = 4000;          // rebalance: messages per second produced
     double max_seconds = 600;          // give up after this long
@@ -104,6 +107,7 @@ rmq::ConsumerConfig consumer_config(const Options& o, std::string group) {
     c.consume_thread_min = o.threads;
     c.consume_thread_max = o.threads;
     c.consume_message_batch_max_size = o.batch;
+    c.enable_msg_trace = o.trace;
     return c;
 }
 
@@ -224,9 +228,14 @@ Phase drain_with(
 int run_consumer(const Options& o) {
     rmq::InProcessBroker broker;
     const double prefill_s = create_and_prefill(broker, o);
-    const std::string name = o.mode == "orderly"   ? std::string("orderly")
-                             : o.mode == "backlog" ? std::string("backlog")
-                                                   : fmt::format("concurrently_b{}", o.batch);
+    if (o.trace) {
+        broker.create_topic(rmq::rmq_sys_trace_topic, 4);
+    }
+    const std::string name = fmt::format("{}{}",
+                                         o.mode == "orderly"   ? std::string("orderly")
+                                         : o.mode == "backlog" ? std::string("backlog")
+                                                               : fmt::format("concurrently_b{}", o.batch),
+                                         o.trace ? "_trace" : "");
     const auto report = [&](const Phase& phase) {
         print_phase(o, name, phase, prefill_s);
     };
@@ -466,6 +475,7 @@ Options parse(int argc, char** argv) {
         .add("--backlog", o.backlog)
         .add("--consumers", o.consumers)
         .add_switch("--no-backlog", [&o] { o.skip_backlog = true; })
+        .add_switch("--trace", [&o] { o.trace = true; })
         .add_switch("--no-rebalance", [&o] { o.skip_rebalance = true; })
         .parse(argc, argv);
     return o;

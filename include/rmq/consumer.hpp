@@ -36,6 +36,7 @@
 #include <rmq/order/key_orderly.hpp>
 #include <rmq/order/orderly.hpp>
 #include <rmq/stats.hpp>
+#include <rmq/trace.hpp>
 #include <rmq/transport/in_process.hpp>
 
 #include <rmq/detail/consumer/core.hpp>
@@ -178,6 +179,9 @@ public:
 
     /// Before/after hooks around each listener call (Java's ConsumeMessageHook); before start().
     void set_consume_hooks(ConsumeHooks hooks) { core_->set_hooks(std::move(hooks)); }
+
+    /// What the trace dispatcher did since start (ConsumerConfig::enable_msg_trace; zeros without it).
+    [[nodiscard]] TraceStats trace_stats() const noexcept { return core_->trace_stats(); }
 
     /// Java's start(): validates the configuration (rmq::InvalidArgument), requires a listener, loads
     /// offsets, heartbeats and rebalances at once. rmq::IllegalState when started twice or after shutdown.

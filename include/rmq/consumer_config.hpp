@@ -142,6 +142,13 @@ struct ConsumerConfig {
     std::int64_t mq_client_api_timeout = 3000;
     /// enableStreamRequestType: appends "@STREAM" to the client id.
     bool enable_stream_request_type = false;
+    /// enableTrace (DefaultMQPushConsumer's enableMsgTrace): each listener call is traced to the trace topic
+    /// (SubBefore and SubAfter records), for RocketMQ Dashboard. docs/trace.md.
+    bool enable_msg_trace = false;
+    /// traceTopic (DefaultMQPushConsumer's customizedTraceTopic): empty means RMQ_SYS_TRACE_TOPIC.
+    std::string customized_trace_topic{};
+    /// traceMsgBatchNum: trace records sent together (at most 20); fewer are sent after 5 s.
+    int trace_msg_batch_num = 10;
 
     // ---- rmq: Java constants made tunable (defaults are Java's constants) ----
     /// rmq: rebalance period ms (Java rocketmq.client.rebalance.waitInterval).

@@ -36,11 +36,13 @@
 #include <rmq/protocol.hpp>
 #include <rmq/stats.hpp>
 #include <rmq/topic.hpp>
+#include <rmq/trace.hpp>
 #include <rmq/unique_id.hpp>
 
 #include <rmq/detail/producer/async_sender.hpp>
 #include <rmq/detail/producer/batch.hpp>
 #include <rmq/detail/producer/send_support.hpp>
+#include <rmq/detail/trace/tracer.hpp>
 #include <rmq/detail/wire/batch_size.hpp>
 
 namespace rmq {
@@ -82,6 +84,9 @@ concept SendExceptionCallback = std::invocable<F&, std::exception_ptr> && std::m
 /// (rmq/transaction_producer.hpp). Not modelled: request/reply,
 /// namespaces, the latency fault strategy (a retry does avoid the broker that just failed, as
 /// selectOneMessageQueue(lastBrokerName) does).
+///
+/// With ProducerConfig::enable_msg_trace every send that gets an answer is traced (a Pub record) to the
+/// trace topic through a second producer over a copy of the transport (docs/trace.md).
 template <Transport Tr>
 class Producer {
 public:
@@ -118,7 +123,7 @@ public:
         if (config_.max_message_size <= 0 || config_.send_msg_timeout <= 0 ||
             config_.retry_times_when_send_failed < 0 || config_.retry_times_when_send_async_failed < 0 ||
             config_.back_pressure_for_async_send_num <= 0 || config_.async_sender_threads < 0 ||
-            config_.default_topic_queue_nums <= 0) {
+            config_.default_topic_queue_nums <= 0 || config_.trace_msg_batch_num <= 0) {
             throw InvalidArgument("ProducerConfig: sizes, timeouts and counts must be positive");
         }
         std::string ip = config_.client_ip;
@@ -140,6 +145,7 @@ public:
         sender_ = std::make_unique<detail::AsyncSender>(
             detail::async_thread_count(config_.async_sender_threads),
             static_cast<std::size_t>(config_.back_pressure_for_async_send_num));
+        start_tracer();
         state_ = State::Running;
     }
 
@@ -158,6 +164,9 @@ public:
         }
         sender_->wait_idle();  // sends on the wire complete through the pool: it runs until they did
         sender_->stop();
+        if (tracer_) {
+            tracer_->shutdown();  // after the sends: their records are sent too
+        }
         transport_.unregister_client(client_id_, config_.producer_group, std::string());
     }
 
@@ -168,6 +177,11 @@ public:
 
     /// Send counters and times per topic since start (rmq/metrics.hpp exports them). Thread-safe.
     [[nodiscard]] ProducerStats stats() const { return stats_.snapshot(); }
+
+    /// What the trace dispatcher did (all zero without enable_msg_trace). Thread-safe once started.
+    [[nodiscard]] TraceStats trace_stats() const noexcept {
+        return tracer_ ? tracer_->dispatcher().stats() : TraceStats{};
+    }
 
     /// Sends to the topic's next write queue (round robin), trying up to 1 + retry_times_when_send_failed
     /// queues on retryable broker errors. Throws rmq::InvalidArgument for a bad message, rmq::Timeout past
@@ -250,7 +264,7 @@ public:
         return with_retries(batch.front().topic(),
                             now(),
                             1 + config_.retry_times_when_send_failed,
-                            [&](const MessageQueue& mq) { return transport_.send_batch(batch, mq); });
+                            [&](const MessageQueue& mq) { return send_batch_traced(batch, mq); });
     }
 
     /// The batch to one queue (no retry).
@@ -261,7 +275,7 @@ public:
         const auto batch = prepared_batch(msgs);
         check_queue_topic(batch.front(), mq);
         const detail::SendRecorder recorder(stats_, batch.front().topic(), transport_.clock());
-        return transport_.send_batch(batch, mq);
+        return send_batch_traced(batch, mq);
     }
 
     /// Asynchronous send(batch), with a future; retries as send_async(msg).
@@ -277,7 +291,7 @@ public:
                 return with_retries(batch.front().topic(),
                                     begin,
                                     1 + config_.retry_times_when_send_async_failed,
-                                    [&](const MessageQueue& mq) { return transport_.send_batch(batch, mq); });
+                                    [&](const MessageQueue& mq) { return send_batch_traced(batch, mq); });
             },
             std::move(done));
         return std::move(future);
@@ -332,6 +346,9 @@ public:
         check_running();
         return send_recorded(prepared(msg), mq);
     }
+
+    /// rmq internal (rmq::TransactionProducer's EndTransaction records): the trace dispatcher, or null.
+    [[nodiscard]] detail::trace::Tracer* tracer() noexcept { return tracer_.get(); }
 
     /// Asynchronous and oneway sends accepted and not finished.
     [[nodiscard]] std::size_t async_in_flight() const { return sender_ ? sender_->in_flight() : 0; }
@@ -410,7 +427,7 @@ private:
     SendResult send_default(const Message& m, std::int64_t begin, int total) {
         const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
         return with_retries(
-            m.topic(), begin, total, [&](const MessageQueue& mq) { return transport_.send(m, mq); });
+            m.topic(), begin, total, [&](const MessageQueue& mq) { return send_traced(m, mq); });
     }
 
     /// sendSelectImpl: the selector's queue from the write queues, within send_msg_timeout.
@@ -434,36 +451,10 @@ private:
     }
 
     /// Up to `total` attempts of `attempt(queue)`, each on the next write queue avoiding the broker of the
-    /// previous attempt, while the errors are retryable and send_msg_timeout (from `begin`) has not passed.
+    /// previous attempt, while the errors are retryable and send_msg_timeout (from `begin`) has not passed
+    /// (impl/producer_retries.hpp).
     template <class Attempt>
-    SendResult with_retries(const std::string& topic, std::int64_t begin, int total, Attempt attempt) {
-        const auto queues = write_queues(topic);
-        std::exception_ptr last;
-        std::string last_broker;
-        for (int i = 0; i < total; ++i) {
-            if (now() - begin > config_.send_msg_timeout) {
-                throw Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", topic));
-            }
-            const MessageQueue& mq = select_queue(*queues, last_broker);
-            last_broker = mq.broker_name;
-            try {
-                SendResult r = attempt(mq);
-                if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
-                    continue;
-                }
-                return r;
-            } catch (...) {
-                last = std::current_exception();
-                if (!retry_after(topic, last)) {
-                    throw;
-                }
-            }
-        }
-        if (last) {
-            std::rethrow_exception(last);
-        }
-        throw Error(fmt::format("Send [{}] times, still failed, topic {}", total, topic));
-    }
+    SendResult with_retries(const std::string& topic, std::int64_t begin, int total, Attempt attempt);
 
     /// Whether sendDefaultImpl tries the next queue after `error` (a retryable broker code also drops the
     /// topic's cached route).
@@ -570,8 +561,16 @@ private:
 
     SendResult send_to(const Message& m, const MessageQueue& mq) {
         check_queue_topic(m, mq);
-        return transport_.send(m, mq);
+        return send_traced(m, mq);
     }
+
+    /// One attempt of a send, traced (Java's send hooks around sendKernelImpl) when tracing is on
+    /// (impl/producer_trace.hpp).
+    SendResult send_traced(const Message& m, const MessageQueue& mq);
+    SendResult send_batch_traced(const std::vector<Message>& batch, const MessageQueue& mq)
+    requires HasSendBatch<Tr>;
+    /// Java's DefaultMQProducer.start with enableTrace: the dispatcher and its producer (not traced itself).
+    void start_tracer();
 
     /// tryToFindTopicPublishInfo: the topic's route, else the create-topic-key route renamed to the topic
     /// with at most default_topic_queue_nums queues (the broker then auto-creates the topic).
@@ -594,11 +593,15 @@ private:
     std::map<std::string, CachedRoute> routes_;
     std::atomic<std::size_t> next_index_{0};
     detail::ProducerStatsCollector stats_;
+    /// The trace dispatcher and its producer (enable_msg_trace); set by start().
+    std::unique_ptr<detail::trace::Tracer> tracer_;
     /// Last member: destroyed (its threads joined) before what their tasks use.
     std::unique_ptr<detail::AsyncSender> sender_;
 };
 
 }  // namespace rmq
 
+#include <rmq/impl/producer_retries.hpp>
 #include <rmq/impl/producer_routes.hpp>
 #include <rmq/impl/producer_send_async.hpp>
+#include <rmq/impl/producer_trace.hpp>

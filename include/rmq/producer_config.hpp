@@ -41,6 +41,15 @@ struct ProducerConfig {
     std::string instance_name = "DEFAULT";
     /// ClientConfig.clientIP; empty means this host's address.
     std::string client_ip{};
+    /// ClientConfig.enableTrace (DefaultMQProducer's enableMsgTrace): every send that gets an answer is
+    /// traced to the trace topic (Pub records; transactions also EndTransaction records), for RocketMQ
+    /// Dashboard. docs/trace.md.
+    bool enable_msg_trace = false;
+    /// ClientConfig.traceTopic (DefaultMQProducer's customizedTraceTopic): the trace topic; empty means
+    /// RMQ_SYS_TRACE_TOPIC.
+    std::string customized_trace_topic{};
+    /// ClientConfig.traceMsgBatchNum: trace records sent together (at most 20); fewer are sent after 5 s.
+    std::int32_t trace_msg_batch_num = 10;
     /// TransactionMQProducer.checkThreadPoolMaxSize: threads answering brokers' transaction check-backs
     /// (rmq::TransactionProducer only).
     std::int32_t check_thread_pool_max_size = 1;

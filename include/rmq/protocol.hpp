@@ -223,6 +223,10 @@ struct SendResult {
     std::int64_t queue_offset = 0;
     /// The broker's transactionId (its UNIQ_KEY of the message; empty when the broker sent none).
     std::string transaction_id;
+    /// The broker's region (the response's MSG_REGION; empty when it named none). Traces name it.
+    std::string region_id;
+    /// False when the broker turned tracing off (the response's TRACE_ON=false): the send is not traced.
+    bool trace_on = true;
 };
 
 /// What an asynchronous send reports, once: the result, or the exception send() would have thrown.

@@ -26,8 +26,10 @@
 #include <rmq/consumer_config.hpp>
 #include <rmq/error.hpp>
 #include <rmq/fwd.hpp>
+#include <rmq/impl/producer_retries.hpp>
 #include <rmq/impl/producer_routes.hpp>
 #include <rmq/impl/producer_send_async.hpp>
+#include <rmq/impl/producer_trace.hpp>
 #include <rmq/log.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
@@ -59,6 +61,7 @@
 #include <rmq/subscription.hpp>
 #include <rmq/tls_config.hpp>
 #include <rmq/topic.hpp>
+#include <rmq/trace.hpp>
 #include <rmq/transaction_producer.hpp>
 #include <rmq/transport/broker_config.hpp>
 #include <rmq/transport/in_process.hpp>

@@ -24,6 +24,7 @@
 
 #include <rmq/detail/producer/async_sender.hpp>
 #include <rmq/detail/producer/transaction.hpp>
+#include <rmq/detail/trace/tracer.hpp>
 
 namespace rmq {
 
@@ -103,6 +104,7 @@ public:
                                   "must be positive");
         }
         producer_.start();
+        shared_->tracer = producer_.tracer();
         std::weak_ptr<Shared> weak = shared_;
         shared_->transport.set_transaction_check_handler(producer_.config().producer_group,
                                                          [weak](TransactionCheck check) {
@@ -148,9 +150,17 @@ public:
             outcome.state = LocalTransactionState::RollbackMessage;
             break;
         }
+        const auto end = detail::end_of_send(m, sent, producer_.config().producer_group, outcome);
+        if (auto* tracer = producer_.tracer()) {
+            tracer->on_end_transaction(m,
+                                       detail::trace::store_host_of(sent.offset_msg_id, end.broker_name),
+                                       sent.msg_id,
+                                       m.transaction_id(),
+                                       outcome.state,
+                                       false);
+        }
         try {
-            shared_->transport.end_transaction(
-                detail::end_of_send(m, sent, producer_.config().producer_group, outcome));
+            shared_->transport.end_transaction(end);
         } catch (const std::exception& e) {
             log_message(LogLevel::Warn,
                         fmt::format("local transaction of {} ended {}, but end broker transaction failed: {}",
@@ -179,6 +189,8 @@ private:
         Tr transport;
         Listener listener;
         std::string group;
+        /// The producer's trace dispatcher (enable_msg_trace), set at start; the check threads stop first.
+        detail::trace::Tracer* tracer = nullptr;
         detail::AsyncSender checks;
 
         Shared(Tr t, Listener l, const ProducerConfig& config)
@@ -218,8 +230,18 @@ private:
                                         "exception: {}",
                                         outcome.error));
             }
+            const auto end = detail::end_of_check(check, group, outcome);
+            if (tracer != nullptr) {
+                const auto uniq = check.message.property_view(property::uniq_client_message_id_keyidx);
+                tracer->on_end_transaction(check.message,
+                                           check.broker_addr.empty() ? check.broker_name : check.broker_addr,
+                                           end.msg_id,
+                                           uniq.empty() ? check.transaction_id : std::string(uniq),
+                                           outcome.state,
+                                           true);
+            }
             try {
-                transport.end_transaction(detail::end_of_check(check, group, outcome));
+                transport.end_transaction(end);
             } catch (const std::exception& e) {
                 log_message(LogLevel::Error, fmt::format("endTransactionOneway exception: {}", e.what()));
             }

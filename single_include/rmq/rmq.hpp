@@ -1423,6 +1423,10 @@ struct SendResult {
     std::int64_t queue_offset = 0;
     /// The broker's transactionId (its UNIQ_KEY of the message; empty when the broker sent none).
     std::string transaction_id;
+    /// The broker's region (the response's MSG_REGION; empty when it named none). Traces name it.
+    std::string region_id;
+    /// False when the broker turned tracing off (the response's TRACE_ON=false): the send is not traced.
+    bool trace_on = true;
 };
 
 /// What an asynchronous send reports, once: the result, or the exception send() would have thrown.
@@ -3580,6 +3584,13 @@ struct ConsumerConfig {
     std::int64_t mq_client_api_timeout = 3000;
     /// enableStreamRequestType: appends "@STREAM" to the client id.
     bool enable_stream_request_type = false;
+    /// enableTrace (DefaultMQPushConsumer's enableMsgTrace): each listener call is traced to the trace topic
+    /// (SubBefore and SubAfter records), for RocketMQ Dashboard. docs/trace.md.
+    bool enable_msg_trace = false;
+    /// traceTopic (DefaultMQPushConsumer's customizedTraceTopic): empty means RMQ_SYS_TRACE_TOPIC.
+    std::string customized_trace_topic{};
+    /// traceMsgBatchNum: trace records sent together (at most 20); fewer are sent after 5 s.
+    int trace_msg_batch_num = 10;
 
     // ---- rmq: Java constants made tunable (defaults are Java's constants) ----
     /// rmq: rebalance period ms (Java rocketmq.client.rebalance.waitInterval).
@@ -5711,6 +5722,122 @@ struct Orderly {
 
 }  // namespace rmq
 // ---- end rmq/order/orderly.hpp ----
+
+// ---- begin rmq/trace.hpp ----
+
+/// @file trace.hpp
+/// Message traces (Java's org.apache.rocketmq.client.trace): the records a traced producer and push consumer
+/// write to the trace topic (TraceContext, TraceBean), Java's TraceDataEncoder text format, and the
+/// dispatcher's counters. Turn tracing on with ProducerConfig / ConsumerConfig::enable_msg_trace;
+/// docs/trace.md.
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq {
+
+/// TopicValidator.RMQ_SYS_TRACE_TOPIC: where traces go unless customized_trace_topic names another topic.
+inline constexpr std::string_view rmq_sys_trace_topic = "RMQ_SYS_TRACE_TOPIC";
+
+/// MixAll.DEFAULT_TRACE_REGION_ID: the region of a record whose broker named none.
+inline constexpr std::string_view default_trace_region_id = "DefaultRegion";
+
+/// Java's TraceType, in Java's order.
+enum class TraceType { Pub, Recall, SubBefore, SubAfter, EndTransaction };
+
+/// Java's MessageType; a record carries its ordinal.
+enum class TraceMessageType { NormalMsg, TransMsgHalf, TransMsgCommit, DelayMsg, OrderMsg };
+
+/// Java's AccessChannel: a CLOUD SubAfter record leaves out its time stamp and group.
+enum class AccessChannel { Local, Cloud };
+
+/// Java's ConsumeReturnType, a SubAfter record's context code (its ordinal).
+enum class ConsumeReturnType { Success, TimeOut, Exception, ReturnNull, Failed };
+
+/// A Java String field: std::nullopt is Java's null, which the encoder writes as the text "null" (a message
+/// without tags is traced with the tags "null", as by the Java client).
+using TraceText = std::optional<std::string>;
+
+/// Java's TraceBean: one message of a record.
+struct TraceBean {
+    TraceText topic = std::string();
+    TraceText msg_id = std::string();
+    TraceText offset_msg_id = std::string();
+    TraceText tags = std::string();
+    TraceText keys = std::string();
+    /// The broker address the message was sent to (host:port).
+    TraceText store_host = std::string();
+    TraceText client_host = std::string();
+    std::int64_t store_time = 0;
+    std::int32_t retry_times = 0;
+    std::int32_t body_length = 0;
+    TraceMessageType msg_type = TraceMessageType::NormalMsg;
+    LocalTransactionState transaction_state = LocalTransactionState::Unknow;
+    TraceText transaction_id = std::string();
+    bool from_transaction_check = false;
+};
+
+/// Java's TraceContext: one record (Pub, EndTransaction: one bean; SubBefore, SubAfter: one per message of
+/// the listener call).
+struct TraceContext {
+    TraceType trace_type = TraceType::Pub;
+    /// Wall milliseconds: when the send or the listener call began (SubAfter: when it ended).
+    std::int64_t time_stamp = 0;
+    TraceText region_id = std::string();
+    TraceText region_name = std::string();
+    TraceText group_name = std::string();
+    /// Milliseconds, per message of the call.
+    std::int32_t cost_time = 0;
+    bool is_success = true;
+    /// Joins a SubBefore record with its SubAfter record.
+    TraceText request_id = std::string();
+    /// A SubAfter record's rmq::ConsumeReturnType ordinal.
+    std::int32_t context_code = 0;
+    AccessChannel access_channel = AccessChannel::Local;
+    std::vector<TraceBean> trace_beans;
+};
+
+/// Java's TraceTransferBean: a record's text and the keys the trace message is indexed by (the message
+/// ids and keys of its beans).
+struct TraceTransferBean {
+    std::string trans_data;
+    std::set<std::string> trans_key;
+};
+
+/// Java's TraceDataEncoder.encoderFromContextBean: the record's text (fields separated by char 1, each record
+/// ended by char 2), byte for byte, and its keys. A Recall record (rmq sends none) encodes to nothing.
+/// Throws rmq::InvalidArgument for a record without beans.
+TraceTransferBean encode_trace_context(const TraceContext& ctx);
+
+/// Java's TraceDataEncoder.decoderFromTraceDataString: the records of a trace message's body, fields the
+/// record does not carry left at their defaults; unknown record types are skipped. Fields are split as
+/// Java's String.split does (trailing empty fields dropped), so a record Java cannot read either (a
+/// SubBefore record with empty keys) throws rmq::InvalidArgument naming it, as do malformed numbers.
+std::vector<TraceContext> decode_trace_data(std::string_view data);
+
+/// Java's name of a trace type ("Pub", "SubBefore", ...).
+std::string_view trace_type_name(TraceType t) noexcept;
+
+/// What a client's trace dispatcher did since start. Thread-safe snapshot.
+struct TraceStats {
+    /// Records queued for the trace topic.
+    std::uint64_t appended = 0;
+    /// Records dropped because the queue was full (Java's discardCount: logged, never blocking).
+    std::uint64_t dropped = 0;
+    /// Trace messages stored by the broker.
+    std::uint64_t messages_sent = 0;
+    /// Trace messages whose send failed (logged; their records are lost).
+    std::uint64_t messages_failed = 0;
+};
+
+}  // namespace rmq
+
+// ---- end rmq/trace.hpp ----
 
 // ---- begin rmq/transport/in_process.hpp ----
 
@@ -8265,6 +8392,596 @@ private:
 }  // namespace rmq::detail
 // ---- end rmq/detail/consumer/subscription_table.hpp ----
 
+// ---- begin rmq/detail/trace/tracer.hpp ----
+
+/// @file detail/trace/tracer.hpp
+/// What a traced client owns (Java's AsyncTraceDispatcher with its producer): the dispatcher and the
+/// producer of group `_INNER_TRACE_PRODUCER-<group>-<PRODUCE|CONSUME>-<n>` that sends its trace messages
+/// through a copy of the client's transport.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+// ---- begin rmq/producer_config.hpp ----
+
+/// @file producer_config.hpp
+/// rmq::ProducerConfig: the settings of rmq::Producer.
+
+#include <cstdint>
+#include <string>
+
+
+namespace rmq {
+
+/// Settings of rmq::Producer; each field is the snake_case of the DefaultMQProducer / ClientConfig field it
+/// mirrors, with Java's default.
+struct ProducerConfig {
+    /// DefaultMQProducer.producerGroup; must be set (DEFAULT_PRODUCER is rejected at start, as in Java).
+    std::string producer_group{default_producer_group};
+    /// DefaultMQProducer.createTopicKey: the route used for a topic the name server does not know yet.
+    std::string create_topic_key{auto_create_topic_key_topic};
+    /// DefaultMQProducer.defaultTopicQueueNums: queues assumed for such a topic.
+    std::int32_t default_topic_queue_nums = 4;
+    /// DefaultMQProducer.sendMsgTimeout (ms, measured with the transport's clock).
+    std::int64_t send_msg_timeout = 3000;
+    /// DefaultMQProducer.retryTimesWhenSendFailed: extra attempts of send(msg) on another queue.
+    std::int32_t retry_times_when_send_failed = 2;
+    /// DefaultMQProducer.retryTimesWhenSendAsyncFailed: extra attempts of send_async(msg) on another queue.
+    std::int32_t retry_times_when_send_async_failed = 2;
+    /// DefaultMQProducer.backPressureForAsyncSendNum: asynchronous and oneway sends in flight at most; a
+    /// further one waits up to send_msg_timeout for a slot (rmq::TooManyRequests after it).
+    std::int32_t back_pressure_for_async_send_num = 10000;
+    /// Threads of the asynchronous sends (Java's asyncSenderExecutor, one per processor); 0 = one per
+    /// hardware thread, at least 2. Started by the first asynchronous or oneway send.
+    std::int32_t async_sender_threads = 0;
+    /// DefaultMQProducer.retryAnotherBrokerWhenNotStoreOK.
+    bool retry_another_broker_when_not_store_ok = false;
+    /// DefaultMQProducer.maxMessageSize (body bytes).
+    std::int32_t max_message_size = 1024 * 1024 * 4;
+    /// ClientConfig.pollNameServerInterval: how long a cached topic route is used (ms).
+    std::int64_t poll_name_server_interval = 30000;
+    /// ClientConfig.instanceName; "DEFAULT" becomes the process id, as in Java.
+    std::string instance_name = "DEFAULT";
+    /// ClientConfig.clientIP; empty means this host's address.
+    std::string client_ip{};
+    /// ClientConfig.enableTrace (DefaultMQProducer's enableMsgTrace): every send that gets an answer is
+    /// traced to the trace topic (Pub records; transactions also EndTransaction records), for RocketMQ
+    /// Dashboard. docs/trace.md.
+    bool enable_msg_trace = false;
+    /// ClientConfig.traceTopic (DefaultMQProducer's customizedTraceTopic): the trace topic; empty means
+    /// RMQ_SYS_TRACE_TOPIC.
+    std::string customized_trace_topic{};
+    /// ClientConfig.traceMsgBatchNum: trace records sent together (at most 20); fewer are sent after 5 s.
+    std::int32_t trace_msg_batch_num = 10;
+    /// TransactionMQProducer.checkThreadPoolMaxSize: threads answering brokers' transaction check-backs
+    /// (rmq::TransactionProducer only).
+    std::int32_t check_thread_pool_max_size = 1;
+    /// TransactionMQProducer.checkRequestHoldMax: check-backs waiting for those threads at most; a further
+    /// one is dropped (logged), the broker asks again at its next check round.
+    std::int32_t check_request_hold_max = 2000;
+};
+
+}  // namespace rmq
+// ---- end rmq/producer_config.hpp ----
+
+// ---- begin rmq/unique_id.hpp ----
+
+/// @file unique_id.hpp
+/// Message unique ids (the UNIQ_KEY property) with the layout of Java's MessageClientIDSetter: ip, pid,
+/// a per-process int, milliseconds since the start of the month and a counter, as upper-case hex.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq {
+
+namespace detail {
+
+void append_hex(std::string& out, std::span<const std::uint8_t> bytes);
+
+void append_hex_int(std::string& out, std::uint32_t v, int bytes);
+
+/// UtilAll.string2bytes: hex (either case) to bytes; throws rmq::InvalidArgument for anything else.
+std::vector<std::uint8_t> hex_to_bytes(std::string_view hex);
+
+/// Checks an id's length: 32 hex chars (IPv4) or 56 (IPv6).
+std::vector<std::uint8_t> unique_id_bytes(std::string_view id);
+
+/// Start of the month (UTC) containing `wall_millis`, shifted by `months`.
+std::int64_t month_start_millis(std::int64_t wall_millis, int months = 0);
+
+/// The process-wide counter of Java's MessageClientIDSetter.COUNTER.
+std::atomic<std::uint32_t>& unique_id_counter();
+
+/// UtilAll.getIP: the first non-loopback IPv4 address (site-local preferred), else 127.0.0.1.
+std::vector<std::uint8_t> local_ip();
+
+std::int32_t process_id();
+
+}  // namespace detail
+
+/// Composes an id exactly as MessageClientIDSetter does from its parts (ip of 4 or 16 bytes, pid truncated to
+/// 16 bits, class-loader hash code, milliseconds since the month start, counter truncated to 16 bits).
+std::string compose_unique_id(std::span<const std::uint8_t> ip,
+                              std::int32_t pid,
+                              std::int32_t class_loader_hash,
+                              std::int32_t diff_millis,
+                              std::int32_t counter);
+
+/// MessageClientIDSetter.getIPFromID: the 4 (32-char id) or 16 (56-char id) ip bytes.
+std::vector<std::uint8_t> unique_id_ip(std::string_view id);
+
+/// MessageClientIDSetter.getIPStrFromID: `10.0.0.5`, or eight 4-digit lower-case hex groups for IPv6.
+std::string unique_id_ip_string(std::string_view id);
+
+/// MessageClientIDSetter.getPidFromID: the 16-bit pid field, unsigned.
+std::int32_t unique_id_pid(std::string_view id);
+
+/// MessageClientIDSetter.getNearlyTimeFromID: month start (UTC; Java uses the JVM time zone) of `now` plus
+/// the id's unsigned millisecond field; the previous month's start when that is not before `now`.
+std::int64_t unique_id_nearly_time(std::string_view id, std::int64_t now_wall_millis);
+
+/// Generates UNIQ_KEY values (MessageClientIDSetter.createUniqID). Thread-safe; the counter is shared by
+/// every generator of the process, as Java's is static.
+class UniqueIdGenerator {
+public:
+    /// Uses this host's IPv4 address, the process id and a random per-process int.
+    explicit UniqueIdGenerator(std::shared_ptr<Clock> clock = system_clock())
+        : UniqueIdGenerator(std::move(clock), detail::local_ip(), detail::process_id(), process_hash()) {}
+
+    /// Fixed parts given explicitly (tests, or a client that knows its address).
+    UniqueIdGenerator(std::shared_ptr<Clock> clock,
+                      std::vector<std::uint8_t> ip,
+                      std::int32_t pid,
+                      std::int32_t class_loader_hash);
+
+    /// The per-process prefix (Java's FIX_STRING).
+    [[nodiscard]] const std::string& fix_string() const noexcept { return fix_; }
+
+    /// A new id.
+    [[nodiscard]] std::string next();
+
+private:
+    static std::int32_t process_hash();
+
+    std::shared_ptr<Clock> clock_;
+    std::string fix_;
+    std::mutex mutex_;
+    std::int64_t start_ = 0;
+    std::int64_t next_start_ = 0;
+};
+
+}  // namespace rmq
+
+// ---- end rmq/unique_id.hpp ----
+
+
+// ---- begin rmq/detail/trace/dispatcher.hpp ----
+
+/// @file detail/trace/dispatcher.hpp
+/// Java's AsyncTraceDispatcher: a bounded lock-free queue of trace records that the sending and consuming
+/// threads fill without ever waiting, drained by one thread into trace messages (records grouped by traced
+/// topic and trace topic, up to a size limit per message).
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <boost/lockfree/queue.hpp>
+
+
+namespace rmq::detail::trace {
+
+/// TraceConstants.GROUP_NAME_PREFIX.
+inline constexpr std::string_view group_name_prefix = "_INNER_TRACE_PRODUCER";
+
+struct DispatcherOptions {
+    /// The trace topic (customized_trace_topic, else RMQ_SYS_TRACE_TOPIC).
+    std::string trace_topic{rmq_sys_trace_topic};
+    /// Records waiting at most (Java's traceContextQueue: 2048); a further one is dropped and counted.
+    std::size_t queue_capacity = 2048;
+    /// Records per drain (traceMsgBatchNum, at most 20 as in Java); a drain starts as soon as as many wait.
+    std::size_t batch_num = 10;
+    /// A trace message's body stays below this many bytes unless one record is larger (Java: 128000).
+    std::size_t max_msg_size = 128000;
+    /// Fewer records than batch_num are sent once this many ms passed since the last drain (Java: 5000).
+    std::int64_t flush_interval = 5000;
+};
+
+/// Sends one trace message (its topic, body and KEYS set); throws when the send failed.
+using TraceSend = std::function<void(const Message&)>;
+
+/// Thread-safe: append() from any thread; start() and shutdown() from the owner.
+class Dispatcher {
+public:
+    Dispatcher(DispatcherOptions options, TraceSend send, std::shared_ptr<Clock> clock);
+    Dispatcher(const Dispatcher&) = delete;
+    Dispatcher& operator=(const Dispatcher&) = delete;
+    ~Dispatcher();
+
+    /// Queues a record; never waits. False (and counted in TraceStats::dropped, logged) when the queue is
+    /// full.
+    bool append(TraceContext ctx) noexcept;
+
+    /// Starts the draining thread.
+    void start();
+
+    /// Sends every record still queued, then stops the thread. Idempotent.
+    void shutdown();
+
+    [[nodiscard]] const std::string& trace_topic() const noexcept { return options_.trace_topic; }
+
+    [[nodiscard]] TraceStats stats() const noexcept;
+
+private:
+    void run();
+    /// One drain: up to batch_num records when `force`, or when enough wait, or when the interval passed.
+    /// False when nothing was due.
+    bool drain(bool force);
+    void send_records(const std::vector<std::unique_ptr<TraceContext>>& records);
+    void send_group(const std::vector<TraceTransferBean>& beans);
+    void send_one(const std::set<std::string>& keys, std::string data);
+
+    DispatcherOptions options_;
+    TraceSend send_;
+    std::shared_ptr<Clock> clock_;
+    boost::lockfree::queue<TraceContext*> queue_;
+    std::atomic<std::size_t> pending_{0};
+    std::atomic<std::uint64_t> appended_{0};
+    std::atomic<std::uint64_t> dropped_{0};
+    std::atomic<std::uint64_t> sent_{0};
+    std::atomic<std::uint64_t> failed_{0};
+    std::int64_t last_flush_ = 0;  // drain thread
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool stopping_ = false;  // guarded by mutex_
+    std::thread worker_;
+};
+
+}  // namespace rmq::detail::trace
+
+// ---- end rmq/detail/trace/dispatcher.hpp ----
+
+// ---- begin rmq/detail/trace/hooks.hpp ----
+
+/// @file detail/trace/hooks.hpp
+/// The trace records of a send (Java's SendMessageTraceHookImpl), of a listener call (before and after,
+/// ConsumeMessageTraceHookImpl) and of a transaction's end (EndTransactionTraceHookImpl).
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+namespace rmq::detail::trace {
+
+/// Java's String for an optional property: absent is null.
+inline TraceText property_text(const Message& m, std::string_view name) {
+    if (!m.has_property(name)) {
+        return std::nullopt;
+    }
+    return std::string(m.property_view(name));
+}
+
+/// The region a record names: the broker's, else MixAll.DEFAULT_TRACE_REGION_ID (what Java's send path
+/// assumes; the embedded broker names none).
+inline std::string region_or_default(std::string_view region) {
+    return std::string(region.empty() ? default_trace_region_id : region);
+}
+
+/// The store host (ip:port) an IPv4 offset message id names (its first 8 bytes), else `fallback`.
+inline std::string store_host_of(std::string_view offset_msg_id, std::string fallback) {
+    const std::string_view first = offset_msg_id.substr(0, offset_msg_id.find(','));
+    if (first.size() != 32) {
+        return fallback;
+    }
+    std::vector<std::uint8_t> bytes;
+    try {
+        bytes = hex_to_bytes(first.substr(0, 16));
+    } catch (const InvalidArgument&) {
+        return fallback;  // not an offset message id: the record names the broker instead
+    }
+    const unsigned port = (static_cast<unsigned>(bytes[4]) << 24U) |
+                          (static_cast<unsigned>(bytes[5]) << 16U) | (static_cast<unsigned>(bytes[6]) << 8U) |
+                          bytes[7];
+    return fmt::format("{}.{}.{}.{}:{}", bytes[0], bytes[1], bytes[2], bytes[3], port);
+}
+
+/// DefaultMQProducerImpl.sendKernelImpl's message type: a half message, else a delayed one, else normal.
+inline TraceMessageType send_message_type(const Message& m) {
+    TraceMessageType t = TraceMessageType::NormalMsg;
+    if (m.property_view(property::transaction_prepared) == "true") {
+        t = TraceMessageType::TransMsgHalf;
+    }
+    if (m.has_property("__STARTDELIVERTIME") || m.has_property(property::delay_time_level)) {
+        t = TraceMessageType::DelayMsg;
+    }
+    return t;
+}
+
+/// The Pub record of a send that got an answer (SendMessageTraceHookImpl): nullopt when the broker turned
+/// tracing off for it (TRACE_ON=false). `m` is what was sent (a batch: its first message, with no tags and
+/// keys, `body_length` the encoded batch), `began` the wall time the attempt started.
+inline std::optional<TraceContext> pub_record(const Message& m,
+                                              std::int32_t body_length,
+                                              bool batch,
+                                              const SendResult& r,
+                                              std::string group,
+                                              std::int64_t began,
+                                              std::int64_t now) {
+    if (!r.trace_on) {
+        return std::nullopt;
+    }
+    TraceContext c;
+    c.trace_type = TraceType::Pub;
+    c.time_stamp = began;
+    c.group_name = std::move(group);
+    c.region_id = region_or_default(r.region_id);
+    c.cost_time = static_cast<std::int32_t>(now - began);
+    c.is_success = r.status == SendStatus::SendOk;
+    TraceBean& b = c.trace_beans.emplace_back();
+    b.topic = m.topic();
+    b.tags = batch ? std::nullopt : property_text(m, property::tags);
+    b.keys = batch ? std::nullopt : property_text(m, property::keys);
+    b.store_host = store_host_of(r.offset_msg_id, r.message_queue.broker_name);
+    b.body_length = body_length;
+    b.msg_type = send_message_type(m);
+    b.msg_id = r.msg_id;
+    b.offset_msg_id = r.offset_msg_id;
+    b.store_time = began + c.cost_time / 2;
+    return c;
+}
+
+/// The SubBefore record of a listener call (one bean per traced message; TRACE_ON=false messages are left
+/// out): nullopt when no message is traced.
+inline std::optional<TraceContext> sub_before_record(std::span<const MessageExt> msgs,
+                                                     const std::string& group,
+                                                     std::string request_id,
+                                                     std::int64_t now) {
+    TraceContext c;
+    c.trace_type = TraceType::SubBefore;
+    c.group_name = group;
+    c.request_id = std::move(request_id);
+    c.time_stamp = now;
+    for (const MessageExt& msg : msgs) {
+        if (msg.property_view(property::trace_switch) == "false") {
+            continue;
+        }
+        TraceBean& b = c.trace_beans.emplace_back();
+        b.topic = msg.topic();
+        b.msg_id = msg.msg_id();
+        b.tags = property_text(msg, property::tags);
+        b.keys = property_text(msg, property::keys);
+        b.store_time = msg.store_timestamp();
+        b.body_length = msg.store_size();
+        b.retry_times = msg.reconsume_times();
+        c.region_id = region_or_default(msg.property_view(property::msg_region));
+    }
+    if (c.trace_beans.empty()) {
+        return std::nullopt;
+    }
+    return c;
+}
+
+/// The SubAfter record joining `before` (same request id and beans): the call's cost per message.
+inline TraceContext sub_after_record(const TraceContext& before,
+                                     bool success,
+                                     ConsumeReturnType how,
+                                     std::size_t call_size,
+                                     std::int64_t now) {
+    TraceContext c;
+    c.trace_type = TraceType::SubAfter;
+    c.region_id = before.region_id;
+    c.group_name = before.group_name;
+    c.request_id = before.request_id;
+    c.access_channel = AccessChannel::Local;
+    c.is_success = success;
+    c.time_stamp = now;
+    c.cost_time = static_cast<std::int32_t>((now - before.time_stamp) /
+                                            static_cast<std::int64_t>(call_size == 0 ? 1 : call_size));
+    c.trace_beans = before.trace_beans;
+    c.context_code = static_cast<std::int32_t>(how);
+    return c;
+}
+
+/// The EndTransaction record of a transaction's end (EndTransactionTraceHookImpl).
+inline TraceContext end_transaction_record(const Message& m,
+                                           const std::string& group,
+                                           const std::string& broker_addr,
+                                           const std::string& msg_id,
+                                           const std::string& transaction_id,
+                                           LocalTransactionState state,
+                                           bool from_check,
+                                           std::int64_t now) {
+    TraceContext c;
+    c.trace_type = TraceType::EndTransaction;
+    c.group_name = group;
+    c.region_id = region_or_default(m.property_view(property::msg_region));
+    c.time_stamp = now;
+    TraceBean& b = c.trace_beans.emplace_back();
+    b.topic = m.topic();
+    b.tags = property_text(m, property::tags);
+    b.keys = property_text(m, property::keys);
+    b.store_host = broker_addr;
+    b.msg_type = TraceMessageType::TransMsgCommit;
+    b.msg_id = msg_id;
+    b.transaction_state = state;
+    b.transaction_id = transaction_id;
+    b.from_transaction_check = from_check;
+    return c;
+}
+
+}  // namespace rmq::detail::trace
+// ---- end rmq/detail/trace/hooks.hpp ----
+
+namespace rmq::detail::trace {
+
+/// AsyncTraceDispatcher.COUNTER: numbers the trace producers of a process.
+inline int next_trace_producer_number() {
+    static std::atomic<int> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+/// A started dispatcher and its producer.
+class Tracer {
+public:
+    Tracer(DispatcherOptions options,
+           TraceSend send,
+           std::function<void()> stop_producer,
+           std::shared_ptr<Clock> clock,
+           std::string group)
+        : dispatcher_(std::move(options), std::move(send), clock)
+        , stop_producer_(std::move(stop_producer))
+        , clock_(std::move(clock))
+        , group_(std::move(group))
+        , ids_(clock_) {
+        dispatcher_.start();
+    }
+
+    Tracer(const Tracer&) = delete;
+    Tracer& operator=(const Tracer&) = delete;
+
+    ~Tracer() {
+        try {
+            shutdown();
+        } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw
+        }
+    }
+
+    /// Sends what is queued, then stops the trace producer. Idempotent.
+    void shutdown() {
+        dispatcher_.shutdown();
+        if (stop_producer_) {
+            auto stop = std::exchange(stop_producer_, {});
+            stop();
+        }
+    }
+
+    [[nodiscard]] Dispatcher& dispatcher() noexcept { return dispatcher_; }
+
+    [[nodiscard]] const std::string& group() const noexcept { return group_; }
+
+    [[nodiscard]] std::int64_t now() const { return clock_->wall_millis(); }
+
+    /// The Pub record of one send attempt that got an answer; a message to the trace topic is not traced.
+    void
+    on_sent(const Message& m, std::int32_t body_length, bool batch, const SendResult& r, std::int64_t began) {
+        if (m.topic().starts_with(dispatcher_.trace_topic())) {
+            return;
+        }
+        if (auto c = pub_record(m, body_length, batch, r, group_, began, now())) {
+            dispatcher_.append(std::move(*c));
+        }
+    }
+
+    /// The EndTransaction record of a transaction's end (on the caller's or a check thread).
+    void on_end_transaction(const Message& m,
+                            const std::string& broker_addr,
+                            const std::string& msg_id,
+                            const std::string& transaction_id,
+                            LocalTransactionState state,
+                            bool from_check) {
+        if (m.topic().starts_with(dispatcher_.trace_topic())) {
+            return;
+        }
+        dispatcher_.append(
+            end_transaction_record(m, group_, broker_addr, msg_id, transaction_id, state, from_check, now()));
+    }
+
+    /// Queues the SubBefore record of a listener call and returns it for after().
+    std::optional<TraceContext> before(std::span<const MessageExt> msgs) {
+        auto c = sub_before_record(msgs, group_, ids_.next(), now());
+        if (c) {
+            dispatcher_.append(*c);
+        }
+        return c;
+    }
+
+    /// Queues the SubAfter record joining `before`.
+    void
+    after(const std::optional<TraceContext>& before, bool success, ConsumeReturnType how, std::size_t n) {
+        if (before) {
+            dispatcher_.append(sub_after_record(*before, success, how, n, now()));
+        }
+    }
+
+private:
+    Dispatcher dispatcher_;
+    std::function<void()> stop_producer_;
+    std::shared_ptr<Clock> clock_;
+    std::string group_;
+    UniqueIdGenerator ids_;
+};
+
+/// The settings of a client's trace producer (AsyncTraceDispatcher.getAndCreateTraceProducer).
+inline ProducerConfig trace_producer_config(const std::string& group, std::string_view type) {
+    ProducerConfig c;
+    c.producer_group =
+        fmt::format("{}-{}-{}-{}", group_name_prefix, group, type, next_trace_producer_number());
+    c.send_msg_timeout = 5000;
+    c.max_message_size = 128000;
+    c.async_sender_threads = 1;
+    return c;
+}
+
+/// Starts the trace producer (a `P`, i.e. rmq::Producer<Tr>, over a copy of `transport`) and the dispatcher
+/// of a client of `group`; `type` is "PRODUCE" or "CONSUME".
+template <class P, class Tr>
+std::unique_ptr<Tracer> start_tracer(const Tr& transport,
+                                     const std::string& group,
+                                     std::string_view type,
+                                     const std::string& customized_trace_topic,
+                                     std::int32_t trace_msg_batch_num) {
+    auto producer = std::make_shared<P>(transport, trace_producer_config(group, type));
+    producer->start();
+    DispatcherOptions options;
+    if (!customized_trace_topic.empty()) {
+        options.trace_topic = customized_trace_topic;
+    }
+    options.batch_num = static_cast<std::size_t>(trace_msg_batch_num > 0 ? trace_msg_batch_num : 1);
+    return std::make_unique<Tracer>(
+        std::move(options),
+        [producer](const Message& m) { (void)producer->send(m); },
+        [producer] { producer->shutdown(); },
+        transport.clock(),
+        group);
+}
+
+}  // namespace rmq::detail::trace
+// ---- end rmq/detail/trace/tracer.hpp ----
+
 namespace rmq::detail {
 
 /// The consumer core's parameters, and the order policy's Service over the public host facade.
@@ -8340,6 +9057,8 @@ struct ConsumerState {
     typename Order::Listener listener;
     ConsumeHooks hooks;
     SubscriptionTable subscriptions;
+    /// SubBefore / SubAfter records of each listener call (enable_msg_trace); set by start().
+    std::unique_ptr<trace::Tracer> tracer;
 
     // The queue table: added to and removed from on the loop; read anywhere under the mutex.
     mutable std::mutex table_mutex;
@@ -8810,6 +9529,7 @@ public:
 private:
     std::optional<Status>
     invoke_listener(const MessageQueue& mq, std::span<const MessageExt> msgs, Context& ctx);
+    [[nodiscard]] ConsumeReturnType return_type(const ListenerCall<Status>& call) const;
     template <class Hook>
     void run_hook(const Hook& hook,
                   const char* which,
@@ -8929,10 +9649,14 @@ auto Consumption<T>::consume(const ConsumeQueue& q,
     });
     const std::span<const MessageExt> view(msgs);
     run_hook(s_.hooks.before, "before", q.mq(), view);
+    const auto traced = s_.tracer ? s_.tracer->before(view) : std::nullopt;
     const std::int64_t begin = s_.clock->steady_millis();
     std::optional<Status> status = invoke_listener(q.mq(), view, ctx);
     const std::int64_t rt = s_.clock->steady_millis() - begin;
     ListenerCall<Status> call{status.value_or(Order::failure_status), status.has_value(), rt};
+    if (s_.tracer) {
+        s_.tracer->after(traced, Order::is_success(call.status), return_type(call), view.size());
+    }
     if (s_.hooks.after) {
         try {
             s_.hooks.after(q.mq(), view, Order::is_success(call.status));
@@ -8942,6 +9666,18 @@ auto Consumption<T>::consume(const ConsumeQueue& q,
     }
     s_.stats.record_consume_rt(q.mq().topic, rt);
     return call;
+}
+
+/// Java's ConsumeReturnType of a listener call, a SubAfter record's context code.
+template <class T>
+ConsumeReturnType Consumption<T>::return_type(const ListenerCall<Status>& call) const {
+    if (!call.answered) {
+        return ConsumeReturnType::Exception;
+    }
+    if (call.rt_millis >= s_.config.consume_timeout * 60 * 1000) {
+        return ConsumeReturnType::TimeOut;
+    }
+    return Order::is_success(call.status) ? ConsumeReturnType::Success : ConsumeReturnType::Failed;
 }
 
 template <class T>
@@ -10782,6 +11518,12 @@ public:
     void unsubscribe(std::string_view topic);
     void set_listener(Listener listener);
     void set_hooks(ConsumeHooks hooks);
+
+    /// What the trace dispatcher did (zeros without enable_msg_trace).
+    [[nodiscard]] TraceStats trace_stats() const noexcept {
+        return s_.tracer ? s_.tracer->dispatcher().stats() : TraceStats{};
+    }
+
     void start();
     void shutdown();
     void suspend();
@@ -10815,6 +11557,7 @@ private:
     void check_not_started(std::string_view what) const;
     void check_not_shut_down(std::string_view what) const;
     void start_timers();
+    void start_tracer();
     void drain_listeners();
     /// With a driven transport (rmq::sim): no threads; the driver runs the loop and the pool.
     void attach_driver();
@@ -10854,654 +11597,6 @@ private:
 #include <fmt/format.h>
 
 
-
-namespace rmq::detail {
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-ConsumerCore<Order, Allocate, OffsetStore, Tr>::ConsumerCore(Tr transport,
-                                                             ConsumerConfig config,
-                                                             Allocate allocate,
-                                                             OffsetStore store)
-    : s_(std::move(transport), std::move(config))
-    , committer_(s_, std::move(store))
-    , locker_(s_)
-    , rebalancer_(s_, std::move(allocate), committer_, locker_, puller_, heartbeat_, service_) {}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-ConsumerCore<Order, Allocate, OffsetStore, Tr>::~ConsumerCore() {
-    detach_driver();
-    s_.gate->close();
-    s_.scheduler.stop();
-    if (s_.pool) {
-        s_.pool->close();
-        // shutdown() returns without waiting for listeners past the configured wait; here, before anything
-        // they may touch is freed, rmq waits for them.
-        if (!s_.pool->wait_idle(0)) {
-            log_line(LogLevel::Warn,
-                     "group [{}]: destroying the consumer waits for listeners still running (queues with "
-                     "unfinished messages at shutdown: {})",
-                     s_.group,
-                     stuck_queue_names());
-        }
-        s_.pool->join();
-    }
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-std::string ConsumerCore<Order, Allocate, OffsetStore, Tr>::stuck_queue_names() const {
-    if (stuck_queues_.empty()) {
-        return "unknown";
-    }
-    std::string names;
-    for (const auto& mq : stuck_queues_) {
-        names += fmt::format("{}{}", names.empty() ? "" : ", ", mq);
-    }
-    return names;
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::subscribe(std::string_view topic,
-                                                               std::string_view expression,
-                                                               std::string_view type) {
-    check_not_shut_down("subscribe");
-    check_topic(topic);
-    auto sd = parse_subscription(topic, expression, type);
-    if (sd.expression_type == expression_type_sql92) {
-        (void)filter::compile(sd.sub_string);  // throws InvalidArgument with the reason
-    }
-    sd.sub_version = s_.clock->wall_millis();
-    s_.subscriptions.put(std::move(sd));
-    if (s_.lifecycle.load() == State::Running) {
-        s_.scheduler.post([this] {
-            heartbeat_.send();
-            rebalancer_.do_rebalance();
-        });
-    }
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::unsubscribe(std::string_view topic) {
-    check_not_shut_down("unsubscribe");
-    s_.subscriptions.erase(topic);
-}
-
-// Listener and hooks are read by consume threads without a lock: they are fixed before start().
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::set_listener(Listener listener) {
-    check_not_started("register_listener");
-    s_.listener = std::move(listener);
-}
-
-// The hooks are moved into the state: the check cannot see the move through the (dependent) state member.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-// NOLINTNEXTLINE(performance-unnecessary-value-param)
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::set_hooks(ConsumeHooks hooks) {
-    check_not_started("set_consume_hooks");
-    s_.hooks = std::move(hooks);
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
-    const std::lock_guard lifecycle(lifecycle_mutex_);
-    if (s_.lifecycle.load() != State::CreateJust) {
-        throw IllegalState(
-            fmt::format("the consumer of group [{}] was started once already ({}); create a new "
-                        "consumer to start again",
-                        s_.config.consumer_group,
-                        s_.lifecycle.load() == State::Running ? "running" : "shut down"));
-    }
-    s_.config.validate();
-    if (!s_.listener) {
-        throw InvalidArgument(fmt::format("no listener registered for group [{}]: call register_listener({}) "
-                                          "before start()",
-                                          s_.config.consumer_group,
-                                          Order::listener_signature));
-    }
-    s_.group = s_.config.with_namespace(s_.config.consumer_group);
-    s_.client_id = s_.config.build_client_id();
-    s_.clustering = s_.config.message_model == MessageModel::Clustering;
-    s_.max_reconsume_times = s_.config.max_reconsume_times_for(Order::unlimited_retries_by_default);
-    s_.pull_threshold_for_queue.store(s_.config.pull_threshold_for_queue);
-    s_.pull_threshold_size_for_queue.store(s_.config.pull_threshold_size_for_queue);
-    if (s_.clustering) {
-        auto sd = parse_subscription(retry_topic(s_.group), sub_all);
-        sd.sub_version = s_.clock->wall_millis();
-        s_.subscriptions.put(std::move(sd));
-    }
-    committer_.load();
-    s_.pool = std::make_unique<ConsumePool>(static_cast<std::size_t>(s_.config.consume_thread_min),
-                                            static_cast<std::size_t>(s_.config.consume_queue_capacity));
-    attach_driver();
-    s_.gate->open(s_.scheduler);
-    // The handler may outlive the consumer (the transport's broker keeps it): it touches nothing but the gate
-    // and its own copy of the group; `this` is used only on the loop, which the gate guards.
-    s_.transport.set_notification_handler(
-        [gate = s_.gate, group = s_.group, this](const ConsumerIdsChanged& n) {
-            if (n.consumer_group == group) {
-                gate->post([this] { rebalancer_.do_rebalance(); });
-            }
-        });
-    s_.pool->start();
-    s_.scheduler.start();
-    admin_.open();
-    rebalancer_.watch_route_changes(true);
-    s_.lifecycle.store(State::Running);
-    if constexpr (ServiceHasStart<Service>) {
-        service_.start();
-    }
-    start_timers();
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::attach_driver() {
-    if constexpr (DrivenTransport<Tr>) {
-        if (s_.transport.driven()) {
-            s_.scheduler.drive_with(s_.clock);
-            s_.pool->set_driven();
-            s_.transport.attach_driven(DrivenMember{
-                .run_loop_task = [this] { return s_.scheduler.run_one_ready(); },
-                .run_consume_task = [this] { return s_.pool->run_one(); },
-                .next_deadline = [this] { return s_.scheduler.next_deadline_millis(); },
-            });
-        }
-    }
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::detach_driver() {
-    if constexpr (DrivenTransport<Tr>) {
-        s_.transport.detach_driven();
-    }
-}
-
-/// A heartbeat and a rebalance at once, then Java's periodic tasks: rebalance, heartbeat, offset persistence.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_timers() {
-    s_.scheduler.post([this] {
-        heartbeat_.send();
-        rebalancer_.do_rebalance();
-    });
-    s_.scheduler.every(
-        s_.config.rebalance_interval, s_.config.rebalance_interval, [this] { rebalancer_.do_rebalance(); });
-    s_.scheduler.every(s_.config.heartbeat_broker_interval, s_.config.heartbeat_broker_interval, [this] {
-        heartbeat_.send();
-    });
-    s_.scheduler.every(s_.config.persist_consumer_offset_interval,
-                       s_.config.persist_consumer_offset_interval,
-                       [this] { committer_.persist_all(); });
-    consumption_.start_timers();
-    locker_.start_renewal();
-    schedule_stats_log();
-}
-
-/// Bounded drain: stop the loop (no new pulls, rebalances or re-dispatches), let running listeners finish up
-/// to the deadline, persist offsets, let the service release what it holds, unregister.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
-    const std::lock_guard lifecycle(lifecycle_mutex_);
-    if (s_.lifecycle.load() != State::Running) {
-        s_.lifecycle.store(State::ShutdownAlready);
-        return;
-    }
-    if (s_.pool->on_worker() || s_.scheduler.in_loop()) {
-        throw IllegalState(
-            "shutdown() called from a listener or consumer thread; call it from the thread that "
-            "owns the consumer");
-    }
-    s_.stopping.store(true);
-    rebalancer_.watch_route_changes(false);
-    admin_.close();
-    s_.gate->close();
-    if constexpr (ServiceHasStop<Service>) {
-        service_.stop();
-    }
-    s_.scheduler.stop();
-    detach_driver();
-    drain_listeners();
-    committer_.persist_all();
-    if constexpr (ServiceHasAfterDrain<Service>) {
-        service_.after_drain();
-    }
-    if (Order::requires_queue_lock && s_.clustering) {
-        locker_.unlock_all();  // Java's unlockAll(false)
-    }
-    s_.retired.free();
-    for (auto& [mq, pq] : s_.table_snapshot()) {
-        pq->set_dropped(true);
-    }
-    try {
-        s_.transport.unregister_client(s_.client_id, std::string{}, s_.group);
-    } catch (const std::exception& e) {
-        log_line(LogLevel::Warn, "group [{}]: unregister failed: {}", s_.group, e.what());
-    }
-    {
-        const std::lock_guard lock(s_.table_mutex);
-        s_.table.clear();
-    }
-    s_.lifecycle.store(State::ShutdownAlready);
-}
-
-/// Waits for running listeners up to await_termination_millis_when_shutdown; the results of those still
-/// running then are discarded (their queues are dropped) and their messages are redelivered. Those are not
-/// waited for here (shutdown() keeps its bound whatever a listener does): the destructor joins them.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::drain_listeners() {
-    s_.pool->close();
-    if (s_.pool->wait_idle(s_.config.await_termination_millis_when_shutdown)) {
-        s_.pool->join();
-        return;
-    }
-    for (auto& [mq, pq] : s_.table_snapshot()) {
-        const auto info = pq->info();
-        if (info.cached_msg_count > 0 || info.transaction_msg_count > 0) {
-            stuck_queues_.push_back(mq);
-        }
-        pq->set_dropped(true);
-    }
-    log_line(
-        LogLevel::Warn,
-        "group [{}]: listeners still running after {} ms (queues with unfinished messages: {}); their "
-        "results will be discarded and their messages redelivered; the consumer's destructor waits for them",
-        s_.group,
-        s_.config.await_termination_millis_when_shutdown,
-        stuck_queue_names());
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::suspend() {
-    check_not_shut_down("suspend");
-    s_.paused.store(true);
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::resume() {
-    check_not_shut_down("resume");
-    s_.paused.store(false);
-    if (s_.lifecycle.load() == State::Running) {
-        s_.scheduler.post([this] { rebalancer_.do_rebalance(); });
-    }
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_not_started(std::string_view what) const {
-    if (s_.lifecycle.load() != State::CreateJust) {
-        throw IllegalState(fmt::format("{}() must be called before start()", what));
-    }
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_not_shut_down(std::string_view what) const {
-    if (s_.lifecycle.load() == State::ShutdownAlready) {
-        throw IllegalState(fmt::format("{}() called on a consumer that was shut down", what));
-    }
-}
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/consumer/impl/lifecycle.hpp ----
-
-// ---- begin rmq/detail/consumer/impl/stats.hpp ----
-
-/// @file detail/consumer/impl/stats.hpp
-/// ConsumerCore's views for users: the stats snapshot with each owned queue's state, the periodic stats
-/// log, the owned queues.
-
-#include <algorithm>
-#include <map>
-#include <string>
-#include <utility>
-#include <vector>
-
-
-namespace rmq::detail {
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-ConsumerStats ConsumerCore<Order, Allocate, OffsetStore, Tr>::stats() const {
-    ConsumerStats out = s_.stats.snapshot();
-    out.queues.clear();
-    std::map<MessageQueue, std::int64_t> broker_max;
-    {
-        const std::lock_guard lock(s_.table_mutex);
-        broker_max = s_.broker_max_offset;
-    }
-    for (const auto& [mq, pq] : s_.table_snapshot()) {
-        const auto info = pq->info();
-        QueueStats q;
-        q.mq = mq;
-        q.commit_offset = committer_.memory_offset(mq);
-        q.cached_msg_count = pq->msg_count();
-        q.cached_msg_bytes = pq->msg_size();
-        q.cached_msg_min_offset = info.cached_msg_min_offset;
-        q.cached_msg_max_offset = info.cached_msg_max_offset;
-        if (const auto it = broker_max.find(mq); it != broker_max.end()) {
-            q.broker_max_offset = it->second;
-        }
-        if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
-            q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
-        }
-        q.locked = info.locked;
-        q.dropped = info.dropped;
-        q.last_pull_timestamp = info.last_pull_timestamp;
-        q.last_consume_timestamp = info.last_consume_timestamp;
-        out.queues.push_back(std::move(q));
-    }
-    return out;
-}
-
-/// ConsumerConfig::stats_log_interval: the per-topic stats lines at Info, from the loop.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-void ConsumerCore<Order, Allocate, OffsetStore, Tr>::schedule_stats_log() {
-    const std::int64_t period = s_.config.stats_log_interval;
-    if (period <= 0) {
-        return;
-    }
-    s_.scheduler.every(period, period, [this] {
-        if (!log_enabled(LogLevel::Info)) {
-            return;
-        }
-        for (const std::string& line : stats_log_lines(stats(), s_.group)) {
-            log_message(LogLevel::Info, line);
-        }
-    });
-}
-
-template <class Order, class Allocate, class OffsetStore, class Tr>
-std::vector<MessageQueue> ConsumerCore<Order, Allocate, OffsetStore, Tr>::assigned_queues() const {
-    std::vector<MessageQueue> out;
-    const std::lock_guard lock(s_.table_mutex);
-    for (const auto& [mq, pq] : s_.table) {
-        if (!pq->dropped()) {
-            out.push_back(mq);
-        }
-    }
-    return out;
-}
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/consumer/impl/stats.hpp ----
-// ---- end rmq/detail/consumer/core.hpp ----
-
-// ---- begin rmq/detail/consumer/wrong_listener.hpp ----
-
-/// @file detail/consumer/wrong_listener.hpp
-/// The diagnostic of a listener that does not fit its order policy: a static_assert inside a template whose
-/// arguments are the policy and the text of its listener_signature, so the compiler's "required from" line
-/// names both (a static_assert message itself must be a literal).
-
-#include <cstddef>
-#include <string_view>
-
-namespace rmq::detail {
-
-/// A string usable as a template argument.
-template <std::size_t N>
-struct Text {
-    char chars[N + 1] = {};  // NOLINT(cppcoreguidelines-avoid-c-arrays): a structural type needs an array
-
-    constexpr explicit Text(std::string_view text) {
-        for (std::size_t i = 0; i < N && i < text.size(); ++i) {
-            chars[i] = text[i];
-        }
-    }
-};
-
-template <class Order, auto ExpectedListener>
-struct WrongListener {
-    static_assert(
-        sizeof(Order) == 0,
-        "rmq::Consumer::register_listener: wrong listener for this order policy; the policy expects "
-        "the ExpectedListener signature shown in the WrongListener<Order, ExpectedListener> line "
-        "above (its listener_signature)");
-};
-
-}  // namespace rmq::detail
-// ---- end rmq/detail/consumer/wrong_listener.hpp ----
-
-namespace rmq {
-
-/// A push consumer. `Order` (rmq::Concurrently | rmq::Orderly | a policy of yours, see rmq::OrderPolicy)
-/// decides how messages reach the listener, `Allocate` how queues are split among the group, `OffsetStore`
-/// where progress is kept and `Tr` how brokers are reached.
-///
-/// @code
-/// rmq::InProcessBroker broker;
-/// broker.create_topic("TopicTest", 8);
-/// rmq::Consumer<rmq::Orderly, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport>
-///     consumer{broker.connect(), rmq::ConsumerConfig{.consumer_group = "example_group_name"}};
-/// consumer.subscribe("TopicTest", "TagA || TagC || TagD");
-/// consumer.register_listener([](std::span<const rmq::MessageExt> msgs, rmq::ConsumeOrderlyContext& ctx) {
-///     return rmq::ConsumeOrderlyStatus::Success;
-/// });
-/// consumer.start();
-/// consumer.shutdown();
-/// @endcode
-///
-/// Thread-safety: the member functions are meant for the owning thread; stats(), client_id(),
-/// subscription_inconsistent(), suspend() and resume() may be called from any thread while it runs. Listeners
-/// run on the consume pool; shutdown() (and the destructor) must not be called from a listener.
-template <class Order, class Allocate, class OffsetStore, class Tr>
-class Consumer {
-    static_assert(
-        HasListenerVocabulary<Order>,
-        "rmq::Consumer: the first parameter must be an order policy (rmq::Concurrently, rmq::Orderly or "
-        "one of yours): it lacks the listener vocabulary (Context, Status, Listener, "
-        "listener_signature, failure_status, is_success; see rmq::HasListenerVocabulary)");
-    static_assert(HasOrderTraits<Order>,
-                  "rmq::Consumer: the order policy lacks requires_queue_lock, span_flow_control or "
-                  "unlimited_retries_by_default (rmq::HasOrderTraits)");
-    static_assert(
-        HasService<Order>,
-        "rmq::Consumer: the order policy has no `template <class Host> class Service` (rmq::HasService)");
-    using Service = typename Order::template Service<OrderHost<Order>>;
-    static_assert(
-        ServiceConstructibleFromHost<Service, OrderHost<Order>>,
-        "rmq::Consumer: the order policy's Service cannot be constructed from Host& (rmq::OrderHost)");
-    static_assert(ServiceHasOnMessages<Service>,
-                  "rmq::Consumer: the order policy's Service has no on_messages(const rmq::ConsumeQueue&, "
-                  "rmq::MessageBatch) (rmq::ServiceHasOnMessages)");
-    static_assert(AllocatePolicy<Allocate>,
-                  "rmq::Consumer: the second parameter must model rmq::AllocatePolicy");
-    static_assert(OffsetStorePolicy<OffsetStore>,
-                  "rmq::Consumer: the third parameter must model rmq::OffsetStorePolicy");
-    static_assert(Transport<Tr>, "rmq::Consumer: the fourth parameter must model rmq::Transport");
-
-    using Core = detail::ConsumerCore<Order, Allocate, OffsetStore, Tr>;
-
-public:
-    using order_policy = Order;
-    using allocate_policy = Allocate;
-    using offset_store_policy = OffsetStore;
-    using transport_type = Tr;
-    /// The listener's context type (ConsumeConcurrentlyContext or ConsumeOrderlyContext).
-    using context_type = typename Order::Context;
-    /// The listener's status type (ConsumeConcurrentlyStatus or ConsumeOrderlyStatus).
-    using status_type = typename Order::Status;
-
-    /// A consumer over `transport` with `config`; the policies are default-constructed unless given.
-    explicit Consumer(Tr transport,
-                      ConsumerConfig config,
-                      Allocate allocate = Allocate{},
-                      OffsetStore store = OffsetStore{})
-        : core_(std::make_unique<Core>(
-              std::move(transport), std::move(config), std::move(allocate), std::move(store))) {}
-
-    /// Same, with an offset store instance and the default allocation.
-    Consumer(Tr transport, ConsumerConfig config, OffsetStore store)
-    requires(!std::same_as<Allocate, OffsetStore>)
-        : Consumer(std::move(transport), std::move(config), Allocate{}, std::move(store)) {}
-
-    Consumer(const Consumer&) = delete;
-    Consumer& operator=(const Consumer&) = delete;
-    Consumer(Consumer&&) = delete;
-    Consumer& operator=(Consumer&&) = delete;
-
-    /// Shuts down if still running (never from a listener thread: that is refused and logged), then waits for
-    /// listeners still running, so nothing they use is freed under them: without limit by default, or up to
-    /// ConsumerConfig::await_termination_millis_when_destroyed, after which the listeners still running
-    /// finish on their own and the consumer's internals are freed when the last one returns.
-    ~Consumer() {
-        try {
-            core_->shutdown();
-        } catch (const std::exception& e) {
-            detail::log_line(LogLevel::Warn, "consumer destroyed without a clean shutdown: {}", e.what());
-        }
-        const std::int64_t wait_millis = core_->config().await_termination_millis_when_destroyed;
-        // Driven (rmq::sim): listeners run on the driver's thread, so none can still be running here.
-        if constexpr (!detail::DrivenTransport<Tr>) {
-            if (wait_millis >= 0) {
-                destroy_core_within(wait_millis);
-            }
-        }
-    }
-
-    /// Java's subscribe(topic, subExpression): "*" or "TagA || TagB". May be called after start (heartbeat
-    /// and rebalance follow at once). Throws rmq::InvalidArgument for a bad topic or expression.
-    void subscribe(std::string_view topic, std::string_view expression = "*") {
-        core_->subscribe(topic, expression, expression_type_tag);
-    }
-
-    /// Java's subscribe(topic, MessageSelector): MessageSelector::by_tag as above, or
-    /// MessageSelector::by_sql("a > 5 AND b = 'x'") to filter on the broker by message properties (the broker
-    /// must run with enablePropertyFilter=true). Throws rmq::InvalidArgument for a bad topic, tag expression
-    /// or SQL92 expression (the message says what and where).
-    void subscribe(std::string_view topic, const MessageSelector& selector) {
-        core_->subscribe(topic, selector.expression(), selector.expression_type());
-    }
-
-    /// Java's unsubscribe(topic).
-    void unsubscribe(std::string_view topic) { core_->unsubscribe(topic); }
-
-    /// Registers the listener (before start(), else rmq::IllegalState): the policy's `listener_signature`,
-    /// e.g. for rmq::Concurrently `(std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) ->
-    /// rmq::ConsumeConcurrentlyStatus`, for rmq::Orderly and rmq::KeyOrderly
-    /// `(std::span<const rmq::MessageExt>, rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus`.
-    /// Returning `std::optional<Status>` is allowed too: nullopt, like a thrown exception, is Java's "null"
-    /// (retry).
-    template <class F>
-    void register_listener(F&& listener) {
-        // A wrong listener fails in detail::WrongListener<Order, "the policy's listener_signature">, whose
-        // instantiation the compiler prints with both.
-        if constexpr (!ListenerFor<std::decay_t<F>, Order>) {
-            (void)detail::WrongListener<Order,
-                                        detail::Text<Order::listener_signature.size()>(
-                                            Order::listener_signature)>{};
-        }
-        if constexpr (ListenerFor<std::decay_t<F>, Order>) {
-            core_->set_listener(wrap(std::forward<F>(listener)));
-        }
-    }
-
-    /// Before/after hooks around each listener call (Java's ConsumeMessageHook); before start().
-    void set_consume_hooks(ConsumeHooks hooks) { core_->set_hooks(std::move(hooks)); }
-
-    /// Java's start(): validates the configuration (rmq::InvalidArgument), requires a listener, loads
-    /// offsets, heartbeats and rebalances at once. rmq::IllegalState when started twice or after shutdown.
-    void start() { core_->start(); }
-
-    /// Bounded drain (docs/semantics.md): stop pulling and rebalancing, let running listeners finish for up
-    /// to await_termination_millis_when_shutdown, persist offsets, release orderly locks, unregister. Returns
-    /// within that wait (plus a small margin) whatever listeners do: the results of those still running are
-    /// discarded, and the destructor waits for them. Idempotent.
-    void shutdown() { core_->shutdown(); }
-
-    /// Java's suspend(): pulls pause (retried every pull_time_delay_mills_when_suspend), rebalance is
-    /// skipped.
-    void suspend() { core_->suspend(); }
-
-    /// Java's resume(): pulls continue and a rebalance runs at once.
-    void resume() { core_->resume(); }
-
-    /// Whether suspend() is in effect.
-    [[nodiscard]] bool paused() const noexcept { return core_->paused(); }
-
-    /// Whether the consumer is running (started and not shut down).
-    [[nodiscard]] bool running() const noexcept { return core_->state() == Core::State::Running; }
-
-    /// The client id (`ip@instance...`), empty before start().
-    [[nodiscard]] const std::string& client_id() const noexcept { return core_->client_id(); }
-
-    /// The group with the namespace applied (empty before start()).
-    [[nodiscard]] const std::string& group() const noexcept { return core_->group(); }
-
-    /// Whether this member's subscriptions were seen to differ from its group's (see docs/semantics.md):
-    /// messages are then silently skipped, so fix the subscriptions.
-    [[nodiscard]] bool subscription_inconsistent() const noexcept {
-        return core_->subscription_inconsistent();
-    }
-
-    /// Pull/consume counters per topic and the state of each owned queue (Java's ConsumerRunningInfo).
-    [[nodiscard]] ConsumerStats stats() const { return core_->stats(); }
-
-    /// The queues this member currently owns.
-    [[nodiscard]] std::vector<MessageQueue> assigned_queues() const { return core_->assigned_queues(); }
-
-    /// The offset store (e.g. to read committed offsets in tests or admin tools).
-    [[nodiscard]] OffsetStore& offset_store() noexcept { return core_->offset_store(); }
-
-    /// The configuration as given.
-    [[nodiscard]] const ConsumerConfig& config() const noexcept { return core_->config(); }
-
-private:
-    template <class F>
-    static typename Order::Listener wrap(F&& f) {
-        using Fn = std::decay_t<F>;
-        using Result = std::invoke_result_t<Fn&, std::span<const MessageExt>, context_type&>;
-        if constexpr (std::is_same_v<std::decay_t<Result>, std::optional<status_type>>) {
-            return typename Order::Listener(std::forward<F>(f));
-        } else {
-            return [fn = Fn(std::forward<F>(f))](std::span<const MessageExt> msgs,
-                                                 context_type& ctx) mutable -> std::optional<status_type> {
-                return static_cast<status_type>(fn(msgs, ctx));
-            };
-        }
-    }
-
-    /// Frees the core on a thread of its own (its destructor waits for running listeners, which use it) and
-    /// waits for that thread up to `wait_millis`. Past that the thread is left to finish alone: the core is
-    /// freed once the last listener returns, or never if the process exits first. Leaking it instead would
-    /// keep a stuck consumer's memory, threads and broker connections for the rest of the process.
-    void destroy_core_within(std::int64_t wait_millis) noexcept {
-        std::promise<void> freed;
-        auto done = freed.get_future();
-        try {
-            std::thread([core = std::move(core_), freed = std::move(freed)]() mutable {
-                core.reset();
-                freed.set_value();
-            }).detach();
-        } catch (const std::exception& e) {
-            // No thread: the callable, core included, was freed here, after waiting for the listeners.
-            detail::log_line(LogLevel::Warn, "consumer destroyed on the caller's thread: {}", e.what());
-            return;
-        }
-        if (done.wait_for(std::chrono::milliseconds(wait_millis)) != std::future_status::ready) {
-            detail::log_line(LogLevel::Warn,
-                             "consumer destroyed while listeners still run (await_termination_millis_when_"
-                             "destroyed {} ms): they finish on their own; what they use must outlive them",
-                             wait_millis);
-        }
-    }
-
-    std::unique_ptr<Core> core_;
-};
-
-}  // namespace rmq
-// ---- end rmq/consumer.hpp ----
-
-// ---- begin rmq/impl/producer_routes.hpp ----
-
-/// @file impl/producer_routes.hpp
-/// rmq::Producer's write queues of a topic (Java's tryToFindTopicPublishInfo), cached for
-/// poll_name_server_interval and shared by the sends that read them.
-
-#include <algorithm>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include <fmt/format.h>
-
-
 // ---- begin rmq/producer.hpp ----
 
 /// @file producer.hpp
@@ -11529,157 +11624,6 @@ private:
 
 #include <fmt/format.h>
 
-
-// ---- begin rmq/producer_config.hpp ----
-
-/// @file producer_config.hpp
-/// rmq::ProducerConfig: the settings of rmq::Producer.
-
-#include <cstdint>
-#include <string>
-
-
-namespace rmq {
-
-/// Settings of rmq::Producer; each field is the snake_case of the DefaultMQProducer / ClientConfig field it
-/// mirrors, with Java's default.
-struct ProducerConfig {
-    /// DefaultMQProducer.producerGroup; must be set (DEFAULT_PRODUCER is rejected at start, as in Java).
-    std::string producer_group{default_producer_group};
-    /// DefaultMQProducer.createTopicKey: the route used for a topic the name server does not know yet.
-    std::string create_topic_key{auto_create_topic_key_topic};
-    /// DefaultMQProducer.defaultTopicQueueNums: queues assumed for such a topic.
-    std::int32_t default_topic_queue_nums = 4;
-    /// DefaultMQProducer.sendMsgTimeout (ms, measured with the transport's clock).
-    std::int64_t send_msg_timeout = 3000;
-    /// DefaultMQProducer.retryTimesWhenSendFailed: extra attempts of send(msg) on another queue.
-    std::int32_t retry_times_when_send_failed = 2;
-    /// DefaultMQProducer.retryTimesWhenSendAsyncFailed: extra attempts of send_async(msg) on another queue.
-    std::int32_t retry_times_when_send_async_failed = 2;
-    /// DefaultMQProducer.backPressureForAsyncSendNum: asynchronous and oneway sends in flight at most; a
-    /// further one waits up to send_msg_timeout for a slot (rmq::TooManyRequests after it).
-    std::int32_t back_pressure_for_async_send_num = 10000;
-    /// Threads of the asynchronous sends (Java's asyncSenderExecutor, one per processor); 0 = one per
-    /// hardware thread, at least 2. Started by the first asynchronous or oneway send.
-    std::int32_t async_sender_threads = 0;
-    /// DefaultMQProducer.retryAnotherBrokerWhenNotStoreOK.
-    bool retry_another_broker_when_not_store_ok = false;
-    /// DefaultMQProducer.maxMessageSize (body bytes).
-    std::int32_t max_message_size = 1024 * 1024 * 4;
-    /// ClientConfig.pollNameServerInterval: how long a cached topic route is used (ms).
-    std::int64_t poll_name_server_interval = 30000;
-    /// ClientConfig.instanceName; "DEFAULT" becomes the process id, as in Java.
-    std::string instance_name = "DEFAULT";
-    /// ClientConfig.clientIP; empty means this host's address.
-    std::string client_ip{};
-    /// TransactionMQProducer.checkThreadPoolMaxSize: threads answering brokers' transaction check-backs
-    /// (rmq::TransactionProducer only).
-    std::int32_t check_thread_pool_max_size = 1;
-    /// TransactionMQProducer.checkRequestHoldMax: check-backs waiting for those threads at most; a further
-    /// one is dropped (logged), the broker asks again at its next check round.
-    std::int32_t check_request_hold_max = 2000;
-};
-
-}  // namespace rmq
-// ---- end rmq/producer_config.hpp ----
-
-// ---- begin rmq/unique_id.hpp ----
-
-/// @file unique_id.hpp
-/// Message unique ids (the UNIQ_KEY property) with the layout of Java's MessageClientIDSetter: ip, pid,
-/// a per-process int, milliseconds since the start of the month and a counter, as upper-case hex.
-
-#include <atomic>
-#include <cstdint>
-#include <memory>
-#include <mutex>
-#include <span>
-#include <string>
-#include <string_view>
-#include <vector>
-
-
-namespace rmq {
-
-namespace detail {
-
-void append_hex(std::string& out, std::span<const std::uint8_t> bytes);
-
-void append_hex_int(std::string& out, std::uint32_t v, int bytes);
-
-/// UtilAll.string2bytes: hex (either case) to bytes; throws rmq::InvalidArgument for anything else.
-std::vector<std::uint8_t> hex_to_bytes(std::string_view hex);
-
-/// Checks an id's length: 32 hex chars (IPv4) or 56 (IPv6).
-std::vector<std::uint8_t> unique_id_bytes(std::string_view id);
-
-/// Start of the month (UTC) containing `wall_millis`, shifted by `months`.
-std::int64_t month_start_millis(std::int64_t wall_millis, int months = 0);
-
-/// The process-wide counter of Java's MessageClientIDSetter.COUNTER.
-std::atomic<std::uint32_t>& unique_id_counter();
-
-/// UtilAll.getIP: the first non-loopback IPv4 address (site-local preferred), else 127.0.0.1.
-std::vector<std::uint8_t> local_ip();
-
-std::int32_t process_id();
-
-}  // namespace detail
-
-/// Composes an id exactly as MessageClientIDSetter does from its parts (ip of 4 or 16 bytes, pid truncated to
-/// 16 bits, class-loader hash code, milliseconds since the month start, counter truncated to 16 bits).
-std::string compose_unique_id(std::span<const std::uint8_t> ip,
-                              std::int32_t pid,
-                              std::int32_t class_loader_hash,
-                              std::int32_t diff_millis,
-                              std::int32_t counter);
-
-/// MessageClientIDSetter.getIPFromID: the 4 (32-char id) or 16 (56-char id) ip bytes.
-std::vector<std::uint8_t> unique_id_ip(std::string_view id);
-
-/// MessageClientIDSetter.getIPStrFromID: `10.0.0.5`, or eight 4-digit lower-case hex groups for IPv6.
-std::string unique_id_ip_string(std::string_view id);
-
-/// MessageClientIDSetter.getPidFromID: the 16-bit pid field, unsigned.
-std::int32_t unique_id_pid(std::string_view id);
-
-/// MessageClientIDSetter.getNearlyTimeFromID: month start (UTC; Java uses the JVM time zone) of `now` plus
-/// the id's unsigned millisecond field; the previous month's start when that is not before `now`.
-std::int64_t unique_id_nearly_time(std::string_view id, std::int64_t now_wall_millis);
-
-/// Generates UNIQ_KEY values (MessageClientIDSetter.createUniqID). Thread-safe; the counter is shared by
-/// every generator of the process, as Java's is static.
-class UniqueIdGenerator {
-public:
-    /// Uses this host's IPv4 address, the process id and a random per-process int.
-    explicit UniqueIdGenerator(std::shared_ptr<Clock> clock = system_clock())
-        : UniqueIdGenerator(std::move(clock), detail::local_ip(), detail::process_id(), process_hash()) {}
-
-    /// Fixed parts given explicitly (tests, or a client that knows its address).
-    UniqueIdGenerator(std::shared_ptr<Clock> clock,
-                      std::vector<std::uint8_t> ip,
-                      std::int32_t pid,
-                      std::int32_t class_loader_hash);
-
-    /// The per-process prefix (Java's FIX_STRING).
-    [[nodiscard]] const std::string& fix_string() const noexcept { return fix_; }
-
-    /// A new id.
-    [[nodiscard]] std::string next();
-
-private:
-    static std::int32_t process_hash();
-
-    std::shared_ptr<Clock> clock_;
-    std::string fix_;
-    std::mutex mutex_;
-    std::int64_t start_ = 0;
-    std::int64_t next_start_ = 0;
-};
-
-}  // namespace rmq
-
-// ---- end rmq/unique_id.hpp ----
 
 
 // ---- begin rmq/detail/producer/async_sender.hpp ----
@@ -12087,6 +12031,9 @@ concept SendExceptionCallback = std::invocable<F&, std::exception_ptr> && std::m
 /// (rmq/transaction_producer.hpp). Not modelled: request/reply,
 /// namespaces, the latency fault strategy (a retry does avoid the broker that just failed, as
 /// selectOneMessageQueue(lastBrokerName) does).
+///
+/// With ProducerConfig::enable_msg_trace every send that gets an answer is traced (a Pub record) to the
+/// trace topic through a second producer over a copy of the transport (docs/trace.md).
 template <Transport Tr>
 class Producer {
 public:
@@ -12123,7 +12070,7 @@ public:
         if (config_.max_message_size <= 0 || config_.send_msg_timeout <= 0 ||
             config_.retry_times_when_send_failed < 0 || config_.retry_times_when_send_async_failed < 0 ||
             config_.back_pressure_for_async_send_num <= 0 || config_.async_sender_threads < 0 ||
-            config_.default_topic_queue_nums <= 0) {
+            config_.default_topic_queue_nums <= 0 || config_.trace_msg_batch_num <= 0) {
             throw InvalidArgument("ProducerConfig: sizes, timeouts and counts must be positive");
         }
         std::string ip = config_.client_ip;
@@ -12145,6 +12092,7 @@ public:
         sender_ = std::make_unique<detail::AsyncSender>(
             detail::async_thread_count(config_.async_sender_threads),
             static_cast<std::size_t>(config_.back_pressure_for_async_send_num));
+        start_tracer();
         state_ = State::Running;
     }
 
@@ -12163,6 +12111,9 @@ public:
         }
         sender_->wait_idle();  // sends on the wire complete through the pool: it runs until they did
         sender_->stop();
+        if (tracer_) {
+            tracer_->shutdown();  // after the sends: their records are sent too
+        }
         transport_.unregister_client(client_id_, config_.producer_group, std::string());
     }
 
@@ -12173,6 +12124,11 @@ public:
 
     /// Send counters and times per topic since start (rmq/metrics.hpp exports them). Thread-safe.
     [[nodiscard]] ProducerStats stats() const { return stats_.snapshot(); }
+
+    /// What the trace dispatcher did (all zero without enable_msg_trace). Thread-safe once started.
+    [[nodiscard]] TraceStats trace_stats() const noexcept {
+        return tracer_ ? tracer_->dispatcher().stats() : TraceStats{};
+    }
 
     /// Sends to the topic's next write queue (round robin), trying up to 1 + retry_times_when_send_failed
     /// queues on retryable broker errors. Throws rmq::InvalidArgument for a bad message, rmq::Timeout past
@@ -12255,7 +12211,7 @@ public:
         return with_retries(batch.front().topic(),
                             now(),
                             1 + config_.retry_times_when_send_failed,
-                            [&](const MessageQueue& mq) { return transport_.send_batch(batch, mq); });
+                            [&](const MessageQueue& mq) { return send_batch_traced(batch, mq); });
     }
 
     /// The batch to one queue (no retry).
@@ -12266,7 +12222,7 @@ public:
         const auto batch = prepared_batch(msgs);
         check_queue_topic(batch.front(), mq);
         const detail::SendRecorder recorder(stats_, batch.front().topic(), transport_.clock());
-        return transport_.send_batch(batch, mq);
+        return send_batch_traced(batch, mq);
     }
 
     /// Asynchronous send(batch), with a future; retries as send_async(msg).
@@ -12282,7 +12238,7 @@ public:
                 return with_retries(batch.front().topic(),
                                     begin,
                                     1 + config_.retry_times_when_send_async_failed,
-                                    [&](const MessageQueue& mq) { return transport_.send_batch(batch, mq); });
+                                    [&](const MessageQueue& mq) { return send_batch_traced(batch, mq); });
             },
             std::move(done));
         return std::move(future);
@@ -12337,6 +12293,9 @@ public:
         check_running();
         return send_recorded(prepared(msg), mq);
     }
+
+    /// rmq internal (rmq::TransactionProducer's EndTransaction records): the trace dispatcher, or null.
+    [[nodiscard]] detail::trace::Tracer* tracer() noexcept { return tracer_.get(); }
 
     /// Asynchronous and oneway sends accepted and not finished.
     [[nodiscard]] std::size_t async_in_flight() const { return sender_ ? sender_->in_flight() : 0; }
@@ -12415,7 +12374,7 @@ private:
     SendResult send_default(const Message& m, std::int64_t begin, int total) {
         const detail::SendRecorder recorder(stats_, m.topic(), transport_.clock());
         return with_retries(
-            m.topic(), begin, total, [&](const MessageQueue& mq) { return transport_.send(m, mq); });
+            m.topic(), begin, total, [&](const MessageQueue& mq) { return send_traced(m, mq); });
     }
 
     /// sendSelectImpl: the selector's queue from the write queues, within send_msg_timeout.
@@ -12439,36 +12398,10 @@ private:
     }
 
     /// Up to `total` attempts of `attempt(queue)`, each on the next write queue avoiding the broker of the
-    /// previous attempt, while the errors are retryable and send_msg_timeout (from `begin`) has not passed.
+    /// previous attempt, while the errors are retryable and send_msg_timeout (from `begin`) has not passed
+    /// (impl/producer_retries.hpp).
     template <class Attempt>
-    SendResult with_retries(const std::string& topic, std::int64_t begin, int total, Attempt attempt) {
-        const auto queues = write_queues(topic);
-        std::exception_ptr last;
-        std::string last_broker;
-        for (int i = 0; i < total; ++i) {
-            if (now() - begin > config_.send_msg_timeout) {
-                throw Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", topic));
-            }
-            const MessageQueue& mq = select_queue(*queues, last_broker);
-            last_broker = mq.broker_name;
-            try {
-                SendResult r = attempt(mq);
-                if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
-                    continue;
-                }
-                return r;
-            } catch (...) {
-                last = std::current_exception();
-                if (!retry_after(topic, last)) {
-                    throw;
-                }
-            }
-        }
-        if (last) {
-            std::rethrow_exception(last);
-        }
-        throw Error(fmt::format("Send [{}] times, still failed, topic {}", total, topic));
-    }
+    SendResult with_retries(const std::string& topic, std::int64_t begin, int total, Attempt attempt);
 
     /// Whether sendDefaultImpl tries the next queue after `error` (a retryable broker code also drops the
     /// topic's cached route).
@@ -12575,8 +12508,16 @@ private:
 
     SendResult send_to(const Message& m, const MessageQueue& mq) {
         check_queue_topic(m, mq);
-        return transport_.send(m, mq);
+        return send_traced(m, mq);
     }
+
+    /// One attempt of a send, traced (Java's send hooks around sendKernelImpl) when tracing is on
+    /// (impl/producer_trace.hpp).
+    SendResult send_traced(const Message& m, const MessageQueue& mq);
+    SendResult send_batch_traced(const std::vector<Message>& batch, const MessageQueue& mq)
+    requires HasSendBatch<Tr>;
+    /// Java's DefaultMQProducer.start with enableTrace: the dispatcher and its producer (not traced itself).
+    void start_tracer();
 
     /// tryToFindTopicPublishInfo: the topic's route, else the create-topic-key route renamed to the topic
     /// with at most default_topic_queue_nums queues (the broker then auto-creates the topic).
@@ -12599,6 +12540,8 @@ private:
     std::map<std::string, CachedRoute> routes_;
     std::atomic<std::size_t> next_index_{0};
     detail::ProducerStatsCollector stats_;
+    /// The trace dispatcher and its producer (enable_msg_trace); set by start().
+    std::unique_ptr<detail::trace::Tracer> tracer_;
     /// Last member: destroyed (its threads joined) before what their tasks use.
     std::unique_ptr<detail::AsyncSender> sender_;
 };
@@ -12606,148 +12549,73 @@ private:
 }  // namespace rmq
 
 
-// ---- begin rmq/impl/producer_send_async.hpp ----
+// ---- begin rmq/impl/producer_retries.hpp ----
 
-/// @file impl/producer_send_async.hpp
-/// rmq::Producer::send_async(msg) over a transport with its own asynchronous send (rmq::HasAsyncSend), as
-/// Java's sendDefaultImpl in CommunicationMode.ASYNC: a producer thread picks the queue and puts the request
-/// on the wire; the answer comes back on the transport's thread and is handed to a producer thread, which
-/// retries on the next queue (onExceptionImpl) or calls the user. No thread waits for a broker, so the sends
-/// in flight are bounded by back_pressure_for_async_send_num, not by the threads.
+/// @file impl/producer_retries.hpp
+/// rmq::Producer's sendDefaultImpl loop for the sends a caller waits for: the next queue after a retryable
+/// failure (impl/producer_send_async.hpp does the same from the answers of asynchronous sends).
 
+#include <cstdint>
 #include <exception>
-#include <memory>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include <fmt/format.h>
 
 
 namespace rmq {
 
-/// The state of one asynchronous send, shared by its attempts. It holds an in-flight slot until finish.
+/// Up to `total` attempts of `attempt(queue)`, each on the next write queue avoiding the broker of the
+/// previous attempt, while the errors are retryable and send_msg_timeout (from `begin`) has not passed.
 template <Transport Tr>
-struct Producer<Tr>::AsyncSend {
-    Message msg;
-    int total = 1;
-    std::int64_t begin = 0;  // steady ms: send_msg_timeout and the statistics count from here
-    int tries = 0;
-    QueueList queues;
-    std::string last_broker;
+template <class Attempt>
+SendResult
+Producer<Tr>::with_retries(const std::string& topic, std::int64_t begin, int total, Attempt attempt) {
+    const auto queues = write_queues(topic);
     std::exception_ptr last;
-    Done done;
-};
-
-template <Transport Tr>
-void Producer<Tr>::start_async(Message m, int total, Done done) {
-    sender_->acquire(config_.send_msg_timeout);
-    auto s =
-        std::make_shared<AsyncSend>(AsyncSend{std::move(m), total, now(), 0, {}, {}, {}, std::move(done)});
-    // With the route cached (and no timer, whose broker version may need asking) nothing of the first
-    // attempt blocks: it leaves from the caller's thread, saving a hand-over per message. Else it runs on a
-    // producer thread, as Java's executor does.
-    if (!s->msg.is_timer_message()) {
-        s->queues = cached_queues(s->msg.topic());
-    }
-    if (s->queues) {
-        attempt_async(s, true);
-        return;
-    }
-    try {
-        sender_->post([this, s] { attempt_async(s, false); });
-    } catch (...) {
-        sender_->release();
-        throw;
-    }
-}
-
-/// The next attempt. A failure before the request left is handled as its answer, on a producer thread (so
-/// that no callback runs on the caller's thread: `on_caller`).
-template <Transport Tr>
-void Producer<Tr>::attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_caller) {
-    const std::string& topic = s->msg.topic();
-    if (s->tries >= s->total) {
-        finish_async(s,
-                     {},
-                     s->last ? s->last
-                             : std::make_exception_ptr(Error(
-                                   fmt::format("Send [{}] times, still failed, topic {}", s->total, topic))));
-        return;
-    }
-    if (now() - s->begin > config_.send_msg_timeout) {
-        finish_async(
-            s,
-            {},
-            std::make_exception_ptr(Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", topic))));
-        return;
-    }
-    ++s->tries;
-    try {
-        if (!s->queues) {
-            s->queues = write_queues(topic);
+    std::string last_broker;
+    for (int i = 0; i < total; ++i) {
+        if (now() - begin > config_.send_msg_timeout) {
+            throw Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", topic));
         }
-        const MessageQueue mq = select_queue(*s->queues, s->last_broker);
-        s->last_broker = mq.broker_name;
-        transport_.send_async(s->msg, mq, [this, s](SendResult r, std::exception_ptr error) {
-            // The transport's thread: only hand over.
-            try {
-                sender_->post([this, s, r = std::move(r), error]() mutable {
-                    on_async_answer(s, std::move(r), error);
-                });
-            } catch (const std::exception&) {
-                on_async_answer(s, std::move(r), error);  // the pool stopped (cannot happen before wait_idle)
+        const MessageQueue& mq = select_queue(*queues, last_broker);
+        last_broker = mq.broker_name;
+        try {
+            SendResult r = attempt(mq);
+            if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
+                continue;
             }
-        });
-    } catch (...) {
-        const std::exception_ptr failed = std::current_exception();
-        if (on_caller) {
-            try {
-                sender_->post([this, s, failed] { on_async_answer(s, {}, failed); });
-                return;
-            } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): stopped: answered right here
+            return r;
+        } catch (...) {
+            last = std::current_exception();
+            if (!retry_after(topic, last)) {
+                throw;
             }
         }
-        on_async_answer(s, {}, failed);
     }
-}
-
-template <Transport Tr>
-void Producer<Tr>::on_async_answer(const std::shared_ptr<AsyncSend>& s,
-                                   SendResult r,
-                                   const std::exception_ptr& error) {
-    if (!error) {
-        if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
-            attempt_async(s, false);
-            return;
-        }
-        finish_async(s, std::move(r), nullptr);
-        return;
+    if (last) {
+        std::rethrow_exception(last);
     }
-    s->last = error;
-    if (retry_after(s->msg.topic(), error)) {
-        attempt_async(s, false);
-    } else {
-        finish_async(s, {}, error);
-    }
-}
-
-/// Statistics, the slot back (so the callback may send again), then the user's callback.
-template <Transport Tr>
-void Producer<Tr>::finish_async(const std::shared_ptr<AsyncSend>& s,
-                                SendResult r,
-                                const std::exception_ptr& error) {
-    try {
-        stats_.record_send(s->msg.topic(), now() - s->begin, !error);
-    } catch (...) {  // NOLINT(bugprone-empty-catch): statistics never turn a send into a failure
-    }
-    sender_->release();
-    s->done(std::move(r), error);
+    throw Error(fmt::format("Send [{}] times, still failed, topic {}", total, topic));
 }
 
 }  // namespace rmq
-// ---- end rmq/impl/producer_send_async.hpp ----
-// ---- end rmq/producer.hpp ----
+// ---- end rmq/impl/producer_retries.hpp ----
+
+// ---- begin rmq/impl/producer_routes.hpp ----
+
+/// @file impl/producer_routes.hpp
+/// rmq::Producer's write queues of a topic (Java's tryToFindTopicPublishInfo), cached for
+/// poll_name_server_interval and shared by the sends that read them.
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
 
 namespace rmq {
 
@@ -12801,6 +12669,873 @@ auto Producer<Tr>::cached_queues(const std::string& topic) const -> QueueList {
 
 }  // namespace rmq
 // ---- end rmq/impl/producer_routes.hpp ----
+
+// ---- begin rmq/impl/producer_send_async.hpp ----
+
+/// @file impl/producer_send_async.hpp
+/// rmq::Producer::send_async(msg) over a transport with its own asynchronous send (rmq::HasAsyncSend), as
+/// Java's sendDefaultImpl in CommunicationMode.ASYNC: a producer thread picks the queue and puts the request
+/// on the wire; the answer comes back on the transport's thread and is handed to a producer thread, which
+/// retries on the next queue (onExceptionImpl) or calls the user. No thread waits for a broker, so the sends
+/// in flight are bounded by back_pressure_for_async_send_num, not by the threads.
+
+#include <exception>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+namespace rmq {
+
+/// The state of one asynchronous send, shared by its attempts. It holds an in-flight slot until finish.
+template <Transport Tr>
+struct Producer<Tr>::AsyncSend {
+    Message msg;
+    int total = 1;
+    std::int64_t begin = 0;  // steady ms: send_msg_timeout and the statistics count from here
+    int tries = 0;
+    QueueList queues;
+    std::string last_broker;
+    std::exception_ptr last;
+    Done done;
+    std::int64_t attempt_began = 0;  // the trace's clock, when tracing (enable_msg_trace)
+};
+
+template <Transport Tr>
+void Producer<Tr>::start_async(Message m, int total, Done done) {
+    sender_->acquire(config_.send_msg_timeout);
+    auto s =
+        std::make_shared<AsyncSend>(AsyncSend{std::move(m), total, now(), 0, {}, {}, {}, std::move(done)});
+    // With the route cached (and no timer, whose broker version may need asking) nothing of the first
+    // attempt blocks: it leaves from the caller's thread, saving a hand-over per message. Else it runs on a
+    // producer thread, as Java's executor does.
+    if (!s->msg.is_timer_message()) {
+        s->queues = cached_queues(s->msg.topic());
+    }
+    if (s->queues) {
+        attempt_async(s, true);
+        return;
+    }
+    try {
+        sender_->post([this, s] { attempt_async(s, false); });
+    } catch (...) {
+        sender_->release();
+        throw;
+    }
+}
+
+/// The next attempt. A failure before the request left is handled as its answer, on a producer thread (so
+/// that no callback runs on the caller's thread: `on_caller`).
+template <Transport Tr>
+void Producer<Tr>::attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_caller) {
+    const std::string& topic = s->msg.topic();
+    if (s->tries >= s->total) {
+        finish_async(s,
+                     {},
+                     s->last ? s->last
+                             : std::make_exception_ptr(Error(
+                                   fmt::format("Send [{}] times, still failed, topic {}", s->total, topic))));
+        return;
+    }
+    if (now() - s->begin > config_.send_msg_timeout) {
+        finish_async(
+            s,
+            {},
+            std::make_exception_ptr(Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", topic))));
+        return;
+    }
+    ++s->tries;
+    try {
+        if (!s->queues) {
+            s->queues = write_queues(topic);
+        }
+        const MessageQueue mq = select_queue(*s->queues, s->last_broker);
+        s->last_broker = mq.broker_name;
+        s->attempt_began = tracer_ ? tracer_->now() : 0;
+        transport_.send_async(s->msg, mq, [this, s](SendResult r, std::exception_ptr error) {
+            // The transport's thread: only hand over.
+            try {
+                sender_->post([this, s, r = std::move(r), error]() mutable {
+                    on_async_answer(s, std::move(r), error);
+                });
+            } catch (const std::exception&) {
+                on_async_answer(s, std::move(r), error);  // the pool stopped (cannot happen before wait_idle)
+            }
+        });
+    } catch (...) {
+        const std::exception_ptr failed = std::current_exception();
+        if (on_caller) {
+            try {
+                sender_->post([this, s, failed] { on_async_answer(s, {}, failed); });
+                return;
+            } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): stopped: answered right here
+            }
+        }
+        on_async_answer(s, {}, failed);
+    }
+}
+
+template <Transport Tr>
+void Producer<Tr>::on_async_answer(const std::shared_ptr<AsyncSend>& s,
+                                   SendResult r,
+                                   const std::exception_ptr& error) {
+    if (!error) {
+        if (tracer_) {  // every answered attempt, as the synchronous path (Java: the hook in the async
+                        // callback)
+            tracer_->on_sent(
+                s->msg, static_cast<std::int32_t>(s->msg.body().size()), false, r, s->attempt_began);
+        }
+        if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
+            attempt_async(s, false);
+            return;
+        }
+        finish_async(s, std::move(r), nullptr);
+        return;
+    }
+    s->last = error;
+    if (retry_after(s->msg.topic(), error)) {
+        attempt_async(s, false);
+    } else {
+        finish_async(s, {}, error);
+    }
+}
+
+/// Statistics, the slot back (so the callback may send again), then the user's callback.
+template <Transport Tr>
+void Producer<Tr>::finish_async(const std::shared_ptr<AsyncSend>& s,
+                                SendResult r,
+                                const std::exception_ptr& error) {
+    try {
+        stats_.record_send(s->msg.topic(), now() - s->begin, !error);
+    } catch (...) {  // NOLINT(bugprone-empty-catch): statistics never turn a send into a failure
+    }
+    sender_->release();
+    s->done(std::move(r), error);
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/producer_send_async.hpp ----
+
+// ---- begin rmq/impl/producer_trace.hpp ----
+
+/// @file impl/producer_trace.hpp
+/// rmq::Producer's Pub trace records (enable_msg_trace, docs/trace.md): each send attempt that got an answer,
+/// sync, async or batch, goes to the trace dispatcher.
+
+#include <concepts>
+#include <cstdint>
+#include <vector>
+
+
+
+namespace rmq {
+
+/// One attempt of a send, traced (Java's send hooks around sendKernelImpl) when tracing is on.
+template <Transport Tr>
+SendResult Producer<Tr>::send_traced(const Message& m, const MessageQueue& mq) {
+    if (!tracer_) {
+        return transport_.send(m, mq);
+    }
+    const std::int64_t began = tracer_->now();
+    SendResult r = transport_.send(m, mq);
+    tracer_->on_sent(m, static_cast<std::int32_t>(m.body().size()), false, r, began);
+    return r;
+}
+
+template <Transport Tr>
+SendResult Producer<Tr>::send_batch_traced(const std::vector<Message>& batch, const MessageQueue& mq)
+requires HasSendBatch<Tr>
+{
+    if (!tracer_) {
+        return transport_.send_batch(batch, mq);
+    }
+    const std::int64_t began = tracer_->now();
+    SendResult r = transport_.send_batch(batch, mq);
+    tracer_->on_sent(
+        batch.front(), static_cast<std::int32_t>(detail::batch_body_size(batch)), true, r, began);
+    return r;
+}
+
+/// Java's DefaultMQProducer.start with enableTrace: the dispatcher and its producer (not traced itself).
+template <Transport Tr>
+void Producer<Tr>::start_tracer() {
+    if (!config_.enable_msg_trace) {
+        return;
+    }
+    if constexpr (std::copy_constructible<Tr>) {
+        tracer_ = detail::trace::start_tracer<Producer>(transport_,
+                                                        config_.producer_group,
+                                                        "PRODUCE",
+                                                        config_.customized_trace_topic,
+                                                        config_.trace_msg_batch_num);
+    } else {
+        throw InvalidArgument("enable_msg_trace needs a copyable transport (the trace producer's own)");
+    }
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/producer_trace.hpp ----
+// ---- end rmq/producer.hpp ----
+
+
+namespace rmq::detail {
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+ConsumerCore<Order, Allocate, OffsetStore, Tr>::ConsumerCore(Tr transport,
+                                                             ConsumerConfig config,
+                                                             Allocate allocate,
+                                                             OffsetStore store)
+    : s_(std::move(transport), std::move(config))
+    , committer_(s_, std::move(store))
+    , locker_(s_)
+    , rebalancer_(s_, std::move(allocate), committer_, locker_, puller_, heartbeat_, service_) {}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+ConsumerCore<Order, Allocate, OffsetStore, Tr>::~ConsumerCore() {
+    detach_driver();
+    s_.gate->close();
+    s_.scheduler.stop();
+    if (s_.pool) {
+        s_.pool->close();
+        // shutdown() returns without waiting for listeners past the configured wait; here, before anything
+        // they may touch is freed, rmq waits for them.
+        if (!s_.pool->wait_idle(0)) {
+            log_line(LogLevel::Warn,
+                     "group [{}]: destroying the consumer waits for listeners still running (queues with "
+                     "unfinished messages at shutdown: {})",
+                     s_.group,
+                     stuck_queue_names());
+        }
+        s_.pool->join();
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+std::string ConsumerCore<Order, Allocate, OffsetStore, Tr>::stuck_queue_names() const {
+    if (stuck_queues_.empty()) {
+        return "unknown";
+    }
+    std::string names;
+    for (const auto& mq : stuck_queues_) {
+        names += fmt::format("{}{}", names.empty() ? "" : ", ", mq);
+    }
+    return names;
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::subscribe(std::string_view topic,
+                                                               std::string_view expression,
+                                                               std::string_view type) {
+    check_not_shut_down("subscribe");
+    check_topic(topic);
+    auto sd = parse_subscription(topic, expression, type);
+    if (sd.expression_type == expression_type_sql92) {
+        (void)filter::compile(sd.sub_string);  // throws InvalidArgument with the reason
+    }
+    sd.sub_version = s_.clock->wall_millis();
+    s_.subscriptions.put(std::move(sd));
+    if (s_.lifecycle.load() == State::Running) {
+        s_.scheduler.post([this] {
+            heartbeat_.send();
+            rebalancer_.do_rebalance();
+        });
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::unsubscribe(std::string_view topic) {
+    check_not_shut_down("unsubscribe");
+    s_.subscriptions.erase(topic);
+}
+
+// Listener and hooks are read by consume threads without a lock: they are fixed before start().
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::set_listener(Listener listener) {
+    check_not_started("register_listener");
+    s_.listener = std::move(listener);
+}
+
+// The hooks are moved into the state: the check cannot see the move through the (dependent) state member.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+// NOLINTNEXTLINE(performance-unnecessary-value-param)
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::set_hooks(ConsumeHooks hooks) {
+    check_not_started("set_consume_hooks");
+    s_.hooks = std::move(hooks);
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
+    const std::lock_guard lifecycle(lifecycle_mutex_);
+    if (s_.lifecycle.load() != State::CreateJust) {
+        throw IllegalState(
+            fmt::format("the consumer of group [{}] was started once already ({}); create a new "
+                        "consumer to start again",
+                        s_.config.consumer_group,
+                        s_.lifecycle.load() == State::Running ? "running" : "shut down"));
+    }
+    s_.config.validate();
+    if (!s_.listener) {
+        throw InvalidArgument(fmt::format("no listener registered for group [{}]: call register_listener({}) "
+                                          "before start()",
+                                          s_.config.consumer_group,
+                                          Order::listener_signature));
+    }
+    s_.group = s_.config.with_namespace(s_.config.consumer_group);
+    s_.client_id = s_.config.build_client_id();
+    s_.clustering = s_.config.message_model == MessageModel::Clustering;
+    s_.max_reconsume_times = s_.config.max_reconsume_times_for(Order::unlimited_retries_by_default);
+    s_.pull_threshold_for_queue.store(s_.config.pull_threshold_for_queue);
+    s_.pull_threshold_size_for_queue.store(s_.config.pull_threshold_size_for_queue);
+    if (s_.clustering) {
+        auto sd = parse_subscription(retry_topic(s_.group), sub_all);
+        sd.sub_version = s_.clock->wall_millis();
+        s_.subscriptions.put(std::move(sd));
+    }
+    committer_.load();
+    start_tracer();
+    s_.pool = std::make_unique<ConsumePool>(static_cast<std::size_t>(s_.config.consume_thread_min),
+                                            static_cast<std::size_t>(s_.config.consume_queue_capacity));
+    attach_driver();
+    s_.gate->open(s_.scheduler);
+    // The handler may outlive the consumer (the transport's broker keeps it): it touches nothing but the gate
+    // and its own copy of the group; `this` is used only on the loop, which the gate guards.
+    s_.transport.set_notification_handler(
+        [gate = s_.gate, group = s_.group, this](const ConsumerIdsChanged& n) {
+            if (n.consumer_group == group) {
+                gate->post([this] { rebalancer_.do_rebalance(); });
+            }
+        });
+    s_.pool->start();
+    s_.scheduler.start();
+    admin_.open();
+    rebalancer_.watch_route_changes(true);
+    s_.lifecycle.store(State::Running);
+    if constexpr (ServiceHasStart<Service>) {
+        service_.start();
+    }
+    start_timers();
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::attach_driver() {
+    if constexpr (DrivenTransport<Tr>) {
+        if (s_.transport.driven()) {
+            s_.scheduler.drive_with(s_.clock);
+            s_.pool->set_driven();
+            s_.transport.attach_driven(DrivenMember{
+                .run_loop_task = [this] { return s_.scheduler.run_one_ready(); },
+                .run_consume_task = [this] { return s_.pool->run_one(); },
+                .next_deadline = [this] { return s_.scheduler.next_deadline_millis(); },
+            });
+        }
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::detach_driver() {
+    if constexpr (DrivenTransport<Tr>) {
+        s_.transport.detach_driven();
+    }
+}
+
+/// DefaultMQPushConsumer.start with enableTrace: the dispatcher and its producer, which sends through a copy
+/// of the transport.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_tracer() {
+    if (!s_.config.enable_msg_trace) {
+        return;
+    }
+    if constexpr (std::copy_constructible<Tr>) {
+        s_.tracer = trace::start_tracer<Producer<Tr>>(s_.transport,
+                                                      s_.config.consumer_group,
+                                                      "CONSUME",
+                                                      s_.config.customized_trace_topic,
+                                                      s_.config.trace_msg_batch_num);
+    } else {
+        throw InvalidArgument("enable_msg_trace needs a copyable transport (the trace producer's own)");
+    }
+}
+
+/// A heartbeat and a rebalance at once, then Java's periodic tasks: rebalance, heartbeat, offset persistence.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_timers() {
+    s_.scheduler.post([this] {
+        heartbeat_.send();
+        rebalancer_.do_rebalance();
+    });
+    s_.scheduler.every(
+        s_.config.rebalance_interval, s_.config.rebalance_interval, [this] { rebalancer_.do_rebalance(); });
+    s_.scheduler.every(s_.config.heartbeat_broker_interval, s_.config.heartbeat_broker_interval, [this] {
+        heartbeat_.send();
+    });
+    s_.scheduler.every(s_.config.persist_consumer_offset_interval,
+                       s_.config.persist_consumer_offset_interval,
+                       [this] { committer_.persist_all(); });
+    consumption_.start_timers();
+    locker_.start_renewal();
+    schedule_stats_log();
+}
+
+/// Bounded drain: stop the loop (no new pulls, rebalances or re-dispatches), let running listeners finish up
+/// to the deadline, persist offsets, let the service release what it holds, unregister.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
+    const std::lock_guard lifecycle(lifecycle_mutex_);
+    if (s_.lifecycle.load() != State::Running) {
+        s_.lifecycle.store(State::ShutdownAlready);
+        return;
+    }
+    if (s_.pool->on_worker() || s_.scheduler.in_loop()) {
+        throw IllegalState(
+            "shutdown() called from a listener or consumer thread; call it from the thread that "
+            "owns the consumer");
+    }
+    s_.stopping.store(true);
+    rebalancer_.watch_route_changes(false);
+    admin_.close();
+    s_.gate->close();
+    if constexpr (ServiceHasStop<Service>) {
+        service_.stop();
+    }
+    s_.scheduler.stop();
+    detach_driver();
+    drain_listeners();
+    if (s_.tracer) {
+        s_.tracer->shutdown();  // the records of the calls that finished are sent
+    }
+    committer_.persist_all();
+    if constexpr (ServiceHasAfterDrain<Service>) {
+        service_.after_drain();
+    }
+    if (Order::requires_queue_lock && s_.clustering) {
+        locker_.unlock_all();  // Java's unlockAll(false)
+    }
+    s_.retired.free();
+    for (auto& [mq, pq] : s_.table_snapshot()) {
+        pq->set_dropped(true);
+    }
+    try {
+        s_.transport.unregister_client(s_.client_id, std::string{}, s_.group);
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn, "group [{}]: unregister failed: {}", s_.group, e.what());
+    }
+    {
+        const std::lock_guard lock(s_.table_mutex);
+        s_.table.clear();
+    }
+    s_.lifecycle.store(State::ShutdownAlready);
+}
+
+/// Waits for running listeners up to await_termination_millis_when_shutdown; the results of those still
+/// running then are discarded (their queues are dropped) and their messages are redelivered. Those are not
+/// waited for here (shutdown() keeps its bound whatever a listener does): the destructor joins them.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::drain_listeners() {
+    s_.pool->close();
+    if (s_.pool->wait_idle(s_.config.await_termination_millis_when_shutdown)) {
+        s_.pool->join();
+        return;
+    }
+    for (auto& [mq, pq] : s_.table_snapshot()) {
+        const auto info = pq->info();
+        if (info.cached_msg_count > 0 || info.transaction_msg_count > 0) {
+            stuck_queues_.push_back(mq);
+        }
+        pq->set_dropped(true);
+    }
+    log_line(
+        LogLevel::Warn,
+        "group [{}]: listeners still running after {} ms (queues with unfinished messages: {}); their "
+        "results will be discarded and their messages redelivered; the consumer's destructor waits for them",
+        s_.group,
+        s_.config.await_termination_millis_when_shutdown,
+        stuck_queue_names());
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::suspend() {
+    check_not_shut_down("suspend");
+    s_.paused.store(true);
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::resume() {
+    check_not_shut_down("resume");
+    s_.paused.store(false);
+    if (s_.lifecycle.load() == State::Running) {
+        s_.scheduler.post([this] { rebalancer_.do_rebalance(); });
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_not_started(std::string_view what) const {
+    if (s_.lifecycle.load() != State::CreateJust) {
+        throw IllegalState(fmt::format("{}() must be called before start()", what));
+    }
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::check_not_shut_down(std::string_view what) const {
+    if (s_.lifecycle.load() == State::ShutdownAlready) {
+        throw IllegalState(fmt::format("{}() called on a consumer that was shut down", what));
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/lifecycle.hpp ----
+
+// ---- begin rmq/detail/consumer/impl/stats.hpp ----
+
+/// @file detail/consumer/impl/stats.hpp
+/// ConsumerCore's views for users: the stats snapshot with each owned queue's state, the periodic stats
+/// log, the owned queues.
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+namespace rmq::detail {
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+ConsumerStats ConsumerCore<Order, Allocate, OffsetStore, Tr>::stats() const {
+    ConsumerStats out = s_.stats.snapshot();
+    out.queues.clear();
+    std::map<MessageQueue, std::int64_t> broker_max;
+    {
+        const std::lock_guard lock(s_.table_mutex);
+        broker_max = s_.broker_max_offset;
+    }
+    for (const auto& [mq, pq] : s_.table_snapshot()) {
+        const auto info = pq->info();
+        QueueStats q;
+        q.mq = mq;
+        q.commit_offset = committer_.memory_offset(mq);
+        q.cached_msg_count = pq->msg_count();
+        q.cached_msg_bytes = pq->msg_size();
+        q.cached_msg_min_offset = info.cached_msg_min_offset;
+        q.cached_msg_max_offset = info.cached_msg_max_offset;
+        if (const auto it = broker_max.find(mq); it != broker_max.end()) {
+            q.broker_max_offset = it->second;
+        }
+        if (q.broker_max_offset >= 0 && q.commit_offset >= 0) {
+            q.lag = std::max<std::int64_t>(0, q.broker_max_offset - q.commit_offset);
+        }
+        q.locked = info.locked;
+        q.dropped = info.dropped;
+        q.last_pull_timestamp = info.last_pull_timestamp;
+        q.last_consume_timestamp = info.last_consume_timestamp;
+        out.queues.push_back(std::move(q));
+    }
+    return out;
+}
+
+/// ConsumerConfig::stats_log_interval: the per-topic stats lines at Info, from the loop.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::schedule_stats_log() {
+    const std::int64_t period = s_.config.stats_log_interval;
+    if (period <= 0) {
+        return;
+    }
+    s_.scheduler.every(period, period, [this] {
+        if (!log_enabled(LogLevel::Info)) {
+            return;
+        }
+        for (const std::string& line : stats_log_lines(stats(), s_.group)) {
+            log_message(LogLevel::Info, line);
+        }
+    });
+}
+
+template <class Order, class Allocate, class OffsetStore, class Tr>
+std::vector<MessageQueue> ConsumerCore<Order, Allocate, OffsetStore, Tr>::assigned_queues() const {
+    std::vector<MessageQueue> out;
+    const std::lock_guard lock(s_.table_mutex);
+    for (const auto& [mq, pq] : s_.table) {
+        if (!pq->dropped()) {
+            out.push_back(mq);
+        }
+    }
+    return out;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/stats.hpp ----
+// ---- end rmq/detail/consumer/core.hpp ----
+
+// ---- begin rmq/detail/consumer/wrong_listener.hpp ----
+
+/// @file detail/consumer/wrong_listener.hpp
+/// The diagnostic of a listener that does not fit its order policy: a static_assert inside a template whose
+/// arguments are the policy and the text of its listener_signature, so the compiler's "required from" line
+/// names both (a static_assert message itself must be a literal).
+
+#include <cstddef>
+#include <string_view>
+
+namespace rmq::detail {
+
+/// A string usable as a template argument.
+template <std::size_t N>
+struct Text {
+    char chars[N + 1] = {};  // NOLINT(cppcoreguidelines-avoid-c-arrays): a structural type needs an array
+
+    constexpr explicit Text(std::string_view text) {
+        for (std::size_t i = 0; i < N && i < text.size(); ++i) {
+            chars[i] = text[i];
+        }
+    }
+};
+
+template <class Order, auto ExpectedListener>
+struct WrongListener {
+    static_assert(
+        sizeof(Order) == 0,
+        "rmq::Consumer::register_listener: wrong listener for this order policy; the policy expects "
+        "the ExpectedListener signature shown in the WrongListener<Order, ExpectedListener> line "
+        "above (its listener_signature)");
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/wrong_listener.hpp ----
+
+namespace rmq {
+
+/// A push consumer. `Order` (rmq::Concurrently | rmq::Orderly | a policy of yours, see rmq::OrderPolicy)
+/// decides how messages reach the listener, `Allocate` how queues are split among the group, `OffsetStore`
+/// where progress is kept and `Tr` how brokers are reached.
+///
+/// @code
+/// rmq::InProcessBroker broker;
+/// broker.create_topic("TopicTest", 8);
+/// rmq::Consumer<rmq::Orderly, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::InProcessTransport>
+///     consumer{broker.connect(), rmq::ConsumerConfig{.consumer_group = "example_group_name"}};
+/// consumer.subscribe("TopicTest", "TagA || TagC || TagD");
+/// consumer.register_listener([](std::span<const rmq::MessageExt> msgs, rmq::ConsumeOrderlyContext& ctx) {
+///     return rmq::ConsumeOrderlyStatus::Success;
+/// });
+/// consumer.start();
+/// consumer.shutdown();
+/// @endcode
+///
+/// Thread-safety: the member functions are meant for the owning thread; stats(), client_id(),
+/// subscription_inconsistent(), suspend() and resume() may be called from any thread while it runs. Listeners
+/// run on the consume pool; shutdown() (and the destructor) must not be called from a listener.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+class Consumer {
+    static_assert(
+        HasListenerVocabulary<Order>,
+        "rmq::Consumer: the first parameter must be an order policy (rmq::Concurrently, rmq::Orderly or "
+        "one of yours): it lacks the listener vocabulary (Context, Status, Listener, "
+        "listener_signature, failure_status, is_success; see rmq::HasListenerVocabulary)");
+    static_assert(HasOrderTraits<Order>,
+                  "rmq::Consumer: the order policy lacks requires_queue_lock, span_flow_control or "
+                  "unlimited_retries_by_default (rmq::HasOrderTraits)");
+    static_assert(
+        HasService<Order>,
+        "rmq::Consumer: the order policy has no `template <class Host> class Service` (rmq::HasService)");
+    using Service = typename Order::template Service<OrderHost<Order>>;
+    static_assert(
+        ServiceConstructibleFromHost<Service, OrderHost<Order>>,
+        "rmq::Consumer: the order policy's Service cannot be constructed from Host& (rmq::OrderHost)");
+    static_assert(ServiceHasOnMessages<Service>,
+                  "rmq::Consumer: the order policy's Service has no on_messages(const rmq::ConsumeQueue&, "
+                  "rmq::MessageBatch) (rmq::ServiceHasOnMessages)");
+    static_assert(AllocatePolicy<Allocate>,
+                  "rmq::Consumer: the second parameter must model rmq::AllocatePolicy");
+    static_assert(OffsetStorePolicy<OffsetStore>,
+                  "rmq::Consumer: the third parameter must model rmq::OffsetStorePolicy");
+    static_assert(Transport<Tr>, "rmq::Consumer: the fourth parameter must model rmq::Transport");
+
+    using Core = detail::ConsumerCore<Order, Allocate, OffsetStore, Tr>;
+
+public:
+    using order_policy = Order;
+    using allocate_policy = Allocate;
+    using offset_store_policy = OffsetStore;
+    using transport_type = Tr;
+    /// The listener's context type (ConsumeConcurrentlyContext or ConsumeOrderlyContext).
+    using context_type = typename Order::Context;
+    /// The listener's status type (ConsumeConcurrentlyStatus or ConsumeOrderlyStatus).
+    using status_type = typename Order::Status;
+
+    /// A consumer over `transport` with `config`; the policies are default-constructed unless given.
+    explicit Consumer(Tr transport,
+                      ConsumerConfig config,
+                      Allocate allocate = Allocate{},
+                      OffsetStore store = OffsetStore{})
+        : core_(std::make_unique<Core>(
+              std::move(transport), std::move(config), std::move(allocate), std::move(store))) {}
+
+    /// Same, with an offset store instance and the default allocation.
+    Consumer(Tr transport, ConsumerConfig config, OffsetStore store)
+    requires(!std::same_as<Allocate, OffsetStore>)
+        : Consumer(std::move(transport), std::move(config), Allocate{}, std::move(store)) {}
+
+    Consumer(const Consumer&) = delete;
+    Consumer& operator=(const Consumer&) = delete;
+    Consumer(Consumer&&) = delete;
+    Consumer& operator=(Consumer&&) = delete;
+
+    /// Shuts down if still running (never from a listener thread: that is refused and logged), then waits for
+    /// listeners still running, so nothing they use is freed under them: without limit by default, or up to
+    /// ConsumerConfig::await_termination_millis_when_destroyed, after which the listeners still running
+    /// finish on their own and the consumer's internals are freed when the last one returns.
+    ~Consumer() {
+        try {
+            core_->shutdown();
+        } catch (const std::exception& e) {
+            detail::log_line(LogLevel::Warn, "consumer destroyed without a clean shutdown: {}", e.what());
+        }
+        const std::int64_t wait_millis = core_->config().await_termination_millis_when_destroyed;
+        // Driven (rmq::sim): listeners run on the driver's thread, so none can still be running here.
+        if constexpr (!detail::DrivenTransport<Tr>) {
+            if (wait_millis >= 0) {
+                destroy_core_within(wait_millis);
+            }
+        }
+    }
+
+    /// Java's subscribe(topic, subExpression): "*" or "TagA || TagB". May be called after start (heartbeat
+    /// and rebalance follow at once). Throws rmq::InvalidArgument for a bad topic or expression.
+    void subscribe(std::string_view topic, std::string_view expression = "*") {
+        core_->subscribe(topic, expression, expression_type_tag);
+    }
+
+    /// Java's subscribe(topic, MessageSelector): MessageSelector::by_tag as above, or
+    /// MessageSelector::by_sql("a > 5 AND b = 'x'") to filter on the broker by message properties (the broker
+    /// must run with enablePropertyFilter=true). Throws rmq::InvalidArgument for a bad topic, tag expression
+    /// or SQL92 expression (the message says what and where).
+    void subscribe(std::string_view topic, const MessageSelector& selector) {
+        core_->subscribe(topic, selector.expression(), selector.expression_type());
+    }
+
+    /// Java's unsubscribe(topic).
+    void unsubscribe(std::string_view topic) { core_->unsubscribe(topic); }
+
+    /// Registers the listener (before start(), else rmq::IllegalState): the policy's `listener_signature`,
+    /// e.g. for rmq::Concurrently `(std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) ->
+    /// rmq::ConsumeConcurrentlyStatus`, for rmq::Orderly and rmq::KeyOrderly
+    /// `(std::span<const rmq::MessageExt>, rmq::ConsumeOrderlyContext&) -> rmq::ConsumeOrderlyStatus`.
+    /// Returning `std::optional<Status>` is allowed too: nullopt, like a thrown exception, is Java's "null"
+    /// (retry).
+    template <class F>
+    void register_listener(F&& listener) {
+        // A wrong listener fails in detail::WrongListener<Order, "the policy's listener_signature">, whose
+        // instantiation the compiler prints with both.
+        if constexpr (!ListenerFor<std::decay_t<F>, Order>) {
+            (void)detail::WrongListener<Order,
+                                        detail::Text<Order::listener_signature.size()>(
+                                            Order::listener_signature)>{};
+        }
+        if constexpr (ListenerFor<std::decay_t<F>, Order>) {
+            core_->set_listener(wrap(std::forward<F>(listener)));
+        }
+    }
+
+    /// Before/after hooks around each listener call (Java's ConsumeMessageHook); before start().
+    void set_consume_hooks(ConsumeHooks hooks) { core_->set_hooks(std::move(hooks)); }
+
+    /// What the trace dispatcher did since start (ConsumerConfig::enable_msg_trace; zeros without it).
+    [[nodiscard]] TraceStats trace_stats() const noexcept { return core_->trace_stats(); }
+
+    /// Java's start(): validates the configuration (rmq::InvalidArgument), requires a listener, loads
+    /// offsets, heartbeats and rebalances at once. rmq::IllegalState when started twice or after shutdown.
+    void start() { core_->start(); }
+
+    /// Bounded drain (docs/semantics.md): stop pulling and rebalancing, let running listeners finish for up
+    /// to await_termination_millis_when_shutdown, persist offsets, release orderly locks, unregister. Returns
+    /// within that wait (plus a small margin) whatever listeners do: the results of those still running are
+    /// discarded, and the destructor waits for them. Idempotent.
+    void shutdown() { core_->shutdown(); }
+
+    /// Java's suspend(): pulls pause (retried every pull_time_delay_mills_when_suspend), rebalance is
+    /// skipped.
+    void suspend() { core_->suspend(); }
+
+    /// Java's resume(): pulls continue and a rebalance runs at once.
+    void resume() { core_->resume(); }
+
+    /// Whether suspend() is in effect.
+    [[nodiscard]] bool paused() const noexcept { return core_->paused(); }
+
+    /// Whether the consumer is running (started and not shut down).
+    [[nodiscard]] bool running() const noexcept { return core_->state() == Core::State::Running; }
+
+    /// The client id (`ip@instance...`), empty before start().
+    [[nodiscard]] const std::string& client_id() const noexcept { return core_->client_id(); }
+
+    /// The group with the namespace applied (empty before start()).
+    [[nodiscard]] const std::string& group() const noexcept { return core_->group(); }
+
+    /// Whether this member's subscriptions were seen to differ from its group's (see docs/semantics.md):
+    /// messages are then silently skipped, so fix the subscriptions.
+    [[nodiscard]] bool subscription_inconsistent() const noexcept {
+        return core_->subscription_inconsistent();
+    }
+
+    /// Pull/consume counters per topic and the state of each owned queue (Java's ConsumerRunningInfo).
+    [[nodiscard]] ConsumerStats stats() const { return core_->stats(); }
+
+    /// The queues this member currently owns.
+    [[nodiscard]] std::vector<MessageQueue> assigned_queues() const { return core_->assigned_queues(); }
+
+    /// The offset store (e.g. to read committed offsets in tests or admin tools).
+    [[nodiscard]] OffsetStore& offset_store() noexcept { return core_->offset_store(); }
+
+    /// The configuration as given.
+    [[nodiscard]] const ConsumerConfig& config() const noexcept { return core_->config(); }
+
+private:
+    template <class F>
+    static typename Order::Listener wrap(F&& f) {
+        using Fn = std::decay_t<F>;
+        using Result = std::invoke_result_t<Fn&, std::span<const MessageExt>, context_type&>;
+        if constexpr (std::is_same_v<std::decay_t<Result>, std::optional<status_type>>) {
+            return typename Order::Listener(std::forward<F>(f));
+        } else {
+            return [fn = Fn(std::forward<F>(f))](std::span<const MessageExt> msgs,
+                                                 context_type& ctx) mutable -> std::optional<status_type> {
+                return static_cast<status_type>(fn(msgs, ctx));
+            };
+        }
+    }
+
+    /// Frees the core on a thread of its own (its destructor waits for running listeners, which use it) and
+    /// waits for that thread up to `wait_millis`. Past that the thread is left to finish alone: the core is
+    /// freed once the last listener returns, or never if the process exits first. Leaking it instead would
+    /// keep a stuck consumer's memory, threads and broker connections for the rest of the process.
+    void destroy_core_within(std::int64_t wait_millis) noexcept {
+        std::promise<void> freed;
+        auto done = freed.get_future();
+        try {
+            std::thread([core = std::move(core_), freed = std::move(freed)]() mutable {
+                core.reset();
+                freed.set_value();
+            }).detach();
+        } catch (const std::exception& e) {
+            // No thread: the callable, core included, was freed here, after waiting for the listeners.
+            detail::log_line(LogLevel::Warn, "consumer destroyed on the caller's thread: {}", e.what());
+            return;
+        }
+        if (done.wait_for(std::chrono::milliseconds(wait_millis)) != std::future_status::ready) {
+            detail::log_line(LogLevel::Warn,
+                             "consumer destroyed while listeners still run (await_termination_millis_when_"
+                             "destroyed {} ms): they finish on their own; what they use must outlive them",
+                             wait_millis);
+        }
+    }
+
+    std::unique_ptr<Core> core_;
+};
+
+}  // namespace rmq
+// ---- end rmq/consumer.hpp ----
 
 // ---- begin rmq/metrics.hpp ----
 
@@ -14633,6 +15368,7 @@ public:
                                   "must be positive");
         }
         producer_.start();
+        shared_->tracer = producer_.tracer();
         std::weak_ptr<Shared> weak = shared_;
         shared_->transport.set_transaction_check_handler(producer_.config().producer_group,
                                                          [weak](TransactionCheck check) {
@@ -14678,9 +15414,17 @@ public:
             outcome.state = LocalTransactionState::RollbackMessage;
             break;
         }
+        const auto end = detail::end_of_send(m, sent, producer_.config().producer_group, outcome);
+        if (auto* tracer = producer_.tracer()) {
+            tracer->on_end_transaction(m,
+                                       detail::trace::store_host_of(sent.offset_msg_id, end.broker_name),
+                                       sent.msg_id,
+                                       m.transaction_id(),
+                                       outcome.state,
+                                       false);
+        }
         try {
-            shared_->transport.end_transaction(
-                detail::end_of_send(m, sent, producer_.config().producer_group, outcome));
+            shared_->transport.end_transaction(end);
         } catch (const std::exception& e) {
             log_message(LogLevel::Warn,
                         fmt::format("local transaction of {} ended {}, but end broker transaction failed: {}",
@@ -14709,6 +15453,8 @@ private:
         Tr transport;
         Listener listener;
         std::string group;
+        /// The producer's trace dispatcher (enable_msg_trace), set at start; the check threads stop first.
+        detail::trace::Tracer* tracer = nullptr;
         detail::AsyncSender checks;
 
         Shared(Tr t, Listener l, const ProducerConfig& config)
@@ -14748,8 +15494,18 @@ private:
                                         "exception: {}",
                                         outcome.error));
             }
+            const auto end = detail::end_of_check(check, group, outcome);
+            if (tracer != nullptr) {
+                const auto uniq = check.message.property_view(property::uniq_client_message_id_keyidx);
+                tracer->on_end_transaction(check.message,
+                                           check.broker_addr.empty() ? check.broker_name : check.broker_addr,
+                                           end.msg_id,
+                                           uniq.empty() ? check.transaction_id : std::string(uniq),
+                                           outcome.state,
+                                           true);
+            }
             try {
-                transport.end_transaction(detail::end_of_check(check, group, outcome));
+                transport.end_transaction(end);
             } catch (const std::exception& e) {
                 log_message(LogLevel::Error, fmt::format("endTransactionOneway exception: {}", e.what()));
             }
@@ -16345,6 +17101,7 @@ RMQ_DECL void ConsumerConfig::validate_intervals() const {
     detail::check_positive("rebalance_interval", rebalance_interval);
     detail::check_positive("lock_renewal_interval", lock_renewal_interval);
     detail::check_positive("consume_queue_capacity", consume_queue_capacity);
+    detail::check_positive("trace_msg_batch_num", trace_msg_batch_num);
     detail::check_range("stats_log_interval",
                         "statsLogInterval",
                         stats_log_interval,
@@ -17224,6 +17981,412 @@ RMQ_DECL void RemoteOffsetStore::send(const MessageQueue& mq, std::int64_t offse
 
 }  // namespace rmq
 // ---- end rmq/offset_store/impl/remote.ipp ----
+
+// ---- begin rmq/detail/trace/impl/encoder.ipp ----
+
+/// @file detail/trace/impl/encoder.ipp
+/// Java's TraceDataEncoder: rmq::encode_trace_context and rmq::decode_trace_data.
+
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+namespace rmq {
+
+namespace detail::trace {
+
+inline constexpr char content_splitor = '\x01';
+inline constexpr char field_splitor = '\x02';
+
+/// StringBuilder.append(String): null is the text "null".
+inline void append_text(std::string& out, const TraceText& text) {
+    out += text ? std::string_view(*text) : std::string_view("null");
+}
+
+inline std::string_view java_bool(bool b) noexcept {
+    return b ? "true" : "false";
+}
+
+inline std::string_view transaction_state_name(LocalTransactionState s) noexcept {
+    switch (s) {
+    case LocalTransactionState::CommitMessage:
+        return "COMMIT_MESSAGE";
+    case LocalTransactionState::RollbackMessage:
+        return "ROLLBACK_MESSAGE";
+    default:
+        return "UNKNOW";
+    }
+}
+
+/// Java's String.split(String.valueOf(c)): trailing empty pieces are dropped.
+inline std::vector<std::string_view> java_split(std::string_view text, char c) {
+    std::vector<std::string_view> parts;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t at = text.find(c, start);
+        if (at == std::string_view::npos) {
+            parts.push_back(text.substr(start));
+            break;
+        }
+        parts.push_back(text.substr(start, at - start));
+        start = at + 1;
+    }
+    if (text.empty()) {
+        return parts;  // "".split(x) is [""]
+    }
+    while (!parts.empty() && parts.back().empty()) {
+        parts.pop_back();
+    }
+    return parts;
+}
+
+template <class Int>
+Int parse_int(std::string_view field, std::string_view what) {
+    Int v{};
+    const auto* end = field.data() + field.size();
+    const auto r = std::from_chars(field.data() + (field.starts_with('+') ? 1 : 0), end, v);
+    if (field.empty() || r.ec != std::errc() || r.ptr != end) {
+        throw InvalidArgument(fmt::format("trace record: {} is not a number: \"{}\"", what, field));
+    }
+    return v;
+}
+
+/// Boolean.parseBoolean: "true" in any case, else false.
+inline bool parse_bool(std::string_view field) noexcept {
+    if (field.size() != 4) {
+        return false;
+    }
+    const std::string_view t = "true";
+    for (std::size_t i = 0; i < 4; ++i) {
+        if ((field[i] | 0x20) != t[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+inline TraceMessageType parse_msg_type(std::string_view field) {
+    const auto n = parse_int<int>(field, "msgType");
+    if (n < 0 || n > static_cast<int>(TraceMessageType::OrderMsg)) {
+        throw InvalidArgument(fmt::format("trace record: no MessageType of ordinal {}", n));
+    }
+    return static_cast<TraceMessageType>(n);
+}
+
+inline LocalTransactionState parse_transaction_state(std::string_view field) {
+    for (const auto s : {LocalTransactionState::CommitMessage,
+                         LocalTransactionState::RollbackMessage,
+                         LocalTransactionState::Unknow}) {
+        if (field == transaction_state_name(s)) {
+            return s;
+        }
+    }
+    throw InvalidArgument(fmt::format("trace record: no LocalTransactionState named \"{}\"", field));
+}
+
+/// The fields of one record, with Java's ArrayIndexOutOfBoundsException as rmq::InvalidArgument.
+class Fields {
+public:
+    explicit Fields(std::vector<std::string_view> f)
+        : f_(std::move(f)) {}
+
+    [[nodiscard]] std::size_t size() const noexcept { return f_.size(); }
+
+    [[nodiscard]] std::string_view operator[](std::size_t i) const {
+        if (i >= f_.size()) {
+            throw InvalidArgument(fmt::format("trace record {} has {} fields, field {} is missing",
+                                              f_.empty() ? std::string_view("(empty)") : f_[0],
+                                              f_.size(),
+                                              i));
+        }
+        return f_[i];
+    }
+
+    [[nodiscard]] std::string text(std::size_t i) const { return std::string((*this)[i]); }
+
+private:
+    std::vector<std::string_view> f_;
+};
+
+RMQ_DECL TraceContext decode_pub(const Fields& line);
+RMQ_DECL TraceContext decode_sub_before(const Fields& line);
+RMQ_DECL TraceContext decode_sub_after(const Fields& line);
+RMQ_DECL TraceContext decode_end_transaction(const Fields& line);
+RMQ_DECL void encode_pub(std::string& sb, const TraceContext& ctx);
+RMQ_DECL void encode_sub(std::string& sb, const TraceContext& ctx);
+RMQ_DECL void encode_end_transaction(std::string& sb, const TraceContext& ctx);
+
+}  // namespace detail::trace
+
+RMQ_DECL std::string_view trace_type_name(TraceType t) noexcept {
+    switch (t) {
+    case TraceType::Pub:
+        return "Pub";
+    case TraceType::Recall:
+        return "Recall";
+    case TraceType::SubBefore:
+        return "SubBefore";
+    case TraceType::SubAfter:
+        return "SubAfter";
+    default:
+        return "EndTransaction";
+    }
+}
+
+RMQ_DECL void detail::trace::encode_pub(std::string& sb, const TraceContext& ctx) {
+    const TraceBean& bean = ctx.trace_beans.front();
+    const auto sep = [&] {
+        sb += content_splitor;
+    };
+    sb += "Pub";
+    sep();
+    sb += fmt::to_string(ctx.time_stamp);
+    sep();
+    append_text(sb, ctx.region_id);
+    sep();
+    append_text(sb, ctx.group_name);
+    sep();
+    append_text(sb, bean.topic);
+    sep();
+    append_text(sb, bean.msg_id);
+    sep();
+    append_text(sb, bean.tags);
+    sep();
+    append_text(sb, bean.keys);
+    sep();
+    append_text(sb, bean.store_host);
+    sep();
+    sb += fmt::format("{}{}{}{}{}{}",
+                      bean.body_length,
+                      content_splitor,
+                      ctx.cost_time,
+                      content_splitor,
+                      static_cast<int>(bean.msg_type),
+                      content_splitor);
+    append_text(sb, bean.offset_msg_id);
+    sep();
+    sb += java_bool(ctx.is_success);
+    sb += field_splitor;
+}
+
+RMQ_DECL void detail::trace::encode_sub(std::string& sb, const TraceContext& ctx) {
+    const auto sep = [&] {
+        sb += content_splitor;
+    };
+    for (const TraceBean& bean : ctx.trace_beans) {
+        if (ctx.trace_type == TraceType::SubBefore) {
+            sb += fmt::format("SubBefore{}{}{}", content_splitor, ctx.time_stamp, content_splitor);
+            append_text(sb, ctx.region_id);
+            sep();
+            append_text(sb, ctx.group_name);
+            sep();
+            append_text(sb, ctx.request_id);
+            sep();
+            append_text(sb, bean.msg_id);
+            sep();
+            sb += fmt::to_string(bean.retry_times);
+            sep();
+            append_text(sb, bean.keys);
+        } else {
+            sb += "SubAfter";
+            sep();
+            append_text(sb, ctx.request_id);
+            sep();
+            append_text(sb, bean.msg_id);
+            sep();
+            sb += fmt::format(
+                "{}{}{}{}", ctx.cost_time, content_splitor, java_bool(ctx.is_success), content_splitor);
+            append_text(sb, bean.keys);
+            sep();
+            sb += fmt::to_string(ctx.context_code);
+            sep();
+            if (ctx.access_channel != AccessChannel::Cloud) {
+                sb += fmt::to_string(ctx.time_stamp);
+                sep();
+                append_text(sb, ctx.group_name);
+            }
+        }
+        sb += field_splitor;
+    }
+}
+
+RMQ_DECL void detail::trace::encode_end_transaction(std::string& sb, const TraceContext& ctx) {
+    const TraceBean& bean = ctx.trace_beans.front();
+    const auto sep = [&] {
+        sb += content_splitor;
+    };
+    sb += fmt::format("EndTransaction{}{}{}", content_splitor, ctx.time_stamp, content_splitor);
+    append_text(sb, ctx.region_id);
+    sep();
+    append_text(sb, ctx.group_name);
+    sep();
+    append_text(sb, bean.topic);
+    sep();
+    append_text(sb, bean.msg_id);
+    sep();
+    append_text(sb, bean.tags);
+    sep();
+    append_text(sb, bean.keys);
+    sep();
+    append_text(sb, bean.store_host);
+    sep();
+    sb += fmt::to_string(static_cast<int>(bean.msg_type));
+    sep();
+    append_text(sb, bean.transaction_id);
+    sep();
+    sb += transaction_state_name(bean.transaction_state);
+    sep();
+    sb += java_bool(bean.from_transaction_check);
+    sb += field_splitor;
+}
+
+RMQ_DECL TraceTransferBean encode_trace_context(const TraceContext& ctx) {
+    if (ctx.trace_beans.empty()) {
+        throw InvalidArgument(
+            fmt::format("a {} trace record needs at least one bean", trace_type_name(ctx.trace_type)));
+    }
+    TraceTransferBean out;
+    out.trans_data.reserve(256);
+    switch (ctx.trace_type) {
+    case TraceType::Pub:
+        detail::trace::encode_pub(out.trans_data, ctx);
+        break;
+    case TraceType::SubBefore:
+    case TraceType::SubAfter:
+        detail::trace::encode_sub(out.trans_data, ctx);
+        break;
+    case TraceType::EndTransaction:
+        detail::trace::encode_end_transaction(out.trans_data, ctx);
+        break;
+    default:
+        break;
+    }
+    for (const TraceBean& bean : ctx.trace_beans) {
+        out.trans_key.insert(bean.msg_id ? *bean.msg_id : std::string("null"));
+        if (bean.keys && !bean.keys->empty()) {
+            for (const auto key : detail::trace::java_split(*bean.keys, ' ')) {
+                out.trans_key.emplace(key);
+            }
+        }
+    }
+    return out;
+}
+
+RMQ_DECL TraceContext detail::trace::decode_pub(const Fields& line) {
+    TraceContext c;
+    c.trace_type = TraceType::Pub;
+    c.time_stamp = parse_int<std::int64_t>(line[1], "timeStamp");
+    c.region_id = line.text(2);
+    c.group_name = line.text(3);
+    TraceBean bean;
+    bean.topic = line.text(4);
+    bean.msg_id = line.text(5);
+    bean.tags = line.text(6);
+    bean.keys = line.text(7);
+    bean.store_host = line.text(8);
+    bean.body_length = parse_int<std::int32_t>(line[9], "bodyLength");
+    c.cost_time = parse_int<std::int32_t>(line[10], "costTime");
+    bean.msg_type = parse_msg_type(line[11]);
+    if (line.size() == 13) {
+        c.is_success = parse_bool(line[12]);
+    } else if (line.size() >= 14) {
+        bean.offset_msg_id = line.text(12);
+        c.is_success = parse_bool(line[13]);
+        if (line.size() >= 15) {
+            bean.client_host = line.text(14);
+        }
+    }
+    c.trace_beans.push_back(std::move(bean));
+    return c;
+}
+
+RMQ_DECL TraceContext detail::trace::decode_sub_before(const Fields& line) {
+    TraceContext c;
+    c.trace_type = TraceType::SubBefore;
+    c.time_stamp = parse_int<std::int64_t>(line[1], "timeStamp");
+    c.region_id = line.text(2);
+    c.group_name = line.text(3);
+    c.request_id = line.text(4);
+    TraceBean bean;
+    bean.msg_id = line.text(5);
+    bean.retry_times = parse_int<std::int32_t>(line[6], "retryTimes");
+    bean.keys = line.text(7);
+    c.trace_beans.push_back(std::move(bean));
+    return c;
+}
+
+RMQ_DECL TraceContext detail::trace::decode_sub_after(const Fields& line) {
+    TraceContext c;
+    c.trace_type = TraceType::SubAfter;
+    c.request_id = line.text(1);
+    TraceBean bean;
+    bean.msg_id = line.text(2);
+    bean.keys = line.text(5);
+    c.cost_time = parse_int<std::int32_t>(line[3], "costTime");
+    c.is_success = parse_bool(line[4]);
+    if (line.size() >= 7) {
+        c.context_code = parse_int<std::int32_t>(line[6], "contextCode");
+    }
+    if (line.size() >= 9) {
+        c.time_stamp = parse_int<std::int64_t>(line[7], "timeStamp");
+        c.group_name = line.text(8);
+    }
+    c.trace_beans.push_back(std::move(bean));
+    return c;
+}
+
+RMQ_DECL TraceContext detail::trace::decode_end_transaction(const Fields& line) {
+    TraceContext c;
+    c.trace_type = TraceType::EndTransaction;
+    c.time_stamp = parse_int<std::int64_t>(line[1], "timeStamp");
+    c.region_id = line.text(2);
+    c.group_name = line.text(3);
+    TraceBean bean;
+    bean.topic = line.text(4);
+    bean.msg_id = line.text(5);
+    bean.tags = line.text(6);
+    bean.keys = line.text(7);
+    bean.store_host = line.text(8);
+    bean.msg_type = parse_msg_type(line[9]);
+    bean.transaction_id = line.text(10);
+    bean.transaction_state = parse_transaction_state(line[11]);
+    bean.from_transaction_check = parse_bool(line[12]);
+    c.trace_beans.push_back(std::move(bean));
+    return c;
+}
+
+RMQ_DECL std::vector<TraceContext> decode_trace_data(std::string_view data) {
+    using namespace detail::trace;
+    std::vector<TraceContext> out;
+    if (data.empty()) {
+        return out;
+    }
+    for (const auto record : java_split(data, field_splitor)) {
+        const Fields line(java_split(record, content_splitor));
+        const std::string_view type = line[0];
+        if (type == "Pub") {
+            out.push_back(decode_pub(line));
+        } else if (type == "SubBefore") {
+            out.push_back(decode_sub_before(line));
+        } else if (type == "SubAfter") {
+            out.push_back(decode_sub_after(line));
+        } else if (type == "EndTransaction") {
+            out.push_back(decode_end_transaction(line));
+        }
+    }
+    return out;
+}
+
+}  // namespace rmq
+// ---- end rmq/detail/trace/impl/encoder.ipp ----
 
 // ---- begin rmq/detail/broker/impl/store.ipp ----
 
@@ -21091,6 +22254,211 @@ RMQ_DECL std::int32_t UniqueIdGenerator::process_hash() {
 
 }  // namespace rmq
 // ---- end rmq/impl/unique_id.ipp ----
+
+// ---- begin rmq/detail/trace/impl/dispatcher.ipp ----
+
+/// @file detail/trace/impl/dispatcher.ipp
+/// Dispatcher's definitions.
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <string_view>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail::trace {
+
+/// How long the drain thread sleeps when nothing wakes it (a lost wake-up costs at most this).
+inline constexpr std::chrono::milliseconds drain_poll{20};
+
+RMQ_DECL Dispatcher::Dispatcher(DispatcherOptions options, TraceSend send, std::shared_ptr<Clock> clock)
+    : options_(std::move(options))
+    , send_(std::move(send))
+    , clock_(std::move(clock))
+    , queue_(options_.queue_capacity) {
+    options_.batch_num = std::clamp<std::size_t>(options_.batch_num, 1, 20);
+}
+
+RMQ_DECL Dispatcher::~Dispatcher() {
+    try {
+        shutdown();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw
+    }
+    TraceContext* left = nullptr;
+    while (queue_.pop(left)) {
+        delete left;  // NOLINT(cppcoreguidelines-owning-memory): the queue holds raw pointers
+    }
+}
+
+RMQ_DECL bool Dispatcher::append(TraceContext ctx) noexcept {
+    TraceContext* record = nullptr;
+    try {
+        record = new TraceContext(std::move(ctx));  // NOLINT(cppcoreguidelines-owning-memory)
+    } catch (...) {
+        record = nullptr;
+    }
+    // bounded_push never allocates past the nodes reserved at construction: a full queue refuses.
+    if (record == nullptr || !queue_.bounded_push(record)) {
+        delete record;  // NOLINT(cppcoreguidelines-owning-memory)
+        const auto n = dropped_.fetch_add(1, std::memory_order_relaxed) + 1;
+        if ((n & (n - 1)) == 0) {  // the 1st, 2nd, 4th, ... drop: a flood logs a few lines, not one each
+            try {
+                log_message(LogLevel::Warn,
+                            fmt::format("trace queue of {} full: {} trace records dropped so far",
+                                        options_.trace_topic,
+                                        n));
+            } catch (...) {  // NOLINT(bugprone-empty-catch): append never throws
+            }
+        }
+        return false;
+    }
+    appended_.fetch_add(1, std::memory_order_relaxed);
+    if (pending_.fetch_add(1, std::memory_order_acq_rel) + 1 == options_.batch_num) {
+        cv_.notify_one();
+    }
+    return true;
+}
+
+RMQ_DECL void Dispatcher::start() {
+    const std::lock_guard lock(mutex_);
+    if (!worker_.joinable() && !stopping_) {
+        last_flush_ = clock_->steady_millis();
+        worker_ = std::thread([this] { run(); });
+    }
+}
+
+RMQ_DECL void Dispatcher::shutdown() {
+    {
+        const std::lock_guard lock(mutex_);
+        if (stopping_) {
+            return;
+        }
+        stopping_ = true;
+    }
+    cv_.notify_one();
+    if (worker_.joinable()) {
+        worker_.join();
+    } else {
+        while (drain(true)) {
+        }
+    }
+}
+
+RMQ_DECL TraceStats Dispatcher::stats() const noexcept {
+    return TraceStats{.appended = appended_.load(std::memory_order_relaxed),
+                      .dropped = dropped_.load(std::memory_order_relaxed),
+                      .messages_sent = sent_.load(std::memory_order_relaxed),
+                      .messages_failed = failed_.load(std::memory_order_relaxed)};
+}
+
+RMQ_DECL void Dispatcher::run() {
+    for (;;) {
+        bool stop = false;
+        {
+            std::unique_lock lock(mutex_);
+            cv_.wait_for(lock, drain_poll, [this] {
+                return stopping_ || pending_.load(std::memory_order_acquire) >= options_.batch_num;
+            });
+            stop = stopping_;
+        }
+        if (stop) {
+            while (drain(true)) {
+            }
+            return;
+        }
+        while (drain(false)) {
+        }
+    }
+}
+
+RMQ_DECL bool Dispatcher::drain(bool force) {
+    const std::size_t waiting = pending_.load(std::memory_order_acquire);
+    if (waiting == 0) {
+        return false;
+    }
+    const std::int64_t now = clock_->steady_millis();
+    if (!force && waiting < options_.batch_num && now - last_flush_ < options_.flush_interval) {
+        return false;
+    }
+    std::vector<std::unique_ptr<TraceContext>> records;
+    records.reserve(options_.batch_num);
+    TraceContext* record = nullptr;
+    while (records.size() < options_.batch_num && queue_.pop(record)) {
+        records.emplace_back(record);
+        pending_.fetch_sub(1, std::memory_order_acq_rel);
+    }
+    last_flush_ = now;
+    send_records(records);
+    return !records.empty();
+}
+
+/// AsyncDataSendTask.sendTraceData: records grouped by traced topic (and trace topic), each group's records
+/// concatenated into as few messages as the size limit allows.
+RMQ_DECL void Dispatcher::send_records(const std::vector<std::unique_ptr<TraceContext>>& records) {
+    std::map<std::string, std::vector<TraceTransferBean>> groups;
+    for (const auto& r : records) {
+        if (!r->region_id || r->trace_beans.empty()) {
+            continue;
+        }
+        try {
+            const auto& topic = r->trace_beans.front().topic;
+            groups[topic ? *topic : std::string("null")].push_back(encode_trace_context(*r));
+        } catch (const std::exception& e) {
+            log_message(LogLevel::Warn, fmt::format("trace record not encoded: {}", e.what()));
+        }
+    }
+    for (const auto& [topic, beans] : groups) {
+        send_group(beans);
+    }
+}
+
+RMQ_DECL void Dispatcher::send_group(const std::vector<TraceTransferBean>& beans) {
+    std::string data;
+    std::set<std::string> keys;
+    for (const auto& bean : beans) {
+        // Java checks the size after appending (a message may exceed the producer's limit and fail); rmq
+        // sends what it has before a record would take it past the limit.
+        if (!data.empty() && data.size() + bean.trans_data.size() > options_.max_msg_size) {
+            send_one(keys, std::move(data));
+            data.clear();
+            keys.clear();
+        }
+        data += bean.trans_data;
+        keys.insert(bean.trans_key.begin(), bean.trans_key.end());
+    }
+    if (!data.empty()) {
+        send_one(keys, std::move(data));
+    }
+}
+
+RMQ_DECL void Dispatcher::send_one(const std::set<std::string>& keys, std::string data) {
+    Message m(options_.trace_topic, std::move(data));
+    std::string joined;
+    for (const auto& k : keys) {
+        joined += joined.empty() ? "" : " ";
+        joined += k;
+    }
+    if (!joined.empty()) {
+        m.set_keys(joined);
+    }
+    try {
+        send_(m);
+        sent_.fetch_add(1, std::memory_order_relaxed);
+    } catch (const std::exception& e) {
+        failed_.fetch_add(1, std::memory_order_relaxed);
+        log_message(LogLevel::Warn,
+                    fmt::format("send trace data to {} failed ({} bytes lost): {}",
+                                options_.trace_topic,
+                                m.body().size(),
+                                e.what()));
+    }
+}
+
+}  // namespace rmq::detail::trace
+// ---- end rmq/detail/trace/impl/dispatcher.ipp ----
 
 // ---- begin rmq/impl/metrics.ipp ----
 

@@ -234,6 +234,7 @@ RMQ_DECL void ConsumerConfig::validate_intervals() const {
     detail::check_positive("rebalance_interval", rebalance_interval);
     detail::check_positive("lock_renewal_interval", lock_renewal_interval);
     detail::check_positive("consume_queue_capacity", consume_queue_capacity);
+    detail::check_positive("trace_msg_batch_num", trace_msg_batch_num);
     detail::check_range("stats_log_interval",
                         "statsLogInterval",
                         stats_log_interval,

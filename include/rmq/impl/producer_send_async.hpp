@@ -31,6 +31,7 @@ struct Producer<Tr>::AsyncSend {
     std::string last_broker;
     std::exception_ptr last;
     Done done;
+    std::int64_t attempt_began = 0;  // the trace's clock, when tracing (enable_msg_trace)
 };
 
 template <Transport Tr>
@@ -83,6 +84,7 @@ void Producer<Tr>::attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_ca
         }
         const MessageQueue mq = select_queue(*s->queues, s->last_broker);
         s->last_broker = mq.broker_name;
+        s->attempt_began = tracer_ ? tracer_->now() : 0;
         transport_.send_async(s->msg, mq, [this, s](SendResult r, std::exception_ptr error) {
             // The transport's thread: only hand over.
             try {
@@ -111,6 +113,11 @@ void Producer<Tr>::on_async_answer(const std::shared_ptr<AsyncSend>& s,
                                    SendResult r,
                                    const std::exception_ptr& error) {
     if (!error) {
+        if (tracer_) {  // every answered attempt, as the synchronous path (Java: the hook in the async
+                        // callback)
+            tracer_->on_sent(
+                s->msg, static_cast<std::int32_t>(s->msg.body().size()), false, r, s->attempt_began);
+        }
         if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
             attempt_async(s, false);
             return;

@@ -19,6 +19,7 @@
 #include <rmq/order/host.hpp>
 #include <rmq/order/message_batch.hpp>
 #include <rmq/protocol.hpp>
+#include <rmq/trace.hpp>
 
 #include <rmq/detail/consumer/offset_committer.hpp>
 #include <rmq/detail/consumer/send_back.hpp>
@@ -57,6 +58,7 @@ public:
 private:
     std::optional<Status>
     invoke_listener(const MessageQueue& mq, std::span<const MessageExt> msgs, Context& ctx);
+    [[nodiscard]] ConsumeReturnType return_type(const ListenerCall<Status>& call) const;
     template <class Hook>
     void run_hook(const Hook& hook,
                   const char* which,

@@ -26,6 +26,7 @@
 #include <rmq/consumer_config.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/stats.hpp>
+#include <rmq/trace.hpp>
 
 #include <rmq/detail/consumer/admin_responder.hpp>
 #include <rmq/detail/consumer/consumption.hpp>
@@ -64,6 +65,12 @@ public:
     void unsubscribe(std::string_view topic);
     void set_listener(Listener listener);
     void set_hooks(ConsumeHooks hooks);
+
+    /// What the trace dispatcher did (zeros without enable_msg_trace).
+    [[nodiscard]] TraceStats trace_stats() const noexcept {
+        return s_.tracer ? s_.tracer->dispatcher().stats() : TraceStats{};
+    }
+
     void start();
     void shutdown();
     void suspend();
@@ -97,6 +104,7 @@ private:
     void check_not_started(std::string_view what) const;
     void check_not_shut_down(std::string_view what) const;
     void start_timers();
+    void start_tracer();
     void drain_listeners();
     /// With a driven transport (rmq::sim): no threads; the driver runs the loop and the pool.
     void attach_driver();

@@ -32,6 +32,7 @@
 #include <rmq/detail/consumer/life_gate.hpp>
 #include <rmq/detail/consumer/scheduler.hpp>
 #include <rmq/detail/consumer/subscription_table.hpp>
+#include <rmq/detail/trace/tracer.hpp>
 #include <rmq/detail/util/log.hpp>
 
 namespace rmq::detail {
@@ -109,6 +110,8 @@ struct ConsumerState {
     typename Order::Listener listener;
     ConsumeHooks hooks;
     SubscriptionTable subscriptions;
+    /// SubBefore / SubAfter records of each listener call (enable_msg_trace); set by start().
+    std::unique_ptr<trace::Tracer> tracer;
 
     // The queue table: added to and removed from on the loop; read anywhere under the mutex.
     mutable std::mutex table_mutex;

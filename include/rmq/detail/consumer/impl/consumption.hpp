@@ -51,10 +51,14 @@ auto Consumption<T>::consume(const ConsumeQueue& q,
     });
     const std::span<const MessageExt> view(msgs);
     run_hook(s_.hooks.before, "before", q.mq(), view);
+    const auto traced = s_.tracer ? s_.tracer->before(view) : std::nullopt;
     const std::int64_t begin = s_.clock->steady_millis();
     std::optional<Status> status = invoke_listener(q.mq(), view, ctx);
     const std::int64_t rt = s_.clock->steady_millis() - begin;
     ListenerCall<Status> call{status.value_or(Order::failure_status), status.has_value(), rt};
+    if (s_.tracer) {
+        s_.tracer->after(traced, Order::is_success(call.status), return_type(call), view.size());
+    }
     if (s_.hooks.after) {
         try {
             s_.hooks.after(q.mq(), view, Order::is_success(call.status));
@@ -64,6 +68,18 @@ auto Consumption<T>::consume(const ConsumeQueue& q,
     }
     s_.stats.record_consume_rt(q.mq().topic, rt);
     return call;
+}
+
+/// Java's ConsumeReturnType of a listener call, a SubAfter record's context code.
+template <class T>
+ConsumeReturnType Consumption<T>::return_type(const ListenerCall<Status>& call) const {
+    if (!call.answered) {
+        return ConsumeReturnType::Exception;
+    }
+    if (call.rt_millis >= s_.config.consume_timeout * 60 * 1000) {
+        return ConsumeReturnType::TimeOut;
+    }
+    return Order::is_success(call.status) ? ConsumeReturnType::Success : ConsumeReturnType::Failed;
 }
 
 template <class T>

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <rmq/error.hpp>
+#include <rmq/producer.hpp>
 #include <rmq/topic.hpp>
 
 #include <rmq/detail/consumer/core.hpp>
@@ -125,6 +126,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
         s_.subscriptions.put(std::move(sd));
     }
     committer_.load();
+    start_tracer();
     s_.pool = std::make_unique<ConsumePool>(static_cast<std::size_t>(s_.config.consume_thread_min),
                                             static_cast<std::size_t>(s_.config.consume_queue_capacity));
     attach_driver();
@@ -167,6 +169,24 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::detach_driver() {
     if constexpr (DrivenTransport<Tr>) {
         s_.transport.detach_driven();
+    }
+}
+
+/// DefaultMQPushConsumer.start with enableTrace: the dispatcher and its producer, which sends through a copy
+/// of the transport.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_tracer() {
+    if (!s_.config.enable_msg_trace) {
+        return;
+    }
+    if constexpr (std::copy_constructible<Tr>) {
+        s_.tracer = trace::start_tracer<Producer<Tr>>(s_.transport,
+                                                      s_.config.consumer_group,
+                                                      "CONSUME",
+                                                      s_.config.customized_trace_topic,
+                                                      s_.config.trace_msg_batch_num);
+    } else {
+        throw InvalidArgument("enable_msg_trace needs a copyable transport (the trace producer's own)");
     }
 }
 
@@ -214,6 +234,9 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
     s_.scheduler.stop();
     detach_driver();
     drain_listeners();
+    if (s_.tracer) {
+        s_.tracer->shutdown();  // the records of the calls that finished are sent
+    }
     committer_.persist_all();
     if constexpr (ServiceHasAfterDrain<Service>) {
         service_.after_drain();

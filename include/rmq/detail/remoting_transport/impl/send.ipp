@@ -175,6 +175,15 @@ send_request(TransportParts& parts, const Message& msg, const MessageQueue& mq, 
     return remoting::make_request(remoting::request_code::send_message_v2, v2, std::move(body));
 }
 
+/// MQClientAPIImpl.processSendResponse: the broker's region (MSG_REGION) and trace switch (TRACE_ON), extra
+/// fields of the response that traces name.
+inline void read_trace_fields(const remoting::Command& resp, SendResult& r) {
+    if (resp.ext_fields) {
+        r.region_id = std::string(resp.ext_fields->get(property::msg_region).value_or(""));
+        r.trace_on = resp.ext_fields->get(property::trace_switch).value_or("") != "false";
+    }
+}
+
 /// A refusal of a timer message (MESSAGE_ILLEGAL) as rmq::TimerRejected.
 inline SendStatus timer_send_status(const remoting::Command& resp,
                                     const Message& msg,
@@ -201,6 +210,7 @@ inline SendResult send_result(const remoting::Command& resp,
     r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
     r.queue_offset = rh.queue_offset;
     r.transaction_id = rh.transaction_id.value_or("");
+    read_trace_fields(resp, r);
     return r;
 }
 
@@ -303,6 +313,7 @@ RMQ_DECL SendResult send_batch(TransportParts& parts, std::span<const Message> m
     r.message_queue = MessageQueue{mq.topic, mq.broker_name, rh.queue_id};
     r.queue_offset = rh.queue_offset;
     r.transaction_id = rh.transaction_id.value_or("");
+    read_trace_fields(resp, r);
     return r;
 }
 

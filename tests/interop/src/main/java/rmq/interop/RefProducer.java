@@ -34,16 +34,17 @@ import org.apache.rocketmq.common.message.MessageQueue;
  *   --send-timeout MS     (10000)   --retries N (2)   --compress-over N (4096)
  *   --interval-ms MS      pause between sends
  *   --continue-on-error   print {"status":"ERROR",...} for a failed send and go on (broker restart tests)
+ *   --trace               enableMsgTrace: Pub records to RMQ_SYS_TRACE_TOPIC (flushed by shutdown)
  * </pre>
  * Output line: i, status, msgId (UNIQ_KEY), offsetMsgId, topic, brokerName, queueId, queueOffset, tags, keys,
  * properties (the user properties set), bodyLen, bodySha256 (of the uncompressed body).
  * Exit status: 0 when every send returned SEND_OK, 1 otherwise.
  */
 public final class RefProducer {
-    private static final List<String> FLAGS = List.of("random-body", "continue-on-error");
+    private static final List<String> FLAGS = List.of("random-body", "continue-on-error", "trace");
     private static final List<String> KNOWN = List.of("group", "tags", "keys", "prop", "seq-prop", "body-size",
         "large-every", "large-size", "random-body", "select", "delay-level", "send-timeout", "retries",
-        "compress-over", "interval-ms", "continue-on-error");
+        "compress-over", "interval-ms", "continue-on-error", "trace");
 
     private RefProducer() {
     }
@@ -90,7 +91,8 @@ public final class RefProducer {
         long interval = a.getLong("interval-ms", 0);
         boolean continueOnError = a.has("continue-on-error");
 
-        DefaultMQProducer producer = new DefaultMQProducer(a.get("group", "rmq_ref_producer"), Peer.aclHook());
+        DefaultMQProducer producer = new DefaultMQProducer(a.get("group", "rmq_ref_producer"), Peer.aclHook(),
+            a.has("trace"), null);
         producer.setNamesrvAddr(namesrv);
         producer.setInstanceName("ref-producer-" + ProcessHandle.current().pid());
         producer.setSendMsgTimeout(a.getInt("send-timeout", 10000));

@@ -1,0 +1,100 @@
+#pragma once
+
+/// @file detail/trace/dispatcher.hpp
+/// Java's AsyncTraceDispatcher: a bounded lock-free queue of trace records that the sending and consuming
+/// threads fill without ever waiting, drained by one thread into trace messages (records grouped by traced
+/// topic and trace topic, up to a size limit per message).
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <boost/lockfree/queue.hpp>
+
+#include <rmq/clock.hpp>
+#include <rmq/message.hpp>
+#include <rmq/trace.hpp>
+
+namespace rmq::detail::trace {
+
+/// TraceConstants.GROUP_NAME_PREFIX.
+inline constexpr std::string_view group_name_prefix = "_INNER_TRACE_PRODUCER";
+
+struct DispatcherOptions {
+    /// The trace topic (customized_trace_topic, else RMQ_SYS_TRACE_TOPIC).
+    std::string trace_topic{rmq_sys_trace_topic};
+    /// Records waiting at most (Java's traceContextQueue: 2048); a further one is dropped and counted.
+    std::size_t queue_capacity = 2048;
+    /// Records per drain (traceMsgBatchNum, at most 20 as in Java); a drain starts as soon as as many wait.
+    std::size_t batch_num = 10;
+    /// A trace message's body stays below this many bytes unless one record is larger (Java: 128000).
+    std::size_t max_msg_size = 128000;
+    /// Fewer records than batch_num are sent once this many ms passed since the last drain (Java: 5000).
+    std::int64_t flush_interval = 5000;
+};
+
+/// Sends one trace message (its topic, body and KEYS set); throws when the send failed.
+using TraceSend = std::function<void(const Message&)>;
+
+/// Thread-safe: append() from any thread; start() and shutdown() from the owner.
+class Dispatcher {
+public:
+    Dispatcher(DispatcherOptions options, TraceSend send, std::shared_ptr<Clock> clock);
+    Dispatcher(const Dispatcher&) = delete;
+    Dispatcher& operator=(const Dispatcher&) = delete;
+    ~Dispatcher();
+
+    /// Queues a record; never waits. False (and counted in TraceStats::dropped, logged) when the queue is
+    /// full.
+    bool append(TraceContext ctx) noexcept;
+
+    /// Starts the draining thread.
+    void start();
+
+    /// Sends every record still queued, then stops the thread. Idempotent.
+    void shutdown();
+
+    [[nodiscard]] const std::string& trace_topic() const noexcept { return options_.trace_topic; }
+
+    [[nodiscard]] TraceStats stats() const noexcept;
+
+private:
+    void run();
+    /// One drain: up to batch_num records when `force`, or when enough wait, or when the interval passed.
+    /// False when nothing was due.
+    bool drain(bool force);
+    void send_records(const std::vector<std::unique_ptr<TraceContext>>& records);
+    void send_group(const std::vector<TraceTransferBean>& beans);
+    void send_one(const std::set<std::string>& keys, std::string data);
+
+    DispatcherOptions options_;
+    TraceSend send_;
+    std::shared_ptr<Clock> clock_;
+    boost::lockfree::queue<TraceContext*> queue_;
+    std::atomic<std::size_t> pending_{0};
+    std::atomic<std::uint64_t> appended_{0};
+    std::atomic<std::uint64_t> dropped_{0};
+    std::atomic<std::uint64_t> sent_{0};
+    std::atomic<std::uint64_t> failed_{0};
+    std::int64_t last_flush_ = 0;  // drain thread
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool stopping_ = false;  // guarded by mutex_
+    std::thread worker_;
+};
+
+}  // namespace rmq::detail::trace
+
+#if RMQ_INCLUDE_IMPL
+#    include <rmq/detail/trace/impl/dispatcher.ipp>
+#endif
