@@ -14,7 +14,9 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -26,6 +28,7 @@
 #include <rmq/error.hpp>
 #include <rmq/producer.hpp>
 #include <rmq/remoting/request_code.hpp>
+#include <rmq/trace.hpp>
 #include <rmq/transport/remoting.hpp>
 
 namespace async_send_test {
@@ -187,6 +190,37 @@ TEST_CASE("shutdown waits for the asynchronous sends still on the wire and runs 
     for (auto& t : answering) {
         t.join();
     }
+}
+
+TEST_CASE("send_async over the transport's own send is traced: a Pub record per answered send",
+          "[remoting_transport][async_send][trace]") {
+    rmq_test::FakeServer server;
+    serve(server, [](rmq_test::FakeSession& s, const Command& req) { s.send(stored(req)); });
+    rmq::RemotingConfig c;
+    c.namesrv_addr = server.address();
+    rmq::ProducerConfig pc{.producer_group = "pg_async_traced"};
+    pc.enable_msg_trace = true;
+    rmq::Producer<rmq::RemotingTransport> producer(rmq::RemotingTransport{c}, pc);
+    producer.start();
+    std::vector<std::string> ids;
+    for (int i = 0; i < 3; ++i) {
+        auto f = producer.send_async(rmq::Message("TopicAsync", "TagA", "traced " + std::to_string(i)));
+        REQUIRE(f.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+        ids.push_back(f.get().msg_id);
+    }
+    producer.shutdown();  // sends the queued trace records
+    std::string traces;
+    for (const auto& req : server.received()) {
+        if (req.code == rc::send_message_v2 &&
+            req.field("b") == std::optional<std::string_view>(rmq::rmq_sys_trace_topic)) {
+            traces += req.body;
+        }
+    }
+    for (const auto& id : ids) {
+        INFO(id);
+        CHECK(traces.find(id) != std::string::npos);
+    }
+    CHECK(producer.trace_stats().dropped == 0);
 }
 
 }  // namespace async_send_test
