@@ -60,7 +60,7 @@ TEST_CASE("lite pull: poll returns every message once, in offset order per queue
     }
 }
 
-TEST_CASE("lite pull: two members share the queues with no loss and, no queue polled by both", "[lite_pull][rebalance]") {
+TEST_CASE("lite pull: two members share the queues with no loss and no queue polled by both", "[lite_pull][rebalance]") {
     rmq::InProcessBroker broker;
     broker.create_topic("LpShare", 4);
     std::vector<std::pair<std::string, std::string>> owners;  // (queue, member)

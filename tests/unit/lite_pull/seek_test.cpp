@@ -53,6 +53,8 @@ TEST_CASE("lite pull: seek moves a queue, drops what was pulled of it, and sets 
     const auto fresh = poll_count(consumer, 3);
     REQUIRE(fresh.size() == 3);
     CHECK(fresh.front().queue_offset() == 30);
+    // Only one pull loop per queue: the ownerships a seek replaced pull no more.
+    CHECK(poll_for(consumer, std::chrono::milliseconds(500)).empty());
 }
 
 TEST_CASE("lite pull: offset_for_timestamp finds the first message stored at or after a time",
