@@ -26,6 +26,8 @@
 #include <rmq/consumer_config.hpp>
 #include <rmq/error.hpp>
 #include <rmq/fwd.hpp>
+#include <rmq/lite_pull_config.hpp>
+#include <rmq/lite_pull_consumer.hpp>
 #include <rmq/log.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
