@@ -82,6 +82,7 @@ int main() {
         fmt::print("FAILED: expected 30 polled, 8 replayed, then 10 new\n");
         return 1;
     }
-    fmt::print("polled 30, replayed 8 after seek_to_begin, and a new consumer continued with the 10 new ones\n");
+    fmt::print(
+        "polled 30, replayed 8 after seek_to_begin, and a new consumer continued with the 10 new ones\n");
     return 0;
 }

@@ -67,7 +67,8 @@ struct LitePullConfig {
     // ---- rmq ----
     /// rmq: rebalance period ms (as ConsumerConfig::rebalance_interval).
     std::int64_t rebalance_interval = 20000;
-    /// rmq: how long a paused queue waits before its pull loop looks again (Java PULL_TIME_DELAY_MILLS_WHEN_PAUSE).
+    /// rmq: how long a paused queue waits before its pull loop looks again (Java
+    /// PULL_TIME_DELAY_MILLS_WHEN_PAUSE).
     std::int64_t pull_time_delay_mills_when_pause = 1000;
     /// rmq: pull delay when a queue or the whole cache is over a threshold (Java
     /// PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL).

@@ -112,7 +112,9 @@ public:
     /// Java's poll(timeout): the next batch pulled from one queue (at most pull_batch_size messages, in
     /// offset order; batches of a queue come in order), or empty after `timeout`. With auto-commit, first
     /// commits what earlier polls returned. rmq::IllegalState before start() or after shutdown().
-    [[nodiscard]] std::vector<MessageExt> poll(std::chrono::milliseconds timeout) { return engine_->poll(timeout); }
+    [[nodiscard]] std::vector<MessageExt> poll(std::chrono::milliseconds timeout) {
+        return engine_->poll(timeout);
+    }
 
     /// poll(poll_timeout_millis).
     [[nodiscard]] std::vector<MessageExt> poll() {

@@ -9109,9 +9109,9 @@ private:
 // ---- begin rmq/detail/consumer/poll_hooks.hpp ----
 
 /// @file detail/consumer/poll_hooks.hpp
-/// The few points where the push consumer's core serves rmq::LitePullConsumer (detail/lite_pull/) too: an order
-/// policy whose messages are taken by poll() instead of a listener, a Service that may hold a queue's pulls
-/// back (pause, a cache-wide threshold), and an allocation that pins the queues of a topic (assign).
+/// The few points where the push consumer's core serves rmq::LitePullConsumer (detail/lite_pull/) too: an
+/// order policy whose messages are taken by poll() instead of a listener, a Service that may hold a queue's
+/// pulls back (pause, a cache-wide threshold), and an allocation that pins the queues of a topic (assign).
 
 #include <concepts>
 #include <cstdint>
@@ -11350,7 +11350,8 @@ struct LitePullConfig {
     // ---- rmq ----
     /// rmq: rebalance period ms (as ConsumerConfig::rebalance_interval).
     std::int64_t rebalance_interval = 20000;
-    /// rmq: how long a paused queue waits before its pull loop looks again (Java PULL_TIME_DELAY_MILLS_WHEN_PAUSE).
+    /// rmq: how long a paused queue waits before its pull loop looks again (Java
+    /// PULL_TIME_DELAY_MILLS_WHEN_PAUSE).
     std::int64_t pull_time_delay_mills_when_pause = 1000;
     /// rmq: pull delay when a queue or the whole cache is over a threshold (Java
     /// PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL).
@@ -11510,8 +11511,8 @@ public:
     }
 
     /// After assign(): the assigned queues of `topic` that its route has.
-    [[nodiscard]] std::optional<std::vector<MessageQueue>> pinned(const std::string& topic,
-                                                                  std::span<const MessageQueue> mq_all) const {
+    [[nodiscard]] std::optional<std::vector<MessageQueue>>
+    pinned(const std::string& topic, std::span<const MessageQueue> mq_all) const {
         const auto assigned = assignment_->get();
         if (!assigned) {
             return std::nullopt;
@@ -11573,8 +11574,8 @@ struct CoreAccess {
 // ---- begin rmq/detail/lite_pull/order.hpp ----
 
 /// @file detail/lite_pull/order.hpp
-/// rmq::detail::LitePullOrder: the order policy under rmq::LitePullConsumer. The push consumer's core does the
-/// rest as for any policy (rebalance through the allocation policy, pull loops with long polling and flow
+/// rmq::detail::LitePullOrder: the order policy under rmq::LitePullConsumer. The push consumer's core does
+/// the rest as for any policy (rebalance through the allocation policy, pull loops with long polling and flow
 /// control, the one pull completion path, caching, offset store, heartbeat); this policy's Service does not
 /// call a listener: it parks what a pull found in a PollBuffer, where poll() takes it. The listener
 /// vocabulary is Concurrently's, which the core needs to compile and never uses.
@@ -11657,8 +11658,8 @@ public:
         }
     }
 
-    /// A seek: `q` is the new ownership of its queue, consumed up to `consume_offset`; the old one's batches go.
-    /// The queue listener is not told (the queue stays this member's).
+    /// A seek: `q` is the new ownership of its queue, consumed up to `consume_offset`; the old one's batches
+    /// go. The queue listener is not told (the queue stays this member's).
     void replace(const ConsumeQueue& q, std::int64_t consume_offset) {
         const std::lock_guard lock(mutex_);
         drop_requests_locked(q.mq());
@@ -11761,6 +11762,7 @@ public:
     [[nodiscard]] std::vector<MessageQueue> owned_queues() const {
         const std::lock_guard lock(mutex_);
         std::vector<MessageQueue> out;
+        out.reserve(queues_.size());
         for (const auto& [mq, st] : queues_) {
             out.push_back(mq);
         }
@@ -11904,12 +11906,17 @@ public:
     void set_queue_listener(QueueListener listener);
     void start();
     void shutdown();
+
     [[nodiscard]] bool running() const noexcept { return core_->state() == Core::State::Running; }
+
     [[nodiscard]] std::vector<MessageQueue> assignment() const { return buffer().owned_queues(); }
+
     [[nodiscard]] std::vector<MessageQueue> fetch_message_queues(std::string_view topic);
 
     void pause(const std::vector<MessageQueue>& mqs) { buffer().pause(mqs); }
+
     void resume(const std::vector<MessageQueue>& mqs) { buffer().resume(mqs); }
+
     [[nodiscard]] bool is_paused(const MessageQueue& mq) const { return buffer().paused(mq); }
 
     // impl/poll.hpp
@@ -11927,7 +11934,9 @@ public:
     [[nodiscard]] std::int64_t offset_for_timestamp(const MessageQueue& mq, std::int64_t timestamp);
 
     [[nodiscard]] const LitePullConfig& config() const noexcept { return config_; }
+
     [[nodiscard]] Core& core() noexcept { return *core_; }
+
     [[nodiscard]] const Core& core() const noexcept { return *core_; }
 
 private:
@@ -12013,7 +12022,7 @@ std::int64_t LitePullEngine<Allocate, OffsetStore, Tr>::committed(const MessageQ
 
 template <class Allocate, class OffsetStore, class Tr>
 std::int64_t LitePullEngine<Allocate, OffsetStore, Tr>::offset_for_timestamp(const MessageQueue& mq,
-                                                                            std::int64_t timestamp) {
+                                                                             std::int64_t timestamp) {
     check_running("offset_for_timestamp");
     return CoreAccess::state(*core_).transport.search_offset(mq, timestamp);
 }
@@ -12039,9 +12048,9 @@ namespace rmq::detail {
 
 template <class Allocate, class OffsetStore, class Tr>
 LitePullEngine<Allocate, OffsetStore, Tr>::LitePullEngine(Tr transport,
-                                                         LitePullConfig config,
-                                                         Allocate allocate,
-                                                         OffsetStore store)
+                                                          LitePullConfig config,
+                                                          Allocate allocate,
+                                                          OffsetStore store)
     : config_(std::move(config))
     , core_(std::make_unique<Core>(std::move(transport),
                                    config_.to_consumer_config(),
@@ -12065,10 +12074,11 @@ PollBuffer& LitePullEngine<Allocate, OffsetStore, Tr>::buffer() const noexcept {
 template <class Allocate, class OffsetStore, class Tr>
 void LitePullEngine<Allocate, OffsetStore, Tr>::set_mode(Mode mode) {
     if (mode_ != Mode::None && mode_ != mode) {
-        throw IllegalState(fmt::format("group [{}]: subscribe and assign are mutually exclusive (this consumer "
-                                       "already uses {})",
-                                       config_.consumer_group,
-                                       mode_ == Mode::Assign ? "assign()" : "subscribe()"));
+        throw IllegalState(
+            fmt::format("group [{}]: subscribe and assign are mutually exclusive (this consumer "
+                        "already uses {})",
+                        config_.consumer_group,
+                        mode_ == Mode::Assign ? "assign()" : "subscribe()"));
     }
     mode_ = mode;
 }
@@ -12076,9 +12086,10 @@ void LitePullEngine<Allocate, OffsetStore, Tr>::set_mode(Mode mode) {
 template <class Allocate, class OffsetStore, class Tr>
 void LitePullEngine<Allocate, OffsetStore, Tr>::check_running(std::string_view what) const {
     if (!running()) {
-        throw IllegalState(fmt::format("{}() on a lite pull consumer that is {}: call start() first",
-                                       what,
-                                       core_->state() == Core::State::CreateJust ? "not started" : "shut down"));
+        throw IllegalState(
+            fmt::format("{}() on a lite pull consumer that is {}: call start() first",
+                        what,
+                        core_->state() == Core::State::CreateJust ? "not started" : "shut down"));
     }
 }
 
@@ -12147,13 +12158,13 @@ void LitePullEngine<Allocate, OffsetStore, Tr>::start() {
             committer.commit(mq, offset, false);
         };
     }
-    buffer().configure(PollBuffer::Limits{.pull_batch_size = config_.pull_batch_size,
-                                          .pull_threshold_for_all = config_.pull_threshold_for_all,
-                                          .pause_delay_millis = config_.pull_time_delay_mills_when_pause,
-                                          .flow_control_delay_millis =
-                                              config_.pull_time_delay_mills_when_flow_control},
-                       listener_,
-                       std::move(commit_on_leave));
+    buffer().configure(
+        PollBuffer::Limits{.pull_batch_size = config_.pull_batch_size,
+                           .pull_threshold_for_all = config_.pull_threshold_for_all,
+                           .pause_delay_millis = config_.pull_time_delay_mills_when_pause,
+                           .flow_control_delay_millis = config_.pull_time_delay_mills_when_flow_control},
+        listener_,
+        std::move(commit_on_leave));
     core_->start();
 }
 
@@ -12168,7 +12179,8 @@ void LitePullEngine<Allocate, OffsetStore, Tr>::shutdown() {
 }
 
 template <class Allocate, class OffsetStore, class Tr>
-std::vector<MessageQueue> LitePullEngine<Allocate, OffsetStore, Tr>::fetch_message_queues(std::string_view topic) {
+std::vector<MessageQueue>
+LitePullEngine<Allocate, OffsetStore, Tr>::fetch_message_queues(std::string_view topic) {
     check_running("fetch_message_queues");
     auto mqs = CoreAccess::state(*core_).transport.topic_route(std::string(topic)).read_queues;
     std::sort(mqs.begin(), mqs.end());
@@ -12198,7 +12210,8 @@ template <class Allocate, class OffsetStore, class Tr>
 std::vector<MessageExt> LitePullEngine<Allocate, OffsetStore, Tr>::poll(std::chrono::milliseconds timeout) {
     check_running("poll");
     if (timeout.count() < 0) {
-        throw InvalidArgument(fmt::format("poll(): timeout must not be negative, got {} ms", timeout.count()));
+        throw InvalidArgument(
+            fmt::format("poll(): timeout must not be negative, got {} ms", timeout.count()));
     }
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     if (config_.auto_commit) {
@@ -12206,8 +12219,8 @@ std::vector<MessageExt> LitePullEngine<Allocate, OffsetStore, Tr>::poll(std::chr
         commit_polled();
     }
     while (true) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                                                std::chrono::steady_clock::now());
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
         auto request = buffer().take(std::max(left, std::chrono::milliseconds(0)));
         if (!request) {
             return {};
@@ -12225,7 +12238,8 @@ std::vector<MessageExt> LitePullEngine<Allocate, OffsetStore, Tr>::poll(std::chr
             std::vector<MessageExt> out;
             out.reserve(msgs.size());
             for (std::size_t i = 0; i < msgs.size(); ++i) {
-                out.push_back(request->batch.copy(i));  // MIN_OFFSET / MAX_OFFSET stamped, as Java's pull sets
+                out.push_back(
+                    request->batch.copy(i));  // MIN_OFFSET / MAX_OFFSET stamped, as Java's pull sets
                 out.back().clear_property(property::consume_start_timestamp);
             }
             return out;
@@ -12419,7 +12433,9 @@ public:
     /// Java's poll(timeout): the next batch pulled from one queue (at most pull_batch_size messages, in
     /// offset order; batches of a queue come in order), or empty after `timeout`. With auto-commit, first
     /// commits what earlier polls returned. rmq::IllegalState before start() or after shutdown().
-    [[nodiscard]] std::vector<MessageExt> poll(std::chrono::milliseconds timeout) { return engine_->poll(timeout); }
+    [[nodiscard]] std::vector<MessageExt> poll(std::chrono::milliseconds timeout) {
+        return engine_->poll(timeout);
+    }
 
     /// poll(poll_timeout_millis).
     [[nodiscard]] std::vector<MessageExt> poll() {

@@ -1,6 +1,6 @@
-// rmq::LitePullConsumer over a real cluster (2 brokers x 4 queues; 5.3.3, and 4.9.7 with RMQ_VERSION): a group
-// of two members polls every message once with no queue polled by both and commits on the broker; assign,
-// seek, offset_for_timestamp and commit_sync, a new consumer continuing from the committed offsets.
+// rmq::LitePullConsumer over a real cluster (2 brokers x 4 queues; 5.3.3, and 4.9.7 with RMQ_VERSION): a
+// group of two members polls every message once with no queue polled by both and commits on the broker;
+// assign, seek, offset_for_timestamp and commit_sync, a new consumer continuing from the committed offsets.
 
 #include <algorithm>
 #include <atomic>

@@ -55,7 +55,8 @@ TEST_CASE("lite pull: a paused queue is not pulled until resumed", "[lite_pull][
     CHECK(offsets_by_queue(resumed).contains(0));
 }
 
-TEST_CASE("lite pull: a queue over pull_threshold_for_queue is not pulled until polled", "[lite_pull][flow]") {
+TEST_CASE("lite pull: a queue over pull_threshold_for_queue is not pulled until polled",
+          "[lite_pull][flow]") {
     rmq::InProcessBroker broker;
     broker.create_topic("LpFlow", 1);
     produce(broker, "LpFlow", 1, 100);

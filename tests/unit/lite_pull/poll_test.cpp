@@ -60,7 +60,8 @@ TEST_CASE("lite pull: poll returns every message once, in offset order per queue
     }
 }
 
-TEST_CASE("lite pull: two members share the queues with no loss and no queue polled by both", "[lite_pull][rebalance]") {
+TEST_CASE("lite pull: two members share the queues with no loss and no queue polled by both",
+          "[lite_pull][rebalance]") {
     rmq::InProcessBroker broker;
     broker.create_topic("LpShare", 4);
     std::vector<std::pair<std::string, std::string>> owners;  // (queue, member)
@@ -132,7 +133,8 @@ TEST_CASE("lite pull: two members share the queues with no loss and no queue pol
     CHECK(common.empty());
     {
         const std::lock_guard lock(mutex);
-        CHECK(std::count_if(moves.begin(), moves.end(), [](const std::string& m) { return m[2] == '+'; }) >= 4);
+        CHECK(std::count_if(moves.begin(), moves.end(), [](const std::string& m) { return m[2] == '+'; }) >=
+              4);
     }
 
     // b leaves: a takes every queue, and polls what is sent after from all four.
@@ -151,7 +153,8 @@ TEST_CASE("lite pull: assign takes exactly the given queues, whatever the group"
     LitePull a{broker.connect(), fast_config("cg_lp_assign")};
     LitePull b{broker.connect(), fast_config("cg_lp_assign")};
     a.assign({broker.queue("LpAssign", 0), broker.queue("LpAssign", 1)});
-    b.assign({broker.queue("LpAssign", 1), broker.queue("LpAssign", 2)});  // queue 1 twice: assign ignores the group
+    b.assign({broker.queue("LpAssign", 1),
+              broker.queue("LpAssign", 2)});  // queue 1 twice: assign ignores the group
     a.start();
     b.start();
     const auto got_a = poll_count(a, 20);

@@ -1,9 +1,9 @@
 #pragma once
 
 /// @file detail/consumer/poll_hooks.hpp
-/// The few points where the push consumer's core serves rmq::LitePullConsumer (detail/lite_pull/) too: an order
-/// policy whose messages are taken by poll() instead of a listener, a Service that may hold a queue's pulls
-/// back (pause, a cache-wide threshold), and an allocation that pins the queues of a topic (assign).
+/// The few points where the push consumer's core serves rmq::LitePullConsumer (detail/lite_pull/) too: an
+/// order policy whose messages are taken by poll() instead of a listener, a Service that may hold a queue's
+/// pulls back (pause, a cache-wide threshold), and an allocation that pins the queues of a topic (assign).
 
 #include <concepts>
 #include <cstdint>

@@ -65,8 +65,8 @@ public:
     }
 
     /// After assign(): the assigned queues of `topic` that its route has.
-    [[nodiscard]] std::optional<std::vector<MessageQueue>> pinned(const std::string& topic,
-                                                                  std::span<const MessageQueue> mq_all) const {
+    [[nodiscard]] std::optional<std::vector<MessageQueue>>
+    pinned(const std::string& topic, std::span<const MessageQueue> mq_all) const {
         const auto assigned = assignment_->get();
         if (!assigned) {
             return std::nullopt;

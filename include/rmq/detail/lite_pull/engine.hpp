@@ -46,12 +46,17 @@ public:
     void set_queue_listener(QueueListener listener);
     void start();
     void shutdown();
+
     [[nodiscard]] bool running() const noexcept { return core_->state() == Core::State::Running; }
+
     [[nodiscard]] std::vector<MessageQueue> assignment() const { return buffer().owned_queues(); }
+
     [[nodiscard]] std::vector<MessageQueue> fetch_message_queues(std::string_view topic);
 
     void pause(const std::vector<MessageQueue>& mqs) { buffer().pause(mqs); }
+
     void resume(const std::vector<MessageQueue>& mqs) { buffer().resume(mqs); }
+
     [[nodiscard]] bool is_paused(const MessageQueue& mq) const { return buffer().paused(mq); }
 
     // impl/poll.hpp
@@ -69,7 +74,9 @@ public:
     [[nodiscard]] std::int64_t offset_for_timestamp(const MessageQueue& mq, std::int64_t timestamp);
 
     [[nodiscard]] const LitePullConfig& config() const noexcept { return config_; }
+
     [[nodiscard]] Core& core() noexcept { return *core_; }
+
     [[nodiscard]] const Core& core() const noexcept { return *core_; }
 
 private:

@@ -1,8 +1,8 @@
 #pragma once
 
 /// @file detail/lite_pull/order.hpp
-/// rmq::detail::LitePullOrder: the order policy under rmq::LitePullConsumer. The push consumer's core does the
-/// rest as for any policy (rebalance through the allocation policy, pull loops with long polling and flow
+/// rmq::detail::LitePullOrder: the order policy under rmq::LitePullConsumer. The push consumer's core does
+/// the rest as for any policy (rebalance through the allocation policy, pull loops with long polling and flow
 /// control, the one pull completion path, caching, offset store, heartbeat); this policy's Service does not
 /// call a listener: it parks what a pull found in a PollBuffer, where poll() takes it. The listener
 /// vocabulary is Concurrently's, which the core needs to compile and never uses.

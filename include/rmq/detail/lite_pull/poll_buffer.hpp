@@ -75,8 +75,8 @@ public:
         }
     }
 
-    /// A seek: `q` is the new ownership of its queue, consumed up to `consume_offset`; the old one's batches go.
-    /// The queue listener is not told (the queue stays this member's).
+    /// A seek: `q` is the new ownership of its queue, consumed up to `consume_offset`; the old one's batches
+    /// go. The queue listener is not told (the queue stays this member's).
     void replace(const ConsumeQueue& q, std::int64_t consume_offset) {
         const std::lock_guard lock(mutex_);
         drop_requests_locked(q.mq());
@@ -179,6 +179,7 @@ public:
     [[nodiscard]] std::vector<MessageQueue> owned_queues() const {
         const std::lock_guard lock(mutex_);
         std::vector<MessageQueue> out;
+        out.reserve(queues_.size());
         for (const auto& [mq, st] : queues_) {
             out.push_back(mq);
         }

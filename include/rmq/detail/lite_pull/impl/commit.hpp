@@ -58,7 +58,7 @@ std::int64_t LitePullEngine<Allocate, OffsetStore, Tr>::committed(const MessageQ
 
 template <class Allocate, class OffsetStore, class Tr>
 std::int64_t LitePullEngine<Allocate, OffsetStore, Tr>::offset_for_timestamp(const MessageQueue& mq,
-                                                                            std::int64_t timestamp) {
+                                                                             std::int64_t timestamp) {
     check_running("offset_for_timestamp");
     return CoreAccess::state(*core_).transport.search_offset(mq, timestamp);
 }

@@ -20,9 +20,9 @@ namespace rmq::detail {
 
 template <class Allocate, class OffsetStore, class Tr>
 LitePullEngine<Allocate, OffsetStore, Tr>::LitePullEngine(Tr transport,
-                                                         LitePullConfig config,
-                                                         Allocate allocate,
-                                                         OffsetStore store)
+                                                          LitePullConfig config,
+                                                          Allocate allocate,
+                                                          OffsetStore store)
     : config_(std::move(config))
     , core_(std::make_unique<Core>(std::move(transport),
                                    config_.to_consumer_config(),
@@ -46,10 +46,11 @@ PollBuffer& LitePullEngine<Allocate, OffsetStore, Tr>::buffer() const noexcept {
 template <class Allocate, class OffsetStore, class Tr>
 void LitePullEngine<Allocate, OffsetStore, Tr>::set_mode(Mode mode) {
     if (mode_ != Mode::None && mode_ != mode) {
-        throw IllegalState(fmt::format("group [{}]: subscribe and assign are mutually exclusive (this consumer "
-                                       "already uses {})",
-                                       config_.consumer_group,
-                                       mode_ == Mode::Assign ? "assign()" : "subscribe()"));
+        throw IllegalState(
+            fmt::format("group [{}]: subscribe and assign are mutually exclusive (this consumer "
+                        "already uses {})",
+                        config_.consumer_group,
+                        mode_ == Mode::Assign ? "assign()" : "subscribe()"));
     }
     mode_ = mode;
 }
@@ -57,9 +58,10 @@ void LitePullEngine<Allocate, OffsetStore, Tr>::set_mode(Mode mode) {
 template <class Allocate, class OffsetStore, class Tr>
 void LitePullEngine<Allocate, OffsetStore, Tr>::check_running(std::string_view what) const {
     if (!running()) {
-        throw IllegalState(fmt::format("{}() on a lite pull consumer that is {}: call start() first",
-                                       what,
-                                       core_->state() == Core::State::CreateJust ? "not started" : "shut down"));
+        throw IllegalState(
+            fmt::format("{}() on a lite pull consumer that is {}: call start() first",
+                        what,
+                        core_->state() == Core::State::CreateJust ? "not started" : "shut down"));
     }
 }
 
@@ -128,13 +130,13 @@ void LitePullEngine<Allocate, OffsetStore, Tr>::start() {
             committer.commit(mq, offset, false);
         };
     }
-    buffer().configure(PollBuffer::Limits{.pull_batch_size = config_.pull_batch_size,
-                                          .pull_threshold_for_all = config_.pull_threshold_for_all,
-                                          .pause_delay_millis = config_.pull_time_delay_mills_when_pause,
-                                          .flow_control_delay_millis =
-                                              config_.pull_time_delay_mills_when_flow_control},
-                       listener_,
-                       std::move(commit_on_leave));
+    buffer().configure(
+        PollBuffer::Limits{.pull_batch_size = config_.pull_batch_size,
+                           .pull_threshold_for_all = config_.pull_threshold_for_all,
+                           .pause_delay_millis = config_.pull_time_delay_mills_when_pause,
+                           .flow_control_delay_millis = config_.pull_time_delay_mills_when_flow_control},
+        listener_,
+        std::move(commit_on_leave));
     core_->start();
 }
 
@@ -149,7 +151,8 @@ void LitePullEngine<Allocate, OffsetStore, Tr>::shutdown() {
 }
 
 template <class Allocate, class OffsetStore, class Tr>
-std::vector<MessageQueue> LitePullEngine<Allocate, OffsetStore, Tr>::fetch_message_queues(std::string_view topic) {
+std::vector<MessageQueue>
+LitePullEngine<Allocate, OffsetStore, Tr>::fetch_message_queues(std::string_view topic) {
     check_running("fetch_message_queues");
     auto mqs = CoreAccess::state(*core_).transport.topic_route(std::string(topic)).read_queues;
     std::sort(mqs.begin(), mqs.end());

@@ -22,7 +22,8 @@ template <class Allocate, class OffsetStore, class Tr>
 std::vector<MessageExt> LitePullEngine<Allocate, OffsetStore, Tr>::poll(std::chrono::milliseconds timeout) {
     check_running("poll");
     if (timeout.count() < 0) {
-        throw InvalidArgument(fmt::format("poll(): timeout must not be negative, got {} ms", timeout.count()));
+        throw InvalidArgument(
+            fmt::format("poll(): timeout must not be negative, got {} ms", timeout.count()));
     }
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     if (config_.auto_commit) {
@@ -30,8 +31,8 @@ std::vector<MessageExt> LitePullEngine<Allocate, OffsetStore, Tr>::poll(std::chr
         commit_polled();
     }
     while (true) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                                                std::chrono::steady_clock::now());
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
         auto request = buffer().take(std::max(left, std::chrono::milliseconds(0)));
         if (!request) {
             return {};
@@ -49,7 +50,8 @@ std::vector<MessageExt> LitePullEngine<Allocate, OffsetStore, Tr>::poll(std::chr
             std::vector<MessageExt> out;
             out.reserve(msgs.size());
             for (std::size_t i = 0; i < msgs.size(); ++i) {
-                out.push_back(request->batch.copy(i));  // MIN_OFFSET / MAX_OFFSET stamped, as Java's pull sets
+                out.push_back(
+                    request->batch.copy(i));  // MIN_OFFSET / MAX_OFFSET stamped, as Java's pull sets
                 out.back().clear_property(property::consume_start_timestamp);
             }
             return out;
