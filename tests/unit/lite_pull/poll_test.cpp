@@ -54,9 +54,16 @@ TEST_CASE("lite pull: poll returns every message once, in offset order per queue
         CHECK(offsets == expected);
     }
     CHECK(consumer.poll(std::chrono::milliseconds(300)).empty());
-    // Nothing retried: no retry topic for a lite pull consumer.
+    // Nothing retried: no retry topic for a lite pull consumer, neither pulled nor announced; and the
+    // broker sees a pull consumer (Java's CONSUME_ACTIVELY).
     for (const auto& mq : consumer.assignment()) {
         CHECK(mq.topic == "LpOrder");
+    }
+    const auto members = broker.group_members("cg_lp_order");
+    REQUIRE(members.size() == 1);
+    CHECK(members.front().consumer_data.consume_type == rmq::ConsumeType::ConsumeActively);
+    for (const auto& sub : members.front().consumer_data.subscription_data_set) {
+        CHECK(sub.topic == "LpOrder");
     }
 }
 
