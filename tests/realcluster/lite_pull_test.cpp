@@ -140,8 +140,11 @@ TEST_CASE("lite pull subscribe: two members poll every message once, no queue by
     }
     check.assign(all_queues);
     check.start();
+    // Queues taken on: routes known and offsets read.
+    REQUIRE(rmq_rc::wait_until([&] { return check.assignment().size() == all_queues.size(); },
+                               std::chrono::seconds(60)));
     for (const auto& [mq, offset] : max_offset) {
-        INFO(mq);
+        INFO(fmt::format("{}", mq));
         CHECK(check.committed(mq) == offset);
     }
 }
@@ -161,6 +164,7 @@ TEST_CASE("lite pull assign: seek, offset_for_timestamp, commit_sync, and a new 
 
     auto cfg = config(group, "lite_assign");
     cfg.auto_commit = false;
+    cfg.pull_batch_size = 2;  // poll_n(2) below is one batch
     LitePull consumer{Transport{rmq_rc::config()}, cfg};
     consumer.assign({mq});
     consumer.start();
@@ -198,6 +202,7 @@ TEST_CASE("lite pull assign: seek, offset_for_timestamp, commit_sync, and a new 
     LitePull next{Transport{rmq_rc::config()}, cfg};
     next.assign({mq});
     next.start();
+    REQUIRE(rmq_rc::wait_until([&] { return next.assignment().size() == 1; }, std::chrono::seconds(60)));
     CHECK(next.committed(mq) == 2);
     std::vector<rmq::MessageExt> rest;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
