@@ -186,7 +186,10 @@ TEST_CASE("lite pull assign: seek, offset_for_timestamp, commit_sync, and a new 
     }
     // The first message's store time finds its offset (or an earlier one stored the same millisecond).
     CHECK(consumer.offset_for_timestamp(mq, all.front().store_timestamp()) == 0);
-    CHECK(consumer.offset_for_timestamp(mq, all.back().store_timestamp() + 60000) == count);
+    // Past the last message: 5.x answers the max offset, 4.9.x the last message's offset (its
+    // getOffsetInQueueByTime).
+    CHECK(consumer.offset_for_timestamp(mq, all.back().store_timestamp() + 60000) ==
+          (rmq_rc::rocketmq_4x() ? count - 1 : count));
 
     consumer.seek(mq, 2);
     const auto again = poll_n(static_cast<std::size_t>(count - 2));
