@@ -47,4 +47,12 @@ using KeyOrderlyConsumer = Consumer<KeyOrderly, AllocateAveragely, RemoteOffsetS
 template <class Tr = InProcessTransport>
 using BroadcastConsumer = Consumer<Concurrently, AllocateAveragely, LocalFileOffsetStore, Tr>;
 
+/// The lite pull consumer: `LitePullConsumer<AllocatePolicy, OffsetStorePolicy, Transport>`, Java's
+/// DefaultLitePullConsumer (poll, seek, commit). Defaults: averagely allocated, offsets on the broker, the
+/// embedded broker. No order policy: the application takes messages by poll().
+template <class Allocate = AllocateAveragely,
+          class OffsetStore = RemoteOffsetStore,
+          class Tr = InProcessTransport>
+class LitePullConsumer;
+
 }  // namespace rmq

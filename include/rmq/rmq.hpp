@@ -30,6 +30,8 @@
 #include <rmq/impl/producer_routes.hpp>
 #include <rmq/impl/producer_send_async.hpp>
 #include <rmq/impl/producer_trace.hpp>
+#include <rmq/lite_pull_config.hpp>
+#include <rmq/lite_pull_consumer.hpp>
 #include <rmq/log.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>

@@ -4556,6 +4556,14 @@ using KeyOrderlyConsumer = Consumer<KeyOrderly, AllocateAveragely, RemoteOffsetS
 template <class Tr = InProcessTransport>
 using BroadcastConsumer = Consumer<Concurrently, AllocateAveragely, LocalFileOffsetStore, Tr>;
 
+/// The lite pull consumer: `LitePullConsumer<AllocatePolicy, OffsetStorePolicy, Transport>`, Java's
+/// DefaultLitePullConsumer (poll, seek, commit). Defaults: averagely allocated, offsets on the broker, the
+/// embedded broker. No order policy: the application takes messages by poll().
+template <class Allocate = AllocateAveragely,
+          class OffsetStore = RemoteOffsetStore,
+          class Tr = InProcessTransport>
+class LitePullConsumer;
+
 }  // namespace rmq
 // ---- end rmq/fwd.hpp ----
 
@@ -9969,6 +9977,52 @@ private:
 
 
 
+// ---- begin rmq/detail/consumer/poll_hooks.hpp ----
+
+/// @file detail/consumer/poll_hooks.hpp
+/// The few points where the push consumer's core serves rmq::LitePullConsumer (detail/lite_pull/) too: an
+/// order policy whose messages are taken by poll() instead of a listener, a Service that may hold a queue's
+/// pulls back (pause, a cache-wide threshold), and an allocation that pins the queues of a topic (assign).
+
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// `Order::poll_driven`: messages wait in the cache until the application polls them. No listener, no retry
+/// topic (nothing is sent back), and offsets move only when the application commits (no commit of filtered
+/// offsets on an empty cache, Java's correctTagsOffset, which would commit what was never polled).
+template <class Order>
+concept PollDriven = requires {
+    { Order::poll_driven } -> std::convertible_to<bool>;
+} && Order::poll_driven;
+
+/// `s.pull_delay(mq)`: > 0 holds the next pull of `mq` back that long (ms); 0 pulls now. Event loop.
+template <class S>
+concept ServiceDelaysPulls = requires(S& s, const MessageQueue& mq) {
+    { s.pull_delay(mq) } -> std::convertible_to<std::int64_t>;
+};
+
+/// `s.on_queue_leaving(q)`: `q` is about to be let go, before its offset is persisted (the last moment to
+/// commit it). Event loop; may be called again when the removal is retried.
+template <class S, class Q>
+concept ServiceObservesQueueLeaving = requires(S& s, const Q& q) { s.on_queue_leaving(q); };
+
+/// `a.pinned(topic, mq_all)`: the queues of `topic` this member takes whatever the group (assign), or
+/// nullopt to allocate as usual.
+template <class A>
+concept PinsQueues = requires(const A& a, const std::string& topic, std::span<const MessageQueue> all) {
+    { a.pinned(topic, all) } -> std::same_as<std::optional<std::vector<MessageQueue>>>;
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/poll_hooks.hpp ----
+
 namespace rmq::detail {
 
 template <class T>
@@ -9983,7 +10037,9 @@ public:
         }
         ConsumerData data;
         data.group_name = s_.group;
-        data.consume_type = ConsumeType::ConsumePassively;
+        // Java: a lite pull consumer is CONSUME_ACTIVELY ("PULL" in admin tools), a push consumer PASSIVELY.
+        data.consume_type =
+            PollDriven<typename T::Order> ? ConsumeType::ConsumeActively : ConsumeType::ConsumePassively;
         data.message_model = s_.config.message_model;
         data.consume_from_where = s_.config.consume_from_where;
         data.unit_mode = s_.config.unit_mode;
@@ -10144,6 +10200,12 @@ void Puller<T>::pull(const Ptr& st) {
         pull_later(st, s_.config.pull_time_delay_mills_when_flow_control);
         return;
     }
+    if constexpr (ServiceDelaysPulls<Service>) {
+        if (const std::int64_t delay = service_.pull_delay(st->mq); delay > 0) {
+            pull_later(st, delay);
+            return;
+        }
+    }
     if (!ready_after_lock(*st)) {
         pull_later(st, s_.config.pull_time_delay_mills_when_exception);
         return;
@@ -10291,7 +10353,7 @@ void Puller<T>::on_pull_result(const Ptr& st, std::int64_t begin, Outcome<PullRe
     case PullStatus::NoNewMsg:
     case PullStatus::NoMatchedMsg:
         st->next_offset = result.next_begin_offset;
-        if (pq.msg_count() == 0) {
+        if (!PollDriven<typename T::Order> && pq.msg_count() == 0) {
             // Java's correctTagsOffset: nothing in flight, so everything before next_offset was filtered or
             // absent.
             committer_.commit(st->mq, st->next_offset, true);
@@ -10873,6 +10935,9 @@ bool Rebalancer<T>::remove_queue(const MessageQueue& mq, const std::shared_ptr<P
 template <class T>
 bool Rebalancer<T>::remove_unnecessary_queue(const MessageQueue& mq,
                                              const std::shared_ptr<ProcessQueue>& pq) {
+    if constexpr (ServiceObservesQueueLeaving<Service, ConsumeQueue>) {
+        service_.on_queue_leaving(QueueAccess::queue(mq, pq));
+    }
     committer_.persist_dropped(mq, *pq);
     const bool locked = T::Order::requires_queue_lock && s_.clustering;
     if (locked && !wait_listener_calls(*pq)) {
@@ -11014,6 +11079,14 @@ void Rebalancer<T>::rebalance_topic(const std::string& topic) {
     }
     std::sort(mq_all.begin(), mq_all.end());
     std::vector<MessageQueue> mine;
+    if constexpr (PinsQueues<Allocate>) {
+        if (auto pinned = allocate_.pinned(topic, std::span<const MessageQueue>(mq_all))) {
+            if (update_process_queue_table(topic, *pinned)) {
+                message_queue_changed();
+            }
+            return;
+        }
+    }
     if (!s_.clustering) {
         mine = mq_all;
     } else {
@@ -11496,6 +11569,8 @@ private:
 
 namespace rmq::detail {
 
+struct CoreAccess;
+
 /// The consumer's engine; see the file comment.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 class ConsumerCore {
@@ -11552,6 +11627,7 @@ public:
 
 private:
     friend Host;
+    friend struct CoreAccess;  // rmq::LitePullConsumer's engine (detail/lite_pull/core_access.hpp)
 
     // impl/lifecycle.hpp
     void check_not_started(std::string_view what) const;
@@ -12977,7 +13053,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
                         s_.lifecycle.load() == State::Running ? "running" : "shut down"));
     }
     s_.config.validate();
-    if (!s_.listener) {
+    if (!PollDriven<Order> && !s_.listener) {
         throw InvalidArgument(fmt::format("no listener registered for group [{}]: call register_listener({}) "
                                           "before start()",
                                           s_.config.consumer_group,
@@ -12989,7 +13065,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     s_.max_reconsume_times = s_.config.max_reconsume_times_for(Order::unlimited_retries_by_default);
     s_.pull_threshold_for_queue.store(s_.config.pull_threshold_for_queue);
     s_.pull_threshold_size_for_queue.store(s_.config.pull_threshold_size_for_queue);
-    if (s_.clustering) {
+    if (s_.clustering && !PollDriven<Order>) {
         auto sd = parse_subscription(retry_topic(s_.group), sub_all);
         sd.sub_version = s_.clock->wall_millis();
         s_.subscriptions.put(std::move(sd));
@@ -13536,6 +13612,1225 @@ private:
 
 }  // namespace rmq
 // ---- end rmq/consumer.hpp ----
+
+// ---- begin rmq/lite_pull_config.hpp ----
+
+/// @file lite_pull_config.hpp
+/// rmq::LitePullConfig: every setting of a rmq::LitePullConsumer, named after Java's DefaultLitePullConsumer
+/// (and ClientConfig) fields with their defaults. The consumer runs on the push consumer's core, so the
+/// config turns into a rmq::ConsumerConfig (to_consumer_config()), whose checks it passes through.
+
+#include <cstdint>
+#include <string>
+
+#include <fmt/format.h>
+
+
+namespace rmq {
+
+/// An aggregate: name what differs from Java's defaults, e.g.
+/// `rmq::LitePullConfig{.consumer_group = "g", .auto_commit = false}`. docs/lite_pull.md has the table.
+struct LitePullConfig {
+    // ---- DefaultLitePullConsumer ----
+    /// consumerGroup. Required (Validators.checkGroup, not DEFAULT_CONSUMER).
+    std::string consumer_group{};
+    /// messageModel: Clustering (queues shared by the group, offsets on the broker) or Broadcasting.
+    MessageModel message_model = MessageModel::Clustering;
+    /// consumeFromWhere: where a queue with no committed offset starts.
+    ConsumeFromWhere consume_from_where = ConsumeFromWhere::LastOffset;
+    /// consumeTimestamp, local `yyyyMMddHHmmss`, for ConsumeFromWhere::Timestamp (empty: now − 30 min).
+    std::string consume_timestamp{};
+    /// autoCommit: poll() commits what the previous polls returned; committed offsets reach the broker every
+    /// auto_commit_interval_millis, when a queue leaves this member and at shutdown.
+    bool auto_commit = true;
+    /// autoCommitIntervalMillis, ≥ 1000 as in Java's checkConfig.
+    std::int64_t auto_commit_interval_millis = 5000;
+    /// pullBatchSize, [1, 1024]: messages asked per pull, and the most one poll() returns.
+    int pull_batch_size = 10;
+    /// pullThresholdForAll, [1, 6553500]: pulls of every queue pause while the batches waiting for poll(),
+    /// counted as batches × pull_batch_size (Java's rule), exceed it.
+    int pull_threshold_for_all = 10000;
+    /// consumeMaxSpan, [1, 65535]: a queue is not pulled while its unpolled offsets span more.
+    int consume_max_span = 2000;
+    /// pullThresholdForQueue, [1, 65535]: a queue with more unpolled messages is not pulled.
+    int pull_threshold_for_queue = 1000;
+    /// pullThresholdSizeForQueue, [1, 1024] MiB of unpolled bodies per queue before its pulls pause.
+    int pull_threshold_size_for_queue = 100;
+    /// pollTimeoutMillis: what poll() without an argument waits.
+    std::int64_t poll_timeout_millis = 5000;
+    /// brokerSuspendMaxTimeMillis: how long the broker may hold a pull (long polling).
+    std::int64_t broker_suspend_max_time_millis = 20000;
+    /// consumerTimeoutMillisWhenSuspend: the pull's RPC timeout; must exceed the long-poll time.
+    std::int64_t consumer_timeout_millis_when_suspend = 30000;
+    /// pullTimeDelayMillsWhenException ms: pull retry delay after an error.
+    std::int64_t pull_time_delay_mills_when_exception = 1000;
+
+    // ---- ClientConfig ----
+    std::string namesrv_addr{};
+    std::string client_ip{};
+    std::string instance_name{default_instance_name};
+    std::string unit_name{};
+    /// Java's `namespace`.
+    std::string namespace_{};
+    std::int64_t heartbeat_broker_interval = 30000;
+    /// persistConsumerOffsetInterval ms: how often committed offsets reach the broker without auto-commit.
+    std::int64_t persist_consumer_offset_interval = 5000;
+    std::int64_t mq_client_api_timeout = 3000;
+
+    // ---- rmq ----
+    /// rmq: rebalance period ms (as ConsumerConfig::rebalance_interval).
+    std::int64_t rebalance_interval = 20000;
+    /// rmq: how long a paused queue waits before its pull loop looks again (Java
+    /// PULL_TIME_DELAY_MILLS_WHEN_PAUSE).
+    std::int64_t pull_time_delay_mills_when_pause = 1000;
+    /// rmq: pull delay when a queue or the whole cache is over a threshold (Java
+    /// PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL).
+    std::int64_t pull_time_delay_mills_when_flow_control = 50;
+
+    /// The push consumer configuration the core runs with (one consume thread: nothing runs listeners).
+    [[nodiscard]] ConsumerConfig to_consumer_config() const {
+        ConsumerConfig c;
+        c.consumer_group = consumer_group;
+        c.message_model = message_model;
+        c.consume_from_where = consume_from_where;
+        c.consume_timestamp = consume_timestamp;
+        c.consume_thread_min = 1;
+        c.consume_thread_max = 1;
+        c.consume_concurrently_max_span = consume_max_span;
+        c.pull_threshold_for_queue = pull_threshold_for_queue;
+        c.pull_threshold_size_for_queue = pull_threshold_size_for_queue;
+        c.pull_batch_size = pull_batch_size;
+        c.broker_suspend_max_time_millis = broker_suspend_max_time_millis;
+        c.consumer_timeout_millis_when_suspend = consumer_timeout_millis_when_suspend;
+        c.pull_time_delay_mills_when_exception = pull_time_delay_mills_when_exception;
+        c.pull_time_delay_mills_when_flow_control = pull_time_delay_mills_when_flow_control;
+        c.namesrv_addr = namesrv_addr;
+        c.client_ip = client_ip;
+        c.instance_name = instance_name;
+        c.unit_name = unit_name;
+        c.namespace_ = namespace_;
+        c.heartbeat_broker_interval = heartbeat_broker_interval;
+        c.persist_consumer_offset_interval =
+            auto_commit ? auto_commit_interval_millis : persist_consumer_offset_interval;
+        c.mq_client_api_timeout = mq_client_api_timeout;
+        c.rebalance_interval = rebalance_interval;
+        c.await_termination_millis_when_shutdown = 0;  // no listener to wait for
+        return c;
+    }
+
+    /// Java's checkConfig for the lite pull fields; the rest is ConsumerConfig::validate(). Throws
+    /// rmq::InvalidArgument naming the field.
+    void validate() const {
+        if (auto_commit && auto_commit_interval_millis < 1000) {
+            throw InvalidArgument(
+                fmt::format("auto_commit_interval_millis (autoCommitIntervalMillis) must be >= 1000, got {}",
+                            auto_commit_interval_millis));
+        }
+        detail::check_range(
+            "pull_threshold_for_all", "pullThresholdForAll", pull_threshold_for_all, 1, 6553500);
+        detail::check_range("pull_batch_size", "pullBatchSize", pull_batch_size, 1, 1024);
+        detail::check_positive("poll_timeout_millis", poll_timeout_millis);
+        detail::check_positive("pull_time_delay_mills_when_pause", pull_time_delay_mills_when_pause);
+        to_consumer_config().validate();
+    }
+};
+
+}  // namespace rmq
+// ---- end rmq/lite_pull_config.hpp ----
+
+// ---- begin rmq/lite_pull_consumer.hpp ----
+
+/// @file lite_pull_consumer.hpp
+/// rmq::LitePullConsumer<Allocate, OffsetStore, Tr>: Java's DefaultLitePullConsumer. The application pulls:
+/// poll() returns the next batch of messages; subscribe() shares the topic's queues with the group through
+/// the allocation policy, assign() takes given queues; offsets are committed automatically or by
+/// commit_sync(); seek(), pause() and resume() steer single queues. It runs on the push consumer's core
+/// (rebalance, pull loops, flow control, offset store, heartbeat): docs/lite_pull.md.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+
+// ---- begin rmq/detail/lite_pull/engine.hpp ----
+
+/// @file detail/lite_pull/engine.hpp
+/// rmq::detail::LitePullEngine: Java's DefaultLitePullConsumerImpl over the push consumer's core. The core
+/// (detail/consumer/core.hpp) with the LitePullOrder policy rebalances, pulls, flow-controls and keeps the
+/// offset store; the engine adds what an application drives: subscribe or assign, poll, seek, commit,
+/// pause. One file per operation in impl/: lifecycle (construction, subscribe, assign, start, shutdown),
+/// poll, seek, commit (commits, committed, offset_for_timestamp).
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+
+// ---- begin rmq/detail/lite_pull/assign.hpp ----
+
+/// @file detail/lite_pull/assign.hpp
+/// rmq::detail::AssignOr<Allocate>: the allocation policy of a rmq::LitePullConsumer. Before assign() it is
+/// `Allocate` (subscribe: the group shares the queues); after, the assigned queues of a topic are this
+/// member's whatever the group (rmq::detail::PinsQueues), as Java's assign() bypasses the rebalance.
+
+#include <algorithm>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// The queues given to assign(), shared by the consumer and the copy of the policy its core holds.
+class Assignment {
+public:
+    void set(std::vector<MessageQueue> mqs) {
+        const std::lock_guard lock(mutex_);
+        queues_ = std::set<MessageQueue>(mqs.begin(), mqs.end());
+    }
+
+    [[nodiscard]] std::optional<std::set<MessageQueue>> get() const {
+        const std::lock_guard lock(mutex_);
+        return queues_;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::optional<std::set<MessageQueue>> queues_;
+};
+
+template <class Allocate>
+class AssignOr {
+public:
+    explicit AssignOr(Allocate allocate, std::shared_ptr<Assignment> assignment)
+        : allocate_(std::move(allocate))
+        , assignment_(std::move(assignment)) {}
+
+    [[nodiscard]] std::vector<MessageQueue> allocate(std::string_view group,
+                                                     std::string_view current_cid,
+                                                     std::span<const MessageQueue> mq_all,
+                                                     std::span<const std::string> cid_all) const {
+        return allocate_.allocate(group, current_cid, mq_all, cid_all);
+    }
+
+    [[nodiscard]] std::vector<MessageQueue> allocate(std::string_view group,
+                                                     std::string_view current_cid,
+                                                     std::span<const MessageQueue> mq_all,
+                                                     std::span<const std::string> cid_all,
+                                                     std::span<const MessageQueue> previous) const
+    requires StickyAllocatePolicy<Allocate>
+    {
+        return allocate_.allocate(group, current_cid, mq_all, cid_all, previous);
+    }
+
+    /// After assign(): the assigned queues of `topic` that its route has.
+    [[nodiscard]] std::optional<std::vector<MessageQueue>>
+    pinned(const std::string& topic, std::span<const MessageQueue> mq_all) const {
+        const auto assigned = assignment_->get();
+        if (!assigned) {
+            return std::nullopt;
+        }
+        std::vector<MessageQueue> out;
+        std::copy_if(mq_all.begin(), mq_all.end(), std::back_inserter(out), [&](const MessageQueue& mq) {
+            return mq.topic == topic && assigned->contains(mq);
+        });
+        return out;
+    }
+
+private:
+    Allocate allocate_;
+    std::shared_ptr<Assignment> assignment_;
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/lite_pull/assign.hpp ----
+
+// ---- begin rmq/detail/lite_pull/core_access.hpp ----
+
+/// @file detail/lite_pull/core_access.hpp
+/// rmq::detail::CoreAccess: the boxes of a push consumer's core that rmq::LitePullConsumer's engine drives
+/// directly (the state, the offset committer, the puller, the rebalancer, the Service), and nothing else
+/// reaches.
+
+namespace rmq::detail {
+
+struct CoreAccess {
+    template <class Core>
+    static auto& state(Core& core) noexcept {
+        return core.s_;
+    }
+
+    template <class Core>
+    static auto& committer(Core& core) noexcept {
+        return core.committer_;
+    }
+
+    template <class Core>
+    static auto& puller(Core& core) noexcept {
+        return core.puller_;
+    }
+
+    template <class Core>
+    static auto& rebalancer(Core& core) noexcept {
+        return core.rebalancer_;
+    }
+
+    template <class Core>
+    static auto& service(Core& core) noexcept {
+        return core.service_;
+    }
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/lite_pull/core_access.hpp ----
+
+// ---- begin rmq/detail/lite_pull/order.hpp ----
+
+/// @file detail/lite_pull/order.hpp
+/// rmq::detail::LitePullOrder: the order policy under rmq::LitePullConsumer. The push consumer's core does
+/// the rest as for any policy (rebalance through the allocation policy, pull loops with long polling and flow
+/// control, the one pull completion path, caching, offset store, heartbeat); this policy's Service does not
+/// call a listener: it parks what a pull found in a PollBuffer, where poll() takes it. The listener
+/// vocabulary is Concurrently's, which the core needs to compile and never uses.
+
+#include <cstdint>
+
+
+
+// ---- begin rmq/detail/lite_pull/poll_buffer.hpp ----
+
+/// @file detail/lite_pull/poll_buffer.hpp
+/// rmq::detail::PollBuffer: Java's consumeRequestCache and AssignedMessageQueue in one place. Pulled batches
+/// wait here (they also stay in their queue's cache, whose size the puller's flow control reads) until
+/// poll() takes one; each owned queue has its consume offset (what poll() handed out, separate from the
+/// pull offset the puller keeps) and may be paused. Every member is thread-safe: the event loop puts and
+/// tracks queues, the application's thread polls.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// What a pull found for one ownership of a queue (Java's ConsumeRequest).
+struct PollRequest {
+    ConsumeQueue q;
+    MessageBatch batch;
+};
+
+class PollBuffer {
+public:
+    /// Called on the loop when a queue is taken on (true) or let go (false).
+    using QueueListener = std::function<void(const MessageQueue&, bool owned)>;
+    /// Commits a consume offset to the offset store's memory (auto-commit of a queue that leaves).
+    using Commit = std::function<void(const MessageQueue&, std::int64_t)>;
+
+    struct Limits {
+        std::int64_t pull_batch_size = 10;
+        std::int64_t pull_threshold_for_all = 10000;
+        std::int64_t pause_delay_millis = 1000;
+        std::int64_t flow_control_delay_millis = 50;
+    };
+
+    /// Before start(). `commit_on_leave`: empty without auto-commit.
+    void configure(Limits limits, QueueListener listener, Commit commit_on_leave) {
+        const std::lock_guard lock(mutex_);
+        limits_ = limits;
+        listener_ = std::move(listener);
+        commit_on_leave_ = std::move(commit_on_leave);
+    }
+
+    // ------------------------------------------------------------------ the event loop's side
+
+    void put(const ConsumeQueue& q, MessageBatch batch) {
+        {
+            const std::lock_guard lock(mutex_);
+            requests_.push_back(PollRequest{q, std::move(batch)});
+        }
+        ready_.notify_one();
+    }
+
+    void added(const ConsumeQueue& q) {
+        QueueListener listener;
+        {
+            const std::lock_guard lock(mutex_);
+            queues_.insert_or_assign(q.mq(), QueueState{q, -1});
+            listener = listener_;
+        }
+        if (listener) {
+            listener(q.mq(), true);
+        }
+    }
+
+    /// A seek: `q` is the new ownership of its queue, consumed up to `consume_offset`; the old one's batches
+    /// go. The queue listener is not told (the queue stays this member's).
+    void replace(const ConsumeQueue& q, std::int64_t consume_offset) {
+        const std::lock_guard lock(mutex_);
+        drop_requests_locked(q.mq());
+        queues_.insert_or_assign(q.mq(), QueueState{q, consume_offset});
+    }
+
+    /// Auto-commit: what was polled of `q` is committed before the core persists its offset.
+    void leaving(const ConsumeQueue& q) {
+        std::int64_t offset = -1;
+        {
+            const std::lock_guard lock(mutex_);
+            const auto it = queues_.find(q.mq());
+            if (!commit_on_leave_ || it == queues_.end() || !(it->second.q == q)) {
+                return;
+            }
+            offset = it->second.consume_offset;
+        }
+        if (offset >= 0) {
+            commit_on_leave_(q.mq(), offset);
+        }
+    }
+
+    void removed(const ConsumeQueue& q) {
+        QueueListener listener;
+        {
+            const std::lock_guard lock(mutex_);
+            const auto it = queues_.find(q.mq());
+            if (it == queues_.end() || !(it->second.q == q)) {
+                return;  // a newer ownership (a seek) replaced it
+            }
+            queues_.erase(it);
+            drop_requests_locked(q.mq());
+            listener = listener_;
+        }
+        if (listener) {
+            listener(q.mq(), false);
+        }
+    }
+
+    /// Java's pull task checks: a paused queue waits, and so does every queue while the batches waiting
+    /// here hold more than pull_threshold_for_all messages (counted as Java does, batches × pull_batch_size).
+    [[nodiscard]] std::int64_t pull_delay(const MessageQueue& mq) const {
+        const std::lock_guard lock(mutex_);
+        if (paused_.contains(mq)) {
+            return limits_.pause_delay_millis;
+        }
+        if (static_cast<std::int64_t>(requests_.size()) * limits_.pull_batch_size >
+            limits_.pull_threshold_for_all) {
+            return limits_.flow_control_delay_millis;
+        }
+        return 0;
+    }
+
+    // ------------------------------------------------------------------ the application's side
+
+    /// The oldest batch of a queue still owned, waiting up to `timeout`; nullopt: none came (or stop()).
+    [[nodiscard]] std::optional<PollRequest> take(std::chrono::milliseconds timeout) {
+        std::unique_lock lock(mutex_);
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        while (true) {
+            while (!requests_.empty() && requests_.front().q.dropped()) {
+                requests_.pop_front();
+            }
+            if (!requests_.empty()) {
+                PollRequest out = std::move(requests_.front());
+                requests_.pop_front();
+                return out;
+            }
+            if (stopped_ || ready_.wait_until(lock, deadline) == std::cv_status::timeout) {
+                if (requests_.empty() || stopped_) {
+                    return std::nullopt;
+                }
+            }
+        }
+    }
+
+    /// Wakes and refuses every poll from now on.
+    void stop() {
+        {
+            const std::lock_guard lock(mutex_);
+            stopped_ = true;
+            requests_.clear();
+        }
+        ready_.notify_all();
+    }
+
+    /// Java's clearMessageQueueInCache: the batches of `mq` waiting here go.
+    void drop_requests(const MessageQueue& mq) {
+        const std::lock_guard lock(mutex_);
+        drop_requests_locked(mq);
+    }
+
+    /// The current ownership of `mq`; nullopt: not owned.
+    [[nodiscard]] std::optional<ConsumeQueue> owned(const MessageQueue& mq) const {
+        const std::lock_guard lock(mutex_);
+        const auto it = queues_.find(mq);
+        return it == queues_.end() ? std::nullopt : std::optional<ConsumeQueue>(it->second.q);
+    }
+
+    [[nodiscard]] std::vector<MessageQueue> owned_queues() const {
+        const std::lock_guard lock(mutex_);
+        std::vector<MessageQueue> out;
+        out.reserve(queues_.size());
+        for (const auto& [mq, st] : queues_) {
+            out.push_back(mq);
+        }
+        return out;
+    }
+
+    /// Sets the consume offset of ownership `q` (poll, seek); false when `q` is no longer owned.
+    bool set_consume_offset(const ConsumeQueue& q, std::int64_t offset) {
+        const std::lock_guard lock(mutex_);
+        const auto it = queues_.find(q.mq());
+        if (it == queues_.end() || !(it->second.q == q)) {
+            return false;
+        }
+        it->second.consume_offset = offset;
+        return true;
+    }
+
+    /// The consume offsets of the owned queues that have one (-1: nothing polled or sought yet).
+    [[nodiscard]] std::map<MessageQueue, std::int64_t> consume_offsets() const {
+        const std::lock_guard lock(mutex_);
+        std::map<MessageQueue, std::int64_t> out;
+        for (const auto& [mq, st] : queues_) {
+            if (st.consume_offset >= 0 && !st.q.dropped()) {
+                out.emplace(mq, st.consume_offset);
+            }
+        }
+        return out;
+    }
+
+    void pause(const std::vector<MessageQueue>& mqs) {
+        const std::lock_guard lock(mutex_);
+        paused_.insert(mqs.begin(), mqs.end());
+    }
+
+    void resume(const std::vector<MessageQueue>& mqs) {
+        const std::lock_guard lock(mutex_);
+        for (const auto& mq : mqs) {
+            paused_.erase(mq);
+        }
+    }
+
+    [[nodiscard]] bool paused(const MessageQueue& mq) const {
+        const std::lock_guard lock(mutex_);
+        return paused_.contains(mq);
+    }
+
+private:
+    struct QueueState {
+        ConsumeQueue q;
+        std::int64_t consume_offset = -1;
+    };
+
+    void drop_requests_locked(const MessageQueue& mq) {
+        std::erase_if(requests_, [&mq](const PollRequest& r) { return r.q.mq() == mq; });
+    }
+
+    mutable std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<PollRequest> requests_;
+    std::map<MessageQueue, QueueState> queues_;
+    std::set<MessageQueue> paused_;
+    Limits limits_;
+    QueueListener listener_;
+    Commit commit_on_leave_;
+    bool stopped_ = false;
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/lite_pull/poll_buffer.hpp ----
+
+namespace rmq::detail {
+
+struct LitePullOrder {
+    using Context = Concurrently::Context;
+    using Status = Concurrently::Status;
+    using Listener = Concurrently::Listener;
+
+    static constexpr auto listener_signature = Concurrently::listener_signature;
+    static constexpr bool requires_queue_lock = false;
+    /// Java's consumeMaxSpan: a queue whose cached offsets span too wide is not pulled.
+    static constexpr bool span_flow_control = true;
+    static constexpr bool unlimited_retries_by_default = false;
+    static constexpr Status failure_status = Concurrently::failure_status;
+    /// See rmq::detail::PollDriven.
+    static constexpr bool poll_driven = true;
+
+    static constexpr bool is_success(Status status) noexcept { return Concurrently::is_success(status); }
+
+    template <class Host>
+    class Service {
+    public:
+        explicit Service(Host& /*host*/) {}
+
+        /// Event loop: the batch waits for poll() (it stays in the queue's cache until polled).
+        void on_messages(const ConsumeQueue& q, MessageBatch batch) { buffer_.put(q, std::move(batch)); }
+
+        void on_queue_added(const ConsumeQueue& q) { buffer_.added(q); }
+
+        /// Before the core persists the queue's committed offset: with auto-commit, what was polled of it
+        /// is committed first.
+        void on_queue_leaving(const ConsumeQueue& q) { buffer_.leaving(q); }
+
+        /// The core persisted the queue's committed offset already; its waiting batches go.
+        bool on_queue_removed(const ConsumeQueue& q) {
+            buffer_.removed(q);
+            return true;
+        }
+
+        [[nodiscard]] std::int64_t pull_delay(const MessageQueue& mq) const { return buffer_.pull_delay(mq); }
+
+        /// Shutdown began: pollers wake up empty-handed.
+        void stop() { buffer_.stop(); }
+
+        [[nodiscard]] PollBuffer& buffer() noexcept { return buffer_; }
+
+    private:
+        PollBuffer buffer_;
+    };
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/lite_pull/order.hpp ----
+
+namespace rmq::detail {
+
+template <class Allocate, class OffsetStore, class Tr>
+class LitePullEngine {
+public:
+    using Core = ConsumerCore<LitePullOrder, AssignOr<Allocate>, OffsetStore, Tr>;
+    using QueueListener = PollBuffer::QueueListener;
+
+    LitePullEngine(Tr transport, LitePullConfig config, Allocate allocate, OffsetStore store);
+    LitePullEngine(const LitePullEngine&) = delete;
+    LitePullEngine& operator=(const LitePullEngine&) = delete;
+    ~LitePullEngine();
+
+    // impl/lifecycle.hpp
+    void subscribe(std::string_view topic, std::string_view expression, std::string_view type);
+    void unsubscribe(std::string_view topic);
+    void assign(const std::vector<MessageQueue>& mqs);
+    void set_queue_listener(QueueListener listener);
+    void start();
+    void shutdown();
+
+    [[nodiscard]] bool running() const noexcept { return core_->state() == Core::State::Running; }
+
+    [[nodiscard]] std::vector<MessageQueue> assignment() const { return buffer().owned_queues(); }
+
+    [[nodiscard]] std::vector<MessageQueue> fetch_message_queues(std::string_view topic);
+
+    void pause(const std::vector<MessageQueue>& mqs) { buffer().pause(mqs); }
+
+    void resume(const std::vector<MessageQueue>& mqs) { buffer().resume(mqs); }
+
+    [[nodiscard]] bool is_paused(const MessageQueue& mq) const { return buffer().paused(mq); }
+
+    // impl/poll.hpp
+    [[nodiscard]] std::vector<MessageExt> poll(std::chrono::milliseconds timeout);
+
+    // impl/seek.hpp
+    void seek(const MessageQueue& mq, std::int64_t offset);
+    void seek_to_begin(const MessageQueue& mq);
+    void seek_to_end(const MessageQueue& mq);
+
+    // impl/commit.hpp
+    void commit_sync();
+    void commit_async();
+    [[nodiscard]] std::int64_t committed(const MessageQueue& mq);
+    [[nodiscard]] std::int64_t offset_for_timestamp(const MessageQueue& mq, std::int64_t timestamp);
+
+    [[nodiscard]] const LitePullConfig& config() const noexcept { return config_; }
+
+    [[nodiscard]] Core& core() noexcept { return *core_; }
+
+    [[nodiscard]] const Core& core() const noexcept { return *core_; }
+
+private:
+    enum class Mode { None, Subscribe, Assign };
+
+    // impl/lifecycle.hpp
+    void set_mode(Mode mode);
+    void check_running(std::string_view what) const;
+    [[nodiscard]] PollBuffer& buffer() const noexcept;
+    // impl/seek.hpp
+    void on_loop(const std::function<void()>& fn);
+    void restart_queue(const MessageQueue& mq, std::int64_t offset);
+    // impl/commit.hpp
+    void commit_polled();
+
+    LitePullConfig config_;
+    std::shared_ptr<Assignment> assignment_ = std::make_shared<Assignment>();
+    std::unique_ptr<Core> core_;
+    QueueListener listener_;
+    Mode mode_ = Mode::None;
+    std::vector<std::string> assigned_topics_;
+    // Java's synchronized poll / seek / commit: one application call at a time (a poll waits outside it).
+    std::mutex user_mutex_;
+};
+
+}  // namespace rmq::detail
+
+
+// ---- begin rmq/detail/lite_pull/impl/commit.hpp ----
+
+/// @file detail/lite_pull/impl/commit.hpp
+/// LitePullEngine: Java's commitAll / commitSync, committed(), searchOffset. A commit writes each owned
+/// queue's consume offset (what poll() returned up to) to the offset store; the store reaches its backing
+/// (the broker, or the local file in broadcasting) at once (commit_sync) or with the periodic persist, the
+/// next pull of the queue, a rebalance that lets it go, or shutdown (commit_async).
+
+#include <cstdint>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+/// The consume offsets into the store's memory (callers hold user_mutex_).
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::commit_polled() {
+    auto& committer = CoreAccess::committer(*core_);
+    for (const auto& [mq, offset] : buffer().consume_offsets()) {
+        committer.commit(mq, offset, false);
+    }
+}
+
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::commit_sync() {
+    check_running("commit_sync");
+    const std::lock_guard lock(user_mutex_);
+    commit_polled();
+    CoreAccess::committer(*core_).persist_all();
+}
+
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::commit_async() {
+    check_running("commit_async");
+    const std::lock_guard lock(user_mutex_);
+    commit_polled();
+    auto& committer = CoreAccess::committer(*core_);
+    CoreAccess::state(*core_).schedule(0, [&committer] { committer.persist_all(); });
+}
+
+/// Java's committed(): the store's offset of `mq`, from memory or else its backing; -1 when none was ever
+/// committed.
+template <class Allocate, class OffsetStore, class Tr>
+std::int64_t LitePullEngine<Allocate, OffsetStore, Tr>::committed(const MessageQueue& mq) {
+    check_running("committed");
+    const std::int64_t offset =
+        CoreAccess::committer(*core_).store().read_offset(mq, ReadOffsetType::MemoryFirstThenStore);
+    if (offset == -2) {
+        throw Error(fmt::format("committed(): reading the offset of {} from the broker failed", mq));
+    }
+    return offset;
+}
+
+template <class Allocate, class OffsetStore, class Tr>
+std::int64_t LitePullEngine<Allocate, OffsetStore, Tr>::offset_for_timestamp(const MessageQueue& mq,
+                                                                             std::int64_t timestamp) {
+    check_running("offset_for_timestamp");
+    return CoreAccess::state(*core_).transport.search_offset(mq, timestamp);
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/lite_pull/impl/commit.hpp ----
+
+// ---- begin rmq/detail/lite_pull/impl/lifecycle.hpp ----
+
+/// @file detail/lite_pull/impl/lifecycle.hpp
+/// LitePullEngine: construction, subscribe / assign (mutually exclusive, as in Java), start, shutdown.
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+template <class Allocate, class OffsetStore, class Tr>
+LitePullEngine<Allocate, OffsetStore, Tr>::LitePullEngine(Tr transport,
+                                                          LitePullConfig config,
+                                                          Allocate allocate,
+                                                          OffsetStore store)
+    : config_(std::move(config))
+    , core_(std::make_unique<Core>(std::move(transport),
+                                   config_.to_consumer_config(),
+                                   AssignOr<Allocate>(std::move(allocate), assignment_),
+                                   std::move(store))) {}
+
+template <class Allocate, class OffsetStore, class Tr>
+LitePullEngine<Allocate, OffsetStore, Tr>::~LitePullEngine() {
+    try {
+        shutdown();
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn, "lite pull consumer destroyed without a clean shutdown: {}", e.what());
+    }
+}
+
+template <class Allocate, class OffsetStore, class Tr>
+PollBuffer& LitePullEngine<Allocate, OffsetStore, Tr>::buffer() const noexcept {
+    return CoreAccess::service(*core_).buffer();
+}
+
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::set_mode(Mode mode) {
+    if (mode_ != Mode::None && mode_ != mode) {
+        throw IllegalState(
+            fmt::format("group [{}]: subscribe and assign are mutually exclusive (this consumer "
+                        "already uses {})",
+                        config_.consumer_group,
+                        mode_ == Mode::Assign ? "assign()" : "subscribe()"));
+    }
+    mode_ = mode;
+}
+
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::check_running(std::string_view what) const {
+    if (!running()) {
+        throw IllegalState(
+            fmt::format("{}() on a lite pull consumer that is {}: call start() first",
+                        what,
+                        core_->state() == Core::State::CreateJust ? "not started" : "shut down"));
+    }
+}
+
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::subscribe(std::string_view topic,
+                                                          std::string_view expression,
+                                                          std::string_view type) {
+    const std::lock_guard lock(user_mutex_);
+    set_mode(Mode::Subscribe);
+    core_->subscribe(topic, expression, type);
+}
+
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::unsubscribe(std::string_view topic) {
+    const std::lock_guard lock(user_mutex_);
+    core_->unsubscribe(topic);
+}
+
+/// Java's assign(): these queues are this member's, whatever the group; each topic is subscribed with "*"
+/// so its queues are pulled, and a topic no longer assigned leaves. Replaces any earlier assignment.
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::assign(const std::vector<MessageQueue>& mqs) {
+    if (mqs.empty()) {
+        throw InvalidArgument("assign(): message queues can not be empty");
+    }
+    const std::lock_guard lock(user_mutex_);
+    set_mode(Mode::Assign);
+    assignment_->set(mqs);
+    std::set<std::string> topics;
+    for (const auto& mq : mqs) {
+        topics.insert(mq.topic);
+    }
+    for (const auto& old : assigned_topics_) {
+        if (!topics.contains(old)) {
+            core_->unsubscribe(old);
+        }
+    }
+    for (const auto& topic : topics) {
+        if (std::find(assigned_topics_.begin(), assigned_topics_.end(), topic) == assigned_topics_.end()) {
+            core_->subscribe(topic, sub_all, expression_type_tag);
+        }
+    }
+    assigned_topics_.assign(topics.begin(), topics.end());
+    if (running()) {
+        auto& rebalancer = CoreAccess::rebalancer(*core_);
+        CoreAccess::state(*core_).scheduler.post([&rebalancer] { rebalancer.do_rebalance(); });
+    }
+}
+
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::set_queue_listener(QueueListener listener) {
+    if (core_->state() != Core::State::CreateJust) {
+        throw IllegalState("set_queue_listener() must be called before start()");
+    }
+    listener_ = std::move(listener);
+}
+
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::start() {
+    const std::lock_guard lock(user_mutex_);
+    config_.validate();
+    PollBuffer::Commit commit_on_leave;
+    if (config_.auto_commit) {
+        auto& committer = CoreAccess::committer(*core_);
+        commit_on_leave = [&committer](const MessageQueue& mq, std::int64_t offset) {
+            committer.commit(mq, offset, false);
+        };
+    }
+    buffer().configure(
+        PollBuffer::Limits{.pull_batch_size = config_.pull_batch_size,
+                           .pull_threshold_for_all = config_.pull_threshold_for_all,
+                           .pause_delay_millis = config_.pull_time_delay_mills_when_pause,
+                           .flow_control_delay_millis = config_.pull_time_delay_mills_when_flow_control},
+        listener_,
+        std::move(commit_on_leave));
+    core_->start();
+}
+
+/// Java's shutdown: with auto-commit, what was polled is committed; the core then stops pulling, persists
+/// the committed offsets and unregisters. Pollers waiting wake up with nothing. Idempotent.
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::shutdown() {
+    if (running() && config_.auto_commit) {
+        commit_polled();
+    }
+    core_->shutdown();
+}
+
+template <class Allocate, class OffsetStore, class Tr>
+std::vector<MessageQueue>
+LitePullEngine<Allocate, OffsetStore, Tr>::fetch_message_queues(std::string_view topic) {
+    check_running("fetch_message_queues");
+    auto mqs = CoreAccess::state(*core_).transport.topic_route(std::string(topic)).read_queues;
+    std::sort(mqs.begin(), mqs.end());
+    return mqs;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/lite_pull/impl/lifecycle.hpp ----
+
+// ---- begin rmq/detail/lite_pull/impl/poll.hpp ----
+
+/// @file detail/lite_pull/impl/poll.hpp
+/// LitePullEngine::poll: Java's poll(timeout). Auto-commit first commits what earlier polls returned (so a
+/// message is committed only once the application came back for more), then the oldest waiting batch of a
+/// queue still owned leaves its queue's cache (which lets the puller's flow control pull again) and moves
+/// the queue's consume offset.
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+
+
+namespace rmq::detail {
+
+template <class Allocate, class OffsetStore, class Tr>
+std::vector<MessageExt> LitePullEngine<Allocate, OffsetStore, Tr>::poll(std::chrono::milliseconds timeout) {
+    check_running("poll");
+    if (timeout.count() < 0) {
+        throw InvalidArgument(
+            fmt::format("poll(): timeout must not be negative, got {} ms", timeout.count()));
+    }
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    if (config_.auto_commit) {
+        const std::lock_guard lock(user_mutex_);
+        commit_polled();
+    }
+    while (true) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        auto request = buffer().take(std::max(left, std::chrono::milliseconds(0)));
+        if (!request) {
+            return {};
+        }
+        const std::lock_guard lock(user_mutex_);
+        const auto msgs = request->batch.messages();
+        std::vector<std::int64_t> offsets;
+        offsets.reserve(msgs.size());
+        for (const auto& msg : msgs) {
+            offsets.push_back(msg.queue_offset());
+        }
+        const std::int64_t next = QueueAccess::cache(request->q).remove_messages(offsets);
+        // A seek or a rebalance let the queue go meanwhile: its batch is stale.
+        if (next >= 0 && buffer().set_consume_offset(request->q, next)) {
+            std::vector<MessageExt> out;
+            out.reserve(msgs.size());
+            for (std::size_t i = 0; i < msgs.size(); ++i) {
+                out.push_back(
+                    request->batch.copy(i));  // MIN_OFFSET / MAX_OFFSET stamped, as Java's pull sets
+                out.back().clear_property(property::consume_start_timestamp);
+            }
+            return out;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) {
+            return {};
+        }
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/lite_pull/impl/poll.hpp ----
+
+// ---- begin rmq/detail/lite_pull/impl/seek.hpp ----
+
+/// @file detail/lite_pull/impl/seek.hpp
+/// LitePullEngine::seek: Java's seek(mq, offset). The queue's ownership is replaced on the event loop: the
+/// old one is dropped (its cache cleared, its batches waiting for poll() discarded, an answer of its pull
+/// still under way ignored by the puller), a new one pulls from `offset`, and `offset` becomes the consume
+/// offset and, as Java's updateConsumeOffset, the offset store's.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::seek(const MessageQueue& mq, std::int64_t offset) {
+    check_running("seek");
+    if (!buffer().owned(mq)) {
+        throw IllegalState(fmt::format("seek(): {} is not assigned to this consumer{}",
+                                       mq,
+                                       mode_ == Mode::Subscribe ? " (it may be rebalancing)" : ""));
+    }
+    auto& transport = CoreAccess::state(*core_).transport;
+    const std::int64_t min = transport.min_offset(mq);
+    const std::int64_t max = transport.max_offset(mq);
+    if (offset < min || offset > max) {
+        throw InvalidArgument(
+            fmt::format("seek(): offset {} of {} is outside [{}, {}]", offset, mq, min, max));
+    }
+    const std::lock_guard lock(user_mutex_);
+    on_loop([this, &mq, offset] { restart_queue(mq, offset); });
+}
+
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::seek_to_begin(const MessageQueue& mq) {
+    check_running("seek_to_begin");
+    seek(mq, CoreAccess::state(*core_).transport.min_offset(mq));
+}
+
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::seek_to_end(const MessageQueue& mq) {
+    check_running("seek_to_end");
+    seek(mq, CoreAccess::state(*core_).transport.max_offset(mq));
+}
+
+/// Runs `fn` on the event loop (where the rebalance changes the queue table too) and waits for it.
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::on_loop(const std::function<void()>& fn) {
+    auto& s = CoreAccess::state(*core_);
+    if (s.scheduler.in_loop()) {
+        fn();
+        return;
+    }
+    auto done = std::make_shared<std::promise<void>>();
+    auto ran = done->get_future();
+    s.scheduler.post([fn, done] {
+        fn();
+        done->set_value();
+    });
+    while (ran.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+        if (s.stopping.load()) {
+            throw IllegalState("the lite pull consumer shut down during the call");
+        }
+    }
+}
+
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::restart_queue(const MessageQueue& mq, std::int64_t offset) {
+    auto& s = CoreAccess::state(*core_);
+    const auto old = s.find_pq(mq);
+    if (!old || old->dropped()) {
+        return;  // a rebalance let it go meanwhile
+    }
+    CoreAccess::committer(*core_).reset(mq, offset);
+    old->set_dropped(true);
+    old->clear();
+    auto pq = std::make_shared<ProcessQueue>(s.clock);
+    pq->set_locked(true);
+    pq->set_last_lock_timestamp(s.clock->steady_millis());
+    {
+        const std::lock_guard lock(s.table_mutex);
+        s.table.insert_or_assign(mq, pq);
+    }
+    const ConsumeQueue q = QueueAccess::queue(mq, pq);
+    buffer().replace(q, offset);
+    CoreAccess::puller(*core_).start(mq, pq, offset, -1, 0);
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/lite_pull/impl/seek.hpp ----
+// ---- end rmq/detail/lite_pull/engine.hpp ----
+
+namespace rmq {
+
+/// A lite pull consumer. `Allocate` splits a subscribed topic's queues among the group (unused after
+/// assign()), `OffsetStore` keeps committed offsets (rmq::RemoteOffsetStore in clustering,
+/// rmq::LocalFileOffsetStore in broadcasting), `Tr` reaches the brokers.
+///
+/// @code
+/// rmq::LitePullConsumer<> consumer{broker.connect(), rmq::LitePullConfig{.consumer_group = "g"}};
+/// consumer.subscribe("TopicTest");
+/// consumer.start();
+/// while (running) {
+///     for (const rmq::MessageExt& msg : consumer.poll()) { handle(msg); }
+/// }   // auto-commit: each poll() commits what the previous ones returned
+/// consumer.shutdown();
+/// @endcode
+///
+/// Thread-safety: every member may be called from any thread; poll(), seek() and the commits are serialized
+/// (Java's synchronized methods), a poll waiting for messages holds nothing.
+template <class Allocate, class OffsetStore, class Tr>
+class LitePullConsumer {
+    static_assert(AllocatePolicy<Allocate>,
+                  "rmq::LitePullConsumer: the first parameter must model rmq::AllocatePolicy");
+    static_assert(OffsetStorePolicy<OffsetStore>,
+                  "rmq::LitePullConsumer: the second parameter must model rmq::OffsetStorePolicy");
+    static_assert(Transport<Tr>, "rmq::LitePullConsumer: the third parameter must model rmq::Transport");
+
+    using Engine = detail::LitePullEngine<Allocate, OffsetStore, Tr>;
+
+public:
+    using allocate_policy = Allocate;
+    using offset_store_policy = OffsetStore;
+    using transport_type = Tr;
+    /// Called on the event loop when a queue becomes this member's (true) or stops being (false): Java's
+    /// MessageQueueListener, one queue at a time. Keep it short; it may call seek().
+    using QueueListener = std::function<void(const MessageQueue&, bool owned)>;
+
+    explicit LitePullConsumer(Tr transport,
+                              LitePullConfig config,
+                              Allocate allocate = Allocate{},
+                              OffsetStore store = OffsetStore{})
+        : engine_(std::make_unique<Engine>(
+              std::move(transport), std::move(config), std::move(allocate), std::move(store))) {}
+
+    LitePullConsumer(const LitePullConsumer&) = delete;
+    LitePullConsumer& operator=(const LitePullConsumer&) = delete;
+    LitePullConsumer(LitePullConsumer&&) = delete;
+    LitePullConsumer& operator=(LitePullConsumer&&) = delete;
+    /// Shuts down if still running (committing, with auto-commit, what was polled).
+    ~LitePullConsumer() = default;
+
+    /// Java's subscribe(topic, subExpression): the group shares the topic's queues (rebalance through
+    /// `Allocate`). rmq::IllegalState after assign(); rmq::InvalidArgument for a bad topic or expression.
+    void subscribe(std::string_view topic, std::string_view expression = "*") {
+        engine_->subscribe(topic, expression, expression_type_tag);
+    }
+
+    /// Java's subscribe(topic, MessageSelector): a tag or SQL92 selector.
+    void subscribe(std::string_view topic, const MessageSelector& selector) {
+        engine_->subscribe(topic, selector.expression(), selector.expression_type());
+    }
+
+    /// Java's unsubscribe(topic): its queues leave at the next rebalance.
+    void unsubscribe(std::string_view topic) { engine_->unsubscribe(topic); }
+
+    /// Java's assign(queues): exactly these queues are this member's, whatever the group; replaces an earlier
+    /// assignment. rmq::IllegalState after subscribe(); rmq::InvalidArgument when empty.
+    void assign(const std::vector<MessageQueue>& queues) { engine_->assign(queues); }
+
+    /// Before start(): see QueueListener.
+    void set_queue_listener(QueueListener listener) { engine_->set_queue_listener(std::move(listener)); }
+
+    /// Java's start(): validates the configuration (rmq::InvalidArgument), heartbeats and rebalances at once.
+    void start() { engine_->start(); }
+
+    /// Commits (auto-commit) what was polled, stops pulling, persists committed offsets, unregisters.
+    /// Pollers waiting return empty. Idempotent.
+    void shutdown() { engine_->shutdown(); }
+
+    /// Java's poll(timeout): the next batch pulled from one queue (at most pull_batch_size messages, in
+    /// offset order; batches of a queue come in order), or empty after `timeout`. With auto-commit, first
+    /// commits what earlier polls returned. rmq::IllegalState before start() or after shutdown().
+    [[nodiscard]] std::vector<MessageExt> poll(std::chrono::milliseconds timeout) {
+        return engine_->poll(timeout);
+    }
+
+    /// poll(poll_timeout_millis).
+    [[nodiscard]] std::vector<MessageExt> poll() {
+        return engine_->poll(std::chrono::milliseconds(engine_->config().poll_timeout_millis));
+    }
+
+    /// Java's seek(mq, offset): the next messages of `mq` start at `offset` (within [min, max] offset of the
+    /// queue, else rmq::InvalidArgument); what was pulled of it and not polled is discarded; `offset` becomes
+    /// its consume and committed offset. rmq::IllegalState when `mq` is not this member's.
+    void seek(const MessageQueue& mq, std::int64_t offset) { engine_->seek(mq, offset); }
+
+    /// seek(mq, the queue's min offset).
+    void seek_to_begin(const MessageQueue& mq) { engine_->seek_to_begin(mq); }
+
+    /// seek(mq, the queue's max offset): only messages sent from now on.
+    void seek_to_end(const MessageQueue& mq) { engine_->seek_to_end(mq); }
+
+    /// Java's offsetForTimestamp: the first offset of `mq` stored at or after `timestamp` (wall ms).
+    [[nodiscard]] std::int64_t offset_for_timestamp(const MessageQueue& mq, std::int64_t timestamp) {
+        return engine_->offset_for_timestamp(mq, timestamp);
+    }
+
+    /// Java's committed(mq): the committed offset (memory first, then the broker or file); -1: none.
+    [[nodiscard]] std::int64_t committed(const MessageQueue& mq) { return engine_->committed(mq); }
+
+    /// Java's commitSync(): every owned queue's consume offset is committed and persisted before returning.
+    void commit_sync() { engine_->commit_sync(); }
+
+    /// Commits every owned queue's consume offset; it is persisted in the background.
+    void commit_async() { engine_->commit_async(); }
+
+    /// Java's pause(queues): they are not pulled until resume() (what was pulled can still be polled).
+    void pause(const std::vector<MessageQueue>& queues) { engine_->pause(queues); }
+
+    /// Java's resume(queues): pulled again (within pull_time_delay_mills_when_pause).
+    void resume(const std::vector<MessageQueue>& queues) { engine_->resume(queues); }
+
+    [[nodiscard]] bool is_paused(const MessageQueue& mq) const { return engine_->is_paused(mq); }
+
+    /// Java's assignment(): the queues this member owns now.
+    [[nodiscard]] std::vector<MessageQueue> assignment() const { return engine_->assignment(); }
+
+    /// Java's fetchMessageQueues(topic): the topic's readable queues (for assign()).
+    [[nodiscard]] std::vector<MessageQueue> fetch_message_queues(std::string_view topic) {
+        return engine_->fetch_message_queues(topic);
+    }
+
+    [[nodiscard]] bool running() const noexcept { return engine_->running(); }
+
+    [[nodiscard]] const std::string& client_id() const noexcept { return engine_->core().client_id(); }
+
+    /// Pull counters per topic and the state of each owned queue (cached = pulled, not yet polled).
+    [[nodiscard]] ConsumerStats stats() const { return engine_->core().stats(); }
+
+    /// The offset store.
+    [[nodiscard]] OffsetStore& offset_store() noexcept { return engine_->core().offset_store(); }
+
+    [[nodiscard]] const LitePullConfig& config() const noexcept { return engine_->config(); }
+
+private:
+    std::unique_ptr<Engine> engine_;
+};
+
+}  // namespace rmq
+// ---- end rmq/lite_pull_consumer.hpp ----
 
 // ---- begin rmq/metrics.hpp ----
 

@@ -43,6 +43,8 @@
 
 namespace rmq::detail {
 
+struct CoreAccess;
+
 /// The consumer's engine; see the file comment.
 template <class Order, class Allocate, class OffsetStore, class Tr>
 class ConsumerCore {
@@ -99,6 +101,7 @@ public:
 
 private:
     friend Host;
+    friend struct CoreAccess;  // rmq::LitePullConsumer's engine (detail/lite_pull/core_access.hpp)
 
     // impl/lifecycle.hpp
     void check_not_started(std::string_view what) const;

@@ -11,6 +11,7 @@
 
 #include <rmq/protocol.hpp>
 
+#include <rmq/detail/consumer/poll_hooks.hpp>
 #include <rmq/detail/consumer/state.hpp>
 
 namespace rmq::detail {
@@ -27,7 +28,9 @@ public:
         }
         ConsumerData data;
         data.group_name = s_.group;
-        data.consume_type = ConsumeType::ConsumePassively;
+        // Java: a lite pull consumer is CONSUME_ACTIVELY ("PULL" in admin tools), a push consumer PASSIVELY.
+        data.consume_type =
+            PollDriven<typename T::Order> ? ConsumeType::ConsumeActively : ConsumeType::ConsumePassively;
         data.message_model = s_.config.message_model;
         data.consume_from_where = s_.config.consume_from_where;
         data.unit_mode = s_.config.unit_mode;

@@ -11,6 +11,7 @@
 #include <rmq/topic.hpp>
 
 #include <rmq/detail/consumer/core.hpp>
+#include <rmq/detail/consumer/poll_hooks.hpp>
 
 namespace rmq::detail {
 
@@ -108,7 +109,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
                         s_.lifecycle.load() == State::Running ? "running" : "shut down"));
     }
     s_.config.validate();
-    if (!s_.listener) {
+    if (!PollDriven<Order> && !s_.listener) {
         throw InvalidArgument(fmt::format("no listener registered for group [{}]: call register_listener({}) "
                                           "before start()",
                                           s_.config.consumer_group,
@@ -120,7 +121,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     s_.max_reconsume_times = s_.config.max_reconsume_times_for(Order::unlimited_retries_by_default);
     s_.pull_threshold_for_queue.store(s_.config.pull_threshold_for_queue);
     s_.pull_threshold_size_for_queue.store(s_.config.pull_threshold_size_for_queue);
-    if (s_.clustering) {
+    if (s_.clustering && !PollDriven<Order>) {
         auto sd = parse_subscription(retry_topic(s_.group), sub_all);
         sd.sub_version = s_.clock->wall_millis();
         s_.subscriptions.put(std::move(sd));

@@ -13,6 +13,7 @@
 #include <rmq/error.hpp>
 #include <rmq/topic.hpp>
 
+#include <rmq/detail/consumer/poll_hooks.hpp>
 #include <rmq/detail/consumer/puller.hpp>
 #include <rmq/detail/consumer/queue_access.hpp>
 #include <rmq/detail/consumer/rebalancer.hpp>
@@ -49,6 +50,12 @@ void Puller<T>::pull(const Ptr& st) {
     if (flow_controlled(pq)) {
         pull_later(st, s_.config.pull_time_delay_mills_when_flow_control);
         return;
+    }
+    if constexpr (ServiceDelaysPulls<Service>) {
+        if (const std::int64_t delay = service_.pull_delay(st->mq); delay > 0) {
+            pull_later(st, delay);
+            return;
+        }
     }
     if (!ready_after_lock(*st)) {
         pull_later(st, s_.config.pull_time_delay_mills_when_exception);
@@ -197,7 +204,7 @@ void Puller<T>::on_pull_result(const Ptr& st, std::int64_t begin, Outcome<PullRe
     case PullStatus::NoNewMsg:
     case PullStatus::NoMatchedMsg:
         st->next_offset = result.next_begin_offset;
-        if (pq.msg_count() == 0) {
+        if (!PollDriven<typename T::Order> && pq.msg_count() == 0) {
             // Java's correctTagsOffset: nothing in flight, so everything before next_offset was filtered or
             // absent.
             committer_.commit(st->mq, st->next_offset, true);

@@ -17,6 +17,7 @@
 #include <rmq/concepts/order_policy.hpp>
 #include <rmq/error.hpp>
 
+#include <rmq/detail/consumer/poll_hooks.hpp>
 #include <rmq/detail/consumer/queue_access.hpp>
 #include <rmq/detail/consumer/rebalancer.hpp>
 
@@ -128,6 +129,9 @@ bool Rebalancer<T>::remove_queue(const MessageQueue& mq, const std::shared_ptr<P
 template <class T>
 bool Rebalancer<T>::remove_unnecessary_queue(const MessageQueue& mq,
                                              const std::shared_ptr<ProcessQueue>& pq) {
+    if constexpr (ServiceObservesQueueLeaving<Service, ConsumeQueue>) {
+        service_.on_queue_leaving(QueueAccess::queue(mq, pq));
+    }
     committer_.persist_dropped(mq, *pq);
     const bool locked = T::Order::requires_queue_lock && s_.clustering;
     if (locked && !wait_listener_calls(*pq)) {

@@ -16,6 +16,7 @@
 #include <rmq/error.hpp>
 #include <rmq/topic.hpp>
 
+#include <rmq/detail/consumer/poll_hooks.hpp>
 #include <rmq/detail/consumer/rebalancer.hpp>
 
 namespace rmq::detail {
@@ -103,6 +104,14 @@ void Rebalancer<T>::rebalance_topic(const std::string& topic) {
     }
     std::sort(mq_all.begin(), mq_all.end());
     std::vector<MessageQueue> mine;
+    if constexpr (PinsQueues<Allocate>) {
+        if (auto pinned = allocate_.pinned(topic, std::span<const MessageQueue>(mq_all))) {
+            if (update_process_queue_table(topic, *pinned)) {
+                message_queue_changed();
+            }
+            return;
+        }
+    }
     if (!s_.clustering) {
         mine = mq_all;
     } else {
