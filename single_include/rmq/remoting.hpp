@@ -5537,7 +5537,6 @@ RMQ_DECL std::string changed_receipt(const Command& response,
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cstring>
 #include <limits>
 
@@ -5957,10 +5956,7 @@ inline MessageExt inner_message(const MessageExt& outer, Message inner, std::siz
     m.set_commit_log_offset(outer.commit_log_offset());
     // Java's setWaitStoreMsgOK(outer.isWaitStoreMsgOK()): absent means true.
     const auto wait = outer.property_view(property::wait_store_msg_ok);
-    const bool wait_ok =
-        wait.empty() || std::ranges::equal(wait, std::string_view("true"), [](char a, char b) {
-            return std::tolower(static_cast<unsigned char>(a)) == b;
-        });
+    const bool wait_ok = wait.empty() || rmq::detail::parse_java_boolean(wait);
     m.set_property(property::wait_store_msg_ok, wait_ok ? "true" : "false");
     return m;
 }

@@ -727,7 +727,8 @@ private:
 // ---- begin rmq/detail/util/java_string.hpp ----
 
 /// @file detail/util/java_string.hpp
-/// Java's String order for UTF-8 text (MessageQueue's compareTo, and everything else ordered like Java).
+/// Java's String order for UTF-8 text (MessageQueue's compareTo, and everything else ordered like Java), and
+/// Boolean.parseBoolean.
 
 #include <algorithm>
 #include <cstddef>
@@ -735,6 +736,13 @@ private:
 #include <string_view>
 
 namespace rmq::detail {
+
+/// Boolean.parseBoolean: "true" in any case, else false.
+inline bool parse_java_boolean(std::string_view text) noexcept {
+    constexpr std::string_view t = "true";
+    return text.size() == t.size() &&
+           std::equal(text.begin(), text.end(), t.begin(), [](char a, char b) { return (a | 0x20) == b; });
+}
 
 /// Decodes one UTF-8 code point at `i` (advancing it); invalid bytes decode as themselves.
 inline std::uint32_t next_code_point(std::string_view s, std::size_t& i) noexcept {
@@ -19294,6 +19302,7 @@ RMQ_DECL void RemoteOffsetStore::send(const MessageQueue& mq, std::int64_t offse
 #include <fmt/format.h>
 
 
+
 namespace rmq {
 
 namespace detail::trace {
@@ -19352,20 +19361,6 @@ Int parse_int(std::string_view field, std::string_view what) {
         throw InvalidArgument(fmt::format("trace record: {} is not a number: \"{}\"", what, field));
     }
     return v;
-}
-
-/// Boolean.parseBoolean: "true" in any case, else false.
-inline bool parse_bool(std::string_view field) noexcept {
-    if (field.size() != 4) {
-        return false;
-    }
-    const std::string_view t = "true";
-    for (std::size_t i = 0; i < 4; ++i) {
-        if ((field[i] | 0x20) != t[i]) {
-            return false;
-        }
-    }
-    return true;
 }
 
 inline TraceMessageType parse_msg_type(std::string_view field) {
@@ -19591,10 +19586,10 @@ RMQ_DECL TraceContext detail::trace::decode_pub(const Fields& line) {
     c.cost_time = parse_int<std::int32_t>(line[10], "costTime");
     bean.msg_type = parse_msg_type(line[11]);
     if (line.size() == 13) {
-        c.is_success = parse_bool(line[12]);
+        c.is_success = parse_java_boolean(line[12]);
     } else if (line.size() >= 14) {
         bean.offset_msg_id = line.text(12);
-        c.is_success = parse_bool(line[13]);
+        c.is_success = parse_java_boolean(line[13]);
         if (line.size() >= 15) {
             bean.client_host = line.text(14);
         }
@@ -19626,7 +19621,7 @@ RMQ_DECL TraceContext detail::trace::decode_sub_after(const Fields& line) {
     bean.msg_id = line.text(2);
     bean.keys = line.text(5);
     c.cost_time = parse_int<std::int32_t>(line[3], "costTime");
-    c.is_success = parse_bool(line[4]);
+    c.is_success = parse_java_boolean(line[4]);
     if (line.size() >= 7) {
         c.context_code = parse_int<std::int32_t>(line[6], "contextCode");
     }
@@ -19653,7 +19648,7 @@ RMQ_DECL TraceContext detail::trace::decode_end_transaction(const Fields& line) 
     bean.msg_type = parse_msg_type(line[9]);
     bean.transaction_id = line.text(10);
     bean.transaction_state = parse_transaction_state(line[11]);
-    bean.from_transaction_check = parse_bool(line[12]);
+    bean.from_transaction_check = parse_java_boolean(line[12]);
     c.trace_beans.push_back(std::move(bean));
     return c;
 }
@@ -22162,10 +22157,7 @@ redirect_timer(MessageExt& m, std::int64_t due_wall, Clock& clock) {
 namespace rmq::detail {
 
 RMQ_DECL bool is_half_message(const Message& m) {
-    const auto v = m.property_view(property::transaction_prepared);
-    return v.size() == 4 && std::equal(v.begin(), v.end(), "true", [](char a, char b) {
-               return (a | 0x20) == b;  // Boolean.parseBoolean ignores case
-           });
+    return parse_java_boolean(m.property_view(property::transaction_prepared));
 }
 
 RMQ_DECL void make_half(MessageExt& m) {

@@ -1,7 +1,8 @@
 #pragma once
 
 /// @file detail/util/java_string.hpp
-/// Java's String order for UTF-8 text (MessageQueue's compareTo, and everything else ordered like Java).
+/// Java's String order for UTF-8 text (MessageQueue's compareTo, and everything else ordered like Java), and
+/// Boolean.parseBoolean.
 
 #include <algorithm>
 #include <cstddef>
@@ -9,6 +10,13 @@
 #include <string_view>
 
 namespace rmq::detail {
+
+/// Boolean.parseBoolean: "true" in any case, else false.
+inline bool parse_java_boolean(std::string_view text) noexcept {
+    constexpr std::string_view t = "true";
+    return text.size() == t.size() &&
+           std::equal(text.begin(), text.end(), t.begin(), [](char a, char b) { return (a | 0x20) == b; });
+}
 
 /// Decodes one UTF-8 code point at `i` (advancing it); invalid bytes decode as themselves.
 inline std::uint32_t next_code_point(std::string_view s, std::size_t& i) noexcept {

@@ -6,14 +6,12 @@
 
 #include <rmq/detail/broker/store.hpp>
 #include <rmq/detail/broker/transactions.hpp>
+#include <rmq/detail/util/java_string.hpp>
 
 namespace rmq::detail {
 
 RMQ_DECL bool is_half_message(const Message& m) {
-    const auto v = m.property_view(property::transaction_prepared);
-    return v.size() == 4 && std::equal(v.begin(), v.end(), "true", [](char a, char b) {
-               return (a | 0x20) == b;  // Boolean.parseBoolean ignores case
-           });
+    return parse_java_boolean(m.property_view(property::transaction_prepared));
 }
 
 RMQ_DECL void make_half(MessageExt& m) {

@@ -17,6 +17,8 @@
 #include <rmq/error.hpp>
 #include <rmq/trace.hpp>
 
+#include <rmq/detail/util/java_string.hpp>
+
 namespace rmq {
 
 namespace detail::trace {
@@ -75,20 +77,6 @@ Int parse_int(std::string_view field, std::string_view what) {
         throw InvalidArgument(fmt::format("trace record: {} is not a number: \"{}\"", what, field));
     }
     return v;
-}
-
-/// Boolean.parseBoolean: "true" in any case, else false.
-inline bool parse_bool(std::string_view field) noexcept {
-    if (field.size() != 4) {
-        return false;
-    }
-    const std::string_view t = "true";
-    for (std::size_t i = 0; i < 4; ++i) {
-        if ((field[i] | 0x20) != t[i]) {
-            return false;
-        }
-    }
-    return true;
 }
 
 inline TraceMessageType parse_msg_type(std::string_view field) {
@@ -314,10 +302,10 @@ RMQ_DECL TraceContext detail::trace::decode_pub(const Fields& line) {
     c.cost_time = parse_int<std::int32_t>(line[10], "costTime");
     bean.msg_type = parse_msg_type(line[11]);
     if (line.size() == 13) {
-        c.is_success = parse_bool(line[12]);
+        c.is_success = parse_java_boolean(line[12]);
     } else if (line.size() >= 14) {
         bean.offset_msg_id = line.text(12);
-        c.is_success = parse_bool(line[13]);
+        c.is_success = parse_java_boolean(line[13]);
         if (line.size() >= 15) {
             bean.client_host = line.text(14);
         }
@@ -349,7 +337,7 @@ RMQ_DECL TraceContext detail::trace::decode_sub_after(const Fields& line) {
     bean.msg_id = line.text(2);
     bean.keys = line.text(5);
     c.cost_time = parse_int<std::int32_t>(line[3], "costTime");
-    c.is_success = parse_bool(line[4]);
+    c.is_success = parse_java_boolean(line[4]);
     if (line.size() >= 7) {
         c.context_code = parse_int<std::int32_t>(line[6], "contextCode");
     }
@@ -376,7 +364,7 @@ RMQ_DECL TraceContext detail::trace::decode_end_transaction(const Fields& line) 
     bean.msg_type = parse_msg_type(line[9]);
     bean.transaction_id = line.text(10);
     bean.transaction_state = parse_transaction_state(line[11]);
-    bean.from_transaction_check = parse_bool(line[12]);
+    bean.from_transaction_check = parse_java_boolean(line[12]);
     c.trace_beans.push_back(std::move(bean));
     return c;
 }
