@@ -33,19 +33,7 @@ using Transport = rmq::RemotingTransport;
 
 /// `tools/rocketmq.sh mqadmin ARGS` (the cluster of RMQ_CLUSTER_DIR): its standard output.
 std::string mqadmin(const std::string& args) {
-    // consumerStatus writes a file per client under its working directory: run it in the cluster's.
-    const auto dir = std::filesystem::path(rmq_rc::env("RMQ_CLUSTER_DIR")) / "mqadmin";
-    std::filesystem::create_directories(dir);
-    const std::string cmd =
-        fmt::format("cd '{}' && '{}' mqadmin {}", dir.string(), rmq_rc::env("RMQ_ROCKETMQ_SH"), args);
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-    REQUIRE(pipe != nullptr);
-    std::string out;
-    std::array<char, 4096> buf{};
-    while (const auto n = std::fread(buf.data(), 1, buf.size(), pipe.get())) {
-        out.append(buf.data(), n);
-    }
-    return out;
+    return rmq_rc::mqadmin_output(args);
 }
 
 std::int64_t wall_millis() {

@@ -8,12 +8,14 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -43,22 +45,42 @@ inline void rocketmq_sh(const std::string& args) {
     }
 }
 
+/// Runs the shell command `cmd`: its exit status (pclose's; -1 when it could not start) and standard output.
+inline std::pair<int, std::string> run_command(const std::string& cmd) {
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (p == nullptr) {
+        return {-1, std::string()};
+    }
+    std::string out;
+    std::array<char, 65536> buf{};
+    for (std::size_t n = 0; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) {
+        out.append(buf.data(), n);
+    }
+    return {::pclose(p), std::move(out)};
+}
+
 /// Runs `tools/rocketmq.sh mqadmin ARGS` on the cluster (-n is added; an --acl cluster signs as its super
 /// user); throws unless it printed "success" (mqadmin exits 0 after a failed command too).
 inline void mqadmin(const std::string& args) {
     const std::string cmd = fmt::format(
         "RMQ_CLUSTER_DIR='{}' '{}' mqadmin {} 2>&1", env("RMQ_CLUSTER_DIR"), env("RMQ_ROCKETMQ_SH"), args);
-    std::string out;
-    if (FILE* p = popen(cmd.c_str(), "r"); p != nullptr) {
-        std::array<char, 4096> buf{};
-        for (std::size_t n = 0; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) {
-            out.append(buf.data(), n);
-        }
-        if (pclose(p) == 0 && out.find("success") != std::string::npos) {
-            return;
-        }
+    const auto [status, out] = run_command(cmd);
+    if (status != 0 || out.find("success") == std::string::npos) {
+        throw std::runtime_error(fmt::format("failed: {}\n{}", cmd, out));
     }
-    throw std::runtime_error(fmt::format("failed: {}\n{}", cmd, out));
+}
+
+/// `tools/rocketmq.sh mqadmin ARGS` run in the cluster's folder `mqadmin` (consumerStatus writes a file per
+/// client in its working directory): its standard output, standard error too with `with_stderr`.
+inline std::string mqadmin_output(const std::string& args, bool with_stderr = false) {
+    const auto dir = std::filesystem::path(env("RMQ_CLUSTER_DIR")) / "mqadmin";
+    std::filesystem::create_directories(dir);
+    return run_command(fmt::format("cd '{}' && '{}' mqadmin {}{}",
+                                   dir.string(),
+                                   env("RMQ_ROCKETMQ_SH"),
+                                   args,
+                                   with_stderr ? " 2>&1" : ""))
+        .second;
 }
 
 /// Creates `topic` with `queues` read/write queues on every broker.

@@ -18,14 +18,7 @@ namespace rmq_rc {
 /// Runs `tools/rocketmq.sh peer ARGS` and returns its stdout JSON lines (exit status must be 0).
 inline std::vector<nlohmann::json> peer(const std::string& args) {
     const std::string cmd = fmt::format("'{}' peer {}", rmq_rc::env("RMQ_ROCKETMQ_SH"), args);
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::string out;
-    std::array<char, 65536> buf{};
-    for (std::size_t n = 0; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) {
-        out.append(buf.data(), n);
-    }
-    const int status = ::pclose(p);
+    const auto [status, out] = run_command(cmd);
     INFO(cmd);
     REQUIRE(status == 0);
     std::vector<nlohmann::json> lines;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cluster.hpp"
+#include "peer.hpp"
 #include "round_trip.hpp"
 
 #include <catch2/catch.hpp>
@@ -32,20 +33,9 @@ namespace {
 
 using Transport = rmq::RemotingTransport;
 
-/// `tools/rocketmq.sh mqadmin ARGS`: its standard output.
+/// `tools/rocketmq.sh mqadmin ARGS`: its standard output and error.
 std::string mqadmin_output(const std::string& args) {
-    const auto dir = std::filesystem::path(rmq_rc::env("RMQ_CLUSTER_DIR")) / "mqadmin";
-    std::filesystem::create_directories(dir);
-    const std::string cmd =
-        fmt::format("cd '{}' && '{}' mqadmin {} 2>&1", dir.string(), rmq_rc::env("RMQ_ROCKETMQ_SH"), args);
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-    REQUIRE(pipe != nullptr);
-    std::string out;
-    std::array<char, 4096> buf{};
-    while (const auto n = std::fread(buf.data(), 1, buf.size(), pipe.get())) {
-        out.append(buf.data(), n);
-    }
-    return out;
+    return rmq_rc::mqadmin_output(args, true);
 }
 
 /// The records of the trace topic about `ids`, read back by a plain consumer of a fresh group.
@@ -242,20 +232,11 @@ namespace {
 
 /// Runs `tools/rocketmq.sh peer ARGS`; the msgIds of its JSON lines (exit status must be 0).
 std::set<std::string> java_sent_ids(const std::string& args) {
-    const std::string cmd = fmt::format("'{}' peer {}", rmq_rc::env("RMQ_ROCKETMQ_SH"), args);
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-    REQUIRE(pipe != nullptr);
-    std::string out;
-    std::array<char, 65536> buf{};
-    while (const auto n = std::fread(buf.data(), 1, buf.size(), pipe.get())) {
-        out.append(buf.data(), n);
-    }
-    REQUIRE(pclose(pipe.release()) == 0);
     std::set<std::string> ids;
-    const std::string field = "\"msgId\":\"";
-    for (std::size_t at = out.find(field); at != std::string::npos; at = out.find(field, at + 1)) {
-        const auto start = at + field.size();
-        ids.insert(out.substr(start, out.find('"', start) - start));
+    for (const auto& line : rmq_rc::peer(args)) {
+        if (line.contains("msgId") && line["msgId"].is_string()) {
+            ids.insert(line["msgId"].get<std::string>());
+        }
     }
     return ids;
 }
