@@ -19,15 +19,12 @@
 #include "chaos_check.hpp"
 #include "cluster.hpp"
 #include "logs.hpp"
-#include <fcntl.h>
-#include <spawn.h>
+#include "process.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
-
-extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere
 
 namespace {
 
@@ -37,25 +34,6 @@ std::int64_t now_us() {
     return std::chrono::duration_cast<std::chrono::microseconds>(
                std::chrono::system_clock::now().time_since_epoch())
         .count();
-}
-
-pid_t spawn(const std::vector<std::string>& args, const std::string& out) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    std::vector<char*> argv;
-    for (const auto& a : args) {
-        argv.push_back(const_cast<char*>(a.c_str()));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
-    }
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-        throw std::runtime_error(fmt::format("cannot start {}", args[0]));
-    }
-    return pid;
 }
 
 /// The driver's side of one run: members by slot, the fault log.
@@ -75,14 +53,14 @@ struct Run {
         const std::string name = fmt::format("m{}.{}", slot, ++incarnation[slot]);
         fault("start", name);
         members[slot] = {name,
-                         spawn({RMQ_CHAOS_MEMBER,
-                                "orderly",
-                                rmq_rc::namesrv(),
-                                topic,
-                                group,
-                                name,
-                                (dir / "members").string()},
-                               (dir / "members" / (name + ".err")).string())};
+                         rmq_rc::spawn({RMQ_CHAOS_MEMBER,
+                                        "orderly",
+                                        rmq_rc::namesrv(),
+                                        topic,
+                                        group,
+                                        name,
+                                        (dir / "members").string()},
+                                       (dir / "members" / (name + ".err")).string())};
     }
 
     void signal(int slot, std::string_view kind, int sig) {
@@ -122,16 +100,16 @@ TEST_CASE("chaos (short): orderly members under kill -9, a pause past the lock e
         run.start(slot);
     }
     constexpr int produce_s = 75;
-    const pid_t producer = spawn({RMQ_CHAOS_PRODUCER,
-                                  rmq_rc::namesrv(),
-                                  run.topic,
-                                  "broker-a,broker-b",
-                                  "4",
-                                  "40",
-                                  "40",
-                                  std::to_string(produce_s),
-                                  run.dir.string()},
-                                 (run.dir / "producer.err").string());
+    const pid_t producer = rmq_rc::spawn({RMQ_CHAOS_PRODUCER,
+                                          rmq_rc::namesrv(),
+                                          run.topic,
+                                          "broker-a,broker-b",
+                                          "4",
+                                          "40",
+                                          "40",
+                                          std::to_string(produce_s),
+                                          run.dir.string()},
+                                         (run.dir / "producer.err").string());
     // The schedule; the broker restart runs beside it (start-broker takes 15-25 s). m2 is paused past the
     // broker's lock expiry (60 s on this cluster); then m1's kill leaves [m2, m3], which moves m2's upper
     // queues to m3: m3 locks them (m2's locks expired), and m2, continued, must not consume them again.
