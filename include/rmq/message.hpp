@@ -29,6 +29,9 @@ inline constexpr std::string_view real_topic = "REAL_TOPIC";
 inline constexpr std::string_view real_queue_id = "REAL_QID";
 inline constexpr std::string_view transaction_prepared = "TRAN_MSG";
 inline constexpr std::string_view producer_group = "PGROUP";
+/// A half message's first check-back no sooner than this many seconds after its birth (instead of the
+/// broker's transactionTimeOut); set it on the message before send_message_in_transaction.
+inline constexpr std::string_view check_immunity_time_in_seconds = "CHECK_IMMUNITY_TIME_IN_SECONDS";
 inline constexpr std::string_view min_offset = "MIN_OFFSET";
 inline constexpr std::string_view max_offset = "MAX_OFFSET";
 inline constexpr std::string_view reconsume_time = "RECONSUME_TIME";

@@ -403,6 +403,9 @@ inline constexpr std::string_view real_topic = "REAL_TOPIC";
 inline constexpr std::string_view real_queue_id = "REAL_QID";
 inline constexpr std::string_view transaction_prepared = "TRAN_MSG";
 inline constexpr std::string_view producer_group = "PGROUP";
+/// A half message's first check-back no sooner than this many seconds after its birth (instead of the
+/// broker's transactionTimeOut); set it on the message before send_message_in_transaction.
+inline constexpr std::string_view check_immunity_time_in_seconds = "CHECK_IMMUNITY_TIME_IN_SECONDS";
 inline constexpr std::string_view min_offset = "MIN_OFFSET";
 inline constexpr std::string_view max_offset = "MAX_OFFSET";
 inline constexpr std::string_view reconsume_time = "RECONSUME_TIME";
@@ -727,12 +730,14 @@ private:
 // ---- begin rmq/detail/util/java_string.hpp ----
 
 /// @file detail/util/java_string.hpp
-/// Java's String order for UTF-8 text (MessageQueue's compareTo, and everything else ordered like Java), and
-/// Boolean.parseBoolean.
+/// Java's String order for UTF-8 text (MessageQueue's compareTo, and everything else ordered like Java),
+/// Boolean.parseBoolean and Long.parseLong.
 
 #include <algorithm>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace rmq::detail {
@@ -742,6 +747,19 @@ inline bool parse_java_boolean(std::string_view text) noexcept {
     constexpr std::string_view t = "true";
     return text.size() == t.size() &&
            std::equal(text.begin(), text.end(), t.begin(), [](char a, char b) { return (a | 0x20) == b; });
+}
+
+/// Long.parseLong: an optional sign and decimal digits that fit 64 bits; nullopt where Java throws.
+inline std::optional<std::int64_t> parse_java_long(std::string_view text) noexcept {
+    if (text.size() > 1 && text.front() == '+') {
+        text.remove_prefix(1);  // from_chars takes '-' but not '+'
+    }
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return v;
 }
 
 /// Decodes one UTF-8 code point at `i` (advancing it); invalid bytes decode as themselves.
@@ -7069,6 +7087,11 @@ MessageExt discarded_copy(const MessageExt& half);
 /// sendCheckMessage): the header's fields and the message with its real topic and queue id.
 TransactionCheck check_of(const MessageExt& half, std::string_view broker_name);
 
+/// TransactionalMessageServiceImpl.getImmunityTime: how old (ms) a half message must be before its
+/// check-back: CHECK_IMMUNITY_TIME_IN_SECONDS x 1000 when that parses as a long other than -1 (even below the
+/// time-out, as in Java; saturated instead of Java's overflow), else transaction_time_out.
+std::int64_t check_immunity_millis(const MessageExt& half, std::int64_t transaction_time_out);
+
 /// The unresolved half messages, by the commit-log offset of their latest copy, and the check schedule.
 class HalfMessages {
 public:
@@ -7091,8 +7114,8 @@ public:
     /// A check put a new copy back: `from` (the previous copy's offset) now names `copy`.
     void replace(std::int64_t from, std::shared_ptr<const MessageExt> copy);
 
-    /// A check round due at steady time `now`: the pending messages born at least transaction_time_out before
-    /// `wall_now`, oldest first; empty when no round is due.
+    /// A check round due at steady time `now`: the pending messages born at least their check immunity
+    /// (check_immunity_millis) before `wall_now`, oldest first; empty when no round is due.
     std::vector<std::shared_ptr<const MessageExt>> take_round(std::int64_t now, std::int64_t wall_now);
 
     /// Steady time of the next check round while a half message is pending.
@@ -22150,6 +22173,7 @@ redirect_timer(MessageExt& m, std::int64_t due_wall, Clock& clock) {
 // ---- begin rmq/detail/broker/impl/transactions.ipp ----
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -22266,6 +22290,18 @@ RMQ_DECL void HalfMessages::replace(std::int64_t from, std::shared_ptr<const Mes
     pending_.emplace(to, std::move(copy));
 }
 
+RMQ_DECL std::int64_t check_immunity_millis(const MessageExt& half, std::int64_t transaction_time_out) {
+    if (!half.has_property(property::check_immunity_time_in_seconds)) {
+        return transaction_time_out;
+    }
+    const auto seconds = parse_java_long(half.property_view(property::check_immunity_time_in_seconds));
+    if (!seconds || *seconds == -1) {  // Java's getLong answers -1 for what does not parse
+        return transaction_time_out;
+    }
+    constexpr std::int64_t max_seconds = std::numeric_limits<std::int64_t>::max() / 1000;
+    return std::clamp(*seconds, -max_seconds, max_seconds) * 1000;
+}
+
 RMQ_DECL std::vector<std::shared_ptr<const MessageExt>> HalfMessages::take_round(std::int64_t now,
                                                                                  std::int64_t wall_now) {
     std::vector<std::shared_ptr<const MessageExt>> due;
@@ -22276,7 +22312,7 @@ RMQ_DECL std::vector<std::shared_ptr<const MessageExt>> HalfMessages::take_round
         next_round_ += std::max<std::int64_t>(interval_, 1);
     }
     for (const auto& [offset, m] : pending_) {
-        if (wall_now - m->born_timestamp() >= time_out_) {
+        if (wall_now - m->born_timestamp() >= check_immunity_millis(*m, time_out_)) {
             due.push_back(m);
         }
     }

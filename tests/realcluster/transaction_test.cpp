@@ -98,6 +98,30 @@ TEST_CASE("transactions: an unknown half message is checked back and committed",
     producer.shutdown();
 }
 
+TEST_CASE("transactions: CHECK_IMMUNITY_TIME_IN_SECONDS holds the first check-back off",
+          "[realcluster][transaction]") {
+    const std::string topic = rmq_rc::unique("RcTxImmune");
+    rmq_rc::create_topic(topic, 4);
+    rmq::RemotingTransport transport{rmq_rc::config()};
+    Listener listener;
+    *listener.check_answer = State::CommitMessage;
+    TxProducer producer(transport, rmq::ProducerConfig{.producer_group = rmq_rc::unique("txpg")}, listener);
+    producer.start();
+    rmq::Message m(topic, "TagA", "immune", "later");
+    m.set_property(rmq::property::check_immunity_time_in_seconds, "15");
+    const auto sent = std::chrono::steady_clock::now();
+    producer.send_message_in_transaction(m, State::Unknow);
+    // Without the property this cluster checks it 3-8 s after its birth (transactionTimeOut=3000).
+    REQUIRE(rmq_rc::wait_until([&] { return *listener.checks >= 1; }, std::chrono::seconds(60)));
+    const auto waited = std::chrono::steady_clock::now() - sent;
+    INFO("first check-back after " << std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()
+                                   << " ms");
+    CHECK(waited >= std::chrono::seconds(14));
+    REQUIRE(
+        rmq_rc::wait_until([&] { return rmq_rc::stored(transport, topic) == 1; }, std::chrono::seconds(30)));
+    producer.shutdown();
+}
+
 TEST_CASE("transactions: a producer gone before its commit, another of its group answers the check-back",
           "[realcluster][transaction]") {
     const std::string topic = rmq_rc::unique("RcTxKilled");

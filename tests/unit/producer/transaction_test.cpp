@@ -215,6 +215,49 @@ TEST_CASE("transaction: a young half message is not checked before transaction_t
     CHECK(e.visible() == 0);
 }
 
+TEST_CASE(
+    "transaction: CHECK_IMMUNITY_TIME_IN_SECONDS holds the first check-back off past transaction_time_out") {
+    Env e;
+    rmq::Message m("T", "immune");
+    m.set_property(rmq::property::check_immunity_time_in_seconds, "90");
+    e.producer.send_message_in_transaction(m, Decide::Unknow);
+    e.rec->check_answer = State::CommitMessage;
+    e.check_round();  // 60 s old: past transaction_time_out (6 s), not past its 90 s
+    e.broker.drain();
+    CHECK(e.rec->checks == 0);
+    CHECK(e.broker.half_message_count() == 1);
+    e.check_round();  // 120 s old
+    REQUIRE(e.eventually([&] { return e.visible() == 1; }));
+    CHECK(e.rec->checks == 1);
+}
+
+TEST_CASE(
+    "transaction: a check immunity below transaction_time_out checks sooner, one that does not parse is "
+    "ignored") {
+    Env e;
+    e.clock->advance(rmq::Millis(57000));
+    rmq::Message soon("T", "soon");
+    soon.set_property(rmq::property::check_immunity_time_in_seconds, "+2");
+    e.producer.send_message_in_transaction(soon, Decide::Unknow);
+    rmq::Message junk("T", "junk");
+    junk.set_property(rmq::property::check_immunity_time_in_seconds, "2s");
+    e.producer.send_message_in_transaction(junk, Decide::Unknow);
+    rmq::Message minus_one("T", "-1");  // Java's "does not parse" sentinel
+    minus_one.set_property(rmq::property::check_immunity_time_in_seconds, "-1");
+    e.producer.send_message_in_transaction(minus_one, Decide::Unknow);
+    e.rec->check_answer = State::RollbackMessage;
+    e.clock->advance(rmq::Millis(3000));  // the round at 60 s: all are 3 s old
+    REQUIRE(e.eventually([&] { return e.broker.half_message_count() == 2; }));
+    CHECK(e.rec->checks == 1);
+    {
+        const std::lock_guard lock(e.rec->mutex);
+        CHECK(e.rec->checked.at(0).body() == "soon");
+    }
+    e.check_round();
+    REQUIRE(e.eventually([&] { return e.broker.half_message_count() == 0; }));
+    CHECK(e.visible() == 0);
+}
+
 TEST_CASE("transaction: a listener that throws leaves the transaction unknown, the check-back resolves it") {
     Env e;
     const auto r = e.producer.send_message_in_transaction(rmq::Message("T", "thrown"), Decide::Throw);

@@ -61,6 +61,11 @@ MessageExt discarded_copy(const MessageExt& half);
 /// sendCheckMessage): the header's fields and the message with its real topic and queue id.
 TransactionCheck check_of(const MessageExt& half, std::string_view broker_name);
 
+/// TransactionalMessageServiceImpl.getImmunityTime: how old (ms) a half message must be before its
+/// check-back: CHECK_IMMUNITY_TIME_IN_SECONDS x 1000 when that parses as a long other than -1 (even below the
+/// time-out, as in Java; saturated instead of Java's overflow), else transaction_time_out.
+std::int64_t check_immunity_millis(const MessageExt& half, std::int64_t transaction_time_out);
+
 /// The unresolved half messages, by the commit-log offset of their latest copy, and the check schedule.
 class HalfMessages {
 public:
@@ -83,8 +88,8 @@ public:
     /// A check put a new copy back: `from` (the previous copy's offset) now names `copy`.
     void replace(std::int64_t from, std::shared_ptr<const MessageExt> copy);
 
-    /// A check round due at steady time `now`: the pending messages born at least transaction_time_out before
-    /// `wall_now`, oldest first; empty when no round is due.
+    /// A check round due at steady time `now`: the pending messages born at least their check immunity
+    /// (check_immunity_millis) before `wall_now`, oldest first; empty when no round is due.
     std::vector<std::shared_ptr<const MessageExt>> take_round(std::int64_t now, std::int64_t wall_now);
 
     /// Steady time of the next check round while a half message is pending.

@@ -1,12 +1,14 @@
 #pragma once
 
 /// @file detail/util/java_string.hpp
-/// Java's String order for UTF-8 text (MessageQueue's compareTo, and everything else ordered like Java), and
-/// Boolean.parseBoolean.
+/// Java's String order for UTF-8 text (MessageQueue's compareTo, and everything else ordered like Java),
+/// Boolean.parseBoolean and Long.parseLong.
 
 #include <algorithm>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace rmq::detail {
@@ -16,6 +18,19 @@ inline bool parse_java_boolean(std::string_view text) noexcept {
     constexpr std::string_view t = "true";
     return text.size() == t.size() &&
            std::equal(text.begin(), text.end(), t.begin(), [](char a, char b) { return (a | 0x20) == b; });
+}
+
+/// Long.parseLong: an optional sign and decimal digits that fit 64 bits; nullopt where Java throws.
+inline std::optional<std::int64_t> parse_java_long(std::string_view text) noexcept {
+    if (text.size() > 1 && text.front() == '+') {
+        text.remove_prefix(1);  // from_chars takes '-' but not '+'
+    }
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return v;
 }
 
 /// Decodes one UTF-8 code point at `i` (advancing it); invalid bytes decode as themselves.

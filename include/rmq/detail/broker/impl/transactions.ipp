@@ -1,6 +1,7 @@
 #pragma once
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -120,6 +121,18 @@ RMQ_DECL void HalfMessages::replace(std::int64_t from, std::shared_ptr<const Mes
     pending_.emplace(to, std::move(copy));
 }
 
+RMQ_DECL std::int64_t check_immunity_millis(const MessageExt& half, std::int64_t transaction_time_out) {
+    if (!half.has_property(property::check_immunity_time_in_seconds)) {
+        return transaction_time_out;
+    }
+    const auto seconds = parse_java_long(half.property_view(property::check_immunity_time_in_seconds));
+    if (!seconds || *seconds == -1) {  // Java's getLong answers -1 for what does not parse
+        return transaction_time_out;
+    }
+    constexpr std::int64_t max_seconds = std::numeric_limits<std::int64_t>::max() / 1000;
+    return std::clamp(*seconds, -max_seconds, max_seconds) * 1000;
+}
+
 RMQ_DECL std::vector<std::shared_ptr<const MessageExt>> HalfMessages::take_round(std::int64_t now,
                                                                                  std::int64_t wall_now) {
     std::vector<std::shared_ptr<const MessageExt>> due;
@@ -130,7 +143,7 @@ RMQ_DECL std::vector<std::shared_ptr<const MessageExt>> HalfMessages::take_round
         next_round_ += std::max<std::int64_t>(interval_, 1);
     }
     for (const auto& [offset, m] : pending_) {
-        if (wall_now - m->born_timestamp() >= time_out_) {
+        if (wall_now - m->born_timestamp() >= check_immunity_millis(*m, time_out_)) {
             due.push_back(m);
         }
     }
