@@ -8627,6 +8627,7 @@ private:
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -8657,6 +8658,22 @@ struct DispatcherOptions {
 /// Sends one trace message (its topic, body and KEYS set); throws when the send failed.
 using TraceSend = std::function<void(const Message&)>;
 
+/// What a SubAfter record adds to the SubBefore it joins; the record itself is built on the drain thread, so
+/// a listener call copies no trace bean.
+struct AfterPart {
+    bool success = false;
+    ConsumeReturnType how = ConsumeReturnType::Success;
+    std::size_t call_size = 0;
+    std::int64_t now = 0;
+};
+
+/// One queued record: `context` itself, or (with `after`) the SubAfter record joining the SubBefore
+/// `context`.
+struct Record {
+    std::shared_ptr<const TraceContext> context;
+    std::optional<AfterPart> after;
+};
+
 /// Thread-safe: append() from any thread; start() and shutdown() from the owner.
 class Dispatcher {
 public:
@@ -8668,6 +8685,10 @@ public:
     /// Queues a record; never waits. False (and counted in TraceStats::dropped, logged) when the queue is
     /// full.
     bool append(TraceContext ctx) noexcept;
+
+    /// Queues a shared record, or with `after` the SubAfter record joining it; never waits, as above.
+    bool append(std::shared_ptr<const TraceContext> ctx,
+                std::optional<AfterPart> after = std::nullopt) noexcept;
 
     /// Starts the draining thread.
     void start();
@@ -8684,14 +8705,14 @@ private:
     /// One drain: up to batch_num records when `force`, or when enough wait, or when the interval passed.
     /// False when nothing was due.
     bool drain(bool force);
-    void send_records(const std::vector<std::unique_ptr<TraceContext>>& records);
+    void send_records(const std::vector<std::unique_ptr<Record>>& records);
     void send_group(const std::vector<TraceTransferBean>& beans);
     void send_one(const std::set<std::string>& keys, std::string data);
 
     DispatcherOptions options_;
     TraceSend send_;
     std::shared_ptr<Clock> clock_;
-    boost::lockfree::queue<TraceContext*> queue_;
+    boost::lockfree::queue<Record*> queue_;
     std::atomic<std::size_t> pending_{0};
     std::atomic<std::uint64_t> appended_{0};
     std::atomic<std::uint64_t> dropped_{0};
@@ -8959,20 +8980,22 @@ public:
             end_transaction_record(m, group_, broker_addr, msg_id, transaction_id, state, from_check, now()));
     }
 
-    /// Queues the SubBefore record of a listener call and returns it for after().
-    std::optional<TraceContext> before(std::span<const MessageExt> msgs) {
+    /// Queues the SubBefore record of a listener call and returns it for after() (null: nothing traced).
+    std::shared_ptr<const TraceContext> before(std::span<const MessageExt> msgs) {
         auto c = sub_before_record(msgs, group_, ids_.next(), now());
-        if (c) {
-            dispatcher_.append(*c);
+        if (!c) {
+            return nullptr;
         }
-        return c;
+        auto shared = std::make_shared<const TraceContext>(std::move(*c));
+        dispatcher_.append(shared);
+        return shared;
     }
 
-    /// Queues the SubAfter record joining `before`.
+    /// Queues the SubAfter record joining `before` (built on the drain thread).
     void
-    after(const std::optional<TraceContext>& before, bool success, ConsumeReturnType how, std::size_t n) {
+    after(std::shared_ptr<const TraceContext> before, bool success, ConsumeReturnType how, std::size_t n) {
         if (before) {
-            dispatcher_.append(sub_after_record(*before, success, how, n, now()));
+            dispatcher_.append(std::move(before), AfterPart{success, how, n, now()});
         }
     }
 
@@ -9688,13 +9711,13 @@ auto Consumption<T>::consume(const ConsumeQueue& q,
     });
     const std::span<const MessageExt> view(msgs);
     run_hook(s_.hooks.before, "before", q.mq(), view);
-    const auto traced = s_.tracer ? s_.tracer->before(view) : std::nullopt;
+    auto traced = s_.tracer ? s_.tracer->before(view) : nullptr;
     const std::int64_t begin = s_.clock->steady_millis();
     std::optional<Status> status = invoke_listener(q.mq(), view, ctx);
     const std::int64_t rt = s_.clock->steady_millis() - begin;
     ListenerCall<Status> call{status.value_or(Order::failure_status), status.has_value(), rt};
     if (s_.tracer) {
-        s_.tracer->after(traced, Order::is_success(call.status), return_type(call), view.size());
+        s_.tracer->after(std::move(traced), Order::is_success(call.status), return_type(call), view.size());
     }
     if (s_.hooks.after) {
         try {
@@ -23610,16 +23633,28 @@ RMQ_DECL Dispatcher::~Dispatcher() {
         shutdown();
     } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw
     }
-    TraceContext* left = nullptr;
+    Record* left = nullptr;
     while (queue_.pop(left)) {
         delete left;  // NOLINT(cppcoreguidelines-owning-memory): the queue holds raw pointers
     }
 }
 
 RMQ_DECL bool Dispatcher::append(TraceContext ctx) noexcept {
-    TraceContext* record = nullptr;
+    std::shared_ptr<const TraceContext> shared;
     try {
-        record = new TraceContext(std::move(ctx));  // NOLINT(cppcoreguidelines-owning-memory)
+        shared = std::make_shared<const TraceContext>(std::move(ctx));
+    } catch (...) {  // NOLINT(bugprone-empty-catch): counted as a drop below
+    }
+    return append(std::move(shared));
+}
+
+RMQ_DECL bool Dispatcher::append(std::shared_ptr<const TraceContext> ctx,
+                                 std::optional<AfterPart> after) noexcept {
+    Record* record = nullptr;
+    try {
+        if (ctx) {
+            record = new Record{std::move(ctx), after};  // NOLINT(cppcoreguidelines-owning-memory)
+        }
     } catch (...) {
         record = nullptr;
     }
@@ -23706,9 +23741,9 @@ RMQ_DECL bool Dispatcher::drain(bool force) {
     if (!force && waiting < options_.batch_num && now - last_flush_ < options_.flush_interval) {
         return false;
     }
-    std::vector<std::unique_ptr<TraceContext>> records;
+    std::vector<std::unique_ptr<Record>> records;
     records.reserve(options_.batch_num);
-    TraceContext* record = nullptr;
+    Record* record = nullptr;
     while (records.size() < options_.batch_num && queue_.pop(record)) {
         records.emplace_back(record);
         pending_.fetch_sub(1, std::memory_order_acq_rel);
@@ -23720,15 +23755,19 @@ RMQ_DECL bool Dispatcher::drain(bool force) {
 
 /// AsyncDataSendTask.sendTraceData: records grouped by traced topic (and trace topic), each group's records
 /// concatenated into as few messages as the size limit allows.
-RMQ_DECL void Dispatcher::send_records(const std::vector<std::unique_ptr<TraceContext>>& records) {
+RMQ_DECL void Dispatcher::send_records(const std::vector<std::unique_ptr<Record>>& records) {
     std::map<std::string, std::vector<TraceTransferBean>> groups;
-    for (const auto& r : records) {
-        if (!r->region_id || r->trace_beans.empty()) {
+    for (const auto& record : records) {
+        const TraceContext& c = *record->context;
+        if (!c.region_id || c.trace_beans.empty()) {
             continue;
         }
         try {
-            const auto& topic = r->trace_beans.front().topic;
-            groups[topic ? *topic : std::string("null")].push_back(encode_trace_context(*r));
+            const auto& topic = c.trace_beans.front().topic;
+            const auto& a = record->after;
+            groups[topic ? *topic : std::string("null")].push_back(
+                a ? encode_trace_context(sub_after_record(c, a->success, a->how, a->call_size, a->now))
+                  : encode_trace_context(c));
         } catch (const std::exception& e) {
             log_message(LogLevel::Warn, fmt::format("trace record not encoded: {}", e.what()));
         }

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -46,6 +47,22 @@ struct DispatcherOptions {
 /// Sends one trace message (its topic, body and KEYS set); throws when the send failed.
 using TraceSend = std::function<void(const Message&)>;
 
+/// What a SubAfter record adds to the SubBefore it joins; the record itself is built on the drain thread, so
+/// a listener call copies no trace bean.
+struct AfterPart {
+    bool success = false;
+    ConsumeReturnType how = ConsumeReturnType::Success;
+    std::size_t call_size = 0;
+    std::int64_t now = 0;
+};
+
+/// One queued record: `context` itself, or (with `after`) the SubAfter record joining the SubBefore
+/// `context`.
+struct Record {
+    std::shared_ptr<const TraceContext> context;
+    std::optional<AfterPart> after;
+};
+
 /// Thread-safe: append() from any thread; start() and shutdown() from the owner.
 class Dispatcher {
 public:
@@ -57,6 +74,10 @@ public:
     /// Queues a record; never waits. False (and counted in TraceStats::dropped, logged) when the queue is
     /// full.
     bool append(TraceContext ctx) noexcept;
+
+    /// Queues a shared record, or with `after` the SubAfter record joining it; never waits, as above.
+    bool append(std::shared_ptr<const TraceContext> ctx,
+                std::optional<AfterPart> after = std::nullopt) noexcept;
 
     /// Starts the draining thread.
     void start();
@@ -73,14 +94,14 @@ private:
     /// One drain: up to batch_num records when `force`, or when enough wait, or when the interval passed.
     /// False when nothing was due.
     bool drain(bool force);
-    void send_records(const std::vector<std::unique_ptr<TraceContext>>& records);
+    void send_records(const std::vector<std::unique_ptr<Record>>& records);
     void send_group(const std::vector<TraceTransferBean>& beans);
     void send_one(const std::set<std::string>& keys, std::string data);
 
     DispatcherOptions options_;
     TraceSend send_;
     std::shared_ptr<Clock> clock_;
-    boost::lockfree::queue<TraceContext*> queue_;
+    boost::lockfree::queue<Record*> queue_;
     std::atomic<std::size_t> pending_{0};
     std::atomic<std::uint64_t> appended_{0};
     std::atomic<std::uint64_t> dropped_{0};

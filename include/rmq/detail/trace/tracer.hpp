@@ -100,20 +100,22 @@ public:
             end_transaction_record(m, group_, broker_addr, msg_id, transaction_id, state, from_check, now()));
     }
 
-    /// Queues the SubBefore record of a listener call and returns it for after().
-    std::optional<TraceContext> before(std::span<const MessageExt> msgs) {
+    /// Queues the SubBefore record of a listener call and returns it for after() (null: nothing traced).
+    std::shared_ptr<const TraceContext> before(std::span<const MessageExt> msgs) {
         auto c = sub_before_record(msgs, group_, ids_.next(), now());
-        if (c) {
-            dispatcher_.append(*c);
+        if (!c) {
+            return nullptr;
         }
-        return c;
+        auto shared = std::make_shared<const TraceContext>(std::move(*c));
+        dispatcher_.append(shared);
+        return shared;
     }
 
-    /// Queues the SubAfter record joining `before`.
+    /// Queues the SubAfter record joining `before` (built on the drain thread).
     void
-    after(const std::optional<TraceContext>& before, bool success, ConsumeReturnType how, std::size_t n) {
+    after(std::shared_ptr<const TraceContext> before, bool success, ConsumeReturnType how, std::size_t n) {
         if (before) {
-            dispatcher_.append(sub_after_record(*before, success, how, n, now()));
+            dispatcher_.append(std::move(before), AfterPart{success, how, n, now()});
         }
     }
 

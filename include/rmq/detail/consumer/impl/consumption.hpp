@@ -51,13 +51,13 @@ auto Consumption<T>::consume(const ConsumeQueue& q,
     });
     const std::span<const MessageExt> view(msgs);
     run_hook(s_.hooks.before, "before", q.mq(), view);
-    const auto traced = s_.tracer ? s_.tracer->before(view) : std::nullopt;
+    auto traced = s_.tracer ? s_.tracer->before(view) : nullptr;
     const std::int64_t begin = s_.clock->steady_millis();
     std::optional<Status> status = invoke_listener(q.mq(), view, ctx);
     const std::int64_t rt = s_.clock->steady_millis() - begin;
     ListenerCall<Status> call{status.value_or(Order::failure_status), status.has_value(), rt};
     if (s_.tracer) {
-        s_.tracer->after(traced, Order::is_success(call.status), return_type(call), view.size());
+        s_.tracer->after(std::move(traced), Order::is_success(call.status), return_type(call), view.size());
     }
     if (s_.hooks.after) {
         try {

@@ -13,6 +13,7 @@
 #include <rmq/log.hpp>
 
 #include <rmq/detail/trace/dispatcher.hpp>
+#include <rmq/detail/trace/hooks.hpp>
 
 namespace rmq::detail::trace {
 
@@ -32,16 +33,28 @@ RMQ_DECL Dispatcher::~Dispatcher() {
         shutdown();
     } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw
     }
-    TraceContext* left = nullptr;
+    Record* left = nullptr;
     while (queue_.pop(left)) {
         delete left;  // NOLINT(cppcoreguidelines-owning-memory): the queue holds raw pointers
     }
 }
 
 RMQ_DECL bool Dispatcher::append(TraceContext ctx) noexcept {
-    TraceContext* record = nullptr;
+    std::shared_ptr<const TraceContext> shared;
     try {
-        record = new TraceContext(std::move(ctx));  // NOLINT(cppcoreguidelines-owning-memory)
+        shared = std::make_shared<const TraceContext>(std::move(ctx));
+    } catch (...) {  // NOLINT(bugprone-empty-catch): counted as a drop below
+    }
+    return append(std::move(shared));
+}
+
+RMQ_DECL bool Dispatcher::append(std::shared_ptr<const TraceContext> ctx,
+                                 std::optional<AfterPart> after) noexcept {
+    Record* record = nullptr;
+    try {
+        if (ctx) {
+            record = new Record{std::move(ctx), after};  // NOLINT(cppcoreguidelines-owning-memory)
+        }
     } catch (...) {
         record = nullptr;
     }
@@ -128,9 +141,9 @@ RMQ_DECL bool Dispatcher::drain(bool force) {
     if (!force && waiting < options_.batch_num && now - last_flush_ < options_.flush_interval) {
         return false;
     }
-    std::vector<std::unique_ptr<TraceContext>> records;
+    std::vector<std::unique_ptr<Record>> records;
     records.reserve(options_.batch_num);
-    TraceContext* record = nullptr;
+    Record* record = nullptr;
     while (records.size() < options_.batch_num && queue_.pop(record)) {
         records.emplace_back(record);
         pending_.fetch_sub(1, std::memory_order_acq_rel);
@@ -142,15 +155,19 @@ RMQ_DECL bool Dispatcher::drain(bool force) {
 
 /// AsyncDataSendTask.sendTraceData: records grouped by traced topic (and trace topic), each group's records
 /// concatenated into as few messages as the size limit allows.
-RMQ_DECL void Dispatcher::send_records(const std::vector<std::unique_ptr<TraceContext>>& records) {
+RMQ_DECL void Dispatcher::send_records(const std::vector<std::unique_ptr<Record>>& records) {
     std::map<std::string, std::vector<TraceTransferBean>> groups;
-    for (const auto& r : records) {
-        if (!r->region_id || r->trace_beans.empty()) {
+    for (const auto& record : records) {
+        const TraceContext& c = *record->context;
+        if (!c.region_id || c.trace_beans.empty()) {
             continue;
         }
         try {
-            const auto& topic = r->trace_beans.front().topic;
-            groups[topic ? *topic : std::string("null")].push_back(encode_trace_context(*r));
+            const auto& topic = c.trace_beans.front().topic;
+            const auto& a = record->after;
+            groups[topic ? *topic : std::string("null")].push_back(
+                a ? encode_trace_context(sub_after_record(c, a->success, a->how, a->call_size, a->now))
+                  : encode_trace_context(c));
         } catch (const std::exception& e) {
             log_message(LogLevel::Warn, fmt::format("trace record not encoded: {}", e.what()));
         }
