@@ -18,7 +18,16 @@
 #include <rmq/remoting/command.hpp>
 #include <rmq/remoting/compression.hpp>
 #include <rmq/remoting/headers.hpp>
+#include <rmq/remoting/headers/admin.hpp>
+#include <rmq/remoting/headers/fields.hpp>
+#include <rmq/remoting/headers/membership.hpp>
+#include <rmq/remoting/headers/offsets.hpp>
 #include <rmq/remoting/headers/pop.hpp>
+#include <rmq/remoting/headers/pull.hpp>
+#include <rmq/remoting/headers/route.hpp>
+#include <rmq/remoting/headers/send.hpp>
+#include <rmq/remoting/headers/send_back.hpp>
+#include <rmq/remoting/headers/transaction.hpp>
 #include <rmq/remoting/message_codec.hpp>
 #include <rmq/remoting/request_code.hpp>
 #include <rmq/rmq.hpp>

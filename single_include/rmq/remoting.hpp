@@ -470,7 +470,7 @@ private:
 };
 
 /// One request or response (Java's RemotingCommand after makeCustomHeaderToNet: typed headers are already
-/// flattened into ext_fields, see rmq/remoting/headers.hpp).
+/// flattened into ext_fields, see rmq/remoting/headers/fields.hpp).
 struct Command {
     /// Request code (rmq/remoting/request_code.hpp) or response code. The binary header holds only int16.
     std::int32_t code = 0;
@@ -928,11 +928,30 @@ std::string compress(std::string_view data, CompressionType type, int level = 5)
 // ---- begin rmq/remoting/headers.hpp ----
 
 /// @file remoting/headers.hpp
-/// Typed request/response headers ("custom headers") of the requests a push consumer and a simple producer
-/// need, converted to and from RemotingCommand ext fields the way Java's makeCustomHeaderToNet /
-/// decodeCommandCustomHeader do: every value is text (String.valueOf), absent optional fields are not sent.
-/// Field order follows the Java classes (FastCodesHeader encode() order where Java has one), so ROCKETMQ
-/// binary frames match what a Java peer writes.
+/// Every typed request/response header ("custom header") rmq puts on the wire, one file per request family
+/// under remoting/headers/, over the field machinery of remoting/headers/fields.hpp, and the request codes.
+
+
+// ---- begin rmq/remoting/headers/admin.hpp ----
+
+/// @file remoting/headers/admin.hpp
+/// Requests a broker sends a consumer: RESET_CONSUMER_CLIENT_OFFSET, GET_CONSUMER_RUNNING_INFO,
+/// CONSUME_MESSAGE_DIRECTLY, GET_CONSUMER_STATUS_FROM_CLIENT.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+
+// ---- begin rmq/remoting/headers/fields.hpp ----
+
+/// @file remoting/headers/fields.hpp
+/// The field machinery of the typed request/response headers ("custom headers"): converted to and from
+/// RemotingCommand ext fields the way Java's makeCustomHeaderToNet / decodeCommandCustomHeader do: every
+/// value is text (String.valueOf), absent optional fields are not sent. Field order follows the Java classes
+/// (FastCodesHeader encode() order where Java has one), so ROCKETMQ binary frames match what a Java peer
+/// writes.
 
 #include <charconv>
 #include <cstdint>
@@ -943,89 +962,6 @@ std::string compress(std::string_view data, CompressionType type, int level = 5)
 
 #include <fmt/format.h>
 
-
-// ---- begin rmq/remoting/request_code.hpp ----
-
-/// @file remoting/request_code.hpp
-/// RocketMQ request codes (Java's RequestCode). The response codes are rmq::response_code (rmq/protocol.hpp),
-/// one list shared by the wire format, every transport and the embedded broker.
-
-#include <cstdint>
-
-namespace rmq::remoting::request_code {
-
-/// Java's RequestCode values a client sends or receives.
-inline constexpr std::int32_t send_message = 10;
-inline constexpr std::int32_t pull_message = 11;
-inline constexpr std::int32_t query_message = 12;
-inline constexpr std::int32_t query_broker_offset = 13;
-inline constexpr std::int32_t query_consumer_offset = 14;
-inline constexpr std::int32_t update_consumer_offset = 15;
-inline constexpr std::int32_t update_and_create_topic = 17;
-inline constexpr std::int32_t get_all_topic_config = 21;
-inline constexpr std::int32_t get_broker_config = 26;
-inline constexpr std::int32_t get_broker_runtime_info = 28;
-inline constexpr std::int32_t search_offset_by_timestamp = 29;
-inline constexpr std::int32_t get_max_offset = 30;
-inline constexpr std::int32_t get_min_offset = 31;
-inline constexpr std::int32_t get_earliest_msg_storetime = 32;
-inline constexpr std::int32_t view_message_by_id = 33;
-inline constexpr std::int32_t heart_beat = 34;
-inline constexpr std::int32_t unregister_client = 35;
-inline constexpr std::int32_t consumer_send_msg_back = 36;
-inline constexpr std::int32_t end_transaction = 37;
-inline constexpr std::int32_t get_consumer_list_by_group = 38;
-inline constexpr std::int32_t check_transaction_state = 39;
-inline constexpr std::int32_t notify_consumer_ids_changed = 40;
-inline constexpr std::int32_t lock_batch_mq = 41;
-inline constexpr std::int32_t unlock_batch_mq = 42;
-inline constexpr std::int32_t get_all_consumer_offset = 43;
-inline constexpr std::int32_t get_all_delay_offset = 45;
-inline constexpr std::int32_t check_client_config = 46;
-inline constexpr std::int32_t get_client_config = 47;
-inline constexpr std::int32_t register_broker = 103;
-inline constexpr std::int32_t unregister_broker = 104;
-inline constexpr std::int32_t get_routeinfo_by_topic = 105;
-inline constexpr std::int32_t get_broker_cluster_info = 106;
-inline constexpr std::int32_t update_and_create_subscriptiongroup = 200;
-inline constexpr std::int32_t get_all_subscriptiongroup_config = 201;
-inline constexpr std::int32_t get_topic_stats_info = 202;
-inline constexpr std::int32_t get_consumer_connection_list = 203;
-inline constexpr std::int32_t get_producer_connection_list = 204;
-inline constexpr std::int32_t get_all_topic_list_from_nameserver = 206;
-inline constexpr std::int32_t delete_subscriptiongroup = 207;
-inline constexpr std::int32_t get_consume_stats = 208;
-inline constexpr std::int32_t delete_topic_in_broker = 215;
-inline constexpr std::int32_t delete_topic_in_namesrv = 216;
-inline constexpr std::int32_t reset_consumer_client_offset = 220;
-inline constexpr std::int32_t get_consumer_status_from_client = 221;
-inline constexpr std::int32_t invoke_broker_to_reset_offset = 222;
-inline constexpr std::int32_t invoke_broker_to_get_consumer_status = 223;
-inline constexpr std::int32_t query_topic_consume_by_who = 300;
-inline constexpr std::int32_t get_consumer_running_info = 307;
-inline constexpr std::int32_t consume_message_directly = 309;
-inline constexpr std::int32_t send_message_v2 = 310;
-inline constexpr std::int32_t send_batch_message = 320;
-inline constexpr std::int32_t query_consume_queue = 321;
-inline constexpr std::int32_t send_reply_message = 324;
-inline constexpr std::int32_t send_reply_message_v2 = 325;
-inline constexpr std::int32_t push_reply_message_to_client = 326;
-inline constexpr std::int32_t lite_pull_message = 361;
-inline constexpr std::int32_t query_assignment = 400;
-inline constexpr std::int32_t set_message_request_mode = 401;
-inline constexpr std::int32_t get_all_message_request_mode = 402;
-/// 5.x POP requests. Their codes do not fit the ROCKETMQ binary header's int16 code (Java's
-/// RocketMQSerializable casts them to short, which no broker understands): they always travel with a JSON
-/// header (rmq::remoting::request_serialize_type).
-inline constexpr std::int32_t pop_message = 200050;
-inline constexpr std::int32_t ack_message = 200051;
-inline constexpr std::int32_t peek_message = 200052;
-inline constexpr std::int32_t change_message_invisibletime = 200053;
-inline constexpr std::int32_t notification = 200054;
-inline constexpr std::int32_t polling_info = 200055;
-inline constexpr std::int32_t batch_ack_message = 200151;
-}  // namespace rmq::remoting::request_code
-// ---- end rmq/remoting/request_code.hpp ----
 
 namespace rmq::remoting {
 
@@ -1158,86 +1094,163 @@ Command make_request(std::int32_t code, const Header& header, std::string body =
     return cmd;
 }
 
-/// PULL_MESSAGE (11) / LITE_PULL_MESSAGE (361) request header (FastCodesHeader).
-struct PullMessageRequestHeader {
-    static constexpr std::string_view java_name = "PullMessageRequestHeader";
-    std::string consumer_group;
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/headers/fields.hpp ----
+
+namespace rmq::remoting {
+
+/// RESET_CONSUMER_CLIENT_OFFSET (220) request header (broker to client, oneway; body: ResetOffsetBody).
+struct ResetOffsetRequestHeader {
+    static constexpr std::string_view java_name = "ResetOffsetRequestHeader";
     std::string topic;
-    std::int32_t queue_id = 0;
-    std::int64_t queue_offset = 0;
-    std::int32_t max_msg_nums = 32;
-    std::int32_t sys_flag = 0;
-    std::int64_t commit_offset = 0;
-    std::int64_t suspend_timeout_millis = 0;
-    std::optional<std::string> subscription;
-    std::int64_t sub_version = 0;
-    std::optional<std::string> expression_type;
-    /// 5.x only.
-    std::optional<std::int32_t> max_msg_bytes;
-    /// Target broker name (5.x RPC field; required through a 5.x Proxy, ignored by plain brokers).
+    std::string group;
+    std::int64_t timestamp = 0;
+    bool is_force = false;
+    /// 5.x: one queue only (-1 = all).
+    std::optional<std::int32_t> queue_id;
+    /// 5.x: explicit offset.
+    std::optional<std::int64_t> offset;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("topic", s.topic);
+        v("group", s.group);
+        v("timestamp", s.timestamp);
+        v("isForce", s.is_force);
+        v("queueId", s.queue_id);
+        v("offset", s.offset);
+    }
+};
+
+/// GET_CONSUMER_RUNNING_INFO (307) request header (broker to client, answered with ConsumerRunningInfo).
+struct GetConsumerRunningInfoRequestHeader {
+    static constexpr std::string_view java_name = "GetConsumerRunningInfoRequestHeader";
+    std::string consumer_group;
+    std::string client_id;
+    std::optional<bool> jstack_enable;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("consumerGroup", s.consumer_group);
+        v("clientId", s.client_id);
+        v("jstackEnable", s.jstack_enable);
+    }
+};
+
+/// CONSUME_MESSAGE_DIRECTLY (309) request header (broker to client; body: one message record).
+struct ConsumeMessageDirectlyResultRequestHeader {
+    static constexpr std::string_view java_name = "ConsumeMessageDirectlyResultRequestHeader";
+    std::string consumer_group;
+    std::optional<std::string> client_id;
+    std::optional<std::string> msg_id;
+    std::optional<std::string> broker_name;
+    /// 5.x.
+    std::optional<std::string> topic;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("consumerGroup", s.consumer_group);
+        v("clientId", s.client_id);
+        v("msgId", s.msg_id);
+        v("brokerName", s.broker_name);
+        v("topic", s.topic);
+    }
+};
+
+/// GET_CONSUMER_STATUS_FROM_CLIENT (221) request header (deprecated broker to client request).
+struct GetConsumerStatusRequestHeader {
+    static constexpr std::string_view java_name = "GetConsumerStatusRequestHeader";
+    std::string topic;
+    std::string group;
+    std::optional<std::string> client_addr;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("topic", s.topic);
+        v("group", s.group);
+        v("clientAddr", s.client_addr);
+    }
+};
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/headers/admin.hpp ----
+
+// ---- begin rmq/remoting/headers/membership.hpp ----
+
+/// @file remoting/headers/membership.hpp
+/// A consumer group's membership and queue locks: GET_CONSUMER_LIST_BY_GROUP / NOTIFY_CONSUMER_IDS_CHANGED,
+/// UNREGISTER_CLIENT, LOCK_BATCH_MQ / UNLOCK_BATCH_MQ.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+
+namespace rmq::remoting {
+
+/// GET_CONSUMER_LIST_BY_GROUP (38) request header; also NOTIFY_CONSUMER_IDS_CHANGED (40) from the broker.
+struct ConsumerGroupRequestHeader {
+    static constexpr std::string_view java_name = "GetConsumerListByGroupRequestHeader";
+    std::string consumer_group;
     std::optional<std::string> bname;
 
     template <class Self, class V>
     static void fields(Self& s, V&& v) {
         v("consumerGroup", s.consumer_group);
-        v("topic", s.topic);
-        v("queueId", s.queue_id);
-        v("queueOffset", s.queue_offset);
-        v("maxMsgNums", s.max_msg_nums);
-        v("sysFlag", s.sys_flag);
-        v("commitOffset", s.commit_offset);
-        v("suspendTimeoutMillis", s.suspend_timeout_millis);
-        v("subscription", s.subscription);
-        v("subVersion", s.sub_version);
-        v("expressionType", s.expression_type);
-        v("maxMsgBytes", s.max_msg_bytes);
         v("bname", s.bname);
-    }
-
-    /// The header for rmq::PullArgs (the queue's broker name goes to `bname`).
-    static PullMessageRequestHeader from(const PullArgs& args) {
-        PullMessageRequestHeader h;
-        h.consumer_group = args.consumer_group;
-        h.topic = args.mq.topic;
-        h.queue_id = args.mq.queue_id;
-        h.queue_offset = args.queue_offset;
-        h.max_msg_nums = args.max_msg_nums;
-        h.sys_flag = args.sys_flag;
-        h.commit_offset = args.commit_offset;
-        h.suspend_timeout_millis = args.suspend_timeout_millis;
-        h.subscription = args.subscription;
-        h.sub_version = args.sub_version;
-        h.expression_type = args.expression_type;
-        h.bname = args.mq.broker_name;
-        return h;
     }
 };
 
-/// PULL_MESSAGE response header (FastCodesHeader).
-struct PullMessageResponseHeader {
-    static constexpr std::string_view java_name = "PullMessageResponseHeader";
-    std::int64_t suggest_which_broker_id = 0;
-    std::int64_t next_begin_offset = 0;
-    std::int64_t min_offset = 0;
-    std::int64_t max_offset = 0;
-    /// 5.x static topics: add to every message's queue offset.
-    std::optional<std::int64_t> offset_delta;
-    std::optional<std::int32_t> topic_sys_flag;
-    std::optional<std::int32_t> group_sys_flag;
-    std::optional<std::int32_t> forbidden_type;
+/// GET_CONSUMER_LIST_BY_GROUP request header.
+using GetConsumerListByGroupRequestHeader = ConsumerGroupRequestHeader;
+/// NOTIFY_CONSUMER_IDS_CHANGED request header (broker to client, oneway).
+using NotifyConsumerIdsChangedRequestHeader = ConsumerGroupRequestHeader;
+
+/// UNREGISTER_CLIENT (35) request header (note the capital "ID").
+struct UnregisterClientRequestHeader {
+    static constexpr std::string_view java_name = "UnregisterClientRequestHeader";
+    std::string client_id;
+    std::optional<std::string> producer_group;
+    std::optional<std::string> consumer_group;
+    std::optional<std::string> bname;
 
     template <class Self, class V>
     static void fields(Self& s, V&& v) {
-        v("suggestWhichBrokerId", s.suggest_which_broker_id);
-        v("nextBeginOffset", s.next_begin_offset);
-        v("minOffset", s.min_offset);
-        v("maxOffset", s.max_offset);
-        v("offsetDelta", s.offset_delta);
-        v("topicSysFlag", s.topic_sys_flag);
-        v("groupSysFlag", s.group_sys_flag);
-        v("forbiddenType", s.forbidden_type);
+        v("clientID", s.client_id);
+        v("producerGroup", s.producer_group);
+        v("consumerGroup", s.consumer_group);
+        v("bname", s.bname);
     }
 };
+
+/// Header of LOCK_BATCH_MQ (41) / UNLOCK_BATCH_MQ (42): only the 5.x RPC field (the body carries the rest).
+struct BatchMqRequestHeader {
+    static constexpr std::string_view java_name = "LockBatchMqRequestHeader";
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("bname", s.bname);
+    }
+};
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/headers/membership.hpp ----
+
+// ---- begin rmq/remoting/headers/offsets.hpp ----
+
+/// @file remoting/headers/offsets.hpp
+/// Consumer offset and queue offset requests: QUERY_CONSUMER_OFFSET, UPDATE_CONSUMER_OFFSET, GET_MAX_OFFSET,
+/// GET_MIN_OFFSET, SEARCH_OFFSET_BY_TIMESTAMP and the one-offset answer they share.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+
+namespace rmq::remoting {
 
 /// QUERY_CONSUMER_OFFSET (14) request header.
 struct QueryConsumerOffsetRequestHeader {
@@ -1344,364 +1357,17 @@ struct SearchOffsetRequestHeader {
     }
 };
 
-/// GET_CONSUMER_LIST_BY_GROUP (38) request header; also NOTIFY_CONSUMER_IDS_CHANGED (40) from the broker.
-struct ConsumerGroupRequestHeader {
-    static constexpr std::string_view java_name = "GetConsumerListByGroupRequestHeader";
-    std::string consumer_group;
-    std::optional<std::string> bname;
-
-    template <class Self, class V>
-    static void fields(Self& s, V&& v) {
-        v("consumerGroup", s.consumer_group);
-        v("bname", s.bname);
-    }
-};
-
-/// GET_CONSUMER_LIST_BY_GROUP request header.
-using GetConsumerListByGroupRequestHeader = ConsumerGroupRequestHeader;
-/// NOTIFY_CONSUMER_IDS_CHANGED request header (broker to client, oneway).
-using NotifyConsumerIdsChangedRequestHeader = ConsumerGroupRequestHeader;
-
-/// UNREGISTER_CLIENT (35) request header (note the capital "ID").
-struct UnregisterClientRequestHeader {
-    static constexpr std::string_view java_name = "UnregisterClientRequestHeader";
-    std::string client_id;
-    std::optional<std::string> producer_group;
-    std::optional<std::string> consumer_group;
-    std::optional<std::string> bname;
-
-    template <class Self, class V>
-    static void fields(Self& s, V&& v) {
-        v("clientID", s.client_id);
-        v("producerGroup", s.producer_group);
-        v("consumerGroup", s.consumer_group);
-        v("bname", s.bname);
-    }
-};
-
-/// Header of LOCK_BATCH_MQ (41) / UNLOCK_BATCH_MQ (42): only the 5.x RPC field (the body carries the rest).
-struct BatchMqRequestHeader {
-    static constexpr std::string_view java_name = "LockBatchMqRequestHeader";
-    std::optional<std::string> bname;
-
-    template <class Self, class V>
-    static void fields(Self& s, V&& v) {
-        v("bname", s.bname);
-    }
-};
-
-/// CONSUMER_SEND_MSG_BACK (36) request header.
-struct ConsumerSendMsgBackRequestHeader {
-    static constexpr std::string_view java_name = "ConsumerSendMsgBackRequestHeader";
-    /// The message's commit-log offset.
-    std::int64_t offset = 0;
-    std::string group;
-    std::int32_t delay_level = 0;
-    std::optional<std::string> origin_msg_id;
-    std::optional<std::string> origin_topic;
-    bool unit_mode = false;
-    std::optional<std::int32_t> max_reconsume_times;
-    std::optional<std::string> bname;
-
-    template <class Self, class V>
-    static void fields(Self& s, V&& v) {
-        v("offset", s.offset);
-        v("group", s.group);
-        v("delayLevel", s.delay_level);
-        v("originMsgId", s.origin_msg_id);
-        v("originTopic", s.origin_topic);
-        v("unitMode", s.unit_mode);
-        v("maxReconsumeTimes", s.max_reconsume_times);
-        v("bname", s.bname);
-    }
-
-    /// The header for rmq::SendBackArgs (MQClientAPIImpl.consumerSendMessageBack): msgId is the message's
-    /// msg_id() (UNIQ_KEY if present), originTopic its topic.
-    static ConsumerSendMsgBackRequestHeader from(const SendBackArgs& args,
-                                                 std::optional<std::string> bname = {}) {
-        ConsumerSendMsgBackRequestHeader h;
-        h.offset = args.message.commit_log_offset();
-        h.group = args.group;
-        h.delay_level = args.delay_level;
-        h.origin_msg_id = args.message.msg_id();
-        h.origin_topic = args.message.topic();
-        h.max_reconsume_times = args.max_reconsume_times;
-        h.bname = std::move(bname);
-        return h;
-    }
-};
-
-/// SEND_MESSAGE (10) request header, V1 field names.
-struct SendMessageRequestHeader {
-    static constexpr std::string_view java_name = "SendMessageRequestHeader";
-    std::string producer_group;
-    std::string topic;
-    std::string default_topic{"TBW102"};
-    std::int32_t default_topic_queue_nums = 4;
-    std::int32_t queue_id = 0;
-    std::int32_t sys_flag = 0;
-    std::int64_t born_timestamp = 0;
-    std::int32_t flag = 0;
-    std::optional<std::string> properties;
-    std::optional<std::int32_t> reconsume_times;
-    std::optional<bool> unit_mode;
-    std::optional<std::int32_t> max_reconsume_times;
-    std::optional<bool> batch;
-    std::optional<std::string> bname;
-
-    template <class Self, class V>
-    static void fields(Self& s, V&& v) {
-        v("producerGroup", s.producer_group);
-        v("topic", s.topic);
-        v("defaultTopic", s.default_topic);
-        v("defaultTopicQueueNums", s.default_topic_queue_nums);
-        v("queueId", s.queue_id);
-        v("sysFlag", s.sys_flag);
-        v("bornTimestamp", s.born_timestamp);
-        v("flag", s.flag);
-        v("properties", s.properties);
-        v("reconsumeTimes", s.reconsume_times);
-        v("unitMode", s.unit_mode);
-        v("maxReconsumeTimes", s.max_reconsume_times);
-        v("batch", s.batch);
-        v("bname", s.bname);
-    }
-};
-
-/// SEND_MESSAGE_V2 (310) / SEND_BATCH_MESSAGE (320) request header: the V1 fields under one-letter keys
-/// a..n (FastCodesHeader; `n` is the broker name).
-struct SendMessageRequestHeaderV2 {
-    static constexpr std::string_view java_name = "SendMessageRequestHeaderV2";
-    SendMessageRequestHeader v1;
-
-    template <class Self, class V>
-    static void fields(Self& s, V&& v) {
-        v("a", s.v1.producer_group);
-        v("b", s.v1.topic);
-        v("c", s.v1.default_topic);
-        v("d", s.v1.default_topic_queue_nums);
-        v("e", s.v1.queue_id);
-        v("f", s.v1.sys_flag);
-        v("g", s.v1.born_timestamp);
-        v("h", s.v1.flag);
-        v("i", s.v1.properties);
-        v("j", s.v1.reconsume_times);
-        v("k", s.v1.unit_mode);
-        v("l", s.v1.max_reconsume_times);
-        v("m", s.v1.batch);
-        v("n", s.v1.bname);
-    }
-};
-
-/// SEND_MESSAGE(_V2) response header (FastCodesHeader).
-struct SendMessageResponseHeader {
-    static constexpr std::string_view java_name = "SendMessageResponseHeader";
-    /// Offset message id (comma-separated for batches).
-    std::string msg_id;
-    std::int32_t queue_id = 0;
-    std::int64_t queue_offset = 0;
-    std::optional<std::string> transaction_id;
-    std::optional<std::string> batch_uniq_id;
-    /// 5.3 recall handle.
-    std::optional<std::string> recall_handle;
-
-    template <class Self, class V>
-    static void fields(Self& s, V&& v) {
-        v("msgId", s.msg_id);
-        v("queueId", s.queue_id);
-        v("queueOffset", s.queue_offset);
-        v("transactionId", s.transaction_id);
-        v("batchUniqId", s.batch_uniq_id);
-        v("recallHandle", s.recall_handle);
-    }
-};
-
-/// GET_ROUTEINFO_BY_TOPIC (105) request header (to the NameServer).
-struct GetRouteInfoRequestHeader {
-    static constexpr std::string_view java_name = "GetRouteInfoRequestHeader";
-    std::string topic;
-    /// true: 4.9.4+ NameServers answer with standard JSON (quoted map keys).
-    std::optional<bool> accept_standard_json_only;
-
-    template <class Self, class V>
-    static void fields(Self& s, V&& v) {
-        v("topic", s.topic);
-        v("acceptStandardJsonOnly", s.accept_standard_json_only);
-    }
-};
-
-/// RESET_CONSUMER_CLIENT_OFFSET (220) request header (broker to client, oneway; body: ResetOffsetBody).
-struct ResetOffsetRequestHeader {
-    static constexpr std::string_view java_name = "ResetOffsetRequestHeader";
-    std::string topic;
-    std::string group;
-    std::int64_t timestamp = 0;
-    bool is_force = false;
-    /// 5.x: one queue only (-1 = all).
-    std::optional<std::int32_t> queue_id;
-    /// 5.x: explicit offset.
-    std::optional<std::int64_t> offset;
-
-    template <class Self, class V>
-    static void fields(Self& s, V&& v) {
-        v("topic", s.topic);
-        v("group", s.group);
-        v("timestamp", s.timestamp);
-        v("isForce", s.is_force);
-        v("queueId", s.queue_id);
-        v("offset", s.offset);
-    }
-};
-
-/// GET_CONSUMER_RUNNING_INFO (307) request header (broker to client, answered with ConsumerRunningInfo).
-struct GetConsumerRunningInfoRequestHeader {
-    static constexpr std::string_view java_name = "GetConsumerRunningInfoRequestHeader";
-    std::string consumer_group;
-    std::string client_id;
-    std::optional<bool> jstack_enable;
-
-    template <class Self, class V>
-    static void fields(Self& s, V&& v) {
-        v("consumerGroup", s.consumer_group);
-        v("clientId", s.client_id);
-        v("jstackEnable", s.jstack_enable);
-    }
-};
-
-/// CONSUME_MESSAGE_DIRECTLY (309) request header (broker to client; body: one message record).
-struct ConsumeMessageDirectlyResultRequestHeader {
-    static constexpr std::string_view java_name = "ConsumeMessageDirectlyResultRequestHeader";
-    std::string consumer_group;
-    std::optional<std::string> client_id;
-    std::optional<std::string> msg_id;
-    std::optional<std::string> broker_name;
-    /// 5.x.
-    std::optional<std::string> topic;
-
-    template <class Self, class V>
-    static void fields(Self& s, V&& v) {
-        v("consumerGroup", s.consumer_group);
-        v("clientId", s.client_id);
-        v("msgId", s.msg_id);
-        v("brokerName", s.broker_name);
-        v("topic", s.topic);
-    }
-};
-
-/// GET_CONSUMER_STATUS_FROM_CLIENT (221) request header (deprecated broker to client request).
-struct GetConsumerStatusRequestHeader {
-    static constexpr std::string_view java_name = "GetConsumerStatusRequestHeader";
-    std::string topic;
-    std::string group;
-    std::optional<std::string> client_addr;
-
-    template <class Self, class V>
-    static void fields(Self& s, V&& v) {
-        v("topic", s.topic);
-        v("group", s.group);
-        v("clientAddr", s.client_addr);
-    }
-};
-
-/// MessageSysFlag's transaction values, as END_TRANSACTION's commitOrRollback carries them.
-inline std::int32_t transaction_sys_flag(LocalTransactionState state) noexcept {
-    switch (state) {
-    case LocalTransactionState::CommitMessage:
-        return 0x8;  // TRANSACTION_COMMIT_TYPE
-    case LocalTransactionState::RollbackMessage:
-        return 0xC;  // TRANSACTION_ROLLBACK_TYPE
-    default:
-        return 0x0;  // TRANSACTION_NOT_TYPE
-    }
-}
-
-/// END_TRANSACTION (37) request header (client to broker, oneway). `topic` and `bname` are 5.x fields
-/// (a 4.x broker ignores them).
-struct EndTransactionRequestHeader {
-    static constexpr std::string_view java_name = "EndTransactionRequestHeader";
-    std::optional<std::string> topic;
-    std::string producer_group;
-    std::int64_t tran_state_table_offset = 0;
-    std::int64_t commit_log_offset = 0;
-    /// MessageSysFlag TRANSACTION_COMMIT_TYPE (8), TRANSACTION_ROLLBACK_TYPE (12) or TRANSACTION_NOT_TYPE
-    /// (0).
-    std::int32_t commit_or_rollback = 0;
-    bool from_transaction_check = false;
-    std::string msg_id;
-    std::optional<std::string> transaction_id;
-    std::optional<std::string> bname;
-
-    template <class Self, class V>
-    static void fields(Self& s, V&& v) {
-        v("topic", s.topic);
-        v("producerGroup", s.producer_group);
-        v("tranStateTableOffset", s.tran_state_table_offset);
-        v("commitLogOffset", s.commit_log_offset);
-        v("commitOrRollback", s.commit_or_rollback);
-        v("fromTransactionCheck", s.from_transaction_check);
-        v("msgId", s.msg_id);
-        v("transactionId", s.transaction_id);
-        v("bname", s.bname);
-    }
-
-    /// The header for rmq::EndTransactionArgs (DefaultMQProducerImpl.endTransaction and
-    /// checkTransactionState): empty strings are not sent.
-    static EndTransactionRequestHeader from(const EndTransactionArgs& a) {
-        EndTransactionRequestHeader h;
-        if (!a.topic.empty()) {
-            h.topic = a.topic;
-        }
-        h.producer_group = a.producer_group;
-        h.tran_state_table_offset = a.tran_state_table_offset;
-        h.commit_log_offset = a.commit_log_offset;
-        h.commit_or_rollback = transaction_sys_flag(a.state);
-        h.from_transaction_check = a.from_transaction_check;
-        h.msg_id = a.msg_id;
-        if (!a.transaction_id.empty()) {
-            h.transaction_id = a.transaction_id;
-        }
-        if (!a.broker_name.empty()) {
-            h.bname = a.broker_name;
-        }
-        return h;
-    }
-};
-
-/// CHECK_TRANSACTION_STATE (39) request header (broker to client, oneway; body: the half message's record).
-/// `topic` and `bname` are 5.x fields.
-struct CheckTransactionStateRequestHeader {
-    static constexpr std::string_view java_name = "CheckTransactionStateRequestHeader";
-    std::optional<std::string> topic;
-    std::int64_t tran_state_table_offset = 0;
-    std::int64_t commit_log_offset = 0;
-    std::optional<std::string> msg_id;
-    std::optional<std::string> transaction_id;
-    std::optional<std::string> offset_msg_id;
-    std::optional<std::string> bname;
-
-    template <class Self, class V>
-    static void fields(Self& s, V&& v) {
-        v("topic", s.topic);
-        v("tranStateTableOffset", s.tran_state_table_offset);
-        v("commitLogOffset", s.commit_log_offset);
-        v("msgId", s.msg_id);
-        v("transactionId", s.transaction_id);
-        v("offsetMsgId", s.offset_msg_id);
-        v("bname", s.bname);
-    }
-};
-
 }  // namespace rmq::remoting
-// ---- end rmq/remoting/headers.hpp ----
+// ---- end rmq/remoting/headers/offsets.hpp ----
 
 // ---- begin rmq/remoting/headers/pop.hpp ----
 
 /// @file remoting/headers/pop.hpp
 /// The 5.x POP requests on the wire: POP_MESSAGE (200050), ACK_MESSAGE (200051) and
-/// CHANGE_MESSAGE_INVISIBLETIME (200053) headers in the field machinery of rmq/remoting/headers.hpp, and the
-/// decoding of a POP_MESSAGE answer (MQClientAPIImpl.processPopResponse): every message gets its receipt
-/// (POP_CK) from the answer's startOffsetInfo / msgOffsetInfo. These codes do not fit the ROCKETMQ binary
-/// header: the requests always go with a JSON header (request_serialize_type).
+/// CHANGE_MESSAGE_INVISIBLETIME (200053) headers in the field machinery of rmq/remoting/headers/fields.hpp,
+/// and the decoding of a POP_MESSAGE answer (MQClientAPIImpl.processPopResponse): every message gets its
+/// receipt (POP_CK) from the answer's startOffsetInfo / msgOffsetInfo. These codes do not fit the ROCKETMQ
+/// binary header: the requests always go with a JSON header (request_serialize_type).
 
 #include <cstdint>
 #include <optional>
@@ -1867,6 +1533,479 @@ void check_pop_answer(const Command& response, std::string_view what);
 }  // namespace rmq::remoting
 
 // ---- end rmq/remoting/headers/pop.hpp ----
+
+// ---- begin rmq/remoting/headers/pull.hpp ----
+
+/// @file remoting/headers/pull.hpp
+/// PULL_MESSAGE / LITE_PULL_MESSAGE request and response headers.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+
+namespace rmq::remoting {
+
+/// PULL_MESSAGE (11) / LITE_PULL_MESSAGE (361) request header (FastCodesHeader).
+struct PullMessageRequestHeader {
+    static constexpr std::string_view java_name = "PullMessageRequestHeader";
+    std::string consumer_group;
+    std::string topic;
+    std::int32_t queue_id = 0;
+    std::int64_t queue_offset = 0;
+    std::int32_t max_msg_nums = 32;
+    std::int32_t sys_flag = 0;
+    std::int64_t commit_offset = 0;
+    std::int64_t suspend_timeout_millis = 0;
+    std::optional<std::string> subscription;
+    std::int64_t sub_version = 0;
+    std::optional<std::string> expression_type;
+    /// 5.x only.
+    std::optional<std::int32_t> max_msg_bytes;
+    /// Target broker name (5.x RPC field; required through a 5.x Proxy, ignored by plain brokers).
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("consumerGroup", s.consumer_group);
+        v("topic", s.topic);
+        v("queueId", s.queue_id);
+        v("queueOffset", s.queue_offset);
+        v("maxMsgNums", s.max_msg_nums);
+        v("sysFlag", s.sys_flag);
+        v("commitOffset", s.commit_offset);
+        v("suspendTimeoutMillis", s.suspend_timeout_millis);
+        v("subscription", s.subscription);
+        v("subVersion", s.sub_version);
+        v("expressionType", s.expression_type);
+        v("maxMsgBytes", s.max_msg_bytes);
+        v("bname", s.bname);
+    }
+
+    /// The header for rmq::PullArgs (the queue's broker name goes to `bname`).
+    static PullMessageRequestHeader from(const PullArgs& args) {
+        PullMessageRequestHeader h;
+        h.consumer_group = args.consumer_group;
+        h.topic = args.mq.topic;
+        h.queue_id = args.mq.queue_id;
+        h.queue_offset = args.queue_offset;
+        h.max_msg_nums = args.max_msg_nums;
+        h.sys_flag = args.sys_flag;
+        h.commit_offset = args.commit_offset;
+        h.suspend_timeout_millis = args.suspend_timeout_millis;
+        h.subscription = args.subscription;
+        h.sub_version = args.sub_version;
+        h.expression_type = args.expression_type;
+        h.bname = args.mq.broker_name;
+        return h;
+    }
+};
+
+/// PULL_MESSAGE response header (FastCodesHeader).
+struct PullMessageResponseHeader {
+    static constexpr std::string_view java_name = "PullMessageResponseHeader";
+    std::int64_t suggest_which_broker_id = 0;
+    std::int64_t next_begin_offset = 0;
+    std::int64_t min_offset = 0;
+    std::int64_t max_offset = 0;
+    /// 5.x static topics: add to every message's queue offset.
+    std::optional<std::int64_t> offset_delta;
+    std::optional<std::int32_t> topic_sys_flag;
+    std::optional<std::int32_t> group_sys_flag;
+    std::optional<std::int32_t> forbidden_type;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("suggestWhichBrokerId", s.suggest_which_broker_id);
+        v("nextBeginOffset", s.next_begin_offset);
+        v("minOffset", s.min_offset);
+        v("maxOffset", s.max_offset);
+        v("offsetDelta", s.offset_delta);
+        v("topicSysFlag", s.topic_sys_flag);
+        v("groupSysFlag", s.group_sys_flag);
+        v("forbiddenType", s.forbidden_type);
+    }
+};
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/headers/pull.hpp ----
+
+// ---- begin rmq/remoting/headers/route.hpp ----
+
+/// @file remoting/headers/route.hpp
+/// GET_ROUTEINFO_BY_TOPIC, to the NameServer.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+
+namespace rmq::remoting {
+
+/// GET_ROUTEINFO_BY_TOPIC (105) request header (to the NameServer).
+struct GetRouteInfoRequestHeader {
+    static constexpr std::string_view java_name = "GetRouteInfoRequestHeader";
+    std::string topic;
+    /// true: 4.9.4+ NameServers answer with standard JSON (quoted map keys).
+    std::optional<bool> accept_standard_json_only;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("topic", s.topic);
+        v("acceptStandardJsonOnly", s.accept_standard_json_only);
+    }
+};
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/headers/route.hpp ----
+
+// ---- begin rmq/remoting/headers/send.hpp ----
+
+/// @file remoting/headers/send.hpp
+/// SEND_MESSAGE / SEND_MESSAGE_V2 / SEND_BATCH_MESSAGE request headers and their response header.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+
+namespace rmq::remoting {
+
+/// SEND_MESSAGE (10) request header, V1 field names.
+struct SendMessageRequestHeader {
+    static constexpr std::string_view java_name = "SendMessageRequestHeader";
+    std::string producer_group;
+    std::string topic;
+    std::string default_topic{"TBW102"};
+    std::int32_t default_topic_queue_nums = 4;
+    std::int32_t queue_id = 0;
+    std::int32_t sys_flag = 0;
+    std::int64_t born_timestamp = 0;
+    std::int32_t flag = 0;
+    std::optional<std::string> properties;
+    std::optional<std::int32_t> reconsume_times;
+    std::optional<bool> unit_mode;
+    std::optional<std::int32_t> max_reconsume_times;
+    std::optional<bool> batch;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("producerGroup", s.producer_group);
+        v("topic", s.topic);
+        v("defaultTopic", s.default_topic);
+        v("defaultTopicQueueNums", s.default_topic_queue_nums);
+        v("queueId", s.queue_id);
+        v("sysFlag", s.sys_flag);
+        v("bornTimestamp", s.born_timestamp);
+        v("flag", s.flag);
+        v("properties", s.properties);
+        v("reconsumeTimes", s.reconsume_times);
+        v("unitMode", s.unit_mode);
+        v("maxReconsumeTimes", s.max_reconsume_times);
+        v("batch", s.batch);
+        v("bname", s.bname);
+    }
+};
+
+/// SEND_MESSAGE_V2 (310) / SEND_BATCH_MESSAGE (320) request header: the V1 fields under one-letter keys
+/// a..n (FastCodesHeader; `n` is the broker name).
+struct SendMessageRequestHeaderV2 {
+    static constexpr std::string_view java_name = "SendMessageRequestHeaderV2";
+    SendMessageRequestHeader v1;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("a", s.v1.producer_group);
+        v("b", s.v1.topic);
+        v("c", s.v1.default_topic);
+        v("d", s.v1.default_topic_queue_nums);
+        v("e", s.v1.queue_id);
+        v("f", s.v1.sys_flag);
+        v("g", s.v1.born_timestamp);
+        v("h", s.v1.flag);
+        v("i", s.v1.properties);
+        v("j", s.v1.reconsume_times);
+        v("k", s.v1.unit_mode);
+        v("l", s.v1.max_reconsume_times);
+        v("m", s.v1.batch);
+        v("n", s.v1.bname);
+    }
+};
+
+/// SEND_MESSAGE(_V2) response header (FastCodesHeader).
+struct SendMessageResponseHeader {
+    static constexpr std::string_view java_name = "SendMessageResponseHeader";
+    /// Offset message id (comma-separated for batches).
+    std::string msg_id;
+    std::int32_t queue_id = 0;
+    std::int64_t queue_offset = 0;
+    std::optional<std::string> transaction_id;
+    std::optional<std::string> batch_uniq_id;
+    /// 5.3 recall handle.
+    std::optional<std::string> recall_handle;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("msgId", s.msg_id);
+        v("queueId", s.queue_id);
+        v("queueOffset", s.queue_offset);
+        v("transactionId", s.transaction_id);
+        v("batchUniqId", s.batch_uniq_id);
+        v("recallHandle", s.recall_handle);
+    }
+};
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/headers/send.hpp ----
+
+// ---- begin rmq/remoting/headers/send_back.hpp ----
+
+/// @file remoting/headers/send_back.hpp
+/// CONSUMER_SEND_MSG_BACK: a message the listener failed, sent back for a retry.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+
+namespace rmq::remoting {
+
+/// CONSUMER_SEND_MSG_BACK (36) request header.
+struct ConsumerSendMsgBackRequestHeader {
+    static constexpr std::string_view java_name = "ConsumerSendMsgBackRequestHeader";
+    /// The message's commit-log offset.
+    std::int64_t offset = 0;
+    std::string group;
+    std::int32_t delay_level = 0;
+    std::optional<std::string> origin_msg_id;
+    std::optional<std::string> origin_topic;
+    bool unit_mode = false;
+    std::optional<std::int32_t> max_reconsume_times;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("offset", s.offset);
+        v("group", s.group);
+        v("delayLevel", s.delay_level);
+        v("originMsgId", s.origin_msg_id);
+        v("originTopic", s.origin_topic);
+        v("unitMode", s.unit_mode);
+        v("maxReconsumeTimes", s.max_reconsume_times);
+        v("bname", s.bname);
+    }
+
+    /// The header for rmq::SendBackArgs (MQClientAPIImpl.consumerSendMessageBack): msgId is the message's
+    /// msg_id() (UNIQ_KEY if present), originTopic its topic.
+    static ConsumerSendMsgBackRequestHeader from(const SendBackArgs& args,
+                                                 std::optional<std::string> bname = {}) {
+        ConsumerSendMsgBackRequestHeader h;
+        h.offset = args.message.commit_log_offset();
+        h.group = args.group;
+        h.delay_level = args.delay_level;
+        h.origin_msg_id = args.message.msg_id();
+        h.origin_topic = args.message.topic();
+        h.max_reconsume_times = args.max_reconsume_times;
+        h.bname = std::move(bname);
+        return h;
+    }
+};
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/headers/send_back.hpp ----
+
+// ---- begin rmq/remoting/headers/transaction.hpp ----
+
+/// @file remoting/headers/transaction.hpp
+/// Transactional messages: END_TRANSACTION (client to broker) and CHECK_TRANSACTION_STATE (broker to client).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+
+namespace rmq::remoting {
+
+/// MessageSysFlag's transaction values, as END_TRANSACTION's commitOrRollback carries them.
+inline std::int32_t transaction_sys_flag(LocalTransactionState state) noexcept {
+    switch (state) {
+    case LocalTransactionState::CommitMessage:
+        return 0x8;  // TRANSACTION_COMMIT_TYPE
+    case LocalTransactionState::RollbackMessage:
+        return 0xC;  // TRANSACTION_ROLLBACK_TYPE
+    default:
+        return 0x0;  // TRANSACTION_NOT_TYPE
+    }
+}
+
+/// END_TRANSACTION (37) request header (client to broker, oneway). `topic` and `bname` are 5.x fields
+/// (a 4.x broker ignores them).
+struct EndTransactionRequestHeader {
+    static constexpr std::string_view java_name = "EndTransactionRequestHeader";
+    std::optional<std::string> topic;
+    std::string producer_group;
+    std::int64_t tran_state_table_offset = 0;
+    std::int64_t commit_log_offset = 0;
+    /// MessageSysFlag TRANSACTION_COMMIT_TYPE (8), TRANSACTION_ROLLBACK_TYPE (12) or TRANSACTION_NOT_TYPE
+    /// (0).
+    std::int32_t commit_or_rollback = 0;
+    bool from_transaction_check = false;
+    std::string msg_id;
+    std::optional<std::string> transaction_id;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("topic", s.topic);
+        v("producerGroup", s.producer_group);
+        v("tranStateTableOffset", s.tran_state_table_offset);
+        v("commitLogOffset", s.commit_log_offset);
+        v("commitOrRollback", s.commit_or_rollback);
+        v("fromTransactionCheck", s.from_transaction_check);
+        v("msgId", s.msg_id);
+        v("transactionId", s.transaction_id);
+        v("bname", s.bname);
+    }
+
+    /// The header for rmq::EndTransactionArgs (DefaultMQProducerImpl.endTransaction and
+    /// checkTransactionState): empty strings are not sent.
+    static EndTransactionRequestHeader from(const EndTransactionArgs& a) {
+        EndTransactionRequestHeader h;
+        if (!a.topic.empty()) {
+            h.topic = a.topic;
+        }
+        h.producer_group = a.producer_group;
+        h.tran_state_table_offset = a.tran_state_table_offset;
+        h.commit_log_offset = a.commit_log_offset;
+        h.commit_or_rollback = transaction_sys_flag(a.state);
+        h.from_transaction_check = a.from_transaction_check;
+        h.msg_id = a.msg_id;
+        if (!a.transaction_id.empty()) {
+            h.transaction_id = a.transaction_id;
+        }
+        if (!a.broker_name.empty()) {
+            h.bname = a.broker_name;
+        }
+        return h;
+    }
+};
+
+/// CHECK_TRANSACTION_STATE (39) request header (broker to client, oneway; body: the half message's record).
+/// `topic` and `bname` are 5.x fields.
+struct CheckTransactionStateRequestHeader {
+    static constexpr std::string_view java_name = "CheckTransactionStateRequestHeader";
+    std::optional<std::string> topic;
+    std::int64_t tran_state_table_offset = 0;
+    std::int64_t commit_log_offset = 0;
+    std::optional<std::string> msg_id;
+    std::optional<std::string> transaction_id;
+    std::optional<std::string> offset_msg_id;
+    std::optional<std::string> bname;
+
+    template <class Self, class V>
+    static void fields(Self& s, V&& v) {
+        v("topic", s.topic);
+        v("tranStateTableOffset", s.tran_state_table_offset);
+        v("commitLogOffset", s.commit_log_offset);
+        v("msgId", s.msg_id);
+        v("transactionId", s.transaction_id);
+        v("offsetMsgId", s.offset_msg_id);
+        v("bname", s.bname);
+    }
+};
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/headers/transaction.hpp ----
+
+// ---- begin rmq/remoting/request_code.hpp ----
+
+/// @file remoting/request_code.hpp
+/// RocketMQ request codes (Java's RequestCode). The response codes are rmq::response_code (rmq/protocol.hpp),
+/// one list shared by the wire format, every transport and the embedded broker.
+
+#include <cstdint>
+
+namespace rmq::remoting::request_code {
+
+/// Java's RequestCode values a client sends or receives.
+inline constexpr std::int32_t send_message = 10;
+inline constexpr std::int32_t pull_message = 11;
+inline constexpr std::int32_t query_message = 12;
+inline constexpr std::int32_t query_broker_offset = 13;
+inline constexpr std::int32_t query_consumer_offset = 14;
+inline constexpr std::int32_t update_consumer_offset = 15;
+inline constexpr std::int32_t update_and_create_topic = 17;
+inline constexpr std::int32_t get_all_topic_config = 21;
+inline constexpr std::int32_t get_broker_config = 26;
+inline constexpr std::int32_t get_broker_runtime_info = 28;
+inline constexpr std::int32_t search_offset_by_timestamp = 29;
+inline constexpr std::int32_t get_max_offset = 30;
+inline constexpr std::int32_t get_min_offset = 31;
+inline constexpr std::int32_t get_earliest_msg_storetime = 32;
+inline constexpr std::int32_t view_message_by_id = 33;
+inline constexpr std::int32_t heart_beat = 34;
+inline constexpr std::int32_t unregister_client = 35;
+inline constexpr std::int32_t consumer_send_msg_back = 36;
+inline constexpr std::int32_t end_transaction = 37;
+inline constexpr std::int32_t get_consumer_list_by_group = 38;
+inline constexpr std::int32_t check_transaction_state = 39;
+inline constexpr std::int32_t notify_consumer_ids_changed = 40;
+inline constexpr std::int32_t lock_batch_mq = 41;
+inline constexpr std::int32_t unlock_batch_mq = 42;
+inline constexpr std::int32_t get_all_consumer_offset = 43;
+inline constexpr std::int32_t get_all_delay_offset = 45;
+inline constexpr std::int32_t check_client_config = 46;
+inline constexpr std::int32_t get_client_config = 47;
+inline constexpr std::int32_t register_broker = 103;
+inline constexpr std::int32_t unregister_broker = 104;
+inline constexpr std::int32_t get_routeinfo_by_topic = 105;
+inline constexpr std::int32_t get_broker_cluster_info = 106;
+inline constexpr std::int32_t update_and_create_subscriptiongroup = 200;
+inline constexpr std::int32_t get_all_subscriptiongroup_config = 201;
+inline constexpr std::int32_t get_topic_stats_info = 202;
+inline constexpr std::int32_t get_consumer_connection_list = 203;
+inline constexpr std::int32_t get_producer_connection_list = 204;
+inline constexpr std::int32_t get_all_topic_list_from_nameserver = 206;
+inline constexpr std::int32_t delete_subscriptiongroup = 207;
+inline constexpr std::int32_t get_consume_stats = 208;
+inline constexpr std::int32_t delete_topic_in_broker = 215;
+inline constexpr std::int32_t delete_topic_in_namesrv = 216;
+inline constexpr std::int32_t reset_consumer_client_offset = 220;
+inline constexpr std::int32_t get_consumer_status_from_client = 221;
+inline constexpr std::int32_t invoke_broker_to_reset_offset = 222;
+inline constexpr std::int32_t invoke_broker_to_get_consumer_status = 223;
+inline constexpr std::int32_t query_topic_consume_by_who = 300;
+inline constexpr std::int32_t get_consumer_running_info = 307;
+inline constexpr std::int32_t consume_message_directly = 309;
+inline constexpr std::int32_t send_message_v2 = 310;
+inline constexpr std::int32_t send_batch_message = 320;
+inline constexpr std::int32_t query_consume_queue = 321;
+inline constexpr std::int32_t send_reply_message = 324;
+inline constexpr std::int32_t send_reply_message_v2 = 325;
+inline constexpr std::int32_t push_reply_message_to_client = 326;
+inline constexpr std::int32_t lite_pull_message = 361;
+inline constexpr std::int32_t query_assignment = 400;
+inline constexpr std::int32_t set_message_request_mode = 401;
+inline constexpr std::int32_t get_all_message_request_mode = 402;
+/// 5.x POP requests. Their codes do not fit the ROCKETMQ binary header's int16 code (Java's
+/// RocketMQSerializable casts them to short, which no broker understands): they always travel with a JSON
+/// header (rmq::remoting::request_serialize_type).
+inline constexpr std::int32_t pop_message = 200050;
+inline constexpr std::int32_t ack_message = 200051;
+inline constexpr std::int32_t peek_message = 200052;
+inline constexpr std::int32_t change_message_invisibletime = 200053;
+inline constexpr std::int32_t notification = 200054;
+inline constexpr std::int32_t polling_info = 200055;
+inline constexpr std::int32_t batch_ack_message = 200151;
+}  // namespace rmq::remoting::request_code
+// ---- end rmq/remoting/request_code.hpp ----
+// ---- end rmq/remoting/headers.hpp ----
 
 // ---- begin rmq/remoting/message_codec.hpp ----
 

@@ -156,7 +156,7 @@ private:
 };
 
 /// One request or response (Java's RemotingCommand after makeCustomHeaderToNet: typed headers are already
-/// flattened into ext_fields, see rmq/remoting/headers.hpp).
+/// flattened into ext_fields, see rmq/remoting/headers/fields.hpp).
 struct Command {
     /// Request code (rmq/remoting/request_code.hpp) or response code. The binary header holds only int16.
     std::int32_t code = 0;

@@ -2,10 +2,10 @@
 
 /// @file remoting/headers/pop.hpp
 /// The 5.x POP requests on the wire: POP_MESSAGE (200050), ACK_MESSAGE (200051) and
-/// CHANGE_MESSAGE_INVISIBLETIME (200053) headers in the field machinery of rmq/remoting/headers.hpp, and the
-/// decoding of a POP_MESSAGE answer (MQClientAPIImpl.processPopResponse): every message gets its receipt
-/// (POP_CK) from the answer's startOffsetInfo / msgOffsetInfo. These codes do not fit the ROCKETMQ binary
-/// header: the requests always go with a JSON header (request_serialize_type).
+/// CHANGE_MESSAGE_INVISIBLETIME (200053) headers in the field machinery of rmq/remoting/headers/fields.hpp,
+/// and the decoding of a POP_MESSAGE answer (MQClientAPIImpl.processPopResponse): every message gets its
+/// receipt (POP_CK) from the answer's startOffsetInfo / msgOffsetInfo. These codes do not fit the ROCKETMQ
+/// binary header: the requests always go with a JSON header (request_serialize_type).
 
 #include <cstdint>
 #include <optional>
@@ -14,8 +14,9 @@
 
 #include <rmq/config.hpp>
 #include <rmq/pop.hpp>
+#include <rmq/protocol.hpp>
 #include <rmq/remoting/command.hpp>
-#include <rmq/remoting/headers.hpp>
+#include <rmq/remoting/headers/fields.hpp>
 
 namespace rmq::remoting {
 

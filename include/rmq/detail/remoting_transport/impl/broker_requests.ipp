@@ -10,7 +10,9 @@
 
 #include <rmq/remoting/bodies/reset_offset.hpp>
 #include <rmq/remoting/codec_error.hpp>
-#include <rmq/remoting/headers.hpp>
+#include <rmq/remoting/headers/admin.hpp>
+#include <rmq/remoting/headers/fields.hpp>
+#include <rmq/remoting/headers/transaction.hpp>
 #include <rmq/remoting/message_codec.hpp>
 #include <rmq/remoting/request_code.hpp>
 

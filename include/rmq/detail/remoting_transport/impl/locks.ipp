@@ -8,7 +8,8 @@
 #include <fmt/format.h>
 
 #include <rmq/remoting/bodies/lock_batch.hpp>
-#include <rmq/remoting/headers.hpp>
+#include <rmq/remoting/headers/fields.hpp>
+#include <rmq/remoting/headers/membership.hpp>
 #include <rmq/remoting/request_code.hpp>
 
 #include <rmq/detail/remoting_transport/locks.hpp>

@@ -10,7 +10,8 @@
 #include <rmq/error.hpp>
 #include <rmq/remoting/bodies/consumer_list.hpp>
 #include <rmq/remoting/bodies/heartbeat_data.hpp>
-#include <rmq/remoting/headers.hpp>
+#include <rmq/remoting/headers/fields.hpp>
+#include <rmq/remoting/headers/membership.hpp>
 #include <rmq/remoting/request_code.hpp>
 
 #include <rmq/detail/remoting_transport/membership.hpp>

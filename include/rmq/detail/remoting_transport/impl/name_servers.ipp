@@ -6,7 +6,8 @@
 #include <fmt/format.h>
 
 #include <rmq/error.hpp>
-#include <rmq/remoting/headers.hpp>
+#include <rmq/remoting/headers/fields.hpp>
+#include <rmq/remoting/headers/route.hpp>
 #include <rmq/remoting/request_code.hpp>
 
 #include <rmq/detail/net/refusal.hpp>

@@ -5,7 +5,8 @@
 #include <fmt/format.h>
 
 #include <rmq/protocol.hpp>
-#include <rmq/remoting/headers.hpp>
+#include <rmq/remoting/headers/fields.hpp>
+#include <rmq/remoting/headers/offsets.hpp>
 #include <rmq/remoting/request_code.hpp>
 
 #include <rmq/detail/remoting_transport/offsets.hpp>

@@ -9,7 +9,8 @@
 
 #include <fmt/format.h>
 
-#include <rmq/remoting/headers.hpp>
+#include <rmq/remoting/headers/fields.hpp>
+#include <rmq/remoting/headers/pull.hpp>
 #include <rmq/remoting/message_codec.hpp>
 #include <rmq/remoting/request_code.hpp>
 

@@ -13,7 +13,11 @@
 #include <rmq/clock.hpp>
 #include <rmq/error.hpp>
 #include <rmq/remoting/compression.hpp>
-#include <rmq/remoting/headers.hpp>
+#include <rmq/remoting/headers/fields.hpp>
+#include <rmq/remoting/headers/offsets.hpp>
+#include <rmq/remoting/headers/send.hpp>
+#include <rmq/remoting/headers/send_back.hpp>
+#include <rmq/remoting/headers/transaction.hpp>
 #include <rmq/remoting/message_codec.hpp>
 #include <rmq/remoting/request_code.hpp>
 #include <rmq/topic.hpp>
