@@ -43,8 +43,8 @@
 
 #include <rmq/consumer.hpp>
 #include <rmq/lite_pull_consumer.hpp>
-#include <rmq/simple_consumer.hpp>
 #include <rmq/producer.hpp>
+#include <rmq/simple_consumer.hpp>
 #include <rmq/trace.hpp>
 #include <rmq/transport/in_process.hpp>
 
@@ -272,8 +272,9 @@ int run_lite_pull(const Options& o) {
     consumer.start();
     std::thread poller([&] {
         while (!stop.load(std::memory_order_relaxed)) {
-            consumed.fetch_add(static_cast<std::int64_t>(consumer.poll(std::chrono::milliseconds(200)).size()),
-                               std::memory_order_relaxed);
+            consumed.fetch_add(
+                static_cast<std::int64_t>(consumer.poll(std::chrono::milliseconds(200)).size()),
+                std::memory_order_relaxed);
         }
     });
     const Phase p = phase_of(w, w.wait(consumed, o.messages, o.max_seconds));
@@ -582,7 +583,8 @@ int main(int argc, char** argv) {
         fmt::print(
             stderr,
             "usage: {} --suite [--reps N] [--messages N] [--backlog N] [--no-backlog] [--no-rebalance]\n"
-            "       {} --mode limit|concurrently|orderly|backlog|lite_pull|pop [--messages N] [--queues N] [--batch N]\n"
+            "       {} --mode limit|concurrently|orderly|backlog|lite_pull|pop [--messages N] [--queues N] "
+            "[--batch N]\n"
             "       {} --mode rebalance --order concurrently|orderly [--rebalance-interval ms] [--rate n]\n"
             "       {} --mode idle [--consumers N] [--queues N] [--threads N]\n",
             argv[0],

@@ -42,8 +42,8 @@
 #    include <fmt/format.h>
 
 #    include <rmq/consumer.hpp>
-#    include <rmq/order/key_orderly.hpp>
 #    include <rmq/lite_pull_consumer.hpp>
+#    include <rmq/order/key_orderly.hpp>
 #    include <rmq/producer.hpp>
 #    include <rmq/simple_consumer.hpp>
 #    include <rmq/transport/remoting.hpp>
@@ -402,7 +402,8 @@ int main(int argc, char** argv) {
         }
         fmt::print(stderr,
                    "usage: {} --namesrv HOST:PORT --topic T --messages N --mode "
-                   "concurrently|orderly|key_orderly|raw|backlog|lite_pull|pop [--batch N] [--threads N] [--body BYTES] "
+                   "concurrently|orderly|key_orderly|raw|backlog|lite_pull|pop [--batch N] [--threads N] "
+                   "[--body BYTES] "
                    "[--max-seconds S] [--work none|sleep1ms|hash100]\n",
                    argv[0]);
         return 2;
