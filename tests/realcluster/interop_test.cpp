@@ -208,16 +208,17 @@ TEST_CASE("Java POP push consumer and rmq SimpleConsumer share one group: every 
         max_retries[id] = std::max(max_retries[id], reconsume_times);
     };
     std::atomic<bool> java_done{false};
+    std::atomic<bool> give_up{false};  // the peer failed: nothing left to wait for
     std::string rmq_error;
-    rmq::SimpleConsumer<Transport> simple{
-        transport,
-        rmq::SimpleConsumerConfig{
-            .consumer_group = group, .await_duration = 1000, .init_mode = rmq::ConsumeInitMode::Min}};
+    rmq::SimpleConsumer<Transport> simple{transport,
+                                          rmq::SimpleConsumerConfig{.consumer_group = group,
+                                                                    .await_duration = 1000,
+                                                                    .init_mode = rmq::ConsumeInitMode::Min}};
     simple.subscribe(topic);
     std::thread receiver([&] {
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180);
         try {
-            while (std::chrono::steady_clock::now() < deadline) {
+            while (!give_up.load() && std::chrono::steady_clock::now() < deadline) {
                 for (const auto& m : simple.receive(4, std::chrono::seconds(60))) {
                     simple.ack(m);
                     const std::lock_guard lock(mutex);
@@ -240,12 +241,13 @@ TEST_CASE("Java POP push consumer and rmq SimpleConsumer share one group: every 
     // EXPECTED 0: the peer consumes (and acks) whatever it is given for 40 s, then exits.
     std::vector<Json> java;
     try {
-        java = peer(fmt::format("RefConsumer {} {} {} '*' concurrently 0 40 --pop --batch 1 --threads 4",
-                                rmq_rc::namesrv(),
-                                group,
-                                topic));
+        java = rmq_rc::peer_retrying_start(
+            fmt::format("RefConsumer {} {} {} '*' concurrently 0 40 --pop --batch 1 --threads 4",
+                        rmq_rc::namesrv(),
+                        group,
+                        topic));
     } catch (...) {
-        java_done = true;
+        give_up = true;
         receiver.join();
         throw;
     }
@@ -286,11 +288,12 @@ TEST_CASE("Java POP push consumer and rmq SimpleConsumer share one group: every 
     // The two members shared the topic: each consumed messages.
     CHECK(rmq_count > 0);
     CHECK(java_count > 0);
-    fmt::print(stderr,
-               "POP interop: {} messages; rmq {} deliveries, Java {}; duplicates {} (all redeliveries); lost {}\n",
-               n,
-               rmq_count,
-               java_count,
-               duplicates,
-               lost);
+    fmt::print(
+        stderr,
+        "POP interop: {} messages; rmq {} deliveries, Java {}; duplicates {} (all redeliveries); lost {}\n",
+        n,
+        rmq_count,
+        java_count,
+        duplicates,
+        lost);
 }
