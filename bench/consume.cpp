@@ -8,6 +8,10 @@
 //   --mode rebalance      two members consume 8 queues under a steady producer; a third joins, one leaves
 //                         (--order concurrently|orderly, --rebalance-interval ms)
 //   --mode backlog        peak RSS of a concurrent consumer over a prefilled backlog (default thresholds)
+//   --mode lite_pull      rmq::LitePullConsumer (pull_batch_size 32, auto-commit), one thread polling
+//   --mode pop            rmq::SimpleConsumer, --threads threads receiving 32 at a time and acking each
+//                         (init mode Min; the embedded broker answers at once, no long polling)
+//                         (lite_pull and pop are not in --suite: run them by hand beside --mode concurrently)
 //   --mode idle           RSS of idle consumers: --consumers N PushConsumers (20 threads each), each its own
 //                         group owning every queue of an empty topic, long-polling; reports kB per consumer
 //   --suite               runs the modes above in fresh child processes (fork/exec of this binary),
@@ -38,7 +42,9 @@
 #include <fmt/ranges.h>
 
 #include <rmq/consumer.hpp>
+#include <rmq/lite_pull_consumer.hpp>
 #include <rmq/producer.hpp>
+#include <rmq/simple_consumer.hpp>
 #include <rmq/trace.hpp>
 #include <rmq/transport/in_process.hpp>
 
@@ -255,6 +261,73 @@ int run_consumer(const Options& o) {
                               o, broker, o.messages, rmq::ConsumeConcurrentlyStatus::ConsumeSuccess, report);
     // The backlog run measures memory: stopping at --max-seconds before the end is expected.
     return p.complete || o.mode == "backlog" ? 0 : 1;
+}
+
+// ---- lite pull and POP -----------------------------------------------------------------------------------
+
+/// rmq::LitePullConsumer over the prefilled broker: one thread polls (auto-commit) until the target.
+int run_lite_pull(const Options& o) {
+    rmq::InProcessBroker broker;
+    const double prefill_s = create_and_prefill(broker, o);
+    rmq::LitePullConfig cfg{.consumer_group = "bench_group",
+                            .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
+    cfg.pull_batch_size = 32;
+    rmq::LitePullConsumer<> consumer{broker.connect(), cfg};
+    consumer.subscribe(bench_topic);
+    std::atomic<std::int64_t> consumed{0};
+    std::atomic<bool> stop{false};
+    Window w;
+    w.start();
+    consumer.start();
+    std::thread poller([&] {
+        while (!stop.load(std::memory_order_relaxed)) {
+            consumed.fetch_add(
+                static_cast<std::int64_t>(consumer.poll(std::chrono::milliseconds(200)).size()),
+                std::memory_order_relaxed);
+        }
+    });
+    const Phase p = phase_of(w, w.wait(consumed, o.messages, o.max_seconds));
+    stop = true;
+    poller.join();
+    print_phase(o, "lite_pull", p, prefill_s);
+    consumer.shutdown();
+    return p.complete ? 0 : 1;
+}
+
+/// rmq::SimpleConsumer over the prefilled broker: --threads threads receive 32 at a time and ack each.
+int run_pop(const Options& o) {
+    rmq::InProcessBroker broker;
+    const double prefill_s = create_and_prefill(broker, o);
+    rmq::SimpleConsumer<rmq::InProcessTransport> consumer{
+        broker.connect(),
+        rmq::SimpleConsumerConfig{.consumer_group = "bench_group", .init_mode = rmq::ConsumeInitMode::Min}};
+    consumer.subscribe(std::string(bench_topic));
+    std::atomic<std::int64_t> consumed{0};
+    std::atomic<bool> stop{false};
+    Window w;
+    w.start();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < std::max(o.threads, 1); ++t) {
+        threads.emplace_back([&] {
+            while (!stop.load(std::memory_order_relaxed)) {
+                const auto msgs = consumer.receive(32, std::chrono::seconds(60));
+                for (const auto& m : msgs) {
+                    consumer.ack(m);
+                }
+                consumed.fetch_add(static_cast<std::int64_t>(msgs.size()), std::memory_order_relaxed);
+                if (msgs.empty()) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // no long polling here
+                }
+            }
+        });
+    }
+    const Phase p = phase_of(w, w.wait(consumed, o.messages, o.max_seconds));
+    stop = true;
+    for (auto& t : threads) {
+        t.join();
+    }
+    print_phase(o, "pop", p, prefill_s);
+    return p.complete ? 0 : 1;
 }
 
 // ---- rebalance / handover -------------------------------------------------------------------------------
@@ -507,13 +580,20 @@ int main(int argc, char** argv) {
         if (o.mode == "rebalance") {
             return run_rebalance(o);
         }
+        if (o.mode == "lite_pull") {
+            return run_lite_pull(o);
+        }
+        if (o.mode == "pop") {
+            return run_pop(o);
+        }
         if (o.mode == "idle") {
             return run_idle(o);
         }
         fmt::print(
             stderr,
             "usage: {} --suite [--reps N] [--messages N] [--backlog N] [--no-backlog] [--no-rebalance]\n"
-            "       {} --mode limit|concurrently|orderly|backlog [--messages N] [--queues N] [--batch N]\n"
+            "       {} --mode limit|concurrently|orderly|backlog|lite_pull|pop [--messages N] [--queues N] "
+            "[--batch N]\n"
             "       {} --mode rebalance --order concurrently|orderly [--rebalance-interval ms] [--rate n]\n"
             "       {} --mode idle [--consumers N] [--queues N] [--threads N]\n",
             argv[0],

@@ -3,7 +3,7 @@
 // consumer group that starts from the first offset. One JSON object per run on stdout.
 //
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --messages N --mode
-//   concurrently|orderly|key_orderly|raw
+//   concurrently|orderly|key_orderly|raw|lite_pull|pop
 //                         [--batch N] [--threads N] [--body BYTES] [--work none|sleep1ms|hash100]
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --messages N --mode backlog --max-seconds S
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --mode rebalance --order concurrently|orderly
@@ -14,6 +14,10 @@
 // backlog, stopped after --max-seconds (the window); its peak RSS is the figure. rebalance: as
 // rmq_bench_consume --mode rebalance, with rmq's default intervals (20000 ms). --body only labels the run
 // with the size the topic was prefilled with. CPU seconds and peak RSS (VmHWM) are the whole process's.
+// lite_pull: rmq::LitePullConsumer (subscribe, auto-commit, pull_batch_size 32), one thread polling;
+// --work runs per polled batch. pop: rmq::SimpleConsumer (init mode Min), --threads threads each receiving
+// up to 32 messages (invisible 60 s, await 1 s), doing --work per message and acking each (one ACK_MESSAGE
+// per message: rmq has no BATCH_ACK_MESSAGE yet).
 // --work: what the listener does per call besides counting: sleep 1 ms (a listener waiting on I/O), or per
 // message 100 rounds of FNV-1a over the body (CPU-bound); JavaPushBench's listener does the same.
 
@@ -38,8 +42,10 @@
 #    include <fmt/format.h>
 
 #    include <rmq/consumer.hpp>
+#    include <rmq/lite_pull_consumer.hpp>
 #    include <rmq/order/key_orderly.hpp>
 #    include <rmq/producer.hpp>
+#    include <rmq/simple_consumer.hpp>
 #    include <rmq/transport/remoting.hpp>
 
 namespace {
@@ -201,6 +207,88 @@ int run_consumer(const Options& o, Status ok, std::string_view name) {
     return r.complete || name == "backlog" ? 0 : 1;
 }
 
+std::string with_work(std::string label, const Options& o) {
+    return o.work == "none" ? label : label + "_" + o.work;
+}
+
+/// rmq::LitePullConsumer draining the topic from its first offset with a fresh group: one thread polls
+/// (auto-commit), the work runs per polled batch.
+int run_lite_pull(const Options& o) {
+    rmq::RemotingConfig rc;
+    rc.namesrv_addr = o.namesrv;
+    rmq::LitePullConfig cfg{.consumer_group = fresh_group("lite_pull"),
+                            .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
+    cfg.namesrv_addr = o.namesrv;
+    cfg.pull_batch_size = 32;  // Java's push consumer pulls 32; DefaultLitePullConsumer's default is 10
+    rmq::LitePullConsumer<rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::RemotingTransport> consumer{
+        rmq::RemotingTransport{rc}, cfg};
+    consumer.subscribe(o.topic, "*");
+    std::atomic<std::int64_t> consumed{0};
+    std::atomic<bool> stop{false};
+    Work work(o.work);
+    Window w;
+    w.start();
+    consumer.start();
+    std::thread poller([&] {
+        while (!stop.load(std::memory_order_relaxed)) {
+            const auto msgs = consumer.poll(std::chrono::milliseconds(200));
+            work(msgs);
+            consumed.fetch_add(static_cast<std::int64_t>(msgs.size()), std::memory_order_relaxed);
+        }
+    });
+    const Run r = w.wait(consumed, o.messages, o.max_seconds);
+    stop = true;
+    poller.join();
+    print(o, with_work("real_lite_pull", o), r, w.mem.base_kb);
+    consumer.shutdown();
+    return r.complete ? 0 : 1;
+}
+
+/// rmq::SimpleConsumer (POP) draining the topic with a fresh group from the queues' first offsets: --threads
+/// threads receive up to 32 messages each, do the work per message and ack each message.
+int run_pop(const Options& o) {
+    rmq::RemotingConfig rc;
+    rc.namesrv_addr = o.namesrv;
+    rmq::SimpleConsumer<rmq::RemotingTransport> consumer{
+        rmq::RemotingTransport{rc},
+        rmq::SimpleConsumerConfig{.consumer_group = fresh_group("pop"),
+                                  .await_duration = 1000,
+                                  .init_mode = rmq::ConsumeInitMode::Min}};
+    consumer.subscribe(o.topic);
+    std::atomic<std::int64_t> consumed{0};
+    std::atomic<std::int64_t> errors{0};
+    std::atomic<bool> stop{false};
+    Work work(o.work);
+    Window w;
+    w.start();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < std::max(o.threads, 1); ++t) {
+        threads.emplace_back([&] {
+            while (!stop.load(std::memory_order_relaxed)) {
+                try {
+                    for (const auto& m : consumer.receive(32, std::chrono::seconds(60))) {
+                        work(std::span<const rmq::MessageExt>(&m, 1));
+                        consumer.ack(m);
+                        consumed.fetch_add(1, std::memory_order_relaxed);
+                    }
+                } catch (const std::exception& e) {
+                    if (errors.fetch_add(1) < 5) {
+                        fmt::print(stderr, "rmq_bench_real_broker pop: {}\n", e.what());
+                    }
+                }
+            }
+        });
+    }
+    Run r = w.wait(consumed, o.messages, o.max_seconds);
+    stop = true;
+    for (auto& t : threads) {
+        t.join();
+    }
+    r.complete = r.complete && errors.load() == 0;
+    print(o, with_work("real_pop", o), r, w.mem.base_kb);
+    return r.complete ? 0 : 1;
+}
+
 /// Same procedure as rmq_bench_consume --mode rebalance, over RemotingTransport (rmq's default intervals).
 template <class ConsumerT, class Status>
 int run_rebalance_with(const Options& o, Status ok, std::string_view order_name) {
@@ -283,6 +371,12 @@ int main(int argc, char** argv) {
         if (o.mode == "raw") {
             return run_raw(o);
         }
+        if (o.mode == "lite_pull") {
+            return run_lite_pull(o);
+        }
+        if (o.mode == "pop") {
+            return run_pop(o);
+        }
         if (o.mode == "rebalance") {
             if (o.order == "orderly") {
                 return run_rebalance_with<rmq::OrderlyConsumer<rmq::RemotingTransport>>(
@@ -308,7 +402,8 @@ int main(int argc, char** argv) {
         }
         fmt::print(stderr,
                    "usage: {} --namesrv HOST:PORT --topic T --messages N --mode "
-                   "concurrently|orderly|key_orderly|raw|backlog [--batch N] [--threads N] [--body BYTES] "
+                   "concurrently|orderly|key_orderly|raw|backlog|lite_pull|pop [--batch N] [--threads N] "
+                   "[--body BYTES] "
                    "[--max-seconds S] [--work none|sleep1ms|hash100]\n",
                    argv[0]);
         return 2;

@@ -10,7 +10,7 @@
 #                  [--work-messages N] [--no-work] [--no-busy]
 #                  [--no-java] [--build-dir DIR] [--out DIR] [--report-only FILE]
 #                  [--compile] [--no-compile] [--compile-include DIR] [--key-orderly] [--no-key-orderly]
-#                  [--allocate] [--no-allocate]
+#                  [--allocate] [--no-allocate] [--beyond-push] [--no-beyond-push] [--beyond-messages N]
 #
 #   --quick       a smoke run (~3 minutes): 100,000 in-process messages, 1 repetition, 500,000-message
 #                 in-process backlog; real broker: 20,000 messages, 1,000,000-message backlog, 10 s window
@@ -47,6 +47,14 @@
 #                 right before rmq, --reps repetitions): its rows replace the producer rows of latest.md/json
 #   --no-producer skip it (it is part of the default full run)
 #   --produce-messages N  messages per producer run (default 200,000; --quick 20,000)
+#   --beyond-push only the consumers beyond push (on a one-broker 5.3.3 cluster of its own, topic BenchBeyond, 8
+#                 queues, 128 B): per repetition the push consumer (Concurrently, 20 threads, batch 1), the lite
+#                 pull consumer (rmq::LitePullConsumer / DefaultLitePullConsumer, one polling thread) and POP
+#                 (rmq::SimpleConsumer, 20 receiving threads / Java DefaultMQPushConsumer with clientRebalance
+#                 false after `mqadmin setConsumeMode -m POP -q 8`), Java right before rmq: its rows replace the
+#                 beyond-push rows of latest.md/json, the other rows are kept
+#   --no-beyond-push  skip it (it is part of the default full run)
+#   --beyond-messages N  messages per beyond-push run (default 200,000; --quick 20,000)
 #
 # Compile cost: bench/compile/probe.cpp (the umbrella <rmq/rmq.hpp>, the embedded broker, a producer and a
 # Concurrently consumer) and bench/compile/yardstick.cpp (fmt, nlohmann::json, std threads and containers),
@@ -76,11 +84,13 @@ ALLOCATE=1         # 0: skip, 1: part of the full run, 2: only the allocation-mo
 KEYO=1             # rmq_bench_key_orderly: 0: skip, 1: part of the full run, 2: only it
 PRODUCER=1         # rmq_bench_produce + JavaProduceBench: 0: skip, 1: part of the full run, 2: only it
 PRODUCE_MESSAGES=200000
+BEYOND=1           # push vs lite pull vs POP: 0: skip, 1: part of the full run, 2: only it
+BEYOND_MESSAGES=200000
 
 while [[ $# -gt 0 ]]; do
     case $1 in
     --quick) REPS=1 MESSAGES=100000 BACKLOG=500000 REAL_MESSAGES=20000 REAL_BACKLOG=1000000 BACKLOG_WINDOW=10
-        WORK_MESSAGES=10000 PRODUCE_MESSAGES=20000 ;;
+        WORK_MESSAGES=10000 PRODUCE_MESSAGES=20000 BEYOND_MESSAGES=20000 ;;
     --reps) REPS=$2; shift ;;
     --messages) MESSAGES=$2; shift ;;
     --backlog) BACKLOG=$2; shift ;;
@@ -105,9 +115,12 @@ while [[ $# -gt 0 ]]; do
     --producer) PRODUCER=2 COMPILE=0 ;;
     --no-producer) PRODUCER=0 ;;
     --produce-messages) PRODUCE_MESSAGES=$2; shift ;;
+    --beyond-push) BEYOND=2 COMPILE=0 ;;
+    --no-beyond-push) BEYOND=0 ;;
+    --beyond-messages) BEYOND_MESSAGES=$2; shift ;;
     --build-dir) BUILD=$2; shift ;;
     --out) OUT=$2; shift ;;
-    -h | --help) sed -n '2,48p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,56p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -281,6 +294,58 @@ producer_bench() {
     return $status
 }
 
+# Push, lite pull and POP side by side (--beyond-push): rmq_bench_real_broker and JavaPushBench on a one-broker
+# cluster of its own, topic BenchBeyond (8 queues, BEYOND_MESSAGES of 128 B prefilled once); every run drains it
+# with a fresh group from the first offset. Per repetition and consumer, Java right before rmq. Java's POP row is
+# its push consumer popping: clientRebalance false (the broker assigns the queues) and the group's consume mode set
+# to POP (-q 8: each of the 8 queues popped on its own). One JSON line per run, marked "suite":"beyond_push".
+beyond_push_bench() {
+    local launcher=() gen=() cp jout cluster namesrv rev stamp status=0 jlogs group
+    if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+    if command -v ninja >/dev/null; then gen=(-G Ninja); fi
+    cmake -S "$ROOT" -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DRMQ_WERROR=OFF -DRMQ_BUILD_TESTS=OFF \
+        -DRMQ_BUILD_EXAMPLES=OFF -DRMQ_BUILD_BENCH=ON "${launcher[@]}" >/dev/null
+    log "building rmq_bench_real_broker"
+    cmake --build "$BUILD" --target rmq_bench_real_broker -j2 >&2 || return 1
+    cp=$("$ROOT/tools/rocketmq.sh" classpath client 2>/dev/null) ||
+        { "$ROOT/tools/rocketmq.sh" fetch >&2 && cp=$("$ROOT/tools/rocketmq.sh" classpath client); } || return 1
+    jout=$BUILD/java
+    mkdir -p "$jout"
+    javac -d "$jout" -cp "$cp" "$ROOT"/bench/java/src/rmq/bench/*.java || return 1
+    jlogs=$(mktemp -d)
+    log "beyond-push bench: starting a one-broker cluster"
+    cluster=$("$ROOT/tools/rocketmq.sh" start --brokers 1 2> >(sed 's/^/  /' >&2)) || return 1
+    namesrv=$(sed -n 's/^RMQ_NAMESRV=//p' "$cluster/cluster.env")
+    "$ROOT/tools/rocketmq.sh" create-topic BenchBeyond 8 --dir "$cluster" >&2
+    rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    stamp=$(date -u '+%Y-%m-%d %H:%M UTC')
+    local tag="s/}\$/,\"suite\":\"beyond_push\",\"commit\":\"$rev\",\"date\":\"$stamp\"}/"
+    log "beyond-push bench: prefilling $BEYOND_MESSAGES messages of 128 B on BenchBeyond (Java producer)"
+    java ${RMQ_BENCH_JVM:-} -Duser.home="$jlogs" -cp "$jout:$cp" rmq.bench.JavaPushBench "$namesrv" BenchBeyond \
+        prefill "$BEYOND_MESSAGES" 128 2 | sed "$tag" || { rm -rf "$jlogs"; return 1; }
+    for rep in $(seq 1 "$REPS"); do
+        for mode in concurrently lite_pull pop; do
+            group=bench_java_${mode}_$$_$rep
+            if [[ $mode == pop ]]; then
+                RMQ_CLUSTER_DIR=$cluster "$ROOT/tools/rocketmq.sh" mqadmin setConsumeMode -c DefaultCluster \
+                    -t BenchBeyond -g "$group" -m POP -q 8 2>&1 | grep -q success ||
+                    { log "  mqadmin setConsumeMode failed"; status=1; }
+            fi
+            log "beyond-push bench rep $rep/$REPS: Java $mode"
+            timeout 600 java ${RMQ_BENCH_JVM:-} -Duser.home="$jlogs" -Drmq.bench.group="$group" -cp "$jout:$cp" \
+                rmq.bench.JavaPushBench "$namesrv" BenchBeyond "$mode" "$BEYOND_MESSAGES" 20 1 128 300 |
+                sed "$tag" || { log "  Java run failed"; status=1; }
+            log "beyond-push bench rep $rep/$REPS: rmq $mode"
+            timeout 600 "$BUILD/bench/rmq_bench_real_broker" --namesrv "$namesrv" --topic BenchBeyond --body 128 \
+                --messages "$BEYOND_MESSAGES" --mode "$mode" --threads 20 --batch 1 --max-seconds 300 | sed "$tag" ||
+                { log "  rmq run failed"; status=1; }
+        done
+    done
+    "$ROOT/tools/rocketmq.sh" stop --fast --clean --dir "$cluster" >/dev/null 2>&1 || true
+    rm -rf "$jlogs"
+    return $status
+}
+
 # The charts of latest.json (tools/bench_charts.py -> $OUT/charts/*.png), with the python that has matplotlib
 # (Debian's python3-matplotlib is for /usr/bin/python3, which another python3 on PATH may hide). A machine
 # without it gets the tables and a loud line, not a failed run.
@@ -305,7 +370,8 @@ d = json.load(open(sys.argv[1]))
 with open(sys.argv[2], "w") as f:
     for r in d.get("runs", []):
         mode, skip = r.get("mode", ""), sys.argv[3]
-        if mode != skip and not (skip == "produce" and "_produce_" in mode):
+        if mode != skip and not (skip == "produce" and "_produce_" in mode) and \
+                not (skip == "beyond_push" and r.get("suite") == "beyond_push"):
             f.write(json.dumps(r) + "\n")
 for var, key in ((("KEEP_REPS" if sys.argv[3] != "compile" else "REPS"), "reps"), ("MESSAGES", "messages"), ("BACKLOG", "backlog"),
                  ("REAL_MESSAGES", "real_messages"), ("REAL_BACKLOG", "real_backlog"),
@@ -338,10 +404,11 @@ if [[ -n $REPORT_ONLY ]]; then
         eval "$(latest_params "$REPORT_ONLY" "$RUNS")"
         REPS=${KEEP_REPS:-$REPS}
     fi
-elif [[ $COMPILE == 2 || $KEYO == 2 || $PRODUCER == 2 ]]; then
+elif [[ $COMPILE == 2 || $KEYO == 2 || $PRODUCER == 2 || $BEYOND == 2 ]]; then
     # Only the compile cost (or only the key-orderly or the producer bench): keep the other rows (and their
     # parameters) of the last full run.
-    ONLY_MODE=$([[ $COMPILE == 2 ]] && echo compile || { [[ $KEYO == 2 ]] && echo key_orderly_bench || echo produce; })
+    ONLY_MODE=$([[ $COMPILE == 2 ]] && echo compile || { [[ $KEYO == 2 ]] && echo key_orderly_bench; } ||
+        { [[ $BEYOND == 2 ]] && echo beyond_push; } || echo produce)
     mkdir -p "$OUT"
     RUNS=$(mktemp)
     trap 'rm -f "$RUNS"' EXIT
@@ -356,6 +423,9 @@ elif [[ $COMPILE == 2 || $KEYO == 2 || $PRODUCER == 2 ]]; then
     elif [[ $KEYO == 2 ]]; then
         key_orderly_bench >>"$RUNS" || STATUS=$?
         REPS=${KEEP_REPS:-$REPS}  # the header describes the last full run's in-process suite
+    elif [[ $BEYOND == 2 ]]; then
+        beyond_push_bench >>"$RUNS" || STATUS=$?
+        REPS=${KEEP_REPS:-$REPS}
     else
         producer_bench >>"$RUNS" || STATUS=$?
         REPS=${KEEP_REPS:-$REPS}
@@ -550,6 +620,9 @@ fi
 if [[ $PRODUCER == 1 && -z $JAVA_REASON ]]; then
     producer_bench >>"$RUNS" || STATUS=$?
 fi
+if [[ $BEYOND == 1 && -z $JAVA_REASON ]]; then
+    beyond_push_bench >>"$RUNS" || STATUS=$?
+fi
 
 fi
 
@@ -568,10 +641,11 @@ cpu_model, load_before = os.environ.get("CPU_MODEL", ""), os.environ.get("LOAD_B
  real_messages, real_backlog, backlog_window, header_date, header_commit, header_load) = sys.argv[1:17]
 runs = [json.loads(l) for l in open(runs_path) if l.strip().startswith("{")]
 
-def by_mode(m, body=None, busy=False):
-    """The runs of mode m (and body size); the runs beside a CPU hog only when busy is true."""
+def by_mode(m, body=None, busy=False, suite=None):
+    """The runs of mode m (and body size); the runs beside a CPU hog only when busy is true; those of a suite
+    of their own (beyond_push) only when asked for."""
     return [r for r in runs if r.get("mode") == m and (body is None or r.get("body_bytes", 128) == body)
-            and r.get("busy", False) == busy]
+            and r.get("busy", False) == busy and r.get("suite") == suite]
 
 def med(mode, key, body=None):
     vals = [r[key] for r in by_mode(mode, body) if r.get("complete", True) and key in r]
@@ -756,6 +830,32 @@ for body in (128, 1024):
             row(f"Real broker producer, {plabel}, {size(body)}: {label}", m if m is not None else "not run",
                 j if j is not None else "not run", None, ratio(m, j),
                 note + spreads("real_produce_" + mode, "java_produce_" + mode, key, body) + "; " + pn)
+bp_pipes = (("concurrently_b1", "push consumer (Concurrently, 20 threads)"),
+            ("lite_pull", "lite pull consumer (1 polling thread)"),
+            ("pop", "POP (rmq::SimpleConsumer 20 threads / Java push consumer in POP mode)"))
+if any(r.get("suite") == "beyond_push" for r in runs):
+    def bp_med(mode, key):
+        vals = [r[key] for r in by_mode(mode, suite="beyond_push") if r.get("complete", True) and key in r]
+        return statistics.median(vals) if vals else None
+    def bp_spread(mode, key):
+        vals = [r[key] for r in by_mode(mode, suite="beyond_push") if r.get("complete", True) and key in r]
+        return f"{fmt(min(vals))}-{fmt(max(vals))}" if len(vals) > 1 else None
+    where = next(r for r in runs if r.get("suite") == "beyond_push" and "consumed" in r)
+    push_m = bp_med("real_concurrently_b1", "msgs_per_s")
+    for key, label in (("msgs_per_s", "throughput (msg/s)"), ("cpu_s_per_million", "CPU s per million msgs"),
+                       ("peak_rss_mb", "peak RSS of the process (MB)")):
+        for mode, plabel in bp_pipes:
+            m = bp_med("real_" + mode, key)
+            j = bp_med("java_" + mode, key)
+            n = len([r for r in by_mode("real_" + mode, suite="beyond_push") if r.get("complete")])
+            note = f"ratio = rmq / Java; medians of {n} rmq run(s)" + "".join(
+                f"; {who} min-max {sp}" for who, sp in (("rmq", bp_spread("real_" + mode, key)),
+                                                      ("Java", bp_spread("java_" + mode, key))) if sp)
+            if key == "msgs_per_s" and mode != "concurrently_b1" and m is not None and push_m:
+                note += f"; rmq {mode} / rmq push = {fmt(m / push_m)}"
+            row(f"Real broker beyond push ({where['messages']:,} msgs of 128 B, 8 queues) {plabel}: {label}",
+                m if m is not None else "not run", j if j is not None else "not run", None, ratio(m, j),
+                note + f"; commit {where.get('commit', '?')}, {where.get('date', '?')}")
 ko = [r for r in by_mode("key_orderly_bench") if r.get("policy") == "key_orderly"]
 if ko:
     kv = statistics.median(r["msgs_per_s"] for r in ko)

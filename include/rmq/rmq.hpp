@@ -49,6 +49,7 @@
 #include <rmq/order/orderly.hpp>
 #include <rmq/order/orderly_common.hpp>
 #include <rmq/pop.hpp>
+#include <rmq/pop_dead_letter.hpp>
 #include <rmq/process_queue.hpp>
 #include <rmq/producer.hpp>
 #include <rmq/producer_config.hpp>

@@ -15013,6 +15013,292 @@ private:
 }  // namespace rmq
 // ---- end rmq/offset_store/memory.hpp ----
 
+// ---- begin rmq/pop_dead_letter.hpp ----
+
+/// @file pop_dead_letter.hpp
+/// Moving a POP message to the group's dead letter queue from the client. A 5.x broker redelivers a message
+/// that is never acked forever (its revive service knows no limit); Java's gRPC proxy sends it to
+/// %DLQ%<group> once the client's max attempts are spent. These helpers do the same for rmq::SimpleConsumer:
+/// CONSUMER_SEND_MSG_BACK with delay level -1 (the broker stores it in %DLQ%<group> at once), then the ack
+/// that ends its check point. See docs/pop.md.
+
+#include <cstdint>
+
+#include <fmt/format.h>
+
+
+// ---- begin rmq/simple_consumer.hpp ----
+
+/// @file simple_consumer.hpp
+/// rmq::SimpleConsumer: RocketMQ 5.x POP consumption with the semantics of Java's gRPC SimpleConsumer. The
+/// application receives messages when it wants them; each stays invisible to the group for the duration it
+/// asked, and comes back (reconsume times + 1) unless acked in time. No rebalance: every member of a group
+/// pops from every queue. See docs/pop.md.
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+// ---- begin rmq/simple_consumer_config.hpp ----
+
+/// @file simple_consumer_config.hpp
+/// rmq::SimpleConsumerConfig: the settings of rmq::SimpleConsumer (Java's SimpleConsumerBuilder).
+
+#include <cstdint>
+#include <string>
+
+#include <fmt/format.h>
+
+
+namespace rmq {
+
+/// Settings of rmq::SimpleConsumer; each field mirrors the Java SimpleConsumerBuilder setting of the same
+/// name. Subscriptions are SimpleConsumer::subscribe's.
+struct SimpleConsumerConfig {
+    /// consumerGroup. Required (Validators.checkGroup; DEFAULT_CONSUMER is refused).
+    std::string consumer_group{};
+    /// awaitDuration (ms): how long a broker may hold a receive that finds nothing (long polling); 0 answers
+    /// at once. The embedded broker always answers at once.
+    std::int64_t await_duration = 0;
+    /// Where a group that never consumed a queue starts (Java's ConsumeInitMode; MAX still starts at the
+    /// first message while the queue's first message is in memory, as the broker's
+    /// initPopOffsetByCheckMsgInMem rule says).
+    ConsumeInitMode init_mode = ConsumeInitMode::Max;
+
+    /// Throws rmq::InvalidArgument naming the field.
+    void validate() const {
+        check_group(consumer_group);
+        if (consumer_group == default_consumer_group) {
+            throw InvalidArgument(
+                fmt::format("consumer_group (consumerGroup) can not equal {}, please specify another one.",
+                            default_consumer_group));
+        }
+        if (await_duration < 0) {
+            throw InvalidArgument(
+                fmt::format("await_duration (awaitDuration) {} ms is negative", await_duration));
+        }
+    }
+};
+
+}  // namespace rmq
+// ---- end rmq/simple_consumer_config.hpp ----
+
+namespace rmq {
+
+/// POP consumer (5.x brokers, or the embedded one).
+///
+/// @code
+/// rmq::SimpleConsumer consumer{transport, rmq::SimpleConsumerConfig{.consumer_group = "g"}};
+/// consumer.subscribe("TopicTest", rmq::MessageSelector::by_tag("*"));
+/// for (auto& msg : consumer.receive(16, std::chrono::seconds(30))) {
+///     handle(msg);
+///     consumer.ack(msg);
+/// }
+/// @endcode
+///
+/// Thread-safe: receive, ack and change_invisible_duration may be called from any thread. A broker without
+/// POP (RocketMQ 4.x) makes them throw rmq::PopUnsupported.
+template <class Tr>
+requires HasTopicRoute<Tr> && HasPop<Tr>
+class SimpleConsumer {
+public:
+    /// Most messages one receive asks a broker for (PopMessageProcessor refuses more).
+    static constexpr std::int32_t max_receive_messages = 32;
+
+    /// Throws rmq::InvalidArgument for an invalid configuration.
+    SimpleConsumer(Tr transport, SimpleConsumerConfig config)
+        : transport_(std::move(transport))
+        , config_(validated(std::move(config))) {}
+
+    /// Subscribes `topic` with `selector` (replacing an earlier subscription of the topic). The route is
+    /// looked up now: rmq::BrokerError(topic_not_exist) for an unknown topic.
+    void subscribe(const std::string& topic, const MessageSelector& selector = MessageSelector::by_tag("*")) {
+        check_topic(topic);
+        (void)transport_.topic_route(topic);
+        const std::lock_guard lock(mutex_);
+        subscriptions_.insert_or_assign(topic, selector);
+    }
+
+    /// Stops receiving from `topic`.
+    void unsubscribe(const std::string& topic) {
+        const std::lock_guard lock(mutex_);
+        subscriptions_.erase(topic);
+    }
+
+    /// The subscribed topics with their selectors.
+    [[nodiscard]] std::map<std::string, MessageSelector> subscriptions() const {
+        const std::lock_guard lock(mutex_);
+        return subscriptions_;
+    }
+
+    /// Pops up to `max_messages` (1..32) messages, visiting the (topic, broker) pairs of the subscriptions
+    /// round robin from where the last receive stopped, until one has messages (each broker may wait up to
+    /// await_duration). Each message carries its receipt (property POP_CK, rmq::PopReceipt::of) and stays
+    /// invisible to the group for `invisible_duration`. Empty when no broker had a message. Throws
+    /// rmq::InvalidArgument for a bad argument or no subscription, rmq::PopUnsupported on a 4.x broker,
+    /// rmq::BrokerError for other refusals.
+    std::vector<MessageExt> receive(std::int32_t max_messages, std::chrono::milliseconds invisible_duration) {
+        if (max_messages < 1 || max_messages > max_receive_messages) {
+            throw InvalidArgument(fmt::format(
+                "receive: max_messages {} is not in [1, {}]", max_messages, max_receive_messages));
+        }
+        if (invisible_duration.count() <= 0) {
+            throw InvalidArgument(
+                fmt::format("receive: invisible_duration {} ms is not positive", invisible_duration.count()));
+        }
+        const auto targets = pop_targets();
+        if (targets.empty()) {
+            throw InvalidArgument(
+                fmt::format("receive: consumer group {} subscribes no topic", config_.consumer_group));
+        }
+        for (std::size_t i = 0; i < targets.size(); ++i) {
+            PopArgs args = targets[i];
+            args.max_msg_nums = max_messages;
+            args.invisible_time_millis = invisible_duration.count();
+            auto result = transport_.pop_message(args);
+            if (!result.msg_found_list.empty()) {
+                return std::move(result.msg_found_list);
+            }
+        }
+        return {};
+    }
+
+    /// Acknowledges a received message: the group is done with it. A message whose invisible duration has
+    /// passed may already be on its way back (a spent receipt is ignored by the broker). Throws
+    /// rmq::InvalidArgument for a message without receipt.
+    void ack(const MessageExt& msg) {
+        AckArgs args;
+        args.consumer_group = config_.consumer_group;
+        args.topic = msg.topic();
+        args.extra_info = receipt_text(msg);
+        transport_.ack_message(args);
+    }
+
+    /// Makes a received message invisible for `invisible_duration` from now (0: visible again at once) and
+    /// stores the new receipt in `msg` (the old one is spent: ack with the updated message). Throws
+    /// rmq::InvalidArgument for a message without receipt or a negative duration; the embedded broker
+    /// answers a spent receipt with rmq::BrokerError(no_message).
+    void change_invisible_duration(MessageExt& msg, std::chrono::milliseconds invisible_duration) {
+        if (invisible_duration.count() < 0) {
+            throw InvalidArgument(
+                fmt::format("change_invisible_duration: {} ms is negative", invisible_duration.count()));
+        }
+        ChangeInvisibleTimeArgs args;
+        args.consumer_group = config_.consumer_group;
+        args.topic = msg.topic();
+        args.extra_info = receipt_text(msg);
+        args.invisible_time_millis = invisible_duration.count();
+        msg.set_property(property::pop_ck, transport_.change_invisible_time(args));
+    }
+
+    [[nodiscard]] const SimpleConsumerConfig& config() const noexcept { return config_; }
+
+    [[nodiscard]] Tr& transport() noexcept { return transport_; }
+
+private:
+    static SimpleConsumerConfig validated(SimpleConsumerConfig config) {
+        config.validate();
+        return config;
+    }
+
+    static std::string receipt_text(const MessageExt& msg) { return PopReceipt::of(msg).to_string(); }
+
+    /// One pop per (topic, broker) of the subscriptions, in round robin order from the next start.
+    std::vector<PopArgs> pop_targets() {
+        std::map<std::string, MessageSelector> subs;
+        {
+            const std::lock_guard lock(mutex_);
+            subs = subscriptions_;
+        }
+        std::vector<PopArgs> out;
+        for (const auto& [topic, selector] : subs) {
+            std::vector<std::string> brokers;
+            for (const auto& mq : transport_.topic_route(topic).read_queues) {
+                if (std::find(brokers.begin(), brokers.end(), mq.broker_name) == brokers.end()) {
+                    brokers.push_back(mq.broker_name);
+                }
+            }
+            for (auto& broker : brokers) {
+                PopArgs args;
+                args.consumer_group = config_.consumer_group;
+                args.topic = topic;
+                args.broker_name = std::move(broker);
+                args.poll_time_millis = config_.await_duration;
+                args.init_mode = config_.init_mode;
+                args.expression_type = selector.expression_type();
+                args.expression = selector.expression().empty() ? "*" : selector.expression();
+                out.push_back(std::move(args));
+            }
+        }
+        if (!out.empty()) {
+            const std::lock_guard lock(mutex_);
+            std::rotate(
+                out.begin(), out.begin() + static_cast<std::ptrdiff_t>(next_ % out.size()), out.end());
+            ++next_;
+        }
+        return out;
+    }
+
+    Tr transport_;
+    const SimpleConsumerConfig config_;
+    mutable std::mutex mutex_;
+    std::map<std::string, MessageSelector> subscriptions_;
+    std::size_t next_ = 0;
+};
+
+}  // namespace rmq
+// ---- end rmq/simple_consumer.hpp ----
+
+namespace rmq {
+
+/// Stores `msg` (received by `consumer`) in its group's dead letter queue %DLQ%<group> and acks it. Throws
+/// rmq::InvalidArgument for a message without receipt (nothing is sent then), rmq::BrokerError when the
+/// broker refuses the send-back (the message is not acked: it comes back after its invisible time).
+template <class Tr>
+requires HasTopicRoute<Tr> && HasPop<Tr> && HasSend<Tr>
+void forward_to_dead_letter_queue(SimpleConsumer<Tr>& consumer, const MessageExt& msg) {
+    (void)PopReceipt::of(msg);  // a message without receipt: rmq::InvalidArgument before anything is sent
+    SendBackArgs back;
+    back.group = consumer.config().consumer_group;
+    back.message = msg;
+    back.delay_level = -1;
+    back.max_reconsume_times = msg.reconsume_times();
+    consumer.transport().send_back(back);
+    consumer.ack(msg);
+}
+
+/// Java's max reconsume times for a received message: when `msg` was already redelivered
+/// `max_reconsume_times` times or more, moves it to the dead letter queue (forward_to_dead_letter_queue) and
+/// returns true; otherwise does nothing and returns false (handle it, then ack). Throws rmq::InvalidArgument
+/// for a negative `max_reconsume_times`.
+template <class Tr>
+requires HasTopicRoute<Tr> && HasPop<Tr> && HasSend<Tr>
+bool dead_letter_if_exhausted(SimpleConsumer<Tr>& consumer,
+                              const MessageExt& msg,
+                              std::int32_t max_reconsume_times = 16) {
+    if (max_reconsume_times < 0) {
+        throw InvalidArgument(
+            fmt::format("dead_letter_if_exhausted: max_reconsume_times {} is negative", max_reconsume_times));
+    }
+    if (msg.reconsume_times() < max_reconsume_times) {
+        return false;
+    }
+    forward_to_dead_letter_queue(consumer, msg);
+    return true;
+}
+
+}  // namespace rmq
+// ---- end rmq/pop_dead_letter.hpp ----
+
 // ---- begin rmq/sim/options.hpp ----
 
 /// @file sim/options.hpp
@@ -16240,237 +16526,6 @@ private:
 
 }  // namespace rmq::sim
 // ---- end rmq/sim/simulation.hpp ----
-
-// ---- begin rmq/simple_consumer.hpp ----
-
-/// @file simple_consumer.hpp
-/// rmq::SimpleConsumer: RocketMQ 5.x POP consumption with the semantics of Java's gRPC SimpleConsumer. The
-/// application receives messages when it wants them; each stays invisible to the group for the duration it
-/// asked, and comes back (reconsume times + 1) unless acked in time. No rebalance: every member of a group
-/// pops from every queue. See docs/pop.md.
-
-#include <algorithm>
-#include <chrono>
-#include <cstddef>
-#include <cstdint>
-#include <map>
-#include <mutex>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include <fmt/format.h>
-
-
-// ---- begin rmq/simple_consumer_config.hpp ----
-
-/// @file simple_consumer_config.hpp
-/// rmq::SimpleConsumerConfig: the settings of rmq::SimpleConsumer (Java's SimpleConsumerBuilder).
-
-#include <cstdint>
-#include <string>
-
-#include <fmt/format.h>
-
-
-namespace rmq {
-
-/// Settings of rmq::SimpleConsumer; each field mirrors the Java SimpleConsumerBuilder setting of the same
-/// name. Subscriptions are SimpleConsumer::subscribe's.
-struct SimpleConsumerConfig {
-    /// consumerGroup. Required (Validators.checkGroup; DEFAULT_CONSUMER is refused).
-    std::string consumer_group{};
-    /// awaitDuration (ms): how long a broker may hold a receive that finds nothing (long polling); 0 answers
-    /// at once. The embedded broker always answers at once.
-    std::int64_t await_duration = 0;
-    /// Where a group that never consumed a queue starts (Java's ConsumeInitMode; MAX still starts at the
-    /// first message while the queue's first message is in memory, as the broker's
-    /// initPopOffsetByCheckMsgInMem rule says).
-    ConsumeInitMode init_mode = ConsumeInitMode::Max;
-
-    /// Throws rmq::InvalidArgument naming the field.
-    void validate() const {
-        check_group(consumer_group);
-        if (consumer_group == default_consumer_group) {
-            throw InvalidArgument(
-                fmt::format("consumer_group (consumerGroup) can not equal {}, please specify another one.",
-                            default_consumer_group));
-        }
-        if (await_duration < 0) {
-            throw InvalidArgument(
-                fmt::format("await_duration (awaitDuration) {} ms is negative", await_duration));
-        }
-    }
-};
-
-}  // namespace rmq
-// ---- end rmq/simple_consumer_config.hpp ----
-
-namespace rmq {
-
-/// POP consumer (5.x brokers, or the embedded one).
-///
-/// @code
-/// rmq::SimpleConsumer consumer{transport, rmq::SimpleConsumerConfig{.consumer_group = "g"}};
-/// consumer.subscribe("TopicTest", rmq::MessageSelector::by_tag("*"));
-/// for (auto& msg : consumer.receive(16, std::chrono::seconds(30))) {
-///     handle(msg);
-///     consumer.ack(msg);
-/// }
-/// @endcode
-///
-/// Thread-safe: receive, ack and change_invisible_duration may be called from any thread. A broker without
-/// POP (RocketMQ 4.x) makes them throw rmq::PopUnsupported.
-template <class Tr>
-requires HasTopicRoute<Tr> && HasPop<Tr>
-class SimpleConsumer {
-public:
-    /// Most messages one receive asks a broker for (PopMessageProcessor refuses more).
-    static constexpr std::int32_t max_receive_messages = 32;
-
-    /// Throws rmq::InvalidArgument for an invalid configuration.
-    SimpleConsumer(Tr transport, SimpleConsumerConfig config)
-        : transport_(std::move(transport))
-        , config_(validated(std::move(config))) {}
-
-    /// Subscribes `topic` with `selector` (replacing an earlier subscription of the topic). The route is
-    /// looked up now: rmq::BrokerError(topic_not_exist) for an unknown topic.
-    void subscribe(const std::string& topic, const MessageSelector& selector = MessageSelector::by_tag("*")) {
-        check_topic(topic);
-        (void)transport_.topic_route(topic);
-        const std::lock_guard lock(mutex_);
-        subscriptions_.insert_or_assign(topic, selector);
-    }
-
-    /// Stops receiving from `topic`.
-    void unsubscribe(const std::string& topic) {
-        const std::lock_guard lock(mutex_);
-        subscriptions_.erase(topic);
-    }
-
-    /// The subscribed topics with their selectors.
-    [[nodiscard]] std::map<std::string, MessageSelector> subscriptions() const {
-        const std::lock_guard lock(mutex_);
-        return subscriptions_;
-    }
-
-    /// Pops up to `max_messages` (1..32) messages, visiting the (topic, broker) pairs of the subscriptions
-    /// round robin from where the last receive stopped, until one has messages (each broker may wait up to
-    /// await_duration). Each message carries its receipt (property POP_CK, rmq::PopReceipt::of) and stays
-    /// invisible to the group for `invisible_duration`. Empty when no broker had a message. Throws
-    /// rmq::InvalidArgument for a bad argument or no subscription, rmq::PopUnsupported on a 4.x broker,
-    /// rmq::BrokerError for other refusals.
-    std::vector<MessageExt> receive(std::int32_t max_messages, std::chrono::milliseconds invisible_duration) {
-        if (max_messages < 1 || max_messages > max_receive_messages) {
-            throw InvalidArgument(fmt::format(
-                "receive: max_messages {} is not in [1, {}]", max_messages, max_receive_messages));
-        }
-        if (invisible_duration.count() <= 0) {
-            throw InvalidArgument(
-                fmt::format("receive: invisible_duration {} ms is not positive", invisible_duration.count()));
-        }
-        const auto targets = pop_targets();
-        if (targets.empty()) {
-            throw InvalidArgument(
-                fmt::format("receive: consumer group {} subscribes no topic", config_.consumer_group));
-        }
-        for (std::size_t i = 0; i < targets.size(); ++i) {
-            PopArgs args = targets[i];
-            args.max_msg_nums = max_messages;
-            args.invisible_time_millis = invisible_duration.count();
-            auto result = transport_.pop_message(args);
-            if (!result.msg_found_list.empty()) {
-                return std::move(result.msg_found_list);
-            }
-        }
-        return {};
-    }
-
-    /// Acknowledges a received message: the group is done with it. A message whose invisible duration has
-    /// passed may already be on its way back (a spent receipt is ignored by the broker). Throws
-    /// rmq::InvalidArgument for a message without receipt.
-    void ack(const MessageExt& msg) {
-        AckArgs args;
-        args.consumer_group = config_.consumer_group;
-        args.topic = msg.topic();
-        args.extra_info = receipt_text(msg);
-        transport_.ack_message(args);
-    }
-
-    /// Makes a received message invisible for `invisible_duration` from now (0: visible again at once) and
-    /// stores the new receipt in `msg` (the old one is spent: ack with the updated message). Throws
-    /// rmq::InvalidArgument for a message without receipt or a negative duration; the embedded broker
-    /// answers a spent receipt with rmq::BrokerError(no_message).
-    void change_invisible_duration(MessageExt& msg, std::chrono::milliseconds invisible_duration) {
-        if (invisible_duration.count() < 0) {
-            throw InvalidArgument(
-                fmt::format("change_invisible_duration: {} ms is negative", invisible_duration.count()));
-        }
-        ChangeInvisibleTimeArgs args;
-        args.consumer_group = config_.consumer_group;
-        args.topic = msg.topic();
-        args.extra_info = receipt_text(msg);
-        args.invisible_time_millis = invisible_duration.count();
-        msg.set_property(property::pop_ck, transport_.change_invisible_time(args));
-    }
-
-    [[nodiscard]] const SimpleConsumerConfig& config() const noexcept { return config_; }
-
-    [[nodiscard]] Tr& transport() noexcept { return transport_; }
-
-private:
-    static SimpleConsumerConfig validated(SimpleConsumerConfig config) {
-        config.validate();
-        return config;
-    }
-
-    static std::string receipt_text(const MessageExt& msg) { return PopReceipt::of(msg).to_string(); }
-
-    /// One pop per (topic, broker) of the subscriptions, in round robin order from the next start.
-    std::vector<PopArgs> pop_targets() {
-        std::map<std::string, MessageSelector> subs;
-        {
-            const std::lock_guard lock(mutex_);
-            subs = subscriptions_;
-        }
-        std::vector<PopArgs> out;
-        for (const auto& [topic, selector] : subs) {
-            std::vector<std::string> brokers;
-            for (const auto& mq : transport_.topic_route(topic).read_queues) {
-                if (std::find(brokers.begin(), brokers.end(), mq.broker_name) == brokers.end()) {
-                    brokers.push_back(mq.broker_name);
-                }
-            }
-            for (auto& broker : brokers) {
-                PopArgs args;
-                args.consumer_group = config_.consumer_group;
-                args.topic = topic;
-                args.broker_name = std::move(broker);
-                args.poll_time_millis = config_.await_duration;
-                args.init_mode = config_.init_mode;
-                args.expression_type = selector.expression_type();
-                args.expression = selector.expression().empty() ? "*" : selector.expression();
-                out.push_back(std::move(args));
-            }
-        }
-        if (!out.empty()) {
-            const std::lock_guard lock(mutex_);
-            std::rotate(
-                out.begin(), out.begin() + static_cast<std::ptrdiff_t>(next_ % out.size()), out.end());
-            ++next_;
-        }
-        return out;
-    }
-
-    Tr transport_;
-    const SimpleConsumerConfig config_;
-    mutable std::mutex mutex_;
-    std::map<std::string, MessageSelector> subscriptions_;
-    std::size_t next_ = 0;
-};
-
-}  // namespace rmq
-// ---- end rmq/simple_consumer.hpp ----
 
 // ---- begin rmq/tls_config.hpp ----
 

@@ -1,18 +1,23 @@
 // Interoperability with the Apache RocketMQ Java client (tests/interop reference peer, run through
-// `tools/rocketmq.sh peer`): Java producer -> rmq consumer and rmq producer -> Java consumer.
+// `tools/rocketmq.sh peer`): Java producer -> rmq consumer and rmq producer -> Java consumer; a Java POP
+// consumer and an rmq::SimpleConsumer sharing one group (5.x).
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <set>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cluster.hpp"
 #include "peer.hpp"
+#include "round_trip.hpp"
 #include <openssl/evp.h>
 
 #include <catch2/catch.hpp>
@@ -21,6 +26,7 @@
 
 #include <rmq/consumer.hpp>
 #include <rmq/producer.hpp>
+#include <rmq/simple_consumer.hpp>
 #include <rmq/transport/remoting.hpp>
 
 namespace {
@@ -169,4 +175,125 @@ TEST_CASE("rmq producer -> Java push consumer: ids, bodies (compressed too), tag
             CHECK(j["sysFlag"].get<int>() == (rmq_rc::rocketmq_4x() ? 0x301 : 0x300));
         }
     }
+}
+
+TEST_CASE("Java POP push consumer and rmq SimpleConsumer share one group: every message consumed, none lost",
+          "[realcluster][interop][pop]") {
+    if (rmq_rc::rocketmq_4x()) {
+        WARN("Apache RocketMQ " << rmq_rc::env("RMQ_VERSION")
+                                << " has no POP: this 5.x interop test did NOT run (run it on 5.3.3)");
+        return;
+    }
+    const std::string topic = rmq_rc::unique("RcPopShare");
+    rmq_rc::create_topic(topic, 4);
+    const std::string group = rmq_rc::unique("popshare");
+    constexpr int n = 400;
+    rmq::RemotingTransport transport{rmq_rc::config()};
+    const std::set<std::string> sent = rmq_rc::produce(transport, topic, n, rmq_rc::unique("pg"), "share");
+    REQUIRE(sent.size() == static_cast<std::size_t>(n));
+    // Java's push consumer pops only when the broker's assignment says POP: the group's consume mode, set
+    // before it starts (-q 8: every member gets all 4 queues of each broker, one pop request per queue).
+    rmq_rc::mqadmin(fmt::format("setConsumeMode -c DefaultCluster -t {} -g {} -m POP -q 8", topic, group));
+
+    // rmq receives on its own thread, slowly (4 messages per 200 ms: the Java peer, a JVM still starting,
+    // should get its share), and on after the peer exits until every message was seen or 120 s passed: what
+    // the peer popped and never consumed comes back after its invisible time (60 s).
+    std::mutex mutex;
+    std::map<std::string, int> delivered;    // msgId -> deliveries (both members)
+    std::map<std::string, int> max_retries;  // msgId -> highest reconsume times seen
+    std::size_t rmq_count = 0;
+    std::size_t java_count = 0;
+    auto record = [&](const std::string& id, int reconsume_times) {
+        ++delivered[id];
+        max_retries[id] = std::max(max_retries[id], reconsume_times);
+    };
+    std::atomic<bool> java_done{false};
+    std::atomic<bool> give_up{false};  // the peer failed: nothing left to wait for
+    std::string rmq_error;
+    rmq::SimpleConsumer<Transport> simple{transport,
+                                          rmq::SimpleConsumerConfig{.consumer_group = group,
+                                                                    .await_duration = 1000,
+                                                                    .init_mode = rmq::ConsumeInitMode::Min}};
+    simple.subscribe(topic);
+    std::thread receiver([&] {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180);
+        try {
+            while (!give_up.load() && std::chrono::steady_clock::now() < deadline) {
+                for (const auto& m : simple.receive(4, std::chrono::seconds(60))) {
+                    simple.ack(m);
+                    const std::lock_guard lock(mutex);
+                    record(m.msg_id(), m.reconsume_times());
+                    ++rmq_count;
+                }
+                const std::lock_guard lock(mutex);
+                if (java_done.load() && delivered.size() >= sent.size()) {
+                    return;
+                }
+                if (!java_done.load()) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                }
+            }
+        } catch (const std::exception& e) {
+            const std::lock_guard lock(mutex);
+            rmq_error = e.what();
+        }
+    });
+    // EXPECTED 0: the peer consumes (and acks) whatever it is given for 40 s, then exits.
+    std::vector<Json> java;
+    try {
+        java = rmq_rc::peer_retrying_start(
+            fmt::format("RefConsumer {} {} {} '*' concurrently 0 40 --pop --batch 1 --threads 4",
+                        rmq_rc::namesrv(),
+                        group,
+                        topic));
+    } catch (...) {
+        give_up = true;
+        receiver.join();
+        throw;
+    }
+    {
+        const std::lock_guard lock(mutex);
+        for (const auto& line : java) {
+            INFO(line.dump());
+            // popped, not pulled: a popped message carries its receipt (POP_CK)
+            CHECK(line["properties"].contains("POP_CK"));
+            record(line["msgId"].get<std::string>(), line["reconsumeTimes"].get<int>());
+            ++java_count;
+        }
+    }
+    java_done = true;
+    receiver.join();
+    REQUIRE(rmq_error.empty());
+
+    std::size_t lost = 0;
+    std::size_t duplicates = 0;
+    std::size_t unexplained = 0;
+    for (const auto& id : sent) {
+        const auto it = delivered.find(id);
+        if (it == delivered.end()) {
+            ++lost;
+            continue;
+        }
+        duplicates += static_cast<std::size_t>(it->second - 1);
+        // A second delivery happens only when the invisible time (60 s) passed before an ack, and then it is
+        // a redelivery from the pop retry topic (reconsume times > 0). Both members ack at once: a duplicate
+        // without a redelivery would be two members handed the same message.
+        unexplained += it->second > 1 && max_retries[id] == 0 ? 1 : 0;
+    }
+    INFO("rmq " << rmq_count << " deliveries, Java " << java_count << "; duplicates " << duplicates
+                << " (unexplained " << unexplained << "); lost " << lost);
+    CHECK(lost == 0);
+    CHECK(delivered.size() == sent.size());  // nothing but what was sent
+    CHECK(unexplained == 0);
+    // The two members shared the topic: each consumed messages.
+    CHECK(rmq_count > 0);
+    CHECK(java_count > 0);
+    fmt::print(
+        stderr,
+        "POP interop: {} messages; rmq {} deliveries, Java {}; duplicates {} (all redeliveries); lost {}\n",
+        n,
+        rmq_count,
+        java_count,
+        duplicates,
+        lost);
 }

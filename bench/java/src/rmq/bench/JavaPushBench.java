@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
@@ -26,12 +27,18 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * JavaPushBench NAMESRV TOPIC prefill N BODY_BYTES [SENDERS [KEYS]]
  *     N messages, round robin over the topic's queues, batches of 128 from SENDERS threads (default 1); with
  *     KEYS > 0 message i has the key "k" + (i % KEYS) (for rmq::KeyOrderly)
- * JavaPushBench NAMESRV TOPIC concurrently|orderly|backlog N THREADS BATCH [BODY_BYTES [MAX_SECONDS [WORK]]]
+ * JavaPushBench NAMESRV TOPIC concurrently|orderly|backlog|lite_pull|pop N THREADS BATCH
+ *               [BODY_BYTES [MAX_SECONDS [WORK]]]
  *     DefaultMQPushConsumer (fresh group, CONSUME_FROM_FIRST_OFFSET), a listener that counts; time until N
  *     consumed or MAX_SECONDS (default 600) pass. backlog: MessageListenerConcurrently with default thresholds,
  *     stopped after MAX_SECONDS (the window). BODY_BYTES only labels the run with what the topic holds. WORK:
  *     none (default), sleep1ms (1 ms per call: a listener waiting on I/O) or hash100 (per message 100 rounds of
  *     FNV-1a over the body), the same work as rmq_bench_real_broker --work.
+ *     lite_pull: DefaultLitePullConsumer (subscribe, auto-commit, pullBatchSize 32), one thread polling, WORK per
+ *     polled batch. pop: DefaultMQPushConsumer with clientRebalance false, so that it takes its queues from the
+ *     broker (QUERY_ASSIGNMENT), and pops them when the group's consume mode is POP: the caller runs
+ *     `mqadmin setConsumeMode -m POP` for the group first, named by -Drmq.bench.group=GROUP (the group of every
+ *     mode when set).
  * </pre>
  * CPU seconds: the process CPU time (OperatingSystemMXBean) from start() to the last message; peak RSS: VmHWM of
  * the JVM process (the whole process, JIT and heap included). The steady part starts once a fifth of N was
@@ -171,8 +178,16 @@ public final class JavaPushBench {
             throw new IllegalArgumentException("WORK must be none, sleep1ms or hash100, not " + workKind);
         }
         AtomicLong consumed = new AtomicLong();
-        String group = "bench_java_" + mode + "_" + ProcessHandle.current().pid();
+        String group =
+            System.getProperty("rmq.bench.group", "bench_java_" + mode + "_" + ProcessHandle.current().pid());
+        if (mode.equals("lite_pull")) {
+            consumeLitePull(namesrv, topic, group, n, threads, batch, bodyBytes, maxSeconds, workKind);
+            return;
+        }
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
+        if (mode.equals("pop")) {
+            consumer.setClientRebalance(false);
+        }
         consumer.setNamesrvAddr(namesrv);
         consumer.setInstanceName("bench-" + ProcessHandle.current().pid());
         consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
@@ -193,10 +208,21 @@ public final class JavaPushBench {
                 return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
             });
         }
+        measure(mode, n, threads, batch, bodyBytes, maxSeconds, workKind, consumed, consumer::start,
+            consumer::shutdown);
+    }
+
+    interface Step {
+        void run() throws Exception;
+    }
+
+    /** Starts, waits until N were consumed or MAX_SECONDS passed, stops, prints the run's JSON line. */
+    static void measure(String mode, long n, int threads, int batch, int bodyBytes, double maxSeconds,
+        String workKind, AtomicLong consumed, Step start, Step stop) throws Exception {
         long baseKb = statusKb("VmRSS");
         long cpu0 = cpuNanos();
         long t0 = System.nanoTime();
-        consumer.start();
+        start.run();
         boolean complete = true;
         double first100k = -1;
         double warmS = -1;
@@ -225,8 +251,8 @@ public final class JavaPushBench {
         double cpu = (cpuNanos() - cpu0) / 1e9;
         long peakKb = statusKb("VmHWM");
         long c = consumed.get();
-        consumer.shutdown();
-        String label = (mode.equals("orderly") || mode.equals("backlog") ? mode : "concurrently_b" + batch)
+        stop.run();
+        String label = (mode.equals("concurrently") ? "concurrently_b" + batch : mode)
             + (workKind.equals("none") ? "" : "_" + workKind);
         StringBuilder extra = new StringBuilder();
         if (first100k >= 0) {
@@ -242,5 +268,33 @@ public final class JavaPushBench {
                 + "\"peak_rss_mb\":%.1f,\"base_rss_mb\":%.1f%s}%n",
             label, n, threads, batch, bodyBytes, c, complete, s,
             c / s, cpu, cpu * 1e6 / Math.max(c, 1), peakKb / 1024.0, baseKb / 1024.0, extra);
+    }
+
+    /** DefaultLitePullConsumer from the first offset, one thread polling (auto-commit), WORK per polled batch. */
+    static void consumeLitePull(String namesrv, String topic, String group, long n, int threads, int batch,
+        int bodyBytes, double maxSeconds, String workKind) throws Exception {
+        AtomicLong consumed = new AtomicLong();
+        DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(group);
+        consumer.setNamesrvAddr(namesrv);
+        consumer.setInstanceName("bench-" + ProcessHandle.current().pid());
+        consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        consumer.setPullBatchSize(32);
+        consumer.subscribe(topic, "*");
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread poller = new Thread(() -> {
+            while (!stop.get()) {
+                List<MessageExt> msgs = consumer.poll(200);
+                work(workKind, msgs);
+                consumed.addAndGet(msgs.size());
+            }
+        });
+        measure("lite_pull", n, threads, batch, bodyBytes, maxSeconds, workKind, consumed, () -> {
+            consumer.start();
+            poller.start();
+        }, () -> {
+            stop.set(true);
+            poller.join();
+            consumer.shutdown();
+        });
     }
 }

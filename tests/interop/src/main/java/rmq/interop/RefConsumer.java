@@ -41,6 +41,10 @@ import org.apache.rocketmq.common.message.MessageExt;
  *   --instance NAME       client instance name (default ref-consumer-PID)
  *   --poll-namesrv-ms MS  route refresh period (Java default 30000); a retry topic created by the first
  *                         send-back is only pulled after the next refresh, so retry tests want ~2000
+ *   --pop                 (5.x) setClientRebalance(false): the broker assigns the queues (QUERY_ASSIGNMENT), and
+ *                         when the group's consume mode is POP (mqadmin setConsumeMode -m POP, set before the
+ *                         start) the consumer pops and acks instead of pulling
+ *                         (ConsumeMessagePopConcurrentlyService); without POP mode it pulls what the broker assigned
  * </pre>
  * EXPECTED &lt;= 0: consume until the timeout and exit 0. Exit status: 0 done, 2 timeout before EXPECTED, 1 error.
  * Output line: msgId (UNIQ_KEY), offsetMsgId, topic, brokerName, queueId, queueOffset, commitLogOffset, tags, keys,
@@ -48,10 +52,10 @@ import org.apache.rocketmq.common.message.MessageExt;
  * storeTimestamp, bornHost, storeHost, sysFlag, result ("ok" | "later"), thread, receivedAt.
  */
 public final class RefConsumer {
-    private static final List<String> FLAGS = List.of("sql");
+    private static final List<String> FLAGS = List.of("sql", "pop");
     private static final List<String> KNOWN = List.of("sql", "from", "fail-times", "max-reconsume-times",
         "suspend-ms", "delay-level-when-next", "count", "linger-ms", "consume-sleep-ms", "threads", "batch",
-        "instance", "poll-namesrv-ms");
+        "instance", "poll-namesrv-ms", "pop");
 
     private RefConsumer() {
     }
@@ -97,6 +101,11 @@ public final class RefConsumer {
         consumer.setNamesrvAddr(namesrv);
         consumer.setInstanceName(a.get("instance", "ref-consumer-" + ProcessHandle.current().pid()));
         consumer.setVipChannelEnabled(false);
+        if (a.has("pop")) {
+            // RebalancePushImpl.clientRebalance: false only for a Concurrently, clustering consumer with this off.
+            // Reflection: the peer also builds against the 4.9.x client, which has no such setter.
+            DefaultMQPushConsumer.class.getMethod("setClientRebalance", boolean.class).invoke(consumer, false);
+        }
         String from = a.get("from", "first");
         if (from.equals("first")) {
             consumer.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
