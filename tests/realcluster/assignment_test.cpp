@@ -88,7 +88,9 @@ void register_member(rmq::RemotingTransport& t,
                      const std::string& topic) {
     rmq::ConsumerData cd;
     cd.group_name = group;
-    cd.subscription_data_set.push_back(rmq::SubscriptionData{.topic = topic, .sub_string = "*"});
+    rmq::SubscriptionData sd;
+    sd.topic = topic;
+    cd.subscription_data_set.push_back(sd);
     (void)t.topic_route(topic);
     t.heartbeat(rmq::HeartbeatData{.client_id = cid, .consumer_data_set = {cd}, .producer_groups = {}});
 }
