@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <rmq/allocate/averagely.hpp>
+#include <rmq/allocate/by_broker.hpp>
 #include <rmq/concepts/allocate_policy.hpp>
 #include <rmq/concepts/offset_store_policy.hpp>
 #include <rmq/concepts/order_policy.hpp>
@@ -85,8 +86,19 @@ class Consumer {
     static_assert(ServiceHasOnMessages<Service>,
                   "rmq::Consumer: the order policy's Service has no on_messages(const rmq::ConsumeQueue&, "
                   "rmq::MessageBatch) (rmq::ServiceHasOnMessages)");
-    static_assert(AllocatePolicy<Allocate>,
-                  "rmq::Consumer: the second parameter must model rmq::AllocatePolicy");
+    static_assert(AllocatePolicy<Allocate> || BrokerAllocatePolicy<Allocate>,
+                  "rmq::Consumer: the second parameter must model rmq::AllocatePolicy (or "
+                  "rmq::BrokerAllocatePolicy)");
+    // Broker-side assignment as Java allows it (RebalancePushImpl.clientRebalance): an orderly policy locks
+    // the queues it owns and always rebalances on the client, and the broker's split knows nothing of locks.
+    static_assert(
+        !BrokerAllocatePolicy<Allocate> || !Order::requires_queue_lock,
+        "rmq::Consumer: broker-side assignment (rmq::BrokerAllocatePolicy, e.g. rmq::AllocateByBroker) "
+        "is for concurrent consumption only; an order policy with requires_queue_lock (rmq::Orderly, "
+        "rmq::KeyOrderly) rebalances on the client");
+    static_assert(!BrokerAllocatePolicy<Allocate> || HasAssignment<Tr>,
+                  "rmq::Consumer: broker-side assignment (rmq::BrokerAllocatePolicy) needs a transport with "
+                  "QUERY_ASSIGNMENT (rmq::HasAssignment)");
     static_assert(OffsetStorePolicy<OffsetStore>,
                   "rmq::Consumer: the third parameter must model rmq::OffsetStorePolicy");
     static_assert(Transport<Tr>, "rmq::Consumer: the fourth parameter must model rmq::Transport");
@@ -109,7 +121,7 @@ public:
                       Allocate allocate = Allocate{},
                       OffsetStore store = OffsetStore{})
         : core_(std::make_unique<Core>(
-              std::move(transport), std::move(config), std::move(allocate), std::move(store))) {}
+              std::move(transport), checked(std::move(config)), std::move(allocate), std::move(store))) {}
 
     /// Same, with an offset store instance and the default allocation.
     Consumer(Tr transport, ConsumerConfig config, OffsetStore store)
@@ -231,6 +243,19 @@ public:
     [[nodiscard]] const ConsumerConfig& config() const noexcept { return core_->config(); }
 
 private:
+    /// Broker-side assignment is for clustering only (Java's clientRebalance for BROADCASTING): refused at
+    /// construction, where the configuration is given, with rmq::InvalidArgument.
+    static ConsumerConfig checked(ConsumerConfig config) {
+        if constexpr (BrokerAllocatePolicy<Allocate>) {
+            if (config.message_model == MessageModel::Broadcasting) {
+                throw InvalidArgument(
+                    "rmq::Consumer: broker-side assignment (rmq::BrokerAllocatePolicy) needs clustering "
+                    "consumption; a broadcasting member consumes every queue");
+            }
+        }
+        return config;
+    }
+
     template <class F>
     static typename Order::Listener wrap(F&& f) {
         using Fn = std::decay_t<F>;

@@ -9,11 +9,13 @@
 #include <rmq/admin.hpp>
 #include <rmq/allocate/averagely.hpp>
 #include <rmq/allocate/averagely_by_circle.hpp>
+#include <rmq/allocate/by_broker.hpp>
 #include <rmq/allocate/by_config.hpp>
 #include <rmq/allocate/by_machine_room.hpp>
 #include <rmq/allocate/consistent_hash.hpp>
 #include <rmq/allocate/machine_room_nearby.hpp>
 #include <rmq/allocate/sticky.hpp>
+#include <rmq/assignment.hpp>
 #include <rmq/clock.hpp>
 #include <rmq/concepts/allocate_policy.hpp>
 #include <rmq/concepts/offset_store_policy.hpp>

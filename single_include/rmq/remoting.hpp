@@ -842,6 +842,52 @@ TopicRoute to_topic_route(std::string_view topic, const TopicRouteData& route);
 // ---- end rmq/remoting/bodies/topic_route_data.hpp ----
 // ---- end rmq/remoting/bodies.hpp ----
 
+// ---- begin rmq/remoting/bodies/assignment.hpp ----
+
+/// @file remoting/bodies/assignment.hpp
+/// QUERY_ASSIGNMENT and SET_MESSAGE_REQUEST_MODE bodies (Java's QueryAssignmentRequestBody,
+/// QueryAssignmentResponseBody, SetMessageRequestModeRequestBody), and the answer check they share.
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq::remoting {
+
+/// QueryAssignmentRequestBody as fastjson writes it (keys sorted).
+std::string encode_query_assignment_request(const QueryAssignmentArgs& args);
+
+/// Parses a QueryAssignmentRequestBody; rmq::remoting::CodecError for a bad message model.
+QueryAssignmentArgs decode_query_assignment_request(std::string_view json);
+
+/// QueryAssignmentResponseBody; nullopt writes `{}` (Java's null set: "no valid assignment").
+std::string
+encode_query_assignment_response(const std::optional<std::vector<MessageQueueAssignment>>& assignments);
+
+/// Parses a QueryAssignmentResponseBody: nullopt when the set is absent (the broker had no answer: unknown
+/// strategy or topic, no member); entries without a queue are skipped, as Java's client does.
+std::optional<std::vector<MessageQueueAssignment>> decode_query_assignment_response(std::string_view json);
+
+/// SetMessageRequestModeRequestBody as fastjson writes it.
+std::string encode_set_message_request_mode(const SetMessageRequestModeArgs& args);
+
+/// Parses a SetMessageRequestModeRequestBody.
+SetMessageRequestModeArgs decode_set_message_request_mode(std::string_view json);
+
+/// "PULL" / "POP" to the enum; CodecError otherwise.
+MessageRequestMode parse_message_request_mode(std::string_view name);
+
+/// Throws for an answer other than SUCCESS: rmq::AssignmentUnsupported for REQUEST_CODE_NOT_SUPPORTED (a
+/// 4.x broker), rmq::AccessDenied for NO_PERMISSION, else rmq::BrokerError; `what` names the request.
+void check_assignment_answer(const Command& response, std::string_view what);
+
+}  // namespace rmq::remoting
+
+// ---- end rmq/remoting/bodies/assignment.hpp ----
+
 // ---- begin rmq/remoting/compression.hpp ----
 
 /// @file remoting/compression.hpp
@@ -2884,6 +2930,8 @@ public:
     PopResult pop_message(const PopArgs& args);
     void ack_message(const AckArgs& args);
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);
+    std::optional<std::vector<MessageQueueAssignment>> query_assignment(const QueryAssignmentArgs& args);
+    void set_message_request_mode(const SetMessageRequestModeArgs& args);
 
     /// The master address of a broker group from the known routes; rmq::Error if unknown.
     [[nodiscard]] std::string master_address(const std::string& broker_name) const;
@@ -3098,6 +3146,19 @@ public:
     /// up to poll_time_millis + mq_client_api_timeout. A 4.x broker: rmq::PopUnsupported.
     PopResult pop_message(const PopArgs& args) { return state_->pop_message(args); }
 
+    /// QUERY_ASSIGNMENT (rmq::HasAssignment, 5.x brokers) to one broker of the topic's route, chosen at
+    /// random as Java does: the queues the broker gives this member, nullopt when it has no answer. A 4.x
+    /// broker: rmq::AssignmentUnsupported.
+    std::optional<std::vector<MessageQueueAssignment>> query_assignment(const QueryAssignmentArgs& args) {
+        return state_->query_assignment(args);
+    }
+
+    /// SET_MESSAGE_REQUEST_MODE to the master of every broker of the topic's route (mqadmin setConsumeMode).
+    /// A 4.x broker: rmq::AssignmentUnsupported.
+    void set_message_request_mode(const SetMessageRequestModeArgs& args) {
+        state_->set_message_request_mode(args);
+    }
+
     /// ACK_MESSAGE to the master of the broker the receipt names.
     void ack_message(const AckArgs& args) { state_->ack_message(args); }
 
@@ -3130,6 +3191,7 @@ static_assert(HasAdminHandler<RemotingTransport>);
 static_assert(HasRouteChangeHandler<RemotingTransport>);
 static_assert(HasTransactions<RemotingTransport>);
 static_assert(HasPop<RemotingTransport>);
+static_assert(HasAssignment<RemotingTransport>);
 
 }  // namespace rmq
 // ---- end rmq/transport/remoting.hpp ----
@@ -5181,6 +5243,191 @@ RMQ_DECL TopicRoute to_topic_route(std::string_view topic, const TopicRouteData&
 
 }  // namespace rmq::remoting
 // ---- end rmq/remoting/bodies/impl/topic_route_data.ipp ----
+
+// ---- begin rmq/remoting/bodies/impl/assignment.ipp ----
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::remoting {
+
+namespace detail {
+
+inline MessageModel parse_message_model(std::string_view name, std::string_view what) {
+    if (name == "BROADCASTING") {
+        return MessageModel::Broadcasting;
+    }
+    if (name == "CLUSTERING") {
+        return MessageModel::Clustering;
+    }
+    throw CodecError(fmt::format("{}: unknown messageModel \"{}\"", what, name));
+}
+
+inline void append_assignment(std::string& out, const MessageQueueAssignment& a) {
+    out.push_back('{');
+    bool first = true;
+    if (!a.attachments.empty()) {
+        put_key(out, "attachments", first);
+        out.push_back('{');
+        bool inner = true;
+        for (const auto& [k, v] : a.attachments) {
+            put_string(out, k, v, inner);
+        }
+        out.push_back('}');
+    }
+    put_key(out, "messageQueue", first);
+    append_message_queue(out, a.message_queue);
+    put_string(out, "mode", to_string(a.mode), first);
+    out.push_back('}');
+}
+
+inline std::optional<MessageQueueAssignment> parse_assignment(const Json& j, std::string_view what) {
+    if (!j.is_object()) {
+        throw CodecError(fmt::format("{}: an assignment is not an object", what));
+    }
+    const Json* mq = member(j, "messageQueue");
+    if (mq == nullptr || mq->is_null()) {
+        return std::nullopt;
+    }
+    MessageQueueAssignment a;
+    a.message_queue = parse_message_queue(*mq, what);
+    if (const Json* m = member(j, "mode"); m != nullptr && !m->is_null()) {
+        a.mode = parse_message_request_mode(get_string(j, "mode", what));
+    }
+    if (const Json* att = member(j, "attachments"); att != nullptr && att->is_object()) {
+        for (const auto& [k, v] : att->items()) {
+            a.attachments.emplace(k, v.is_string() ? v.get<std::string>() : v.dump());
+        }
+    }
+    return a;
+}
+
+}  // namespace detail
+
+RMQ_DECL MessageRequestMode parse_message_request_mode(std::string_view name) {
+    if (name == "POP") {
+        return MessageRequestMode::Pop;
+    }
+    if (name == "PULL") {
+        return MessageRequestMode::Pull;
+    }
+    throw CodecError(fmt::format("MessageRequestMode: unknown mode \"{}\" (PULL or POP)", name));
+}
+
+RMQ_DECL std::string encode_query_assignment_request(const QueryAssignmentArgs& args) {
+    std::string out = "{";
+    bool first = true;
+    detail::put_string(out, "clientId", args.client_id, first);
+    detail::put_string(out, "consumerGroup", args.consumer_group, first);
+    detail::put_string(out, "messageModel", message_model_name(args.message_model), first);
+    detail::put_string(out, "strategyName", args.strategy_name, first);
+    detail::put_string(out, "topic", args.topic, first);
+    out.push_back('}');
+    return out;
+}
+
+RMQ_DECL QueryAssignmentArgs decode_query_assignment_request(std::string_view json) {
+    constexpr std::string_view what = "QueryAssignmentRequestBody";
+    const auto j = detail::parse_object(json, what);
+    QueryAssignmentArgs out;
+    out.topic = detail::get_string(j, "topic", what);
+    out.consumer_group = detail::get_string(j, "consumerGroup", what);
+    out.client_id = detail::get_string(j, "clientId", what);
+    out.strategy_name = detail::get_string(j, "strategyName", what);
+    out.message_model = detail::parse_message_model(detail::get_string(j, "messageModel", what), what);
+    return out;
+}
+
+RMQ_DECL std::string
+encode_query_assignment_response(const std::optional<std::vector<MessageQueueAssignment>>& assignments) {
+    if (!assignments) {
+        return "{}";
+    }
+    std::string out = "{";
+    bool first = true;
+    detail::put_key(out, "messageQueueAssignments", first);
+    out.push_back('[');
+    for (std::size_t i = 0; i < assignments->size(); ++i) {
+        if (i > 0) {
+            out.push_back(',');
+        }
+        detail::append_assignment(out, (*assignments)[i]);
+    }
+    out.append("]}");
+    return out;
+}
+
+RMQ_DECL std::optional<std::vector<MessageQueueAssignment>>
+decode_query_assignment_response(std::string_view json) {
+    constexpr std::string_view what = "QueryAssignmentResponseBody";
+    const auto j = detail::parse_object(json, what);
+    const detail::Json* set = detail::member(j, "messageQueueAssignments");
+    if (set == nullptr || set->is_null()) {
+        return std::nullopt;
+    }
+    if (!set->is_array()) {
+        throw CodecError(fmt::format("{}: messageQueueAssignments is not an array", what));
+    }
+    std::vector<MessageQueueAssignment> out;
+    for (const auto& item : *set) {
+        if (auto a = detail::parse_assignment(item, what)) {
+            out.push_back(std::move(*a));
+        }
+    }
+    return out;
+}
+
+RMQ_DECL std::string encode_set_message_request_mode(const SetMessageRequestModeArgs& args) {
+    std::string out = "{";
+    bool first = true;
+    detail::put_string(out, "consumerGroup", args.consumer_group, first);
+    detail::put_string(out, "mode", to_string(args.mode), first);
+    detail::put_int(out, "popShareQueueNum", args.pop_share_queue_num, first);
+    detail::put_string(out, "topic", args.topic, first);
+    out.push_back('}');
+    return out;
+}
+
+RMQ_DECL SetMessageRequestModeArgs decode_set_message_request_mode(std::string_view json) {
+    constexpr std::string_view what = "SetMessageRequestModeRequestBody";
+    const auto j = detail::parse_object(json, what);
+    SetMessageRequestModeArgs out;
+    out.topic = detail::get_string(j, "topic", what);
+    out.consumer_group = detail::get_string(j, "consumerGroup", what);
+    if (const auto* m = detail::member(j, "mode"); m != nullptr && !m->is_null()) {
+        out.mode = parse_message_request_mode(detail::get_string(j, "mode", what));
+    }
+    out.pop_share_queue_num = detail::get_int<std::int32_t>(j, "popShareQueueNum", what);
+    return out;
+}
+
+RMQ_DECL void check_assignment_answer(const Command& response, std::string_view what) {
+    if (response.code == response_code::success) {
+        return;
+    }
+    const std::string remark = response.remark.value_or("(no remark)");
+    if (response.code == response_code::request_code_not_supported) {
+        throw AssignmentUnsupported(
+            response.code,
+            fmt::format("{}: the broker does not support broker-side assignment "
+                        "(RocketMQ 5.x needed; it answered REQUEST_CODE_NOT_SUPPORTED: {})",
+                        what,
+                        remark));
+    }
+    if (response.code == response_code::no_permission) {
+        throw AccessDenied(response.code, fmt::format("{}: {}", what, remark));
+    }
+    throw BrokerError(response.code, fmt::format("{}: {}", what, remark));
+}
+
+}  // namespace rmq::remoting
+// ---- end rmq/remoting/bodies/impl/assignment.ipp ----
 
 // ---- begin rmq/remoting/impl/compression.ipp ----
 
@@ -8044,6 +8291,110 @@ RMQ_DECL const std::string& NameServers::next_address() {
 
 
 
+// ---- begin rmq/detail/remoting_transport/assignment.hpp ----
+
+/// @file detail/remoting_transport/assignment.hpp
+/// QUERY_ASSIGNMENT and SET_MESSAGE_REQUEST_MODE (5.x broker-side assignment), bodies in JSON, no header.
+
+#include <optional>
+#include <vector>
+
+
+
+namespace rmq::detail::remoting_ops {
+
+/// QUERY_ASSIGNMENT to one broker of the topic's route, picked at random as Java's findBrokerAddrByTopic
+/// does (its master when known); every broker answers from the same NameServer route and group.
+/// rmq::AssignmentUnsupported on a 4.x broker.
+std::optional<std::vector<MessageQueueAssignment>> query_assignment(TransportParts& parts,
+                                                                    const QueryAssignmentArgs& args);
+
+/// SET_MESSAGE_REQUEST_MODE to the master of every broker of the topic's route (mqadmin setConsumeMode -c
+/// sends it to every master of a cluster); the first refusal is thrown after all were asked.
+void set_message_request_mode(TransportParts& parts, const SetMessageRequestModeArgs& args);
+
+}  // namespace rmq::detail::remoting_ops
+
+#if RMQ_INCLUDE_IMPL
+
+// ---- begin rmq/detail/remoting_transport/impl/assignment.ipp ----
+
+#include <cstddef>
+#include <exception>
+#include <random>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail::remoting_ops {
+
+namespace assignment_detail {
+
+/// The broker addresses of `topic`'s route (looked up when not cached); rmq::Error when it has none.
+inline std::vector<std::string> brokers_of(TransportParts& parts, const std::string& topic) {
+    (void)parts.name_servers.topic_route(topic);
+    auto addrs = parts.routes.brokers_of(topic);
+    if (addrs.empty()) {
+        throw Error(fmt::format("no broker address for topic {}", topic));
+    }
+    return addrs;
+}
+
+inline remoting::Command body_request(std::int32_t code, std::string body) {
+    remoting::Command cmd;
+    cmd.code = code;
+    cmd.body = std::move(body);
+    return cmd;
+}
+
+}  // namespace assignment_detail
+
+RMQ_DECL std::optional<std::vector<MessageQueueAssignment>>
+query_assignment(TransportParts& parts, const QueryAssignmentArgs& args) {
+    const auto addrs = assignment_detail::brokers_of(parts, args.topic);
+    thread_local std::mt19937 random{std::random_device{}()};
+    std::uniform_int_distribution<std::size_t> pick(0, addrs.size() - 1);
+    const auto resp =
+        parts.caller.call(addrs[pick(random)],
+                          assignment_detail::body_request(remoting::request_code::query_assignment,
+                                                          remoting::encode_query_assignment_request(args)));
+    remoting::check_assignment_answer(
+        resp, fmt::format("QUERY_ASSIGNMENT of {} for group {}", args.topic, args.consumer_group));
+    return remoting::decode_query_assignment_response(resp.body);
+}
+
+RMQ_DECL void set_message_request_mode(TransportParts& parts, const SetMessageRequestModeArgs& args) {
+    const auto body = remoting::encode_set_message_request_mode(args);
+    std::exception_ptr failure;
+    for (const auto& addr : assignment_detail::brokers_of(parts, args.topic)) {
+        try {
+            const auto resp = parts.caller.call(
+                addr,
+                assignment_detail::body_request(remoting::request_code::set_message_request_mode, body));
+            remoting::check_assignment_answer(resp,
+                                              fmt::format("SET_MESSAGE_REQUEST_MODE of {} for group {} at {}",
+                                                          args.topic,
+                                                          args.consumer_group,
+                                                          addr));
+        } catch (const std::exception&) {
+            if (!failure) {
+                failure = std::current_exception();
+            }
+        }
+    }
+    if (failure) {
+        std::rethrow_exception(failure);
+    }
+}
+
+}  // namespace rmq::detail::remoting_ops
+// ---- end rmq/detail/remoting_transport/impl/assignment.ipp ----
+#endif
+// ---- end rmq/detail/remoting_transport/assignment.hpp ----
+
 // ---- begin rmq/detail/remoting_transport/locks.hpp ----
 
 /// @file detail/remoting_transport/locks.hpp
@@ -9210,6 +9561,15 @@ RMQ_DECL SendResult RemotingTransportState::send_batch(std::span<const Message> 
 
 RMQ_DECL PopResult RemotingTransportState::pop_message(const PopArgs& args) {
     return remoting_ops::pop_message(parts_, args);
+}
+
+RMQ_DECL std::optional<std::vector<MessageQueueAssignment>>
+RemotingTransportState::query_assignment(const QueryAssignmentArgs& args) {
+    return remoting_ops::query_assignment(parts_, args);
+}
+
+RMQ_DECL void RemotingTransportState::set_message_request_mode(const SetMessageRequestModeArgs& args) {
+    remoting_ops::set_message_request_mode(parts_, args);
 }
 
 RMQ_DECL void RemotingTransportState::ack_message(const AckArgs& args) {

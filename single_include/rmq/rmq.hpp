@@ -2611,6 +2611,132 @@ struct AllocateAveragelyByCircle {
 
 // ---- end rmq/allocate/averagely_by_circle.hpp ----
 
+// ---- begin rmq/allocate/by_broker.hpp ----
+
+/// @file allocate/by_broker.hpp
+/// rmq::AllocateByBroker: the broker splits the queues (RocketMQ 5.x QUERY_ASSIGNMENT), not the member.
+
+#include <string>
+#include <string_view>
+
+
+// ---- begin rmq/concepts/allocate_policy.hpp ----
+
+/// @file concepts/allocate_policy.hpp
+/// The AllocatePolicy concept: how a rebalance splits a topic's queues among the consumers of a group.
+
+#include <concepts>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq {
+
+/// The one member an allocation policy needs (Java's AllocateMessageQueueStrategy.allocate):
+/// `std::vector<MessageQueue> allocate(std::string_view group, std::string_view current_cid,
+///  std::span<const MessageQueue> mq_all, std::span<const std::string> cid_all) const`.
+/// It returns the queues `current_cid` owns, callable on a const policy, with exactly these argument types.
+template <class P>
+concept HasAllocate = requires(const P& p,
+                               std::string_view group,
+                               std::string_view current_cid,
+                               std::span<const MessageQueue> mq_all,
+                               std::span<const std::string> cid_all) {
+    { p.allocate(group, current_cid, mq_all, cid_all) } -> std::same_as<std::vector<MessageQueue>>;
+};
+
+/// An allocation strategy (Java's AllocateMessageQueueStrategy). The consumer copies it in, calls it from its
+/// rebalance thread with the topic's queues and the group's client ids, both sorted the Java way
+/// (MessageQueue's order; client ids as strings), and owns exactly the returned queues. Contract beyond the
+/// signature: the result depends only on the arguments (every consumer of the group computes the same split
+/// independently), a client id not in `cid_all` gets nothing, and rmq::InvalidArgument thrown from `allocate`
+/// keeps the previous assignment. An optional `name()` gives the strategy's Java name (e.g. "AVG").
+///
+/// Valid:
+/// @code
+/// struct AllMine {
+///     std::vector<rmq::MessageQueue> allocate(std::string_view, std::string_view,
+///                                             std::span<const rmq::MessageQueue> mq_all,
+///                                             std::span<const std::string>) const {
+///         return {mq_all.begin(), mq_all.end()};
+///     }
+/// };
+/// static_assert(rmq::AllocatePolicy<AllMine>);
+/// @endcode
+/// Invalid (the diagnostic names HasAllocate):
+/// @code
+/// struct NoAllocate {};                       // no allocate() at all
+/// struct NonConst {                           // allocate() not callable on a const policy
+///     std::vector<rmq::MessageQueue> allocate(std::string_view, std::string_view,
+///                                             std::span<const rmq::MessageQueue>,
+///                                             std::span<const std::string>);
+/// };
+/// static_assert(!rmq::AllocatePolicy<NoAllocate>);   // FAILS to model
+/// static_assert(!rmq::AllocatePolicy<NonConst>);     // FAILS to model
+/// @endcode
+template <class P>
+concept AllocatePolicy = HasAllocate<P> && std::copy_constructible<P>;
+
+/// Optional, for sticky strategies: `allocate(group, current_cid, mq_all, cid_all, previous) const` with
+/// `previous` the queues of the topic this member owns now (sorted), returning the same as the four-argument
+/// form. The consumer calls this overload when the policy has it; a sticky policy still models
+/// rmq::AllocatePolicy, so it also works where no history exists.
+template <class P>
+concept StickyAllocatePolicy = AllocatePolicy<P> && requires(const P& p,
+                                                             std::string_view group,
+                                                             std::string_view current_cid,
+                                                             std::span<const MessageQueue> mq_all,
+                                                             std::span<const std::string> cid_all,
+                                                             std::span<const MessageQueue> previous) {
+    { p.allocate(group, current_cid, mq_all, cid_all, previous) } -> std::same_as<std::vector<MessageQueue>>;
+};
+
+/// The one member a broker-side allocation needs: `broker_strategy_name() const`, the name of the strategy
+/// the broker applies (QUERY_ASSIGNMENT's strategyName; a 5.3.3 broker knows "AVG" and "AVG_BY_CIRCLE").
+template <class P>
+concept HasBrokerStrategyName = requires(const P& p) {
+    { p.broker_strategy_name() } -> std::convertible_to<std::string_view>;
+};
+
+/// A policy under which the broker, not the member, splits the queues (Java 5.x with clientRebalance off):
+/// at each rebalance the consumer asks a broker of the topic (QUERY_ASSIGNMENT, the transport must model
+/// rmq::HasAssignment) which queues are its own, so every member takes the same view of the group. Only
+/// for clustering consumption with an order policy that needs no queue lock (rmq::Concurrently), as in
+/// Java, where orderly and broadcasting consumers always rebalance on the client. A failed query keeps the
+/// previous assignment. rmq::AllocateByBroker is the stock one.
+template <class P>
+concept BrokerAllocatePolicy = HasBrokerStrategyName<P> && std::copy_constructible<P>;
+
+}  // namespace rmq
+// ---- end rmq/concepts/allocate_policy.hpp ----
+
+namespace rmq {
+
+/// Broker-side assignment (rmq::BrokerAllocatePolicy): at each rebalance the consumer sends QUERY_ASSIGNMENT
+/// with `strategy_name` to a broker of the topic, which splits the topic's queues among the group's members
+/// as it sees them, so members never compute the split from different member lists. Needs a 5.x broker
+/// (a 4.x one refuses: rmq::AssignmentUnsupported, logged, and the member keeps what it has, i.e. nothing at
+/// first), rmq::Concurrently and clustering consumption. See docs/policies/allocate.md.
+///
+/// @code
+/// rmq::Consumer<rmq::Concurrently, rmq::AllocateByBroker, rmq::RemoteOffsetStore, rmq::RemotingTransport>
+///     consumer{transport, config, rmq::AllocateByBroker{.strategy_name = "AVG_BY_CIRCLE"}};
+/// @endcode
+struct AllocateByBroker {
+    /// The strategy the broker applies: "AVG" (Java's default, rmq::AllocateAveragely) or "AVG_BY_CIRCLE"
+    /// (rmq::AllocateAveragelyByCircle); a 5.3.3 broker answers no assignment for another name.
+    std::string strategy_name{"AVG"};
+
+    [[nodiscard]] std::string_view broker_strategy_name() const noexcept { return strategy_name; }
+};
+
+static_assert(BrokerAllocatePolicy<AllocateByBroker>);
+
+}  // namespace rmq
+// ---- end rmq/allocate/by_broker.hpp ----
+
 // ---- begin rmq/allocate/by_config.hpp ----
 
 /// @file allocate/by_config.hpp
@@ -2799,82 +2925,6 @@ private:
 #include <fmt/format.h>
 
 
-// ---- begin rmq/concepts/allocate_policy.hpp ----
-
-/// @file concepts/allocate_policy.hpp
-/// The AllocatePolicy concept: how a rebalance splits a topic's queues among the consumers of a group.
-
-#include <concepts>
-#include <span>
-#include <string>
-#include <string_view>
-#include <vector>
-
-
-namespace rmq {
-
-/// The one member an allocation policy needs (Java's AllocateMessageQueueStrategy.allocate):
-/// `std::vector<MessageQueue> allocate(std::string_view group, std::string_view current_cid,
-///  std::span<const MessageQueue> mq_all, std::span<const std::string> cid_all) const`.
-/// It returns the queues `current_cid` owns, callable on a const policy, with exactly these argument types.
-template <class P>
-concept HasAllocate = requires(const P& p,
-                               std::string_view group,
-                               std::string_view current_cid,
-                               std::span<const MessageQueue> mq_all,
-                               std::span<const std::string> cid_all) {
-    { p.allocate(group, current_cid, mq_all, cid_all) } -> std::same_as<std::vector<MessageQueue>>;
-};
-
-/// An allocation strategy (Java's AllocateMessageQueueStrategy). The consumer copies it in, calls it from its
-/// rebalance thread with the topic's queues and the group's client ids, both sorted the Java way
-/// (MessageQueue's order; client ids as strings), and owns exactly the returned queues. Contract beyond the
-/// signature: the result depends only on the arguments (every consumer of the group computes the same split
-/// independently), a client id not in `cid_all` gets nothing, and rmq::InvalidArgument thrown from `allocate`
-/// keeps the previous assignment. An optional `name()` gives the strategy's Java name (e.g. "AVG").
-///
-/// Valid:
-/// @code
-/// struct AllMine {
-///     std::vector<rmq::MessageQueue> allocate(std::string_view, std::string_view,
-///                                             std::span<const rmq::MessageQueue> mq_all,
-///                                             std::span<const std::string>) const {
-///         return {mq_all.begin(), mq_all.end()};
-///     }
-/// };
-/// static_assert(rmq::AllocatePolicy<AllMine>);
-/// @endcode
-/// Invalid (the diagnostic names HasAllocate):
-/// @code
-/// struct NoAllocate {};                       // no allocate() at all
-/// struct NonConst {                           // allocate() not callable on a const policy
-///     std::vector<rmq::MessageQueue> allocate(std::string_view, std::string_view,
-///                                             std::span<const rmq::MessageQueue>,
-///                                             std::span<const std::string>);
-/// };
-/// static_assert(!rmq::AllocatePolicy<NoAllocate>);   // FAILS to model
-/// static_assert(!rmq::AllocatePolicy<NonConst>);     // FAILS to model
-/// @endcode
-template <class P>
-concept AllocatePolicy = HasAllocate<P> && std::copy_constructible<P>;
-
-/// Optional, for sticky strategies: `allocate(group, current_cid, mq_all, cid_all, previous) const` with
-/// `previous` the queues of the topic this member owns now (sorted), returning the same as the four-argument
-/// form. The consumer calls this overload when the policy has it; a sticky policy still models
-/// rmq::AllocatePolicy, so it also works where no history exists.
-template <class P>
-concept StickyAllocatePolicy = AllocatePolicy<P> && requires(const P& p,
-                                                             std::string_view group,
-                                                             std::string_view current_cid,
-                                                             std::span<const MessageQueue> mq_all,
-                                                             std::span<const std::string> cid_all,
-                                                             std::span<const MessageQueue> previous) {
-    { p.allocate(group, current_cid, mq_all, cid_all, previous) } -> std::same_as<std::vector<MessageQueue>>;
-};
-
-}  // namespace rmq
-// ---- end rmq/concepts/allocate_policy.hpp ----
-
 
 namespace rmq {
 
@@ -3053,6 +3103,75 @@ private:
 }  // namespace rmq
 
 // ---- end rmq/allocate/sticky.hpp ----
+
+// ---- begin rmq/assignment.hpp ----
+
+/// @file assignment.hpp
+/// RocketMQ 5.x broker-side assignment as a transport sees it (rmq::HasAssignment): QUERY_ASSIGNMENT (400),
+/// where the broker splits a topic's queues among a group's live members with a named strategy, and
+/// SET_MESSAGE_REQUEST_MODE (401, mqadmin setConsumeMode), which makes a group consume a topic by PULL or
+/// POP. See docs/policies/allocate.md (rmq::AllocateByBroker).
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+
+namespace rmq {
+
+/// Java's MessageRequestMode: how a member consumes an assigned queue.
+enum class MessageRequestMode { Pull, Pop };
+
+/// Java's MessageQueueAssignment: one queue the broker gave this member and how to consume it. A POP
+/// assignment with queue id -1 means "pop from every queue of the broker" (popShareQueueNum <= 0).
+struct MessageQueueAssignment {
+    MessageQueue message_queue;
+    MessageRequestMode mode = MessageRequestMode::Pull;
+    /// Free-form broker extensions (no 5.3.3 broker sets any).
+    std::map<std::string, std::string> attachments;
+
+    friend bool operator==(const MessageQueueAssignment&, const MessageQueueAssignment&) = default;
+};
+
+/// A QUERY_ASSIGNMENT request (Java's QueryAssignmentRequestBody).
+struct QueryAssignmentArgs {
+    std::string topic;
+    std::string consumer_group;
+    std::string client_id;
+    /// The broker's name of the allocation strategy: a 5.3.3 broker knows "AVG" and "AVG_BY_CIRCLE".
+    std::string strategy_name{"AVG"};
+    MessageModel message_model = MessageModel::Clustering;
+
+    friend bool operator==(const QueryAssignmentArgs&, const QueryAssignmentArgs&) = default;
+};
+
+/// A SET_MESSAGE_REQUEST_MODE request (Java's SetMessageRequestModeRequestBody).
+struct SetMessageRequestModeArgs {
+    std::string topic;
+    std::string consumer_group;
+    MessageRequestMode mode = MessageRequestMode::Pull;
+    /// POP only: each member also pops the queues of the N members after it in the client id list; <= 0:
+    /// every member pops every queue.
+    std::int32_t pop_share_queue_num = 0;
+
+    friend bool operator==(const SetMessageRequestModeArgs&, const SetMessageRequestModeArgs&) = default;
+};
+
+/// A broker without broker-side assignment (RocketMQ 4.x) answered QUERY_ASSIGNMENT or
+/// SET_MESSAGE_REQUEST_MODE with REQUEST_CODE_NOT_SUPPORTED: rmq::AllocateByBroker needs a 5.x broker.
+class AssignmentUnsupported : public BrokerError {
+public:
+    using BrokerError::BrokerError;
+};
+
+/// "PULL" / "POP" (Java's enum names).
+[[nodiscard]] constexpr std::string_view to_string(MessageRequestMode m) noexcept {
+    return m == MessageRequestMode::Pop ? "POP" : "PULL";
+}
+
+}  // namespace rmq
+// ---- end rmq/assignment.hpp ----
 
 // ---- begin rmq/concepts/offset_store_policy.hpp ----
 
@@ -4470,6 +4589,18 @@ concept HasPop =
         { t.pop_message(pop) } -> std::same_as<PopResult>;
         t.ack_message(ack);
         { t.change_invisible_time(change) } -> std::same_as<std::string>;
+    };
+
+/// Optional: 5.x broker-side assignment (rmq/assignment.hpp). `query_assignment(QueryAssignmentArgs) ->
+/// std::optional<std::vector<MessageQueueAssignment>>` (QUERY_ASSIGNMENT to one broker of the topic: the
+/// queues it gives this member, each with its mode; nullopt when the broker has no answer: unknown strategy
+/// or topic, no member) and `set_message_request_mode(SetMessageRequestModeArgs)` (SET_MESSAGE_REQUEST_MODE).
+/// Synchronous; a 4.x broker makes them throw rmq::AssignmentUnsupported. rmq::AllocateByBroker needs it.
+template <class T>
+concept HasAssignment =
+    requires(T& t, const QueryAssignmentArgs& query, const SetMessageRequestModeArgs& mode) {
+        { t.query_assignment(query) } -> std::same_as<std::optional<std::vector<MessageQueueAssignment>>>;
+        t.set_message_request_mode(mode);
     };
 
 /// The clock the transport's broker lives by: `clock() -> std::shared_ptr<Clock>`.
@@ -5957,6 +6088,14 @@ struct BrokerConfig {
     std::int32_t transaction_check_max = 15;
     /// BrokerConfig.rejectTransactionMessage: refuse half messages (NO_PERMISSION).
     bool reject_transaction_message = false;
+    /// BrokerConfig.serverLoadBalancerEnable: QUERY_ASSIGNMENT splits the queues among the group (else every
+    /// member gets every queue).
+    bool server_load_balancer_enable = true;
+    /// BrokerConfig.defaultMessageRequestMode: the mode QUERY_ASSIGNMENT gives a topic no
+    /// SET_MESSAGE_REQUEST_MODE configured (a retry topic is always PULL).
+    MessageRequestMode default_message_request_mode = MessageRequestMode::Pull;
+    /// BrokerConfig.defaultPopShareQueueNum: popShareQueueNum under default_message_request_mode POP.
+    std::int32_t default_pop_share_queue_num = -1;
     /// The broker's time source (timestamps, long-poll timeouts, delays, expiries).
     std::shared_ptr<Clock> clock = system_clock();
 };
@@ -5981,6 +6120,10 @@ enum class BrokerRequest {
     Ack,
     /// 5.x CHANGE_MESSAGE_INVISIBLETIME.
     ChangeInvisibleTime,
+    /// 5.x QUERY_ASSIGNMENT (a failed query: the member keeps its queues).
+    QueryAssignment,
+    /// 5.x SET_MESSAGE_REQUEST_MODE.
+    SetMessageRequestMode,
 };
 
 /// One client of a consumer group as the embedded broker sees it (see InProcessBroker::group_members).
@@ -6026,6 +6169,40 @@ struct GroupMember {
 #include <vector>
 
 
+
+// ---- begin rmq/detail/broker/assignment.hpp ----
+
+/// @file detail/broker/assignment.hpp
+/// The embedded broker's QUERY_ASSIGNMENT arithmetic (QueryAssignmentProcessor.doLoadBalance, CLUSTERING):
+/// the strategies a 5.3.3 broker knows by name and its POP sharing.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// The (topic, group) modes set by SET_MESSAGE_REQUEST_MODE (MessageRequestModeManager).
+using RequestModeTable = std::map<std::pair<std::string, std::string>, SetMessageRequestModeArgs>;
+
+/// The queues of `mq_all` (sorted) the broker gives `client_id` among `cid_all` (sorted) with strategy
+/// `strategy` ("AVG" or "AVG_BY_CIRCLE"), under `mode`: in POP mode a member also takes the queues of the
+/// pop_share_queue_num members after it, or (<= 0) pops every queue of each broker (queue id -1). nullopt
+/// where the Java broker answers null: an unknown strategy or a strategy that throws (no queue, no member).
+/// Sorted, without duplicates.
+std::optional<std::vector<MessageQueue>> assign_queues(const std::string& strategy,
+                                                       const std::string& group,
+                                                       const std::string& client_id,
+                                                       const std::vector<MessageQueue>& mq_all,
+                                                       const std::vector<std::string>& cid_all,
+                                                       const SetMessageRequestModeArgs& mode);
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/assignment.hpp ----
 
 // ---- begin rmq/detail/broker/delays.hpp ----
 
@@ -7229,6 +7406,16 @@ public:
     /// Popped messages of `group` neither acked nor revived.
     [[nodiscard]] std::size_t pop_in_flight(const std::string& group) const;
 
+    // ---- 5.x broker-side assignment (assignment_requests.ipp) -------------------------------------------
+
+    /// QUERY_ASSIGNMENT (QueryAssignmentProcessor): the queues of the topic this member gets from the group's
+    /// live members with the named strategy ("AVG", "AVG_BY_CIRCLE"), in the topic's mode; nullopt (Java's
+    /// null set) for an unknown topic or strategy or a group without members.
+    std::optional<std::vector<MessageQueueAssignment>>
+    query_assignment(const QueryAssignmentArgs& args) const;
+    /// SET_MESSAGE_REQUEST_MODE: NO_PERMISSION for a retry topic, TOPIC_NOT_EXIST for an unknown one.
+    void set_message_request_mode(const SetMessageRequestModeArgs& args);
+
     // ---- offsets, membership, locks, admin (group_requests.ipp)
     // ---------------------------------------------
 
@@ -7324,6 +7511,10 @@ private:
     /// PopReviveService: messages whose invisibility expired go to the pop retry topic (or the DLQ).
     void revive_locked(BrokerTasks& out);
 
+    SetMessageRequestModeArgs request_mode_locked(const std::string& topic, const std::string& group) const;
+    std::optional<std::vector<MessageQueue>>
+    assigned_queues_locked(const QueryAssignmentArgs& args, const SetMessageRequestModeArgs& mode) const;
+
     /// Time-driven work: due delayed messages, timed-out held pulls, expired channels.
     void tick_locked(BrokerTasks& out);
     [[nodiscard]] std::optional<std::int64_t> next_deadline_locked() const;
@@ -7349,6 +7540,7 @@ private:
     HalfMessages half_;
     PopCheckPoints pops_;
     std::size_t pop_rotation_ = 0;
+    RequestModeTable request_modes_;
     mutable FaultInjector faults_;
 };
 
@@ -7500,6 +7692,18 @@ public:
     /// CHANGE_MESSAGE_INVISIBLETIME: the new receipt; rmq::BrokerError(no_message) for a spent one.
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
         return state_->change_invisible_time(args);
+    }
+
+    /// QUERY_ASSIGNMENT (rmq::HasAssignment), answered as a 5.3.3 broker does: the group's live members split
+    /// the topic's queues with the named strategy ("AVG" or "AVG_BY_CIRCLE"; another name: nullopt), in the
+    /// mode set for (topic, group) or BrokerConfig::default_message_request_mode.
+    std::optional<std::vector<MessageQueueAssignment>> query_assignment(const QueryAssignmentArgs& args) {
+        return state_->query_assignment(args);
+    }
+
+    /// SET_MESSAGE_REQUEST_MODE: the mode QUERY_ASSIGNMENT answers for (topic, group) from now on.
+    void set_message_request_mode(const SetMessageRequestModeArgs& args) {
+        state_->set_message_request_mode(args);
     }
 
     /// The broker's clock.
@@ -7668,6 +7872,7 @@ static_assert(HasSendBatch<InProcessTransport>);
 static_assert(HasSendOneway<InProcessTransport>);
 static_assert(HasTransactions<InProcessTransport>);
 static_assert(HasPop<InProcessTransport>);
+static_assert(HasAssignment<InProcessTransport>);
 
 }  // namespace rmq
 // ---- end rmq/transport/in_process.hpp ----
@@ -10003,7 +10208,8 @@ private:
 /// @file detail/consumer/rebalancer.hpp
 /// rmq::detail::Rebalancer: Java's RebalanceImpl, on the event loop: periodically, on a membership
 /// notification, on a route change and at start. For each subscribed topic (and %RETRY%group in clustering)
-/// the queues and client ids are sorted, the allocation policy picks this member's queues, and the queue
+/// the queues and client ids are sorted, the allocation policy picks this member's queues (or, under a
+/// rmq::BrokerAllocatePolicy, a broker answers QUERY_ASSIGNMENT with them), and the queue
 /// table follows: dropped queues have their offsets persisted and are released by the order policy; new
 /// queues (under an order policy that requires it: once the broker lock is held) get a start offset and a
 /// pull loop. Every path that removes a queue (rebalance, unsubscribe, an illegal offset, an admin reset)
@@ -10013,6 +10219,8 @@ private:
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -10832,10 +11040,20 @@ private:
     // impl/rebalancer/rebalance.hpp: topics
     void rebalance_later();
     void rebalance_topic(const std::string& topic);
+    void rebalance_by_client(const std::string& topic);
     [[nodiscard]] std::vector<MessageQueue> allocate(const std::string& topic,
                                                      const std::vector<MessageQueue>& mq_all,
                                                      const std::vector<std::string>& cids);
     void message_queue_changed();
+
+    // impl/rebalancer/by_broker.hpp: broker-side assignment (rmq::BrokerAllocatePolicy)
+    void rebalance_by_broker(const std::string& topic);
+    [[nodiscard]] std::optional<std::vector<MessageQueueAssignment>>
+    query_assignment(const std::string& topic);
+    /// THE hook for queues the broker assigned in POP mode: called at every broker-side rebalance of `topic`
+    /// with its POP assignments (sorted; empty when none). Today it logs an error once per topic and consumes
+    /// nothing from them; POP consumption of the push consumer plugs in here.
+    void on_pop_assignment(const std::string& topic, const std::vector<MessageQueue>& pop_queues);
 
     // impl/rebalancer/queue_set.hpp: the queue table
     bool update_process_queue_table(const std::string& topic, const std::vector<MessageQueue>& mine);
@@ -10858,10 +11076,112 @@ private:
     Service& service_;
     SubscriptionCheck<T> subscription_check_{s_};
     std::atomic<bool> rebalance_later_pending_{false};
+    /// Topics whose POP assignments on_pop_assignment has reported (event loop only).
+    std::set<std::string> pop_assignment_reported_;
 };
 
 }  // namespace rmq::detail
 
+
+// ---- begin rmq/detail/consumer/impl/rebalancer/by_broker.hpp ----
+
+/// @file detail/consumer/impl/rebalancer/by_broker.hpp
+/// Rebalancer's definitions for broker-side assignment (rmq::BrokerAllocatePolicy, Java 5.x's
+/// getRebalanceResultFromBroker and updateMessageQueueAssignment): the broker names this member's queues,
+/// PULL ones go to the queue table, POP ones to on_pop_assignment.
+
+#include <algorithm>
+#include <exception>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+/// No answer (a failed query, a 4.x broker, nullopt) keeps the current assignment, as Java does.
+template <class T>
+void Rebalancer<T>::rebalance_by_broker(const std::string& topic) {
+    const auto assignments = query_assignment(topic);
+    if (!assignments) {
+        return;
+    }
+    std::vector<MessageQueue> pull_queues;
+    std::vector<MessageQueue> pop_queues;
+    for (const auto& a : *assignments) {
+        (a.mode == MessageRequestMode::Pop ? pop_queues : pull_queues).push_back(a.message_queue);
+    }
+    std::sort(pull_queues.begin(), pull_queues.end());
+    std::sort(pop_queues.begin(), pop_queues.end());
+    on_pop_assignment(topic, pop_queues);
+    if (update_process_queue_table(topic, pull_queues)) {
+        message_queue_changed();
+    }
+}
+
+/// QUERY_ASSIGNMENT for this member with the policy's strategy name; nullopt (logged, except for the retry
+/// topic, which a broker may not know yet) when there is no usable answer.
+template <class T>
+std::optional<std::vector<MessageQueueAssignment>> Rebalancer<T>::query_assignment(const std::string& topic) {
+    if constexpr (HasAssignment<typename T::Transport>) {
+        const QueryAssignmentArgs args{.topic = topic,
+                                       .consumer_group = s_.group,
+                                       .client_id = s_.client_id,
+                                       .strategy_name = std::string(allocate_.broker_strategy_name()),
+                                       .message_model = MessageModel::Clustering};
+        const auto key = fmt::format("query assignment {} {}", s_.group, topic);
+        try {
+            auto got = s_.transport.query_assignment(args);
+            if (!got && !is_retry_topic(topic)) {
+                log_repeated(
+                    LogLevel::Warn,
+                    key,
+                    "group [{}]: the broker gave no assignment of {} (strategy \"{}\" unknown to it, "
+                    "topic unknown or no member): keeping the current queues",
+                    s_.group,
+                    topic,
+                    args.strategy_name);
+            }
+            return got;
+        } catch (const std::exception& e) {
+            const bool refused = dynamic_cast<const AssignmentUnsupported*>(&e) != nullptr;
+            if (refused || !is_retry_topic(topic)) {
+                log_repeated(refused ? LogLevel::Error : LogLevel::Warn,
+                             key,
+                             "group [{}]: QUERY_ASSIGNMENT of {} failed, keeping the current queues: {}",
+                             s_.group,
+                             topic,
+                             e.what());
+            }
+            return std::nullopt;
+        }
+    } else {
+        (void)topic;
+        return std::nullopt;
+    }
+}
+
+/// Not wired yet: the push consumer's POP mode is built elsewhere; until it is plugged in here, POP
+/// assignments are reported once per topic and nothing is consumed from them.
+template <class T>
+void Rebalancer<T>::on_pop_assignment(const std::string& topic, const std::vector<MessageQueue>& pop_queues) {
+    if (pop_queues.empty() || !pop_assignment_reported_.insert(topic).second) {
+        return;
+    }
+    log_line(LogLevel::Error,
+             "group [{}]: the broker assigned {} queue(s) of {} in POP mode (mqadmin setConsumeMode or the "
+             "broker's defaultMessageRequestMode); this consumer does not consume POP assignments: nothing "
+             "is consumed from them",
+             s_.group,
+             pop_queues.size(),
+             topic);
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/rebalancer/by_broker.hpp ----
 
 // ---- begin rmq/detail/consumer/impl/rebalancer/queue_set.hpp ----
 
@@ -11115,8 +11435,19 @@ void Rebalancer<T>::do_rebalance() {
     }
 }
 
+/// Java 5.x's doRebalance: the broker's answer (getRebalanceResultFromBroker) under a broker allocation
+/// policy, else the client's own split (rebalanceByTopic).
 template <class T>
 void Rebalancer<T>::rebalance_topic(const std::string& topic) {
+    if constexpr (BrokerAllocatePolicy<Allocate>) {
+        rebalance_by_broker(topic);
+    } else {
+        rebalance_by_client(topic);
+    }
+}
+
+template <class T>
+void Rebalancer<T>::rebalance_by_client(const std::string& topic) {
     std::vector<MessageQueue> mq_all;
     try {
         mq_all = s_.transport.topic_route(topic).read_queues;
@@ -13476,8 +13807,19 @@ class Consumer {
     static_assert(ServiceHasOnMessages<Service>,
                   "rmq::Consumer: the order policy's Service has no on_messages(const rmq::ConsumeQueue&, "
                   "rmq::MessageBatch) (rmq::ServiceHasOnMessages)");
-    static_assert(AllocatePolicy<Allocate>,
-                  "rmq::Consumer: the second parameter must model rmq::AllocatePolicy");
+    static_assert(AllocatePolicy<Allocate> || BrokerAllocatePolicy<Allocate>,
+                  "rmq::Consumer: the second parameter must model rmq::AllocatePolicy (or "
+                  "rmq::BrokerAllocatePolicy)");
+    // Broker-side assignment as Java allows it (RebalancePushImpl.clientRebalance): an orderly policy locks
+    // the queues it owns and always rebalances on the client, and the broker's split knows nothing of locks.
+    static_assert(
+        !BrokerAllocatePolicy<Allocate> || !Order::requires_queue_lock,
+        "rmq::Consumer: broker-side assignment (rmq::BrokerAllocatePolicy, e.g. rmq::AllocateByBroker) "
+        "is for concurrent consumption only; an order policy with requires_queue_lock (rmq::Orderly, "
+        "rmq::KeyOrderly) rebalances on the client");
+    static_assert(!BrokerAllocatePolicy<Allocate> || HasAssignment<Tr>,
+                  "rmq::Consumer: broker-side assignment (rmq::BrokerAllocatePolicy) needs a transport with "
+                  "QUERY_ASSIGNMENT (rmq::HasAssignment)");
     static_assert(OffsetStorePolicy<OffsetStore>,
                   "rmq::Consumer: the third parameter must model rmq::OffsetStorePolicy");
     static_assert(Transport<Tr>, "rmq::Consumer: the fourth parameter must model rmq::Transport");
@@ -13500,7 +13842,7 @@ public:
                       Allocate allocate = Allocate{},
                       OffsetStore store = OffsetStore{})
         : core_(std::make_unique<Core>(
-              std::move(transport), std::move(config), std::move(allocate), std::move(store))) {}
+              std::move(transport), checked(std::move(config)), std::move(allocate), std::move(store))) {}
 
     /// Same, with an offset store instance and the default allocation.
     Consumer(Tr transport, ConsumerConfig config, OffsetStore store)
@@ -13622,6 +13964,19 @@ public:
     [[nodiscard]] const ConsumerConfig& config() const noexcept { return core_->config(); }
 
 private:
+    /// Broker-side assignment is for clustering only (Java's clientRebalance for BROADCASTING): refused at
+    /// construction, where the configuration is given, with rmq::InvalidArgument.
+    static ConsumerConfig checked(ConsumerConfig config) {
+        if constexpr (BrokerAllocatePolicy<Allocate>) {
+            if (config.message_model == MessageModel::Broadcasting) {
+                throw InvalidArgument(
+                    "rmq::Consumer: broker-side assignment (rmq::BrokerAllocatePolicy) needs clustering "
+                    "consumption; a broadcasting member consumes every queue");
+            }
+        }
+        return config;
+    }
+
     template <class F>
     static typename Order::Listener wrap(F&& f) {
         using Fn = std::decay_t<F>;
@@ -19779,6 +20134,108 @@ RMQ_DECL std::vector<TraceContext> decode_trace_data(std::string_view data) {
 }  // namespace rmq
 // ---- end rmq/detail/trace/impl/encoder.ipp ----
 
+// ---- begin rmq/detail/broker/impl/assignment.ipp ----
+
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <iterator>
+#include <span>
+
+
+
+namespace rmq::detail {
+
+namespace assignment_detail {
+
+using Strategy = std::function<std::vector<MessageQueue>(
+    const std::string&, const std::string&, std::span<const MessageQueue>, std::span<const std::string>)>;
+
+/// QueryAssignmentProcessor's name2LoadStrategy: the two strategies a 5.3.3 broker registers.
+inline std::optional<Strategy> strategy_named(const std::string& name) {
+    auto wrap = [](auto policy) -> Strategy {
+        return [policy](const std::string& g, const std::string& c, auto all, auto ids) {
+            return policy.allocate(g, c, all, ids);
+        };
+    };
+    if (name == AllocateAveragely::name()) {
+        return wrap(AllocateAveragely{});
+    }
+    if (name == AllocateAveragelyByCircle::name()) {
+        return wrap(AllocateAveragelyByCircle{});
+    }
+    return std::nullopt;
+}
+
+/// POP with popShareQueueNum > 0: this member's queues and those of the N members after it; with more
+/// members than queues, one queue each (QueryAssignmentProcessor.allocate) so every member pops something.
+inline std::vector<MessageQueue> pop_shared(const Strategy& strategy,
+                                            const std::string& group,
+                                            const std::string& client_id,
+                                            const std::vector<MessageQueue>& mq_all,
+                                            const std::vector<std::string>& cid_all,
+                                            std::int32_t share) {
+    const auto pos = std::find(cid_all.begin(), cid_all.end(), client_id);
+    if (pos == cid_all.end()) {
+        return {};
+    }
+    auto index = static_cast<std::size_t>(std::distance(cid_all.begin(), pos));
+    if (cid_all.size() > mq_all.size()) {
+        return {mq_all[index % mq_all.size()]};
+    }
+    auto out = strategy(group, client_id, mq_all, cid_all);
+    for (std::int32_t i = 1; i <= share; ++i) {
+        index = (index + 1) % cid_all.size();
+        auto more = strategy(group, cid_all[index], mq_all, cid_all);
+        out.insert(out.end(), more.begin(), more.end());
+    }
+    return out;
+}
+
+/// POP with popShareQueueNum <= 0: every member pops every queue, one entry per broker (queue id -1).
+inline std::vector<MessageQueue> pop_everything(const std::vector<MessageQueue>& mq_all) {
+    std::vector<MessageQueue> out;
+    out.reserve(mq_all.size());
+    for (const auto& mq : mq_all) {
+        out.push_back(MessageQueue{mq.topic, mq.broker_name, -1});
+    }
+    return out;
+}
+
+}  // namespace assignment_detail
+
+RMQ_DECL std::optional<std::vector<MessageQueue>> assign_queues(const std::string& strategy,
+                                                                const std::string& group,
+                                                                const std::string& client_id,
+                                                                const std::vector<MessageQueue>& mq_all,
+                                                                const std::vector<std::string>& cid_all,
+                                                                const SetMessageRequestModeArgs& mode) {
+    const auto allocate = assignment_detail::strategy_named(strategy);
+    if (!allocate) {
+        return std::nullopt;
+    }
+    std::vector<MessageQueue> out;
+    try {
+        if (mode.mode != MessageRequestMode::Pop) {
+            out = (*allocate)(group, client_id, mq_all, cid_all);
+        } else if (mode.pop_share_queue_num <= 0) {
+            out = assignment_detail::pop_everything(mq_all);
+        } else {
+            out = assignment_detail::pop_shared(
+                *allocate, group, client_id, mq_all, cid_all, mode.pop_share_queue_num);
+        }
+    } catch (const std::exception&) {
+        return std::nullopt;  // Java: "allocate message queue exception", a null answer
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/assignment.ipp ----
+
 // ---- begin rmq/detail/broker/impl/store.ipp ----
 
 #include <algorithm>
@@ -22406,6 +22863,90 @@ RMQ_DECL std::optional<std::int64_t> HalfMessages::next_round() const {
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/broker/impl/transactions.ipp ----
+
+// ---- begin rmq/detail/broker/impl/assignment_requests.ipp ----
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+/// The mode of (topic, group): set by SET_MESSAGE_REQUEST_MODE, else PULL for a retry topic and the
+/// configured default otherwise (QueryAssignmentProcessor.queryAssignment).
+RMQ_DECL SetMessageRequestModeArgs BrokerState::request_mode_locked(const std::string& topic,
+                                                                    const std::string& group) const {
+    if (const auto it = request_modes_.find({topic, group}); it != request_modes_.end()) {
+        return it->second;
+    }
+    SetMessageRequestModeArgs mode{.topic = topic, .consumer_group = group};
+    mode.mode = is_retry_topic(topic) ? MessageRequestMode::Pull : config_.default_message_request_mode;
+    if (mode.mode == MessageRequestMode::Pop) {
+        mode.pop_share_queue_num = config_.default_pop_share_queue_num;
+    }
+    return mode;
+}
+
+/// QueryAssignmentProcessor.doLoadBalance: the queues of `args.topic` (sorted) given to the member, or
+/// nullopt for no answer (unknown topic, no member, unknown strategy).
+RMQ_DECL std::optional<std::vector<MessageQueue>>
+BrokerState::assigned_queues_locked(const QueryAssignmentArgs& args,
+                                    const SetMessageRequestModeArgs& mode) const {
+    const auto count = store_.queue_count(args.topic);
+    if (!count) {
+        return std::nullopt;
+    }
+    std::vector<MessageQueue> mq_all;
+    for (std::size_t i = 0; i < *count; ++i) {
+        mq_all.push_back(MessageQueue{args.topic, config_.broker_name, static_cast<std::int32_t>(i)});
+    }
+    if (args.message_model == MessageModel::Broadcasting || !config_.server_load_balancer_enable) {
+        return mq_all;
+    }
+    std::vector<std::string> cid_all;
+    for (const auto& m : membership_.members(args.consumer_group)) {
+        cid_all.push_back(m.client_id);
+    }
+    std::sort(cid_all.begin(), cid_all.end());
+    return assign_queues(args.strategy_name, args.consumer_group, args.client_id, mq_all, cid_all, mode);
+}
+
+RMQ_DECL std::optional<std::vector<MessageQueueAssignment>>
+BrokerState::query_assignment(const QueryAssignmentArgs& args) const {
+    const std::lock_guard lock(mutex_);
+    faults_.take(BrokerRequest::QueryAssignment);
+    const auto mode = request_mode_locked(args.topic, args.consumer_group);
+    const auto queues = assigned_queues_locked(args, mode);
+    if (!queues) {
+        return std::nullopt;
+    }
+    std::vector<MessageQueueAssignment> out;
+    out.reserve(queues->size());
+    for (const auto& mq : *queues) {
+        out.push_back(MessageQueueAssignment{.message_queue = mq, .mode = mode.mode, .attachments = {}});
+    }
+    return out;
+}
+
+RMQ_DECL void BrokerState::set_message_request_mode(const SetMessageRequestModeArgs& args) {
+    const std::lock_guard lock(mutex_);
+    faults_.take(BrokerRequest::SetMessageRequestMode);
+    if (is_retry_topic(args.topic)) {
+        throw AccessDenied(response_code::no_permission, "retry topic is not allowed to set mode");
+    }
+    if (!store_.queue_count(args.topic)) {
+        throw BrokerError(response_code::topic_not_exist, fmt::format("topic[{}] not exist", args.topic));
+    }
+    request_modes_.insert_or_assign(std::make_pair(args.topic, args.consumer_group), args);
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/assignment_requests.ipp ----
 
 // ---- begin rmq/detail/broker/impl/broker_state.ipp ----
 

@@ -72,4 +72,20 @@ concept StickyAllocatePolicy = AllocatePolicy<P> && requires(const P& p,
     { p.allocate(group, current_cid, mq_all, cid_all, previous) } -> std::same_as<std::vector<MessageQueue>>;
 };
 
+/// The one member a broker-side allocation needs: `broker_strategy_name() const`, the name of the strategy
+/// the broker applies (QUERY_ASSIGNMENT's strategyName; a 5.3.3 broker knows "AVG" and "AVG_BY_CIRCLE").
+template <class P>
+concept HasBrokerStrategyName = requires(const P& p) {
+    { p.broker_strategy_name() } -> std::convertible_to<std::string_view>;
+};
+
+/// A policy under which the broker, not the member, splits the queues (Java 5.x with clientRebalance off):
+/// at each rebalance the consumer asks a broker of the topic (QUERY_ASSIGNMENT, the transport must model
+/// rmq::HasAssignment) which queues are its own, so every member takes the same view of the group. Only
+/// for clustering consumption with an order policy that needs no queue lock (rmq::Concurrently), as in
+/// Java, where orderly and broadcasting consumers always rebalance on the client. A failed query keeps the
+/// previous assignment. rmq::AllocateByBroker is the stock one.
+template <class P>
+concept BrokerAllocatePolicy = HasBrokerStrategyName<P> && std::copy_constructible<P>;
+
 }  // namespace rmq

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <rmq/admin.hpp>
+#include <rmq/assignment.hpp>
 #include <rmq/clock.hpp>
 #include <rmq/pop.hpp>
 #include <rmq/protocol.hpp>
@@ -155,6 +156,18 @@ concept HasPop =
         { t.pop_message(pop) } -> std::same_as<PopResult>;
         t.ack_message(ack);
         { t.change_invisible_time(change) } -> std::same_as<std::string>;
+    };
+
+/// Optional: 5.x broker-side assignment (rmq/assignment.hpp). `query_assignment(QueryAssignmentArgs) ->
+/// std::optional<std::vector<MessageQueueAssignment>>` (QUERY_ASSIGNMENT to one broker of the topic: the
+/// queues it gives this member, each with its mode; nullopt when the broker has no answer: unknown strategy
+/// or topic, no member) and `set_message_request_mode(SetMessageRequestModeArgs)` (SET_MESSAGE_REQUEST_MODE).
+/// Synchronous; a 4.x broker makes them throw rmq::AssignmentUnsupported. rmq::AllocateByBroker needs it.
+template <class T>
+concept HasAssignment =
+    requires(T& t, const QueryAssignmentArgs& query, const SetMessageRequestModeArgs& mode) {
+        { t.query_assignment(query) } -> std::same_as<std::optional<std::vector<MessageQueueAssignment>>>;
+        t.set_message_request_mode(mode);
     };
 
 /// The clock the transport's broker lives by: `clock() -> std::shared_ptr<Clock>`.

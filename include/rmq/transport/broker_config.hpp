@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include <rmq/assignment.hpp>
 #include <rmq/clock.hpp>
 #include <rmq/protocol.hpp>
 
@@ -66,6 +67,14 @@ struct BrokerConfig {
     std::int32_t transaction_check_max = 15;
     /// BrokerConfig.rejectTransactionMessage: refuse half messages (NO_PERMISSION).
     bool reject_transaction_message = false;
+    /// BrokerConfig.serverLoadBalancerEnable: QUERY_ASSIGNMENT splits the queues among the group (else every
+    /// member gets every queue).
+    bool server_load_balancer_enable = true;
+    /// BrokerConfig.defaultMessageRequestMode: the mode QUERY_ASSIGNMENT gives a topic no
+    /// SET_MESSAGE_REQUEST_MODE configured (a retry topic is always PULL).
+    MessageRequestMode default_message_request_mode = MessageRequestMode::Pull;
+    /// BrokerConfig.defaultPopShareQueueNum: popShareQueueNum under default_message_request_mode POP.
+    std::int32_t default_pop_share_queue_num = -1;
     /// The broker's time source (timestamps, long-poll timeouts, delays, expiries).
     std::shared_ptr<Clock> clock = system_clock();
 };
@@ -90,6 +99,10 @@ enum class BrokerRequest {
     Ack,
     /// 5.x CHANGE_MESSAGE_INVISIBLETIME.
     ChangeInvisibleTime,
+    /// 5.x QUERY_ASSIGNMENT (a failed query: the member keeps its queues).
+    QueryAssignment,
+    /// 5.x SET_MESSAGE_REQUEST_MODE.
+    SetMessageRequestMode,
 };
 
 /// One client of a consumer group as the embedded broker sees it (see InProcessBroker::group_members).

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include <rmq/assignment.hpp>
 #include <rmq/clock.hpp>
 #include <rmq/concepts/transport.hpp>
 #include <rmq/error.hpp>
@@ -171,6 +172,18 @@ public:
     /// CHANGE_MESSAGE_INVISIBLETIME: the new receipt; rmq::BrokerError(no_message) for a spent one.
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
         return state_->change_invisible_time(args);
+    }
+
+    /// QUERY_ASSIGNMENT (rmq::HasAssignment), answered as a 5.3.3 broker does: the group's live members split
+    /// the topic's queues with the named strategy ("AVG" or "AVG_BY_CIRCLE"; another name: nullopt), in the
+    /// mode set for (topic, group) or BrokerConfig::default_message_request_mode.
+    std::optional<std::vector<MessageQueueAssignment>> query_assignment(const QueryAssignmentArgs& args) {
+        return state_->query_assignment(args);
+    }
+
+    /// SET_MESSAGE_REQUEST_MODE: the mode QUERY_ASSIGNMENT answers for (topic, group) from now on.
+    void set_message_request_mode(const SetMessageRequestModeArgs& args) {
+        state_->set_message_request_mode(args);
     }
 
     /// The broker's clock.
@@ -339,5 +352,6 @@ static_assert(HasSendBatch<InProcessTransport>);
 static_assert(HasSendOneway<InProcessTransport>);
 static_assert(HasTransactions<InProcessTransport>);
 static_assert(HasPop<InProcessTransport>);
+static_assert(HasAssignment<InProcessTransport>);
 
 }  // namespace rmq

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <rmq/admin.hpp>
+#include <rmq/assignment.hpp>
 #include <rmq/clock.hpp>
 #include <rmq/concepts/transport.hpp>
 #include <rmq/message.hpp>
@@ -167,6 +168,19 @@ public:
     /// up to poll_time_millis + mq_client_api_timeout. A 4.x broker: rmq::PopUnsupported.
     PopResult pop_message(const PopArgs& args) { return state_->pop_message(args); }
 
+    /// QUERY_ASSIGNMENT (rmq::HasAssignment, 5.x brokers) to one broker of the topic's route, chosen at
+    /// random as Java does: the queues the broker gives this member, nullopt when it has no answer. A 4.x
+    /// broker: rmq::AssignmentUnsupported.
+    std::optional<std::vector<MessageQueueAssignment>> query_assignment(const QueryAssignmentArgs& args) {
+        return state_->query_assignment(args);
+    }
+
+    /// SET_MESSAGE_REQUEST_MODE to the master of every broker of the topic's route (mqadmin setConsumeMode).
+    /// A 4.x broker: rmq::AssignmentUnsupported.
+    void set_message_request_mode(const SetMessageRequestModeArgs& args) {
+        state_->set_message_request_mode(args);
+    }
+
     /// ACK_MESSAGE to the master of the broker the receipt names.
     void ack_message(const AckArgs& args) { state_->ack_message(args); }
 
@@ -199,5 +213,6 @@ static_assert(HasAdminHandler<RemotingTransport>);
 static_assert(HasRouteChangeHandler<RemotingTransport>);
 static_assert(HasTransactions<RemotingTransport>);
 static_assert(HasPop<RemotingTransport>);
+static_assert(HasAssignment<RemotingTransport>);
 
 }  // namespace rmq

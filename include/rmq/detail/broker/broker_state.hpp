@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include <rmq/assignment.hpp>
 #include <rmq/clock.hpp>
 #include <rmq/config.hpp>
 #include <rmq/error.hpp>
@@ -38,6 +39,7 @@
 #include <rmq/topic.hpp>
 #include <rmq/transport/broker_config.hpp>
 
+#include <rmq/detail/broker/assignment.hpp>
 #include <rmq/detail/broker/delays.hpp>
 #include <rmq/detail/broker/dispatcher.hpp>
 #include <rmq/detail/broker/faults.hpp>
@@ -147,6 +149,16 @@ public:
     /// Popped messages of `group` neither acked nor revived.
     [[nodiscard]] std::size_t pop_in_flight(const std::string& group) const;
 
+    // ---- 5.x broker-side assignment (assignment_requests.ipp) -------------------------------------------
+
+    /// QUERY_ASSIGNMENT (QueryAssignmentProcessor): the queues of the topic this member gets from the group's
+    /// live members with the named strategy ("AVG", "AVG_BY_CIRCLE"), in the topic's mode; nullopt (Java's
+    /// null set) for an unknown topic or strategy or a group without members.
+    std::optional<std::vector<MessageQueueAssignment>>
+    query_assignment(const QueryAssignmentArgs& args) const;
+    /// SET_MESSAGE_REQUEST_MODE: NO_PERMISSION for a retry topic, TOPIC_NOT_EXIST for an unknown one.
+    void set_message_request_mode(const SetMessageRequestModeArgs& args);
+
     // ---- offsets, membership, locks, admin (group_requests.ipp)
     // ---------------------------------------------
 
@@ -242,6 +254,10 @@ private:
     /// PopReviveService: messages whose invisibility expired go to the pop retry topic (or the DLQ).
     void revive_locked(BrokerTasks& out);
 
+    SetMessageRequestModeArgs request_mode_locked(const std::string& topic, const std::string& group) const;
+    std::optional<std::vector<MessageQueue>>
+    assigned_queues_locked(const QueryAssignmentArgs& args, const SetMessageRequestModeArgs& mode) const;
+
     /// Time-driven work: due delayed messages, timed-out held pulls, expired channels.
     void tick_locked(BrokerTasks& out);
     [[nodiscard]] std::optional<std::int64_t> next_deadline_locked() const;
@@ -267,12 +283,14 @@ private:
     HalfMessages half_;
     PopCheckPoints pops_;
     std::size_t pop_rotation_ = 0;
+    RequestModeTable request_modes_;
     mutable FaultInjector faults_;
 };
 
 }  // namespace rmq::detail
 
 #if RMQ_INCLUDE_IMPL
+#    include <rmq/detail/broker/impl/assignment_requests.ipp>
 #    include <rmq/detail/broker/impl/broker_state.ipp>
 #    include <rmq/detail/broker/impl/group_requests.ipp>
 #    include <rmq/detail/broker/impl/pop_requests.ipp>

@@ -3,7 +3,8 @@
 /// @file detail/consumer/rebalancer.hpp
 /// rmq::detail::Rebalancer: Java's RebalanceImpl, on the event loop: periodically, on a membership
 /// notification, on a route change and at start. For each subscribed topic (and %RETRY%group in clustering)
-/// the queues and client ids are sorted, the allocation policy picks this member's queues, and the queue
+/// the queues and client ids are sorted, the allocation policy picks this member's queues (or, under a
+/// rmq::BrokerAllocatePolicy, a broker answers QUERY_ASSIGNMENT with them), and the queue
 /// table follows: dropped queues have their offsets persisted and are released by the order policy; new
 /// queues (under an order policy that requires it: once the broker lock is held) get a start offset and a
 /// pull loop. Every path that removes a queue (rebalance, unsubscribe, an illegal offset, an admin reset)
@@ -13,9 +14,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include <rmq/assignment.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/process_queue.hpp>
 #include <rmq/subscription.hpp>
@@ -61,10 +65,20 @@ private:
     // impl/rebalancer/rebalance.hpp: topics
     void rebalance_later();
     void rebalance_topic(const std::string& topic);
+    void rebalance_by_client(const std::string& topic);
     [[nodiscard]] std::vector<MessageQueue> allocate(const std::string& topic,
                                                      const std::vector<MessageQueue>& mq_all,
                                                      const std::vector<std::string>& cids);
     void message_queue_changed();
+
+    // impl/rebalancer/by_broker.hpp: broker-side assignment (rmq::BrokerAllocatePolicy)
+    void rebalance_by_broker(const std::string& topic);
+    [[nodiscard]] std::optional<std::vector<MessageQueueAssignment>>
+    query_assignment(const std::string& topic);
+    /// THE hook for queues the broker assigned in POP mode: called at every broker-side rebalance of `topic`
+    /// with its POP assignments (sorted; empty when none). Today it logs an error once per topic and consumes
+    /// nothing from them; POP consumption of the push consumer plugs in here.
+    void on_pop_assignment(const std::string& topic, const std::vector<MessageQueue>& pop_queues);
 
     // impl/rebalancer/queue_set.hpp: the queue table
     bool update_process_queue_table(const std::string& topic, const std::vector<MessageQueue>& mine);
@@ -87,9 +101,12 @@ private:
     Service& service_;
     SubscriptionCheck<T> subscription_check_{s_};
     std::atomic<bool> rebalance_later_pending_{false};
+    /// Topics whose POP assignments on_pop_assignment has reported (event loop only).
+    std::set<std::string> pop_assignment_reported_;
 };
 
 }  // namespace rmq::detail
 
+#include <rmq/detail/consumer/impl/rebalancer/by_broker.hpp>
 #include <rmq/detail/consumer/impl/rebalancer/queue_set.hpp>
 #include <rmq/detail/consumer/impl/rebalancer/rebalance.hpp>

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <rmq/admin.hpp>
+#include <rmq/assignment.hpp>
 #include <rmq/config.hpp>
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
@@ -86,6 +87,8 @@ public:
     PopResult pop_message(const PopArgs& args);
     void ack_message(const AckArgs& args);
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);
+    std::optional<std::vector<MessageQueueAssignment>> query_assignment(const QueryAssignmentArgs& args);
+    void set_message_request_mode(const SetMessageRequestModeArgs& args);
 
     /// The master address of a broker group from the known routes; rmq::Error if unknown.
     [[nodiscard]] std::string master_address(const std::string& broker_name) const;

@@ -7,6 +7,7 @@
 #include <rmq/clock.hpp>
 #include <rmq/error.hpp>
 
+#include <rmq/detail/remoting_transport/assignment.hpp>
 #include <rmq/detail/remoting_transport/locks.hpp>
 #include <rmq/detail/remoting_transport/membership.hpp>
 #include <rmq/detail/remoting_transport/offsets.hpp>
@@ -166,6 +167,15 @@ RMQ_DECL SendResult RemotingTransportState::send_batch(std::span<const Message> 
 
 RMQ_DECL PopResult RemotingTransportState::pop_message(const PopArgs& args) {
     return remoting_ops::pop_message(parts_, args);
+}
+
+RMQ_DECL std::optional<std::vector<MessageQueueAssignment>>
+RemotingTransportState::query_assignment(const QueryAssignmentArgs& args) {
+    return remoting_ops::query_assignment(parts_, args);
+}
+
+RMQ_DECL void RemotingTransportState::set_message_request_mode(const SetMessageRequestModeArgs& args) {
+    remoting_ops::set_message_request_mode(parts_, args);
 }
 
 RMQ_DECL void RemotingTransportState::ack_message(const AckArgs& args) {

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <rmq/concepts/allocate_policy.hpp>
 #include <rmq/error.hpp>
 #include <rmq/topic.hpp>
 
@@ -86,8 +87,19 @@ void Rebalancer<T>::do_rebalance() {
     }
 }
 
+/// Java 5.x's doRebalance: the broker's answer (getRebalanceResultFromBroker) under a broker allocation
+/// policy, else the client's own split (rebalanceByTopic).
 template <class T>
 void Rebalancer<T>::rebalance_topic(const std::string& topic) {
+    if constexpr (BrokerAllocatePolicy<Allocate>) {
+        rebalance_by_broker(topic);
+    } else {
+        rebalance_by_client(topic);
+    }
+}
+
+template <class T>
+void Rebalancer<T>::rebalance_by_client(const std::string& topic) {
     std::vector<MessageQueue> mq_all;
     try {
         mq_all = s_.transport.topic_route(topic).read_queues;
