@@ -32,8 +32,9 @@ using PopPush =
 
 bool pop_cluster() {
     if (rmq_rc::rocketmq_4x()) {
-        WARN("Apache RocketMQ " << rmq_rc::env("RMQ_VERSION")
-                                << " has no POP: this 5.x test did NOT run (the [pop] refusal test covers 4.x)");
+        WARN("Apache RocketMQ "
+             << rmq_rc::env("RMQ_VERSION")
+             << " has no POP: this 5.x test did NOT run (the [pop] refusal test covers 4.x)");
         return false;
     }
     return true;
@@ -79,7 +80,8 @@ TEST_CASE("push pop: two members consume every message once", "[realcluster][pop
     Deliveries seen;
     std::vector<std::unique_ptr<PopPush>> members;
     for (int i = 0; i < 2; ++i) {
-        members.push_back(std::make_unique<PopPush>(rmq::RemotingTransport{rmq_rc::config()}, pop_config(group)));
+        members.push_back(
+            std::make_unique<PopPush>(rmq::RemotingTransport{rmq_rc::config()}, pop_config(group)));
         members.back()->subscribe(topic, "*");
         members.back()->register_listener(
             [&seen](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
@@ -89,7 +91,8 @@ TEST_CASE("push pop: two members consume every message once", "[realcluster][pop
         members.back()->start();
     }
     constexpr int n = 40;
-    (void)rmq_rc::produce(rmq::RemotingTransport{rmq_rc::config()}, topic, n, rmq_rc::unique("pg"), "pushpop");
+    (void)rmq_rc::produce(
+        rmq::RemotingTransport{rmq_rc::config()}, topic, n, rmq_rc::unique("pg"), "pushpop");
     const bool all = rmq_rc::wait_until([&] { return seen.snapshot().size() >= n; }, 120s);
     INFO("consumed " << seen.snapshot().size() << " of " << n);
     CHECK(all);
@@ -143,7 +146,8 @@ TEST_CASE("push pop: RECONSUME_LATER comes back after Java's POP delay", "[realc
     const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::steady_clock::now().time_since_epoch())
                          .count();
-    CHECK(now - failed_at.load() >= 9000);  // popDelayLevel[0] = 10 s (the broker's clock may differ a little)
+    CHECK(now - failed_at.load() >=
+          9000);  // popDelayLevel[0] = 10 s (the broker's clock may differ a little)
     CHECK(seen.snapshot().begin()->second == std::vector<int>{0, 1});
     c.shutdown();
 }
