@@ -17,7 +17,9 @@
 
 namespace rmq {
 
-/// Java's MessageRequestMode: how a member consumes an assigned queue.
+/// Java's MessageRequestMode: how a member consumes an assigned queue. A Java consumer learns it from the
+/// broker's assignment (QUERY_ASSIGNMENT, set by `mqadmin setConsumeMode`); rmq's ConsumerConfig field of
+/// that name chooses it without the broker (an rmq extension, docs/pop.md).
 enum class MessageRequestMode { Pull, Pop };
 
 /// Java's MessageQueueAssignment: one queue the broker gave this member and how to consume it. A POP

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include <rmq/assignment.hpp>
 #include <rmq/config.hpp>
 #include <rmq/error.hpp>
 #include <rmq/namespace.hpp>
@@ -114,6 +115,20 @@ struct ConsumerConfig {
     /// finishes on its own, and the consumer's internals are freed on a background thread when the last one
     /// returns (never, if the process exits first). 0 leaves at once, like Java's awaitTermination default.
     std::int64_t await_termination_millis_when_destroyed = -1;
+
+    /// popThresholdForQueue: POP mode, messages popped from one POP queue and not yet acked (or retried)
+    /// beyond which the queue pops no more until some are done; [1, 65535].
+    int pop_threshold_for_queue = 96;
+    /// popInvisibleTime ms: POP mode, how long popped messages stay invisible to the group; [5000, 300000]
+    /// (Java silently uses 60000 outside that range; rmq refuses it).
+    std::int64_t pop_invisible_time = 60000;
+    /// popBatchNums: POP mode, messages asked per POP_MESSAGE, [1, 32].
+    int pop_batch_nums = 32;
+    /// rmq extension (docs/pop.md): MessageRequestMode::Pop makes the consumer pop every subscribed topic
+    /// (and %RETRY%group) from every broker of its route with queue id -1, without client rebalance and
+    /// without offsets, as a Java consumer does once its broker assigns it POP mode. Needs rmq::Concurrently
+    /// and a transport with rmq::HasPop; RocketMQ 5.x brokers.
+    MessageRequestMode message_request_mode = MessageRequestMode::Pull;
 
     // ---- ClientConfig ----
     /// namesrvAddr, `host:port;host:port`, for transports that resolve routes through name servers.

@@ -3120,7 +3120,9 @@ private:
 
 namespace rmq {
 
-/// Java's MessageRequestMode: how a member consumes an assigned queue.
+/// Java's MessageRequestMode: how a member consumes an assigned queue. A Java consumer learns it from the
+/// broker's assignment (QUERY_ASSIGNMENT, set by `mqadmin setConsumeMode`); rmq's ConsumerConfig field of
+/// that name chooses it without the broker (an rmq extension, docs/pop.md).
 enum class MessageRequestMode { Pull, Pop };
 
 /// Java's MessageQueueAssignment: one queue the broker gave this member and how to consume it. A POP
@@ -3701,6 +3703,20 @@ struct ConsumerConfig {
     /// finishes on its own, and the consumer's internals are freed on a background thread when the last one
     /// returns (never, if the process exits first). 0 leaves at once, like Java's awaitTermination default.
     std::int64_t await_termination_millis_when_destroyed = -1;
+
+    /// popThresholdForQueue: POP mode, messages popped from one POP queue and not yet acked (or retried)
+    /// beyond which the queue pops no more until some are done; [1, 65535].
+    int pop_threshold_for_queue = 96;
+    /// popInvisibleTime ms: POP mode, how long popped messages stay invisible to the group; [5000, 300000]
+    /// (Java silently uses 60000 outside that range; rmq refuses it).
+    std::int64_t pop_invisible_time = 60000;
+    /// popBatchNums: POP mode, messages asked per POP_MESSAGE, [1, 32].
+    int pop_batch_nums = 32;
+    /// rmq extension (docs/pop.md): MessageRequestMode::Pop makes the consumer pop every subscribed topic
+    /// (and %RETRY%group) from every broker of its route with queue id -1, without client rebalance and
+    /// without offsets, as a Java consumer does once its broker assigns it POP mode. Needs rmq::Concurrently
+    /// and a transport with rmq::HasPop; RocketMQ 5.x brokers.
+    MessageRequestMode message_request_mode = MessageRequestMode::Pull;
 
     // ---- ClientConfig ----
     /// namesrvAddr, `host:port;host:port`, for transports that resolve routes through name servers.
@@ -11952,6 +11968,744 @@ private:
 }  // namespace rmq::detail
 // ---- end rmq/detail/consumer/host.hpp ----
 
+// ---- begin rmq/detail/pop_consumer/pop_consumer.hpp ----
+
+/// @file detail/pop_consumer/pop_consumer.hpp
+/// rmq::detail::PopConsumer: the push consumer's POP mode (Java's DefaultMQPushConsumerImpl with POP
+/// assignments and ConsumeMessagePopConcurrentlyService): a PopLoop per POP queue feeding the consume pool,
+/// PopConsume for the verdicts. No rebalance and no offsets: the broker hands each message to one member.
+///
+/// The entry point is update_pop_queues(topic, queues): whoever decides the POP queues of a topic (the
+/// broker's assignment, or pop_subscriptions under ConsumerConfig::message_request_mode Pop) calls it.
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+
+
+// ---- begin rmq/detail/pop_consumer/pop_consume.hpp ----
+
+/// @file detail/pop_consumer/pop_consume.hpp
+/// rmq::detail::PopConsume: Java's ConsumeMessagePopConcurrentlyService for rmq::Concurrently: one listener
+/// call over popped messages (ConsumeRequest.run) and what its verdict does at the broker
+/// (processConsumeResult): ACK_MESSAGE for the consumed messages, CHANGE_MESSAGE_INVISIBLETIME with a
+/// popDelayLevel delay for the others, and at max reconsume times Java's checkNeedAckOrDelay. No offsets.
+/// Acks stop for good when the consumer's shutdown stops waiting for listeners (close_acks).
+
+#include <cstdint>
+#include <memory>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+
+
+// ---- begin rmq/detail/pop_consumer/pop_queue.hpp ----
+
+/// @file detail/pop_consumer/pop_queue.hpp
+/// rmq::detail::PopQueue: Java's PopProcessQueue, one POP queue (topic, broker, queue id or -1) of a push
+/// consumer in POP mode: how many of its popped messages are not done yet (flow control), and whether it was
+/// let go.
+
+#include <atomic>
+#include <cstdint>
+
+
+namespace rmq::detail {
+
+struct PopQueue {
+    explicit PopQueue(MessageQueue queue)
+        : mq(std::move(queue)) {}
+
+    const MessageQueue mq;
+    /// Popped and not yet acked, retried or given up (Java's waitAckCounter).
+    std::atomic<std::int64_t> in_flight{0};
+    /// Let go (stop_pop_requests, shutdown): no more pops, no listener call, no ack.
+    std::atomic<bool> dropped{false};
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/pop_consumer/pop_queue.hpp ----
+
+namespace rmq::detail {
+
+template <class T>
+class PopConsume {
+public:
+    explicit PopConsume(ConsumerState<T>& state)
+        : s_(state) {}
+
+    /// Consume thread: one listener call over `msgs` (popped from `q`) and its verdict.
+    void run(const std::shared_ptr<PopQueue>& q, std::vector<MessageExt> msgs);
+    /// No ack or change of invisible time from now on (shutdown, once it stops waiting for listeners).
+    void close_acks();
+
+private:
+    [[nodiscard]] bool pop_timed_out(const MessageExt& first) const;
+    std::optional<ConsumeConcurrentlyStatus>
+    call_listener(const MessageQueue& mq, std::span<const MessageExt> msgs, ConsumeConcurrentlyContext& ctx);
+    void reset_retry_topic(std::span<MessageExt> msgs) const;
+    void process_result(ConsumeConcurrentlyStatus status,
+                        const ConsumeConcurrentlyContext& ctx,
+                        std::span<const MessageExt> msgs,
+                        const std::vector<std::string>& pop_topics);
+    void ack(const MessageExt& msg, const std::string& pop_topic);
+    void retry_later(const MessageExt& msg, const std::string& pop_topic, int delay_level);
+    void give_up_or_delay(const MessageExt& msg, const std::string& pop_topic);
+    void change_invisible_time(const MessageExt& msg, const std::string& pop_topic, std::int64_t millis);
+
+    ConsumerState<T>& s_;
+    std::shared_mutex acks_mutex_;
+    bool acks_open_ = true;  // guarded by acks_mutex_
+};
+
+}  // namespace rmq::detail
+
+
+// ---- begin rmq/detail/pop_consumer/impl/pop_consume.hpp ----
+
+/// @file detail/pop_consumer/impl/pop_consume.hpp
+/// PopConsume's definitions.
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+
+
+// ---- begin rmq/detail/pop_consumer/delay.hpp ----
+
+/// @file detail/pop_consumer/delay.hpp
+/// The delays of the push consumer's POP mode (Java's DefaultMQPushConsumerImpl.popDelayLevel and
+/// ConsumeMessagePopConcurrentlyService.changePopInvisibleTime / checkNeedAckOrDelay): a failed message is
+/// not sent back, its invisible time is changed to a delay of this table.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+namespace rmq::detail {
+
+/// popDelayLevel, seconds: 10s 30s 1m 2m ... 30m 1h 2h.
+inline constexpr std::array<std::int64_t, 16> pop_delay_level_seconds{
+    10, 30, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 1200, 1800, 3600, 7200};
+
+/// changePopInvisibleTime: the invisible time (ms) of a failed message. Level 0 (the context's default) means
+/// the message's reconsume times; a level past the table means its last entry.
+inline std::int64_t pop_retry_delay_millis(int delay_level, int reconsume_times) noexcept {
+    const int level = delay_level == 0 ? reconsume_times : delay_level;
+    const auto last = pop_delay_level_seconds.size() - 1;
+    const auto index = level < 0 ? std::size_t{0} : std::min(static_cast<std::size_t>(level), last);
+    return pop_delay_level_seconds[index] * 1000;
+}
+
+/// checkNeedAckOrDelay, for a message failed at max reconsume times `age_millis` after it was born: nullopt
+/// when older than twice the last level (Java acks it: the message is given up), else the delay level just
+/// above its age. (Java indexes the table with -1 for a message younger than 10 s and throws; rmq uses the
+/// first level.)
+inline std::optional<int> pop_exhausted_delay_level(std::int64_t age_millis) noexcept {
+    const auto size = static_cast<int>(pop_delay_level_seconds.size());
+    if (age_millis > pop_delay_level_seconds.back() * 1000 * 2) {
+        return std::nullopt;
+    }
+    for (int level = size - 1; level >= 0; --level) {
+        if (age_millis >= pop_delay_level_seconds[static_cast<std::size_t>(level)] * 1000) {
+            return std::min(level + 1, size - 1);
+        }
+    }
+    return 0;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/pop_consumer/delay.hpp ----
+
+namespace rmq::detail {
+
+/// ConsumeRequest.run: nothing for a dropped queue or messages whose invisible time has passed (another
+/// member may have them by now); the listener sees the original topic of a %RETRY%group message; the verdict
+/// counts only while the queue is kept and the messages are still invisible.
+template <class T>
+void PopConsume<T>::run(const std::shared_ptr<PopQueue>& q, std::vector<MessageExt> msgs) {
+    const auto count = static_cast<std::int64_t>(msgs.size());
+    const auto done = [&q, count] {
+        q->in_flight.fetch_sub(count);
+    };
+    if (msgs.empty() || q->dropped.load() || s_.stopping.load() || pop_timed_out(msgs.front())) {
+        done();
+        return;
+    }
+    std::vector<std::string> pop_topics;
+    pop_topics.reserve(msgs.size());
+    for (const auto& msg : msgs) {
+        pop_topics.push_back(msg.topic());
+    }
+    reset_retry_topic(msgs);
+    ConsumeConcurrentlyContext ctx(q->mq);
+    const auto status = call_listener(q->mq, msgs, ctx);
+    if (!q->dropped.load() && !pop_timed_out(msgs.front())) {
+        process_result(status.value_or(ConsumeConcurrentlyStatus::ReconsumeLater), ctx, msgs, pop_topics);
+    } else {
+        log_line(LogLevel::Info,
+                 "group [{}]: {} messages of {} done after their invisible time or their queue: not acked",
+                 s_.group,
+                 count,
+                 q->mq);
+    }
+    done();
+}
+
+/// ConsumeRequest.isPopTimeout, on the consumer's clock.
+template <class T>
+bool PopConsume<T>::pop_timed_out(const MessageExt& first) const {
+    try {
+        const auto receipt = PopReceipt::of(first);
+        return receipt.pop_time <= 0 || receipt.invisible_time <= 0 ||
+               s_.clock->wall_millis() - receipt.pop_time >= receipt.invisible_time;
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn, "group [{}]: popped message without receipt: {}", s_.group, e.what());
+        return true;
+    }
+}
+
+/// The hooks, CONSUME_START_TIME and the listener; an exception or nullopt is Java's null status.
+template <class T>
+auto PopConsume<T>::call_listener(const MessageQueue& mq,
+                                  std::span<const MessageExt> msgs,
+                                  ConsumeConcurrentlyContext& ctx)
+    -> std::optional<ConsumeConcurrentlyStatus> {
+    if (s_.hooks.before) {
+        try {
+            s_.hooks.before(mq, msgs);
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Warn, "consume hook (before) failed: {}", e.what());
+        }
+    }
+    const std::int64_t begin = s_.clock->steady_millis();
+    std::optional<ConsumeConcurrentlyStatus> status;
+    try {
+        status = s_.listener(msgs, ctx);
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn, "group [{}]: listener threw for {}: {}", s_.group, mq, e.what());
+    } catch (...) {
+        log_line(LogLevel::Warn, "group [{}]: listener threw for {}", s_.group, mq);
+    }
+    s_.stats.record_consume_rt(mq.topic, s_.clock->steady_millis() - begin);
+    if (s_.hooks.after) {
+        try {
+            s_.hooks.after(mq, msgs, status == ConsumeConcurrentlyStatus::ConsumeSuccess);
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Warn, "consume hook (after) failed: {}", e.what());
+        }
+    }
+    return status;
+}
+
+/// Java's resetRetryAndNamespace: a message popped from %RETRY%group shows its original topic. (Messages of
+/// the POP retry topic %RETRY%group_topic arrive with the subscribed topic already: rmq::to_pop_result.)
+template <class T>
+void PopConsume<T>::reset_retry_topic(std::span<MessageExt> msgs) const {
+    const std::string retry = retry_topic(s_.group);
+    const auto start = std::to_string(s_.clock->wall_millis());
+    for (auto& msg : msgs) {
+        const auto original = msg.property_view(property::retry_topic);
+        if (!original.empty() && msg.topic() == retry) {
+            msg.set_topic(std::string(original));
+        }
+        msg.set_property(property::consume_start_timestamp, start);
+    }
+}
+
+/// processConsumeResult: messages up to the ack index are acked, the others change their invisible time.
+template <class T>
+void PopConsume<T>::process_result(ConsumeConcurrentlyStatus status,
+                                   const ConsumeConcurrentlyContext& ctx,
+                                   std::span<const MessageExt> msgs,
+                                   const std::vector<std::string>& pop_topics) {
+    const auto size = static_cast<int>(msgs.size());
+    const int ack_index =
+        status == ConsumeConcurrentlyStatus::ConsumeSuccess ? std::clamp(ctx.ack_index(), -1, size - 1) : -1;
+    if (ack_index + 1 > 0) {
+        s_.stats.record_consume_ok(msgs.front().topic(), ack_index + 1);
+    }
+    if (size - ack_index - 1 > 0) {
+        s_.stats.record_consume_failed(msgs.front().topic(), size - ack_index - 1);
+    }
+    const std::shared_lock lock(acks_mutex_);
+    if (!acks_open_) {
+        return;  // shutdown stopped waiting for this call: the messages come back after their invisible time
+    }
+    for (int i = 0; i < size; ++i) {
+        const auto index = static_cast<std::size_t>(i);
+        if (i <= ack_index) {
+            ack(msgs[index], pop_topics[index]);
+        } else if (msgs[index].reconsume_times() >= s_.max_reconsume_times) {
+            give_up_or_delay(msgs[index], pop_topics[index]);
+        } else {
+            retry_later(msgs[index], pop_topics[index], ctx.delay_level_when_next_consume());
+        }
+    }
+}
+
+template <class T>
+void PopConsume<T>::ack(const MessageExt& msg, const std::string& pop_topic) {
+    AckArgs args;
+    args.consumer_group = s_.group;
+    args.topic = pop_topic;
+    args.extra_info = std::string(msg.property_view(property::pop_ck));
+    try {
+        s_.transport.ack_message(args);
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn,
+                 "group [{}]: ack of {} failed (it comes back after its invisible time): {}",
+                 s_.group,
+                 msg.msg_id(),
+                 e.what());
+    }
+}
+
+/// changePopInvisibleTime with the context's delay level (0: the message's reconsume times).
+template <class T>
+void PopConsume<T>::retry_later(const MessageExt& msg, const std::string& pop_topic, int delay_level) {
+    change_invisible_time(msg, pop_topic, pop_retry_delay_millis(delay_level, msg.reconsume_times()));
+}
+
+/// checkNeedAckOrDelay: a message failed at max reconsume times is given up (acked) once older than twice
+/// the last delay level, else made invisible for the level above its age. (A 5.x broker has no DLQ for
+/// POP: such a message would come back forever.)
+template <class T>
+void PopConsume<T>::give_up_or_delay(const MessageExt& msg, const std::string& pop_topic) {
+    const std::int64_t age = s_.clock->wall_millis() - msg.born_timestamp();
+    const auto level = pop_exhausted_delay_level(age);
+    if (!level) {
+        log_line(LogLevel::Warn,
+                 "group [{}]: message {} failed {} times and is {} ms old: acked (given up), as Java does",
+                 s_.group,
+                 msg.msg_id(),
+                 msg.reconsume_times(),
+                 age);
+        ack(msg, pop_topic);
+        return;
+    }
+    change_invisible_time(msg, pop_topic, pop_delay_level_seconds[static_cast<std::size_t>(*level)] * 1000);
+}
+
+template <class T>
+void PopConsume<T>::change_invisible_time(const MessageExt& msg,
+                                          const std::string& pop_topic,
+                                          std::int64_t millis) {
+    ChangeInvisibleTimeArgs args;
+    args.consumer_group = s_.group;
+    args.topic = pop_topic;
+    args.extra_info = std::string(msg.property_view(property::pop_ck));
+    args.invisible_time_millis = millis;
+    try {
+        (void)s_.transport.change_invisible_time(args);
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn,
+                 "group [{}]: change of invisible time of {} failed (it comes back after the first one): {}",
+                 s_.group,
+                 msg.msg_id(),
+                 e.what());
+    }
+}
+
+template <class T>
+void PopConsume<T>::close_acks() {
+    const std::unique_lock lock(acks_mutex_);
+    acks_open_ = false;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/pop_consumer/impl/pop_consume.hpp ----
+// ---- end rmq/detail/pop_consumer/pop_consume.hpp ----
+
+// ---- begin rmq/detail/pop_consumer/pop_loop.hpp ----
+
+/// @file detail/pop_consumer/pop_loop.hpp
+/// rmq::detail::PopLoop: Java's popMessage / executePopPullRequestImmediately for one POP queue, on a thread
+/// of its own (a POP request is synchronous and the broker may hold it for the long-polling time): flow
+/// control by pop_threshold_for_queue, then POP_MESSAGE for pop_batch_nums messages invisible for
+/// pop_invisible_time, handed to the consume pool in batches of consume_message_batch_max_size.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+
+
+namespace rmq::detail {
+
+template <class T>
+class PopLoop {
+public:
+    /// Starts popping `q` at once.
+    PopLoop(ConsumerState<T>& state, PopConsume<T>& consume, std::shared_ptr<PopQueue> q);
+    PopLoop(const PopLoop&) = delete;
+    PopLoop& operator=(const PopLoop&) = delete;
+    /// Halts and joins the thread (which may finish a held POP request first).
+    ~PopLoop();
+
+    /// No more POP requests (shutdown): popped messages are still consumed and acked. Returns at once.
+    void halt();
+
+    /// Halts and drops the queue (let go): its popped messages are neither consumed nor acked any more.
+    void drop();
+
+    [[nodiscard]] const std::shared_ptr<PopQueue>& queue() const noexcept { return q_; }
+
+    /// Whether the thread is done (a let-go loop can then be joined without waiting).
+    [[nodiscard]] bool finished() const noexcept { return finished_.load(); }
+
+private:
+    void run();
+    void pop_once();
+    [[nodiscard]] PopArgs pop_args() const;
+    void dispatch(std::vector<MessageExt> msgs);
+    /// Waits `millis` (wall time) or until dropped.
+    void pause(std::int64_t millis);
+
+    /// After an empty answer that came back early (a broker without POP long polling, the embedded one):
+    /// the pause before the next POP, so an idle consumer does not spin.
+    static constexpr std::int64_t empty_pop_pause_millis = 100;
+
+    ConsumerState<T>& s_;
+    PopConsume<T>& consume_;
+    std::shared_ptr<PopQueue> q_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::atomic<bool> halted_{false};
+    std::atomic<bool> finished_{false};
+    std::thread thread_;  // last: started once everything above is built
+};
+
+}  // namespace rmq::detail
+
+
+// ---- begin rmq/detail/pop_consumer/impl/pop_loop.hpp ----
+
+/// @file detail/pop_consumer/impl/pop_loop.hpp
+/// PopLoop's definitions.
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <iterator>
+#include <utility>
+
+
+
+namespace rmq::detail {
+
+template <class T>
+PopLoop<T>::PopLoop(ConsumerState<T>& state, PopConsume<T>& consume, std::shared_ptr<PopQueue> q)
+    : s_(state)
+    , consume_(consume)
+    , q_(std::move(q))
+    , thread_([this] { run(); }) {}
+
+template <class T>
+PopLoop<T>::~PopLoop() {
+    halt();
+    if (thread_.joinable()) {
+        thread_.join();
+    }
+}
+
+template <class T>
+void PopLoop<T>::halt() {
+    {
+        const std::lock_guard lock(mutex_);
+        halted_.store(true);
+    }
+    wake_.notify_all();
+}
+
+template <class T>
+void PopLoop<T>::drop() {
+    q_->dropped.store(true);
+    halt();
+}
+
+template <class T>
+void PopLoop<T>::pause(std::int64_t millis) {
+    std::unique_lock lock(mutex_);
+    wake_.wait_for(lock, std::chrono::milliseconds(millis), [this] { return halted_.load(); });
+}
+
+/// executePopPullRequestImmediately, again and again: suspended and flow-controlled queues wait.
+template <class T>
+void PopLoop<T>::run() {
+    while (!halted_.load()) {
+        if (s_.paused.load()) {
+            pause(s_.config.pull_time_delay_mills_when_suspend);
+        } else if (q_->in_flight.load() >= s_.config.pop_threshold_for_queue) {
+            pause(s_.config.pull_time_delay_mills_when_flow_control);
+        } else {
+            pop_once();
+        }
+    }
+    finished_.store(true);
+}
+
+/// One POP_MESSAGE. A 4.x broker (rmq::PopUnsupported) stops this queue's loop with an error in the log.
+template <class T>
+void PopLoop<T>::pop_once() {
+    const PopArgs args = pop_args();
+    const std::int64_t begin = s_.clock->steady_millis();
+    PopResult result;
+    try {
+        result = s_.transport.pop_message(args);
+    } catch (const PopUnsupported& e) {
+        log_line(
+            LogLevel::Error,
+            "group [{}]: broker {} has no POP (RocketMQ 4.x?): message_request_mode Pop needs 5.x; {} is "
+            "not consumed: {}",
+            s_.group,
+            q_->mq.broker_name,
+            q_->mq,
+            e.what());
+        halted_.store(true);
+        return;
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn, "group [{}]: pop of {} failed: {}", s_.group, q_->mq, e.what());
+        pause(s_.config.pull_time_delay_mills_when_exception);
+        return;
+    }
+    if (result.msg_found_list.empty()) {
+        if (s_.clock->steady_millis() - begin < args.poll_time_millis / 2) {
+            pause(empty_pop_pause_millis);
+        }
+        return;
+    }
+    s_.stats.record_pull_rt(q_->mq.topic, s_.clock->steady_millis() - begin);
+    s_.stats.record_pulled(q_->mq.topic, static_cast<std::int64_t>(result.msg_found_list.size()));
+    dispatch(std::move(result.msg_found_list));
+}
+
+/// PopMessageRequestHeader of this queue: the subscription's expression, Java's init mode (MIN only for
+/// CONSUME_FROM_FIRST_OFFSET).
+template <class T>
+PopArgs PopLoop<T>::pop_args() const {
+    PopArgs args;
+    args.consumer_group = s_.group;
+    args.topic = q_->mq.topic;
+    args.broker_name = q_->mq.broker_name;
+    args.queue_id = q_->mq.queue_id;
+    args.max_msg_nums = s_.config.pop_batch_nums;
+    args.invisible_time_millis = s_.config.pop_invisible_time;
+    args.poll_time_millis = s_.config.broker_suspend_max_time_millis;
+    args.init_mode = s_.config.consume_from_where == ConsumeFromWhere::FirstOffset ? ConsumeInitMode::Min
+                                                                                   : ConsumeInitMode::Max;
+    if (const auto sub = s_.subscriptions.find(q_->mq.topic)) {
+        args.expression_type = sub->expression_type;
+        args.expression = sub->sub_string;
+    }
+    return args;
+}
+
+/// submitPopConsumeRequest: batches of consume_message_batch_max_size, each a listener call on the consume
+/// pool (submitted from the event loop, the pool's one producer).
+template <class T>
+void PopLoop<T>::dispatch(std::vector<MessageExt> msgs) {
+    q_->in_flight.fetch_add(static_cast<std::int64_t>(msgs.size()));
+    const auto size = static_cast<std::size_t>(std::max(1, s_.config.consume_message_batch_max_size));
+    for (std::size_t i = 0; i < msgs.size(); i += size) {
+        const auto end = std::min(msgs.size(), i + size);
+        std::vector<MessageExt> batch(
+            std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(i)),
+            std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(end)));
+        // The tasks name the consumer's boxes, not this loop, which may be let go before they run.
+        auto task = [&consume = consume_, q = q_, batch = std::move(batch)]() mutable {
+            consume.run(q, std::move(batch));
+        };
+        s_.gate->post([&s = s_, task = std::move(task)]() mutable { s.submit(std::move(task)); });
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/pop_consumer/impl/pop_loop.hpp ----
+// ---- end rmq/detail/pop_consumer/pop_loop.hpp ----
+
+namespace rmq::detail {
+
+template <class T>
+class PopConsumer {
+public:
+    explicit PopConsumer(ConsumerState<T>& state)
+        : s_(state)
+        , consume_(state) {}
+
+    PopConsumer(const PopConsumer&) = delete;
+    PopConsumer& operator=(const PopConsumer&) = delete;
+
+    ~PopConsumer() { stop(); }
+
+    /// The POP queues of `topic` become `queues` (topic, broker, queue id or -1 for "the broker picks, its
+    /// POP retry queue included"): new ones start popping at once, the others are let go (their messages not
+    /// done yet are not acked: they come back after their invisible time). Any thread but a consume thread;
+    /// does not block (a let-go loop may finish a held POP request, it is joined later). Ignored once
+    /// stopping.
+    void update_pop_queues(const std::string& topic, const std::vector<MessageQueue>& queues);
+
+    /// ConsumerConfig::message_request_mode Pop: every subscribed topic (%RETRY%group included) is popped
+    /// from every broker of its route with queue id -1 (a topic without route is skipped). Periodic, like
+    /// rebalance.
+    void pop_subscriptions();
+
+    /// Lets every queue go and joins the loops (shutdown, before listeners are drained).
+    void stop();
+
+    /// No ack after this (shutdown, once it stops waiting for listeners).
+    void close_acks() { consume_.close_acks(); }
+
+    /// The POP queues being popped.
+    [[nodiscard]] std::vector<MessageQueue> pop_queues() const;
+
+private:
+    [[nodiscard]] std::vector<MessageQueue> broker_queues(const std::string& topic) const;
+    /// Joins the let-go loops whose thread has finished.
+    void reap_locked();
+
+    ConsumerState<T>& s_;
+    PopConsume<T> consume_;
+    mutable std::mutex mutex_;
+    std::map<MessageQueue, std::unique_ptr<PopLoop<T>>> loops_;  // guarded by mutex_
+    std::vector<std::unique_ptr<PopLoop<T>>> let_go_;            // guarded by mutex_
+    bool stopped_ = false;                                       // guarded by mutex_
+};
+
+}  // namespace rmq::detail
+
+
+// ---- begin rmq/detail/pop_consumer/impl/pop_consumer.hpp ----
+
+/// @file detail/pop_consumer/impl/pop_consumer.hpp
+/// PopConsumer's definitions.
+
+#include <algorithm>
+#include <exception>
+#include <set>
+#include <utility>
+
+
+
+namespace rmq::detail {
+
+template <class T>
+void PopConsumer<T>::update_pop_queues(const std::string& topic, const std::vector<MessageQueue>& queues) {
+    const std::lock_guard lock(mutex_);
+    if (stopped_ || s_.stopping.load()) {
+        return;
+    }
+    for (auto it = loops_.begin(); it != loops_.end();) {
+        if (it->first.topic == topic && std::find(queues.begin(), queues.end(), it->first) == queues.end()) {
+            log_line(LogLevel::Info, "group [{}]: stops popping {}", s_.group, it->first);
+            it->second->drop();
+            let_go_.push_back(std::move(it->second));
+            it = loops_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    for (const auto& mq : queues) {
+        if (mq.topic == topic && !loops_.contains(mq)) {
+            log_line(LogLevel::Info, "group [{}]: pops {}", s_.group, mq);
+            loops_.emplace(mq, std::make_unique<PopLoop<T>>(s_, consume_, std::make_shared<PopQueue>(mq)));
+        }
+    }
+    reap_locked();
+}
+
+template <class T>
+void PopConsumer<T>::pop_subscriptions() {
+    std::set<std::string> topics;
+    for (const auto& [topic, sub] : s_.subscriptions.copy()) {
+        topics.insert(topic);
+        update_pop_queues(topic, broker_queues(topic));
+    }
+    std::set<std::string> gone;
+    for (const auto& mq : pop_queues()) {
+        if (!topics.contains(mq.topic)) {
+            gone.insert(mq.topic);
+        }
+    }
+    for (const auto& topic : gone) {
+        update_pop_queues(topic, {});
+    }
+}
+
+/// (topic, broker, -1) for each broker with readable queues of `topic`; none when the route is unknown
+/// (%RETRY%group before anything was sent back, a topic not created yet: logged).
+template <class T>
+std::vector<MessageQueue> PopConsumer<T>::broker_queues(const std::string& topic) const {
+    std::vector<MessageQueue> out;
+    try {
+        for (const auto& mq : s_.transport.topic_route(topic).read_queues) {
+            MessageQueue pop{topic, mq.broker_name, -1};
+            if (std::find(out.begin(), out.end(), pop) == out.end()) {
+                out.push_back(std::move(pop));
+            }
+        }
+    } catch (const std::exception& e) {
+        log_line(is_retry_topic(topic) ? LogLevel::Debug : LogLevel::Warn,
+                 "group [{}]: no route for {}, not popped: {}",
+                 s_.group,
+                 topic,
+                 e.what());
+    }
+    return out;
+}
+
+template <class T>
+void PopConsumer<T>::stop() {
+    std::map<MessageQueue, std::unique_ptr<PopLoop<T>>> loops;
+    std::vector<std::unique_ptr<PopLoop<T>>> let_go;
+    {
+        const std::lock_guard lock(mutex_);
+        stopped_ = true;
+        loops.swap(loops_);
+        let_go.swap(let_go_);
+    }
+    for (auto& [mq, loop] : loops) {
+        loop->halt();  // all at once: each may finish a held POP request before it is joined below
+    }
+    loops.clear();
+    let_go.clear();
+}
+
+template <class T>
+std::vector<MessageQueue> PopConsumer<T>::pop_queues() const {
+    const std::lock_guard lock(mutex_);
+    std::vector<MessageQueue> out;
+    out.reserve(loops_.size());
+    for (const auto& [mq, loop] : loops_) {
+        out.push_back(mq);
+    }
+    return out;
+}
+
+template <class T>
+void PopConsumer<T>::reap_locked() {
+    std::erase_if(let_go_, [](const auto& loop) { return loop->finished(); });
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/pop_consumer/impl/pop_consumer.hpp ----
+// ---- end rmq/detail/pop_consumer/pop_consumer.hpp ----
+
 namespace rmq::detail {
 
 struct CoreAccess;
@@ -12005,6 +12759,11 @@ public:
 
     [[nodiscard]] OffsetStore& offset_store() noexcept { return committer_.store(); }
 
+    /// The POP mode (detail/pop_consumer/): PopConsumer::update_pop_queues(topic, queues) starts and stops
+    /// the POP requests of a topic's POP queues, for whoever assigns them. Inert until called, and only
+    /// usable when PopConsumable<Order, Tr>.
+    [[nodiscard]] PopConsumer<Types>& pop_consumer() noexcept { return pop_; }
+
     // ---------------------------------------------------------------- impl/stats.hpp
     [[nodiscard]] ConsumerStats stats() const;
     /// Queues currently owned (a snapshot).
@@ -12015,6 +12774,8 @@ private:
     friend struct CoreAccess;  // rmq::LitePullConsumer's engine (detail/lite_pull/core_access.hpp)
 
     // impl/lifecycle.hpp
+    /// A rebalance, or under message_request_mode Pop the POP queues of the subscriptions.
+    void rebalance_now();
     void check_not_started(std::string_view what) const;
     void check_not_shut_down(std::string_view what) const;
     void start_timers();
@@ -12038,6 +12799,7 @@ private:
     Puller<Types> puller_{s_, committer_, rebalancer_, service_};
     Rebalancer<Types> rebalancer_;
     AdminResponder<Types> admin_{s_, committer_, rebalancer_, consumption_};
+    PopConsumer<Types> pop_{s_};
     // Queues that held unfinished messages when shutdown() stopped waiting for listeners (logged by the
     // destructor, which waits for those listeners). Written by shutdown(), read by the destructor.
     std::vector<MessageQueue> stuck_queues_;
@@ -13342,6 +14104,47 @@ void Producer<Tr>::start_tracer() {
 // ---- end rmq/producer.hpp ----
 
 
+// ---- begin rmq/detail/pop_consumer/pop_mode.hpp ----
+
+/// @file detail/pop_consumer/pop_mode.hpp
+/// Which push consumers can run in POP mode, and the error for the others.
+
+#include <concepts>
+#include <string>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+/// POP mode needs a concurrent listener (Java has ConsumeMessagePopConcurrentlyService; orderly POP needs the
+/// broker's `order` flag on POP_MESSAGE and its per-queue order check points, not in rmq) and a transport
+/// with POP_MESSAGE, ACK_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME.
+template <class Order, class Tr>
+concept PopConsumable = HasPop<Tr> && std::same_as<typename Order::Status, ConsumeConcurrentlyStatus> &&
+                        !Order::requires_queue_lock && !PollDriven<Order>;
+
+/// rmq::InvalidArgument when `config` asks for POP mode and the consumer cannot run it.
+template <class Order, class Tr>
+void check_pop_mode(const ConsumerConfig& config) {
+    if (config.message_request_mode != MessageRequestMode::Pop) {
+        return;
+    }
+    if constexpr (!HasPop<Tr>) {
+        throw InvalidArgument("message_request_mode Pop needs a transport with POP (rmq::HasPop): "
+                              "rmq::RemotingTransport or rmq::InProcessTransport");
+    } else if constexpr (!PopConsumable<Order, Tr>) {
+        throw InvalidArgument(fmt::format("message_request_mode Pop needs rmq::Concurrently (a listener {}): "
+                                          "orderly POP (the broker's order "
+                                          "flag and its ordered check points) is not in rmq",
+                                          "returning rmq::ConsumeConcurrentlyStatus"));
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/pop_consumer/pop_mode.hpp ----
+
 namespace rmq::detail {
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
@@ -13352,7 +14155,9 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::ConsumerCore(Tr transport,
     : s_(std::move(transport), std::move(config))
     , committer_(s_, std::move(store))
     , locker_(s_)
-    , rebalancer_(s_, std::move(allocate), committer_, locker_, puller_, heartbeat_, service_) {}
+    , rebalancer_(s_, std::move(allocate), committer_, locker_, puller_, heartbeat_, service_) {
+    check_pop_mode<Order, Tr>(s_.config);
+}
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 ConsumerCore<Order, Allocate, OffsetStore, Tr>::~ConsumerCore() {
@@ -13401,7 +14206,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::subscribe(std::string_view 
     if (s_.lifecycle.load() == State::Running) {
         s_.scheduler.post([this] {
             heartbeat_.send();
-            rebalancer_.do_rebalance();
+            rebalance_now();
         });
     }
 }
@@ -13466,7 +14271,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     s_.transport.set_notification_handler(
         [gate = s_.gate, group = s_.group, this](const ConsumerIdsChanged& n) {
             if (n.consumer_group == group) {
-                gate->post([this] { rebalancer_.do_rebalance(); });
+                gate->post([this] { rebalance_now(); });
             }
         });
     s_.pool->start();
@@ -13525,10 +14330,10 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_timers() {
     s_.scheduler.post([this] {
         heartbeat_.send();
-        rebalancer_.do_rebalance();
+        rebalance_now();
     });
     s_.scheduler.every(
-        s_.config.rebalance_interval, s_.config.rebalance_interval, [this] { rebalancer_.do_rebalance(); });
+        s_.config.rebalance_interval, s_.config.rebalance_interval, [this] { rebalance_now(); });
     s_.scheduler.every(s_.config.heartbeat_broker_interval, s_.config.heartbeat_broker_interval, [this] {
         heartbeat_.send();
     });
@@ -13561,9 +14366,11 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
     if constexpr (ServiceHasStop<Service>) {
         service_.stop();
     }
+    pop_.stop();
     s_.scheduler.stop();
     detach_driver();
     drain_listeners();
+    pop_.close_acks();
     if (s_.tracer) {
         s_.tracer->shutdown();  // the records of the calls that finished are sent
     }
@@ -13616,6 +14423,18 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::drain_listeners() {
         stuck_queue_names());
 }
 
+/// Java's rebalance; under message_request_mode Pop (no client rebalance) the subscriptions' POP queues.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::rebalance_now() {
+    if constexpr (PopConsumable<Order, Tr>) {
+        if (s_.config.message_request_mode == MessageRequestMode::Pop) {
+            pop_.pop_subscriptions();
+            return;
+        }
+    }
+    rebalancer_.do_rebalance();
+}
+
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::suspend() {
     check_not_shut_down("suspend");
@@ -13627,7 +14446,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::resume() {
     check_not_shut_down("resume");
     s_.paused.store(false);
     if (s_.lifecycle.load() == State::Running) {
-        s_.scheduler.post([this] { rebalancer_.do_rebalance(); });
+        s_.scheduler.post([this] { rebalance_now(); });
     }
 }
 
@@ -13715,7 +14534,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::schedule_stats_log() {
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 std::vector<MessageQueue> ConsumerCore<Order, Allocate, OffsetStore, Tr>::assigned_queues() const {
-    std::vector<MessageQueue> out;
+    std::vector<MessageQueue> out = pop_.pop_queues();  // POP mode: the POP queues (queue id -1: any)
     const std::lock_guard lock(s_.table_mutex);
     for (const auto& [mq, pq] : s_.table) {
         if (!pq->dropped()) {
@@ -18797,6 +19616,9 @@ RMQ_DECL void ConsumerConfig::validate_identity() const {
 }
 
 RMQ_DECL void ConsumerConfig::validate_flow_control() const {
+    detail::check_range("pop_threshold_for_queue", "popThresholdForQueue", pop_threshold_for_queue, 1, 65535);
+    detail::check_range("pop_invisible_time", "popInvisibleTime", pop_invisible_time, 5000, 300000);
+    detail::check_range("pop_batch_nums", "popBatchNums", pop_batch_nums, 1, 32);
     detail::check_range("consume_thread_min", "consumeThreadMin", consume_thread_min, 1, 1000);
     detail::check_range("consume_thread_max", "consumeThreadMax", consume_thread_max, 1, 1000);
     if (consume_thread_min > consume_thread_max) {

@@ -171,6 +171,9 @@ RMQ_DECL void ConsumerConfig::validate_identity() const {
 }
 
 RMQ_DECL void ConsumerConfig::validate_flow_control() const {
+    detail::check_range("pop_threshold_for_queue", "popThresholdForQueue", pop_threshold_for_queue, 1, 65535);
+    detail::check_range("pop_invisible_time", "popInvisibleTime", pop_invisible_time, 5000, 300000);
+    detail::check_range("pop_batch_nums", "popBatchNums", pop_batch_nums, 1, 32);
     detail::check_range("consume_thread_min", "consumeThreadMin", consume_thread_min, 1, 1000);
     detail::check_range("consume_thread_max", "consumeThreadMax", consume_thread_max, 1, 1000);
     if (consume_thread_min > consume_thread_max) {

@@ -40,6 +40,7 @@
 #include <rmq/detail/consumer/send_back.hpp>
 #include <rmq/detail/consumer/state.hpp>
 #include <rmq/detail/filter/parser.hpp>
+#include <rmq/detail/pop_consumer/pop_consumer.hpp>
 
 namespace rmq::detail {
 
@@ -94,6 +95,11 @@ public:
 
     [[nodiscard]] OffsetStore& offset_store() noexcept { return committer_.store(); }
 
+    /// The POP mode (detail/pop_consumer/): PopConsumer::update_pop_queues(topic, queues) starts and stops
+    /// the POP requests of a topic's POP queues, for whoever assigns them. Inert until called, and only
+    /// usable when PopConsumable<Order, Tr>.
+    [[nodiscard]] PopConsumer<Types>& pop_consumer() noexcept { return pop_; }
+
     // ---------------------------------------------------------------- impl/stats.hpp
     [[nodiscard]] ConsumerStats stats() const;
     /// Queues currently owned (a snapshot).
@@ -104,6 +110,8 @@ private:
     friend struct CoreAccess;  // rmq::LitePullConsumer's engine (detail/lite_pull/core_access.hpp)
 
     // impl/lifecycle.hpp
+    /// A rebalance, or under message_request_mode Pop the POP queues of the subscriptions.
+    void rebalance_now();
     void check_not_started(std::string_view what) const;
     void check_not_shut_down(std::string_view what) const;
     void start_timers();
@@ -127,6 +135,7 @@ private:
     Puller<Types> puller_{s_, committer_, rebalancer_, service_};
     Rebalancer<Types> rebalancer_;
     AdminResponder<Types> admin_{s_, committer_, rebalancer_, consumption_};
+    PopConsumer<Types> pop_{s_};
     // Queues that held unfinished messages when shutdown() stopped waiting for listeners (logged by the
     // destructor, which waits for those listeners). Written by shutdown(), read by the destructor.
     std::vector<MessageQueue> stuck_queues_;

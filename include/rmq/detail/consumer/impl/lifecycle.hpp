@@ -12,6 +12,7 @@
 
 #include <rmq/detail/consumer/core.hpp>
 #include <rmq/detail/consumer/poll_hooks.hpp>
+#include <rmq/detail/pop_consumer/pop_mode.hpp>
 
 namespace rmq::detail {
 
@@ -23,7 +24,9 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::ConsumerCore(Tr transport,
     : s_(std::move(transport), std::move(config))
     , committer_(s_, std::move(store))
     , locker_(s_)
-    , rebalancer_(s_, std::move(allocate), committer_, locker_, puller_, heartbeat_, service_) {}
+    , rebalancer_(s_, std::move(allocate), committer_, locker_, puller_, heartbeat_, service_) {
+    check_pop_mode<Order, Tr>(s_.config);
+}
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 ConsumerCore<Order, Allocate, OffsetStore, Tr>::~ConsumerCore() {
@@ -72,7 +75,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::subscribe(std::string_view 
     if (s_.lifecycle.load() == State::Running) {
         s_.scheduler.post([this] {
             heartbeat_.send();
-            rebalancer_.do_rebalance();
+            rebalance_now();
         });
     }
 }
@@ -137,7 +140,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start() {
     s_.transport.set_notification_handler(
         [gate = s_.gate, group = s_.group, this](const ConsumerIdsChanged& n) {
             if (n.consumer_group == group) {
-                gate->post([this] { rebalancer_.do_rebalance(); });
+                gate->post([this] { rebalance_now(); });
             }
         });
     s_.pool->start();
@@ -196,10 +199,10 @@ template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::start_timers() {
     s_.scheduler.post([this] {
         heartbeat_.send();
-        rebalancer_.do_rebalance();
+        rebalance_now();
     });
     s_.scheduler.every(
-        s_.config.rebalance_interval, s_.config.rebalance_interval, [this] { rebalancer_.do_rebalance(); });
+        s_.config.rebalance_interval, s_.config.rebalance_interval, [this] { rebalance_now(); });
     s_.scheduler.every(s_.config.heartbeat_broker_interval, s_.config.heartbeat_broker_interval, [this] {
         heartbeat_.send();
     });
@@ -232,9 +235,11 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::shutdown() {
     if constexpr (ServiceHasStop<Service>) {
         service_.stop();
     }
+    pop_.stop();
     s_.scheduler.stop();
     detach_driver();
     drain_listeners();
+    pop_.close_acks();
     if (s_.tracer) {
         s_.tracer->shutdown();  // the records of the calls that finished are sent
     }
@@ -287,6 +292,18 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::drain_listeners() {
         stuck_queue_names());
 }
 
+/// Java's rebalance; under message_request_mode Pop (no client rebalance) the subscriptions' POP queues.
+template <class Order, class Allocate, class OffsetStore, class Tr>
+void ConsumerCore<Order, Allocate, OffsetStore, Tr>::rebalance_now() {
+    if constexpr (PopConsumable<Order, Tr>) {
+        if (s_.config.message_request_mode == MessageRequestMode::Pop) {
+            pop_.pop_subscriptions();
+            return;
+        }
+    }
+    rebalancer_.do_rebalance();
+}
+
 template <class Order, class Allocate, class OffsetStore, class Tr>
 void ConsumerCore<Order, Allocate, OffsetStore, Tr>::suspend() {
     check_not_shut_down("suspend");
@@ -298,7 +315,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::resume() {
     check_not_shut_down("resume");
     s_.paused.store(false);
     if (s_.lifecycle.load() == State::Running) {
-        s_.scheduler.post([this] { rebalancer_.do_rebalance(); });
+        s_.scheduler.post([this] { rebalance_now(); });
     }
 }
 

@@ -66,7 +66,7 @@ void ConsumerCore<Order, Allocate, OffsetStore, Tr>::schedule_stats_log() {
 
 template <class Order, class Allocate, class OffsetStore, class Tr>
 std::vector<MessageQueue> ConsumerCore<Order, Allocate, OffsetStore, Tr>::assigned_queues() const {
-    std::vector<MessageQueue> out;
+    std::vector<MessageQueue> out = pop_.pop_queues();  // POP mode: the POP queues (queue id -1: any)
     const std::lock_guard lock(s_.table_mutex);
     for (const auto& [mq, pq] : s_.table) {
         if (!pq->dropped()) {
