@@ -10233,6 +10233,7 @@ private:
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -11052,6 +11053,13 @@ public:
     /// Java's removeUnnecessaryMessageQueue, then out of the table; false: retried at the next rebalance.
     bool remove_queue(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq);
 
+    /// Where the POP queues of a broker-side assignment go (the core's POP mode, when the consumer can run
+    /// it; set before start). Without one they are reported once per topic and nothing consumes them.
+    using PopQueuesSink =
+        std::function<void(const std::string& topic, const std::vector<MessageQueue>& queues)>;
+
+    void set_pop_queues_sink(PopQueuesSink sink) { pop_sink_ = std::move(sink); }
+
 private:
     // impl/rebalancer/rebalance.hpp: topics
     void rebalance_later();
@@ -11067,8 +11075,7 @@ private:
     [[nodiscard]] std::optional<std::vector<MessageQueueAssignment>>
     query_assignment(const std::string& topic);
     /// THE hook for queues the broker assigned in POP mode: called at every broker-side rebalance of `topic`
-    /// with its POP assignments (sorted; empty when none). Today it logs an error once per topic and consumes
-    /// nothing from them; POP consumption of the push consumer plugs in here.
+    /// with its POP assignments (sorted; empty when none, so that the POP side lets go of the old ones).
     void on_pop_assignment(const std::string& topic, const std::vector<MessageQueue>& pop_queues);
 
     // impl/rebalancer/queue_set.hpp: the queue table
@@ -11092,7 +11099,8 @@ private:
     Service& service_;
     SubscriptionCheck<T> subscription_check_{s_};
     std::atomic<bool> rebalance_later_pending_{false};
-    /// Topics whose POP assignments on_pop_assignment has reported (event loop only).
+    PopQueuesSink pop_sink_;
+    /// Topics whose POP assignments on_pop_assignment has reported for want of a sink (event loop only).
     std::set<std::string> pop_assignment_reported_;
 };
 
@@ -11180,17 +11188,22 @@ std::optional<std::vector<MessageQueueAssignment>> Rebalancer<T>::query_assignme
     }
 }
 
-/// Not wired yet: the push consumer's POP mode is built elsewhere; until it is plugged in here, POP
-/// assignments are reported once per topic and nothing is consumed from them.
+/// The POP queues go to the core's POP mode (PopConsumer::update_pop_queues), which starts and stops their
+/// pop loops; a consumer that cannot consume by POP (no sink) reports them once per topic and consumes
+/// nothing.
 template <class T>
 void Rebalancer<T>::on_pop_assignment(const std::string& topic, const std::vector<MessageQueue>& pop_queues) {
+    if (pop_sink_) {
+        pop_sink_(topic, pop_queues);
+        return;
+    }
     if (pop_queues.empty() || !pop_assignment_reported_.insert(topic).second) {
         return;
     }
     log_line(LogLevel::Error,
              "group [{}]: the broker assigned {} queue(s) of {} in POP mode (mqadmin setConsumeMode or the "
-             "broker's defaultMessageRequestMode); this consumer does not consume POP assignments: nothing "
-             "is consumed from them",
+             "broker's defaultMessageRequestMode); this consumer cannot consume by POP (it needs "
+             "rmq::Concurrently and a transport with POP): nothing is consumed from them",
              s_.group,
              pop_queues.size(),
              topic);
@@ -14157,6 +14170,13 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::ConsumerCore(Tr transport,
     , locker_(s_)
     , rebalancer_(s_, std::move(allocate), committer_, locker_, puller_, heartbeat_, service_) {
     check_pop_mode<Order, Tr>(s_.config);
+    if constexpr (PopConsumable<Order, Tr>) {
+        // A broker-side assignment (rmq::AllocateByBroker) may hand queues in POP mode.
+        rebalancer_.set_pop_queues_sink(
+            [this](const std::string& topic, const std::vector<MessageQueue>& queues) {
+                pop_.update_pop_queues(topic, queues);
+            });
+    }
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>

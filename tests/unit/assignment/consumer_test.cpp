@@ -1,6 +1,7 @@
 // rmq::AllocateByBroker inside real push consumers on the embedded broker: the members own what the broker
 // assigns them (no queue twice, none left out), follow membership changes, keep their queues while the
-// query fails, route POP assignments to the one hook that reports them, and refuse broadcasting.
+// query fails, consume the queues assigned in POP mode by POP (or report them once when the consumer cannot),
+// and refuse broadcasting.
 
 #include <algorithm>
 #include <atomic>
@@ -178,7 +179,7 @@ TEST_CASE("a failed QUERY_ASSIGNMENT keeps the current queues", "[assignment][co
     }
 }
 
-TEST_CASE("POP assignments reach on_pop_assignment, which reports them once and consumes nothing",
+TEST_CASE("POP assignments to a consumer that cannot pop are reported once and nothing consumes them",
           "[assignment][consumer]") {
     rmq::InProcessBroker broker;
     broker.create_topic(topic, queue_count);
@@ -207,6 +208,59 @@ TEST_CASE("POP assignments reach on_pop_assignment, which reports them once and 
     rmq::set_log_handler(previous);
     const std::lock_guard lock(mutex);
     CHECK(reports == 1);
+}
+
+TEST_CASE("queues the broker assigns in POP mode are consumed by POP, every message acked once",
+          "[assignment][consumer][pop]") {
+    using PopMember = rmq::
+        Consumer<rmq::Concurrently, rmq::AllocateByBroker, rmq::RemoteOffsetStore, rmq::InProcessTransport>;
+    rmq::InProcessBroker broker;
+    broker.create_topic(topic, queue_count);
+    broker.connect().set_message_request_mode(
+        rmq::SetMessageRequestModeArgs{.topic = topic,
+                                       .consumer_group = group,
+                                       .mode = rmq::MessageRequestMode::Pop,
+                                       .pop_share_queue_num = 0});
+    consumer_fixture::BasicRecorder<60> rec;
+    std::vector<std::string> seen;
+    std::vector<std::unique_ptr<PopMember>> members;
+    for (int i = 0; i < 2; ++i) {
+        members.push_back(
+            std::make_unique<PopMember>(broker.connect(), consumer_fixture::fast_config(group, 1000)));
+        members.back()->subscribe(topic, "*");
+        members.back()->register_listener(
+            [&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
+                rec.update([&] {
+                    for (const auto& msg : msgs) {
+                        seen.push_back(msg.body());
+                    }
+                });
+                return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+            });
+        members.back()->start();
+    }
+    // popShareQueueNum 0: each member pops the broker's queue id -1, no PULL queue is owned.
+    REQUIRE(consumer_fixture::eventually(
+        [&] {
+            return std::all_of(members.begin(), members.end(), [](const auto& m) {
+                const auto queues = m->assigned_queues();
+                return std::any_of(queues.begin(), queues.end(), [](const rmq::MessageQueue& mq) {
+                    return mq.topic == topic && mq.queue_id == -1;
+                });
+            });
+        },
+        std::chrono::seconds(30)));
+    produce(broker, 0, 40);
+    REQUIRE(rec.wait([&] { return seen.size() >= 40; }));
+    REQUIRE(consumer_fixture::eventually([&] { return broker.pop_in_flight(group) == 0; },
+                                         std::chrono::seconds(30)));
+    for (const auto& m : members) {
+        m->shutdown();
+    }
+    auto all = rec.read([&] { return seen; });
+    std::sort(all.begin(), all.end());
+    CHECK(all.size() == 40);
+    CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());  // each once
 }
 
 TEST_CASE("AllocateByBroker refuses broadcasting at construction", "[assignment][consumer]") {

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -61,6 +62,13 @@ public:
     /// Java's removeUnnecessaryMessageQueue, then out of the table; false: retried at the next rebalance.
     bool remove_queue(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq);
 
+    /// Where the POP queues of a broker-side assignment go (the core's POP mode, when the consumer can run
+    /// it; set before start). Without one they are reported once per topic and nothing consumes them.
+    using PopQueuesSink =
+        std::function<void(const std::string& topic, const std::vector<MessageQueue>& queues)>;
+
+    void set_pop_queues_sink(PopQueuesSink sink) { pop_sink_ = std::move(sink); }
+
 private:
     // impl/rebalancer/rebalance.hpp: topics
     void rebalance_later();
@@ -76,8 +84,7 @@ private:
     [[nodiscard]] std::optional<std::vector<MessageQueueAssignment>>
     query_assignment(const std::string& topic);
     /// THE hook for queues the broker assigned in POP mode: called at every broker-side rebalance of `topic`
-    /// with its POP assignments (sorted; empty when none). Today it logs an error once per topic and consumes
-    /// nothing from them; POP consumption of the push consumer plugs in here.
+    /// with its POP assignments (sorted; empty when none, so that the POP side lets go of the old ones).
     void on_pop_assignment(const std::string& topic, const std::vector<MessageQueue>& pop_queues);
 
     // impl/rebalancer/queue_set.hpp: the queue table
@@ -101,7 +108,8 @@ private:
     Service& service_;
     SubscriptionCheck<T> subscription_check_{s_};
     std::atomic<bool> rebalance_later_pending_{false};
-    /// Topics whose POP assignments on_pop_assignment has reported (event loop only).
+    PopQueuesSink pop_sink_;
+    /// Topics whose POP assignments on_pop_assignment has reported for want of a sink (event loop only).
     std::set<std::string> pop_assignment_reported_;
 };
 

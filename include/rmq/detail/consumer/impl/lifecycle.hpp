@@ -26,6 +26,13 @@ ConsumerCore<Order, Allocate, OffsetStore, Tr>::ConsumerCore(Tr transport,
     , locker_(s_)
     , rebalancer_(s_, std::move(allocate), committer_, locker_, puller_, heartbeat_, service_) {
     check_pop_mode<Order, Tr>(s_.config);
+    if constexpr (PopConsumable<Order, Tr>) {
+        // A broker-side assignment (rmq::AllocateByBroker) may hand queues in POP mode.
+        rebalancer_.set_pop_queues_sink(
+            [this](const std::string& topic, const std::vector<MessageQueue>& queues) {
+                pop_.update_pop_queues(topic, queues);
+            });
+    }
 }
 
 template <class Order, class Allocate, class OffsetStore, class Tr>

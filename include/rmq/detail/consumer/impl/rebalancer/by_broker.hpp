@@ -86,17 +86,22 @@ std::optional<std::vector<MessageQueueAssignment>> Rebalancer<T>::query_assignme
     }
 }
 
-/// Not wired yet: the push consumer's POP mode is built elsewhere; until it is plugged in here, POP
-/// assignments are reported once per topic and nothing is consumed from them.
+/// The POP queues go to the core's POP mode (PopConsumer::update_pop_queues), which starts and stops their
+/// pop loops; a consumer that cannot consume by POP (no sink) reports them once per topic and consumes
+/// nothing.
 template <class T>
 void Rebalancer<T>::on_pop_assignment(const std::string& topic, const std::vector<MessageQueue>& pop_queues) {
+    if (pop_sink_) {
+        pop_sink_(topic, pop_queues);
+        return;
+    }
     if (pop_queues.empty() || !pop_assignment_reported_.insert(topic).second) {
         return;
     }
     log_line(LogLevel::Error,
              "group [{}]: the broker assigned {} queue(s) of {} in POP mode (mqadmin setConsumeMode or the "
-             "broker's defaultMessageRequestMode); this consumer does not consume POP assignments: nothing "
-             "is consumed from them",
+             "broker's defaultMessageRequestMode); this consumer cannot consume by POP (it needs "
+             "rmq::Concurrently and a transport with POP): nothing is consumed from them",
              s_.group,
              pop_queues.size(),
              topic);
