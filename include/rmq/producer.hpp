@@ -478,7 +478,7 @@ private:
     void attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_caller);
     void on_async_answer(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
     void finish_async(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
-    void take_async_answer(AsyncSend* s);
+    void take_async_answer(AsyncSend* a);
 
     /// A oneway send to one queue: the transport's own oneway request, else a send whose result is dropped.
     void oneway_to(const Message& m, const MessageQueue& mq) {

@@ -90,6 +90,7 @@ void Producer<Tr>::attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_ca
         const MessageQueue mq = select_queue(*s->queues, s->last_broker);
         s->last_broker = mq.broker_name;
         s->attempt_began = tracer_ ? tracer_->now() : 0;
+        // NOLINTNEXTLINE(performance-unnecessary-value-param): both are moved into the send's state
         transport_.send_async(s->msg, mq, [this, s](SendResult r, std::exception_ptr error) {
             // The transport's thread: only hand over, with the other answers of the same read.
             s->answer = std::move(r);

@@ -240,13 +240,7 @@ public:
             return true;
         }
         skip_space();
-        for (const std::string_view word : {std::string_view("true"), std::string_view("false")}) {
-            if (text_.substr(at_, word.size()) == word) {
-                at_ += word.size();
-                return true;
-            }
-        }
-        return false;
+        return word("true") || word("false");
     }
 
     bool at_end() {
@@ -255,6 +249,14 @@ public:
     }
 
 private:
+    bool word(std::string_view w) {
+        if (text_.substr(at_, w.size()) == w) {
+            at_ += w.size();
+            return true;
+        }
+        return false;
+    }
+
     void skip_space() {
         while (at_ < text_.size() &&
                (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\n' || text_[at_] == '\r')) {
