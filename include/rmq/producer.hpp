@@ -41,6 +41,7 @@
 
 #include <rmq/detail/producer/async_sender.hpp>
 #include <rmq/detail/producer/batch.hpp>
+#include <rmq/detail/producer/handoff.hpp>
 #include <rmq/detail/producer/send_support.hpp>
 #include <rmq/detail/trace/tracer.hpp>
 #include <rmq/detail/wire/batch_size.hpp>
@@ -145,6 +146,11 @@ public:
         sender_ = std::make_unique<detail::AsyncSender>(
             detail::async_thread_count(config_.async_sender_threads),
             static_cast<std::size_t>(config_.back_pressure_for_async_send_num));
+        if constexpr (HasAsyncSend<Tr>) {
+            answers_ = std::make_unique<detail::BatchedHandoff<AsyncSend>>(
+                [sender = sender_.get()](std::function<void()> task) { sender->post(std::move(task)); },
+                [this](AsyncSend* s) { take_async_answer(s); });
+        }
         start_tracer();
         state_ = State::Running;
     }
@@ -472,6 +478,7 @@ private:
     void attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_caller);
     void on_async_answer(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
     void finish_async(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
+    void take_async_answer(AsyncSend* a);
 
     /// A oneway send to one queue: the transport's own oneway request, else a send whose result is dropped.
     void oneway_to(const Message& m, const MessageQueue& mq) {
@@ -595,6 +602,8 @@ private:
     detail::ProducerStatsCollector stats_;
     /// The trace dispatcher and its producer (enable_msg_trace); set by start().
     std::unique_ptr<detail::trace::Tracer> tracer_;
+    /// Answers of asynchronous sends on their way from the transport's thread to sender_'s (HasAsyncSend).
+    std::unique_ptr<detail::BatchedHandoff<AsyncSend>> answers_;
     /// Last member: destroyed (its threads joined) before what their tasks use.
     std::unique_ptr<detail::AsyncSender> sender_;
 };

@@ -3433,7 +3433,11 @@ RMQ_DECL std::uint16_t MetricsHttpServer::port() const {
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -3736,7 +3740,7 @@ inline void encode_json_header(const Command& cmd, std::string& out) {
     }
     // fastjson writes bean properties sorted by name and omits nulls; extFields values are strings in map
     // order.
-    out.append(fmt::format("{{\"code\":{}", cmd.code));
+    fmt::format_to(std::back_inserter(out), "{{\"code\":{}", cmd.code);  // no temporary string per part
     if (cmd.ext_fields) {
         out.append(",\"extFields\":{");
         bool first = true;
@@ -3754,12 +3758,14 @@ inline void encode_json_header(const Command& cmd, std::string& out) {
         }
         out.push_back('}');
     }
-    out.append(fmt::format(R"(,"flag":{},"language":"{}","opaque":{})", cmd.flag, lang, cmd.opaque));
+    fmt::format_to(
+        std::back_inserter(out), R"(,"flag":{},"language":"{}","opaque":{})", cmd.flag, lang, cmd.opaque);
     if (cmd.remark) {
         out.append(",\"remark\":");
         rmq::detail::append_json_string(out, *cmd.remark);
     }
-    out.append(fmt::format(R"(,"serializeTypeCurrentRPC":"JSON","version":{}}})", cmd.version));
+    fmt::format_to(
+        std::back_inserter(out), R"(,"serializeTypeCurrentRPC":"JSON","version":{}}})", cmd.version);
 }
 
 inline std::int16_t checked_i16(std::int32_t v, std::string_view field) {
@@ -3847,7 +3853,198 @@ inline std::string json_scalar_text(const nlohmann::ordered_json& v) {
     return v.dump();  // fastjson turns numbers and booleans of a Map<String,String> into their text
 }
 
+/// A reader of the JSON that brokers write in their headers: strings without escapes, control or non-ASCII
+/// bytes, plain integers, null. Every method answers false / none where the text leaves that subset.
+class PlainJson {
+public:
+    explicit PlainJson(std::string_view text)
+        : text_(text) {}
+
+    bool eat(char c) {
+        skip_space();
+        if (at_ < text_.size() && text_[at_] == c) {
+            ++at_;
+            return true;
+        }
+        return false;
+    }
+
+    bool null() {
+        skip_space();
+        if (text_.substr(at_, 4) == "null") {
+            at_ += 4;
+            return true;
+        }
+        return false;
+    }
+
+    std::optional<std::string_view> string() {
+        if (!eat('"')) {
+            return std::nullopt;
+        }
+        const std::size_t from = at_;
+        for (; at_ < text_.size(); ++at_) {
+            const auto c = static_cast<unsigned char>(text_[at_]);
+            if (c == '"') {
+                return text_.substr(from, at_++ - from);
+            }
+            if (c == '\\' || c < 0x20 || c >= 0x80) {
+                return std::nullopt;
+            }
+        }
+        return std::nullopt;
+    }
+
+    std::optional<std::int32_t> integer() {
+        skip_space();
+        const std::size_t from = at_;
+        const bool negative = at_ < text_.size() && text_[at_] == '-';
+        at_ += negative ? 1 : 0;
+        std::int64_t v = 0;
+        std::size_t digits = 0;
+        for (; at_ < text_.size() && text_[at_] >= '0' && text_[at_] <= '9' && digits < 11; ++at_, ++digits) {
+            v = v * 10 + (text_[at_] - '0');
+        }
+        const bool leading_zero = digits > 1 && text_[from + (negative ? 1 : 0)] == '0';
+        if (digits == 0 || digits > 10 || leading_zero ||
+            (at_ < text_.size() && (text_[at_] == '.' || text_[at_] == 'e' || text_[at_] == 'E'))) {
+            return std::nullopt;
+        }
+        v = negative ? -v : v;
+        if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) {
+            return std::nullopt;
+        }
+        return static_cast<std::int32_t>(v);
+    }
+
+    /// A scalar of the subset, skipped.
+    bool skip_scalar() {
+        if (null() || string() || integer()) {
+            return true;
+        }
+        skip_space();
+        return word("true") || word("false");
+    }
+
+    bool at_end() {
+        skip_space();
+        return at_ == text_.size();
+    }
+
+private:
+    bool word(std::string_view w) {
+        if (text_.substr(at_, w.size()) == w) {
+            at_ += w.size();
+            return true;
+        }
+        return false;
+    }
+
+    void skip_space() {
+        while (at_ < text_.size() &&
+               (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\n' || text_[at_] == '\r')) {
+            ++at_;
+        }
+    }
+
+    std::string_view text_;
+    std::size_t at_ = 0;
+};
+
+inline bool decode_plain_ext_fields(PlainJson& p, Command& cmd) {
+    ExtFields& fields = cmd.fields();
+    if (!p.eat('{')) {
+        return false;
+    }
+    if (p.eat('}')) {
+        return true;
+    }
+    do {
+        const auto key = p.string();
+        if (!key || !p.eat(':')) {
+            return false;
+        }
+        if (p.null()) {
+            fields.set(*key, std::nullopt);
+        } else if (const auto value = p.string()) {
+            fields.set(*key, std::string(*value));
+        } else {
+            return false;
+        }
+    } while (p.eat(','));
+    return p.eat('}');
+}
+
+inline bool decode_plain_member(PlainJson& p, std::string_view key, Command& cmd, bool& ext_seen) {
+    if (key == "code" || key == "version" || key == "opaque" || key == "flag") {
+        const auto v = p.integer();
+        if (!v) {
+            return false;
+        }
+        (key == "code"      ? cmd.code
+         : key == "version" ? cmd.version
+         : key == "opaque"  ? cmd.opaque
+                            : cmd.flag) = *v;
+        return true;
+    }
+    if (key == "language") {
+        const auto name = p.string();
+        const auto lang = name ? language_from_name(*name) : std::nullopt;
+        if (lang) {
+            cmd.language = *lang;
+        }
+        return lang.has_value();
+    }
+    if (key == "remark") {
+        if (p.null()) {
+            cmd.remark.reset();
+            return true;
+        }
+        const auto text = p.string();
+        if (text) {
+            cmd.remark = std::string(*text);
+        }
+        return text.has_value();
+    }
+    if (key == "extFields") {
+        // a second extFields replaces the first in the full parser: left to it
+        return !std::exchange(ext_seen, true) && !p.null() && decode_plain_ext_fields(p, cmd);
+    }
+    return p.skip_scalar();  // a member the header has no field for (serializeTypeCurrentRPC)
+}
+
+/// The JSON header as brokers write it, without building a JSON tree (one per answer otherwise); none when
+/// the text leaves PlainJson's subset: then the full parser decodes it, or names what is wrong with it.
+inline std::optional<Command> decode_plain_json_header(std::string_view header) {
+    PlainJson p(header);
+    Command cmd;
+    cmd.code = cmd.version = cmd.opaque = cmd.flag = 0;  // what an absent member means (Command has defaults)
+    cmd.language = LanguageCode::Java;
+    bool ext_seen = false;
+    if (!p.eat('{')) {
+        return std::nullopt;
+    }
+    if (!p.eat('}')) {
+        do {
+            const auto key = p.string();
+            if (!key || !p.eat(':') || !decode_plain_member(p, *key, cmd, ext_seen)) {
+                return std::nullopt;
+            }
+        } while (p.eat(','));
+        if (!p.eat('}')) {
+            return std::nullopt;
+        }
+    }
+    if (!p.at_end()) {
+        return std::nullopt;
+    }
+    return cmd;
+}
+
 inline Command decode_json_header(std::string_view header) {
+    if (auto plain = decode_plain_json_header(header)) {
+        return std::move(*plain);
+    }
     const auto j = rmq::detail::parse_fastjson(header, "RemotingCommand JSON header");
     if (!j.is_object()) {
         throw CodecError("RemotingCommand JSON header: not a JSON object");
@@ -6397,15 +6594,17 @@ RMQ_DECL std::int32_t next_opaque() noexcept {
 /// Asio is parsed only where the connection layer is compiled.
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <queue>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -6416,13 +6615,132 @@ RMQ_DECL std::int32_t next_opaque() noexcept {
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/read.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <fmt/format.h>
 
 
+
+// ---- begin rmq/detail/net/frame_reader.hpp ----
+
+/// @file detail/net/frame_reader.hpp
+/// The read side of a RemotingCommand stream: one reusable buffer that a socket read fills as far as it
+/// can, and that yields every complete frame it holds. One `recv` then brings many answers (a burst of
+/// asynchronous sends) instead of two per frame (its length, then the rest). A length above the limit is
+/// refused as soon as its four bytes are in, before anything of the frame is buffered; the buffer grows only
+/// to the largest frame in flight (at most the limit) and goes back to its first size once empty.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+namespace rmq::detail {
+
+/// Not thread-safe: one connection's io thread uses it.
+class FrameReader {
+public:
+    static constexpr std::size_t default_capacity = 64 * 1024;
+    /// Less room than this after the buffered bytes: they move to the front first.
+    static constexpr std::size_t min_read = 4096;
+
+    /// `max_frame_length`: the largest frame accepted, its 4-byte length field included.
+    explicit FrameReader(std::size_t max_frame_length, std::size_t capacity = default_capacity)
+        : max_frame_length_(max_frame_length)
+        , base_capacity_(std::max<std::size_t>(capacity, 16))
+        , buf_(base_capacity_) {}
+
+    /// Where the next read goes, once next() said no complete frame is left: never empty. Room for the rest
+    /// of a frame whose length is known, else what is free after the bytes not yet taken.
+    [[nodiscard]] std::span<std::byte> prepare() {
+        if (begin_ == end_) {
+            begin_ = end_ = 0;
+            if (buf_.size() > base_capacity_) {
+                std::vector<std::byte>(base_capacity_).swap(buf_);  // a large frame's room is given back
+            }
+        }
+        const std::size_t want = std::max(needed_, base_capacity_);
+        if (buf_.size() < want) {
+            compact();
+            buf_.resize(want);
+        }
+        // Moving the partial frame to the front costs a copy of it: only when the room after it is short.
+        const std::size_t have = end_ - begin_;
+        const std::size_t missing = needed_ > have ? needed_ - have : 0;
+        if (buf_.size() - end_ < std::max({missing, min_read, std::size_t{1}})) {
+            compact();
+        }
+        return std::span<std::byte>(buf_).subspan(end_);
+    }
+
+    /// `n` bytes were read into the span of the last prepare().
+    void commit(std::size_t n) { end_ += n; }
+
+    /// The payload (after the length field) of the next complete frame, valid until the next prepare(); none
+    /// when no complete frame is buffered. Throws rmq::remoting::CodecError when a length field is below 4
+    /// or its frame above the limit.
+    [[nodiscard]] std::optional<std::span<const std::byte>> next() {
+        const std::size_t have = end_ - begin_;
+        if (have < 4) {
+            needed_ = 0;
+            return std::nullopt;
+        }
+        const auto unread = std::span<const std::byte>(buf_).subspan(begin_, have);
+        const std::size_t payload = remoting::frame_payload_length(unread.first(4));
+        if (payload + 4 > max_frame_length_) {
+            throw remoting::CodecError(
+                fmt::format("frame of {} bytes above the {} byte limit", payload + 4, max_frame_length_));
+        }
+        if (have < payload + 4) {
+            needed_ = payload + 4;
+            return std::nullopt;
+        }
+        needed_ = 0;
+        begin_ += payload + 4;
+        return unread.subspan(4, payload);
+    }
+
+    /// The bytes read and not yet taken as a frame (the start of a refused length field, say).
+    [[nodiscard]] std::span<const std::byte> unread() const {
+        return std::span<const std::byte>(buf_).subspan(begin_, end_ - begin_);
+    }
+
+    /// The buffer's size now (what it holds in memory).
+    [[nodiscard]] std::size_t capacity() const noexcept { return buf_.size(); }
+
+    /// Forgets everything buffered (a new connection starts a new stream).
+    void reset() {
+        begin_ = end_ = needed_ = 0;
+        if (buf_.size() > base_capacity_) {
+            std::vector<std::byte>(base_capacity_).swap(buf_);
+        }
+    }
+
+private:
+    void compact() {
+        if (begin_ > 0) {
+            std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+            end_ -= begin_;
+            begin_ = 0;
+        }
+    }
+
+    const std::size_t max_frame_length_;
+    const std::size_t base_capacity_;
+    std::vector<std::byte> buf_;
+    std::size_t begin_ = 0;   // the first byte not yet taken
+    std::size_t end_ = 0;     // one past the last byte read
+    std::size_t needed_ = 0;  // the size of the partial frame at begin_, once its length is known
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/net/frame_reader.hpp ----
 
 // ---- begin rmq/detail/net/impl/tls.ipp ----
 
@@ -6550,7 +6868,8 @@ public:
         , tls_context_(std::move(tls_context))
         , socket_(io)
         , resolver_(io)
-        , connect_timer_(io) {}
+        , connect_timer_(io)
+        , timeout_timer_(io) {}
 
     RemotingConnection(const RemotingConnection&) = delete;
     RemotingConnection& operator=(const RemotingConnection&) = delete;
@@ -6574,14 +6893,18 @@ public:
             callback(std::nullopt, closed_error());
             return;
         }
-        asio::post(io_,
-                   [self = shared_from_this(),
-                    opaque = cmd.opaque,
-                    frame = std::move(frame),
-                    timeout_millis,
-                    cb = std::move(callback)]() mutable {
-                       self->start_request(opaque, std::move(frame), timeout_millis, std::move(cb));
-                   });
+        // Requests queue here; the first of a batch posts the io thread one task that takes them all (one
+        // wake-up of the io thread for a burst of sends, not one each).
+        bool post = false;
+        {
+            const std::lock_guard lock(submit_mutex_);
+            submitted_.push_back(
+                Submitted{cmd.opaque, std::move(frame), timeout_millis, std::move(callback)});
+            post = !std::exchange(submit_posted_, true);
+        }
+        if (post) {
+            asio::post(io_, [self = shared_from_this()] { self->start_submitted(); });
+        }
     }
 
     /// Sends a oneway request (flag bit 1): no answer is expected; failures are only logged.
@@ -6622,7 +6945,22 @@ private:
 
     struct Pending {
         RemotingCallback callback;
-        std::unique_ptr<asio::steady_timer> timer;
+        std::int64_t timeout_millis = 0;
+    };
+
+    struct Submitted {
+        std::int32_t opaque = 0;
+        std::shared_ptr<std::string> frame;
+        std::int64_t timeout_millis = 0;
+        RemotingCallback callback;
+    };
+
+    /// When a request times out; answered requests stay until then (skipped: no timer to cancel per answer).
+    struct Deadline {
+        std::chrono::steady_clock::time_point at;
+        std::int32_t opaque = 0;
+
+        bool operator>(const Deadline& o) const { return at > o.at; }
     };
 
     // Requests go in the configured serialization, answers in their request's (Java's writeResponse).
@@ -6648,38 +6986,79 @@ private:
 
     // ------------------------------------------------------------------ io thread only below
 
-    void start_request(std::int32_t opaque,
-                       std::shared_ptr<std::string> frame,
-                       std::int64_t timeout_millis,
-                       RemotingCallback cb) {
-        if (closed_.load()) {
-            cb(std::nullopt, closed_error());
-            return;
+    /// The requests of invoke_async so far, in their order.
+    void start_submitted() {
+        {
+            const std::lock_guard lock(submit_mutex_);
+            starting_.swap(submitted_);
+            submit_posted_ = false;
         }
-        // Disconnected: this request starts a connect, whatever an earlier failure was (the peer may be
-        // back); Connecting: it waits for the attempt in flight.
-        register_pending(opaque, timeout_millis, std::move(cb));
-        writes_.push_back(std::move(frame));
-        kick();
+        const bool closed = closed_.load();
+        for (auto& r : starting_) {
+            if (closed) {
+                r.callback(std::nullopt, closed_error());
+                continue;
+            }
+            // Disconnected: this request starts a connect, whatever an earlier failure was (the peer may be
+            // back); Connecting: it waits for the attempt in flight.
+            register_pending(r.opaque, r.timeout_millis, std::move(r.callback));
+            writes_.push_back(std::move(r.frame));
+        }
+        starting_.clear();  // its room stays for the next batch
+        if (!closed) {
+            kick();
+        }
     }
 
     void register_pending(std::int32_t opaque, std::int64_t timeout_millis, RemotingCallback cb) {
-        auto timer = std::make_unique<asio::steady_timer>(io_);
-        timer->expires_after(std::chrono::milliseconds(std::max<std::int64_t>(timeout_millis, 1)));
-        timer->async_wait([weak = weak_from_this(), opaque, timeout_millis](
-                              const boost::system::error_code& ec) {
+        const auto at = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(std::max<std::int64_t>(timeout_millis, 1));
+        deadlines_.push(Deadline{at, opaque});
+        pending_.insert_or_assign(opaque, Pending{std::move(cb), timeout_millis});
+        if (!timeout_armed_ || at < timeout_at_) {
+            arm_timeouts(at);
+        }
+    }
+
+    // One timer for every request: set to the earliest deadline.
+    void arm_timeouts(std::chrono::steady_clock::time_point at) {
+        timeout_armed_ = true;
+        timeout_at_ = at;
+        timeout_timer_.expires_at(at);  // a wait in flight ends with operation_aborted
+        timeout_timer_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
             if (ec) {
                 return;
             }
             if (auto self = weak.lock()) {
-                self->complete(
-                    opaque,
-                    std::nullopt,
-                    std::make_exception_ptr(Timeout(fmt::format(
-                        "wait response on the channel <{}> timeout, {}(ms)", self->addr_, timeout_millis))));
+                self->expire_requests();
             }
         });
-        pending_.insert_or_assign(opaque, Pending{std::move(cb), std::move(timer)});
+    }
+
+    void expire_requests() {
+        timeout_armed_ = false;
+        const auto now = std::chrono::steady_clock::now();
+        // Answered requests leave here, whatever their deadline: the timer is next set to the oldest request
+        // still waiting (so under steady traffic it fires about once per timeout, not once per request).
+        while (!deadlines_.empty()) {
+            const Deadline d = deadlines_.top();
+            const auto it = pending_.find(d.opaque);
+            if (it != pending_.end() && d.at > now) {
+                break;
+            }
+            deadlines_.pop();
+            if (it != pending_.end()) {
+                complete(d.opaque,
+                         std::nullopt,
+                         std::make_exception_ptr(
+                             Timeout(fmt::format("wait response on the channel <{}> timeout, {}(ms)",
+                                                 addr_,
+                                                 it->second.timeout_millis))));
+            }
+        }
+        if (!deadlines_.empty() && (!timeout_armed_ || deadlines_.top().at < timeout_at_)) {
+            arm_timeouts(deadlines_.top().at);
+        }
     }
 
     void complete(std::int32_t opaque, std::optional<remoting::Command> response, std::exception_ptr error) {
@@ -6689,7 +7068,6 @@ private:
         }
         Pending p = std::move(it->second);
         pending_.erase(it);
-        p.timer->cancel();
         invoke(p.callback, std::move(response), std::move(error));
     }
 
@@ -6706,8 +7084,8 @@ private:
     void fail_all(const std::exception_ptr& error) {
         auto pending = std::move(pending_);
         pending_.clear();
+        deadlines_ = {};
         for (auto& [opaque, p] : pending) {
-            p.timer->cancel();
             invoke(p.callback, std::nullopt, error);
         }
     }
@@ -6888,6 +7266,7 @@ private:
                 }
             }
         }
+        reader_.reset();  // a new stream
         start_read();
         start_write();
         if (recovered) {
@@ -6975,11 +7354,11 @@ private:
     // The two ways to the peer: the TLS stream when there is one (kept alive by the handler), else the
     // socket.
     template <typename Buffer, typename Handler>
-    void read_from_peer(const Buffer& buffer, Handler&& handler) {
+    void read_some_from_peer(const Buffer& buffer, Handler&& handler) {
         if (tls_) {
-            asio::async_read(*tls_, buffer, std::forward<Handler>(handler));
+            tls_->async_read_some(buffer, std::forward<Handler>(handler));
         } else {
-            asio::async_read(socket_, buffer, std::forward<Handler>(handler));
+            socket_.async_read_some(buffer, std::forward<Handler>(handler));
         }
     }
 
@@ -6992,11 +7371,14 @@ private:
         }
     }
 
+    // One read takes whatever the socket holds into the frame reader's buffer; every complete frame in it
+    // is dispatched before the next read (a burst of answers costs one recv, not two per frame).
     void start_read() {
-        read_from_peer(
-            asio::buffer(length_buf_),
+        const std::span<std::byte> room = reader_.prepare();
+        read_some_from_peer(
+            asio::buffer(room.data(), room.size()),
             [self = shared_from_this(), gen = generation_, keep = tls_](const boost::system::error_code& ec,
-                                                                        std::size_t) {
+                                                                        std::size_t n) {
                 if (gen != self->generation_) {
                     return;
                 }
@@ -7007,61 +7389,54 @@ private:
                                               : fmt::format("read failed: {}", ec.message()));
                     return;
                 }
-                std::size_t payload = 0;
-                try {
-                    payload = remoting::frame_payload_length(std::as_bytes(std::span(self->length_buf_)));
-                    if (payload + 4 > self->options_.max_frame_length) {
-                        throw remoting::CodecError(fmt::format("frame of {} bytes above the {} byte limit",
-                                                               payload + 4,
-                                                               self->options_.max_frame_length));
-                    }
-                } catch (const std::exception& e) {
-                    std::string why = e.what();
-                    // a TLS record (alert 0x15 or handshake 0x16, version 3.x) where a length was due
-                    if (!self->tls_ &&
-                        (self->length_buf_[0] == std::byte{0x15} ||
-                         self->length_buf_[0] == std::byte{0x16}) &&
-                        self->length_buf_[1] == std::byte{0x03}) {
-                        why = fmt::format("the peer answered with TLS: it requires TLS (RemotingConfig::tls, "
-                                          "tls.enable) ({})",
-                                          why);
-                    }
-                    log_line(LogLevel::Warn, "closing the connection to {}: {}", self->addr_, why);
-                    self->shutdown_socket(fmt::format("frame refused: {}", why));
-                    return;
+                self->reader_.commit(n);
+                if (self->dispatch_frames(gen)) {
+                    self->start_read();
                 }
-                self->read_payload(payload);
             });
     }
 
-    void read_payload(std::size_t size) {
-        auto buf = std::make_shared<std::vector<std::byte>>(size);
-        read_from_peer(asio::buffer(*buf),
-                       [self = shared_from_this(), buf, gen = generation_, keep = tls_](
-                           const boost::system::error_code& ec, std::size_t) {
-                           if (gen != self->generation_) {
-                               return;
-                           }
-                           if (ec) {
-                               self->shutdown_socket(fmt::format("read failed: {}", ec.message()));
-                               return;
-                           }
-                           std::optional<remoting::Command> cmd;
-                           try {
-                               cmd = remoting::decode_payload(std::span<const std::byte>(*buf));
-                           } catch (const std::exception& e) {
-                               log_line(LogLevel::Warn,
-                                        "closing the connection to {}: undecodable frame: {}",
-                                        self->addr_,
-                                        e.what());
-                               self->shutdown_socket(fmt::format("undecodable frame: {}", e.what()));
-                               return;
-                           }
-                           self->dispatch(std::move(*cmd));
-                           if (gen == self->generation_) {
-                               self->start_read();
-                           }
-                       });
+    /// Dispatches the complete frames read; false when the connection was closed meanwhile (a refused or
+    /// undecodable frame, or a callback closing it).
+    bool dispatch_frames(std::uint64_t gen) {
+        for (;;) {
+            std::optional<std::span<const std::byte>> payload;
+            try {
+                payload = reader_.next();
+            } catch (const std::exception& e) {
+                refuse_frame(e.what());
+                return false;
+            }
+            if (!payload) {
+                return true;
+            }
+            std::optional<remoting::Command> cmd;
+            try {
+                cmd = remoting::decode_payload(*payload);
+            } catch (const std::exception& e) {
+                log_line(
+                    LogLevel::Warn, "closing the connection to {}: undecodable frame: {}", addr_, e.what());
+                shutdown_socket(fmt::format("undecodable frame: {}", e.what()));
+                return false;
+            }
+            dispatch(std::move(*cmd));
+            if (gen != generation_) {
+                return false;
+            }
+        }
+    }
+
+    void refuse_frame(std::string why) {
+        const std::span<const std::byte> head = reader_.unread();
+        // a TLS record (alert 0x15 or handshake 0x16, version 3.x) where a length was due
+        if (!tls_ && head.size() >= 2 && (head[0] == std::byte{0x15} || head[0] == std::byte{0x16}) &&
+            head[1] == std::byte{0x03}) {
+            why = fmt::format("the peer answered with TLS: it requires TLS (RemotingConfig::tls, "
+                              "tls.enable) ({})",
+                              why);
+        }
+        log_line(LogLevel::Warn, "closing the connection to {}: {}", addr_, why);
+        shutdown_socket(fmt::format("frame refused: {}", why));
     }
 
     void dispatch(remoting::Command cmd) {
@@ -7160,7 +7535,16 @@ private:
     std::deque<std::shared_ptr<std::string>> priority_writes_;
     int hold_ = 0;
     std::unordered_map<std::int32_t, Pending> pending_;
-    std::array<std::byte, 4> length_buf_{};
+    std::priority_queue<Deadline, std::vector<Deadline>, std::greater<>> deadlines_;
+    asio::steady_timer timeout_timer_;
+    bool timeout_armed_ = false;
+    std::chrono::steady_clock::time_point timeout_at_;
+    /// invoke_async's requests on their way to the io thread (submit_posted_: a task to take them is queued).
+    std::mutex submit_mutex_;
+    std::vector<Submitted> submitted_;
+    bool submit_posted_ = false;
+    std::vector<Submitted> starting_;  // io thread: the batch being started
+    FrameReader reader_{options_.max_frame_length};
     /// An established connection was lost and no connect succeeded since (the next success is reported).
     bool lost_ = false;
 };

@@ -3,8 +3,9 @@
 /// @file impl/producer_send_async.hpp
 /// rmq::Producer::send_async(msg) over a transport with its own asynchronous send (rmq::HasAsyncSend), as
 /// Java's sendDefaultImpl in CommunicationMode.ASYNC: a producer thread picks the queue and puts the request
-/// on the wire; the answer comes back on the transport's thread and is handed to a producer thread, which
-/// retries on the next queue (onExceptionImpl) or calls the user. No thread waits for a broker, so the sends
+/// on the wire; the answer comes back on the transport's thread and is handed to a producer thread (in
+/// batches: the answers of one read wake one thread), which retries on the next queue (onExceptionImpl) or
+/// calls the user. No thread waits for a broker, so the sends
 /// in flight are bounded by back_pressure_for_async_send_num, not by the threads.
 
 #include <exception>
@@ -32,6 +33,10 @@ struct Producer<Tr>::AsyncSend {
     std::exception_ptr last;
     Done done;
     std::int64_t attempt_began = 0;  // the trace's clock, when tracing (enable_msg_trace)
+    // An attempt's answer, on its way to a producer thread (answers_), which `queued` keeps this alive for.
+    SendResult answer{};
+    std::exception_ptr answer_error{};
+    std::shared_ptr<AsyncSend> queued{};
 };
 
 template <Transport Tr>
@@ -85,15 +90,13 @@ void Producer<Tr>::attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_ca
         const MessageQueue mq = select_queue(*s->queues, s->last_broker);
         s->last_broker = mq.broker_name;
         s->attempt_began = tracer_ ? tracer_->now() : 0;
+        // NOLINTNEXTLINE(performance-unnecessary-value-param): both are moved into the send's state
         transport_.send_async(s->msg, mq, [this, s](SendResult r, std::exception_ptr error) {
-            // The transport's thread: only hand over.
-            try {
-                sender_->post([this, s, r = std::move(r), error]() mutable {
-                    on_async_answer(s, std::move(r), error);
-                });
-            } catch (const std::exception&) {
-                on_async_answer(s, std::move(r), error);  // the pool stopped (cannot happen before wait_idle)
-            }
+            // The transport's thread: only hand over, with the other answers of the same read.
+            s->answer = std::move(r);
+            s->answer_error = std::move(error);
+            s->queued = s;
+            answers_->push(s.get());
         });
     } catch (...) {
         const std::exception_ptr failed = std::current_exception();
@@ -131,6 +134,13 @@ void Producer<Tr>::on_async_answer(const std::shared_ptr<AsyncSend>& s,
     } else {
         finish_async(s, {}, error);
     }
+}
+
+/// A producer thread, from answers_.
+template <Transport Tr>
+void Producer<Tr>::take_async_answer(AsyncSend* a) {
+    const std::shared_ptr<AsyncSend> s = std::move(a->queued);
+    on_async_answer(s, std::move(s->answer), std::exchange(s->answer_error, nullptr));
 }
 
 /// Statistics, the slot back (so the callback may send again), then the user's callback.

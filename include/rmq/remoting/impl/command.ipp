@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -53,7 +57,7 @@ inline void encode_json_header(const Command& cmd, std::string& out) {
     }
     // fastjson writes bean properties sorted by name and omits nulls; extFields values are strings in map
     // order.
-    out.append(fmt::format("{{\"code\":{}", cmd.code));
+    fmt::format_to(std::back_inserter(out), "{{\"code\":{}", cmd.code);  // no temporary string per part
     if (cmd.ext_fields) {
         out.append(",\"extFields\":{");
         bool first = true;
@@ -71,12 +75,14 @@ inline void encode_json_header(const Command& cmd, std::string& out) {
         }
         out.push_back('}');
     }
-    out.append(fmt::format(R"(,"flag":{},"language":"{}","opaque":{})", cmd.flag, lang, cmd.opaque));
+    fmt::format_to(
+        std::back_inserter(out), R"(,"flag":{},"language":"{}","opaque":{})", cmd.flag, lang, cmd.opaque);
     if (cmd.remark) {
         out.append(",\"remark\":");
         rmq::detail::append_json_string(out, *cmd.remark);
     }
-    out.append(fmt::format(R"(,"serializeTypeCurrentRPC":"JSON","version":{}}})", cmd.version));
+    fmt::format_to(
+        std::back_inserter(out), R"(,"serializeTypeCurrentRPC":"JSON","version":{}}})", cmd.version);
 }
 
 inline std::int16_t checked_i16(std::int32_t v, std::string_view field) {
@@ -164,7 +170,198 @@ inline std::string json_scalar_text(const nlohmann::ordered_json& v) {
     return v.dump();  // fastjson turns numbers and booleans of a Map<String,String> into their text
 }
 
+/// A reader of the JSON that brokers write in their headers: strings without escapes, control or non-ASCII
+/// bytes, plain integers, null. Every method answers false / none where the text leaves that subset.
+class PlainJson {
+public:
+    explicit PlainJson(std::string_view text)
+        : text_(text) {}
+
+    bool eat(char c) {
+        skip_space();
+        if (at_ < text_.size() && text_[at_] == c) {
+            ++at_;
+            return true;
+        }
+        return false;
+    }
+
+    bool null() {
+        skip_space();
+        if (text_.substr(at_, 4) == "null") {
+            at_ += 4;
+            return true;
+        }
+        return false;
+    }
+
+    std::optional<std::string_view> string() {
+        if (!eat('"')) {
+            return std::nullopt;
+        }
+        const std::size_t from = at_;
+        for (; at_ < text_.size(); ++at_) {
+            const auto c = static_cast<unsigned char>(text_[at_]);
+            if (c == '"') {
+                return text_.substr(from, at_++ - from);
+            }
+            if (c == '\\' || c < 0x20 || c >= 0x80) {
+                return std::nullopt;
+            }
+        }
+        return std::nullopt;
+    }
+
+    std::optional<std::int32_t> integer() {
+        skip_space();
+        const std::size_t from = at_;
+        const bool negative = at_ < text_.size() && text_[at_] == '-';
+        at_ += negative ? 1 : 0;
+        std::int64_t v = 0;
+        std::size_t digits = 0;
+        for (; at_ < text_.size() && text_[at_] >= '0' && text_[at_] <= '9' && digits < 11; ++at_, ++digits) {
+            v = v * 10 + (text_[at_] - '0');
+        }
+        const bool leading_zero = digits > 1 && text_[from + (negative ? 1 : 0)] == '0';
+        if (digits == 0 || digits > 10 || leading_zero ||
+            (at_ < text_.size() && (text_[at_] == '.' || text_[at_] == 'e' || text_[at_] == 'E'))) {
+            return std::nullopt;
+        }
+        v = negative ? -v : v;
+        if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) {
+            return std::nullopt;
+        }
+        return static_cast<std::int32_t>(v);
+    }
+
+    /// A scalar of the subset, skipped.
+    bool skip_scalar() {
+        if (null() || string() || integer()) {
+            return true;
+        }
+        skip_space();
+        return word("true") || word("false");
+    }
+
+    bool at_end() {
+        skip_space();
+        return at_ == text_.size();
+    }
+
+private:
+    bool word(std::string_view w) {
+        if (text_.substr(at_, w.size()) == w) {
+            at_ += w.size();
+            return true;
+        }
+        return false;
+    }
+
+    void skip_space() {
+        while (at_ < text_.size() &&
+               (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\n' || text_[at_] == '\r')) {
+            ++at_;
+        }
+    }
+
+    std::string_view text_;
+    std::size_t at_ = 0;
+};
+
+inline bool decode_plain_ext_fields(PlainJson& p, Command& cmd) {
+    ExtFields& fields = cmd.fields();
+    if (!p.eat('{')) {
+        return false;
+    }
+    if (p.eat('}')) {
+        return true;
+    }
+    do {
+        const auto key = p.string();
+        if (!key || !p.eat(':')) {
+            return false;
+        }
+        if (p.null()) {
+            fields.set(*key, std::nullopt);
+        } else if (const auto value = p.string()) {
+            fields.set(*key, std::string(*value));
+        } else {
+            return false;
+        }
+    } while (p.eat(','));
+    return p.eat('}');
+}
+
+inline bool decode_plain_member(PlainJson& p, std::string_view key, Command& cmd, bool& ext_seen) {
+    if (key == "code" || key == "version" || key == "opaque" || key == "flag") {
+        const auto v = p.integer();
+        if (!v) {
+            return false;
+        }
+        (key == "code"      ? cmd.code
+         : key == "version" ? cmd.version
+         : key == "opaque"  ? cmd.opaque
+                            : cmd.flag) = *v;
+        return true;
+    }
+    if (key == "language") {
+        const auto name = p.string();
+        const auto lang = name ? language_from_name(*name) : std::nullopt;
+        if (lang) {
+            cmd.language = *lang;
+        }
+        return lang.has_value();
+    }
+    if (key == "remark") {
+        if (p.null()) {
+            cmd.remark.reset();
+            return true;
+        }
+        const auto text = p.string();
+        if (text) {
+            cmd.remark = std::string(*text);
+        }
+        return text.has_value();
+    }
+    if (key == "extFields") {
+        // a second extFields replaces the first in the full parser: left to it
+        return !std::exchange(ext_seen, true) && !p.null() && decode_plain_ext_fields(p, cmd);
+    }
+    return p.skip_scalar();  // a member the header has no field for (serializeTypeCurrentRPC)
+}
+
+/// The JSON header as brokers write it, without building a JSON tree (one per answer otherwise); none when
+/// the text leaves PlainJson's subset: then the full parser decodes it, or names what is wrong with it.
+inline std::optional<Command> decode_plain_json_header(std::string_view header) {
+    PlainJson p(header);
+    Command cmd;
+    cmd.code = cmd.version = cmd.opaque = cmd.flag = 0;  // what an absent member means (Command has defaults)
+    cmd.language = LanguageCode::Java;
+    bool ext_seen = false;
+    if (!p.eat('{')) {
+        return std::nullopt;
+    }
+    if (!p.eat('}')) {
+        do {
+            const auto key = p.string();
+            if (!key || !p.eat(':') || !decode_plain_member(p, *key, cmd, ext_seen)) {
+                return std::nullopt;
+            }
+        } while (p.eat(','));
+        if (!p.eat('}')) {
+            return std::nullopt;
+        }
+    }
+    if (!p.at_end()) {
+        return std::nullopt;
+    }
+    return cmd;
+}
+
 inline Command decode_json_header(std::string_view header) {
+    if (auto plain = decode_plain_json_header(header)) {
+        return std::move(*plain);
+    }
     const auto j = rmq::detail::parse_fastjson(header, "RemotingCommand JSON header");
     if (!j.is_object()) {
         throw CodecError("RemotingCommand JSON header: not a JSON object");

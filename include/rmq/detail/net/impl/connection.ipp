@@ -12,15 +12,17 @@
 /// Asio is parsed only where the connection layer is compiled.
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <queue>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -31,7 +33,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/read.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
@@ -43,6 +44,7 @@
 #include <rmq/remoting/command.hpp>
 
 #include <rmq/detail/net/connection.hpp>
+#include <rmq/detail/net/frame_reader.hpp>
 #include <rmq/detail/net/impl/tls.ipp>
 #include <rmq/detail/util/log.hpp>
 
@@ -72,7 +74,8 @@ public:
         , tls_context_(std::move(tls_context))
         , socket_(io)
         , resolver_(io)
-        , connect_timer_(io) {}
+        , connect_timer_(io)
+        , timeout_timer_(io) {}
 
     RemotingConnection(const RemotingConnection&) = delete;
     RemotingConnection& operator=(const RemotingConnection&) = delete;
@@ -96,14 +99,18 @@ public:
             callback(std::nullopt, closed_error());
             return;
         }
-        asio::post(io_,
-                   [self = shared_from_this(),
-                    opaque = cmd.opaque,
-                    frame = std::move(frame),
-                    timeout_millis,
-                    cb = std::move(callback)]() mutable {
-                       self->start_request(opaque, std::move(frame), timeout_millis, std::move(cb));
-                   });
+        // Requests queue here; the first of a batch posts the io thread one task that takes them all (one
+        // wake-up of the io thread for a burst of sends, not one each).
+        bool post = false;
+        {
+            const std::lock_guard lock(submit_mutex_);
+            submitted_.push_back(
+                Submitted{cmd.opaque, std::move(frame), timeout_millis, std::move(callback)});
+            post = !std::exchange(submit_posted_, true);
+        }
+        if (post) {
+            asio::post(io_, [self = shared_from_this()] { self->start_submitted(); });
+        }
     }
 
     /// Sends a oneway request (flag bit 1): no answer is expected; failures are only logged.
@@ -144,7 +151,22 @@ private:
 
     struct Pending {
         RemotingCallback callback;
-        std::unique_ptr<asio::steady_timer> timer;
+        std::int64_t timeout_millis = 0;
+    };
+
+    struct Submitted {
+        std::int32_t opaque = 0;
+        std::shared_ptr<std::string> frame;
+        std::int64_t timeout_millis = 0;
+        RemotingCallback callback;
+    };
+
+    /// When a request times out; answered requests stay until then (skipped: no timer to cancel per answer).
+    struct Deadline {
+        std::chrono::steady_clock::time_point at;
+        std::int32_t opaque = 0;
+
+        bool operator>(const Deadline& o) const { return at > o.at; }
     };
 
     // Requests go in the configured serialization, answers in their request's (Java's writeResponse).
@@ -170,38 +192,79 @@ private:
 
     // ------------------------------------------------------------------ io thread only below
 
-    void start_request(std::int32_t opaque,
-                       std::shared_ptr<std::string> frame,
-                       std::int64_t timeout_millis,
-                       RemotingCallback cb) {
-        if (closed_.load()) {
-            cb(std::nullopt, closed_error());
-            return;
+    /// The requests of invoke_async so far, in their order.
+    void start_submitted() {
+        {
+            const std::lock_guard lock(submit_mutex_);
+            starting_.swap(submitted_);
+            submit_posted_ = false;
         }
-        // Disconnected: this request starts a connect, whatever an earlier failure was (the peer may be
-        // back); Connecting: it waits for the attempt in flight.
-        register_pending(opaque, timeout_millis, std::move(cb));
-        writes_.push_back(std::move(frame));
-        kick();
+        const bool closed = closed_.load();
+        for (auto& r : starting_) {
+            if (closed) {
+                r.callback(std::nullopt, closed_error());
+                continue;
+            }
+            // Disconnected: this request starts a connect, whatever an earlier failure was (the peer may be
+            // back); Connecting: it waits for the attempt in flight.
+            register_pending(r.opaque, r.timeout_millis, std::move(r.callback));
+            writes_.push_back(std::move(r.frame));
+        }
+        starting_.clear();  // its room stays for the next batch
+        if (!closed) {
+            kick();
+        }
     }
 
     void register_pending(std::int32_t opaque, std::int64_t timeout_millis, RemotingCallback cb) {
-        auto timer = std::make_unique<asio::steady_timer>(io_);
-        timer->expires_after(std::chrono::milliseconds(std::max<std::int64_t>(timeout_millis, 1)));
-        timer->async_wait([weak = weak_from_this(), opaque, timeout_millis](
-                              const boost::system::error_code& ec) {
+        const auto at = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(std::max<std::int64_t>(timeout_millis, 1));
+        deadlines_.push(Deadline{at, opaque});
+        pending_.insert_or_assign(opaque, Pending{std::move(cb), timeout_millis});
+        if (!timeout_armed_ || at < timeout_at_) {
+            arm_timeouts(at);
+        }
+    }
+
+    // One timer for every request: set to the earliest deadline.
+    void arm_timeouts(std::chrono::steady_clock::time_point at) {
+        timeout_armed_ = true;
+        timeout_at_ = at;
+        timeout_timer_.expires_at(at);  // a wait in flight ends with operation_aborted
+        timeout_timer_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
             if (ec) {
                 return;
             }
             if (auto self = weak.lock()) {
-                self->complete(
-                    opaque,
-                    std::nullopt,
-                    std::make_exception_ptr(Timeout(fmt::format(
-                        "wait response on the channel <{}> timeout, {}(ms)", self->addr_, timeout_millis))));
+                self->expire_requests();
             }
         });
-        pending_.insert_or_assign(opaque, Pending{std::move(cb), std::move(timer)});
+    }
+
+    void expire_requests() {
+        timeout_armed_ = false;
+        const auto now = std::chrono::steady_clock::now();
+        // Answered requests leave here, whatever their deadline: the timer is next set to the oldest request
+        // still waiting (so under steady traffic it fires about once per timeout, not once per request).
+        while (!deadlines_.empty()) {
+            const Deadline d = deadlines_.top();
+            const auto it = pending_.find(d.opaque);
+            if (it != pending_.end() && d.at > now) {
+                break;
+            }
+            deadlines_.pop();
+            if (it != pending_.end()) {
+                complete(d.opaque,
+                         std::nullopt,
+                         std::make_exception_ptr(
+                             Timeout(fmt::format("wait response on the channel <{}> timeout, {}(ms)",
+                                                 addr_,
+                                                 it->second.timeout_millis))));
+            }
+        }
+        if (!deadlines_.empty() && (!timeout_armed_ || deadlines_.top().at < timeout_at_)) {
+            arm_timeouts(deadlines_.top().at);
+        }
     }
 
     void complete(std::int32_t opaque, std::optional<remoting::Command> response, std::exception_ptr error) {
@@ -211,7 +274,6 @@ private:
         }
         Pending p = std::move(it->second);
         pending_.erase(it);
-        p.timer->cancel();
         invoke(p.callback, std::move(response), std::move(error));
     }
 
@@ -228,8 +290,8 @@ private:
     void fail_all(const std::exception_ptr& error) {
         auto pending = std::move(pending_);
         pending_.clear();
+        deadlines_ = {};
         for (auto& [opaque, p] : pending) {
-            p.timer->cancel();
             invoke(p.callback, std::nullopt, error);
         }
     }
@@ -410,6 +472,7 @@ private:
                 }
             }
         }
+        reader_.reset();  // a new stream
         start_read();
         start_write();
         if (recovered) {
@@ -497,11 +560,11 @@ private:
     // The two ways to the peer: the TLS stream when there is one (kept alive by the handler), else the
     // socket.
     template <typename Buffer, typename Handler>
-    void read_from_peer(const Buffer& buffer, Handler&& handler) {
+    void read_some_from_peer(const Buffer& buffer, Handler&& handler) {
         if (tls_) {
-            asio::async_read(*tls_, buffer, std::forward<Handler>(handler));
+            tls_->async_read_some(buffer, std::forward<Handler>(handler));
         } else {
-            asio::async_read(socket_, buffer, std::forward<Handler>(handler));
+            socket_.async_read_some(buffer, std::forward<Handler>(handler));
         }
     }
 
@@ -514,11 +577,14 @@ private:
         }
     }
 
+    // One read takes whatever the socket holds into the frame reader's buffer; every complete frame in it
+    // is dispatched before the next read (a burst of answers costs one recv, not two per frame).
     void start_read() {
-        read_from_peer(
-            asio::buffer(length_buf_),
+        const std::span<std::byte> room = reader_.prepare();
+        read_some_from_peer(
+            asio::buffer(room.data(), room.size()),
             [self = shared_from_this(), gen = generation_, keep = tls_](const boost::system::error_code& ec,
-                                                                        std::size_t) {
+                                                                        std::size_t n) {
                 if (gen != self->generation_) {
                     return;
                 }
@@ -529,61 +595,54 @@ private:
                                               : fmt::format("read failed: {}", ec.message()));
                     return;
                 }
-                std::size_t payload = 0;
-                try {
-                    payload = remoting::frame_payload_length(std::as_bytes(std::span(self->length_buf_)));
-                    if (payload + 4 > self->options_.max_frame_length) {
-                        throw remoting::CodecError(fmt::format("frame of {} bytes above the {} byte limit",
-                                                               payload + 4,
-                                                               self->options_.max_frame_length));
-                    }
-                } catch (const std::exception& e) {
-                    std::string why = e.what();
-                    // a TLS record (alert 0x15 or handshake 0x16, version 3.x) where a length was due
-                    if (!self->tls_ &&
-                        (self->length_buf_[0] == std::byte{0x15} ||
-                         self->length_buf_[0] == std::byte{0x16}) &&
-                        self->length_buf_[1] == std::byte{0x03}) {
-                        why = fmt::format("the peer answered with TLS: it requires TLS (RemotingConfig::tls, "
-                                          "tls.enable) ({})",
-                                          why);
-                    }
-                    log_line(LogLevel::Warn, "closing the connection to {}: {}", self->addr_, why);
-                    self->shutdown_socket(fmt::format("frame refused: {}", why));
-                    return;
+                self->reader_.commit(n);
+                if (self->dispatch_frames(gen)) {
+                    self->start_read();
                 }
-                self->read_payload(payload);
             });
     }
 
-    void read_payload(std::size_t size) {
-        auto buf = std::make_shared<std::vector<std::byte>>(size);
-        read_from_peer(asio::buffer(*buf),
-                       [self = shared_from_this(), buf, gen = generation_, keep = tls_](
-                           const boost::system::error_code& ec, std::size_t) {
-                           if (gen != self->generation_) {
-                               return;
-                           }
-                           if (ec) {
-                               self->shutdown_socket(fmt::format("read failed: {}", ec.message()));
-                               return;
-                           }
-                           std::optional<remoting::Command> cmd;
-                           try {
-                               cmd = remoting::decode_payload(std::span<const std::byte>(*buf));
-                           } catch (const std::exception& e) {
-                               log_line(LogLevel::Warn,
-                                        "closing the connection to {}: undecodable frame: {}",
-                                        self->addr_,
-                                        e.what());
-                               self->shutdown_socket(fmt::format("undecodable frame: {}", e.what()));
-                               return;
-                           }
-                           self->dispatch(std::move(*cmd));
-                           if (gen == self->generation_) {
-                               self->start_read();
-                           }
-                       });
+    /// Dispatches the complete frames read; false when the connection was closed meanwhile (a refused or
+    /// undecodable frame, or a callback closing it).
+    bool dispatch_frames(std::uint64_t gen) {
+        for (;;) {
+            std::optional<std::span<const std::byte>> payload;
+            try {
+                payload = reader_.next();
+            } catch (const std::exception& e) {
+                refuse_frame(e.what());
+                return false;
+            }
+            if (!payload) {
+                return true;
+            }
+            std::optional<remoting::Command> cmd;
+            try {
+                cmd = remoting::decode_payload(*payload);
+            } catch (const std::exception& e) {
+                log_line(
+                    LogLevel::Warn, "closing the connection to {}: undecodable frame: {}", addr_, e.what());
+                shutdown_socket(fmt::format("undecodable frame: {}", e.what()));
+                return false;
+            }
+            dispatch(std::move(*cmd));
+            if (gen != generation_) {
+                return false;
+            }
+        }
+    }
+
+    void refuse_frame(std::string why) {
+        const std::span<const std::byte> head = reader_.unread();
+        // a TLS record (alert 0x15 or handshake 0x16, version 3.x) where a length was due
+        if (!tls_ && head.size() >= 2 && (head[0] == std::byte{0x15} || head[0] == std::byte{0x16}) &&
+            head[1] == std::byte{0x03}) {
+            why = fmt::format("the peer answered with TLS: it requires TLS (RemotingConfig::tls, "
+                              "tls.enable) ({})",
+                              why);
+        }
+        log_line(LogLevel::Warn, "closing the connection to {}: {}", addr_, why);
+        shutdown_socket(fmt::format("frame refused: {}", why));
     }
 
     void dispatch(remoting::Command cmd) {
@@ -682,7 +741,16 @@ private:
     std::deque<std::shared_ptr<std::string>> priority_writes_;
     int hold_ = 0;
     std::unordered_map<std::int32_t, Pending> pending_;
-    std::array<std::byte, 4> length_buf_{};
+    std::priority_queue<Deadline, std::vector<Deadline>, std::greater<>> deadlines_;
+    asio::steady_timer timeout_timer_;
+    bool timeout_armed_ = false;
+    std::chrono::steady_clock::time_point timeout_at_;
+    /// invoke_async's requests on their way to the io thread (submit_posted_: a task to take them is queued).
+    std::mutex submit_mutex_;
+    std::vector<Submitted> submitted_;
+    bool submit_posted_ = false;
+    std::vector<Submitted> starting_;  // io thread: the batch being started
+    FrameReader reader_{options_.max_frame_length};
     /// An established connection was lost and no connect succeeded since (the next success is reported).
     bool lost_ = false;
 };
