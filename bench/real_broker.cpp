@@ -4,7 +4,7 @@
 //
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --messages N --mode
 //   concurrently|orderly|key_orderly|raw|lite_pull|pop
-//                         [--batch N] [--threads N] [--body BYTES] [--work none|sleep1ms|hash100]
+//                         [--batch N] [--threads N] [--body BYTES] [--work none|sleep1ms|hash100] [--trace]
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --messages N --mode backlog --max-seconds S
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --mode rebalance --order concurrently|orderly
 //                         [--rate N] [--rebalance-interval ms]
@@ -18,8 +18,10 @@
 // --work runs per polled batch. pop: rmq::SimpleConsumer (init mode Min), --threads threads each receiving
 // up to 32 messages (invisible 60 s, await 1 s), doing --work per message and acking each (one ACK_MESSAGE
 // per message: rmq has no BATCH_ACK_MESSAGE yet).
-// --work: what the listener does per call besides counting: sleep 1 ms (a listener waiting on I/O), or per
-// message 100 rounds of FNV-1a over the body (CPU-bound); JavaPushBench's listener does the same.
+// --trace (push modes): enable_msg_trace, its records to RMQ_SYS_TRACE_TOPIC (the label gets _trace;
+// JavaPushBench takes -Drmq.bench.trace=true). --work: what the listener does per call besides counting:
+// sleep 1 ms (a listener waiting on I/O), or per message 100 rounds of FNV-1a over the body (CPU-bound);
+// JavaPushBench's listener does the same.
 
 #if __has_include(<rmq/transport/remoting.hpp>)
 
@@ -64,6 +66,7 @@ struct Options {
     int queues = 8;
     std::int64_t rate = 2000;
     std::int64_t rebalance_interval = 20000;
+    bool trace = false;  // --trace: enable_msg_trace on the push consumer (records to RMQ_SYS_TRACE_TOPIC)
     std::string order = "concurrently";
     std::string work = "none";
 };
@@ -178,6 +181,7 @@ int run_consumer(const Options& o, Status ok, std::string_view name) {
     cfg.consume_thread_min = o.threads;
     cfg.consume_thread_max = o.threads;
     cfg.consume_message_batch_max_size = o.batch;
+    cfg.enable_msg_trace = o.trace;
     std::atomic<std::int64_t> consumed{0};
     Work work(o.work);
     ConsumerT consumer{transport, cfg};
@@ -201,6 +205,15 @@ int run_consumer(const Options& o, Status ok, std::string_view name) {
     }
     if (o.work != "none") {
         label += "_" + o.work;
+    }
+    if (o.trace) {
+        label += "_trace";
+        const auto t = consumer.trace_stats();
+        fmt::print(stderr,
+                   "trace: {} records appended, {} dropped, {} trace messages sent\n",
+                   t.appended,
+                   t.dropped,
+                   t.messages_sent);
     }
     print(o, label, r, w.mem.base_kb);
     consumer.shutdown();
@@ -359,6 +372,7 @@ Options parse(int argc, char** argv) {
         .add("--rebalance-interval", o.rebalance_interval)
         .add("--max-seconds", o.max_seconds)
         .add("--work", o.work)
+        .add_switch("--trace", [&o] { o.trace = true; })
         .parse(argc, argv);
     return o;
 }

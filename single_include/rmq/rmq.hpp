@@ -8844,6 +8844,7 @@ private:
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -8876,8 +8877,11 @@ struct DispatcherOptions {
     std::int64_t flush_interval = 5000;
 };
 
-/// Sends one trace message (its topic, body and KEYS set); throws when the send failed.
-using TraceSend = std::function<void(const Message&)>;
+/// Sends one trace message (its topic, body and KEYS set) and calls `done` once, with null or why it failed
+/// (it may also throw instead); asynchronous like Java's trace sends, so that the drain thread keeps up with
+/// a consumer instead of waiting a round trip per trace message.
+using TraceSendDone = std::function<void(std::exception_ptr)>;
+using TraceSend = std::function<void(const Message&, TraceSendDone)>;
 
 /// What a SubAfter record adds to the SubBefore it joins; the record itself is built on the drain thread, so
 /// a listener call copies no trace bean.
@@ -8929,6 +8933,7 @@ private:
     void send_records(const std::vector<std::unique_ptr<Record>>& records);
     void send_group(const std::vector<TraceTransferBean>& beans);
     void send_one(const std::set<std::string>& keys, std::string data);
+    void on_sent(std::size_t bytes, const std::exception_ptr& error) noexcept;
 
     DispatcherOptions options_;
     TraceSend send_;
@@ -9256,7 +9261,12 @@ std::unique_ptr<Tracer> start_tracer(const Tr& transport,
     options.batch_num = static_cast<std::size_t>(trace_msg_batch_num > 0 ? trace_msg_batch_num : 1);
     return std::make_unique<Tracer>(
         std::move(options),
-        [producer](const Message& m) { (void)producer->send(m); },
+        [producer](const Message& m, const TraceSendDone& done) {
+            producer->send_async(
+                m,
+                [done](const SendResult&) { done(nullptr); },
+                [done](std::exception_ptr e) { done(std::move(e)); });
+        },
         [producer] { producer->shutdown(); },
         transport.clock(),
         group);
@@ -25339,16 +25349,32 @@ RMQ_DECL void Dispatcher::send_one(const std::set<std::string>& keys, std::strin
     if (!joined.empty()) {
         m.set_keys(joined);
     }
+    const std::size_t bytes = m.body().size();
     try {
-        send_(m);
+        send_(m, [this, bytes](const std::exception_ptr& error) { on_sent(bytes, error); });
+    } catch (...) {
+        on_sent(bytes, std::current_exception());
+    }
+}
+
+RMQ_DECL void Dispatcher::on_sent(std::size_t bytes, const std::exception_ptr& error) noexcept {
+    if (!error) {
         sent_.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    failed_.fetch_add(1, std::memory_order_relaxed);
+    try {
+        std::rethrow_exception(error);
     } catch (const std::exception& e) {
-        failed_.fetch_add(1, std::memory_order_relaxed);
-        log_message(LogLevel::Warn,
-                    fmt::format("send trace data to {} failed ({} bytes lost): {}",
-                                options_.trace_topic,
-                                m.body().size(),
-                                e.what()));
+        try {
+            log_message(LogLevel::Warn,
+                        fmt::format("send trace data to {} failed ({} bytes lost): {}",
+                                    options_.trace_topic,
+                                    bytes,
+                                    e.what()));
+        } catch (...) {  // NOLINT(bugprone-empty-catch): counted; a log that fails is not fatal
+        }
+    } catch (...) {  // NOLINT(bugprone-empty-catch): counted above
     }
 }
 

@@ -36,15 +36,19 @@ struct Sink {
     bool fail = false;
 
     rmq::detail::trace::TraceSend sender() {
-        return [this](const rmq::Message& m) {
+        return [this](const rmq::Message& m, const rmq::detail::trace::TraceSendDone& done) {
             std::unique_lock lock(mutex);
             ++calls;
             cv.notify_all();
             cv.wait(lock, [this] { return !hold; });
             if (fail) {
-                throw rmq::Error("trace topic unreachable");
+                lock.unlock();
+                done(std::make_exception_ptr(rmq::Error("trace topic unreachable")));
+                return;
             }
             sent.push_back(m);
+            lock.unlock();
+            done(nullptr);
         };
     }
 

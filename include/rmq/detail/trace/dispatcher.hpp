@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -44,8 +45,11 @@ struct DispatcherOptions {
     std::int64_t flush_interval = 5000;
 };
 
-/// Sends one trace message (its topic, body and KEYS set); throws when the send failed.
-using TraceSend = std::function<void(const Message&)>;
+/// Sends one trace message (its topic, body and KEYS set) and calls `done` once, with null or why it failed
+/// (it may also throw instead); asynchronous like Java's trace sends, so that the drain thread keeps up with
+/// a consumer instead of waiting a round trip per trace message.
+using TraceSendDone = std::function<void(std::exception_ptr)>;
+using TraceSend = std::function<void(const Message&, TraceSendDone)>;
 
 /// What a SubAfter record adds to the SubBefore it joins; the record itself is built on the drain thread, so
 /// a listener call copies no trace bean.
@@ -97,6 +101,7 @@ private:
     void send_records(const std::vector<std::unique_ptr<Record>>& records);
     void send_group(const std::vector<TraceTransferBean>& beans);
     void send_one(const std::set<std::string>& keys, std::string data);
+    void on_sent(std::size_t bytes, const std::exception_ptr& error) noexcept;
 
     DispatcherOptions options_;
     TraceSend send_;

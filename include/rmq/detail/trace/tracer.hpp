@@ -155,7 +155,12 @@ std::unique_ptr<Tracer> start_tracer(const Tr& transport,
     options.batch_num = static_cast<std::size_t>(trace_msg_batch_num > 0 ? trace_msg_batch_num : 1);
     return std::make_unique<Tracer>(
         std::move(options),
-        [producer](const Message& m) { (void)producer->send(m); },
+        [producer](const Message& m, const TraceSendDone& done) {
+            producer->send_async(
+                m,
+                [done](const SendResult&) { done(nullptr); },
+                [done](std::exception_ptr e) { done(std::move(e)); });
+        },
         [producer] { producer->shutdown(); },
         transport.clock(),
         group);

@@ -184,7 +184,9 @@ public final class JavaPushBench {
             consumeLitePull(namesrv, topic, group, n, threads, batch, bodyBytes, maxSeconds, workKind);
             return;
         }
-        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
+        // -Drmq.bench.trace=true: Java's message trace (enableMsgTrace), as rmq_bench_real_broker --trace
+        boolean trace = Boolean.getBoolean("rmq.bench.trace");
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group, trace, null);
         if (mode.equals("pop")) {
             consumer.setClientRebalance(false);
         }
@@ -253,7 +255,7 @@ public final class JavaPushBench {
         long c = consumed.get();
         stop.run();
         String label = (mode.equals("concurrently") ? "concurrently_b" + batch : mode)
-            + (workKind.equals("none") ? "" : "_" + workKind);
+            + (workKind.equals("none") ? "" : "_" + workKind) + (Boolean.getBoolean("rmq.bench.trace") ? "_trace" : "");
         StringBuilder extra = new StringBuilder();
         if (first100k >= 0) {
             extra.append(String.format(",\"first_100k_s\":%.4f", first100k));

@@ -206,16 +206,32 @@ RMQ_DECL void Dispatcher::send_one(const std::set<std::string>& keys, std::strin
     if (!joined.empty()) {
         m.set_keys(joined);
     }
+    const std::size_t bytes = m.body().size();
     try {
-        send_(m);
+        send_(m, [this, bytes](const std::exception_ptr& error) { on_sent(bytes, error); });
+    } catch (...) {
+        on_sent(bytes, std::current_exception());
+    }
+}
+
+RMQ_DECL void Dispatcher::on_sent(std::size_t bytes, const std::exception_ptr& error) noexcept {
+    if (!error) {
         sent_.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    failed_.fetch_add(1, std::memory_order_relaxed);
+    try {
+        std::rethrow_exception(error);
     } catch (const std::exception& e) {
-        failed_.fetch_add(1, std::memory_order_relaxed);
-        log_message(LogLevel::Warn,
-                    fmt::format("send trace data to {} failed ({} bytes lost): {}",
-                                options_.trace_topic,
-                                m.body().size(),
-                                e.what()));
+        try {
+            log_message(LogLevel::Warn,
+                        fmt::format("send trace data to {} failed ({} bytes lost): {}",
+                                    options_.trace_topic,
+                                    bytes,
+                                    e.what()));
+        } catch (...) {  // NOLINT(bugprone-empty-catch): counted; a log that fails is not fatal
+        }
+    } catch (...) {  // NOLINT(bugprone-empty-catch): counted above
     }
 }
 
