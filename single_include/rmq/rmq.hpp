@@ -12474,7 +12474,7 @@ void PopLoop<T>::run() {
     while (!halted_.load()) {
         if (s_.paused.load()) {
             pause(s_.config.pull_time_delay_mills_when_suspend);
-        } else if (q_->in_flight.load() >= s_.config.pop_threshold_for_queue) {
+        } else if (q_->in_flight.load() > s_.config.pop_threshold_for_queue) {  // Java: waitAckMsgCount >
             pause(s_.config.pull_time_delay_mills_when_flow_control);
         } else {
             pop_once();

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -279,6 +280,29 @@ TEST_CASE("Java's POP delays: popDelayLevel by level or reconsume times, by age 
     CHECK(pop_exhausted_delay_level(45000) == 2);
     CHECK(pop_exhausted_delay_level(3 * 3600 * 1000) == 15);
     CHECK_FALSE(pop_exhausted_delay_level(4 * 3600 * 1000 + 1).has_value());
+}
+
+TEST_CASE("POP flow control pops until more than pop_threshold_for_queue wait for their ack (Java's >)",
+          "[pop][push_pop]") {
+    Fixture f;
+    std::promise<void> release;
+    const std::shared_future<void> released = release.get_future().share();
+    auto config = Fixture::pop_config(1);
+    config.pop_threshold_for_queue = 2;
+    auto c = f.start(
+        [released](std::span<const rmq::MessageExt>, rmq::ConsumeConcurrentlyContext&) {
+            released.wait();  // every popped message stays unacked until the test lets go
+            return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+        },
+        config);
+    for (int i = 0; i < 10; ++i) {
+        f.send(fmt::format("m{}", i));
+    }
+    // Pops while 0, 1 and 2 wait (Java: waitAckMsgCount > popThresholdForQueue stops it): 3 in flight.
+    CHECK(eventually([&] { return f.broker.pop_in_flight("g") == 3; }));
+    release.set_value();
+    CHECK(eventually([&] { return f.broker.pop_in_flight("g") == 0; }));
+    c->shutdown();
 }
 
 }  // namespace push_pop_test
