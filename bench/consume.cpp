@@ -227,13 +227,7 @@ Phase drain_with(
     const Phase p = phase_of(w, w.wait(consumed, target, o.max_seconds));
     report(p);
     if (o.trace) {
-        // A dropped record cost less than a sent one: the figures are only comparable with the drops known.
-        const auto t = consumer.trace_stats();
-        fmt::print(stderr,
-                   "trace: {} records appended, {} dropped, {} trace messages sent\n",
-                   t.appended,
-                   t.dropped,
-                   t.messages_sent);
+        print_trace_stats(consumer.trace_stats());
     }
     exit_if_profiling(p.complete ? 0 : 1);
     consumer.shutdown();

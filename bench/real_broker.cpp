@@ -208,12 +208,7 @@ int run_consumer(const Options& o, Status ok, std::string_view name) {
     }
     if (o.trace) {
         label += "_trace";
-        const auto t = consumer.trace_stats();
-        fmt::print(stderr,
-                   "trace: {} records appended, {} dropped, {} trace messages sent\n",
-                   t.appended,
-                   t.dropped,
-                   t.messages_sent);
+        print_trace_stats(consumer.trace_stats());
     }
     print(o, label, r, w.mem.base_kb);
     consumer.shutdown();

@@ -172,6 +172,16 @@ struct Window {
     }
 };
 
+/// What a traced consumer's dispatcher did, on stderr: a dropped record costs less than a sent one, so the
+/// figures of a --trace run are only comparable with the drops known.
+inline void print_trace_stats(const rmq::TraceStats& t) {
+    fmt::print(stderr,
+               "trace: {} records appended, {} dropped, {} trace messages sent\n",
+               t.appended,
+               t.dropped,
+               t.messages_sent);
+}
+
 inline double mb(long kb) {
     return static_cast<double>(kb) / 1024.0;
 }
