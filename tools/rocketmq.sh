@@ -93,6 +93,23 @@ die() {
     exit 1
 }
 say() { echo "rocketmq.sh: $*" >&2; }
+# A broker marks its disk full, and refuses every write with "service not available now ... the broker's disk is
+# full", once the store's partition is used past diskSpaceWarningLevelRatio: 98% as configured here for 4.x, but 90% on
+# 5.x whatever broker.conf says (its DefaultMessageStore caps the ratio at 0.90). It counts used = total - free blocks
+# (File.getFreeSpace, reserved blocks included), as this does; a cluster started within 2 points of the limit would
+# fail its tests one by one, so say it at once.
+check_disk() {
+    local dir=$1 blocks free size limit=$((RMQ_MAJOR == 4 ? 98 : 90))
+    read -r blocks free size < <(stat -f -c '%b %f %S' "$dir") || return 0
+    ((blocks > 0)) || return 0
+    local used=$(((blocks - free) * 100 / blocks)) free_mib=$((free * size / 1048576))
+    if ((used >= limit - 2)); then
+        echo "rocketmq.sh: ERROR: $dir is on a partition ${used}% used (${free_mib} MiB free): RocketMQ $RMQ_VERSION" \
+            "brokers refuse every write above ${limit}% (\"the broker's disk is full\"); free some space and start again" >&2
+        return 1
+    fi
+    say "store partition ${used}% used, ${free_mib} MiB free (the brokers refuse writes above ${limit}%)"
+}
 now_ms() { date +%s%3N; }
 secs_since() { awk -v a="$1" -v b="$(now_ms)" 'BEGIN { printf "%.1f", (b - a) / 1000 }'; }
 
@@ -636,7 +653,7 @@ wait_broker() {
 }
 
 cmd_start() {
-    local d="" n=2 t0 tls=${RMQ_TLS_MODE:-} acl=${RMQ_ACL:-0}
+    local d="" made="" n=2 t0 tls=${RMQ_TLS_MODE:-} acl=${RMQ_ACL:-0}
     while (($#)); do
         case $1 in
         --dir) d=$2; shift 2 ;;
@@ -653,6 +670,7 @@ cmd_start() {
     t0=$(now_ms)
     if [[ -z $d ]]; then
         d=$(mktemp -d "${TMPDIR:-/tmp}/rmq-cluster.XXXXXX")
+        made=1
     else
         mkdir -p "$d"
         d=$(cd "$d" && pwd)
@@ -665,6 +683,10 @@ cmd_start() {
         [[ -z $(ls -A "$d" | grep -v -e '^cluster\.' -e '^pids$' -e '^namesrv$' -e '^broker-' -e '^mqadmin$' \
             -e '^tls$' -e '^conf$') ]] || die "$d contains foreign files; give an empty or new directory"
         rm -rf "$d"/namesrv "$d"/broker-* "$d"/pids "$d"/mqadmin "$d"/cluster.* "$d"/tls "$d"/conf
+    fi
+    if ! check_disk "$d"; then
+        [[ -z $made ]] || rmdir "$d"
+        exit 1
     fi
 
     # Ports: 9876 unless taken (or RMQ_NAMESRV_PORT), brokers 10911, 10921, ... skipping taken ones.
