@@ -9081,6 +9081,21 @@ inline std::optional<TraceContext> sub_before_record(std::span<const MessageExt>
     return c;
 }
 
+/// Java's ConsumeReturnType of a listener call (a SubAfter record's context code): the push consumer's and
+/// the POP mode's ConsumeRequest.run decide it alike.
+inline ConsumeReturnType consume_return_type(bool answered,
+                                             bool success,
+                                             std::int64_t rt_millis,
+                                             std::int64_t consume_timeout_minutes) noexcept {
+    if (!answered) {
+        return ConsumeReturnType::Exception;
+    }
+    if (rt_millis >= consume_timeout_minutes * 60 * 1000) {
+        return ConsumeReturnType::TimeOut;
+    }
+    return success ? ConsumeReturnType::Success : ConsumeReturnType::Failed;
+}
+
 /// The SubAfter record joining `before` (same request id and beans): the call's cost per message.
 inline TraceContext sub_after_record(const TraceContext& before,
                                      bool success,
@@ -9964,13 +9979,8 @@ auto Consumption<T>::consume(const ConsumeQueue& q,
 /// Java's ConsumeReturnType of a listener call, a SubAfter record's context code.
 template <class T>
 ConsumeReturnType Consumption<T>::return_type(const ListenerCall<Status>& call) const {
-    if (!call.answered) {
-        return ConsumeReturnType::Exception;
-    }
-    if (call.rt_millis >= s_.config.consume_timeout * 60 * 1000) {
-        return ConsumeReturnType::TimeOut;
-    }
-    return Order::is_success(call.status) ? ConsumeReturnType::Success : ConsumeReturnType::Failed;
+    return trace::consume_return_type(
+        call.answered, Order::is_success(call.status), call.rt_millis, s_.config.consume_timeout);
 }
 
 template <class T>
@@ -12198,7 +12208,8 @@ bool PopConsume<T>::pop_timed_out(const MessageExt& first) const {
     }
 }
 
-/// The hooks, CONSUME_START_TIME and the listener; an exception or nullopt is Java's null status.
+/// The hooks, the trace records (SubBefore / SubAfter, as Java's ConsumeMessageTraceHookImpl sees a POP
+/// consumer's calls) and the listener; an exception is Java's null status.
 template <class T>
 auto PopConsume<T>::call_listener(const MessageQueue& mq,
                                   std::span<const MessageExt> msgs,
@@ -12211,6 +12222,7 @@ auto PopConsume<T>::call_listener(const MessageQueue& mq,
             log_line(LogLevel::Warn, "consume hook (before) failed: {}", e.what());
         }
     }
+    auto traced = s_.tracer ? s_.tracer->before(msgs) : nullptr;
     const std::int64_t begin = s_.clock->steady_millis();
     std::optional<ConsumeConcurrentlyStatus> status;
     try {
@@ -12220,7 +12232,16 @@ auto PopConsume<T>::call_listener(const MessageQueue& mq,
     } catch (...) {
         log_line(LogLevel::Warn, "group [{}]: listener threw for {}", s_.group, mq);
     }
-    s_.stats.record_consume_rt(mq.topic, s_.clock->steady_millis() - begin);
+    const std::int64_t rt = s_.clock->steady_millis() - begin;
+    s_.stats.record_consume_rt(mq.topic, rt);
+    if (s_.tracer) {
+        const bool success = status == ConsumeConcurrentlyStatus::ConsumeSuccess;
+        s_.tracer->after(
+            std::move(traced),
+            success,
+            trace::consume_return_type(status.has_value(), success, rt, s_.config.consume_timeout),
+            msgs.size());
+    }
     if (s_.hooks.after) {
         try {
             s_.hooks.after(mq, msgs, status == ConsumeConcurrentlyStatus::ConsumeSuccess);

@@ -213,6 +213,58 @@ TEST_CASE("a traced push consumer writes SubBefore and SubAfter records that joi
     CHECK(before_ids == expected);  // the TRACE_ON=false message is not traced
 }
 
+TEST_CASE("a traced POP push consumer writes SubBefore and SubAfter records of its listener calls",
+          "[trace][consumer][pop]") {
+    rmq::InProcessBroker broker;
+    broker.create_topic("Orders", 2);
+    broker.create_topic(rmq::rmq_sys_trace_topic, 1);
+    std::vector<rmq::SendResult> sent;
+    {
+        rmq::Producer<rmq::InProcessTransport> p{broker.connect(),
+                                                 rmq::ProducerConfig{.producer_group = "P"}};
+        p.start();
+        sent.push_back(p.send(rmq::Message("Orders", "TagA", "good", "a")));
+        sent.push_back(p.send(rmq::Message("Orders", "TagA", "bad", "b")));
+    }
+    auto config = consumer_test::fast_config("CG");
+    config.message_request_mode = rmq::MessageRequestMode::Pop;
+    config.enable_msg_trace = true;
+    config.trace_msg_batch_num = 1;
+    rmq::PushConsumer<rmq::InProcessTransport> consumer{broker.connect(), config};
+    consumer.subscribe("Orders", "*");
+    consumer.register_listener([&](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));  // a cost the SubAfter record shows
+        return msgs.front().keys() == "bad" ? rmq::ConsumeConcurrentlyStatus::ReconsumeLater
+                                            : rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+    });
+    consumer.start();
+    // one call per message (consume_message_batch_max_size 1); the failed one comes back only after its
+    // POP delay, well after this test
+    REQUIRE(consumer_test::eventually([&] { return records_in(broker, "RMQ_SYS_TRACE_TOPIC").size() >= 4; }));
+    consumer.shutdown();
+    const auto records = records_in(broker, "RMQ_SYS_TRACE_TOPIC");
+    REQUIRE(records.size() == 4);
+    std::map<std::string, rmq::TraceContext> before;
+    std::map<std::string, rmq::TraceContext> after;
+    for (const auto& r : records) {
+        REQUIRE(r.trace_beans.size() == 1);
+        (r.trace_type == rmq::TraceType::SubBefore ? before : after)[*r.trace_beans.at(0).keys] = r;
+    }
+    REQUIRE(before.size() == 2);
+    REQUIRE(after.size() == 2);
+    CHECK(*before.at("good").trace_beans.at(0).msg_id == sent[0].msg_id);
+    CHECK(*before.at("bad").trace_beans.at(0).msg_id == sent[1].msg_id);
+    for (const auto& [keys, a] : after) {
+        INFO(keys);
+        CHECK(a.request_id == before.at(keys).request_id);
+        CHECK(a.group_name == "CG");
+        CHECK(a.cost_time >= 25);
+        CHECK(a.is_success == (keys == "good"));
+        CHECK(a.context_code == static_cast<int>(keys == "good" ? rmq::ConsumeReturnType::Success
+                                                                : rmq::ConsumeReturnType::Failed));
+    }
+}
+
 TEST_CASE("an unreachable trace topic drops records without failing sends", "[trace][producer]") {
     rmq::InProcessBroker broker;
     broker.create_topic("TopicTest", 1);

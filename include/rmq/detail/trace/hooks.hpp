@@ -130,6 +130,21 @@ inline std::optional<TraceContext> sub_before_record(std::span<const MessageExt>
     return c;
 }
 
+/// Java's ConsumeReturnType of a listener call (a SubAfter record's context code): the push consumer's and
+/// the POP mode's ConsumeRequest.run decide it alike.
+inline ConsumeReturnType consume_return_type(bool answered,
+                                             bool success,
+                                             std::int64_t rt_millis,
+                                             std::int64_t consume_timeout_minutes) noexcept {
+    if (!answered) {
+        return ConsumeReturnType::Exception;
+    }
+    if (rt_millis >= consume_timeout_minutes * 60 * 1000) {
+        return ConsumeReturnType::TimeOut;
+    }
+    return success ? ConsumeReturnType::Success : ConsumeReturnType::Failed;
+}
+
 /// The SubAfter record joining `before` (same request id and beans): the call's cost per message.
 inline TraceContext sub_after_record(const TraceContext& before,
                                      bool success,

@@ -73,13 +73,8 @@ auto Consumption<T>::consume(const ConsumeQueue& q,
 /// Java's ConsumeReturnType of a listener call, a SubAfter record's context code.
 template <class T>
 ConsumeReturnType Consumption<T>::return_type(const ListenerCall<Status>& call) const {
-    if (!call.answered) {
-        return ConsumeReturnType::Exception;
-    }
-    if (call.rt_millis >= s_.config.consume_timeout * 60 * 1000) {
-        return ConsumeReturnType::TimeOut;
-    }
-    return Order::is_success(call.status) ? ConsumeReturnType::Success : ConsumeReturnType::Failed;
+    return trace::consume_return_type(
+        call.answered, Order::is_success(call.status), call.rt_millis, s_.config.consume_timeout);
 }
 
 template <class T>

@@ -14,6 +14,7 @@
 
 #include <rmq/detail/pop_consumer/delay.hpp>
 #include <rmq/detail/pop_consumer/pop_consume.hpp>
+#include <rmq/detail/trace/hooks.hpp>
 #include <rmq/detail/util/log.hpp>
 
 namespace rmq::detail {
@@ -64,7 +65,8 @@ bool PopConsume<T>::pop_timed_out(const MessageExt& first) const {
     }
 }
 
-/// The hooks, CONSUME_START_TIME and the listener; an exception or nullopt is Java's null status.
+/// The hooks, the trace records (SubBefore / SubAfter, as Java's ConsumeMessageTraceHookImpl sees a POP
+/// consumer's calls) and the listener; an exception is Java's null status.
 template <class T>
 auto PopConsume<T>::call_listener(const MessageQueue& mq,
                                   std::span<const MessageExt> msgs,
@@ -77,6 +79,7 @@ auto PopConsume<T>::call_listener(const MessageQueue& mq,
             log_line(LogLevel::Warn, "consume hook (before) failed: {}", e.what());
         }
     }
+    auto traced = s_.tracer ? s_.tracer->before(msgs) : nullptr;
     const std::int64_t begin = s_.clock->steady_millis();
     std::optional<ConsumeConcurrentlyStatus> status;
     try {
@@ -86,7 +89,16 @@ auto PopConsume<T>::call_listener(const MessageQueue& mq,
     } catch (...) {
         log_line(LogLevel::Warn, "group [{}]: listener threw for {}", s_.group, mq);
     }
-    s_.stats.record_consume_rt(mq.topic, s_.clock->steady_millis() - begin);
+    const std::int64_t rt = s_.clock->steady_millis() - begin;
+    s_.stats.record_consume_rt(mq.topic, rt);
+    if (s_.tracer) {
+        const bool success = status == ConsumeConcurrentlyStatus::ConsumeSuccess;
+        s_.tracer->after(
+            std::move(traced),
+            success,
+            trace::consume_return_type(status.has_value(), success, rt, s_.config.consume_timeout),
+            msgs.size());
+    }
     if (s_.hooks.after) {
         try {
             s_.hooks.after(mq, msgs, status == ConsumeConcurrentlyStatus::ConsumeSuccess);
