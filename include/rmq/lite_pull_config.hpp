@@ -51,6 +51,10 @@ struct LitePullConfig {
     std::int64_t consumer_timeout_millis_when_suspend = 30000;
     /// pullTimeDelayMillsWhenException ms: pull retry delay after an error.
     std::int64_t pull_time_delay_mills_when_exception = 1000;
+    /// topicMetadataCheckIntervalMillis: how often the queues of topics with a
+    /// register_topic_message_queue_change_listener() are compared with the last seen (the first time after
+    /// 10 s, or after one interval when shorter).
+    std::int64_t topic_metadata_check_interval_millis = 30000;
 
     // ---- ClientConfig ----
     std::string namesrv_addr{};
@@ -118,6 +122,7 @@ struct LitePullConfig {
         detail::check_range("pull_batch_size", "pullBatchSize", pull_batch_size, 1, 1024);
         detail::check_positive("poll_timeout_millis", poll_timeout_millis);
         detail::check_positive("pull_time_delay_mills_when_pause", pull_time_delay_mills_when_pause);
+        detail::check_positive("topic_metadata_check_interval_millis", topic_metadata_check_interval_millis);
         to_consumer_config().validate();
     }
 };

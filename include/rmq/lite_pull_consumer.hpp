@@ -66,6 +66,9 @@ public:
     /// Called on the event loop when a queue becomes this member's (true) or stops being (false): Java's
     /// MessageQueueListener, one queue at a time. Keep it short; it may call seek().
     using QueueListener = std::function<void(const MessageQueue&, bool owned)>;
+    /// Java's TopicMessageQueueChangeListener: a watched topic's readable queues (sorted) changed.
+    using TopicQueueListener =
+        std::function<void(const std::string& topic, const std::vector<MessageQueue>&)>;
 
     explicit LitePullConsumer(Tr transport,
                               LitePullConfig config,
@@ -156,6 +159,15 @@ public:
 
     /// Java's assignment(): the queues this member owns now.
     [[nodiscard]] std::vector<MessageQueue> assignment() const { return engine_->assignment(); }
+
+    /// Java's registerTopicMessageQueueChangeListener(topic, listener): every
+    /// topic_metadata_check_interval_millis while running, the topic's readable queues are compared with
+    /// those seen last (at start(), or at this call when running) and `listener` gets them when they differ,
+    /// on the event loop (keep it short; an assign() from it is fine). A second listener for a topic replaces
+    /// the first. rmq::InvalidArgument for an empty topic or listener.
+    void register_topic_message_queue_change_listener(std::string_view topic, TopicQueueListener listener) {
+        engine_->watch_topic(topic, std::move(listener));
+    }
 
     /// Java's fetchMessageQueues(topic): the topic's readable queues (for assign()).
     [[nodiscard]] std::vector<MessageQueue> fetch_message_queues(std::string_view topic) {

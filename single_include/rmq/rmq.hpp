@@ -15038,6 +15038,10 @@ struct LitePullConfig {
     std::int64_t consumer_timeout_millis_when_suspend = 30000;
     /// pullTimeDelayMillsWhenException ms: pull retry delay after an error.
     std::int64_t pull_time_delay_mills_when_exception = 1000;
+    /// topicMetadataCheckIntervalMillis: how often the queues of topics with a
+    /// register_topic_message_queue_change_listener() are compared with the last seen (the first time after
+    /// 10 s, or after one interval when shorter).
+    std::int64_t topic_metadata_check_interval_millis = 30000;
 
     // ---- ClientConfig ----
     std::string namesrv_addr{};
@@ -15105,6 +15109,7 @@ struct LitePullConfig {
         detail::check_range("pull_batch_size", "pullBatchSize", pull_batch_size, 1, 1024);
         detail::check_positive("poll_timeout_millis", poll_timeout_millis);
         detail::check_positive("pull_time_delay_mills_when_pause", pull_time_delay_mills_when_pause);
+        detail::check_positive("topic_metadata_check_interval_millis", topic_metadata_check_interval_millis);
         to_consumer_config().validate();
     }
 };
@@ -15137,13 +15142,15 @@ struct LitePullConfig {
 /// (detail/consumer/core.hpp) with the LitePullOrder policy rebalances, pulls, flow-controls and keeps the
 /// offset store; the engine adds what an application drives: subscribe or assign, poll, seek, commit,
 /// pause. One file per operation in impl/: lifecycle (construction, subscribe, assign, start, shutdown),
-/// poll, seek, commit (commits, committed, offset_for_timestamp).
+/// poll, seek, commit (commits, committed, offset_for_timestamp), topic_watch (topic queue change listeners).
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15617,6 +15624,11 @@ public:
 
     [[nodiscard]] std::vector<MessageQueue> fetch_message_queues(std::string_view topic);
 
+    // impl/topic_watch.hpp
+    using TopicQueueListener =
+        std::function<void(const std::string& topic, const std::vector<MessageQueue>&)>;
+    void watch_topic(std::string_view topic, TopicQueueListener listener);
+
     void pause(const std::vector<MessageQueue>& mqs) { buffer().pause(mqs); }
 
     void resume(const std::vector<MessageQueue>& mqs) { buffer().resume(mqs); }
@@ -15655,6 +15667,15 @@ private:
     void restart_queue(const MessageQueue& mq, std::int64_t offset);
     // impl/commit.hpp
     void commit_polled();
+    // impl/topic_watch.hpp
+    void start_topic_watch();
+    void check_watched_topics();
+    void remember_queues(const std::string& topic);
+
+    struct WatchedTopic {
+        TopicQueueListener listener;
+        std::optional<std::vector<MessageQueue>> queues;  ///< last seen (sorted); none before the first fetch
+    };
 
     LitePullConfig config_;
     std::shared_ptr<Assignment> assignment_ = std::make_shared<Assignment>();
@@ -15664,6 +15685,8 @@ private:
     std::vector<std::string> assigned_topics_;
     // Java's synchronized poll / seek / commit: one application call at a time (a poll waits outside it).
     std::mutex user_mutex_;
+    std::mutex watch_mutex_;
+    std::map<std::string, WatchedTopic> watched_;  // guarded by watch_mutex_
 };
 
 }  // namespace rmq::detail
@@ -15870,6 +15893,7 @@ void LitePullEngine<Allocate, OffsetStore, Tr>::start() {
         listener_,
         std::move(commit_on_leave));
     core_->start();
+    start_topic_watch();
 }
 
 /// Java's shutdown: with auto-commit, what was polled is committed; the core then stops pulling, persists
@@ -16054,6 +16078,121 @@ void LitePullEngine<Allocate, OffsetStore, Tr>::restart_queue(const MessageQueue
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/lite_pull/impl/seek.hpp ----
+
+// ---- begin rmq/detail/lite_pull/impl/topic_watch.hpp ----
+
+/// @file detail/lite_pull/impl/topic_watch.hpp
+/// LitePullEngine: Java's registerTopicMessageQueueChangeListener and fetchTopicMessageQueuesAndCompare. The
+/// queues come from the transport's route view (refreshed from the NameServer every
+/// poll_name_server_interval).
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+
+namespace rmq::detail {
+
+/// Java: the queues are fetched at once when running (else at start()), without calling the listener.
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::watch_topic(std::string_view topic,
+                                                            TopicQueueListener listener) {
+    if (topic.empty() || !listener) {
+        throw InvalidArgument(
+            "register_topic_message_queue_change_listener: the topic and the listener are required");
+    }
+    const std::string name(topic);
+    {
+        const std::lock_guard lock(watch_mutex_);
+        if (watched_.contains(name)) {
+            log_line(LogLevel::Warn, "topic {}: a new queue change listener replaces the old one", name);
+        }
+        watched_[name].listener = std::move(listener);
+    }
+    if (running()) {
+        remember_queues(name);
+    }
+}
+
+/// Java's operateAfterRunning (the watched topics' queues) and startScheduleTask: the first check after 10 s,
+/// or after one interval when that is shorter (Java waits 10 s whatever the interval).
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::start_topic_watch() {
+    std::vector<std::string> topics;
+    {
+        const std::lock_guard lock(watch_mutex_);
+        for (const auto& [topic, watched] : watched_) {
+            topics.push_back(topic);
+        }
+    }
+    for (const auto& topic : topics) {
+        remember_queues(topic);
+    }
+    const std::int64_t period = config_.topic_metadata_check_interval_millis;
+    CoreAccess::state(*core_).scheduler.every(
+        std::min<std::int64_t>(10000, period), period, [this] { check_watched_topics(); });
+}
+
+/// The topic's queues now become the ones seen last; a failed fetch keeps the earlier ones (logged).
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::remember_queues(const std::string& topic) {
+    try {
+        auto queues = fetch_message_queues(topic);
+        const std::lock_guard lock(watch_mutex_);
+        watched_[topic].queues = std::move(queues);
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn,
+                 "topic {}: fetching its queues for the change listener failed: {}",
+                 topic,
+                 e.what());
+    }
+}
+
+/// Java's fetchTopicMessageQueuesAndCompare, on the event loop: each watched topic whose queues differ from
+/// the last seen gets its listener called (outside the lock, so it may register again). Unlike Java, a
+/// failed fetch skips only its own topic.
+template <class Allocate, class OffsetStore, class Tr>
+void LitePullEngine<Allocate, OffsetStore, Tr>::check_watched_topics() {
+    std::vector<std::pair<std::string, TopicQueueListener>> topics;
+    {
+        const std::lock_guard lock(watch_mutex_);
+        for (const auto& [topic, watched] : watched_) {
+            topics.emplace_back(topic, watched.listener);
+        }
+    }
+    for (const auto& [topic, listener] : topics) {
+        std::vector<MessageQueue> now;
+        try {
+            now = fetch_message_queues(topic);
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Warn,
+                     "topic {}: fetching its queues for the change listener failed: {}",
+                     topic,
+                     e.what());
+            continue;
+        }
+        {
+            const std::lock_guard lock(watch_mutex_);
+            auto& watched = watched_[topic];
+            if (watched.queues == now) {
+                continue;
+            }
+            watched.queues = now;
+        }
+        try {
+            listener(topic, now);
+        } catch (const std::exception& e) {
+            log_line(LogLevel::Warn, "topic {}: the queue change listener threw: {}", topic, e.what());
+        }
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/lite_pull/impl/topic_watch.hpp ----
 // ---- end rmq/detail/lite_pull/engine.hpp ----
 
 namespace rmq {
@@ -16091,6 +16230,9 @@ public:
     /// Called on the event loop when a queue becomes this member's (true) or stops being (false): Java's
     /// MessageQueueListener, one queue at a time. Keep it short; it may call seek().
     using QueueListener = std::function<void(const MessageQueue&, bool owned)>;
+    /// Java's TopicMessageQueueChangeListener: a watched topic's readable queues (sorted) changed.
+    using TopicQueueListener =
+        std::function<void(const std::string& topic, const std::vector<MessageQueue>&)>;
 
     explicit LitePullConsumer(Tr transport,
                               LitePullConfig config,
@@ -16181,6 +16323,15 @@ public:
 
     /// Java's assignment(): the queues this member owns now.
     [[nodiscard]] std::vector<MessageQueue> assignment() const { return engine_->assignment(); }
+
+    /// Java's registerTopicMessageQueueChangeListener(topic, listener): every
+    /// topic_metadata_check_interval_millis while running, the topic's readable queues are compared with
+    /// those seen last (at start(), or at this call when running) and `listener` gets them when they differ,
+    /// on the event loop (keep it short; an assign() from it is fine). A second listener for a topic replaces
+    /// the first. rmq::InvalidArgument for an empty topic or listener.
+    void register_topic_message_queue_change_listener(std::string_view topic, TopicQueueListener listener) {
+        engine_->watch_topic(topic, std::move(listener));
+    }
 
     /// Java's fetchMessageQueues(topic): the topic's readable queues (for assign()).
     [[nodiscard]] std::vector<MessageQueue> fetch_message_queues(std::string_view topic) {

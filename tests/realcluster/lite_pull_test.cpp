@@ -215,3 +215,37 @@ TEST_CASE("lite pull assign: seek, offset_for_timestamp, commit_sync, and a new 
     REQUIRE(!rest.empty());
     CHECK(rest.front().queue_offset() == 2);
 }
+
+TEST_CASE("lite pull: a topic queue change listener hears of queues added by updateTopic",
+          "[realcluster][lite_pull]") {
+    const auto topic = rmq_rc::unique("lite_watch");
+    rmq_rc::create_topic(topic, 2);
+    auto cfg = config(rmq_rc::unique("cg_lite_watch"), "lite_watch");
+    cfg.topic_metadata_check_interval_millis = 500;
+    LitePull consumer{Transport{rmq_rc::config()}, cfg};
+    std::mutex mutex;
+    std::vector<std::vector<rmq::MessageQueue>> heard;
+    consumer.register_topic_message_queue_change_listener(
+        topic, [&](const std::string&, const std::vector<rmq::MessageQueue>& queues) {
+            const std::lock_guard lock(mutex);
+            heard.push_back(queues);
+        });
+    const auto before = Transport{rmq_rc::config()}.topic_route(topic).read_queues;
+    consumer.assign(before);
+    consumer.start();
+    rmq_rc::create_topic(topic, 3);  // 2 -> 3 queues on each broker
+    const auto told = [&] {
+        const std::lock_guard lock(mutex);
+        return heard;
+    };
+    const std::size_t after = before.size() / 2 * 3;
+    // one call, or two when a check fell between the two brokers' updates: never the unchanged queues
+    REQUIRE(rmq_rc::wait_until([&] { return !told().empty() && told().back().size() == after; },
+                               std::chrono::seconds(60)));
+    consumer.shutdown();
+    const auto calls = told();
+    CHECK(calls.size() <= 2);
+    for (const auto& queues : calls) {
+        CHECK(queues.size() > before.size());
+    }
+}

@@ -5,13 +5,15 @@
 /// (detail/consumer/core.hpp) with the LitePullOrder policy rebalances, pulls, flow-controls and keeps the
 /// offset store; the engine adds what an application drives: subscribe or assign, poll, seek, commit,
 /// pause. One file per operation in impl/: lifecycle (construction, subscribe, assign, start, shutdown),
-/// poll, seek, commit (commits, committed, offset_for_timestamp).
+/// poll, seek, commit (commits, committed, offset_for_timestamp), topic_watch (topic queue change listeners).
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +55,11 @@ public:
 
     [[nodiscard]] std::vector<MessageQueue> fetch_message_queues(std::string_view topic);
 
+    // impl/topic_watch.hpp
+    using TopicQueueListener =
+        std::function<void(const std::string& topic, const std::vector<MessageQueue>&)>;
+    void watch_topic(std::string_view topic, TopicQueueListener listener);
+
     void pause(const std::vector<MessageQueue>& mqs) { buffer().pause(mqs); }
 
     void resume(const std::vector<MessageQueue>& mqs) { buffer().resume(mqs); }
@@ -91,6 +98,15 @@ private:
     void restart_queue(const MessageQueue& mq, std::int64_t offset);
     // impl/commit.hpp
     void commit_polled();
+    // impl/topic_watch.hpp
+    void start_topic_watch();
+    void check_watched_topics();
+    void remember_queues(const std::string& topic);
+
+    struct WatchedTopic {
+        TopicQueueListener listener;
+        std::optional<std::vector<MessageQueue>> queues;  ///< last seen (sorted); none before the first fetch
+    };
 
     LitePullConfig config_;
     std::shared_ptr<Assignment> assignment_ = std::make_shared<Assignment>();
@@ -100,6 +116,8 @@ private:
     std::vector<std::string> assigned_topics_;
     // Java's synchronized poll / seek / commit: one application call at a time (a poll waits outside it).
     std::mutex user_mutex_;
+    std::mutex watch_mutex_;
+    std::map<std::string, WatchedTopic> watched_;  // guarded by watch_mutex_
 };
 
 }  // namespace rmq::detail
@@ -108,3 +126,4 @@ private:
 #include <rmq/detail/lite_pull/impl/lifecycle.hpp>
 #include <rmq/detail/lite_pull/impl/poll.hpp>
 #include <rmq/detail/lite_pull/impl/seek.hpp>
+#include <rmq/detail/lite_pull/impl/topic_watch.hpp>

@@ -138,6 +138,7 @@ void LitePullEngine<Allocate, OffsetStore, Tr>::start() {
         listener_,
         std::move(commit_on_leave));
     core_->start();
+    start_topic_watch();
 }
 
 /// Java's shutdown: with auto-commit, what was polled is committed; the core then stops pulling, persists
