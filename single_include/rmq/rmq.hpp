@@ -8892,11 +8892,15 @@ struct AfterPart {
     std::int64_t now = 0;
 };
 
-/// One queued record: `context` itself, or (with `after`) the SubAfter record joining the SubBefore
-/// `context`.
+/// One queued record: its context itself, or (with `after`) the SubAfter record joining the SubBefore
+/// context. A SubBefore context is shared with its listener call (which joins it later); any other record
+/// owns its context, so queuing it is one allocation.
 struct Record {
-    std::shared_ptr<const TraceContext> context;
+    std::shared_ptr<const TraceContext> shared;
+    std::optional<TraceContext> owned;
     std::optional<AfterPart> after;
+
+    [[nodiscard]] const TraceContext& context() const noexcept { return owned ? *owned : *shared; }
 };
 
 /// Thread-safe: append() from any thread; start() and shutdown() from the owner.
@@ -8926,6 +8930,7 @@ public:
     [[nodiscard]] TraceStats stats() const noexcept;
 
 private:
+    bool push(Record* record) noexcept;
     void run();
     /// One drain: up to batch_num records when `force`, or when enough wait, or when the interval passed.
     /// False when nothing was due.
@@ -25355,12 +25360,13 @@ RMQ_DECL Dispatcher::~Dispatcher() {
 }
 
 RMQ_DECL bool Dispatcher::append(TraceContext ctx) noexcept {
-    std::shared_ptr<const TraceContext> shared;
+    Record* record = nullptr;
     try {
-        shared = std::make_shared<const TraceContext>(std::move(ctx));
-    } catch (...) {  // NOLINT(bugprone-empty-catch): counted as a drop below
+        record =
+            new Record{nullptr, std::move(ctx), std::nullopt};  // NOLINT(cppcoreguidelines-owning-memory)
+    } catch (...) {  // NOLINT(bugprone-empty-catch): counted as a drop by push
     }
-    return append(std::move(shared));
+    return push(record);
 }
 
 RMQ_DECL bool Dispatcher::append(std::shared_ptr<const TraceContext> ctx,
@@ -25368,11 +25374,16 @@ RMQ_DECL bool Dispatcher::append(std::shared_ptr<const TraceContext> ctx,
     Record* record = nullptr;
     try {
         if (ctx) {
-            record = new Record{std::move(ctx), after};  // NOLINT(cppcoreguidelines-owning-memory)
+            record =
+                new Record{std::move(ctx), std::nullopt, after};  // NOLINT(cppcoreguidelines-owning-memory)
         }
-    } catch (...) {
-        record = nullptr;
+    } catch (...) {  // NOLINT(bugprone-empty-catch): counted as a drop by push
     }
+    return push(record);
+}
+
+/// Queues `record` (taking it), or counts a drop when it is null or the queue is full.
+RMQ_DECL bool Dispatcher::push(Record* record) noexcept {
     // bounded_push never allocates past the nodes reserved at construction: a full queue refuses.
     if (record == nullptr || !queue_.bounded_push(record)) {
         delete record;  // NOLINT(cppcoreguidelines-owning-memory)
@@ -25473,7 +25484,7 @@ RMQ_DECL bool Dispatcher::drain(bool force) {
 RMQ_DECL void Dispatcher::send_records(const std::vector<std::unique_ptr<Record>>& records) {
     std::map<std::string, std::vector<TraceTransferBean>> groups;
     for (const auto& record : records) {
-        const TraceContext& c = *record->context;
+        const TraceContext& c = record->context();
         if (!c.region_id || c.trace_beans.empty()) {
             continue;
         }

@@ -60,11 +60,15 @@ struct AfterPart {
     std::int64_t now = 0;
 };
 
-/// One queued record: `context` itself, or (with `after`) the SubAfter record joining the SubBefore
-/// `context`.
+/// One queued record: its context itself, or (with `after`) the SubAfter record joining the SubBefore
+/// context. A SubBefore context is shared with its listener call (which joins it later); any other record
+/// owns its context, so queuing it is one allocation.
 struct Record {
-    std::shared_ptr<const TraceContext> context;
+    std::shared_ptr<const TraceContext> shared;
+    std::optional<TraceContext> owned;
     std::optional<AfterPart> after;
+
+    [[nodiscard]] const TraceContext& context() const noexcept { return owned ? *owned : *shared; }
 };
 
 /// Thread-safe: append() from any thread; start() and shutdown() from the owner.
@@ -94,6 +98,7 @@ public:
     [[nodiscard]] TraceStats stats() const noexcept;
 
 private:
+    bool push(Record* record) noexcept;
     void run();
     /// One drain: up to batch_num records when `force`, or when enough wait, or when the interval passed.
     /// False when nothing was due.

@@ -40,12 +40,13 @@ RMQ_DECL Dispatcher::~Dispatcher() {
 }
 
 RMQ_DECL bool Dispatcher::append(TraceContext ctx) noexcept {
-    std::shared_ptr<const TraceContext> shared;
+    Record* record = nullptr;
     try {
-        shared = std::make_shared<const TraceContext>(std::move(ctx));
-    } catch (...) {  // NOLINT(bugprone-empty-catch): counted as a drop below
+        record =
+            new Record{nullptr, std::move(ctx), std::nullopt};  // NOLINT(cppcoreguidelines-owning-memory)
+    } catch (...) {  // NOLINT(bugprone-empty-catch): counted as a drop by push
     }
-    return append(std::move(shared));
+    return push(record);
 }
 
 RMQ_DECL bool Dispatcher::append(std::shared_ptr<const TraceContext> ctx,
@@ -53,11 +54,16 @@ RMQ_DECL bool Dispatcher::append(std::shared_ptr<const TraceContext> ctx,
     Record* record = nullptr;
     try {
         if (ctx) {
-            record = new Record{std::move(ctx), after};  // NOLINT(cppcoreguidelines-owning-memory)
+            record =
+                new Record{std::move(ctx), std::nullopt, after};  // NOLINT(cppcoreguidelines-owning-memory)
         }
-    } catch (...) {
-        record = nullptr;
+    } catch (...) {  // NOLINT(bugprone-empty-catch): counted as a drop by push
     }
+    return push(record);
+}
+
+/// Queues `record` (taking it), or counts a drop when it is null or the queue is full.
+RMQ_DECL bool Dispatcher::push(Record* record) noexcept {
     // bounded_push never allocates past the nodes reserved at construction: a full queue refuses.
     if (record == nullptr || !queue_.bounded_push(record)) {
         delete record;  // NOLINT(cppcoreguidelines-owning-memory)
@@ -158,7 +164,7 @@ RMQ_DECL bool Dispatcher::drain(bool force) {
 RMQ_DECL void Dispatcher::send_records(const std::vector<std::unique_ptr<Record>>& records) {
     std::map<std::string, std::vector<TraceTransferBean>> groups;
     for (const auto& record : records) {
-        const TraceContext& c = *record->context;
+        const TraceContext& c = record->context();
         if (!c.region_id || c.trace_beans.empty()) {
             continue;
         }
