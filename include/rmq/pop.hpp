@@ -6,6 +6,8 @@
 /// message carries in its POP_CK property and every ack sends back. See docs/pop.md.
 
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +63,9 @@ struct AckArgs {
     /// The receipt (PopReceipt text).
     std::string extra_info;
 };
+
+/// The outcome of an asynchronous ack: null, or what the synchronous ack_message would have thrown.
+using AckCompletion = std::function<void(std::exception_ptr)>;
 
 /// A CHANGE_MESSAGE_INVISIBLETIME request: the message becomes visible again `invisible_time_millis` from
 /// now. The broker replaces the message's check point: the answer is the new receipt, the old one is spent.

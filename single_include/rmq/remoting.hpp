@@ -2929,6 +2929,7 @@ public:
     void send_back(const SendBackArgs& args);
     PopResult pop_message(const PopArgs& args);
     void ack_message(const AckArgs& args);
+    void ack_message(const AckArgs& args, AckCompletion done);
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);
     std::optional<std::vector<MessageQueueAssignment>> query_assignment(const QueryAssignmentArgs& args);
     void set_message_request_mode(const SetMessageRequestModeArgs& args);
@@ -3161,6 +3162,9 @@ public:
 
     /// ACK_MESSAGE to the master of the broker the receipt names.
     void ack_message(const AckArgs& args) { state_->ack_message(args); }
+
+    /// ACK_MESSAGE without waiting (rmq::HasAsyncAck): `done` runs on the io thread with the outcome.
+    void ack_message(const AckArgs& args, AckCompletion done) { state_->ack_message(args, std::move(done)); }
 
     /// CHANGE_MESSAGE_INVISIBLETIME to the master of the broker the receipt names; the new receipt.
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
@@ -9224,6 +9228,9 @@ PopResult pop_message(TransportParts& parts, const PopArgs& args);
 
 void ack_message(TransportParts& parts, const AckArgs& args);
 
+/// Asynchronous: throws before sending (no route, a malformed receipt); `done` runs on the io thread.
+void ack_message(TransportParts& parts, const AckArgs& args, AckCompletion done);
+
 /// The new receipt.
 std::string change_invisible_time(TransportParts& parts, const ChangeInvisibleTimeArgs& args);
 
@@ -9234,6 +9241,9 @@ std::string change_invisible_time(TransportParts& parts, const ChangeInvisibleTi
 // ---- begin rmq/detail/remoting_transport/impl/pop.ipp ----
 
 #include <chrono>
+#include <exception>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -9257,6 +9267,27 @@ RMQ_DECL void ack_message(TransportParts& parts, const AckArgs& args) {
     const auto resp = parts.caller.call(parts.routes.require_master(*header.bname),
                                         remoting::make_request(remoting::request_code::ack_message, header));
     remoting::check_pop_answer(resp, fmt::format("ACK_MESSAGE of {} offset {}", header.topic, header.offset));
+}
+
+RMQ_DECL void ack_message(TransportParts& parts, const AckArgs& args, AckCompletion done) {
+    const auto header = remoting::AckMessageRequestHeader::from(args);
+    parts.caller.client().invoke_async(
+        parts.routes.require_master(*header.bname),
+        remoting::make_request(remoting::request_code::ack_message, header),
+        parts.config.mq_client_api_timeout,
+        [done = std::move(done), topic = header.topic, offset = header.offset](
+            std::optional<remoting::Command> resp, const std::exception_ptr& error) {
+            std::exception_ptr outcome = error;
+            if (!outcome) {
+                try {
+                    remoting::check_pop_answer(*resp,
+                                               fmt::format("ACK_MESSAGE of {} offset {}", topic, offset));
+                } catch (...) {
+                    outcome = std::current_exception();
+                }
+            }
+            done(outcome);
+        });
 }
 
 RMQ_DECL std::string change_invisible_time(TransportParts& parts, const ChangeInvisibleTimeArgs& args) {
@@ -9958,6 +9989,10 @@ RMQ_DECL void RemotingTransportState::set_message_request_mode(const SetMessageR
 
 RMQ_DECL void RemotingTransportState::ack_message(const AckArgs& args) {
     remoting_ops::ack_message(parts_, args);
+}
+
+RMQ_DECL void RemotingTransportState::ack_message(const AckArgs& args, AckCompletion done) {
+    remoting_ops::ack_message(parts_, args, std::move(done));
 }
 
 RMQ_DECL std::string RemotingTransportState::change_invisible_time(const ChangeInvisibleTimeArgs& args) {

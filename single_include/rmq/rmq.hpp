@@ -4365,6 +4365,8 @@ concept ListenerFor =
 /// message carries in its POP_CK property and every ack sends back. See docs/pop.md.
 
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -4417,6 +4419,9 @@ struct AckArgs {
     /// The receipt (PopReceipt text).
     std::string extra_info;
 };
+
+/// The outcome of an asynchronous ack: null, or what the synchronous ack_message would have thrown.
+using AckCompletion = std::function<void(std::exception_ptr)>;
 
 /// A CHANGE_MESSAGE_INVISIBLETIME request: the message becomes visible again `invisible_time_millis` from
 /// now. The broker replaces the message's check point: the answer is the new receipt, the old one is spent.
@@ -4606,6 +4611,15 @@ concept HasPop =
         t.ack_message(ack);
         { t.change_invisible_time(change) } -> std::same_as<std::string>;
     };
+
+/// Optional: `ack_message(AckArgs, AckCompletion)`, an ACK_MESSAGE no thread waits for (Java's ackAsync). It
+/// throws what ack_message throws before sending (no route); `done` then runs once, on the transport's own
+/// thread (keep it short). The push consumer's POP mode acks with it when present, so that its consume
+/// threads do not wait a round trip per message.
+template <class T>
+concept HasAsyncAck = HasPop<T> && requires(T& t, const AckArgs& ack, AckCompletion done) {
+    t.ack_message(ack, std::move(done));
+};
 
 /// Optional: 5.x broker-side assignment (rmq/assignment.hpp). `query_assignment(QueryAssignmentArgs) ->
 /// std::optional<std::vector<MessageQueueAssignment>>` (QUERY_ASSIGNMENT to one broker of the topic: the
@@ -7704,6 +7718,17 @@ public:
 
     /// ACK_MESSAGE: the message is done. A spent receipt (acked, expired, changed) is ignored.
     void ack_message(const AckArgs& args) { state_->ack_message(args); }
+
+    /// ACK_MESSAGE (rmq::HasAsyncAck): done at once, `done` runs on the caller's thread.
+    void ack_message(const AckArgs& args, AckCompletion done) {
+        std::exception_ptr outcome;
+        try {
+            state_->ack_message(args);
+        } catch (...) {
+            outcome = std::current_exception();
+        }
+        done(outcome);
+    }
 
     /// CHANGE_MESSAGE_INVISIBLETIME: the new receipt; rmq::BrokerError(no_message) for a spent one.
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
@@ -12114,6 +12139,8 @@ private:
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <type_traits>
 #include <utility>
 
 
@@ -12303,6 +12330,27 @@ void PopConsume<T>::process_result(ConsumeConcurrentlyStatus status,
     }
 }
 
+/// A failed ack is only logged: the message comes back after its invisible time.
+inline void
+log_failed_ack(const std::string& group, const std::string& msg_id, const std::exception_ptr& error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn,
+                 "group [{}]: ack of {} failed (it comes back after its invisible time): {}",
+                 group,
+                 msg_id,
+                 e.what());
+    } catch (...) {
+        log_line(LogLevel::Warn,
+                 "group [{}]: ack of {} failed (it comes back after its invisible time)",
+                 group,
+                 msg_id);
+    }
+}
+
+/// ACK_MESSAGE, asynchronous when the transport can (Java's ackAsync: the consume thread goes on to the next
+/// call).
 template <class T>
 void PopConsume<T>::ack(const MessageExt& msg, const std::string& pop_topic) {
     AckArgs args;
@@ -12310,13 +12358,19 @@ void PopConsume<T>::ack(const MessageExt& msg, const std::string& pop_topic) {
     args.topic = pop_topic;
     args.extra_info = std::string(msg.property_view(property::pop_ck));
     try {
-        s_.transport.ack_message(args);
-    } catch (const std::exception& e) {
-        log_line(LogLevel::Warn,
-                 "group [{}]: ack of {} failed (it comes back after its invisible time): {}",
-                 s_.group,
-                 msg.msg_id(),
-                 e.what());
+        if constexpr (HasAsyncAck<std::remove_cvref_t<decltype(s_.transport)>>) {
+            // the completion may outlive this consumer: it holds copies, not the consumer's state
+            s_.transport.ack_message(args,
+                                     [group = s_.group, id = msg.msg_id()](const std::exception_ptr& e) {
+                                         if (e) {
+                                             log_failed_ack(group, id, e);
+                                         }
+                                     });
+        } else {
+            s_.transport.ack_message(args);
+        }
+    } catch (...) {
+        log_failed_ack(s_.group, msg.msg_id(), std::current_exception());
     }
 }
 

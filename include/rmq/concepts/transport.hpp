@@ -158,6 +158,15 @@ concept HasPop =
         { t.change_invisible_time(change) } -> std::same_as<std::string>;
     };
 
+/// Optional: `ack_message(AckArgs, AckCompletion)`, an ACK_MESSAGE no thread waits for (Java's ackAsync). It
+/// throws what ack_message throws before sending (no route); `done` then runs once, on the transport's own
+/// thread (keep it short). The push consumer's POP mode acks with it when present, so that its consume
+/// threads do not wait a round trip per message.
+template <class T>
+concept HasAsyncAck = HasPop<T> && requires(T& t, const AckArgs& ack, AckCompletion done) {
+    t.ack_message(ack, std::move(done));
+};
+
 /// Optional: 5.x broker-side assignment (rmq/assignment.hpp). `query_assignment(QueryAssignmentArgs) ->
 /// std::optional<std::vector<MessageQueueAssignment>>` (QUERY_ASSIGNMENT to one broker of the topic: the
 /// queues it gives this member, each with its mode; nullopt when the broker has no answer: unknown strategy

@@ -169,6 +169,17 @@ public:
     /// ACK_MESSAGE: the message is done. A spent receipt (acked, expired, changed) is ignored.
     void ack_message(const AckArgs& args) { state_->ack_message(args); }
 
+    /// ACK_MESSAGE (rmq::HasAsyncAck): done at once, `done` runs on the caller's thread.
+    void ack_message(const AckArgs& args, AckCompletion done) {
+        std::exception_ptr outcome;
+        try {
+            state_->ack_message(args);
+        } catch (...) {
+            outcome = std::current_exception();
+        }
+        done(outcome);
+    }
+
     /// CHANGE_MESSAGE_INVISIBLETIME: the new receipt; rmq::BrokerError(no_message) for a spent one.
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
         return state_->change_invisible_time(args);

@@ -184,6 +184,9 @@ public:
     /// ACK_MESSAGE to the master of the broker the receipt names.
     void ack_message(const AckArgs& args) { state_->ack_message(args); }
 
+    /// ACK_MESSAGE without waiting (rmq::HasAsyncAck): `done` runs on the io thread with the outcome.
+    void ack_message(const AckArgs& args, AckCompletion done) { state_->ack_message(args, std::move(done)); }
+
     /// CHANGE_MESSAGE_INVISIBLETIME to the master of the broker the receipt names; the new receipt.
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
         return state_->change_invisible_time(args);

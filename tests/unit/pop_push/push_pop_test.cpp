@@ -2,7 +2,7 @@
 // embedded broker with a ManualClock: two members sharing the queues consume and ack every message once, a
 // RECONSUME_LATER comes back after Java's delay with reconsume times + 1, Java's rule at max reconsume times,
 // a member shut down with unacked messages loses them to the other after their invisible time and never acks
-// late, and an orderly consumer refuses POP mode.
+// late, acks go asynchronously when the transport can, and an orderly consumer refuses POP mode.
 
 #include <atomic>
 #include <chrono>
@@ -16,9 +16,11 @@
 #include <vector>
 
 #include <consumer_support.hpp>
+#include <forwarding_transport.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <rmq/concepts/transport.hpp>
 #include <rmq/consumer.hpp>
 #include <rmq/error.hpp>
 #include <rmq/pop.hpp>
@@ -244,6 +246,53 @@ TEST_CASE("a POP member shut down with unacked messages loses them to another, n
     f.clock->advance(60s);
     REQUIRE(eventually(
         [&] { return seen_b.of("held") == std::vector<int>{1} && f.broker.pop_in_flight("g") == 0; }));
+}
+
+/// The embedded broker with POP, counting which ack_message the consumer calls.
+class AckCounting : public rmq_test::ForwardingTransport {
+public:
+    using ForwardingTransport::ForwardingTransport;
+
+    rmq::PopResult pop_message(const rmq::PopArgs& args) { return inner_.pop_message(args); }
+
+    void ack_message(const rmq::AckArgs& args) {
+        ++*sync_count;
+        inner_.ack_message(args);
+    }
+
+    void ack_message(const rmq::AckArgs& args, rmq::AckCompletion done) {
+        ++*async_count;
+        inner_.ack_message(args, std::move(done));
+    }
+
+    std::string change_invisible_time(const rmq::ChangeInvisibleTimeArgs& args) {
+        return inner_.change_invisible_time(args);
+    }
+
+    std::shared_ptr<std::atomic<int>> sync_count = std::make_shared<std::atomic<int>>(0);
+    std::shared_ptr<std::atomic<int>> async_count = std::make_shared<std::atomic<int>>(0);
+};
+
+TEST_CASE("POP mode acks without waiting when the transport can (Java's ackAsync)", "[pop][push_pop]") {
+    STATIC_REQUIRE(rmq::HasAsyncAck<rmq::InProcessTransport>);
+    STATIC_REQUIRE(rmq::HasAsyncAck<AckCounting>);
+    Fixture f;
+    Seen seen;
+    AckCounting transport(f.broker.connect());
+    const auto sync_count = transport.sync_count;
+    const auto async_count = transport.async_count;
+    rmq::Consumer<rmq::Concurrently, rmq::AllocateAveragely, rmq::RemoteOffsetStore, AckCounting> c{
+        std::move(transport), Fixture::pop_config(4)};
+    c.subscribe("T", "*");
+    c.register_listener(recording(seen));
+    c.start();
+    for (int i = 0; i < 20; ++i) {
+        f.send(fmt::format("m{}", i));
+    }
+    REQUIRE(eventually([&] { return seen.distinct() == 20 && f.broker.pop_in_flight("g") == 0; }));
+    c.shutdown();
+    CHECK(async_count->load() == 20);
+    CHECK(sync_count->load() == 0);
 }
 
 TEST_CASE("POP mode needs rmq::Concurrently", "[pop][push_pop]") {

@@ -18,6 +18,9 @@ PopResult pop_message(TransportParts& parts, const PopArgs& args);
 
 void ack_message(TransportParts& parts, const AckArgs& args);
 
+/// Asynchronous: throws before sending (no route, a malformed receipt); `done` runs on the io thread.
+void ack_message(TransportParts& parts, const AckArgs& args, AckCompletion done);
+
 /// The new receipt.
 std::string change_invisible_time(TransportParts& parts, const ChangeInvisibleTimeArgs& args);
 

@@ -86,6 +86,7 @@ public:
     void send_back(const SendBackArgs& args);
     PopResult pop_message(const PopArgs& args);
     void ack_message(const AckArgs& args);
+    void ack_message(const AckArgs& args, AckCompletion done);
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);
     std::optional<std::vector<MessageQueueAssignment>> query_assignment(const QueryAssignmentArgs& args);
     void set_message_request_mode(const SetMessageRequestModeArgs& args);

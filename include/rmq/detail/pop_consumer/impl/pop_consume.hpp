@@ -7,8 +7,11 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <type_traits>
 #include <utility>
 
+#include <rmq/concepts/transport.hpp>
 #include <rmq/pop.hpp>
 #include <rmq/topic.hpp>
 
@@ -155,6 +158,27 @@ void PopConsume<T>::process_result(ConsumeConcurrentlyStatus status,
     }
 }
 
+/// A failed ack is only logged: the message comes back after its invisible time.
+inline void
+log_failed_ack(const std::string& group, const std::string& msg_id, const std::exception_ptr& error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+        log_line(LogLevel::Warn,
+                 "group [{}]: ack of {} failed (it comes back after its invisible time): {}",
+                 group,
+                 msg_id,
+                 e.what());
+    } catch (...) {
+        log_line(LogLevel::Warn,
+                 "group [{}]: ack of {} failed (it comes back after its invisible time)",
+                 group,
+                 msg_id);
+    }
+}
+
+/// ACK_MESSAGE, asynchronous when the transport can (Java's ackAsync: the consume thread goes on to the next
+/// call).
 template <class T>
 void PopConsume<T>::ack(const MessageExt& msg, const std::string& pop_topic) {
     AckArgs args;
@@ -162,13 +186,19 @@ void PopConsume<T>::ack(const MessageExt& msg, const std::string& pop_topic) {
     args.topic = pop_topic;
     args.extra_info = std::string(msg.property_view(property::pop_ck));
     try {
-        s_.transport.ack_message(args);
-    } catch (const std::exception& e) {
-        log_line(LogLevel::Warn,
-                 "group [{}]: ack of {} failed (it comes back after its invisible time): {}",
-                 s_.group,
-                 msg.msg_id(),
-                 e.what());
+        if constexpr (HasAsyncAck<std::remove_cvref_t<decltype(s_.transport)>>) {
+            // the completion may outlive this consumer: it holds copies, not the consumer's state
+            s_.transport.ack_message(args,
+                                     [group = s_.group, id = msg.msg_id()](const std::exception_ptr& e) {
+                                         if (e) {
+                                             log_failed_ack(group, id, e);
+                                         }
+                                     });
+        } else {
+            s_.transport.ack_message(args);
+        }
+    } catch (...) {
+        log_failed_ack(s_.group, msg.msg_id(), std::current_exception());
     }
 }
 

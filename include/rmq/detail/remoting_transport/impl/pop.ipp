@@ -1,6 +1,9 @@
 #pragma once
 
 #include <chrono>
+#include <exception>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -27,6 +30,27 @@ RMQ_DECL void ack_message(TransportParts& parts, const AckArgs& args) {
     const auto resp = parts.caller.call(parts.routes.require_master(*header.bname),
                                         remoting::make_request(remoting::request_code::ack_message, header));
     remoting::check_pop_answer(resp, fmt::format("ACK_MESSAGE of {} offset {}", header.topic, header.offset));
+}
+
+RMQ_DECL void ack_message(TransportParts& parts, const AckArgs& args, AckCompletion done) {
+    const auto header = remoting::AckMessageRequestHeader::from(args);
+    parts.caller.client().invoke_async(
+        parts.routes.require_master(*header.bname),
+        remoting::make_request(remoting::request_code::ack_message, header),
+        parts.config.mq_client_api_timeout,
+        [done = std::move(done), topic = header.topic, offset = header.offset](
+            std::optional<remoting::Command> resp, const std::exception_ptr& error) {
+            std::exception_ptr outcome = error;
+            if (!outcome) {
+                try {
+                    remoting::check_pop_answer(*resp,
+                                               fmt::format("ACK_MESSAGE of {} offset {}", topic, offset));
+                } catch (...) {
+                    outcome = std::current_exception();
+                }
+            }
+            done(outcome);
+        });
 }
 
 RMQ_DECL std::string change_invisible_time(TransportParts& parts, const ChangeInvisibleTimeArgs& args) {

@@ -182,6 +182,10 @@ RMQ_DECL void RemotingTransportState::ack_message(const AckArgs& args) {
     remoting_ops::ack_message(parts_, args);
 }
 
+RMQ_DECL void RemotingTransportState::ack_message(const AckArgs& args, AckCompletion done) {
+    remoting_ops::ack_message(parts_, args, std::move(done));
+}
+
 RMQ_DECL std::string RemotingTransportState::change_invisible_time(const ChangeInvisibleTimeArgs& args) {
     return remoting_ops::change_invisible_time(parts_, args);
 }
