@@ -165,8 +165,9 @@ public:
     /// those seen last (at start(), or at this call when running) and `listener` gets them when they differ,
     /// on the event loop (keep it short; an assign() from it is fine). A second listener for a topic replaces
     /// the first. rmq::InvalidArgument for an empty topic or listener.
-    void register_topic_message_queue_change_listener(std::string_view topic, TopicQueueListener listener) {
-        engine_->watch_topic(topic, std::move(listener));
+    void register_topic_message_queue_change_listener(std::string_view topic,
+                                                      const TopicQueueListener& listener) {
+        engine_->watch_topic(topic, listener);
     }
 
     /// Java's fetchMessageQueues(topic): the topic's readable queues (for assign()).

@@ -7720,7 +7720,7 @@ public:
     void ack_message(const AckArgs& args) { state_->ack_message(args); }
 
     /// ACK_MESSAGE (rmq::HasAsyncAck): done at once, `done` runs on the caller's thread.
-    void ack_message(const AckArgs& args, AckCompletion done) {
+    void ack_message(const AckArgs& args, const AckCompletion& done) {
         std::exception_ptr outcome;
         try {
             state_->ack_message(args);
@@ -15686,7 +15686,7 @@ public:
     // impl/topic_watch.hpp
     using TopicQueueListener =
         std::function<void(const std::string& topic, const std::vector<MessageQueue>&)>;
-    void watch_topic(std::string_view topic, TopicQueueListener listener);
+    void watch_topic(std::string_view topic, const TopicQueueListener& listener);
 
     void pause(const std::vector<MessageQueue>& mqs) { buffer().pause(mqs); }
 
@@ -16159,7 +16159,7 @@ namespace rmq::detail {
 /// Java: the queues are fetched at once when running (else at start()), without calling the listener.
 template <class Allocate, class OffsetStore, class Tr>
 void LitePullEngine<Allocate, OffsetStore, Tr>::watch_topic(std::string_view topic,
-                                                            TopicQueueListener listener) {
+                                                            const TopicQueueListener& listener) {
     if (topic.empty() || !listener) {
         throw InvalidArgument(
             "register_topic_message_queue_change_listener: the topic and the listener are required");
@@ -16170,7 +16170,7 @@ void LitePullEngine<Allocate, OffsetStore, Tr>::watch_topic(std::string_view top
         if (watched_.contains(name)) {
             log_line(LogLevel::Warn, "topic {}: a new queue change listener replaces the old one", name);
         }
-        watched_[name].listener = std::move(listener);
+        watched_[name].listener = listener;
     }
     if (running()) {
         remember_queues(name);
@@ -16388,8 +16388,9 @@ public:
     /// those seen last (at start(), or at this call when running) and `listener` gets them when they differ,
     /// on the event loop (keep it short; an assign() from it is fine). A second listener for a topic replaces
     /// the first. rmq::InvalidArgument for an empty topic or listener.
-    void register_topic_message_queue_change_listener(std::string_view topic, TopicQueueListener listener) {
-        engine_->watch_topic(topic, std::move(listener));
+    void register_topic_message_queue_change_listener(std::string_view topic,
+                                                      const TopicQueueListener& listener) {
+        engine_->watch_topic(topic, listener);
     }
 
     /// Java's fetchMessageQueues(topic): the topic's readable queues (for assign()).

@@ -170,7 +170,7 @@ public:
     void ack_message(const AckArgs& args) { state_->ack_message(args); }
 
     /// ACK_MESSAGE (rmq::HasAsyncAck): done at once, `done` runs on the caller's thread.
-    void ack_message(const AckArgs& args, AckCompletion done) {
+    void ack_message(const AckArgs& args, const AckCompletion& done) {
         std::exception_ptr outcome;
         try {
             state_->ack_message(args);

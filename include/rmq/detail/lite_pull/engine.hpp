@@ -58,7 +58,7 @@ public:
     // impl/topic_watch.hpp
     using TopicQueueListener =
         std::function<void(const std::string& topic, const std::vector<MessageQueue>&)>;
-    void watch_topic(std::string_view topic, TopicQueueListener listener);
+    void watch_topic(std::string_view topic, const TopicQueueListener& listener);
 
     void pause(const std::vector<MessageQueue>& mqs) { buffer().pause(mqs); }
 

@@ -22,7 +22,7 @@ namespace rmq::detail {
 /// Java: the queues are fetched at once when running (else at start()), without calling the listener.
 template <class Allocate, class OffsetStore, class Tr>
 void LitePullEngine<Allocate, OffsetStore, Tr>::watch_topic(std::string_view topic,
-                                                            TopicQueueListener listener) {
+                                                            const TopicQueueListener& listener) {
     if (topic.empty() || !listener) {
         throw InvalidArgument(
             "register_topic_message_queue_change_listener: the topic and the listener are required");
@@ -33,7 +33,7 @@ void LitePullEngine<Allocate, OffsetStore, Tr>::watch_topic(std::string_view top
         if (watched_.contains(name)) {
             log_line(LogLevel::Warn, "topic {}: a new queue change listener replaces the old one", name);
         }
-        watched_[name].listener = std::move(listener);
+        watched_[name].listener = listener;
     }
     if (running()) {
         remember_queues(name);
