@@ -16570,7 +16570,10 @@ private:
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -16712,6 +16715,28 @@ public:
         args.topic = msg.topic();
         args.extra_info = receipt_text(msg);
         transport_.ack_message(args);
+    }
+
+    /// Java's ackAsync: ack(msg) without waiting for the broker; the future is ready once it answered and
+    /// holds what ack(msg) would have thrown. Throws at once what ack(msg) throws before sending (no receipt,
+    /// no route to the receipt's broker). Needs a transport with rmq::HasAsyncAck.
+    std::future<void> ack_async(const MessageExt& msg)
+    requires HasAsyncAck<Tr>
+    {
+        AckArgs args;
+        args.consumer_group = config_.consumer_group;
+        args.topic = msg.topic();
+        args.extra_info = receipt_text(msg);
+        auto promise = std::make_shared<std::promise<void>>();
+        auto future = promise->get_future();
+        transport_.ack_message(args, [promise](const std::exception_ptr& error) {
+            if (error) {
+                promise->set_exception(error);
+            } else {
+                promise->set_value();
+            }
+        });
+        return future;
     }
 
     /// Makes a received message invisible for `invisible_duration` from now (0: visible again at once) and

@@ -1,13 +1,15 @@
 // rmq::SimpleConsumer over RemotingTransport against a fake broker: POP_MESSAGE, ACK_MESSAGE and
 // CHANGE_MESSAGE_INVISIBLETIME go with JSON headers even when the transport is configured for the ROCKETMQ
-// binary header, with Java's fields; a broker that answers REQUEST_CODE_NOT_SUPPORTED (4.x) is reported as
-// rmq::PopUnsupported.
+// binary header, with Java's fields (the asynchronous ack too, its future holding a refusal); a broker that
+// answers REQUEST_CODE_NOT_SUPPORTED (4.x) is reported as rmq::PopUnsupported.
 
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
 #    pragma GCC diagnostic ignored "-Wtsan"
 #endif
 
+#include <atomic>
 #include <chrono>
+#include <future>
 #include <map>
 #include <string>
 #include <vector>
@@ -132,6 +134,38 @@ TEST_CASE("pop, ack and change invisible time over remoting go as JSON with Java
     const auto routes = requests_of(server, rc::get_routeinfo_by_topic);
     REQUIRE_FALSE(routes.empty());
     CHECK(routes[0].serialize_type == rmq::remoting::SerializeType::RocketMQ);
+}
+
+TEST_CASE("ack_async over remoting sends the ack's fields and its future holds a refusal", "[pop]") {
+    rmq_test::FakeServer server;
+    std::atomic<bool> refuse{false};
+    rmq_test::answer_ok(server, [&refuse](const Command& req, Command& r) {
+        answer_pop(req, r);
+        if (req.code == rc::ack_message && refuse.load()) {
+            r.code = rmq::response_code::system_error;
+            r.remark = "store is busy";
+        }
+    });
+    Consumer c(transport_to(server), rmq::SimpleConsumerConfig{.consumer_group = "g", .await_duration = 0});
+    c.subscribe("T");
+    auto got = c.receive(8, 20s);
+    REQUIRE(got.size() == 1);
+    auto ok = c.ack_async(got[0]);
+    REQUIRE(ok.wait_for(10s) == std::future_status::ready);
+    ok.get();
+    const auto acks = requests_of(server, rc::ack_message);
+    REQUIRE(acks.size() == 1);
+    CHECK(fields_of(acks[0]) ==
+          std::map<std::string, std::string>{{"consumerGroup", "g"},
+                                             {"topic", "T"},
+                                             {"queueId", "2"},
+                                             {"extraInfo", "40 1700000000000 20000 1 0 broker-a 2 40"},
+                                             {"offset", "40"},
+                                             {"bname", "broker-a"}});
+    refuse = true;
+    auto refused = c.ack_async(got[0]);
+    REQUIRE(refused.wait_for(10s) == std::future_status::ready);
+    CHECK_THROWS_WITH(refused.get(), Catch::Contains("store is busy"));
 }
 
 TEST_CASE("a broker without POP (4.x) is reported as PopUnsupported", "[pop]") {

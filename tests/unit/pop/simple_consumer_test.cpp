@@ -3,6 +3,7 @@
 // the DLQ past retry_max_times, and two members of one group sharing the queues.
 
 #include <chrono>
+#include <future>
 #include <map>
 #include <memory>
 #include <set>
@@ -103,6 +104,28 @@ TEST_CASE("simple consumer receives every message once and acks them", "[pop]") 
     CHECK(f.broker.pop_in_flight("g") == 0);
     f.clock->advance(60s);
     CHECK(c->receive(32, 30s).empty());  // acked: never back
+}
+
+TEST_CASE("ack_async acks as ack does, its future ready once the broker answered", "[pop]") {
+    Fixture f;
+    f.send(6);
+    auto c = f.consumer();
+    const auto got = drain(*c);
+    REQUIRE(got.size() == 6);
+    std::vector<std::future<void>> acks;
+    for (const auto& m : got) {
+        acks.push_back(c->ack_async(m));
+    }
+    for (auto& a : acks) {
+        REQUIRE(a.wait_for(10s) == std::future_status::ready);
+        a.get();
+    }
+    CHECK(f.broker.pop_in_flight("g") == 0);
+    f.clock->advance(60s);
+    CHECK(c->receive(32, 30s).empty());  // acked: never back
+    rmq::MessageExt no_receipt;
+    no_receipt.set_topic("T");
+    CHECK_THROWS_AS(c->ack_async(no_receipt), rmq::InvalidArgument);
 }
 
 TEST_CASE("an unacked message comes back after its invisible duration with reconsume times + 1", "[pop]") {
