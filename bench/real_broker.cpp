@@ -3,7 +3,7 @@
 // consumer group that starts from the first offset. One JSON object per run on stdout.
 //
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --messages N --mode
-//   concurrently|orderly|key_orderly|raw|lite_pull|pop
+//   concurrently|orderly|key_orderly|raw|lite_pull|pop|push_pop|push_pop_assigned [--group G]
 //                         [--batch N] [--threads N] [--body BYTES] [--work none|sleep1ms|hash100] [--trace]
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --messages N --mode backlog --max-seconds S
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --mode rebalance --order concurrently|orderly
@@ -17,7 +17,8 @@
 // lite_pull: rmq::LitePullConsumer (subscribe, auto-commit, pull_batch_size 32), one thread polling;
 // --work runs per polled batch. pop: rmq::SimpleConsumer (init mode Min), --threads threads each receiving
 // up to 32 messages (invisible 60 s, await 1 s), doing --work per message and acking each (one ACK_MESSAGE
-// per message: rmq has no BATCH_ACK_MESSAGE yet).
+// per message: rmq has no BATCH_ACK_MESSAGE yet). push_pop: rmq::PushConsumer in POP mode
+// (message_request_mode Pop, from the first offset: init mode Min), --threads and --batch as concurrently.
 // --trace (push modes): enable_msg_trace, its records to RMQ_SYS_TRACE_TOPIC (the label gets _trace;
 // JavaPushBench takes -Drmq.bench.trace=true). --work: what the listener does per call besides counting:
 // sleep 1 ms (a listener waiting on I/O), or per message 100 rounds of FNV-1a over the body (CPU-bound);
@@ -43,6 +44,7 @@
 
 #    include <fmt/format.h>
 
+#    include <rmq/allocate/by_broker.hpp>
 #    include <rmq/consumer.hpp>
 #    include <rmq/lite_pull_consumer.hpp>
 #    include <rmq/order/key_orderly.hpp>
@@ -69,6 +71,7 @@ struct Options {
     bool trace = false;  // --trace: enable_msg_trace on the push consumer (records to RMQ_SYS_TRACE_TOPIC)
     std::string order = "concurrently";
     std::string work = "none";
+    std::string group;  // --group: empty for a fresh one per run
 };
 
 /// 64-bit FNV-1a of `body`, 100 times over (each round seeded with the last): the CPU-bound listener's work,
@@ -175,13 +178,16 @@ int run_consumer(const Options& o, Status ok, std::string_view name) {
     rmq::RemotingConfig rc;
     rc.namesrv_addr = o.namesrv;
     rmq::RemotingTransport transport{rc};
-    rmq::ConsumerConfig cfg{.consumer_group = fresh_group(name),
+    rmq::ConsumerConfig cfg{.consumer_group = o.group.empty() ? fresh_group(name) : o.group,
                             .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
     cfg.namesrv_addr = o.namesrv;
     cfg.consume_thread_min = o.threads;
     cfg.consume_thread_max = o.threads;
     cfg.consume_message_batch_max_size = o.batch;
     cfg.enable_msg_trace = o.trace;
+    if (name == "push_pop") {  // push_pop_assigned pops what the broker assigns in POP mode
+        cfg.message_request_mode = rmq::MessageRequestMode::Pop;
+    }
     std::atomic<std::int64_t> consumed{0};
     Work work(o.work);
     ConsumerT consumer{transport, cfg};
@@ -200,6 +206,8 @@ int run_consumer(const Options& o, Status ok, std::string_view name) {
         label = "real_backlog";
     } else if (name == "orderly" || name == "key_orderly") {
         label = fmt::format("real_{}", name);
+    } else if (name == "push_pop" || name == "push_pop_assigned") {
+        label = fmt::format("real_{}_b{}", name, o.batch);
     } else {
         label = fmt::format("real_concurrently_b{}", o.batch);
     }
@@ -367,6 +375,7 @@ Options parse(int argc, char** argv) {
         .add("--rebalance-interval", o.rebalance_interval)
         .add("--max-seconds", o.max_seconds)
         .add("--work", o.work)
+        .add("--group", o.group)
         .add_switch("--trace", [&o] { o.trace = true; })
         .parse(argc, argv);
     return o;
@@ -405,13 +414,22 @@ int main(int argc, char** argv) {
                                               rmq::RemotingTransport>>(
                 o, rmq::ConsumeOrderlyStatus::Success, "key_orderly");
         }
-        if (o.mode == "concurrently" || o.mode == "backlog") {
+        if (o.mode == "push_pop_assigned") {
+            return run_consumer<rmq::Consumer<rmq::Concurrently,
+                                              rmq::AllocateByBroker,
+                                              rmq::RemoteOffsetStore,
+                                              rmq::RemotingTransport>>(
+                o, rmq::ConsumeConcurrentlyStatus::ConsumeSuccess, o.mode);
+        }
+        if (o.mode == "concurrently" || o.mode == "backlog" || o.mode == "push_pop") {
             return run_consumer<rmq::PushConsumer<rmq::RemotingTransport>>(
                 o, rmq::ConsumeConcurrentlyStatus::ConsumeSuccess, o.mode);
         }
         fmt::print(stderr,
                    "usage: {} --namesrv HOST:PORT --topic T --messages N --mode "
-                   "concurrently|orderly|key_orderly|raw|backlog|lite_pull|pop [--batch N] [--threads N] "
+                   "concurrently|orderly|key_orderly|raw|backlog|lite_pull|pop|push_pop|push_pop_assigned "
+                   "[--batch N] "
+                   "[--threads N] [--group G] "
                    "[--body BYTES] "
                    "[--max-seconds S] [--work none|sleep1ms|hash100]\n",
                    argv[0]);

@@ -298,7 +298,8 @@ producer_bench() {
 # cluster of its own, topic BenchBeyond (8 queues, BEYOND_MESSAGES of 128 B prefilled once); every run drains it
 # with a fresh group from the first offset. Per repetition and consumer, Java right before rmq. Java's POP row is
 # its push consumer popping: clientRebalance false (the broker assigns the queues) and the group's consume mode set
-# to POP (-q 8: each of the 8 queues popped on its own). One JSON line per run, marked "suite":"beyond_push".
+# to POP (-q 8, at least the members: 5.3.3 then assigns each member queue id -1 of each broker, every queue).
+# One JSON line per run, marked "suite":"beyond_push".
 beyond_push_bench() {
     local launcher=() gen=() cp jout cluster namesrv rev stamp status=0 jlogs group
     if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
@@ -335,10 +336,21 @@ beyond_push_bench() {
             timeout 600 java ${RMQ_BENCH_JVM:-} -Duser.home="$jlogs" -Drmq.bench.group="$group" -cp "$jout:$cp" \
                 rmq.bench.JavaPushBench "$namesrv" BenchBeyond "$mode" "$BEYOND_MESSAGES" 20 1 128 300 |
                 sed "$tag" || { log "  Java run failed"; status=1; }
-            log "beyond-push bench rep $rep/$REPS: rmq $mode"
-            timeout 600 "$BUILD/bench/rmq_bench_real_broker" --namesrv "$namesrv" --topic BenchBeyond --body 128 \
-                --messages "$BEYOND_MESSAGES" --mode "$mode" --threads 20 --batch 1 --max-seconds 300 | sed "$tag" ||
-                { log "  rmq run failed"; status=1; }
+            # Java's POP row is its push consumer on the broker's assignment: rmq's push consumer in POP mode is
+            # its counterpart (push_pop_assigned: the same group setting; push_pop: rmq's queue id -1 per broker),
+            # the SimpleConsumer row (pop) the application-driven one
+            for rmq_mode in $mode $([[ $mode != pop ]] || echo push_pop_assigned push_pop); do
+                group=bench_rmq_${rmq_mode}_$$_$rep
+                if [[ $rmq_mode == push_pop_assigned ]]; then
+                    RMQ_CLUSTER_DIR=$cluster "$ROOT/tools/rocketmq.sh" mqadmin setConsumeMode -c DefaultCluster \
+                        -t BenchBeyond -g "$group" -m POP -q 8 2>&1 | grep -q success ||
+                        { log "  mqadmin setConsumeMode failed"; status=1; }
+                fi
+                log "beyond-push bench rep $rep/$REPS: rmq $rmq_mode"
+                timeout 600 "$BUILD/bench/rmq_bench_real_broker" --namesrv "$namesrv" --topic BenchBeyond --body 128 \
+                    --messages "$BEYOND_MESSAGES" --mode "$rmq_mode" --group "$group" --threads 20 --batch 1 \
+                    --max-seconds 300 | sed "$tag" || { log "  rmq run failed"; status=1; }
+            done
         done
     done
     "$ROOT/tools/rocketmq.sh" stop --fast --clean --dir "$cluster" >/dev/null 2>&1 || true
@@ -830,9 +842,13 @@ for body in (128, 1024):
             row(f"Real broker producer, {plabel}, {size(body)}: {label}", m if m is not None else "not run",
                 j if j is not None else "not run", None, ratio(m, j),
                 note + spreads("real_produce_" + mode, "java_produce_" + mode, key, body) + "; " + pn)
-bp_pipes = (("concurrently_b1", "push consumer (Concurrently, 20 threads)"),
-            ("lite_pull", "lite pull consumer (1 polling thread)"),
-            ("pop", "POP (rmq::SimpleConsumer 20 threads / Java push consumer in POP mode)"))
+bp_pipes = (("concurrently_b1", "concurrently_b1", "push consumer (Concurrently, 20 threads)"),
+            ("lite_pull", "lite_pull", "lite pull consumer (1 polling thread)"),
+            ("pop", "pop", "POP (rmq::SimpleConsumer 20 threads / Java push consumer in POP mode)"),
+            ("push_pop_assigned_b1", "pop",
+             "POP push consumers, 20 threads, both on the broker's assignment (rmq::AllocateByBroker)"),
+            ("push_pop_b1", "pop",
+             "POP push consumers, 20 threads (rmq: message_request_mode Pop, no assignment / Java: the broker's)"))
 if any(r.get("suite") == "beyond_push" for r in runs):
     def bp_med(mode, key):
         vals = [r[key] for r in by_mode(mode, suite="beyond_push") if r.get("complete", True) and key in r]
@@ -844,13 +860,13 @@ if any(r.get("suite") == "beyond_push" for r in runs):
     push_m = bp_med("real_concurrently_b1", "msgs_per_s")
     for key, label in (("msgs_per_s", "throughput (msg/s)"), ("cpu_s_per_million", "CPU s per million msgs"),
                        ("peak_rss_mb", "peak RSS of the process (MB)")):
-        for mode, plabel in bp_pipes:
+        for mode, java_mode, plabel in bp_pipes:
             m = bp_med("real_" + mode, key)
-            j = bp_med("java_" + mode, key)
+            j = bp_med("java_" + java_mode, key)
             n = len([r for r in by_mode("real_" + mode, suite="beyond_push") if r.get("complete")])
             note = f"ratio = rmq / Java; medians of {n} rmq run(s)" + "".join(
                 f"; {who} min-max {sp}" for who, sp in (("rmq", bp_spread("real_" + mode, key)),
-                                                      ("Java", bp_spread("java_" + mode, key))) if sp)
+                                                      ("Java", bp_spread("java_" + java_mode, key))) if sp)
             if key == "msgs_per_s" and mode != "concurrently_b1" and m is not None and push_m:
                 note += f"; rmq {mode} / rmq push = {fmt(m / push_m)}"
             row(f"Real broker beyond push ({where['messages']:,} msgs of 128 B, 8 queues) {plabel}: {label}",
