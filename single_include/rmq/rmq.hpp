@@ -11128,6 +11128,9 @@ private:
     /// with its POP assignments (sorted; empty when none, so that the POP side lets go of the old ones).
     void on_pop_assignment(const std::string& topic, const std::vector<MessageQueue>& pop_queues);
 
+    // impl/rebalancer/pop_retry.hpp: the POP retry subscription of a broker-side assignment
+    void follow_pop_retry_subscription(const std::string& topic, bool any_pull, bool any_pop);
+
     // impl/rebalancer/queue_set.hpp: the queue table
     bool update_process_queue_table(const std::string& topic, const std::vector<MessageQueue>& mine);
     bool drop_unwanted_queues(const std::string& topic, const std::vector<MessageQueue>& mine);
@@ -11162,7 +11165,8 @@ private:
 /// @file detail/consumer/impl/rebalancer/by_broker.hpp
 /// Rebalancer's definitions for broker-side assignment (rmq::BrokerAllocatePolicy, Java 5.x's
 /// getRebalanceResultFromBroker and updateMessageQueueAssignment): the broker names this member's queues,
-/// PULL ones go to the queue table, POP ones to on_pop_assignment.
+/// PULL ones go to the queue table, POP ones to on_pop_assignment, and the mix decides the POP retry
+/// subscription (pop_retry.hpp).
 
 #include <algorithm>
 #include <exception>
@@ -11190,6 +11194,7 @@ void Rebalancer<T>::rebalance_by_broker(const std::string& topic) {
     }
     std::sort(pull_queues.begin(), pull_queues.end());
     std::sort(pop_queues.begin(), pop_queues.end());
+    follow_pop_retry_subscription(topic, !pull_queues.empty(), !pop_queues.empty());
     on_pop_assignment(topic, pop_queues);
     if (update_process_queue_table(topic, pull_queues)) {
         message_queue_changed();
@@ -11261,6 +11266,46 @@ void Rebalancer<T>::on_pop_assignment(const std::string& topic, const std::vecto
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/consumer/impl/rebalancer/by_broker.hpp ----
+
+// ---- begin rmq/detail/consumer/impl/rebalancer/pop_retry.hpp ----
+
+/// @file detail/consumer/impl/rebalancer/pop_retry.hpp
+/// Rebalancer's definition for the POP retry subscription of a broker-side assignment (the subscription part
+/// of Java 5.x's updateMessageQueueAssignment).
+
+#include <string>
+
+
+
+namespace rmq::detail {
+
+/// A topic the broker now assigns only in PULL mode (switched from POP) subscribes its POP retry topic
+/// `%RETRY%<group>_<topic>`, so the queue table pulls what the POP side left there (redeliveries of
+/// unacked messages) and the heartbeat reports it; a topic assigned only in POP mode unsubscribes it (the
+/// broker's POP with queue id -1 reads that topic itself). A mixed or empty answer changes nothing, nor does
+/// a retry topic. Unlike Java, which puts a new SubscriptionData at every such rebalance, an existing one is
+/// kept: a new sub_version each time would run the pulls ahead of the broker's copy (SUBSCRIPTION_NOT_LATEST)
+/// until the next heartbeat.
+template <class T>
+void Rebalancer<T>::follow_pop_retry_subscription(const std::string& topic, bool any_pull, bool any_pop) {
+    if (is_retry_topic(topic) || any_pull == any_pop) {
+        return;
+    }
+    const auto retry = pop_retry_topic(topic, s_.group);
+    if (any_pop) {
+        s_.subscriptions.erase(retry);
+        return;
+    }
+    if (s_.subscriptions.find(retry)) {
+        return;
+    }
+    auto sd = parse_subscription(retry, sub_all);
+    sd.sub_version = s_.clock->wall_millis();
+    s_.subscriptions.put(std::move(sd));
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/impl/rebalancer/pop_retry.hpp ----
 
 // ---- begin rmq/detail/consumer/impl/rebalancer/queue_set.hpp ----
 

@@ -1,6 +1,8 @@
 // rmq::AllocateByBroker over Apache RocketMQ 5.3.3 (2 brokers x 4 queues): two members that ask the broker
 // (QUERY_ASSIGNMENT, strategy AVG) own disjoint queue sets covering the topic and consume it without loss or
-// overlap; mqadmin setConsumeMode and rmq's SET_MESSAGE_REQUEST_MODE change what QUERY_ASSIGNMENT answers.
+// overlap, and subscribe the topic's POP retry topic while the broker assigns PULL (the broker's group sees
+// it, mqadmin consumerConnection), not once it assigns POP; mqadmin setConsumeMode and rmq's
+// SET_MESSAGE_REQUEST_MODE change what QUERY_ASSIGNMENT answers.
 // Against 4.9.7 (RMQ_VERSION=4.9.7) the 5.x tests only warn, and the broker's refusal is checked to surface
 // as rmq::AssignmentUnsupported.
 
@@ -22,6 +24,7 @@
 #include <rmq/assignment.hpp>
 #include <rmq/consumer.hpp>
 #include <rmq/error.hpp>
+#include <rmq/pop.hpp>
 #include <rmq/transport/remoting.hpp>
 
 namespace {
@@ -95,6 +98,16 @@ void register_member(rmq::RemotingTransport& t,
     t.heartbeat(rmq::HeartbeatData{.client_id = cid, .consumer_data_set = {cd}, .producer_groups = {}});
 }
 
+/// The broker's subscription table of `group` as mqadmin consumerConnection prints it.
+std::string consumer_connection(const std::string& group) {
+    return rmq_rc::mqadmin_output(fmt::format("consumerConnection -g {}", group));
+}
+
+/// Whether consumerConnection's output lists `topic` ("%-20s %s": topic, space, expression).
+bool lists(const std::string& out, const std::string& topic) {
+    return out.find(fmt::format("\n{} ", topic)) != std::string::npos;
+}
+
 }  // namespace
 
 TEST_CASE("assignment: two members with broker assignment consume a topic without loss or overlap",
@@ -117,17 +130,32 @@ TEST_CASE("assignment: two members with broker assignment consume a topic withou
         return qa.size() == 4 && qb.size() == 4 && all.size() == 8;
     };
     REQUIRE(rmq_rc::wait_until(split, 60s));
+    // All queues PULL: both members subscribe %RETRY%<group>_<topic> (Java's updateMessageQueueAssignment).
+    const auto pop_retry = rmq::pop_retry_topic(topic, group);
+    CHECK(rmq_rc::wait_until([&] { return lists(consumer_connection(group), pop_retry); }, 60s));
 
     constexpr int n = 400;
     rmq::RemotingTransport producer_transport{rmq_rc::config()};
     const auto sent = rmq_rc::produce(producer_transport, topic, n, rmq_rc::unique("pg_assign"), "assign");
     REQUIRE(rmq_rc::wait_until([&] { return received.distinct() == sent.size(); }, 90s));
     CHECK(split());  // the assignment held through the run
+    {
+        const std::lock_guard lock(received.mutex);
+        CHECK(received.ids.size() == sent.size());  // no message twice
+        CHECK(std::set<std::string>(received.ids.begin(), received.ids.end()) == sent);
+    }
+    // All queues POP: the members drop the POP retry subscription, their heartbeats remove it at the broker.
+    // (The switch may deliver again what was pulled but not yet committed: counted above, before it.)
+    rmq_rc::mqadmin(fmt::format("setConsumeMode -c DefaultCluster -t {} -g {} -m POP -q 0", topic, group));
+    // The topic listed too: an answer, not a failed mqadmin (it may time out on a loaded machine).
+    CHECK(rmq_rc::wait_until(
+        [&] {
+            const auto out = consumer_connection(group);
+            return lists(out, topic) && !lists(out, pop_retry);
+        },
+        60s));
     a->shutdown();
     b->shutdown();
-    const std::lock_guard lock(received.mutex);
-    CHECK(received.ids.size() == sent.size());  // no message twice
-    CHECK(std::set<std::string>(received.ids.begin(), received.ids.end()) == sent);
 }
 
 TEST_CASE("assignment: setConsumeMode POP (mqadmin) and SET_MESSAGE_REQUEST_MODE PULL change the answer",

@@ -87,6 +87,9 @@ private:
     /// with its POP assignments (sorted; empty when none, so that the POP side lets go of the old ones).
     void on_pop_assignment(const std::string& topic, const std::vector<MessageQueue>& pop_queues);
 
+    // impl/rebalancer/pop_retry.hpp: the POP retry subscription of a broker-side assignment
+    void follow_pop_retry_subscription(const std::string& topic, bool any_pull, bool any_pop);
+
     // impl/rebalancer/queue_set.hpp: the queue table
     bool update_process_queue_table(const std::string& topic, const std::vector<MessageQueue>& mine);
     bool drop_unwanted_queues(const std::string& topic, const std::vector<MessageQueue>& mine);
@@ -116,5 +119,6 @@ private:
 }  // namespace rmq::detail
 
 #include <rmq/detail/consumer/impl/rebalancer/by_broker.hpp>
+#include <rmq/detail/consumer/impl/rebalancer/pop_retry.hpp>
 #include <rmq/detail/consumer/impl/rebalancer/queue_set.hpp>
 #include <rmq/detail/consumer/impl/rebalancer/rebalance.hpp>

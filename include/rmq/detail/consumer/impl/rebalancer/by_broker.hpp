@@ -3,7 +3,8 @@
 /// @file detail/consumer/impl/rebalancer/by_broker.hpp
 /// Rebalancer's definitions for broker-side assignment (rmq::BrokerAllocatePolicy, Java 5.x's
 /// getRebalanceResultFromBroker and updateMessageQueueAssignment): the broker names this member's queues,
-/// PULL ones go to the queue table, POP ones to on_pop_assignment.
+/// PULL ones go to the queue table, POP ones to on_pop_assignment, and the mix decides the POP retry
+/// subscription (pop_retry.hpp).
 
 #include <algorithm>
 #include <exception>
@@ -38,6 +39,7 @@ void Rebalancer<T>::rebalance_by_broker(const std::string& topic) {
     }
     std::sort(pull_queues.begin(), pull_queues.end());
     std::sort(pop_queues.begin(), pop_queues.end());
+    follow_pop_retry_subscription(topic, !pull_queues.empty(), !pop_queues.empty());
     on_pop_assignment(topic, pop_queues);
     if (update_process_queue_table(topic, pull_queues)) {
         message_queue_changed();
