@@ -12841,12 +12841,12 @@ void PopConsumer<T>::stop() {
     for (auto& [mq, loop] : loops) {
         loop->halt();  // all at once: each may finish a held POP request before it is joined below
     }
-    if constexpr (HasPopInterrupt<T>) {
+    if constexpr (HasPopInterrupt<typename T::Transport>) {
         s_.transport.interrupt_pops(s_.group);  // the held ones are answered now
     }
     loops.clear();
     let_go.clear();
-    if constexpr (HasPopInterrupt<T>) {
+    if constexpr (HasPopInterrupt<typename T::Transport>) {
         s_.transport.resume_pops(s_.group);
     }
 }

@@ -7,6 +7,7 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "consumer_fixture.hpp"
 
@@ -24,6 +25,9 @@ using namespace std::chrono_literals;
 
 struct Fixture {
     std::shared_ptr<rmq::ManualClock> clock = std::make_shared<rmq::ManualClock>();
+    /// Every pop_async; destroyed after the broker, whose stop fails the pops still held (a failed REQUIRE
+    /// must not leave a test waiting for a pop that nothing answers).
+    std::vector<std::shared_future<rmq::PopResult>> pops;
     rmq::InProcessBroker broker;
     rmq::InProcessTransport producer;
     rmq::InProcessTransport popper;
@@ -53,9 +57,11 @@ struct Fixture {
         return a;
     }
 
-    /// A pop on its own thread (the broker blocks it while it is held).
-    std::future<rmq::PopResult> pop_async(rmq::PopArgs a) {
-        return std::async(std::launch::async, [this, a] { return popper.pop_message(a); });
+    /// A pop on its own thread (the broker blocks it while it is held), with its own copy of the connection.
+    std::shared_future<rmq::PopResult> pop_async(rmq::PopArgs a) {
+        auto pop = std::async(std::launch::async, [p = popper, a]() mutable { return p.pop_message(a); });
+        pops.push_back(pop.share());
+        return pops.back();
     }
 
     /// Waits until `n` pops are held.
@@ -68,7 +74,7 @@ struct Fixture {
     }
 };
 
-bool ready(std::future<rmq::PopResult>& f) {
+bool ready(const std::shared_future<rmq::PopResult>& f) {
     return f.wait_for(0s) == std::future_status::ready;
 }
 
