@@ -78,11 +78,11 @@ public:
     }
 
     /// Pops up to `max_messages` (1..32) messages, visiting the (topic, broker) pairs of the subscriptions
-    /// round robin from where the last receive stopped, until one has messages (each broker may wait up to
-    /// await_duration). Each message carries its receipt (property POP_CK, rmq::PopReceipt::of) and stays
-    /// invisible to the group for `invisible_duration`. Empty when no broker had a message. Throws
-    /// rmq::InvalidArgument for a bad argument or no subscription, rmq::PopUnsupported on a 4.x broker,
-    /// rmq::BrokerError for other refusals.
+    /// round robin from where the last receive stopped, until one has messages (the last one visited may
+    /// hold the request up to await_duration, long polling). Each message carries its receipt (property
+    /// POP_CK, rmq::PopReceipt::of) and stays invisible to the group for `invisible_duration`. Empty when no
+    /// broker had a message. Throws rmq::InvalidArgument for a bad argument or no subscription,
+    /// rmq::PopUnsupported on a 4.x broker, rmq::BrokerError for other refusals.
     std::vector<MessageExt> receive(std::int32_t max_messages, std::chrono::milliseconds invisible_duration) {
         if (max_messages < 1 || max_messages > max_receive_messages) {
             throw InvalidArgument(fmt::format(
@@ -101,6 +101,9 @@ public:
             PopArgs args = targets[i];
             args.max_msg_nums = max_messages;
             args.invisible_time_millis = invisible_duration.count();
+            if (i + 1 < targets.size()) {
+                args.poll_time_millis = 0;  // only the last target (rotating) waits: one await_duration
+            }
             auto result = transport_.pop_message(args);
             if (!result.msg_found_list.empty()) {
                 return std::move(result.msg_found_list);

@@ -19,8 +19,8 @@ namespace rmq {
 struct SimpleConsumerConfig {
     /// consumerGroup. Required (Validators.checkGroup; DEFAULT_CONSUMER is refused).
     std::string consumer_group{};
-    /// awaitDuration (ms): how long a broker may hold a receive that finds nothing (long polling); 0 answers
-    /// at once. The embedded broker always answers at once.
+    /// awaitDuration (ms): how long a broker may hold a receive that finds nothing (long polling; the
+    /// embedded broker too, on its clock); 0 answers at once.
     std::int64_t await_duration = 0;
     /// Where a group that never consumed a queue starts (Java's ConsumeInitMode; MAX still starts at the
     /// first message while the queue's first message is in memory, as the broker's

@@ -4621,6 +4621,15 @@ concept HasAsyncAck = HasPop<T> && requires(T& t, const AckArgs& ack, AckComplet
     t.ack_message(ack, std::move(done));
 };
 
+/// Optional, with HasPop: `interrupt_pops(group)` answers the connection's POP requests of the group that
+/// the broker holds for long polling now and holds none until `resume_pops(group)`. A stopping push consumer
+/// in POP mode calls them so that it does not wait for the poll time (rmq::InProcessTransport has them).
+template <class T>
+concept HasPopInterrupt = requires(T& t, const std::string& group) {
+    t.interrupt_pops(group);
+    t.resume_pops(group);
+};
+
 /// Optional: 5.x broker-side assignment (rmq/assignment.hpp). `query_assignment(QueryAssignmentArgs) ->
 /// std::optional<std::vector<MessageQueueAssignment>>` (QUERY_ASSIGNMENT to one broker of the topic: the
 /// queues it gives this member, each with its mode; nullopt when the broker has no answer: unknown strategy
@@ -6091,6 +6100,11 @@ struct BrokerConfig {
     bool long_polling_enable = true;
     /// BrokerConfig.shortPollingTimeMills: hold time of a suspended pull when long polling is off.
     std::int64_t short_polling_time_mills = 1000;
+    /// BrokerConfig.maxPopPollingSize: POP requests held for long polling at most (more: POLLING_FULL).
+    std::int64_t max_pop_polling_size = 100000;
+    /// BrokerConfig.popPollingSize: POP requests held per topic, group and queue id at most (+1; more:
+    /// POLLING_FULL).
+    std::int32_t pop_polling_size = 1024;
     /// BrokerConfig.channelExpiredTimeout (4.9.8: ConsumerManager.CHANNEL_EXPIRED_TIMEOUT): a client without
     /// a heartbeat for this long is removed from its groups.
     std::int64_t channel_expired_timeout = 120000;
@@ -6188,14 +6202,19 @@ struct GroupMember {
 ///   thread, never under `mutex_`; the Clock's own mutex is taken under `mutex_` when reading the time (never
 ///   the reverse: ManualClock::advance calls its listener, on_clock_advance, after releasing it); start/stop
 ///   add and remove that listener without holding `mutex_`.
+/// - A held POP request's thread waits on `pop_woken_` with `mutex_` (released while it waits); whatever
+///   lets a held pop go (an arrival, a tick, an interrupt, stop) notifies it under `mutex_`.
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 
@@ -6462,6 +6481,8 @@ public:
     bool run_one();
 
     [[nodiscard]] bool stopping_locked() const noexcept { return stopping_; }
+
+    [[nodiscard]] bool driven_locked() const noexcept { return driven_; }
 
     /// Asks the thread to stop once the queued tasks ran; false when a stop was already asked for.
     bool request_stop_locked();
@@ -6911,6 +6932,81 @@ make_revive_message(const MessageExt& original, const PopCheckPoint& ck, std::in
 }  // namespace rmq::detail
 
 // ---- end rmq/detail/broker/pop.hpp ----
+
+// ---- begin rmq/detail/broker/pop_long_poll.hpp ----
+
+/// @file detail/broker/pop_long_poll.hpp
+/// POP long polling on the embedded broker (PopLongPollingService): a POP_MESSAGE that found nothing and has
+/// a poll time is held per (topic, group, queue id; -1 for any queue of the topic) until a message it matches
+/// arrives, its poll time ends, or its consumer interrupts it. The requesting thread waits on the broker's
+/// lock; this table only decides which held pops wake (the broker then re-runs them, broker_state.hpp).
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// Why a held pop was let go; shared by the table and the thread waiting for it.
+enum class PopWake { Held, Arrived, TimedOut, Interrupted };
+
+/// A POP_MESSAGE parked until its topic has something for it.
+struct HeldPop {
+    std::string topic;
+    std::string group;
+    /// -1: any queue of the topic (and the group's pop retry topic).
+    std::int32_t queue_id = -1;
+    /// The connection that sent it (InProcessTransport::interrupt_pops).
+    std::uint64_t handle = 0;
+    /// Clock steady time it is answered at the latest.
+    std::int64_t deadline = 0;
+    /// The subscription it filters with (arrivals that do not match do not wake it).
+    std::optional<SubscriptionData> filter;
+    std::shared_ptr<PopWake> wake = std::make_shared<PopWake>(PopWake::Held);
+};
+
+class HeldPops {
+public:
+    /// Parks `pop`; false (POLLING_FULL) when `max_total` pops are held already (maxPopPollingSize) or its
+    /// key holds more than `max_per_key` (popPollingSize).
+    bool hold(HeldPop pop, std::int64_t max_total, std::int64_t max_per_key);
+
+    /// notifyMessageArriving: for each group polling `topic`, the first pop held on this queue and the first
+    /// held on any queue that a message with `tags_code` matches (a message of a group's pop retry topic
+    /// wakes the group's any-queue pops). True when one woke.
+    bool wake_arrived(const std::string& topic, std::int32_t queue_id, std::int64_t tags_code);
+
+    /// The pops past their deadline at steady time `now`. True when one woke.
+    bool wake_due(std::int64_t now);
+
+    /// The pops of `group` (every group when empty) sent through connection `handle` (every one when 0).
+    bool wake_interrupted(std::uint64_t handle, const std::string& group);
+
+    [[nodiscard]] std::size_t count() const noexcept { return total_; }
+
+    /// The earliest deadline while pops are held.
+    [[nodiscard]] std::optional<std::int64_t> next_deadline() const;
+
+private:
+    using Key = std::tuple<std::string, std::string, std::int32_t>;
+
+    /// Wakes the first pop of `list` that `tags_code` matches (every filter when nullopt).
+    bool wake_first(std::vector<HeldPop>& list, std::optional<std::int64_t> tags_code);
+    void erase_empty();
+
+    std::map<Key, std::vector<HeldPop>> held_;
+    std::size_t total_ = 0;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/pop_long_poll.hpp ----
 
 // ---- begin rmq/detail/broker/pull.hpp ----
 
@@ -7372,10 +7468,11 @@ public:
 
     /// A crash and restart in no time: consumer offsets go back to the last checkpoint, locks and
     /// memberships are gone (clients come back with their next heartbeat), held pulls fail with
-    /// SYSTEM_ERROR. Messages survive (the commit log is flushed).
+    /// SYSTEM_ERROR, held pops are answered empty. Messages survive (the commit log is flushed).
     void restart();
 
-    /// Stops the dispatcher after it ran every queued task, then answers held pulls with SYSTEM_ERROR.
+    /// Stops the dispatcher after it ran every queued task, then answers held pulls with SYSTEM_ERROR (held
+    /// pops fail with SYSTEM_ERROR at once).
     void stop();
 
     [[nodiscard]] const BrokerConfig& config() const noexcept { return config_; }
@@ -7423,11 +7520,20 @@ public:
     void pull(const PullArgs& args, PullCallback callback, const PostToCaller* post = nullptr);
     [[nodiscard]] std::size_t held_pull_count() const;
 
-    // ---- 5.x POP (pop_requests.ipp) ---------------------------------------------------------------------
+    // ---- 5.x POP (pop_requests.ipp; long polling: pop_long_poll_requests.ipp) -----------------------------
 
-    /// POP_MESSAGE (PopMessageProcessor): at once (no long polling), up to max_msg_nums matching messages of
-    /// the group's pop retry queue and the topic's queues, each with a check point and its receipt (POP_CK).
-    PopResult pop_message(const PopArgs& args);
+    /// POP_MESSAGE (PopMessageProcessor): up to max_msg_nums matching messages of the group's pop retry queue
+    /// and the topic's queues, each with a check point and its receipt (POP_CK). When none is there and
+    /// args.poll_time_millis > 0 the calling thread is held (PopLongPollingService) until a matching message
+    /// arrives or the poll time ends (then PollingNotFound, Java's POLLING_TIMEOUT); PollingFull when
+    /// max_pop_polling_size pops are held already. `handle`: the connection (interrupt_pops).
+    PopResult pop_message(const PopArgs& args, std::uint64_t handle = 0);
+    /// Answers the held pops of `group` sent through connection `handle` now (empty) and holds none of its
+    /// later ones until resume_pops: a stopping consumer does not wait for its poll time.
+    void interrupt_pops(std::uint64_t handle, const std::string& group);
+    void resume_pops(std::uint64_t handle, const std::string& group);
+    /// POP requests held for long polling.
+    [[nodiscard]] std::size_t held_pop_count() const;
     /// ACK_MESSAGE: removes the receipt's check point; a spent receipt changes nothing.
     void ack_message(const AckArgs& args);
     /// CHANGE_MESSAGE_INVISIBLETIME: moves the check point's deadline; the new receipt. NO_MESSAGE for a
@@ -7525,7 +7631,7 @@ private:
     process_pull_locked(const PullArgs& a, bool allow_suspend, PullCallback& callback);
     /// Parks a pull that found nothing when its flags and the config allow; false when it is answered now.
     bool try_hold_locked(const PullArgs& a, PullCallback& callback, std::optional<SubscriptionData>& sub);
-    /// PullRequestHoldService.notifyMessageArriving for a new message.
+    /// PullRequestHoldService.notifyMessageArriving (and PopLongPollingService's) for a new message.
     void notify_arrival_locked(const std::string& topic,
                                std::int32_t queue_id,
                                std::int64_t tags_code,
@@ -7533,6 +7639,13 @@ private:
     /// Re-runs a held pull (without suspending again) and queues its answer.
     void answer_held_locked(HeldPull h, BrokerTasks& out);
 
+    /// The checks of a pop under the lock (group, topic, queue id) and its parsed subscription.
+    std::optional<SubscriptionData> pop_filter_locked(const PopArgs& a);
+    /// One pass over the queues a pop visits (pop_queues).
+    PopResult pop_locked(const PopArgs& a, const std::optional<SubscriptionData>& sub);
+    [[nodiscard]] bool may_hold_pop_locked(const PopArgs& a, std::uint64_t handle) const;
+    /// Wakes the threads of held pops when the table let one go (`woke`).
+    void wake_pops_locked(bool woke);
     /// Pops the matching messages of one queue into `result` (check points, receipts, the new pop offset).
     void pop_queue_locked(const PopArgs& a,
                           const MessageQueue& mq,
@@ -7569,6 +7682,11 @@ private:
     HeldPulls held_;
     HalfMessages half_;
     PopCheckPoints pops_;
+    HeldPops held_pops_;
+    /// Where the threads of held pops wait (with mutex_).
+    std::condition_variable pop_woken_;
+    /// (connection, group) whose pops are not held (interrupt_pops).
+    std::set<std::pair<std::uint64_t, std::string>> pops_interrupted_;
     std::size_t pop_rotation_ = 0;
     RequestModeTable request_modes_;
     mutable FaultInjector faults_;
@@ -7710,11 +7828,22 @@ public:
         }
     }
 
-    /// POP_MESSAGE (rmq::HasPop): answered at once (poll_time_millis is not honoured: no long polling), from
-    /// the group's pop retry queue first, then the topic's queues. Each message gets a check point that
-    /// expires invisible_time_millis later on the broker's clock, when the message goes to the pop retry
-    /// topic with reconsume times + 1 (to %DLQ%<group> past BrokerConfig::retry_max_times).
-    PopResult pop_message(const PopArgs& args) { return state_->pop_message(args); }
+    /// POP_MESSAGE (rmq::HasPop): from the group's pop retry queue first, then the topic's queues. Each
+    /// message gets a check point that expires invisible_time_millis later on the broker's clock, when the
+    /// message goes to the pop retry topic with reconsume times + 1 (to %DLQ%<group> past
+    /// BrokerConfig::retry_max_times). When nothing is there and poll_time_millis > 0 the call blocks (long
+    /// polling) until a matching message arrives (answered with it) or the poll time passes on the broker's
+    /// clock (PollingNotFound); PollingFull at once when BrokerConfig::max_pop_polling_size pops are held.
+    PopResult pop_message(const PopArgs& args) { return state_->pop_message(args, conn_->id); }
+
+    /// Answers this connection's held POP requests of `consumer_group` now (empty) and holds none of its
+    /// later ones until resume_pops(): a stopping push consumer does not wait for its poll time.
+    void interrupt_pops(const std::string& consumer_group) {
+        state_->interrupt_pops(conn_->id, consumer_group);
+    }
+
+    /// Long polling again for this connection's pops of `consumer_group` (after interrupt_pops()).
+    void resume_pops(const std::string& consumer_group) { state_->resume_pops(conn_->id, consumer_group); }
 
     /// ACK_MESSAGE: the message is done. A spent receipt (acked, expired, changed) is ignored.
     void ack_message(const AckArgs& args) { state_->ack_message(args); }
@@ -7893,6 +8022,9 @@ public:
 
     /// Pulls parked for long polling.
     [[nodiscard]] std::size_t held_pull_count() const { return state_->held_pull_count(); }
+
+    /// POP requests held for long polling (their threads are blocked in pop_message).
+    [[nodiscard]] std::size_t held_pop_count() const { return state_->held_pop_count(); }
 
     /// Fault injection: the next `times` requests of kind `request` fail with response code `code` (thrown as
     /// rmq::BrokerError, or a failed Outcome for pulls) before they change anything. `times` 0 clears.
@@ -12524,8 +12656,8 @@ private:
     /// Waits `millis` (wall time) or until dropped.
     void pause(std::int64_t millis);
 
-    /// After an empty answer that came back early (a broker without POP long polling, the embedded one):
-    /// the pause before the next POP, so an idle consumer does not spin.
+    /// After an empty answer that came back early (a broker that does not hold POP requests, or one stopped
+    /// holding them): the pause before the next POP, so an idle consumer does not spin.
     static constexpr std::int64_t empty_pop_pause_millis = 100;
 
     ConsumerState<T>& s_;
@@ -12630,6 +12762,10 @@ void PopLoop<T>::pop_once() {
     } catch (const std::exception& e) {
         log_line(LogLevel::Warn, "group [{}]: pop of {} failed: {}", s_.group, q_->mq, e.what());
         pause(s_.config.pull_time_delay_mills_when_exception);
+        return;
+    }
+    if (result.status == PopStatus::PollingFull) {
+        pause(s_.config.pull_time_delay_mills_when_exception);  // Java: executePopPullRequestLater
         return;
     }
     if (result.msg_found_list.empty()) {
@@ -12830,8 +12966,14 @@ void PopConsumer<T>::stop() {
     for (auto& [mq, loop] : loops) {
         loop->halt();  // all at once: each may finish a held POP request before it is joined below
     }
+    if constexpr (HasPopInterrupt<typename T::Transport>) {
+        s_.transport.interrupt_pops(s_.group);  // the held ones are answered now
+    }
     loops.clear();
     let_go.clear();
+    if constexpr (HasPopInterrupt<typename T::Transport>) {
+        s_.transport.resume_pops(s_.group);
+    }
 }
 
 template <class T>
@@ -16645,8 +16787,8 @@ namespace rmq {
 struct SimpleConsumerConfig {
     /// consumerGroup. Required (Validators.checkGroup; DEFAULT_CONSUMER is refused).
     std::string consumer_group{};
-    /// awaitDuration (ms): how long a broker may hold a receive that finds nothing (long polling); 0 answers
-    /// at once. The embedded broker always answers at once.
+    /// awaitDuration (ms): how long a broker may hold a receive that finds nothing (long polling; the
+    /// embedded broker too, on its clock); 0 answers at once.
     std::int64_t await_duration = 0;
     /// Where a group that never consumed a queue starts (Java's ConsumeInitMode; MAX still starts at the
     /// first message while the queue's first message is in memory, as the broker's
@@ -16720,11 +16862,11 @@ public:
     }
 
     /// Pops up to `max_messages` (1..32) messages, visiting the (topic, broker) pairs of the subscriptions
-    /// round robin from where the last receive stopped, until one has messages (each broker may wait up to
-    /// await_duration). Each message carries its receipt (property POP_CK, rmq::PopReceipt::of) and stays
-    /// invisible to the group for `invisible_duration`. Empty when no broker had a message. Throws
-    /// rmq::InvalidArgument for a bad argument or no subscription, rmq::PopUnsupported on a 4.x broker,
-    /// rmq::BrokerError for other refusals.
+    /// round robin from where the last receive stopped, until one has messages (the last one visited may
+    /// hold the request up to await_duration, long polling). Each message carries its receipt (property
+    /// POP_CK, rmq::PopReceipt::of) and stays invisible to the group for `invisible_duration`. Empty when no
+    /// broker had a message. Throws rmq::InvalidArgument for a bad argument or no subscription,
+    /// rmq::PopUnsupported on a 4.x broker, rmq::BrokerError for other refusals.
     std::vector<MessageExt> receive(std::int32_t max_messages, std::chrono::milliseconds invisible_duration) {
         if (max_messages < 1 || max_messages > max_receive_messages) {
             throw InvalidArgument(fmt::format(
@@ -16743,6 +16885,9 @@ public:
             PopArgs args = targets[i];
             args.max_msg_nums = max_messages;
             args.invisible_time_millis = invisible_duration.count();
+            if (i + 1 < targets.size()) {
+                args.poll_time_millis = 0;  // only the last target (rotating) waits: one await_duration
+            }
             auto result = transport_.pop_message(args);
             if (!result.msg_found_list.empty()) {
                 return std::move(result.msg_found_list);
@@ -22430,6 +22575,108 @@ RMQ_DECL MessageExt make_revive_message(const MessageExt& original,
 }  // namespace rmq::detail
 // ---- end rmq/detail/broker/impl/pop.ipp ----
 
+// ---- begin rmq/detail/broker/impl/pop_long_poll.ipp ----
+
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL bool HeldPops::hold(HeldPop pop, std::int64_t max_total, std::int64_t max_per_key) {
+    if (static_cast<std::int64_t>(total_) >= max_total) {
+        return false;
+    }
+    auto& list = held_[Key{pop.topic, pop.group, pop.queue_id}];
+    if (static_cast<std::int64_t>(list.size()) > max_per_key) {
+        return false;
+    }
+    list.push_back(std::move(pop));
+    ++total_;
+    return true;
+}
+
+RMQ_DECL bool HeldPops::wake_first(std::vector<HeldPop>& list, std::optional<std::int64_t> tags_code) {
+    const auto it = std::find_if(list.begin(), list.end(), [&](const HeldPop& p) {
+        return !tags_code || matched_by_consume_queue(p.filter, *tags_code);
+    });
+    if (it == list.end()) {
+        return false;
+    }
+    *it->wake = PopWake::Arrived;
+    list.erase(it);
+    --total_;
+    return true;
+}
+
+RMQ_DECL bool
+HeldPops::wake_arrived(const std::string& topic, std::int32_t queue_id, std::int64_t tags_code) {
+    bool woke = false;
+    for (auto& [key, list] : held_) {
+        const auto& [held_topic, group, held_queue] = key;
+        if (held_topic == topic && (held_queue == -1 || held_queue == queue_id)) {
+            woke = wake_first(list, tags_code) || woke;
+        } else if (held_queue == -1 && pop_retry_topic(held_topic, group) == topic) {
+            woke = wake_first(list, std::nullopt) || woke;  // the retry queue is popped unfiltered
+        }
+    }
+    erase_empty();
+    return woke;
+}
+
+RMQ_DECL bool HeldPops::wake_due(std::int64_t now) {
+    bool woke = false;
+    for (auto& [key, list] : held_) {
+        std::erase_if(list, [&](const HeldPop& p) {
+            if (now < p.deadline) {
+                return false;
+            }
+            *p.wake = PopWake::TimedOut;
+            --total_;
+            woke = true;
+            return true;
+        });
+    }
+    erase_empty();
+    return woke;
+}
+
+RMQ_DECL bool HeldPops::wake_interrupted(std::uint64_t handle, const std::string& group) {
+    bool woke = false;
+    for (auto& [key, list] : held_) {
+        std::erase_if(list, [&](const HeldPop& p) {
+            if ((handle != 0 && p.handle != handle) || (!group.empty() && p.group != group)) {
+                return false;
+            }
+            *p.wake = PopWake::Interrupted;
+            --total_;
+            woke = true;
+            return true;
+        });
+    }
+    erase_empty();
+    return woke;
+}
+
+RMQ_DECL std::optional<std::int64_t> HeldPops::next_deadline() const {
+    std::optional<std::int64_t> next;
+    for (const auto& [key, list] : held_) {
+        for (const auto& p : list) {
+            next = next ? std::min(*next, p.deadline) : p.deadline;
+        }
+    }
+    return next;
+}
+
+RMQ_DECL void HeldPops::erase_empty() {
+    std::erase_if(held_, [](const auto& entry) { return entry.second.empty(); });
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/pop_long_poll.ipp ----
+
 // ---- begin rmq/detail/broker/impl/subscription_groups.ipp ----
 
 #include <fmt/format.h>
@@ -24259,6 +24506,7 @@ RMQ_DECL void BrokerState::stop() {
         if (!dispatcher_.request_stop_locked()) {
             return;
         }
+        wake_pops_locked(held_pops_.wake_interrupted(0, {}));  // they see the broker stopping
     }
     clock_->remove_listener(listener_id_);
     dispatcher_.join();
@@ -24290,6 +24538,9 @@ RMQ_DECL void BrokerState::check_config() const {
     if (config_.transaction_check_interval <= 0 || config_.transaction_time_out < 0) {
         throw InvalidArgument("BrokerConfig.transaction_check_interval must be positive");
     }
+    if (config_.max_pop_polling_size < 0 || config_.pop_polling_size < 0) {
+        throw InvalidArgument("BrokerConfig.max_pop_polling_size and pop_polling_size must not be negative");
+    }
     if (config_.max_transfer_count_on_message_in_memory <= 0) {
         throw InvalidArgument("BrokerConfig.max_transfer_count_on_message_in_memory must be positive");
     }
@@ -24315,6 +24566,7 @@ RMQ_DECL void BrokerState::tick_locked(BrokerTasks& out) {
     for (auto& h : held_.take_due(now, store_)) {
         answer_held_locked(std::move(h), out);
     }
+    wake_pops_locked(held_pops_.wake_due(now));
     membership_.expire(now, out);
     check_transactions_locked(out);
     revive_locked(out);
@@ -24324,6 +24576,7 @@ RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline_locked() const {
     std::optional<std::int64_t> next;
     for (const auto t : {delays_.next_due(),
                          held_.next_deadline(),
+                         held_pops_.next_deadline(),
                          membership_.next_expiry(),
                          half_.next_round(),
                          pops_.next_deadline()}) {
@@ -24351,6 +24604,7 @@ RMQ_DECL void BrokerState::restart() {
         offsets_.restore_checkpoint();
         locks_.clear();
         membership_.clear_channels();
+        wake_pops_locked(held_pops_.wake_interrupted(0, {}));
         for (auto& h : held_.take_all()) {
             out.push_back([cb = std::move(h.callback)] {
                 cb(Outcome<PullResult>(response_code::system_error, "the broker restarted"));
@@ -24430,6 +24684,7 @@ RMQ_DECL void BrokerState::close_handle(std::uint64_t handle_id) {
     {
         const std::lock_guard lock(mutex_);
         membership_.close_handle(handle_id, out);
+        std::erase_if(pops_interrupted_, [&](const auto& entry) { return entry.first == handle_id; });
     }
     dispatch(std::move(out));
 }
@@ -24534,9 +24789,102 @@ RMQ_DECL void BrokerState::inject_failure(BrokerRequest request, int code, int t
 }  // namespace rmq::detail
 // ---- end rmq/detail/broker/impl/group_requests.ipp ----
 
+// ---- begin rmq/detail/broker/impl/pop_long_poll_requests.ipp ----
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+/// The checks of a POP_MESSAGE that need no lock.
+inline void check_pop_args(const PopArgs& a) {
+    if (a.max_msg_nums <= 0 || a.max_msg_nums > 32) {
+        throw BrokerError(response_code::invalid_parameter,
+                          fmt::format("the broker pop message number {} is not in [1, 32]", a.max_msg_nums));
+    }
+    if (a.invisible_time_millis <= 0) {
+        throw BrokerError(response_code::invalid_parameter,
+                          fmt::format("invisible time {} ms is not positive", a.invisible_time_millis));
+    }
+}
+
+RMQ_DECL PopResult BrokerState::pop_message(const PopArgs& a, std::uint64_t handle) {
+    check_group(a.consumer_group);
+    check_topic(a.topic);
+    check_pop_args(a);
+    std::unique_lock lock(mutex_);
+    check_running_locked();
+    faults_.take(BrokerRequest::Pop);
+    // PopMessageRequestHeader.bornTime + pollTime: a pop woken for nothing is held again until then.
+    const std::int64_t deadline = clock_->steady_millis() + a.poll_time_millis;
+    for (;;) {
+        const auto sub = pop_filter_locked(a);
+        PopResult result = pop_locked(a, sub);
+        if (result.status == PopStatus::Found || !may_hold_pop_locked(a, handle) ||
+            clock_->steady_millis() >= deadline) {
+            return result;  // POLLING_TIMEOUT when empty
+        }
+        HeldPop held;
+        held.topic = a.topic;
+        held.group = a.consumer_group;
+        held.queue_id = a.queue_id;
+        held.handle = handle;
+        held.deadline = deadline;
+        held.filter = sub;
+        const auto wake = held.wake;
+        if (!held_pops_.hold(std::move(held), config_.max_pop_polling_size, config_.pop_polling_size)) {
+            result.status = PopStatus::PollingFull;
+            return result;
+        }
+        dispatcher_.wake_locked();  // the dispatcher's next deadline moved
+        pop_woken_.wait(lock, [&] { return *wake != PopWake::Held; });
+        check_running_locked();
+        if (*wake == PopWake::Interrupted) {
+            return result;
+        }
+    }
+}
+
+RMQ_DECL bool BrokerState::may_hold_pop_locked(const PopArgs& a, std::uint64_t handle) const {
+    // A driven broker (rmq::sim) has no thread of its own to wake a held pop.
+    return a.poll_time_millis > 0 && !dispatcher_.driven_locked() &&
+           !pops_interrupted_.contains({handle, a.consumer_group});
+}
+
+RMQ_DECL void BrokerState::wake_pops_locked(bool woke) {
+    if (woke) {
+        pop_woken_.notify_all();
+    }
+}
+
+RMQ_DECL void BrokerState::interrupt_pops(std::uint64_t handle, const std::string& group) {
+    const std::lock_guard lock(mutex_);
+    pops_interrupted_.insert({handle, group});
+    wake_pops_locked(held_pops_.wake_interrupted(handle, group));
+}
+
+RMQ_DECL void BrokerState::resume_pops(std::uint64_t handle, const std::string& group) {
+    const std::lock_guard lock(mutex_);
+    pops_interrupted_.erase({handle, group});
+}
+
+RMQ_DECL std::size_t BrokerState::held_pop_count() const {
+    const std::lock_guard lock(mutex_);
+    return held_pops_.count();
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/pop_long_poll_requests.ipp ----
+
 // ---- begin rmq/detail/broker/impl/pop_requests.ipp ----
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24569,20 +24917,7 @@ inline std::vector<MessageQueue> pop_queues(const PopArgs& a,
     return out;
 }
 
-RMQ_DECL PopResult BrokerState::pop_message(const PopArgs& a) {
-    check_group(a.consumer_group);
-    check_topic(a.topic);
-    if (a.max_msg_nums <= 0 || a.max_msg_nums > 32) {
-        throw BrokerError(response_code::invalid_parameter,
-                          fmt::format("the broker pop message number {} is not in [1, 32]", a.max_msg_nums));
-    }
-    if (a.invisible_time_millis <= 0) {
-        throw BrokerError(response_code::invalid_parameter,
-                          fmt::format("invisible time {} ms is not positive", a.invisible_time_millis));
-    }
-    const std::lock_guard lock(mutex_);
-    check_running_locked();
-    faults_.take(BrokerRequest::Pop);
+RMQ_DECL std::optional<SubscriptionData> BrokerState::pop_filter_locked(const PopArgs& a) {
     subscription_groups_.require(a.consumer_group);
     const auto queue_count = store_.queue_count(a.topic);
     if (!queue_count) {
@@ -24603,12 +24938,16 @@ RMQ_DECL PopResult BrokerState::pop_message(const PopArgs& a) {
     if (!parsed.ok()) {
         throw BrokerError(parsed.code(), parsed.remark());
     }
-    const std::optional<SubscriptionData> sub(std::move(parsed).value());
+    return std::optional<SubscriptionData>(std::move(parsed).value());
+}
+
+RMQ_DECL PopResult BrokerState::pop_locked(const PopArgs& a, const std::optional<SubscriptionData>& sub) {
     PopResult result;
     result.pop_time = clock_->wall_millis();
     result.invisible_time = a.invisible_time_millis;
+    const auto queue_count = *store_.queue_count(a.topic);
     const bool has_retry = store_.has_topic(pop_retry_topic(a.topic, a.consumer_group));
-    for (const auto& mq : pop_queues(a, config_.broker_name, *queue_count, has_retry, pop_rotation_++)) {
+    for (const auto& mq : pop_queues(a, config_.broker_name, queue_count, has_retry, pop_rotation_++)) {
         pop_queue_locked(a, mq, sub, result);
     }
     result.status = result.msg_found_list.empty() ? PopStatus::PollingNotFound : PopStatus::Found;
@@ -24833,6 +25172,7 @@ RMQ_DECL void BrokerState::notify_arrival_locked(const std::string& topic,
     for (auto& h : held_.take_arrived(topic, queue_id, tags_code, store_)) {
         answer_held_locked(std::move(h), out);
     }
+    wake_pops_locked(held_pops_.wake_arrived(topic, queue_id, tags_code));
 }
 
 RMQ_DECL void BrokerState::answer_held_locked(HeldPull h, BrokerTasks& out) {

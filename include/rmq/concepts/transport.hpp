@@ -167,6 +167,15 @@ concept HasAsyncAck = HasPop<T> && requires(T& t, const AckArgs& ack, AckComplet
     t.ack_message(ack, std::move(done));
 };
 
+/// Optional, with HasPop: `interrupt_pops(group)` answers the connection's POP requests of the group that
+/// the broker holds for long polling now and holds none until `resume_pops(group)`. A stopping push consumer
+/// in POP mode calls them so that it does not wait for the poll time (rmq::InProcessTransport has them).
+template <class T>
+concept HasPopInterrupt = requires(T& t, const std::string& group) {
+    t.interrupt_pops(group);
+    t.resume_pops(group);
+};
+
 /// Optional: 5.x broker-side assignment (rmq/assignment.hpp). `query_assignment(QueryAssignmentArgs) ->
 /// std::optional<std::vector<MessageQueueAssignment>>` (QUERY_ASSIGNMENT to one broker of the topic: the
 /// queues it gives this member, each with its mode; nullopt when the broker has no answer: unknown strategy

@@ -40,6 +40,11 @@ struct BrokerConfig {
     bool long_polling_enable = true;
     /// BrokerConfig.shortPollingTimeMills: hold time of a suspended pull when long polling is off.
     std::int64_t short_polling_time_mills = 1000;
+    /// BrokerConfig.maxPopPollingSize: POP requests held for long polling at most (more: POLLING_FULL).
+    std::int64_t max_pop_polling_size = 100000;
+    /// BrokerConfig.popPollingSize: POP requests held per topic, group and queue id at most (+1; more:
+    /// POLLING_FULL).
+    std::int32_t pop_polling_size = 1024;
     /// BrokerConfig.channelExpiredTimeout (4.9.8: ConsumerManager.CHANNEL_EXPIRED_TIMEOUT): a client without
     /// a heartbeat for this long is removed from its groups.
     std::int64_t channel_expired_timeout = 120000;

@@ -160,11 +160,22 @@ public:
         }
     }
 
-    /// POP_MESSAGE (rmq::HasPop): answered at once (poll_time_millis is not honoured: no long polling), from
-    /// the group's pop retry queue first, then the topic's queues. Each message gets a check point that
-    /// expires invisible_time_millis later on the broker's clock, when the message goes to the pop retry
-    /// topic with reconsume times + 1 (to %DLQ%<group> past BrokerConfig::retry_max_times).
-    PopResult pop_message(const PopArgs& args) { return state_->pop_message(args); }
+    /// POP_MESSAGE (rmq::HasPop): from the group's pop retry queue first, then the topic's queues. Each
+    /// message gets a check point that expires invisible_time_millis later on the broker's clock, when the
+    /// message goes to the pop retry topic with reconsume times + 1 (to %DLQ%<group> past
+    /// BrokerConfig::retry_max_times). When nothing is there and poll_time_millis > 0 the call blocks (long
+    /// polling) until a matching message arrives (answered with it) or the poll time passes on the broker's
+    /// clock (PollingNotFound); PollingFull at once when BrokerConfig::max_pop_polling_size pops are held.
+    PopResult pop_message(const PopArgs& args) { return state_->pop_message(args, conn_->id); }
+
+    /// Answers this connection's held POP requests of `consumer_group` now (empty) and holds none of its
+    /// later ones until resume_pops(): a stopping push consumer does not wait for its poll time.
+    void interrupt_pops(const std::string& consumer_group) {
+        state_->interrupt_pops(conn_->id, consumer_group);
+    }
+
+    /// Long polling again for this connection's pops of `consumer_group` (after interrupt_pops()).
+    void resume_pops(const std::string& consumer_group) { state_->resume_pops(conn_->id, consumer_group); }
 
     /// ACK_MESSAGE: the message is done. A spent receipt (acked, expired, changed) is ignored.
     void ack_message(const AckArgs& args) { state_->ack_message(args); }
@@ -343,6 +354,9 @@ public:
 
     /// Pulls parked for long polling.
     [[nodiscard]] std::size_t held_pull_count() const { return state_->held_pull_count(); }
+
+    /// POP requests held for long polling (their threads are blocked in pop_message).
+    [[nodiscard]] std::size_t held_pop_count() const { return state_->held_pop_count(); }
 
     /// Fault injection: the next `times` requests of kind `request` fail with response code `code` (thrown as
     /// rmq::BrokerError, or a failed Outcome for pulls) before they change anything. `times` 0 clears.

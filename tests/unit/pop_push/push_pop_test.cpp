@@ -269,6 +269,11 @@ public:
         return inner_.change_invisible_time(args);
     }
 
+    // a held pop would keep shutdown() waiting for the manual clock
+    void interrupt_pops(const std::string& group) { inner_.interrupt_pops(group); }
+
+    void resume_pops(const std::string& group) { inner_.resume_pops(group); }
+
     std::shared_ptr<std::atomic<int>> sync_count = std::make_shared<std::atomic<int>>(0);
     std::shared_ptr<std::atomic<int>> async_count = std::make_shared<std::atomic<int>>(0);
 };

@@ -17,14 +17,19 @@
 ///   thread, never under `mutex_`; the Clock's own mutex is taken under `mutex_` when reading the time (never
 ///   the reverse: ManualClock::advance calls its listener, on_clock_advance, after releasing it); start/stop
 ///   add and remove that listener without holding `mutex_`.
+/// - A held POP request's thread waits on `pop_woken_` with `mutex_` (released while it waits); whatever
+///   lets a held pop go (an arrival, a tick, an interrupt, stop) notifies it under `mutex_`.
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <rmq/assignment.hpp>
@@ -48,6 +53,7 @@
 #include <rmq/detail/broker/membership.hpp>
 #include <rmq/detail/broker/offsets.hpp>
 #include <rmq/detail/broker/pop.hpp>
+#include <rmq/detail/broker/pop_long_poll.hpp>
 #include <rmq/detail/broker/pull.hpp>
 #include <rmq/detail/broker/send.hpp>
 #include <rmq/detail/broker/send_back.hpp>
@@ -85,10 +91,11 @@ public:
 
     /// A crash and restart in no time: consumer offsets go back to the last checkpoint, locks and
     /// memberships are gone (clients come back with their next heartbeat), held pulls fail with
-    /// SYSTEM_ERROR. Messages survive (the commit log is flushed).
+    /// SYSTEM_ERROR, held pops are answered empty. Messages survive (the commit log is flushed).
     void restart();
 
-    /// Stops the dispatcher after it ran every queued task, then answers held pulls with SYSTEM_ERROR.
+    /// Stops the dispatcher after it ran every queued task, then answers held pulls with SYSTEM_ERROR (held
+    /// pops fail with SYSTEM_ERROR at once).
     void stop();
 
     [[nodiscard]] const BrokerConfig& config() const noexcept { return config_; }
@@ -136,11 +143,20 @@ public:
     void pull(const PullArgs& args, PullCallback callback, const PostToCaller* post = nullptr);
     [[nodiscard]] std::size_t held_pull_count() const;
 
-    // ---- 5.x POP (pop_requests.ipp) ---------------------------------------------------------------------
+    // ---- 5.x POP (pop_requests.ipp; long polling: pop_long_poll_requests.ipp) -----------------------------
 
-    /// POP_MESSAGE (PopMessageProcessor): at once (no long polling), up to max_msg_nums matching messages of
-    /// the group's pop retry queue and the topic's queues, each with a check point and its receipt (POP_CK).
-    PopResult pop_message(const PopArgs& args);
+    /// POP_MESSAGE (PopMessageProcessor): up to max_msg_nums matching messages of the group's pop retry queue
+    /// and the topic's queues, each with a check point and its receipt (POP_CK). When none is there and
+    /// args.poll_time_millis > 0 the calling thread is held (PopLongPollingService) until a matching message
+    /// arrives or the poll time ends (then PollingNotFound, Java's POLLING_TIMEOUT); PollingFull when
+    /// max_pop_polling_size pops are held already. `handle`: the connection (interrupt_pops).
+    PopResult pop_message(const PopArgs& args, std::uint64_t handle = 0);
+    /// Answers the held pops of `group` sent through connection `handle` now (empty) and holds none of its
+    /// later ones until resume_pops: a stopping consumer does not wait for its poll time.
+    void interrupt_pops(std::uint64_t handle, const std::string& group);
+    void resume_pops(std::uint64_t handle, const std::string& group);
+    /// POP requests held for long polling.
+    [[nodiscard]] std::size_t held_pop_count() const;
     /// ACK_MESSAGE: removes the receipt's check point; a spent receipt changes nothing.
     void ack_message(const AckArgs& args);
     /// CHANGE_MESSAGE_INVISIBLETIME: moves the check point's deadline; the new receipt. NO_MESSAGE for a
@@ -238,7 +254,7 @@ private:
     process_pull_locked(const PullArgs& a, bool allow_suspend, PullCallback& callback);
     /// Parks a pull that found nothing when its flags and the config allow; false when it is answered now.
     bool try_hold_locked(const PullArgs& a, PullCallback& callback, std::optional<SubscriptionData>& sub);
-    /// PullRequestHoldService.notifyMessageArriving for a new message.
+    /// PullRequestHoldService.notifyMessageArriving (and PopLongPollingService's) for a new message.
     void notify_arrival_locked(const std::string& topic,
                                std::int32_t queue_id,
                                std::int64_t tags_code,
@@ -246,6 +262,13 @@ private:
     /// Re-runs a held pull (without suspending again) and queues its answer.
     void answer_held_locked(HeldPull h, BrokerTasks& out);
 
+    /// The checks of a pop under the lock (group, topic, queue id) and its parsed subscription.
+    std::optional<SubscriptionData> pop_filter_locked(const PopArgs& a);
+    /// One pass over the queues a pop visits (pop_queues).
+    PopResult pop_locked(const PopArgs& a, const std::optional<SubscriptionData>& sub);
+    [[nodiscard]] bool may_hold_pop_locked(const PopArgs& a, std::uint64_t handle) const;
+    /// Wakes the threads of held pops when the table let one go (`woke`).
+    void wake_pops_locked(bool woke);
     /// Pops the matching messages of one queue into `result` (check points, receipts, the new pop offset).
     void pop_queue_locked(const PopArgs& a,
                           const MessageQueue& mq,
@@ -282,6 +305,11 @@ private:
     HeldPulls held_;
     HalfMessages half_;
     PopCheckPoints pops_;
+    HeldPops held_pops_;
+    /// Where the threads of held pops wait (with mutex_).
+    std::condition_variable pop_woken_;
+    /// (connection, group) whose pops are not held (interrupt_pops).
+    std::set<std::pair<std::uint64_t, std::string>> pops_interrupted_;
     std::size_t pop_rotation_ = 0;
     RequestModeTable request_modes_;
     mutable FaultInjector faults_;
@@ -293,6 +321,7 @@ private:
 #    include <rmq/detail/broker/impl/assignment_requests.ipp>
 #    include <rmq/detail/broker/impl/broker_state.ipp>
 #    include <rmq/detail/broker/impl/group_requests.ipp>
+#    include <rmq/detail/broker/impl/pop_long_poll_requests.ipp>
 #    include <rmq/detail/broker/impl/pop_requests.ipp>
 #    include <rmq/detail/broker/impl/pull_requests.ipp>
 #    include <rmq/detail/broker/impl/store_requests.ipp>

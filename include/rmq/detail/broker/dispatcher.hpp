@@ -57,6 +57,8 @@ public:
 
     [[nodiscard]] bool stopping_locked() const noexcept { return stopping_; }
 
+    [[nodiscard]] bool driven_locked() const noexcept { return driven_; }
+
     /// Asks the thread to stop once the queued tasks ran; false when a stop was already asked for.
     bool request_stop_locked();
 

@@ -52,8 +52,8 @@ private:
     /// Waits `millis` (wall time) or until dropped.
     void pause(std::int64_t millis);
 
-    /// After an empty answer that came back early (a broker without POP long polling, the embedded one):
-    /// the pause before the next POP, so an idle consumer does not spin.
+    /// After an empty answer that came back early (a broker that does not hold POP requests, or one stopped
+    /// holding them): the pause before the next POP, so an idle consumer does not spin.
     static constexpr std::int64_t empty_pop_pause_millis = 100;
 
     ConsumerState<T>& s_;

@@ -63,6 +63,7 @@ RMQ_DECL void BrokerState::stop() {
         if (!dispatcher_.request_stop_locked()) {
             return;
         }
+        wake_pops_locked(held_pops_.wake_interrupted(0, {}));  // they see the broker stopping
     }
     clock_->remove_listener(listener_id_);
     dispatcher_.join();
@@ -94,6 +95,9 @@ RMQ_DECL void BrokerState::check_config() const {
     if (config_.transaction_check_interval <= 0 || config_.transaction_time_out < 0) {
         throw InvalidArgument("BrokerConfig.transaction_check_interval must be positive");
     }
+    if (config_.max_pop_polling_size < 0 || config_.pop_polling_size < 0) {
+        throw InvalidArgument("BrokerConfig.max_pop_polling_size and pop_polling_size must not be negative");
+    }
     if (config_.max_transfer_count_on_message_in_memory <= 0) {
         throw InvalidArgument("BrokerConfig.max_transfer_count_on_message_in_memory must be positive");
     }
@@ -119,6 +123,7 @@ RMQ_DECL void BrokerState::tick_locked(BrokerTasks& out) {
     for (auto& h : held_.take_due(now, store_)) {
         answer_held_locked(std::move(h), out);
     }
+    wake_pops_locked(held_pops_.wake_due(now));
     membership_.expire(now, out);
     check_transactions_locked(out);
     revive_locked(out);
@@ -128,6 +133,7 @@ RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline_locked() const {
     std::optional<std::int64_t> next;
     for (const auto t : {delays_.next_due(),
                          held_.next_deadline(),
+                         held_pops_.next_deadline(),
                          membership_.next_expiry(),
                          half_.next_round(),
                          pops_.next_deadline()}) {
@@ -155,6 +161,7 @@ RMQ_DECL void BrokerState::restart() {
         offsets_.restore_checkpoint();
         locks_.clear();
         membership_.clear_channels();
+        wake_pops_locked(held_pops_.wake_interrupted(0, {}));
         for (auto& h : held_.take_all()) {
             out.push_back([cb = std::move(h.callback)] {
                 cb(Outcome<PullResult>(response_code::system_error, "the broker restarted"));

@@ -56,6 +56,7 @@ RMQ_DECL void BrokerState::close_handle(std::uint64_t handle_id) {
     {
         const std::lock_guard lock(mutex_);
         membership_.close_handle(handle_id, out);
+        std::erase_if(pops_interrupted_, [&](const auto& entry) { return entry.first == handle_id; });
     }
     dispatch(std::move(out));
 }

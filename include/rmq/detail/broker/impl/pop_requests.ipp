@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,20 +40,7 @@ inline std::vector<MessageQueue> pop_queues(const PopArgs& a,
     return out;
 }
 
-RMQ_DECL PopResult BrokerState::pop_message(const PopArgs& a) {
-    check_group(a.consumer_group);
-    check_topic(a.topic);
-    if (a.max_msg_nums <= 0 || a.max_msg_nums > 32) {
-        throw BrokerError(response_code::invalid_parameter,
-                          fmt::format("the broker pop message number {} is not in [1, 32]", a.max_msg_nums));
-    }
-    if (a.invisible_time_millis <= 0) {
-        throw BrokerError(response_code::invalid_parameter,
-                          fmt::format("invisible time {} ms is not positive", a.invisible_time_millis));
-    }
-    const std::lock_guard lock(mutex_);
-    check_running_locked();
-    faults_.take(BrokerRequest::Pop);
+RMQ_DECL std::optional<SubscriptionData> BrokerState::pop_filter_locked(const PopArgs& a) {
     subscription_groups_.require(a.consumer_group);
     const auto queue_count = store_.queue_count(a.topic);
     if (!queue_count) {
@@ -73,12 +61,16 @@ RMQ_DECL PopResult BrokerState::pop_message(const PopArgs& a) {
     if (!parsed.ok()) {
         throw BrokerError(parsed.code(), parsed.remark());
     }
-    const std::optional<SubscriptionData> sub(std::move(parsed).value());
+    return std::optional<SubscriptionData>(std::move(parsed).value());
+}
+
+RMQ_DECL PopResult BrokerState::pop_locked(const PopArgs& a, const std::optional<SubscriptionData>& sub) {
     PopResult result;
     result.pop_time = clock_->wall_millis();
     result.invisible_time = a.invisible_time_millis;
+    const auto queue_count = *store_.queue_count(a.topic);
     const bool has_retry = store_.has_topic(pop_retry_topic(a.topic, a.consumer_group));
-    for (const auto& mq : pop_queues(a, config_.broker_name, *queue_count, has_retry, pop_rotation_++)) {
+    for (const auto& mq : pop_queues(a, config_.broker_name, queue_count, has_retry, pop_rotation_++)) {
         pop_queue_locked(a, mq, sub, result);
     }
     result.status = result.msg_found_list.empty() ? PopStatus::PollingNotFound : PopStatus::Found;

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include <rmq/concepts/transport.hpp>
 #include <rmq/topic.hpp>
 
 #include <rmq/detail/pop_consumer/pop_consumer.hpp>
@@ -93,8 +94,14 @@ void PopConsumer<T>::stop() {
     for (auto& [mq, loop] : loops) {
         loop->halt();  // all at once: each may finish a held POP request before it is joined below
     }
+    if constexpr (HasPopInterrupt<typename T::Transport>) {
+        s_.transport.interrupt_pops(s_.group);  // the held ones are answered now
+    }
     loops.clear();
     let_go.clear();
+    if constexpr (HasPopInterrupt<typename T::Transport>) {
+        s_.transport.resume_pops(s_.group);
+    }
 }
 
 template <class T>

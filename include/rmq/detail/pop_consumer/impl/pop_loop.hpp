@@ -92,6 +92,10 @@ void PopLoop<T>::pop_once() {
         pause(s_.config.pull_time_delay_mills_when_exception);
         return;
     }
+    if (result.status == PopStatus::PollingFull) {
+        pause(s_.config.pull_time_delay_mills_when_exception);  // Java: executePopPullRequestLater
+        return;
+    }
     if (result.msg_found_list.empty()) {
         if (s_.clock->steady_millis() - begin < args.poll_time_millis / 2) {
             pause(empty_pop_pause_millis);
