@@ -30,16 +30,17 @@ namespace rmq {
 /// The state of one asynchronous send, shared by its attempts. It holds an in-flight slot until finish.
 template <Transport Tr>
 struct Producer<Tr>::AsyncSend {
-    Message msg;                        // empty for a batch
-    std::vector<Message> batch;         // send_async(batch): its prepared messages
-    std::optional<MessageQueue> queue;  // one attempt to this queue (send_async(msg, queue) or a selector's)
+    Message msg{};                 // empty for a batch
+    std::vector<Message> batch{};  // send_async(batch): its prepared messages
+    // One attempt to this queue: send_async(msg, queue), or the queue a selector picked.
+    std::optional<MessageQueue> queue{};
     int total = 1;
     std::int64_t begin = 0;  // steady ms: send_msg_timeout and the statistics count from here
     int tries = 0;
-    QueueList queues;
-    std::string last_broker;
-    std::exception_ptr last;
-    Done done;
+    QueueList queues{};
+    std::string last_broker{};
+    std::exception_ptr last{};
+    Done done{};
     std::int64_t attempt_began = 0;  // the trace's clock, when tracing (enable_msg_trace)
     // An attempt's answer, on its way to a producer thread (answers_), which `queued` keeps this alive for.
     SendResult answer{};
