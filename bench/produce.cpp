@@ -2,12 +2,14 @@
 // bench/java's JavaProduceBench, which sends the same way with DefaultMQProducer. One JSON object per run on
 // stdout. tools/bench.sh --producer runs both, interleaved.
 //
-//   rmq_bench_produce --namesrv HOST:PORT --topic T --mode sync|async|batch --messages N --body BYTES
+//   rmq_bench_produce --namesrv HOST:PORT --topic T --mode sync|async|async_queue|batch --messages N --body
+//   BYTES
 //                     [--inflight N] [--batch N] [--max-seconds S]
 //
 // sync: one thread, send() after send(). async: one thread calling send_async() with at most --inflight
 // (1024) sends unanswered (a counting semaphore of the benchmark's own, as JavaProduceBench has: the
-// producer's back-pressure bound is 10000 and Java's is off by default). batch: one thread, send() of --batch
+// producer's back-pressure bound is 10000 and Java's is off by default). async_queue: as async, with
+// send_async(msg, queue) over the topic's write queues in turn. batch: one thread, send() of --batch
 // (32) messages at a time. Every message is TagA with a body of BYTES 'x'; the producer picks the queues. CPU
 // seconds and peak RSS (VmHWM, reset when the run starts) are the whole process's; the steady part starts
 // once a fifth of N was acknowledged.
@@ -67,11 +69,26 @@ void send_sync(Producer& p, const Options& o, Counters& c) {
     }
 }
 
-void send_async(Producer& p, const Options& o, Counters& c) {
+/// async: send_async(msg); async_queue: send_async(msg, queue), the caller going round the topic's write
+/// queues itself (as an application that picks its queues does).
+void send_async(Producer& p, const Options& o, Counters& c, const std::vector<rmq::MessageQueue>& queues) {
     const rmq::Message msg(o.topic, "TagA", std::string(static_cast<std::size_t>(o.body_bytes), 'x'));
     std::counting_semaphore<> slots(o.inflight);
+    const auto done = [&](const rmq::SendResult&) {
+        c.acked.fetch_add(1, std::memory_order_relaxed);
+        slots.release();
+    };
+    const auto failed = [&](const std::exception_ptr&) {
+        c.failed.fetch_add(1, std::memory_order_relaxed);
+        c.acked.fetch_add(1, std::memory_order_relaxed);
+        slots.release();
+    };
     for (std::int64_t i = 0; i < o.messages; ++i) {
         slots.acquire();
+        if (!queues.empty()) {
+            p.send_async(msg, queues[static_cast<std::size_t>(i) % queues.size()], done, failed);
+            continue;
+        }
         p.send_async(
             msg,
             [&](const rmq::SendResult&) {
@@ -112,14 +129,19 @@ int run(const Options& o) {
         // Routes and connections before the window, as JavaProduceBench warms them.
         (void)producer.send(rmq::Message(o.topic, "TagA", std::string("warm-up")));
     }
+    std::vector<rmq::MessageQueue> queues;
+    if (o.mode == "async_queue") {
+        rmq::RemotingTransport t{rc};
+        queues = t.topic_route(o.topic).write_queues;
+    }
     Counters c;
     Window w;
     w.start();
     std::thread sender([&] {
         if (o.mode == "sync") {
             send_sync(producer, o, c);
-        } else if (o.mode == "async") {
-            send_async(producer, o, c);
+        } else if (o.mode == "async" || o.mode == "async_queue") {
+            send_async(producer, o, c, queues);
         } else {
             send_batches(producer, o, c);
         }
@@ -132,7 +154,7 @@ int run(const Options& o) {
         o.mode,
         o.messages,
         o.body_bytes,
-        o.mode == "async" ? o.inflight : 1,
+        o.mode.starts_with("async") ? o.inflight : 1,
         o.mode == "batch" ? o.batch : 1,
         run_fields(r),
         c.failed.load(),
@@ -158,8 +180,8 @@ int main(int argc, char** argv) {
             .add("--batch", o.batch)
             .add("--max-seconds", o.max_seconds)
             .parse(argc, argv);
-        if (o.mode != "sync" && o.mode != "async" && o.mode != "batch") {
-            throw std::invalid_argument("--mode sync|async|batch");
+        if (o.mode != "sync" && o.mode != "async" && o.mode != "async_queue" && o.mode != "batch") {
+            throw std::invalid_argument("--mode sync|async|async_queue|batch");
         }
         if (o.messages <= 0 || o.body_bytes <= 0 || o.inflight <= 0 || o.batch <= 0) {
             throw std::invalid_argument("--messages, --body, --inflight and --batch must be positive");

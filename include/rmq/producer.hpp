@@ -75,9 +75,11 @@ concept SendExceptionCallback = std::invocable<F&, std::exception_ptr> && std::m
 /// delay levels and 5.x timers are properties of the message (Message::set_delay_time_level,
 /// set_deliver_time_ms, set_delay_time_sec, set_delay_time_ms). Thread-safe once started. docs/producer.md.
 ///
-/// Asynchronous and oneway sends run on the producer's own threads (async_sender_threads), so their
-/// callbacks never run on the caller's thread; at most back_pressure_for_async_send_num are in flight. A
-/// callback may send again, but must not destroy the producer nor wait for a send's future.
+/// Asynchronous sends go over the transport's own asynchronous send when it has one (HasAsyncSend, and
+/// HasAsyncSendBatch for batches): no thread waits for a broker. Else they, and oneway sends, run on the
+/// producer's own threads (async_sender_threads). Callbacks always run on a producer thread, never the
+/// caller's; at most back_pressure_for_async_send_num sends are in flight. A callback may send again, but
+/// must not destroy the producer nor wait for a send's future.
 ///
 /// Body compression is the transport's: RemotingTransport deflates bodies of at least
 /// RemotingConfig::compress_msg_body_over_howmuch bytes at compress_level (batches are never compressed, as
@@ -199,63 +201,35 @@ public:
         return send_default(m, now(), 1 + config_.retry_times_when_send_failed);
     }
 
-    /// Asynchronous send(msg): validates `msg` here (rmq::InvalidArgument), then sends on a producer thread
-    /// with up to 1 + retry_times_when_send_async_failed attempts (Java's onExceptionImpl: each retry on
-    /// another queue, avoiding the broker that failed) and calls `on_success` or `on_exception` there.
-    /// Waits up to send_msg_timeout for an in-flight slot (rmq::TooManyRequests).
+    /// Asynchronous send(msg): validates `msg` here (rmq::InvalidArgument), then sends with up to 1 +
+    /// retry_times_when_send_async_failed attempts (Java's onExceptionImpl: each retry on another queue,
+    /// avoiding the broker that failed) and calls `on_success` or `on_exception` on a producer thread. Over a
+    /// transport with HasAsyncSend no thread waits for the broker; else a producer thread sends
+    /// synchronously. Waits up to send_msg_timeout for an in-flight slot (rmq::TooManyRequests).
+    /// impl/producer_send_async_default.hpp.
     template <SendSuccessCallback OnSuccess, SendExceptionCallback OnException>
-    void send_async(const Message& msg, OnSuccess on_success, OnException on_exception) {
-        send_async_default(msg, detail::done_calling(std::move(on_success), std::move(on_exception)));
-    }
+    void send_async(const Message& msg, OnSuccess on_success, OnException on_exception);
 
     /// send_async(msg) with a future for the result (it holds the exception of a failed send).
-    std::future<SendResult> send_async(const Message& msg) {
-        auto [done, future] = detail::promised_done();
-        send_async_default(msg, std::move(done));
-        return std::move(future);
-    }
+    std::future<SendResult> send_async(const Message& msg);
 
-    /// Asynchronous send(msg, queue): one attempt, as in Java.
+    /// Asynchronous send(msg, queue): one attempt, as in Java, over the transport's asynchronous send when
+    /// it has one (HasAsyncSend: no thread waits for the broker). A queue of another topic fails the send
+    /// (its callback or future), as in Java. impl/producer_send_async_queue.hpp.
     template <SendSuccessCallback OnSuccess, SendExceptionCallback OnException>
     void
-    send_async(const Message& msg, const MessageQueue& mq, OnSuccess on_success, OnException on_exception) {
-        check_running();
-        submit([this, m = prepared(msg), mq] { return send_recorded(m, mq); },
-               detail::done_calling(std::move(on_success), std::move(on_exception)));
-    }
+    send_async(const Message& msg, const MessageQueue& mq, OnSuccess on_success, OnException on_exception);
 
     /// send_async(msg, queue) with a future.
-    std::future<SendResult> send_async(const Message& msg, const MessageQueue& mq) {
-        auto [done, future] = detail::promised_done();
-        check_running();
-        submit([this, m = prepared(msg), mq] { return send_recorded(m, mq); }, std::move(done));
-        return std::move(future);
-    }
+    std::future<SendResult> send_async(const Message& msg, const MessageQueue& mq);
 
     /// Java's sendOneway(msg): one attempt on the next write queue, whose answer nobody waits for. Runs on a
     /// producer thread like send_async (the in-flight bound applies); what fails there is logged.
-    void send_oneway(const Message& msg) {
-        check_running();
-        submit(
-            [this, m = prepared(msg)] {
-                const auto queues = write_queues(m.topic());
-                oneway_to(m, select_queue(*queues, std::string()));
-                return SendResult{};
-            },
-            detail::oneway_done(msg.topic()));
-    }
+    /// impl/producer_send_oneway.hpp.
+    void send_oneway(const Message& msg);
 
     /// Java's sendOneway(msg, queue).
-    void send_oneway(const Message& msg, const MessageQueue& mq) {
-        check_running();
-        check_queue_topic(msg, mq);
-        submit(
-            [this, m = prepared(msg), mq] {
-                oneway_to(m, mq);
-                return SendResult{};
-            },
-            detail::oneway_done(msg.topic()));
-    }
+    void send_oneway(const Message& msg, const MessageQueue& mq);
 
     /// Java's send(Collection<Message>): the messages, one topic, stored together in one write queue
     /// (SEND_BATCH_MESSAGE), with retries as send(msg). The result's msg_id and offset_msg_id list the ids
@@ -284,24 +258,11 @@ public:
         return send_batch_traced(batch, mq);
     }
 
-    /// Asynchronous send(batch), with a future; retries as send_async(msg).
+    /// Asynchronous send(batch), with a future; retries as send_async(msg). Over a transport with
+    /// HasAsyncSend and HasAsyncSendBatch no thread waits for the broker; else a producer thread sends
+    /// synchronously. impl/producer_send_async_batch.hpp.
     std::future<SendResult> send_async(std::span<const Message> msgs)
-    requires HasSendBatch<Tr>
-    {
-        auto [done, future] = detail::promised_done();
-        check_running();
-        const std::int64_t begin = now();
-        submit(
-            [this, batch = prepared_batch(msgs), begin] {
-                const detail::SendRecorder recorder(stats_, batch.front().topic(), transport_.clock());
-                return with_retries(batch.front().topic(),
-                                    begin,
-                                    1 + config_.retry_times_when_send_async_failed,
-                                    [&](const MessageQueue& mq) { return send_batch_traced(batch, mq); });
-            },
-            std::move(done));
-        return std::move(future);
-    }
+    requires HasSendBatch<Tr>;
 
     /// Sends to the queue the selector picks from the topic's write queues (no retry, as in Java).
     template <class Selector, class Arg>
@@ -313,38 +274,18 @@ public:
     }
 
     /// Asynchronous send(msg, selector, arg), with a future: the selector runs on a producer thread, with a
-    /// copy of `arg` (no retry, as in Java).
+    /// copy of `arg`, as Java runs it on its async executor (it is user code that may block or throw: what it
+    /// throws goes to the future, and the caller never waits for it); then one attempt to its queue (no
+    /// retry, as in Java), over the transport's asynchronous send when it has one (HasAsyncSend).
+    /// impl/producer_send_async_select.hpp.
     template <class Selector, class Arg>
     requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
-    std::future<SendResult> send_async(const Message& msg, Selector&& selector, Arg&& arg) {
-        auto [done, future] = detail::promised_done();
-        check_running();
-        submit([this,
-                m = prepared(msg),
-                selector = std::decay_t<Selector>(std::forward<Selector>(selector)),
-                arg = std::decay_t<Arg>(
-                    std::forward<Arg>(arg))]() mutable { return send_selected(m, selector, arg); },
-               std::move(done));
-        return std::move(future);
-    }
+    std::future<SendResult> send_async(const Message& msg, Selector&& selector, Arg&& arg);
 
     /// Java's sendOneway(msg, selector, arg): the selector runs on a producer thread, with a copy of `arg`.
     template <class Selector, class Arg>
     requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
-    void send_oneway(const Message& msg, Selector&& selector, Arg&& arg) {
-        check_running();
-        submit(
-            [this,
-             m = prepared(msg),
-             selector = std::decay_t<Selector>(std::forward<Selector>(selector)),
-             arg = std::decay_t<Arg>(std::forward<Arg>(arg))]() mutable {
-                const auto queues = write_queues(m.topic());
-                oneway_to(
-                    m, std::invoke(selector, std::span<const MessageQueue>(*queues), std::as_const(m), arg));
-                return SendResult{};
-            },
-            detail::oneway_done(msg.topic()));
-    }
+    void send_oneway(const Message& msg, Selector&& selector, Arg&& arg);
 
     /// Sends to one queue (no retry, as in Java). Throws rmq::InvalidArgument when the queue's topic is not
     /// the message's.
@@ -383,51 +324,14 @@ private:
 
     using Done = detail::SendDone;
 
-    /// send_async(msg): over the transport's asynchronous send when it has one (no thread waits for the
-    /// broker), else send_default on a producer thread.
-    void send_async_default(const Message& msg, Done done) {
-        check_running();
-        const int total = 1 + config_.retry_times_when_send_async_failed;
-        if constexpr (HasAsyncSend<Tr>) {
-            start_async(prepared(msg), total, std::move(done));
-        } else {
-            submit([this, m = prepared(msg), begin = now(), total] { return send_default(m, begin, total); },
-                   std::move(done));
-        }
-    }
+    /// send_async(msg) and send_async(msg, queue) with their completion.
+    void send_async_default(const Message& msg, Done done);
+    void send_async_to(const Message& msg, const MessageQueue& mq, Done done);
 
     /// Takes an in-flight slot and runs `work` on a producer thread, then `done` with its outcome (after the
-    /// slot is given back, so `done` may send again).
+    /// slot is given back, so `done` may send again): the asynchronous sends of a transport without its own.
     template <class Work>
-    void submit(Work work, Done done) {
-        sender_->acquire(config_.send_msg_timeout);
-
-        struct Task {
-            Work work;
-            Done done;
-            detail::AsyncSender* sender = nullptr;
-
-            void operator()() {
-                SendResult r;
-                std::exception_ptr e;
-                try {
-                    r = work();
-                } catch (...) {
-                    e = std::current_exception();
-                }
-                sender->release();
-                done(std::move(r), e);
-            }
-        };
-
-        auto task = std::make_shared<Task>(Task{std::move(work), std::move(done), sender_.get()});
-        try {
-            sender_->post([task] { (*task)(); });
-        } catch (...) {
-            sender_->release();
-            throw;
-        }
-    }
+    void submit(Work work, Done done);
 
     /// sendDefaultImpl: round robin with `total` attempts, counted in the statistics.
     SendResult send_default(const Message& m, std::int64_t begin, int total) {
@@ -472,11 +376,18 @@ private:
         return next != detail::AfterFailure::Stop;
     }
 
-    /// One send_async(msg) over the transport's own asynchronous send (impl/producer_send_async.hpp).
+    /// One asynchronous send over the transport's own (impl/producer_send_async.hpp).
     struct AsyncSend;
-    void start_async(Message m, int total, Done done);
+    std::shared_ptr<AsyncSend> new_async(Message m, std::vector<Message> batch, int total, Done done);
+    template <class Task>
+    void post_async(Task task);
+    void start_async(const std::shared_ptr<AsyncSend>& s);
+    template <class Selector, class Arg>
+    void select_async(const std::shared_ptr<AsyncSend>& s, Selector& selector, Arg& arg);
+    MessageQueue next_async_queue(AsyncSend& s);
     void attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_caller);
     void on_async_answer(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
+    void trace_async(const AsyncSend& s, const SendResult& r);
     void finish_async(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
     void take_async_answer(AsyncSend* a);
 
@@ -613,4 +524,9 @@ private:
 #include <rmq/impl/producer_retries.hpp>
 #include <rmq/impl/producer_routes.hpp>
 #include <rmq/impl/producer_send_async.hpp>
+#include <rmq/impl/producer_send_async_batch.hpp>
+#include <rmq/impl/producer_send_async_default.hpp>
+#include <rmq/impl/producer_send_async_queue.hpp>
+#include <rmq/impl/producer_send_async_select.hpp>
+#include <rmq/impl/producer_send_oneway.hpp>
 #include <rmq/impl/producer_trace.hpp>

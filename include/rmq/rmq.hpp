@@ -31,6 +31,11 @@
 #include <rmq/impl/producer_retries.hpp>
 #include <rmq/impl/producer_routes.hpp>
 #include <rmq/impl/producer_send_async.hpp>
+#include <rmq/impl/producer_send_async_batch.hpp>
+#include <rmq/impl/producer_send_async_default.hpp>
+#include <rmq/impl/producer_send_async_queue.hpp>
+#include <rmq/impl/producer_send_async_select.hpp>
+#include <rmq/impl/producer_send_oneway.hpp>
 #include <rmq/impl/producer_trace.hpp>
 #include <rmq/lite_pull_config.hpp>
 #include <rmq/lite_pull_consumer.hpp>

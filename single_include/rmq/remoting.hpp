@@ -2926,6 +2926,7 @@ public:
     void send_oneway(const Message& msg, const MessageQueue& mq);
     void send_async(const Message& msg, const MessageQueue& mq, SendCompletion done);
     SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq);
+    void send_batch_async(std::span<const Message> msgs, const MessageQueue& mq, SendCompletion done);
     void send_back(const SendBackArgs& args);
     PopResult pop_message(const PopArgs& args);
     void ack_message(const AckArgs& args);
@@ -3128,6 +3129,12 @@ public:
     /// master.
     SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq) {
         return state_->send_batch(msgs, mq);
+    }
+
+    /// SEND_BATCH_MESSAGE without waiting (rmq::HasAsyncSendBatch): encoded before it returns; `done` gets
+    /// what send_batch() would return or throw, on the io thread.
+    void send_batch_async(std::span<const Message> msgs, const MessageQueue& mq, SendCompletion done) {
+        state_->send_batch_async(msgs, mq, std::move(done));
     }
 
     /// END_TRANSACTION (rmq::HasTransactions), oneway: to the broker that asked when answering a check-back,
@@ -9490,6 +9497,13 @@ void send_oneway(TransportParts& parts, const Message& msg, const MessageQueue& 
 /// result lists their UNIQ_KEYs comma-separated.
 SendResult send_batch(TransportParts& parts, std::span<const Message> msgs, const MessageQueue& mq);
 
+/// SEND_BATCH_MESSAGE without waiting: encoded before it returns, `done` gets what send_batch() would return
+/// or throw, on the io thread.
+void send_batch_async(TransportParts& parts,
+                      std::span<const Message> msgs,
+                      const MessageQueue& mq,
+                      SendCompletion done);
+
 /// END_TRANSACTION, oneway, to the broker that asked (a check-back's answer) or the master of the half
 /// message's broker.
 void end_transaction(TransportParts& parts, const EndTransactionArgs& args);
@@ -9771,12 +9785,16 @@ RMQ_DECL void end_transaction(TransportParts& parts, const EndTransactionArgs& a
     parts.caller.client().invoke_oneway(addr, std::move(req));
 }
 
-RMQ_DECL SendResult send_batch(TransportParts& parts, std::span<const Message> msgs, const MessageQueue& mq) {
+/// A SEND_BATCH_MESSAGE request for `msgs`; `ids` gets their UNIQ_KEYs comma-separated (added to those
+/// without).
+inline remoting::Command batch_request(TransportParts& parts,
+                                       std::span<const Message> msgs,
+                                       const MessageQueue& mq,
+                                       std::string& ids) {
     if (msgs.empty()) {
         throw InvalidArgument("send_batch: the batch is empty");
     }
     std::vector<Message> entries(msgs.begin(), msgs.end());
-    std::string ids;
     for (auto& m : entries) {
         if (!m.has_property(property::uniq_client_message_id_keyidx)) {
             m.set_property(property::uniq_client_message_id_keyidx, parts.ids.next());
@@ -9795,10 +9813,15 @@ RMQ_DECL SendResult send_batch(TransportParts& parts, std::span<const Message> m
     h.batch = true;
     h.properties = encode_properties(props);
     const remoting::SendMessageRequestHeaderV2 v2{h};
-    const auto req = remoting::make_request(
+    return remoting::make_request(
         remoting::request_code::send_batch_message, v2, remoting::encode_messages(entries));
-    const std::string addr = master_for(parts, mq);
-    const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
+}
+
+/// The SendResult of a SEND_BATCH_MESSAGE answer (rmq::BrokerError for a refusal).
+inline SendResult batch_result(const remoting::Command& resp,
+                               std::string ids,
+                               const MessageQueue& mq,
+                               const std::string& addr) {
     SendResult r;
     r.status = send_status(resp, mq, addr);
     const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
@@ -9809,6 +9832,38 @@ RMQ_DECL SendResult send_batch(TransportParts& parts, std::span<const Message> m
     r.transaction_id = rh.transaction_id.value_or("");
     read_trace_fields(resp, r);
     return r;
+}
+
+RMQ_DECL SendResult send_batch(TransportParts& parts, std::span<const Message> msgs, const MessageQueue& mq) {
+    std::string ids;
+    const auto req = batch_request(parts, msgs, mq, ids);
+    const std::string addr = master_for(parts, mq);
+    const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
+    return batch_result(resp, std::move(ids), mq, addr);
+}
+
+RMQ_DECL void send_batch_async(TransportParts& parts,
+                               std::span<const Message> msgs,
+                               const MessageQueue& mq,
+                               SendCompletion done) {
+    std::string ids;
+    auto req = batch_request(parts, msgs, mq, ids);
+    std::string addr = master_for(parts, mq);
+    auto on_answer = [ids = std::move(ids), mq, addr, done = std::move(done)](
+                         std::optional<remoting::Command> resp, const std::exception_ptr& error) mutable {
+        SendResult r;
+        std::exception_ptr failed = error ? fresh_exception(error) : nullptr;
+        if (!failed) {
+            try {
+                r = batch_result(*resp, std::move(ids), mq, addr);
+            } catch (...) {
+                failed = std::current_exception();
+            }
+        }
+        done(std::move(r), failed);
+    };
+    parts.caller.client().invoke_async(
+        addr, std::move(req), parts.config.send_msg_timeout, std::move(on_answer));
 }
 
 RMQ_DECL void send_back(TransportParts& parts, const SendBackArgs& args) {
@@ -9972,6 +10027,12 @@ RemotingTransportState::send_async(const Message& msg, const MessageQueue& mq, S
 RMQ_DECL SendResult RemotingTransportState::send_batch(std::span<const Message> msgs,
                                                        const MessageQueue& mq) {
     return remoting_ops::send_batch(parts_, msgs, mq);
+}
+
+RMQ_DECL void RemotingTransportState::send_batch_async(std::span<const Message> msgs,
+                                                       const MessageQueue& mq,
+                                                       SendCompletion done) {
+    remoting_ops::send_batch_async(parts_, msgs, mq, std::move(done));
 }
 
 RMQ_DECL PopResult RemotingTransportState::pop_message(const PopArgs& args) {

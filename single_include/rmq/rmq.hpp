@@ -4581,12 +4581,22 @@ concept HasSendOneway =
 /// Optional: `send_async(Message, MessageQueue, SendCompletion)`, a send no thread waits for (Java's
 /// CommunicationMode.ASYNC). It returns once the request is on its way, throwing what send() throws before
 /// sending (no route, a timer the broker lacks); `done` then runs once, on the transport's own thread (keep
-/// it short). rmq::Producer::send_async(msg) uses it when present, so that many sends are in flight on few
-/// threads; else it runs send() on its own threads.
+/// it short). rmq::Producer's send_async(msg), send_async(msg, queue) and send_async(msg, selector, arg) use
+/// it when present, so that many sends are in flight on few threads; else they run send() on its own threads.
 template <class T>
 concept HasAsyncSend = requires(T& t, const Message& msg, const MessageQueue& mq, SendCompletion done) {
     t.send_async(msg, mq, std::move(done));
 };
+
+/// Optional: `send_batch_async(std::span<const Message>, MessageQueue, SendCompletion)`, send_batch without
+/// waiting (SEND_BATCH_MESSAGE in CommunicationMode.ASYNC), as HasAsyncSend is to send: the messages are
+/// encoded before it returns (the span need not outlive the call), `done` runs once on the transport's
+/// thread. rmq::Producer::send_async(batch) uses it when present, else send_batch on its own threads.
+template <class T>
+concept HasAsyncSendBatch =
+    requires(T& t, std::span<const Message> msgs, const MessageQueue& mq, SendCompletion done) {
+        t.send_batch_async(msgs, mq, std::move(done));
+    };
 
 /// Optional: transactional messages. `end_transaction(EndTransactionArgs)` (END_TRANSACTION, oneway: a
 /// broker's refusal is logged, not thrown) and `set_transaction_check_handler(producer_group,
@@ -13611,9 +13621,11 @@ concept SendExceptionCallback = std::invocable<F&, std::exception_ptr> && std::m
 /// delay levels and 5.x timers are properties of the message (Message::set_delay_time_level,
 /// set_deliver_time_ms, set_delay_time_sec, set_delay_time_ms). Thread-safe once started. docs/producer.md.
 ///
-/// Asynchronous and oneway sends run on the producer's own threads (async_sender_threads), so their
-/// callbacks never run on the caller's thread; at most back_pressure_for_async_send_num are in flight. A
-/// callback may send again, but must not destroy the producer nor wait for a send's future.
+/// Asynchronous sends go over the transport's own asynchronous send when it has one (HasAsyncSend, and
+/// HasAsyncSendBatch for batches): no thread waits for a broker. Else they, and oneway sends, run on the
+/// producer's own threads (async_sender_threads). Callbacks always run on a producer thread, never the
+/// caller's; at most back_pressure_for_async_send_num sends are in flight. A callback may send again, but
+/// must not destroy the producer nor wait for a send's future.
 ///
 /// Body compression is the transport's: RemotingTransport deflates bodies of at least
 /// RemotingConfig::compress_msg_body_over_howmuch bytes at compress_level (batches are never compressed, as
@@ -13735,63 +13747,35 @@ public:
         return send_default(m, now(), 1 + config_.retry_times_when_send_failed);
     }
 
-    /// Asynchronous send(msg): validates `msg` here (rmq::InvalidArgument), then sends on a producer thread
-    /// with up to 1 + retry_times_when_send_async_failed attempts (Java's onExceptionImpl: each retry on
-    /// another queue, avoiding the broker that failed) and calls `on_success` or `on_exception` there.
-    /// Waits up to send_msg_timeout for an in-flight slot (rmq::TooManyRequests).
+    /// Asynchronous send(msg): validates `msg` here (rmq::InvalidArgument), then sends with up to 1 +
+    /// retry_times_when_send_async_failed attempts (Java's onExceptionImpl: each retry on another queue,
+    /// avoiding the broker that failed) and calls `on_success` or `on_exception` on a producer thread. Over a
+    /// transport with HasAsyncSend no thread waits for the broker; else a producer thread sends
+    /// synchronously. Waits up to send_msg_timeout for an in-flight slot (rmq::TooManyRequests).
+    /// impl/producer_send_async_default.hpp.
     template <SendSuccessCallback OnSuccess, SendExceptionCallback OnException>
-    void send_async(const Message& msg, OnSuccess on_success, OnException on_exception) {
-        send_async_default(msg, detail::done_calling(std::move(on_success), std::move(on_exception)));
-    }
+    void send_async(const Message& msg, OnSuccess on_success, OnException on_exception);
 
     /// send_async(msg) with a future for the result (it holds the exception of a failed send).
-    std::future<SendResult> send_async(const Message& msg) {
-        auto [done, future] = detail::promised_done();
-        send_async_default(msg, std::move(done));
-        return std::move(future);
-    }
+    std::future<SendResult> send_async(const Message& msg);
 
-    /// Asynchronous send(msg, queue): one attempt, as in Java.
+    /// Asynchronous send(msg, queue): one attempt, as in Java, over the transport's asynchronous send when
+    /// it has one (HasAsyncSend: no thread waits for the broker). A queue of another topic fails the send
+    /// (its callback or future), as in Java. impl/producer_send_async_queue.hpp.
     template <SendSuccessCallback OnSuccess, SendExceptionCallback OnException>
     void
-    send_async(const Message& msg, const MessageQueue& mq, OnSuccess on_success, OnException on_exception) {
-        check_running();
-        submit([this, m = prepared(msg), mq] { return send_recorded(m, mq); },
-               detail::done_calling(std::move(on_success), std::move(on_exception)));
-    }
+    send_async(const Message& msg, const MessageQueue& mq, OnSuccess on_success, OnException on_exception);
 
     /// send_async(msg, queue) with a future.
-    std::future<SendResult> send_async(const Message& msg, const MessageQueue& mq) {
-        auto [done, future] = detail::promised_done();
-        check_running();
-        submit([this, m = prepared(msg), mq] { return send_recorded(m, mq); }, std::move(done));
-        return std::move(future);
-    }
+    std::future<SendResult> send_async(const Message& msg, const MessageQueue& mq);
 
     /// Java's sendOneway(msg): one attempt on the next write queue, whose answer nobody waits for. Runs on a
     /// producer thread like send_async (the in-flight bound applies); what fails there is logged.
-    void send_oneway(const Message& msg) {
-        check_running();
-        submit(
-            [this, m = prepared(msg)] {
-                const auto queues = write_queues(m.topic());
-                oneway_to(m, select_queue(*queues, std::string()));
-                return SendResult{};
-            },
-            detail::oneway_done(msg.topic()));
-    }
+    /// impl/producer_send_oneway.hpp.
+    void send_oneway(const Message& msg);
 
     /// Java's sendOneway(msg, queue).
-    void send_oneway(const Message& msg, const MessageQueue& mq) {
-        check_running();
-        check_queue_topic(msg, mq);
-        submit(
-            [this, m = prepared(msg), mq] {
-                oneway_to(m, mq);
-                return SendResult{};
-            },
-            detail::oneway_done(msg.topic()));
-    }
+    void send_oneway(const Message& msg, const MessageQueue& mq);
 
     /// Java's send(Collection<Message>): the messages, one topic, stored together in one write queue
     /// (SEND_BATCH_MESSAGE), with retries as send(msg). The result's msg_id and offset_msg_id list the ids
@@ -13820,24 +13804,11 @@ public:
         return send_batch_traced(batch, mq);
     }
 
-    /// Asynchronous send(batch), with a future; retries as send_async(msg).
+    /// Asynchronous send(batch), with a future; retries as send_async(msg). Over a transport with
+    /// HasAsyncSend and HasAsyncSendBatch no thread waits for the broker; else a producer thread sends
+    /// synchronously. impl/producer_send_async_batch.hpp.
     std::future<SendResult> send_async(std::span<const Message> msgs)
-    requires HasSendBatch<Tr>
-    {
-        auto [done, future] = detail::promised_done();
-        check_running();
-        const std::int64_t begin = now();
-        submit(
-            [this, batch = prepared_batch(msgs), begin] {
-                const detail::SendRecorder recorder(stats_, batch.front().topic(), transport_.clock());
-                return with_retries(batch.front().topic(),
-                                    begin,
-                                    1 + config_.retry_times_when_send_async_failed,
-                                    [&](const MessageQueue& mq) { return send_batch_traced(batch, mq); });
-            },
-            std::move(done));
-        return std::move(future);
-    }
+    requires HasSendBatch<Tr>;
 
     /// Sends to the queue the selector picks from the topic's write queues (no retry, as in Java).
     template <class Selector, class Arg>
@@ -13849,38 +13820,18 @@ public:
     }
 
     /// Asynchronous send(msg, selector, arg), with a future: the selector runs on a producer thread, with a
-    /// copy of `arg` (no retry, as in Java).
+    /// copy of `arg`, as Java runs it on its async executor (it is user code that may block or throw: what it
+    /// throws goes to the future, and the caller never waits for it); then one attempt to its queue (no
+    /// retry, as in Java), over the transport's asynchronous send when it has one (HasAsyncSend).
+    /// impl/producer_send_async_select.hpp.
     template <class Selector, class Arg>
     requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
-    std::future<SendResult> send_async(const Message& msg, Selector&& selector, Arg&& arg) {
-        auto [done, future] = detail::promised_done();
-        check_running();
-        submit([this,
-                m = prepared(msg),
-                selector = std::decay_t<Selector>(std::forward<Selector>(selector)),
-                arg = std::decay_t<Arg>(
-                    std::forward<Arg>(arg))]() mutable { return send_selected(m, selector, arg); },
-               std::move(done));
-        return std::move(future);
-    }
+    std::future<SendResult> send_async(const Message& msg, Selector&& selector, Arg&& arg);
 
     /// Java's sendOneway(msg, selector, arg): the selector runs on a producer thread, with a copy of `arg`.
     template <class Selector, class Arg>
     requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
-    void send_oneway(const Message& msg, Selector&& selector, Arg&& arg) {
-        check_running();
-        submit(
-            [this,
-             m = prepared(msg),
-             selector = std::decay_t<Selector>(std::forward<Selector>(selector)),
-             arg = std::decay_t<Arg>(std::forward<Arg>(arg))]() mutable {
-                const auto queues = write_queues(m.topic());
-                oneway_to(
-                    m, std::invoke(selector, std::span<const MessageQueue>(*queues), std::as_const(m), arg));
-                return SendResult{};
-            },
-            detail::oneway_done(msg.topic()));
-    }
+    void send_oneway(const Message& msg, Selector&& selector, Arg&& arg);
 
     /// Sends to one queue (no retry, as in Java). Throws rmq::InvalidArgument when the queue's topic is not
     /// the message's.
@@ -13919,51 +13870,14 @@ private:
 
     using Done = detail::SendDone;
 
-    /// send_async(msg): over the transport's asynchronous send when it has one (no thread waits for the
-    /// broker), else send_default on a producer thread.
-    void send_async_default(const Message& msg, Done done) {
-        check_running();
-        const int total = 1 + config_.retry_times_when_send_async_failed;
-        if constexpr (HasAsyncSend<Tr>) {
-            start_async(prepared(msg), total, std::move(done));
-        } else {
-            submit([this, m = prepared(msg), begin = now(), total] { return send_default(m, begin, total); },
-                   std::move(done));
-        }
-    }
+    /// send_async(msg) and send_async(msg, queue) with their completion.
+    void send_async_default(const Message& msg, Done done);
+    void send_async_to(const Message& msg, const MessageQueue& mq, Done done);
 
     /// Takes an in-flight slot and runs `work` on a producer thread, then `done` with its outcome (after the
-    /// slot is given back, so `done` may send again).
+    /// slot is given back, so `done` may send again): the asynchronous sends of a transport without its own.
     template <class Work>
-    void submit(Work work, Done done) {
-        sender_->acquire(config_.send_msg_timeout);
-
-        struct Task {
-            Work work;
-            Done done;
-            detail::AsyncSender* sender = nullptr;
-
-            void operator()() {
-                SendResult r;
-                std::exception_ptr e;
-                try {
-                    r = work();
-                } catch (...) {
-                    e = std::current_exception();
-                }
-                sender->release();
-                done(std::move(r), e);
-            }
-        };
-
-        auto task = std::make_shared<Task>(Task{std::move(work), std::move(done), sender_.get()});
-        try {
-            sender_->post([task] { (*task)(); });
-        } catch (...) {
-            sender_->release();
-            throw;
-        }
-    }
+    void submit(Work work, Done done);
 
     /// sendDefaultImpl: round robin with `total` attempts, counted in the statistics.
     SendResult send_default(const Message& m, std::int64_t begin, int total) {
@@ -14008,11 +13922,18 @@ private:
         return next != detail::AfterFailure::Stop;
     }
 
-    /// One send_async(msg) over the transport's own asynchronous send (impl/producer_send_async.hpp).
+    /// One asynchronous send over the transport's own (impl/producer_send_async.hpp).
     struct AsyncSend;
-    void start_async(Message m, int total, Done done);
+    std::shared_ptr<AsyncSend> new_async(Message m, std::vector<Message> batch, int total, Done done);
+    template <class Task>
+    void post_async(Task task);
+    void start_async(const std::shared_ptr<AsyncSend>& s);
+    template <class Selector, class Arg>
+    void select_async(const std::shared_ptr<AsyncSend>& s, Selector& selector, Arg& arg);
+    MessageQueue next_async_queue(AsyncSend& s);
     void attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_caller);
     void on_async_answer(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
+    void trace_async(const AsyncSend& s, const SendResult& r);
     void finish_async(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
     void take_async_answer(AsyncSend* a);
 
@@ -14271,15 +14192,19 @@ auto Producer<Tr>::cached_queues(const std::string& topic) const -> QueueList {
 // ---- begin rmq/impl/producer_send_async.hpp ----
 
 /// @file impl/producer_send_async.hpp
-/// rmq::Producer::send_async(msg) over a transport with its own asynchronous send (rmq::HasAsyncSend), as
-/// Java's sendDefaultImpl in CommunicationMode.ASYNC: a producer thread picks the queue and puts the request
-/// on the wire; the answer comes back on the transport's thread and is handed to a producer thread (in
-/// batches: the answers of one read wake one thread), which retries on the next queue (onExceptionImpl) or
-/// calls the user. No thread waits for a broker, so the sends
-/// in flight are bounded by back_pressure_for_async_send_num, not by the threads.
+/// rmq::Producer's asynchronous sends over a transport with its own asynchronous send (rmq::HasAsyncSend,
+/// rmq::HasAsyncSendBatch), as Java's DefaultMQProducerImpl in CommunicationMode.ASYNC: a producer thread
+/// (or the caller, see start_async) picks the queue and puts the request on the wire; the answer comes back
+/// on the transport's thread and is handed to a producer thread (in batches: the answers of one read wake
+/// one thread), which retries on the next queue (onExceptionImpl) or calls the user. No thread waits for a
+/// broker, so the sends in flight are bounded by back_pressure_for_async_send_num, not by the threads.
+/// send_async(msg) and send_async(batch) retry; send_async(msg, queue) and send_async(msg, selector, arg)
+/// make one attempt (AsyncSend::queue set). The public forms: impl/producer_send_async_*.hpp.
 
+#include <algorithm>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14287,54 +14212,103 @@ auto Producer<Tr>::cached_queues(const std::string& topic) const -> QueueList {
 #include <fmt/format.h>
 
 
+
 namespace rmq {
 
 /// The state of one asynchronous send, shared by its attempts. It holds an in-flight slot until finish.
 template <Transport Tr>
 struct Producer<Tr>::AsyncSend {
-    Message msg;
+    Message msg{};                 // empty for a batch
+    std::vector<Message> batch{};  // send_async(batch): its prepared messages
+    // One attempt to this queue: send_async(msg, queue), or the queue a selector picked.
+    std::optional<MessageQueue> queue{};
     int total = 1;
     std::int64_t begin = 0;  // steady ms: send_msg_timeout and the statistics count from here
     int tries = 0;
-    QueueList queues;
-    std::string last_broker;
-    std::exception_ptr last;
-    Done done;
+    QueueList queues{};
+    std::string last_broker{};
+    std::exception_ptr last{};
+    Done done{};
     std::int64_t attempt_began = 0;  // the trace's clock, when tracing (enable_msg_trace)
     // An attempt's answer, on its way to a producer thread (answers_), which `queued` keeps this alive for.
     SendResult answer{};
     std::exception_ptr answer_error{};
     std::shared_ptr<AsyncSend> queued{};
+
+    /// The message whose topic (and trace record) the send has: the batch's first for a batch.
+    [[nodiscard]] const Message& head() const { return batch.empty() ? msg : batch.front(); }
 };
 
+/// Takes an in-flight slot (rmq::TooManyRequests after send_msg_timeout) for a new asynchronous send.
 template <Transport Tr>
-void Producer<Tr>::start_async(Message m, int total, Done done) {
+// NOLINTNEXTLINE(performance-unnecessary-value-param): all three are moved into the send's state
+auto Producer<Tr>::new_async(Message m, std::vector<Message> batch, int total, Done done)
+    -> std::shared_ptr<AsyncSend> {
     sender_->acquire(config_.send_msg_timeout);
-    auto s =
-        std::make_shared<AsyncSend>(AsyncSend{std::move(m), total, now(), 0, {}, {}, {}, std::move(done)});
-    // With the route cached (and no timer, whose broker version may need asking) nothing of the first
-    // attempt blocks: it leaves from the caller's thread, saving a hand-over per message. Else it runs on a
-    // producer thread, as Java's executor does.
-    if (!s->msg.is_timer_message()) {
-        s->queues = cached_queues(s->msg.topic());
-    }
-    if (s->queues) {
-        attempt_async(s, true);
-        return;
-    }
     try {
-        sender_->post([this, s] { attempt_async(s, false); });
+        return std::make_shared<AsyncSend>(AsyncSend{.msg = std::move(m),
+                                                     .batch = std::move(batch),
+                                                     .total = total,
+                                                     .begin = now(),
+                                                     .done = std::move(done)});
     } catch (...) {
         sender_->release();
         throw;
     }
 }
 
+/// Runs `task` on a producer thread; gives the slot back when it cannot (stopped), and throws.
+template <Transport Tr>
+template <class Task>
+void Producer<Tr>::post_async(Task task) {
+    try {
+        sender_->post(std::move(task));
+    } catch (...) {
+        sender_->release();
+        throw;
+    }
+}
+
+/// The first attempt. With the route cached (and no timer, whose broker version may need asking) nothing
+/// of it blocks: it leaves from the caller's thread, saving a hand-over per message. Else it runs on a
+/// producer thread, as Java's executor does.
+template <Transport Tr>
+void Producer<Tr>::start_async(const std::shared_ptr<AsyncSend>& s) {
+    if (!s->head().is_timer_message()) {
+        s->queues = cached_queues(s->head().topic());
+    }
+    // A fixed queue's broker must be one the cached route names (its address is then known).
+    if (s->queues && s->queue &&
+        std::none_of(s->queues->begin(), s->queues->end(), [&](const MessageQueue& q) {
+            return q.broker_name == s->queue->broker_name;
+        })) {
+        s->queues = nullptr;
+    }
+    if (s->queues) {
+        attempt_async(s, true);
+        return;
+    }
+    post_async([this, s] { attempt_async(s, false); });
+}
+
+/// The queue of the next attempt: the fixed one, else the next in round robin avoiding the last broker.
+template <Transport Tr>
+MessageQueue Producer<Tr>::next_async_queue(AsyncSend& s) {
+    if (s.queue) {
+        check_queue_topic(s.head(), *s.queue);
+        return *s.queue;
+    }
+    if (!s.queues) {
+        s.queues = write_queues(s.head().topic());
+    }
+    return select_queue(*s.queues, s.last_broker);
+}
+
 /// The next attempt. A failure before the request left is handled as its answer, on a producer thread (so
 /// that no callback runs on the caller's thread: `on_caller`).
 template <Transport Tr>
 void Producer<Tr>::attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_caller) {
-    const std::string& topic = s->msg.topic();
+    const std::string& topic = s->head().topic();
     if (s->tries >= s->total) {
         finish_async(s,
                      {},
@@ -14347,25 +14321,30 @@ void Producer<Tr>::attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_ca
         finish_async(
             s,
             {},
-            std::make_exception_ptr(Timeout(fmt::format("sendDefaultImpl call timeout: topic {}", topic))));
+            std::make_exception_ptr(Timeout(fmt::format(
+                "{} call timeout: topic {}", s->queue ? "sendKernelImpl" : "sendDefaultImpl", topic))));
         return;
     }
     ++s->tries;
     try {
-        if (!s->queues) {
-            s->queues = write_queues(topic);
-        }
-        const MessageQueue mq = select_queue(*s->queues, s->last_broker);
+        const MessageQueue mq = next_async_queue(*s);
         s->last_broker = mq.broker_name;
         s->attempt_began = tracer_ ? tracer_->now() : 0;
         // NOLINTNEXTLINE(performance-unnecessary-value-param): both are moved into the send's state
-        transport_.send_async(s->msg, mq, [this, s](SendResult r, std::exception_ptr error) {
+        auto answered = [this, s](SendResult r, std::exception_ptr error) {
             // The transport's thread: only hand over, with the other answers of the same read.
             s->answer = std::move(r);
             s->answer_error = std::move(error);
             s->queued = s;
             answers_->push(s.get());
-        });
+        };
+        if constexpr (HasAsyncSendBatch<Tr>) {
+            if (!s->batch.empty()) {
+                transport_.send_batch_async(s->batch, mq, std::move(answered));
+                return;
+            }
+        }
+        transport_.send_async(s->msg, mq, std::move(answered));
     } catch (...) {
         const std::exception_ptr failed = std::current_exception();
         if (on_caller) {
@@ -14379,17 +14358,14 @@ void Producer<Tr>::attempt_async(const std::shared_ptr<AsyncSend>& s, bool on_ca
     }
 }
 
+/// An attempt's answer: retried on the next queue (sends with retries) or finished.
 template <Transport Tr>
 void Producer<Tr>::on_async_answer(const std::shared_ptr<AsyncSend>& s,
                                    SendResult r,
                                    const std::exception_ptr& error) {
     if (!error) {
-        if (tracer_) {  // every answered attempt, as the synchronous path (Java: the hook in the async
-                        // callback)
-            tracer_->on_sent(
-                s->msg, static_cast<std::int32_t>(s->msg.body().size()), false, r, s->attempt_began);
-        }
-        if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok) {
+        trace_async(*s, r);
+        if (r.status != SendStatus::SendOk && config_.retry_another_broker_when_not_store_ok && !s->queue) {
             attempt_async(s, false);
             return;
         }
@@ -14397,10 +14373,28 @@ void Producer<Tr>::on_async_answer(const std::shared_ptr<AsyncSend>& s,
         return;
     }
     s->last = error;
-    if (retry_after(s->msg.topic(), error)) {
+    // One-attempt sends neither retry nor drop the route, as their synchronous forms.
+    if (!s->queue && retry_after(s->head().topic(), error)) {
         attempt_async(s, false);
     } else {
         finish_async(s, {}, error);
+    }
+}
+
+/// Every answered attempt is traced, as on the synchronous path (Java: the hook in the async callback).
+template <Transport Tr>
+void Producer<Tr>::trace_async(const AsyncSend& s, const SendResult& r) {
+    if (!tracer_) {
+        return;
+    }
+    if (s.batch.empty()) {
+        tracer_->on_sent(s.msg, static_cast<std::int32_t>(s.msg.body().size()), false, r, s.attempt_began);
+    } else {
+        tracer_->on_sent(s.batch.front(),
+                         static_cast<std::int32_t>(detail::batch_body_size(s.batch)),
+                         true,
+                         r,
+                         s.attempt_began);
     }
 }
 
@@ -14417,7 +14411,7 @@ void Producer<Tr>::finish_async(const std::shared_ptr<AsyncSend>& s,
                                 SendResult r,
                                 const std::exception_ptr& error) {
     try {
-        stats_.record_send(s->msg.topic(), now() - s->begin, !error);
+        stats_.record_send(s->head().topic(), now() - s->begin, !error);
     } catch (...) {  // NOLINT(bugprone-empty-catch): statistics never turn a send into a failure
     }
     sender_->release();
@@ -14426,6 +14420,297 @@ void Producer<Tr>::finish_async(const std::shared_ptr<AsyncSend>& s,
 
 }  // namespace rmq
 // ---- end rmq/impl/producer_send_async.hpp ----
+
+// ---- begin rmq/impl/producer_send_async_batch.hpp ----
+
+/// @file impl/producer_send_async_batch.hpp
+/// rmq::Producer::send_async(batch): Java's send(Collection<Message>, callback), sendDefaultImpl of the
+/// MessageBatch in CommunicationMode.ASYNC, with retries as send_async(msg).
+
+#include <future>
+#include <span>
+#include <utility>
+
+
+namespace rmq {
+
+template <Transport Tr>
+std::future<SendResult> Producer<Tr>::send_async(std::span<const Message> msgs)
+requires HasSendBatch<Tr>
+{
+    auto [done, future] = detail::promised_done();
+    check_running();
+    const int total = 1 + config_.retry_times_when_send_async_failed;
+    if constexpr (HasAsyncSend<Tr> && HasAsyncSendBatch<Tr>) {
+        start_async(new_async(Message(), prepared_batch(msgs), total, std::move(done)));
+    } else {
+        submit(
+            [this, batch = prepared_batch(msgs), begin = now(), total] {
+                const detail::SendRecorder recorder(stats_, batch.front().topic(), transport_.clock());
+                return with_retries(batch.front().topic(), begin, total, [&](const MessageQueue& mq) {
+                    return send_batch_traced(batch, mq);
+                });
+            },
+            std::move(done));
+    }
+    return std::move(future);
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/producer_send_async_batch.hpp ----
+
+// ---- begin rmq/impl/producer_send_async_default.hpp ----
+
+/// @file impl/producer_send_async_default.hpp
+/// rmq::Producer::send_async(msg): Java's send(msg, callback), sendDefaultImpl in CommunicationMode.ASYNC,
+/// with the in-flight slot taken on the caller's thread; and Producer::submit, the producer-thread fallback
+/// of every asynchronous form over a transport without its own asynchronous send.
+
+#include <exception>
+#include <future>
+#include <memory>
+#include <utility>
+
+
+namespace rmq {
+
+template <Transport Tr>
+template <SendSuccessCallback OnSuccess, SendExceptionCallback OnException>
+void Producer<Tr>::send_async(const Message& msg, OnSuccess on_success, OnException on_exception) {
+    send_async_default(msg, detail::done_calling(std::move(on_success), std::move(on_exception)));
+}
+
+template <Transport Tr>
+std::future<SendResult> Producer<Tr>::send_async(const Message& msg) {
+    auto [done, future] = detail::promised_done();
+    send_async_default(msg, std::move(done));
+    return std::move(future);
+}
+
+/// Over the transport's asynchronous send when it has one (no thread waits for the broker), else
+/// send_default on a producer thread.
+template <Transport Tr>
+void Producer<Tr>::send_async_default(const Message& msg, Done done) {
+    check_running();
+    const int total = 1 + config_.retry_times_when_send_async_failed;
+    if constexpr (HasAsyncSend<Tr>) {
+        start_async(new_async(prepared(msg), {}, total, std::move(done)));
+    } else {
+        submit([this, m = prepared(msg), begin = now(), total] { return send_default(m, begin, total); },
+               std::move(done));
+    }
+}
+
+template <Transport Tr>
+template <class Work>
+void Producer<Tr>::submit(Work work, Done done) {
+    sender_->acquire(config_.send_msg_timeout);
+
+    struct Task {
+        Work work;
+        Done done;
+        detail::AsyncSender* sender = nullptr;
+
+        void operator()() {
+            SendResult r;
+            std::exception_ptr e;
+            try {
+                r = work();
+            } catch (...) {
+                e = std::current_exception();
+            }
+            sender->release();
+            done(std::move(r), e);
+        }
+    };
+
+    auto task = std::make_shared<Task>(Task{std::move(work), std::move(done), sender_.get()});
+    try {
+        sender_->post([task] { (*task)(); });
+    } catch (...) {
+        sender_->release();
+        throw;
+    }
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/producer_send_async_default.hpp ----
+
+// ---- begin rmq/impl/producer_send_async_queue.hpp ----
+
+/// @file impl/producer_send_async_queue.hpp
+/// rmq::Producer::send_async(msg, queue): Java's send(msg, mq, callback), sendKernelImpl in
+/// CommunicationMode.ASYNC: one attempt to the queue, no retry.
+
+#include <future>
+#include <utility>
+
+
+namespace rmq {
+
+template <Transport Tr>
+template <SendSuccessCallback OnSuccess, SendExceptionCallback OnException>
+void Producer<Tr>::send_async(const Message& msg,
+                              const MessageQueue& mq,
+                              OnSuccess on_success,
+                              OnException on_exception) {
+    send_async_to(msg, mq, detail::done_calling(std::move(on_success), std::move(on_exception)));
+}
+
+template <Transport Tr>
+std::future<SendResult> Producer<Tr>::send_async(const Message& msg, const MessageQueue& mq) {
+    auto [done, future] = detail::promised_done();
+    send_async_to(msg, mq, std::move(done));
+    return std::move(future);
+}
+
+/// Over the transport's asynchronous send when it has one (an AsyncSend with a fixed queue: one attempt),
+/// else a synchronous send on a producer thread.
+template <Transport Tr>
+void Producer<Tr>::send_async_to(const Message& msg, const MessageQueue& mq, Done done) {
+    check_running();
+    if constexpr (HasAsyncSend<Tr>) {
+        auto s = new_async(prepared(msg), {}, 1, std::move(done));
+        s->queue = mq;
+        start_async(s);
+    } else {
+        submit([this, m = prepared(msg), mq] { return send_recorded(m, mq); }, std::move(done));
+    }
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/producer_send_async_queue.hpp ----
+
+// ---- begin rmq/impl/producer_send_async_select.hpp ----
+
+/// @file impl/producer_send_async_select.hpp
+/// rmq::Producer::send_async(msg, selector, arg): Java's send(msg, selector, arg, callback), whose runnable
+/// on the async executor runs sendSelectImpl in CommunicationMode.ASYNC: the selector, then one attempt to
+/// its queue.
+
+#include <functional>
+#include <future>
+#include <memory>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+namespace rmq {
+
+template <Transport Tr>
+template <class Selector, class Arg>
+requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
+std::future<SendResult> Producer<Tr>::send_async(const Message& msg, Selector&& selector, Arg&& arg) {
+    auto [done, future] = detail::promised_done();
+    check_running();
+    if constexpr (HasAsyncSend<Tr>) {
+        struct Selected {
+            std::decay_t<Selector> selector;
+            std::decay_t<Arg> arg;
+        };
+
+        // Shared: a producer thread's task must be copyable, the selector or its argument may not be.
+        auto selected =
+            std::make_shared<Selected>(Selected{std::decay_t<Selector>(std::forward<Selector>(selector)),
+                                                std::decay_t<Arg>(std::forward<Arg>(arg))});
+        auto s = new_async(prepared(msg), {}, 1, std::move(done));
+        // The selector runs on a producer thread, as Java's executor runs it: it is user code that may block
+        // (or need the route fetched first), and the caller of an asynchronous send does not wait for it.
+        post_async([this, s, selected] { select_async(s, selected->selector, selected->arg); });
+    } else {
+        submit([this,
+                m = prepared(msg),
+                selector = std::decay_t<Selector>(std::forward<Selector>(selector)),
+                arg = std::decay_t<Arg>(
+                    std::forward<Arg>(arg))]() mutable { return send_selected(m, selector, arg); },
+               std::move(done));
+    }
+    return std::move(future);
+}
+
+/// A producer thread: the selector's queue from the write queues within send_msg_timeout (sendSelectImpl),
+/// then its one attempt, which waits for no answer. What the selector throws finishes the send.
+template <Transport Tr>
+template <class Selector, class Arg>
+void Producer<Tr>::select_async(const std::shared_ptr<AsyncSend>& s, Selector& selector, Arg& arg) {
+    try {
+        const auto queues = write_queues(s->msg.topic());
+        s->queue = std::invoke(selector, std::span<const MessageQueue>(*queues), std::as_const(s->msg), arg);
+        if (now() - s->begin > config_.send_msg_timeout) {
+            throw Timeout(fmt::format("sendSelectImpl call timeout: topic {}", s->msg.topic()));
+        }
+    } catch (...) {
+        finish_async(s, {}, std::current_exception());
+        return;
+    }
+    attempt_async(s, false);
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/producer_send_async_select.hpp ----
+
+// ---- begin rmq/impl/producer_send_oneway.hpp ----
+
+/// @file impl/producer_send_oneway.hpp
+/// rmq::Producer::send_oneway: Java's sendOneway, one attempt whose answer nobody waits for, on a producer
+/// thread (the in-flight bound applies); what fails there is logged.
+
+#include <functional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+
+namespace rmq {
+
+template <Transport Tr>
+void Producer<Tr>::send_oneway(const Message& msg) {
+    check_running();
+    submit(
+        [this, m = prepared(msg)] {
+            const auto queues = write_queues(m.topic());
+            oneway_to(m, select_queue(*queues, std::string()));
+            return SendResult{};
+        },
+        detail::oneway_done(msg.topic()));
+}
+
+template <Transport Tr>
+void Producer<Tr>::send_oneway(const Message& msg, const MessageQueue& mq) {
+    check_running();
+    check_queue_topic(msg, mq);
+    submit(
+        [this, m = prepared(msg), mq] {
+            oneway_to(m, mq);
+            return SendResult{};
+        },
+        detail::oneway_done(msg.topic()));
+}
+
+template <Transport Tr>
+template <class Selector, class Arg>
+requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
+void Producer<Tr>::send_oneway(const Message& msg, Selector&& selector, Arg&& arg) {
+    check_running();
+    submit(
+        [this,
+         m = prepared(msg),
+         selector = std::decay_t<Selector>(std::forward<Selector>(selector)),
+         arg = std::decay_t<Arg>(std::forward<Arg>(arg))]() mutable {
+            const auto queues = write_queues(m.topic());
+            oneway_to(m,
+                      std::invoke(selector, std::span<const MessageQueue>(*queues), std::as_const(m), arg));
+            return SendResult{};
+        },
+        detail::oneway_done(msg.topic()));
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/producer_send_oneway.hpp ----
 
 // ---- begin rmq/impl/producer_trace.hpp ----
 

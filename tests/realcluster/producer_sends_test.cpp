@@ -4,6 +4,7 @@
 #include <chrono>
 #include <future>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,25 @@ TEST_CASE("async sends: futures and callbacks, every message consumed back", "[r
         [&](rmq::SendResult r) { cb.set_value(std::move(r)); },
         [&](std::exception_ptr e) { cb.set_exception(std::move(e)); });
     sent.insert(cb.get_future().get().msg_id);
-    REQUIRE(sent.size() == 101);
+    // To a queue and by a selector: one attempt each, over the transport's asynchronous send.
+    const rmq::MessageQueue mq{topic, transport.topic_route(topic).write_queues.at(0).broker_name, 1};
+    const auto by_id = [](std::span<const rmq::MessageQueue> mqs, const rmq::Message&, int id) {
+        return mqs[static_cast<std::size_t>(id) % mqs.size()];
+    };
+    futures.clear();
+    for (int i = 0; i < 20; ++i) {
+        futures.push_back(producer.send_async(rmq::Message(topic, "TagA", "to-queue"), mq));
+        futures.push_back(producer.send_async(rmq::Message(topic, "TagA", "selected"), by_id, i));
+    }
+    for (std::size_t i = 0; i < futures.size(); ++i) {
+        const auto r = futures[i].get();
+        CHECK(r.status == rmq::SendStatus::SendOk);
+        if (i % 2 == 0) {
+            CHECK(r.message_queue == mq);
+        }
+        sent.insert(r.msg_id);
+    }
+    REQUIRE(sent.size() == 141);
     rmq_rc::consume_all<false>(transport, rmq_rc::consumer_config(), topic, sent);
     producer.shutdown();
 }

@@ -127,12 +127,22 @@ concept HasSendOneway =
 /// Optional: `send_async(Message, MessageQueue, SendCompletion)`, a send no thread waits for (Java's
 /// CommunicationMode.ASYNC). It returns once the request is on its way, throwing what send() throws before
 /// sending (no route, a timer the broker lacks); `done` then runs once, on the transport's own thread (keep
-/// it short). rmq::Producer::send_async(msg) uses it when present, so that many sends are in flight on few
-/// threads; else it runs send() on its own threads.
+/// it short). rmq::Producer's send_async(msg), send_async(msg, queue) and send_async(msg, selector, arg) use
+/// it when present, so that many sends are in flight on few threads; else they run send() on its own threads.
 template <class T>
 concept HasAsyncSend = requires(T& t, const Message& msg, const MessageQueue& mq, SendCompletion done) {
     t.send_async(msg, mq, std::move(done));
 };
+
+/// Optional: `send_batch_async(std::span<const Message>, MessageQueue, SendCompletion)`, send_batch without
+/// waiting (SEND_BATCH_MESSAGE in CommunicationMode.ASYNC), as HasAsyncSend is to send: the messages are
+/// encoded before it returns (the span need not outlive the call), `done` runs once on the transport's
+/// thread. rmq::Producer::send_async(batch) uses it when present, else send_batch on its own threads.
+template <class T>
+concept HasAsyncSendBatch =
+    requires(T& t, std::span<const Message> msgs, const MessageQueue& mq, SendCompletion done) {
+        t.send_batch_async(msgs, mq, std::move(done));
+    };
 
 /// Optional: transactional messages. `end_transaction(EndTransactionArgs)` (END_TRANSACTION, oneway: a
 /// broker's refusal is logged, not thrown) and `set_transaction_check_handler(producer_group,

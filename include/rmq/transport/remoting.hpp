@@ -151,6 +151,12 @@ public:
         return state_->send_batch(msgs, mq);
     }
 
+    /// SEND_BATCH_MESSAGE without waiting (rmq::HasAsyncSendBatch): encoded before it returns; `done` gets
+    /// what send_batch() would return or throw, on the io thread.
+    void send_batch_async(std::span<const Message> msgs, const MessageQueue& mq, SendCompletion done) {
+        state_->send_batch_async(msgs, mq, std::move(done));
+    }
+
     /// END_TRANSACTION (rmq::HasTransactions), oneway: to the broker that asked when answering a check-back,
     /// else to the master of the half message's broker.
     void end_transaction(const EndTransactionArgs& args) { state_->end_transaction(args); }

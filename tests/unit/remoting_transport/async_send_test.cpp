@@ -8,6 +8,7 @@
 #    pragma GCC diagnostic ignored "-Wtsan"
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -15,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -39,6 +41,7 @@ using rmq::remoting::Command;
 namespace rc = rmq::remoting::request_code;
 
 static_assert(rmq::HasAsyncSend<rmq::RemotingTransport>);
+static_assert(rmq::HasAsyncSendBatch<rmq::RemotingTransport>);
 
 /// A fake NameServer and broker in one: routes to itself; what a send gets is up to `on_send`.
 template <class OnSend>
@@ -46,7 +49,7 @@ void serve(rmq_test::FakeServer& server, OnSend on_send) {
     server.set_handler([&server, on_send](rmq_test::FakeSession& s, const Command& req) mutable {
         auto r = rmq_test::FakeSession::response_to(req, 0);
         r.version = 413;
-        if (req.code == rc::send_message_v2) {
+        if (req.code == rc::send_message_v2 || req.code == rc::send_batch_message) {
             on_send(s, req);
             return;
         }
@@ -124,6 +127,57 @@ TEST_CASE("send_async puts many sends on the wire with two producer threads",
     producer.shutdown();
 }
 
+TEST_CASE("send_async to a queue, by a selector and of a batch puts many sends on the wire with two producer "
+          "threads",
+          "[remoting_transport][async_send]") {
+    constexpr std::size_t n = 30;  // of each form
+    rmq_test::FakeServer server;
+    std::mutex m;
+    std::vector<std::pair<std::shared_ptr<rmq_test::FakeSession>, Command>> held;
+    std::size_t batches = 0;
+    // Answers nothing until all 3n sends arrived: with one send per thread on the wire they never would.
+    serve(server, [&](rmq_test::FakeSession& s, const Command& req) {
+        const std::lock_guard lock(m);
+        batches += req.code == rc::send_batch_message ? 1 : 0;
+        held.emplace_back(s.shared_from_this(), stored(req));
+        if (held.size() == 3 * n) {
+            for (auto& [session, answer] : held) {
+                session->send(answer);
+            }
+        }
+    });
+    auto producer = producer_for(server);
+    producer.start();
+    const rmq::MessageQueue mq{"TopicAsync", "broker-a", 2};
+    const auto last = [](std::span<const rmq::MessageQueue> mqs, const rmq::Message&, int) {
+        return mqs.back();
+    };
+    std::vector<std::future<rmq::SendResult>> results;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::string body = "body " + std::to_string(i);
+        results.push_back(producer.send_async(rmq::Message("TopicAsync", "TagA", body), mq));
+        results.push_back(producer.send_async(rmq::Message("TopicAsync", "TagA", body), last, 0));
+        const std::vector<rmq::Message> batch{rmq::Message("TopicAsync", body),
+                                              rmq::Message("TopicAsync", body)};
+        results.push_back(producer.send_async(std::span<const rmq::Message>(batch)));
+    }
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        REQUIRE(results[i].wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+        const auto r = results[i].get();
+        CHECK(r.status == rmq::SendStatus::SendOk);
+        CHECK(r.queue_offset == 7);
+        if (i % 3 < 2) {
+            CHECK(r.message_queue.queue_id == (i % 3 == 0 ? 2 : 3));
+        } else {
+            CHECK(std::count(r.msg_id.begin(), r.msg_id.end(), ',') == 1);
+        }
+    }
+    const std::lock_guard lock(m);
+    CHECK(batches == n);
+    CHECK(producer.stats().topics.at(0).send_ok_total == static_cast<std::int64_t>(3 * n));
+    producer.shutdown();
+}
+
 TEST_CASE("send_async retries a retryable refusal from its answer and stops at one that is not",
           "[remoting_transport][async_send]") {
     rmq_test::FakeServer server;
@@ -192,7 +246,7 @@ TEST_CASE("shutdown waits for the asynchronous sends still on the wire and runs 
     }
 }
 
-TEST_CASE("send_async over the transport's own send is traced: a Pub record per answered send",
+TEST_CASE("send_async over the transport's own send is traced, in every form: a Pub record per answered send",
           "[remoting_transport][async_send][trace]") {
     rmq_test::FakeServer server;
     serve(server, [](rmq_test::FakeSession& s, const Command& req) { s.send(stored(req)); });
@@ -203,10 +257,21 @@ TEST_CASE("send_async over the transport's own send is traced: a Pub record per 
     rmq::Producer<rmq::RemotingTransport> producer(rmq::RemotingTransport{c}, pc);
     producer.start();
     std::vector<std::string> ids;
+    const auto first = [](std::span<const rmq::MessageQueue> mqs, const rmq::Message&, int) {
+        return mqs[0];
+    };
+    const std::vector<rmq::Message> batch{rmq::Message("TopicAsync", "b1"), rmq::Message("TopicAsync", "b2")};
     for (int i = 0; i < 3; ++i) {
-        auto f = producer.send_async(rmq::Message("TopicAsync", "TagA", "traced " + std::to_string(i)));
-        REQUIRE(f.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
-        ids.push_back(f.get().msg_id);
+        const rmq::Message msg("TopicAsync", "TagA", "traced " + std::to_string(i));
+        std::vector<std::future<rmq::SendResult>> fs;
+        fs.push_back(producer.send_async(msg));
+        fs.push_back(producer.send_async(msg, rmq::MessageQueue{"TopicAsync", "broker-a", 1}));
+        fs.push_back(producer.send_async(msg, first, 0));
+        fs.push_back(producer.send_async(std::span<const rmq::Message>(batch)));
+        for (auto& f : fs) {
+            REQUIRE(f.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+            ids.push_back(f.get().msg_id);
+        }
     }
     producer.shutdown();  // sends the queued trace records
     std::string traces;

@@ -31,6 +31,13 @@ void send_oneway(TransportParts& parts, const Message& msg, const MessageQueue& 
 /// result lists their UNIQ_KEYs comma-separated.
 SendResult send_batch(TransportParts& parts, std::span<const Message> msgs, const MessageQueue& mq);
 
+/// SEND_BATCH_MESSAGE without waiting: encoded before it returns, `done` gets what send_batch() would return
+/// or throw, on the io thread.
+void send_batch_async(TransportParts& parts,
+                      std::span<const Message> msgs,
+                      const MessageQueue& mq,
+                      SendCompletion done);
+
 /// END_TRANSACTION, oneway, to the broker that asked (a check-back's answer) or the master of the half
 /// message's broker.
 void end_transaction(TransportParts& parts, const EndTransactionArgs& args);

@@ -83,6 +83,7 @@ public:
     void send_oneway(const Message& msg, const MessageQueue& mq);
     void send_async(const Message& msg, const MessageQueue& mq, SendCompletion done);
     SendResult send_batch(std::span<const Message> msgs, const MessageQueue& mq);
+    void send_batch_async(std::span<const Message> msgs, const MessageQueue& mq, SendCompletion done);
     void send_back(const SendBackArgs& args);
     PopResult pop_message(const PopArgs& args);
     void ack_message(const AckArgs& args);

@@ -281,12 +281,16 @@ RMQ_DECL void end_transaction(TransportParts& parts, const EndTransactionArgs& a
     parts.caller.client().invoke_oneway(addr, std::move(req));
 }
 
-RMQ_DECL SendResult send_batch(TransportParts& parts, std::span<const Message> msgs, const MessageQueue& mq) {
+/// A SEND_BATCH_MESSAGE request for `msgs`; `ids` gets their UNIQ_KEYs comma-separated (added to those
+/// without).
+inline remoting::Command batch_request(TransportParts& parts,
+                                       std::span<const Message> msgs,
+                                       const MessageQueue& mq,
+                                       std::string& ids) {
     if (msgs.empty()) {
         throw InvalidArgument("send_batch: the batch is empty");
     }
     std::vector<Message> entries(msgs.begin(), msgs.end());
-    std::string ids;
     for (auto& m : entries) {
         if (!m.has_property(property::uniq_client_message_id_keyidx)) {
             m.set_property(property::uniq_client_message_id_keyidx, parts.ids.next());
@@ -305,10 +309,15 @@ RMQ_DECL SendResult send_batch(TransportParts& parts, std::span<const Message> m
     h.batch = true;
     h.properties = encode_properties(props);
     const remoting::SendMessageRequestHeaderV2 v2{h};
-    const auto req = remoting::make_request(
+    return remoting::make_request(
         remoting::request_code::send_batch_message, v2, remoting::encode_messages(entries));
-    const std::string addr = master_for(parts, mq);
-    const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
+}
+
+/// The SendResult of a SEND_BATCH_MESSAGE answer (rmq::BrokerError for a refusal).
+inline SendResult batch_result(const remoting::Command& resp,
+                               std::string ids,
+                               const MessageQueue& mq,
+                               const std::string& addr) {
     SendResult r;
     r.status = send_status(resp, mq, addr);
     const auto rh = remoting::header_of<remoting::SendMessageResponseHeader>(resp);
@@ -319,6 +328,38 @@ RMQ_DECL SendResult send_batch(TransportParts& parts, std::span<const Message> m
     r.transaction_id = rh.transaction_id.value_or("");
     read_trace_fields(resp, r);
     return r;
+}
+
+RMQ_DECL SendResult send_batch(TransportParts& parts, std::span<const Message> msgs, const MessageQueue& mq) {
+    std::string ids;
+    const auto req = batch_request(parts, msgs, mq, ids);
+    const std::string addr = master_for(parts, mq);
+    const auto resp = parts.caller.call(addr, req, parts.config.send_msg_timeout);
+    return batch_result(resp, std::move(ids), mq, addr);
+}
+
+RMQ_DECL void send_batch_async(TransportParts& parts,
+                               std::span<const Message> msgs,
+                               const MessageQueue& mq,
+                               SendCompletion done) {
+    std::string ids;
+    auto req = batch_request(parts, msgs, mq, ids);
+    std::string addr = master_for(parts, mq);
+    auto on_answer = [ids = std::move(ids), mq, addr, done = std::move(done)](
+                         std::optional<remoting::Command> resp, const std::exception_ptr& error) mutable {
+        SendResult r;
+        std::exception_ptr failed = error ? fresh_exception(error) : nullptr;
+        if (!failed) {
+            try {
+                r = batch_result(*resp, std::move(ids), mq, addr);
+            } catch (...) {
+                failed = std::current_exception();
+            }
+        }
+        done(std::move(r), failed);
+    };
+    parts.caller.client().invoke_async(
+        addr, std::move(req), parts.config.send_msg_timeout, std::move(on_answer));
 }
 
 RMQ_DECL void send_back(TransportParts& parts, const SendBackArgs& args) {

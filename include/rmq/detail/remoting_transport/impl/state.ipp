@@ -165,6 +165,12 @@ RMQ_DECL SendResult RemotingTransportState::send_batch(std::span<const Message> 
     return remoting_ops::send_batch(parts_, msgs, mq);
 }
 
+RMQ_DECL void RemotingTransportState::send_batch_async(std::span<const Message> msgs,
+                                                       const MessageQueue& mq,
+                                                       SendCompletion done) {
+    remoting_ops::send_batch_async(parts_, msgs, mq, std::move(done));
+}
+
 RMQ_DECL PopResult RemotingTransportState::pop_message(const PopArgs& args) {
     return remoting_ops::pop_message(parts_, args);
 }
