@@ -294,6 +294,12 @@ producer_bench() {
     return $status
 }
 
+# Sets group $2 of the cluster in directory $1 to POP for BenchBeyond (-q 8: each member pops queue id -1 of each broker).
+set_pop_mode() {
+    RMQ_CLUSTER_DIR=$1 "$ROOT/tools/rocketmq.sh" mqadmin setConsumeMode -c DefaultCluster -t BenchBeyond -g "$2" \
+        -m POP -q 8 2>&1 | grep -q success || { log "  mqadmin setConsumeMode failed"; return 1; }
+}
+
 # Push, lite pull and POP side by side (--beyond-push): rmq_bench_real_broker and JavaPushBench on a one-broker
 # cluster of its own, topic BenchBeyond (8 queues, BEYOND_MESSAGES of 128 B prefilled once); every run drains it
 # with a fresh group from the first offset. Per repetition and consumer, Java right before rmq. Java's POP row is
@@ -327,11 +333,7 @@ beyond_push_bench() {
     for rep in $(seq 1 "$REPS"); do
         for mode in concurrently lite_pull pop; do
             group=bench_java_${mode}_$$_$rep
-            if [[ $mode == pop ]]; then
-                RMQ_CLUSTER_DIR=$cluster "$ROOT/tools/rocketmq.sh" mqadmin setConsumeMode -c DefaultCluster \
-                    -t BenchBeyond -g "$group" -m POP -q 8 2>&1 | grep -q success ||
-                    { log "  mqadmin setConsumeMode failed"; status=1; }
-            fi
+            [[ $mode != pop ]] || set_pop_mode "$cluster" "$group" || status=1
             log "beyond-push bench rep $rep/$REPS: Java $mode"
             timeout 600 java ${RMQ_BENCH_JVM:-} -Duser.home="$jlogs" -Drmq.bench.group="$group" -cp "$jout:$cp" \
                 rmq.bench.JavaPushBench "$namesrv" BenchBeyond "$mode" "$BEYOND_MESSAGES" 20 1 128 300 |
@@ -341,11 +343,7 @@ beyond_push_bench() {
             # the SimpleConsumer row (pop) the application-driven one
             for rmq_mode in $mode $([[ $mode != pop ]] || echo push_pop_assigned push_pop); do
                 group=bench_rmq_${rmq_mode}_$$_$rep
-                if [[ $rmq_mode == push_pop_assigned ]]; then
-                    RMQ_CLUSTER_DIR=$cluster "$ROOT/tools/rocketmq.sh" mqadmin setConsumeMode -c DefaultCluster \
-                        -t BenchBeyond -g "$group" -m POP -q 8 2>&1 | grep -q success ||
-                        { log "  mqadmin setConsumeMode failed"; status=1; }
-                fi
+                [[ $rmq_mode != push_pop_assigned ]] || set_pop_mode "$cluster" "$group" || status=1
                 log "beyond-push bench rep $rep/$REPS: rmq $rmq_mode"
                 timeout 600 "$BUILD/bench/rmq_bench_real_broker" --namesrv "$namesrv" --topic BenchBeyond --body 128 \
                     --messages "$BEYOND_MESSAGES" --mode "$rmq_mode" --group "$group" --threads 20 --batch 1 \

@@ -72,6 +72,26 @@ std::size_t stored(const rmq::InProcessBroker& broker, const std::string& topic)
     return broker.messages(topic, 0).size();
 }
 
+/// Creates topic "Orders" (`queues` queues) and the trace topic, then sends keys "good" and "bad" (and a
+/// message with TRACE_ON=false when `untraced`) untraced by the producer.
+std::vector<rmq::SendResult>
+send_good_and_bad(rmq::InProcessBroker& broker, std::int32_t queues, bool untraced) {
+    broker.create_topic("Orders", queues);
+    broker.create_topic(rmq::rmq_sys_trace_topic, 1);
+    std::vector<rmq::SendResult> sent;
+    rmq::Producer<rmq::InProcessTransport> p{broker.connect(), rmq::ProducerConfig{.producer_group = "P"}};
+    p.start();
+    sent.push_back(p.send(rmq::Message("Orders", "TagA", "good", "a")));
+    sent.push_back(p.send(rmq::Message("Orders", "TagA", "bad", "b")));
+    if (untraced) {
+        rmq::Message off("Orders", "c");
+        off.set_property(rmq::property::trace_switch, "false");
+        sent.push_back(p.send(off));
+    }
+    p.shutdown();
+    return sent;
+}
+
 }  // namespace
 
 TEST_CASE("a traced producer writes a Pub record of each send to RMQ_SYS_TRACE_TOPIC", "[trace][producer]") {
@@ -149,19 +169,7 @@ TEST_CASE("a traced producer names a delay message, no tags, a batch and a custo
 
 TEST_CASE("a traced push consumer writes SubBefore and SubAfter records that join", "[trace][consumer]") {
     rmq::InProcessBroker broker;
-    broker.create_topic("Orders", 1);
-    broker.create_topic(rmq::rmq_sys_trace_topic, 1);
-    std::vector<rmq::SendResult> sent;
-    {
-        rmq::Producer<rmq::InProcessTransport> p{broker.connect(),
-                                                 rmq::ProducerConfig{.producer_group = "P"}};
-        p.start();
-        sent.push_back(p.send(rmq::Message("Orders", "TagA", "good", "a")));
-        sent.push_back(p.send(rmq::Message("Orders", "TagA", "bad", "b")));
-        rmq::Message untraced("Orders", "c");
-        untraced.set_property(rmq::property::trace_switch, "false");
-        sent.push_back(p.send(untraced));
-    }
+    const auto sent = send_good_and_bad(broker, 1, true);
     auto config = consumer_test::fast_config("CG");
     config.enable_msg_trace = true;
     config.trace_msg_batch_num = 1;
@@ -216,16 +224,7 @@ TEST_CASE("a traced push consumer writes SubBefore and SubAfter records that joi
 TEST_CASE("a traced POP push consumer writes SubBefore and SubAfter records of its listener calls",
           "[trace][consumer][pop]") {
     rmq::InProcessBroker broker;
-    broker.create_topic("Orders", 2);
-    broker.create_topic(rmq::rmq_sys_trace_topic, 1);
-    std::vector<rmq::SendResult> sent;
-    {
-        rmq::Producer<rmq::InProcessTransport> p{broker.connect(),
-                                                 rmq::ProducerConfig{.producer_group = "P"}};
-        p.start();
-        sent.push_back(p.send(rmq::Message("Orders", "TagA", "good", "a")));
-        sent.push_back(p.send(rmq::Message("Orders", "TagA", "bad", "b")));
-    }
+    const auto sent = send_good_and_bad(broker, 2, false);
     auto config = consumer_test::fast_config("CG");
     config.message_request_mode = rmq::MessageRequestMode::Pop;
     config.enable_msg_trace = true;
