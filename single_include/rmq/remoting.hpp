@@ -2876,6 +2876,72 @@ struct TransportParts {
 }  // namespace rmq::detail
 // ---- end rmq/detail/remoting_transport/parts.hpp ----
 
+// ---- begin rmq/detail/remoting_transport/pop_waits.hpp ----
+
+/// @file detail/remoting_transport/pop_waits.hpp
+/// The POP requests callers wait for, by consumer group, so that interrupt_pops can end the waits of a
+/// stopping consumer: a broker holds a POP for its poll time (15 s by Java's default) and the protocol has
+/// no way to cut that short, so the wait ends on this side and the broker's late answer is dropped (its
+/// messages come back after their invisible time, as when Java's client closes its channels).
+
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+
+
+namespace rmq::detail {
+
+class PopWaits {
+public:
+    /// One request's wait: its answer (or error) or an interruption, whichever comes first.
+    struct Wait {
+        std::mutex mutex;
+        std::condition_variable cv;
+        std::optional<remoting::Command> answer;  // else the failure below
+        // A failure crosses threads as plain data (as RemotingClient::invoke_sync's): an exception_ptr
+        // released on both threads races in libstdc++'s uninstrumented refcount.
+        enum class Failure { None, Timeout, Tls, Other } failure = Failure::None;
+        std::string failure_what;
+        bool done = false;
+        bool interrupted = false;
+    };
+
+    /// A wait for a request of `group` about to be sent; nullptr while the group is interrupted.
+    std::shared_ptr<Wait> enter(const std::string& group);
+
+    /// Forgets `wait` (its request answered or interrupted).
+    void leave(const std::string& group, const std::shared_ptr<Wait>& wait);
+
+    /// Ends every wait of `group` now and refuses new ones until resume(group).
+    void interrupt(const std::string& group);
+
+    void resume(const std::string& group);
+
+    /// Completes `wait` with the broker's answer or the request's error (io thread).
+    static void
+    complete(Wait& wait, std::optional<remoting::Command> answer, const std::exception_ptr& error);
+
+    /// Blocks until `wait` is completed or interrupted; true when completed.
+    static bool await(Wait& wait);
+
+    /// The completed `wait`'s answer; its failure thrown as rmq::Timeout, rmq::TlsError or rmq::Error.
+    static remoting::Command answer_of(Wait& wait);
+
+private:
+    std::mutex mutex_;
+    std::set<std::string> interrupted_;
+    std::multimap<std::string, std::shared_ptr<Wait>> waiting_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/remoting_transport/pop_waits.hpp ----
+
 namespace rmq::detail {
 
 /// The shared state of every copy of one RemotingTransport (see rmq::RemotingTransport for each operation).
@@ -2929,6 +2995,11 @@ public:
     void send_batch_async(std::span<const Message> msgs, const MessageQueue& mq, SendCompletion done);
     void send_back(const SendBackArgs& args);
     PopResult pop_message(const PopArgs& args);
+
+    void interrupt_pops(const std::string& consumer_group) { pop_waits_.interrupt(consumer_group); }
+
+    void resume_pops(const std::string& consumer_group) { pop_waits_.resume(consumer_group); }
+
     void ack_message(const AckArgs& args);
     void ack_message(const AckArgs& args, AckCompletion done);
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);
@@ -2992,6 +3063,7 @@ private:
     UniqueIdGenerator ids_;
     BrokerRequests broker_requests_;
     TransportParts parts_;
+    PopWaits pop_waits_;
     std::atomic<bool> stopping_{false};
     std::mutex route_handlers_mutex_;
     std::map<std::string, RouteChangeHandler> route_handlers_;
@@ -3154,6 +3226,15 @@ public:
     /// up to poll_time_millis + mq_client_api_timeout. A 4.x broker: rmq::PopUnsupported.
     PopResult pop_message(const PopArgs& args) { return state_->pop_message(args); }
 
+    /// Ends the waits of `consumer_group`'s POP requests now (nothing found) and answers its later ones so
+    /// at once until resume_pops() (rmq::HasPopInterrupt): a stopping push consumer does not wait out the
+    /// broker's poll time. The broker still holds those requests; what it answers them later is dropped and
+    /// comes back after its invisible time.
+    void interrupt_pops(const std::string& consumer_group) { state_->interrupt_pops(consumer_group); }
+
+    /// POP requests of `consumer_group` are sent and waited for again (after interrupt_pops()).
+    void resume_pops(const std::string& consumer_group) { state_->resume_pops(consumer_group); }
+
     /// QUERY_ASSIGNMENT (rmq::HasAssignment, 5.x brokers) to one broker of the topic's route, chosen at
     /// random as Java does: the queues the broker gives this member, nullopt when it has no answer. A 4.x
     /// broker: rmq::AssignmentUnsupported.
@@ -3202,6 +3283,7 @@ static_assert(HasAdminHandler<RemotingTransport>);
 static_assert(HasRouteChangeHandler<RemotingTransport>);
 static_assert(HasTransactions<RemotingTransport>);
 static_assert(HasPop<RemotingTransport>);
+static_assert(HasPopInterrupt<RemotingTransport>);
 static_assert(HasAssignment<RemotingTransport>);
 
 }  // namespace rmq
@@ -8678,6 +8760,107 @@ RMQ_DECL const std::string& NameServers::next_address() {
 }  // namespace rmq::detail
 // ---- end rmq/detail/remoting_transport/impl/name_servers.ipp ----
 
+// ---- begin rmq/detail/remoting_transport/impl/pop_waits.ipp ----
+
+#include <string>
+#include <utility>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL std::shared_ptr<PopWaits::Wait> PopWaits::enter(const std::string& group) {
+    const std::lock_guard lock(mutex_);
+    if (interrupted_.contains(group)) {
+        return nullptr;
+    }
+    auto wait = std::make_shared<Wait>();
+    waiting_.emplace(group, wait);
+    return wait;
+}
+
+RMQ_DECL void PopWaits::leave(const std::string& group, const std::shared_ptr<Wait>& wait) {
+    const std::lock_guard lock(mutex_);
+    const auto [first, last] = waiting_.equal_range(group);
+    for (auto it = first; it != last; ++it) {
+        if (it->second == wait) {
+            waiting_.erase(it);
+            return;
+        }
+    }
+}
+
+RMQ_DECL void PopWaits::interrupt(const std::string& group) {
+    const std::lock_guard lock(mutex_);
+    interrupted_.insert(group);
+    const auto [first, last] = waiting_.equal_range(group);
+    for (auto it = first; it != last; ++it) {
+        Wait& w = *it->second;
+        const std::lock_guard wait_lock(w.mutex);
+        w.interrupted = true;
+        w.cv.notify_all();
+    }
+}
+
+RMQ_DECL void PopWaits::resume(const std::string& group) {
+    const std::lock_guard lock(mutex_);
+    interrupted_.erase(group);
+}
+
+RMQ_DECL void
+PopWaits::complete(Wait& wait, std::optional<remoting::Command> answer, const std::exception_ptr& error) {
+    auto failure = Wait::Failure::None;
+    std::string what;
+    if (error || !answer) {
+        failure = Wait::Failure::Other;
+        what = "POP_MESSAGE failed without a response";
+        try {
+            if (error) {
+                std::rethrow_exception(error);
+            }
+        } catch (const Timeout& e) {
+            failure = Wait::Failure::Timeout;
+            what = e.what();
+        } catch (const TlsError& e) {
+            failure = Wait::Failure::Tls;
+            what = e.what();
+        } catch (const std::exception& e) {
+            what = e.what();
+        } catch (...) {
+            what = "POP_MESSAGE failed with an unknown error";
+        }
+    }
+    const std::lock_guard lock(wait.mutex);
+    wait.answer = std::move(answer);
+    wait.failure = failure;
+    wait.failure_what = std::move(what);
+    wait.done = true;
+    wait.cv.notify_all();
+}
+
+RMQ_DECL bool PopWaits::await(Wait& wait) {
+    std::unique_lock lock(wait.mutex);
+    wait.cv.wait(lock, [&wait] { return wait.done || wait.interrupted; });
+    return wait.done;
+}
+
+RMQ_DECL remoting::Command PopWaits::answer_of(Wait& wait) {
+    switch (wait.failure) {
+    case Wait::Failure::None:
+        return std::move(*wait.answer);
+    case Wait::Failure::Timeout:
+        throw Timeout(wait.failure_what);
+    case Wait::Failure::Tls:
+        throw TlsError(wait.failure_what);
+    case Wait::Failure::Other:
+        break;
+    }
+    throw Error(wait.failure_what);
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/remoting_transport/impl/pop_waits.ipp ----
+
 // ---- begin rmq/detail/remoting_transport/impl/state.ipp ----
 
 #include <algorithm>
@@ -9230,8 +9413,9 @@ RMQ_DECL std::int64_t search_offset(TransportParts& parts, const MessageQueue& m
 
 namespace rmq::detail::remoting_ops {
 
-/// Synchronous; the request waits poll time + the api timeout. rmq::PopUnsupported on a 4.x broker.
-PopResult pop_message(TransportParts& parts, const PopArgs& args);
+/// Synchronous; the request waits poll time + the api timeout, or until `waits` interrupts its group (then
+/// nothing found). rmq::PopUnsupported on a 4.x broker.
+PopResult pop_message(TransportParts& parts, PopWaits& waits, const PopArgs& args);
 
 void ack_message(TransportParts& parts, const AckArgs& args);
 
@@ -9258,15 +9442,43 @@ std::string change_invisible_time(TransportParts& parts, const ChangeInvisibleTi
 
 namespace rmq::detail::remoting_ops {
 
-RMQ_DECL PopResult pop_message(TransportParts& parts, const PopArgs& args) {
+/// What an interrupted POP returns: as a long poll that found nothing.
+inline PopResult nothing_found() {
+    PopResult r;
+    r.status = PopStatus::PollingNotFound;
+    return r;
+}
+
+RMQ_DECL PopResult pop_message(TransportParts& parts, PopWaits& waits, const PopArgs& args) {
+    if (parts.caller.client().on_io_thread()) {
+        throw IllegalState("blocking POP_MESSAGE on the remoting io thread");
+    }
+    const auto wait = waits.enter(args.consumer_group);
+    if (!wait) {
+        return nothing_found();  // interrupt_pops: nothing is sent
+    }
     const auto born = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
     const auto header = remoting::PopMessageRequestHeader::from(args, born);
-    const auto resp = parts.caller.call(parts.routes.require_master(args.broker_name),
-                                        remoting::make_request(remoting::request_code::pop_message, header),
-                                        args.poll_time_millis + parts.config.mq_client_api_timeout);
-    return remoting::to_pop_result(resp, args.broker_name, args.topic);
+    try {
+        parts.caller.client().invoke_async(
+            parts.routes.require_master(args.broker_name),
+            remoting::make_request(remoting::request_code::pop_message, header),
+            args.poll_time_millis + parts.config.mq_client_api_timeout,
+            [wait](std::optional<remoting::Command> answer, const std::exception_ptr& error) {
+                PopWaits::complete(*wait, std::move(answer), error);
+            });
+    } catch (...) {
+        waits.leave(args.consumer_group, wait);
+        throw;
+    }
+    const bool answered = PopWaits::await(*wait);
+    waits.leave(args.consumer_group, wait);
+    if (!answered) {
+        return nothing_found();  // the broker's later answer is dropped
+    }
+    return remoting::to_pop_result(PopWaits::answer_of(*wait), args.broker_name, args.topic);
 }
 
 RMQ_DECL void ack_message(TransportParts& parts, const AckArgs& args) {
@@ -10036,7 +10248,7 @@ RMQ_DECL void RemotingTransportState::send_batch_async(std::span<const Message> 
 }
 
 RMQ_DECL PopResult RemotingTransportState::pop_message(const PopArgs& args) {
-    return remoting_ops::pop_message(parts_, args);
+    return remoting_ops::pop_message(parts_, pop_waits_, args);
 }
 
 RMQ_DECL std::optional<std::vector<MessageQueueAssignment>>

@@ -174,6 +174,15 @@ public:
     /// up to poll_time_millis + mq_client_api_timeout. A 4.x broker: rmq::PopUnsupported.
     PopResult pop_message(const PopArgs& args) { return state_->pop_message(args); }
 
+    /// Ends the waits of `consumer_group`'s POP requests now (nothing found) and answers its later ones so
+    /// at once until resume_pops() (rmq::HasPopInterrupt): a stopping push consumer does not wait out the
+    /// broker's poll time. The broker still holds those requests; what it answers them later is dropped and
+    /// comes back after its invisible time.
+    void interrupt_pops(const std::string& consumer_group) { state_->interrupt_pops(consumer_group); }
+
+    /// POP requests of `consumer_group` are sent and waited for again (after interrupt_pops()).
+    void resume_pops(const std::string& consumer_group) { state_->resume_pops(consumer_group); }
+
     /// QUERY_ASSIGNMENT (rmq::HasAssignment, 5.x brokers) to one broker of the topic's route, chosen at
     /// random as Java does: the queues the broker gives this member, nullopt when it has no answer. A 4.x
     /// broker: rmq::AssignmentUnsupported.
@@ -222,6 +231,7 @@ static_assert(HasAdminHandler<RemotingTransport>);
 static_assert(HasRouteChangeHandler<RemotingTransport>);
 static_assert(HasTransactions<RemotingTransport>);
 static_assert(HasPop<RemotingTransport>);
+static_assert(HasPopInterrupt<RemotingTransport>);
 static_assert(HasAssignment<RemotingTransport>);
 
 }  // namespace rmq

@@ -7,6 +7,7 @@
 #    pragma GCC diagnostic ignored "-Wtsan"
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -185,6 +186,46 @@ TEST_CASE("a broker without POP (4.x) is reported as PopUnsupported", "[pop]") {
         CHECK(e.code() == rmq::response_code::request_code_not_supported);
         CHECK_THAT(e.what(), Catch::Contains("does not support POP") && Catch::Contains("200050"));
     }
+}
+
+TEST_CASE("interrupt_pops over remoting ends a held POP's wait and answers later pops until resume_pops",
+          "[pop]") {
+    rmq_test::FakeServer server;
+    std::atomic<bool> hold{true};
+    server.set_handler([&server, &hold](rmq_test::FakeSession& s, const Command& req) {
+        if (req.is_response() || (req.code == rc::pop_message && hold.load())) {
+            return;  // a broker holding the pop for its poll time
+        }
+        auto r = rmq_test::FakeSession::response_to(req, 0);
+        if (req.code == rc::get_routeinfo_by_topic) {
+            r.body = rmq_test::route_json(server.address());
+        } else {
+            answer_pop(req, r);
+        }
+        s.send(r);
+    });
+    auto t = transport_to(server);
+    (void)t.topic_route("T");
+    const rmq::PopArgs args{
+        .consumer_group = "g", .topic = "T", .broker_name = "broker-a", .poll_time_millis = 600000};
+    auto held = std::async(std::launch::async, [&] { return t.pop_message(args); });
+    REQUIRE(server.wait_for([](const auto& got) {
+        return std::any_of(
+            got.begin(), got.end(), [](const Command& c) { return c.code == rc::pop_message; });
+    }));
+    t.interrupt_pops("other");  // another group's interruption leaves this wait alone
+    CHECK(held.wait_for(200ms) == std::future_status::timeout);
+    t.interrupt_pops("g");
+    REQUIRE(held.wait_for(30s) == std::future_status::ready);  // not the 600 s poll time
+    CHECK(held.get().msg_found_list.empty());
+    CHECK(t.pop_message(args).status == rmq::PopStatus::PollingNotFound);  // answered here, not sent
+    CHECK(requests_of(server, rc::pop_message).size() == 1);
+    t.resume_pops("g");
+    hold = false;
+    const auto found = t.pop_message(args);
+    CHECK(found.status == rmq::PopStatus::Found);
+    CHECK(found.msg_found_list.size() == 1);
+    CHECK(requests_of(server, rc::pop_message).size() == 2);
 }
 
 }  // namespace pop_remoting_test

@@ -10,11 +10,13 @@
 #include <rmq/pop.hpp>
 
 #include <rmq/detail/remoting_transport/parts.hpp>
+#include <rmq/detail/remoting_transport/pop_waits.hpp>
 
 namespace rmq::detail::remoting_ops {
 
-/// Synchronous; the request waits poll time + the api timeout. rmq::PopUnsupported on a 4.x broker.
-PopResult pop_message(TransportParts& parts, const PopArgs& args);
+/// Synchronous; the request waits poll time + the api timeout, or until `waits` interrupts its group (then
+/// nothing found). rmq::PopUnsupported on a 4.x broker.
+PopResult pop_message(TransportParts& parts, PopWaits& waits, const PopArgs& args);
 
 void ack_message(TransportParts& parts, const AckArgs& args);
 

@@ -31,6 +31,7 @@
 #include <rmq/detail/remoting_transport/heartbeat_registry.hpp>
 #include <rmq/detail/remoting_transport/name_servers.hpp>
 #include <rmq/detail/remoting_transport/parts.hpp>
+#include <rmq/detail/remoting_transport/pop_waits.hpp>
 #include <rmq/detail/remoting_transport/route_cache.hpp>
 
 namespace rmq::detail {
@@ -86,6 +87,11 @@ public:
     void send_batch_async(std::span<const Message> msgs, const MessageQueue& mq, SendCompletion done);
     void send_back(const SendBackArgs& args);
     PopResult pop_message(const PopArgs& args);
+
+    void interrupt_pops(const std::string& consumer_group) { pop_waits_.interrupt(consumer_group); }
+
+    void resume_pops(const std::string& consumer_group) { pop_waits_.resume(consumer_group); }
+
     void ack_message(const AckArgs& args);
     void ack_message(const AckArgs& args, AckCompletion done);
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);
@@ -149,6 +155,7 @@ private:
     UniqueIdGenerator ids_;
     BrokerRequests broker_requests_;
     TransportParts parts_;
+    PopWaits pop_waits_;
     std::atomic<bool> stopping_{false};
     std::mutex route_handlers_mutex_;
     std::map<std::string, RouteChangeHandler> route_handlers_;

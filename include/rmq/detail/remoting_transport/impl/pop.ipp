@@ -11,18 +11,47 @@
 #include <rmq/remoting/request_code.hpp>
 
 #include <rmq/detail/remoting_transport/pop.hpp>
+#include <rmq/detail/remoting_transport/pop_waits.hpp>
 
 namespace rmq::detail::remoting_ops {
 
-RMQ_DECL PopResult pop_message(TransportParts& parts, const PopArgs& args) {
+/// What an interrupted POP returns: as a long poll that found nothing.
+inline PopResult nothing_found() {
+    PopResult r;
+    r.status = PopStatus::PollingNotFound;
+    return r;
+}
+
+RMQ_DECL PopResult pop_message(TransportParts& parts, PopWaits& waits, const PopArgs& args) {
+    if (parts.caller.client().on_io_thread()) {
+        throw IllegalState("blocking POP_MESSAGE on the remoting io thread");
+    }
+    const auto wait = waits.enter(args.consumer_group);
+    if (!wait) {
+        return nothing_found();  // interrupt_pops: nothing is sent
+    }
     const auto born = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
     const auto header = remoting::PopMessageRequestHeader::from(args, born);
-    const auto resp = parts.caller.call(parts.routes.require_master(args.broker_name),
-                                        remoting::make_request(remoting::request_code::pop_message, header),
-                                        args.poll_time_millis + parts.config.mq_client_api_timeout);
-    return remoting::to_pop_result(resp, args.broker_name, args.topic);
+    try {
+        parts.caller.client().invoke_async(
+            parts.routes.require_master(args.broker_name),
+            remoting::make_request(remoting::request_code::pop_message, header),
+            args.poll_time_millis + parts.config.mq_client_api_timeout,
+            [wait](std::optional<remoting::Command> answer, const std::exception_ptr& error) {
+                PopWaits::complete(*wait, std::move(answer), error);
+            });
+    } catch (...) {
+        waits.leave(args.consumer_group, wait);
+        throw;
+    }
+    const bool answered = PopWaits::await(*wait);
+    waits.leave(args.consumer_group, wait);
+    if (!answered) {
+        return nothing_found();  // the broker's later answer is dropped
+    }
+    return remoting::to_pop_result(PopWaits::answer_of(*wait), args.broker_name, args.topic);
 }
 
 RMQ_DECL void ack_message(TransportParts& parts, const AckArgs& args) {

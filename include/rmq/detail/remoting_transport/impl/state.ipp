@@ -172,7 +172,7 @@ RMQ_DECL void RemotingTransportState::send_batch_async(std::span<const Message> 
 }
 
 RMQ_DECL PopResult RemotingTransportState::pop_message(const PopArgs& args) {
-    return remoting_ops::pop_message(parts_, args);
+    return remoting_ops::pop_message(parts_, pop_waits_, args);
 }
 
 RMQ_DECL std::optional<std::vector<MessageQueueAssignment>>
