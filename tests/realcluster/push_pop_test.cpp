@@ -10,6 +10,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cluster.hpp"
@@ -150,6 +151,34 @@ TEST_CASE("push pop: RECONSUME_LATER comes back after Java's POP delay", "[realc
           9000);  // popDelayLevel[0] = 10 s (the broker's clock may differ a little)
     CHECK(seen.snapshot().begin()->second == std::vector<int>{0, 1});
     c.shutdown();
+}
+
+TEST_CASE("push pop: shutdown does not wait out a held POP request", "[realcluster][pop]") {
+    if (!pop_cluster()) {
+        return;
+    }
+    const std::string topic = rmq_rc::unique("RcPushPopStop");
+    rmq_rc::create_topic(topic, 1);
+    auto cfg = pop_config(rmq_rc::unique("pushpopg"));
+    cfg.broker_suspend_max_time_millis = 60000;  // each empty pop is held up to 60 s
+    cfg.consumer_timeout_millis_when_suspend = 90000;
+    Deliveries seen;
+    PopPush c(rmq::RemotingTransport{rmq_rc::config()}, cfg);
+    c.subscribe(topic, "*");
+    c.register_listener([&seen](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
+        seen.add(msgs);
+        return rmq::ConsumeConcurrentlyStatus::ConsumeSuccess;
+    });
+    c.start();
+    (void)rmq_rc::produce(rmq::RemotingTransport{rmq_rc::config()}, topic, 1, rmq_rc::unique("pg"), "stop");
+    REQUIRE(rmq_rc::wait_until([&] { return !seen.snapshot().empty(); }, 120s));
+    std::this_thread::sleep_for(2s);  // the next pop, finding nothing, is held by the broker by now
+    const auto begin = std::chrono::steady_clock::now();
+    c.shutdown();
+    const auto took =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - begin);
+    INFO("shutdown took " << took.count() << " ms");
+    CHECK(took < 30s);  // waiting out the hold would take most of its 60 s
 }
 
 TEST_CASE("push pop: a 4.x broker's refusal reaches the log as an error", "[realcluster][pop]") {
