@@ -155,6 +155,9 @@ struct Options {
     std::int64_t rebalance_lag_us = 10'000'000;
     /// Examples kept per kind of finding.
     std::size_t examples = 5;
+    /// > 0: a POP run (docs/chaos.md#pop-mode), the members' pop_invisible_time. No queue moves between POP
+    /// members, so a repeat is a redelivery after that time and other rules explain it (detail::explain_pop).
+    std::int64_t pop_invisible_us = 0;
 };
 
 struct Duplicate {
@@ -242,8 +245,42 @@ inline std::vector<const Handled*> by_time(const std::vector<Handled>& handled) 
     return out;
 }
 
+/// A POP run: a message handled again came back after its invisible time because its ack did not reach the
+/// broker. Only a fault within that time after the previous handling can have kept the ack away (later, the
+/// message was acked or back already): the handler killed, stopped or paused before acking, or a broker
+/// restart (an ack to the dead broker, a pop offset or check point it had not flushed, also shortly before
+/// the handling). Another member's start or exit moves nothing: no handover.
+inline Cause explain_pop(const Handled& previous,
+                         const Handled& repeat,
+                         const std::vector<Fault>& faults,
+                         const Options& o) {
+    const std::int64_t until = std::min(repeat.time_us, previous.time_us + o.pop_invisible_us + o.slack_us);
+    const auto any = [&](std::int64_t from, auto pred) {
+        return std::any_of(faults.begin(), faults.end(), [&](const Fault& f) {
+            return pred(f) && f.time_us >= from && f.time_us <= until;
+        });
+    };
+    for (const auto& [kind, cause] : {std::pair{FaultKind::Kill, Cause::KillOfHolder},
+                                      std::pair{FaultKind::Term, Cause::TermOfHolder},
+                                      std::pair{FaultKind::Pause, Cause::PauseOfHolder}}) {
+        if (any(previous.time_us - o.slack_us,
+                [&](const Fault& f) { return f.kind == kind && f.target == previous.member; })) {
+            return cause;
+        }
+    }
+    if (any(previous.time_us - std::max(o.slack_us, o.rebalance_lag_us), [](const Fault& f) {
+            return f.kind == FaultKind::BrokerKill || f.kind == FaultKind::BrokerStart;
+        })) {
+        return Cause::BrokerRestart;
+    }
+    return Cause::Unexplained;
+}
+
 inline Cause
 explain(const Handled& previous, const Handled& repeat, const std::vector<Fault>& faults, const Options& o) {
+    if (o.pop_invisible_us > 0) {
+        return explain_pop(previous, repeat, faults, o);
+    }
     const auto in_window = [&](const Fault& f) {
         return f.time_us + o.slack_us >= previous.time_us && f.time_us <= repeat.time_us &&
                f.time_us - previous.time_us <= o.window_us;

@@ -150,6 +150,71 @@ TEST_CASE("chaos check: each repeat is explained by the faults between the two h
     CHECK(run({{4 * s - 500'000, FaultKind::Kill, "m1"}}) == Cause::KillOfHolder);
 }
 
+namespace {
+
+/// The cause of the one repeat in `in`, checked as a POP run with a 20 s invisible time.
+Cause pop_cause(const Input& in) {
+    const auto r = rmq_chaos::check(in, {.pop_invisible_us = 20 * s});
+    REQUIRE(r.duplicates == 1);
+    for (int c = 0; c < rmq_chaos::cause_count; ++c) {
+        if (r.by(static_cast<Cause>(c)) == 1) {
+            return static_cast<Cause>(c);
+        }
+    }
+    FAIL("no cause counted");
+    return Cause::Unexplained;
+}
+
+/// k#3 handled by m1 at ~4 s, again by m2 at `again_s`, with `faults`.
+Input pop_repeat(const std::vector<Fault>& faults, std::int64_t again_s = 30) {
+    auto in = clean();
+    in.faults = faults;
+    handle(in, "m2", "k", 3, again_s * s);
+    return in;
+}
+
+}  // namespace
+
+TEST_CASE("chaos check (POP): the handler's fault within the invisible time explains a redelivery",
+          "[chaos]") {
+    CHECK(pop_cause(pop_repeat({{5 * s, FaultKind::Kill, "m1"}})) == Cause::KillOfHolder);
+    CHECK(pop_cause(pop_repeat({{5 * s, FaultKind::Term, "m1"}})) == Cause::TermOfHolder);
+    CHECK(pop_cause(pop_repeat({{5 * s, FaultKind::Pause, "m1"}})) == Cause::PauseOfHolder);
+    // the driver logs the kill just before the signal: a record written within the slack after it is the
+    // holder's
+    CHECK(pop_cause(pop_repeat({{4 * s - 500'000, FaultKind::Kill, "m1"}})) == Cause::KillOfHolder);
+    // up to the invisible time (20 s) plus the slack after the handling
+    CHECK(pop_cause(pop_repeat({{24 * s + 500'000, FaultKind::Kill, "m1"}})) == Cause::KillOfHolder);
+    // later the message was acked or back already: a kill 22 s after it, within the pull rules' 30 s window,
+    // explains nothing
+    CHECK(pop_cause(pop_repeat({{26 * s, FaultKind::Kill, "m1"}})) == Cause::Unexplained);
+    CHECK(pop_cause(pop_repeat({{26 * s, FaultKind::Pause, "m1"}})) == Cause::Unexplained);
+    // before the handling (beyond the slack), or after the repeat
+    CHECK(pop_cause(pop_repeat({{2 * s, FaultKind::Kill, "m1"}})) == Cause::Unexplained);
+    CHECK(pop_cause(pop_repeat({{12 * s, FaultKind::Kill, "m1"}}, 10)) == Cause::Unexplained);
+}
+
+TEST_CASE("chaos check (POP): no handover, another member's fault explains nothing", "[chaos]") {
+    // the pull rules call these handovers: the queue moved
+    CHECK(pop_cause(pop_repeat({{6 * s, FaultKind::Start, "m3"}})) == Cause::Unexplained);
+    CHECK(pop_cause(pop_repeat({{6 * s, FaultKind::Kill, "m3"}})) == Cause::Unexplained);
+    CHECK(pop_cause(pop_repeat({{6 * s, FaultKind::Pause, "m2"}})) == Cause::Unexplained);
+    CHECK(pop_cause(pop_repeat({})) == Cause::Unexplained);
+}
+
+TEST_CASE("chaos check (POP): a broker restart near the handling explains a redelivery", "[chaos]") {
+    CHECK(pop_cause(pop_repeat({{10 * s, FaultKind::BrokerKill, "broker-b"}})) == Cause::BrokerRestart);
+    // a broker back 3 s before the handling (within rebalance_lag_us): its pop state was just recovered
+    CHECK(pop_cause(pop_repeat({{1 * s, FaultKind::BrokerStart, "broker-a"}})) == Cause::BrokerRestart);
+    // the handler's own fault wins
+    CHECK(pop_cause(pop_repeat({{5 * s, FaultKind::BrokerKill, "broker-a"},
+                                {6 * s, FaultKind::Kill, "m1"}})) == Cause::KillOfHolder);
+    // beyond the invisible time after the handling (the pull rules' window would take it)
+    CHECK(pop_cause(pop_repeat({{26 * s, FaultKind::BrokerKill, "broker-a"}})) == Cause::Unexplained);
+    // ... or after the repeat
+    CHECK(pop_cause(pop_repeat({{12 * s, FaultKind::BrokerKill, "broker-a"}}, 10)) == Cause::Unexplained);
+}
+
 TEST_CASE("chaos check: the third handling is explained against the second", "[chaos]") {
     auto in = clean();
     in.faults = {{6 * s, FaultKind::Kill, "m1"}};
