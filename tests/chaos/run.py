@@ -226,6 +226,7 @@ def run_policy(args, cluster, policy, rng, stamp):
         time.sleep(args.outage)
         faults.record("broker_start", name)
         cluster.sh("start-broker", name)
+        faults.record("broker_up", name)  # serves again: the checker's POP rules end the outage here
         log(f"{name} started again")
 
     while True:
