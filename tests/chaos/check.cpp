@@ -1,4 +1,5 @@
-// rmq_chaos_check DIR TITLE ORDERED [WINDOW_S]: reads the logs of one chaos run (tests/chaos/logs.hpp),
+// rmq_chaos_check DIR TITLE ORDERED [WINDOW_S [POP_INVISIBLE_MS]]: reads the logs of one chaos run
+// (tests/chaos/logs.hpp; POP_INVISIBLE_MS for a run of POP members: the checker's POP rules),
 // prints the report as markdown on stdout and its figures as one JSON object on the last line of
 // DIR/report.json, with the longest double ownership of a queue (tests/support/chaos_ownership.hpp). Exit
 // status 0 when the run met the goal (Report::ok), 1 when not, 2 on bad input.
@@ -63,7 +64,7 @@ void print_ownership(const rmq_chaos::OwnershipReport& o, const std::vector<rmq_
 
 int main(int argc, char** argv) {
     if (argc < 4) {
-        fmt::print(stderr, "usage: rmq_chaos_check DIR TITLE ORDERED(0|1) [WINDOW_S]\n");
+        fmt::print(stderr, "usage: rmq_chaos_check DIR TITLE ORDERED(0|1) [WINDOW_S [POP_INVISIBLE_MS]]\n");
         return 2;
     }
     try {
@@ -73,6 +74,9 @@ int main(int argc, char** argv) {
         if (argc > 4) {
             o.window_us = std::stoll(argv[4]) * 1'000'000;
         }
+        if (argc > 5) {
+            o.pop_invisible_us = std::stoll(argv[5]) * 1000;
+        }
         const auto input = rmq_chaos::read_run(dir);
         const auto r = rmq_chaos::check(input, o);
         const auto owners = rmq_chaos::double_ownership(dir, input.faults);
@@ -80,6 +84,7 @@ int main(int argc, char** argv) {
         print_ownership(owners, input.faults);
         nlohmann::json j{{"title", argv[2]},
                          {"ordered", ordered},
+                         {"pop_invisible_ms", o.pop_invisible_us / 1000},
                          {"ok", r.ok(ordered)},
                          {"sent", r.sent},
                          {"send_failures", r.send_failures},

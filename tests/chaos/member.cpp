@@ -1,20 +1,24 @@
-// rmq_chaos_member POLICY NAMESRV TOPIC GROUP MEMBER DIR: one consumer member of the chaos suite, POLICY
-// concurrently | orderly | key_orderly (rmq::Concurrently / rmq::Orderly / rmq::KeyOrderly,
-// AllocateAveragely, RemoteOffsetStore, RemotingTransport). The listener appends one line per message to
-// DIR/MEMBER.log and flushes it before returning success (tests/chaos/logs.hpp); its assignment (the queues
-// of TOPIC it owns) is sampled every 50 ms and each change appended to DIR/MEMBER.owns. On SIGTERM or SIGINT
-// it shuts the consumer down and writes DIR/MEMBER.shutdown (requested and done times); rmq's log lines go to
-// stderr.
+// rmq_chaos_member POLICY NAMESRV TOPIC GROUP MEMBER DIR [POP_INVISIBLE_MS]: one consumer member of the
+// chaos suite, POLICY concurrently | orderly | key_orderly | pop (rmq::Concurrently / rmq::Orderly /
+// rmq::KeyOrderly, AllocateAveragely, RemoteOffsetStore, RemotingTransport; pop: rmq::Concurrently in POP
+// mode, ConsumerConfig::message_request_mode Pop, invisible for POP_INVISIBLE_MS, 20000 by default). The
+// listener appends one line per message to DIR/MEMBER.log and flushes it before returning success
+// (tests/chaos/logs.hpp); its assignment (the queues of TOPIC it owns) is sampled every 50 ms and each change
+// appended to DIR/MEMBER.owns -- for pop to DIR/MEMBER.pops instead: its POP queues (broker:-1, the broker
+// picks the queue) are shared by every member, not owned. On SIGTERM or SIGINT it shuts the consumer down and
+// writes DIR/MEMBER.shutdown (requested and done times); rmq's log lines go to stderr.
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -113,25 +117,40 @@ void record_ownership(const Consumer& consumer,
     std::fclose(f);
 }
 
-template <class Policy>
-int run(const std::string& namesrv,
-        const std::string& topic,
-        const std::string& group,
-        const std::string& member,
-        const std::string& dir,
-        const sigset_t& signals) {
-    using Consumer =
-        rmq::Consumer<Policy, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::RemotingTransport>;
-    Log log(member, dir + "/" + member + ".log");
-    rmq::RemotingConfig rc;
-    rc.namesrv_addr = namesrv;
-    rmq::ConsumerConfig cfg{.consumer_group = group,
+/// The run's names; `pop_invisible_ms` > 0 makes a POP member.
+struct Args {
+    std::string namesrv;
+    std::string topic;
+    std::string group;
+    std::string member;
+    std::string dir;
+    std::int64_t pop_invisible_ms = 0;
+};
+
+rmq::ConsumerConfig config(const Args& a) {
+    rmq::ConsumerConfig cfg{.consumer_group = a.group,
                             .consume_from_where = rmq::ConsumeFromWhere::FirstOffset};
-    cfg.instance_name = member;
+    cfg.instance_name = a.member;
     cfg.rebalance_interval = 2000;  // hand queues over within seconds of a membership change
     cfg.await_termination_millis_when_shutdown = 10000;
-    Consumer consumer(rmq::RemotingTransport{rc}, cfg);
-    consumer.subscribe(topic, "*");
+    if (a.pop_invisible_ms > 0) {
+        cfg.message_request_mode = rmq::MessageRequestMode::Pop;
+        cfg.pop_invisible_time = a.pop_invisible_ms;
+        cfg.broker_suspend_max_time_millis = 2000;  // shutdown() waits for the held POP requests
+    }
+    return cfg;
+}
+
+template <class Policy>
+int run(const Args& a, const sigset_t& signals) {
+    using Consumer =
+        rmq::Consumer<Policy, rmq::AllocateAveragely, rmq::RemoteOffsetStore, rmq::RemotingTransport>;
+    const std::string prefix = a.dir + "/" + a.member;
+    Log log(a.member, prefix + ".log");
+    rmq::RemotingConfig rc;
+    rc.namesrv_addr = a.namesrv;
+    Consumer consumer(rmq::RemotingTransport{rc}, config(a));
+    consumer.subscribe(a.topic, "*");
     if constexpr (std::is_same_v<Policy, rmq::Concurrently>) {
         consumer.register_listener(
             [&log](std::span<const rmq::MessageExt> msgs, rmq::ConsumeConcurrentlyContext&) {
@@ -147,8 +166,8 @@ int run(const std::string& namesrv,
     }
     consumer.start();
     std::atomic<bool> stop_sampling{false};
-    std::thread sampler(
-        [&] { record_ownership(consumer, topic, dir + "/" + member + ".owns", stop_sampling); });
+    const std::string owns = prefix + (a.pop_invisible_ms > 0 ? ".pops" : ".owns");
+    std::thread sampler([&] { record_ownership(consumer, a.topic, owns, stop_sampling); });
     int sig = 0;
     sigwait(&signals, &sig);
     const std::int64_t requested = now_us();
@@ -156,8 +175,8 @@ int run(const std::string& namesrv,
     sampler.join();
     consumer.shutdown();
     const std::int64_t done = now_us();
-    if (std::FILE* f = std::fopen((dir + "/" + member + ".shutdown").c_str(), "w"); f != nullptr) {
-        fmt::print(f, "{}\t{}\t{}\n", member, requested, done);
+    if (std::FILE* f = std::fopen((prefix + ".shutdown").c_str(), "w"); f != nullptr) {
+        fmt::print(f, "{}\t{}\t{}\n", a.member, requested, done);
         std::fclose(f);
     }
     return 0;
@@ -166,10 +185,11 @@ int run(const std::string& namesrv,
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 7) {
+    if (argc != 7 && argc != 8) {
         fmt::print(
             stderr,
-            "usage: rmq_chaos_member concurrently|orderly|key_orderly NAMESRV TOPIC GROUP MEMBER DIR\n");
+            "usage: rmq_chaos_member concurrently|orderly|key_orderly|pop NAMESRV TOPIC GROUP MEMBER DIR "
+            "[POP_INVISIBLE_MS]\n");
         return 2;
     }
     // every thread the consumer starts inherits this mask, so SIGTERM reaches only sigwait below
@@ -179,15 +199,23 @@ int main(int argc, char** argv) {
     sigaddset(&signals, SIGINT);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
     const std::string policy = argv[1];
+    Args a{.namesrv = argv[2], .topic = argv[3], .group = argv[4], .member = argv[5], .dir = argv[6]};
     try {
         if (policy == "concurrently") {
-            return run<rmq::Concurrently>(argv[2], argv[3], argv[4], argv[5], argv[6], signals);
+            return run<rmq::Concurrently>(a, signals);
         }
         if (policy == "orderly") {
-            return run<rmq::Orderly>(argv[2], argv[3], argv[4], argv[5], argv[6], signals);
+            return run<rmq::Orderly>(a, signals);
         }
         if (policy == "key_orderly") {
-            return run<rmq::KeyOrderly>(argv[2], argv[3], argv[4], argv[5], argv[6], signals);
+            return run<rmq::KeyOrderly>(a, signals);
+        }
+        if (policy == "pop") {
+            a.pop_invisible_ms = argc == 8 ? std::stoll(argv[7]) : 20000;
+            if (a.pop_invisible_ms <= 0) {
+                throw std::invalid_argument("POP_INVISIBLE_MS must be positive");
+            }
+            return run<rmq::Concurrently>(a, signals);
         }
     } catch (const std::exception& e) {
         fmt::print(stderr, "rmq_chaos_member: {}\n", e.what());

@@ -7,6 +7,7 @@ with the longest double ownership of a queue from the members' .owns files) per 
 
   tests/chaos/run.py                                   all three policies, 240 s each, results/latest.md
   tests/chaos/run.py --policies orderly --duration 90 --out /tmp/x.md
+  tests/chaos/run.py --policies pop --duration 90 --out /tmp/pop.md   POP mode (rmq::Concurrently members popping)
 
 Exit status 0 when every policy met the goal (0 lost, 0 unexplained duplicates, 0 order violations for the
 ordered policies). Ports: RMQ_NAMESRV_PORT (19876) and RMQ_BROKER_PORT (20911) unless set.
@@ -27,8 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 ROCKETMQ_SH = ROOT / "tools" / "rocketmq.sh"
-ORDERED = {"concurrently": False, "orderly": True, "key_orderly": True}
-TITLES = {"concurrently": "Concurrently", "orderly": "Orderly", "key_orderly": "KeyOrderly"}
+ORDERED = {"concurrently": False, "orderly": True, "key_orderly": True, "pop": False}
+TITLES = {"concurrently": "Concurrently", "orderly": "Orderly", "key_orderly": "KeyOrderly", "pop": "POP"}
 
 
 def now_us():
@@ -126,9 +127,11 @@ class Members:
         name = f"{self.rng.randrange(100, 1000)}m{slot}.{n}"
         err = open(self.dir / f"{name}.err", "w")
         self.faults.record("start", name)
-        p = spawn(nice([str(self.args.build_dir / "rmq_chaos_member"), self.policy, self.cluster.namesrv,
-                                   self.topic, self.group, name, str(self.dir)]),
-                             stdout=err, stderr=err)
+        cmd = [str(self.args.build_dir / "rmq_chaos_member"), self.policy, self.cluster.namesrv, self.topic,
+               self.group, name, str(self.dir)]
+        if self.policy == "pop":
+            cmd.append(str(self.args.pop_invisible_ms))
+        p = spawn(nice(cmd), stdout=err, stderr=err)
         self.procs[slot] = (name, p)
 
     def signal(self, slot, kind):
@@ -223,6 +226,7 @@ def run_policy(args, cluster, policy, rng, stamp):
         time.sleep(args.outage)
         faults.record("broker_start", name)
         cluster.sh("start-broker", name)
+        faults.record("broker_up", name)  # serves again: the checker's POP rules end the outage here
         log(f"{name} started again")
 
     while True:
@@ -284,14 +288,17 @@ def run_policy(args, cluster, policy, rng, stamp):
     time.sleep(3)  # late redeliveries still count
     members.stop_all()
     faults.close()
-    r = subprocess.run([str(args.build_dir / "rmq_chaos_check"), str(run_dir), TITLES[policy],
-                        "1" if ORDERED[policy] else "0", str(args.window)],
+    check = [str(args.build_dir / "rmq_chaos_check"), str(run_dir), TITLES[policy], "1" if ORDERED[policy] else "0",
+             str(args.window)]
+    if policy == "pop":
+        check.append(str(args.pop_invisible_ms))  # the checker's POP rules
+    r = subprocess.run(check,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode == 2:
         raise RuntimeError(f"rmq_chaos_check failed: {r.stderr}")
     report = json.loads((run_dir / "report.json").read_text())
     report["drain_s"] = round(drain_s)
-    report["pause"] = pause_evidence(run_dir)
+    report["pause"] = pause_evidence_pop(run_dir, args) if policy == "pop" else pause_evidence(run_dir)
     return r.stdout + f"Pause: {report['pause']}.\n\n", report
 
 
@@ -317,6 +324,26 @@ def pause_evidence(run_dir):
     return (f"{member} paused {(t_resume - t_pause) / 1e6:.0f} s holding {len(held)} queues "
             f"({', '.join(sorted(held)) or '-'}); {len(taken)} of them consumed by another member during the "
             f"pause; {len(again)} of those consumed by {member} again after SIGCONT")
+
+
+def pause_evidence_pop(run_dir, args):
+    """For POP, where every member pops every queue: how long the pause was against the invisible time, how many
+    messages the paused member handled in the 2 s before it, and whether it handled messages again after SIGCONT
+    (its pop loops came back; what it held when stopped had timed out and must have been dropped)."""
+    faults = [line.rstrip("\n").split("\t") for line in open(run_dir / "faults.tsv")]
+    pauses = [f for f in faults if f[1] == "pause"]
+    resumes = [f for f in faults if f[1] == "resume"]
+    if not pauses or not resumes:
+        return "no pause"
+    member, t_pause, t_resume = pauses[0][2], int(pauses[0][0]), int(resumes[0][0])
+    times = []
+    log_file = run_dir / "members" / f"{member}.log"
+    if log_file.exists():
+        times = [int(line.split("\t")[7]) for line in open(log_file) if line.count("\t") == 7]
+    before = sum(1 for t in times if t_pause - 2_000_000 < t <= t_pause)
+    after = sum(1 for t in times if t > t_resume)
+    return (f"{member} paused {(t_resume - t_pause) / 1e6:.0f} s (invisible time {args.pop_invisible_ms / 1000:.0f} s); "
+            f"it handled {before} messages in the 2 s before the pause and {after} after SIGCONT")
 
 
 def double_ownership(rep):
@@ -351,6 +378,8 @@ def main():
     ap.add_argument("--pause", type=float, default=60, help="SIGSTOP length, s (0: no pause)")
     ap.add_argument("--lock-max-live-ms", type=int, default=35000,
                     help="the brokers' rocketmq.broker.rebalance.lockMaxLiveTime")
+    ap.add_argument("--pop-invisible-ms", type=int, default=20000,
+                    help="pop members' pop_invisible_time (the pause must be longer)")
     ap.add_argument("--term-share", type=float, default=0.25, help="share of member faults that are SIGTERM")
     ap.add_argument("--no-broker-restart", dest="broker_restart", action="store_false")
     ap.add_argument("--outage", type=float, default=5, help="seconds between a broker's kill and its start")
@@ -367,6 +396,11 @@ def main():
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     args.seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    unknown = set(args.policies.split(",")) - set(ORDERED)
+    if unknown:
+        ap.error(f"unknown policies {', '.join(sorted(unknown))} (of {', '.join(ORDERED)})")
+    if "pop" in args.policies.split(",") and 0 < args.pause * 1000 <= args.pop_invisible_ms:
+        ap.error("--pause must be longer than --pop-invisible-ms: a pop pause tests redelivery past it")
     args.work_dir = args.work_dir or args.build_dir / "runs"
     cluster_dir = args.cluster_dir or args.build_dir / "cluster"
     command = " ".join(shlex.quote(a) for a in ["tests/chaos/run.py", *sys.argv[1:]])
@@ -421,7 +455,9 @@ def main():
         f"(tools/rocketmq.sh), rocketmq.broker.rebalance.lockMaxLiveTime={args.lock_max_live_ms} ms",
         f"- per policy: {args.duration} s of producing at {args.rate} msg/s over {args.keys} keys, "
         f"topic of {args.queues} queues per broker, {args.members} members (AllocateAveragely, "
-        f"RemoteOffsetStore); faults: kill -9 or SIGTERM ({args.term_share:.0%}) of a member every 5-10 s after "
+        f"RemoteOffsetStore"
+        + (f"; pop: in POP mode, pop_invisible_time {args.pop_invisible_ms} ms" if "pop" in args.policies else "")
+        + f"); faults: kill -9 or SIGTERM ({args.term_share:.0%}) of a member every 5-10 s after "
         f"{args.warmup:.0f} s, restarted 1-3 s later"
         + (f"; one SIGSTOP of {args.pause:.0f} s at 20 %" if args.pause > 0 else "")
         + (f"; one broker kill -9 at 55 %, started again after {args.outage:.0f} s" if args.broker_restart else "")

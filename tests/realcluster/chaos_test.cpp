@@ -4,24 +4,13 @@
 // and one broker kill -9 and restart; then the checker of tests/support/chaos_check.hpp must find nothing
 // lost, no duplicate the faults do not explain and no per-key order violation.
 
-#include <algorithm>
 #include <chrono>
 #include <csignal>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <map>
 #include <set>
 #include <string>
 #include <thread>
-#include <vector>
 
-#include "chaos_check.hpp"
-#include "cluster.hpp"
-#include "logs.hpp"
-#include "process.hpp"
-#include <sys/wait.h>
-#include <unistd.h>
+#include "chaos_run.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -30,68 +19,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::int64_t now_us() {
-    return std::chrono::duration_cast<std::chrono::microseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
-/// The driver's side of one run: members by slot, the fault log.
-struct Run {
-    std::filesystem::path dir;
-    std::string topic;
-    std::string group;
-    std::ofstream faults;
-    std::map<int, std::pair<std::string, pid_t>> members;
-    std::map<int, int> incarnation;
-
-    void fault(std::string_view kind, const std::string& target) {
-        faults << now_us() << '\t' << kind << '\t' << target << '\n' << std::flush;
-    }
-
-    void start(int slot) {
-        const std::string name = fmt::format("m{}.{}", slot, ++incarnation[slot]);
-        fault("start", name);
-        members[slot] = {name,
-                         rmq_rc::spawn({RMQ_CHAOS_MEMBER,
-                                        "orderly",
-                                        rmq_rc::namesrv(),
-                                        topic,
-                                        group,
-                                        name,
-                                        (dir / "members").string()},
-                                       (dir / "members" / (name + ".err")).string())};
-    }
-
-    void signal(int slot, std::string_view kind, int sig) {
-        fault(kind, members.at(slot).first);
-        ::kill(members.at(slot).second, sig);
-    }
-
-    /// Handled every message of sent.tsv?
-    bool drained() const {
-        const auto in = rmq_chaos::read_run(dir);
-        std::set<std::string> handled;
-        for (const auto& h : in.handled) {
-            handled.insert(h.msg_id);
-        }
-        return std::all_of(in.sent.begin(), in.sent.end(), [&](const rmq_chaos::Sent& s) {
-            return handled.contains(s.msg_id);
-        });
-    }
-};
-
 }  // namespace
 
 TEST_CASE("chaos (short): orderly members under kill -9, a pause past the lock expiry and a broker restart",
           "[realcluster][chaos]") {
-    Run run;
-    run.topic = rmq_rc::unique("RcChaos");
-    run.group = rmq_rc::unique("chaosg");
-    run.dir = std::filesystem::temp_directory_path() / run.topic;
-    std::filesystem::create_directories(run.dir / "members");
-    run.faults.open(run.dir / "faults.tsv");
-    rmq_rc::create_topic(run.topic, 4);
+    rmq_rc_chaos::Run run("RcChaos", {"orderly"}, 4);
     const auto t0 = Clock::now();
     const auto at = [&](int s) {
         std::this_thread::sleep_until(t0 + std::chrono::seconds(s));
@@ -100,29 +32,14 @@ TEST_CASE("chaos (short): orderly members under kill -9, a pause past the lock e
         run.start(slot);
     }
     constexpr int produce_s = 75;
-    const pid_t producer = rmq_rc::spawn({RMQ_CHAOS_PRODUCER,
-                                          rmq_rc::namesrv(),
-                                          run.topic,
-                                          "broker-a,broker-b",
-                                          "4",
-                                          "40",
-                                          "40",
-                                          std::to_string(produce_s),
-                                          run.dir.string()},
-                                         (run.dir / "producer.err").string());
+    const pid_t producer = run.produce(40, 40, produce_s);
     // The schedule; the broker restart runs beside it (start-broker takes 15-25 s). m2 is paused past the
     // broker's lock expiry (60 s on this cluster); then m1's kill leaves [m2, m3], which moves m2's upper
     // queues to m3: m3 locks them (m2's locks expired), and m2, continued, must not consume them again.
     at(8);
     run.signal(2, "pause", SIGSTOP);
     at(20);
-    run.fault("broker_kill", "broker-b");
-    rmq_rc::rocketmq_sh("kill-broker broker-b");
-    std::thread broker([&] {
-        std::this_thread::sleep_for(std::chrono::seconds(5));
-        run.fault("broker_start", "broker-b");
-        rmq_rc::rocketmq_sh("start-broker broker-b");
-    });
+    std::thread broker = run.restart_broker("broker-b", std::chrono::seconds(5));
     at(70);
     run.signal(1, "kill", SIGKILL);
     waitpid(run.members.at(1).second, nullptr, 0);
@@ -133,13 +50,7 @@ TEST_CASE("chaos (short): orderly members under kill -9, a pause past the lock e
     broker.join();
     waitpid(producer, nullptr, 0);
     const bool drained = rmq_rc::wait_until([&] { return run.drained(); }, std::chrono::seconds(180));
-    for (auto& [slot, member] : run.members) {
-        ::kill(member.second, SIGTERM);
-    }
-    for (auto& [slot, member] : run.members) {
-        waitpid(member.second, nullptr, 0);
-    }
-    run.faults.close();
+    run.stop_members();
     const auto input = rmq_chaos::read_run(run.dir);
     const auto report = rmq_chaos::check(input, rmq_chaos::Options{.window_us = 60'000'000});
     // the pause did what it is for: another member consumed, during the pause, a queue m2 consumed before it

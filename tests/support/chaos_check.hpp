@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -54,6 +55,7 @@ enum class FaultKind {
     Resume,       // SIGCONT of a member
     BrokerKill,   // kill -9 of a broker (target: broker name)
     BrokerStart,  // a killed broker started again
+    BrokerUp,     // ... and serves again (its start command returned; the POP rules' end of the outage)
 };
 
 [[nodiscard]] inline std::string_view to_string(FaultKind k) noexcept {
@@ -72,6 +74,8 @@ enum class FaultKind {
         return "broker_kill";
     case FaultKind::BrokerStart:
         return "broker_start";
+    case FaultKind::BrokerUp:
+        return "broker_up";
     }
     return "?";
 }
@@ -84,7 +88,8 @@ enum class FaultKind {
                               FaultKind::Pause,
                               FaultKind::Resume,
                               FaultKind::BrokerKill,
-                              FaultKind::BrokerStart}) {
+                              FaultKind::BrokerStart,
+                              FaultKind::BrokerUp}) {
         if (to_string(k) == s) {
             out = k;
             return true;
@@ -155,6 +160,9 @@ struct Options {
     std::int64_t rebalance_lag_us = 10'000'000;
     /// Examples kept per kind of finding.
     std::size_t examples = 5;
+    /// > 0: a POP run (docs/chaos.md#pop-mode), the members' pop_invisible_time. No queue moves between POP
+    /// members, so a repeat is a redelivery after that time and other rules explain it (detail::explain_pop).
+    std::int64_t pop_invisible_us = 0;
 };
 
 struct Duplicate {
@@ -242,8 +250,72 @@ inline std::vector<const Handled*> by_time(const std::vector<Handled>& handled) 
     return out;
 }
 
+/// When `broker`, killed at `kill_us`, served again: its next BrokerUp, else its next BrokerStart, else the
+/// kill.
+inline std::int64_t
+broker_back_us(const std::string& broker, std::int64_t kill_us, const std::vector<Fault>& faults) {
+    std::optional<std::int64_t> up;
+    std::optional<std::int64_t> start;
+    for (const auto& f : faults) {
+        if (f.target != broker || f.time_us < kill_us) {
+            continue;
+        }
+        if (f.kind == FaultKind::BrokerUp && (!up || f.time_us < *up)) {
+            up = f.time_us;
+        } else if (f.kind == FaultKind::BrokerStart && (!start || f.time_us < *start)) {
+            start = f.time_us;
+        }
+    }
+    return up.value_or(start.value_or(kill_us));
+}
+
+/// POP: the previous handling's broker (whose check points, pop offsets and acks it was) was killed before
+/// the repeat, and the previous handling came at most rebalance_lag_us before the kill (what the broker had
+/// not flushed) or before the invisible time after its return passed (an ack to the dead broker; the copies
+/// it released on its return: revived check points and rolled-back pop offsets, which may both come back).
+inline bool pop_broker_restart(const Handled& previous,
+                               const Handled& repeat,
+                               const std::vector<Fault>& faults,
+                               const Options& o) {
+    return std::any_of(faults.begin(), faults.end(), [&](const Fault& f) {
+        if (f.kind != FaultKind::BrokerKill || f.target != previous.broker || f.time_us > repeat.time_us) {
+            return false;
+        }
+        const std::int64_t back = broker_back_us(f.target, f.time_us, faults);
+        return previous.time_us + o.rebalance_lag_us >= f.time_us &&
+               previous.time_us <= back + o.pop_invisible_us + o.slack_us;
+    });
+}
+
+/// A POP run: a message handled again came back after its invisible time because its ack did not reach the
+/// broker, or its broker restarted. Only the handler's fault within that time after the previous handling can
+/// have kept the ack away (later, the message was acked or back already): killed, stopped or paused before
+/// acking; else a restart of its broker (pop_broker_restart). Another member's start or exit moves nothing:
+/// no handover.
+inline Cause explain_pop(const Handled& previous,
+                         const Handled& repeat,
+                         const std::vector<Fault>& faults,
+                         const Options& o) {
+    const std::int64_t from = previous.time_us - o.slack_us;
+    const std::int64_t until = std::min(repeat.time_us, previous.time_us + o.pop_invisible_us + o.slack_us);
+    for (const auto& [kind, cause] : {std::pair{FaultKind::Kill, Cause::KillOfHolder},
+                                      std::pair{FaultKind::Term, Cause::TermOfHolder},
+                                      std::pair{FaultKind::Pause, Cause::PauseOfHolder}}) {
+        if (std::any_of(faults.begin(), faults.end(), [&](const Fault& f) {
+                return f.kind == kind && f.target == previous.member && f.time_us >= from &&
+                       f.time_us <= until;
+            })) {
+            return cause;
+        }
+    }
+    return pop_broker_restart(previous, repeat, faults, o) ? Cause::BrokerRestart : Cause::Unexplained;
+}
+
 inline Cause
 explain(const Handled& previous, const Handled& repeat, const std::vector<Fault>& faults, const Options& o) {
+    if (o.pop_invisible_us > 0) {
+        return explain_pop(previous, repeat, faults, o);
+    }
     const auto in_window = [&](const Fault& f) {
         return f.time_us + o.slack_us >= previous.time_us && f.time_us <= repeat.time_us &&
                f.time_us - previous.time_us <= o.window_us;
@@ -276,7 +348,8 @@ explain(const Handled& previous, const Handled& repeat, const std::vector<Fault>
         return Cause::BrokerRestart;
     }
     if (any([](const Fault& f) {
-            return f.kind != FaultKind::BrokerKill && f.kind != FaultKind::BrokerStart;
+            return f.kind != FaultKind::BrokerKill && f.kind != FaultKind::BrokerStart &&
+                   f.kind != FaultKind::BrokerUp;
         })) {
         return Cause::Handover;
     }

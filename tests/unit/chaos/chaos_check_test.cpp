@@ -115,6 +115,7 @@ TEST_CASE("chaos check: each repeat is explained by the faults between the two h
     CHECK(run({{6 * s, FaultKind::BrokerStart, "broker-a"}}) == Cause::BrokerRestart);
     CHECK(run({{6 * s, FaultKind::Start, "m3"}}) == Cause::Handover);
     CHECK(run({{6 * s, FaultKind::Kill, "m3"}}) == Cause::Handover);  // another member: the queue moved
+    CHECK(run({{6 * s, FaultKind::BrokerUp, "broker-a"}}) == Cause::Unexplained);  // the POP rules' mark only
     CHECK(run({}) == Cause::Unexplained);
     CHECK(run({}, "m1") == Cause::Unexplained);
     // the holder's own fault wins over a broker restart in the same window
@@ -148,6 +149,79 @@ TEST_CASE("chaos check: each repeat is explained by the faults between the two h
     }
     // a record written just after the driver logged the kill (within the slack) is the holder's
     CHECK(run({{4 * s - 500'000, FaultKind::Kill, "m1"}}) == Cause::KillOfHolder);
+}
+
+namespace {
+
+/// The cause of the one repeat in `in`, checked as a POP run with a 20 s invisible time.
+Cause pop_cause(const Input& in) {
+    const auto r = rmq_chaos::check(in, {.pop_invisible_us = 20 * s});
+    REQUIRE(r.duplicates == 1);
+    for (int c = 0; c < rmq_chaos::cause_count; ++c) {
+        if (r.by(static_cast<Cause>(c)) == 1) {
+            return static_cast<Cause>(c);
+        }
+    }
+    FAIL("no cause counted");
+    return Cause::Unexplained;
+}
+
+/// k#3 handled by m1 at ~4 s, again by m2 at `again_s`, with `faults`.
+Input pop_repeat(const std::vector<Fault>& faults, std::int64_t again_s = 30) {
+    auto in = clean();
+    in.faults = faults;
+    handle(in, "m2", "k", 3, again_s * s);
+    return in;
+}
+
+}  // namespace
+
+TEST_CASE("chaos check (POP): the handler's fault within the invisible time explains a redelivery",
+          "[chaos]") {
+    CHECK(pop_cause(pop_repeat({{5 * s, FaultKind::Kill, "m1"}})) == Cause::KillOfHolder);
+    CHECK(pop_cause(pop_repeat({{5 * s, FaultKind::Term, "m1"}})) == Cause::TermOfHolder);
+    CHECK(pop_cause(pop_repeat({{5 * s, FaultKind::Pause, "m1"}})) == Cause::PauseOfHolder);
+    // the driver logs the kill just before the signal: a record written within the slack after it is the
+    // holder's
+    CHECK(pop_cause(pop_repeat({{4 * s - 500'000, FaultKind::Kill, "m1"}})) == Cause::KillOfHolder);
+    // up to the invisible time (20 s) plus the slack after the handling
+    CHECK(pop_cause(pop_repeat({{24 * s + 500'000, FaultKind::Kill, "m1"}})) == Cause::KillOfHolder);
+    // later the message was acked or back already: a kill 22 s after it, within the pull rules' 30 s window,
+    // explains nothing
+    CHECK(pop_cause(pop_repeat({{26 * s, FaultKind::Kill, "m1"}})) == Cause::Unexplained);
+    CHECK(pop_cause(pop_repeat({{26 * s, FaultKind::Pause, "m1"}})) == Cause::Unexplained);
+    // before the handling (beyond the slack), or after the repeat
+    CHECK(pop_cause(pop_repeat({{2 * s, FaultKind::Kill, "m1"}})) == Cause::Unexplained);
+    CHECK(pop_cause(pop_repeat({{12 * s, FaultKind::Kill, "m1"}}, 10)) == Cause::Unexplained);
+}
+
+TEST_CASE("chaos check (POP): no handover, another member's fault explains nothing", "[chaos]") {
+    // the pull rules call these handovers: the queue moved
+    CHECK(pop_cause(pop_repeat({{6 * s, FaultKind::Start, "m3"}})) == Cause::Unexplained);
+    CHECK(pop_cause(pop_repeat({{6 * s, FaultKind::Kill, "m3"}})) == Cause::Unexplained);
+    CHECK(pop_cause(pop_repeat({{6 * s, FaultKind::Pause, "m2"}})) == Cause::Unexplained);
+    CHECK(pop_cause(pop_repeat({})) == Cause::Unexplained);
+}
+
+TEST_CASE("chaos check (POP): a restart of the message's broker explains a redelivery", "[chaos]") {
+    // k#3 (broker-a) handled at ~4 s, again at 30 s
+    CHECK(pop_cause(pop_repeat({{10 * s, FaultKind::BrokerKill, "broker-a"}})) == Cause::BrokerRestart);
+    // the other broker's restart explains nothing
+    CHECK(pop_cause(pop_repeat({{10 * s, FaultKind::BrokerKill, "broker-b"}})) == Cause::Unexplained);
+    // handled after the broker's return (a copy it released: a revived check point, a rolled-back offset)
+    CHECK(pop_cause(pop_repeat({{-25 * s, FaultKind::BrokerKill, "broker-a"},
+                                {-20 * s, FaultKind::BrokerStart, "broker-a"},
+                                {-16 * s, FaultKind::BrokerUp, "broker-a"}})) == Cause::BrokerRestart);
+    // ... up to the invisible time after it: without the BrokerUp the return is the start, 24 s before
+    CHECK(pop_cause(pop_repeat({{-25 * s, FaultKind::BrokerKill, "broker-a"},
+                                {-20 * s, FaultKind::BrokerStart, "broker-a"}})) == Cause::Unexplained);
+    // handled more than rebalance_lag_us (10 s) before the kill: the broker had flushed what it was
+    CHECK(pop_cause(pop_repeat({{15 * s, FaultKind::BrokerKill, "broker-a"}})) == Cause::Unexplained);
+    // a kill after the repeat
+    CHECK(pop_cause(pop_repeat({{12 * s, FaultKind::BrokerKill, "broker-a"}}, 10)) == Cause::Unexplained);
+    // the handler's own fault wins
+    CHECK(pop_cause(pop_repeat({{5 * s, FaultKind::BrokerKill, "broker-a"},
+                                {6 * s, FaultKind::Kill, "m1"}})) == Cause::KillOfHolder);
 }
 
 TEST_CASE("chaos check: the third handling is explained against the second", "[chaos]") {
@@ -338,7 +412,8 @@ TEST_CASE("chaos check: fault kinds round-trip through their names", "[chaos]") 
                               FaultKind::Pause,
                               FaultKind::Resume,
                               FaultKind::BrokerKill,
-                              FaultKind::BrokerStart}) {
+                              FaultKind::BrokerStart,
+                              FaultKind::BrokerUp}) {
         FaultKind back = FaultKind::Start;
         REQUIRE(rmq_chaos::fault_kind_from(rmq_chaos::to_string(k), back));
         CHECK(back == k);

@@ -300,6 +300,89 @@ TEST_CASE("POP mode acks without waiting when the transport can (Java's ackAsync
     CHECK(sync_count->load() == 0);
 }
 
+/// The embedded broker with POP and a route change handler, as RemotingTransport has (issue 30: a broker went
+/// away or came back), counting pulls.
+class RouteChanging : public rmq_test::ForwardingTransport {
+public:
+    using ForwardingTransport::ForwardingTransport;
+
+    struct State {
+        std::mutex mutex;
+        std::map<std::string, rmq::RouteChangeHandler> handlers;
+        std::atomic<int> pulls{0};
+
+        /// Tells every registered handler that `topic`'s route changed; false when none is registered.
+        bool route_changed(const std::string& topic) {
+            const std::lock_guard lock(mutex);
+            bool told = false;
+            for (auto& [key, h] : handlers) {
+                if (h) {
+                    h(topic);
+                    told = true;
+                }
+            }
+            return told;
+        }
+    };
+
+    rmq::PopResult pop_message(const rmq::PopArgs& args) { return inner_.pop_message(args); }
+
+    void ack_message(const rmq::AckArgs& args) { inner_.ack_message(args); }
+
+    void ack_message(const rmq::AckArgs& args, rmq::AckCompletion done) {
+        inner_.ack_message(args, std::move(done));
+    }
+
+    std::string change_invisible_time(const rmq::ChangeInvisibleTimeArgs& args) {
+        return inner_.change_invisible_time(args);
+    }
+
+    void interrupt_pops(const std::string& group) { inner_.interrupt_pops(group); }
+
+    void resume_pops(const std::string& group) { inner_.resume_pops(group); }
+
+    void pull(const rmq::PullArgs& a, rmq::PullCallback cb) {
+        ++state->pulls;
+        inner_.pull(a, std::move(cb));
+    }
+
+    void set_route_change_handler(const std::string& key, rmq::RouteChangeHandler h) {
+        const std::lock_guard lock(state->mutex);
+        state->handlers[key] = std::move(h);
+    }
+
+    std::shared_ptr<State> state = std::make_shared<State>();
+};
+
+// The chaos suite's POP run (docs/chaos.md#pop-mode): when a broker was killed, the route change started the
+// pull rebalance in POP members, which then pulled the queues they popped (messages handled twice within
+// milliseconds) and committed pull offsets over the group's pop offsets.
+TEST_CASE("a route change does not make a POP member pull", "[pop][push_pop]") {
+    STATIC_REQUIRE(rmq::HasRouteChangeHandler<RouteChanging>);
+    rmq::InProcessBroker broker;
+    broker.create_topic("T", 4);
+    RouteChanging transport(broker.connect());
+    const auto state = transport.state;
+    Seen seen;
+    auto config = Fixture::pop_config();
+    config.rebalance_interval = 100;
+    rmq::Consumer<rmq::Concurrently, rmq::AllocateAveragely, rmq::RemoteOffsetStore, RouteChanging> c{
+        std::move(transport), config};
+    c.subscribe("T", "*");
+    c.register_listener(recording(seen));
+    c.start();
+    REQUIRE(eventually([&] { return state->route_changed("T"); }));
+    // the pull rebalance would run 500 ms after the change (rebalance_later) and pull at once
+    const bool pulled = eventually([&] { return state->pulls.load() > 0; }, 3s);
+    const auto queues = c.assigned_queues();
+    c.shutdown();
+    CHECK_FALSE(pulled);
+    CHECK_FALSE(queues.empty());
+    for (const auto& mq : queues) {
+        CHECK(mq.queue_id == -1);  // POP queues only
+    }
+}
+
 TEST_CASE("POP mode needs rmq::Concurrently", "[pop][push_pop]") {
     rmq::InProcessBroker broker;
     auto config = Fixture::pop_config();

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <rmq/assignment.hpp>
 #include <rmq/concepts/allocate_policy.hpp>
 #include <rmq/error.hpp>
 #include <rmq/topic.hpp>
@@ -64,6 +65,12 @@ void Rebalancer<T>::rebalance_later() {
 template <class T>
 void Rebalancer<T>::do_rebalance() {
     if (s_.stopping.load() || s_.paused.load()) {
+        return;
+    }
+    // Under message_request_mode Pop no client rebalance runs (ConsumerCore::rebalance_now pops instead),
+    // also not from a route change or an offset reset: pulling the queues it pops would deliver their
+    // messages twice and commit pull offsets over the group's pop offsets (the broker keeps one table).
+    if (s_.config.message_request_mode == MessageRequestMode::Pop) {
         return;
     }
     const auto subs = s_.subscriptions.copy();
