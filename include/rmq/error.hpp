@@ -5,8 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace rmq {
 
@@ -133,6 +136,27 @@ private:
 class PopUnsupported : public BrokerError {
 public:
     using BrokerError::BrokerError;
+};
+
+/// An ack of several messages (SimpleConsumer::ack(span)) acked some of them, not all: failed() are the
+/// indices (into the span, ascending) of those not acked, which come back after their invisible time;
+/// errors() what each failed request threw. (When none was acked, the first failure itself is thrown.)
+class PartialAckError : public Error {
+public:
+    PartialAckError(const std::string& what,
+                    std::vector<std::size_t> failed,
+                    std::vector<std::exception_ptr> errors)
+        : Error(what)
+        , failed_(std::move(failed))
+        , errors_(std::move(errors)) {}
+
+    [[nodiscard]] const std::vector<std::size_t>& failed() const noexcept { return failed_; }
+
+    [[nodiscard]] const std::vector<std::exception_ptr>& errors() const noexcept { return errors_; }
+
+private:
+    std::vector<std::size_t> failed_;
+    std::vector<std::exception_ptr> errors_;
 };
 
 /// An asynchronous send found no free in-flight slot (ProducerConfig::back_pressure_for_async_send_num)

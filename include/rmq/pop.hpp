@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,48 @@ struct AckArgs {
 /// The outcome of an asynchronous ack: null, or what the synchronous ack_message would have thrown.
 using AckCompletion = std::function<void(std::exception_ptr)>;
 
+/// A BATCH_ACK_MESSAGE request (rmq::HasBatchAck): acks of receipts that all name one broker.
+struct BatchAckArgs {
+    std::vector<AckArgs> acks;
+};
+
+/// Java's BatchAck: the acked messages of one check point (one pop of one queue), as offsets from the
+/// check point's start.
+struct BatchAck {
+    std::string consumer_group;
+    /// The subscribed topic; `retry` says whether the messages are in its pop retry topic.
+    std::string topic;
+    /// ExtraInfoUtil's topic mark: "0", "1" (pop retry topic), "2" (its V2 form).
+    std::string retry = "0";
+    std::int64_t start_offset = 0;
+    std::int32_t queue_id = 0;
+    std::int32_t revive_queue_id = 0;
+    std::int64_t pop_time = 0;
+    std::int64_t invisible_time = 0;
+    /// The set bits of Java's BitSet, ascending: message offset - start_offset.
+    std::vector<std::int32_t> bits;
+
+    friend bool operator==(const BatchAck&, const BatchAck&) = default;
+};
+
+/// Java's BatchAckMessageRequestBody, the body of BATCH_ACK_MESSAGE.
+struct BatchAckRequest {
+    /// Largest offset of a message past its check point's start a receipt may have: a pop's messages lie
+    /// within its scan, and a larger gap is a malformed receipt that would make a bit set of megabytes.
+    static constexpr std::int64_t max_bit = (std::int64_t{1} << 20) - 1;
+
+    std::optional<std::string> broker_name;
+    std::vector<BatchAck> acks;
+
+    /// MQClientAPIImpl.batchAckMessageAsync's grouping, across topics and groups: one BatchAck per (group,
+    /// topic, topic mark, queue, check point offset, pop time), in the order first seen, each with a bit
+    /// per receipt; the broker the receipts name. rmq::InvalidArgument for no acks, a malformed receipt,
+    /// receipts of different brokers, or a message before its check point or more than max_bit past it.
+    static BatchAckRequest of(const BatchAckArgs& args);
+
+    friend bool operator==(const BatchAckRequest&, const BatchAckRequest&) = default;
+};
+
 /// A CHANGE_MESSAGE_INVISIBLETIME request: the message becomes visible again `invisible_time_millis` from
 /// now. The broker replaces the message's check point: the answer is the new receipt, the old one is spent.
 struct ChangeInvisibleTimeArgs {
@@ -116,5 +159,6 @@ std::string pop_retry_topic(std::string_view topic, std::string_view group);
 }  // namespace rmq
 
 #if RMQ_INCLUDE_IMPL
+#    include <rmq/impl/batch_ack.ipp>
 #    include <rmq/impl/pop.ipp>
 #endif

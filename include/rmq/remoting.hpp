@@ -10,6 +10,7 @@
 #include <rmq/remoting/acl.hpp>
 #include <rmq/remoting/bodies.hpp>
 #include <rmq/remoting/bodies/assignment.hpp>
+#include <rmq/remoting/bodies/batch_ack.hpp>
 #include <rmq/remoting/bodies/consumer_list.hpp>
 #include <rmq/remoting/bodies/heartbeat_data.hpp>
 #include <rmq/remoting/bodies/lock_batch.hpp>

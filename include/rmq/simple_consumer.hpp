@@ -7,6 +7,7 @@
 /// pops from every queue. See docs/pop.md.
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +30,8 @@
 #include <rmq/pop.hpp>
 #include <rmq/simple_consumer_config.hpp>
 #include <rmq/topic.hpp>
+
+#include <rmq/detail/simple_consumer/acks.hpp>
 
 namespace rmq {
 
@@ -142,6 +146,82 @@ public:
                 promise->set_value();
             }
         });
+        return future;
+    }
+
+    /// Acknowledges received messages: with a transport that has rmq::HasBatchAck one BATCH_ACK_MESSAGE per
+    /// broker the receipts name (as Java's gRPC proxy batches an AckMessageRequest), else one ack each. Every
+    /// receipt is read first: rmq::InvalidArgument, and nothing sent, for a message without one. Then every
+    /// request is made even if one fails; when none acked anything, the first failure is thrown as ack(msg)
+    /// throws it, when some did, rmq::PartialAckError naming the messages not acked.
+    void ack(std::span<const MessageExt> msgs) {
+        auto groups = detail::ack_groups(msgs, config_.consumer_group);
+        detail::AckOutcomes outcomes(msgs.size());
+        for (const auto& g : groups) {
+            if constexpr (HasBatchAck<Tr>) {
+                try {
+                    transport_.batch_ack_message(g.args);
+                } catch (...) {
+                    outcomes.fail(g.indices, std::current_exception());
+                }
+            } else {
+                for (std::size_t i = 0; i < g.indices.size(); ++i) {
+                    try {
+                        transport_.ack_message(g.args.acks[i]);
+                    } catch (...) {
+                        outcomes.fail({g.indices[i]}, std::current_exception());
+                    }
+                }
+            }
+        }
+        outcomes.rethrow();
+    }
+
+    /// ack(msgs) without waiting: the brokers' requests go out at once, the future is ready once each
+    /// answered and holds what ack(msgs) would have thrown. Throws at once for a message without receipt
+    /// (nothing sent). Needs a transport with rmq::HasBatchAck.
+    std::future<void> ack_async(std::span<const MessageExt> msgs)
+    requires HasBatchAck<Tr>
+    {
+        struct Pending {
+            explicit Pending(std::size_t total, std::size_t requests)
+                : outcomes(total)
+                , left(requests) {}
+
+            detail::AckOutcomes outcomes;
+            std::atomic<std::size_t> left;
+            std::promise<void> promise;
+
+            void done() {
+                if (--left == 0) {
+                    try {
+                        outcomes.rethrow();
+                        promise.set_value();
+                    } catch (...) {
+                        promise.set_exception(std::current_exception());
+                    }
+                }
+            }
+        };
+
+        auto groups = detail::ack_groups(msgs, config_.consumer_group);
+        auto pending = std::make_shared<Pending>(msgs.size(), groups.size() + 1);
+        auto future = pending->promise.get_future();
+        for (auto& g : groups) {
+            try {
+                transport_.batch_ack_message(g.args,
+                                             [pending, indices = g.indices](const std::exception_ptr& e) {
+                                                 if (e) {
+                                                     pending->outcomes.fail(indices, e);
+                                                 }
+                                                 pending->done();
+                                             });
+            } catch (...) {  // not sent (no route): that broker's messages failed, the others go on
+                pending->outcomes.fail(g.indices, std::current_exception());
+                pending->done();
+            }
+        }
+        pending->done();  // the extra count: nothing completes before every request is out
         return future;
     }
 

@@ -1009,8 +1009,11 @@ std::shared_ptr<Clock> system_clock();
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace rmq {
 
@@ -1137,6 +1140,27 @@ private:
 class PopUnsupported : public BrokerError {
 public:
     using BrokerError::BrokerError;
+};
+
+/// An ack of several messages (SimpleConsumer::ack(span)) acked some of them, not all: failed() are the
+/// indices (into the span, ascending) of those not acked, which come back after their invisible time;
+/// errors() what each failed request threw. (When none was acked, the first failure itself is thrown.)
+class PartialAckError : public Error {
+public:
+    PartialAckError(const std::string& what,
+                    std::vector<std::size_t> failed,
+                    std::vector<std::exception_ptr> errors)
+        : Error(what)
+        , failed_(std::move(failed))
+        , errors_(std::move(errors)) {}
+
+    [[nodiscard]] const std::vector<std::size_t>& failed() const noexcept { return failed_; }
+
+    [[nodiscard]] const std::vector<std::exception_ptr>& errors() const noexcept { return errors_; }
+
+private:
+    std::vector<std::size_t> failed_;
+    std::vector<std::exception_ptr> errors_;
 };
 
 /// An asynchronous send found no free in-flight slot (ProducerConfig::back_pressure_for_async_send_num)
@@ -4367,6 +4391,7 @@ concept ListenerFor =
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -4422,6 +4447,48 @@ struct AckArgs {
 
 /// The outcome of an asynchronous ack: null, or what the synchronous ack_message would have thrown.
 using AckCompletion = std::function<void(std::exception_ptr)>;
+
+/// A BATCH_ACK_MESSAGE request (rmq::HasBatchAck): acks of receipts that all name one broker.
+struct BatchAckArgs {
+    std::vector<AckArgs> acks;
+};
+
+/// Java's BatchAck: the acked messages of one check point (one pop of one queue), as offsets from the
+/// check point's start.
+struct BatchAck {
+    std::string consumer_group;
+    /// The subscribed topic; `retry` says whether the messages are in its pop retry topic.
+    std::string topic;
+    /// ExtraInfoUtil's topic mark: "0", "1" (pop retry topic), "2" (its V2 form).
+    std::string retry = "0";
+    std::int64_t start_offset = 0;
+    std::int32_t queue_id = 0;
+    std::int32_t revive_queue_id = 0;
+    std::int64_t pop_time = 0;
+    std::int64_t invisible_time = 0;
+    /// The set bits of Java's BitSet, ascending: message offset - start_offset.
+    std::vector<std::int32_t> bits;
+
+    friend bool operator==(const BatchAck&, const BatchAck&) = default;
+};
+
+/// Java's BatchAckMessageRequestBody, the body of BATCH_ACK_MESSAGE.
+struct BatchAckRequest {
+    /// Largest offset of a message past its check point's start a receipt may have: a pop's messages lie
+    /// within its scan, and a larger gap is a malformed receipt that would make a bit set of megabytes.
+    static constexpr std::int64_t max_bit = (std::int64_t{1} << 20) - 1;
+
+    std::optional<std::string> broker_name;
+    std::vector<BatchAck> acks;
+
+    /// MQClientAPIImpl.batchAckMessageAsync's grouping, across topics and groups: one BatchAck per (group,
+    /// topic, topic mark, queue, check point offset, pop time), in the order first seen, each with a bit
+    /// per receipt; the broker the receipts name. rmq::InvalidArgument for no acks, a malformed receipt,
+    /// receipts of different brokers, or a message before its check point or more than max_bit past it.
+    static BatchAckRequest of(const BatchAckArgs& args);
+
+    friend bool operator==(const BatchAckRequest&, const BatchAckRequest&) = default;
+};
 
 /// A CHANGE_MESSAGE_INVISIBLETIME request: the message becomes visible again `invisible_time_millis` from
 /// now. The broker replaces the message's check point: the answer is the new receipt, the old one is spent.
@@ -4629,6 +4696,16 @@ concept HasPop =
 template <class T>
 concept HasAsyncAck = HasPop<T> && requires(T& t, const AckArgs& ack, AckCompletion done) {
     t.ack_message(ack, std::move(done));
+};
+
+/// Optional, with HasPop: `batch_ack_message(BatchAckArgs)` and `batch_ack_message(BatchAckArgs,
+/// AckCompletion)`, one BATCH_ACK_MESSAGE (5.x) for many receipts of one broker, synchronous and without
+/// waiting (`done` as for HasAsyncAck). Both throw rmq::InvalidArgument before sending for receipts of
+/// different brokers or a malformed receipt. rmq::SimpleConsumer::ack(span) uses it when present.
+template <class T>
+concept HasBatchAck = HasPop<T> && requires(T& t, const BatchAckArgs& batch, AckCompletion done) {
+    t.batch_ack_message(batch);
+    t.batch_ack_message(batch, std::move(done));
 };
 
 /// Optional, with HasPop: `interrupt_pops(group)` answers the connection's POP requests of the group that
@@ -6174,6 +6251,8 @@ enum class BrokerRequest {
     Ack,
     /// 5.x CHANGE_MESSAGE_INVISIBLETIME.
     ChangeInvisibleTime,
+    /// 5.x BATCH_ACK_MESSAGE (a lost batch: its messages come back when their invisible time is over).
+    BatchAck,
     /// 5.x QUERY_ASSIGNMENT (a failed query: the member keeps its queues).
     QueryAssignment,
     /// 5.x SET_MESSAGE_REQUEST_MODE.
@@ -7546,6 +7625,9 @@ public:
     [[nodiscard]] std::size_t held_pop_count() const;
     /// ACK_MESSAGE: removes the receipt's check point; a spent receipt changes nothing.
     void ack_message(const AckArgs& args);
+    /// BATCH_ACK_MESSAGE: the receipts grouped as a client sends them (BatchAckRequest::of, whose
+    /// rmq::InvalidArgument it throws), then each bit acked as ack_message would.
+    void batch_ack_message(const BatchAckArgs& args);
     /// CHANGE_MESSAGE_INVISIBLETIME: moves the check point's deadline; the new receipt. NO_MESSAGE for a
     /// spent receipt.
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);
@@ -7863,6 +7945,23 @@ public:
         std::exception_ptr outcome;
         try {
             state_->ack_message(args);
+        } catch (...) {
+            outcome = std::current_exception();
+        }
+        done(outcome);
+    }
+
+    /// BATCH_ACK_MESSAGE (rmq::HasBatchAck): the messages are done, as after one ack each. Receipts of
+    /// several brokers or a malformed one: rmq::InvalidArgument, nothing acked.
+    void batch_ack_message(const BatchAckArgs& args) { state_->batch_ack_message(args); }
+
+    /// BATCH_ACK_MESSAGE without waiting: done at once, `done` runs on the caller's thread (what the
+    /// synchronous form throws before anything is acked is thrown here too, as RemotingTransport does).
+    void batch_ack_message(const BatchAckArgs& args, const AckCompletion& done) {
+        (void)BatchAckRequest::of(args);
+        std::exception_ptr outcome;
+        try {
+            state_->batch_ack_message(args);
         } catch (...) {
             outcome = std::current_exception();
         }
@@ -17045,6 +17144,7 @@ private:
 /// pops from every queue. See docs/pop.md.
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -17053,6 +17153,7 @@ private:
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17103,6 +17204,57 @@ struct SimpleConsumerConfig {
 
 }  // namespace rmq
 // ---- end rmq/simple_consumer_config.hpp ----
+
+
+// ---- begin rmq/detail/simple_consumer/acks.hpp ----
+
+/// @file detail/simple_consumer/acks.hpp
+/// SimpleConsumer::ack(span): the receipts grouped by the broker they name (one BATCH_ACK_MESSAGE each, as
+/// the gRPC proxy's ConsumerProcessor.batchAckMessage splits a batch), and the outcomes of the requests
+/// collected into what the ack throws.
+
+#include <cstddef>
+#include <exception>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// The acks of one broker and the indices of their messages.
+struct AckGroup {
+    std::vector<std::size_t> indices;
+    BatchAckArgs args;
+};
+
+/// The acks of `msgs` for `group` by the broker their receipts name, brokers in the order first seen.
+/// rmq::InvalidArgument for a message without (or with a malformed) receipt.
+std::vector<AckGroup> ack_groups(std::span<const MessageExt> msgs, const std::string& group);
+
+/// The failed requests of an ack of `total` messages, from any thread.
+class AckOutcomes {
+public:
+    explicit AckOutcomes(std::size_t total)
+        : total_(total) {}
+
+    void fail(const std::vector<std::size_t>& indices, std::exception_ptr error);
+
+    /// Nothing when every request succeeded; the first failure when no message was acked; else
+    /// rmq::PartialAckError.
+    void rethrow() const;
+
+private:
+    mutable std::mutex mutex_;
+    std::size_t total_;
+    std::vector<std::size_t> failed_;
+    std::vector<std::exception_ptr> errors_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/simple_consumer/acks.hpp ----
 
 namespace rmq {
 
@@ -17217,6 +17369,82 @@ public:
                 promise->set_value();
             }
         });
+        return future;
+    }
+
+    /// Acknowledges received messages: with a transport that has rmq::HasBatchAck one BATCH_ACK_MESSAGE per
+    /// broker the receipts name (as Java's gRPC proxy batches an AckMessageRequest), else one ack each. Every
+    /// receipt is read first: rmq::InvalidArgument, and nothing sent, for a message without one. Then every
+    /// request is made even if one fails; when none acked anything, the first failure is thrown as ack(msg)
+    /// throws it, when some did, rmq::PartialAckError naming the messages not acked.
+    void ack(std::span<const MessageExt> msgs) {
+        auto groups = detail::ack_groups(msgs, config_.consumer_group);
+        detail::AckOutcomes outcomes(msgs.size());
+        for (const auto& g : groups) {
+            if constexpr (HasBatchAck<Tr>) {
+                try {
+                    transport_.batch_ack_message(g.args);
+                } catch (...) {
+                    outcomes.fail(g.indices, std::current_exception());
+                }
+            } else {
+                for (std::size_t i = 0; i < g.indices.size(); ++i) {
+                    try {
+                        transport_.ack_message(g.args.acks[i]);
+                    } catch (...) {
+                        outcomes.fail({g.indices[i]}, std::current_exception());
+                    }
+                }
+            }
+        }
+        outcomes.rethrow();
+    }
+
+    /// ack(msgs) without waiting: the brokers' requests go out at once, the future is ready once each
+    /// answered and holds what ack(msgs) would have thrown. Throws at once for a message without receipt
+    /// (nothing sent). Needs a transport with rmq::HasBatchAck.
+    std::future<void> ack_async(std::span<const MessageExt> msgs)
+    requires HasBatchAck<Tr>
+    {
+        struct Pending {
+            explicit Pending(std::size_t total, std::size_t requests)
+                : outcomes(total)
+                , left(requests) {}
+
+            detail::AckOutcomes outcomes;
+            std::atomic<std::size_t> left;
+            std::promise<void> promise;
+
+            void done() {
+                if (--left == 0) {
+                    try {
+                        outcomes.rethrow();
+                        promise.set_value();
+                    } catch (...) {
+                        promise.set_exception(std::current_exception());
+                    }
+                }
+            }
+        };
+
+        auto groups = detail::ack_groups(msgs, config_.consumer_group);
+        auto pending = std::make_shared<Pending>(msgs.size(), groups.size() + 1);
+        auto future = pending->promise.get_future();
+        for (auto& g : groups) {
+            try {
+                transport_.batch_ack_message(g.args,
+                                             [pending, indices = g.indices](const std::exception_ptr& e) {
+                                                 if (e) {
+                                                     pending->outcomes.fail(indices, e);
+                                                 }
+                                                 pending->done();
+                                             });
+            } catch (...) {  // not sent (no route): that broker's messages failed, the others go on
+                pending->outcomes.fail(g.indices, std::current_exception());
+                pending->done();
+            }
+        }
+        pending->done();  // the extra count: nothing completes before every request is out
         return future;
     }
 
@@ -20705,6 +20933,100 @@ RMQ_DECL void log_message(LogLevel level, std::string_view message) {
 
 }  // namespace rmq
 // ---- end rmq/impl/log.ipp ----
+
+// ---- begin rmq/impl/batch_ack.ipp ----
+
+/// @file impl/batch_ack.ipp
+/// BatchAckRequest::of: receipts grouped into Java's BatchAcks.
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+namespace rmq {
+
+namespace detail {
+
+/// The topic mark of a receipt as written (ExtraInfoUtil.getRetry): PopReceipt keeps only "retry or not",
+/// the broker tells "1" from "2".
+inline std::string receipt_topic_mark(std::string_view extra_info) {
+    std::size_t start = 0;
+    for (int i = 0; i < 4; ++i) {
+        start = extra_info.find(' ', start) + 1;  // PopReceipt::parse checked the 8 fields
+    }
+    return std::string(extra_info.substr(start, extra_info.find(' ', start) - start));
+}
+
+/// The bit of a receipt's message in its check point's BatchAck.
+inline std::int32_t batch_ack_bit(const PopReceipt& r, std::string_view extra_info) {
+    const std::int64_t bit = r.queue_offset - r.ck_queue_offset;
+    if (bit < 0 || bit > BatchAckRequest::max_bit) {
+        throw InvalidArgument(
+            fmt::format(R"(batch ack: receipt "{}" has its message {} offsets from its check )"
+                        "point start (0..{} allowed)",
+                        extra_info,
+                        bit,
+                        BatchAckRequest::max_bit));
+    }
+    return static_cast<std::int32_t>(bit);
+}
+
+/// The BatchAck `ack`'s receipt belongs to in `acks` (a new one when no earlier receipt shares its check
+/// point: Java's merge key "retry@queueId@ckQueueOffset@popTime", plus group and topic).
+inline BatchAck& batch_ack_of(std::vector<BatchAck>& acks, const AckArgs& ack, const PopReceipt& r) {
+    const std::string mark = receipt_topic_mark(ack.extra_info);
+    const auto key = std::tie(ack.consumer_group, ack.topic, mark, r.queue_id, r.ck_queue_offset, r.pop_time);
+    const auto same = [&](const BatchAck& b) {
+        return std::tie(b.consumer_group, b.topic, b.retry, b.queue_id, b.start_offset, b.pop_time) == key;
+    };
+    if (const auto it = std::find_if(acks.begin(), acks.end(), same); it != acks.end()) {
+        return *it;
+    }
+    return acks.emplace_back(BatchAck{ack.consumer_group,
+                                      ack.topic,
+                                      mark,
+                                      r.ck_queue_offset,
+                                      r.queue_id,
+                                      r.revive_qid,
+                                      r.pop_time,
+                                      r.invisible_time,
+                                      {}});
+}
+
+}  // namespace detail
+
+RMQ_DECL BatchAckRequest BatchAckRequest::of(const BatchAckArgs& args) {
+    if (args.acks.empty()) {
+        throw InvalidArgument("batch ack: no receipts");
+    }
+    BatchAckRequest out;
+    for (const auto& ack : args.acks) {
+        const auto r = PopReceipt::parse(ack.extra_info);
+        if (!out.broker_name) {
+            out.broker_name = r.broker_name;
+        } else if (*out.broker_name != r.broker_name) {
+            throw InvalidArgument(fmt::format(
+                R"(batch ack: receipts of brokers "{}" and "{}" in one batch (one BATCH_ACK_MESSAGE per broker))",
+                *out.broker_name,
+                r.broker_name));
+        }
+        detail::batch_ack_of(out.acks, ack, r).bits.push_back(detail::batch_ack_bit(r, ack.extra_info));
+    }
+    for (auto& a : out.acks) {
+        std::sort(a.bits.begin(), a.bits.end());
+        a.bits.erase(std::unique(a.bits.begin(), a.bits.end()), a.bits.end());
+    }
+    return out;
+}
+
+}  // namespace rmq
+// ---- end rmq/impl/batch_ack.ipp ----
 
 // ---- begin rmq/impl/pop.ipp ----
 
@@ -25286,7 +25608,8 @@ RMQ_DECL void BrokerState::pop_queue_locked(const PopArgs& a,
                              result.pop_time,
                              a.invisible_time_millis,
                              steady + a.invisible_time_millis};
-            const PopReceipt receipt{m.queue_offset(),
+            // The check point starts where the pop began reading the queue (Java's startOffsetInfo).
+            const PopReceipt receipt{offset,
                                      result.pop_time,
                                      a.invisible_time_millis,
                                      0,
@@ -25318,6 +25641,25 @@ RMQ_DECL void BrokerState::ack_message(const AckArgs& a) {
     // An ack of a receipt that is spent (acked, revived, replaced) changes nothing, as on a Java broker.
     (void)pops_.take(
         a.consumer_group, r.real_topic(a.topic, a.consumer_group), r.queue_id, r.queue_offset, r.pop_time);
+}
+
+RMQ_DECL void BrokerState::batch_ack_message(const BatchAckArgs& a) {
+    const auto body = BatchAckRequest::of(a);
+    for (const auto& ack : body.acks) {
+        check_group(ack.consumer_group);
+    }
+    const std::lock_guard lock(mutex_);
+    check_running_locked();
+    faults_.take(BrokerRequest::BatchAck);
+    // AckMessageProcessor's batch path: each set bit acks start offset + bit of that pop's check point; a
+    // spent one changes nothing, and the answer is SUCCESS whatever the bits found.
+    for (const auto& ack : body.acks) {
+        const std::string topic =
+            ack.retry == "0" ? ack.topic : pop_retry_topic(ack.topic, ack.consumer_group);
+        for (const auto bit : ack.bits) {
+            (void)pops_.take(ack.consumer_group, topic, ack.queue_id, ack.start_offset + bit, ack.pop_time);
+        }
+    }
 }
 
 RMQ_DECL std::string BrokerState::change_invisible_time(const ChangeInvisibleTimeArgs& a) {
@@ -26682,6 +27024,64 @@ to_prometheus(const ProducerStats& stats, std::string_view producer_group, std::
 
 }  // namespace rmq
 // ---- end rmq/impl/metrics.ipp ----
+
+// ---- begin rmq/detail/simple_consumer/impl/acks.ipp ----
+
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL std::vector<AckGroup> ack_groups(std::span<const MessageExt> msgs, const std::string& group) {
+    std::vector<AckGroup> out;
+    std::vector<std::string> brokers;
+    for (std::size_t i = 0; i < msgs.size(); ++i) {
+        const auto receipt = PopReceipt::of(msgs[i]);
+        const auto at = std::find(brokers.begin(), brokers.end(), receipt.broker_name);
+        const auto g = static_cast<std::size_t>(at - brokers.begin());
+        if (at == brokers.end()) {
+            brokers.push_back(receipt.broker_name);
+            out.emplace_back();
+        }
+        out[g].indices.push_back(i);
+        out[g].args.acks.push_back(AckArgs{group, msgs[i].topic(), receipt.to_string()});
+    }
+    return out;
+}
+
+RMQ_DECL void AckOutcomes::fail(const std::vector<std::size_t>& indices, std::exception_ptr error) {
+    const std::lock_guard lock(mutex_);
+    failed_.insert(failed_.end(), indices.begin(), indices.end());
+    errors_.push_back(std::move(error));
+}
+
+RMQ_DECL void AckOutcomes::rethrow() const {
+    const std::lock_guard lock(mutex_);
+    if (errors_.empty()) {
+        return;
+    }
+    if (failed_.size() == total_) {
+        std::rethrow_exception(errors_.front());  // nothing acked: the failure as ack(msg) throws it
+    }
+    auto failed = failed_;
+    std::sort(failed.begin(), failed.end());
+    std::string first = "unknown error";
+    try {
+        std::rethrow_exception(errors_.front());
+    } catch (const std::exception& e) {
+        first = e.what();
+    } catch (...) {
+    }
+    throw PartialAckError(
+        fmt::format("ack: {} of {} messages not acked ({})", failed.size(), total_, first), failed, errors_);
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/simple_consumer/impl/acks.ipp ----
 
 // ---- begin rmq/sim/impl/trace.ipp ----
 

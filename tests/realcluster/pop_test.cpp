@@ -1,6 +1,7 @@
 // rmq::SimpleConsumer<RemotingTransport> (5.x POP) against Apache RocketMQ 5.3.3: every produced message
 // received and acked once; a message not acked comes back after its invisible time (from the pop retry
-// topic, reconsume times 1); a changed invisible time postpones it. Against 4.9.7 (RMQ_VERSION=4.9.7) the
+// topic, reconsume times 1); a changed invisible time postpones it; messages acked by BATCH_ACK_MESSAGE
+// (ack(span)) do not come back. Against 4.9.7 (RMQ_VERSION=4.9.7) the
 // 5.x tests only warn, and the broker's refusal is checked to surface as rmq::PopUnsupported.
 
 #include <chrono>
@@ -139,6 +140,76 @@ TEST_CASE("pop: change_invisible_duration postpones the redelivery", "[realclust
     CHECK(std::chrono::steady_clock::now() - changed >= 20s);  // the 5 s of the pop no longer count
     CHECK(again->reconsume_times() == 1);
     c.ack(*again);
+}
+
+TEST_CASE("pop: messages batch-acked do not come back past their invisible time", "[realcluster][pop]") {
+    if (!pop_cluster()) {
+        return;
+    }
+    const std::string topic = rmq_rc::unique("RcPopBatchAck");
+    rmq_rc::create_topic(topic, 4);
+    rmq::RemotingTransport transport{rmq_rc::config()};
+    constexpr int n = 60;
+    (void)rmq_rc::produce(transport, topic, n, rmq_rc::unique("pg"), "batch");
+    Consumer c(transport, pop_config());
+    c.subscribe(topic);
+    std::vector<rmq::MessageExt> got;
+    const bool all = rmq_rc::wait_until(
+        [&] {
+            for (auto& m : c.receive(32, 10s)) {
+                got.push_back(std::move(m));
+            }
+            return got.size() >= n;
+        },
+        60s);
+    INFO("received " << got.size() << " of " << n);
+    REQUIRE(all);
+    std::set<std::string> brokers;
+    for (const auto& m : got) {
+        brokers.insert(rmq::PopReceipt::of(m).broker_name);
+    }
+    CHECK(brokers.size() == 2);  // one BATCH_ACK_MESSAGE per broker
+    c.ack(got);                  // throws if a broker refused it
+    // Acked: nothing comes back, also well past the 10 s invisible time (a 5.x broker revives an unacked
+    // message a few seconds after it).
+    std::vector<std::string> back;
+    (void)rmq_rc::wait_until(
+        [&] {
+            for (const auto& m : c.receive(32, 10s)) {
+                back.push_back(m.body());
+            }
+            return false;
+        },
+        25s);
+    INFO("came back: " << back.size());
+    CHECK(back.empty());
+}
+
+TEST_CASE("pop: a 4.x broker refuses BATCH_ACK_MESSAGE with PopUnsupported", "[realcluster][pop]") {
+    if (!rmq_rc::rocketmq_4x()) {
+        WARN("the cluster runs RocketMQ 5.x, which has BATCH_ACK_MESSAGE: the 4.x refusal test did NOT run "
+             "(RMQ_VERSION=4.9.7 tools/broker-test.sh \"[pop]\")");
+        return;
+    }
+    const std::string topic = rmq_rc::unique("RcPopBatch4x");
+    rmq_rc::create_topic(topic, 2);
+    rmq::RemotingTransport transport{rmq_rc::config()};
+    Consumer c(transport, pop_config());
+    c.subscribe(topic);
+    // 4.x pops nothing: a receipt as a 5.x broker would write it, naming this cluster's broker.
+    const auto broker = transport.topic_route(topic).read_queues.at(0).broker_name;
+    rmq::MessageExt m;
+    m.set_topic(topic);
+    m.set_property(rmq::property::pop_ck, fmt::format("0 1700000000000 30000 0 0 {} 0 0", broker));
+    const std::vector<rmq::MessageExt> batch{m};
+    try {
+        c.ack(batch);
+        FAIL("ack did not throw on " << rmq_rc::env("RMQ_VERSION"));
+    } catch (const rmq::PopUnsupported& e) {
+        INFO(e.what());
+        CHECK(e.code() == rmq::response_code::request_code_not_supported);
+        CHECK_THAT(e.what(), Catch::Contains("BATCH_ACK_MESSAGE"));
+    }
 }
 
 TEST_CASE("pop: a 4.x broker refuses POP with PopUnsupported", "[realcluster][pop]") {

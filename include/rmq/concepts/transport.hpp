@@ -177,6 +177,16 @@ concept HasAsyncAck = HasPop<T> && requires(T& t, const AckArgs& ack, AckComplet
     t.ack_message(ack, std::move(done));
 };
 
+/// Optional, with HasPop: `batch_ack_message(BatchAckArgs)` and `batch_ack_message(BatchAckArgs,
+/// AckCompletion)`, one BATCH_ACK_MESSAGE (5.x) for many receipts of one broker, synchronous and without
+/// waiting (`done` as for HasAsyncAck). Both throw rmq::InvalidArgument before sending for receipts of
+/// different brokers or a malformed receipt. rmq::SimpleConsumer::ack(span) uses it when present.
+template <class T>
+concept HasBatchAck = HasPop<T> && requires(T& t, const BatchAckArgs& batch, AckCompletion done) {
+    t.batch_ack_message(batch);
+    t.batch_ack_message(batch, std::move(done));
+};
+
 /// Optional, with HasPop: `interrupt_pops(group)` answers the connection's POP requests of the group that
 /// the broker holds for long polling now and holds none until `resume_pops(group)`. A stopping push consumer
 /// in POP mode calls them so that it does not wait for the poll time (rmq::InProcessTransport has them).

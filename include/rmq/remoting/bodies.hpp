@@ -5,6 +5,7 @@
 /// fastjson writes them and read leniently (fastjson's unquoted integer map keys, unknown fields, missing
 /// fields).
 
+#include <rmq/remoting/bodies/batch_ack.hpp>
 #include <rmq/remoting/bodies/consumer_list.hpp>
 #include <rmq/remoting/bodies/heartbeat_data.hpp>
 #include <rmq/remoting/bodies/lock_batch.hpp>

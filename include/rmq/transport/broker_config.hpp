@@ -104,6 +104,8 @@ enum class BrokerRequest {
     Ack,
     /// 5.x CHANGE_MESSAGE_INVISIBLETIME.
     ChangeInvisibleTime,
+    /// 5.x BATCH_ACK_MESSAGE (a lost batch: its messages come back when their invisible time is over).
+    BatchAck,
     /// 5.x QUERY_ASSIGNMENT (a failed query: the member keeps its queues).
     QueryAssignment,
     /// 5.x SET_MESSAGE_REQUEST_MODE.

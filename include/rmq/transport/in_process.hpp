@@ -191,6 +191,23 @@ public:
         done(outcome);
     }
 
+    /// BATCH_ACK_MESSAGE (rmq::HasBatchAck): the messages are done, as after one ack each. Receipts of
+    /// several brokers or a malformed one: rmq::InvalidArgument, nothing acked.
+    void batch_ack_message(const BatchAckArgs& args) { state_->batch_ack_message(args); }
+
+    /// BATCH_ACK_MESSAGE without waiting: done at once, `done` runs on the caller's thread (what the
+    /// synchronous form throws before anything is acked is thrown here too, as RemotingTransport does).
+    void batch_ack_message(const BatchAckArgs& args, const AckCompletion& done) {
+        (void)BatchAckRequest::of(args);
+        std::exception_ptr outcome;
+        try {
+            state_->batch_ack_message(args);
+        } catch (...) {
+            outcome = std::current_exception();
+        }
+        done(outcome);
+    }
+
     /// CHANGE_MESSAGE_INVISIBLETIME: the new receipt; rmq::BrokerError(no_message) for a spent one.
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
         return state_->change_invisible_time(args);

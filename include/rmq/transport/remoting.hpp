@@ -202,6 +202,15 @@ public:
     /// ACK_MESSAGE without waiting (rmq::HasAsyncAck): `done` runs on the io thread with the outcome.
     void ack_message(const AckArgs& args, AckCompletion done) { state_->ack_message(args, std::move(done)); }
 
+    /// BATCH_ACK_MESSAGE (rmq::HasBatchAck) to the master of the broker the receipts name: one request for
+    /// them all. rmq::InvalidArgument before sending for receipts of several brokers or a malformed one.
+    void batch_ack_message(const BatchAckArgs& args) { state_->batch_ack_message(args); }
+
+    /// BATCH_ACK_MESSAGE without waiting: `done` runs on the io thread with the outcome.
+    void batch_ack_message(const BatchAckArgs& args, AckCompletion done) {
+        state_->batch_ack_message(args, std::move(done));
+    }
+
     /// CHANGE_MESSAGE_INVISIBLETIME to the master of the broker the receipt names; the new receipt.
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
         return state_->change_invisible_time(args);

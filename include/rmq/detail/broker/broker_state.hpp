@@ -159,6 +159,9 @@ public:
     [[nodiscard]] std::size_t held_pop_count() const;
     /// ACK_MESSAGE: removes the receipt's check point; a spent receipt changes nothing.
     void ack_message(const AckArgs& args);
+    /// BATCH_ACK_MESSAGE: the receipts grouped as a client sends them (BatchAckRequest::of, whose
+    /// rmq::InvalidArgument it throws), then each bit acked as ack_message would.
+    void batch_ack_message(const BatchAckArgs& args);
     /// CHANGE_MESSAGE_INVISIBLETIME: moves the check point's deadline; the new receipt. NO_MESSAGE for a
     /// spent receipt.
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);

@@ -1,8 +1,8 @@
 #pragma once
 
 /// @file detail/remoting_transport/pop.hpp
-/// POP_MESSAGE, ACK_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME (5.x), each on the master of the broker the
-/// pop names or the receipt says, with a JSON header (their codes do not fit the binary one).
+/// POP_MESSAGE, ACK_MESSAGE, BATCH_ACK_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME (5.x), each on the master of
+/// the broker the pop names or the receipt says, with a JSON header (their codes do not fit the binary one).
 
 #include <string>
 
@@ -22,6 +22,14 @@ void ack_message(TransportParts& parts, const AckArgs& args);
 
 /// Asynchronous: throws before sending (no route, a malformed receipt); `done` runs on the io thread.
 void ack_message(TransportParts& parts, const AckArgs& args, AckCompletion done);
+
+/// BATCH_ACK_MESSAGE of receipts of one broker, to its master (no header, as Java's client: the body names
+/// the broker). Throws rmq::InvalidArgument before sending for receipts of several brokers or a malformed
+/// one.
+void batch_ack_message(TransportParts& parts, const BatchAckArgs& args);
+
+/// Asynchronous: throws before sending (bad receipts, no route); `done` runs on the io thread.
+void batch_ack_message(TransportParts& parts, const BatchAckArgs& args, AckCompletion done);
 
 /// The new receipt.
 std::string change_invisible_time(TransportParts& parts, const ChangeInvisibleTimeArgs& args);

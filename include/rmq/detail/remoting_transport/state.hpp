@@ -94,6 +94,8 @@ public:
 
     void ack_message(const AckArgs& args);
     void ack_message(const AckArgs& args, AckCompletion done);
+    void batch_ack_message(const BatchAckArgs& args);
+    void batch_ack_message(const BatchAckArgs& args, AckCompletion done);
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);
     std::optional<std::vector<MessageQueueAssignment>> query_assignment(const QueryAssignmentArgs& args);
     void set_message_request_mode(const SetMessageRequestModeArgs& args);

@@ -118,7 +118,8 @@ RMQ_DECL void BrokerState::pop_queue_locked(const PopArgs& a,
                              result.pop_time,
                              a.invisible_time_millis,
                              steady + a.invisible_time_millis};
-            const PopReceipt receipt{m.queue_offset(),
+            // The check point starts where the pop began reading the queue (Java's startOffsetInfo).
+            const PopReceipt receipt{offset,
                                      result.pop_time,
                                      a.invisible_time_millis,
                                      0,
@@ -150,6 +151,25 @@ RMQ_DECL void BrokerState::ack_message(const AckArgs& a) {
     // An ack of a receipt that is spent (acked, revived, replaced) changes nothing, as on a Java broker.
     (void)pops_.take(
         a.consumer_group, r.real_topic(a.topic, a.consumer_group), r.queue_id, r.queue_offset, r.pop_time);
+}
+
+RMQ_DECL void BrokerState::batch_ack_message(const BatchAckArgs& a) {
+    const auto body = BatchAckRequest::of(a);
+    for (const auto& ack : body.acks) {
+        check_group(ack.consumer_group);
+    }
+    const std::lock_guard lock(mutex_);
+    check_running_locked();
+    faults_.take(BrokerRequest::BatchAck);
+    // AckMessageProcessor's batch path: each set bit acks start offset + bit of that pop's check point; a
+    // spent one changes nothing, and the answer is SUCCESS whatever the bits found.
+    for (const auto& ack : body.acks) {
+        const std::string topic =
+            ack.retry == "0" ? ack.topic : pop_retry_topic(ack.topic, ack.consumer_group);
+        for (const auto bit : ack.bits) {
+            (void)pops_.take(ack.consumer_group, topic, ack.queue_id, ack.start_offset + bit, ack.pop_time);
+        }
+    }
 }
 
 RMQ_DECL std::string BrokerState::change_invisible_time(const ChangeInvisibleTimeArgs& a) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <rmq/remoting/bodies/batch_ack.hpp>
 #include <rmq/remoting/headers/pop.hpp>
 #include <rmq/remoting/request_code.hpp>
 
@@ -74,6 +75,46 @@ RMQ_DECL void ack_message(TransportParts& parts, const AckArgs& args, AckComplet
                 try {
                     remoting::check_pop_answer(*resp,
                                                fmt::format("ACK_MESSAGE of {} offset {}", topic, offset));
+                } catch (...) {
+                    outcome = std::current_exception();
+                }
+            }
+            done(outcome);
+        });
+}
+
+/// The BATCH_ACK_MESSAGE of `args`: Java's createRequestCommand(BATCH_ACK_MESSAGE, null), ext fields absent.
+inline remoting::Command batch_ack_request(const BatchAckRequest& body) {
+    remoting::Command cmd;
+    cmd.code = remoting::request_code::batch_ack_message;
+    cmd.body = remoting::encode_batch_ack_request(body);
+    return cmd;
+}
+
+inline std::string batch_ack_what(const BatchAckRequest& body, std::size_t receipts) {
+    return fmt::format(
+        "BATCH_ACK_MESSAGE of {} messages at broker {}", receipts, body.broker_name.value_or(""));
+}
+
+RMQ_DECL void batch_ack_message(TransportParts& parts, const BatchAckArgs& args) {
+    const auto body = BatchAckRequest::of(args);
+    const auto resp =
+        parts.caller.call(parts.routes.require_master(*body.broker_name), batch_ack_request(body));
+    remoting::check_pop_answer(resp, batch_ack_what(body, args.acks.size()));
+}
+
+RMQ_DECL void batch_ack_message(TransportParts& parts, const BatchAckArgs& args, AckCompletion done) {
+    const auto body = BatchAckRequest::of(args);
+    parts.caller.client().invoke_async(
+        parts.routes.require_master(*body.broker_name),
+        batch_ack_request(body),
+        parts.config.mq_client_api_timeout,
+        [done = std::move(done), what = batch_ack_what(body, args.acks.size())](
+            std::optional<remoting::Command> resp, const std::exception_ptr& error) {
+            std::exception_ptr outcome = error;
+            if (!outcome) {
+                try {
+                    remoting::check_pop_answer(*resp, what);
                 } catch (...) {
                     outcome = std::current_exception();
                 }

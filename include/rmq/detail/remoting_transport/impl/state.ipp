@@ -192,6 +192,14 @@ RMQ_DECL void RemotingTransportState::ack_message(const AckArgs& args, AckComple
     remoting_ops::ack_message(parts_, args, std::move(done));
 }
 
+RMQ_DECL void RemotingTransportState::batch_ack_message(const BatchAckArgs& args) {
+    remoting_ops::batch_ack_message(parts_, args);
+}
+
+RMQ_DECL void RemotingTransportState::batch_ack_message(const BatchAckArgs& args, AckCompletion done) {
+    remoting_ops::batch_ack_message(parts_, args, std::move(done));
+}
+
 RMQ_DECL std::string RemotingTransportState::change_invisible_time(const ChangeInvisibleTimeArgs& args) {
     return remoting_ops::change_invisible_time(parts_, args);
 }
