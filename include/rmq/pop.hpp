@@ -120,16 +120,20 @@ struct ChangeInvisibleTimeArgs {
 };
 
 /// Java's ExtraInfoUtil fields: "ckQueueOffset popTime invisibleTime reviveQid topicMark brokerName queueId
-/// queueOffset", space-separated (topicMark "1" for a message of the pop retry topic, else "0").
+/// queueOffset", space-separated (topicMark "1" for a message of the pop retry topic, "2" of its V2 form,
+/// else "0").
 struct PopReceipt {
     std::int64_t ck_queue_offset = 0;
     std::int64_t pop_time = 0;
     std::int64_t invisible_time = 0;
     std::int32_t revive_qid = 0;
-    bool retry = false;
+    bool retry = false;  ///< from the group's pop retry topic (topicMark "1" or "2")
     std::string broker_name;
     std::int32_t queue_id = 0;
     std::int64_t queue_offset = 0;
+    /// topicMark "2": from the V2 pop retry topic `%RETRY%<group>+<topic>` (brokers with enableRetryTopicV2);
+    /// last, so that positional initialisers of the fields above keep their meaning.
+    bool retry_v2 = false;
 
     /// Parses a receipt; throws rmq::InvalidArgument naming what is wrong (fewer than 8 fields, a number
     /// that does not parse).
@@ -139,11 +143,15 @@ struct PopReceipt {
     /// message).
     static PopReceipt of(const MessageExt& msg);
 
+    /// The topicMark field: '2' (retry_v2), '1' (retry) or '0'.
+    [[nodiscard]] char topic_mark() const noexcept { return retry_v2 ? '2' : (retry ? '1' : '0'); }
+
     /// ExtraInfoUtil.buildExtraInfo with the message's queue offset.
     [[nodiscard]] std::string to_string() const;
 
     /// The topic an ack must name (ExtraInfoUtil.getRealTopic): `topic`, or for a redelivered message the
-    /// group's pop retry topic `%RETRY%<group>_<topic>` (KeyBuilder.buildPopRetryTopic).
+    /// group's pop retry topic `%RETRY%<group>_<topic>` (KeyBuilder.buildPopRetryTopic),
+    /// `%RETRY%<group>+<topic>` for topicMark "2".
     [[nodiscard]] std::string real_topic(std::string_view topic, std::string_view group) const;
 
     /// The wall time (ms) the message becomes visible again.
@@ -155,6 +163,14 @@ struct PopReceipt {
 /// KeyBuilder.buildPopRetryTopic: `%RETRY%<group>_<topic>`, where a 5.x broker puts messages whose
 /// invisibility expired.
 std::string pop_retry_topic(std::string_view topic, std::string_view group);
+
+/// KeyBuilder.buildPopRetryTopicV2: `%RETRY%<group>+<topic>`, the pop retry topic of brokers with
+/// enableRetryTopicV2.
+std::string pop_retry_topic_v2(std::string_view topic, std::string_view group);
+
+/// ExtraInfoUtil's topicMark of a message stored in `topic`: '2' for a V2 pop retry topic
+/// (KeyBuilder.isPopRetryTopicV2: a retry topic with a '+'), '1' for another retry topic, else '0'.
+char pop_topic_mark(std::string_view topic) noexcept;
 
 }  // namespace rmq
 

@@ -4500,16 +4500,20 @@ struct ChangeInvisibleTimeArgs {
 };
 
 /// Java's ExtraInfoUtil fields: "ckQueueOffset popTime invisibleTime reviveQid topicMark brokerName queueId
-/// queueOffset", space-separated (topicMark "1" for a message of the pop retry topic, else "0").
+/// queueOffset", space-separated (topicMark "1" for a message of the pop retry topic, "2" of its V2 form,
+/// else "0").
 struct PopReceipt {
     std::int64_t ck_queue_offset = 0;
     std::int64_t pop_time = 0;
     std::int64_t invisible_time = 0;
     std::int32_t revive_qid = 0;
-    bool retry = false;
+    bool retry = false;  ///< from the group's pop retry topic (topicMark "1" or "2")
     std::string broker_name;
     std::int32_t queue_id = 0;
     std::int64_t queue_offset = 0;
+    /// topicMark "2": from the V2 pop retry topic `%RETRY%<group>+<topic>` (brokers with enableRetryTopicV2);
+    /// last, so that positional initialisers of the fields above keep their meaning.
+    bool retry_v2 = false;
 
     /// Parses a receipt; throws rmq::InvalidArgument naming what is wrong (fewer than 8 fields, a number
     /// that does not parse).
@@ -4519,11 +4523,15 @@ struct PopReceipt {
     /// message).
     static PopReceipt of(const MessageExt& msg);
 
+    /// The topicMark field: '2' (retry_v2), '1' (retry) or '0'.
+    [[nodiscard]] char topic_mark() const noexcept { return retry_v2 ? '2' : (retry ? '1' : '0'); }
+
     /// ExtraInfoUtil.buildExtraInfo with the message's queue offset.
     [[nodiscard]] std::string to_string() const;
 
     /// The topic an ack must name (ExtraInfoUtil.getRealTopic): `topic`, or for a redelivered message the
-    /// group's pop retry topic `%RETRY%<group>_<topic>` (KeyBuilder.buildPopRetryTopic).
+    /// group's pop retry topic `%RETRY%<group>_<topic>` (KeyBuilder.buildPopRetryTopic),
+    /// `%RETRY%<group>+<topic>` for topicMark "2".
     [[nodiscard]] std::string real_topic(std::string_view topic, std::string_view group) const;
 
     /// The wall time (ms) the message becomes visible again.
@@ -4535,6 +4543,14 @@ struct PopReceipt {
 /// KeyBuilder.buildPopRetryTopic: `%RETRY%<group>_<topic>`, where a 5.x broker puts messages whose
 /// invisibility expired.
 std::string pop_retry_topic(std::string_view topic, std::string_view group);
+
+/// KeyBuilder.buildPopRetryTopicV2: `%RETRY%<group>+<topic>`, the pop retry topic of brokers with
+/// enableRetryTopicV2.
+std::string pop_retry_topic_v2(std::string_view topic, std::string_view group);
+
+/// ExtraInfoUtil's topicMark of a message stored in `topic`: '2' for a V2 pop retry topic
+/// (KeyBuilder.isPopRetryTopicV2: a retry topic with a '+'), '1' for another retry topic, else '0'.
+char pop_topic_mark(std::string_view topic) noexcept;
 
 }  // namespace rmq
 
@@ -20953,16 +20969,6 @@ namespace rmq {
 
 namespace detail {
 
-/// The topic mark of a receipt as written (ExtraInfoUtil.getRetry): PopReceipt keeps only "retry or not",
-/// the broker tells "1" from "2".
-inline std::string receipt_topic_mark(std::string_view extra_info) {
-    std::size_t start = 0;
-    for (int i = 0; i < 4; ++i) {
-        start = extra_info.find(' ', start) + 1;  // PopReceipt::parse checked the 8 fields
-    }
-    return std::string(extra_info.substr(start, extra_info.find(' ', start) - start));
-}
-
 /// The bit of a receipt's message in its check point's BatchAck.
 inline std::int32_t batch_ack_bit(const PopReceipt& r, std::string_view extra_info) {
     const std::int64_t bit = r.queue_offset - r.ck_queue_offset;
@@ -20980,7 +20986,7 @@ inline std::int32_t batch_ack_bit(const PopReceipt& r, std::string_view extra_in
 /// The BatchAck `ack`'s receipt belongs to in `acks` (a new one when no earlier receipt shares its check
 /// point: Java's merge key "retry@queueId@ckQueueOffset@popTime", plus group and topic).
 inline BatchAck& batch_ack_of(std::vector<BatchAck>& acks, const AckArgs& ack, const PopReceipt& r) {
-    const std::string mark = receipt_topic_mark(ack.extra_info);
+    const std::string mark(1, r.topic_mark());
     const auto key = std::tie(ack.consumer_group, ack.topic, mark, r.queue_id, r.ck_queue_offset, r.pop_time);
     const auto same = [&](const BatchAck& b) {
         return std::tie(b.consumer_group, b.topic, b.retry, b.queue_id, b.start_offset, b.pop_time) == key;
@@ -21082,7 +21088,8 @@ RMQ_DECL PopReceipt PopReceipt::parse(std::string_view extra_info) {
     r.pop_time = detail::receipt_number<std::int64_t>(extra_info, "popTime", f[1]);
     r.invisible_time = detail::receipt_number<std::int64_t>(extra_info, "invisibleTime", f[2]);
     r.revive_qid = detail::receipt_number<std::int32_t>(extra_info, "reviveQid", f[3]);
-    r.retry = f[4] == "1";
+    r.retry = f[4] == "1" || f[4] == "2";
+    r.retry_v2 = f[4] == "2";
     r.broker_name = std::string(f[5]);
     r.queue_id = detail::receipt_number<std::int32_t>(extra_info, "queueId", f[6]);
     r.queue_offset = detail::receipt_number<std::int64_t>(extra_info, "queueOffset", f[7]);
@@ -21104,18 +21111,32 @@ RMQ_DECL std::string PopReceipt::to_string() const {
                        pop_time,
                        invisible_time,
                        revive_qid,
-                       retry ? '1' : '0',
+                       topic_mark(),
                        broker_name,
                        queue_id,
                        queue_offset);
 }
 
 RMQ_DECL std::string PopReceipt::real_topic(std::string_view topic, std::string_view group) const {
+    if (retry_v2) {
+        return pop_retry_topic_v2(topic, group);
+    }
     return retry ? pop_retry_topic(topic, group) : std::string(topic);
 }
 
 RMQ_DECL std::string pop_retry_topic(std::string_view topic, std::string_view group) {
     return fmt::format("{}{}_{}", retry_group_topic_prefix, group, topic);
+}
+
+RMQ_DECL std::string pop_retry_topic_v2(std::string_view topic, std::string_view group) {
+    return fmt::format("{}{}+{}", retry_group_topic_prefix, group, topic);
+}
+
+RMQ_DECL char pop_topic_mark(std::string_view topic) noexcept {
+    if (!is_retry_topic(topic)) {
+        return '0';
+    }
+    return topic.find('+') != std::string_view::npos ? '2' : '1';
 }
 
 }  // namespace rmq
@@ -25654,8 +25675,9 @@ RMQ_DECL void BrokerState::batch_ack_message(const BatchAckArgs& a) {
     // AckMessageProcessor's batch path: each set bit acks start offset + bit of that pop's check point; a
     // spent one changes nothing, and the answer is SUCCESS whatever the bits found.
     for (const auto& ack : body.acks) {
-        const std::string topic =
-            ack.retry == "0" ? ack.topic : pop_retry_topic(ack.topic, ack.consumer_group);
+        const std::string topic = ack.retry == "0"   ? ack.topic
+                                  : ack.retry == "2" ? pop_retry_topic_v2(ack.topic, ack.consumer_group)
+                                                     : pop_retry_topic(ack.topic, ack.consumer_group);
         for (const auto bit : ack.bits) {
             (void)pops_.take(ack.consumer_group, topic, ack.queue_id, ack.start_offset + bit, ack.pop_time);
         }

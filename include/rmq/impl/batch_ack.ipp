@@ -19,16 +19,6 @@ namespace rmq {
 
 namespace detail {
 
-/// The topic mark of a receipt as written (ExtraInfoUtil.getRetry): PopReceipt keeps only "retry or not",
-/// the broker tells "1" from "2".
-inline std::string receipt_topic_mark(std::string_view extra_info) {
-    std::size_t start = 0;
-    for (int i = 0; i < 4; ++i) {
-        start = extra_info.find(' ', start) + 1;  // PopReceipt::parse checked the 8 fields
-    }
-    return std::string(extra_info.substr(start, extra_info.find(' ', start) - start));
-}
-
 /// The bit of a receipt's message in its check point's BatchAck.
 inline std::int32_t batch_ack_bit(const PopReceipt& r, std::string_view extra_info) {
     const std::int64_t bit = r.queue_offset - r.ck_queue_offset;
@@ -46,7 +36,7 @@ inline std::int32_t batch_ack_bit(const PopReceipt& r, std::string_view extra_in
 /// The BatchAck `ack`'s receipt belongs to in `acks` (a new one when no earlier receipt shares its check
 /// point: Java's merge key "retry@queueId@ckQueueOffset@popTime", plus group and topic).
 inline BatchAck& batch_ack_of(std::vector<BatchAck>& acks, const AckArgs& ack, const PopReceipt& r) {
-    const std::string mark = receipt_topic_mark(ack.extra_info);
+    const std::string mark(1, r.topic_mark());
     const auto key = std::tie(ack.consumer_group, ack.topic, mark, r.queue_id, r.ck_queue_offset, r.pop_time);
     const auto same = [&](const BatchAck& b) {
         return std::tie(b.consumer_group, b.topic, b.retry, b.queue_id, b.start_offset, b.pop_time) == key;

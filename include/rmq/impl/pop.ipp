@@ -55,7 +55,8 @@ RMQ_DECL PopReceipt PopReceipt::parse(std::string_view extra_info) {
     r.pop_time = detail::receipt_number<std::int64_t>(extra_info, "popTime", f[1]);
     r.invisible_time = detail::receipt_number<std::int64_t>(extra_info, "invisibleTime", f[2]);
     r.revive_qid = detail::receipt_number<std::int32_t>(extra_info, "reviveQid", f[3]);
-    r.retry = f[4] == "1";
+    r.retry = f[4] == "1" || f[4] == "2";
+    r.retry_v2 = f[4] == "2";
     r.broker_name = std::string(f[5]);
     r.queue_id = detail::receipt_number<std::int32_t>(extra_info, "queueId", f[6]);
     r.queue_offset = detail::receipt_number<std::int64_t>(extra_info, "queueOffset", f[7]);
@@ -77,18 +78,32 @@ RMQ_DECL std::string PopReceipt::to_string() const {
                        pop_time,
                        invisible_time,
                        revive_qid,
-                       retry ? '1' : '0',
+                       topic_mark(),
                        broker_name,
                        queue_id,
                        queue_offset);
 }
 
 RMQ_DECL std::string PopReceipt::real_topic(std::string_view topic, std::string_view group) const {
+    if (retry_v2) {
+        return pop_retry_topic_v2(topic, group);
+    }
     return retry ? pop_retry_topic(topic, group) : std::string(topic);
 }
 
 RMQ_DECL std::string pop_retry_topic(std::string_view topic, std::string_view group) {
     return fmt::format("{}{}_{}", retry_group_topic_prefix, group, topic);
+}
+
+RMQ_DECL std::string pop_retry_topic_v2(std::string_view topic, std::string_view group) {
+    return fmt::format("{}{}+{}", retry_group_topic_prefix, group, topic);
+}
+
+RMQ_DECL char pop_topic_mark(std::string_view topic) noexcept {
+    if (!is_retry_topic(topic)) {
+        return '0';
+    }
+    return topic.find('+') != std::string_view::npos ? '2' : '1';
 }
 
 }  // namespace rmq

@@ -145,6 +145,35 @@ TEST_CASE("receipts parse and print as ExtraInfoUtil writes them") {
     CHECK_THROWS_WITH(rmq::PopReceipt::of(plain), Catch::Contains("not received by POP"));
 }
 
+TEST_CASE("a receipt of the V2 pop retry topic keeps topicMark 2 and names %RETRY%<group>+<topic>") {
+    const std::string receipt = "3 1700000000000 30000 2 2 broker-b 0 3";
+    const auto r = rmq::PopReceipt::parse(receipt);
+    CHECK(r.retry);
+    CHECK(r.retry_v2);
+    CHECK(r.to_string() == receipt);
+    CHECK(r.real_topic("T", "g") == "%RETRY%g+T");
+    CHECK(rmq::pop_topic_mark("%RETRY%g+T") == '2');
+    CHECK(rmq::pop_topic_mark("%RETRY%g_T") == '1');
+    CHECK(rmq::pop_topic_mark("T") == '0');
+    const auto a = rr::AckMessageRequestHeader::from(rmq::AckArgs{"g", "T", receipt});
+    CHECK(a.topic == "%RETRY%g+T");
+    CHECK(a.extra_info == receipt);
+    // An answer from a broker with enableRetryTopicV2: offset infos keyed "2@queueId".
+    auto resp = pop_answer(rmq::response_code::success);
+    rr::PopMessageResponseHeader h;
+    h.pop_time = 1700000000000;
+    h.invisible_time = 30000;
+    h.revive_qid = 2;
+    h.start_offset_info = "2 0 3";
+    h.msg_offset_info = "2 0 3";
+    resp.ext_fields = rr::to_ext_fields(h);
+    resp.body = rr::encode_message(stored("%RETRY%g+T", 0, 3, "c"));
+    const auto popped = rr::to_pop_result(resp, "broker-b", "T");
+    REQUIRE(popped.msg_found_list.size() == 1);
+    CHECK(popped.msg_found_list[0].property_view(rmq::property::pop_ck) == receipt);
+    CHECK(popped.msg_found_list[0].topic() == "T");
+}
+
 TEST_CASE("a POP_MESSAGE answer gives every message its receipt from the offset infos") {
     auto resp = pop_answer(rmq::response_code::success);
     rr::PopMessageResponseHeader h;

@@ -68,14 +68,14 @@ inline std::int64_t nth_offset(std::string_view list, std::size_t n, std::string
     return offset_number(list.substr(start, end - start), "msgOffsetInfo");
 }
 
-/// "mark@queueId" of a popped message: a receipt the broker set says whether it came from the retry topic,
-/// else its topic does (MQClientAPIImpl.buildQueueOffsetSortedMap).
+/// "mark@queueId" of a popped message: a receipt the broker set says whether it came from a pop retry topic
+/// (and which form), else its topic does (MQClientAPIImpl.buildQueueOffsetSortedMap).
 inline std::string queue_key(const MessageExt& m) {
-    bool retry = is_retry_topic(m.topic());
+    char mark = pop_topic_mark(m.topic());
     if (const auto ck = m.property_view(property::pop_ck); !ck.empty()) {
-        retry = PopReceipt::parse(ck).retry;
+        mark = PopReceipt::parse(ck).topic_mark();
     }
-    return fmt::format("{}@{}", retry ? '1' : '0', m.queue_id());
+    return fmt::format("{}@{}", mark, m.queue_id());
 }
 
 /// Gives each message without a receipt its receipt (the processPopResponse loop for 5.x brokers that send
@@ -97,7 +97,8 @@ inline void attach_receipts(std::vector<MessageExt>& msgs,
         r.pop_time = h.pop_time;
         r.invisible_time = h.invisible_time;
         r.revive_qid = h.revive_qid;
-        r.retry = is_retry_topic(m.topic());
+        r.retry = key.front() != '0';
+        r.retry_v2 = key.front() == '2';
         r.broker_name = std::string(broker_name);
         r.queue_id = m.queue_id();
         if (h.start_offset_info) {

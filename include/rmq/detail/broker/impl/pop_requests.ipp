@@ -164,8 +164,9 @@ RMQ_DECL void BrokerState::batch_ack_message(const BatchAckArgs& a) {
     // AckMessageProcessor's batch path: each set bit acks start offset + bit of that pop's check point; a
     // spent one changes nothing, and the answer is SUCCESS whatever the bits found.
     for (const auto& ack : body.acks) {
-        const std::string topic =
-            ack.retry == "0" ? ack.topic : pop_retry_topic(ack.topic, ack.consumer_group);
+        const std::string topic = ack.retry == "0"   ? ack.topic
+                                  : ack.retry == "2" ? pop_retry_topic_v2(ack.topic, ack.consumer_group)
+                                                     : pop_retry_topic(ack.topic, ack.consumer_group);
         for (const auto bit : ack.bits) {
             (void)pops_.take(ack.consumer_group, topic, ack.queue_id, ack.start_offset + bit, ack.pop_time);
         }
