@@ -137,14 +137,16 @@ public:
         args.consumer_group = config_.consumer_group;
         args.topic = msg.topic();
         args.extra_info = receipt_text(msg);
+        retired_->release();
         auto promise = std::make_shared<std::promise<void>>();
         auto future = promise->get_future();
-        transport_.ack_message(args, [promise](const std::exception_ptr& error) {
+        transport_.ack_message(args, [promise, retired = retired_](const std::exception_ptr& error) mutable {
             if (error) {
                 promise->set_exception(error);
             } else {
                 promise->set_value();
             }
+            retired->retire(std::move(promise));
         });
         return future;
     }
@@ -204,18 +206,21 @@ public:
             }
         };
 
+        retired_->release();
         auto groups = detail::ack_groups(msgs, config_.consumer_group);
         auto pending = std::make_shared<Pending>(msgs.size(), groups.size() + 1);
         auto future = pending->promise.get_future();
         for (auto& g : groups) {
             try {
-                transport_.batch_ack_message(g.args,
-                                             [pending, indices = g.indices](const std::exception_ptr& e) {
-                                                 if (e) {
-                                                     pending->outcomes.fail(indices, e);
-                                                 }
-                                                 pending->done();
-                                             });
+                transport_.batch_ack_message(
+                    g.args,
+                    [pending, indices = g.indices, retired = retired_](const std::exception_ptr& e) mutable {
+                        if (e) {
+                            pending->outcomes.fail(indices, e);
+                        }
+                        pending->done();
+                        retired->retire(std::move(pending));
+                    });
             } catch (...) {  // not sent (no route): that broker's messages failed, the others go on
                 pending->outcomes.fail(g.indices, std::current_exception());
                 pending->done();
@@ -295,6 +300,7 @@ private:
     mutable std::mutex mutex_;
     std::map<std::string, MessageSelector> subscriptions_;
     std::size_t next_ = 0;
+    std::shared_ptr<detail::RetiredPromises> retired_ = std::make_shared<detail::RetiredPromises>();
 };
 
 }  // namespace rmq

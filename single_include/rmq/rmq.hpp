@@ -17231,13 +17231,37 @@ struct SimpleConsumerConfig {
 
 #include <cstddef>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 
 namespace rmq::detail {
+
+/// Where the transport's thread leaves what it held of an ack_async's promise once fulfilled; released on a
+/// caller's thread (the next ack_async, or with the consumer). A failure the future holds is then never
+/// released on the io thread while a caller's thread reads it: libstdc++'s exception_ptr refcount is
+/// invisible to ThreadSanitizer, which reports that as a race.
+class RetiredPromises {
+public:
+    void retire(std::shared_ptr<void> held) {
+        const std::lock_guard lock(mutex_);
+        held_.push_back(std::move(held));
+    }
+
+    void release() {
+        std::vector<std::shared_ptr<void>> old;
+        const std::lock_guard lock(mutex_);
+        old.swap(held_);
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<std::shared_ptr<void>> held_;
+};
 
 /// The acks of one broker and the indices of their messages.
 struct AckGroup {
@@ -17376,14 +17400,16 @@ public:
         args.consumer_group = config_.consumer_group;
         args.topic = msg.topic();
         args.extra_info = receipt_text(msg);
+        retired_->release();
         auto promise = std::make_shared<std::promise<void>>();
         auto future = promise->get_future();
-        transport_.ack_message(args, [promise](const std::exception_ptr& error) {
+        transport_.ack_message(args, [promise, retired = retired_](const std::exception_ptr& error) mutable {
             if (error) {
                 promise->set_exception(error);
             } else {
                 promise->set_value();
             }
+            retired->retire(std::move(promise));
         });
         return future;
     }
@@ -17443,18 +17469,21 @@ public:
             }
         };
 
+        retired_->release();
         auto groups = detail::ack_groups(msgs, config_.consumer_group);
         auto pending = std::make_shared<Pending>(msgs.size(), groups.size() + 1);
         auto future = pending->promise.get_future();
         for (auto& g : groups) {
             try {
-                transport_.batch_ack_message(g.args,
-                                             [pending, indices = g.indices](const std::exception_ptr& e) {
-                                                 if (e) {
-                                                     pending->outcomes.fail(indices, e);
-                                                 }
-                                                 pending->done();
-                                             });
+                transport_.batch_ack_message(
+                    g.args,
+                    [pending, indices = g.indices, retired = retired_](const std::exception_ptr& e) mutable {
+                        if (e) {
+                            pending->outcomes.fail(indices, e);
+                        }
+                        pending->done();
+                        retired->retire(std::move(pending));
+                    });
             } catch (...) {  // not sent (no route): that broker's messages failed, the others go on
                 pending->outcomes.fail(g.indices, std::current_exception());
                 pending->done();
@@ -17534,6 +17563,7 @@ private:
     mutable std::mutex mutex_;
     std::map<std::string, MessageSelector> subscriptions_;
     std::size_t next_ = 0;
+    std::shared_ptr<detail::RetiredPromises> retired_ = std::make_shared<detail::RetiredPromises>();
 };
 
 }  // namespace rmq
