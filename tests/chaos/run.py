@@ -302,15 +302,23 @@ def run_policy(args, cluster, policy, rng, stamp):
     return r.stdout + f"Pause: {report['pause']}.\n\n", report
 
 
-def pause_evidence(run_dir):
-    """Whether the pause did what it is for: the queues the paused member consumed in the 10 s before it, which
-    of them another member handled during the pause, and which the paused member handled again after it."""
+def first_pause(run_dir):
+    """(member, pause time, resume time) of the run's first pause, in µs; None without one."""
     faults = [line.rstrip("\n").split("\t") for line in open(run_dir / "faults.tsv")]
     pauses = [f for f in faults if f[1] == "pause"]
     resumes = [f for f in faults if f[1] == "resume"]
     if not pauses or not resumes:
+        return None
+    return pauses[0][2], int(pauses[0][0]), int(resumes[0][0])
+
+
+def pause_evidence(run_dir):
+    """Whether the pause did what it is for: the queues the paused member consumed in the 10 s before it, which
+    of them another member handled during the pause, and which the paused member handled again after it."""
+    pause = first_pause(run_dir)
+    if pause is None:
         return "no pause"
-    member, t_pause, t_resume = pauses[0][2], int(pauses[0][0]), int(resumes[0][0])
+    member, t_pause, t_resume = pause
     records = []
     for f in (run_dir / "members").glob("*.log"):
         with open(f) as fh:
@@ -330,12 +338,10 @@ def pause_evidence_pop(run_dir, args):
     """For POP, where every member pops every queue: how long the pause was against the invisible time, how many
     messages the paused member handled in the 2 s before it, and whether it handled messages again after SIGCONT
     (its pop loops came back; what it held when stopped had timed out and must have been dropped)."""
-    faults = [line.rstrip("\n").split("\t") for line in open(run_dir / "faults.tsv")]
-    pauses = [f for f in faults if f[1] == "pause"]
-    resumes = [f for f in faults if f[1] == "resume"]
-    if not pauses or not resumes:
+    pause = first_pause(run_dir)
+    if pause is None:
         return "no pause"
-    member, t_pause, t_resume = pauses[0][2], int(pauses[0][0]), int(resumes[0][0])
+    member, t_pause, t_resume = pause
     times = []
     log_file = run_dir / "members" / f"{member}.log"
     if log_file.exists():

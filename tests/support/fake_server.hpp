@@ -348,6 +348,17 @@ inline std::string route_json(const std::string& master, const std::string& slav
     return rmq::remoting::encode_topic_route_data(r);  // fastjson form: unquoted numeric keys
 }
 
+/// The requests (not responses) with `code` that `server` received so far.
+inline std::vector<rmq::remoting::Command> requests_of(FakeServer& server, std::int32_t code) {
+    std::vector<rmq::remoting::Command> out;
+    for (const auto& c : server.received()) {
+        if (c.code == code && !c.is_response()) {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
 /// A broker that answers every request with success (route queries with route_json of this server), letting
 /// `fill` add to each answer; responses it receives (to requests it sent) are ignored.
 inline void answer_ok(FakeServer& server,

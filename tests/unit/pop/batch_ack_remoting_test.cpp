@@ -36,15 +36,7 @@ using Consumer = rmq::SimpleConsumer<rmq::RemotingTransport>;
 
 static_assert(rmq::HasBatchAck<rmq::RemotingTransport>);
 
-std::vector<Command> requests_of(rmq_test::FakeServer& server, std::int32_t code) {
-    std::vector<Command> out;
-    for (const auto& c : server.received()) {
-        if (c.code == code && !c.is_response()) {
-            out.push_back(c);
-        }
-    }
-    return out;
-}
+using rmq_test::requests_of;
 
 rmq::RemotingTransport transport_to(rmq_test::FakeServer& server) {
     rmq::RemotingConfig c;

@@ -35,15 +35,7 @@ using rmq::remoting::Command;
 namespace rc = rmq::remoting::request_code;
 using Consumer = rmq::SimpleConsumer<rmq::RemotingTransport>;
 
-std::vector<Command> requests_of(rmq_test::FakeServer& server, std::int32_t code) {
-    std::vector<Command> out;
-    for (const auto& c : server.received()) {
-        if (c.code == code && !c.is_response()) {
-            out.push_back(c);
-        }
-    }
-    return out;
-}
+using rmq_test::requests_of;
 
 std::map<std::string, std::string> fields_of(const Command& c) {
     std::map<std::string, std::string> out;
