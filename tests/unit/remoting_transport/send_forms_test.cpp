@@ -51,15 +51,7 @@ rmq::RemotingTransport transport_for(const rmq_test::FakeServer& server) {
     return rmq::RemotingTransport{c};
 }
 
-std::vector<Command> requests_of(rmq_test::FakeServer& server, std::int32_t code) {
-    std::vector<Command> out;
-    for (const auto& c : server.received()) {
-        if (c.code == code && !c.is_response()) {
-            out.push_back(c);
-        }
-    }
-    return out;
-}
+using rmq_test::requests_of;
 
 }  // namespace
 

@@ -54,15 +54,7 @@ std::map<std::string, std::string> fields_of(const Command& c) {
     return out;
 }
 
-std::vector<Command> requests_of(rmq_test::FakeServer& server, std::int32_t code) {
-    std::vector<Command> out;
-    for (const auto& c : server.received()) {
-        if (c.code == code && !c.is_response()) {
-            out.push_back(c);
-        }
-    }
-    return out;
-}
+using rmq_test::requests_of;
 
 struct Fixture {
     rmq_test::FakeServer server;
