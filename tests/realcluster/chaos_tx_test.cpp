@@ -26,6 +26,8 @@
 #include <rmq/consumer.hpp>
 #include <rmq/transport/remoting.hpp>
 
+// The file's own namespace, test cases included: its helpers' names stay its own when the unity build compiles
+// it with the other test files.
 namespace chaos_tx_test {
 
 namespace tx = rmq_chaos::tx;
@@ -96,10 +98,6 @@ void kill_now(pid_t pid) {
     ::kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
 }
-
-}  // namespace chaos_tx_test
-
-using namespace chaos_tx_test;  // NOLINT(google-build-using-namespace): this file's own helpers
 
 TEST_CASE("chaos (transactions): producers killed between the half message and END_TRANSACTION lose nothing "
           "committed and deliver nothing rolled back",
@@ -175,3 +173,5 @@ TEST_CASE("chaos (transactions): producers killed between the half message and E
     CHECK(r.orphans_committed >= 1);
     CHECK(r.stored >= 60);
 }
+
+}  // namespace chaos_tx_test
