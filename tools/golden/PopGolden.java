@@ -100,6 +100,24 @@ public final class PopGolden {
         change.setInvisibleTime(5000L);
         change.setBrokerName(ExtraInfoUtil.getBrokerName(c));
 
+        // A redelivery from the retry topic of enableRetryTopicV2 (%RETRY%<group>+<topic>): topic mark 2.
+        String retryV2Receipt =
+            ExtraInfoUtil.buildExtraInfo(4, 1700000000000L, 30000, 2, "%RETRY%g+T", "broker-b", 0, 4);
+        AckMessageRequestHeader ackV2 = new AckMessageRequestHeader();
+        String[] v = ExtraInfoUtil.split(retryV2Receipt);
+        ackV2.setConsumerGroup("g");
+        ackV2.setTopic(ExtraInfoUtil.getRealTopic(v, "T", "g"));
+        ackV2.setQueueId(ExtraInfoUtil.getQueueId(v));
+        ackV2.setExtraInfo(retryV2Receipt);
+        ackV2.setOffset(ExtraInfoUtil.getQueueOffset(v));
+        ackV2.setBrokerName(ExtraInfoUtil.getBrokerName(v));
+        StringBuilder startV2 = new StringBuilder();
+        ExtraInfoUtil.buildStartOffsetInfo(startV2, "T", 1, 10);
+        ExtraInfoUtil.buildStartOffsetInfo(startV2, "%RETRY%g+T", 0, 4);
+        StringBuilder offsetsV2 = new StringBuilder();
+        ExtraInfoUtil.buildMsgOffsetInfo(offsetsV2, "T", 1, Arrays.asList(10L));
+        ExtraInfoUtil.buildMsgOffsetInfo(offsetsV2, "%RETRY%g+T", 0, Arrays.asList(4L));
+
         StringBuilder start = new StringBuilder();
         ExtraInfoUtil.buildStartOffsetInfo(start, "T", 1, 10);
         ExtraInfoUtil.buildStartOffsetInfo(start, "%RETRY%g_T", 0, 3);
@@ -119,7 +137,11 @@ public final class PopGolden {
         System.out.println("  \"receipt\": " + str(receipt) + ",");
         System.out.println("  \"retry_receipt\": " + str(retryReceipt) + ",");
         System.out.println("  \"start_offset_info\": " + str(start.toString()) + ",");
-        System.out.println("  \"msg_offset_info\": " + str(offsets.toString()));
+        System.out.println("  \"msg_offset_info\": " + str(offsets.toString()) + ",");
+        System.out.println("  \"retry_v2_receipt\": " + str(retryV2Receipt) + ",");
+        System.out.println("  \"retry_v2_ack\":\n" + command("ack_v2", RequestCode.ACK_MESSAGE, ackV2) + ",");
+        System.out.println("  \"retry_v2_start_offset_info\": " + str(startV2.toString()) + ",");
+        System.out.println("  \"retry_v2_msg_offset_info\": " + str(offsetsV2.toString()));
         System.out.println("}");
     }
 }

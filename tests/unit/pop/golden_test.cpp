@@ -115,4 +115,46 @@ TEST_CASE("receipts and offset infos match ExtraInfoUtil", "[pop][golden]") {
           "3 1700000000000 30000 2 1 broker-a 0 3");
 }
 
+TEST_CASE("a receipt from the retry topic of enableRetryTopicV2 (topic mark 2) matches ExtraInfoUtil",
+          "[pop][golden]") {
+    const auto golden = rmq_test::load_golden("pop.json");
+    const std::string text = golden["retry_v2_receipt"];
+    const auto receipt = rmq::PopReceipt::parse(text);
+    CHECK(receipt.retry);
+    CHECK(receipt.retry_v2);
+    CHECK(receipt.topic_mark() == '2');
+    CHECK(receipt.to_string() == text);
+
+    // Its ack names %RETRY%<group>+<topic>, as ExtraInfoUtil.getRealTopic does.
+    std::map<std::string, std::string> java;
+    for (const auto& [k, v] : golden["retry_v2_ack"]["ext_fields"].items()) {
+        java[k] = v.get<std::string>();
+    }
+    CHECK(sorted(rr::to_ext_fields(rr::AckMessageRequestHeader::from(rmq::AckArgs{"g", "T", text}))) == java);
+
+    // A pop answer whose offset infos name the v2 retry topic gives its messages receipts marked 2.
+    rr::Command resp;
+    resp.code = rmq::response_code::success;
+    resp.flag = rr::command_flag::response;
+    rr::PopMessageResponseHeader h;
+    h.pop_time = 1700000000000;
+    h.invisible_time = 30000;
+    h.revive_qid = 2;
+    h.start_offset_info = golden["retry_v2_start_offset_info"].get<std::string>();
+    h.msg_offset_info = golden["retry_v2_msg_offset_info"].get<std::string>();
+    resp.ext_fields = rr::to_ext_fields(h);
+    for (const auto& [topic, queue, offset] : {std::tuple{"T", 1, 10}, {"%RETRY%g+T", 0, 4}}) {
+        rmq::MessageExt m;
+        m.set_topic(topic);
+        m.set_queue_id(queue);
+        m.set_queue_offset(offset);
+        m.set_born_host("127.0.0.1:1");
+        m.set_store_host("127.0.0.1:2");
+        resp.body += rr::encode_message(m);
+    }
+    const auto r = rr::to_pop_result(resp, "broker-b", "T");
+    REQUIRE(r.msg_found_list.size() == 2);
+    CHECK(r.msg_found_list[1].property_view(rmq::property::pop_ck) == text);
+}
+
 }  // namespace pop_golden_test
