@@ -3,7 +3,7 @@
 // consumer group that starts from the first offset. One JSON object per run on stdout.
 //
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --messages N --mode
-//   concurrently|orderly|key_orderly|raw|lite_pull|pop|push_pop|push_pop_assigned [--group G]
+//   concurrently|orderly|key_orderly|raw|lite_pull|pop|pop_batch_ack|push_pop|push_pop_assigned [--group G]
 //                         [--batch N] [--threads N] [--body BYTES] [--work none|sleep1ms|hash100] [--trace]
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --messages N --mode backlog --max-seconds S
 //   rmq_bench_real_broker --namesrv HOST:PORT --topic T --mode rebalance --order concurrently|orderly
@@ -17,8 +17,9 @@
 // lite_pull: rmq::LitePullConsumer (subscribe, auto-commit, pull_batch_size 32), one thread polling;
 // --work runs per polled batch. pop: rmq::SimpleConsumer (init mode Min), --threads threads each receiving
 // up to 32 messages (invisible 60 s, await 1 s), doing --work per message and acking each (one ACK_MESSAGE
-// per message: rmq has no BATCH_ACK_MESSAGE yet). push_pop: rmq::PushConsumer in POP mode
-// (message_request_mode Pop, from the first offset: init mode Min), --threads and --batch as concurrently.
+// per message); pop_batch_ack: the same, each received batch acked at once (BATCH_ACK_MESSAGE). push_pop:
+// rmq::PushConsumer in POP mode (message_request_mode Pop, from the first offset: init mode Min), --threads
+// and --batch as concurrently.
 // --trace (push modes): enable_msg_trace, its records to RMQ_SYS_TRACE_TOPIC (the label gets _trace;
 // JavaPushBench takes -Drmq.bench.trace=true). --work: what the listener does per call besides counting:
 // sleep 1 ms (a listener waiting on I/O), or per message 100 rounds of FNV-1a over the body (CPU-bound);
@@ -261,7 +262,8 @@ int run_lite_pull(const Options& o) {
 }
 
 /// rmq::SimpleConsumer (POP) draining the topic with a fresh group from the queues' first offsets: --threads
-/// threads receive up to 32 messages each, do the work per message and ack each message.
+/// threads receive up to 32 messages each, do the work per message and ack each message (pop) or each
+/// received batch in one request (pop_batch_ack).
 int run_pop(const Options& o) {
     rmq::RemotingConfig rc;
     rc.namesrv_addr = o.namesrv;
@@ -282,7 +284,18 @@ int run_pop(const Options& o) {
         threads.emplace_back([&] {
             while (!stop.load(std::memory_order_relaxed)) {
                 try {
-                    for (const auto& m : consumer.receive(32, std::chrono::seconds(60))) {
+                    const auto msgs = consumer.receive(32, std::chrono::seconds(60));
+                    if (o.mode == "pop_batch_ack") {
+                        for (const auto& m : msgs) {
+                            work(std::span<const rmq::MessageExt>(&m, 1));
+                        }
+                        if (!msgs.empty()) {
+                            consumer.ack(std::span<const rmq::MessageExt>(msgs));
+                        }
+                        consumed.fetch_add(static_cast<std::int64_t>(msgs.size()), std::memory_order_relaxed);
+                        continue;
+                    }
+                    for (const auto& m : msgs) {
                         work(std::span<const rmq::MessageExt>(&m, 1));
                         consumer.ack(m);
                         consumed.fetch_add(1, std::memory_order_relaxed);
@@ -301,7 +314,7 @@ int run_pop(const Options& o) {
         t.join();
     }
     r.complete = r.complete && errors.load() == 0;
-    print(o, with_work("real_pop", o), r, w.mem.base_kb);
+    print(o, with_work("real_" + o.mode, o), r, w.mem.base_kb);
     return r.complete ? 0 : 1;
 }
 
@@ -392,7 +405,7 @@ int main(int argc, char** argv) {
         if (o.mode == "lite_pull") {
             return run_lite_pull(o);
         }
-        if (o.mode == "pop") {
+        if (o.mode == "pop" || o.mode == "pop_batch_ack") {
             return run_pop(o);
         }
         if (o.mode == "rebalance") {
@@ -427,7 +440,8 @@ int main(int argc, char** argv) {
         }
         fmt::print(stderr,
                    "usage: {} --namesrv HOST:PORT --topic T --messages N --mode "
-                   "concurrently|orderly|key_orderly|raw|backlog|lite_pull|pop|push_pop|push_pop_assigned "
+                   "concurrently|orderly|key_orderly|raw|backlog|lite_pull|pop|pop_batch_ack|push_pop|"
+                   "push_pop_assigned "
                    "[--batch N] "
                    "[--threads N] [--group G] "
                    "[--body BYTES] "

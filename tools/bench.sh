@@ -50,7 +50,8 @@
 #   --beyond-push only the consumers beyond push (on a one-broker 5.3.3 cluster of its own, topic BenchBeyond, 8
 #                 queues, 128 B): per repetition the push consumer (Concurrently, 20 threads, batch 1), the lite
 #                 pull consumer (rmq::LitePullConsumer / DefaultLitePullConsumer, one polling thread) and POP
-#                 (rmq::SimpleConsumer, 20 receiving threads / Java DefaultMQPushConsumer with clientRebalance
+#                 (rmq::SimpleConsumer, 20 receiving threads acking each message or each batch / Java
+#                 DefaultMQPushConsumer with clientRebalance
 #                 false after `mqadmin setConsumeMode -m POP -q 8`), Java right before rmq: its rows replace the
 #                 beyond-push rows of latest.md/json, the other rows are kept
 #   --no-beyond-push  skip it (it is part of the default full run)
@@ -340,8 +341,9 @@ beyond_push_bench() {
                 sed "$tag" || { log "  Java run failed"; status=1; }
             # Java's POP row is its push consumer on the broker's assignment: rmq's push consumer in POP mode is
             # its counterpart (push_pop_assigned: the same group setting; push_pop: rmq's queue id -1 per broker),
-            # the SimpleConsumer row (pop) the application-driven one
-            for rmq_mode in $mode $([[ $mode != pop ]] || echo push_pop_assigned push_pop); do
+            # the SimpleConsumer rows (pop: one ACK_MESSAGE per message, pop_batch_ack: one BATCH_ACK_MESSAGE per
+            # received batch) the application-driven ones
+            for rmq_mode in $mode $([[ $mode != pop ]] || echo pop_batch_ack push_pop_assigned push_pop); do
                 group=bench_rmq_${rmq_mode}_$$_$rep
                 [[ $rmq_mode != push_pop_assigned ]] || set_pop_mode "$cluster" "$group" || status=1
                 log "beyond-push bench rep $rep/$REPS: rmq $rmq_mode"
@@ -843,6 +845,9 @@ for body in (128, 1024):
 bp_pipes = (("concurrently_b1", "concurrently_b1", "push consumer (Concurrently, 20 threads)"),
             ("lite_pull", "lite_pull", "lite pull consumer (1 polling thread)"),
             ("pop", "pop", "POP (rmq::SimpleConsumer 20 threads / Java push consumer in POP mode)"),
+            ("pop_batch_ack", "pop",
+             "POP, each received batch acked at once (rmq::SimpleConsumer 20 threads, BATCH_ACK_MESSAGE / Java push "
+             "consumer in POP mode)"),
             ("push_pop_assigned_b1", "pop",
              "POP push consumers, 20 threads, both on the broker's assignment (rmq::AllocateByBroker)"),
             ("push_pop_b1", "pop",

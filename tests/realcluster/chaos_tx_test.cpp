@@ -26,8 +26,8 @@
 #include <rmq/consumer.hpp>
 #include <rmq/transport/remoting.hpp>
 
-// The file's own namespace, test cases included: its helpers' names stay its own when the unity build compiles
-// it with the other test files.
+// The file's own namespace, test cases included: its helpers' names stay its own when the unity build
+// compiles it with the other test files.
 namespace chaos_tx_test {
 
 namespace tx = rmq_chaos::tx;
