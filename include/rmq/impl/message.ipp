@@ -4,6 +4,11 @@
 /// Definitions of message.hpp.
 
 #include <algorithm>
+#include <array>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <rmq/message.hpp>
 
@@ -24,25 +29,62 @@ RMQ_DECL std::string encode_properties(const Properties& props) {
 }
 
 RMQ_DECL Properties decode_properties(std::string_view text) {
-    Properties::container_type out;
-    // Room for every entry of a usual message at once (capped: a damaged string of separators is not a
-    // reason to reserve for thousands).
-    out.reserve(std::min<std::size_t>(
-        static_cast<std::size_t>(std::count(text.begin(), text.end(), property::property_separator)) + 1,
-        64));
+    // The entries are sorted as views first, so each name and value is copied into its string once, in its
+    // final place, instead of being moved along by the sort (a pulled message's dozen properties are decoded
+    // for every message of every pull).
+    using View = std::pair<std::string_view, std::string_view>;
+    constexpr std::size_t stack_max = 32;
+    std::array<View, stack_max> on_stack;
+    std::vector<View> on_heap;
+    std::size_t n = 0;
+    const auto add = [&](View v) {
+        if (n < stack_max) {
+            on_stack[n] = v;
+        } else {
+            if (on_heap.empty()) {
+                on_heap.assign(on_stack.begin(), on_stack.end());
+            }
+            on_heap.push_back(v);
+        }
+        ++n;
+    };
     while (!text.empty()) {
         const std::size_t end = text.find(property::property_separator);
         const std::string_view entry = text.substr(0, end);
         if (const std::size_t sep = entry.find(property::name_value_separator);
             sep != std::string_view::npos && sep > 0 && sep + 1 < entry.size()) {
-            out.emplace_back(std::string(entry.substr(0, sep)), std::string(entry.substr(sep + 1)));
+            add(View{entry.substr(0, sep), entry.substr(sep + 1)});
         }
         if (end == std::string_view::npos) {
             break;
         }
         text.remove_prefix(end + 1);
     }
-    return Properties::from_entries(std::move(out));
+    const std::span<View> views =
+        n <= stack_max ? std::span<View>(on_stack.data(), n) : std::span<View>(on_heap);
+    // Stable (of equal names the later stays later, and from_entries keeps the last, as Java's HashMap). A
+    // message's dozen entries sort fastest by insertion, with no buffer to allocate; a damaged or hostile
+    // string of thousands must not cost a quadratic sort.
+    const auto less = [](const View& a, const View& b) {
+        return Properties::name_less(a.first, b.first);
+    };
+    if (views.size() > stack_max) {
+        std::stable_sort(views.begin(), views.end(), less);
+    }
+    for (std::size_t i = 1; i < views.size(); ++i) {
+        const View moving = views[i];
+        std::size_t j = i;
+        for (; j > 0 && less(moving, views[j - 1]); --j) {
+            views[j] = views[j - 1];
+        }
+        views[j] = moving;
+    }
+    Properties::container_type out;
+    out.reserve(n);
+    for (const auto& [name, value] : views) {
+        out.emplace_back(std::string(name), std::string(value));
+    }
+    return Properties::from_entries(std::move(out));  // sorted already: one pass, nothing moved
 }
 
 RMQ_DECL Message::Message(std::string topic, std::string_view tags, std::string_view keys, std::string body)

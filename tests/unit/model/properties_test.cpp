@@ -132,6 +132,30 @@ TEST_CASE("Properties: from_entries keeps the last duplicate, the list and range
                                  "2") == rmq::Properties{{"A", "x"}, {"K", "2"}});
 }
 
+TEST_CASE("decode_properties of many entries (past its stack buffer of 32) equals Java's HashMap, later "
+          "duplicates winning",
+          "[model][properties]") {
+    for (const int count : {1, 31, 32, 33, 100}) {
+        INFO(count << " entries");
+        std::map<std::string, std::string> expected;
+        std::string text;
+        // Names in descending order, sharing first bytes ("N9", "N8", ... and "M"), each written twice: the
+        // second value must win.
+        for (int i = count - 1; i >= 0; --i) {
+            const std::string name = (i % 3 == 0 ? "M" : "N") + std::to_string(i);
+            for (const char* round : {"old", "new"}) {
+                const std::string value = std::string(round) + std::to_string(i);
+                text += name + '\x01' + value + '\x02';
+                expected[name] = value;
+            }
+        }
+        text.pop_back();
+        const auto decoded = rmq::decode_properties(text);
+        CHECK(decoded == expected);
+        CHECK(std::is_sorted(decoded.begin(), decoded.end()));
+    }
+}
+
 TEST_CASE("Properties: setting a list equals setting each name in turn, in any order and with present names",
           "[model][properties]") {
     using List = std::vector<std::pair<std::string, std::string>>;
