@@ -17850,6 +17850,67 @@ struct Verdict {
 // ---- end rmq/sim/trace.hpp ----
 
 
+// ---- begin rmq/detail/check/ownership.hpp ----
+
+/// @file detail/check/ownership.hpp
+/// rmq::detail::check::OwnershipTracker: turns samples of the members' assignments into double ownerships,
+/// spans during which two or more live members owned one queue. The simulation (rmq::sim::Trace's
+/// double_ownership, virtual ms, int members) and the real-cluster chaos suite (tests/support/
+/// chaos_ownership.hpp, µs, named members) both feed it, so a span means the same in both.
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rmq::detail::check {
+
+/// `Span`: an aggregate {queue, from, to, members} (rmq::sim::DoubleOwnership, rmq_chaos::DoubleOwnership);
+/// its times in any one unit, its members a vector of the members' identities.
+template <class Span>
+class OwnershipTracker {
+public:
+    using Time = decltype(Span::from);
+    using Member = typename decltype(Span::members)::value_type;
+    /// Queue name -> its live owners.
+    using Owners = std::map<std::string, std::set<Member>>;
+
+    /// `owners` held from time `since` (the previous sample: what ran then made them) until now.
+    void sample(Time since, const Owners& owners, std::vector<Span>& out) {
+        for (auto it = open_.begin(); it != open_.end();) {
+            const auto o = owners.find(it->first);
+            if (o == owners.end() || o->second.size() < 2) {
+                it->second.to = since;
+                out.push_back(std::move(it->second));
+                it = open_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        for (const auto& [queue, members] : owners) {
+            if (members.size() >= 2 && !open_.contains(queue)) {
+                open_.emplace(queue, Span{queue, since, since, {members.begin(), members.end()}});
+            }
+        }
+    }
+
+    /// Ends every open span at `now`.
+    void finish(Time now, std::vector<Span>& out) {
+        for (auto& [queue, d] : open_) {
+            d.to = now;
+            out.push_back(std::move(d));
+        }
+        open_.clear();
+    }
+
+private:
+    std::map<std::string, Span> open_;
+};
+
+}  // namespace rmq::detail::check
+// ---- end rmq/detail/check/ownership.hpp ----
+
 // ---- begin rmq/detail/sim/context.hpp ----
 
 /// @file detail/sim/context.hpp
@@ -18019,63 +18080,6 @@ inline std::string queue_name(const MessageQueue& mq) {
 
 }  // namespace rmq::detail::sim
 // ---- end rmq/detail/sim/context.hpp ----
-
-// ---- begin rmq/detail/sim/ownership.hpp ----
-
-/// @file detail/sim/ownership.hpp
-/// rmq::detail::sim::OwnershipTracker: turns samples of the members' assignments into the trace's double
-/// ownerships (rmq::sim::DoubleOwnership): spans during which two or more live members owned one queue.
-
-#include <cstdint>
-#include <map>
-#include <set>
-#include <string>
-#include <vector>
-
-
-namespace rmq::detail::sim {
-
-class OwnershipTracker {
-public:
-    /// Queue name -> its live owners.
-    using Owners = std::map<std::string, std::set<int>>;
-
-    /// `owners` held from virtual time `since` (the previous sample: what ran then made them) until now.
-    void sample(std::int64_t since, const Owners& owners, std::vector<rmq::sim::DoubleOwnership>& out) {
-        for (auto it = open_.begin(); it != open_.end();) {
-            const auto o = owners.find(it->first);
-            if (o == owners.end() || o->second.size() < 2) {
-                it->second.to = since;
-                out.push_back(std::move(it->second));
-                it = open_.erase(it);
-            } else {
-                ++it;
-            }
-        }
-        for (const auto& [queue, members] : owners) {
-            if (members.size() >= 2 && !open_.contains(queue)) {
-                open_.emplace(queue,
-                              rmq::sim::DoubleOwnership{
-                                  queue, since, since, std::vector<int>(members.begin(), members.end())});
-            }
-        }
-    }
-
-    /// Ends every open span at `now`.
-    void finish(std::int64_t now, std::vector<rmq::sim::DoubleOwnership>& out) {
-        for (auto& [queue, d] : open_) {
-            d.to = now;
-            out.push_back(std::move(d));
-        }
-        open_.clear();
-    }
-
-private:
-    std::map<std::string, rmq::sim::DoubleOwnership> open_;
-};
-
-}  // namespace rmq::detail::sim
-// ---- end rmq/detail/sim/ownership.hpp ----
 
 // ---- begin rmq/detail/sim/routes.hpp ----
 
@@ -18613,7 +18617,7 @@ private:
         if (since < 0) {
             return;
         }
-        detail::sim::OwnershipTracker::Owners owners;
+        detail::check::OwnershipTracker<DoubleOwnership>::Owners owners;
         for (const auto& m : members_) {
             if (ctx_->world.crashed(m->index) || ctx_->world.paused(m->index) || !m->consumer->running()) {
                 continue;
@@ -18831,7 +18835,7 @@ private:
     std::vector<std::unique_ptr<Member>> members_;
     std::set<std::pair<int, int>> handled_ok_;
     std::vector<std::vector<std::pair<int, int>>> held_sends_;  // per broker: (key, seq) waiting for it
-    detail::sim::OwnershipTracker owners_;
+    detail::check::OwnershipTracker<DoubleOwnership> owners_;
     bool finished_ = false;
 };
 
