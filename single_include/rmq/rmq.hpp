@@ -17737,7 +17737,8 @@ struct Options {
 /// @file sim/trace.hpp
 /// What a simulation run records (rmq::sim::Trace: messages sent, listener calls, faults injected) and the
 /// checker that judges it (rmq::sim::check): nothing lost, per-key order kept for ordered policies, queue
-/// ownership respected, and every duplicate explained by a fault or a rebalance. See docs/simulation.md.
+/// ownership respected, and every duplicate explained by a fault or a rebalance: the one trace checker
+/// (rmq/detail/check/check.hpp) that also judges the real-cluster chaos runs. See docs/simulation.md.
 
 #include <cstdint>
 #include <string>
@@ -17853,6 +17854,67 @@ struct Verdict {
 
 // ---- end rmq/sim/trace.hpp ----
 
+
+// ---- begin rmq/detail/check/ownership.hpp ----
+
+/// @file detail/check/ownership.hpp
+/// rmq::detail::check::OwnershipTracker: turns samples of the members' assignments into double ownerships,
+/// spans during which two or more live members owned one queue. The simulation (rmq::sim::Trace's
+/// double_ownership, virtual ms, int members) and the real-cluster chaos suite (tests/support/
+/// chaos_ownership.hpp, µs, named members) both feed it, so a span means the same in both.
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rmq::detail::check {
+
+/// `Span`: an aggregate {queue, from, to, members} (rmq::sim::DoubleOwnership, rmq_chaos::DoubleOwnership);
+/// its times in any one unit, its members a vector of the members' identities.
+template <class Span>
+class OwnershipTracker {
+public:
+    using Time = decltype(Span::from);
+    using Member = typename decltype(Span::members)::value_type;
+    /// Queue name -> its live owners.
+    using Owners = std::map<std::string, std::set<Member>>;
+
+    /// `owners` held from time `since` (the previous sample: what ran then made them) until now.
+    void sample(Time since, const Owners& owners, std::vector<Span>& out) {
+        for (auto it = open_.begin(); it != open_.end();) {
+            const auto o = owners.find(it->first);
+            if (o == owners.end() || o->second.size() < 2) {
+                it->second.to = since;
+                out.push_back(std::move(it->second));
+                it = open_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        for (const auto& [queue, members] : owners) {
+            if (members.size() >= 2 && !open_.contains(queue)) {
+                open_.emplace(queue, Span{queue, since, since, {members.begin(), members.end()}});
+            }
+        }
+    }
+
+    /// Ends every open span at `now`.
+    void finish(Time now, std::vector<Span>& out) {
+        for (auto& [queue, d] : open_) {
+            d.to = now;
+            out.push_back(std::move(d));
+        }
+        open_.clear();
+    }
+
+private:
+    std::map<std::string, Span> open_;
+};
+
+}  // namespace rmq::detail::check
+// ---- end rmq/detail/check/ownership.hpp ----
 
 // ---- begin rmq/detail/sim/context.hpp ----
 
@@ -18023,63 +18085,6 @@ inline std::string queue_name(const MessageQueue& mq) {
 
 }  // namespace rmq::detail::sim
 // ---- end rmq/detail/sim/context.hpp ----
-
-// ---- begin rmq/detail/sim/ownership.hpp ----
-
-/// @file detail/sim/ownership.hpp
-/// rmq::detail::sim::OwnershipTracker: turns samples of the members' assignments into the trace's double
-/// ownerships (rmq::sim::DoubleOwnership): spans during which two or more live members owned one queue.
-
-#include <cstdint>
-#include <map>
-#include <set>
-#include <string>
-#include <vector>
-
-
-namespace rmq::detail::sim {
-
-class OwnershipTracker {
-public:
-    /// Queue name -> its live owners.
-    using Owners = std::map<std::string, std::set<int>>;
-
-    /// `owners` held from virtual time `since` (the previous sample: what ran then made them) until now.
-    void sample(std::int64_t since, const Owners& owners, std::vector<rmq::sim::DoubleOwnership>& out) {
-        for (auto it = open_.begin(); it != open_.end();) {
-            const auto o = owners.find(it->first);
-            if (o == owners.end() || o->second.size() < 2) {
-                it->second.to = since;
-                out.push_back(std::move(it->second));
-                it = open_.erase(it);
-            } else {
-                ++it;
-            }
-        }
-        for (const auto& [queue, members] : owners) {
-            if (members.size() >= 2 && !open_.contains(queue)) {
-                open_.emplace(queue,
-                              rmq::sim::DoubleOwnership{
-                                  queue, since, since, std::vector<int>(members.begin(), members.end())});
-            }
-        }
-    }
-
-    /// Ends every open span at `now`.
-    void finish(std::int64_t now, std::vector<rmq::sim::DoubleOwnership>& out) {
-        for (auto& [queue, d] : open_) {
-            d.to = now;
-            out.push_back(std::move(d));
-        }
-        open_.clear();
-    }
-
-private:
-    std::map<std::string, rmq::sim::DoubleOwnership> open_;
-};
-
-}  // namespace rmq::detail::sim
-// ---- end rmq/detail/sim/ownership.hpp ----
 
 // ---- begin rmq/detail/sim/routes.hpp ----
 
@@ -18617,7 +18622,7 @@ private:
         if (since < 0) {
             return;
         }
-        detail::sim::OwnershipTracker::Owners owners;
+        detail::check::OwnershipTracker<DoubleOwnership>::Owners owners;
         for (const auto& m : members_) {
             if (ctx_->world.crashed(m->index) || ctx_->world.paused(m->index) || !m->consumer->running()) {
                 continue;
@@ -18835,7 +18840,7 @@ private:
     std::vector<std::unique_ptr<Member>> members_;
     std::set<std::pair<int, int>> handled_ok_;
     std::vector<std::vector<std::pair<int, int>>> held_sends_;  // per broker: (key, seq) waiting for it
-    detail::sim::OwnershipTracker owners_;
+    detail::check::OwnershipTracker<DoubleOwnership> owners_;
     bool finished_ = false;
 };
 
@@ -27184,11 +27189,912 @@ RMQ_DECL void AckOutcomes::rethrow() const {
 // ---- begin rmq/sim/impl/trace.ipp ----
 
 #include <algorithm>
-#include <map>
-#include <utility>
+#include <cstdint>
 
 #include <fmt/format.h>
 
+
+
+// ---- begin rmq/detail/check/check.hpp ----
+
+/// @file detail/check/check.hpp
+/// The one trace checker: from what a keyed producer stored, every listener call and the fault log, it
+/// computes lost messages, duplicates and their causes, per-key order violations, calls without the queue's
+/// lock, rewinds, the longest stall of a key and shutdown times. Pure: no I/O and nothing of rmq's transport.
+/// rmq::sim::check feeds it a simulation's trace (Rules::Simulation) and the real-cluster chaos suite its
+/// logs (tests/support/chaos_check.hpp, Rules::Chaos); the rules both worlds share live here once (what is
+/// lost, what is a duplicate, which faults exist), and where their evidence differs Options::rules picks
+/// (docs/simulation.md, docs/chaos.md).
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+// ---- begin rmq/detail/check/explain.hpp ----
+
+/// @file detail/check/explain.hpp
+/// Why a message was handled again: the one trace checker's duplicate rules, the chaos suite's (against the
+/// previous handling, from the driver's signals; POP runs apart) and the simulation's (against the first
+/// success, from the faults where they struck).
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+// ---- begin rmq/detail/check/input.hpp ----
+
+/// @file detail/check/input.hpp
+/// What the one trace checker (rmq/detail/check/check.hpp) reads: the messages a keyed producer stored, every
+/// listener call of every member and the fault log. Neutral between its two users: the simulation (rmq::sim::
+/// Trace, adapted by rmq/detail/check/from_trace.hpp: virtual ms as µs, int keys and members as their decimal
+/// names) and the real-cluster chaos suite (tests/chaos/logs.hpp: µs of one machine's clock, named members).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rmq::detail::check {
+
+/// One message the producer stored (SEND_OK). `seq` counts per key from 0; each key goes to one queue.
+struct Sent {
+    std::string key;
+    std::int64_t seq = 0;
+    std::string msg_id;
+    std::string broker;
+    int queue_id = 0;
+    std::int64_t offset = 0;
+    std::int64_t time_us = 0;  ///< when the send returned
+    /// Stored twice (a producer retry after a lost answer): a second delivery is explained.
+    bool duplicated = false;
+};
+
+/// Whether the member held the broker's lock on the message's queue at the call (ordered policies).
+enum class Lock { Unknown, Held, NotHeld };
+
+/// One listener call on a message. `member` names one incarnation of a process (a restarted member is
+/// another member). The chaos members record only successes (before their listener returns).
+struct Handled {
+    std::string member;
+    std::string key;
+    std::int64_t seq = 0;
+    std::string msg_id;
+    std::string broker;
+    int queue_id = 0;
+    std::int64_t offset = 0;
+    std::int64_t time_us = 0;
+    bool success = true;
+    Lock lock = Lock::Unknown;
+    std::string
+        queue{};  ///< "topic:queue_id" it was pulled from (a retry topic for redeliveries), when known
+};
+
+/// Every fault either world injects or meets. The chaos driver's: Start .. BrokerUp; the simulation's add the
+/// rest (its BrokerRestarted is a BrokerKill and a BrokerStart at one time, its BrokerDown a BrokerKill).
+enum class FaultKind {
+    Start,        ///< a member (incarnation) started: joins the group
+    Kill,         ///< kill -9 of a member (a simulated crash)
+    Term,         ///< SIGTERM of a member (clean shutdown)
+    Pause,        ///< SIGSTOP of a member
+    Resume,       ///< SIGCONT of a member
+    BrokerKill,   ///< kill -9 of a broker (target: broker name)
+    BrokerStart,  ///< a killed broker started again
+    BrokerUp,     ///< ... and serves again (its start command returned; the POP rules' end of the outage)
+    Expired,      ///< the broker dropped a member whose heartbeats stopped: the others rebalance
+    PullDropped,
+    PullDelayed,
+    OffsetDropped,      ///< an offset commit lost (queue: its queue)
+    OffsetDelayed,      ///< ... applied late, after newer ones
+    OffsetDuplicated,   ///< ... applied now and again later
+    LockAnswerDropped,  ///< a lock applied by the broker, its answer lost (queue: its queue)
+    HeartbeatDropped,
+    SendDuplicated,
+};
+inline constexpr int fault_kind_count = 17;
+
+[[nodiscard]] inline std::string_view to_string(FaultKind k) noexcept {
+    constexpr std::string_view names[] = {"start",
+                                          "kill",
+                                          "term",
+                                          "pause",
+                                          "resume",
+                                          "broker_kill",
+                                          "broker_start",
+                                          "broker_up",
+                                          "expired",
+                                          "pull_dropped",
+                                          "pull_delayed",
+                                          "offset_dropped",
+                                          "offset_delayed",
+                                          "offset_duplicated",
+                                          "lock_answer_dropped",
+                                          "heartbeat_dropped",
+                                          "send_duplicated"};
+    const auto i = static_cast<std::size_t>(k);
+    return i < std::size(names) ? names[i] : "?";
+}
+
+/// The kind named `s` (as to_string prints it); false when `s` names none.
+[[nodiscard]] inline bool fault_kind_from(std::string_view s, FaultKind& out) noexcept {
+    for (int i = 0; i < fault_kind_count; ++i) {
+        const auto k = static_cast<FaultKind>(i);
+        if (to_string(k) == s) {
+            out = k;
+            return true;
+        }
+    }
+    return false;
+}
+
+struct Fault {
+    std::int64_t time_us = 0;  ///< just before the signal was sent / the command ran / the fault struck
+    FaultKind kind = FaultKind::Start;
+    std::string target;   ///< member or broker name; empty when neither's
+    std::string queue{};  ///< the queue of a queue's fault ("topic:queue_id"), else empty
+};
+
+/// A member's clean shutdown: from the SIGTERM (or the end of the run) to the end of shutdown().
+struct Shutdown {
+    std::string member;
+    std::int64_t requested_us = 0;
+    std::int64_t done_us = 0;
+};
+
+struct Input {
+    std::vector<Sent> sent;
+    std::vector<Handled> handled;  ///< any order; each member's records in its log order
+    std::vector<Fault> faults;
+    std::vector<Shutdown> shutdowns;
+    std::int64_t send_failures = 0;  ///< sends that did not return SEND_OK (not in `sent`)
+};
+
+}  // namespace rmq::detail::check
+// ---- end rmq/detail/check/input.hpp ----
+
+// ---- begin rmq/detail/check/report.hpp ----
+
+/// @file detail/check/report.hpp
+/// The one trace checker's options (which world's rules judge where the worlds differ) and its report.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq::detail::check {
+
+/// Why a message was handled again. The chaos rules check the first six in this order; the first that fits
+/// wins. The simulation's rules add the others (docs/simulation.md).
+enum class Cause {
+    KillOfHolder,   ///< the member that handled it before was killed (kill -9) between the two handlings
+    TermOfHolder,   ///< ... was stopped with SIGTERM
+    PauseOfHolder,  ///< ... was paused (SIGSTOP)
+    BrokerRestart,  ///< a broker was killed or started between the two handlings
+    Handover,       ///< another member started/stopped/paused/resumed shortly before or in between: the queue
+                    ///< moved
+    SendDuplicated,  ///< the producer stored the message twice
+    RetryCopy,       ///< a copy sent back to the retry topic by a failed call (unordered policies)
+    QueueFault,      ///< an offset commit or lock answer of one of the two queues was lost or late
+    Unexplained,     ///< none of these
+};
+inline constexpr int cause_count = 9;
+
+[[nodiscard]] inline std::string_view to_string(Cause c) noexcept {
+    constexpr std::string_view names[] = {"kill of the holder",
+                                          "SIGTERM of the holder",
+                                          "pause of the holder",
+                                          "broker restart",
+                                          "handover",
+                                          "send stored twice",
+                                          "retry copy",
+                                          "queue fault",
+                                          "unexplained"};
+    const auto i = static_cast<std::size_t>(c);
+    return i < std::size(names) ? names[i] : "?";
+}
+
+/// Where the two worlds' rules differ: the chaos suite's logs prove less (successes only, no locks, faults as
+/// signals of a driver), the simulation's trace records every call and each fault where it struck.
+enum class Rules {
+    Chaos,       ///< explain against the previous handling; order from first handlings (docs/chaos.md)
+    Simulation,  ///< explain against the first success; order and locks per call (docs/simulation.md)
+};
+
+struct Options {
+    /// A fault explains a repeat when it happened at most this long after the previous handling (offsets are
+    /// committed every few seconds; a message handled long before a fault was committed already).
+    std::int64_t window_us = 30'000'000;
+    /// Tolerance for a record written just after the driver logged the fault (the signal is sent after).
+    std::int64_t slack_us = 1'000'000;
+    /// A membership change or broker restart moves queues only at the members' next rebalance: such a fault
+    /// explains repeats whose previous handling came up to this long after it (two members briefly consuming
+    /// a queue that moves, which Concurrently allows).
+    std::int64_t rebalance_lag_us = 10'000'000;
+    /// Examples kept per kind of finding.
+    std::size_t examples = 5;
+    /// > 0: a POP run (docs/chaos.md#pop-mode), the members' pop_invisible_time. No queue moves between POP
+    /// members, so a repeat is a redelivery after that time and other rules explain it (detail::explain_pop).
+    std::int64_t pop_invisible_us = 0;
+    Rules rules = Rules::Chaos;
+    /// Rules::Simulation: the policy promises per-key order and exclusive queue ownership.
+    bool ordered = false;
+    /// Rules::Simulation: a call without the broker's lock is explained this long after a broker restart (the
+    /// restart lost the locks while members still trust theirs); a fault explains a repeat this long before
+    /// the first success.
+    std::int64_t lock_grace_us = 60'000'000;
+    /// Readable findings kept (Report::problems), in the order they were found.
+    std::size_t problems = 10;
+};
+
+struct Duplicate {
+    std::string msg_id;
+    std::string key;
+    std::int64_t seq = 0;
+    std::string first_member;  ///< the previous handling's member
+    std::string member;        ///< the repeat's member
+    std::int64_t previous_us = 0;
+    std::int64_t time_us = 0;
+    Cause cause = Cause::Unexplained;
+};
+
+enum class OrderFault {
+    /// Chaos: a seq handled for the first time after a higher seq of its key was handled for the first time.
+    OutOfOrder,
+    /// Chaos: a seq handled for the first time right after a handling of the key that was not its
+    /// predecessor: another handling of an older seq came between (a stale or second holder).
+    Interleaved,
+    /// Simulation: a call on a seq before its predecessor (seq - 1) succeeded.
+    BeforePredecessor,
+};
+
+struct OrderViolation {
+    OrderFault fault = OrderFault::OutOfOrder;
+    std::string key;
+    std::int64_t seq = 0;
+    std::int64_t after_seq = 0;  ///< the key's previous handling (Interleaved) / highest first handling
+    std::string member;
+    std::int64_t time_us = 0;
+    std::int64_t after_time_us = 0;  ///< when after_seq was handled (that handling)
+};
+
+struct Stall {
+    std::string key;
+    std::int64_t seq = 0;  ///< the message that waited
+    std::int64_t wait_us = 0;
+    std::int64_t time_us = 0;  ///< when it was finally handled
+};
+
+struct Report {
+    std::int64_t sent = 0;
+    std::int64_t send_failures = 0;
+    std::int64_t handled = 0;  ///< every successful handling
+    std::int64_t failed = 0;   ///< calls that failed (the simulation's; the chaos logs have none)
+    std::int64_t unique = 0;   ///< distinct sent messages handled at least once
+    std::int64_t lost = 0;     ///< sent, never handled successfully
+    std::int64_t unknown = 0;  ///< distinct handled messages that were not in `sent` (a failed send stored)
+    std::int64_t duplicates = 0;                       ///< successful handlings beyond the first
+    std::array<std::int64_t, cause_count> by_cause{};  ///< indexed by Cause
+    std::int64_t out_of_order = 0;
+    std::int64_t interleaved = 0;
+    std::int64_t before_predecessor = 0;
+    std::int64_t without_lock = 0;  ///< calls without the queue's lock, unexplained (Rules::Simulation)
+    std::int64_t rewinds = 0;       ///< jumps back of a key to re-handle already handled seqs
+    std::int64_t keys = 0;
+    Stall longest_stall;        ///< the longest wait of any message for its key's turn
+    std::vector<Stall> stalls;  ///< the longest wait per key, longest first (Options::examples)
+    std::map<std::string, std::int64_t> faults;  ///< count per FaultKind name
+    std::vector<Shutdown> shutdowns;             ///< sorted by duration, longest first
+    std::vector<std::string> lost_examples;
+    std::vector<Duplicate> unexplained_examples;
+    std::vector<OrderViolation> violation_examples;
+    std::vector<std::string> problems;  ///< Options::problems readable findings, in the order found
+
+    [[nodiscard]] std::int64_t by(Cause c) const noexcept { return by_cause.at(static_cast<std::size_t>(c)); }
+
+    [[nodiscard]] std::int64_t order_violations() const noexcept {
+        return out_of_order + interleaved + before_predecessor;
+    }
+
+    /// Nothing lost, no unexplained duplicate, and (for ordered policies) no order violation and no call
+    /// without the lock.
+    [[nodiscard]] bool ok(bool ordered) const noexcept {
+        return lost == 0 && by(Cause::Unexplained) == 0 &&
+               (!ordered || (order_violations() == 0 && without_lock == 0));
+    }
+};
+
+}  // namespace rmq::detail::check
+// ---- end rmq/detail/check/report.hpp ----
+
+namespace rmq::detail::check {
+
+[[nodiscard]] inline bool broker_fault(FaultKind k) noexcept {
+    return k == FaultKind::BrokerKill || k == FaultKind::BrokerStart || k == FaultKind::BrokerUp;
+}
+
+/// A fault that moves queues between members: a member's start, exit, pause or expiry, or a broker's.
+[[nodiscard]] inline bool membership_change(FaultKind k) noexcept {
+    return k == FaultKind::Start || k == FaultKind::Kill || k == FaultKind::Term || k == FaultKind::Pause ||
+           k == FaultKind::Resume || k == FaultKind::Expired || broker_fault(k);
+}
+
+/// A fault of one queue's offset commit or lock answer (Fault::queue).
+[[nodiscard]] inline bool queue_fault(FaultKind k) noexcept {
+    return k == FaultKind::OffsetDropped || k == FaultKind::OffsetDelayed ||
+           k == FaultKind::OffsetDuplicated || k == FaultKind::LockAnswerDropped;
+}
+
+/// When `broker`, killed at `kill_us`, served again: its next BrokerUp, else its next BrokerStart, else the
+/// kill.
+inline std::int64_t
+broker_back_us(const std::string& broker, std::int64_t kill_us, const std::vector<Fault>& faults) {
+    std::optional<std::int64_t> up;
+    std::optional<std::int64_t> start;
+    for (const auto& f : faults) {
+        if (f.target != broker || f.time_us < kill_us) {
+            continue;
+        }
+        if (f.kind == FaultKind::BrokerUp && (!up || f.time_us < *up)) {
+            up = f.time_us;
+        } else if (f.kind == FaultKind::BrokerStart && (!start || f.time_us < *start)) {
+            start = f.time_us;
+        }
+    }
+    return up.value_or(start.value_or(kill_us));
+}
+
+/// POP: the previous handling's broker (whose check points, pop offsets and acks it was) was killed before
+/// the repeat, and the previous handling came at most rebalance_lag_us before the kill (what the broker had
+/// not flushed) or before the invisible time after its return passed (an ack to the dead broker; the copies
+/// it released on its return: revived check points and rolled-back pop offsets, which may both come back).
+inline bool pop_broker_restart(const Handled& previous,
+                               const Handled& repeat,
+                               const std::vector<Fault>& faults,
+                               const Options& o) {
+    return std::any_of(faults.begin(), faults.end(), [&](const Fault& f) {
+        if (f.kind != FaultKind::BrokerKill || f.target != previous.broker || f.time_us > repeat.time_us) {
+            return false;
+        }
+        const std::int64_t back = broker_back_us(f.target, f.time_us, faults);
+        return previous.time_us + o.rebalance_lag_us >= f.time_us &&
+               previous.time_us <= back + o.pop_invisible_us + o.slack_us;
+    });
+}
+
+/// A POP run: a message handled again came back after its invisible time because its ack did not reach the
+/// broker, or its broker restarted. Only the handler's fault within that time after the previous handling can
+/// have kept the ack away (later, the message was acked or back already): killed, stopped or paused before
+/// acking; else a restart of its broker (pop_broker_restart). Another member's start or exit moves nothing:
+/// no handover.
+inline Cause explain_pop(const Handled& previous,
+                         const Handled& repeat,
+                         const std::vector<Fault>& faults,
+                         const Options& o) {
+    const std::int64_t from = previous.time_us - o.slack_us;
+    const std::int64_t until = std::min(repeat.time_us, previous.time_us + o.pop_invisible_us + o.slack_us);
+    for (const auto& [kind, cause] : {std::pair{FaultKind::Kill, Cause::KillOfHolder},
+                                      std::pair{FaultKind::Term, Cause::TermOfHolder},
+                                      std::pair{FaultKind::Pause, Cause::PauseOfHolder}}) {
+        if (std::any_of(faults.begin(), faults.end(), [&](const Fault& f) {
+                return f.kind == kind && f.target == previous.member && f.time_us >= from &&
+                       f.time_us <= until;
+            })) {
+            return cause;
+        }
+    }
+    return pop_broker_restart(previous, repeat, faults, o) ? Cause::BrokerRestart : Cause::Unexplained;
+}
+
+/// The chaos rules: a fault of the previous handling's member within the window, else a broker restart or
+/// another membership change up to the rebalance lag before the previous handling.
+inline Cause explain_chaos(const Handled& previous,
+                           const Handled& repeat,
+                           const std::vector<Fault>& faults,
+                           const Options& o) {
+    if (o.pop_invisible_us > 0) {
+        return explain_pop(previous, repeat, faults, o);
+    }
+    const auto in_window = [&](const Fault& f) {
+        return f.time_us + o.slack_us >= previous.time_us && f.time_us <= repeat.time_us &&
+               f.time_us - previous.time_us <= o.window_us;
+    };
+    for (const auto& [kind, cause] : {std::pair{FaultKind::Kill, Cause::KillOfHolder},
+                                      std::pair{FaultKind::Term, Cause::TermOfHolder},
+                                      std::pair{FaultKind::Pause, Cause::PauseOfHolder}}) {
+        if (std::any_of(faults.begin(), faults.end(), [&](const Fault& f) {
+                return f.kind == kind && f.target == previous.member && in_window(f);
+            })) {
+            return cause;
+        }
+    }
+    const auto in_rebalance_window = [&](const Fault& f) {
+        return f.time_us + std::max(o.slack_us, o.rebalance_lag_us) >= previous.time_us &&
+               f.time_us <= repeat.time_us && f.time_us - previous.time_us <= o.window_us;
+    };
+    const auto any = [&](auto pred) {
+        return std::any_of(
+            faults.begin(), faults.end(), [&](const Fault& f) { return pred(f) && in_rebalance_window(f); });
+    };
+    if (any([](const Fault& f) {
+            return f.kind == FaultKind::BrokerKill || f.kind == FaultKind::BrokerStart;
+        })) {
+        return Cause::BrokerRestart;
+    }
+    if (any([](const Fault& f) { return !broker_fault(f.kind); })) {
+        return Cause::Handover;
+    }
+    return Cause::Unexplained;
+}
+
+/// What the simulation's rules know of one message when it succeeds again.
+struct Attempts {
+    std::size_t failures = 0;
+    std::size_t successes = 0;  ///< this one included
+    bool duplicated_send = false;
+};
+
+/// The simulation's rules: a second stored copy; without order, a retry copy per failed call; another
+/// member; or, from lock_grace_us before the first success to the repeat, a broker restart, a fault of one of
+/// the two queues, or any membership change.
+inline Cause explain_simulation(const Handled& first,
+                                const Handled& repeat,
+                                const Attempts& a,
+                                const std::vector<Fault>& faults,
+                                const Options& o) {
+    if (a.duplicated_send) {
+        return Cause::SendDuplicated;
+    }
+    // Without order, each failed delivery sends a copy back to the retry topic, and each copy may succeed
+    // once: two members that both failed a message (a rebalance in between) make two copies.
+    if (!o.ordered && a.successes <= a.failures) {
+        return Cause::RetryCopy;
+    }
+    if (first.member != repeat.member) {
+        return Cause::Handover;
+    }
+    const auto within = [&](const Fault& f) {
+        return f.time_us >= first.time_us - o.lock_grace_us && f.time_us <= repeat.time_us;
+    };
+    const auto any = [&](auto pred) {
+        return std::any_of(
+            faults.begin(), faults.end(), [&](const Fault& f) { return within(f) && pred(f); });
+    };
+    if (any([](const Fault& f) { return broker_fault(f.kind); })) {
+        return Cause::BrokerRestart;
+    }
+    if (any([&](const Fault& f) {
+            return queue_fault(f.kind) && (f.queue == first.queue || f.queue == repeat.queue);
+        })) {
+        return Cause::QueueFault;
+    }
+    return any([](const Fault& f) { return membership_change(f.kind); }) ? Cause::Handover
+                                                                         : Cause::Unexplained;
+}
+
+}  // namespace rmq::detail::check
+// ---- end rmq/detail/check/explain.hpp ----
+
+// ---- begin rmq/detail/check/order.hpp ----
+
+/// @file detail/check/order.hpp
+/// The one trace checker's per-key analysis of successful handlings: the chaos rules' order findings
+/// (out of order, interleaved), rewinds and the longest wait of each key's messages.
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+
+namespace rmq::detail::check {
+
+/// Whether `member` may have lost its queues and taken them again in (from_us, to_us]: it was paused or
+/// resumed, or a broker restarted (its locks were lost).
+inline bool could_have_lost_queue(const std::string& member,
+                                  std::int64_t from_us,
+                                  std::int64_t to_us,
+                                  const std::vector<Fault>& faults) {
+    return std::any_of(faults.begin(), faults.end(), [&](const Fault& f) {
+        const bool own = (f.kind == FaultKind::Pause || f.kind == FaultKind::Resume) && f.target == member;
+        const bool broker = f.kind == FaultKind::BrokerKill || f.kind == FaultKind::BrokerStart;
+        return (own || broker) && f.time_us > from_us && f.time_us <= to_us;
+    });
+}
+
+using Violation = std::function<void(OrderFault, const Handled&, std::int64_t, std::int64_t)>;
+
+/// One key's successful handlings in time order: its order findings (reported through `violation` when
+/// `judge_order`), rewinds, and the first handling of each seq. Returns seq -> first handling's time.
+inline std::map<std::int64_t, std::int64_t> key_order(const std::vector<const Handled*>& list,
+                                                      const std::vector<Fault>& faults,
+                                                      bool judge_order,
+                                                      const Violation& violation,
+                                                      std::int64_t& rewinds) {
+    // predecessor of each handled seq among the key's handled seqs (a lost seq is no one's predecessor)
+    std::set<std::int64_t> seqs;
+    for (const Handled* h : list) {
+        seqs.insert(h->seq);
+    }
+    std::map<std::int64_t, std::int64_t> first_time;    // seq -> first handling
+    std::map<std::string, const Handled*> member_last;  // member -> its last handling of this key
+    std::int64_t max_first = -1;
+    const Handled* last = nullptr;  // the key's position: its last handling (an out-of-order one aside)
+    for (const Handled* h : list) {
+        const bool first = first_time.try_emplace(h->seq, h->time_us).second;
+        const auto mine = member_last.find(h->member);
+        const Handled* my_previous = mine == member_last.end() ? nullptr : mine->second;
+        member_last[h->member] = h;
+        if (first) {
+            if (last != nullptr && h->seq < max_first) {
+                // counted once: the key's position stays where it was, so its successor is no violation
+                if (judge_order) {
+                    violation(OrderFault::OutOfOrder, *h, max_first, first_time[max_first]);
+                }
+                continue;
+            }
+            const auto it = seqs.find(h->seq);
+            const std::int64_t predecessor = it == seqs.begin() ? -1 : *std::prev(it);
+            // Only what the logs prove: the member went on from its own predecessor while another one
+            // re-handled older seqs (two holders at once), or it skipped its predecessor after re-handling an
+            // older one, with nothing in between that could have taken the queue from it and given it back
+            // (its own pause, a broker restart). A member that handled neither resumes after another holder's
+            // progress: a handover, even when a holder in between re-handled an older seq and stopped there.
+            if (judge_order && last != nullptr && predecessor != last->seq && my_previous != nullptr &&
+                (my_previous->seq == predecessor || my_previous->seq == last->seq) &&
+                !could_have_lost_queue(h->member, my_previous->time_us, h->time_us, faults)) {
+                violation(OrderFault::Interleaved, *h, last->seq, last->time_us);
+            }
+            max_first = std::max(max_first, h->seq);
+        } else if (h->seq <= last->seq) {  // a repeat: an earlier handling set `last`
+            ++rewinds;
+        }
+        last = h;
+    }
+    return first_time;
+}
+
+/// How long each message of `key` waited for its turn once it was sent and its predecessor handled: the
+/// longest wait.
+inline Stall key_stall(const std::string& key,
+                       const std::map<std::int64_t, std::int64_t>& first_time,
+                       const std::map<std::int64_t, std::int64_t>& sent_seqs) {
+    Stall worst{.key = key};
+    std::int64_t ready_floor = 0;  // first handling of the previous handled seq
+    for (const auto& [seq, t] : first_time) {
+        const auto st = sent_seqs.find(seq);
+        const std::int64_t ready = std::max(st == sent_seqs.end() ? t : st->second, ready_floor);
+        if (t - ready > worst.wait_us) {
+            worst = Stall{.key = key, .seq = seq, .wait_us = t - ready, .time_us = t};
+        }
+        ready_floor = t;
+    }
+    return worst;
+}
+
+}  // namespace rmq::detail::check
+// ---- end rmq/detail/check/order.hpp ----
+
+namespace rmq::detail::check {
+
+/// One pass over the calls in time order (ties keep the input order: each member's log order).
+class Checker {
+public:
+    Checker(const Input& in, const Options& o)
+        : in_(&in)
+        , o_(o) {
+        for (const auto& s : in.sent) {
+            sent_[s.msg_id] = s.duplicated;
+        }
+        for (const auto& h : in.handled) {
+            records_.push_back(&h);
+        }
+        std::stable_sort(records_.begin(), records_.end(), [](const Handled* a, const Handled* b) {
+            return a->time_us < b->time_us;
+        });
+    }
+
+    Report run() {
+        r_.sent = static_cast<std::int64_t>(in_->sent.size());
+        r_.send_failures = in_->send_failures;
+        for (const auto& f : in_->faults) {
+            ++r_.faults[std::string(to_string(f.kind))];
+        }
+        for (const Handled* h : records_) {
+            call(*h);
+        }
+        lost();
+        per_key();
+        r_.shutdowns = in_->shutdowns;
+        std::stable_sort(r_.shutdowns.begin(), r_.shutdowns.end(), [](const Shutdown& a, const Shutdown& b) {
+            return a.done_us - a.requested_us > b.done_us - b.requested_us;
+        });
+        return std::move(r_);
+    }
+
+private:
+    struct Message {
+        const Handled* first = nullptr;  // its first success
+        const Handled* last = nullptr;   // its latest success so far
+        Attempts attempts;
+    };
+
+    [[nodiscard]] bool simulation() const noexcept { return o_.rules == Rules::Simulation; }
+
+    void problem(std::string text) {
+        if (r_.problems.size() < o_.problems) {
+            r_.problems.push_back(std::move(text));
+        }
+    }
+
+    void call(const Handled& h) {
+        Message& m = messages_[h.msg_id];
+        ++(h.success ? m.attempts.successes : m.attempts.failures);
+        if (simulation() && o_.ordered) {
+            check_predecessor(h);
+            check_lock(h);
+        }
+        if (!h.success) {
+            ++r_.failed;
+            return;
+        }
+        ++r_.handled;
+        succeeded_.emplace(h.key, h.seq);
+        if (m.first == nullptr) {
+            m.first = m.last = &h;
+            ++(sent_.contains(h.msg_id) ? r_.unique : r_.unknown);
+            return;
+        }
+        m.attempts.duplicated_send = sent_[h.msg_id];
+        const Cause c = simulation() ? explain_simulation(*m.first, h, m.attempts, in_->faults, o_)
+                                     : explain_chaos(*m.last, h, in_->faults, o_);
+        ++r_.duplicates;
+        ++r_.by_cause.at(static_cast<std::size_t>(c));
+        if (c == Cause::Unexplained) {
+            unexplained(simulation() ? *m.first : *m.last, h);
+        }
+        m.last = &h;
+    }
+
+    void unexplained(const Handled& previous, const Handled& h) {
+        if (r_.unexplained_examples.size() < o_.examples) {
+            r_.unexplained_examples.push_back(Duplicate{.msg_id = h.msg_id,
+                                                        .key = h.key,
+                                                        .seq = h.seq,
+                                                        .first_member = previous.member,
+                                                        .member = h.member,
+                                                        .previous_us = previous.time_us,
+                                                        .time_us = h.time_us,
+                                                        .cause = Cause::Unexplained});
+        }
+        problem(
+            fmt::format("t={} member {}: key {} seq {} handled again (first at t={} by member {}) with no "
+                        "fault or rebalance in between",
+                        h.time_us / 1000,
+                        h.member,
+                        h.key,
+                        h.seq,
+                        previous.time_us / 1000,
+                        previous.member));
+    }
+
+    // Rules::Simulation, ordered: no call on a seq before its predecessor succeeded.
+    void check_predecessor(const Handled& h) {
+        if (h.seq > 0 && !succeeded_.contains({h.key, h.seq - 1})) {
+            violation(OrderFault::BeforePredecessor, h, h.seq - 1, 0);
+            problem(fmt::format("t={} member {}: key {} seq {} handled before seq {} succeeded",
+                                h.time_us / 1000,
+                                h.member,
+                                h.key,
+                                h.seq,
+                                h.seq - 1));
+        }
+    }
+
+    // Ordered: no call without the queue's broker lock, unless a broker restart lost the locks within the
+    // grace before it.
+    void check_lock(const Handled& h) {
+        if (h.lock != Lock::NotHeld ||
+            std::any_of(in_->faults.begin(), in_->faults.end(), [&](const Fault& f) {
+                return f.kind == FaultKind::BrokerKill && f.time_us >= h.time_us - o_.lock_grace_us &&
+                       f.time_us <= h.time_us;
+            })) {
+            return;
+        }
+        ++r_.without_lock;
+        problem(fmt::format("t={} member {}: key {} seq {} handled on {} without the broker's lock",
+                            h.time_us / 1000,
+                            h.member,
+                            h.key,
+                            h.seq,
+                            h.queue));
+    }
+
+    void violation(OrderFault f, const Handled& h, std::int64_t after, std::int64_t after_time) {
+        ++(f == OrderFault::OutOfOrder    ? r_.out_of_order
+           : f == OrderFault::Interleaved ? r_.interleaved
+                                          : r_.before_predecessor);
+        if (r_.violation_examples.size() < o_.examples) {
+            r_.violation_examples.push_back(OrderViolation{.fault = f,
+                                                           .key = h.key,
+                                                           .seq = h.seq,
+                                                           .after_seq = after,
+                                                           .member = h.member,
+                                                           .time_us = h.time_us,
+                                                           .after_time_us = after_time});
+        }
+    }
+
+    void lost() {
+        for (const auto& s : in_->sent) {
+            const auto it = messages_.find(s.msg_id);
+            if (it != messages_.end() && it->second.first != nullptr) {
+                continue;
+            }
+            ++r_.lost;
+            if (r_.lost_examples.size() < o_.examples) {
+                r_.lost_examples.push_back(fmt::format(
+                    "{} (key {} seq {}, {}:{}@{})", s.msg_id, s.key, s.seq, s.broker, s.queue_id, s.offset));
+            }
+            problem(
+                fmt::format("key {} seq {} (queue {}) never handled successfully", s.key, s.seq, s.queue_id));
+        }
+    }
+
+    // Per key, its successful handlings: the chaos rules' order findings, rewinds, stalls.
+    void per_key() {
+        std::map<std::string, std::vector<const Handled*>> per_key;
+        for (const Handled* h : records_) {
+            if (h->success) {
+                per_key[h->key].push_back(h);
+            }
+        }
+        std::map<std::string, std::map<std::int64_t, std::int64_t>> sent_by_key;  // key -> seq -> sent time
+        for (const auto& s : in_->sent) {
+            sent_by_key[s.key].emplace(s.seq, s.time_us);
+        }
+        r_.keys = static_cast<std::int64_t>(per_key.size());
+        const Violation violation =
+            [this](OrderFault f, const Handled& h, std::int64_t after, std::int64_t t) {
+                this->violation(f, h, after, t);
+            };
+        for (const auto& [key, list] : per_key) {
+            const auto first_time = key_order(list, in_->faults, !simulation(), violation, r_.rewinds);
+            r_.stalls.push_back(key_stall(key, first_time, sent_by_key[key]));
+        }
+        std::stable_sort(r_.stalls.begin(), r_.stalls.end(), [](const Stall& a, const Stall& b) {
+            return a.wait_us > b.wait_us;
+        });
+        if (!r_.stalls.empty()) {
+            r_.longest_stall = r_.stalls.front();
+        }
+        if (r_.stalls.size() > o_.examples) {
+            r_.stalls.resize(o_.examples);
+        }
+    }
+
+    const Input* in_;
+    Options o_;
+    Report r_;
+    std::vector<const Handled*> records_;
+    std::unordered_map<std::string, bool> sent_;  // msg id -> stored twice
+    std::unordered_map<std::string, Message> messages_;
+    std::set<std::pair<std::string, std::int64_t>> succeeded_;  // (key, seq) of every success so far
+};
+
+/// Computes the report. `input.handled` may hold records of messages that are not in `input.sent` (counted as
+/// unknown, and still checked for order by key and seq).
+[[nodiscard]] inline Report check(const Input& input, const Options& o = {}) {
+    return Checker(input, o).run();
+}
+
+}  // namespace rmq::detail::check
+// ---- end rmq/detail/check/check.hpp ----
+
+// ---- begin rmq/detail/check/from_trace.hpp ----
+
+/// @file detail/check/from_trace.hpp
+/// A simulation's trace as the one trace checker's input: virtual ms as µs, keys and members by their
+/// decimal names, message ids "key/seq"; a broker restart as a BrokerKill and a BrokerStart at one time, an
+/// outage as a BrokerKill then a BrokerUp. rmq::sim::check judges it with Rules::Simulation; the simulation
+/// tests also judge it with the chaos suite's rules.
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <string>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail::check {
+
+/// The kind of the simulation's `k` (a restart's BrokerStart added by from_trace).
+[[nodiscard]] inline FaultKind from_sim(rmq::sim::FaultKind k) noexcept {
+    using enum FaultKind;
+    // in the order of rmq::sim::FaultKind's values
+    constexpr FaultKind kinds[] = {PullDropped,
+                                   PullDelayed,
+                                   OffsetDropped,
+                                   OffsetDelayed,
+                                   OffsetDuplicated,
+                                   LockAnswerDropped,
+                                   HeartbeatDropped,
+                                   SendDuplicated,
+                                   Start,
+                                   Kill,
+                                   Pause,
+                                   BrokerKill,
+                                   Expired,
+                                   BrokerKill,
+                                   BrokerUp};
+    static_assert(std::size(kinds) == static_cast<std::size_t>(rmq::sim::FaultKind::BrokerUp) + 1);
+    return kinds[static_cast<std::size_t>(k)];
+}
+
+[[nodiscard]] inline Input from_trace(const rmq::sim::Trace& t) {
+    constexpr std::int64_t us_per_ms = 1000;
+    const auto id = [](int key, int seq) {
+        return fmt::format("{}/{}", key, seq);
+    };
+    Input in;
+    for (const auto& s : t.sent) {
+        in.sent.push_back(Sent{.key = std::to_string(s.key),
+                               .seq = s.seq,
+                               .msg_id = id(s.key, s.seq),
+                               .broker = {},
+                               .queue_id = s.queue_id,
+                               .offset = s.seq,
+                               .time_us = 0,
+                               .duplicated = s.duplicated});
+    }
+    for (const auto& h : t.handled) {
+        in.handled.push_back(Handled{.member = std::to_string(h.member),
+                                     .key = std::to_string(h.key),
+                                     .seq = h.seq,
+                                     .msg_id = id(h.key, h.seq),
+                                     .broker = {},
+                                     .queue_id = 0,
+                                     .offset = h.seq,
+                                     .time_us = h.time * us_per_ms,
+                                     .success = h.success,
+                                     .lock = h.lock_held ? Lock::Held : Lock::NotHeld,
+                                     .queue = h.queue});
+    }
+    for (const auto& f : t.faults) {
+        const bool broker = f.kind == rmq::sim::FaultKind::BrokerRestarted ||
+                            f.kind == rmq::sim::FaultKind::BrokerDown ||
+                            f.kind == rmq::sim::FaultKind::BrokerUp;
+        const std::string target = broker ? "broker" : f.member >= 0 ? std::to_string(f.member) : "";
+        in.faults.push_back(Fault{f.time * us_per_ms, from_sim(f.kind), target, f.queue});
+        if (f.kind == rmq::sim::FaultKind::BrokerRestarted) {
+            in.faults.push_back(Fault{f.time * us_per_ms, FaultKind::BrokerStart, target, f.queue});
+        }
+    }
+    return in;
+}
+
+}  // namespace rmq::detail::check
+// ---- end rmq/detail/check/from_trace.hpp ----
 
 namespace rmq::sim {
 
@@ -27230,14 +28136,8 @@ RMQ_DECL std::string_view to_string(FaultKind kind) noexcept {
 
 }  // namespace rmq::sim
 
-// The checker's and the hash's helpers: internals of the simulation, in its detail namespace.
+// The hash's helper: internal to the simulation, in its detail namespace.
 namespace rmq::detail::sim {
-
-using rmq::sim::FaultEvent;
-using rmq::sim::FaultKind;
-using rmq::sim::Handled;
-using rmq::sim::Trace;
-using rmq::sim::Verdict;
 
 struct Fnv {
     std::uint64_t h = 14695981039346656037ULL;
@@ -27257,34 +28157,6 @@ struct Fnv {
         add(s.size());
     }
 };
-
-inline bool membership_change(FaultKind k) noexcept {
-    return k == FaultKind::MemberJoined || k == FaultKind::MemberCrashed || k == FaultKind::MemberPaused ||
-           k == FaultKind::BrokerRestarted || k == FaultKind::MemberExpired || k == FaultKind::BrokerDown ||
-           k == FaultKind::BrokerUp;
-}
-
-inline bool queue_fault(FaultKind k) noexcept {
-    return k == FaultKind::OffsetDropped || k == FaultKind::OffsetDelayed ||
-           k == FaultKind::OffsetDuplicated || k == FaultKind::LockAnswerDropped;
-}
-
-// Whether something that may legitimately cause a redelivery happened in [from, to]: a membership change or
-// restart anywhere, or an offset or lock fault on one of the queues.
-inline bool disturbed(
-    const Trace& trace, std::int64_t from, std::int64_t to, const std::string& q1, const std::string& q2) {
-    return std::ranges::any_of(trace.faults, [&](const FaultEvent& e) {
-        return e.time >= from && e.time <= to &&
-               (membership_change(e.kind) || (queue_fault(e.kind) && (e.queue == q1 || e.queue == q2)));
-    });
-}
-
-inline bool restarted_within(const Trace& trace, std::int64_t from, std::int64_t to) {
-    return std::ranges::any_of(trace.faults, [&](const FaultEvent& e) {
-        return (e.kind == FaultKind::BrokerRestarted || e.kind == FaultKind::BrokerDown) && e.time >= from &&
-               e.time <= to;
-    });
-}
 
 }  // namespace rmq::detail::sim
 
@@ -27344,117 +28216,20 @@ RMQ_DECL std::string Verdict::summary() const {
         unexplained_duplicates);
 }
 
-}  // namespace rmq::sim
-
-namespace rmq::detail::sim {
-
-// One pass over a trace's handlings, in order.
-class Checker {
-public:
-    Checker(const Trace& trace, bool ordered, std::int64_t grace)
-        : trace_(&trace)
-        , ordered_(ordered)
-        , grace_(grace) {
-        for (const auto& s : trace.sent) {
-            duplicated_send_[{s.key, s.seq}] = s.duplicated;
-        }
-    }
-
-    Verdict run() {
-        for (const auto& h : trace_->handled) {
-            auto& [failures, successes] = attempts_[{h.key, h.seq}];
-            ++(h.success ? successes : failures);
-            if (ordered_) {
-                check_order(h);
-            }
-            if (h.success) {
-                check_duplicate(h, failures, successes);
-            }
-        }
-        for (const auto& s : trace_->sent) {
-            if (!first_success_.contains({s.key, s.seq})) {
-                ++v_.lost;
-                problem(fmt::format(
-                    "key {} seq {} (queue {}) never handled successfully", s.key, s.seq, s.queue_id));
-            }
-        }
-        return std::move(v_);
-    }
-
-private:
-    static constexpr std::size_t max_problems = 10;
-
-    void problem(std::string text) {
-        if (v_.problems.size() < max_problems) {
-            v_.problems.push_back(std::move(text));
-        }
-    }
-
-    void check_order(const Handled& h) {
-        if (h.seq > 0 && !first_success_.contains({h.key, h.seq - 1})) {
-            ++v_.order_violations;
-            problem(fmt::format("t={} member {}: key {} seq {} handled before seq {} succeeded",
-                                h.time,
-                                h.member,
-                                h.key,
-                                h.seq,
-                                h.seq - 1));
-        }
-        if (!h.lock_held && !restarted_within(*trace_, h.time - grace_, h.time)) {
-            ++v_.ownership_violations;
-            problem(fmt::format("t={} member {}: key {} seq {} handled on {} without the broker's lock",
-                                h.time,
-                                h.member,
-                                h.key,
-                                h.seq,
-                                h.queue));
-        }
-    }
-
-    void check_duplicate(const Handled& h, std::size_t failures, std::size_t successes) {
-        const std::pair<int, int> id{h.key, h.seq};
-        const auto it = first_success_.find(id);
-        if (it == first_success_.end()) {
-            first_success_.emplace(id, &h);
-            return;
-        }
-        ++v_.duplicates;
-        const Handled& first = *it->second;
-        // Without order, each failed delivery sends a copy back to the retry topic, and each copy may
-        // succeed once: two members that both failed a message (a rebalance in between) make two copies.
-        const bool retry_copies = !ordered_ && successes <= failures;
-        const bool explained = duplicated_send_[id] || retry_copies || first.member != h.member ||
-                               disturbed(*trace_, first.time - grace_, h.time, first.queue, h.queue);
-        if (!explained) {
-            ++v_.unexplained_duplicates;
-            problem(
-                fmt::format("t={} member {}: key {} seq {} handled again (first at t={} by member {}) with "
-                            "no fault or rebalance in between",
-                            h.time,
-                            h.member,
-                            h.key,
-                            h.seq,
-                            first.time,
-                            first.member));
-        }
-    }
-
-    const Trace* trace_;
-    bool ordered_;
-    std::int64_t grace_;
-    Verdict v_;
-    std::map<std::pair<int, int>, bool> duplicated_send_;
-    std::map<std::pair<int, int>, const Handled*> first_success_;
-    // Per message: failed and successful handlings so far.
-    std::map<std::pair<int, int>, std::pair<std::size_t, std::size_t>> attempts_;
-};
-
-}  // namespace rmq::detail::sim
-
-namespace rmq::sim {
-
 RMQ_DECL Verdict check(const Trace& trace, bool ordered, std::int64_t lock_grace_millis) {
-    return detail::sim::Checker(trace, ordered, lock_grace_millis).run();
+    namespace dc = detail::check;
+    constexpr std::int64_t us_per_ms = 1000;
+    const dc::Report r = dc::check(
+        dc::from_trace(trace),
+        {.rules = dc::Rules::Simulation, .ordered = ordered, .lock_grace_us = lock_grace_millis * us_per_ms});
+    Verdict v;
+    v.lost = static_cast<std::size_t>(r.lost);
+    v.order_violations = static_cast<std::size_t>(r.order_violations());
+    v.ownership_violations = static_cast<std::size_t>(r.without_lock);
+    v.duplicates = static_cast<std::size_t>(r.duplicates);
+    v.unexplained_duplicates = static_cast<std::size_t>(r.by(dc::Cause::Unexplained));
+    v.problems = r.problems;
+    return v;
 }
 
 }  // namespace rmq::sim

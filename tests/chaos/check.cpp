@@ -34,7 +34,7 @@ void print_ownership(const rmq_chaos::OwnershipReport& o, const std::vector<rmq_
                longest->millis(),
                longest->queue,
                fmt::join(longest->members, " and "),
-               static_cast<double>(longest->from_us - t0) / 1e6,
+               static_cast<double>(longest->from - t0) / 1e6,
                o.spans.size(),
                o.over(2000));
     for (const auto& d : o.spans) {
@@ -43,7 +43,7 @@ void print_ownership(const rmq_chaos::OwnershipReport& o, const std::vector<rmq_
         }
         std::string before;
         for (const auto& f : faults) {
-            if (f.time_us <= d.from_us && d.from_us - f.time_us < 10'000'000) {
+            if (f.time_us <= d.from && d.from - f.time_us < 10'000'000) {
                 before += fmt::format(" {} {} at {:.1f} s;",
                                       rmq_chaos::to_string(f.kind),
                                       f.target,
@@ -53,7 +53,7 @@ void print_ownership(const rmq_chaos::OwnershipReport& o, const std::vector<rmq_
         fmt::print("- {} by {} from {:.1f} s for {} ms (faults in the 10 s before:{})\n",
                    d.queue,
                    fmt::join(d.members, " and "),
-                   static_cast<double>(d.from_us - t0) / 1e6,
+                   static_cast<double>(d.from - t0) / 1e6,
                    d.millis(),
                    before.empty() ? " none" : before);
     }

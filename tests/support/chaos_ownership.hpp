@@ -2,7 +2,8 @@
 // Double ownership in a chaos run (issue 30 §1): from the members' DIR/members/*.owns files (each change of
 // a member's assignment: "time_us<TAB>broker:queue,..."; tests/chaos/member.cpp) and the fault log, the
 // spans during which two or more live members owned one queue. A member is live from its first sample until
-// it is killed or sent SIGTERM, and not while it is paused (SIGSTOP until SIGCONT).
+// it is killed or sent SIGTERM, and not while it is paused (SIGSTOP until SIGCONT). The spans themselves come
+// from the simulation's tracker (rmq/detail/check/ownership.hpp).
 
 #include <algorithm>
 #include <cstdint>
@@ -17,15 +18,17 @@
 
 #include "chaos_check.hpp"
 
+#include <rmq/detail/check/ownership.hpp>
+
 namespace rmq_chaos {
 
 struct DoubleOwnership {
     std::string queue;
-    std::int64_t from_us = 0;
-    std::int64_t to_us = 0;
+    std::int64_t from = 0;  // µs
+    std::int64_t to = 0;
     std::vector<std::string> members;  // the owners when it began
 
-    [[nodiscard]] std::int64_t millis() const { return (to_us - from_us) / 1000; }
+    [[nodiscard]] std::int64_t millis() const { return (to - from) / 1000; }
 };
 
 struct OwnershipReport {
@@ -112,9 +115,9 @@ inline OwnershipReport double_ownership(const std::filesystem::path& dir, const 
     std::map<std::string, std::set<std::string>> owns;  // live members' assignments
     std::set<std::string> gone;
     std::set<std::string> paused;
-    std::map<std::string, DoubleOwnership> open;
+    rmq::detail::check::OwnershipTracker<DoubleOwnership> tracker;
     const auto look = [&](std::int64_t t) {
-        std::map<std::string, std::set<std::string>> owners;  // queue -> live owners
+        decltype(tracker)::Owners owners;  // queue -> live owners
         for (const auto& [member, queues] : owns) {
             if (!gone.contains(member) && !paused.contains(member)) {
                 for (const auto& q : queues) {
@@ -122,21 +125,7 @@ inline OwnershipReport double_ownership(const std::filesystem::path& dir, const 
                 }
             }
         }
-        for (auto it = open.begin(); it != open.end();) {
-            const auto o = owners.find(it->first);
-            if (o == owners.end() || o->second.size() < 2) {
-                it->second.to_us = t;
-                r.spans.push_back(std::move(it->second));
-                it = open.erase(it);
-            } else {
-                ++it;
-            }
-        }
-        for (const auto& [q, members] : owners) {
-            if (members.size() >= 2 && !open.contains(q)) {
-                open.emplace(q, DoubleOwnership{q, t, t, {members.begin(), members.end()}});
-            }
-        }
+        tracker.sample(t, owners, r.spans);
     };
     for (std::size_t i = 0; i < ev.size(); ++i) {
         const Event& e = ev[i];
@@ -161,10 +150,7 @@ inline OwnershipReport double_ownership(const std::filesystem::path& dir, const 
         }
     }
     if (!ev.empty()) {
-        for (auto& [q, d] : open) {
-            d.to_us = ev.back().time_us;
-            r.spans.push_back(std::move(d));
-        }
+        tracker.finish(ev.back().time_us, r.spans);
     }
     return r;
 }

@@ -36,9 +36,9 @@
 #include <rmq/transport/broker_config.hpp>
 #include <rmq/transport/in_process.hpp>
 
+#include <rmq/detail/check/ownership.hpp>
 #include <rmq/detail/consumer/driven.hpp>
 #include <rmq/detail/sim/context.hpp>
-#include <rmq/detail/sim/ownership.hpp>
 #include <rmq/detail/sim/routes.hpp>
 #include <rmq/detail/sim/world.hpp>
 
@@ -313,7 +313,7 @@ private:
         if (since < 0) {
             return;
         }
-        detail::sim::OwnershipTracker::Owners owners;
+        detail::check::OwnershipTracker<DoubleOwnership>::Owners owners;
         for (const auto& m : members_) {
             if (ctx_->world.crashed(m->index) || ctx_->world.paused(m->index) || !m->consumer->running()) {
                 continue;
@@ -531,7 +531,7 @@ private:
     std::vector<std::unique_ptr<Member>> members_;
     std::set<std::pair<int, int>> handled_ok_;
     std::vector<std::vector<std::pair<int, int>>> held_sends_;  // per broker: (key, seq) waiting for it
-    detail::sim::OwnershipTracker owners_;
+    detail::check::OwnershipTracker<DoubleOwnership> owners_;
     bool finished_ = false;
 };
 

@@ -3,7 +3,8 @@
 /// @file sim/trace.hpp
 /// What a simulation run records (rmq::sim::Trace: messages sent, listener calls, faults injected) and the
 /// checker that judges it (rmq::sim::check): nothing lost, per-key order kept for ordered policies, queue
-/// ownership respected, and every duplicate explained by a fault or a rebalance. See docs/simulation.md.
+/// ownership respected, and every duplicate explained by a fault or a rebalance: the one trace checker
+/// (rmq/detail/check/check.hpp) that also judges the real-cluster chaos runs. See docs/simulation.md.
 
 #include <cstdint>
 #include <string>

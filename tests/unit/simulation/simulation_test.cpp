@@ -18,6 +18,8 @@
 
 #include <rmq/rmq.hpp>
 
+#include <rmq/detail/check/from_trace.hpp>
+
 // The file's own namespace: its helpers' names stay its own when the unity build compiles it with the other
 // files of its area.
 namespace simulation_test {
@@ -58,59 +60,15 @@ typename Order::Listener flaky_listener(int percent) {
     };
 }
 
-// The same run through the real-cluster chaos suite's checker (tests/support/chaos_check.hpp): successful
-// handlings only (the chaos members record a message when its listener succeeds), virtual ms as µs*1000,
-// crashes as kill -9, pauses as SIGSTOP/SIGCONT, a restart as a broker kill and start. The faults it does
-// not model (offset and send faults, retry copies) make duplicates it cannot explain, so only its lost
-// count and its order findings are asserted; an order finding within the checker's lock grace after a broker
-// restart is expected (the restart lost the locks while members still trust theirs, up to 30 s: a new
-// holder and the old one interleave, as with a real broker; rmq::sim::check excuses it the same way).
+// The same run through the chaos suite's rules of the one checker (docs/chaos.md, rmq::sim::check applies
+// the simulation's): successful handlings only count there (the chaos members record a message when its
+// listener succeeds), and the faults it does not model (offset and send faults, retry copies) make duplicates
+// it cannot explain, so only its lost count and its order findings are asserted; an order finding within the
+// lock grace after a broker restart is expected (the restart lost the locks while members still trust theirs,
+// up to 30 s: a new holder and the old one interleave, as with a real broker; rmq::sim::check excuses it the
+// same way).
 rmq_chaos::Report chaos_report(const rmq::sim::Trace& t) {
-    using rmq::sim::FaultKind;
-    rmq_chaos::Input in;
-    const auto id = [](int key, int seq) {
-        return fmt::format("{}/{}", key, seq);
-    };
-    for (const auto& s : t.sent) {
-        in.sent.push_back(rmq_chaos::Sent{
-            fmt::format("k{}", s.key), s.seq, id(s.key, s.seq), "broker-a", s.queue_id, s.seq, 0});
-    }
-    for (const auto& h : t.handled) {
-        if (h.success) {
-            in.handled.push_back(rmq_chaos::Handled{fmt::format("m{}", h.member),
-                                                    fmt::format("k{}", h.key),
-                                                    h.seq,
-                                                    id(h.key, h.seq),
-                                                    "broker-a",
-                                                    0,
-                                                    h.seq,
-                                                    h.time * 1000});
-        }
-    }
-    for (const auto& f : t.faults) {
-        const std::int64_t us = f.time * 1000;
-        const std::string member = fmt::format("m{}", f.member);
-        switch (f.kind) {
-        case FaultKind::MemberJoined:
-            in.faults.push_back({us, rmq_chaos::FaultKind::Start, member});
-            break;
-        case FaultKind::MemberCrashed:
-            in.faults.push_back({us, rmq_chaos::FaultKind::Kill, member});
-            break;
-        case FaultKind::MemberPaused:
-            in.faults.push_back({us, rmq_chaos::FaultKind::Pause, member});
-            break;
-        case FaultKind::MemberExpired:  // the broker's view of a crash or pause: a member left
-            in.faults.push_back({us, rmq_chaos::FaultKind::Term, "expired"});
-            break;
-        case FaultKind::BrokerRestarted:
-            in.faults.push_back({us, rmq_chaos::FaultKind::BrokerKill, "broker-a"});
-            in.faults.push_back({us, rmq_chaos::FaultKind::BrokerStart, "broker-a"});
-            break;
-        default:
-            break;
-        }
-    }
+    const auto in = rmq::detail::check::from_trace(t);
     rmq_chaos::Options options;
     options.examples = in.handled.size();  // every order finding, to be matched with restarts below
     return rmq_chaos::check(in, options);

@@ -1,12 +1,14 @@
 #pragma once
 
 #include <algorithm>
-#include <map>
-#include <utility>
+#include <cstdint>
 
 #include <fmt/format.h>
 
 #include <rmq/sim/trace.hpp>
+
+#include <rmq/detail/check/check.hpp>
+#include <rmq/detail/check/from_trace.hpp>
 
 namespace rmq::sim {
 
@@ -48,14 +50,8 @@ RMQ_DECL std::string_view to_string(FaultKind kind) noexcept {
 
 }  // namespace rmq::sim
 
-// The checker's and the hash's helpers: internals of the simulation, in its detail namespace.
+// The hash's helper: internal to the simulation, in its detail namespace.
 namespace rmq::detail::sim {
-
-using rmq::sim::FaultEvent;
-using rmq::sim::FaultKind;
-using rmq::sim::Handled;
-using rmq::sim::Trace;
-using rmq::sim::Verdict;
 
 struct Fnv {
     std::uint64_t h = 14695981039346656037ULL;
@@ -75,34 +71,6 @@ struct Fnv {
         add(s.size());
     }
 };
-
-inline bool membership_change(FaultKind k) noexcept {
-    return k == FaultKind::MemberJoined || k == FaultKind::MemberCrashed || k == FaultKind::MemberPaused ||
-           k == FaultKind::BrokerRestarted || k == FaultKind::MemberExpired || k == FaultKind::BrokerDown ||
-           k == FaultKind::BrokerUp;
-}
-
-inline bool queue_fault(FaultKind k) noexcept {
-    return k == FaultKind::OffsetDropped || k == FaultKind::OffsetDelayed ||
-           k == FaultKind::OffsetDuplicated || k == FaultKind::LockAnswerDropped;
-}
-
-// Whether something that may legitimately cause a redelivery happened in [from, to]: a membership change or
-// restart anywhere, or an offset or lock fault on one of the queues.
-inline bool disturbed(
-    const Trace& trace, std::int64_t from, std::int64_t to, const std::string& q1, const std::string& q2) {
-    return std::ranges::any_of(trace.faults, [&](const FaultEvent& e) {
-        return e.time >= from && e.time <= to &&
-               (membership_change(e.kind) || (queue_fault(e.kind) && (e.queue == q1 || e.queue == q2)));
-    });
-}
-
-inline bool restarted_within(const Trace& trace, std::int64_t from, std::int64_t to) {
-    return std::ranges::any_of(trace.faults, [&](const FaultEvent& e) {
-        return (e.kind == FaultKind::BrokerRestarted || e.kind == FaultKind::BrokerDown) && e.time >= from &&
-               e.time <= to;
-    });
-}
 
 }  // namespace rmq::detail::sim
 
@@ -162,117 +130,20 @@ RMQ_DECL std::string Verdict::summary() const {
         unexplained_duplicates);
 }
 
-}  // namespace rmq::sim
-
-namespace rmq::detail::sim {
-
-// One pass over a trace's handlings, in order.
-class Checker {
-public:
-    Checker(const Trace& trace, bool ordered, std::int64_t grace)
-        : trace_(&trace)
-        , ordered_(ordered)
-        , grace_(grace) {
-        for (const auto& s : trace.sent) {
-            duplicated_send_[{s.key, s.seq}] = s.duplicated;
-        }
-    }
-
-    Verdict run() {
-        for (const auto& h : trace_->handled) {
-            auto& [failures, successes] = attempts_[{h.key, h.seq}];
-            ++(h.success ? successes : failures);
-            if (ordered_) {
-                check_order(h);
-            }
-            if (h.success) {
-                check_duplicate(h, failures, successes);
-            }
-        }
-        for (const auto& s : trace_->sent) {
-            if (!first_success_.contains({s.key, s.seq})) {
-                ++v_.lost;
-                problem(fmt::format(
-                    "key {} seq {} (queue {}) never handled successfully", s.key, s.seq, s.queue_id));
-            }
-        }
-        return std::move(v_);
-    }
-
-private:
-    static constexpr std::size_t max_problems = 10;
-
-    void problem(std::string text) {
-        if (v_.problems.size() < max_problems) {
-            v_.problems.push_back(std::move(text));
-        }
-    }
-
-    void check_order(const Handled& h) {
-        if (h.seq > 0 && !first_success_.contains({h.key, h.seq - 1})) {
-            ++v_.order_violations;
-            problem(fmt::format("t={} member {}: key {} seq {} handled before seq {} succeeded",
-                                h.time,
-                                h.member,
-                                h.key,
-                                h.seq,
-                                h.seq - 1));
-        }
-        if (!h.lock_held && !restarted_within(*trace_, h.time - grace_, h.time)) {
-            ++v_.ownership_violations;
-            problem(fmt::format("t={} member {}: key {} seq {} handled on {} without the broker's lock",
-                                h.time,
-                                h.member,
-                                h.key,
-                                h.seq,
-                                h.queue));
-        }
-    }
-
-    void check_duplicate(const Handled& h, std::size_t failures, std::size_t successes) {
-        const std::pair<int, int> id{h.key, h.seq};
-        const auto it = first_success_.find(id);
-        if (it == first_success_.end()) {
-            first_success_.emplace(id, &h);
-            return;
-        }
-        ++v_.duplicates;
-        const Handled& first = *it->second;
-        // Without order, each failed delivery sends a copy back to the retry topic, and each copy may
-        // succeed once: two members that both failed a message (a rebalance in between) make two copies.
-        const bool retry_copies = !ordered_ && successes <= failures;
-        const bool explained = duplicated_send_[id] || retry_copies || first.member != h.member ||
-                               disturbed(*trace_, first.time - grace_, h.time, first.queue, h.queue);
-        if (!explained) {
-            ++v_.unexplained_duplicates;
-            problem(
-                fmt::format("t={} member {}: key {} seq {} handled again (first at t={} by member {}) with "
-                            "no fault or rebalance in between",
-                            h.time,
-                            h.member,
-                            h.key,
-                            h.seq,
-                            first.time,
-                            first.member));
-        }
-    }
-
-    const Trace* trace_;
-    bool ordered_;
-    std::int64_t grace_;
-    Verdict v_;
-    std::map<std::pair<int, int>, bool> duplicated_send_;
-    std::map<std::pair<int, int>, const Handled*> first_success_;
-    // Per message: failed and successful handlings so far.
-    std::map<std::pair<int, int>, std::pair<std::size_t, std::size_t>> attempts_;
-};
-
-}  // namespace rmq::detail::sim
-
-namespace rmq::sim {
-
 RMQ_DECL Verdict check(const Trace& trace, bool ordered, std::int64_t lock_grace_millis) {
-    return detail::sim::Checker(trace, ordered, lock_grace_millis).run();
+    namespace dc = detail::check;
+    constexpr std::int64_t us_per_ms = 1000;
+    const dc::Report r = dc::check(
+        dc::from_trace(trace),
+        {.rules = dc::Rules::Simulation, .ordered = ordered, .lock_grace_us = lock_grace_millis * us_per_ms});
+    Verdict v;
+    v.lost = static_cast<std::size_t>(r.lost);
+    v.order_violations = static_cast<std::size_t>(r.order_violations());
+    v.ownership_violations = static_cast<std::size_t>(r.without_lock);
+    v.duplicates = static_cast<std::size_t>(r.duplicates);
+    v.unexplained_duplicates = static_cast<std::size_t>(r.by(dc::Cause::Unexplained));
+    v.problems = r.problems;
+    return v;
 }
 
 }  // namespace rmq::sim
