@@ -4436,6 +4436,10 @@ struct PopResult {
     std::int64_t rest_num = 0;
 };
 
+/// The outcome of an asynchronous pop (rmq::HasAsyncPop): the result, or (non-null) what the synchronous
+/// pop_message would have thrown, with an empty result.
+using PopCompletion = std::function<void(PopResult, std::exception_ptr)>;
+
 /// An ACK_MESSAGE request: the message's receipt (its POP_CK property) names broker, queue and offset.
 struct AckArgs {
     std::string consumer_group;
@@ -4712,6 +4716,17 @@ concept HasPop =
 template <class T>
 concept HasAsyncAck = HasPop<T> && requires(T& t, const AckArgs& ack, AckCompletion done) {
     t.ack_message(ack, std::move(done));
+};
+
+/// Optional, with HasPop: `pop_message(PopArgs, PopCompletion)`, a POP_MESSAGE no thread waits for, also
+/// while the broker holds it for long polling. It returns at once; `done` runs once with the answer or the
+/// failure, on the transport's own thread (keep it short), or on the caller's before pop_message returns
+/// when nothing could be sent (no route). The push consumer's POP
+/// mode pops with it when present: its pop loops run on its event loop instead of a thread per POP queue
+/// blocked on the broker (and so under rmq::sim's driver).
+template <class T>
+concept HasAsyncPop = HasPop<T> && requires(T& t, const PopArgs& pop, PopCompletion done) {
+    t.pop_message(pop, std::move(done));
 };
 
 /// Optional, with HasPop: `batch_ack_message(BatchAckArgs)` and `batch_ack_message(BatchAckArgs,
@@ -7053,6 +7068,7 @@ make_revive_message(const MessageExt& original, const PopCheckPoint& ck, std::in
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 
@@ -7060,6 +7076,13 @@ namespace rmq::detail {
 
 /// Why a held pop was let go; shared by the table and the thread waiting for it.
 enum class PopWake { Held, Arrived, TimedOut, Interrupted };
+
+/// An asynchronous POP_MESSAGE (rmq::HasAsyncPop): what the broker re-runs when it wakes, and whom it
+/// answers.
+struct AsyncPop {
+    PopArgs args;
+    PopCompletion done;
+};
 
 /// A POP_MESSAGE parked until its topic has something for it.
 struct HeldPop {
@@ -7074,6 +7097,8 @@ struct HeldPop {
     /// The subscription it filters with (arrivals that do not match do not wake it).
     std::optional<SubscriptionData> filter;
     std::shared_ptr<PopWake> wake = std::make_shared<PopWake>(PopWake::Held);
+    /// Set for an asynchronous pop: no thread waits for it, the broker re-runs it when it wakes.
+    std::shared_ptr<AsyncPop> async;
 };
 
 class HeldPops {
@@ -7095,6 +7120,9 @@ public:
 
     [[nodiscard]] std::size_t count() const noexcept { return total_; }
 
+    /// The asynchronous pops woken since the last call (no thread waits for them: the broker re-runs them).
+    [[nodiscard]] std::vector<HeldPop> take_woken_async() { return std::exchange(woken_async_, {}); }
+
     /// The earliest deadline while pops are held.
     [[nodiscard]] std::optional<std::int64_t> next_deadline() const;
 
@@ -7104,9 +7132,12 @@ private:
     /// Wakes the first pop of `list` that `tags_code` matches (every filter when nullopt).
     bool wake_first(std::vector<HeldPop>& list, std::optional<std::int64_t> tags_code);
     void erase_empty();
+    /// `p` was let go for `why`.
+    void let_go(const HeldPop& p, PopWake why);
 
     std::map<Key, std::vector<HeldPop>> held_;
     std::size_t total_ = 0;
+    std::vector<HeldPop> woken_async_;
 };
 
 }  // namespace rmq::detail
@@ -7633,6 +7664,10 @@ public:
     /// arrives or the poll time ends (then PollingNotFound, Java's POLLING_TIMEOUT); PollingFull when
     /// max_pop_polling_size pops are held already. `handle`: the connection (interrupt_pops).
     PopResult pop_message(const PopArgs& args, std::uint64_t handle = 0);
+    /// The same without a waiting thread (rmq::HasAsyncPop): a pop to hold is parked with `done` and re-run
+    /// when it wakes; `done` runs on the dispatcher (also every failure). A driven broker holds these too:
+    /// its clock's advance and new messages wake them, no thread is needed.
+    void pop_message(const PopArgs& args, PopCompletion done, std::uint64_t handle);
     /// Answers the held pops of `group` sent through connection `handle` now (empty) and holds none of its
     /// later ones until resume_pops: a stopping consumer does not wait for its poll time.
     void interrupt_pops(std::uint64_t handle, const std::string& group);
@@ -7751,9 +7786,14 @@ private:
     std::optional<SubscriptionData> pop_filter_locked(const PopArgs& a);
     /// One pass over the queues a pop visits (pop_queues).
     PopResult pop_locked(const PopArgs& a, const std::optional<SubscriptionData>& sub);
-    [[nodiscard]] bool may_hold_pop_locked(const PopArgs& a, std::uint64_t handle) const;
-    /// Wakes the threads of held pops when the table let one go (`woke`).
-    void wake_pops_locked(bool woke);
+    [[nodiscard]] bool may_hold_pop_locked(const PopArgs& a, std::uint64_t handle, bool async = false) const;
+    /// Wakes the threads of held pops when the table let one go (`woke`) and re-runs the asynchronous ones.
+    void wake_pops_locked(bool woke, BrokerTasks& out);
+    /// One pass of an asynchronous pop: answered into `out`, or held again until `deadline`.
+    void run_async_pop_locked(const std::shared_ptr<AsyncPop>& pop,
+                              std::uint64_t handle,
+                              std::int64_t deadline,
+                              BrokerTasks& out);
     /// Pops the matching messages of one queue into `result` (check points, receipts, the new pop offset).
     void pop_queue_locked(const PopArgs& a,
                           const MessageQueue& mq,
@@ -7943,6 +7983,13 @@ public:
     /// polling) until a matching message arrives (answered with it) or the poll time passes on the broker's
     /// clock (PollingNotFound); PollingFull at once when BrokerConfig::max_pop_polling_size pops are held.
     PopResult pop_message(const PopArgs& args) { return state_->pop_message(args, conn_->id); }
+
+    /// POP_MESSAGE without a waiting thread (rmq::HasAsyncPop): as above, but a pop to hold is parked at the
+    /// broker with `done`, which runs once on the broker's dispatcher thread with the answer or the failure.
+    /// A driven broker (rmq::sim) holds these too.
+    void pop_message(const PopArgs& args, PopCompletion done) {
+        state_->pop_message(args, std::move(done), conn_->id);
+    }
 
     /// Answers this connection's held POP requests of `consumer_group` now (empty) and holds none of its
     /// later ones until resume_pops(): a stopping push consumer does not wait for its poll time.
@@ -8148,7 +8195,7 @@ public:
     /// Pulls parked for long polling.
     [[nodiscard]] std::size_t held_pull_count() const { return state_->held_pull_count(); }
 
-    /// POP requests held for long polling (their threads are blocked in pop_message).
+    /// POP requests held for long polling (synchronous ones block their threads in pop_message).
     [[nodiscard]] std::size_t held_pop_count() const { return state_->held_pop_count(); }
 
     /// Fault injection: the next `times` requests of kind `request` fail with response code `code` (thrown as
@@ -8170,6 +8217,7 @@ static_assert(HasSendBatch<InProcessTransport>);
 static_assert(HasSendOneway<InProcessTransport>);
 static_assert(HasTransactions<InProcessTransport>);
 static_assert(HasPop<InProcessTransport>);
+static_assert(HasAsyncPop<InProcessTransport>);
 static_assert(HasAssignment<InProcessTransport>);
 
 }  // namespace rmq
@@ -23269,9 +23317,8 @@ RMQ_DECL bool HeldPops::wake_first(std::vector<HeldPop>& list, std::optional<std
     if (it == list.end()) {
         return false;
     }
-    *it->wake = PopWake::Arrived;
+    let_go(*it, PopWake::Arrived);
     list.erase(it);
-    --total_;
     return true;
 }
 
@@ -23297,8 +23344,7 @@ RMQ_DECL bool HeldPops::wake_due(std::int64_t now) {
             if (now < p.deadline) {
                 return false;
             }
-            *p.wake = PopWake::TimedOut;
-            --total_;
+            let_go(p, PopWake::TimedOut);
             woke = true;
             return true;
         });
@@ -23314,8 +23360,7 @@ RMQ_DECL bool HeldPops::wake_interrupted(std::uint64_t handle, const std::string
             if ((handle != 0 && p.handle != handle) || (!group.empty() && p.group != group)) {
                 return false;
             }
-            *p.wake = PopWake::Interrupted;
-            --total_;
+            let_go(p, PopWake::Interrupted);
             woke = true;
             return true;
         });
@@ -23332,6 +23377,14 @@ RMQ_DECL std::optional<std::int64_t> HeldPops::next_deadline() const {
         }
     }
     return next;
+}
+
+RMQ_DECL void HeldPops::let_go(const HeldPop& p, PopWake why) {
+    *p.wake = why;
+    --total_;
+    if (p.async) {
+        woken_async_.push_back(p);
+    }
 }
 
 RMQ_DECL void HeldPops::erase_empty() {
@@ -25165,13 +25218,15 @@ RMQ_DECL void BrokerState::start(const std::shared_ptr<BrokerState>& self, bool 
 }
 
 RMQ_DECL void BrokerState::stop() {
+    BrokerTasks async_pops;
     {
         const std::lock_guard lock(mutex_);
         if (!dispatcher_.request_stop_locked()) {
             return;
         }
-        wake_pops_locked(held_pops_.wake_interrupted(0, {}));  // they see the broker stopping
+        wake_pops_locked(held_pops_.wake_interrupted(0, {}), async_pops);  // they see the broker stopping
     }
+    dispatch(std::move(async_pops));
     clock_->remove_listener(listener_id_);
     dispatcher_.join();
     BrokerTasks out;
@@ -25230,7 +25285,7 @@ RMQ_DECL void BrokerState::tick_locked(BrokerTasks& out) {
     for (auto& h : held_.take_due(now, store_)) {
         answer_held_locked(std::move(h), out);
     }
-    wake_pops_locked(held_pops_.wake_due(now));
+    wake_pops_locked(held_pops_.wake_due(now), out);
     membership_.expire(now, out);
     check_transactions_locked(out);
     revive_locked(out);
@@ -25268,7 +25323,7 @@ RMQ_DECL void BrokerState::restart() {
         offsets_.restore_checkpoint();
         locks_.clear();
         membership_.clear_channels();
-        wake_pops_locked(held_pops_.wake_interrupted(0, {}));
+        wake_pops_locked(held_pops_.wake_interrupted(0, {}), out);
         for (auto& h : held_.take_all()) {
             out.push_back([cb = std::move(h.callback)] {
                 cb(Outcome<PullResult>(response_code::system_error, "the broker restarted"));
@@ -25456,6 +25511,8 @@ RMQ_DECL void BrokerState::inject_failure(BrokerRequest request, int code, int t
 // ---- begin rmq/detail/broker/impl/pop_long_poll_requests.ipp ----
 
 #include <cstdint>
+#include <exception>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -25514,22 +25571,97 @@ RMQ_DECL PopResult BrokerState::pop_message(const PopArgs& a, std::uint64_t hand
     }
 }
 
-RMQ_DECL bool BrokerState::may_hold_pop_locked(const PopArgs& a, std::uint64_t handle) const {
-    // A driven broker (rmq::sim) has no thread of its own to wake a held pop.
-    return a.poll_time_millis > 0 && !dispatcher_.driven_locked() &&
+/// The answer of an asynchronous pop, for the dispatcher.
+inline BrokerTask
+answer_async_pop(const std::shared_ptr<AsyncPop>& pop, PopResult result, std::exception_ptr error) {
+    return [pop, result = std::move(result), error = std::move(error)]() mutable {
+        pop->done(std::move(result), std::move(error));
+    };
+}
+
+RMQ_DECL void BrokerState::pop_message(const PopArgs& a, PopCompletion done, std::uint64_t handle) {
+    const auto pop = std::make_shared<AsyncPop>(AsyncPop{a, std::move(done)});
+    BrokerTasks out;
+    try {
+        check_group(a.consumer_group);
+        check_topic(a.topic);
+        check_pop_args(a);
+        const std::lock_guard lock(mutex_);
+        check_running_locked();
+        faults_.take(BrokerRequest::Pop);
+        run_async_pop_locked(pop, handle, clock_->steady_millis() + a.poll_time_millis, out);
+    } catch (...) {
+        out.push_back(answer_async_pop(pop, {}, std::current_exception()));
+    }
+    dispatch(std::move(out));
+}
+
+RMQ_DECL void BrokerState::run_async_pop_locked(const std::shared_ptr<AsyncPop>& pop,
+                                                std::uint64_t handle,
+                                                std::int64_t deadline,
+                                                BrokerTasks& out) {
+    const PopArgs& a = pop->args;
+    const auto sub = pop_filter_locked(a);
+    PopResult result = pop_locked(a, sub);
+    if (result.status == PopStatus::Found || !may_hold_pop_locked(a, handle, true) ||
+        clock_->steady_millis() >= deadline) {
+        out.push_back(answer_async_pop(pop, std::move(result), nullptr));
+        return;
+    }
+    HeldPop held;
+    held.topic = a.topic;
+    held.group = a.consumer_group;
+    held.queue_id = a.queue_id;
+    held.handle = handle;
+    held.deadline = deadline;
+    held.filter = sub;
+    held.async = pop;
+    if (!held_pops_.hold(std::move(held), config_.max_pop_polling_size, config_.pop_polling_size)) {
+        result.status = PopStatus::PollingFull;
+        out.push_back(answer_async_pop(pop, std::move(result), nullptr));
+        return;
+    }
+    dispatcher_.wake_locked();  // the dispatcher's next deadline moved
+}
+
+RMQ_DECL bool BrokerState::may_hold_pop_locked(const PopArgs& a, std::uint64_t handle, bool async) const {
+    // A driven broker (rmq::sim) has no thread of its own to wake a held synchronous pop; an asynchronous
+    // one needs none.
+    return a.poll_time_millis > 0 && (async || !dispatcher_.driven_locked()) &&
            !pops_interrupted_.contains({handle, a.consumer_group});
 }
 
-RMQ_DECL void BrokerState::wake_pops_locked(bool woke) {
-    if (woke) {
-        pop_woken_.notify_all();
+/// A woken asynchronous pop runs again here, under the lock (as its thread would after the wake): answered
+/// empty when interrupted (an error once the broker stops), else popped again or held until its deadline.
+RMQ_DECL void BrokerState::wake_pops_locked(bool woke, BrokerTasks& out) {
+    if (!woke) {
+        return;
+    }
+    pop_woken_.notify_all();
+    for (auto& held : held_pops_.take_woken_async()) {
+        try {
+            check_running_locked();
+            if (*held.wake == PopWake::Interrupted) {
+                PopResult empty;
+                empty.status = PopStatus::PollingNotFound;
+                out.push_back(answer_async_pop(held.async, std::move(empty), nullptr));
+                continue;
+            }
+            run_async_pop_locked(held.async, held.handle, held.deadline, out);
+        } catch (...) {
+            out.push_back(answer_async_pop(held.async, {}, std::current_exception()));
+        }
     }
 }
 
 RMQ_DECL void BrokerState::interrupt_pops(std::uint64_t handle, const std::string& group) {
-    const std::lock_guard lock(mutex_);
-    pops_interrupted_.insert({handle, group});
-    wake_pops_locked(held_pops_.wake_interrupted(handle, group));
+    BrokerTasks out;
+    {
+        const std::lock_guard lock(mutex_);
+        pops_interrupted_.insert({handle, group});
+        wake_pops_locked(held_pops_.wake_interrupted(handle, group), out);
+    }
+    dispatch(std::move(out));
 }
 
 RMQ_DECL void BrokerState::resume_pops(std::uint64_t handle, const std::string& group) {
@@ -25857,7 +25989,7 @@ RMQ_DECL void BrokerState::notify_arrival_locked(const std::string& topic,
     for (auto& h : held_.take_arrived(topic, queue_id, tags_code, store_)) {
         answer_held_locked(std::move(h), out);
     }
-    wake_pops_locked(held_pops_.wake_arrived(topic, queue_id, tags_code));
+    wake_pops_locked(held_pops_.wake_arrived(topic, queue_id, tags_code), out);
 }
 
 RMQ_DECL void BrokerState::answer_held_locked(HeldPull h, BrokerTasks& out) {
