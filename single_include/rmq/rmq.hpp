@@ -12391,7 +12391,8 @@ private:
 
 /// @file detail/pop_consumer/pop_consumer.hpp
 /// rmq::detail::PopConsumer: the push consumer's POP mode (Java's DefaultMQPushConsumerImpl with POP
-/// assignments and ConsumeMessagePopConcurrentlyService): a PopLoop per POP queue feeding the consume pool,
+/// assignments and ConsumeMessagePopConcurrentlyService): a PopLoop per POP queue feeding the consume pool
+/// (an AsyncPopLoop on the event loop when the transport has rmq::HasAsyncPop),
 /// PopConsume for the verdicts. No rebalance and no offsets: the broker hands each message to one member.
 ///
 /// The entry point is update_pop_queues(topic, queues): whoever decides the POP queues of a topic (the
@@ -12402,7 +12403,22 @@ private:
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+
+
+// ---- begin rmq/detail/pop_consumer/async_pop_loop.hpp ----
+
+/// @file detail/pop_consumer/async_pop_loop.hpp
+/// rmq::detail::AsyncPopLoop: PopLoop's work for one POP queue over a transport with rmq::HasAsyncPop, on the
+/// consumer's event loop instead of a thread of its own: each POP_MESSAGE's completion comes back onto the
+/// loop, which dispatches the messages and sends the next one (or waits, by a timer). No thread waits on the
+/// broker while it holds a pop for long polling, and a driven consumer (rmq::sim) can run it.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
 
 
 
@@ -12790,21 +12806,69 @@ void PopConsume<T>::close_acks() {
 
 /// @file detail/pop_consumer/pop_loop.hpp
 /// rmq::detail::PopLoop: Java's popMessage / executePopPullRequestImmediately for one POP queue, on a thread
-/// of its own (a POP request is synchronous and the broker may hold it for the long-polling time): flow
+/// of its own (a POP request is synchronous and the broker may hold it for the long-polling time; a transport
+/// with rmq::HasAsyncPop gets rmq::detail::AsyncPopLoop instead, async_pop_loop.hpp): flow
 /// control by pop_threshold_for_queue, then POP_MESSAGE for pop_batch_nums messages invisible for
 /// pop_invisible_time, handed to the consume pool in batches of consume_message_batch_max_size.
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 
 
 namespace rmq::detail {
+
+/// A POP_MESSAGE's outcome as plain data (a failure crosses threads as text, not as an exception_ptr).
+struct PopAnswer {
+    PopResult result;
+    bool failed = false;
+    /// The broker has no POP (rmq::PopUnsupported: a 4.x broker).
+    bool unsupported = false;
+    std::string what;
+
+    /// On the thread that got `error` (null: `result` stands).
+    static PopAnswer of(PopResult result, const std::exception_ptr& error);
+};
+
+/// What a pop loop does next: pop again after `pause_millis` (0: at once), or stop for good.
+struct PopNext {
+    bool stop = false;
+    std::int64_t pause_millis = 0;
+};
+
+/// PopMessageRequestHeader of `q`: the subscription's expression, Java's init mode (MIN only for
+/// CONSUME_FROM_FIRST_OFFSET).
+template <class T>
+PopArgs pop_args_of(const ConsumerState<T>& s, const PopQueue& q);
+
+/// Java's PopCallback.onSuccess / onException for `q`: the popped messages to the consume pool, and the pause
+/// before the next pop. `begin`: the clock's steady time the pop was sent at.
+template <class T>
+PopNext after_pop(ConsumerState<T>& s,
+                  PopConsume<T>& consume,
+                  const std::shared_ptr<PopQueue>& q,
+                  const PopArgs& args,
+                  std::int64_t begin,
+                  PopAnswer answer);
+
+/// submitPopConsumeRequest: batches of consume_message_batch_max_size, each a listener call on the consume
+/// pool (submitted from the event loop, the pool's one producer).
+template <class T>
+void dispatch_popped(ConsumerState<T>& s,
+                     PopConsume<T>& consume,
+                     const std::shared_ptr<PopQueue>& q,
+                     std::vector<MessageExt> msgs);
+
+/// After an empty answer that came back early (a broker that does not hold POP requests, or one stopped
+/// holding them): the pause before the next POP, so an idle consumer does not spin.
+inline constexpr std::int64_t empty_pop_pause_millis = 100;
 
 template <class T>
 class PopLoop {
@@ -12830,14 +12894,8 @@ public:
 private:
     void run();
     void pop_once();
-    [[nodiscard]] PopArgs pop_args() const;
-    void dispatch(std::vector<MessageExt> msgs);
     /// Waits `millis` (wall time) or until dropped.
     void pause(std::int64_t millis);
-
-    /// After an empty answer that came back early (a broker that does not hold POP requests, or one stopped
-    /// holding them): the pause before the next POP, so an idle consumer does not spin.
-    static constexpr std::int64_t empty_pop_pause_millis = 100;
 
     ConsumerState<T>& s_;
     PopConsume<T>& consume_;
@@ -12919,88 +12977,262 @@ void PopLoop<T>::run() {
     finished_.store(true);
 }
 
-/// One POP_MESSAGE. A 4.x broker (rmq::PopUnsupported) stops this queue's loop with an error in the log.
+/// One POP_MESSAGE, waited for on this thread.
 template <class T>
 void PopLoop<T>::pop_once() {
-    const PopArgs args = pop_args();
+    const PopArgs args = pop_args_of(s_, *q_);
     const std::int64_t begin = s_.clock->steady_millis();
-    PopResult result;
+    PopAnswer answer;
     try {
-        result = s_.transport.pop_message(args);
+        answer.result = s_.transport.pop_message(args);
+    } catch (...) {
+        answer = PopAnswer::of({}, std::current_exception());
+    }
+    const PopNext next = after_pop(s_, consume_, q_, args, begin, std::move(answer));
+    if (next.stop) {
+        halted_.store(true);
+    } else if (next.pause_millis > 0) {
+        pause(next.pause_millis);
+    }
+}
+
+inline PopAnswer PopAnswer::of(PopResult result, const std::exception_ptr& error) {
+    PopAnswer answer;
+    answer.result = std::move(result);
+    if (!error) {
+        return answer;
+    }
+    answer.failed = true;
+    try {
+        std::rethrow_exception(error);
     } catch (const PopUnsupported& e) {
+        answer.unsupported = true;
+        answer.what = e.what();
+    } catch (const std::exception& e) {
+        answer.what = e.what();
+    } catch (...) {
+        answer.what = "unknown error";
+    }
+    return answer;
+}
+
+/// A 4.x broker (rmq::PopUnsupported) stops this queue's loop with an error in the log; another failure and
+/// POLLING_FULL pause it (Java: executePopPullRequestLater); an empty answer that came back early pauses it a
+/// little.
+template <class T>
+PopNext after_pop(ConsumerState<T>& s,
+                  PopConsume<T>& consume,
+                  const std::shared_ptr<PopQueue>& q,
+                  const PopArgs& args,
+                  std::int64_t begin,
+                  PopAnswer answer) {
+    if (answer.unsupported) {
         log_line(
             LogLevel::Error,
             "group [{}]: broker {} has no POP (RocketMQ 4.x?): message_request_mode Pop needs 5.x; {} is "
             "not consumed: {}",
-            s_.group,
-            q_->mq.broker_name,
-            q_->mq,
-            e.what());
-        halted_.store(true);
-        return;
-    } catch (const std::exception& e) {
-        log_line(LogLevel::Warn, "group [{}]: pop of {} failed: {}", s_.group, q_->mq, e.what());
-        pause(s_.config.pull_time_delay_mills_when_exception);
-        return;
+            s.group,
+            q->mq.broker_name,
+            q->mq,
+            answer.what);
+        return PopNext{true, 0};
     }
+    if (answer.failed) {
+        log_line(LogLevel::Warn, "group [{}]: pop of {} failed: {}", s.group, q->mq, answer.what);
+        return PopNext{false, s.config.pull_time_delay_mills_when_exception};
+    }
+    PopResult& result = answer.result;
     if (result.status == PopStatus::PollingFull) {
-        pause(s_.config.pull_time_delay_mills_when_exception);  // Java: executePopPullRequestLater
-        return;
+        return PopNext{false, s.config.pull_time_delay_mills_when_exception};
     }
     if (result.msg_found_list.empty()) {
-        if (s_.clock->steady_millis() - begin < args.poll_time_millis / 2) {
-            pause(empty_pop_pause_millis);
-        }
-        return;
+        const bool early = s.clock->steady_millis() - begin < args.poll_time_millis / 2;
+        return PopNext{false, early ? empty_pop_pause_millis : 0};
     }
-    s_.stats.record_pull_rt(q_->mq.topic, s_.clock->steady_millis() - begin);
-    s_.stats.record_pulled(q_->mq.topic, static_cast<std::int64_t>(result.msg_found_list.size()));
-    dispatch(std::move(result.msg_found_list));
+    s.stats.record_pull_rt(q->mq.topic, s.clock->steady_millis() - begin);
+    s.stats.record_pulled(q->mq.topic, static_cast<std::int64_t>(result.msg_found_list.size()));
+    dispatch_popped(s, consume, q, std::move(result.msg_found_list));
+    return PopNext{};
 }
 
-/// PopMessageRequestHeader of this queue: the subscription's expression, Java's init mode (MIN only for
-/// CONSUME_FROM_FIRST_OFFSET).
 template <class T>
-PopArgs PopLoop<T>::pop_args() const {
+PopArgs pop_args_of(const ConsumerState<T>& s, const PopQueue& q) {
     PopArgs args;
-    args.consumer_group = s_.group;
-    args.topic = q_->mq.topic;
-    args.broker_name = q_->mq.broker_name;
-    args.queue_id = q_->mq.queue_id;
-    args.max_msg_nums = s_.config.pop_batch_nums;
-    args.invisible_time_millis = s_.config.pop_invisible_time;
-    args.poll_time_millis = s_.config.broker_suspend_max_time_millis;
-    args.init_mode = s_.config.consume_from_where == ConsumeFromWhere::FirstOffset ? ConsumeInitMode::Min
-                                                                                   : ConsumeInitMode::Max;
-    if (const auto sub = s_.subscriptions.find(q_->mq.topic)) {
+    args.consumer_group = s.group;
+    args.topic = q.mq.topic;
+    args.broker_name = q.mq.broker_name;
+    args.queue_id = q.mq.queue_id;
+    args.max_msg_nums = s.config.pop_batch_nums;
+    args.invisible_time_millis = s.config.pop_invisible_time;
+    args.poll_time_millis = s.config.broker_suspend_max_time_millis;
+    args.init_mode = s.config.consume_from_where == ConsumeFromWhere::FirstOffset ? ConsumeInitMode::Min
+                                                                                  : ConsumeInitMode::Max;
+    if (const auto sub = s.subscriptions.find(q.mq.topic)) {
         args.expression_type = sub->expression_type;
         args.expression = sub->sub_string;
     }
     return args;
 }
 
-/// submitPopConsumeRequest: batches of consume_message_batch_max_size, each a listener call on the consume
-/// pool (submitted from the event loop, the pool's one producer).
 template <class T>
-void PopLoop<T>::dispatch(std::vector<MessageExt> msgs) {
-    q_->in_flight.fetch_add(static_cast<std::int64_t>(msgs.size()));
-    const auto size = static_cast<std::size_t>(std::max(1, s_.config.consume_message_batch_max_size));
+void dispatch_popped(ConsumerState<T>& s,
+                     PopConsume<T>& consume,
+                     const std::shared_ptr<PopQueue>& q,
+                     std::vector<MessageExt> msgs) {
+    q->in_flight.fetch_add(static_cast<std::int64_t>(msgs.size()));
+    const auto size = static_cast<std::size_t>(std::max(1, s.config.consume_message_batch_max_size));
     for (std::size_t i = 0; i < msgs.size(); i += size) {
         const auto end = std::min(msgs.size(), i + size);
         std::vector<MessageExt> batch(
             std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(i)),
             std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(end)));
-        // The tasks name the consumer's boxes, not this loop, which may be let go before they run.
-        auto task = [&consume = consume_, q = q_, batch = std::move(batch)]() mutable {
+        // The tasks name the consumer's boxes, not the loop, which may be let go before they run.
+        auto task = [&consume, q, batch = std::move(batch)]() mutable {
             consume.run(q, std::move(batch));
         };
-        s_.gate->post([&s = s_, task = std::move(task)]() mutable { s.submit(std::move(task)); });
+        s.gate->post([&s, task = std::move(task)]() mutable { s.submit(std::move(task)); });
     }
 }
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/pop_consumer/impl/pop_loop.hpp ----
 // ---- end rmq/detail/pop_consumer/pop_loop.hpp ----
+
+namespace rmq::detail {
+
+template <class T>
+class AsyncPopLoop : public std::enable_shared_from_this<AsyncPopLoop<T>> {
+public:
+    /// A loop that starts popping `q` at once (on the event loop).
+    static std::shared_ptr<AsyncPopLoop>
+    start(ConsumerState<T>& state, PopConsume<T>& consume, std::shared_ptr<PopQueue> q);
+
+    AsyncPopLoop(ConsumerState<T>& state, PopConsume<T>& consume, std::shared_ptr<PopQueue> q)
+        : s_(state)
+        , consume_(consume)
+        , q_(std::move(q)) {}
+
+    AsyncPopLoop(const AsyncPopLoop&) = delete;
+    AsyncPopLoop& operator=(const AsyncPopLoop&) = delete;
+    ~AsyncPopLoop() = default;
+
+    /// No more POP requests (shutdown): popped messages are still consumed and acked. Any thread.
+    void halt() { halted_.store(true); }
+
+    /// Halts and drops the queue (let go): its popped messages are neither consumed nor acked any more.
+    void drop() {
+        q_->dropped.store(true);
+        halt();
+    }
+
+    [[nodiscard]] const std::shared_ptr<PopQueue>& queue() const noexcept { return q_; }
+
+    /// Halted and no POP request in flight (a late answer then finds the loop gone: its messages come back
+    /// after their invisible time).
+    [[nodiscard]] bool finished() const noexcept { return halted_.load() && !in_flight_.load(); }
+
+private:
+    /// Event loop: the next POP_MESSAGE, or a timer while suspended or flow-controlled.
+    void step();
+    /// Event loop: the answer of the pop sent at `begin`.
+    void answered(const PopArgs& args, std::int64_t begin, PopAnswer answer);
+    /// Event loop: step() after `millis` (0: now, posted).
+    void again(std::int64_t millis);
+
+    ConsumerState<T>& s_;
+    PopConsume<T>& consume_;
+    std::shared_ptr<PopQueue> q_;
+    std::atomic<bool> halted_{false};
+    std::atomic<bool> in_flight_{false};
+};
+
+}  // namespace rmq::detail
+
+
+// ---- begin rmq/detail/pop_consumer/impl/async_pop_loop.hpp ----
+
+/// @file detail/pop_consumer/impl/async_pop_loop.hpp
+/// AsyncPopLoop's definitions.
+
+#include <exception>
+#include <utility>
+
+
+namespace rmq::detail {
+
+template <class T>
+std::shared_ptr<AsyncPopLoop<T>>
+AsyncPopLoop<T>::start(ConsumerState<T>& state, PopConsume<T>& consume, std::shared_ptr<PopQueue> q) {
+    auto loop = std::make_shared<AsyncPopLoop>(state, consume, std::move(q));
+    loop->again(0);
+    return loop;
+}
+
+/// Callbacks hold the loop weakly: a loop let go and reaped meanwhile is simply not run.
+template <class T>
+void AsyncPopLoop<T>::again(std::int64_t millis) {
+    auto run = [weak = this->weak_from_this()] {
+        if (const auto self = weak.lock()) {
+            self->step();
+        }
+    };
+    if (millis > 0) {
+        s_.schedule(millis, std::move(run));
+    } else {
+        s_.gate->post(std::move(run));
+    }
+}
+
+/// executePopPullRequestImmediately: suspended and flow-controlled queues wait on a timer.
+template <class T>
+void AsyncPopLoop<T>::step() {
+    if (halted_.load() || s_.stopping.load()) {
+        halted_.store(true);
+        return;
+    }
+    if (s_.paused.load()) {
+        again(s_.config.pull_time_delay_mills_when_suspend);
+        return;
+    }
+    if (q_->in_flight.load() > s_.config.pop_threshold_for_queue) {  // Java: waitAckMsgCount >
+        again(s_.config.pull_time_delay_mills_when_flow_control);
+        return;
+    }
+    const PopArgs args = pop_args_of(s_, *q_);
+    const std::int64_t begin = s_.clock->steady_millis();
+    in_flight_.store(true);
+    // The completion runs on the transport's thread (or here, when nothing could be sent): it turns a
+    // failure into plain data there and goes back onto the event loop through the consumer's gate.
+    s_.transport.pop_message(
+        args,
+        [weak = this->weak_from_this(), gate = s_.gate, args, begin](PopResult result,
+                                                                     const std::exception_ptr& error) {
+            gate->post([weak, args, begin, answer = PopAnswer::of(std::move(result), error)]() mutable {
+                if (const auto self = weak.lock()) {
+                    self->answered(args, begin, std::move(answer));
+                }
+            });
+        });
+}
+
+template <class T>
+void AsyncPopLoop<T>::answered(const PopArgs& args, std::int64_t begin, PopAnswer answer) {
+    in_flight_.store(false);
+    if (halted_.load()) {
+        answer.result.msg_found_list
+            .clear();  // shutdown or let go: they come back after their invisible time
+    }
+    const PopNext next = after_pop(s_, consume_, q_, args, begin, std::move(answer));
+    if (next.stop) {
+        halted_.store(true);
+        return;
+    }
+    again(next.pause_millis);
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/pop_consumer/impl/async_pop_loop.hpp ----
+// ---- end rmq/detail/pop_consumer/async_pop_loop.hpp ----
 
 namespace rmq::detail {
 
@@ -13038,6 +13270,10 @@ public:
     [[nodiscard]] std::vector<MessageQueue> pop_queues() const;
 
 private:
+    /// A thread per POP queue only when the transport's pops must be waited for.
+    using Loop = std::conditional_t<HasAsyncPop<typename T::Transport>, AsyncPopLoop<T>, PopLoop<T>>;
+
+    [[nodiscard]] std::shared_ptr<Loop> start_loop(const MessageQueue& mq);
     [[nodiscard]] std::vector<MessageQueue> broker_queues(const std::string& topic) const;
     /// Joins the let-go loops whose thread has finished.
     void reap_locked();
@@ -13045,9 +13281,9 @@ private:
     ConsumerState<T>& s_;
     PopConsume<T> consume_;
     mutable std::mutex mutex_;
-    std::map<MessageQueue, std::unique_ptr<PopLoop<T>>> loops_;  // guarded by mutex_
-    std::vector<std::unique_ptr<PopLoop<T>>> let_go_;            // guarded by mutex_
-    bool stopped_ = false;                                       // guarded by mutex_
+    std::map<MessageQueue, std::shared_ptr<Loop>> loops_;  // guarded by mutex_
+    std::vector<std::shared_ptr<Loop>> let_go_;            // guarded by mutex_
+    bool stopped_ = false;                                 // guarded by mutex_
 };
 
 }  // namespace rmq::detail
@@ -13086,10 +13322,19 @@ void PopConsumer<T>::update_pop_queues(const std::string& topic, const std::vect
     for (const auto& mq : queues) {
         if (mq.topic == topic && !loops_.contains(mq)) {
             log_line(LogLevel::Info, "group [{}]: pops {}", s_.group, mq);
-            loops_.emplace(mq, std::make_unique<PopLoop<T>>(s_, consume_, std::make_shared<PopQueue>(mq)));
+            loops_.emplace(mq, start_loop(mq));
         }
     }
     reap_locked();
+}
+
+template <class T>
+auto PopConsumer<T>::start_loop(const MessageQueue& mq) -> std::shared_ptr<Loop> {
+    if constexpr (HasAsyncPop<typename T::Transport>) {
+        return AsyncPopLoop<T>::start(s_, consume_, std::make_shared<PopQueue>(mq));
+    } else {
+        return std::make_shared<PopLoop<T>>(s_, consume_, std::make_shared<PopQueue>(mq));
+    }
 }
 
 template <class T>
@@ -13134,8 +13379,8 @@ std::vector<MessageQueue> PopConsumer<T>::broker_queues(const std::string& topic
 
 template <class T>
 void PopConsumer<T>::stop() {
-    std::map<MessageQueue, std::unique_ptr<PopLoop<T>>> loops;
-    std::vector<std::unique_ptr<PopLoop<T>>> let_go;
+    std::map<MessageQueue, std::shared_ptr<Loop>> loops;
+    std::vector<std::shared_ptr<Loop>> let_go;
     {
         const std::lock_guard lock(mutex_);
         stopped_ = true;
