@@ -17926,6 +17926,8 @@ struct Faults {
     double lock_answer_drop = 0.1;  ///< LOCK_BATCH_MQ is applied, its answer lost
     double heartbeat_drop = 0.1;    ///< HEART_BEAT is lost
     double send_duplicate = 0.05;   ///< a message is stored twice (a producer retry)
+    double pop_drop = 0.02;  ///< POP runs: a POP_MESSAGE's answer is lost (popped at the broker, never seen)
+    double ack_drop = 0.05;  ///< POP runs: an ACK_MESSAGE is lost (the message comes back)
     std::int64_t max_delay_millis = 5000;      ///< late answers and requests: up to this late
     std::int64_t pull_timeout_millis = 30000;  ///< when a lost pull answer fails
     int crashes = 1;   ///< members that vanish (each replaced by a new member soon after)
@@ -17974,6 +17976,10 @@ struct Options {
     std::int64_t fault_millis = 120000;   ///< faults strike in [0, fault_millis)
     std::int64_t settle_millis = 600000;  ///< then, fault-free, the run ends once every message was handled
     Faults faults;
+    /// The members consume by POP (ConsumerConfig::message_request_mode Pop; rmq::Concurrently only), their
+    /// messages invisible for `pop_invisible_millis`; the run is judged by rmq::sim::check_pop.
+    bool pop = false;
+    std::int64_t pop_invisible_millis = 20000;
     std::string topic = "SimTopic";
     std::string group = "sim_group";
 };
@@ -17996,29 +18002,16 @@ struct Options {
 }  // namespace rmq::sim
 // ---- end rmq/sim/options.hpp ----
 
-// ---- begin rmq/sim/simulation.hpp ----
+// ---- begin rmq/sim/pop_trace.hpp ----
 
-/// @file sim/simulation.hpp
-/// Deterministic simulation (docs/simulation.md): one embedded broker (or several) and several consumers of
-/// one group on one virtual clock and one thread, a seeded fault injector between them (lost, late, reordered
-/// and duplicated answers; members that crash without unregistering or pause past their lock expiry; broker
-/// restarts that lose the last second of offsets; broker outages during which a member starts), and
-/// rmq::sim::check over what happened. A seed is one
-/// exact history: the same seed replays it, event for event.
+/// @file sim/pop_trace.hpp
+/// What a simulation run with POP members (rmq::sim::Options::pop) records beside rmq::sim::Trace (every
+/// message a pop returned, every ack lost) and the POP checker, rmq::sim::check_pop: nothing lost, no order
+/// rule, and every redelivery explained by what became of the message's previous pop. See
+/// docs/simulation.md.
 
-#include <algorithm>
 #include <cstdint>
-#include <functional>
-#include <memory>
-#include <optional>
-#include <set>
-#include <span>
-#include <string>
-#include <string_view>
-#include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 
 // ---- begin rmq/sim/trace.hpp ----
@@ -18075,6 +18068,8 @@ enum class FaultKind {
     BrokerDown,         ///< a broker went down (runs with several brokers): locks and memberships lost,
                         ///< offsets back to the last flush, requests to it fail until BrokerUp
     BrokerUp,           ///< the broker that went down is reachable again
+    PopAnswerDropped,   ///< a POP_MESSAGE answer lost (POP runs; its messages: rmq::sim::PopTrace)
+    AckDropped,         ///< an ACK_MESSAGE lost (POP runs)
 };
 
 [[nodiscard]] std::string_view to_string(FaultKind kind) noexcept;
@@ -18142,6 +18137,78 @@ struct Verdict {
 
 // ---- end rmq/sim/trace.hpp ----
 
+namespace rmq::sim {
+
+/// One message a POP member's pop returned, recorded by its transport when the broker answered.
+struct Popped {
+    std::int64_t time = 0;  ///< virtual ms of the broker's answer (the pop's check point starts here)
+    int member = 0;
+    int key = 0;
+    int seq = 0;
+    std::int64_t invisible_millis = 0;
+    int reconsume_times = 0;
+    /// The answer never reached the member (Faults::pop_drop): the message comes back after its invisible
+    /// time.
+    bool answer_lost = false;
+};
+
+/// An ACK_MESSAGE lost on its way (Faults::ack_drop): the message comes back after its invisible time.
+struct AckLost {
+    std::int64_t time = 0;
+    int member = 0;
+    int key = 0;
+    int seq = 0;
+};
+
+/// A POP run's records, in the order they happened.
+struct PopTrace {
+    std::vector<Popped> popped;
+    std::vector<AckLost> acks_lost;
+
+    /// FNV-1a over every record: two runs of one seed have equal hashes.
+    [[nodiscard]] std::uint64_t hash() const noexcept;
+};
+
+/// Judges a POP run (docs/simulation.md lists the rules): `lost` as rmq::sim::check counts it; no order or
+/// ownership rule; `duplicates` counts successful handlings beyond the first and `unexplained_duplicates`
+/// the redeliveries (pops of a message popped before) that nothing explains. A redelivery is explained by
+/// the message's previous pop: its answer or its ack was lost, a handling of it failed (RECONSUME_LATER), or
+/// its member crashed or was paused — each only once that pop's invisible time (a failure: the retry delay,
+/// 10 s at least) had passed — or a broker restart within a second after it (the restart rewound the
+/// group's pop offsets), or the message was stored twice. `pause_max_millis`: how long a pause lasts at most
+/// (Faults::pause_max_millis).
+[[nodiscard]] Verdict
+check_pop(const Trace& trace, const PopTrace& pops, std::int64_t pause_max_millis = 150000);
+
+}  // namespace rmq::sim
+
+// ---- end rmq/sim/pop_trace.hpp ----
+
+// ---- begin rmq/sim/simulation.hpp ----
+
+/// @file sim/simulation.hpp
+/// Deterministic simulation (docs/simulation.md): one embedded broker (or several) and several consumers of
+/// one group on one virtual clock and one thread, a seeded fault injector between them (lost, late, reordered
+/// and duplicated answers; members that crash without unregistering or pause past their lock expiry; broker
+/// restarts that lose the last second of offsets; broker outages during which a member starts), and
+/// rmq::sim::check over what happened (POP members, Options::pop: rmq::sim::check_pop). A seed is one
+/// exact history: the same seed replays it, event for event.
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
 
 // ---- begin rmq/detail/sim/context.hpp ----
 
@@ -18150,6 +18217,8 @@ struct Verdict {
 /// world, the run's options and trace, whether faults strike now.
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -18293,6 +18362,9 @@ struct Context {
     World world;
     rmq::sim::Options options;
     rmq::sim::Trace trace;
+    /// POP runs: what the pops returned, the acks lost, and the (key, seq) of each receipt handed out.
+    rmq::sim::PopTrace pop_trace;
+    std::map<std::string, std::pair<int, int>, std::less<>> receipts;
     bool faults_on = false;
 
     void record(rmq::sim::FaultKind kind, int member, std::string queue = {}) {
@@ -18369,6 +18441,78 @@ private:
 
 }  // namespace rmq::detail::sim
 // ---- end rmq/detail/sim/ownership.hpp ----
+
+// ---- begin rmq/detail/sim/pop.hpp ----
+
+/// @file detail/sim/pop.hpp
+/// The POP side of a simulated member's transport (rmq::sim::SimTransport): what a pop returned goes into
+/// the run's rmq::sim::PopTrace (each receipt remembered, so that a lost ack names its message), and the
+/// faults of rmq::sim::Faults that concern POP: a pop's answer lost (the broker popped, the member sees a
+/// failure at its timeout), an ack lost.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+
+
+
+namespace rmq::detail::sim {
+
+/// Records the messages of a broker's POP answer (lost on its way: `lost`) and their receipts.
+inline void record_popped(Context& ctx, int member, const PopResult& result, bool lost) {
+    for (const auto& msg : result.msg_found_list) {
+        const int key = rmq::sim::key_of(msg);
+        const int seq = rmq::sim::seq_of(msg);
+        if (key < 0 || seq < 0) {
+            continue;
+        }
+        ctx.pop_trace.popped.push_back(rmq::sim::Popped{
+            ctx.world.now(), member, key, seq, result.invisible_time, msg.reconsume_times(), lost});
+        if (const auto receipt = msg.property(property::pop_ck)) {
+            ctx.receipts.insert_or_assign(*receipt, std::make_pair(key, seq));
+        }
+    }
+}
+
+/// The completion a member's asynchronous pop gets through the simulation: the answer recorded, and lost
+/// (Faults::pop_drop, while faults are on) or handed on. A lost answer fails at the member's pull timeout.
+inline PopCompletion pop_completion(const std::shared_ptr<Context>& ctx, int member, PopCompletion done) {
+    return [ctx, member, asked = ctx->world.now(), done = std::move(done)](PopResult result,
+                                                                           std::exception_ptr error) {
+        World& world = ctx->world;
+        if (error) {
+            done(std::move(result), std::move(error));
+            return;
+        }
+        const bool lost = !result.msg_found_list.empty() && ctx->strike(ctx->options.faults.pop_drop);
+        record_popped(*ctx, member, result, lost);
+        if (!lost) {
+            done(std::move(result), nullptr);
+            return;
+        }
+        ctx->record(rmq::sim::FaultKind::PopAnswerDropped, member);
+        world.at(std::max(asked + ctx->options.faults.pull_timeout_millis, world.now() + 1), [done] {
+            done(PopResult{}, std::make_exception_ptr(Timeout("simulated: the pop's answer was lost")));
+        });
+    };
+}
+
+/// Whether an ack is lost (Faults::ack_drop, while faults are on); recorded with the message it acked.
+inline bool ack_lost(Context& ctx, int member, const AckArgs& args) {
+    if (!ctx.strike(ctx.options.faults.ack_drop)) {
+        return false;
+    }
+    ctx.record(rmq::sim::FaultKind::AckDropped, member);
+    if (const auto it = ctx.receipts.find(args.extra_info); it != ctx.receipts.end()) {
+        ctx.pop_trace.acks_lost.push_back(
+            rmq::sim::AckLost{ctx.world.now(), member, it->second.first, it->second.second});
+    }
+    return true;
+}
+
+}  // namespace rmq::detail::sim
+// ---- end rmq/detail/sim/pop.hpp ----
 
 // ---- begin rmq/detail/sim/routes.hpp ----
 
@@ -18758,6 +18902,40 @@ public:
         routes_->to(name.empty() ? 0 : routes_->index_of(name)).send_back(args);
     }
 
+    // ---- POP (Options::pop): faults in detail/sim/pop.hpp ----
+    /// Synchronous POP_MESSAGE (rmq::HasPop): the POP mode uses the asynchronous one below.
+    PopResult pop_message(const PopArgs& args) {
+        return routes_->to(routes_->index_of(args.broker_name)).pop_message(args);
+    }
+
+    /// POP_MESSAGE (rmq::HasAsyncPop): held by the driven broker for long polling, answered as a broker
+    /// callback; a broker that is down fails it at once.
+    void pop_message(const PopArgs& args, PopCompletion done) {
+        try {
+            routes_->to(routes_->index_of(args.broker_name))
+                .pop_message(args, detail::sim::pop_completion(ctx_, member(), std::move(done)));
+        } catch (...) {
+            ctx_->world.at(ctx_->world.now() + 1,
+                           [done, error = std::current_exception()] { done(PopResult{}, error); });
+        }
+    }
+
+    void ack_message(const AckArgs& args) {
+        if (detail::sim::ack_lost(*ctx_, member(), args)) {
+            throw Timeout("simulated: the ack was lost");
+        }
+        routes_->to(routes_->index_of(receipt_broker(args.extra_info))).ack_message(args);
+    }
+
+    std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
+        auto receipt =
+            routes_->to(routes_->index_of(receipt_broker(args.extra_info))).change_invisible_time(args);
+        if (const auto it = ctx_->receipts.find(args.extra_info); it != ctx_->receipts.end()) {
+            ctx_->receipts.insert_or_assign(receipt, it->second);
+        }
+        return receipt;
+    }
+
     [[nodiscard]] std::shared_ptr<Clock> clock() const { return ctx_->world.clock(); }
 
     // ---- the driver (rmq::detail::DrivenTransport) ----
@@ -18769,6 +18947,10 @@ public:
 
 private:
     [[nodiscard]] int member() const noexcept { return static_cast<int>(member_); }
+
+    static std::string receipt_broker(const std::string& receipt) {
+        return PopReceipt::parse(receipt).broker_name;
+    }
 
     // A pull to a broker that is down fails at once (a refused connection), as the callback sees it.
     bool refuse_pull(const PullArgs& args, PullCallback& callback) {
@@ -18887,6 +19069,9 @@ public:
 
     [[nodiscard]] const Trace& trace() const noexcept { return ctx_->trace; }
 
+    /// POP runs (Options::pop): what the pops returned and the acks lost, for rmq::sim::check_pop.
+    [[nodiscard]] const PopTrace& pop_trace() const noexcept { return ctx_->pop_trace; }
+
     /// Units of work the driver ran.
     [[nodiscard]] std::uint64_t steps() const noexcept { return ctx_->world.steps(); }
 
@@ -18950,6 +19135,10 @@ private:
         config.client_ip = fmt::format("10.0.{}.{}", m->index / 250, m->index % 250 + 1);
         config.instance_name = "sim";
         config.consume_from_where = ConsumeFromWhere::FirstOffset;
+        if (o.pop) {
+            config.message_request_mode = MessageRequestMode::Pop;
+            config.pop_invisible_time = o.pop_invisible_millis;
+        }
         m->client_id = config.build_client_id();
         m->routes = std::make_shared<detail::sim::MemberRoutes>(ctx_, m->index);
         m->consumer =
@@ -27555,6 +27744,10 @@ RMQ_DECL std::string_view to_string(FaultKind kind) noexcept {
         return "broker-down";
     case FaultKind::BrokerUp:
         return "broker-up";
+    case FaultKind::PopAnswerDropped:
+        return "pop-answer-dropped";
+    case FaultKind::AckDropped:
+        return "ack-dropped";
     }
     return "unknown";
 }
@@ -27790,6 +27983,169 @@ RMQ_DECL Verdict check(const Trace& trace, bool ordered, std::int64_t lock_grace
 
 }  // namespace rmq::sim
 // ---- end rmq/sim/impl/trace.ipp ----
+
+// ---- begin rmq/sim/impl/pop_trace.ipp ----
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+namespace rmq::detail::sim {
+
+/// The POP checker: one pass over the pops in order, each judged against the message's previous pop.
+class PopChecker {
+public:
+    PopChecker(const rmq::sim::Trace& trace, const rmq::sim::PopTrace& pops, std::int64_t pause_max)
+        : trace_(trace)
+        , pops_(pops)
+        , pause_max_(pause_max) {
+        for (const auto& s : trace.sent) {
+            if (s.duplicated) {
+                stored_twice_.insert({s.key, s.seq});
+            }
+        }
+    }
+
+    rmq::sim::Verdict run() {
+        const auto base = rmq::sim::check(trace_, false);
+        v_.lost = base.lost;
+        for (const auto& p : base.problems) {
+            if (p.find("never handled") != std::string::npos) {
+                problem(p);
+            }
+        }
+        std::map<std::pair<int, int>, const rmq::sim::Popped*> previous;
+        for (const auto& p : pops_.popped) {
+            const auto id = std::make_pair(p.key, p.seq);
+            if (const auto it = previous.find(id); it != previous.end() && !explained(*it->second, p)) {
+                ++v_.unexplained_duplicates;
+                problem(fmt::format("key {} seq {} popped again at {} ms by member {} (reconsume times {}): "
+                                    "nothing explains it after its pop at {} ms by member {}",
+                                    p.key,
+                                    p.seq,
+                                    p.time,
+                                    p.member,
+                                    p.reconsume_times,
+                                    it->second->time,
+                                    it->second->member));
+            }
+            previous[id] = &p;
+        }
+        std::set<std::pair<int, int>> succeeded;
+        for (const auto& h : trace_.handled) {
+            if (h.success && !succeeded.insert({h.key, h.seq}).second) {
+                ++v_.duplicates;
+            }
+        }
+        return std::move(v_);
+    }
+
+private:
+    static constexpr std::size_t max_problems = 10;
+
+    /// Whether what became of `prev` explains the pop `next` of the same message.
+    [[nodiscard]] bool explained(const rmq::sim::Popped& prev, const rmq::sim::Popped& next) const {
+        if (stored_twice_.contains({next.key, next.seq}) || restarted_after(prev)) {
+            return true;
+        }
+        const std::int64_t visible = prev.time + prev.invisible_millis;
+        if (failed_after(prev, next.time)) {
+            return true;
+        }
+        if (next.time < visible) {
+            return false;  // back before its invisible time passed: nothing the client did explains that
+        }
+        return prev.answer_lost || ack_lost_after(prev) || member_gone(prev);
+    }
+
+    /// A broker restart rewinds the group's pop offsets to its last flush (every second).
+    [[nodiscard]] bool restarted_after(const rmq::sim::Popped& prev) const {
+        return std::ranges::any_of(trace_.faults, [&](const rmq::sim::FaultEvent& e) {
+            return (e.kind == rmq::sim::FaultKind::BrokerRestarted ||
+                    e.kind == rmq::sim::FaultKind::BrokerDown) &&
+                   e.time >= prev.time && e.time <= prev.time + 1000;
+        });
+    }
+
+    /// A failed handling (RECONSUME_LATER) by the popping member changes the invisible time to a retry
+    /// delay of 10 s at least: the next pop comes that long after the failure at the earliest.
+    [[nodiscard]] bool failed_after(const rmq::sim::Popped& prev, std::int64_t next_time) const {
+        return std::ranges::any_of(trace_.handled, [&](const rmq::sim::Handled& h) {
+            return !h.success && h.member == prev.member && h.key == prev.key && h.seq == prev.seq &&
+                   h.time >= prev.time &&
+                   next_time >= std::min(h.time + 10000, prev.time + prev.invisible_millis);
+        });
+    }
+
+    [[nodiscard]] bool ack_lost_after(const rmq::sim::Popped& prev) const {
+        return std::ranges::any_of(pops_.acks_lost, [&](const rmq::sim::AckLost& a) {
+            return a.member == prev.member && a.key == prev.key && a.seq == prev.seq && a.time >= prev.time;
+        });
+    }
+
+    /// The popping member crashed (before the message was handled) or was paused past its invisible time.
+    [[nodiscard]] bool member_gone(const rmq::sim::Popped& prev) const {
+        const std::int64_t visible = prev.time + prev.invisible_millis;
+        return std::ranges::any_of(trace_.faults, [&](const rmq::sim::FaultEvent& e) {
+            if (e.member != prev.member) {
+                return false;
+            }
+            if (e.kind == rmq::sim::FaultKind::MemberCrashed) {
+                return e.time <= visible;
+            }
+            return e.kind == rmq::sim::FaultKind::MemberPaused && e.time <= visible &&
+                   e.time + pause_max_ >= prev.time;
+        });
+    }
+
+    void problem(std::string text) {
+        if (v_.problems.size() < max_problems) {
+            v_.problems.push_back(std::move(text));
+        }
+    }
+
+    const rmq::sim::Trace& trace_;
+    const rmq::sim::PopTrace& pops_;
+    std::int64_t pause_max_;
+    std::set<std::pair<int, int>> stored_twice_;
+    rmq::sim::Verdict v_;
+};
+
+}  // namespace rmq::detail::sim
+
+namespace rmq::sim {
+
+RMQ_DECL std::uint64_t PopTrace::hash() const noexcept {
+    detail::sim::Fnv f;
+    for (const auto& p : popped) {
+        f.add(static_cast<std::uint64_t>(p.time));
+        f.add(static_cast<std::uint64_t>(p.member));
+        f.add(static_cast<std::uint64_t>(p.key));
+        f.add(static_cast<std::uint64_t>(p.seq));
+        f.add(static_cast<std::uint64_t>(p.invisible_millis));
+        f.add(static_cast<std::uint64_t>(p.reconsume_times));
+        f.add(p.answer_lost ? 1U : 0U);
+    }
+    for (const auto& a : acks_lost) {
+        f.add(static_cast<std::uint64_t>(a.time));
+        f.add(static_cast<std::uint64_t>(a.member));
+        f.add(static_cast<std::uint64_t>(a.key));
+        f.add(static_cast<std::uint64_t>(a.seq));
+    }
+    return f.h;
+}
+
+RMQ_DECL Verdict check_pop(const Trace& trace, const PopTrace& pops, std::int64_t pause_max_millis) {
+    return detail::sim::PopChecker(trace, pops, pause_max_millis).run();
+}
+
+}  // namespace rmq::sim
+// ---- end rmq/sim/impl/pop_trace.ipp ----
 
 // ---- begin rmq/detail/sim/impl/world.ipp ----
 
