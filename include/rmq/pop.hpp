@@ -56,6 +56,10 @@ struct PopResult {
     std::int64_t rest_num = 0;
 };
 
+/// The outcome of an asynchronous pop (rmq::HasAsyncPop): the result, or (non-null) what the synchronous
+/// pop_message would have thrown, with an empty result.
+using PopCompletion = std::function<void(PopResult, std::exception_ptr)>;
+
 /// An ACK_MESSAGE request: the message's receipt (its POP_CK property) names broker, queue and offset.
 struct AckArgs {
     std::string consumer_group;

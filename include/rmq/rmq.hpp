@@ -63,6 +63,7 @@
 #include <rmq/properties.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/sim/options.hpp>
+#include <rmq/sim/pop_trace.hpp>
 #include <rmq/sim/simulation.hpp>
 #include <rmq/sim/trace.hpp>
 #include <rmq/simple_consumer.hpp>

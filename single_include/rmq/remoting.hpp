@@ -2945,6 +2945,9 @@ public:
 
     void resume(const std::string& group);
 
+    /// Whether `group` is interrupted (an asynchronous pop is then answered at once, nothing sent).
+    [[nodiscard]] bool interrupted(const std::string& group);
+
     /// Completes `wait` with the broker's answer or the request's error (io thread).
     static void
     complete(Wait& wait, std::optional<remoting::Command> answer, const std::exception_ptr& error);
@@ -3018,6 +3021,7 @@ public:
     void send_batch_async(std::span<const Message> msgs, const MessageQueue& mq, SendCompletion done);
     void send_back(const SendBackArgs& args);
     PopResult pop_message(const PopArgs& args);
+    void pop_message(const PopArgs& args, PopCompletion done);
 
     void interrupt_pops(const std::string& consumer_group) { pop_waits_.interrupt(consumer_group); }
 
@@ -3251,6 +3255,11 @@ public:
     /// up to poll_time_millis + mq_client_api_timeout. A 4.x broker: rmq::PopUnsupported.
     PopResult pop_message(const PopArgs& args) { return state_->pop_message(args); }
 
+    /// POP_MESSAGE without waiting (rmq::HasAsyncPop): `done` runs on the io thread with the answer or the
+    /// failure (rmq::PopUnsupported on a 4.x broker); on the caller's thread before return when nothing was
+    /// sent (no route: the failure; the group interrupted by interrupt_pops(): nothing found).
+    void pop_message(const PopArgs& args, PopCompletion done) { state_->pop_message(args, std::move(done)); }
+
     /// Ends the waits of `consumer_group`'s POP requests now (nothing found) and answers its later ones so
     /// at once until resume_pops() (rmq::HasPopInterrupt): a stopping push consumer does not wait out the
     /// broker's poll time. The broker still holds those requests; what it answers them later is dropped and
@@ -3318,6 +3327,7 @@ static_assert(HasRouteChangeHandler<RemotingTransport>);
 static_assert(HasTransactions<RemotingTransport>);
 static_assert(HasPop<RemotingTransport>);
 static_assert(HasPopInterrupt<RemotingTransport>);
+static_assert(HasAsyncPop<RemotingTransport>);
 static_assert(HasAssignment<RemotingTransport>);
 
 }  // namespace rmq
@@ -8994,6 +9004,11 @@ RMQ_DECL std::shared_ptr<PopWaits::Wait> PopWaits::enter(const std::string& grou
     return wait;
 }
 
+RMQ_DECL bool PopWaits::interrupted(const std::string& group) {
+    const std::lock_guard lock(mutex_);
+    return interrupted_.contains(group);
+}
+
 RMQ_DECL void PopWaits::leave(const std::string& group, const std::shared_ptr<Wait>& wait) {
     const std::lock_guard lock(mutex_);
     const auto [first, last] = waiting_.equal_range(group);
@@ -9632,6 +9647,11 @@ namespace rmq::detail::remoting_ops {
 /// nothing found). rmq::PopUnsupported on a 4.x broker.
 PopResult pop_message(TransportParts& parts, PopWaits& waits, const PopArgs& args);
 
+/// Asynchronous (rmq::HasAsyncPop): nobody waits; `done` runs on the io thread with the decoded answer or the
+/// failure (rmq::PopUnsupported on a 4.x broker), on the caller's thread before return when nothing could be
+/// sent (no route) or `waits` has the group interrupted (then nothing found).
+void pop_message(TransportParts& parts, PopWaits& waits, const PopArgs& args, PopCompletion done);
+
 void ack_message(TransportParts& parts, const AckArgs& args);
 
 /// Asynchronous: throws before sending (no route, a malformed receipt); `done` runs on the io thread.
@@ -9656,6 +9676,7 @@ std::string change_invisible_time(TransportParts& parts, const ChangeInvisibleTi
 
 #include <chrono>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -9702,6 +9723,39 @@ RMQ_DECL PopResult pop_message(TransportParts& parts, PopWaits& waits, const Pop
         return nothing_found();  // the broker's later answer is dropped
     }
     return remoting::to_pop_result(PopWaits::answer_of(*wait), args.broker_name, args.topic);
+}
+
+RMQ_DECL void pop_message(TransportParts& parts, PopWaits& waits, const PopArgs& args, PopCompletion done) {
+    if (waits.interrupted(args.consumer_group)) {
+        done(nothing_found(), nullptr);
+        return;
+    }
+    const auto born = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+    const auto header = remoting::PopMessageRequestHeader::from(args, born);
+    auto shared = std::make_shared<PopCompletion>(std::move(done));
+    try {
+        parts.caller.client().invoke_async(
+            parts.routes.require_master(args.broker_name),
+            remoting::make_request(remoting::request_code::pop_message, header),
+            args.poll_time_millis + parts.config.mq_client_api_timeout,
+            [shared, broker = args.broker_name, topic = args.topic](std::optional<remoting::Command> answer,
+                                                                    const std::exception_ptr& error) {
+                PopResult result;
+                std::exception_ptr outcome = error;
+                if (!outcome) {
+                    try {
+                        result = remoting::to_pop_result(*answer, broker, topic);
+                    } catch (...) {
+                        outcome = std::current_exception();
+                    }
+                }
+                (*shared)(std::move(result), outcome);
+            });
+    } catch (...) {
+        (*shared)(PopResult{}, std::current_exception());
+    }
 }
 
 RMQ_DECL void ack_message(TransportParts& parts, const AckArgs& args) {
@@ -10512,6 +10566,10 @@ RMQ_DECL void RemotingTransportState::send_batch_async(std::span<const Message> 
 
 RMQ_DECL PopResult RemotingTransportState::pop_message(const PopArgs& args) {
     return remoting_ops::pop_message(parts_, pop_waits_, args);
+}
+
+RMQ_DECL void RemotingTransportState::pop_message(const PopArgs& args, PopCompletion done) {
+    remoting_ops::pop_message(parts_, pop_waits_, args, std::move(done));
 }
 
 RMQ_DECL std::optional<std::vector<MessageQueueAssignment>>

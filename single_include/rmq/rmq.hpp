@@ -4440,6 +4440,10 @@ struct PopResult {
     std::int64_t rest_num = 0;
 };
 
+/// The outcome of an asynchronous pop (rmq::HasAsyncPop): the result, or (non-null) what the synchronous
+/// pop_message would have thrown, with an empty result.
+using PopCompletion = std::function<void(PopResult, std::exception_ptr)>;
+
 /// An ACK_MESSAGE request: the message's receipt (its POP_CK property) names broker, queue and offset.
 struct AckArgs {
     std::string consumer_group;
@@ -4716,6 +4720,17 @@ concept HasPop =
 template <class T>
 concept HasAsyncAck = HasPop<T> && requires(T& t, const AckArgs& ack, AckCompletion done) {
     t.ack_message(ack, std::move(done));
+};
+
+/// Optional, with HasPop: `pop_message(PopArgs, PopCompletion)`, a POP_MESSAGE no thread waits for, also
+/// while the broker holds it for long polling. It returns at once; `done` runs once with the answer or the
+/// failure, on the transport's own thread (keep it short), or on the caller's before pop_message returns
+/// when nothing could be sent (no route). The push consumer's POP
+/// mode pops with it when present: its pop loops run on its event loop instead of a thread per POP queue
+/// blocked on the broker (and so under rmq::sim's driver).
+template <class T>
+concept HasAsyncPop = HasPop<T> && requires(T& t, const PopArgs& pop, PopCompletion done) {
+    t.pop_message(pop, std::move(done));
 };
 
 /// Optional, with HasPop: `batch_ack_message(BatchAckArgs)` and `batch_ack_message(BatchAckArgs,
@@ -7057,6 +7072,7 @@ make_revive_message(const MessageExt& original, const PopCheckPoint& ck, std::in
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 
@@ -7064,6 +7080,13 @@ namespace rmq::detail {
 
 /// Why a held pop was let go; shared by the table and the thread waiting for it.
 enum class PopWake { Held, Arrived, TimedOut, Interrupted };
+
+/// An asynchronous POP_MESSAGE (rmq::HasAsyncPop): what the broker re-runs when it wakes, and whom it
+/// answers.
+struct AsyncPop {
+    PopArgs args;
+    PopCompletion done;
+};
 
 /// A POP_MESSAGE parked until its topic has something for it.
 struct HeldPop {
@@ -7078,6 +7101,8 @@ struct HeldPop {
     /// The subscription it filters with (arrivals that do not match do not wake it).
     std::optional<SubscriptionData> filter;
     std::shared_ptr<PopWake> wake = std::make_shared<PopWake>(PopWake::Held);
+    /// Set for an asynchronous pop: no thread waits for it, the broker re-runs it when it wakes.
+    std::shared_ptr<AsyncPop> async;
 };
 
 class HeldPops {
@@ -7099,6 +7124,9 @@ public:
 
     [[nodiscard]] std::size_t count() const noexcept { return total_; }
 
+    /// The asynchronous pops woken since the last call (no thread waits for them: the broker re-runs them).
+    [[nodiscard]] std::vector<HeldPop> take_woken_async() { return std::exchange(woken_async_, {}); }
+
     /// The earliest deadline while pops are held.
     [[nodiscard]] std::optional<std::int64_t> next_deadline() const;
 
@@ -7108,9 +7136,12 @@ private:
     /// Wakes the first pop of `list` that `tags_code` matches (every filter when nullopt).
     bool wake_first(std::vector<HeldPop>& list, std::optional<std::int64_t> tags_code);
     void erase_empty();
+    /// `p` was let go for `why`.
+    void let_go(const HeldPop& p, PopWake why);
 
     std::map<Key, std::vector<HeldPop>> held_;
     std::size_t total_ = 0;
+    std::vector<HeldPop> woken_async_;
 };
 
 }  // namespace rmq::detail
@@ -7637,6 +7668,10 @@ public:
     /// arrives or the poll time ends (then PollingNotFound, Java's POLLING_TIMEOUT); PollingFull when
     /// max_pop_polling_size pops are held already. `handle`: the connection (interrupt_pops).
     PopResult pop_message(const PopArgs& args, std::uint64_t handle = 0);
+    /// The same without a waiting thread (rmq::HasAsyncPop): a pop to hold is parked with `done` and re-run
+    /// when it wakes; `done` runs on the dispatcher (also every failure). A driven broker holds these too:
+    /// its clock's advance and new messages wake them, no thread is needed.
+    void pop_message(const PopArgs& args, PopCompletion done, std::uint64_t handle);
     /// Answers the held pops of `group` sent through connection `handle` now (empty) and holds none of its
     /// later ones until resume_pops: a stopping consumer does not wait for its poll time.
     void interrupt_pops(std::uint64_t handle, const std::string& group);
@@ -7755,9 +7790,14 @@ private:
     std::optional<SubscriptionData> pop_filter_locked(const PopArgs& a);
     /// One pass over the queues a pop visits (pop_queues).
     PopResult pop_locked(const PopArgs& a, const std::optional<SubscriptionData>& sub);
-    [[nodiscard]] bool may_hold_pop_locked(const PopArgs& a, std::uint64_t handle) const;
-    /// Wakes the threads of held pops when the table let one go (`woke`).
-    void wake_pops_locked(bool woke);
+    [[nodiscard]] bool may_hold_pop_locked(const PopArgs& a, std::uint64_t handle, bool async = false) const;
+    /// Wakes the threads of held pops when the table let one go (`woke`) and re-runs the asynchronous ones.
+    void wake_pops_locked(bool woke, BrokerTasks& out);
+    /// One pass of an asynchronous pop: answered into `out`, or held again until `deadline`.
+    void run_async_pop_locked(const std::shared_ptr<AsyncPop>& pop,
+                              std::uint64_t handle,
+                              std::int64_t deadline,
+                              BrokerTasks& out);
     /// Pops the matching messages of one queue into `result` (check points, receipts, the new pop offset).
     void pop_queue_locked(const PopArgs& a,
                           const MessageQueue& mq,
@@ -7947,6 +7987,13 @@ public:
     /// polling) until a matching message arrives (answered with it) or the poll time passes on the broker's
     /// clock (PollingNotFound); PollingFull at once when BrokerConfig::max_pop_polling_size pops are held.
     PopResult pop_message(const PopArgs& args) { return state_->pop_message(args, conn_->id); }
+
+    /// POP_MESSAGE without a waiting thread (rmq::HasAsyncPop): as above, but a pop to hold is parked at the
+    /// broker with `done`, which runs once on the broker's dispatcher thread with the answer or the failure.
+    /// A driven broker (rmq::sim) holds these too.
+    void pop_message(const PopArgs& args, PopCompletion done) {
+        state_->pop_message(args, std::move(done), conn_->id);
+    }
 
     /// Answers this connection's held POP requests of `consumer_group` now (empty) and holds none of its
     /// later ones until resume_pops(): a stopping push consumer does not wait for its poll time.
@@ -8152,7 +8199,7 @@ public:
     /// Pulls parked for long polling.
     [[nodiscard]] std::size_t held_pull_count() const { return state_->held_pull_count(); }
 
-    /// POP requests held for long polling (their threads are blocked in pop_message).
+    /// POP requests held for long polling (synchronous ones block their threads in pop_message).
     [[nodiscard]] std::size_t held_pop_count() const { return state_->held_pop_count(); }
 
     /// Fault injection: the next `times` requests of kind `request` fail with response code `code` (thrown as
@@ -8174,6 +8221,7 @@ static_assert(HasSendBatch<InProcessTransport>);
 static_assert(HasSendOneway<InProcessTransport>);
 static_assert(HasTransactions<InProcessTransport>);
 static_assert(HasPop<InProcessTransport>);
+static_assert(HasAsyncPop<InProcessTransport>);
 static_assert(HasAssignment<InProcessTransport>);
 
 }  // namespace rmq
@@ -12347,7 +12395,8 @@ private:
 
 /// @file detail/pop_consumer/pop_consumer.hpp
 /// rmq::detail::PopConsumer: the push consumer's POP mode (Java's DefaultMQPushConsumerImpl with POP
-/// assignments and ConsumeMessagePopConcurrentlyService): a PopLoop per POP queue feeding the consume pool,
+/// assignments and ConsumeMessagePopConcurrentlyService): a PopLoop per POP queue feeding the consume pool
+/// (an AsyncPopLoop on the event loop when the transport has rmq::HasAsyncPop),
 /// PopConsume for the verdicts. No rebalance and no offsets: the broker hands each message to one member.
 ///
 /// The entry point is update_pop_queues(topic, queues): whoever decides the POP queues of a topic (the
@@ -12358,7 +12407,22 @@ private:
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+
+
+// ---- begin rmq/detail/pop_consumer/async_pop_loop.hpp ----
+
+/// @file detail/pop_consumer/async_pop_loop.hpp
+/// rmq::detail::AsyncPopLoop: PopLoop's work for one POP queue over a transport with rmq::HasAsyncPop, on the
+/// consumer's event loop instead of a thread of its own: each POP_MESSAGE's completion comes back onto the
+/// loop, which dispatches the messages and sends the next one (or waits, by a timer). No thread waits on the
+/// broker while it holds a pop for long polling, and a driven consumer (rmq::sim) can run it.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
 
 
 
@@ -12746,21 +12810,69 @@ void PopConsume<T>::close_acks() {
 
 /// @file detail/pop_consumer/pop_loop.hpp
 /// rmq::detail::PopLoop: Java's popMessage / executePopPullRequestImmediately for one POP queue, on a thread
-/// of its own (a POP request is synchronous and the broker may hold it for the long-polling time): flow
+/// of its own (a POP request is synchronous and the broker may hold it for the long-polling time; a transport
+/// with rmq::HasAsyncPop gets rmq::detail::AsyncPopLoop instead, async_pop_loop.hpp): flow
 /// control by pop_threshold_for_queue, then POP_MESSAGE for pop_batch_nums messages invisible for
 /// pop_invisible_time, handed to the consume pool in batches of consume_message_batch_max_size.
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 
 
 namespace rmq::detail {
+
+/// A POP_MESSAGE's outcome as plain data (a failure crosses threads as text, not as an exception_ptr).
+struct PopAnswer {
+    PopResult result;
+    bool failed = false;
+    /// The broker has no POP (rmq::PopUnsupported: a 4.x broker).
+    bool unsupported = false;
+    std::string what;
+
+    /// On the thread that got `error` (null: `result` stands).
+    static PopAnswer of(PopResult result, const std::exception_ptr& error);
+};
+
+/// What a pop loop does next: pop again after `pause_millis` (0: at once), or stop for good.
+struct PopNext {
+    bool stop = false;
+    std::int64_t pause_millis = 0;
+};
+
+/// PopMessageRequestHeader of `q`: the subscription's expression, Java's init mode (MIN only for
+/// CONSUME_FROM_FIRST_OFFSET).
+template <class T>
+PopArgs pop_args_of(const ConsumerState<T>& s, const PopQueue& q);
+
+/// Java's PopCallback.onSuccess / onException for `q`: the popped messages to the consume pool, and the pause
+/// before the next pop. `begin`: the clock's steady time the pop was sent at.
+template <class T>
+PopNext after_pop(ConsumerState<T>& s,
+                  PopConsume<T>& consume,
+                  const std::shared_ptr<PopQueue>& q,
+                  const PopArgs& args,
+                  std::int64_t begin,
+                  PopAnswer answer);
+
+/// submitPopConsumeRequest: batches of consume_message_batch_max_size, each a listener call on the consume
+/// pool (submitted from the event loop, the pool's one producer).
+template <class T>
+void dispatch_popped(ConsumerState<T>& s,
+                     PopConsume<T>& consume,
+                     const std::shared_ptr<PopQueue>& q,
+                     std::vector<MessageExt> msgs);
+
+/// After an empty answer that came back early (a broker that does not hold POP requests, or one stopped
+/// holding them): the pause before the next POP, so an idle consumer does not spin.
+inline constexpr std::int64_t empty_pop_pause_millis = 100;
 
 template <class T>
 class PopLoop {
@@ -12786,14 +12898,8 @@ public:
 private:
     void run();
     void pop_once();
-    [[nodiscard]] PopArgs pop_args() const;
-    void dispatch(std::vector<MessageExt> msgs);
     /// Waits `millis` (wall time) or until dropped.
     void pause(std::int64_t millis);
-
-    /// After an empty answer that came back early (a broker that does not hold POP requests, or one stopped
-    /// holding them): the pause before the next POP, so an idle consumer does not spin.
-    static constexpr std::int64_t empty_pop_pause_millis = 100;
 
     ConsumerState<T>& s_;
     PopConsume<T>& consume_;
@@ -12875,88 +12981,262 @@ void PopLoop<T>::run() {
     finished_.store(true);
 }
 
-/// One POP_MESSAGE. A 4.x broker (rmq::PopUnsupported) stops this queue's loop with an error in the log.
+/// One POP_MESSAGE, waited for on this thread.
 template <class T>
 void PopLoop<T>::pop_once() {
-    const PopArgs args = pop_args();
+    const PopArgs args = pop_args_of(s_, *q_);
     const std::int64_t begin = s_.clock->steady_millis();
-    PopResult result;
+    PopAnswer answer;
     try {
-        result = s_.transport.pop_message(args);
+        answer.result = s_.transport.pop_message(args);
+    } catch (...) {
+        answer = PopAnswer::of({}, std::current_exception());
+    }
+    const PopNext next = after_pop(s_, consume_, q_, args, begin, std::move(answer));
+    if (next.stop) {
+        halted_.store(true);
+    } else if (next.pause_millis > 0) {
+        pause(next.pause_millis);
+    }
+}
+
+inline PopAnswer PopAnswer::of(PopResult result, const std::exception_ptr& error) {
+    PopAnswer answer;
+    answer.result = std::move(result);
+    if (!error) {
+        return answer;
+    }
+    answer.failed = true;
+    try {
+        std::rethrow_exception(error);
     } catch (const PopUnsupported& e) {
+        answer.unsupported = true;
+        answer.what = e.what();
+    } catch (const std::exception& e) {
+        answer.what = e.what();
+    } catch (...) {
+        answer.what = "unknown error";
+    }
+    return answer;
+}
+
+/// A 4.x broker (rmq::PopUnsupported) stops this queue's loop with an error in the log; another failure and
+/// POLLING_FULL pause it (Java: executePopPullRequestLater); an empty answer that came back early pauses it a
+/// little.
+template <class T>
+PopNext after_pop(ConsumerState<T>& s,
+                  PopConsume<T>& consume,
+                  const std::shared_ptr<PopQueue>& q,
+                  const PopArgs& args,
+                  std::int64_t begin,
+                  PopAnswer answer) {
+    if (answer.unsupported) {
         log_line(
             LogLevel::Error,
             "group [{}]: broker {} has no POP (RocketMQ 4.x?): message_request_mode Pop needs 5.x; {} is "
             "not consumed: {}",
-            s_.group,
-            q_->mq.broker_name,
-            q_->mq,
-            e.what());
-        halted_.store(true);
-        return;
-    } catch (const std::exception& e) {
-        log_line(LogLevel::Warn, "group [{}]: pop of {} failed: {}", s_.group, q_->mq, e.what());
-        pause(s_.config.pull_time_delay_mills_when_exception);
-        return;
+            s.group,
+            q->mq.broker_name,
+            q->mq,
+            answer.what);
+        return PopNext{true, 0};
     }
+    if (answer.failed) {
+        log_line(LogLevel::Warn, "group [{}]: pop of {} failed: {}", s.group, q->mq, answer.what);
+        return PopNext{false, s.config.pull_time_delay_mills_when_exception};
+    }
+    PopResult& result = answer.result;
     if (result.status == PopStatus::PollingFull) {
-        pause(s_.config.pull_time_delay_mills_when_exception);  // Java: executePopPullRequestLater
-        return;
+        return PopNext{false, s.config.pull_time_delay_mills_when_exception};
     }
     if (result.msg_found_list.empty()) {
-        if (s_.clock->steady_millis() - begin < args.poll_time_millis / 2) {
-            pause(empty_pop_pause_millis);
-        }
-        return;
+        const bool early = s.clock->steady_millis() - begin < args.poll_time_millis / 2;
+        return PopNext{false, early ? empty_pop_pause_millis : 0};
     }
-    s_.stats.record_pull_rt(q_->mq.topic, s_.clock->steady_millis() - begin);
-    s_.stats.record_pulled(q_->mq.topic, static_cast<std::int64_t>(result.msg_found_list.size()));
-    dispatch(std::move(result.msg_found_list));
+    s.stats.record_pull_rt(q->mq.topic, s.clock->steady_millis() - begin);
+    s.stats.record_pulled(q->mq.topic, static_cast<std::int64_t>(result.msg_found_list.size()));
+    dispatch_popped(s, consume, q, std::move(result.msg_found_list));
+    return PopNext{};
 }
 
-/// PopMessageRequestHeader of this queue: the subscription's expression, Java's init mode (MIN only for
-/// CONSUME_FROM_FIRST_OFFSET).
 template <class T>
-PopArgs PopLoop<T>::pop_args() const {
+PopArgs pop_args_of(const ConsumerState<T>& s, const PopQueue& q) {
     PopArgs args;
-    args.consumer_group = s_.group;
-    args.topic = q_->mq.topic;
-    args.broker_name = q_->mq.broker_name;
-    args.queue_id = q_->mq.queue_id;
-    args.max_msg_nums = s_.config.pop_batch_nums;
-    args.invisible_time_millis = s_.config.pop_invisible_time;
-    args.poll_time_millis = s_.config.broker_suspend_max_time_millis;
-    args.init_mode = s_.config.consume_from_where == ConsumeFromWhere::FirstOffset ? ConsumeInitMode::Min
-                                                                                   : ConsumeInitMode::Max;
-    if (const auto sub = s_.subscriptions.find(q_->mq.topic)) {
+    args.consumer_group = s.group;
+    args.topic = q.mq.topic;
+    args.broker_name = q.mq.broker_name;
+    args.queue_id = q.mq.queue_id;
+    args.max_msg_nums = s.config.pop_batch_nums;
+    args.invisible_time_millis = s.config.pop_invisible_time;
+    args.poll_time_millis = s.config.broker_suspend_max_time_millis;
+    args.init_mode = s.config.consume_from_where == ConsumeFromWhere::FirstOffset ? ConsumeInitMode::Min
+                                                                                  : ConsumeInitMode::Max;
+    if (const auto sub = s.subscriptions.find(q.mq.topic)) {
         args.expression_type = sub->expression_type;
         args.expression = sub->sub_string;
     }
     return args;
 }
 
-/// submitPopConsumeRequest: batches of consume_message_batch_max_size, each a listener call on the consume
-/// pool (submitted from the event loop, the pool's one producer).
 template <class T>
-void PopLoop<T>::dispatch(std::vector<MessageExt> msgs) {
-    q_->in_flight.fetch_add(static_cast<std::int64_t>(msgs.size()));
-    const auto size = static_cast<std::size_t>(std::max(1, s_.config.consume_message_batch_max_size));
+void dispatch_popped(ConsumerState<T>& s,
+                     PopConsume<T>& consume,
+                     const std::shared_ptr<PopQueue>& q,
+                     std::vector<MessageExt> msgs) {
+    q->in_flight.fetch_add(static_cast<std::int64_t>(msgs.size()));
+    const auto size = static_cast<std::size_t>(std::max(1, s.config.consume_message_batch_max_size));
     for (std::size_t i = 0; i < msgs.size(); i += size) {
         const auto end = std::min(msgs.size(), i + size);
         std::vector<MessageExt> batch(
             std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(i)),
             std::make_move_iterator(msgs.begin() + static_cast<std::ptrdiff_t>(end)));
-        // The tasks name the consumer's boxes, not this loop, which may be let go before they run.
-        auto task = [&consume = consume_, q = q_, batch = std::move(batch)]() mutable {
+        // The tasks name the consumer's boxes, not the loop, which may be let go before they run.
+        auto task = [&consume, q, batch = std::move(batch)]() mutable {
             consume.run(q, std::move(batch));
         };
-        s_.gate->post([&s = s_, task = std::move(task)]() mutable { s.submit(std::move(task)); });
+        s.gate->post([&s, task = std::move(task)]() mutable { s.submit(std::move(task)); });
     }
 }
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/pop_consumer/impl/pop_loop.hpp ----
 // ---- end rmq/detail/pop_consumer/pop_loop.hpp ----
+
+namespace rmq::detail {
+
+template <class T>
+class AsyncPopLoop : public std::enable_shared_from_this<AsyncPopLoop<T>> {
+public:
+    /// A loop that starts popping `q` at once (on the event loop).
+    static std::shared_ptr<AsyncPopLoop>
+    start(ConsumerState<T>& state, PopConsume<T>& consume, std::shared_ptr<PopQueue> q);
+
+    AsyncPopLoop(ConsumerState<T>& state, PopConsume<T>& consume, std::shared_ptr<PopQueue> q)
+        : s_(state)
+        , consume_(consume)
+        , q_(std::move(q)) {}
+
+    AsyncPopLoop(const AsyncPopLoop&) = delete;
+    AsyncPopLoop& operator=(const AsyncPopLoop&) = delete;
+    ~AsyncPopLoop() = default;
+
+    /// No more POP requests (shutdown): popped messages are still consumed and acked. Any thread.
+    void halt() { halted_.store(true); }
+
+    /// Halts and drops the queue (let go): its popped messages are neither consumed nor acked any more.
+    void drop() {
+        q_->dropped.store(true);
+        halt();
+    }
+
+    [[nodiscard]] const std::shared_ptr<PopQueue>& queue() const noexcept { return q_; }
+
+    /// Halted and no POP request in flight (a late answer then finds the loop gone: its messages come back
+    /// after their invisible time).
+    [[nodiscard]] bool finished() const noexcept { return halted_.load() && !in_flight_.load(); }
+
+private:
+    /// Event loop: the next POP_MESSAGE, or a timer while suspended or flow-controlled.
+    void step();
+    /// Event loop: the answer of the pop sent at `begin`.
+    void answered(const PopArgs& args, std::int64_t begin, PopAnswer answer);
+    /// Event loop: step() after `millis` (0: now, posted).
+    void again(std::int64_t millis);
+
+    ConsumerState<T>& s_;
+    PopConsume<T>& consume_;
+    std::shared_ptr<PopQueue> q_;
+    std::atomic<bool> halted_{false};
+    std::atomic<bool> in_flight_{false};
+};
+
+}  // namespace rmq::detail
+
+
+// ---- begin rmq/detail/pop_consumer/impl/async_pop_loop.hpp ----
+
+/// @file detail/pop_consumer/impl/async_pop_loop.hpp
+/// AsyncPopLoop's definitions.
+
+#include <exception>
+#include <utility>
+
+
+namespace rmq::detail {
+
+template <class T>
+std::shared_ptr<AsyncPopLoop<T>>
+AsyncPopLoop<T>::start(ConsumerState<T>& state, PopConsume<T>& consume, std::shared_ptr<PopQueue> q) {
+    auto loop = std::make_shared<AsyncPopLoop>(state, consume, std::move(q));
+    loop->again(0);
+    return loop;
+}
+
+/// Callbacks hold the loop weakly: a loop let go and reaped meanwhile is simply not run.
+template <class T>
+void AsyncPopLoop<T>::again(std::int64_t millis) {
+    auto run = [weak = this->weak_from_this()] {
+        if (const auto self = weak.lock()) {
+            self->step();
+        }
+    };
+    if (millis > 0) {
+        s_.schedule(millis, std::move(run));
+    } else {
+        s_.gate->post(std::move(run));
+    }
+}
+
+/// executePopPullRequestImmediately: suspended and flow-controlled queues wait on a timer.
+template <class T>
+void AsyncPopLoop<T>::step() {
+    if (halted_.load() || s_.stopping.load()) {
+        halted_.store(true);
+        return;
+    }
+    if (s_.paused.load()) {
+        again(s_.config.pull_time_delay_mills_when_suspend);
+        return;
+    }
+    if (q_->in_flight.load() > s_.config.pop_threshold_for_queue) {  // Java: waitAckMsgCount >
+        again(s_.config.pull_time_delay_mills_when_flow_control);
+        return;
+    }
+    const PopArgs args = pop_args_of(s_, *q_);
+    const std::int64_t begin = s_.clock->steady_millis();
+    in_flight_.store(true);
+    // The completion runs on the transport's thread (or here, when nothing could be sent): it turns a
+    // failure into plain data there and goes back onto the event loop through the consumer's gate.
+    s_.transport.pop_message(
+        args,
+        [weak = this->weak_from_this(), gate = s_.gate, args, begin](PopResult result,
+                                                                     const std::exception_ptr& error) {
+            gate->post([weak, args, begin, answer = PopAnswer::of(std::move(result), error)]() mutable {
+                if (const auto self = weak.lock()) {
+                    self->answered(args, begin, std::move(answer));
+                }
+            });
+        });
+}
+
+template <class T>
+void AsyncPopLoop<T>::answered(const PopArgs& args, std::int64_t begin, PopAnswer answer) {
+    in_flight_.store(false);
+    if (halted_.load()) {
+        answer.result.msg_found_list
+            .clear();  // shutdown or let go: they come back after their invisible time
+    }
+    const PopNext next = after_pop(s_, consume_, q_, args, begin, std::move(answer));
+    if (next.stop) {
+        halted_.store(true);
+        return;
+    }
+    again(next.pause_millis);
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/pop_consumer/impl/async_pop_loop.hpp ----
+// ---- end rmq/detail/pop_consumer/async_pop_loop.hpp ----
 
 namespace rmq::detail {
 
@@ -12994,6 +13274,10 @@ public:
     [[nodiscard]] std::vector<MessageQueue> pop_queues() const;
 
 private:
+    /// A thread per POP queue only when the transport's pops must be waited for.
+    using Loop = std::conditional_t<HasAsyncPop<typename T::Transport>, AsyncPopLoop<T>, PopLoop<T>>;
+
+    [[nodiscard]] std::shared_ptr<Loop> start_loop(const MessageQueue& mq);
     [[nodiscard]] std::vector<MessageQueue> broker_queues(const std::string& topic) const;
     /// Joins the let-go loops whose thread has finished.
     void reap_locked();
@@ -13001,9 +13285,9 @@ private:
     ConsumerState<T>& s_;
     PopConsume<T> consume_;
     mutable std::mutex mutex_;
-    std::map<MessageQueue, std::unique_ptr<PopLoop<T>>> loops_;  // guarded by mutex_
-    std::vector<std::unique_ptr<PopLoop<T>>> let_go_;            // guarded by mutex_
-    bool stopped_ = false;                                       // guarded by mutex_
+    std::map<MessageQueue, std::shared_ptr<Loop>> loops_;  // guarded by mutex_
+    std::vector<std::shared_ptr<Loop>> let_go_;            // guarded by mutex_
+    bool stopped_ = false;                                 // guarded by mutex_
 };
 
 }  // namespace rmq::detail
@@ -13042,10 +13326,19 @@ void PopConsumer<T>::update_pop_queues(const std::string& topic, const std::vect
     for (const auto& mq : queues) {
         if (mq.topic == topic && !loops_.contains(mq)) {
             log_line(LogLevel::Info, "group [{}]: pops {}", s_.group, mq);
-            loops_.emplace(mq, std::make_unique<PopLoop<T>>(s_, consume_, std::make_shared<PopQueue>(mq)));
+            loops_.emplace(mq, start_loop(mq));
         }
     }
     reap_locked();
+}
+
+template <class T>
+auto PopConsumer<T>::start_loop(const MessageQueue& mq) -> std::shared_ptr<Loop> {
+    if constexpr (HasAsyncPop<typename T::Transport>) {
+        return AsyncPopLoop<T>::start(s_, consume_, std::make_shared<PopQueue>(mq));
+    } else {
+        return std::make_shared<PopLoop<T>>(s_, consume_, std::make_shared<PopQueue>(mq));
+    }
 }
 
 template <class T>
@@ -13090,8 +13383,8 @@ std::vector<MessageQueue> PopConsumer<T>::broker_queues(const std::string& topic
 
 template <class T>
 void PopConsumer<T>::stop() {
-    std::map<MessageQueue, std::unique_ptr<PopLoop<T>>> loops;
-    std::vector<std::unique_ptr<PopLoop<T>>> let_go;
+    std::map<MessageQueue, std::shared_ptr<Loop>> loops;
+    std::vector<std::shared_ptr<Loop>> let_go;
     {
         const std::lock_guard lock(mutex_);
         stopped_ = true;
@@ -17637,6 +17930,8 @@ struct Faults {
     double lock_answer_drop = 0.1;  ///< LOCK_BATCH_MQ is applied, its answer lost
     double heartbeat_drop = 0.1;    ///< HEART_BEAT is lost
     double send_duplicate = 0.05;   ///< a message is stored twice (a producer retry)
+    double pop_drop = 0.02;  ///< POP runs: a POP_MESSAGE's answer is lost (popped at the broker, never seen)
+    double ack_drop = 0.05;  ///< POP runs: an ACK_MESSAGE is lost (the message comes back)
     std::int64_t max_delay_millis = 5000;      ///< late answers and requests: up to this late
     std::int64_t pull_timeout_millis = 30000;  ///< when a lost pull answer fails
     int crashes = 1;   ///< members that vanish (each replaced by a new member soon after)
@@ -17685,6 +17980,10 @@ struct Options {
     std::int64_t fault_millis = 120000;   ///< faults strike in [0, fault_millis)
     std::int64_t settle_millis = 600000;  ///< then, fault-free, the run ends once every message was handled
     Faults faults;
+    /// The members consume by POP (ConsumerConfig::message_request_mode Pop; rmq::Concurrently only), their
+    /// messages invisible for `pop_invisible_millis`; the run is judged by rmq::sim::check_pop.
+    bool pop = false;
+    std::int64_t pop_invisible_millis = 20000;
     std::string topic = "SimTopic";
     std::string group = "sim_group";
 };
@@ -17707,29 +18006,16 @@ struct Options {
 }  // namespace rmq::sim
 // ---- end rmq/sim/options.hpp ----
 
-// ---- begin rmq/sim/simulation.hpp ----
+// ---- begin rmq/sim/pop_trace.hpp ----
 
-/// @file sim/simulation.hpp
-/// Deterministic simulation (docs/simulation.md): one embedded broker (or several) and several consumers of
-/// one group on one virtual clock and one thread, a seeded fault injector between them (lost, late, reordered
-/// and duplicated answers; members that crash without unregistering or pause past their lock expiry; broker
-/// restarts that lose the last second of offsets; broker outages during which a member starts), and
-/// rmq::sim::check over what happened. A seed is one
-/// exact history: the same seed replays it, event for event.
+/// @file sim/pop_trace.hpp
+/// What a simulation run with POP members (rmq::sim::Options::pop) records beside rmq::sim::Trace (every
+/// message a pop returned, every ack lost) and the POP checker, rmq::sim::check_pop: nothing lost, no order
+/// rule, and every redelivery explained by what became of the message's previous pop. See
+/// docs/simulation.md.
 
-#include <algorithm>
 #include <cstdint>
-#include <functional>
-#include <memory>
-#include <optional>
-#include <set>
-#include <span>
-#include <string>
-#include <string_view>
-#include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 
 // ---- begin rmq/sim/trace.hpp ----
@@ -17787,6 +18073,8 @@ enum class FaultKind {
     BrokerDown,         ///< a broker went down (runs with several brokers): locks and memberships lost,
                         ///< offsets back to the last flush, requests to it fail until BrokerUp
     BrokerUp,           ///< the broker that went down is reachable again
+    PopAnswerDropped,   ///< a POP_MESSAGE answer lost (POP runs; its messages: rmq::sim::PopTrace)
+    AckDropped,         ///< an ACK_MESSAGE lost (POP runs)
 };
 
 [[nodiscard]] std::string_view to_string(FaultKind kind) noexcept;
@@ -17853,6 +18141,78 @@ struct Verdict {
 }  // namespace rmq::sim
 
 // ---- end rmq/sim/trace.hpp ----
+
+namespace rmq::sim {
+
+/// One message a POP member's pop returned, recorded by its transport when the broker answered.
+struct Popped {
+    std::int64_t time = 0;  ///< virtual ms of the broker's answer (the pop's check point starts here)
+    int member = 0;
+    int key = 0;
+    int seq = 0;
+    std::int64_t invisible_millis = 0;
+    int reconsume_times = 0;
+    /// The answer never reached the member (Faults::pop_drop): the message comes back after its invisible
+    /// time.
+    bool answer_lost = false;
+};
+
+/// An ACK_MESSAGE lost on its way (Faults::ack_drop): the message comes back after its invisible time.
+struct AckLost {
+    std::int64_t time = 0;
+    int member = 0;
+    int key = 0;
+    int seq = 0;
+};
+
+/// A POP run's records, in the order they happened.
+struct PopTrace {
+    std::vector<Popped> popped;
+    std::vector<AckLost> acks_lost;
+
+    /// FNV-1a over every record: two runs of one seed have equal hashes.
+    [[nodiscard]] std::uint64_t hash() const noexcept;
+};
+
+/// Judges a POP run (docs/simulation.md lists the rules): `lost` as rmq::sim::check counts it; no order or
+/// ownership rule; `duplicates` counts successful handlings beyond the first and `unexplained_duplicates`
+/// the redeliveries (pops of a message popped before) that nothing explains. A redelivery is explained by
+/// the message's previous pop: its answer or its ack was lost, a handling of it failed (RECONSUME_LATER), or
+/// its member crashed or was paused — each only once that pop's invisible time (a failure: the retry delay,
+/// 10 s at least) had passed — or a broker restart within a second after it (the restart rewound the
+/// group's pop offsets), or the message was stored twice. `pause_max_millis`: how long a pause lasts at most
+/// (Faults::pause_max_millis).
+[[nodiscard]] Verdict
+check_pop(const Trace& trace, const PopTrace& pops, std::int64_t pause_max_millis = 150000);
+
+}  // namespace rmq::sim
+
+// ---- end rmq/sim/pop_trace.hpp ----
+
+// ---- begin rmq/sim/simulation.hpp ----
+
+/// @file sim/simulation.hpp
+/// Deterministic simulation (docs/simulation.md): one embedded broker (or several) and several consumers of
+/// one group on one virtual clock and one thread, a seeded fault injector between them (lost, late, reordered
+/// and duplicated answers; members that crash without unregistering or pause past their lock expiry; broker
+/// restarts that lose the last second of offsets; broker outages during which a member starts), and
+/// rmq::sim::check over what happened (POP members, Options::pop: rmq::sim::check_pop). A seed is one
+/// exact history: the same seed replays it, event for event.
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
 
 
 // ---- begin rmq/detail/check/ownership.hpp ----
@@ -17923,6 +18283,8 @@ private:
 /// world, the run's options and trace, whether faults strike now.
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -18066,6 +18428,9 @@ struct Context {
     World world;
     rmq::sim::Options options;
     rmq::sim::Trace trace;
+    /// POP runs: what the pops returned, the acks lost, and the (key, seq) of each receipt handed out.
+    rmq::sim::PopTrace pop_trace;
+    std::map<std::string, std::pair<int, int>, std::less<>> receipts;
     bool faults_on = false;
 
     void record(rmq::sim::FaultKind kind, int member, std::string queue = {}) {
@@ -18085,6 +18450,78 @@ inline std::string queue_name(const MessageQueue& mq) {
 
 }  // namespace rmq::detail::sim
 // ---- end rmq/detail/sim/context.hpp ----
+
+// ---- begin rmq/detail/sim/pop.hpp ----
+
+/// @file detail/sim/pop.hpp
+/// The POP side of a simulated member's transport (rmq::sim::SimTransport): what a pop returned goes into
+/// the run's rmq::sim::PopTrace (each receipt remembered, so that a lost ack names its message), and the
+/// faults of rmq::sim::Faults that concern POP: a pop's answer lost (the broker popped, the member sees a
+/// failure at its timeout), an ack lost.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+
+
+
+namespace rmq::detail::sim {
+
+/// Records the messages of a broker's POP answer (lost on its way: `lost`) and their receipts.
+inline void record_popped(Context& ctx, int member, const PopResult& result, bool lost) {
+    for (const auto& msg : result.msg_found_list) {
+        const int key = rmq::sim::key_of(msg);
+        const int seq = rmq::sim::seq_of(msg);
+        if (key < 0 || seq < 0) {
+            continue;
+        }
+        ctx.pop_trace.popped.push_back(rmq::sim::Popped{
+            ctx.world.now(), member, key, seq, result.invisible_time, msg.reconsume_times(), lost});
+        if (const auto receipt = msg.property(property::pop_ck)) {
+            ctx.receipts.insert_or_assign(*receipt, std::make_pair(key, seq));
+        }
+    }
+}
+
+/// The completion a member's asynchronous pop gets through the simulation: the answer recorded, and lost
+/// (Faults::pop_drop, while faults are on) or handed on. A lost answer fails at the member's pull timeout.
+inline PopCompletion pop_completion(const std::shared_ptr<Context>& ctx, int member, PopCompletion done) {
+    return [ctx, member, asked = ctx->world.now(), done = std::move(done)](PopResult result,
+                                                                           std::exception_ptr error) {
+        World& world = ctx->world;
+        if (error) {
+            done(std::move(result), std::move(error));
+            return;
+        }
+        const bool lost = !result.msg_found_list.empty() && ctx->strike(ctx->options.faults.pop_drop);
+        record_popped(*ctx, member, result, lost);
+        if (!lost) {
+            done(std::move(result), nullptr);
+            return;
+        }
+        ctx->record(rmq::sim::FaultKind::PopAnswerDropped, member);
+        world.at(std::max(asked + ctx->options.faults.pull_timeout_millis, world.now() + 1), [done] {
+            done(PopResult{}, std::make_exception_ptr(Timeout("simulated: the pop's answer was lost")));
+        });
+    };
+}
+
+/// Whether an ack is lost (Faults::ack_drop, while faults are on); recorded with the message it acked.
+inline bool ack_lost(Context& ctx, int member, const AckArgs& args) {
+    if (!ctx.strike(ctx.options.faults.ack_drop)) {
+        return false;
+    }
+    ctx.record(rmq::sim::FaultKind::AckDropped, member);
+    if (const auto it = ctx.receipts.find(args.extra_info); it != ctx.receipts.end()) {
+        ctx.pop_trace.acks_lost.push_back(
+            rmq::sim::AckLost{ctx.world.now(), member, it->second.first, it->second.second});
+    }
+    return true;
+}
+
+}  // namespace rmq::detail::sim
+// ---- end rmq/detail/sim/pop.hpp ----
 
 // ---- begin rmq/detail/sim/routes.hpp ----
 
@@ -18474,6 +18911,40 @@ public:
         routes_->to(name.empty() ? 0 : routes_->index_of(name)).send_back(args);
     }
 
+    // ---- POP (Options::pop): faults in detail/sim/pop.hpp ----
+    /// Synchronous POP_MESSAGE (rmq::HasPop): the POP mode uses the asynchronous one below.
+    PopResult pop_message(const PopArgs& args) {
+        return routes_->to(routes_->index_of(args.broker_name)).pop_message(args);
+    }
+
+    /// POP_MESSAGE (rmq::HasAsyncPop): held by the driven broker for long polling, answered as a broker
+    /// callback; a broker that is down fails it at once.
+    void pop_message(const PopArgs& args, PopCompletion done) {
+        try {
+            routes_->to(routes_->index_of(args.broker_name))
+                .pop_message(args, detail::sim::pop_completion(ctx_, member(), std::move(done)));
+        } catch (...) {
+            ctx_->world.at(ctx_->world.now() + 1,
+                           [done, error = std::current_exception()] { done(PopResult{}, error); });
+        }
+    }
+
+    void ack_message(const AckArgs& args) {
+        if (detail::sim::ack_lost(*ctx_, member(), args)) {
+            throw Timeout("simulated: the ack was lost");
+        }
+        routes_->to(routes_->index_of(receipt_broker(args.extra_info))).ack_message(args);
+    }
+
+    std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
+        auto receipt =
+            routes_->to(routes_->index_of(receipt_broker(args.extra_info))).change_invisible_time(args);
+        if (const auto it = ctx_->receipts.find(args.extra_info); it != ctx_->receipts.end()) {
+            ctx_->receipts.insert_or_assign(receipt, it->second);
+        }
+        return receipt;
+    }
+
     [[nodiscard]] std::shared_ptr<Clock> clock() const { return ctx_->world.clock(); }
 
     // ---- the driver (rmq::detail::DrivenTransport) ----
@@ -18485,6 +18956,10 @@ public:
 
 private:
     [[nodiscard]] int member() const noexcept { return static_cast<int>(member_); }
+
+    static std::string receipt_broker(const std::string& receipt) {
+        return PopReceipt::parse(receipt).broker_name;
+    }
 
     // A pull to a broker that is down fails at once (a refused connection), as the callback sees it.
     bool refuse_pull(const PullArgs& args, PullCallback& callback) {
@@ -18603,6 +19078,9 @@ public:
 
     [[nodiscard]] const Trace& trace() const noexcept { return ctx_->trace; }
 
+    /// POP runs (Options::pop): what the pops returned and the acks lost, for rmq::sim::check_pop.
+    [[nodiscard]] const PopTrace& pop_trace() const noexcept { return ctx_->pop_trace; }
+
     /// Units of work the driver ran.
     [[nodiscard]] std::uint64_t steps() const noexcept { return ctx_->world.steps(); }
 
@@ -18666,6 +19144,10 @@ private:
         config.client_ip = fmt::format("10.0.{}.{}", m->index / 250, m->index % 250 + 1);
         config.instance_name = "sim";
         config.consume_from_where = ConsumeFromWhere::FirstOffset;
+        if (o.pop) {
+            config.message_request_mode = MessageRequestMode::Pop;
+            config.pop_invisible_time = o.pop_invisible_millis;
+        }
         m->client_id = config.build_client_id();
         m->routes = std::make_shared<detail::sim::MemberRoutes>(ctx_, m->index);
         m->consumer =
@@ -23320,9 +23802,8 @@ RMQ_DECL bool HeldPops::wake_first(std::vector<HeldPop>& list, std::optional<std
     if (it == list.end()) {
         return false;
     }
-    *it->wake = PopWake::Arrived;
+    let_go(*it, PopWake::Arrived);
     list.erase(it);
-    --total_;
     return true;
 }
 
@@ -23348,8 +23829,7 @@ RMQ_DECL bool HeldPops::wake_due(std::int64_t now) {
             if (now < p.deadline) {
                 return false;
             }
-            *p.wake = PopWake::TimedOut;
-            --total_;
+            let_go(p, PopWake::TimedOut);
             woke = true;
             return true;
         });
@@ -23365,8 +23845,7 @@ RMQ_DECL bool HeldPops::wake_interrupted(std::uint64_t handle, const std::string
             if ((handle != 0 && p.handle != handle) || (!group.empty() && p.group != group)) {
                 return false;
             }
-            *p.wake = PopWake::Interrupted;
-            --total_;
+            let_go(p, PopWake::Interrupted);
             woke = true;
             return true;
         });
@@ -23383,6 +23862,14 @@ RMQ_DECL std::optional<std::int64_t> HeldPops::next_deadline() const {
         }
     }
     return next;
+}
+
+RMQ_DECL void HeldPops::let_go(const HeldPop& p, PopWake why) {
+    *p.wake = why;
+    --total_;
+    if (p.async) {
+        woken_async_.push_back(p);
+    }
 }
 
 RMQ_DECL void HeldPops::erase_empty() {
@@ -25216,13 +25703,15 @@ RMQ_DECL void BrokerState::start(const std::shared_ptr<BrokerState>& self, bool 
 }
 
 RMQ_DECL void BrokerState::stop() {
+    BrokerTasks async_pops;
     {
         const std::lock_guard lock(mutex_);
         if (!dispatcher_.request_stop_locked()) {
             return;
         }
-        wake_pops_locked(held_pops_.wake_interrupted(0, {}));  // they see the broker stopping
+        wake_pops_locked(held_pops_.wake_interrupted(0, {}), async_pops);  // they see the broker stopping
     }
+    dispatch(std::move(async_pops));
     clock_->remove_listener(listener_id_);
     dispatcher_.join();
     BrokerTasks out;
@@ -25281,7 +25770,7 @@ RMQ_DECL void BrokerState::tick_locked(BrokerTasks& out) {
     for (auto& h : held_.take_due(now, store_)) {
         answer_held_locked(std::move(h), out);
     }
-    wake_pops_locked(held_pops_.wake_due(now));
+    wake_pops_locked(held_pops_.wake_due(now), out);
     membership_.expire(now, out);
     check_transactions_locked(out);
     revive_locked(out);
@@ -25319,7 +25808,7 @@ RMQ_DECL void BrokerState::restart() {
         offsets_.restore_checkpoint();
         locks_.clear();
         membership_.clear_channels();
-        wake_pops_locked(held_pops_.wake_interrupted(0, {}));
+        wake_pops_locked(held_pops_.wake_interrupted(0, {}), out);
         for (auto& h : held_.take_all()) {
             out.push_back([cb = std::move(h.callback)] {
                 cb(Outcome<PullResult>(response_code::system_error, "the broker restarted"));
@@ -25507,6 +25996,8 @@ RMQ_DECL void BrokerState::inject_failure(BrokerRequest request, int code, int t
 // ---- begin rmq/detail/broker/impl/pop_long_poll_requests.ipp ----
 
 #include <cstdint>
+#include <exception>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -25565,22 +26056,97 @@ RMQ_DECL PopResult BrokerState::pop_message(const PopArgs& a, std::uint64_t hand
     }
 }
 
-RMQ_DECL bool BrokerState::may_hold_pop_locked(const PopArgs& a, std::uint64_t handle) const {
-    // A driven broker (rmq::sim) has no thread of its own to wake a held pop.
-    return a.poll_time_millis > 0 && !dispatcher_.driven_locked() &&
+/// The answer of an asynchronous pop, for the dispatcher.
+inline BrokerTask
+answer_async_pop(const std::shared_ptr<AsyncPop>& pop, PopResult result, std::exception_ptr error) {
+    return [pop, result = std::move(result), error = std::move(error)]() mutable {
+        pop->done(std::move(result), std::move(error));
+    };
+}
+
+RMQ_DECL void BrokerState::pop_message(const PopArgs& a, PopCompletion done, std::uint64_t handle) {
+    const auto pop = std::make_shared<AsyncPop>(AsyncPop{a, std::move(done)});
+    BrokerTasks out;
+    try {
+        check_group(a.consumer_group);
+        check_topic(a.topic);
+        check_pop_args(a);
+        const std::lock_guard lock(mutex_);
+        check_running_locked();
+        faults_.take(BrokerRequest::Pop);
+        run_async_pop_locked(pop, handle, clock_->steady_millis() + a.poll_time_millis, out);
+    } catch (...) {
+        out.push_back(answer_async_pop(pop, {}, std::current_exception()));
+    }
+    dispatch(std::move(out));
+}
+
+RMQ_DECL void BrokerState::run_async_pop_locked(const std::shared_ptr<AsyncPop>& pop,
+                                                std::uint64_t handle,
+                                                std::int64_t deadline,
+                                                BrokerTasks& out) {
+    const PopArgs& a = pop->args;
+    const auto sub = pop_filter_locked(a);
+    PopResult result = pop_locked(a, sub);
+    if (result.status == PopStatus::Found || !may_hold_pop_locked(a, handle, true) ||
+        clock_->steady_millis() >= deadline) {
+        out.push_back(answer_async_pop(pop, std::move(result), nullptr));
+        return;
+    }
+    HeldPop held;
+    held.topic = a.topic;
+    held.group = a.consumer_group;
+    held.queue_id = a.queue_id;
+    held.handle = handle;
+    held.deadline = deadline;
+    held.filter = sub;
+    held.async = pop;
+    if (!held_pops_.hold(std::move(held), config_.max_pop_polling_size, config_.pop_polling_size)) {
+        result.status = PopStatus::PollingFull;
+        out.push_back(answer_async_pop(pop, std::move(result), nullptr));
+        return;
+    }
+    dispatcher_.wake_locked();  // the dispatcher's next deadline moved
+}
+
+RMQ_DECL bool BrokerState::may_hold_pop_locked(const PopArgs& a, std::uint64_t handle, bool async) const {
+    // A driven broker (rmq::sim) has no thread of its own to wake a held synchronous pop; an asynchronous
+    // one needs none.
+    return a.poll_time_millis > 0 && (async || !dispatcher_.driven_locked()) &&
            !pops_interrupted_.contains({handle, a.consumer_group});
 }
 
-RMQ_DECL void BrokerState::wake_pops_locked(bool woke) {
-    if (woke) {
-        pop_woken_.notify_all();
+/// A woken asynchronous pop runs again here, under the lock (as its thread would after the wake): answered
+/// empty when interrupted (an error once the broker stops), else popped again or held until its deadline.
+RMQ_DECL void BrokerState::wake_pops_locked(bool woke, BrokerTasks& out) {
+    if (!woke) {
+        return;
+    }
+    pop_woken_.notify_all();
+    for (auto& held : held_pops_.take_woken_async()) {
+        try {
+            check_running_locked();
+            if (*held.wake == PopWake::Interrupted) {
+                PopResult empty;
+                empty.status = PopStatus::PollingNotFound;
+                out.push_back(answer_async_pop(held.async, std::move(empty), nullptr));
+                continue;
+            }
+            run_async_pop_locked(held.async, held.handle, held.deadline, out);
+        } catch (...) {
+            out.push_back(answer_async_pop(held.async, {}, std::current_exception()));
+        }
     }
 }
 
 RMQ_DECL void BrokerState::interrupt_pops(std::uint64_t handle, const std::string& group) {
-    const std::lock_guard lock(mutex_);
-    pops_interrupted_.insert({handle, group});
-    wake_pops_locked(held_pops_.wake_interrupted(handle, group));
+    BrokerTasks out;
+    {
+        const std::lock_guard lock(mutex_);
+        pops_interrupted_.insert({handle, group});
+        wake_pops_locked(held_pops_.wake_interrupted(handle, group), out);
+    }
+    dispatch(std::move(out));
 }
 
 RMQ_DECL void BrokerState::resume_pops(std::uint64_t handle, const std::string& group) {
@@ -25908,7 +26474,7 @@ RMQ_DECL void BrokerState::notify_arrival_locked(const std::string& topic,
     for (auto& h : held_.take_arrived(topic, queue_id, tags_code, store_)) {
         answer_held_locked(std::move(h), out);
     }
-    wake_pops_locked(held_pops_.wake_arrived(topic, queue_id, tags_code));
+    wake_pops_locked(held_pops_.wake_arrived(topic, queue_id, tags_code), out);
 }
 
 RMQ_DECL void BrokerState::answer_held_locked(HeldPull h, BrokerTasks& out) {
@@ -28130,6 +28696,10 @@ RMQ_DECL std::string_view to_string(FaultKind kind) noexcept {
         return "broker-down";
     case FaultKind::BrokerUp:
         return "broker-up";
+    case FaultKind::PopAnswerDropped:
+        return "pop-answer-dropped";
+    case FaultKind::AckDropped:
+        return "ack-dropped";
     }
     return "unknown";
 }
@@ -28234,6 +28804,169 @@ RMQ_DECL Verdict check(const Trace& trace, bool ordered, std::int64_t lock_grace
 
 }  // namespace rmq::sim
 // ---- end rmq/sim/impl/trace.ipp ----
+
+// ---- begin rmq/sim/impl/pop_trace.ipp ----
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+
+namespace rmq::detail::sim {
+
+/// The POP checker: one pass over the pops in order, each judged against the message's previous pop.
+class PopChecker {
+public:
+    PopChecker(const rmq::sim::Trace& trace, const rmq::sim::PopTrace& pops, std::int64_t pause_max)
+        : trace_(trace)
+        , pops_(pops)
+        , pause_max_(pause_max) {
+        for (const auto& s : trace.sent) {
+            if (s.duplicated) {
+                stored_twice_.insert({s.key, s.seq});
+            }
+        }
+    }
+
+    rmq::sim::Verdict run() {
+        const auto base = rmq::sim::check(trace_, false);
+        v_.lost = base.lost;
+        for (const auto& p : base.problems) {
+            if (p.find("never handled") != std::string::npos) {
+                problem(p);
+            }
+        }
+        std::map<std::pair<int, int>, const rmq::sim::Popped*> previous;
+        for (const auto& p : pops_.popped) {
+            const auto id = std::make_pair(p.key, p.seq);
+            if (const auto it = previous.find(id); it != previous.end() && !explained(*it->second, p)) {
+                ++v_.unexplained_duplicates;
+                problem(fmt::format("key {} seq {} popped again at {} ms by member {} (reconsume times {}): "
+                                    "nothing explains it after its pop at {} ms by member {}",
+                                    p.key,
+                                    p.seq,
+                                    p.time,
+                                    p.member,
+                                    p.reconsume_times,
+                                    it->second->time,
+                                    it->second->member));
+            }
+            previous[id] = &p;
+        }
+        std::set<std::pair<int, int>> succeeded;
+        for (const auto& h : trace_.handled) {
+            if (h.success && !succeeded.insert({h.key, h.seq}).second) {
+                ++v_.duplicates;
+            }
+        }
+        return std::move(v_);
+    }
+
+private:
+    static constexpr std::size_t max_problems = 10;
+
+    /// Whether what became of `prev` explains the pop `next` of the same message.
+    [[nodiscard]] bool explained(const rmq::sim::Popped& prev, const rmq::sim::Popped& next) const {
+        if (stored_twice_.contains({next.key, next.seq}) || restarted_after(prev)) {
+            return true;
+        }
+        const std::int64_t visible = prev.time + prev.invisible_millis;
+        if (failed_after(prev, next.time)) {
+            return true;
+        }
+        if (next.time < visible) {
+            return false;  // back before its invisible time passed: nothing the client did explains that
+        }
+        return prev.answer_lost || ack_lost_after(prev) || member_gone(prev);
+    }
+
+    /// A broker restart rewinds the group's pop offsets to its last flush (every second).
+    [[nodiscard]] bool restarted_after(const rmq::sim::Popped& prev) const {
+        return std::ranges::any_of(trace_.faults, [&](const rmq::sim::FaultEvent& e) {
+            return (e.kind == rmq::sim::FaultKind::BrokerRestarted ||
+                    e.kind == rmq::sim::FaultKind::BrokerDown) &&
+                   e.time >= prev.time && e.time <= prev.time + 1000;
+        });
+    }
+
+    /// A failed handling (RECONSUME_LATER) by the popping member changes the invisible time to a retry
+    /// delay of 10 s at least: the next pop comes that long after the failure at the earliest.
+    [[nodiscard]] bool failed_after(const rmq::sim::Popped& prev, std::int64_t next_time) const {
+        return std::ranges::any_of(trace_.handled, [&](const rmq::sim::Handled& h) {
+            return !h.success && h.member == prev.member && h.key == prev.key && h.seq == prev.seq &&
+                   h.time >= prev.time &&
+                   next_time >= std::min(h.time + 10000, prev.time + prev.invisible_millis);
+        });
+    }
+
+    [[nodiscard]] bool ack_lost_after(const rmq::sim::Popped& prev) const {
+        return std::ranges::any_of(pops_.acks_lost, [&](const rmq::sim::AckLost& a) {
+            return a.member == prev.member && a.key == prev.key && a.seq == prev.seq && a.time >= prev.time;
+        });
+    }
+
+    /// The popping member crashed (before the message was handled) or was paused past its invisible time.
+    [[nodiscard]] bool member_gone(const rmq::sim::Popped& prev) const {
+        const std::int64_t visible = prev.time + prev.invisible_millis;
+        return std::ranges::any_of(trace_.faults, [&](const rmq::sim::FaultEvent& e) {
+            if (e.member != prev.member) {
+                return false;
+            }
+            if (e.kind == rmq::sim::FaultKind::MemberCrashed) {
+                return e.time <= visible;
+            }
+            return e.kind == rmq::sim::FaultKind::MemberPaused && e.time <= visible &&
+                   e.time + pause_max_ >= prev.time;
+        });
+    }
+
+    void problem(std::string text) {
+        if (v_.problems.size() < max_problems) {
+            v_.problems.push_back(std::move(text));
+        }
+    }
+
+    const rmq::sim::Trace& trace_;
+    const rmq::sim::PopTrace& pops_;
+    std::int64_t pause_max_;
+    std::set<std::pair<int, int>> stored_twice_;
+    rmq::sim::Verdict v_;
+};
+
+}  // namespace rmq::detail::sim
+
+namespace rmq::sim {
+
+RMQ_DECL std::uint64_t PopTrace::hash() const noexcept {
+    detail::sim::Fnv f;
+    for (const auto& p : popped) {
+        f.add(static_cast<std::uint64_t>(p.time));
+        f.add(static_cast<std::uint64_t>(p.member));
+        f.add(static_cast<std::uint64_t>(p.key));
+        f.add(static_cast<std::uint64_t>(p.seq));
+        f.add(static_cast<std::uint64_t>(p.invisible_millis));
+        f.add(static_cast<std::uint64_t>(p.reconsume_times));
+        f.add(p.answer_lost ? 1U : 0U);
+    }
+    for (const auto& a : acks_lost) {
+        f.add(static_cast<std::uint64_t>(a.time));
+        f.add(static_cast<std::uint64_t>(a.member));
+        f.add(static_cast<std::uint64_t>(a.key));
+        f.add(static_cast<std::uint64_t>(a.seq));
+    }
+    return f.h;
+}
+
+RMQ_DECL Verdict check_pop(const Trace& trace, const PopTrace& pops, std::int64_t pause_max_millis) {
+    return detail::sim::PopChecker(trace, pops, pause_max_millis).run();
+}
+
+}  // namespace rmq::sim
+// ---- end rmq/sim/impl/pop_trace.ipp ----
 
 // ---- begin rmq/detail/sim/impl/world.ipp ----
 

@@ -177,6 +177,17 @@ concept HasAsyncAck = HasPop<T> && requires(T& t, const AckArgs& ack, AckComplet
     t.ack_message(ack, std::move(done));
 };
 
+/// Optional, with HasPop: `pop_message(PopArgs, PopCompletion)`, a POP_MESSAGE no thread waits for, also
+/// while the broker holds it for long polling. It returns at once; `done` runs once with the answer or the
+/// failure, on the transport's own thread (keep it short), or on the caller's before pop_message returns
+/// when nothing could be sent (no route). The push consumer's POP
+/// mode pops with it when present: its pop loops run on its event loop instead of a thread per POP queue
+/// blocked on the broker (and so under rmq::sim's driver).
+template <class T>
+concept HasAsyncPop = HasPop<T> && requires(T& t, const PopArgs& pop, PopCompletion done) {
+    t.pop_message(pop, std::move(done));
+};
+
 /// Optional, with HasPop: `batch_ack_message(BatchAckArgs)` and `batch_ack_message(BatchAckArgs,
 /// AckCompletion)`, one BATCH_ACK_MESSAGE (5.x) for many receipts of one broker, synchronous and without
 /// waiting (`done` as for HasAsyncAck). Both throw rmq::InvalidArgument before sending for receipts of

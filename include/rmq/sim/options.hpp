@@ -22,6 +22,8 @@ struct Faults {
     double lock_answer_drop = 0.1;  ///< LOCK_BATCH_MQ is applied, its answer lost
     double heartbeat_drop = 0.1;    ///< HEART_BEAT is lost
     double send_duplicate = 0.05;   ///< a message is stored twice (a producer retry)
+    double pop_drop = 0.02;  ///< POP runs: a POP_MESSAGE's answer is lost (popped at the broker, never seen)
+    double ack_drop = 0.05;  ///< POP runs: an ACK_MESSAGE is lost (the message comes back)
     std::int64_t max_delay_millis = 5000;      ///< late answers and requests: up to this late
     std::int64_t pull_timeout_millis = 30000;  ///< when a lost pull answer fails
     int crashes = 1;   ///< members that vanish (each replaced by a new member soon after)
@@ -70,6 +72,10 @@ struct Options {
     std::int64_t fault_millis = 120000;   ///< faults strike in [0, fault_millis)
     std::int64_t settle_millis = 600000;  ///< then, fault-free, the run ends once every message was handled
     Faults faults;
+    /// The members consume by POP (ConsumerConfig::message_request_mode Pop; rmq::Concurrently only), their
+    /// messages invisible for `pop_invisible_millis`; the run is judged by rmq::sim::check_pop.
+    bool pop = false;
+    std::int64_t pop_invisible_millis = 20000;
     std::string topic = "SimTopic";
     std::string group = "sim_group";
 };

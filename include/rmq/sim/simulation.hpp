@@ -5,7 +5,7 @@
 /// one group on one virtual clock and one thread, a seeded fault injector between them (lost, late, reordered
 /// and duplicated answers; members that crash without unregistering or pause past their lock expiry; broker
 /// restarts that lose the last second of offsets; broker outages during which a member starts), and
-/// rmq::sim::check over what happened. A seed is one
+/// rmq::sim::check over what happened (POP members, Options::pop: rmq::sim::check_pop). A seed is one
 /// exact history: the same seed replays it, event for event.
 
 #include <algorithm>
@@ -30,8 +30,10 @@
 #include <rmq/message.hpp>
 #include <rmq/message_queue.hpp>
 #include <rmq/offset_store/remote.hpp>
+#include <rmq/pop.hpp>
 #include <rmq/protocol.hpp>
 #include <rmq/sim/options.hpp>
+#include <rmq/sim/pop_trace.hpp>
 #include <rmq/sim/trace.hpp>
 #include <rmq/transport/broker_config.hpp>
 #include <rmq/transport/in_process.hpp>
@@ -39,6 +41,7 @@
 #include <rmq/detail/check/ownership.hpp>
 #include <rmq/detail/consumer/driven.hpp>
 #include <rmq/detail/sim/context.hpp>
+#include <rmq/detail/sim/pop.hpp>
 #include <rmq/detail/sim/routes.hpp>
 #include <rmq/detail/sim/world.hpp>
 
@@ -165,6 +168,40 @@ public:
         routes_->to(name.empty() ? 0 : routes_->index_of(name)).send_back(args);
     }
 
+    // ---- POP (Options::pop): faults in detail/sim/pop.hpp ----
+    /// Synchronous POP_MESSAGE (rmq::HasPop): the POP mode uses the asynchronous one below.
+    PopResult pop_message(const PopArgs& args) {
+        return routes_->to(routes_->index_of(args.broker_name)).pop_message(args);
+    }
+
+    /// POP_MESSAGE (rmq::HasAsyncPop): held by the driven broker for long polling, answered as a broker
+    /// callback; a broker that is down fails it at once.
+    void pop_message(const PopArgs& args, PopCompletion done) {
+        try {
+            routes_->to(routes_->index_of(args.broker_name))
+                .pop_message(args, detail::sim::pop_completion(ctx_, member(), std::move(done)));
+        } catch (...) {
+            ctx_->world.at(ctx_->world.now() + 1,
+                           [done, error = std::current_exception()] { done(PopResult{}, error); });
+        }
+    }
+
+    void ack_message(const AckArgs& args) {
+        if (detail::sim::ack_lost(*ctx_, member(), args)) {
+            throw Timeout("simulated: the ack was lost");
+        }
+        routes_->to(routes_->index_of(receipt_broker(args.extra_info))).ack_message(args);
+    }
+
+    std::string change_invisible_time(const ChangeInvisibleTimeArgs& args) {
+        auto receipt =
+            routes_->to(routes_->index_of(receipt_broker(args.extra_info))).change_invisible_time(args);
+        if (const auto it = ctx_->receipts.find(args.extra_info); it != ctx_->receipts.end()) {
+            ctx_->receipts.insert_or_assign(receipt, it->second);
+        }
+        return receipt;
+    }
+
     [[nodiscard]] std::shared_ptr<Clock> clock() const { return ctx_->world.clock(); }
 
     // ---- the driver (rmq::detail::DrivenTransport) ----
@@ -176,6 +213,10 @@ public:
 
 private:
     [[nodiscard]] int member() const noexcept { return static_cast<int>(member_); }
+
+    static std::string receipt_broker(const std::string& receipt) {
+        return PopReceipt::parse(receipt).broker_name;
+    }
 
     // A pull to a broker that is down fails at once (a refused connection), as the callback sees it.
     bool refuse_pull(const PullArgs& args, PullCallback& callback) {
@@ -294,6 +335,9 @@ public:
 
     [[nodiscard]] const Trace& trace() const noexcept { return ctx_->trace; }
 
+    /// POP runs (Options::pop): what the pops returned and the acks lost, for rmq::sim::check_pop.
+    [[nodiscard]] const PopTrace& pop_trace() const noexcept { return ctx_->pop_trace; }
+
     /// Units of work the driver ran.
     [[nodiscard]] std::uint64_t steps() const noexcept { return ctx_->world.steps(); }
 
@@ -357,6 +401,10 @@ private:
         config.client_ip = fmt::format("10.0.{}.{}", m->index / 250, m->index % 250 + 1);
         config.instance_name = "sim";
         config.consume_from_where = ConsumeFromWhere::FirstOffset;
+        if (o.pop) {
+            config.message_request_mode = MessageRequestMode::Pop;
+            config.pop_invisible_time = o.pop_invisible_millis;
+        }
         m->client_id = config.build_client_id();
         m->routes = std::make_shared<detail::sim::MemberRoutes>(ctx_, m->index);
         m->consumer =

@@ -54,6 +54,8 @@ enum class FaultKind {
     BrokerDown,         ///< a broker went down (runs with several brokers): locks and memberships lost,
                         ///< offsets back to the last flush, requests to it fail until BrokerUp
     BrokerUp,           ///< the broker that went down is reachable again
+    PopAnswerDropped,   ///< a POP_MESSAGE answer lost (POP runs; its messages: rmq::sim::PopTrace)
+    AckDropped,         ///< an ACK_MESSAGE lost (POP runs)
 };
 
 [[nodiscard]] std::string_view to_string(FaultKind kind) noexcept;

@@ -168,6 +168,13 @@ public:
     /// clock (PollingNotFound); PollingFull at once when BrokerConfig::max_pop_polling_size pops are held.
     PopResult pop_message(const PopArgs& args) { return state_->pop_message(args, conn_->id); }
 
+    /// POP_MESSAGE without a waiting thread (rmq::HasAsyncPop): as above, but a pop to hold is parked at the
+    /// broker with `done`, which runs once on the broker's dispatcher thread with the answer or the failure.
+    /// A driven broker (rmq::sim) holds these too.
+    void pop_message(const PopArgs& args, PopCompletion done) {
+        state_->pop_message(args, std::move(done), conn_->id);
+    }
+
     /// Answers this connection's held POP requests of `consumer_group` now (empty) and holds none of its
     /// later ones until resume_pops(): a stopping push consumer does not wait for its poll time.
     void interrupt_pops(const std::string& consumer_group) {
@@ -372,7 +379,7 @@ public:
     /// Pulls parked for long polling.
     [[nodiscard]] std::size_t held_pull_count() const { return state_->held_pull_count(); }
 
-    /// POP requests held for long polling (their threads are blocked in pop_message).
+    /// POP requests held for long polling (synchronous ones block their threads in pop_message).
     [[nodiscard]] std::size_t held_pop_count() const { return state_->held_pop_count(); }
 
     /// Fault injection: the next `times` requests of kind `request` fail with response code `code` (thrown as
@@ -394,6 +401,7 @@ static_assert(HasSendBatch<InProcessTransport>);
 static_assert(HasSendOneway<InProcessTransport>);
 static_assert(HasTransactions<InProcessTransport>);
 static_assert(HasPop<InProcessTransport>);
+static_assert(HasAsyncPop<InProcessTransport>);
 static_assert(HasAssignment<InProcessTransport>);
 
 }  // namespace rmq

@@ -174,6 +174,11 @@ public:
     /// up to poll_time_millis + mq_client_api_timeout. A 4.x broker: rmq::PopUnsupported.
     PopResult pop_message(const PopArgs& args) { return state_->pop_message(args); }
 
+    /// POP_MESSAGE without waiting (rmq::HasAsyncPop): `done` runs on the io thread with the answer or the
+    /// failure (rmq::PopUnsupported on a 4.x broker); on the caller's thread before return when nothing was
+    /// sent (no route: the failure; the group interrupted by interrupt_pops(): nothing found).
+    void pop_message(const PopArgs& args, PopCompletion done) { state_->pop_message(args, std::move(done)); }
+
     /// Ends the waits of `consumer_group`'s POP requests now (nothing found) and answers its later ones so
     /// at once until resume_pops() (rmq::HasPopInterrupt): a stopping push consumer does not wait out the
     /// broker's poll time. The broker still holds those requests; what it answers them later is dropped and
@@ -241,6 +246,7 @@ static_assert(HasRouteChangeHandler<RemotingTransport>);
 static_assert(HasTransactions<RemotingTransport>);
 static_assert(HasPop<RemotingTransport>);
 static_assert(HasPopInterrupt<RemotingTransport>);
+static_assert(HasAsyncPop<RemotingTransport>);
 static_assert(HasAssignment<RemotingTransport>);
 
 }  // namespace rmq

@@ -151,6 +151,10 @@ public:
     /// arrives or the poll time ends (then PollingNotFound, Java's POLLING_TIMEOUT); PollingFull when
     /// max_pop_polling_size pops are held already. `handle`: the connection (interrupt_pops).
     PopResult pop_message(const PopArgs& args, std::uint64_t handle = 0);
+    /// The same without a waiting thread (rmq::HasAsyncPop): a pop to hold is parked with `done` and re-run
+    /// when it wakes; `done` runs on the dispatcher (also every failure). A driven broker holds these too:
+    /// its clock's advance and new messages wake them, no thread is needed.
+    void pop_message(const PopArgs& args, PopCompletion done, std::uint64_t handle);
     /// Answers the held pops of `group` sent through connection `handle` now (empty) and holds none of its
     /// later ones until resume_pops: a stopping consumer does not wait for its poll time.
     void interrupt_pops(std::uint64_t handle, const std::string& group);
@@ -269,9 +273,14 @@ private:
     std::optional<SubscriptionData> pop_filter_locked(const PopArgs& a);
     /// One pass over the queues a pop visits (pop_queues).
     PopResult pop_locked(const PopArgs& a, const std::optional<SubscriptionData>& sub);
-    [[nodiscard]] bool may_hold_pop_locked(const PopArgs& a, std::uint64_t handle) const;
-    /// Wakes the threads of held pops when the table let one go (`woke`).
-    void wake_pops_locked(bool woke);
+    [[nodiscard]] bool may_hold_pop_locked(const PopArgs& a, std::uint64_t handle, bool async = false) const;
+    /// Wakes the threads of held pops when the table let one go (`woke`) and re-runs the asynchronous ones.
+    void wake_pops_locked(bool woke, BrokerTasks& out);
+    /// One pass of an asynchronous pop: answered into `out`, or held again until `deadline`.
+    void run_async_pop_locked(const std::shared_ptr<AsyncPop>& pop,
+                              std::uint64_t handle,
+                              std::int64_t deadline,
+                              BrokerTasks& out);
     /// Pops the matching messages of one queue into `result` (check points, receipts, the new pop offset).
     void pop_queue_locked(const PopArgs& a,
                           const MessageQueue& mq,

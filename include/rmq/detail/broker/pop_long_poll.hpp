@@ -13,15 +13,24 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <rmq/config.hpp>
+#include <rmq/pop.hpp>
 #include <rmq/subscription.hpp>
 
 namespace rmq::detail {
 
 /// Why a held pop was let go; shared by the table and the thread waiting for it.
 enum class PopWake { Held, Arrived, TimedOut, Interrupted };
+
+/// An asynchronous POP_MESSAGE (rmq::HasAsyncPop): what the broker re-runs when it wakes, and whom it
+/// answers.
+struct AsyncPop {
+    PopArgs args;
+    PopCompletion done;
+};
 
 /// A POP_MESSAGE parked until its topic has something for it.
 struct HeldPop {
@@ -36,6 +45,8 @@ struct HeldPop {
     /// The subscription it filters with (arrivals that do not match do not wake it).
     std::optional<SubscriptionData> filter;
     std::shared_ptr<PopWake> wake = std::make_shared<PopWake>(PopWake::Held);
+    /// Set for an asynchronous pop: no thread waits for it, the broker re-runs it when it wakes.
+    std::shared_ptr<AsyncPop> async;
 };
 
 class HeldPops {
@@ -57,6 +68,9 @@ public:
 
     [[nodiscard]] std::size_t count() const noexcept { return total_; }
 
+    /// The asynchronous pops woken since the last call (no thread waits for them: the broker re-runs them).
+    [[nodiscard]] std::vector<HeldPop> take_woken_async() { return std::exchange(woken_async_, {}); }
+
     /// The earliest deadline while pops are held.
     [[nodiscard]] std::optional<std::int64_t> next_deadline() const;
 
@@ -66,9 +80,12 @@ private:
     /// Wakes the first pop of `list` that `tags_code` matches (every filter when nullopt).
     bool wake_first(std::vector<HeldPop>& list, std::optional<std::int64_t> tags_code);
     void erase_empty();
+    /// `p` was let go for `why`.
+    void let_go(const HeldPop& p, PopWake why);
 
     std::map<Key, std::vector<HeldPop>> held_;
     std::size_t total_ = 0;
+    std::vector<HeldPop> woken_async_;
 };
 
 }  // namespace rmq::detail

@@ -2,7 +2,8 @@
 
 /// @file detail/pop_consumer/pop_consumer.hpp
 /// rmq::detail::PopConsumer: the push consumer's POP mode (Java's DefaultMQPushConsumerImpl with POP
-/// assignments and ConsumeMessagePopConcurrentlyService): a PopLoop per POP queue feeding the consume pool,
+/// assignments and ConsumeMessagePopConcurrentlyService): a PopLoop per POP queue feeding the consume pool
+/// (an AsyncPopLoop on the event loop when the transport has rmq::HasAsyncPop),
 /// PopConsume for the verdicts. No rebalance and no offsets: the broker hands each message to one member.
 ///
 /// The entry point is update_pop_queues(topic, queues): whoever decides the POP queues of a topic (the
@@ -13,11 +14,14 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include <rmq/concepts/transport.hpp>
 #include <rmq/message_queue.hpp>
 
 #include <rmq/detail/consumer/state.hpp>
+#include <rmq/detail/pop_consumer/async_pop_loop.hpp>
 #include <rmq/detail/pop_consumer/pop_consume.hpp>
 #include <rmq/detail/pop_consumer/pop_loop.hpp>
 
@@ -57,6 +61,10 @@ public:
     [[nodiscard]] std::vector<MessageQueue> pop_queues() const;
 
 private:
+    /// A thread per POP queue only when the transport's pops must be waited for.
+    using Loop = std::conditional_t<HasAsyncPop<typename T::Transport>, AsyncPopLoop<T>, PopLoop<T>>;
+
+    [[nodiscard]] std::shared_ptr<Loop> start_loop(const MessageQueue& mq);
     [[nodiscard]] std::vector<MessageQueue> broker_queues(const std::string& topic) const;
     /// Joins the let-go loops whose thread has finished.
     void reap_locked();
@@ -64,9 +72,9 @@ private:
     ConsumerState<T>& s_;
     PopConsume<T> consume_;
     mutable std::mutex mutex_;
-    std::map<MessageQueue, std::unique_ptr<PopLoop<T>>> loops_;  // guarded by mutex_
-    std::vector<std::unique_ptr<PopLoop<T>>> let_go_;            // guarded by mutex_
-    bool stopped_ = false;                                       // guarded by mutex_
+    std::map<MessageQueue, std::shared_ptr<Loop>> loops_;  // guarded by mutex_
+    std::vector<std::shared_ptr<Loop>> let_go_;            // guarded by mutex_
+    bool stopped_ = false;                                 // guarded by mutex_
 };
 
 }  // namespace rmq::detail

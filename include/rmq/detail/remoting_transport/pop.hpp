@@ -18,6 +18,11 @@ namespace rmq::detail::remoting_ops {
 /// nothing found). rmq::PopUnsupported on a 4.x broker.
 PopResult pop_message(TransportParts& parts, PopWaits& waits, const PopArgs& args);
 
+/// Asynchronous (rmq::HasAsyncPop): nobody waits; `done` runs on the io thread with the decoded answer or the
+/// failure (rmq::PopUnsupported on a 4.x broker), on the caller's thread before return when nothing could be
+/// sent (no route) or `waits` has the group interrupted (then nothing found).
+void pop_message(TransportParts& parts, PopWaits& waits, const PopArgs& args, PopCompletion done);
+
 void ack_message(TransportParts& parts, const AckArgs& args);
 
 /// Asynchronous: throws before sending (no route, a malformed receipt); `done` runs on the io thread.

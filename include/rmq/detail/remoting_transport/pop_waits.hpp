@@ -46,6 +46,9 @@ public:
 
     void resume(const std::string& group);
 
+    /// Whether `group` is interrupted (an asynchronous pop is then answered at once, nothing sent).
+    [[nodiscard]] bool interrupted(const std::string& group);
+
     /// Completes `wait` with the broker's answer or the request's error (io thread).
     static void
     complete(Wait& wait, std::optional<remoting::Command> answer, const std::exception_ptr& error);

@@ -87,6 +87,7 @@ public:
     void send_batch_async(std::span<const Message> msgs, const MessageQueue& mq, SendCompletion done);
     void send_back(const SendBackArgs& args);
     PopResult pop_message(const PopArgs& args);
+    void pop_message(const PopArgs& args, PopCompletion done);
 
     void interrupt_pops(const std::string& consumer_group) { pop_waits_.interrupt(consumer_group); }
 

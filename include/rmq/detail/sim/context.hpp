@@ -5,6 +5,8 @@
 /// world, the run's options and trace, whether faults strike now.
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -12,6 +14,7 @@
 
 #include <rmq/message_queue.hpp>
 #include <rmq/sim/options.hpp>
+#include <rmq/sim/pop_trace.hpp>
 #include <rmq/sim/trace.hpp>
 #include <rmq/transport/broker_config.hpp>
 
@@ -28,6 +31,9 @@ struct Context {
     World world;
     rmq::sim::Options options;
     rmq::sim::Trace trace;
+    /// POP runs: what the pops returned, the acks lost, and the (key, seq) of each receipt handed out.
+    rmq::sim::PopTrace pop_trace;
+    std::map<std::string, std::pair<int, int>, std::less<>> receipts;
     bool faults_on = false;
 
     void record(rmq::sim::FaultKind kind, int member, std::string queue = {}) {

@@ -44,6 +44,10 @@ RMQ_DECL std::string_view to_string(FaultKind kind) noexcept {
         return "broker-down";
     case FaultKind::BrokerUp:
         return "broker-up";
+    case FaultKind::PopAnswerDropped:
+        return "pop-answer-dropped";
+    case FaultKind::AckDropped:
+        return "ack-dropped";
     }
     return "unknown";
 }

@@ -58,13 +58,15 @@ RMQ_DECL void BrokerState::start(const std::shared_ptr<BrokerState>& self, bool 
 }
 
 RMQ_DECL void BrokerState::stop() {
+    BrokerTasks async_pops;
     {
         const std::lock_guard lock(mutex_);
         if (!dispatcher_.request_stop_locked()) {
             return;
         }
-        wake_pops_locked(held_pops_.wake_interrupted(0, {}));  // they see the broker stopping
+        wake_pops_locked(held_pops_.wake_interrupted(0, {}), async_pops);  // they see the broker stopping
     }
+    dispatch(std::move(async_pops));
     clock_->remove_listener(listener_id_);
     dispatcher_.join();
     BrokerTasks out;
@@ -123,7 +125,7 @@ RMQ_DECL void BrokerState::tick_locked(BrokerTasks& out) {
     for (auto& h : held_.take_due(now, store_)) {
         answer_held_locked(std::move(h), out);
     }
-    wake_pops_locked(held_pops_.wake_due(now));
+    wake_pops_locked(held_pops_.wake_due(now), out);
     membership_.expire(now, out);
     check_transactions_locked(out);
     revive_locked(out);
@@ -161,7 +163,7 @@ RMQ_DECL void BrokerState::restart() {
         offsets_.restore_checkpoint();
         locks_.clear();
         membership_.clear_channels();
-        wake_pops_locked(held_pops_.wake_interrupted(0, {}));
+        wake_pops_locked(held_pops_.wake_interrupted(0, {}), out);
         for (auto& h : held_.take_all()) {
             out.push_back([cb = std::move(h.callback)] {
                 cb(Outcome<PullResult>(response_code::system_error, "the broker restarted"));

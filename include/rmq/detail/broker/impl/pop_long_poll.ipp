@@ -31,9 +31,8 @@ RMQ_DECL bool HeldPops::wake_first(std::vector<HeldPop>& list, std::optional<std
     if (it == list.end()) {
         return false;
     }
-    *it->wake = PopWake::Arrived;
+    let_go(*it, PopWake::Arrived);
     list.erase(it);
-    --total_;
     return true;
 }
 
@@ -59,8 +58,7 @@ RMQ_DECL bool HeldPops::wake_due(std::int64_t now) {
             if (now < p.deadline) {
                 return false;
             }
-            *p.wake = PopWake::TimedOut;
-            --total_;
+            let_go(p, PopWake::TimedOut);
             woke = true;
             return true;
         });
@@ -76,8 +74,7 @@ RMQ_DECL bool HeldPops::wake_interrupted(std::uint64_t handle, const std::string
             if ((handle != 0 && p.handle != handle) || (!group.empty() && p.group != group)) {
                 return false;
             }
-            *p.wake = PopWake::Interrupted;
-            --total_;
+            let_go(p, PopWake::Interrupted);
             woke = true;
             return true;
         });
@@ -94,6 +91,14 @@ RMQ_DECL std::optional<std::int64_t> HeldPops::next_deadline() const {
         }
     }
     return next;
+}
+
+RMQ_DECL void HeldPops::let_go(const HeldPop& p, PopWake why) {
+    *p.wake = why;
+    --total_;
+    if (p.async) {
+        woken_async_.push_back(p);
+    }
 }
 
 RMQ_DECL void HeldPops::erase_empty() {

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -63,22 +65,97 @@ RMQ_DECL PopResult BrokerState::pop_message(const PopArgs& a, std::uint64_t hand
     }
 }
 
-RMQ_DECL bool BrokerState::may_hold_pop_locked(const PopArgs& a, std::uint64_t handle) const {
-    // A driven broker (rmq::sim) has no thread of its own to wake a held pop.
-    return a.poll_time_millis > 0 && !dispatcher_.driven_locked() &&
+/// The answer of an asynchronous pop, for the dispatcher.
+inline BrokerTask
+answer_async_pop(const std::shared_ptr<AsyncPop>& pop, PopResult result, std::exception_ptr error) {
+    return [pop, result = std::move(result), error = std::move(error)]() mutable {
+        pop->done(std::move(result), std::move(error));
+    };
+}
+
+RMQ_DECL void BrokerState::pop_message(const PopArgs& a, PopCompletion done, std::uint64_t handle) {
+    const auto pop = std::make_shared<AsyncPop>(AsyncPop{a, std::move(done)});
+    BrokerTasks out;
+    try {
+        check_group(a.consumer_group);
+        check_topic(a.topic);
+        check_pop_args(a);
+        const std::lock_guard lock(mutex_);
+        check_running_locked();
+        faults_.take(BrokerRequest::Pop);
+        run_async_pop_locked(pop, handle, clock_->steady_millis() + a.poll_time_millis, out);
+    } catch (...) {
+        out.push_back(answer_async_pop(pop, {}, std::current_exception()));
+    }
+    dispatch(std::move(out));
+}
+
+RMQ_DECL void BrokerState::run_async_pop_locked(const std::shared_ptr<AsyncPop>& pop,
+                                                std::uint64_t handle,
+                                                std::int64_t deadline,
+                                                BrokerTasks& out) {
+    const PopArgs& a = pop->args;
+    const auto sub = pop_filter_locked(a);
+    PopResult result = pop_locked(a, sub);
+    if (result.status == PopStatus::Found || !may_hold_pop_locked(a, handle, true) ||
+        clock_->steady_millis() >= deadline) {
+        out.push_back(answer_async_pop(pop, std::move(result), nullptr));
+        return;
+    }
+    HeldPop held;
+    held.topic = a.topic;
+    held.group = a.consumer_group;
+    held.queue_id = a.queue_id;
+    held.handle = handle;
+    held.deadline = deadline;
+    held.filter = sub;
+    held.async = pop;
+    if (!held_pops_.hold(std::move(held), config_.max_pop_polling_size, config_.pop_polling_size)) {
+        result.status = PopStatus::PollingFull;
+        out.push_back(answer_async_pop(pop, std::move(result), nullptr));
+        return;
+    }
+    dispatcher_.wake_locked();  // the dispatcher's next deadline moved
+}
+
+RMQ_DECL bool BrokerState::may_hold_pop_locked(const PopArgs& a, std::uint64_t handle, bool async) const {
+    // A driven broker (rmq::sim) has no thread of its own to wake a held synchronous pop; an asynchronous
+    // one needs none.
+    return a.poll_time_millis > 0 && (async || !dispatcher_.driven_locked()) &&
            !pops_interrupted_.contains({handle, a.consumer_group});
 }
 
-RMQ_DECL void BrokerState::wake_pops_locked(bool woke) {
-    if (woke) {
-        pop_woken_.notify_all();
+/// A woken asynchronous pop runs again here, under the lock (as its thread would after the wake): answered
+/// empty when interrupted (an error once the broker stops), else popped again or held until its deadline.
+RMQ_DECL void BrokerState::wake_pops_locked(bool woke, BrokerTasks& out) {
+    if (!woke) {
+        return;
+    }
+    pop_woken_.notify_all();
+    for (auto& held : held_pops_.take_woken_async()) {
+        try {
+            check_running_locked();
+            if (*held.wake == PopWake::Interrupted) {
+                PopResult empty;
+                empty.status = PopStatus::PollingNotFound;
+                out.push_back(answer_async_pop(held.async, std::move(empty), nullptr));
+                continue;
+            }
+            run_async_pop_locked(held.async, held.handle, held.deadline, out);
+        } catch (...) {
+            out.push_back(answer_async_pop(held.async, {}, std::current_exception()));
+        }
     }
 }
 
 RMQ_DECL void BrokerState::interrupt_pops(std::uint64_t handle, const std::string& group) {
-    const std::lock_guard lock(mutex_);
-    pops_interrupted_.insert({handle, group});
-    wake_pops_locked(held_pops_.wake_interrupted(handle, group));
+    BrokerTasks out;
+    {
+        const std::lock_guard lock(mutex_);
+        pops_interrupted_.insert({handle, group});
+        wake_pops_locked(held_pops_.wake_interrupted(handle, group), out);
+    }
+    dispatch(std::move(out));
 }
 
 RMQ_DECL void BrokerState::resume_pops(std::uint64_t handle, const std::string& group) {

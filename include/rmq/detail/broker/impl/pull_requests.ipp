@@ -91,7 +91,7 @@ RMQ_DECL void BrokerState::notify_arrival_locked(const std::string& topic,
     for (auto& h : held_.take_arrived(topic, queue_id, tags_code, store_)) {
         answer_held_locked(std::move(h), out);
     }
-    wake_pops_locked(held_pops_.wake_arrived(topic, queue_id, tags_code));
+    wake_pops_locked(held_pops_.wake_arrived(topic, queue_id, tags_code), out);
 }
 
 RMQ_DECL void BrokerState::answer_held_locked(HeldPull h, BrokerTasks& out) {

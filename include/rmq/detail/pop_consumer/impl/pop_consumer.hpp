@@ -35,10 +35,19 @@ void PopConsumer<T>::update_pop_queues(const std::string& topic, const std::vect
     for (const auto& mq : queues) {
         if (mq.topic == topic && !loops_.contains(mq)) {
             log_line(LogLevel::Info, "group [{}]: pops {}", s_.group, mq);
-            loops_.emplace(mq, std::make_unique<PopLoop<T>>(s_, consume_, std::make_shared<PopQueue>(mq)));
+            loops_.emplace(mq, start_loop(mq));
         }
     }
     reap_locked();
+}
+
+template <class T>
+auto PopConsumer<T>::start_loop(const MessageQueue& mq) -> std::shared_ptr<Loop> {
+    if constexpr (HasAsyncPop<typename T::Transport>) {
+        return AsyncPopLoop<T>::start(s_, consume_, std::make_shared<PopQueue>(mq));
+    } else {
+        return std::make_shared<PopLoop<T>>(s_, consume_, std::make_shared<PopQueue>(mq));
+    }
 }
 
 template <class T>
@@ -83,8 +92,8 @@ std::vector<MessageQueue> PopConsumer<T>::broker_queues(const std::string& topic
 
 template <class T>
 void PopConsumer<T>::stop() {
-    std::map<MessageQueue, std::unique_ptr<PopLoop<T>>> loops;
-    std::vector<std::unique_ptr<PopLoop<T>>> let_go;
+    std::map<MessageQueue, std::shared_ptr<Loop>> loops;
+    std::vector<std::shared_ptr<Loop>> let_go;
     {
         const std::lock_guard lock(mutex_);
         stopped_ = true;

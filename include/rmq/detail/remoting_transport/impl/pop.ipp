@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -53,6 +54,39 @@ RMQ_DECL PopResult pop_message(TransportParts& parts, PopWaits& waits, const Pop
         return nothing_found();  // the broker's later answer is dropped
     }
     return remoting::to_pop_result(PopWaits::answer_of(*wait), args.broker_name, args.topic);
+}
+
+RMQ_DECL void pop_message(TransportParts& parts, PopWaits& waits, const PopArgs& args, PopCompletion done) {
+    if (waits.interrupted(args.consumer_group)) {
+        done(nothing_found(), nullptr);
+        return;
+    }
+    const auto born = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+    const auto header = remoting::PopMessageRequestHeader::from(args, born);
+    auto shared = std::make_shared<PopCompletion>(std::move(done));
+    try {
+        parts.caller.client().invoke_async(
+            parts.routes.require_master(args.broker_name),
+            remoting::make_request(remoting::request_code::pop_message, header),
+            args.poll_time_millis + parts.config.mq_client_api_timeout,
+            [shared, broker = args.broker_name, topic = args.topic](std::optional<remoting::Command> answer,
+                                                                    const std::exception_ptr& error) {
+                PopResult result;
+                std::exception_ptr outcome = error;
+                if (!outcome) {
+                    try {
+                        result = remoting::to_pop_result(*answer, broker, topic);
+                    } catch (...) {
+                        outcome = std::current_exception();
+                    }
+                }
+                (*shared)(std::move(result), outcome);
+            });
+    } catch (...) {
+        (*shared)(PopResult{}, std::current_exception());
+    }
 }
 
 RMQ_DECL void ack_message(TransportParts& parts, const AckArgs& args) {

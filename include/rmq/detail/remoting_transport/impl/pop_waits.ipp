@@ -19,6 +19,11 @@ RMQ_DECL std::shared_ptr<PopWaits::Wait> PopWaits::enter(const std::string& grou
     return wait;
 }
 
+RMQ_DECL bool PopWaits::interrupted(const std::string& group) {
+    const std::lock_guard lock(mutex_);
+    return interrupted_.contains(group);
+}
+
 RMQ_DECL void PopWaits::leave(const std::string& group, const std::shared_ptr<Wait>& wait) {
     const std::lock_guard lock(mutex_);
     const auto [first, last] = waiting_.equal_range(group);

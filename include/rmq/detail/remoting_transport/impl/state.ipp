@@ -175,6 +175,10 @@ RMQ_DECL PopResult RemotingTransportState::pop_message(const PopArgs& args) {
     return remoting_ops::pop_message(parts_, pop_waits_, args);
 }
 
+RMQ_DECL void RemotingTransportState::pop_message(const PopArgs& args, PopCompletion done) {
+    remoting_ops::pop_message(parts_, pop_waits_, args, std::move(done));
+}
+
 RMQ_DECL std::optional<std::vector<MessageQueueAssignment>>
 RemotingTransportState::query_assignment(const QueryAssignmentArgs& args) {
     return remoting_ops::query_assignment(parts_, args);
