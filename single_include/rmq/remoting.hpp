@@ -2917,6 +2917,83 @@ struct TransportParts {
 #include <string>
 
 
+
+// ---- begin rmq/detail/util/plain_failure.hpp ----
+
+/// @file detail/util/plain_failure.hpp
+/// A failure as plain data, to hand it from one thread to another: an exception_ptr shares one exception
+/// object between the threads that hold it, and libstdc++ counts those holds where ThreadSanitizer cannot
+/// see it, so the object released on one thread while the other reads it is reported as a race. What a
+/// PlainFailure rethrows is a new exception, made on the thread that rethrows it.
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq::detail {
+
+class PlainFailure {
+public:
+    /// The exception types of rmq/error.hpp, each rethrown as itself; Other is anything else.
+    enum class Kind {
+        Error,
+        InvalidArgument,
+        IllegalState,
+        BrokerError,
+        AccessDenied,
+        TlsError,
+        CodecError,
+        Timeout,
+        MessageTooLarge,
+        InvalidBatch,
+        TimerRejected,
+        UnsupportedByBroker,
+        PopUnsupported,
+        PartialAckError,
+        TooManyRequests,
+        Other,
+    };
+
+    /// `error` (not null) as plain data: its type, what() and fields (a PartialAckError's errors each as a
+    /// PlainFailure). `unknown` is the message of an exception not derived from std::exception.
+    static PlainFailure of(const std::exception_ptr& error, std::string_view unknown);
+
+    /// A failure without an exception (a request answered by nothing): rethrown as rmq::Error(what).
+    static PlainFailure other(std::string what);
+
+    [[nodiscard]] Kind kind() const noexcept { return kind_; }
+
+    [[nodiscard]] const std::string& what() const noexcept { return what_; }
+
+    /// Whether rethrow() throws the original's type: false for Other (a type outside rmq/error.hpp, or one
+    /// derived from them elsewhere), which is rethrown as rmq::Error with its what().
+    [[nodiscard]] bool exact() const noexcept { return kind_ != Kind::Other; }
+
+    /// Throws a new exception of the original's type, message and fields.
+    [[noreturn]] void rethrow() const;
+
+    /// What rethrow() throws, as an exception_ptr (made on this thread).
+    [[nodiscard]] std::exception_ptr fresh() const;
+
+private:
+    void take(const std::exception& e);
+
+    Kind kind_ = Kind::Other;
+    std::string what_;
+    std::int64_t number_ = 0;  // code(), size() or broker_version()
+    std::size_t limit_ = 0;    // MessageTooLarge::limit()
+    std::vector<std::size_t> failed_;
+    std::vector<PlainFailure> errors_;  // PartialAckError::errors()
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/util/plain_failure.hpp ----
+
 namespace rmq::detail {
 
 class PopWaits {
@@ -2928,8 +3005,7 @@ public:
         std::optional<remoting::Command> answer;  // else the failure below
         // A failure crosses threads as plain data (as RemotingClient::invoke_sync's): an exception_ptr
         // released on both threads races in libstdc++'s uninstrumented refcount.
-        enum class Failure { None, Timeout, Tls, Other } failure = Failure::None;
-        std::string failure_what;
+        std::optional<PlainFailure> failure;
         bool done = false;
         bool interrupted = false;
     };
@@ -2952,7 +3028,7 @@ public:
     /// Blocks until `wait` is completed or interrupted; true when completed.
     static bool await(Wait& wait);
 
-    /// The completed `wait`'s answer; its failure thrown as rmq::Timeout, rmq::TlsError or rmq::Error.
+    /// The completed `wait`'s answer; its failure thrown anew (PlainFailure::rethrow).
     static remoting::Command answer_of(Wait& wait);
 
 private:
@@ -8065,48 +8141,26 @@ RemotingClient::invoke_sync(const std::string& addr, remoting::Command cmd, std:
     // The failure crosses threads as plain data and is re-thrown fresh here: an exception_ptr released on
     // both threads races in libstdc++'s uninstrumented refcount (a ThreadSanitizer report, and one copy of
     // the exception object shared by every pending request of a failed connection).
-    struct Failure {
-        bool timeout = false;
-        std::string what;
-        bool tls = false;
-    };
-
-    using Result = std::variant<remoting::Command, Failure>;
+    using Result = std::variant<remoting::Command, PlainFailure>;
     auto promise = std::make_shared<std::promise<Result>>();
     auto future = promise->get_future();
-    invoke_async(addr,
-                 std::move(cmd),
-                 timeout_millis,
-                 [promise](std::optional<remoting::Command> response, const std::exception_ptr& error) {
-                     if (!error && response) {
-                         promise->set_value(Result(std::move(*response)));
-                         return;
-                     }
-                     Failure failure{false, "remoting request failed without a response"};
-                     if (error) {
-                         try {
-                             std::rethrow_exception(error);
-                         } catch (const Timeout& e) {
-                             failure = Failure{true, e.what()};
-                         } catch (const TlsError& e) {
-                             failure = Failure{false, e.what(), true};
-                         } catch (const std::exception& e) {
-                             failure = Failure{false, e.what()};
-                         } catch (...) {
-                             failure = Failure{false, "remoting request failed with an unknown error"};
-                         }
-                     }
-                     promise->set_value(Result(std::move(failure)));
-                 });
+    invoke_async(
+        addr,
+        std::move(cmd),
+        timeout_millis,
+        [promise](std::optional<remoting::Command> response, const std::exception_ptr& error) {
+            if (!error && response) {
+                promise->set_value(Result(std::move(*response)));
+            } else if (error) {
+                promise->set_value(
+                    Result(PlainFailure::of(error, "remoting request failed with an unknown error")));
+            } else {
+                promise->set_value(Result(PlainFailure::other("remoting request failed without a response")));
+            }
+        });
     Result result = future.get();
-    if (auto* failure = std::get_if<Failure>(&result)) {
-        if (failure->timeout) {
-            throw Timeout(failure->what);
-        }
-        if (failure->tls) {
-            throw TlsError(failure->what);
-        }
-        throw Error(failure->what);
+    if (const auto* failure = std::get_if<PlainFailure>(&result)) {
+        failure->rethrow();
     }
     return std::get<remoting::Command>(std::move(result));
 }
@@ -8975,6 +9029,149 @@ RMQ_DECL const std::string& NameServers::next_address() {
 }  // namespace rmq::detail
 // ---- end rmq/detail/remoting_transport/impl/name_servers.ipp ----
 
+// ---- begin rmq/detail/util/impl/plain_failure.ipp ----
+
+#include <array>
+#include <typeinfo>
+#include <utility>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL PlainFailure PlainFailure::of(const std::exception_ptr& error, std::string_view unknown) {
+    PlainFailure out;
+    try {
+        std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+        out.what_ = e.what();
+        out.take(e);
+    } catch (...) {
+        out.what_ = std::string(unknown);
+    }
+    return out;
+}
+
+RMQ_DECL PlainFailure PlainFailure::other(std::string what) {
+    PlainFailure out;
+    out.what_ = std::move(what);
+    return out;
+}
+
+/// The kind of `e`'s own type (a type derived from one of them elsewhere is Other) and its fields.
+RMQ_DECL void PlainFailure::take(const std::exception& e) {
+    struct Known {
+        const std::type_info* type;
+        Kind kind;
+    };
+
+    const std::array<Known, 15> known{{
+        {&typeid(rmq::Error), Kind::Error},
+        {&typeid(rmq::InvalidArgument), Kind::InvalidArgument},
+        {&typeid(rmq::IllegalState), Kind::IllegalState},
+        {&typeid(rmq::BrokerError), Kind::BrokerError},
+        {&typeid(rmq::AccessDenied), Kind::AccessDenied},
+        {&typeid(rmq::TlsError), Kind::TlsError},
+        {&typeid(rmq::CodecError), Kind::CodecError},
+        {&typeid(rmq::Timeout), Kind::Timeout},
+        {&typeid(rmq::MessageTooLarge), Kind::MessageTooLarge},
+        {&typeid(rmq::InvalidBatch), Kind::InvalidBatch},
+        {&typeid(rmq::TimerRejected), Kind::TimerRejected},
+        {&typeid(rmq::UnsupportedByBroker), Kind::UnsupportedByBroker},
+        {&typeid(rmq::PopUnsupported), Kind::PopUnsupported},
+        {&typeid(rmq::PartialAckError), Kind::PartialAckError},
+        {&typeid(rmq::TooManyRequests), Kind::TooManyRequests},
+    }};
+    for (const auto& k : known) {
+        if (typeid(e) == *k.type) {
+            kind_ = k.kind;
+            break;
+        }
+    }
+    switch (kind_) {
+    case Kind::BrokerError:
+    case Kind::AccessDenied:
+    case Kind::TimerRejected:
+    case Kind::PopUnsupported:
+        number_ = dynamic_cast<const rmq::BrokerError&>(e).code();
+        break;
+    case Kind::MessageTooLarge: {
+        const auto& large = dynamic_cast<const rmq::MessageTooLarge&>(e);
+        number_ = static_cast<std::int64_t>(large.size());
+        limit_ = large.limit();
+        break;
+    }
+    case Kind::UnsupportedByBroker:
+        number_ = dynamic_cast<const rmq::UnsupportedByBroker&>(e).broker_version();
+        break;
+    case Kind::PartialAckError: {
+        const auto& partial = dynamic_cast<const rmq::PartialAckError&>(e);
+        failed_ = partial.failed();
+        for (const auto& error : partial.errors()) {
+            errors_.push_back(error ? of(error, "an ack failed with an unknown error")
+                                    : other("an ack failed without an error"));
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+RMQ_DECL void PlainFailure::rethrow() const {
+    switch (kind_) {
+    case Kind::Error:
+    case Kind::Other:
+        throw rmq::Error(what_);
+    case Kind::InvalidArgument:
+        throw rmq::InvalidArgument(what_);
+    case Kind::IllegalState:
+        throw rmq::IllegalState(what_);
+    case Kind::BrokerError:
+        throw rmq::BrokerError(static_cast<int>(number_), what_);
+    case Kind::AccessDenied:
+        throw rmq::AccessDenied(static_cast<int>(number_), what_);
+    case Kind::TlsError:
+        throw rmq::TlsError(what_);
+    case Kind::CodecError:
+        throw rmq::CodecError(what_);
+    case Kind::Timeout:
+        throw rmq::Timeout(what_);
+    case Kind::MessageTooLarge:
+        throw rmq::MessageTooLarge(what_, static_cast<std::size_t>(number_), limit_);
+    case Kind::InvalidBatch:
+        throw rmq::InvalidBatch(what_);
+    case Kind::TimerRejected:
+        throw rmq::TimerRejected(static_cast<int>(number_), what_);
+    case Kind::UnsupportedByBroker:
+        throw rmq::UnsupportedByBroker(what_, static_cast<std::int32_t>(number_));
+    case Kind::PopUnsupported:
+        throw rmq::PopUnsupported(static_cast<int>(number_), what_);
+    case Kind::PartialAckError: {
+        std::vector<std::exception_ptr> errors;
+        errors.reserve(errors_.size());
+        for (const auto& e : errors_) {
+            errors.push_back(e.fresh());
+        }
+        throw rmq::PartialAckError(what_, failed_, std::move(errors));
+    }
+    case Kind::TooManyRequests:
+        throw rmq::TooManyRequests(what_);
+    }
+    throw rmq::Error(what_);
+}
+
+RMQ_DECL std::exception_ptr PlainFailure::fresh() const {
+    try {
+        rethrow();
+    } catch (...) {
+        return std::current_exception();
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/util/impl/plain_failure.ipp ----
+
 // ---- begin rmq/detail/remoting_transport/impl/pop_waits.ipp ----
 
 #include <string>
@@ -9024,31 +9221,15 @@ RMQ_DECL void PopWaits::resume(const std::string& group) {
 
 RMQ_DECL void
 PopWaits::complete(Wait& wait, std::optional<remoting::Command> answer, const std::exception_ptr& error) {
-    auto failure = Wait::Failure::None;
-    std::string what;
-    if (error || !answer) {
-        failure = Wait::Failure::Other;
-        what = "POP_MESSAGE failed without a response";
-        try {
-            if (error) {
-                std::rethrow_exception(error);
-            }
-        } catch (const Timeout& e) {
-            failure = Wait::Failure::Timeout;
-            what = e.what();
-        } catch (const TlsError& e) {
-            failure = Wait::Failure::Tls;
-            what = e.what();
-        } catch (const std::exception& e) {
-            what = e.what();
-        } catch (...) {
-            what = "POP_MESSAGE failed with an unknown error";
-        }
+    std::optional<PlainFailure> failure;
+    if (error) {
+        failure = PlainFailure::of(error, "POP_MESSAGE failed with an unknown error");
+    } else if (!answer) {
+        failure = PlainFailure::other("POP_MESSAGE failed without a response");
     }
     const std::lock_guard lock(wait.mutex);
     wait.answer = std::move(answer);
-    wait.failure = failure;
-    wait.failure_what = std::move(what);
+    wait.failure = std::move(failure);
     wait.done = true;
     wait.cv.notify_all();
 }
@@ -9060,17 +9241,10 @@ RMQ_DECL bool PopWaits::await(Wait& wait) {
 }
 
 RMQ_DECL remoting::Command PopWaits::answer_of(Wait& wait) {
-    switch (wait.failure) {
-    case Wait::Failure::None:
-        return std::move(*wait.answer);
-    case Wait::Failure::Timeout:
-        throw Timeout(wait.failure_what);
-    case Wait::Failure::Tls:
-        throw TlsError(wait.failure_what);
-    case Wait::Failure::Other:
-        break;
+    if (wait.failure) {
+        wait.failure->rethrow();
     }
-    throw Error(wait.failure_what);
+    return std::move(*wait.answer);
 }
 
 }  // namespace rmq::detail
