@@ -44,6 +44,7 @@
 #include <rmq/detail/producer/handoff.hpp>
 #include <rmq/detail/producer/send_support.hpp>
 #include <rmq/detail/trace/tracer.hpp>
+#include <rmq/detail/util/caller_futures.hpp>
 #include <rmq/detail/wire/batch_size.hpp>
 
 namespace rmq {
@@ -515,6 +516,8 @@ private:
     std::unique_ptr<detail::trace::Tracer> tracer_;
     /// Answers of asynchronous sends on their way from the transport's thread to sender_'s (HasAsyncSend).
     std::unique_ptr<detail::BatchedHandoff<AsyncSend>> answers_;
+    /// Where the threads completing send_async's futures leave them, released on a caller's thread.
+    detail::CallerFutures futures_;
     /// Last member: destroyed (its threads joined) before what their tasks use.
     std::unique_ptr<detail::AsyncSender> sender_;
 };

@@ -1,12 +1,15 @@
 // detail::PlainFailure, how a failure crosses threads (RemotingClient::invoke_sync, a POP's wait, the futures
 // of detail::CallerFutures): each exception type of rmq/error.hpp comes back as a new exception of the same
-// type, message and fields; anything else as rmq::Error with its message.
+// type, message and fields; anything else as rmq::Error with its message. A CallerFutures future holds
+// such a new exception.
 
 #include <cstddef>
 #include <exception>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <typeinfo>
 #include <vector>
 
@@ -15,6 +18,7 @@
 #include <rmq/assignment.hpp>
 #include <rmq/error.hpp>
 
+#include <rmq/detail/util/caller_futures.hpp>
 #include <rmq/detail/util/plain_failure.hpp>
 
 namespace plain_failure_test {
@@ -118,6 +122,28 @@ TEST_CASE("a PlainFailure of an exception outside rmq/error.hpp rethrows rmq::Er
     CHECK_THROWS_MATCHES(
         PlainFailure::other("no response").rethrow(), rmq::Error, Catch::Message("no response"));
     CHECK(PlainFailure::of(std::make_exception_ptr(rmq::Timeout("t")), "unknown").exact());
+}
+
+TEST_CASE("a CallerFutures future holds a new exception of the failure's type, made on the completing thread",
+          "[net][plain_failure]") {
+    rmq::detail::CallerFutures futures;
+    auto [completion, future] = futures.make<int>();
+    const auto given = std::make_exception_ptr(rmq::BrokerError(13, "refused"));
+    std::thread completing([&completion, &given] { completion.set_exception(given); });
+    completing.join();
+    completion.set_value(1);  // a second completion is ignored
+    try {
+        (void)future.get();
+        FAIL("no exception");
+    } catch (const rmq::BrokerError& e) {
+        CHECK(e.code() == 13);
+        CHECK(std::string(e.what()) == "refused");
+        CHECK(&e != &object_of(given));  // not the object the completing thread may still hold
+    }
+    // A type outside rmq/error.hpp cannot be copied: the future holds it as given.
+    auto [foreign, held_as_given] = futures.make<void>();
+    foreign.set_exception(std::make_exception_ptr(std::out_of_range("selector")));
+    CHECK_THROWS_AS(held_as_given.get(), std::out_of_range);
 }
 
 }  // namespace plain_failure_test
