@@ -4656,7 +4656,8 @@ concept HasSendBatch = requires(T& t, std::span<const Message> msgs, const Messa
 };
 
 /// Optional: `send_oneway(Message, MessageQueue)`, a send whose answer is never awaited (Java's oneway
-/// request). rmq::Producer::send_oneway uses it when present, else a send whose result it drops.
+/// request). rmq::Producer::send_oneway uses it when present, else a send whose result it drops; with the
+/// topic's route cached it calls it on the caller's thread, so it must not wait for the broker.
 template <class T>
 concept HasSendOneway =
     requires(T& t, const Message& msg, const MessageQueue& mq) { t.send_oneway(msg, mq); };
@@ -13913,10 +13914,10 @@ concept SendExceptionCallback = std::invocable<F&, std::exception_ptr> && std::m
 /// set_deliver_time_ms, set_delay_time_sec, set_delay_time_ms). Thread-safe once started. docs/producer.md.
 ///
 /// Asynchronous sends go over the transport's own asynchronous send when it has one (HasAsyncSend, and
-/// HasAsyncSendBatch for batches): no thread waits for a broker. Else they, and oneway sends, run on the
-/// producer's own threads (async_sender_threads). Callbacks always run on a producer thread, never the
-/// caller's; at most back_pressure_for_async_send_num sends are in flight. A callback may send again, but
-/// must not destroy the producer nor wait for a send's future.
+/// HasAsyncSendBatch for batches): no thread waits for a broker. Else they, and oneway sends whose route is
+/// not cached, run on the producer's own threads (async_sender_threads). Callbacks always run on a producer
+/// thread, never the caller's; at most back_pressure_for_async_send_num sends are in flight. A callback may
+/// send again, but must not destroy the producer nor wait for a send's future.
 ///
 /// Body compression is the transport's: RemotingTransport deflates bodies of at least
 /// RemotingConfig::compress_msg_body_over_howmuch bytes at compress_level (batches are never compressed, as
@@ -14060,9 +14061,10 @@ public:
     /// send_async(msg, queue) with a future.
     std::future<SendResult> send_async(const Message& msg, const MessageQueue& mq);
 
-    /// Java's sendOneway(msg): one attempt on the next write queue, whose answer nobody waits for. Runs on a
-    /// producer thread like send_async (the in-flight bound applies); what fails there is logged.
-    /// impl/producer_send_oneway.hpp.
+    /// Java's sendOneway(msg): one attempt on the next write queue, whose answer nobody waits for. With the
+    /// topic's route cached and a transport with rmq::HasSendOneway it is written from the caller's thread
+    /// (no timer message); else it runs on a producer thread like send_async (the in-flight bound applies).
+    /// What fails is logged. impl/producer_send_oneway.hpp.
     void send_oneway(const Message& msg);
 
     /// Java's sendOneway(msg, queue).
@@ -14119,7 +14121,8 @@ public:
     requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
     std::future<SendResult> send_async(const Message& msg, Selector&& selector, Arg&& arg);
 
-    /// Java's sendOneway(msg, selector, arg): the selector runs on a producer thread, with a copy of `arg`.
+    /// Java's sendOneway(msg, selector, arg): the selector runs with a copy of `arg`, on the caller's thread
+    /// when send_oneway(msg) would be written from there, else on a producer thread.
     template <class Selector, class Arg>
     requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
     void send_oneway(const Message& msg, Selector&& selector, Arg&& arg);
@@ -14227,6 +14230,9 @@ private:
     void trace_async(const AsyncSend& s, const SendResult& r);
     void finish_async(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
     void take_async_answer(AsyncSend* a);
+
+    template <class Pick>
+    bool oneway_from_caller(const Message& m, Pick&& pick);
 
     /// A oneway send to one queue: the transport's own oneway request, else a send whose result is dropped.
     void oneway_to(const Message& m, const MessageQueue& mq) {
@@ -14948,23 +14954,69 @@ void Producer<Tr>::select_async(const std::shared_ptr<AsyncSend>& s, Selector& s
 // ---- begin rmq/impl/producer_send_oneway.hpp ----
 
 /// @file impl/producer_send_oneway.hpp
-/// rmq::Producer::send_oneway: Java's sendOneway, one attempt whose answer nobody waits for, on a producer
-/// thread (the in-flight bound applies); what fails there is logged.
+/// rmq::Producer::send_oneway: Java's sendOneway, one attempt whose answer nobody waits for. As Java's, it
+/// leaves from the caller's thread when nothing of it can block: a transport's own oneway request
+/// (rmq::HasSendOneway; RemotingTransport hands the frame to its io thread and returns) to a topic whose
+/// route is cached, no timer (whose broker version may need asking). Else it runs on a producer thread (the
+/// in-flight bound applies), where the route is read. What fails is logged.
 
+#include <algorithm>
+#include <exception>
 #include <functional>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 
 namespace rmq {
 
+/// The send from the caller's thread, `pick` choosing its queue among the cached write queues; false when it
+/// must go to a producer thread (no such transport, no cached route, a timer, a queue of a broker the cached
+/// route does not name).
+template <Transport Tr>
+template <class Pick>
+bool Producer<Tr>::oneway_from_caller(const Message& m, Pick&& pick) {
+    if constexpr (HasSendOneway<Tr>) {
+        if (m.is_timer_message()) {
+            return false;
+        }
+        const auto queues = cached_queues(m.topic());
+        if (!queues) {
+            return false;
+        }
+        const auto logged = detail::oneway_done(m.topic());
+        try {
+            const MessageQueue mq = std::invoke(std::forward<Pick>(pick), *queues);
+            if (std::none_of(queues->begin(), queues->end(), [&](const MessageQueue& q) {
+                    return q.broker_name == mq.broker_name;
+                })) {
+                return false;
+            }
+            oneway_to(m, mq);
+        } catch (...) {
+            logged({}, std::current_exception());
+        }
+        return true;
+    } else {
+        (void)m;
+        (void)pick;
+        return false;
+    }
+}
+
 template <Transport Tr>
 void Producer<Tr>::send_oneway(const Message& msg) {
     check_running();
+    auto m = prepared(msg);
+    if (oneway_from_caller(m, [this](const std::vector<MessageQueue>& queues) {
+            return select_queue(queues, std::string());
+        })) {
+        return;
+    }
     submit(
-        [this, m = prepared(msg)] {
+        [this, m = std::move(m)] {
             const auto queues = write_queues(m.topic());
             oneway_to(m, select_queue(*queues, std::string()));
             return SendResult{};
@@ -14976,8 +15028,12 @@ template <Transport Tr>
 void Producer<Tr>::send_oneway(const Message& msg, const MessageQueue& mq) {
     check_running();
     check_queue_topic(msg, mq);
+    auto m = prepared(msg);
+    if (oneway_from_caller(m, [&mq](const std::vector<MessageQueue>&) { return mq; })) {
+        return;
+    }
     submit(
-        [this, m = prepared(msg), mq] {
+        [this, m = std::move(m), mq] {
             oneway_to(m, mq);
             return SendResult{};
         },
@@ -14989,14 +15045,18 @@ template <class Selector, class Arg>
 requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
 void Producer<Tr>::send_oneway(const Message& msg, Selector&& selector, Arg&& arg) {
     check_running();
+    auto m = prepared(msg);
+    auto sel = std::decay_t<Selector>(std::forward<Selector>(selector));
+    auto a = std::decay_t<Arg>(std::forward<Arg>(arg));
+    if (oneway_from_caller(m, [&](const std::vector<MessageQueue>& queues) {
+            return MessageQueue(std::invoke(sel, std::span<const MessageQueue>(queues), std::as_const(m), a));
+        })) {
+        return;
+    }
     submit(
-        [this,
-         m = prepared(msg),
-         selector = std::decay_t<Selector>(std::forward<Selector>(selector)),
-         arg = std::decay_t<Arg>(std::forward<Arg>(arg))]() mutable {
+        [this, m = std::move(m), sel = std::move(sel), a = std::move(a)]() mutable {
             const auto queues = write_queues(m.topic());
-            oneway_to(m,
-                      std::invoke(selector, std::span<const MessageQueue>(*queues), std::as_const(m), arg));
+            oneway_to(m, std::invoke(sel, std::span<const MessageQueue>(*queues), std::as_const(m), a));
             return SendResult{};
         },
         detail::oneway_done(msg.topic()));
