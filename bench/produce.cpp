@@ -2,17 +2,20 @@
 // bench/java's JavaProduceBench, which sends the same way with DefaultMQProducer. One JSON object per run on
 // stdout. tools/bench.sh --producer runs both, interleaved.
 //
-//   rmq_bench_produce --namesrv HOST:PORT --topic T --mode sync|async|async_queue|batch --messages N --body
-//   BYTES
+//   rmq_bench_produce --namesrv HOST:PORT --topic T --mode sync|async|async_queue|batch|oneway --messages N
+//   --body BYTES
 //                     [--inflight N] [--batch N] [--max-seconds S]
 //
 // sync: one thread, send() after send(). async: one thread calling send_async() with at most --inflight
 // (1024) sends unanswered (a counting semaphore of the benchmark's own, as JavaProduceBench has: the
 // producer's back-pressure bound is 10000 and Java's is off by default). async_queue: as async, with
 // send_async(msg, queue) over the topic's write queues in turn. batch: one thread, send() of --batch
-// (32) messages at a time. Every message is TagA with a body of BYTES 'x'; the producer picks the queues. CPU
-// seconds and peak RSS (VmHWM, reset when the run starts) are the whole process's; the steady part starts
-// once a fifth of N was acknowledged.
+// (32) messages at a time. oneway: one thread, send_oneway() after send_oneway(), a message counted once the
+// call returned (the broker's answer is never read; with the in-flight bound,
+// back_pressure_for_async_send_num, a oneway send still on a producer thread holds the caller back). Every
+// message is TagA with a body of BYTES 'x'; the producer picks the queues. CPU seconds and peak RSS (VmHWM,
+// reset when the run starts) are the whole process's; the steady part starts once a fifth of N was
+// acknowledged.
 
 #if __has_include(<rmq/transport/remoting.hpp>)
 
@@ -103,6 +106,18 @@ void send_async(Producer& p, const Options& o, Counters& c, const std::vector<rm
     }
 }
 
+void send_oneway(Producer& p, const Options& o, Counters& c) {
+    const rmq::Message msg(o.topic, "TagA", std::string(static_cast<std::size_t>(o.body_bytes), 'x'));
+    for (std::int64_t i = 0; i < o.messages; ++i) {
+        try {
+            p.send_oneway(msg);
+        } catch (const std::exception&) {
+            c.failed.fetch_add(1, std::memory_order_relaxed);
+        }
+        c.acked.fetch_add(1, std::memory_order_relaxed);
+    }
+}
+
 void send_batches(Producer& p, const Options& o, Counters& c) {
     const std::string body(static_cast<std::size_t>(o.body_bytes), 'x');
     std::vector<rmq::Message> batch(static_cast<std::size_t>(o.batch), rmq::Message(o.topic, "TagA", body));
@@ -142,6 +157,8 @@ int run(const Options& o) {
             send_sync(producer, o, c);
         } else if (o.mode == "async" || o.mode == "async_queue") {
             send_async(producer, o, c, queues);
+        } else if (o.mode == "oneway") {
+            send_oneway(producer, o, c);
         } else {
             send_batches(producer, o, c);
         }
@@ -180,8 +197,9 @@ int main(int argc, char** argv) {
             .add("--batch", o.batch)
             .add("--max-seconds", o.max_seconds)
             .parse(argc, argv);
-        if (o.mode != "sync" && o.mode != "async" && o.mode != "async_queue" && o.mode != "batch") {
-            throw std::invalid_argument("--mode sync|async|async_queue|batch");
+        if (o.mode != "sync" && o.mode != "async" && o.mode != "async_queue" && o.mode != "batch" &&
+            o.mode != "oneway") {
+            throw std::invalid_argument("--mode sync|async|async_queue|batch|oneway");
         }
         if (o.messages <= 0 || o.body_bytes <= 0 || o.inflight <= 0 || o.batch <= 0) {
             throw std::invalid_argument("--messages, --body, --inflight and --batch must be positive");

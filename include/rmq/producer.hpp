@@ -44,6 +44,7 @@
 #include <rmq/detail/producer/handoff.hpp>
 #include <rmq/detail/producer/send_support.hpp>
 #include <rmq/detail/trace/tracer.hpp>
+#include <rmq/detail/util/caller_futures.hpp>
 #include <rmq/detail/wire/batch_size.hpp>
 
 namespace rmq {
@@ -76,10 +77,10 @@ concept SendExceptionCallback = std::invocable<F&, std::exception_ptr> && std::m
 /// set_deliver_time_ms, set_delay_time_sec, set_delay_time_ms). Thread-safe once started. docs/producer.md.
 ///
 /// Asynchronous sends go over the transport's own asynchronous send when it has one (HasAsyncSend, and
-/// HasAsyncSendBatch for batches): no thread waits for a broker. Else they, and oneway sends, run on the
-/// producer's own threads (async_sender_threads). Callbacks always run on a producer thread, never the
-/// caller's; at most back_pressure_for_async_send_num sends are in flight. A callback may send again, but
-/// must not destroy the producer nor wait for a send's future.
+/// HasAsyncSendBatch for batches): no thread waits for a broker. Else they, and oneway sends whose route is
+/// not cached, run on the producer's own threads (async_sender_threads). Callbacks always run on a producer
+/// thread, never the caller's; at most back_pressure_for_async_send_num sends are in flight. A callback may
+/// send again, but must not destroy the producer nor wait for a send's future.
 ///
 /// Body compression is the transport's: RemotingTransport deflates bodies of at least
 /// RemotingConfig::compress_msg_body_over_howmuch bytes at compress_level (batches are never compressed, as
@@ -223,9 +224,10 @@ public:
     /// send_async(msg, queue) with a future.
     std::future<SendResult> send_async(const Message& msg, const MessageQueue& mq);
 
-    /// Java's sendOneway(msg): one attempt on the next write queue, whose answer nobody waits for. Runs on a
-    /// producer thread like send_async (the in-flight bound applies); what fails there is logged.
-    /// impl/producer_send_oneway.hpp.
+    /// Java's sendOneway(msg): one attempt on the next write queue, whose answer nobody waits for. With the
+    /// topic's route cached and a transport with rmq::HasSendOneway it is written from the caller's thread
+    /// (no timer message); else it runs on a producer thread like send_async (the in-flight bound applies).
+    /// What fails is logged. impl/producer_send_oneway.hpp.
     void send_oneway(const Message& msg);
 
     /// Java's sendOneway(msg, queue).
@@ -282,7 +284,8 @@ public:
     requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
     std::future<SendResult> send_async(const Message& msg, Selector&& selector, Arg&& arg);
 
-    /// Java's sendOneway(msg, selector, arg): the selector runs on a producer thread, with a copy of `arg`.
+    /// Java's sendOneway(msg, selector, arg): the selector runs with a copy of `arg`, on the caller's thread
+    /// when send_oneway(msg) would be written from there, else on a producer thread.
     template <class Selector, class Arg>
     requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
     void send_oneway(const Message& msg, Selector&& selector, Arg&& arg);
@@ -390,6 +393,9 @@ private:
     void trace_async(const AsyncSend& s, const SendResult& r);
     void finish_async(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
     void take_async_answer(AsyncSend* a);
+
+    template <class Pick>
+    bool oneway_from_caller(const Message& m, Pick&& pick);
 
     /// A oneway send to one queue: the transport's own oneway request, else a send whose result is dropped.
     void oneway_to(const Message& m, const MessageQueue& mq) {
@@ -515,6 +521,8 @@ private:
     std::unique_ptr<detail::trace::Tracer> tracer_;
     /// Answers of asynchronous sends on their way from the transport's thread to sender_'s (HasAsyncSend).
     std::unique_ptr<detail::BatchedHandoff<AsyncSend>> answers_;
+    /// Where the threads completing send_async's futures leave them, released on a caller's thread.
+    detail::CallerFutures futures_;
     /// Last member: destroyed (its threads joined) before what their tasks use.
     std::unique_ptr<detail::AsyncSender> sender_;
 };

@@ -32,6 +32,7 @@
 #include <rmq/topic.hpp>
 
 #include <rmq/detail/simple_consumer/acks.hpp>
+#include <rmq/detail/util/caller_futures.hpp>
 
 namespace rmq {
 
@@ -137,18 +138,16 @@ public:
         args.consumer_group = config_.consumer_group;
         args.topic = msg.topic();
         args.extra_info = receipt_text(msg);
-        retired_->release();
-        auto promise = std::make_shared<std::promise<void>>();
-        auto future = promise->get_future();
-        transport_.ack_message(args, [promise, retired = retired_](const std::exception_ptr& error) mutable {
-            if (error) {
-                promise->set_exception(error);
-            } else {
-                promise->set_value();
-            }
-            retired->retire(std::move(promise));
-        });
-        return future;
+        auto [completion, future] = futures_.make<void>();
+        transport_.ack_message(args,
+                               [completion = std::move(completion)](const std::exception_ptr& error) mutable {
+                                   if (error) {
+                                       completion.set_exception(error);
+                                   } else {
+                                       completion.set_value();
+                                   }
+                               });
+        return std::move(future);
     }
 
     /// Acknowledges received messages: with a transport that has rmq::HasBatchAck one BATCH_ACK_MESSAGE per
@@ -186,48 +185,48 @@ public:
     requires HasBatchAck<Tr>
     {
         struct Pending {
-            explicit Pending(std::size_t total, std::size_t requests)
+            Pending(std::size_t total,
+                    std::size_t requests,
+                    detail::CallerFutures::Completion<void> completion)
                 : outcomes(total)
-                , left(requests) {}
+                , left(requests)
+                , completion(std::move(completion)) {}
 
             detail::AckOutcomes outcomes;
             std::atomic<std::size_t> left;
-            std::promise<void> promise;
+            detail::CallerFutures::Completion<void> completion;
 
             void done() {
                 if (--left == 0) {
                     try {
                         outcomes.rethrow();
-                        promise.set_value();
+                        completion.set_value();
                     } catch (...) {
-                        promise.set_exception(std::current_exception());
+                        completion.set_exception(std::current_exception());
                     }
                 }
             }
         };
 
-        retired_->release();
         auto groups = detail::ack_groups(msgs, config_.consumer_group);
-        auto pending = std::make_shared<Pending>(msgs.size(), groups.size() + 1);
-        auto future = pending->promise.get_future();
+        auto [completion, future] = futures_.make<void>();
+        auto pending = std::make_shared<Pending>(msgs.size(), groups.size() + 1, std::move(completion));
         for (auto& g : groups) {
             try {
-                transport_.batch_ack_message(
-                    g.args,
-                    [pending, indices = g.indices, retired = retired_](const std::exception_ptr& e) mutable {
-                        if (e) {
-                            pending->outcomes.fail(indices, e);
-                        }
-                        pending->done();
-                        retired->retire(std::move(pending));
-                    });
+                transport_.batch_ack_message(g.args,
+                                             [pending, indices = g.indices](const std::exception_ptr& e) {
+                                                 if (e) {
+                                                     pending->outcomes.fail(indices, e);
+                                                 }
+                                                 pending->done();
+                                             });
             } catch (...) {  // not sent (no route): that broker's messages failed, the others go on
                 pending->outcomes.fail(g.indices, std::current_exception());
                 pending->done();
             }
         }
         pending->done();  // the extra count: nothing completes before every request is out
-        return future;
+        return std::move(future);
     }
 
     /// Makes a received message invisible for `invisible_duration` from now (0: visible again at once) and
@@ -300,7 +299,8 @@ private:
     mutable std::mutex mutex_;
     std::map<std::string, MessageSelector> subscriptions_;
     std::size_t next_ = 0;
-    std::shared_ptr<detail::RetiredPromises> retired_ = std::make_shared<detail::RetiredPromises>();
+    /// Where the io thread leaves the futures of ack_async, released on a caller's thread.
+    detail::CallerFutures futures_;
 };
 
 }  // namespace rmq

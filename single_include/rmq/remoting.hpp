@@ -2917,6 +2917,7 @@ struct TransportParts {
 #include <string>
 
 
+
 namespace rmq::detail {
 
 class PopWaits {
@@ -2928,8 +2929,7 @@ public:
         std::optional<remoting::Command> answer;  // else the failure below
         // A failure crosses threads as plain data (as RemotingClient::invoke_sync's): an exception_ptr
         // released on both threads races in libstdc++'s uninstrumented refcount.
-        enum class Failure { None, Timeout, Tls, Other } failure = Failure::None;
-        std::string failure_what;
+        std::optional<PlainFailure> failure;
         bool done = false;
         bool interrupted = false;
     };
@@ -2955,7 +2955,7 @@ public:
     /// Blocks until `wait` is completed or interrupted; true when completed.
     static bool await(Wait& wait);
 
-    /// The completed `wait`'s answer; its failure thrown as rmq::Timeout, rmq::TlsError or rmq::Error.
+    /// The completed `wait`'s answer; its failure thrown anew (PlainFailure::rethrow).
     static remoting::Command answer_of(Wait& wait);
 
 private:
@@ -8075,48 +8075,26 @@ RemotingClient::invoke_sync(const std::string& addr, remoting::Command cmd, std:
     // The failure crosses threads as plain data and is re-thrown fresh here: an exception_ptr released on
     // both threads races in libstdc++'s uninstrumented refcount (a ThreadSanitizer report, and one copy of
     // the exception object shared by every pending request of a failed connection).
-    struct Failure {
-        bool timeout = false;
-        std::string what;
-        bool tls = false;
-    };
-
-    using Result = std::variant<remoting::Command, Failure>;
+    using Result = std::variant<remoting::Command, PlainFailure>;
     auto promise = std::make_shared<std::promise<Result>>();
     auto future = promise->get_future();
-    invoke_async(addr,
-                 std::move(cmd),
-                 timeout_millis,
-                 [promise](std::optional<remoting::Command> response, const std::exception_ptr& error) {
-                     if (!error && response) {
-                         promise->set_value(Result(std::move(*response)));
-                         return;
-                     }
-                     Failure failure{false, "remoting request failed without a response"};
-                     if (error) {
-                         try {
-                             std::rethrow_exception(error);
-                         } catch (const Timeout& e) {
-                             failure = Failure{true, e.what()};
-                         } catch (const TlsError& e) {
-                             failure = Failure{false, e.what(), true};
-                         } catch (const std::exception& e) {
-                             failure = Failure{false, e.what()};
-                         } catch (...) {
-                             failure = Failure{false, "remoting request failed with an unknown error"};
-                         }
-                     }
-                     promise->set_value(Result(std::move(failure)));
-                 });
+    invoke_async(
+        addr,
+        std::move(cmd),
+        timeout_millis,
+        [promise](std::optional<remoting::Command> response, const std::exception_ptr& error) {
+            if (!error && response) {
+                promise->set_value(Result(std::move(*response)));
+            } else if (error) {
+                promise->set_value(
+                    Result(PlainFailure::of(error, "remoting request failed with an unknown error")));
+            } else {
+                promise->set_value(Result(PlainFailure::other("remoting request failed without a response")));
+            }
+        });
     Result result = future.get();
-    if (auto* failure = std::get_if<Failure>(&result)) {
-        if (failure->timeout) {
-            throw Timeout(failure->what);
-        }
-        if (failure->tls) {
-            throw TlsError(failure->what);
-        }
-        throw Error(failure->what);
+    if (const auto* failure = std::get_if<PlainFailure>(&result)) {
+        failure->rethrow();
     }
     return std::get<remoting::Command>(std::move(result));
 }
@@ -9039,31 +9017,15 @@ RMQ_DECL void PopWaits::resume(const std::string& group) {
 
 RMQ_DECL void
 PopWaits::complete(Wait& wait, std::optional<remoting::Command> answer, const std::exception_ptr& error) {
-    auto failure = Wait::Failure::None;
-    std::string what;
-    if (error || !answer) {
-        failure = Wait::Failure::Other;
-        what = "POP_MESSAGE failed without a response";
-        try {
-            if (error) {
-                std::rethrow_exception(error);
-            }
-        } catch (const Timeout& e) {
-            failure = Wait::Failure::Timeout;
-            what = e.what();
-        } catch (const TlsError& e) {
-            failure = Wait::Failure::Tls;
-            what = e.what();
-        } catch (const std::exception& e) {
-            what = e.what();
-        } catch (...) {
-            what = "POP_MESSAGE failed with an unknown error";
-        }
+    std::optional<PlainFailure> failure;
+    if (error) {
+        failure = PlainFailure::of(error, "POP_MESSAGE failed with an unknown error");
+    } else if (!answer) {
+        failure = PlainFailure::other("POP_MESSAGE failed without a response");
     }
     const std::lock_guard lock(wait.mutex);
     wait.answer = std::move(answer);
-    wait.failure = failure;
-    wait.failure_what = std::move(what);
+    wait.failure = std::move(failure);
     wait.done = true;
     wait.cv.notify_all();
 }
@@ -9075,17 +9037,10 @@ RMQ_DECL bool PopWaits::await(Wait& wait) {
 }
 
 RMQ_DECL remoting::Command PopWaits::answer_of(Wait& wait) {
-    switch (wait.failure) {
-    case Wait::Failure::None:
-        return std::move(*wait.answer);
-    case Wait::Failure::Timeout:
-        throw Timeout(wait.failure_what);
-    case Wait::Failure::Tls:
-        throw TlsError(wait.failure_what);
-    case Wait::Failure::Other:
-        break;
+    if (wait.failure) {
+        wait.failure->rethrow();
     }
-    throw Error(wait.failure_what);
+    return std::move(*wait.answer);
 }
 
 }  // namespace rmq::detail

@@ -4664,7 +4664,8 @@ concept HasSendBatch = requires(T& t, std::span<const Message> msgs, const Messa
 };
 
 /// Optional: `send_oneway(Message, MessageQueue)`, a send whose answer is never awaited (Java's oneway
-/// request). rmq::Producer::send_oneway uses it when present, else a send whose result it drops.
+/// request). rmq::Producer::send_oneway uses it when present, else a send whose result it drops; with the
+/// topic's route cached it calls it on the caller's thread, so it must not wait for the broker.
 template <class T>
 concept HasSendOneway =
     requires(T& t, const Message& msg, const MessageQueue& mq) { t.send_oneway(msg, mq); };
@@ -13874,6 +13875,177 @@ private:
 #include <fmt/format.h>
 
 
+
+// ---- begin rmq/detail/util/caller_futures.hpp ----
+
+/// @file detail/util/caller_futures.hpp
+/// The futures of asynchronous operations whose completion comes on another thread (the transport's io
+/// thread, a producer thread), made so that nothing a caller reads from a future is released on that
+/// thread. libstdc++ counts the holds on an exception object (an exception_ptr, a future's shared state)
+/// where ThreadSanitizer cannot see it: a failure released on the completing thread after the caller read
+/// it is reported as a race. So a failure is stored as a new exception (detail::PlainFailure: the one given
+/// may still be held where it was made), and the completing thread leaves its hold on the shared state to a
+/// caller's thread, which releases it when it makes its next future or destroys the owner.
+
+#include <exception>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+
+// ---- begin rmq/detail/util/plain_failure.hpp ----
+
+/// @file detail/util/plain_failure.hpp
+/// A failure as plain data, to hand it from one thread to another: an exception_ptr shares one exception
+/// object between the threads that hold it, and libstdc++ counts those holds where ThreadSanitizer cannot
+/// see it, so the object released on one thread while the other reads it is reported as a race. What a
+/// PlainFailure rethrows is a new exception, made on the thread that rethrows it.
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace rmq::detail {
+
+class PlainFailure {
+public:
+    /// The exception types of rmq/error.hpp, each rethrown as itself; Other is anything else.
+    enum class Kind {
+        Error,
+        InvalidArgument,
+        IllegalState,
+        BrokerError,
+        AccessDenied,
+        TlsError,
+        CodecError,
+        Timeout,
+        MessageTooLarge,
+        InvalidBatch,
+        TimerRejected,
+        UnsupportedByBroker,
+        PopUnsupported,
+        PartialAckError,
+        TooManyRequests,
+        Other,
+    };
+
+    /// `error` (not null) as plain data: its type, what() and fields (a PartialAckError's errors each as a
+    /// PlainFailure). `unknown` is the message of an exception not derived from std::exception.
+    static PlainFailure of(const std::exception_ptr& error, std::string_view unknown);
+
+    /// A failure without an exception (a request answered by nothing): rethrown as rmq::Error(what).
+    static PlainFailure other(std::string what);
+
+    [[nodiscard]] Kind kind() const noexcept { return kind_; }
+
+    [[nodiscard]] const std::string& what() const noexcept { return what_; }
+
+    /// Whether rethrow() throws the original's type: false for Other (a type outside rmq/error.hpp, or one
+    /// derived from them elsewhere), which is rethrown as rmq::Error with its what().
+    [[nodiscard]] bool exact() const noexcept { return kind_ != Kind::Other; }
+
+    /// Throws a new exception of the original's type, message and fields.
+    [[noreturn]] void rethrow() const;
+
+    /// What rethrow() throws, as an exception_ptr (made on this thread).
+    [[nodiscard]] std::exception_ptr fresh() const;
+
+private:
+    void take(const std::exception& e);
+
+    Kind kind_ = Kind::Other;
+    std::string what_;
+    std::int64_t number_ = 0;  // code(), size() or broker_version()
+    std::size_t limit_ = 0;    // MessageTooLarge::limit()
+    std::vector<std::size_t> failed_;
+    std::vector<PlainFailure> errors_;  // PartialAckError::errors()
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/util/plain_failure.hpp ----
+
+namespace rmq::detail {
+
+class CallerFutures {
+    /// Holds on shared states given up by completing threads, until a caller's thread releases them.
+    class Retired {
+    public:
+        void retire(std::shared_ptr<void> held) {
+            const std::lock_guard lock(mutex_);
+            held_.push_back(std::move(held));
+        }
+
+        void release() {
+            std::vector<std::shared_ptr<void>> old;
+            const std::lock_guard lock(mutex_);
+            old.swap(held_);
+        }
+
+    private:
+        std::mutex mutex_;
+        std::vector<std::shared_ptr<void>> held_;
+    };
+
+public:
+    /// What the completing thread fulfils, once, from any thread. Copyable (for std::function): the copies
+    /// share one hold on the promise, which the first to complete gives up.
+    template <class T>
+    class Completion {
+        struct Hold {
+            std::shared_ptr<std::promise<T>> promise;
+            std::shared_ptr<Retired> retired;
+        };
+
+    public:
+        Completion(std::shared_ptr<std::promise<T>> promise, std::shared_ptr<Retired> retired)
+            : hold_(std::make_shared<Hold>(Hold{std::move(promise), std::move(retired)})) {}
+
+        template <class... V>
+        void set_value(V&&... value) {
+            if (auto promise = std::exchange(hold_->promise, nullptr)) {
+                promise->set_value(std::forward<V>(value)...);
+                hold_->retired->retire(std::move(promise));
+            }
+        }
+
+        /// A type of rmq/error.hpp is stored as a new exception; any other (a user's selector threw it) as
+        /// it is, as it cannot be copied.
+        void set_exception(const std::exception_ptr& error) {
+            if (auto promise = std::exchange(hold_->promise, nullptr)) {
+                const auto plain = PlainFailure::of(error, "failed with an unknown error");
+                promise->set_exception(plain.exact() ? plain.fresh() : error);
+                hold_->retired->retire(std::move(promise));
+            }
+        }
+
+    private:
+        std::shared_ptr<Hold> hold_;
+    };
+
+    /// A completion and its future; first releases what completing threads left (this is a caller's thread).
+    template <class T>
+    std::pair<Completion<T>, std::future<T>> make() {
+        retired_->release();
+        auto promise = std::make_shared<std::promise<T>>();
+        auto future = promise->get_future();
+        return {Completion<T>(std::move(promise), retired_), std::move(future)};
+    }
+
+private:
+    // Shared with the completions: one outliving its owner retires into it without a dangling reference.
+    std::shared_ptr<Retired> retired_ = std::make_shared<Retired>();
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/util/caller_futures.hpp ----
+
 namespace rmq::detail {
 
 /// TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET.
@@ -13947,18 +14119,17 @@ SendDone done_calling(OnSuccess on_success, OnException on_exception) {
     };
 }
 
-/// A SendDone fulfilling a promise, and its future.
-inline std::pair<SendDone, std::future<SendResult>> promised_done() {
-    auto p = std::make_shared<std::promise<SendResult>>();
-    auto f = p->get_future();
-    return {[p](SendResult r, const std::exception_ptr& e) {
+/// A SendDone completing a future of `futures` (made on this, the caller's, thread), and the future.
+inline std::pair<SendDone, std::future<SendResult>> promised_done(CallerFutures& futures) {
+    auto [completion, future] = futures.make<SendResult>();
+    return {[completion = std::move(completion)](SendResult r, const std::exception_ptr& e) mutable {
                 if (e) {
-                    p->set_exception(e);
+                    completion.set_exception(e);
                 } else {
-                    p->set_value(std::move(r));
+                    completion.set_value(std::move(r));
                 }
             },
-            std::move(f)};
+            std::move(future)};
 }
 
 /// A oneway send's SendDone: its failure is logged (nobody waits for it).
@@ -14040,10 +14211,10 @@ concept SendExceptionCallback = std::invocable<F&, std::exception_ptr> && std::m
 /// set_deliver_time_ms, set_delay_time_sec, set_delay_time_ms). Thread-safe once started. docs/producer.md.
 ///
 /// Asynchronous sends go over the transport's own asynchronous send when it has one (HasAsyncSend, and
-/// HasAsyncSendBatch for batches): no thread waits for a broker. Else they, and oneway sends, run on the
-/// producer's own threads (async_sender_threads). Callbacks always run on a producer thread, never the
-/// caller's; at most back_pressure_for_async_send_num sends are in flight. A callback may send again, but
-/// must not destroy the producer nor wait for a send's future.
+/// HasAsyncSendBatch for batches): no thread waits for a broker. Else they, and oneway sends whose route is
+/// not cached, run on the producer's own threads (async_sender_threads). Callbacks always run on a producer
+/// thread, never the caller's; at most back_pressure_for_async_send_num sends are in flight. A callback may
+/// send again, but must not destroy the producer nor wait for a send's future.
 ///
 /// Body compression is the transport's: RemotingTransport deflates bodies of at least
 /// RemotingConfig::compress_msg_body_over_howmuch bytes at compress_level (batches are never compressed, as
@@ -14187,9 +14358,10 @@ public:
     /// send_async(msg, queue) with a future.
     std::future<SendResult> send_async(const Message& msg, const MessageQueue& mq);
 
-    /// Java's sendOneway(msg): one attempt on the next write queue, whose answer nobody waits for. Runs on a
-    /// producer thread like send_async (the in-flight bound applies); what fails there is logged.
-    /// impl/producer_send_oneway.hpp.
+    /// Java's sendOneway(msg): one attempt on the next write queue, whose answer nobody waits for. With the
+    /// topic's route cached and a transport with rmq::HasSendOneway it is written from the caller's thread
+    /// (no timer message); else it runs on a producer thread like send_async (the in-flight bound applies).
+    /// What fails is logged. impl/producer_send_oneway.hpp.
     void send_oneway(const Message& msg);
 
     /// Java's sendOneway(msg, queue).
@@ -14246,7 +14418,8 @@ public:
     requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
     std::future<SendResult> send_async(const Message& msg, Selector&& selector, Arg&& arg);
 
-    /// Java's sendOneway(msg, selector, arg): the selector runs on a producer thread, with a copy of `arg`.
+    /// Java's sendOneway(msg, selector, arg): the selector runs with a copy of `arg`, on the caller's thread
+    /// when send_oneway(msg) would be written from there, else on a producer thread.
     template <class Selector, class Arg>
     requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
     void send_oneway(const Message& msg, Selector&& selector, Arg&& arg);
@@ -14354,6 +14527,9 @@ private:
     void trace_async(const AsyncSend& s, const SendResult& r);
     void finish_async(const std::shared_ptr<AsyncSend>& s, SendResult r, const std::exception_ptr& error);
     void take_async_answer(AsyncSend* a);
+
+    template <class Pick>
+    bool oneway_from_caller(const Message& m, Pick&& pick);
 
     /// A oneway send to one queue: the transport's own oneway request, else a send whose result is dropped.
     void oneway_to(const Message& m, const MessageQueue& mq) {
@@ -14479,6 +14655,8 @@ private:
     std::unique_ptr<detail::trace::Tracer> tracer_;
     /// Answers of asynchronous sends on their way from the transport's thread to sender_'s (HasAsyncSend).
     std::unique_ptr<detail::BatchedHandoff<AsyncSend>> answers_;
+    /// Where the threads completing send_async's futures leave them, released on a caller's thread.
+    detail::CallerFutures futures_;
     /// Last member: destroyed (its threads joined) before what their tasks use.
     std::unique_ptr<detail::AsyncSender> sender_;
 };
@@ -14856,7 +15034,7 @@ template <Transport Tr>
 std::future<SendResult> Producer<Tr>::send_async(std::span<const Message> msgs)
 requires HasSendBatch<Tr>
 {
-    auto [done, future] = detail::promised_done();
+    auto [done, future] = detail::promised_done(futures_);
     check_running();
     const int total = 1 + config_.retry_times_when_send_async_failed;
     if constexpr (HasAsyncSend<Tr> && HasAsyncSendBatch<Tr>) {
@@ -14900,7 +15078,7 @@ void Producer<Tr>::send_async(const Message& msg, OnSuccess on_success, OnExcept
 
 template <Transport Tr>
 std::future<SendResult> Producer<Tr>::send_async(const Message& msg) {
-    auto [done, future] = detail::promised_done();
+    auto [done, future] = detail::promised_done(futures_);
     send_async_default(msg, std::move(done));
     return std::move(future);
 }
@@ -14977,7 +15155,7 @@ void Producer<Tr>::send_async(const Message& msg,
 
 template <Transport Tr>
 std::future<SendResult> Producer<Tr>::send_async(const Message& msg, const MessageQueue& mq) {
-    auto [done, future] = detail::promised_done();
+    auto [done, future] = detail::promised_done(futures_);
     send_async_to(msg, mq, std::move(done));
     return std::move(future);
 }
@@ -15022,7 +15200,7 @@ template <Transport Tr>
 template <class Selector, class Arg>
 requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
 std::future<SendResult> Producer<Tr>::send_async(const Message& msg, Selector&& selector, Arg&& arg) {
-    auto [done, future] = detail::promised_done();
+    auto [done, future] = detail::promised_done(futures_);
     check_running();
     if constexpr (HasAsyncSend<Tr>) {
         struct Selected {
@@ -15073,23 +15251,69 @@ void Producer<Tr>::select_async(const std::shared_ptr<AsyncSend>& s, Selector& s
 // ---- begin rmq/impl/producer_send_oneway.hpp ----
 
 /// @file impl/producer_send_oneway.hpp
-/// rmq::Producer::send_oneway: Java's sendOneway, one attempt whose answer nobody waits for, on a producer
-/// thread (the in-flight bound applies); what fails there is logged.
+/// rmq::Producer::send_oneway: Java's sendOneway, one attempt whose answer nobody waits for. As Java's, it
+/// leaves from the caller's thread when nothing of it can block: a transport's own oneway request
+/// (rmq::HasSendOneway; RemotingTransport hands the frame to its io thread and returns) to a topic whose
+/// route is cached, no timer (whose broker version may need asking). Else it runs on a producer thread (the
+/// in-flight bound applies), where the route is read. What fails is logged.
 
+#include <algorithm>
+#include <exception>
 #include <functional>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 
 namespace rmq {
 
+/// The send from the caller's thread, `pick` choosing its queue among the cached write queues; false when it
+/// must go to a producer thread (no such transport, no cached route, a timer, a queue of a broker the cached
+/// route does not name).
+template <Transport Tr>
+template <class Pick>
+bool Producer<Tr>::oneway_from_caller(const Message& m, Pick&& pick) {
+    if constexpr (HasSendOneway<Tr>) {
+        if (m.is_timer_message()) {
+            return false;
+        }
+        const auto queues = cached_queues(m.topic());
+        if (!queues) {
+            return false;
+        }
+        const auto logged = detail::oneway_done(m.topic());
+        try {
+            const MessageQueue mq = std::invoke(std::forward<Pick>(pick), *queues);
+            if (std::none_of(queues->begin(), queues->end(), [&](const MessageQueue& q) {
+                    return q.broker_name == mq.broker_name;
+                })) {
+                return false;
+            }
+            oneway_to(m, mq);
+        } catch (...) {
+            logged({}, std::current_exception());
+        }
+        return true;
+    } else {
+        (void)m;
+        (void)pick;
+        return false;
+    }
+}
+
 template <Transport Tr>
 void Producer<Tr>::send_oneway(const Message& msg) {
     check_running();
+    auto m = prepared(msg);
+    if (oneway_from_caller(m, [this](const std::vector<MessageQueue>& queues) {
+            return select_queue(queues, std::string());
+        })) {
+        return;
+    }
     submit(
-        [this, m = prepared(msg)] {
+        [this, m = std::move(m)] {
             const auto queues = write_queues(m.topic());
             oneway_to(m, select_queue(*queues, std::string()));
             return SendResult{};
@@ -15101,8 +15325,12 @@ template <Transport Tr>
 void Producer<Tr>::send_oneway(const Message& msg, const MessageQueue& mq) {
     check_running();
     check_queue_topic(msg, mq);
+    auto m = prepared(msg);
+    if (oneway_from_caller(m, [&mq](const std::vector<MessageQueue>&) { return mq; })) {
+        return;
+    }
     submit(
-        [this, m = prepared(msg), mq] {
+        [this, m = std::move(m), mq] {
             oneway_to(m, mq);
             return SendResult{};
         },
@@ -15114,14 +15342,18 @@ template <class Selector, class Arg>
 requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
 void Producer<Tr>::send_oneway(const Message& msg, Selector&& selector, Arg&& arg) {
     check_running();
+    auto m = prepared(msg);
+    auto sel = std::decay_t<Selector>(std::forward<Selector>(selector));
+    auto a = std::decay_t<Arg>(std::forward<Arg>(arg));
+    if (oneway_from_caller(m, [&](const std::vector<MessageQueue>& queues) {
+            return MessageQueue(std::invoke(sel, std::span<const MessageQueue>(queues), std::as_const(m), a));
+        })) {
+        return;
+    }
     submit(
-        [this,
-         m = prepared(msg),
-         selector = std::decay_t<Selector>(std::forward<Selector>(selector)),
-         arg = std::decay_t<Arg>(std::forward<Arg>(arg))]() mutable {
+        [this, m = std::move(m), sel = std::move(sel), a = std::move(a)]() mutable {
             const auto queues = write_queues(m.topic());
-            oneway_to(m,
-                      std::invoke(selector, std::span<const MessageQueue>(*queues), std::as_const(m), arg));
+            oneway_to(m, std::invoke(sel, std::span<const MessageQueue>(*queues), std::as_const(m), a));
             return SendResult{};
         },
         detail::oneway_done(msg.topic()));
@@ -17528,7 +17760,6 @@ struct SimpleConsumerConfig {
 
 #include <cstddef>
 #include <exception>
-#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
@@ -17537,28 +17768,6 @@ struct SimpleConsumerConfig {
 
 
 namespace rmq::detail {
-
-/// Where the transport's thread leaves what it held of an ack_async's promise once fulfilled; released on a
-/// caller's thread (the next ack_async, or with the consumer). A failure the future holds is then never
-/// released on the io thread while a caller's thread reads it: libstdc++'s exception_ptr refcount is
-/// invisible to ThreadSanitizer, which reports that as a race.
-class RetiredPromises {
-public:
-    void retire(std::shared_ptr<void> held) {
-        const std::lock_guard lock(mutex_);
-        held_.push_back(std::move(held));
-    }
-
-    void release() {
-        std::vector<std::shared_ptr<void>> old;
-        const std::lock_guard lock(mutex_);
-        old.swap(held_);
-    }
-
-private:
-    std::mutex mutex_;
-    std::vector<std::shared_ptr<void>> held_;
-};
 
 /// The acks of one broker and the indices of their messages.
 struct AckGroup {
@@ -17697,18 +17906,16 @@ public:
         args.consumer_group = config_.consumer_group;
         args.topic = msg.topic();
         args.extra_info = receipt_text(msg);
-        retired_->release();
-        auto promise = std::make_shared<std::promise<void>>();
-        auto future = promise->get_future();
-        transport_.ack_message(args, [promise, retired = retired_](const std::exception_ptr& error) mutable {
-            if (error) {
-                promise->set_exception(error);
-            } else {
-                promise->set_value();
-            }
-            retired->retire(std::move(promise));
-        });
-        return future;
+        auto [completion, future] = futures_.make<void>();
+        transport_.ack_message(args,
+                               [completion = std::move(completion)](const std::exception_ptr& error) mutable {
+                                   if (error) {
+                                       completion.set_exception(error);
+                                   } else {
+                                       completion.set_value();
+                                   }
+                               });
+        return std::move(future);
     }
 
     /// Acknowledges received messages: with a transport that has rmq::HasBatchAck one BATCH_ACK_MESSAGE per
@@ -17746,48 +17953,48 @@ public:
     requires HasBatchAck<Tr>
     {
         struct Pending {
-            explicit Pending(std::size_t total, std::size_t requests)
+            Pending(std::size_t total,
+                    std::size_t requests,
+                    detail::CallerFutures::Completion<void> completion)
                 : outcomes(total)
-                , left(requests) {}
+                , left(requests)
+                , completion(std::move(completion)) {}
 
             detail::AckOutcomes outcomes;
             std::atomic<std::size_t> left;
-            std::promise<void> promise;
+            detail::CallerFutures::Completion<void> completion;
 
             void done() {
                 if (--left == 0) {
                     try {
                         outcomes.rethrow();
-                        promise.set_value();
+                        completion.set_value();
                     } catch (...) {
-                        promise.set_exception(std::current_exception());
+                        completion.set_exception(std::current_exception());
                     }
                 }
             }
         };
 
-        retired_->release();
         auto groups = detail::ack_groups(msgs, config_.consumer_group);
-        auto pending = std::make_shared<Pending>(msgs.size(), groups.size() + 1);
-        auto future = pending->promise.get_future();
+        auto [completion, future] = futures_.make<void>();
+        auto pending = std::make_shared<Pending>(msgs.size(), groups.size() + 1, std::move(completion));
         for (auto& g : groups) {
             try {
-                transport_.batch_ack_message(
-                    g.args,
-                    [pending, indices = g.indices, retired = retired_](const std::exception_ptr& e) mutable {
-                        if (e) {
-                            pending->outcomes.fail(indices, e);
-                        }
-                        pending->done();
-                        retired->retire(std::move(pending));
-                    });
+                transport_.batch_ack_message(g.args,
+                                             [pending, indices = g.indices](const std::exception_ptr& e) {
+                                                 if (e) {
+                                                     pending->outcomes.fail(indices, e);
+                                                 }
+                                                 pending->done();
+                                             });
             } catch (...) {  // not sent (no route): that broker's messages failed, the others go on
                 pending->outcomes.fail(g.indices, std::current_exception());
                 pending->done();
             }
         }
         pending->done();  // the extra count: nothing completes before every request is out
-        return future;
+        return std::move(future);
     }
 
     /// Makes a received message invisible for `invisible_duration` from now (0: visible again at once) and
@@ -17860,7 +18067,8 @@ private:
     mutable std::mutex mutex_;
     std::map<std::string, MessageSelector> subscriptions_;
     std::size_t next_ = 0;
-    std::shared_ptr<detail::RetiredPromises> retired_ = std::make_shared<detail::RetiredPromises>();
+    /// Where the io thread leaves the futures of ack_async, released on a caller's thread.
+    detail::CallerFutures futures_;
 };
 
 }  // namespace rmq
@@ -27330,6 +27538,149 @@ RMQ_DECL void Dispatcher::on_sent(std::size_t bytes, const std::exception_ptr& e
 
 }  // namespace rmq::detail::trace
 // ---- end rmq/detail/trace/impl/dispatcher.ipp ----
+
+// ---- begin rmq/detail/util/impl/plain_failure.ipp ----
+
+#include <array>
+#include <typeinfo>
+#include <utility>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL PlainFailure PlainFailure::of(const std::exception_ptr& error, std::string_view unknown) {
+    PlainFailure out;
+    try {
+        std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+        out.what_ = e.what();
+        out.take(e);
+    } catch (...) {
+        out.what_ = std::string(unknown);
+    }
+    return out;
+}
+
+RMQ_DECL PlainFailure PlainFailure::other(std::string what) {
+    PlainFailure out;
+    out.what_ = std::move(what);
+    return out;
+}
+
+/// The kind of `e`'s own type (a type derived from one of them elsewhere is Other) and its fields.
+RMQ_DECL void PlainFailure::take(const std::exception& e) {
+    struct Known {
+        const std::type_info* type;
+        Kind kind;
+    };
+
+    const std::array<Known, 15> known{{
+        {&typeid(rmq::Error), Kind::Error},
+        {&typeid(rmq::InvalidArgument), Kind::InvalidArgument},
+        {&typeid(rmq::IllegalState), Kind::IllegalState},
+        {&typeid(rmq::BrokerError), Kind::BrokerError},
+        {&typeid(rmq::AccessDenied), Kind::AccessDenied},
+        {&typeid(rmq::TlsError), Kind::TlsError},
+        {&typeid(rmq::CodecError), Kind::CodecError},
+        {&typeid(rmq::Timeout), Kind::Timeout},
+        {&typeid(rmq::MessageTooLarge), Kind::MessageTooLarge},
+        {&typeid(rmq::InvalidBatch), Kind::InvalidBatch},
+        {&typeid(rmq::TimerRejected), Kind::TimerRejected},
+        {&typeid(rmq::UnsupportedByBroker), Kind::UnsupportedByBroker},
+        {&typeid(rmq::PopUnsupported), Kind::PopUnsupported},
+        {&typeid(rmq::PartialAckError), Kind::PartialAckError},
+        {&typeid(rmq::TooManyRequests), Kind::TooManyRequests},
+    }};
+    for (const auto& k : known) {
+        if (typeid(e) == *k.type) {
+            kind_ = k.kind;
+            break;
+        }
+    }
+    switch (kind_) {
+    case Kind::BrokerError:
+    case Kind::AccessDenied:
+    case Kind::TimerRejected:
+    case Kind::PopUnsupported:
+        number_ = dynamic_cast<const rmq::BrokerError&>(e).code();
+        break;
+    case Kind::MessageTooLarge: {
+        const auto& large = dynamic_cast<const rmq::MessageTooLarge&>(e);
+        number_ = static_cast<std::int64_t>(large.size());
+        limit_ = large.limit();
+        break;
+    }
+    case Kind::UnsupportedByBroker:
+        number_ = dynamic_cast<const rmq::UnsupportedByBroker&>(e).broker_version();
+        break;
+    case Kind::PartialAckError: {
+        const auto& partial = dynamic_cast<const rmq::PartialAckError&>(e);
+        failed_ = partial.failed();
+        for (const auto& error : partial.errors()) {
+            errors_.push_back(error ? of(error, "an ack failed with an unknown error")
+                                    : other("an ack failed without an error"));
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+RMQ_DECL void PlainFailure::rethrow() const {
+    switch (kind_) {
+    case Kind::Error:
+    case Kind::Other:
+        throw rmq::Error(what_);
+    case Kind::InvalidArgument:
+        throw rmq::InvalidArgument(what_);
+    case Kind::IllegalState:
+        throw rmq::IllegalState(what_);
+    case Kind::BrokerError:
+        throw rmq::BrokerError(static_cast<int>(number_), what_);
+    case Kind::AccessDenied:
+        throw rmq::AccessDenied(static_cast<int>(number_), what_);
+    case Kind::TlsError:
+        throw rmq::TlsError(what_);
+    case Kind::CodecError:
+        throw rmq::CodecError(what_);
+    case Kind::Timeout:
+        throw rmq::Timeout(what_);
+    case Kind::MessageTooLarge:
+        throw rmq::MessageTooLarge(what_, static_cast<std::size_t>(number_), limit_);
+    case Kind::InvalidBatch:
+        throw rmq::InvalidBatch(what_);
+    case Kind::TimerRejected:
+        throw rmq::TimerRejected(static_cast<int>(number_), what_);
+    case Kind::UnsupportedByBroker:
+        throw rmq::UnsupportedByBroker(what_, static_cast<std::int32_t>(number_));
+    case Kind::PopUnsupported:
+        throw rmq::PopUnsupported(static_cast<int>(number_), what_);
+    case Kind::PartialAckError: {
+        std::vector<std::exception_ptr> errors;
+        errors.reserve(errors_.size());
+        for (const auto& e : errors_) {
+            errors.push_back(e.fresh());
+        }
+        throw rmq::PartialAckError(what_, failed_, std::move(errors));
+    }
+    case Kind::TooManyRequests:
+        throw rmq::TooManyRequests(what_);
+    }
+    throw rmq::Error(what_);
+}
+
+RMQ_DECL std::exception_ptr PlainFailure::fresh() const {
+    try {
+        rethrow();
+    } catch (...) {
+        return std::current_exception();
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/util/impl/plain_failure.ipp ----
 
 // ---- begin rmq/impl/metrics.ipp ----
 

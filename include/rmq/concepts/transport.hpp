@@ -119,7 +119,8 @@ concept HasSendBatch = requires(T& t, std::span<const Message> msgs, const Messa
 };
 
 /// Optional: `send_oneway(Message, MessageQueue)`, a send whose answer is never awaited (Java's oneway
-/// request). rmq::Producer::send_oneway uses it when present, else a send whose result it drops.
+/// request). rmq::Producer::send_oneway uses it when present, else a send whose result it drops; with the
+/// topic's route cached it calls it on the caller's thread, so it must not wait for the broker.
 template <class T>
 concept HasSendOneway =
     requires(T& t, const Message& msg, const MessageQueue& mq) { t.send_oneway(msg, mq); };

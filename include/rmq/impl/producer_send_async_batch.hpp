@@ -16,7 +16,7 @@ template <Transport Tr>
 std::future<SendResult> Producer<Tr>::send_async(std::span<const Message> msgs)
 requires HasSendBatch<Tr>
 {
-    auto [done, future] = detail::promised_done();
+    auto [done, future] = detail::promised_done(futures_);
     check_running();
     const int total = 1 + config_.retry_times_when_send_async_failed;
     if constexpr (HasAsyncSend<Tr> && HasAsyncSendBatch<Tr>) {

@@ -22,7 +22,7 @@ void Producer<Tr>::send_async(const Message& msg, OnSuccess on_success, OnExcept
 
 template <Transport Tr>
 std::future<SendResult> Producer<Tr>::send_async(const Message& msg) {
-    auto [done, future] = detail::promised_done();
+    auto [done, future] = detail::promised_done(futures_);
     send_async_default(msg, std::move(done));
     return std::move(future);
 }

@@ -22,7 +22,7 @@ void Producer<Tr>::send_async(const Message& msg,
 
 template <Transport Tr>
 std::future<SendResult> Producer<Tr>::send_async(const Message& msg, const MessageQueue& mq) {
-    auto [done, future] = detail::promised_done();
+    auto [done, future] = detail::promised_done(futures_);
     send_async_to(msg, mq, std::move(done));
     return std::move(future);
 }

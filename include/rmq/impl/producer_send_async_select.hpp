@@ -23,7 +23,7 @@ template <Transport Tr>
 template <class Selector, class Arg>
 requires MessageQueueSelector<std::decay_t<Selector>, std::decay_t<Arg>&>
 std::future<SendResult> Producer<Tr>::send_async(const Message& msg, Selector&& selector, Arg&& arg) {
-    auto [done, future] = detail::promised_done();
+    auto [done, future] = detail::promised_done(futures_);
     check_running();
     if constexpr (HasAsyncSend<Tr>) {
         struct Selected {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -273,6 +274,43 @@ TEST_CASE("producer oneway: the message is sent without waiting for the broker's
     const auto q2 = broker.messages("T", 2);
     REQUIRE_FALSE(q2.empty());
     CHECK(q2.back().body() == "two");
+}
+
+TEST_CASE("producer oneway: with the route cached it is written from the caller's thread, the producer's one "
+          "thread busy") {
+    rmq::InProcessBroker broker;
+    broker.create_topic("T", 4);
+    rmq::ProducerConfig config{.producer_group = "PG"};
+    config.async_sender_threads = 1;
+    rmq::Producer<rmq::InProcessTransport> p(broker.connect(), config);
+    p.start();
+    (void)p.send(rmq::Message("T", "route"));  // the route cached
+    std::promise<void> busy;
+    std::promise<void> release;
+    auto released = release.get_future().share();
+    // The producer's only thread runs this callback until released.
+    p.send_async(
+        rmq::Message("T", "busy"),
+        [&busy, released](const rmq::SendResult&) {
+            busy.set_value();
+            released.wait();
+        },
+        [&busy, released](const std::exception_ptr&) {
+            busy.set_value();
+            released.wait();
+        });
+    REQUIRE(busy.get_future().wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+    p.send_oneway(rmq::Message("T", "one"));
+    p.send_oneway(rmq::Message("T", "two"), broker.queue("T", 2));
+    p.send_oneway(
+        rmq::Message("T", "three"),
+        [](std::span<const rmq::MessageQueue> mqs, const rmq::Message&, int i) {
+            return mqs[static_cast<std::size_t>(i)];
+        },
+        3);
+    CHECK(total(broker, "T", 4) == 5);  // all three stored while the producer thread is still busy
+    release.set_value();
+    p.shutdown();
 }
 
 TEST_CASE("producer async: a selector picks the queue of async and oneway sends") {

@@ -215,6 +215,53 @@ TEST_CASE("send_async retries a retryable refusal from its answer and stops at o
     producer.shutdown();
 }
 
+// The refusal is made on the io thread and handed to the future by a producer thread; the caller reads it
+// while those threads drop what they held. Run under ThreadSanitizer, it reported the exception released
+// there as a race with the caller's reads before futures were handed over by detail::CallerFutures.
+TEST_CASE("send_async's future holds a refusal made on another thread, in every future form",
+          "[remoting_transport][async_send]") {
+    rmq_test::FakeServer server;
+    serve(server, [&](rmq_test::FakeSession& s, const Command& req) {
+        s.send(stored(req, rmq::response_code::message_illegal));  // not retryable
+    });
+    auto producer = producer_for(server);
+    producer.start();
+    const rmq::MessageQueue mq{"TopicAsync", "broker-a", 2};
+    const auto first = [](std::span<const rmq::MessageQueue> mqs, const rmq::Message&, int) {
+        return mqs.front();
+    };
+    const std::vector<rmq::Message> batch{rmq::Message("TopicAsync", "b1"), rmq::Message("TopicAsync", "b2")};
+    for (int i = 0; i < 20; ++i) {
+        std::future<rmq::SendResult> refused;
+        switch (i % 4) {
+        case 0:
+            refused = producer.send_async(rmq::Message("TopicAsync", "TagA", "refused"));
+            break;
+        case 1:
+            refused = producer.send_async(rmq::Message("TopicAsync", "TagA", "refused"), mq);
+            break;
+        case 2:
+            refused = producer.send_async(rmq::Message("TopicAsync", "TagA", "refused"), first, 0);
+            break;
+        default:
+            refused = producer.send_async(std::span<const rmq::Message>(batch));
+            break;
+        }
+        REQUIRE(refused.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+        int code = 0;
+        std::string what;
+        try {
+            (void)refused.get();
+        } catch (const rmq::BrokerError& e) {
+            code = e.code();
+            what = e.what();
+        }
+        CHECK(code == rmq::response_code::message_illegal);
+        CHECK_THAT(what, Catch::Contains("refused by the test"));
+    }
+    producer.shutdown();
+}
+
 TEST_CASE("shutdown waits for the asynchronous sends still on the wire and runs their callbacks",
           "[remoting_transport][async_send]") {
     rmq_test::FakeServer server;

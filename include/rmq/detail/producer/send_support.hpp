@@ -22,6 +22,8 @@
 #include <rmq/log.hpp>
 #include <rmq/protocol.hpp>
 
+#include <rmq/detail/util/caller_futures.hpp>
+
 namespace rmq::detail {
 
 /// TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET.
@@ -95,18 +97,17 @@ SendDone done_calling(OnSuccess on_success, OnException on_exception) {
     };
 }
 
-/// A SendDone fulfilling a promise, and its future.
-inline std::pair<SendDone, std::future<SendResult>> promised_done() {
-    auto p = std::make_shared<std::promise<SendResult>>();
-    auto f = p->get_future();
-    return {[p](SendResult r, const std::exception_ptr& e) {
+/// A SendDone completing a future of `futures` (made on this, the caller's, thread), and the future.
+inline std::pair<SendDone, std::future<SendResult>> promised_done(CallerFutures& futures) {
+    auto [completion, future] = futures.make<SendResult>();
+    return {[completion = std::move(completion)](SendResult r, const std::exception_ptr& e) mutable {
                 if (e) {
-                    p->set_exception(e);
+                    completion.set_exception(e);
                 } else {
-                    p->set_value(std::move(r));
+                    completion.set_value(std::move(r));
                 }
             },
-            std::move(f)};
+            std::move(future)};
 }
 
 /// A oneway send's SendDone: its failure is logged (nobody waits for it).

@@ -18,6 +18,8 @@
 #include <rmq/config.hpp>
 #include <rmq/remoting/command.hpp>
 
+#include <rmq/detail/util/plain_failure.hpp>
+
 namespace rmq::detail {
 
 class PopWaits {
@@ -29,8 +31,7 @@ public:
         std::optional<remoting::Command> answer;  // else the failure below
         // A failure crosses threads as plain data (as RemotingClient::invoke_sync's): an exception_ptr
         // released on both threads races in libstdc++'s uninstrumented refcount.
-        enum class Failure { None, Timeout, Tls, Other } failure = Failure::None;
-        std::string failure_what;
+        std::optional<PlainFailure> failure;
         bool done = false;
         bool interrupted = false;
     };
@@ -56,7 +57,7 @@ public:
     /// Blocks until `wait` is completed or interrupted; true when completed.
     static bool await(Wait& wait);
 
-    /// The completed `wait`'s answer; its failure thrown as rmq::Timeout, rmq::TlsError or rmq::Error.
+    /// The completed `wait`'s answer; its failure thrown anew (PlainFailure::rethrow).
     static remoting::Command answer_of(Wait& wait);
 
 private:

@@ -7,7 +7,6 @@
 
 #include <cstddef>
 #include <exception>
-#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
@@ -19,28 +18,6 @@
 #include <rmq/pop.hpp>
 
 namespace rmq::detail {
-
-/// Where the transport's thread leaves what it held of an ack_async's promise once fulfilled; released on a
-/// caller's thread (the next ack_async, or with the consumer). A failure the future holds is then never
-/// released on the io thread while a caller's thread reads it: libstdc++'s exception_ptr refcount is
-/// invisible to ThreadSanitizer, which reports that as a race.
-class RetiredPromises {
-public:
-    void retire(std::shared_ptr<void> held) {
-        const std::lock_guard lock(mutex_);
-        held_.push_back(std::move(held));
-    }
-
-    void release() {
-        std::vector<std::shared_ptr<void>> old;
-        const std::lock_guard lock(mutex_);
-        old.swap(held_);
-    }
-
-private:
-    std::mutex mutex_;
-    std::vector<std::shared_ptr<void>> held_;
-};
 
 /// The acks of one broker and the indices of their messages.
 struct AckGroup {

@@ -24,6 +24,7 @@
 #include <rmq/detail/net/impl/connection.ipp>
 #include <rmq/detail/net/refusal.hpp>
 #include <rmq/detail/util/log.hpp>
+#include <rmq/detail/util/plain_failure.hpp>
 
 namespace rmq::detail {
 
@@ -175,48 +176,26 @@ RemotingClient::invoke_sync(const std::string& addr, remoting::Command cmd, std:
     // The failure crosses threads as plain data and is re-thrown fresh here: an exception_ptr released on
     // both threads races in libstdc++'s uninstrumented refcount (a ThreadSanitizer report, and one copy of
     // the exception object shared by every pending request of a failed connection).
-    struct Failure {
-        bool timeout = false;
-        std::string what;
-        bool tls = false;
-    };
-
-    using Result = std::variant<remoting::Command, Failure>;
+    using Result = std::variant<remoting::Command, PlainFailure>;
     auto promise = std::make_shared<std::promise<Result>>();
     auto future = promise->get_future();
-    invoke_async(addr,
-                 std::move(cmd),
-                 timeout_millis,
-                 [promise](std::optional<remoting::Command> response, const std::exception_ptr& error) {
-                     if (!error && response) {
-                         promise->set_value(Result(std::move(*response)));
-                         return;
-                     }
-                     Failure failure{false, "remoting request failed without a response"};
-                     if (error) {
-                         try {
-                             std::rethrow_exception(error);
-                         } catch (const Timeout& e) {
-                             failure = Failure{true, e.what()};
-                         } catch (const TlsError& e) {
-                             failure = Failure{false, e.what(), true};
-                         } catch (const std::exception& e) {
-                             failure = Failure{false, e.what()};
-                         } catch (...) {
-                             failure = Failure{false, "remoting request failed with an unknown error"};
-                         }
-                     }
-                     promise->set_value(Result(std::move(failure)));
-                 });
+    invoke_async(
+        addr,
+        std::move(cmd),
+        timeout_millis,
+        [promise](std::optional<remoting::Command> response, const std::exception_ptr& error) {
+            if (!error && response) {
+                promise->set_value(Result(std::move(*response)));
+            } else if (error) {
+                promise->set_value(
+                    Result(PlainFailure::of(error, "remoting request failed with an unknown error")));
+            } else {
+                promise->set_value(Result(PlainFailure::other("remoting request failed without a response")));
+            }
+        });
     Result result = future.get();
-    if (auto* failure = std::get_if<Failure>(&result)) {
-        if (failure->timeout) {
-            throw Timeout(failure->what);
-        }
-        if (failure->tls) {
-            throw TlsError(failure->what);
-        }
-        throw Error(failure->what);
+    if (const auto* failure = std::get_if<PlainFailure>(&result)) {
+        failure->rethrow();
     }
     return std::get<remoting::Command>(std::move(result));
 }

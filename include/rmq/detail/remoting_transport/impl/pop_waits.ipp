@@ -54,31 +54,15 @@ RMQ_DECL void PopWaits::resume(const std::string& group) {
 
 RMQ_DECL void
 PopWaits::complete(Wait& wait, std::optional<remoting::Command> answer, const std::exception_ptr& error) {
-    auto failure = Wait::Failure::None;
-    std::string what;
-    if (error || !answer) {
-        failure = Wait::Failure::Other;
-        what = "POP_MESSAGE failed without a response";
-        try {
-            if (error) {
-                std::rethrow_exception(error);
-            }
-        } catch (const Timeout& e) {
-            failure = Wait::Failure::Timeout;
-            what = e.what();
-        } catch (const TlsError& e) {
-            failure = Wait::Failure::Tls;
-            what = e.what();
-        } catch (const std::exception& e) {
-            what = e.what();
-        } catch (...) {
-            what = "POP_MESSAGE failed with an unknown error";
-        }
+    std::optional<PlainFailure> failure;
+    if (error) {
+        failure = PlainFailure::of(error, "POP_MESSAGE failed with an unknown error");
+    } else if (!answer) {
+        failure = PlainFailure::other("POP_MESSAGE failed without a response");
     }
     const std::lock_guard lock(wait.mutex);
     wait.answer = std::move(answer);
-    wait.failure = failure;
-    wait.failure_what = std::move(what);
+    wait.failure = std::move(failure);
     wait.done = true;
     wait.cv.notify_all();
 }
@@ -90,17 +74,10 @@ RMQ_DECL bool PopWaits::await(Wait& wait) {
 }
 
 RMQ_DECL remoting::Command PopWaits::answer_of(Wait& wait) {
-    switch (wait.failure) {
-    case Wait::Failure::None:
-        return std::move(*wait.answer);
-    case Wait::Failure::Timeout:
-        throw Timeout(wait.failure_what);
-    case Wait::Failure::Tls:
-        throw TlsError(wait.failure_what);
-    case Wait::Failure::Other:
-        break;
+    if (wait.failure) {
+        wait.failure->rethrow();
     }
-    throw Error(wait.failure_what);
+    return std::move(*wait.answer);
 }
 
 }  // namespace rmq::detail
