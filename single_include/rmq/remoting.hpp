@@ -2324,6 +2324,11 @@ struct RemotingConfig {
     std::int64_t mq_client_api_timeout = 3000;
     /// Timeout of a SEND_MESSAGE_V2 request (DefaultMQProducer.sendMsgTimeout).
     std::int64_t send_msg_timeout = 3000;
+    /// Oneway requests queued on the client and not yet written
+    /// (NettyClientConfig.clientOnewaySemaphoreValue): a oneway send past it waits for a write to finish, up
+    /// to its timeout, then throws rmq::Timeout, so a caller sending faster than the network takes the frames
+    /// does not queue without bound.
+    std::int32_t client_oneway_semaphore_value = 65535;
     /// Read timeout of a long-polling pull (DefaultMQPushConsumer consumerTimeoutMillisWhenSuspend); always
     /// kept at least 5 s above the pull's suspend time.
     std::int64_t consumer_timeout_millis_when_suspend = 30000;
@@ -2455,6 +2460,8 @@ struct ConnectionOptions {
     TlsConfig tls{};
     /// Namespace v2: the `nsd` and `ns` ext fields of every request (empty: none).
     std::string namespace_v2{};
+    /// Oneway requests not yet written, at most (RemotingConfig::client_oneway_semaphore_value).
+    std::int32_t client_oneway_semaphore_value = 65535;
 };
 
 /// Request ids: a process-wide counter like Java's RemotingCommand.requestId, kept non-negative as the C++
@@ -2514,8 +2521,10 @@ public:
     remoting::Command
     invoke_sync(const std::string& addr, remoting::Command cmd, std::int64_t timeout_millis);
 
-    /// Oneway request (flag bit 1); the request is signed first. Failures are only logged.
-    void invoke_oneway(const std::string& addr, remoting::Command cmd);
+    /// Oneway request (flag bit 1); the request is signed first. Failures are only logged. When
+    /// ConnectionOptions::client_oneway_semaphore_value oneway frames wait to be written, waits up to
+    /// `wait_millis` for one to go, then throws rmq::Timeout (Java's semaphoreOneway).
+    void invoke_oneway(const std::string& addr, remoting::Command cmd, std::int64_t wait_millis = 3000);
 
     /// Runs `task` on the io thread after `delay_millis` (never, once the client is shut down).
     void run_after(std::int64_t delay_millis, std::function<void()> task);
@@ -7225,11 +7234,13 @@ public:
         }
     }
 
-    /// Sends a oneway request (flag bit 1): no answer is expected; failures are only logged.
-    void invoke_oneway(remoting::Command cmd) {
+    /// Sends a oneway request (flag bit 1): no answer is expected; failures are only logged. The frame holds
+    /// `permit` until it is written or dropped (OnewayPermits).
+    void invoke_oneway(remoting::Command cmd, std::shared_ptr<void> permit) {
         cmd.opaque = next_opaque();
         cmd.flag = remoting::command_flag::oneway;
-        auto frame = std::make_shared<std::string>(encode_checked(cmd));
+        auto frame = std::shared_ptr<std::string>(new std::string(encode_checked(cmd)),
+                                                  [permit = std::move(permit)](std::string* p) { delete p; });
         if (closed_.load()) {
             throw IllegalState(fmt::format("connection to {} is closed", addr_));
         }
@@ -7891,6 +7902,69 @@ private:
 
 
 
+// ---- begin rmq/detail/net/oneway_permits.hpp ----
+
+/// @file detail/net/oneway_permits.hpp
+/// rmq::detail::OnewayPermits: Java's semaphoreOneway. Oneway frames cost the caller no wait for an answer,
+/// so without a bound a caller faster than the network would queue them without limit; a permit is held by
+/// each frame until it is written or dropped with its connection.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include <fmt/format.h>
+
+
+namespace rmq::detail {
+
+class OnewayPermits : public std::enable_shared_from_this<OnewayPermits> {
+public:
+    explicit OnewayPermits(std::int32_t limit)
+        : limit_(limit) {}
+
+    /// A permit: giving up the last copy of it returns it. Waits up to `wait_millis` for one (0: not at
+    /// all), then throws rmq::Timeout as Java's invokeOnewayImpl does.
+    [[nodiscard]] std::shared_ptr<void> acquire(std::int64_t wait_millis) {
+        std::unique_lock lock(mutex_);
+        if (!freed_.wait_for(lock, std::chrono::milliseconds(wait_millis), [&] { return used_ < limit_; })) {
+            throw Timeout(fmt::format("oneway request not sent: {} oneway requests wait to be written "
+                                      "(client_oneway_semaphore_value {}) and none was written within {} ms",
+                                      used_,
+                                      limit_,
+                                      wait_millis));
+        }
+        ++used_;
+        return {this, [self = shared_from_this()](OnewayPermits*) {
+                    self->release();
+                }};
+    }
+
+    [[nodiscard]] std::int32_t in_use() const {
+        const std::lock_guard lock(mutex_);
+        return used_;
+    }
+
+private:
+    void release() {
+        {
+            const std::lock_guard lock(mutex_);
+            --used_;
+        }
+        freed_.notify_one();
+    }
+
+    const std::int32_t limit_;
+    mutable std::mutex mutex_;
+    std::condition_variable freed_;
+    std::int32_t used_ = 0;
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/net/oneway_permits.hpp ----
+
 // ---- begin rmq/detail/net/refusal.hpp ----
 
 /// @file detail/net/refusal.hpp
@@ -7955,6 +8029,8 @@ struct RemotingClient::Impl {
 
     const ConnectionOptions options;
     const std::optional<remoting::AclCredentials> credentials;
+    const std::shared_ptr<OnewayPermits> oneway_permits =
+        std::make_shared<OnewayPermits>(options.client_oneway_semaphore_value);
     /// Shared by every connection; null without TLS.
     const std::shared_ptr<asio::ssl::context> tls_context;
     asio::io_context io{1};
@@ -8099,9 +8175,12 @@ RemotingClient::invoke_sync(const std::string& addr, remoting::Command cmd, std:
     return std::get<remoting::Command>(std::move(result));
 }
 
-RMQ_DECL void RemotingClient::invoke_oneway(const std::string& addr, remoting::Command cmd) {
+RMQ_DECL void
+RemotingClient::invoke_oneway(const std::string& addr, remoting::Command cmd, std::int64_t wait_millis) {
     sign(cmd);
-    connection(addr)->invoke_oneway(std::move(cmd));
+    // On the io thread a wait could only end in the timeout: the frames it waits for are written there.
+    auto permit = impl_->oneway_permits->acquire(on_io_thread() ? 0 : wait_millis);
+    connection(addr)->invoke_oneway(std::move(cmd), std::move(permit));
 }
 
 RMQ_DECL void RemotingClient::run_after(std::int64_t delay_millis, std::function<void()> task) {
@@ -9051,6 +9130,8 @@ RMQ_DECL remoting::Command PopWaits::answer_of(Wait& wait) {
 #include <algorithm>
 #include <exception>
 #include <utility>
+
+#include <fmt/format.h>
 
 
 
@@ -10253,7 +10334,7 @@ RMQ_DECL void send_oneway(TransportParts& parts, const Message& msg, const Messa
     const std::string addr = master_for(parts, mq);
     check_timer_support(parts, msg, mq, addr);
     req.mark_oneway();
-    parts.caller.client().invoke_oneway(addr, std::move(req));
+    parts.caller.client().invoke_oneway(addr, std::move(req), parts.config.send_msg_timeout);
 }
 
 RMQ_DECL void end_transaction(TransportParts& parts, const EndTransactionArgs& args) {
@@ -10266,7 +10347,7 @@ RMQ_DECL void end_transaction(TransportParts& parts, const EndTransactionArgs& a
         req.remark = args.remark;
     }
     req.mark_oneway();
-    parts.caller.client().invoke_oneway(addr, std::move(req));
+    parts.caller.client().invoke_oneway(addr, std::move(req), parts.config.send_msg_timeout);
 }
 
 /// A SEND_BATCH_MESSAGE request for `msgs`; `ids` gets their UNIQ_KEYs comma-separated (added to those
@@ -10572,6 +10653,11 @@ RMQ_DECL RemotingConfig RemotingTransportState::validated(RemotingConfig config)
         throw InvalidArgument("RemotingConfig: timeouts and intervals must be positive "
                               "(route_check_interval_millis: 0 or more)");
     }
+    if (config.client_oneway_semaphore_value <= 0) {
+        throw InvalidArgument(
+            fmt::format("RemotingConfig: client_oneway_semaphore_value must be positive, not {}",
+                        config.client_oneway_semaphore_value));
+    }
     return config;
 }
 
@@ -10581,6 +10667,7 @@ RMQ_DECL ConnectionOptions RemotingTransportState::options(const RemotingConfig&
     o.serialize_type = c.serialize_type;
     o.tls = c.tls;
     o.namespace_v2 = c.namespace_v2;
+    o.client_oneway_semaphore_value = c.client_oneway_semaphore_value;
     return o;
 }
 

@@ -36,6 +36,11 @@ struct RemotingConfig {
     std::int64_t mq_client_api_timeout = 3000;
     /// Timeout of a SEND_MESSAGE_V2 request (DefaultMQProducer.sendMsgTimeout).
     std::int64_t send_msg_timeout = 3000;
+    /// Oneway requests queued on the client and not yet written
+    /// (NettyClientConfig.clientOnewaySemaphoreValue): a oneway send past it waits for a write to finish, up
+    /// to its timeout, then throws rmq::Timeout, so a caller sending faster than the network takes the frames
+    /// does not queue without bound.
+    std::int32_t client_oneway_semaphore_value = 65535;
     /// Read timeout of a long-polling pull (DefaultMQPushConsumer consumerTimeoutMillisWhenSuspend); always
     /// kept at least 5 s above the pull's suspend time.
     std::int64_t consumer_timeout_millis_when_suspend = 30000;

@@ -21,7 +21,10 @@
 
 #include "fake_server.hpp"
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <rmq/error.hpp>
 #include <rmq/remoting/command.hpp>
@@ -180,6 +183,40 @@ TEST_CASE("a oneway request carries flag bit 1 and expects nothing", "[remoting_
     CHECK(got[0].code == rc::update_consumer_offset);
     CHECK(got[0].is_oneway());
     CHECK_FALSE(got[1].is_oneway());
+}
+
+TEST_CASE(
+    "oneway requests not yet written are bounded: past client_oneway_semaphore_value a oneway send waits, "
+    "then throws rmq::Timeout, and dropped frames give their permits back",
+    "[remoting_transport][connection]") {
+    // A peer that accepts connections (the kernel's backlog) and never reads: a few frames of 4 MiB fill
+    // both sockets' buffers, after which nothing more is written.
+    boost::asio::io_context io;
+    boost::asio::ip::tcp::acceptor silent(io, {boost::asio::ip::address_v4::loopback(), 0});
+    const std::string silent_addr = fmt::format("127.0.0.1:{}", silent.local_endpoint().port());
+    auto options = fast_options();
+    options.client_oneway_semaphore_value = 2;
+    rmq::detail::RemotingClient client(options);
+    Command big = request(rc::update_consumer_offset, "big");
+    big.body.assign(std::size_t{4} << 20, 'x');
+    int queued = 0;
+    bool refused = false;
+    for (int i = 0; i < 16 && !refused; ++i) {
+        try {
+            client.invoke_oneway(silent_addr, big, 300);
+            ++queued;
+        } catch (const rmq::Timeout&) {
+            refused = true;
+        }
+    }
+    CHECK(refused);
+    CHECK(queued <= 2 + 4);  // at most the permits beyond those already written into the socket buffers
+
+    // Closing the connection drops its unwritten frames: their permits come back, the next oneway goes out.
+    client.close_connection(silent_addr);
+    rmq_test::FakeServer server(echo);
+    client.invoke_oneway(server.address(), request(rc::update_consumer_offset, "after"), 2000);
+    CHECK(server.wait_for([](const auto& got) { return got.size() == 1; }));
 }
 
 TEST_CASE("broker requests: oneway ones are handled and never answered, unsupported two-way ones get code 3",

@@ -142,6 +142,9 @@ TEST_CASE("the NameServer list is tried in turn", "[remoting_transport]") {
     rmq::RemotingConfig bad;
     bad.namesrv_addr = "nohost";
     CHECK_THROWS_AS(rmq::RemotingTransport{bad}, rmq::InvalidArgument);
+    rmq::RemotingConfig no_oneway = c;
+    no_oneway.client_oneway_semaphore_value = 0;
+    CHECK_THROWS_WITH(rmq::RemotingTransport{no_oneway}, Catch::Contains("client_oneway_semaphore_value"));
 }
 
 TEST_CASE("heartbeat looks up the subscribed routes and reaches every broker, a reconnect repeats it",

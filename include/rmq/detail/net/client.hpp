@@ -60,8 +60,10 @@ public:
     remoting::Command
     invoke_sync(const std::string& addr, remoting::Command cmd, std::int64_t timeout_millis);
 
-    /// Oneway request (flag bit 1); the request is signed first. Failures are only logged.
-    void invoke_oneway(const std::string& addr, remoting::Command cmd);
+    /// Oneway request (flag bit 1); the request is signed first. Failures are only logged. When
+    /// ConnectionOptions::client_oneway_semaphore_value oneway frames wait to be written, waits up to
+    /// `wait_millis` for one to go, then throws rmq::Timeout (Java's semaphoreOneway).
+    void invoke_oneway(const std::string& addr, remoting::Command cmd, std::int64_t wait_millis = 3000);
 
     /// Runs `task` on the io thread after `delay_millis` (never, once the client is shut down).
     void run_after(std::int64_t delay_millis, std::function<void()> task);

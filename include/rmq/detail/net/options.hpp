@@ -58,6 +58,8 @@ struct ConnectionOptions {
     TlsConfig tls{};
     /// Namespace v2: the `nsd` and `ns` ext fields of every request (empty: none).
     std::string namespace_v2{};
+    /// Oneway requests not yet written, at most (RemotingConfig::client_oneway_semaphore_value).
+    std::int32_t client_oneway_semaphore_value = 65535;
 };
 
 /// Request ids: a process-wide counter like Java's RemotingCommand.requestId, kept non-negative as the C++

@@ -22,6 +22,7 @@
 
 #include <rmq/detail/net/client.hpp>
 #include <rmq/detail/net/impl/connection.ipp>
+#include <rmq/detail/net/oneway_permits.hpp>
 #include <rmq/detail/net/refusal.hpp>
 #include <rmq/detail/util/log.hpp>
 #include <rmq/detail/util/plain_failure.hpp>
@@ -56,6 +57,8 @@ struct RemotingClient::Impl {
 
     const ConnectionOptions options;
     const std::optional<remoting::AclCredentials> credentials;
+    const std::shared_ptr<OnewayPermits> oneway_permits =
+        std::make_shared<OnewayPermits>(options.client_oneway_semaphore_value);
     /// Shared by every connection; null without TLS.
     const std::shared_ptr<asio::ssl::context> tls_context;
     asio::io_context io{1};
@@ -200,9 +203,12 @@ RemotingClient::invoke_sync(const std::string& addr, remoting::Command cmd, std:
     return std::get<remoting::Command>(std::move(result));
 }
 
-RMQ_DECL void RemotingClient::invoke_oneway(const std::string& addr, remoting::Command cmd) {
+RMQ_DECL void
+RemotingClient::invoke_oneway(const std::string& addr, remoting::Command cmd, std::int64_t wait_millis) {
     sign(cmd);
-    connection(addr)->invoke_oneway(std::move(cmd));
+    // On the io thread a wait could only end in the timeout: the frames it waits for are written there.
+    auto permit = impl_->oneway_permits->acquire(on_io_thread() ? 0 : wait_millis);
+    connection(addr)->invoke_oneway(std::move(cmd), std::move(permit));
 }
 
 RMQ_DECL void RemotingClient::run_after(std::int64_t delay_millis, std::function<void()> task) {

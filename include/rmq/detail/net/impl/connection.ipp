@@ -113,11 +113,13 @@ public:
         }
     }
 
-    /// Sends a oneway request (flag bit 1): no answer is expected; failures are only logged.
-    void invoke_oneway(remoting::Command cmd) {
+    /// Sends a oneway request (flag bit 1): no answer is expected; failures are only logged. The frame holds
+    /// `permit` until it is written or dropped (OnewayPermits).
+    void invoke_oneway(remoting::Command cmd, std::shared_ptr<void> permit) {
         cmd.opaque = next_opaque();
         cmd.flag = remoting::command_flag::oneway;
-        auto frame = std::make_shared<std::string>(encode_checked(cmd));
+        auto frame = std::shared_ptr<std::string>(new std::string(encode_checked(cmd)),
+                                                  [permit = std::move(permit)](std::string* p) { delete p; });
         if (closed_.load()) {
             throw IllegalState(fmt::format("connection to {} is closed", addr_));
         }

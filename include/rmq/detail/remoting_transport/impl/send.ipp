@@ -265,7 +265,7 @@ RMQ_DECL void send_oneway(TransportParts& parts, const Message& msg, const Messa
     const std::string addr = master_for(parts, mq);
     check_timer_support(parts, msg, mq, addr);
     req.mark_oneway();
-    parts.caller.client().invoke_oneway(addr, std::move(req));
+    parts.caller.client().invoke_oneway(addr, std::move(req), parts.config.send_msg_timeout);
 }
 
 RMQ_DECL void end_transaction(TransportParts& parts, const EndTransactionArgs& args) {
@@ -278,7 +278,7 @@ RMQ_DECL void end_transaction(TransportParts& parts, const EndTransactionArgs& a
         req.remark = args.remark;
     }
     req.mark_oneway();
-    parts.caller.client().invoke_oneway(addr, std::move(req));
+    parts.caller.client().invoke_oneway(addr, std::move(req), parts.config.send_msg_timeout);
 }
 
 /// A SEND_BATCH_MESSAGE request for `msgs`; `ids` gets their UNIQ_KEYs comma-separated (added to those

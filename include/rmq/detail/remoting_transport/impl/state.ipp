@@ -4,6 +4,8 @@
 #include <exception>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include <rmq/clock.hpp>
 #include <rmq/error.hpp>
 
@@ -224,6 +226,11 @@ RMQ_DECL RemotingConfig RemotingTransportState::validated(RemotingConfig config)
         throw InvalidArgument("RemotingConfig: timeouts and intervals must be positive "
                               "(route_check_interval_millis: 0 or more)");
     }
+    if (config.client_oneway_semaphore_value <= 0) {
+        throw InvalidArgument(
+            fmt::format("RemotingConfig: client_oneway_semaphore_value must be positive, not {}",
+                        config.client_oneway_semaphore_value));
+    }
     return config;
 }
 
@@ -233,6 +240,7 @@ RMQ_DECL ConnectionOptions RemotingTransportState::options(const RemotingConfig&
     o.serialize_type = c.serialize_type;
     o.tls = c.tls;
     o.namespace_v2 = c.namespace_v2;
+    o.client_oneway_semaphore_value = c.client_oneway_semaphore_value;
     return o;
 }
 
