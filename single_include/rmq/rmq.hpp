@@ -17318,6 +17318,11 @@ struct SimpleConsumerConfig {
     /// first message while the queue's first message is in memory, as the broker's
     /// initPopOffsetByCheckMsgInMem rule says).
     ConsumeInitMode init_mode = ConsumeInitMode::Max;
+    /// Orderly receives (the gRPC clients' FIFO subscription, which their proxy takes from the group's
+    /// consumeMessageOrderly): each receive is an orderly pop (PopArgs::order), so a queue's messages come
+    /// in order and none of a queue while a batch of it is neither acked nor past its invisible duration;
+    /// a batch not acked comes back in order, reconsume times + 1. Explicit here: rmq has no proxy.
+    bool fifo = false;
 
     /// Throws rmq::InvalidArgument naming the field.
     void validate() const {
@@ -17660,6 +17665,7 @@ private:
                 args.broker_name = std::move(broker);
                 args.poll_time_millis = config_.await_duration;
                 args.init_mode = config_.init_mode;
+                args.order = config_.fifo;
                 args.expression_type = selector.expression_type();
                 args.expression = selector.expression().empty() ? "*" : selector.expression();
                 out.push_back(std::move(args));

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +16,7 @@
 
 #include <rmq/error.hpp>
 #include <rmq/pop.hpp>
+#include <rmq/simple_consumer.hpp>
 #include <rmq/transport/in_process.hpp>
 
 namespace pop_order_test {
@@ -208,6 +210,51 @@ TEST_CASE("a held orderly pop is answered when its queue's batch becomes visible
     const auto r = held.get();
     CHECK(bodies(r) == std::vector<std::string>{"q0-0"});
     CHECK(reconsumes(r) == std::vector<int>{1});
+}
+
+TEST_CASE("fifo simple consumers of one group receive each queue in order, a batch at a time",
+          "[pop][order]") {
+    Fixture f;
+    using Consumer = rmq::SimpleConsumer<rmq::InProcessTransport>;
+    const rmq::SimpleConsumerConfig config{
+        .consumer_group = "g", .init_mode = rmq::ConsumeInitMode::Min, .fifo = true};
+    Consumer a(f.broker.connect(), config);
+    Consumer b(f.broker.connect(), config);
+    a.subscribe("T");
+    b.subscribe("T");
+    const auto got = a.receive(32, 10s);
+    std::vector<std::string> seen;
+    for (const auto& m : got) {
+        seen.emplace_back(m.body());
+    }
+    // Both queues, each in order (which queue comes first rotates).
+    std::vector<std::string> q0;
+    for (const auto& s : seen) {
+        if (s.rfind("q0-", 0) == 0) {
+            q0.push_back(s);
+        }
+    }
+    CHECK(q0 == std::vector<std::string>{"q0-0", "q0-1", "q0-2", "q0-3", "q0-4"});
+    CHECK(seen.size() == 6);
+    CHECK(b.receive(32, 10s).empty());  // both queues are blocked for the group
+
+    f.clock->advance(10s);
+    const auto again = b.receive(32, 10s);
+    REQUIRE(again.size() == 6);
+    std::vector<std::string> q0_again;
+    for (const auto& m : again) {
+        CHECK(m.reconsume_times() == 1);
+        if (m.queue_id() == 0) {
+            q0_again.emplace_back(m.body());
+        }
+    }
+    CHECK(q0_again == q0);
+    b.ack(std::span<const rmq::MessageExt>(again));  // a batch ack commits orderly receipts too
+    f.broker.connect().send(rmq::Message("T", "A", "q0-5"), f.broker.queue("T", 0));
+    const auto next = a.receive(32, 10s);
+    REQUIRE(next.size() == 1);
+    CHECK(next[0].body() == "q0-5");
+    CHECK(next[0].reconsume_times() == 0);
 }
 
 }  // namespace pop_order_test
