@@ -39,6 +39,11 @@ struct PopArgs {
     ConsumeInitMode init_mode = ConsumeInitMode::Max;
     std::string expression_type{expression_type_tag};
     std::string expression{"*"};
+    /// Orderly pop (PopMessageRequestHeader.order): the broker serves each queue's messages in order and none
+    /// of a queue while a batch it popped from it is neither acked nor past its invisible time; no pop retry
+    /// topic, no check points (receipts name revive queue pop_order_revive_queue). A redelivered message
+    /// carries its consumed count as reconsume times.
+    bool order = false;
 };
 
 /// Java's PopStatus.
@@ -158,11 +163,22 @@ struct PopReceipt {
     /// `%RETRY%<group>+<topic>` for topicMark "2".
     [[nodiscard]] std::string real_topic(std::string_view topic, std::string_view group) const;
 
+    /// A receipt of an orderly pop (ExtraInfoUtil.isOrder: revive queue pop_order_revive_queue).
+    [[nodiscard]] bool order() const noexcept;
+
     /// The wall time (ms) the message becomes visible again.
     [[nodiscard]] std::int64_t visible_at() const noexcept { return pop_time + invisible_time; }
 
     friend bool operator==(const PopReceipt&, const PopReceipt&) = default;
 };
+
+/// KeyBuilder.POP_ORDER_REVIVE_QUEUE: the revive queue id an orderly pop's receipts name (a broker then acks
+/// and changes them through its ConsumerOrderInfoManager instead of check points).
+inline constexpr std::int32_t pop_order_revive_queue = 999;
+
+inline bool PopReceipt::order() const noexcept {
+    return revive_qid == pop_order_revive_queue;
+}
 
 /// KeyBuilder.buildPopRetryTopic: `%RETRY%<group>_<topic>`, where a 5.x broker puts messages whose
 /// invisibility expired.

@@ -280,6 +280,7 @@ private:
                 args.broker_name = std::move(broker);
                 args.poll_time_millis = config_.await_duration;
                 args.init_mode = config_.init_mode;
+                args.order = config_.fifo;
                 args.expression_type = selector.expression_type();
                 args.expression = selector.expression().empty() ? "*" : selector.expression();
                 out.push_back(std::move(args));

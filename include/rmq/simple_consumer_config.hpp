@@ -26,6 +26,11 @@ struct SimpleConsumerConfig {
     /// first message while the queue's first message is in memory, as the broker's
     /// initPopOffsetByCheckMsgInMem rule says).
     ConsumeInitMode init_mode = ConsumeInitMode::Max;
+    /// Orderly receives (the gRPC clients' FIFO subscription, which their proxy takes from the group's
+    /// consumeMessageOrderly): each receive is an orderly pop (PopArgs::order), so a queue's messages come
+    /// in order and none of a queue while a batch of it is neither acked nor past its invisible duration;
+    /// a batch not acked comes back in order, reconsume times + 1. Explicit here: rmq has no proxy.
+    bool fifo = false;
 
     /// Throws rmq::InvalidArgument naming the field.
     void validate() const {

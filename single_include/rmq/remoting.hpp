@@ -1463,7 +1463,7 @@ struct PopMessageRequestHeader {
     std::int32_t init_mode = 1;
     std::optional<std::string> exp_type;
     std::optional<std::string> exp;
-    /// Orderly pop (not used by rmq).
+    /// Orderly pop (PopArgs::order).
     std::optional<bool> order = false;
     std::optional<std::string> attempt_id;
     std::optional<std::string> bname;
@@ -1587,8 +1587,12 @@ struct ChangeInvisibleTimeResponseHeader {
 /// 5.x does for messages of the pop retry topic) and 1ST_POP_TIME, the subscribed topic and the broker name;
 /// POLLING_FULL, POLLING_TIMEOUT and PULL_NOT_FOUND are answers without messages. Other codes throw
 /// rmq::BrokerError; REQUEST_CODE_NOT_SUPPORTED (a 4.x broker) throws rmq::PopUnsupported. Throws
-/// CodecError for an undecodable answer.
-PopResult to_pop_result(const Command& response, std::string_view broker_name, std::string_view topic);
+/// CodecError for an undecodable answer. The answer to an orderly pop (`order`) gives each message the
+/// consumed count its orderCountInfo names as reconsume times.
+PopResult to_pop_result(const Command& response,
+                        std::string_view broker_name,
+                        std::string_view topic,
+                        bool order = false);
 
 /// The new receipt a CHANGE_MESSAGE_INVISIBLETIME answer gives (MQClientAPIImpl.changeInvisibleTimeAsync):
 /// the old receipt's fields with the request's offset as check point offset and the answer's pop time,
@@ -6284,13 +6288,34 @@ inline std::string queue_key(const MessageExt& m) {
     return fmt::format("{}@{}", mark, m.queue_id());
 }
 
+/// The consumed count an orderly pop's orderCountInfo gives the message at `offset` of queue `key`
+/// ("mark@queueId"): its own entry "mark qo<queueId>%<offset> count", else the queue's "mark queueId count"
+/// (older brokers), as processPopResponse reads it; 0 when neither is there.
+inline std::int32_t order_count(const std::map<std::string, std::string, std::less<>>& counts,
+                                std::string_view key,
+                                std::int32_t queue_id,
+                                std::int64_t offset) {
+    auto it = counts.find(fmt::format("{}@qo{}%{}", key.front(), queue_id, offset));
+    if (it == counts.end()) {
+        it = counts.find(key);
+    }
+    if (it == counts.end()) {
+        return 0;
+    }
+    return static_cast<std::int32_t>(offset_number(it->second, "orderCountInfo"));
+}
+
 /// Gives each message without a receipt its receipt (the processPopResponse loop for 5.x brokers that send
-/// startOffsetInfo, and the 4.x-era form without it).
+/// startOffsetInfo, and the 4.x-era form without it); for an orderly pop (`order`), also its reconsume times
+/// from orderCountInfo.
 inline void attach_receipts(std::vector<MessageExt>& msgs,
                             const PopMessageResponseHeader& h,
-                            std::string_view broker_name) {
+                            std::string_view broker_name,
+                            bool order) {
     const auto starts = parse_offset_info(h.start_offset_info.value_or(""), "startOffsetInfo");
     const auto offsets = parse_offset_info(h.msg_offset_info.value_or(""), "msgOffsetInfo");
+    const auto counts = order ? parse_offset_info(h.order_count_info.value_or(""), "orderCountInfo")
+                              : std::map<std::string, std::string, std::less<>>{};
     std::map<std::string, std::size_t, std::less<>> seen;  // messages so far per queue key
     std::map<std::string, std::int64_t, std::less<>> first_offset;
     for (auto& m : msgs) {
@@ -6316,6 +6341,9 @@ inline void attach_receipts(std::vector<MessageExt>& msgs,
             }
             r.ck_queue_offset = offset_number(s->second, "startOffsetInfo");
             r.queue_offset = nth_offset(o->second, index, key);
+            if (const auto count = order_count(counts, key, m.queue_id(), m.queue_offset()); count > 0) {
+                m.set_reconsume_times(count);
+            }
         } else {
             // No startOffsetInfo: the check point starts at the first message of the queue in the answer.
             r.ck_queue_offset = first_offset.try_emplace(key, m.queue_offset()).first->second;
@@ -6339,6 +6367,7 @@ RMQ_DECL PopMessageRequestHeader PopMessageRequestHeader::from(const PopArgs& ar
     h.init_mode = static_cast<std::int32_t>(args.init_mode);
     h.exp_type = args.expression_type;
     h.exp = args.expression;
+    h.order = args.order;
     if (!args.broker_name.empty()) {
         h.bname = args.broker_name;
     }
@@ -6391,7 +6420,8 @@ RMQ_DECL void check_pop_answer(const Command& response, std::string_view what) {
 
 RMQ_DECL PopResult to_pop_result(const Command& response,
                                  std::string_view broker_name,
-                                 std::string_view topic) {
+                                 std::string_view topic,
+                                 bool order) {
     PopResult result;
     switch (response.code) {
     case response_code::success:
@@ -6415,7 +6445,7 @@ RMQ_DECL PopResult to_pop_result(const Command& response,
     result.pop_time = h.pop_time;
     result.invisible_time = h.invisible_time;
     result.msg_found_list = decode_messages(response.body_bytes());
-    detail::attach_receipts(result.msg_found_list, h, broker_name);
+    detail::attach_receipts(result.msg_found_list, h, broker_name, order);
     const std::string first_pop = fmt::format("{}", h.pop_time);
     for (auto& m : result.msg_found_list) {
         if (!m.has_property(property::first_pop_time)) {
@@ -9758,7 +9788,7 @@ RMQ_DECL PopResult pop_message(TransportParts& parts, PopWaits& waits, const Pop
     if (!answered) {
         return nothing_found();  // the broker's later answer is dropped
     }
-    return remoting::to_pop_result(PopWaits::answer_of(*wait), args.broker_name, args.topic);
+    return remoting::to_pop_result(PopWaits::answer_of(*wait), args.broker_name, args.topic, args.order);
 }
 
 RMQ_DECL void pop_message(TransportParts& parts, PopWaits& waits, const PopArgs& args, PopCompletion done) {

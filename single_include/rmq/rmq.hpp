@@ -4423,6 +4423,11 @@ struct PopArgs {
     ConsumeInitMode init_mode = ConsumeInitMode::Max;
     std::string expression_type{expression_type_tag};
     std::string expression{"*"};
+    /// Orderly pop (PopMessageRequestHeader.order): the broker serves each queue's messages in order and none
+    /// of a queue while a batch it popped from it is neither acked nor past its invisible time; no pop retry
+    /// topic, no check points (receipts name revive queue pop_order_revive_queue). A redelivered message
+    /// carries its consumed count as reconsume times.
+    bool order = false;
 };
 
 /// Java's PopStatus.
@@ -4542,11 +4547,22 @@ struct PopReceipt {
     /// `%RETRY%<group>+<topic>` for topicMark "2".
     [[nodiscard]] std::string real_topic(std::string_view topic, std::string_view group) const;
 
+    /// A receipt of an orderly pop (ExtraInfoUtil.isOrder: revive queue pop_order_revive_queue).
+    [[nodiscard]] bool order() const noexcept;
+
     /// The wall time (ms) the message becomes visible again.
     [[nodiscard]] std::int64_t visible_at() const noexcept { return pop_time + invisible_time; }
 
     friend bool operator==(const PopReceipt&, const PopReceipt&) = default;
 };
+
+/// KeyBuilder.POP_ORDER_REVIVE_QUEUE: the revive queue id an orderly pop's receipts name (a broker then acks
+/// and changes them through its ConsumerOrderInfoManager instead of check points).
+inline constexpr std::int32_t pop_order_revive_queue = 999;
+
+inline bool PopReceipt::order() const noexcept {
+    return revive_qid == pop_order_revive_queue;
+}
 
 /// KeyBuilder.buildPopRetryTopic: `%RETRY%<group>_<topic>`, where a 5.x broker puts messages whose
 /// invisibility expired.
@@ -7117,6 +7133,10 @@ public:
     /// wakes the group's any-queue pops). True when one woke.
     bool wake_arrived(const std::string& topic, std::int32_t queue_id, std::int64_t tags_code);
 
+    /// The first pop of `group` held on queue `queue_id` of `topic` and the first held on any queue, whatever
+    /// their filters (an orderly queue's block ended). True when one woke.
+    bool wake_queue(const std::string& topic, const std::string& group, std::int32_t queue_id);
+
     /// The pops past their deadline at steady time `now`. True when one woke.
     bool wake_due(std::int64_t now);
 
@@ -7148,6 +7168,83 @@ private:
 }  // namespace rmq::detail
 
 // ---- end rmq/detail/broker/pop_long_poll.hpp ----
+
+// ---- begin rmq/detail/broker/pop_order.hpp ----
+
+/// @file detail/broker/pop_order.hpp
+/// Orderly POP on the embedded broker (5.x's ConsumerOrderInfoManager): per (group, topic, queue) the batch
+/// an orderly pop served last. The queue is blocked for the group while a message of that batch is neither
+/// acked nor past its visibility; a later pop serves the same offsets again (from the group's consumer
+/// offset, which only acks move) and counts how often each was served. No check points: nothing is revived.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+
+namespace rmq::detail {
+
+/// ConsumerOrderInfoManager.OrderInfo: the last orderly batch of one queue for one group.
+struct PopOrderBatch {
+    /// Broker wall time (ms) of the pop: receipts with another pop time are stale.
+    std::int64_t pop_time = 0;
+    /// Clock steady time (ms) the batch's messages become visible again, unless changed per message.
+    std::int64_t visible_at = 0;
+    std::vector<std::int64_t> offsets;
+    /// CHANGE_MESSAGE_INVISIBLETIME per offset: its own steady visibility time.
+    std::map<std::int64_t, std::int64_t> visible_at_of;
+    /// Times each offset was served before this batch (only those served before).
+    std::map<std::int64_t, std::int32_t> consumed;
+    /// Bit i: offsets[i] acked (commitOffsetBit).
+    std::uint64_t committed = 0;
+    /// The long-polling pops of the queue were woken once its block ended by time.
+    bool unblock_reported = false;
+
+    /// OrderInfo.needBlock: a message not acked and not yet visible at steady time `now`.
+    [[nodiscard]] bool blocks(std::int64_t now) const;
+    /// The steady time the block ends (nullopt: not blocking by time, all acked).
+    [[nodiscard]] std::optional<std::int64_t> blocked_until() const;
+    /// OrderInfo.getNextOffset: the first offset not acked, or one past the last when all are.
+    [[nodiscard]] std::int64_t next_offset() const;
+};
+
+class PopOrderBatches {
+public:
+    /// (group, topic, queue id)
+    using Key = std::tuple<std::string, std::string, std::int32_t>;
+
+    /// ConsumerOrderInfoManager.checkBlock.
+    [[nodiscard]] bool blocked(const Key& key, std::int64_t now) const;
+
+    /// ConsumerOrderInfoManager.update: `offsets` (non-empty, ascending) are the new batch of the queue; an
+    /// offset the previous batch had is counted once more. Returns the count of each offset (0: new).
+    std::map<std::int64_t, std::int32_t>
+    update(const Key& key, std::int64_t pop_time, std::int64_t visible_at, std::vector<std::int64_t> offsets);
+
+    /// ConsumerOrderInfoManager.commitAndNext: marks `offset` of the batch popped at `pop_time` acked and
+    /// returns the offset the group's consumer offset moves to; -1 when the batch does not have `offset`,
+    /// -2 when `pop_time` is not the batch's (a stale receipt: nothing to commit).
+    std::int64_t commit_and_next(const Key& key, std::int64_t offset, std::int64_t pop_time);
+
+    /// ConsumerOrderInfoManager.updateNextVisibleTime; a stale `pop_time` changes nothing.
+    void set_visible_at(const Key& key, std::int64_t offset, std::int64_t pop_time, std::int64_t visible_at);
+
+    /// The earliest steady time a blocked queue's block ends and its held pops were not woken for it yet.
+    [[nodiscard]] std::optional<std::int64_t> next_unblock() const;
+
+    /// The queues whose block ended by steady time `now` (each reported once per batch).
+    std::vector<Key> take_unblocked(std::int64_t now);
+
+private:
+    std::map<Key, PopOrderBatch> batches_;
+};
+
+}  // namespace rmq::detail
+
+// ---- end rmq/detail/broker/pop_order.hpp ----
 
 // ---- begin rmq/detail/broker/pull.hpp ----
 
@@ -7664,9 +7761,10 @@ public:
     // ---- 5.x POP (pop_requests.ipp; long polling: pop_long_poll_requests.ipp) -----------------------------
 
     /// POP_MESSAGE (PopMessageProcessor): up to max_msg_nums matching messages of the group's pop retry queue
-    /// and the topic's queues, each with a check point and its receipt (POP_CK). When none is there and
-    /// args.poll_time_millis > 0 the calling thread is held (PopLongPollingService) until a matching message
-    /// arrives or the poll time ends (then PollingNotFound, Java's POLLING_TIMEOUT); PollingFull when
+    /// and the topic's queues, each with a check point and its receipt (POP_CK); for args.order, of the
+    /// queues not blocked for the group, without check points (pop_order_requests.ipp). When none is there
+    /// and args.poll_time_millis > 0 the calling thread is held (PopLongPollingService) until a matching
+    /// message arrives or the poll time ends (then PollingNotFound, Java's POLLING_TIMEOUT); PollingFull when
     /// max_pop_polling_size pops are held already. `handle`: the connection (interrupt_pops).
     PopResult pop_message(const PopArgs& args, std::uint64_t handle = 0);
     /// The same without a waiting thread (rmq::HasAsyncPop): a pop to hold is parked with `done` and re-run
@@ -7679,13 +7777,14 @@ public:
     void resume_pops(std::uint64_t handle, const std::string& group);
     /// POP requests held for long polling.
     [[nodiscard]] std::size_t held_pop_count() const;
-    /// ACK_MESSAGE: removes the receipt's check point; a spent receipt changes nothing.
+    /// ACK_MESSAGE: removes the receipt's check point; a spent receipt changes nothing. A receipt of an
+    /// orderly pop commits its offset in the queue's batch (MESSAGE_ILLEGAL when the batch does not have it).
     void ack_message(const AckArgs& args);
     /// BATCH_ACK_MESSAGE: the receipts grouped as a client sends them (BatchAckRequest::of, whose
     /// rmq::InvalidArgument it throws), then each bit acked as ack_message would.
     void batch_ack_message(const BatchAckArgs& args);
-    /// CHANGE_MESSAGE_INVISIBLETIME: moves the check point's deadline; the new receipt. NO_MESSAGE for a
-    /// spent receipt.
+    /// CHANGE_MESSAGE_INVISIBLETIME: moves the check point's deadline (of an orderly pop: the message's
+    /// visibility in its batch, its pop time kept); the new receipt. NO_MESSAGE for a spent receipt.
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);
     /// Popped messages of `group` neither acked nor revived.
     [[nodiscard]] std::size_t pop_in_flight(const std::string& group) const;
@@ -7806,6 +7905,24 @@ private:
                           PopResult& result);
     /// PopReviveService: messages whose invisibility expired go to the pop retry topic (or the DLQ).
     void revive_locked(BrokerTasks& out);
+    /// Where a pop of `mq` starts: the group's consumer offset, else its init mode's.
+    std::int64_t pop_offset_locked(const PopArgs& a, const MessageQueue& mq, const QueueLog& q) const;
+    /// pop_queue_locked for an orderly pop (ConsumerOrderInfoManager.checkBlock / update).
+    void pop_queue_orderly_locked(const PopArgs& a,
+                                  const MessageQueue& mq,
+                                  const std::optional<SubscriptionData>& sub,
+                                  PopResult& result);
+    /// AckMessageProcessor.ackOrderly; the error of a MESSAGE_ILLEGAL answer (an offset not in the batch).
+    std::optional<std::string> ack_orderly_locked(const std::string& group,
+                                                  const MessageQueue& mq,
+                                                  std::int64_t offset,
+                                                  std::int64_t pop_time,
+                                                  BrokerTasks& out);
+    /// ChangeInvisibleTimeProcessor.processChangeInvisibleTimeForOrder.
+    std::string
+    change_invisible_time_orderly_locked(const ChangeInvisibleTimeArgs& a, PopReceipt r, BrokerTasks& out);
+    /// Wakes the held pops of orderly queues whose block ended by time.
+    void wake_unblocked_orders_locked(BrokerTasks& out);
 
     SetMessageRequestModeArgs request_mode_locked(const std::string& topic, const std::string& group) const;
     std::optional<std::vector<MessageQueue>>
@@ -7835,6 +7952,7 @@ private:
     HeldPulls held_;
     HalfMessages half_;
     PopCheckPoints pops_;
+    PopOrderBatches pop_orders_;
     HeldPops held_pops_;
     /// Where the threads of held pops wait (with mutex_).
     std::condition_variable pop_woken_;
@@ -17731,6 +17849,11 @@ struct SimpleConsumerConfig {
     /// first message while the queue's first message is in memory, as the broker's
     /// initPopOffsetByCheckMsgInMem rule says).
     ConsumeInitMode init_mode = ConsumeInitMode::Max;
+    /// Orderly receives (the gRPC clients' FIFO subscription, which their proxy takes from the group's
+    /// consumeMessageOrderly): each receive is an orderly pop (PopArgs::order), so a queue's messages come
+    /// in order and none of a queue while a batch of it is neither acked nor past its invisible duration;
+    /// a batch not acked comes back in order, reconsume times + 1. Explicit here: rmq has no proxy.
+    bool fifo = false;
 
     /// Throws rmq::InvalidArgument naming the field.
     void validate() const {
@@ -18048,6 +18171,7 @@ private:
                 args.broker_name = std::move(broker);
                 args.poll_time_millis = config_.await_duration;
                 args.init_mode = config_.init_mode;
+                args.order = config_.fifo;
                 args.expression_type = selector.expression_type();
                 args.expression = selector.expression().empty() ? "*" : selector.expression();
                 out.push_back(std::move(args));
@@ -24030,6 +24154,18 @@ HeldPops::wake_arrived(const std::string& topic, std::int32_t queue_id, std::int
     return woke;
 }
 
+RMQ_DECL bool
+HeldPops::wake_queue(const std::string& topic, const std::string& group, std::int32_t queue_id) {
+    bool woke = false;
+    for (const auto q : {queue_id, -1}) {
+        if (const auto it = held_.find(Key{topic, group, q}); it != held_.end()) {
+            woke = wake_first(it->second, std::nullopt) || woke;
+        }
+    }
+    erase_empty();
+    return woke;
+}
+
 RMQ_DECL bool HeldPops::wake_due(std::int64_t now) {
     bool woke = false;
     for (auto& [key, list] : held_) {
@@ -24086,6 +24222,142 @@ RMQ_DECL void HeldPops::erase_empty() {
 
 }  // namespace rmq::detail
 // ---- end rmq/detail/broker/impl/pop_long_poll.ipp ----
+
+// ---- begin rmq/detail/broker/impl/pop_order.ipp ----
+
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+
+
+namespace rmq::detail {
+
+namespace pop_order {
+
+inline bool acked(const PopOrderBatch& b, std::size_t i) {
+    return (b.committed & (std::uint64_t{1} << i)) != 0;
+}
+
+inline std::int64_t visible_at(const PopOrderBatch& b, std::int64_t offset) {
+    const auto it = b.visible_at_of.find(offset);
+    return it == b.visible_at_of.end() ? b.visible_at : it->second;
+}
+
+}  // namespace pop_order
+
+RMQ_DECL bool PopOrderBatch::blocks(std::int64_t now) const {
+    const auto until = blocked_until();
+    return until && now < *until;
+}
+
+RMQ_DECL std::optional<std::int64_t> PopOrderBatch::blocked_until() const {
+    // needBlock looks at the messages in order: the first not acked that is still invisible blocks; the
+    // block ends when the latest of them becomes visible.
+    std::optional<std::int64_t> until;
+    for (std::size_t i = 0; i < offsets.size(); ++i) {
+        if (!pop_order::acked(*this, i)) {
+            const auto t = pop_order::visible_at(*this, offsets[i]);
+            until = until ? std::max(*until, t) : t;
+        }
+    }
+    return until;
+}
+
+RMQ_DECL std::int64_t PopOrderBatch::next_offset() const {
+    for (std::size_t i = 0; i < offsets.size(); ++i) {
+        if (!pop_order::acked(*this, i)) {
+            return offsets[i];
+        }
+    }
+    return offsets.back() + 1;
+}
+
+RMQ_DECL bool PopOrderBatches::blocked(const Key& key, std::int64_t now) const {
+    const auto it = batches_.find(key);
+    return it != batches_.end() && it->second.blocks(now);
+}
+
+RMQ_DECL std::map<std::int64_t, std::int32_t> PopOrderBatches::update(const Key& key,
+                                                                      std::int64_t pop_time,
+                                                                      std::int64_t visible_at,
+                                                                      std::vector<std::int64_t> offsets) {
+    PopOrderBatch next;
+    next.pop_time = pop_time;
+    next.visible_at = visible_at;
+    next.offsets = std::move(offsets);
+    std::map<std::int64_t, std::int32_t> counts;
+    const auto prev = batches_.find(key);
+    for (const auto o : next.offsets) {
+        std::int32_t count = 0;
+        if (prev != batches_.end() &&
+            std::find(prev->second.offsets.begin(), prev->second.offsets.end(), o) !=
+                prev->second.offsets.end()) {
+            const auto c = prev->second.consumed.find(o);
+            count = (c == prev->second.consumed.end() ? 0 : c->second) + 1;
+            next.consumed[o] = count;
+        }
+        counts[o] = count;
+    }
+    batches_[key] = std::move(next);
+    return counts;
+}
+
+RMQ_DECL std::int64_t
+PopOrderBatches::commit_and_next(const Key& key, std::int64_t offset, std::int64_t pop_time) {
+    const auto it = batches_.find(key);
+    if (it == batches_.end()) {
+        return offset + 1;  // no batch known (as after a broker restart): the ack commits past it
+    }
+    auto& b = it->second;
+    if (b.offsets.empty()) {
+        return -1;
+    }
+    if (b.pop_time != pop_time) {
+        return -2;
+    }
+    const auto pos = std::find(b.offsets.begin(), b.offsets.end(), offset);
+    if (pos == b.offsets.end()) {
+        return -1;
+    }
+    b.committed |= std::uint64_t{1} << static_cast<std::size_t>(pos - b.offsets.begin());
+    return b.next_offset();
+}
+
+RMQ_DECL void PopOrderBatches::set_visible_at(const Key& key,
+                                              std::int64_t offset,
+                                              std::int64_t pop_time,
+                                              std::int64_t visible_at) {
+    const auto it = batches_.find(key);
+    if (it == batches_.end() || it->second.pop_time != pop_time) {
+        return;
+    }
+    it->second.visible_at_of[offset] = visible_at;
+    it->second.unblock_reported = false;
+}
+
+RMQ_DECL std::optional<std::int64_t> PopOrderBatches::next_unblock() const {
+    std::optional<std::int64_t> next;
+    for (const auto& [key, b] : batches_) {
+        if (const auto until = b.blocked_until(); until && !b.unblock_reported) {
+            next = next ? std::min(*next, *until) : *until;
+        }
+    }
+    return next;
+}
+
+RMQ_DECL std::vector<PopOrderBatches::Key> PopOrderBatches::take_unblocked(std::int64_t now) {
+    std::vector<Key> out;
+    for (auto& [key, b] : batches_) {
+        if (const auto until = b.blocked_until(); until && !b.unblock_reported && *until <= now) {
+            b.unblock_reported = true;
+            out.push_back(key);
+        }
+    }
+    return out;
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/pop_order.ipp ----
 
 // ---- begin rmq/detail/broker/impl/subscription_groups.ipp ----
 
@@ -25979,6 +26251,7 @@ RMQ_DECL void BrokerState::tick_locked(BrokerTasks& out) {
         answer_held_locked(std::move(h), out);
     }
     wake_pops_locked(held_pops_.wake_due(now), out);
+    wake_unblocked_orders_locked(out);
     membership_.expire(now, out);
     check_transactions_locked(out);
     revive_locked(out);
@@ -25991,7 +26264,8 @@ RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline_locked() const {
                          held_pops_.next_deadline(),
                          membership_.next_expiry(),
                          half_.next_round(),
-                         pops_.next_deadline()}) {
+                         pops_.next_deadline(),
+                         pop_orders_.next_unblock()}) {
         if (t) {
             next = next ? std::min(*next, *t) : *t;
         }
@@ -26370,6 +26644,140 @@ RMQ_DECL std::size_t BrokerState::held_pop_count() const {
 }  // namespace rmq::detail
 // ---- end rmq/detail/broker/impl/pop_long_poll_requests.ipp ----
 
+// ---- begin rmq/detail/broker/impl/pop_order_requests.ipp ----
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+
+
+namespace rmq::detail {
+
+RMQ_DECL void BrokerState::pop_queue_orderly_locked(const PopArgs& a,
+                                                    const MessageQueue& mq,
+                                                    const std::optional<SubscriptionData>& sub,
+                                                    PopResult& result) {
+    const QueueLog* q = store_.find_queue(mq.topic, mq.queue_id);
+    if (q == nullptr) {
+        return;
+    }
+    const PopOrderBatches::Key key{a.consumer_group, mq.topic, mq.queue_id};
+    const std::int64_t steady = clock_->steady_millis();
+    if (pop_orders_.blocked(key, steady)) {
+        return;  // a batch of this queue is in flight: nothing later, and no backlog counted (5.3.3)
+    }
+    const std::int64_t offset = pop_offset_locked(a, mq, *q);
+    offsets_.store(a.consumer_group, mq, offset);
+    const auto wanted = static_cast<std::int32_t>(a.max_msg_nums - result.msg_found_list.size());
+    if (wanted <= 0 || offset >= q->next) {
+        result.rest_num += q->next - offset;
+        return;
+    }
+    PullArgs scan;
+    scan.consumer_group = a.consumer_group;
+    scan.mq = mq;
+    scan.queue_offset = offset;
+    scan.max_msg_nums = wanted;
+    int code = response_code::success;
+    PullResult found = get_message(*q, scan, sub, config_, code);
+    result.rest_num += q->next - found.next_begin_offset;
+    if (found.msg_found_list.empty()) {
+        offsets_.store(a.consumer_group, mq, found.next_begin_offset);  // none matched: skip them
+        return;
+    }
+    std::vector<std::int64_t> served;
+    for (const auto& m : found.msg_found_list) {
+        served.push_back(m.queue_offset());
+    }
+    // The group's consumer offset stays at the batch's start: only acks move it (ackOrderly).
+    const auto counts =
+        pop_orders_.update(key, result.pop_time, steady + a.invisible_time_millis, std::move(served));
+    for (auto& m : found.msg_found_list) {
+        const PopReceipt receipt{offset,
+                                 result.pop_time,
+                                 a.invisible_time_millis,
+                                 pop_order_revive_queue,
+                                 false,
+                                 config_.broker_name,
+                                 mq.queue_id,
+                                 m.queue_offset()};
+        m.set_property(property::pop_ck, receipt.to_string());
+        if (!m.has_property(property::first_pop_time)) {
+            m.set_property(property::first_pop_time, fmt::format("{}", result.pop_time));
+        }
+        // What a client reads from orderCountInfo: how often the message was served before.
+        if (const auto count = counts.at(m.queue_offset()); count > 0) {
+            m.set_reconsume_times(count);
+        }
+        m.set_topic(a.topic);
+        m.set_broker_name(config_.broker_name);
+        result.msg_found_list.push_back(std::move(m));
+    }
+}
+
+RMQ_DECL std::optional<std::string> BrokerState::ack_orderly_locked(const std::string& group,
+                                                                    const MessageQueue& mq,
+                                                                    std::int64_t offset,
+                                                                    std::int64_t pop_time,
+                                                                    BrokerTasks& out) {
+    if (const auto committed = offsets_.find(group, mq); committed && offset < *committed) {
+        return std::nullopt;  // acked already: the group is past it
+    }
+    const PopOrderBatches::Key key{group, mq.topic, mq.queue_id};
+    const std::int64_t next = pop_orders_.commit_and_next(key, offset, pop_time);
+    if (next == -1) {
+        return fmt::format(
+            "offset is illegal: {} queue {} offset {} is not in the batch the group popped last",
+            mq.topic,
+            mq.queue_id,
+            offset);
+    }
+    if (next >= 0) {
+        offsets_.store(group, mq, next);
+        if (!pop_orders_.blocked(key, clock_->steady_millis())) {
+            wake_pops_locked(held_pops_.wake_queue(mq.topic, group, mq.queue_id), out);
+        }
+    }
+    return std::nullopt;  // -2: a stale receipt (another batch was popped since) commits nothing
+}
+
+RMQ_DECL std::string BrokerState::change_invisible_time_orderly_locked(const ChangeInvisibleTimeArgs& a,
+                                                                       PopReceipt r,
+                                                                       BrokerTasks& out) {
+    const MessageQueue mq{r.real_topic(a.topic, a.consumer_group), config_.broker_name, r.queue_id};
+    if (const auto committed = offsets_.find(a.consumer_group, mq);
+        committed && r.queue_offset < *committed) {
+        throw BrokerError(
+            response_code::no_message,
+            fmt::format("{} queue {} offset {} is acked already", a.topic, r.queue_id, r.queue_offset));
+    }
+    const PopOrderBatches::Key key{a.consumer_group, mq.topic, mq.queue_id};
+    const std::int64_t steady = clock_->steady_millis();
+    pop_orders_.set_visible_at(key, r.queue_offset, r.pop_time, steady + a.invisible_time_millis);
+    // The receipt keeps its pop time (the batch's identity); its invisible time reaches the new deadline.
+    r.ck_queue_offset = r.queue_offset;
+    r.invisible_time = clock_->wall_millis() + a.invisible_time_millis - r.pop_time;
+    if (!pop_orders_.blocked(key, steady)) {
+        wake_pops_locked(held_pops_.wake_queue(mq.topic, a.consumer_group, mq.queue_id), out);
+    }
+    dispatcher_.wake_locked();  // the block's end moved
+    return r.to_string();
+}
+
+RMQ_DECL void BrokerState::wake_unblocked_orders_locked(BrokerTasks& out) {
+    for (const auto& [group, topic, queue_id] : pop_orders_.take_unblocked(clock_->steady_millis())) {
+        wake_pops_locked(held_pops_.wake_queue(topic, group, queue_id), out);
+    }
+}
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/broker/impl/pop_order_requests.ipp ----
+
 // ---- begin rmq/detail/broker/impl/pop_requests.ipp ----
 
 #include <cstddef>
@@ -26435,7 +26843,8 @@ RMQ_DECL PopResult BrokerState::pop_locked(const PopArgs& a, const std::optional
     result.pop_time = clock_->wall_millis();
     result.invisible_time = a.invisible_time_millis;
     const auto queue_count = *store_.queue_count(a.topic);
-    const bool has_retry = store_.has_topic(pop_retry_topic(a.topic, a.consumer_group));
+    // An orderly pop reads the topic's queues only (5.3.3 pops no retry topic for order).
+    const bool has_retry = !a.order && store_.has_topic(pop_retry_topic(a.topic, a.consumer_group));
     for (const auto& mq : pop_queues(a, config_.broker_name, queue_count, has_retry, pop_rotation_++)) {
         pop_queue_locked(a, mq, sub, result);
     }
@@ -26450,20 +26859,16 @@ RMQ_DECL void BrokerState::pop_queue_locked(const PopArgs& a,
                                             const MessageQueue& mq,
                                             const std::optional<SubscriptionData>& sub,
                                             PopResult& result) {
+    if (a.order) {
+        pop_queue_orderly_locked(a, mq, sub, result);
+        return;
+    }
     const QueueLog* q = store_.find_queue(mq.topic, mq.queue_id);
     if (q == nullptr) {
         return;
     }
     // The pop offset is the group's consumer offset (Java commits it at once; check points keep the rest).
-    std::int64_t offset = 0;
-    if (const auto stored = offsets_.find(a.consumer_group, mq)) {
-        offset = *stored;
-    } else if (a.init_mode == ConsumeInitMode::Min || q->base <= 0 || is_retry_topic(mq.topic)) {
-        offset = q->base;  // MAX with the first message still in memory also starts at it
-    } else {
-        offset = q->next;
-    }
-    offset = std::max(offset, q->base);
+    std::int64_t offset = pop_offset_locked(a, mq, *q);
     const auto wanted = static_cast<std::int32_t>(a.max_msg_nums - result.msg_found_list.size());
     if (wanted > 0 && offset < q->next) {
         PullArgs scan;
@@ -26508,15 +26913,43 @@ RMQ_DECL void BrokerState::pop_queue_locked(const PopArgs& a,
     result.rest_num += q->next - offset;
 }
 
+RMQ_DECL std::int64_t
+BrokerState::pop_offset_locked(const PopArgs& a, const MessageQueue& mq, const QueueLog& q) const {
+    std::int64_t offset = 0;
+    if (const auto stored = offsets_.find(a.consumer_group, mq)) {
+        offset = *stored;
+    } else if (a.init_mode == ConsumeInitMode::Min || q.base <= 0 || is_retry_topic(mq.topic)) {
+        offset = q.base;  // MAX with the first message still in memory also starts at it
+    } else {
+        offset = q.next;
+    }
+    return std::max(offset, q.base);
+}
+
 RMQ_DECL void BrokerState::ack_message(const AckArgs& a) {
     check_group(a.consumer_group);
     const auto r = PopReceipt::parse(a.extra_info);
-    const std::lock_guard lock(mutex_);
-    check_running_locked();
-    faults_.take(BrokerRequest::Ack);
-    // An ack of a receipt that is spent (acked, revived, replaced) changes nothing, as on a Java broker.
-    (void)pops_.take(
-        a.consumer_group, r.real_topic(a.topic, a.consumer_group), r.queue_id, r.queue_offset, r.pop_time);
+    BrokerTasks out;  // asynchronous pops an orderly ack unblocked
+    {
+        const std::lock_guard lock(mutex_);
+        check_running_locked();
+        faults_.take(BrokerRequest::Ack);
+        if (r.order()) {
+            const MessageQueue mq{r.real_topic(a.topic, a.consumer_group), config_.broker_name, r.queue_id};
+            if (auto error = ack_orderly_locked(a.consumer_group, mq, r.queue_offset, r.pop_time, out)) {
+                throw BrokerError(response_code::message_illegal, std::move(*error));
+            }
+        } else {
+            // An ack of a receipt that is spent (acked, revived, replaced) changes nothing, as on a Java
+            // broker.
+            (void)pops_.take(a.consumer_group,
+                             r.real_topic(a.topic, a.consumer_group),
+                             r.queue_id,
+                             r.queue_offset,
+                             r.pop_time);
+        }
+    }
+    dispatch(std::move(out));
 }
 
 RMQ_DECL void BrokerState::batch_ack_message(const BatchAckArgs& a) {
@@ -26524,18 +26957,34 @@ RMQ_DECL void BrokerState::batch_ack_message(const BatchAckArgs& a) {
     for (const auto& ack : body.acks) {
         check_group(ack.consumer_group);
     }
-    const std::lock_guard lock(mutex_);
+    BrokerTasks out;  // asynchronous pops an orderly ack unblocked
+    std::unique_lock lock(mutex_);
     check_running_locked();
     faults_.take(BrokerRequest::BatchAck);
     // AckMessageProcessor's batch path: each set bit acks start offset + bit of that pop's check point; a
-    // spent one changes nothing, and the answer is SUCCESS whatever the bits found.
+    // spent one changes nothing, and the answer is SUCCESS whatever the bits found, except that an orderly
+    // bit out of its batch makes it MESSAGE_ILLEGAL after the others are acked.
+    std::optional<std::string> illegal;
     for (const auto& ack : body.acks) {
         const std::string topic = ack.retry == "0"   ? ack.topic
                                   : ack.retry == "2" ? pop_retry_topic_v2(ack.topic, ack.consumer_group)
                                                      : pop_retry_topic(ack.topic, ack.consumer_group);
         for (const auto bit : ack.bits) {
+            if (ack.revive_queue_id == pop_order_revive_queue) {
+                const MessageQueue mq{topic, config_.broker_name, ack.queue_id};
+                if (auto error = ack_orderly_locked(
+                        ack.consumer_group, mq, ack.start_offset + bit, ack.pop_time, out)) {
+                    illegal = std::move(error);
+                }
+                continue;
+            }
             (void)pops_.take(ack.consumer_group, topic, ack.queue_id, ack.start_offset + bit, ack.pop_time);
         }
+    }
+    lock.unlock();
+    dispatch(std::move(out));
+    if (illegal) {
+        throw BrokerError(response_code::message_illegal, std::move(*illegal));
     }
 }
 
@@ -26546,9 +26995,16 @@ RMQ_DECL std::string BrokerState::change_invisible_time(const ChangeInvisibleTim
                           fmt::format("invisible time {} ms is negative", a.invisible_time_millis));
     }
     auto r = PopReceipt::parse(a.extra_info);
-    const std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     check_running_locked();
     faults_.take(BrokerRequest::ChangeInvisibleTime);
+    if (r.order()) {
+        BrokerTasks out;  // asynchronous pops the change unblocked
+        auto receipt = change_invisible_time_orderly_locked(a, std::move(r), out);
+        lock.unlock();
+        dispatch(std::move(out));
+        return receipt;
+    }
     auto ck = pops_.take(
         a.consumer_group, r.real_topic(a.topic, a.consumer_group), r.queue_id, r.queue_offset, r.pop_time);
     if (!ck) {

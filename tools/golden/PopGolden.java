@@ -78,6 +78,21 @@ public final class PopGolden {
         pop.setExp("*");
         pop.setBrokerName("broker-a");
 
+        // An orderly pop of one queue (PopMessageRequestHeader.order, as ConsumeMessagePopOrderlyService's pops).
+        PopMessageRequestHeader popOrder = new PopMessageRequestHeader();
+        popOrder.setConsumerGroup("g");
+        popOrder.setTopic("T");
+        popOrder.setQueueId(2);
+        popOrder.setMaxMsgNums(16);
+        popOrder.setInvisibleTime(30000);
+        popOrder.setPollTime(5000);
+        popOrder.setBornTime(1234);
+        popOrder.setInitMode(1);
+        popOrder.setExpType("TAG");
+        popOrder.setExp("*");
+        popOrder.setOrder(true);
+        popOrder.setBrokerName("broker-a");
+
         String receipt = ExtraInfoUtil.buildExtraInfo(10, 1700000000000L, 30000, 2, "T", "broker-a", 1, 11);
         String retryReceipt =
             ExtraInfoUtil.buildExtraInfo(3, 1700000000000L, 30000, 2, "%RETRY%g_T", "broker-b", 0, 3);
@@ -125,12 +140,31 @@ public final class PopGolden {
         ExtraInfoUtil.buildMsgOffsetInfo(offsets, "T", 1, Arrays.asList(10L, 11L));
         ExtraInfoUtil.buildMsgOffsetInfo(offsets, "%RETRY%g_T", 0, Arrays.asList(3L));
 
+        // An orderly pop's answer: ConsumerOrderInfoManager.update writes one entry per message it served
+        // before (its consumed count) and the queue's minimum, for older clients.
+        String orderReceipt = ExtraInfoUtil.buildExtraInfo(20, 1700000000000L, 30000,
+            org.apache.rocketmq.common.KeyBuilder.POP_ORDER_REVIVE_QUEUE, "T", "broker-a", 2, 21);
+        StringBuilder orderStart = new StringBuilder();
+        ExtraInfoUtil.buildStartOffsetInfo(orderStart, "T", 2, 20);
+        StringBuilder orderOffsets = new StringBuilder();
+        ExtraInfoUtil.buildMsgOffsetInfo(orderOffsets, "T", 2, Arrays.asList(20L, 21L, 22L));
+        StringBuilder orderCount = new StringBuilder();
+        ExtraInfoUtil.buildQueueOffsetOrderCountInfo(orderCount, "T", 2, 20, 3);
+        ExtraInfoUtil.buildQueueOffsetOrderCountInfo(orderCount, "T", 2, 21, 2);
+        ExtraInfoUtil.buildQueueIdOrderCountInfo(orderCount, "T", 2, 0);
+        java.util.Map<String, Integer> parsedCount = ExtraInfoUtil.parseOrderCountInfo(orderCount.toString());
+        List<String> parsed = new ArrayList<>();
+        for (Map.Entry<String, Integer> e : new TreeMap<>(parsedCount).entrySet()) {
+            parsed.add(str(e.getKey()) + ": " + e.getValue());
+        }
+
         System.out.println("{");
         System.out.println("  \"generator\": \"tools/golden/PopGolden.java with the Apache RocketMQ "
             + org.apache.rocketmq.common.MQVersion.getVersionDesc(org.apache.rocketmq.common.MQVersion.CURRENT_VERSION)
             + " client\",");
         System.out.println("  \"commands\": [");
         System.out.println(command("pop", RequestCode.POP_MESSAGE, pop) + ",");
+        System.out.println(command("pop_order", RequestCode.POP_MESSAGE, popOrder) + ",");
         System.out.println(command("ack", RequestCode.ACK_MESSAGE, ack) + ",");
         System.out.println(command("change", RequestCode.CHANGE_MESSAGE_INVISIBLETIME, change));
         System.out.println("  ],");
@@ -141,7 +175,15 @@ public final class PopGolden {
         System.out.println("  \"retry_v2_receipt\": " + str(retryV2Receipt) + ",");
         System.out.println("  \"retry_v2_ack\":\n" + command("ack_v2", RequestCode.ACK_MESSAGE, ackV2) + ",");
         System.out.println("  \"retry_v2_start_offset_info\": " + str(startV2.toString()) + ",");
-        System.out.println("  \"retry_v2_msg_offset_info\": " + str(offsetsV2.toString()));
+        System.out.println("  \"retry_v2_msg_offset_info\": " + str(offsetsV2.toString()) + ",");
+        System.out.println("  \"order\": {\"receipt\": " + str(orderReceipt) + ", \"is_order\": "
+            + ExtraInfoUtil.isOrder(ExtraInfoUtil.split(orderReceipt)) + ",");
+        System.out.println("    \"start_offset_info\": " + str(orderStart.toString()) + ", \"msg_offset_info\": "
+            + str(orderOffsets.toString()) + ",");
+        System.out.println("    \"order_count_info\": " + str(orderCount.toString()) + ",");
+        System.out.println("    \"parsed_order_count_info\": {" + String.join(", ", parsed) + "},");
+        System.out.println("    \"queue_offset_key_of_21\": "
+            + str(ExtraInfoUtil.getQueueOffsetMapKey("T", 2, 21)) + "}");
         System.out.println("}");
     }
 }

@@ -33,7 +33,7 @@ std::map<std::string, std::string> sorted(const rr::ExtFields& f) {
 
 /// rmq's header for each command of the vectors, built from the same inputs as PopGolden.java's.
 rr::ExtFields rmq_fields(const std::string& name) {
-    if (name == "pop") {
+    if (name == "pop" || name == "pop_order") {
         rmq::PopArgs a;
         a.consumer_group = "g";
         a.topic = "T";
@@ -41,6 +41,10 @@ rr::ExtFields rmq_fields(const std::string& name) {
         a.max_msg_nums = 16;
         a.invisible_time_millis = 30000;
         a.poll_time_millis = 5000;
+        if (name == "pop_order") {
+            a.queue_id = 2;
+            a.order = true;
+        }
         return rr::to_ext_fields(rr::PopMessageRequestHeader::from(a, 1234));
     }
     if (name == "ack") {
@@ -55,7 +59,7 @@ rr::ExtFields rmq_fields(const std::string& name) {
 
 TEST_CASE("pop request headers carry Java's ext fields", "[pop][golden]") {
     const auto golden = rmq_test::load_golden("pop.json");
-    REQUIRE(golden["commands"].size() == 3);
+    REQUIRE(golden["commands"].size() == 4);
     for (const auto& c : golden["commands"]) {
         const std::string name = c["name"];
         INFO(name);
@@ -155,6 +159,48 @@ TEST_CASE("a receipt from the retry topic of enableRetryTopicV2 (topic mark 2) m
     const auto r = rr::to_pop_result(resp, "broker-b", "T");
     REQUIRE(r.msg_found_list.size() == 2);
     CHECK(r.msg_found_list[1].property_view(rmq::property::pop_ck) == text);
+}
+
+TEST_CASE("an orderly pop's receipts and orderCountInfo match ExtraInfoUtil", "[pop][golden]") {
+    const auto order = rmq_test::load_golden("pop.json")["order"];
+    const auto receipt = rmq::PopReceipt::parse(order["receipt"].get<std::string>());
+    CHECK(receipt.order() == order["is_order"].get<bool>());
+    CHECK(receipt.revive_qid == rmq::pop_order_revive_queue);
+
+    // Java's answer to an orderly pop of queue 2: offsets 20 and 21 were served 3 and 2 times before, 22 is
+    // new (the queue's entry, for older clients, says 0). processPopResponse gives each message its own
+    // count (getQueueOffsetMapKey) and falls back to the queue's.
+    rr::Command resp;
+    resp.code = rmq::response_code::success;
+    resp.flag = rr::command_flag::response;
+    rr::PopMessageResponseHeader h;
+    h.pop_time = 1700000000000;
+    h.invisible_time = 30000;
+    h.revive_qid = rmq::pop_order_revive_queue;
+    h.start_offset_info = order["start_offset_info"].get<std::string>();
+    h.msg_offset_info = order["msg_offset_info"].get<std::string>();
+    h.order_count_info = order["order_count_info"].get<std::string>();
+    resp.ext_fields = rr::to_ext_fields(h);
+    for (const std::int64_t offset : {20, 21, 22}) {
+        rmq::MessageExt m;
+        m.set_topic("T");
+        m.set_queue_id(2);
+        m.set_queue_offset(offset);
+        m.set_born_host("127.0.0.1:1");
+        m.set_store_host("127.0.0.1:2");
+        resp.body += rr::encode_message(m);
+    }
+    const auto r = rr::to_pop_result(resp, "broker-a", "T", true);
+    REQUIRE(r.msg_found_list.size() == 3);
+    const auto parsed = order["parsed_order_count_info"];
+    CHECK(r.msg_found_list[0].reconsume_times() == parsed["0@qo2%20"].get<int>());
+    CHECK(r.msg_found_list[1].reconsume_times() == parsed["0@qo2%21"].get<int>());
+    CHECK(r.msg_found_list[2].reconsume_times() == parsed["0@2"].get<int>());
+    CHECK(r.msg_found_list[1].property_view(rmq::property::pop_ck) == order["receipt"].get<std::string>());
+
+    // Not an orderly pop: the counts are not read (processPopResponse looks at them only for order).
+    const auto plain = rr::to_pop_result(resp, "broker-a", "T");
+    CHECK(plain.msg_found_list[0].reconsume_times() == 0);
 }
 
 }  // namespace pop_golden_test

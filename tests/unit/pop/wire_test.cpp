@@ -208,6 +208,47 @@ TEST_CASE("a POP_MESSAGE answer gives every message its receipt from the offset 
                                                "7 1700000000000 30000 2 1 broker-a 0 7"});
 }
 
+TEST_CASE("an orderly POP_MESSAGE answer gives reconsume times from orderCountInfo") {
+    auto resp = pop_answer(rmq::response_code::success);
+    rr::PopMessageResponseHeader h;
+    h.pop_time = 1700000000000;
+    h.invisible_time = 30000;
+    h.revive_qid = rmq::pop_order_revive_queue;
+    h.start_offset_info = "0 1 10;0 3 4";
+    h.msg_offset_info = "0 1 10,11;0 3 4";
+    // Queue 1: offset 10 was served twice before; queue 3: only the queue's entry (an older broker's form).
+    h.order_count_info = "0 qo1%10 2;0 1 0;0 3 5";
+    resp.ext_fields = rr::to_ext_fields(h);
+    for (const auto& m : {stored("T", 1, 10, "a"), stored("T", 1, 11, "b"), stored("T", 3, 4, "c")}) {
+        resp.body += rr::encode_message(m);
+    }
+    const auto r = rr::to_pop_result(resp, "broker-a", "T", true);
+    REQUIRE(r.msg_found_list.size() == 3);
+    CHECK(r.msg_found_list[0].reconsume_times() == 2);
+    CHECK(r.msg_found_list[1].reconsume_times() == 0);
+    CHECK(r.msg_found_list[2].reconsume_times() == 5);
+    CHECK(rmq::PopReceipt::of(r.msg_found_list[0]).order());
+    CHECK(r.msg_found_list[0].property_view(rmq::property::pop_ck) ==
+          "10 1700000000000 30000 999 0 broker-a 1 10");
+
+    h.order_count_info = "0 qo1%10 x";
+    resp.ext_fields = rr::to_ext_fields(h);
+    CHECK_THROWS_AS(rr::to_pop_result(resp, "broker-a", "T", true), rr::CodecError);
+}
+
+TEST_CASE("an orderly POP_MESSAGE request says order and the queue") {
+    rmq::PopArgs a;
+    a.consumer_group = "g";
+    a.topic = "T";
+    a.queue_id = 2;
+    a.order = true;
+    const auto fields = rr::to_ext_fields(rr::PopMessageRequestHeader::from(a, 1));
+    CHECK(fields.get("order") == "true");
+    CHECK(fields.get("queueId") == "2");
+    a.order = false;
+    CHECK(rr::to_ext_fields(rr::PopMessageRequestHeader::from(a, 1)).get("order") == "false");
+}
+
 TEST_CASE("a POP_MESSAGE answer without offset infos checkpoints each queue at its first message") {
     auto resp = pop_answer(rmq::response_code::success);
     rr::PopMessageResponseHeader h;

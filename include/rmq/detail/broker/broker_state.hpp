@@ -54,6 +54,7 @@
 #include <rmq/detail/broker/offsets.hpp>
 #include <rmq/detail/broker/pop.hpp>
 #include <rmq/detail/broker/pop_long_poll.hpp>
+#include <rmq/detail/broker/pop_order.hpp>
 #include <rmq/detail/broker/pull.hpp>
 #include <rmq/detail/broker/send.hpp>
 #include <rmq/detail/broker/send_back.hpp>
@@ -146,9 +147,10 @@ public:
     // ---- 5.x POP (pop_requests.ipp; long polling: pop_long_poll_requests.ipp) -----------------------------
 
     /// POP_MESSAGE (PopMessageProcessor): up to max_msg_nums matching messages of the group's pop retry queue
-    /// and the topic's queues, each with a check point and its receipt (POP_CK). When none is there and
-    /// args.poll_time_millis > 0 the calling thread is held (PopLongPollingService) until a matching message
-    /// arrives or the poll time ends (then PollingNotFound, Java's POLLING_TIMEOUT); PollingFull when
+    /// and the topic's queues, each with a check point and its receipt (POP_CK); for args.order, of the
+    /// queues not blocked for the group, without check points (pop_order_requests.ipp). When none is there
+    /// and args.poll_time_millis > 0 the calling thread is held (PopLongPollingService) until a matching
+    /// message arrives or the poll time ends (then PollingNotFound, Java's POLLING_TIMEOUT); PollingFull when
     /// max_pop_polling_size pops are held already. `handle`: the connection (interrupt_pops).
     PopResult pop_message(const PopArgs& args, std::uint64_t handle = 0);
     /// The same without a waiting thread (rmq::HasAsyncPop): a pop to hold is parked with `done` and re-run
@@ -161,13 +163,14 @@ public:
     void resume_pops(std::uint64_t handle, const std::string& group);
     /// POP requests held for long polling.
     [[nodiscard]] std::size_t held_pop_count() const;
-    /// ACK_MESSAGE: removes the receipt's check point; a spent receipt changes nothing.
+    /// ACK_MESSAGE: removes the receipt's check point; a spent receipt changes nothing. A receipt of an
+    /// orderly pop commits its offset in the queue's batch (MESSAGE_ILLEGAL when the batch does not have it).
     void ack_message(const AckArgs& args);
     /// BATCH_ACK_MESSAGE: the receipts grouped as a client sends them (BatchAckRequest::of, whose
     /// rmq::InvalidArgument it throws), then each bit acked as ack_message would.
     void batch_ack_message(const BatchAckArgs& args);
-    /// CHANGE_MESSAGE_INVISIBLETIME: moves the check point's deadline; the new receipt. NO_MESSAGE for a
-    /// spent receipt.
+    /// CHANGE_MESSAGE_INVISIBLETIME: moves the check point's deadline (of an orderly pop: the message's
+    /// visibility in its batch, its pop time kept); the new receipt. NO_MESSAGE for a spent receipt.
     std::string change_invisible_time(const ChangeInvisibleTimeArgs& args);
     /// Popped messages of `group` neither acked nor revived.
     [[nodiscard]] std::size_t pop_in_flight(const std::string& group) const;
@@ -288,6 +291,24 @@ private:
                           PopResult& result);
     /// PopReviveService: messages whose invisibility expired go to the pop retry topic (or the DLQ).
     void revive_locked(BrokerTasks& out);
+    /// Where a pop of `mq` starts: the group's consumer offset, else its init mode's.
+    std::int64_t pop_offset_locked(const PopArgs& a, const MessageQueue& mq, const QueueLog& q) const;
+    /// pop_queue_locked for an orderly pop (ConsumerOrderInfoManager.checkBlock / update).
+    void pop_queue_orderly_locked(const PopArgs& a,
+                                  const MessageQueue& mq,
+                                  const std::optional<SubscriptionData>& sub,
+                                  PopResult& result);
+    /// AckMessageProcessor.ackOrderly; the error of a MESSAGE_ILLEGAL answer (an offset not in the batch).
+    std::optional<std::string> ack_orderly_locked(const std::string& group,
+                                                  const MessageQueue& mq,
+                                                  std::int64_t offset,
+                                                  std::int64_t pop_time,
+                                                  BrokerTasks& out);
+    /// ChangeInvisibleTimeProcessor.processChangeInvisibleTimeForOrder.
+    std::string
+    change_invisible_time_orderly_locked(const ChangeInvisibleTimeArgs& a, PopReceipt r, BrokerTasks& out);
+    /// Wakes the held pops of orderly queues whose block ended by time.
+    void wake_unblocked_orders_locked(BrokerTasks& out);
 
     SetMessageRequestModeArgs request_mode_locked(const std::string& topic, const std::string& group) const;
     std::optional<std::vector<MessageQueue>>
@@ -317,6 +338,7 @@ private:
     HeldPulls held_;
     HalfMessages half_;
     PopCheckPoints pops_;
+    PopOrderBatches pop_orders_;
     HeldPops held_pops_;
     /// Where the threads of held pops wait (with mutex_).
     std::condition_variable pop_woken_;
@@ -334,6 +356,7 @@ private:
 #    include <rmq/detail/broker/impl/broker_state.ipp>
 #    include <rmq/detail/broker/impl/group_requests.ipp>
 #    include <rmq/detail/broker/impl/pop_long_poll_requests.ipp>
+#    include <rmq/detail/broker/impl/pop_order_requests.ipp>
 #    include <rmq/detail/broker/impl/pop_requests.ipp>
 #    include <rmq/detail/broker/impl/pull_requests.ipp>
 #    include <rmq/detail/broker/impl/store_requests.ipp>

@@ -60,6 +60,10 @@ public:
     /// wakes the group's any-queue pops). True when one woke.
     bool wake_arrived(const std::string& topic, std::int32_t queue_id, std::int64_t tags_code);
 
+    /// The first pop of `group` held on queue `queue_id` of `topic` and the first held on any queue, whatever
+    /// their filters (an orderly queue's block ended). True when one woke.
+    bool wake_queue(const std::string& topic, const std::string& group, std::int32_t queue_id);
+
     /// The pops past their deadline at steady time `now`. True when one woke.
     bool wake_due(std::int64_t now);
 

@@ -37,7 +37,7 @@ struct PopMessageRequestHeader {
     std::int32_t init_mode = 1;
     std::optional<std::string> exp_type;
     std::optional<std::string> exp;
-    /// Orderly pop (not used by rmq).
+    /// Orderly pop (PopArgs::order).
     std::optional<bool> order = false;
     std::optional<std::string> attempt_id;
     std::optional<std::string> bname;
@@ -161,8 +161,12 @@ struct ChangeInvisibleTimeResponseHeader {
 /// 5.x does for messages of the pop retry topic) and 1ST_POP_TIME, the subscribed topic and the broker name;
 /// POLLING_FULL, POLLING_TIMEOUT and PULL_NOT_FOUND are answers without messages. Other codes throw
 /// rmq::BrokerError; REQUEST_CODE_NOT_SUPPORTED (a 4.x broker) throws rmq::PopUnsupported. Throws
-/// CodecError for an undecodable answer.
-PopResult to_pop_result(const Command& response, std::string_view broker_name, std::string_view topic);
+/// CodecError for an undecodable answer. The answer to an orderly pop (`order`) gives each message the
+/// consumed count its orderCountInfo names as reconsume times.
+PopResult to_pop_result(const Command& response,
+                        std::string_view broker_name,
+                        std::string_view topic,
+                        bool order = false);
 
 /// The new receipt a CHANGE_MESSAGE_INVISIBLETIME answer gives (MQClientAPIImpl.changeInvisibleTimeAsync):
 /// the old receipt's fields with the request's offset as check point offset and the answer's pop time,

@@ -126,6 +126,7 @@ RMQ_DECL void BrokerState::tick_locked(BrokerTasks& out) {
         answer_held_locked(std::move(h), out);
     }
     wake_pops_locked(held_pops_.wake_due(now), out);
+    wake_unblocked_orders_locked(out);
     membership_.expire(now, out);
     check_transactions_locked(out);
     revive_locked(out);
@@ -138,7 +139,8 @@ RMQ_DECL std::optional<std::int64_t> BrokerState::next_deadline_locked() const {
                          held_pops_.next_deadline(),
                          membership_.next_expiry(),
                          half_.next_round(),
-                         pops_.next_deadline()}) {
+                         pops_.next_deadline(),
+                         pop_orders_.next_unblock()}) {
         if (t) {
             next = next ? std::min(*next, *t) : *t;
         }

@@ -51,6 +51,18 @@ HeldPops::wake_arrived(const std::string& topic, std::int32_t queue_id, std::int
     return woke;
 }
 
+RMQ_DECL bool
+HeldPops::wake_queue(const std::string& topic, const std::string& group, std::int32_t queue_id) {
+    bool woke = false;
+    for (const auto q : {queue_id, -1}) {
+        if (const auto it = held_.find(Key{topic, group, q}); it != held_.end()) {
+            woke = wake_first(it->second, std::nullopt) || woke;
+        }
+    }
+    erase_empty();
+    return woke;
+}
+
 RMQ_DECL bool HeldPops::wake_due(std::int64_t now) {
     bool woke = false;
     for (auto& [key, list] : held_) {

@@ -69,7 +69,8 @@ RMQ_DECL PopResult BrokerState::pop_locked(const PopArgs& a, const std::optional
     result.pop_time = clock_->wall_millis();
     result.invisible_time = a.invisible_time_millis;
     const auto queue_count = *store_.queue_count(a.topic);
-    const bool has_retry = store_.has_topic(pop_retry_topic(a.topic, a.consumer_group));
+    // An orderly pop reads the topic's queues only (5.3.3 pops no retry topic for order).
+    const bool has_retry = !a.order && store_.has_topic(pop_retry_topic(a.topic, a.consumer_group));
     for (const auto& mq : pop_queues(a, config_.broker_name, queue_count, has_retry, pop_rotation_++)) {
         pop_queue_locked(a, mq, sub, result);
     }
@@ -84,20 +85,16 @@ RMQ_DECL void BrokerState::pop_queue_locked(const PopArgs& a,
                                             const MessageQueue& mq,
                                             const std::optional<SubscriptionData>& sub,
                                             PopResult& result) {
+    if (a.order) {
+        pop_queue_orderly_locked(a, mq, sub, result);
+        return;
+    }
     const QueueLog* q = store_.find_queue(mq.topic, mq.queue_id);
     if (q == nullptr) {
         return;
     }
     // The pop offset is the group's consumer offset (Java commits it at once; check points keep the rest).
-    std::int64_t offset = 0;
-    if (const auto stored = offsets_.find(a.consumer_group, mq)) {
-        offset = *stored;
-    } else if (a.init_mode == ConsumeInitMode::Min || q->base <= 0 || is_retry_topic(mq.topic)) {
-        offset = q->base;  // MAX with the first message still in memory also starts at it
-    } else {
-        offset = q->next;
-    }
-    offset = std::max(offset, q->base);
+    std::int64_t offset = pop_offset_locked(a, mq, *q);
     const auto wanted = static_cast<std::int32_t>(a.max_msg_nums - result.msg_found_list.size());
     if (wanted > 0 && offset < q->next) {
         PullArgs scan;
@@ -142,15 +139,43 @@ RMQ_DECL void BrokerState::pop_queue_locked(const PopArgs& a,
     result.rest_num += q->next - offset;
 }
 
+RMQ_DECL std::int64_t
+BrokerState::pop_offset_locked(const PopArgs& a, const MessageQueue& mq, const QueueLog& q) const {
+    std::int64_t offset = 0;
+    if (const auto stored = offsets_.find(a.consumer_group, mq)) {
+        offset = *stored;
+    } else if (a.init_mode == ConsumeInitMode::Min || q.base <= 0 || is_retry_topic(mq.topic)) {
+        offset = q.base;  // MAX with the first message still in memory also starts at it
+    } else {
+        offset = q.next;
+    }
+    return std::max(offset, q.base);
+}
+
 RMQ_DECL void BrokerState::ack_message(const AckArgs& a) {
     check_group(a.consumer_group);
     const auto r = PopReceipt::parse(a.extra_info);
-    const std::lock_guard lock(mutex_);
-    check_running_locked();
-    faults_.take(BrokerRequest::Ack);
-    // An ack of a receipt that is spent (acked, revived, replaced) changes nothing, as on a Java broker.
-    (void)pops_.take(
-        a.consumer_group, r.real_topic(a.topic, a.consumer_group), r.queue_id, r.queue_offset, r.pop_time);
+    BrokerTasks out;  // asynchronous pops an orderly ack unblocked
+    {
+        const std::lock_guard lock(mutex_);
+        check_running_locked();
+        faults_.take(BrokerRequest::Ack);
+        if (r.order()) {
+            const MessageQueue mq{r.real_topic(a.topic, a.consumer_group), config_.broker_name, r.queue_id};
+            if (auto error = ack_orderly_locked(a.consumer_group, mq, r.queue_offset, r.pop_time, out)) {
+                throw BrokerError(response_code::message_illegal, std::move(*error));
+            }
+        } else {
+            // An ack of a receipt that is spent (acked, revived, replaced) changes nothing, as on a Java
+            // broker.
+            (void)pops_.take(a.consumer_group,
+                             r.real_topic(a.topic, a.consumer_group),
+                             r.queue_id,
+                             r.queue_offset,
+                             r.pop_time);
+        }
+    }
+    dispatch(std::move(out));
 }
 
 RMQ_DECL void BrokerState::batch_ack_message(const BatchAckArgs& a) {
@@ -158,18 +183,34 @@ RMQ_DECL void BrokerState::batch_ack_message(const BatchAckArgs& a) {
     for (const auto& ack : body.acks) {
         check_group(ack.consumer_group);
     }
-    const std::lock_guard lock(mutex_);
+    BrokerTasks out;  // asynchronous pops an orderly ack unblocked
+    std::unique_lock lock(mutex_);
     check_running_locked();
     faults_.take(BrokerRequest::BatchAck);
     // AckMessageProcessor's batch path: each set bit acks start offset + bit of that pop's check point; a
-    // spent one changes nothing, and the answer is SUCCESS whatever the bits found.
+    // spent one changes nothing, and the answer is SUCCESS whatever the bits found, except that an orderly
+    // bit out of its batch makes it MESSAGE_ILLEGAL after the others are acked.
+    std::optional<std::string> illegal;
     for (const auto& ack : body.acks) {
         const std::string topic = ack.retry == "0"   ? ack.topic
                                   : ack.retry == "2" ? pop_retry_topic_v2(ack.topic, ack.consumer_group)
                                                      : pop_retry_topic(ack.topic, ack.consumer_group);
         for (const auto bit : ack.bits) {
+            if (ack.revive_queue_id == pop_order_revive_queue) {
+                const MessageQueue mq{topic, config_.broker_name, ack.queue_id};
+                if (auto error = ack_orderly_locked(
+                        ack.consumer_group, mq, ack.start_offset + bit, ack.pop_time, out)) {
+                    illegal = std::move(error);
+                }
+                continue;
+            }
             (void)pops_.take(ack.consumer_group, topic, ack.queue_id, ack.start_offset + bit, ack.pop_time);
         }
+    }
+    lock.unlock();
+    dispatch(std::move(out));
+    if (illegal) {
+        throw BrokerError(response_code::message_illegal, std::move(*illegal));
     }
 }
 
@@ -180,9 +221,16 @@ RMQ_DECL std::string BrokerState::change_invisible_time(const ChangeInvisibleTim
                           fmt::format("invisible time {} ms is negative", a.invisible_time_millis));
     }
     auto r = PopReceipt::parse(a.extra_info);
-    const std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     check_running_locked();
     faults_.take(BrokerRequest::ChangeInvisibleTime);
+    if (r.order()) {
+        BrokerTasks out;  // asynchronous pops the change unblocked
+        auto receipt = change_invisible_time_orderly_locked(a, std::move(r), out);
+        lock.unlock();
+        dispatch(std::move(out));
+        return receipt;
+    }
     auto ck = pops_.take(
         a.consumer_group, r.real_topic(a.topic, a.consumer_group), r.queue_id, r.queue_offset, r.pop_time);
     if (!ck) {

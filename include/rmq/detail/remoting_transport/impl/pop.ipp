@@ -53,7 +53,7 @@ RMQ_DECL PopResult pop_message(TransportParts& parts, PopWaits& waits, const Pop
     if (!answered) {
         return nothing_found();  // the broker's later answer is dropped
     }
-    return remoting::to_pop_result(PopWaits::answer_of(*wait), args.broker_name, args.topic);
+    return remoting::to_pop_result(PopWaits::answer_of(*wait), args.broker_name, args.topic, args.order);
 }
 
 RMQ_DECL void pop_message(TransportParts& parts, PopWaits& waits, const PopArgs& args, PopCompletion done) {
