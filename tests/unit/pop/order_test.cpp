@@ -192,6 +192,34 @@ TEST_CASE("a held orderly pop is answered when an ack unblocks its queue", "[pop
     CHECK(bodies(held.get()) == std::vector<std::string>{"q0-5"});
 }
 
+TEST_CASE("a held asynchronous orderly pop is answered when an ack unblocks its queue", "[pop][order]") {
+    Fixture f;
+    const auto popped = f.first.pop_message(f.args(0, 5));
+    REQUIRE(popped.msg_found_list.size() == 5);
+    f.broker.connect().send(rmq::Message("T", "A", "q0-5"), f.broker.queue("T", 0));
+    auto promise = std::make_shared<std::promise<rmq::PopResult>>();
+    auto answer = promise->get_future();
+    auto a = f.args(0);
+    a.poll_time_millis = 60000;
+    f.second.pop_message(a, [promise](rmq::PopResult r, const std::exception_ptr& e) {
+        if (e) {
+            promise->set_exception(e);
+        } else {
+            promise->set_value(std::move(r));
+        }
+    });
+    CHECK(f.broker.held_pop_count() == 1);  // held without a thread: the call returned
+    for (const auto& m : popped.msg_found_list) {
+        ack(f.first, m);
+    }
+    const bool answered = answer.wait_for(10s) == std::future_status::ready;
+    if (!answered) {
+        f.clock->advance(60s);  // answers the held pop empty, so that the test fails instead of hanging
+    }
+    REQUIRE(answered);
+    CHECK(bodies(answer.get()) == std::vector<std::string>{"q0-5"});
+}
+
 TEST_CASE("a held orderly pop is answered when its queue's batch becomes visible again", "[pop][order]") {
     Fixture f;
     (void)f.first.pop_message(f.args(0, 1));
