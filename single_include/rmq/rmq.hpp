@@ -28575,9 +28575,10 @@ RMQ_DECL void AckOutcomes::rethrow() const {
 /// computes lost messages, duplicates and their causes, per-key order violations, calls without the queue's
 /// lock, rewinds, the longest stall of a key and shutdown times. Pure: no I/O and nothing of rmq's transport.
 /// rmq::sim::check feeds it a simulation's trace (Rules::Simulation) and the real-cluster chaos suite its
-/// logs (tests/support/chaos_check.hpp, Rules::Chaos); the rules both worlds share live here once (what is
-/// lost, what is a duplicate, which faults exist), and where their evidence differs Options::rules picks
-/// (docs/simulation.md, docs/chaos.md).
+/// logs (tests/support/chaos_check.hpp, Rules::Chaos), rmq::sim::check_pop a simulation's POP run (its pops
+/// in Input::pops, Rules::Simulation with Options::pop_invisible_us); the rules both worlds share live here
+/// once (what is lost, what is a duplicate, which faults exist, why a POP message comes back), and where
+/// their evidence differs Options::rules picks (docs/simulation.md, docs/chaos.md).
 
 #include <algorithm>
 #include <cstdint>
@@ -28595,11 +28596,14 @@ RMQ_DECL void AckOutcomes::rethrow() const {
 
 /// @file detail/check/explain.hpp
 /// Why a message was handled again: the one trace checker's duplicate rules, the chaos suite's (against the
-/// previous handling, from the driver's signals; POP runs apart) and the simulation's (against the first
-/// success, from the faults where they struck).
+/// previous handling, from the driver's signals) and the simulation's (against the first success, from the
+/// faults where they struck). POP runs have their own rules in both worlds, sharing their core (a message
+/// comes back after its invisible time when its holder was killed or paused, or its broker restarted):
+/// explain_pop against the previous handling, explain_pop_simulation against the previous pop.
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -28674,8 +28678,10 @@ enum class FaultKind {
     LockAnswerDropped,  ///< a lock applied by the broker, its answer lost (queue: its queue)
     HeartbeatDropped,
     SendDuplicated,
+    PopAnswerDropped,  ///< a pop's answer lost (target: the popping member, msg_id; time: the pop's)
+    AckDropped,        ///< an ACK_MESSAGE lost (target: the acking member, msg_id)
 };
-inline constexpr int fault_kind_count = 17;
+inline constexpr int fault_kind_count = 19;
 
 [[nodiscard]] inline std::string_view to_string(FaultKind k) noexcept {
     constexpr std::string_view names[] = {"start",
@@ -28694,7 +28700,9 @@ inline constexpr int fault_kind_count = 17;
                                           "offset_duplicated",
                                           "lock_answer_dropped",
                                           "heartbeat_dropped",
-                                          "send_duplicated"};
+                                          "send_duplicated",
+                                          "pop_answer_dropped",
+                                          "ack_dropped"};
     const auto i = static_cast<std::size_t>(k);
     return i < std::size(names) ? names[i] : "?";
 }
@@ -28714,8 +28722,22 @@ inline constexpr int fault_kind_count = 17;
 struct Fault {
     std::int64_t time_us = 0;  ///< just before the signal was sent / the command ran / the fault struck
     FaultKind kind = FaultKind::Start;
-    std::string target;   ///< member or broker name; empty when neither's
-    std::string queue{};  ///< the queue of a queue's fault ("topic:queue_id"), else empty
+    std::string target;    ///< member or broker name; empty when neither's
+    std::string queue{};   ///< the queue of a queue's fault ("topic:queue_id"), else empty
+    std::string msg_id{};  ///< the message of a message's fault (PopAnswerDropped, AckDropped), else empty
+};
+
+/// One message a POP member's pop returned (the simulation records them; the chaos members' records are
+/// their handlings). A pop of a message popped before is a redelivery, judged against that previous pop.
+struct Pop {
+    std::string member;
+    std::string key;
+    std::int64_t seq = 0;
+    std::string msg_id;
+    std::string broker;
+    std::int64_t time_us = 0;       ///< the broker's answer: the message's invisible time starts here
+    std::int64_t invisible_us = 0;  ///< how long the pop made it invisible
+    int reconsume_times = 0;
 };
 
 /// A member's clean shutdown: from the SIGTERM (or the end of the run) to the end of shutdown().
@@ -28730,6 +28752,7 @@ struct Input {
     std::vector<Handled> handled;  ///< any order; each member's records in its log order
     std::vector<Fault> faults;
     std::vector<Shutdown> shutdowns;
+    std::vector<Pop> pops;  ///< a POP run's pops in the order they happened (Rules::Simulation), else empty
     std::int64_t send_failures = 0;  ///< sends that did not return SEND_OK (not in `sent`)
 };
 
@@ -28761,11 +28784,13 @@ enum class Cause {
     Handover,       ///< another member started/stopped/paused/resumed shortly before or in between: the queue
                     ///< moved
     SendDuplicated,  ///< the producer stored the message twice
-    RetryCopy,       ///< a copy sent back to the retry topic by a failed call (unordered policies)
-    QueueFault,      ///< an offset commit or lock answer of one of the two queues was lost or late
-    Unexplained,     ///< none of these
+    RetryCopy,  ///< a copy sent back to the retry topic by a failed call (unordered policies; POP: the failed
+                ///< call set the retry delay)
+    QueueFault,   ///< an offset commit or lock answer of one of the two queues was lost or late
+    PopLost,      ///< POP: the previous pop's answer or its ack was lost
+    Unexplained,  ///< none of these
 };
-inline constexpr int cause_count = 9;
+inline constexpr int cause_count = 10;
 
 [[nodiscard]] inline std::string_view to_string(Cause c) noexcept {
     constexpr std::string_view names[] = {"kill of the holder",
@@ -28776,6 +28801,7 @@ inline constexpr int cause_count = 9;
                                           "send stored twice",
                                           "retry copy",
                                           "queue fault",
+                                          "pop answer or ack lost",
                                           "unexplained"};
     const auto i = static_cast<std::size_t>(c);
     return i < std::size(names) ? names[i] : "?";
@@ -28801,7 +28827,9 @@ struct Options {
     /// Examples kept per kind of finding.
     std::size_t examples = 5;
     /// > 0: a POP run (docs/chaos.md#pop-mode), the members' pop_invisible_time. No queue moves between POP
-    /// members, so a repeat is a redelivery after that time and other rules explain it (detail::explain_pop).
+    /// members, so a repeat is a redelivery after that time and other rules explain it (explain_pop). With
+    /// Rules::Simulation the redeliveries are the pops in Input::pops, each with its own invisible time
+    /// (explain_pop_simulation).
     std::int64_t pop_invisible_us = 0;
     Rules rules = Rules::Chaos;
     /// Rules::Simulation: the policy promises per-key order and exclusive queue ownership.
@@ -28810,6 +28838,13 @@ struct Options {
     /// restart lost the locks while members still trust theirs); a fault explains a repeat this long before
     /// the first success.
     std::int64_t lock_grace_us = 60'000'000;
+    /// Rules::Simulation, POP: a failed call (RECONSUME_LATER) makes its message invisible this long at
+    /// least.
+    std::int64_t pop_retry_delay_us = 10'000'000;
+    /// Rules::Simulation, POP: the broker flushes the group's pop offsets this often; a restart rewinds them.
+    std::int64_t pop_flush_us = 1'000'000;
+    /// Rules::Simulation, POP: how long a pause lasts at most (rmq::sim::Faults::pause_max_millis).
+    std::int64_t pause_max_us = 150'000'000;
     /// Readable findings kept (Report::problems), in the order they were found.
     std::size_t problems = 10;
 };
@@ -28860,8 +28895,10 @@ struct Report {
     std::int64_t unique = 0;   ///< distinct sent messages handled at least once
     std::int64_t lost = 0;     ///< sent, never handled successfully
     std::int64_t unknown = 0;  ///< distinct handled messages that were not in `sent` (a failed send stored)
-    std::int64_t duplicates = 0;                       ///< successful handlings beyond the first
-    std::array<std::int64_t, cause_count> by_cause{};  ///< indexed by Cause
+    std::int64_t duplicates = 0;  ///< successful handlings beyond the first
+    /// Indexed by Cause: the duplicates' causes; in a POP simulation (Input::pops) the redeliveries'.
+    std::array<std::int64_t, cause_count> by_cause{};
+    std::int64_t redeliveries = 0;  ///< pops of a message popped before (Input::pops)
     std::int64_t out_of_order = 0;
     std::int64_t interleaved = 0;
     std::int64_t before_predecessor = 0;
@@ -28931,46 +28968,129 @@ broker_back_us(const std::string& broker, std::int64_t kill_us, const std::vecto
     return up.value_or(start.value_or(kill_us));
 }
 
-/// POP: the previous handling's broker (whose check points, pop offsets and acks it was) was killed before
-/// the repeat, and the previous handling came at most rebalance_lag_us before the kill (what the broker had
-/// not flushed) or before the invisible time after its return passed (an ack to the dead broker; the copies
-/// it released on its return: revived check points and rolled-back pop offsets, which may both come back).
+/// The POP rules' common core (chaos and simulation): a message popped by `member` and never acked comes back
+/// once its invisible time passed. Only the member's kill, SIGTERM or pause from `kill_from_us` (a pause:
+/// from `pause_from_us`) up to `until_us` (the end of that invisible time, or the repeat if earlier) can have
+/// kept the ack away: later, the message was acked or back already. Unexplained when none.
+inline Cause pop_holder_gone(const std::string& member,
+                             std::int64_t kill_from_us,
+                             std::int64_t pause_from_us,
+                             std::int64_t until_us,
+                             const std::vector<Fault>& faults) {
+    for (const auto& [kind, cause] : {std::pair{FaultKind::Kill, Cause::KillOfHolder},
+                                      std::pair{FaultKind::Term, Cause::TermOfHolder},
+                                      std::pair{FaultKind::Pause, Cause::PauseOfHolder}}) {
+        const std::int64_t from = kind == FaultKind::Pause ? pause_from_us : kill_from_us;
+        if (std::any_of(faults.begin(), faults.end(), [&](const Fault& f) {
+                return f.kind == kind && f.target == member && f.time_us >= from && f.time_us <= until_us;
+            })) {
+            return cause;
+        }
+    }
+    return Cause::Unexplained;
+}
+
+/// The POP rules' other common cause: `broker` (holding the pop's check point and the group's pop offset) was
+/// killed from `from_us` to `until_us`, and `in_time(kill)` holds: what it had not flushed came back.
+template <class InTime>
+bool pop_broker_killed(const std::string& broker,
+                       std::int64_t from_us,
+                       std::int64_t until_us,
+                       const std::vector<Fault>& faults,
+                       InTime in_time) {
+    return std::any_of(faults.begin(), faults.end(), [&](const Fault& f) {
+        return f.kind == FaultKind::BrokerKill && f.target == broker && f.time_us >= from_us &&
+               f.time_us <= until_us && in_time(f);
+    });
+}
+
+/// Chaos, POP: the previous handling's broker (whose check points, pop offsets and acks it was) was killed
+/// before the repeat, and the previous handling came at most rebalance_lag_us before the kill (what the
+/// broker had not flushed) or before the invisible time after its return passed (an ack to the dead broker;
+/// the copies it released on its return: revived check points and rolled-back pop offsets, which may both
+/// come back).
 inline bool pop_broker_restart(const Handled& previous,
                                const Handled& repeat,
                                const std::vector<Fault>& faults,
                                const Options& o) {
-    return std::any_of(faults.begin(), faults.end(), [&](const Fault& f) {
-        if (f.kind != FaultKind::BrokerKill || f.target != previous.broker || f.time_us > repeat.time_us) {
-            return false;
-        }
-        const std::int64_t back = broker_back_us(f.target, f.time_us, faults);
-        return previous.time_us + o.rebalance_lag_us >= f.time_us &&
-               previous.time_us <= back + o.pop_invisible_us + o.slack_us;
-    });
+    return pop_broker_killed(previous.broker,
+                             std::numeric_limits<std::int64_t>::min(),
+                             std::min(repeat.time_us, previous.time_us + o.rebalance_lag_us),
+                             faults,
+                             [&](const Fault& kill) {
+                                 const std::int64_t back = broker_back_us(kill.target, kill.time_us, faults);
+                                 return previous.time_us <= back + o.pop_invisible_us + o.slack_us;
+                             });
 }
 
-/// A POP run: a message handled again came back after its invisible time because its ack did not reach the
-/// broker, or its broker restarted. Only the handler's fault within that time after the previous handling can
-/// have kept the ack away (later, the message was acked or back already): killed, stopped or paused before
-/// acking; else a restart of its broker (pop_broker_restart). Another member's start or exit moves nothing:
-/// no handover.
+/// Chaos, POP: a message handled again came back after its invisible time because its ack did not reach the
+/// broker, or its broker restarted. The handler's fault within that time after the previous handling
+/// (pop_holder_gone, with the slack around the driver's signals), else a restart of its broker
+/// (pop_broker_restart). Another member's start or exit moves nothing: no handover.
 inline Cause explain_pop(const Handled& previous,
                          const Handled& repeat,
                          const std::vector<Fault>& faults,
                          const Options& o) {
     const std::int64_t from = previous.time_us - o.slack_us;
     const std::int64_t until = std::min(repeat.time_us, previous.time_us + o.pop_invisible_us + o.slack_us);
-    for (const auto& [kind, cause] : {std::pair{FaultKind::Kill, Cause::KillOfHolder},
-                                      std::pair{FaultKind::Term, Cause::TermOfHolder},
-                                      std::pair{FaultKind::Pause, Cause::PauseOfHolder}}) {
-        if (std::any_of(faults.begin(), faults.end(), [&](const Fault& f) {
-                return f.kind == kind && f.target == previous.member && f.time_us >= from &&
-                       f.time_us <= until;
-            })) {
-            return cause;
-        }
+    const Cause c = pop_holder_gone(previous.member, from, from, until, faults);
+    if (c != Cause::Unexplained) {
+        return c;
     }
     return pop_broker_restart(previous, repeat, faults, o) ? Cause::BrokerRestart : Cause::Unexplained;
+}
+
+/// Simulation, POP: whether `faults` hold a fault of `kind` on the message of `pop` by its member at or
+/// after the pop (`exact`: at the pop's time).
+[[nodiscard]] inline bool
+pop_message_fault(FaultKind kind, const Pop& pop, bool exact, const std::vector<Fault>& faults) {
+    return std::any_of(faults.begin(), faults.end(), [&](const Fault& f) {
+        return f.kind == kind && f.target == pop.member && f.msg_id == pop.msg_id &&
+               (exact ? f.time_us == pop.time_us : f.time_us >= pop.time_us);
+    });
+}
+
+/// Simulation, POP: what became of the message's previous pop `prev` explains its pop `next`. The message was
+/// stored twice; or its broker restarted within pop_flush_us after the pop (the restart rewound the group's
+/// pop offsets to its last flush); or the popping member's call failed (RECONSUME_LATER: back after
+/// pop_retry_delay_us, or the invisible time if shorter). Else only once the pop's invisible time passed: its
+/// answer or its ack was lost, or its member crashed before then or was paused (at most pause_max_us) across
+/// the pop (pop_holder_gone).
+inline Cause explain_pop_simulation(const Pop& prev,
+                                    const Pop& next,
+                                    bool stored_twice,
+                                    const std::vector<Handled>& handled,
+                                    const std::vector<Fault>& faults,
+                                    const Options& o) {
+    if (stored_twice) {
+        return Cause::SendDuplicated;
+    }
+    if (pop_broker_killed(prev.broker, prev.time_us, prev.time_us + o.pop_flush_us, faults, [](const Fault&) {
+            return true;
+        })) {
+        return Cause::BrokerRestart;
+    }
+    const std::int64_t visible = prev.time_us + prev.invisible_us;
+    if (std::any_of(handled.begin(), handled.end(), [&](const Handled& h) {
+            return !h.success && h.member == prev.member && h.msg_id == prev.msg_id &&
+                   h.time_us >= prev.time_us &&
+                   next.time_us >= std::min(h.time_us + o.pop_retry_delay_us, visible);
+        })) {
+        return Cause::RetryCopy;
+    }
+    if (next.time_us < visible) {
+        return Cause::Unexplained;  // back before its invisible time passed: nothing the client did explains
+                                    // it
+    }
+    if (pop_message_fault(FaultKind::PopAnswerDropped, prev, true, faults) ||
+        pop_message_fault(FaultKind::AckDropped, prev, false, faults)) {
+        return Cause::PopLost;
+    }
+    return pop_holder_gone(prev.member,
+                           std::numeric_limits<std::int64_t>::min(),
+                           prev.time_us - o.pause_max_us,
+                           std::min(next.time_us, visible),
+                           faults);
 }
 
 /// The chaos rules: a fault of the previous handling's member within the window, else a broker restart or
@@ -29195,6 +29315,9 @@ public:
             call(*h);
         }
         lost();
+        if (pop_simulation()) {
+            redeliveries();
+        }
         per_key();
         r_.shutdowns = in_->shutdowns;
         std::stable_sort(r_.shutdowns.begin(), r_.shutdowns.end(), [](const Shutdown& a, const Shutdown& b) {
@@ -29211,6 +29334,9 @@ private:
     };
 
     [[nodiscard]] bool simulation() const noexcept { return o_.rules == Rules::Simulation; }
+
+    // A simulation's POP run: its redeliveries are judged (by the pops), not its repeated handlings.
+    [[nodiscard]] bool pop_simulation() const noexcept { return simulation() && o_.pop_invisible_us > 0; }
 
     void problem(std::string text) {
         if (r_.problems.size() < o_.problems) {
@@ -29237,6 +29363,11 @@ private:
             return;
         }
         m.attempts.duplicated_send = sent_[h.msg_id];
+        if (pop_simulation()) {
+            ++r_.duplicates;
+            m.last = &h;
+            return;
+        }
         const Cause c = simulation() ? explain_simulation(*m.first, h, m.attempts, in_->faults, o_)
                                      : explain_chaos(*m.last, h, in_->faults, o_);
         ++r_.duplicates;
@@ -29267,6 +29398,47 @@ private:
                         h.seq,
                         previous.time_us / 1000,
                         previous.member));
+    }
+
+    // A simulation's POP run: each pop of a message popped before, against that previous pop.
+    void redeliveries() {
+        std::unordered_map<std::string, const Pop*> previous;
+        for (const Pop& p : in_->pops) {
+            const auto [it, first] = previous.try_emplace(p.msg_id, &p);
+            if (first) {
+                continue;
+            }
+            const Pop& prev = *it->second;
+            it->second = &p;
+            ++r_.redeliveries;
+            const auto sent = sent_.find(p.msg_id);
+            const Cause c = explain_pop_simulation(
+                prev, p, sent != sent_.end() && sent->second, in_->handled, in_->faults, o_);
+            ++r_.by_cause.at(static_cast<std::size_t>(c));
+            if (c != Cause::Unexplained) {
+                continue;
+            }
+            if (r_.unexplained_examples.size() < o_.examples) {
+                r_.unexplained_examples.push_back(Duplicate{.msg_id = p.msg_id,
+                                                            .key = p.key,
+                                                            .seq = p.seq,
+                                                            .first_member = prev.member,
+                                                            .member = p.member,
+                                                            .previous_us = prev.time_us,
+                                                            .time_us = p.time_us,
+                                                            .cause = Cause::Unexplained});
+            }
+            problem(
+                fmt::format("key {} seq {} popped again at {} ms by member {} (reconsume times {}): nothing "
+                            "explains it after its pop at {} ms by member {}",
+                            p.key,
+                            p.seq,
+                            p.time_us / 1000,
+                            p.member,
+                            p.reconsume_times,
+                            prev.time_us / 1000,
+                            prev.member));
+        }
     }
 
     // Rules::Simulation, ordered: no call on a seq before its predecessor succeeded.
@@ -29616,135 +29788,56 @@ RMQ_DECL Verdict check(const Trace& trace, bool ordered, std::int64_t lock_grace
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <set>
-#include <utility>
+
+
+
+// ---- begin rmq/detail/check/from_pop_trace.hpp ----
+
+/// @file detail/check/from_pop_trace.hpp
+/// A simulation's POP run as the one trace checker's input: its trace as from_trace makes it, its pops as
+/// Input::pops (virtual ms as µs, the one broker named "broker" as from_trace names it) and its lost pop
+/// answers and acks as PopAnswerDropped and AckDropped faults. rmq::sim::check_pop judges it with
+/// Rules::Simulation as a POP run.
+
+#include <cstdint>
+#include <string>
 
 #include <fmt/format.h>
 
 
-namespace rmq::detail::sim {
 
-/// The POP checker: one pass over the pops in order, each judged against the message's previous pop.
-class PopChecker {
-public:
-    PopChecker(const rmq::sim::Trace& trace, const rmq::sim::PopTrace& pops, std::int64_t pause_max)
-        : trace_(trace)
-        , pops_(pops)
-        , pause_max_(pause_max) {
-        for (const auto& s : trace.sent) {
-            if (s.duplicated) {
-                stored_twice_.insert({s.key, s.seq});
-            }
+namespace rmq::detail::check {
+
+[[nodiscard]] inline Input from_pop_trace(const rmq::sim::Trace& t, const rmq::sim::PopTrace& pops) {
+    constexpr std::int64_t us_per_ms = 1000;
+    Input in = from_trace(t);
+    for (const auto& p : pops.popped) {
+        const std::string member = std::to_string(p.member);
+        const std::string id = fmt::format("{}/{}", p.key, p.seq);
+        in.pops.push_back(Pop{.member = member,
+                              .key = std::to_string(p.key),
+                              .seq = p.seq,
+                              .msg_id = id,
+                              .broker = "broker",
+                              .time_us = p.time * us_per_ms,
+                              .invisible_us = p.invisible_millis * us_per_ms,
+                              .reconsume_times = p.reconsume_times});
+        if (p.answer_lost) {
+            in.faults.push_back(Fault{p.time * us_per_ms, FaultKind::PopAnswerDropped, member, {}, id});
         }
     }
-
-    rmq::sim::Verdict run() {
-        const auto base = rmq::sim::check(trace_, false);
-        v_.lost = base.lost;
-        for (const auto& p : base.problems) {
-            if (p.find("never handled") != std::string::npos) {
-                problem(p);
-            }
-        }
-        std::map<std::pair<int, int>, const rmq::sim::Popped*> previous;
-        for (const auto& p : pops_.popped) {
-            const auto id = std::make_pair(p.key, p.seq);
-            if (const auto it = previous.find(id); it != previous.end() && !explained(*it->second, p)) {
-                ++v_.unexplained_duplicates;
-                problem(fmt::format("key {} seq {} popped again at {} ms by member {} (reconsume times {}): "
-                                    "nothing explains it after its pop at {} ms by member {}",
-                                    p.key,
-                                    p.seq,
-                                    p.time,
-                                    p.member,
-                                    p.reconsume_times,
-                                    it->second->time,
-                                    it->second->member));
-            }
-            previous[id] = &p;
-        }
-        std::set<std::pair<int, int>> succeeded;
-        for (const auto& h : trace_.handled) {
-            if (h.success && !succeeded.insert({h.key, h.seq}).second) {
-                ++v_.duplicates;
-            }
-        }
-        return std::move(v_);
+    for (const auto& a : pops.acks_lost) {
+        in.faults.push_back(Fault{a.time * us_per_ms,
+                                  FaultKind::AckDropped,
+                                  std::to_string(a.member),
+                                  {},
+                                  fmt::format("{}/{}", a.key, a.seq)});
     }
+    return in;
+}
 
-private:
-    static constexpr std::size_t max_problems = 10;
-
-    /// Whether what became of `prev` explains the pop `next` of the same message.
-    [[nodiscard]] bool explained(const rmq::sim::Popped& prev, const rmq::sim::Popped& next) const {
-        if (stored_twice_.contains({next.key, next.seq}) || restarted_after(prev)) {
-            return true;
-        }
-        const std::int64_t visible = prev.time + prev.invisible_millis;
-        if (failed_after(prev, next.time)) {
-            return true;
-        }
-        if (next.time < visible) {
-            return false;  // back before its invisible time passed: nothing the client did explains that
-        }
-        return prev.answer_lost || ack_lost_after(prev) || member_gone(prev);
-    }
-
-    /// A broker restart rewinds the group's pop offsets to its last flush (every second).
-    [[nodiscard]] bool restarted_after(const rmq::sim::Popped& prev) const {
-        return std::ranges::any_of(trace_.faults, [&](const rmq::sim::FaultEvent& e) {
-            return (e.kind == rmq::sim::FaultKind::BrokerRestarted ||
-                    e.kind == rmq::sim::FaultKind::BrokerDown) &&
-                   e.time >= prev.time && e.time <= prev.time + 1000;
-        });
-    }
-
-    /// A failed handling (RECONSUME_LATER) by the popping member changes the invisible time to a retry
-    /// delay of 10 s at least: the next pop comes that long after the failure at the earliest.
-    [[nodiscard]] bool failed_after(const rmq::sim::Popped& prev, std::int64_t next_time) const {
-        return std::ranges::any_of(trace_.handled, [&](const rmq::sim::Handled& h) {
-            return !h.success && h.member == prev.member && h.key == prev.key && h.seq == prev.seq &&
-                   h.time >= prev.time &&
-                   next_time >= std::min(h.time + 10000, prev.time + prev.invisible_millis);
-        });
-    }
-
-    [[nodiscard]] bool ack_lost_after(const rmq::sim::Popped& prev) const {
-        return std::ranges::any_of(pops_.acks_lost, [&](const rmq::sim::AckLost& a) {
-            return a.member == prev.member && a.key == prev.key && a.seq == prev.seq && a.time >= prev.time;
-        });
-    }
-
-    /// The popping member crashed (before the message was handled) or was paused past its invisible time.
-    [[nodiscard]] bool member_gone(const rmq::sim::Popped& prev) const {
-        const std::int64_t visible = prev.time + prev.invisible_millis;
-        return std::ranges::any_of(trace_.faults, [&](const rmq::sim::FaultEvent& e) {
-            if (e.member != prev.member) {
-                return false;
-            }
-            if (e.kind == rmq::sim::FaultKind::MemberCrashed) {
-                return e.time <= visible;
-            }
-            return e.kind == rmq::sim::FaultKind::MemberPaused && e.time <= visible &&
-                   e.time + pause_max_ >= prev.time;
-        });
-    }
-
-    void problem(std::string text) {
-        if (v_.problems.size() < max_problems) {
-            v_.problems.push_back(std::move(text));
-        }
-    }
-
-    const rmq::sim::Trace& trace_;
-    const rmq::sim::PopTrace& pops_;
-    std::int64_t pause_max_;
-    std::set<std::pair<int, int>> stored_twice_;
-    rmq::sim::Verdict v_;
-};
-
-}  // namespace rmq::detail::sim
+}  // namespace rmq::detail::check
+// ---- end rmq/detail/check/from_pop_trace.hpp ----
 
 namespace rmq::sim {
 
@@ -29769,7 +29862,24 @@ RMQ_DECL std::uint64_t PopTrace::hash() const noexcept {
 }
 
 RMQ_DECL Verdict check_pop(const Trace& trace, const PopTrace& pops, std::int64_t pause_max_millis) {
-    return detail::sim::PopChecker(trace, pops, pause_max_millis).run();
+    namespace dc = detail::check;
+    constexpr std::int64_t us_per_ms = 1000;
+    // Each pop carries its invisible time; pop_invisible_us > 0 only makes the run a POP run.
+    std::int64_t invisible_us = 1;
+    for (const auto& p : pops.popped) {
+        invisible_us = std::max(invisible_us, p.invisible_millis * us_per_ms);
+    }
+    const dc::Report r = dc::check(dc::from_pop_trace(trace, pops),
+                                   {.pop_invisible_us = invisible_us,
+                                    .rules = dc::Rules::Simulation,
+                                    .ordered = false,
+                                    .pause_max_us = pause_max_millis * us_per_ms});
+    Verdict v;
+    v.lost = static_cast<std::size_t>(r.lost);
+    v.duplicates = static_cast<std::size_t>(r.duplicates);
+    v.unexplained_duplicates = static_cast<std::size_t>(r.by(dc::Cause::Unexplained));
+    v.problems = r.problems;
+    return v;
 }
 
 }  // namespace rmq::sim

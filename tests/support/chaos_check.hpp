@@ -37,8 +37,8 @@ using namespace rmq::detail::check;  // NOLINT(google-build-using-namespace): th
     for (int c = 0; c < cause_count; ++c) {
         const auto cause = static_cast<Cause>(c);
         const auto n = r.by(cause);
-        if (n == 0 &&
-            (cause == Cause::SendDuplicated || cause == Cause::RetryCopy || cause == Cause::QueueFault)) {
+        if (n == 0 && (cause == Cause::SendDuplicated || cause == Cause::RetryCopy ||
+                       cause == Cause::QueueFault || cause == Cause::PopLost)) {
             continue;  // the simulation's causes: the chaos logs hold no such fault
         }
         row(fmt::format("&nbsp;&nbsp;{}", to_string(cause)),

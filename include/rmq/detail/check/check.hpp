@@ -5,9 +5,10 @@
 /// computes lost messages, duplicates and their causes, per-key order violations, calls without the queue's
 /// lock, rewinds, the longest stall of a key and shutdown times. Pure: no I/O and nothing of rmq's transport.
 /// rmq::sim::check feeds it a simulation's trace (Rules::Simulation) and the real-cluster chaos suite its
-/// logs (tests/support/chaos_check.hpp, Rules::Chaos); the rules both worlds share live here once (what is
-/// lost, what is a duplicate, which faults exist), and where their evidence differs Options::rules picks
-/// (docs/simulation.md, docs/chaos.md).
+/// logs (tests/support/chaos_check.hpp, Rules::Chaos), rmq::sim::check_pop a simulation's POP run (its pops
+/// in Input::pops, Rules::Simulation with Options::pop_invisible_us); the rules both worlds share live here
+/// once (what is lost, what is a duplicate, which faults exist, why a POP message comes back), and where
+/// their evidence differs Options::rules picks (docs/simulation.md, docs/chaos.md).
 
 #include <algorithm>
 #include <cstdint>
@@ -54,6 +55,9 @@ public:
             call(*h);
         }
         lost();
+        if (pop_simulation()) {
+            redeliveries();
+        }
         per_key();
         r_.shutdowns = in_->shutdowns;
         std::stable_sort(r_.shutdowns.begin(), r_.shutdowns.end(), [](const Shutdown& a, const Shutdown& b) {
@@ -70,6 +74,9 @@ private:
     };
 
     [[nodiscard]] bool simulation() const noexcept { return o_.rules == Rules::Simulation; }
+
+    // A simulation's POP run: its redeliveries are judged (by the pops), not its repeated handlings.
+    [[nodiscard]] bool pop_simulation() const noexcept { return simulation() && o_.pop_invisible_us > 0; }
 
     void problem(std::string text) {
         if (r_.problems.size() < o_.problems) {
@@ -96,6 +103,11 @@ private:
             return;
         }
         m.attempts.duplicated_send = sent_[h.msg_id];
+        if (pop_simulation()) {
+            ++r_.duplicates;
+            m.last = &h;
+            return;
+        }
         const Cause c = simulation() ? explain_simulation(*m.first, h, m.attempts, in_->faults, o_)
                                      : explain_chaos(*m.last, h, in_->faults, o_);
         ++r_.duplicates;
@@ -126,6 +138,47 @@ private:
                         h.seq,
                         previous.time_us / 1000,
                         previous.member));
+    }
+
+    // A simulation's POP run: each pop of a message popped before, against that previous pop.
+    void redeliveries() {
+        std::unordered_map<std::string, const Pop*> previous;
+        for (const Pop& p : in_->pops) {
+            const auto [it, first] = previous.try_emplace(p.msg_id, &p);
+            if (first) {
+                continue;
+            }
+            const Pop& prev = *it->second;
+            it->second = &p;
+            ++r_.redeliveries;
+            const auto sent = sent_.find(p.msg_id);
+            const Cause c = explain_pop_simulation(
+                prev, p, sent != sent_.end() && sent->second, in_->handled, in_->faults, o_);
+            ++r_.by_cause.at(static_cast<std::size_t>(c));
+            if (c != Cause::Unexplained) {
+                continue;
+            }
+            if (r_.unexplained_examples.size() < o_.examples) {
+                r_.unexplained_examples.push_back(Duplicate{.msg_id = p.msg_id,
+                                                            .key = p.key,
+                                                            .seq = p.seq,
+                                                            .first_member = prev.member,
+                                                            .member = p.member,
+                                                            .previous_us = prev.time_us,
+                                                            .time_us = p.time_us,
+                                                            .cause = Cause::Unexplained});
+            }
+            problem(
+                fmt::format("key {} seq {} popped again at {} ms by member {} (reconsume times {}): nothing "
+                            "explains it after its pop at {} ms by member {}",
+                            p.key,
+                            p.seq,
+                            p.time_us / 1000,
+                            p.member,
+                            p.reconsume_times,
+                            prev.time_us / 1000,
+                            prev.member));
+        }
     }
 
     // Rules::Simulation, ordered: no call on a seq before its predecessor succeeded.

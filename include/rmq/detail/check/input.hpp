@@ -66,8 +66,10 @@ enum class FaultKind {
     LockAnswerDropped,  ///< a lock applied by the broker, its answer lost (queue: its queue)
     HeartbeatDropped,
     SendDuplicated,
+    PopAnswerDropped,  ///< a pop's answer lost (target: the popping member, msg_id; time: the pop's)
+    AckDropped,        ///< an ACK_MESSAGE lost (target: the acking member, msg_id)
 };
-inline constexpr int fault_kind_count = 17;
+inline constexpr int fault_kind_count = 19;
 
 [[nodiscard]] inline std::string_view to_string(FaultKind k) noexcept {
     constexpr std::string_view names[] = {"start",
@@ -86,7 +88,9 @@ inline constexpr int fault_kind_count = 17;
                                           "offset_duplicated",
                                           "lock_answer_dropped",
                                           "heartbeat_dropped",
-                                          "send_duplicated"};
+                                          "send_duplicated",
+                                          "pop_answer_dropped",
+                                          "ack_dropped"};
     const auto i = static_cast<std::size_t>(k);
     return i < std::size(names) ? names[i] : "?";
 }
@@ -106,8 +110,22 @@ inline constexpr int fault_kind_count = 17;
 struct Fault {
     std::int64_t time_us = 0;  ///< just before the signal was sent / the command ran / the fault struck
     FaultKind kind = FaultKind::Start;
-    std::string target;   ///< member or broker name; empty when neither's
-    std::string queue{};  ///< the queue of a queue's fault ("topic:queue_id"), else empty
+    std::string target;    ///< member or broker name; empty when neither's
+    std::string queue{};   ///< the queue of a queue's fault ("topic:queue_id"), else empty
+    std::string msg_id{};  ///< the message of a message's fault (PopAnswerDropped, AckDropped), else empty
+};
+
+/// One message a POP member's pop returned (the simulation records them; the chaos members' records are
+/// their handlings). A pop of a message popped before is a redelivery, judged against that previous pop.
+struct Pop {
+    std::string member;
+    std::string key;
+    std::int64_t seq = 0;
+    std::string msg_id;
+    std::string broker;
+    std::int64_t time_us = 0;       ///< the broker's answer: the message's invisible time starts here
+    std::int64_t invisible_us = 0;  ///< how long the pop made it invisible
+    int reconsume_times = 0;
 };
 
 /// A member's clean shutdown: from the SIGTERM (or the end of the run) to the end of shutdown().
@@ -122,6 +140,7 @@ struct Input {
     std::vector<Handled> handled;  ///< any order; each member's records in its log order
     std::vector<Fault> faults;
     std::vector<Shutdown> shutdowns;
+    std::vector<Pop> pops;  ///< a POP run's pops in the order they happened (Rules::Simulation), else empty
     std::int64_t send_failures = 0;  ///< sends that did not return SEND_OK (not in `sent`)
 };
 

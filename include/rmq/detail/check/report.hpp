@@ -24,11 +24,13 @@ enum class Cause {
     Handover,       ///< another member started/stopped/paused/resumed shortly before or in between: the queue
                     ///< moved
     SendDuplicated,  ///< the producer stored the message twice
-    RetryCopy,       ///< a copy sent back to the retry topic by a failed call (unordered policies)
-    QueueFault,      ///< an offset commit or lock answer of one of the two queues was lost or late
-    Unexplained,     ///< none of these
+    RetryCopy,  ///< a copy sent back to the retry topic by a failed call (unordered policies; POP: the failed
+                ///< call set the retry delay)
+    QueueFault,   ///< an offset commit or lock answer of one of the two queues was lost or late
+    PopLost,      ///< POP: the previous pop's answer or its ack was lost
+    Unexplained,  ///< none of these
 };
-inline constexpr int cause_count = 9;
+inline constexpr int cause_count = 10;
 
 [[nodiscard]] inline std::string_view to_string(Cause c) noexcept {
     constexpr std::string_view names[] = {"kill of the holder",
@@ -39,6 +41,7 @@ inline constexpr int cause_count = 9;
                                           "send stored twice",
                                           "retry copy",
                                           "queue fault",
+                                          "pop answer or ack lost",
                                           "unexplained"};
     const auto i = static_cast<std::size_t>(c);
     return i < std::size(names) ? names[i] : "?";
@@ -64,7 +67,9 @@ struct Options {
     /// Examples kept per kind of finding.
     std::size_t examples = 5;
     /// > 0: a POP run (docs/chaos.md#pop-mode), the members' pop_invisible_time. No queue moves between POP
-    /// members, so a repeat is a redelivery after that time and other rules explain it (detail::explain_pop).
+    /// members, so a repeat is a redelivery after that time and other rules explain it (explain_pop). With
+    /// Rules::Simulation the redeliveries are the pops in Input::pops, each with its own invisible time
+    /// (explain_pop_simulation).
     std::int64_t pop_invisible_us = 0;
     Rules rules = Rules::Chaos;
     /// Rules::Simulation: the policy promises per-key order and exclusive queue ownership.
@@ -73,6 +78,13 @@ struct Options {
     /// restart lost the locks while members still trust theirs); a fault explains a repeat this long before
     /// the first success.
     std::int64_t lock_grace_us = 60'000'000;
+    /// Rules::Simulation, POP: a failed call (RECONSUME_LATER) makes its message invisible this long at
+    /// least.
+    std::int64_t pop_retry_delay_us = 10'000'000;
+    /// Rules::Simulation, POP: the broker flushes the group's pop offsets this often; a restart rewinds them.
+    std::int64_t pop_flush_us = 1'000'000;
+    /// Rules::Simulation, POP: how long a pause lasts at most (rmq::sim::Faults::pause_max_millis).
+    std::int64_t pause_max_us = 150'000'000;
     /// Readable findings kept (Report::problems), in the order they were found.
     std::size_t problems = 10;
 };
@@ -123,8 +135,10 @@ struct Report {
     std::int64_t unique = 0;   ///< distinct sent messages handled at least once
     std::int64_t lost = 0;     ///< sent, never handled successfully
     std::int64_t unknown = 0;  ///< distinct handled messages that were not in `sent` (a failed send stored)
-    std::int64_t duplicates = 0;                       ///< successful handlings beyond the first
-    std::array<std::int64_t, cause_count> by_cause{};  ///< indexed by Cause
+    std::int64_t duplicates = 0;  ///< successful handlings beyond the first
+    /// Indexed by Cause: the duplicates' causes; in a POP simulation (Input::pops) the redeliveries'.
+    std::array<std::int64_t, cause_count> by_cause{};
+    std::int64_t redeliveries = 0;  ///< pops of a message popped before (Input::pops)
     std::int64_t out_of_order = 0;
     std::int64_t interleaved = 0;
     std::int64_t before_predecessor = 0;
