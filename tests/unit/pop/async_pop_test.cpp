@@ -196,6 +196,29 @@ TEST_CASE("an asynchronous pop over remoting gets the decoded answer on the io t
     CHECK(pops[0].ext_fields->get("pollTime") == std::optional<std::string_view>("5000"));
 }
 
+TEST_CASE("an asynchronous orderly pop over remoting sends order and reads orderCountInfo", "[pop]") {
+    rmq_test::FakeServer server;
+    rmq_test::answer_ok(server, [](const Command& req, Command& r) {
+        answer_pop(req, r);
+        if (req.code == rc::pop_message) {
+            r.ext_fields->set("orderCountInfo", "0 qo2%40 3;0 2 0");
+        }
+    });
+    auto t = transport_to(server);
+    (void)t.topic_route("T");
+    Answer answer;
+    auto args = Broker::args();
+    args.order = true;
+    t.pop_message(args, answer.completion());
+    REQUIRE(answer.ready(10s));
+    const auto result = answer.future.get();
+    REQUIRE(result.msg_found_list.size() == 1);
+    CHECK(result.msg_found_list[0].reconsume_times() == 3);
+    const auto pops = rmq_test::requests_of(server, rc::pop_message);
+    REQUIRE(pops.size() == 1);
+    CHECK(pops[0].ext_fields->get("order") == std::optional<std::string_view>("true"));
+}
+
 TEST_CASE("an asynchronous pop over remoting reports a 4.x broker as PopUnsupported", "[pop]") {
     rmq_test::FakeServer server;
     rmq_test::answer_ok(server, [](const Command& req, Command& r) {

@@ -71,13 +71,13 @@ RMQ_DECL void pop_message(TransportParts& parts, PopWaits& waits, const PopArgs&
             parts.routes.require_master(args.broker_name),
             remoting::make_request(remoting::request_code::pop_message, header),
             args.poll_time_millis + parts.config.mq_client_api_timeout,
-            [shared, broker = args.broker_name, topic = args.topic](std::optional<remoting::Command> answer,
-                                                                    const std::exception_ptr& error) {
+            [shared, broker = args.broker_name, topic = args.topic, order = args.order](
+                std::optional<remoting::Command> answer, const std::exception_ptr& error) {
                 PopResult result;
                 std::exception_ptr outcome = error;
                 if (!outcome) {
                     try {
-                        result = remoting::to_pop_result(*answer, broker, topic);
+                        result = remoting::to_pop_result(*answer, broker, topic, order);
                     } catch (...) {
                         outcome = std::current_exception();
                     }
