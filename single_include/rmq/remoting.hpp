@@ -2692,7 +2692,8 @@ private:
 namespace rmq::detail {
 
 /// A fresh exception per waiter: the connection shares one exception_ptr among all its pending requests,
-/// and releasing it on two threads races in libstdc++'s uninstrumented refcount (ThreadSanitizer).
+/// and releasing it on two threads races in libstdc++'s uninstrumented refcount (ThreadSanitizer). Made by
+/// PlainFailure: the same type (rmq/error.hpp's), message and fields; anything else as rmq::Error.
 std::exception_ptr fresh_exception(const std::exception_ptr& e);
 
 /// Sends requests through the client with the transport's timeouts and retry policy. Thread-safe.
@@ -8710,15 +8711,7 @@ RMQ_DECL RequestReply BrokerRequests::consume_directly(const remoting::Command& 
 namespace rmq::detail {
 
 RMQ_DECL std::exception_ptr fresh_exception(const std::exception_ptr& e) {
-    try {
-        std::rethrow_exception(e);
-    } catch (const Timeout& ex) {
-        return std::make_exception_ptr(Timeout(ex.what()));
-    } catch (const std::exception& ex) {
-        return std::make_exception_ptr(Error(ex.what()));
-    } catch (...) {
-        return std::make_exception_ptr(Error("remoting request failed with an unknown error"));
-    }
+    return PlainFailure::of(e, "remoting request failed with an unknown error").fresh();
 }
 
 RMQ_DECL remoting::Command

@@ -25,7 +25,8 @@
 namespace rmq::detail {
 
 /// A fresh exception per waiter: the connection shares one exception_ptr among all its pending requests,
-/// and releasing it on two threads races in libstdc++'s uninstrumented refcount (ThreadSanitizer).
+/// and releasing it on two threads races in libstdc++'s uninstrumented refcount (ThreadSanitizer). Made by
+/// PlainFailure: the same type (rmq/error.hpp's), message and fields; anything else as rmq::Error.
 std::exception_ptr fresh_exception(const std::exception_ptr& e);
 
 /// Sends requests through the client with the transport's timeouts and retry policy. Thread-safe.

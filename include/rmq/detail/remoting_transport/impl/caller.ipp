@@ -14,19 +14,12 @@
 
 #include <rmq/detail/net/refusal.hpp>
 #include <rmq/detail/remoting_transport/caller.hpp>
+#include <rmq/detail/util/plain_failure.hpp>
 
 namespace rmq::detail {
 
 RMQ_DECL std::exception_ptr fresh_exception(const std::exception_ptr& e) {
-    try {
-        std::rethrow_exception(e);
-    } catch (const Timeout& ex) {
-        return std::make_exception_ptr(Timeout(ex.what()));
-    } catch (const std::exception& ex) {
-        return std::make_exception_ptr(Error(ex.what()));
-    } catch (...) {
-        return std::make_exception_ptr(Error("remoting request failed with an unknown error"));
-    }
+    return PlainFailure::of(e, "remoting request failed with an unknown error").fresh();
 }
 
 RMQ_DECL remoting::Command
