@@ -26691,6 +26691,7 @@ RMQ_DECL void BrokerState::pop_queue_orderly_locked(const PopArgs& a,
         return;
     }
     std::vector<std::int64_t> served;
+    served.reserve(found.msg_found_list.size());
     for (const auto& m : found.msg_found_list) {
         served.push_back(m.queue_offset());
     }
@@ -26937,7 +26938,7 @@ RMQ_DECL void BrokerState::ack_message(const AckArgs& a) {
         if (r.order()) {
             const MessageQueue mq{r.real_topic(a.topic, a.consumer_group), config_.broker_name, r.queue_id};
             if (auto error = ack_orderly_locked(a.consumer_group, mq, r.queue_offset, r.pop_time, out)) {
-                throw BrokerError(response_code::message_illegal, std::move(*error));
+                throw BrokerError(response_code::message_illegal, *error);
             }
         } else {
             // An ack of a receipt that is spent (acked, revived, replaced) changes nothing, as on a Java
@@ -26984,7 +26985,7 @@ RMQ_DECL void BrokerState::batch_ack_message(const BatchAckArgs& a) {
     lock.unlock();
     dispatch(std::move(out));
     if (illegal) {
-        throw BrokerError(response_code::message_illegal, std::move(*illegal));
+        throw BrokerError(response_code::message_illegal, *illegal);
     }
 }
 

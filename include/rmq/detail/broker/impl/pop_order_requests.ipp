@@ -50,6 +50,7 @@ RMQ_DECL void BrokerState::pop_queue_orderly_locked(const PopArgs& a,
         return;
     }
     std::vector<std::int64_t> served;
+    served.reserve(found.msg_found_list.size());
     for (const auto& m : found.msg_found_list) {
         served.push_back(m.queue_offset());
     }

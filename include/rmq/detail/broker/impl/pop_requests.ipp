@@ -163,7 +163,7 @@ RMQ_DECL void BrokerState::ack_message(const AckArgs& a) {
         if (r.order()) {
             const MessageQueue mq{r.real_topic(a.topic, a.consumer_group), config_.broker_name, r.queue_id};
             if (auto error = ack_orderly_locked(a.consumer_group, mq, r.queue_offset, r.pop_time, out)) {
-                throw BrokerError(response_code::message_illegal, std::move(*error));
+                throw BrokerError(response_code::message_illegal, *error);
             }
         } else {
             // An ack of a receipt that is spent (acked, revived, replaced) changes nothing, as on a Java
@@ -210,7 +210,7 @@ RMQ_DECL void BrokerState::batch_ack_message(const BatchAckArgs& a) {
     lock.unlock();
     dispatch(std::move(out));
     if (illegal) {
-        throw BrokerError(response_code::message_illegal, std::move(*illegal));
+        throw BrokerError(response_code::message_illegal, *illegal);
     }
 }
 
