@@ -118,17 +118,23 @@ private:
         m.last = &h;
     }
 
-    void unexplained(const Handled& previous, const Handled& h) {
+    // One of the first o_.examples unexplained repeats (a handling's or a pop's, against its previous one).
+    template <class Event>
+    void example(const Event& previous, const Event& e) {
         if (r_.unexplained_examples.size() < o_.examples) {
-            r_.unexplained_examples.push_back(Duplicate{.msg_id = h.msg_id,
-                                                        .key = h.key,
-                                                        .seq = h.seq,
+            r_.unexplained_examples.push_back(Duplicate{.msg_id = e.msg_id,
+                                                        .key = e.key,
+                                                        .seq = e.seq,
                                                         .first_member = previous.member,
-                                                        .member = h.member,
+                                                        .member = e.member,
                                                         .previous_us = previous.time_us,
-                                                        .time_us = h.time_us,
+                                                        .time_us = e.time_us,
                                                         .cause = Cause::Unexplained});
         }
+    }
+
+    void unexplained(const Handled& previous, const Handled& h) {
+        example(previous, h);
         problem(
             fmt::format("t={} member {}: key {} seq {} handled again (first at t={} by member {}) with no "
                         "fault or rebalance in between",
@@ -158,16 +164,7 @@ private:
             if (c != Cause::Unexplained) {
                 continue;
             }
-            if (r_.unexplained_examples.size() < o_.examples) {
-                r_.unexplained_examples.push_back(Duplicate{.msg_id = p.msg_id,
-                                                            .key = p.key,
-                                                            .seq = p.seq,
-                                                            .first_member = prev.member,
-                                                            .member = p.member,
-                                                            .previous_us = prev.time_us,
-                                                            .time_us = p.time_us,
-                                                            .cause = Cause::Unexplained});
-            }
+            example(prev, p);
             problem(
                 fmt::format("key {} seq {} popped again at {} ms by member {} (reconsume times {}): nothing "
                             "explains it after its pop at {} ms by member {}",
