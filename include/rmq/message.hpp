@@ -67,6 +67,10 @@ std::string encode_properties(const Properties& props);
 /// without a separator, with an empty name or with an empty value are skipped; a later duplicate name wins.
 Properties decode_properties(std::string_view text);
 
+/// The same, with room for `room` more entries allocated with them (a consumer stamps three on every pulled
+/// message: decoded with that room, they need no second allocation).
+Properties decode_properties(std::string_view text, std::size_t room);
+
 /// A message as a producer builds it (Java's Message): topic, flag, properties and body.
 class Message {
 public:

@@ -2218,6 +2218,9 @@ struct MessageDecodeOptions {
     /// also held to max_decompressed_body). A record that would pass it is damaged: decode_message throws,
     /// decode_messages drops it and the rest like any damaged record.
     std::size_t max_decompressed_total = max_decompressed_pull_body;
+    /// Room for this many more properties in each decoded message, allocated with its properties (the
+    /// consumer's pull path: it adds three to every message).
+    std::size_t property_room = 0;
 };
 
 /// What decode_messages could not decode.
@@ -6735,7 +6738,7 @@ RMQ_DECL MessageExt decode_message(std::span<const std::byte> record, const Mess
     msg.set_topic(std::string(r.bytes(topic_len, "TOPIC")));
     const std::size_t props_len = r.length_i16("PROPERTIESLENGTH");
     if (props_len > 0) {
-        msg.set_properties(decode_properties(r.bytes(props_len, "PROPERTIES")));
+        msg.set_properties(decode_properties(r.bytes(props_len, "PROPERTIES"), options.property_room));
     }
     if (r.remaining() != 0) {
         r.fail(fmt::format("{} bytes left after PROPERTIES", r.remaining()));
@@ -9998,7 +10001,9 @@ inline std::vector<MessageExt> found_messages(const MessageQueue& mq,
                                               const remoting::Command& resp,
                                               const std::optional<std::int64_t>& offset_delta) {
     remoting::MessageDecodeReport report;
-    auto msgs = remoting::decode_messages(resp.body_bytes(), &report);
+    // Room for the three properties a consumer stamps on each message (Puller::prepare_found's reserve):
+    // MIN_OFFSET, MAX_OFFSET, CONSUME_START_TIME.
+    auto msgs = remoting::decode_messages(resp.body_bytes(), &report, {.property_room = 3});
     if (report.damaged_records != 0) {
         log_line(LogLevel::Warn,
                  "pull of {}: {} damaged record(s) dropped: {}",

@@ -445,6 +445,10 @@ std::string encode_properties(const Properties& props);
 /// without a separator, with an empty name or with an empty value are skipped; a later duplicate name wins.
 Properties decode_properties(std::string_view text);
 
+/// The same, with room for `room` more entries allocated with them (a consumer stamps three on every pulled
+/// message: decoded with that room, they need no second allocation).
+Properties decode_properties(std::string_view text, std::size_t room);
+
 /// A message as a producer builds it (Java's Message): topic, flag, properties and body.
 class Message {
 public:
@@ -11186,7 +11190,8 @@ void Puller<T>::on_found(const Ptr& st, std::int64_t begin, PullResult& result) 
 
 /// What Java's processPullResult sets on each message: the transaction id of a prepared message, the queue's
 /// broker name and queue id. Also room for the three properties the client adds (MIN_OFFSET, MAX_OFFSET,
-/// CONSUME_START_TIME), and the CONSUME_START_TIME entry itself, still empty (its name is too long for a
+/// CONSUME_START_TIME; RemotingTransport decodes a pull with that room already, so the reserve allocates
+/// nothing there), and the CONSUME_START_TIME entry itself, still empty (its name is too long for a
 /// string's inline buffer), made here on the loop that allocated the message and frees it: a consume thread
 /// that allocated them would have this thread free its memory, and glibc's malloc makes two threads that free
 /// each other's memory take each other's arena locks. The empty entry is never seen: the consume service
@@ -20090,6 +20095,7 @@ private:
 #include <array>
 #include <span>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -20111,9 +20117,13 @@ RMQ_DECL std::string encode_properties(const Properties& props) {
 }
 
 RMQ_DECL Properties decode_properties(std::string_view text) {
-    // The entries are sorted as views first, so each name and value is copied into its string once, in its
-    // final place, instead of being moved along by the sort (a pulled message's dozen properties are decoded
-    // for every message of every pull).
+    return decode_properties(text, 0);
+}
+
+RMQ_DECL Properties decode_properties(std::string_view text, std::size_t room) {
+    // The entries are sorted and de-duplicated as views first, so each name and value is copied into its
+    // string once, in its final place (a pulled message's dozen properties are decoded for every message of
+    // every pull).
     using View = std::pair<std::string_view, std::string_view>;
     constexpr std::size_t stack_max = 32;
     std::array<View, stack_max> on_stack;
@@ -20144,9 +20154,9 @@ RMQ_DECL Properties decode_properties(std::string_view text) {
     }
     const std::span<View> views =
         n <= stack_max ? std::span<View>(on_stack.data(), n) : std::span<View>(on_heap);
-    // Stable (of equal names the later stays later, and from_entries keeps the last, as Java's HashMap). A
-    // message's dozen entries sort fastest by insertion, with no buffer to allocate; a damaged or hostile
-    // string of thousands must not cost a quadratic sort.
+    // Stable (of equal names the later stays later, and is the one kept, as Java's HashMap). A message's
+    // dozen entries sort fastest by insertion, with no buffer to allocate; a damaged or hostile string of
+    // thousands must not cost a quadratic sort.
     const auto less = [](const View& a, const View& b) {
         return Properties::name_less(a.first, b.first);
     };
@@ -20161,12 +20171,22 @@ RMQ_DECL Properties decode_properties(std::string_view text) {
         }
         views[j] = moving;
     }
-    Properties::container_type out;
-    out.reserve(n);
-    for (const auto& [name, value] : views) {
-        out.emplace_back(std::string(name), std::string(value));
+    std::size_t kept = 0;
+    for (const View& v : views) {
+        if (kept > 0 && views[kept - 1].first == v.first) {
+            views[kept - 1].second = v.second;
+        } else {
+            views[kept++] = v;
+        }
     }
-    return Properties::from_entries(std::move(out));  // sorted already: one pass, nothing moved
+    Properties::container_type out;
+    out.reserve(kept + room);
+    for (std::size_t i = 0; i < kept; ++i) {
+        out.emplace_back(std::piecewise_construct,
+                         std::forward_as_tuple(views[i].first),
+                         std::forward_as_tuple(views[i].second));
+    }
+    return Properties::from_entries(std::move(out));  // sorted and unique already: one pass, nothing moved
 }
 
 RMQ_DECL Message::Message(std::string topic, std::string_view tags, std::string_view keys, std::string body)

@@ -141,6 +141,9 @@ struct MessageDecodeOptions {
     /// also held to max_decompressed_body). A record that would pass it is damaged: decode_message throws,
     /// decode_messages drops it and the rest like any damaged record.
     std::size_t max_decompressed_total = max_decompressed_pull_body;
+    /// Room for this many more properties in each decoded message, allocated with its properties (the
+    /// consumer's pull path: it adds three to every message).
+    std::size_t property_room = 0;
 };
 
 /// What decode_messages could not decode.

@@ -186,3 +186,19 @@ TEST_CASE("Properties: setting a list equals setting each name in turn, in any o
         check(start, {});
     }
 }
+
+TEST_CASE("decode_properties with room: the entries a consumer stamps then fit without moving the others",
+          "[model][properties]") {
+    const std::string text = std::string("KEYS\001k1\002UNIQ_KEY\001") + std::string(32, 'A') +
+                             "\002TAGS\001a\002KEYS\001k2\002WAIT\001true";
+    const rmq::Properties plain = rmq::decode_properties(text);
+    rmq::Properties roomy = rmq::decode_properties(text, 3);
+    CHECK(roomy == plain);  // the same entries: the later KEYS wins in both
+    CHECK(roomy.at("KEYS") == "k2");
+    REQUIRE(roomy.size() == 4);
+    const auto* first = &*roomy.begin();
+    roomy.insert_or_assign({{rmq::property::max_offset, "9"}, {rmq::property::min_offset, "0"}});
+    roomy.insert_or_assign(rmq::property::consume_start_timestamp, "1");
+    CHECK(roomy.size() == 7);
+    CHECK(&*roomy.begin() == first);  // no reallocation: the room was allocated with them
+}

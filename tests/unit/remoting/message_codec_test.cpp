@@ -359,6 +359,29 @@ TEST_CASE("batch bodies encode like encodeMessage(s) and decode like decodeMessa
         CodecError);
 }
 
+TEST_CASE("decode_messages with property_room: a consumer's stamps fit in the decoded properties",
+          "[remoting]") {
+    MessageExt m;
+    m.set_topic("T");
+    m.set_born_host("10.0.0.1:1234");
+    m.set_store_host("10.0.0.2:10911");
+    m.set_body("x");
+    m.set_body_crc(rmq::remoting::crc32("x"));
+    m.set_property("TAGS", "a");
+    m.set_property("UNIQ_KEY", std::string(32, 'B'));
+    const std::string rec = rmq::remoting::encode_message(m);
+    auto msgs = rmq::remoting::decode_messages(rmq::detail::as_bytes(rec), nullptr, {.property_room = 3});
+    REQUIRE(msgs.size() == 1);
+    MessageExt& got = msgs.front();
+    CHECK(got.properties() == m.properties());
+    const auto* first = &*got.properties().begin();
+    got.reserve_properties(got.properties().size() + 3);  // what the push consumer does: now a no-op
+    got.set_property(rmq::property::consume_start_timestamp, "1");
+    got.set_property(rmq::property::min_offset, "0");
+    got.set_property(rmq::property::max_offset, "9");
+    CHECK(&*got.properties().begin() == first);
+}
+
 TEST_CASE("UtilAll.crc32 samples", "[remoting][golden]") {
     const auto golden = rmq_test::load_golden("message_codec.json");
     const auto& samples = golden.at("crc32");

@@ -263,7 +263,7 @@ RMQ_DECL MessageExt decode_message(std::span<const std::byte> record, const Mess
     msg.set_topic(std::string(r.bytes(topic_len, "TOPIC")));
     const std::size_t props_len = r.length_i16("PROPERTIESLENGTH");
     if (props_len > 0) {
-        msg.set_properties(decode_properties(r.bytes(props_len, "PROPERTIES")));
+        msg.set_properties(decode_properties(r.bytes(props_len, "PROPERTIES"), options.property_room));
     }
     if (r.remaining() != 0) {
         r.fail(fmt::format("{} bytes left after PROPERTIES", r.remaining()));

@@ -280,7 +280,8 @@ void Puller<T>::on_found(const Ptr& st, std::int64_t begin, PullResult& result) 
 
 /// What Java's processPullResult sets on each message: the transaction id of a prepared message, the queue's
 /// broker name and queue id. Also room for the three properties the client adds (MIN_OFFSET, MAX_OFFSET,
-/// CONSUME_START_TIME), and the CONSUME_START_TIME entry itself, still empty (its name is too long for a
+/// CONSUME_START_TIME; RemotingTransport decodes a pull with that room already, so the reserve allocates
+/// nothing there), and the CONSUME_START_TIME entry itself, still empty (its name is too long for a
 /// string's inline buffer), made here on the loop that allocated the message and frees it: a consume thread
 /// that allocated them would have this thread free its memory, and glibc's malloc makes two threads that free
 /// each other's memory take each other's arena locks. The empty entry is never seen: the consume service
