@@ -16,10 +16,11 @@ import org.apache.rocketmq.common.message.Message;
  * line on stdout.
  *
  * <pre>
- * JavaProduceBench NAMESRV TOPIC sync|async|batch N BODY_BYTES [INFLIGHT [BATCH]]
+ * JavaProduceBench NAMESRV TOPIC sync|async|batch|oneway N BODY_BYTES [INFLIGHT [BATCH]]
  *     sync: one thread, send() after send(). async: one thread calling send(msg, callback) with at most
  *     INFLIGHT (1024) unanswered (a semaphore of the benchmark's own; DefaultMQProducer's back-pressure is off by
- *     default). batch: one thread, send(Collection) of BATCH (32) messages at a time. Messages are TagA with a
+ *     default). batch: one thread, send(Collection) of BATCH (32) messages at a time. oneway: one thread,
+ *     sendOneway() after sendOneway(), a message counted once the call returned. Messages are TagA with a
  *     body of BODY_BYTES 'x'; the producer picks the queues.
  * </pre>
  * CPU seconds: the process CPU time from the first measured send to the last acknowledgement; peak RSS: VmHWM of
@@ -39,8 +40,8 @@ public final class JavaProduceBench {
         int bodyBytes = Integer.parseInt(argv[4]);
         int inflight = argv.length > 5 ? Integer.parseInt(argv[5]) : 1024;
         int batchSize = argv.length > 6 ? Integer.parseInt(argv[6]) : 32;
-        if (!mode.equals("sync") && !mode.equals("async") && !mode.equals("batch")) {
-            throw new IllegalArgumentException("mode must be sync, async or batch, not " + mode);
+        if (!mode.equals("sync") && !mode.equals("async") && !mode.equals("batch") && !mode.equals("oneway")) {
+            throw new IllegalArgumentException("mode must be sync, async, batch or oneway, not " + mode);
         }
         DefaultMQProducer producer = new DefaultMQProducer("bench_java_producer_" + ProcessHandle.current().pid());
         producer.setNamesrvAddr(namesrv);
@@ -59,6 +60,15 @@ public final class JavaProduceBench {
                     for (long i = 0; i < n; i++) {
                         try {
                             producer.send(new Message(topic, "TagA", body));
+                        } catch (Exception e) {
+                            failed.incrementAndGet();
+                        }
+                        acked.incrementAndGet();
+                    }
+                } else if (mode.equals("oneway")) {
+                    for (long i = 0; i < n; i++) {
+                        try {
+                            producer.sendOneway(new Message(topic, "TagA", body));
                         } catch (Exception e) {
                             failed.incrementAndGet();
                         }
