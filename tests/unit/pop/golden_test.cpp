@@ -3,9 +3,12 @@
 // frames decoded, Java's ROCKETMQ frames showing the (short) cast of the code that rmq refuses, and
 // ExtraInfoUtil's strings.
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
-#include <tuple>
+#include <utility>
+#include <vector>
 
 #include <golden.hpp>
 
@@ -55,6 +58,43 @@ rr::ExtFields rmq_fields(const std::string& name) {
         rmq::ChangeInvisibleTimeArgs{"g", "T", "10 1700000000000 30000 2 0 broker-a 1 11", 5000}));
 }
 
+/// Where a message of a hand-built pop answer is stored.
+struct Stored {
+    std::string topic;
+    std::int32_t queue_id = 0;
+    std::int64_t offset = 0;
+};
+
+/// A successful POP_MESSAGE answer as a 5.3.3 broker writes it: Java's offset infos (and order counts) in the
+/// header, the messages as records.
+rr::Command pop_answer(std::int32_t revive_qid,
+                       const std::string& start_offset_info,
+                       const std::string& msg_offset_info,
+                       const std::vector<Stored>& messages,
+                       std::optional<std::string> order_count_info = std::nullopt) {
+    rr::Command resp;
+    resp.code = rmq::response_code::success;
+    resp.flag = rr::command_flag::response;
+    rr::PopMessageResponseHeader h;
+    h.pop_time = 1700000000000;
+    h.invisible_time = 30000;
+    h.revive_qid = revive_qid;
+    h.start_offset_info = start_offset_info;
+    h.msg_offset_info = msg_offset_info;
+    h.order_count_info = std::move(order_count_info);
+    resp.ext_fields = rr::to_ext_fields(h);
+    for (const auto& stored : messages) {
+        rmq::MessageExt m;
+        m.set_topic(stored.topic);
+        m.set_queue_id(stored.queue_id);
+        m.set_queue_offset(stored.offset);
+        m.set_born_host("127.0.0.1:1");
+        m.set_store_host("127.0.0.1:2");
+        resp.body += rr::encode_message(m);
+    }
+    return resp;
+}
+
 }  // namespace
 
 TEST_CASE("pop request headers carry Java's ext fields", "[pop][golden]") {
@@ -93,25 +133,10 @@ TEST_CASE("receipts and offset infos match ExtraInfoUtil", "[pop][golden]") {
     CHECK(retry.to_string() == golden["retry_receipt"].get<std::string>());
 
     // An answer whose offset infos Java built gives the receipts Java's processPopResponse would.
-    rr::Command resp;
-    resp.code = rmq::response_code::success;
-    resp.flag = rr::command_flag::response;
-    rr::PopMessageResponseHeader h;
-    h.pop_time = 1700000000000;
-    h.invisible_time = 30000;
-    h.revive_qid = 2;
-    h.start_offset_info = golden["start_offset_info"].get<std::string>();
-    h.msg_offset_info = golden["msg_offset_info"].get<std::string>();
-    resp.ext_fields = rr::to_ext_fields(h);
-    for (const auto& [topic, queue, offset] : {std::tuple{"T", 1, 10}, {"T", 1, 11}, {"%RETRY%g_T", 0, 3}}) {
-        rmq::MessageExt m;
-        m.set_topic(topic);
-        m.set_queue_id(queue);
-        m.set_queue_offset(offset);
-        m.set_born_host("127.0.0.1:1");
-        m.set_store_host("127.0.0.1:2");
-        resp.body += rr::encode_message(m);
-    }
+    const auto resp = pop_answer(2,
+                                 golden["start_offset_info"].get<std::string>(),
+                                 golden["msg_offset_info"].get<std::string>(),
+                                 {{"T", 1, 10}, {"T", 1, 11}, {"%RETRY%g_T", 0, 3}});
     const auto r = rr::to_pop_result(resp, "broker-a", "T");
     REQUIRE(r.msg_found_list.size() == 3);
     CHECK(r.msg_found_list[1].property_view(rmq::property::pop_ck) == golden["receipt"].get<std::string>());
@@ -137,25 +162,10 @@ TEST_CASE("a receipt from the retry topic of enableRetryTopicV2 (topic mark 2) m
     CHECK(sorted(rr::to_ext_fields(rr::AckMessageRequestHeader::from(rmq::AckArgs{"g", "T", text}))) == java);
 
     // A pop answer whose offset infos name the v2 retry topic gives its messages receipts marked 2.
-    rr::Command resp;
-    resp.code = rmq::response_code::success;
-    resp.flag = rr::command_flag::response;
-    rr::PopMessageResponseHeader h;
-    h.pop_time = 1700000000000;
-    h.invisible_time = 30000;
-    h.revive_qid = 2;
-    h.start_offset_info = golden["retry_v2_start_offset_info"].get<std::string>();
-    h.msg_offset_info = golden["retry_v2_msg_offset_info"].get<std::string>();
-    resp.ext_fields = rr::to_ext_fields(h);
-    for (const auto& [topic, queue, offset] : {std::tuple{"T", 1, 10}, {"%RETRY%g+T", 0, 4}}) {
-        rmq::MessageExt m;
-        m.set_topic(topic);
-        m.set_queue_id(queue);
-        m.set_queue_offset(offset);
-        m.set_born_host("127.0.0.1:1");
-        m.set_store_host("127.0.0.1:2");
-        resp.body += rr::encode_message(m);
-    }
+    const auto resp = pop_answer(2,
+                                 golden["retry_v2_start_offset_info"].get<std::string>(),
+                                 golden["retry_v2_msg_offset_info"].get<std::string>(),
+                                 {{"T", 1, 10}, {"%RETRY%g+T", 0, 4}});
     const auto r = rr::to_pop_result(resp, "broker-b", "T");
     REQUIRE(r.msg_found_list.size() == 2);
     CHECK(r.msg_found_list[1].property_view(rmq::property::pop_ck) == text);
@@ -170,26 +180,11 @@ TEST_CASE("an orderly pop's receipts and orderCountInfo match ExtraInfoUtil", "[
     // Java's answer to an orderly pop of queue 2: offsets 20 and 21 were served 3 and 2 times before, 22 is
     // new (the queue's entry, for older clients, says 0). processPopResponse gives each message its own
     // count (getQueueOffsetMapKey) and falls back to the queue's.
-    rr::Command resp;
-    resp.code = rmq::response_code::success;
-    resp.flag = rr::command_flag::response;
-    rr::PopMessageResponseHeader h;
-    h.pop_time = 1700000000000;
-    h.invisible_time = 30000;
-    h.revive_qid = rmq::pop_order_revive_queue;
-    h.start_offset_info = order["start_offset_info"].get<std::string>();
-    h.msg_offset_info = order["msg_offset_info"].get<std::string>();
-    h.order_count_info = order["order_count_info"].get<std::string>();
-    resp.ext_fields = rr::to_ext_fields(h);
-    for (const std::int64_t offset : {20, 21, 22}) {
-        rmq::MessageExt m;
-        m.set_topic("T");
-        m.set_queue_id(2);
-        m.set_queue_offset(offset);
-        m.set_born_host("127.0.0.1:1");
-        m.set_store_host("127.0.0.1:2");
-        resp.body += rr::encode_message(m);
-    }
+    const auto resp = pop_answer(rmq::pop_order_revive_queue,
+                                 order["start_offset_info"].get<std::string>(),
+                                 order["msg_offset_info"].get<std::string>(),
+                                 {{"T", 2, 20}, {"T", 2, 21}, {"T", 2, 22}},
+                                 order["order_count_info"].get<std::string>());
     const auto r = rr::to_pop_result(resp, "broker-a", "T", true);
     REQUIRE(r.msg_found_list.size() == 3);
     const auto parsed = order["parsed_order_count_info"];
