@@ -58,6 +58,9 @@ inline constexpr std::string_view first_pop_time = "1ST_POP_TIME";
 /// Separator between name and value (U+0001) and between entries (U+0002) in the properties string.
 inline constexpr char name_value_separator = '\x01';
 inline constexpr char property_separator = '\x02';
+/// How many properties a push consumer adds to every pulled message (MIN_OFFSET, MAX_OFFSET,
+/// CONSUME_START_TIME): the room a pull is decoded with.
+inline constexpr std::size_t consumer_stamped_count = 3;
 }  // namespace property
 
 /// Java's MessageDecoder.messageProperties2String: `name\1value\2...` without the trailing `\2`.

@@ -207,6 +207,10 @@ public:
     }
 
 private:
+    // The decoder sorts and de-duplicates its entries itself and builds them here directly: from_entries
+    // would check both again for every decoded message.
+    friend Properties decode_properties(std::string_view text, std::size_t room);
+
     // A message's handful of properties sorts fastest by insertion (one decoded per message of a pull).
     static constexpr std::size_t small_sort_max = 32;
 

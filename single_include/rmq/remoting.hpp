@@ -161,6 +161,7 @@ using CodecError = rmq::CodecError;
 /// @file detail/wire/bytes.hpp
 /// Big-endian byte reading/writing with bounds checks, shared by the remoting codecs.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -299,14 +300,22 @@ inline std::span<const std::byte> as_bytes(std::string_view s) noexcept {
     return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
 }
 
-/// Uppercase hex, as Java's UtilAll.bytes2string (message ids).
+/// Uppercase hex, as Java's UtilAll.bytes2string (message ids: one per decoded message). Two characters per
+/// byte from one table look-up.
 inline std::string hex_upper(std::string_view bytes) {
-    static constexpr char digits[] = "0123456789ABCDEF";
+    static constexpr auto pairs = [] {
+        constexpr char digits[] = "0123456789ABCDEF";
+        std::array<char, 512> t{};
+        for (std::size_t b = 0; b < 256; ++b) {
+            t[2 * b] = digits[b >> 4];
+            t[2 * b + 1] = digits[b & 0xF];
+        }
+        return t;
+    }();
     std::string out(bytes.size() * 2, '\0');
+    char* dst = out.data();
     for (std::size_t i = 0; i < bytes.size(); ++i) {
-        const auto b = static_cast<unsigned char>(bytes[i]);
-        out[2 * i] = digits[b >> 4];
-        out[2 * i + 1] = digits[b & 0xF];
+        std::memcpy(dst + 2 * i, pairs.data() + 2 * static_cast<unsigned char>(bytes[i]), 2);
     }
     return out;
 }
@@ -2145,49 +2154,60 @@ struct SocketAddress {
     [[nodiscard]] bool is_ipv6() const noexcept { return ip.size() == 16; }
 
     /// Java's InetAddress.getHostAddress(): dotted quad, or eight uncompressed lowercase hex groups.
-    [[nodiscard]] std::string ip_text() const {
-        const auto b = [this](std::size_t i) {
-            return static_cast<unsigned>(static_cast<unsigned char>(ip[i]));
-        };
+    [[nodiscard]] std::string ip_text() const { return ip_text_of(ip); }
+
+    /// `ip:port`, IPv6 as `[ip]:port`.
+    [[nodiscard]] std::string to_string() const { return text_of(ip, port); }
+
+    /// ip_text() of raw address bytes (4 or 16).
+    [[nodiscard]] static std::string ip_text_of(std::string_view ip) {
         if (ip.size() == 4) {
-            // Written out rather than formatted: two of these per decoded message. Each octet gets 4 bytes
-            // of room (3 digits and a dot).
             std::array<char, 16> buf{};
-            std::size_t n = 0;
-            for (std::size_t i = 0; i < 4; ++i) {
-                char* at = buf.data() + 4 * i;
-                const std::size_t len = static_cast<std::size_t>(std::to_chars(at, at + 3, b(i)).ptr - at);
-                std::memmove(buf.data() + n, at, len);
-                n += len;
-                if (i != 3) {
-                    buf[n++] = '.';
-                }
-            }
-            return {buf.data(), n};
+            return {buf.data(), static_cast<std::size_t>(put_ipv4(buf.data(), ip) - buf.data())};
         }
         std::string out;
-        for (std::size_t i = 0; i < ip.size(); i += 2) {
+        for (std::size_t i = 0; i + 1 < ip.size(); i += 2) {
             if (i != 0) {
                 out.push_back(':');
             }
-            out.append(fmt::format("{:x}", (b(i) << 8) | b(i + 1)));
+            out.append(fmt::format("{:x}", (byte(ip, i) << 8) | byte(ip, i + 1)));
         }
         return out;
     }
 
-    /// `ip:port`, IPv6 as `[ip]:port`.
-    [[nodiscard]] std::string to_string() const {
-        if (is_ipv6()) {
-            return fmt::format("[{}]:{}", ip_text(), port);
+    /// to_string() of raw address bytes and a port: a decoder reads two hosts per message without building a
+    /// SocketAddress. An IPv4 text is written once, straight into its final string.
+    [[nodiscard]] static std::string text_of(std::string_view ip, std::int32_t port) {
+        if (ip.size() == 16) {
+            return fmt::format("[{}]:{}", ip_text_of(ip), port);
         }
-        std::string out = ip_text();
-        std::array<char, 12> buf{};
-        out.push_back(':');
-        out.append(buf.data(), std::to_chars(buf.data(), buf.data() + buf.size(), port).ptr);
-        return out;
+        if (ip.size() != 4) {
+            return fmt::format("{}:{}", ip_text_of(ip), port);
+        }
+        std::array<char, 4 * 4 + 11> buf{};  // four octets with their dots, a colon, a signed port
+        char* at = put_ipv4(buf.data(), ip);
+        *at++ = ':';
+        at = std::to_chars(at, buf.data() + buf.size(), port).ptr;
+        return {buf.data(), static_cast<std::size_t>(at - buf.data())};
     }
 
     friend bool operator==(const SocketAddress&, const SocketAddress&) = default;
+
+private:
+    static unsigned byte(std::string_view ip, std::size_t i) noexcept {
+        return static_cast<unsigned>(static_cast<unsigned char>(ip[i]));
+    }
+
+    // Writes the dotted quad of 4 address bytes at `at` (room for 15); returns the end.
+    static char* put_ipv4(char* at, std::string_view ip) {
+        for (std::size_t i = 0; i < 4; ++i) {
+            at = std::to_chars(at, at + 3, byte(ip, i)).ptr;
+            if (i != 3) {
+                *at++ = '.';
+            }
+        }
+        return at;
+    }
 };
 
 /// Parses `a.b.c.d:port`, `[v6]:port` or `v6:port` (last colon splits). Throws rmq::InvalidArgument.
@@ -6507,51 +6527,20 @@ inline RawAddress read_raw_address(rmq::detail::ByteReader& r, bool v6, std::str
     return a;
 }
 
-/// SocketAddress::to_string of a record's host, written once into its final string: for IPv4 each digit is
-/// placed directly (the text is at most 21 bytes), IPv6 goes through SocketAddress.
-inline std::string address_text(const RawAddress& a) {
-    if (a.ip.size() != 4) {
-        return SocketAddress{std::string(a.ip), a.port}.to_string();
-    }
-    std::array<char, 4 * 4 + 11> buf{};  // four octets with their dots or colon, then a signed port
-    char* at = buf.data();
-    for (std::size_t i = 0; i < 4; ++i) {
-        at = std::to_chars(at, at + 3, static_cast<unsigned>(static_cast<unsigned char>(a.ip[i]))).ptr;
-        *at++ = i == 3 ? ':' : '.';
-    }
-    at = std::to_chars(at, buf.data() + buf.size(), a.port).ptr;
-    return {buf.data(), static_cast<std::size_t>(at - buf.data())};
-}
-
-/// create_message_id from a record's store host bytes: the id's characters written straight into the
-/// result, two per byte from one table look-up.
+/// create_message_id from a record's store host bytes: big-endian ip ‖ port ‖ offset in a stack buffer, then
+/// hex.
 inline std::string message_id_text(const RawAddress& store, std::int64_t commit_log_offset) {
-    static constexpr auto pairs = [] {
-        constexpr char digits[] = "0123456789ABCDEF";
-        std::array<char, 512> t{};
-        for (std::size_t b = 0; b < 256; ++b) {
-            t[2 * b] = digits[b >> 4];
-            t[2 * b + 1] = digits[b & 0xF];
-        }
-        return t;
-    }();
-    std::array<unsigned char, 16 + 4 + 8> raw{};
+    std::array<char, 16 + 4 + 8> raw{};
     const std::size_t ip_len = store.ip.size();
     std::memcpy(raw.data(), store.ip.data(), ip_len);
     const auto put = [&raw](std::size_t at, std::uint64_t v, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) {
-            raw[at + i] = static_cast<unsigned char>((v >> (8 * (n - 1 - i))) & 0xFFU);
+            raw[at + i] = static_cast<char>((v >> (8 * (n - 1 - i))) & 0xFFU);
         }
     };
     put(ip_len, static_cast<std::uint32_t>(store.port), 4);
     put(ip_len + 4, static_cast<std::uint64_t>(commit_log_offset), 8);
-    const std::size_t n = ip_len + 12;
-    std::string out(2 * n, '\0');
-    char* dst = out.data();
-    for (std::size_t i = 0; i < n; ++i) {
-        std::memcpy(dst + 2 * i, pairs.data() + 2 * raw[i], 2);
-    }
-    return out;
+    return rmq::detail::hex_upper(std::string_view(raw.data(), ip_len + 12));
 }
 
 inline void
@@ -6725,12 +6714,13 @@ RMQ_DECL MessageExt decode_message(std::span<const std::byte> record, const Mess
     const std::int32_t sys_flag = r.i32("SYSFLAG");
     msg.set_sys_flag(sys_flag);
     msg.set_born_timestamp(r.i64("BORNTIMESTAMP"));
-    msg.set_born_host(detail::address_text(
-        detail::read_raw_address(r, (sys_flag & message_sys_flag::bornhost_v6) != 0, "BORNHOST")));
+    const detail::RawAddress born_host =
+        detail::read_raw_address(r, (sys_flag & message_sys_flag::bornhost_v6) != 0, "BORNHOST");
+    msg.set_born_host(SocketAddress::text_of(born_host.ip, born_host.port));
     msg.set_store_timestamp(r.i64("STORETIMESTAMP"));
     const detail::RawAddress store_host =
         detail::read_raw_address(r, (sys_flag & message_sys_flag::storehost_v6) != 0, "STOREHOST");
-    msg.set_store_host(detail::address_text(store_host));
+    msg.set_store_host(SocketAddress::text_of(store_host.ip, store_host.port));
     msg.set_reconsume_times(r.i32("RECONSUMETIMES"));
     msg.set_prepared_transaction_offset(r.i64("PREPAREDTRANSACTIONOFFSET"));
     detail::read_body(r, msg, options);
@@ -10001,9 +9991,9 @@ inline std::vector<MessageExt> found_messages(const MessageQueue& mq,
                                               const remoting::Command& resp,
                                               const std::optional<std::int64_t>& offset_delta) {
     remoting::MessageDecodeReport report;
-    // Room for the three properties a consumer stamps on each message (Puller::prepare_found's reserve):
-    // MIN_OFFSET, MAX_OFFSET, CONSUME_START_TIME.
-    auto msgs = remoting::decode_messages(resp.body_bytes(), &report, {.property_room = 3});
+    // Room for the properties a consumer stamps on each message (Puller::prepare_found's reserve).
+    auto msgs = remoting::decode_messages(
+        resp.body_bytes(), &report, {.property_room = property::consumer_stamped_count});
     if (report.damaged_records != 0) {
         log_line(LogLevel::Warn,
                  "pull of {}: {} damaged record(s) dropped: {}",

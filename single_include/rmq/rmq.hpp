@@ -312,6 +312,10 @@ public:
     }
 
 private:
+    // The decoder sorts and de-duplicates its entries itself and builds them here directly: from_entries
+    // would check both again for every decoded message.
+    friend Properties decode_properties(std::string_view text, std::size_t room);
+
     // A message's handful of properties sorts fastest by insertion (one decoded per message of a pull).
     static constexpr std::size_t small_sort_max = 32;
 
@@ -436,6 +440,9 @@ inline constexpr std::string_view first_pop_time = "1ST_POP_TIME";
 /// Separator between name and value (U+0001) and between entries (U+0002) in the properties string.
 inline constexpr char name_value_separator = '\x01';
 inline constexpr char property_separator = '\x02';
+/// How many properties a push consumer adds to every pulled message (MIN_OFFSET, MAX_OFFSET,
+/// CONSUME_START_TIME): the room a pull is decoded with.
+inline constexpr std::size_t consumer_stamped_count = 3;
 }  // namespace property
 
 /// Java's MessageDecoder.messageProperties2String: `name\1value\2...` without the trailing `\2`.
@@ -11199,7 +11206,7 @@ void Puller<T>::on_found(const Ptr& st, std::int64_t begin, PullResult& result) 
 template <class T>
 void Puller<T>::prepare_found(const MessageQueue& mq, std::vector<MessageExt>& msgs) const {
     for (auto& msg : msgs) {
-        msg.reserve_properties(msg.properties().size() + 3);
+        msg.reserve_properties(msg.properties().size() + property::consumer_stamped_count);
         msg.set_property(property::consume_start_timestamp, {});
         if (msg.property_view(property::transaction_prepared) == "true") {
             msg.set_transaction_id(std::string(msg.property_view(property::uniq_client_message_id_keyidx)));
@@ -20179,14 +20186,14 @@ RMQ_DECL Properties decode_properties(std::string_view text, std::size_t room) {
             views[kept++] = v;
         }
     }
-    Properties::container_type out;
-    out.reserve(kept + room);
+    Properties out;
+    out.entries_.reserve(kept + room);
     for (std::size_t i = 0; i < kept; ++i) {
-        out.emplace_back(std::piecewise_construct,
-                         std::forward_as_tuple(views[i].first),
-                         std::forward_as_tuple(views[i].second));
+        out.entries_.emplace_back(std::piecewise_construct,
+                                  std::forward_as_tuple(views[i].first),
+                                  std::forward_as_tuple(views[i].second));
     }
-    return Properties::from_entries(std::move(out));  // sorted and unique already: one pass, nothing moved
+    return out;
 }
 
 RMQ_DECL Message::Message(std::string topic, std::string_view tags, std::string_view keys, std::string body)

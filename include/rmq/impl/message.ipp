@@ -92,14 +92,14 @@ RMQ_DECL Properties decode_properties(std::string_view text, std::size_t room) {
             views[kept++] = v;
         }
     }
-    Properties::container_type out;
-    out.reserve(kept + room);
+    Properties out;
+    out.entries_.reserve(kept + room);
     for (std::size_t i = 0; i < kept; ++i) {
-        out.emplace_back(std::piecewise_construct,
-                         std::forward_as_tuple(views[i].first),
-                         std::forward_as_tuple(views[i].second));
+        out.entries_.emplace_back(std::piecewise_construct,
+                                  std::forward_as_tuple(views[i].first),
+                                  std::forward_as_tuple(views[i].second));
     }
-    return Properties::from_entries(std::move(out));  // sorted and unique already: one pass, nothing moved
+    return out;
 }
 
 RMQ_DECL Message::Message(std::string topic, std::string_view tags, std::string_view keys, std::string body)

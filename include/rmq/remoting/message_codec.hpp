@@ -68,49 +68,60 @@ struct SocketAddress {
     [[nodiscard]] bool is_ipv6() const noexcept { return ip.size() == 16; }
 
     /// Java's InetAddress.getHostAddress(): dotted quad, or eight uncompressed lowercase hex groups.
-    [[nodiscard]] std::string ip_text() const {
-        const auto b = [this](std::size_t i) {
-            return static_cast<unsigned>(static_cast<unsigned char>(ip[i]));
-        };
+    [[nodiscard]] std::string ip_text() const { return ip_text_of(ip); }
+
+    /// `ip:port`, IPv6 as `[ip]:port`.
+    [[nodiscard]] std::string to_string() const { return text_of(ip, port); }
+
+    /// ip_text() of raw address bytes (4 or 16).
+    [[nodiscard]] static std::string ip_text_of(std::string_view ip) {
         if (ip.size() == 4) {
-            // Written out rather than formatted: two of these per decoded message. Each octet gets 4 bytes
-            // of room (3 digits and a dot).
             std::array<char, 16> buf{};
-            std::size_t n = 0;
-            for (std::size_t i = 0; i < 4; ++i) {
-                char* at = buf.data() + 4 * i;
-                const std::size_t len = static_cast<std::size_t>(std::to_chars(at, at + 3, b(i)).ptr - at);
-                std::memmove(buf.data() + n, at, len);
-                n += len;
-                if (i != 3) {
-                    buf[n++] = '.';
-                }
-            }
-            return {buf.data(), n};
+            return {buf.data(), static_cast<std::size_t>(put_ipv4(buf.data(), ip) - buf.data())};
         }
         std::string out;
-        for (std::size_t i = 0; i < ip.size(); i += 2) {
+        for (std::size_t i = 0; i + 1 < ip.size(); i += 2) {
             if (i != 0) {
                 out.push_back(':');
             }
-            out.append(fmt::format("{:x}", (b(i) << 8) | b(i + 1)));
+            out.append(fmt::format("{:x}", (byte(ip, i) << 8) | byte(ip, i + 1)));
         }
         return out;
     }
 
-    /// `ip:port`, IPv6 as `[ip]:port`.
-    [[nodiscard]] std::string to_string() const {
-        if (is_ipv6()) {
-            return fmt::format("[{}]:{}", ip_text(), port);
+    /// to_string() of raw address bytes and a port: a decoder reads two hosts per message without building a
+    /// SocketAddress. An IPv4 text is written once, straight into its final string.
+    [[nodiscard]] static std::string text_of(std::string_view ip, std::int32_t port) {
+        if (ip.size() == 16) {
+            return fmt::format("[{}]:{}", ip_text_of(ip), port);
         }
-        std::string out = ip_text();
-        std::array<char, 12> buf{};
-        out.push_back(':');
-        out.append(buf.data(), std::to_chars(buf.data(), buf.data() + buf.size(), port).ptr);
-        return out;
+        if (ip.size() != 4) {
+            return fmt::format("{}:{}", ip_text_of(ip), port);
+        }
+        std::array<char, 4 * 4 + 11> buf{};  // four octets with their dots, a colon, a signed port
+        char* at = put_ipv4(buf.data(), ip);
+        *at++ = ':';
+        at = std::to_chars(at, buf.data() + buf.size(), port).ptr;
+        return {buf.data(), static_cast<std::size_t>(at - buf.data())};
     }
 
     friend bool operator==(const SocketAddress&, const SocketAddress&) = default;
+
+private:
+    static unsigned byte(std::string_view ip, std::size_t i) noexcept {
+        return static_cast<unsigned>(static_cast<unsigned char>(ip[i]));
+    }
+
+    // Writes the dotted quad of 4 address bytes at `at` (room for 15); returns the end.
+    static char* put_ipv4(char* at, std::string_view ip) {
+        for (std::size_t i = 0; i < 4; ++i) {
+            at = std::to_chars(at, at + 3, byte(ip, i)).ptr;
+            if (i != 3) {
+                *at++ = '.';
+            }
+        }
+        return at;
+    }
 };
 
 /// Parses `a.b.c.d:port`, `[v6]:port` or `v6:port` (last colon splits). Throws rmq::InvalidArgument.

@@ -32,51 +32,20 @@ inline RawAddress read_raw_address(rmq::detail::ByteReader& r, bool v6, std::str
     return a;
 }
 
-/// SocketAddress::to_string of a record's host, written once into its final string: for IPv4 each digit is
-/// placed directly (the text is at most 21 bytes), IPv6 goes through SocketAddress.
-inline std::string address_text(const RawAddress& a) {
-    if (a.ip.size() != 4) {
-        return SocketAddress{std::string(a.ip), a.port}.to_string();
-    }
-    std::array<char, 4 * 4 + 11> buf{};  // four octets with their dots or colon, then a signed port
-    char* at = buf.data();
-    for (std::size_t i = 0; i < 4; ++i) {
-        at = std::to_chars(at, at + 3, static_cast<unsigned>(static_cast<unsigned char>(a.ip[i]))).ptr;
-        *at++ = i == 3 ? ':' : '.';
-    }
-    at = std::to_chars(at, buf.data() + buf.size(), a.port).ptr;
-    return {buf.data(), static_cast<std::size_t>(at - buf.data())};
-}
-
-/// create_message_id from a record's store host bytes: the id's characters written straight into the
-/// result, two per byte from one table look-up.
+/// create_message_id from a record's store host bytes: big-endian ip ‖ port ‖ offset in a stack buffer, then
+/// hex.
 inline std::string message_id_text(const RawAddress& store, std::int64_t commit_log_offset) {
-    static constexpr auto pairs = [] {
-        constexpr char digits[] = "0123456789ABCDEF";
-        std::array<char, 512> t{};
-        for (std::size_t b = 0; b < 256; ++b) {
-            t[2 * b] = digits[b >> 4];
-            t[2 * b + 1] = digits[b & 0xF];
-        }
-        return t;
-    }();
-    std::array<unsigned char, 16 + 4 + 8> raw{};
+    std::array<char, 16 + 4 + 8> raw{};
     const std::size_t ip_len = store.ip.size();
     std::memcpy(raw.data(), store.ip.data(), ip_len);
     const auto put = [&raw](std::size_t at, std::uint64_t v, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) {
-            raw[at + i] = static_cast<unsigned char>((v >> (8 * (n - 1 - i))) & 0xFFU);
+            raw[at + i] = static_cast<char>((v >> (8 * (n - 1 - i))) & 0xFFU);
         }
     };
     put(ip_len, static_cast<std::uint32_t>(store.port), 4);
     put(ip_len + 4, static_cast<std::uint64_t>(commit_log_offset), 8);
-    const std::size_t n = ip_len + 12;
-    std::string out(2 * n, '\0');
-    char* dst = out.data();
-    for (std::size_t i = 0; i < n; ++i) {
-        std::memcpy(dst + 2 * i, pairs.data() + 2 * raw[i], 2);
-    }
-    return out;
+    return rmq::detail::hex_upper(std::string_view(raw.data(), ip_len + 12));
 }
 
 inline void
@@ -250,12 +219,13 @@ RMQ_DECL MessageExt decode_message(std::span<const std::byte> record, const Mess
     const std::int32_t sys_flag = r.i32("SYSFLAG");
     msg.set_sys_flag(sys_flag);
     msg.set_born_timestamp(r.i64("BORNTIMESTAMP"));
-    msg.set_born_host(detail::address_text(
-        detail::read_raw_address(r, (sys_flag & message_sys_flag::bornhost_v6) != 0, "BORNHOST")));
+    const detail::RawAddress born_host =
+        detail::read_raw_address(r, (sys_flag & message_sys_flag::bornhost_v6) != 0, "BORNHOST");
+    msg.set_born_host(SocketAddress::text_of(born_host.ip, born_host.port));
     msg.set_store_timestamp(r.i64("STORETIMESTAMP"));
     const detail::RawAddress store_host =
         detail::read_raw_address(r, (sys_flag & message_sys_flag::storehost_v6) != 0, "STOREHOST");
-    msg.set_store_host(detail::address_text(store_host));
+    msg.set_store_host(SocketAddress::text_of(store_host.ip, store_host.port));
     msg.set_reconsume_times(r.i32("RECONSUMETIMES"));
     msg.set_prepared_transaction_offset(r.i64("PREPAREDTRANSACTIONOFFSET"));
     detail::read_body(r, msg, options);

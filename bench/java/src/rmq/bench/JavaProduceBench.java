@@ -56,19 +56,16 @@ public final class JavaProduceBench {
         AtomicLong failed = new AtomicLong();
         Thread sender = new Thread(() -> {
             try {
-                if (mode.equals("sync")) {
+                if (mode.equals("sync") || mode.equals("oneway")) {
+                    boolean oneway = mode.equals("oneway");
                     for (long i = 0; i < n; i++) {
                         try {
-                            producer.send(new Message(topic, "TagA", body));
-                        } catch (Exception e) {
-                            failed.incrementAndGet();
-                        }
-                        acked.incrementAndGet();
-                    }
-                } else if (mode.equals("oneway")) {
-                    for (long i = 0; i < n; i++) {
-                        try {
-                            producer.sendOneway(new Message(topic, "TagA", body));
+                            Message m = new Message(topic, "TagA", body);
+                            if (oneway) {
+                                producer.sendOneway(m);
+                            } else {
+                                producer.send(m);
+                            }
                         } catch (Exception e) {
                             failed.incrementAndGet();
                         }

@@ -289,7 +289,7 @@ void Puller<T>::on_found(const Ptr& st, std::int64_t begin, PullResult& result) 
 template <class T>
 void Puller<T>::prepare_found(const MessageQueue& mq, std::vector<MessageExt>& msgs) const {
     for (auto& msg : msgs) {
-        msg.reserve_properties(msg.properties().size() + 3);
+        msg.reserve_properties(msg.properties().size() + property::consumer_stamped_count);
         msg.set_property(property::consume_start_timestamp, {});
         if (msg.property_view(property::transaction_prepared) == "true") {
             msg.set_transaction_id(std::string(msg.property_view(property::uniq_client_message_id_keyidx)));

@@ -40,9 +40,9 @@ inline std::vector<MessageExt> found_messages(const MessageQueue& mq,
                                               const remoting::Command& resp,
                                               const std::optional<std::int64_t>& offset_delta) {
     remoting::MessageDecodeReport report;
-    // Room for the three properties a consumer stamps on each message (Puller::prepare_found's reserve):
-    // MIN_OFFSET, MAX_OFFSET, CONSUME_START_TIME.
-    auto msgs = remoting::decode_messages(resp.body_bytes(), &report, {.property_room = 3});
+    // Room for the properties a consumer stamps on each message (Puller::prepare_found's reserve).
+    auto msgs = remoting::decode_messages(
+        resp.body_bytes(), &report, {.property_room = property::consumer_stamped_count});
     if (report.damaged_records != 0) {
         log_line(LogLevel::Warn,
                  "pull of {}: {} damaged record(s) dropped: {}",
