@@ -4198,6 +4198,13 @@ public:
     /// Runs `task` on a consume-pool thread. The pool's queue is bounded: when it is full the task is retried
     /// from the event loop after pull_time_delay_mills_when_flow_control instead of growing memory.
     virtual void submit(std::function<void()> task) = 0;
+    /// Runs call(0) ... call(count - 1), calls that may run in any order and in parallel (the batches of one
+    /// pull), on consume-pool threads. While listener calls are slow each gets a task of its own and they
+    /// run in parallel (Java's one ConsumeRequest per batch); while they are cheap (the host measures them)
+    /// consecutive calls share a task, sparing a hand-off and a wake-up per call. A call never waits long
+    /// behind a stalled one: when a task's call stops making progress, its remaining calls get tasks of
+    /// their own within a few milliseconds.
+    virtual void submit_each(std::size_t count, std::function<void(std::size_t)> call) = 0;
     /// Runs `fn` on the event loop after `delay_millis` (never user code there: keep it short).
     virtual void schedule(std::int64_t delay_millis, std::function<void()> fn) = 0;
 
@@ -5333,12 +5340,14 @@ struct Concurrently {
             : host_(host) {}
 
         /// Cached messages (event loop): batches of consume_message_batch_max_size run in parallel, each a
-        /// range of the pulled messages (no copy), Java's ConsumeRequest.
+        /// range of the pulled messages (no copy), Java's ConsumeRequest; cheap ones share a task.
         void on_messages(const ConsumeQueue& q, const MessageBatch& msgs) {
             const int size = std::max(1, host_.config().consume_message_batch_max_size);
-            for (auto& batch : msgs.split(static_cast<std::size_t>(size))) {
-                host_.submit([this, q, batch = std::move(batch)]() mutable { consume(q, std::move(batch)); });
-            }
+            auto batches = msgs.split(static_cast<std::size_t>(size));
+            const std::size_t count = batches.size();
+            host_.submit_each(count, [this, q, batches = std::move(batches)](std::size_t i) mutable {
+                consume(q, std::move(batches[i]));
+            });
         }
 
     private:
@@ -8457,6 +8466,187 @@ static_assert(HasAssignment<InProcessTransport>);
 
 
 
+// ---- begin rmq/detail/consumer/call_spreader.hpp ----
+
+/// @file detail/consumer/call_spreader.hpp
+/// rmq::detail::CallSpreader: runs independent listener calls (OrderHost::submit_each: the batches of one
+/// pull) on the consume pool in as few tasks as their cost allows.
+///
+/// Why: Java submits one task per batch, so a pull of 32 messages at consume_message_batch_max_size 1 is 32
+/// hand-offs to the pool and as many wake-ups, which cost more than a cheap listener. Here a task is given
+/// about `task_budget_ns` of calls, from the measured cost of recent calls: slow calls still get one task
+/// each (and run in parallel, as in Java), cheap ones share a task. The tasks of one run claim calls from a
+/// shared cursor, and a watchdog on the event loop adds helper tasks to a run whose calls stopped finishing
+/// (a listener that blocks, or waits for another message of the same pull), so no call waits behind a
+/// stalled one for more than about `watch_period_millis`.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace rmq::detail {
+
+class CallSpreader {
+public:
+    /// About how long one task runs calls: a hand-off and wake-up cost a few microseconds each.
+    static constexpr std::int64_t task_budget_ns = 100'000;
+    /// How often runs are checked for stalled calls while any run has calls left to claim.
+    static constexpr std::int64_t watch_period_millis = 5;
+
+    using Task = std::function<void()>;
+    using Call = std::function<void(std::size_t)>;
+
+    struct Hooks {
+        std::function<void(Task)> submit;                    // to the consume pool
+        std::function<void(std::int64_t, Task)> post_after;  // to the event loop
+        const std::atomic<bool>* stopping = nullptr;         // calls not yet begun are skipped once set
+    };
+
+    explicit CallSpreader(Hooks hooks)
+        : hooks_(std::move(hooks)) {}
+
+    /// Runs call(0) ... call(count - 1) on up to `threads` pool threads; `spread`: false runs one task per
+    /// call (a driven consumer, whose schedule must not depend on real time).
+    void run(std::size_t count, Call call, std::size_t threads, bool spread) {
+        if (count == 0) {
+            return;
+        }
+        const std::size_t per_task = spread ? calls_per_task(count) : 1;
+        if (per_task <= 1) {
+            auto shared = std::make_shared<Call>(std::move(call));
+            for (std::size_t i = 0; i < count; ++i) {
+                hooks_.submit([this, shared, i, spread] { timed(*shared, i, spread); });
+            }
+            return;
+        }
+        auto r = std::make_shared<Run>(std::move(call), count, threads);
+        watch_over(r);
+        const std::size_t tasks = (count + per_task - 1) / per_task;
+        for (std::size_t t = 0; t < tasks; ++t) {
+            hooks_.submit([this, r] { drain(*r); });
+        }
+    }
+
+    /// The cost of one call as measured lately (ns); for tests and diagnostics.
+    [[nodiscard]] std::int64_t call_cost_ns() const noexcept { return cost_ns_.load(std::memory_order_relaxed); }
+
+private:
+    struct Run {
+        Run(Call c, std::size_t n, std::size_t t)
+            : call(std::move(c))
+            , count(n)
+            , threads(t) {}
+
+        Call call;
+        std::size_t count;
+        std::size_t threads;
+        std::atomic<std::size_t> next{0};      // the next call to claim (may pass count)
+        std::atomic<std::size_t> finished{0};  // calls returned
+        std::size_t finished_at_last_look = 0;  // the watchdog's, on the event loop
+    };
+
+    [[nodiscard]] std::size_t calls_per_task(std::size_t count) const noexcept {
+        const std::int64_t cost = std::max<std::int64_t>(1, cost_ns_.load(std::memory_order_relaxed));
+        return std::clamp<std::size_t>(static_cast<std::size_t>(task_budget_ns / cost), 1, count);
+    }
+
+    static std::int64_t now_ns() noexcept {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    }
+
+    // An exponential average over recent tasks (1/8 weight): a racy read-modify-write is fine for a hint.
+    void learn(std::int64_t per_call_ns) noexcept {
+        const std::int64_t old = cost_ns_.load(std::memory_order_relaxed);
+        cost_ns_.store(old + (per_call_ns - old) / 8, std::memory_order_relaxed);
+    }
+
+    [[nodiscard]] bool stopping() const noexcept {
+        return hooks_.stopping != nullptr && hooks_.stopping->load(std::memory_order_relaxed);
+    }
+
+    void timed(const Call& call, std::size_t i, bool measure) {
+        if (stopping()) {
+            return;
+        }
+        const std::int64_t begin = measure ? now_ns() : 0;
+        call(i);
+        if (measure) {
+            learn(now_ns() - begin);
+        }
+    }
+
+    void drain(Run& r) {
+        const std::int64_t begin = now_ns();
+        std::size_t done = 0;
+        for (std::size_t i = r.next.fetch_add(1); i < r.count && !stopping(); i = r.next.fetch_add(1)) {
+            r.call(i);
+            r.finished.fetch_add(1);
+            ++done;
+        }
+        if (done > 0) {
+            learn((now_ns() - begin) / static_cast<std::int64_t>(done));
+        }
+    }
+
+    void watch_over(std::shared_ptr<Run> r) {
+        const std::lock_guard lock(mutex_);
+        runs_.push_back(std::move(r));
+        if (!watching_) {
+            watching_ = true;
+            hooks_.post_after(watch_period_millis, [this] { watch(); });
+        }
+    }
+
+    // Event loop: a run with calls left whose claimed calls made no progress since the last look gets
+    // helpers, enough for every call left (each claims from the cursor; extra ones find nothing).
+    void watch() {
+        std::vector<std::shared_ptr<Run>> stalled;
+        {
+            const std::lock_guard lock(mutex_);
+            std::erase_if(runs_, [&](const std::shared_ptr<Run>& r) {
+                const std::size_t claimed = std::min(r->next.load(), r->count);
+                if (claimed >= r->count) {
+                    return true;  // every call claimed: the tasks running them finish it
+                }
+                const std::size_t finished = r->finished.load();
+                if (claimed > finished && finished == r->finished_at_last_look) {
+                    stalled.push_back(r);
+                }
+                r->finished_at_last_look = finished;
+                return false;
+            });
+            watching_ = !runs_.empty();
+            if (watching_) {
+                hooks_.post_after(watch_period_millis, [this] { watch(); });
+            }
+        }
+        for (const auto& r : stalled) {
+            const std::size_t left = r->count - std::min(r->next.load(), r->count);
+            for (std::size_t h = 0; h < std::min(left, r->threads); ++h) {
+                hooks_.submit([this, r] { drain(*r); });
+            }
+        }
+    }
+
+    Hooks hooks_;
+    std::atomic<std::int64_t> cost_ns_{task_budget_ns};  // unknown at first: one call per task, as in Java
+    std::mutex mutex_;
+    std::vector<std::shared_ptr<Run>> runs_;  // runs with calls left to claim
+    bool watching_ = false;                   // a watch() is scheduled
+};
+
+}  // namespace rmq::detail
+// ---- end rmq/detail/consumer/call_spreader.hpp ----
+
 // ---- begin rmq/detail/consumer/consume_pool.hpp ----
 
 /// @file detail/consumer/consume_pool.hpp
@@ -8517,6 +8707,9 @@ public:
     /// Driven mode (rmq::sim): start() starts no worker; whoever drives the consumer runs the queued tasks
     /// with run_one(), on its own thread. Call before start().
     void set_driven() noexcept { driven_ = true; }
+
+    /// Whether set_driven() was called.
+    [[nodiscard]] bool driven() const noexcept { return driven_; }
 
     /// Driven mode: runs the oldest queued task on the caller's thread (a worker meanwhile); false when none.
     bool run_one() {
@@ -9847,6 +10040,10 @@ struct ConsumerState {
     std::shared_ptr<LifeGate> gate = std::make_shared<LifeGate>();
     Scheduler scheduler;
     std::unique_ptr<ConsumePool> pool;
+    CallSpreader spreader{CallSpreader::Hooks{
+        [this](std::function<void()> task) { submit(std::move(task)); },
+        [this](std::int64_t delay, std::function<void()> fn) { schedule(delay, std::move(fn)); },
+        &stopping}};
 
     [[nodiscard]] std::vector<QueueEntry> table_snapshot() const {
         const std::lock_guard lock(table_mutex);
@@ -9891,6 +10088,14 @@ struct ConsumerState {
         schedule(config.pull_time_delay_mills_when_flow_control,
                  // NOLINTNEXTLINE(bugprone-use-after-move)
                  [this, task = std::move(task)]() mutable { submit(std::move(task)); });
+    }
+
+    /// OrderHost::submit_each: call(0) ... call(count - 1) on consume threads, cheap calls sharing a task.
+    void submit_each(std::size_t count, std::function<void(std::size_t)> call) {
+        if (stopping.load()) {
+            return;
+        }
+        spreader.run(count, std::move(call), pool->threads(), !pool->driven());
     }
 
     /// Runs `fn` on the loop after `delay_millis`; dropped once shutdown began.
@@ -12458,6 +12663,10 @@ public:
     [[nodiscard]] bool stopping() const noexcept override { return core_.s_.stopping.load(); }
 
     void submit(std::function<void()> task) override { core_.s_.submit(std::move(task)); }
+
+    void submit_each(std::size_t count, std::function<void(std::size_t)> call) override {
+        core_.s_.submit_each(count, std::move(call));
+    }
 
     void schedule(std::int64_t delay_millis, std::function<void()> fn) override {
         core_.s_.schedule(delay_millis, std::move(fn));

@@ -47,12 +47,14 @@ struct Concurrently {
             : host_(host) {}
 
         /// Cached messages (event loop): batches of consume_message_batch_max_size run in parallel, each a
-        /// range of the pulled messages (no copy), Java's ConsumeRequest.
+        /// range of the pulled messages (no copy), Java's ConsumeRequest; cheap ones share a task.
         void on_messages(const ConsumeQueue& q, const MessageBatch& msgs) {
             const int size = std::max(1, host_.config().consume_message_batch_max_size);
-            for (auto& batch : msgs.split(static_cast<std::size_t>(size))) {
-                host_.submit([this, q, batch = std::move(batch)]() mutable { consume(q, std::move(batch)); });
-            }
+            auto batches = msgs.split(static_cast<std::size_t>(size));
+            const std::size_t count = batches.size();
+            host_.submit_each(count, [this, q, batches = std::move(batches)](std::size_t i) mutable {
+                consume(q, std::move(batches[i]));
+            });
         }
 
     private:

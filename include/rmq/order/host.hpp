@@ -77,6 +77,13 @@ public:
     /// Runs `task` on a consume-pool thread. The pool's queue is bounded: when it is full the task is retried
     /// from the event loop after pull_time_delay_mills_when_flow_control instead of growing memory.
     virtual void submit(std::function<void()> task) = 0;
+    /// Runs call(0) ... call(count - 1), calls that may run in any order and in parallel (the batches of one
+    /// pull), on consume-pool threads. While listener calls are slow each gets a task of its own and they
+    /// run in parallel (Java's one ConsumeRequest per batch); while they are cheap (the host measures them)
+    /// consecutive calls share a task, sparing a hand-off and a wake-up per call. A call never waits long
+    /// behind a stalled one: when a task's call stops making progress, its remaining calls get tasks of
+    /// their own within a few milliseconds.
+    virtual void submit_each(std::size_t count, std::function<void(std::size_t)> call) = 0;
     /// Runs `fn` on the event loop after `delay_millis` (never user code there: keep it short).
     virtual void schedule(std::int64_t delay_millis, std::function<void()> fn) = 0;
 

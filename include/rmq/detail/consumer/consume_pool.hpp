@@ -60,6 +60,9 @@ public:
     /// with run_one(), on its own thread. Call before start().
     void set_driven() noexcept { driven_ = true; }
 
+    /// Whether set_driven() was called.
+    [[nodiscard]] bool driven() const noexcept { return driven_; }
+
     /// Driven mode: runs the oldest queued task on the caller's thread (a worker meanwhile); false when none.
     bool run_one() {
         Task* task = pop();

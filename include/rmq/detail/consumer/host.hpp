@@ -48,6 +48,10 @@ public:
 
     void submit(std::function<void()> task) override { core_.s_.submit(std::move(task)); }
 
+    void submit_each(std::size_t count, std::function<void(std::size_t)> call) override {
+        core_.s_.submit_each(count, std::move(call));
+    }
+
     void schedule(std::int64_t delay_millis, std::function<void()> fn) override {
         core_.s_.schedule(delay_millis, std::move(fn));
     }

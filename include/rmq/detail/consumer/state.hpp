@@ -28,6 +28,7 @@
 #include <rmq/process_queue.hpp>
 #include <rmq/stats.hpp>
 
+#include <rmq/detail/consumer/call_spreader.hpp>
 #include <rmq/detail/consumer/consume_pool.hpp>
 #include <rmq/detail/consumer/life_gate.hpp>
 #include <rmq/detail/consumer/scheduler.hpp>
@@ -123,6 +124,10 @@ struct ConsumerState {
     std::shared_ptr<LifeGate> gate = std::make_shared<LifeGate>();
     Scheduler scheduler;
     std::unique_ptr<ConsumePool> pool;
+    CallSpreader spreader{CallSpreader::Hooks{
+        [this](std::function<void()> task) { submit(std::move(task)); },
+        [this](std::int64_t delay, std::function<void()> fn) { schedule(delay, std::move(fn)); },
+        &stopping}};
 
     [[nodiscard]] std::vector<QueueEntry> table_snapshot() const {
         const std::lock_guard lock(table_mutex);
@@ -167,6 +172,14 @@ struct ConsumerState {
         schedule(config.pull_time_delay_mills_when_flow_control,
                  // NOLINTNEXTLINE(bugprone-use-after-move)
                  [this, task = std::move(task)]() mutable { submit(std::move(task)); });
+    }
+
+    /// OrderHost::submit_each: call(0) ... call(count - 1) on consume threads, cheap calls sharing a task.
+    void submit_each(std::size_t count, std::function<void(std::size_t)> call) {
+        if (stopping.load()) {
+            return;
+        }
+        spreader.run(count, std::move(call), pool->threads(), !pool->driven());
     }
 
     /// Runs `fn` on the loop after `delay_millis`; dropped once shutdown began.
