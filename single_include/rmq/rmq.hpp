@@ -8503,10 +8503,12 @@ public:
     using Task = std::function<void()>;
     using Call = std::function<void(std::size_t)>;
 
+    /// Where tasks go. A task that started runs the calls it claims to the end, also once shutdown began
+    /// (as a running task did before): skipping some while a later pull's task of the same queue ran would
+    /// leave holes below the committed offset, redelivered although consumed.
     struct Hooks {
         std::function<void(Task)> submit;                    // to the consume pool
         std::function<void(std::int64_t, Task)> post_after;  // to the event loop
-        const std::atomic<bool>* stopping = nullptr;         // calls not yet begun are skipped once set
     };
 
     explicit CallSpreader(Hooks hooks)
@@ -8535,7 +8537,9 @@ public:
     }
 
     /// The cost of one call as measured lately (ns); for tests and diagnostics.
-    [[nodiscard]] std::int64_t call_cost_ns() const noexcept { return cost_ns_.load(std::memory_order_relaxed); }
+    [[nodiscard]] std::int64_t call_cost_ns() const noexcept {
+        return cost_ns_.load(std::memory_order_relaxed);
+    }
 
 private:
     struct Run {
@@ -8547,8 +8551,8 @@ private:
         Call call;
         std::size_t count;
         std::size_t threads;
-        std::atomic<std::size_t> next{0};      // the next call to claim (may pass count)
-        std::atomic<std::size_t> finished{0};  // calls returned
+        std::atomic<std::size_t> next{0};       // the next call to claim (may pass count)
+        std::atomic<std::size_t> finished{0};   // calls returned
         std::size_t finished_at_last_look = 0;  // the watchdog's, on the event loop
     };
 
@@ -8569,14 +8573,7 @@ private:
         cost_ns_.store(old + (per_call_ns - old) / 8, std::memory_order_relaxed);
     }
 
-    [[nodiscard]] bool stopping() const noexcept {
-        return hooks_.stopping != nullptr && hooks_.stopping->load(std::memory_order_relaxed);
-    }
-
     void timed(const Call& call, std::size_t i, bool measure) {
-        if (stopping()) {
-            return;
-        }
         const std::int64_t begin = measure ? now_ns() : 0;
         call(i);
         if (measure) {
@@ -8587,7 +8584,7 @@ private:
     void drain(Run& r) {
         const std::int64_t begin = now_ns();
         std::size_t done = 0;
-        for (std::size_t i = r.next.fetch_add(1); i < r.count && !stopping(); i = r.next.fetch_add(1)) {
+        for (std::size_t i = r.next.fetch_add(1); i < r.count; i = r.next.fetch_add(1)) {
             r.call(i);
             r.finished.fetch_add(1);
             ++done;
@@ -10040,10 +10037,10 @@ struct ConsumerState {
     std::shared_ptr<LifeGate> gate = std::make_shared<LifeGate>();
     Scheduler scheduler;
     std::unique_ptr<ConsumePool> pool;
-    CallSpreader spreader{CallSpreader::Hooks{
-        [this](std::function<void()> task) { submit(std::move(task)); },
-        [this](std::int64_t delay, std::function<void()> fn) { schedule(delay, std::move(fn)); },
-        &stopping}};
+    CallSpreader spreader{CallSpreader::Hooks{[this](std::function<void()> task) { submit(std::move(task)); },
+                                              [this](std::int64_t delay, std::function<void()> fn) {
+                                                  schedule(delay, std::move(fn));
+                                              }}};
 
     [[nodiscard]] std::vector<QueueEntry> table_snapshot() const {
         const std::lock_guard lock(table_mutex);

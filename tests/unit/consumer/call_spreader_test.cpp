@@ -25,12 +25,12 @@ namespace {
 struct SpreaderRecorder {
     std::vector<std::function<void()>> tasks;
     std::vector<std::function<void()>> posts;
-    std::atomic<bool> stopping{false};
 
     CallSpreader::Hooks hooks() {
         return {[this](std::function<void()> t) { tasks.push_back(std::move(t)); },
-                [this](std::int64_t /*delay*/, std::function<void()> f) { posts.push_back(std::move(f)); },
-                &stopping};
+                [this](std::int64_t /*delay*/, std::function<void()> f) {
+                    posts.push_back(std::move(f));
+                }};
     }
 
     // Runs the queued tasks (and those they queue) on this thread; how many ran.
@@ -103,45 +103,29 @@ TEST_CASE("submit_each: a driven consumer gets one task per call whatever the co
     CHECK(rec.posts.empty());
 }
 
-TEST_CASE("submit_each: calls not begun when shutdown starts are skipped", "[call_spreader]") {
-    SpreaderRecorder rec;
-    CallSpreader spreader(rec.hooks());
-    int ran = 0;
-    for (int round = 0; round < 40; ++round) {
-        spreader.run(
-            8, [&](std::size_t) { ++ran; }, 20, true);
-        rec.run_tasks();
-    }
-    REQUIRE(ran == 320);
-    spreader.run(
-        8, [&](std::size_t) { ++ran; }, 20, true);
-    REQUIRE(rec.tasks.size() == 1);
-    rec.stopping = true;
-    rec.run_tasks();
-    CHECK(ran == 320);
-}
-
 TEST_CASE("submit_each: calls that share a task are not held back by one that blocks", "[call_spreader]") {
     rmq::detail::ConsumePool pool(8, 1000);
     pool.start();
     rmq::detail::Scheduler loop;
     loop.start();
-    std::atomic<bool> stopping{false};
     std::atomic<int> refused{0};  // counted, asserted below on the test thread
-    CallSpreader spreader(
-        {[&](std::function<void()> t) {
-             if (!pool.try_submit(std::move(t))) {
-                 refused.fetch_add(1);
-             }
-         },
-         [&](std::int64_t delay, std::function<void()> f) { loop.post_after(delay, std::move(f)); },
-         &stopping});
-    for (int round = 0; round < 40; ++round) {
+    CallSpreader spreader({[&](std::function<void()> t) {
+                               if (!pool.try_submit(std::move(t))) {
+                                   refused.fetch_add(1);
+                               }
+                           },
+                           [&](std::int64_t delay, std::function<void()> f) {
+                               loop.post_after(delay, std::move(f));
+                           }});
+    // Cheap calls until the estimate says one task for the next run (a preempted task can raise it for a
+    // while on a loaded machine: rounds until it is low, not a fixed number).
+    for (int round = 0; round < 10'000 && spreader.call_cost_ns() >= CallSpreader::task_budget_ns / 4;
+         ++round) {
         spreader.run(
             4, [](std::size_t) {}, 8, true);
         REQUIRE(pool.wait_idle(30'000));
     }
-    REQUIRE(spreader.call_cost_ns() < CallSpreader::task_budget_ns / 4);  // the next run is one task
+    REQUIRE(spreader.call_cost_ns() < CallSpreader::task_budget_ns / 4);
 
     // Each call waits until all four are inside at once: only possible when the watchdog gave the calls
     // behind the first one tasks of their own.
@@ -149,10 +133,12 @@ TEST_CASE("submit_each: calls that share a task are not held back by one that bl
     std::condition_variable cv;
     int inside = 0;
     std::atomic<int> met{0};
+    std::vector<int> runs(4, 0);  // under m
     spreader.run(
         4,
-        [&](std::size_t) {
+        [&](std::size_t i) {
             std::unique_lock lock(m);
+            ++runs[i];
             ++inside;
             cv.notify_all();
             if (cv.wait_for(lock, std::chrono::seconds(20), [&] { return inside == 4; })) {
@@ -163,6 +149,7 @@ TEST_CASE("submit_each: calls that share a task are not held back by one that bl
         true);
     REQUIRE(pool.wait_idle(60'000));
     CHECK(met.load() == 4);
+    CHECK(runs == std::vector<int>{1, 1, 1, 1});  // helpers claim from the same cursor: no call twice
     CHECK(refused.load() == 0);
     loop.stop();
     pool.close();

@@ -35,10 +35,12 @@ public:
     using Task = std::function<void()>;
     using Call = std::function<void(std::size_t)>;
 
+    /// Where tasks go. A task that started runs the calls it claims to the end, also once shutdown began
+    /// (as a running task did before): skipping some while a later pull's task of the same queue ran would
+    /// leave holes below the committed offset, redelivered although consumed.
     struct Hooks {
         std::function<void(Task)> submit;                    // to the consume pool
         std::function<void(std::int64_t, Task)> post_after;  // to the event loop
-        const std::atomic<bool>* stopping = nullptr;         // calls not yet begun are skipped once set
     };
 
     explicit CallSpreader(Hooks hooks)
@@ -103,14 +105,7 @@ private:
         cost_ns_.store(old + (per_call_ns - old) / 8, std::memory_order_relaxed);
     }
 
-    [[nodiscard]] bool stopping() const noexcept {
-        return hooks_.stopping != nullptr && hooks_.stopping->load(std::memory_order_relaxed);
-    }
-
     void timed(const Call& call, std::size_t i, bool measure) {
-        if (stopping()) {
-            return;
-        }
         const std::int64_t begin = measure ? now_ns() : 0;
         call(i);
         if (measure) {
@@ -121,7 +116,7 @@ private:
     void drain(Run& r) {
         const std::int64_t begin = now_ns();
         std::size_t done = 0;
-        for (std::size_t i = r.next.fetch_add(1); i < r.count && !stopping(); i = r.next.fetch_add(1)) {
+        for (std::size_t i = r.next.fetch_add(1); i < r.count; i = r.next.fetch_add(1)) {
             r.call(i);
             r.finished.fetch_add(1);
             ++done;

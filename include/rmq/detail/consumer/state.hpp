@@ -124,10 +124,10 @@ struct ConsumerState {
     std::shared_ptr<LifeGate> gate = std::make_shared<LifeGate>();
     Scheduler scheduler;
     std::unique_ptr<ConsumePool> pool;
-    CallSpreader spreader{CallSpreader::Hooks{
-        [this](std::function<void()> task) { submit(std::move(task)); },
-        [this](std::int64_t delay, std::function<void()> fn) { schedule(delay, std::move(fn)); },
-        &stopping}};
+    CallSpreader spreader{CallSpreader::Hooks{[this](std::function<void()> task) { submit(std::move(task)); },
+                                              [this](std::int64_t delay, std::function<void()> fn) {
+                                                  schedule(delay, std::move(fn));
+                                              }}};
 
     [[nodiscard]] std::vector<QueueEntry> table_snapshot() const {
         const std::lock_guard lock(table_mutex);
