@@ -14,6 +14,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
@@ -393,8 +394,12 @@ private:
 
     std::shared_ptr<Clock> clock_;
     mutable detail::AdaptiveSharedMutex tree_mutex_;
-    std::map<std::int64_t, Entry> msg_tree_;        // guarded by tree_mutex_
-    std::map<std::int64_t, Entry> consuming_tree_;  // guarded by tree_mutex_ (orderly in-flight)
+    // The maps' nodes come from this pool, used only under tree_mutex_'s write lock. Through malloc the loop
+    // allocated a node per pulled message and a consume thread freed it: a cross-thread free per message.
+    std::pmr::unsynchronized_pool_resource nodes_;
+    std::pmr::map<std::int64_t, Entry> msg_tree_{&nodes_};  // guarded by tree_mutex_
+    std::pmr::map<std::int64_t, Entry> consuming_tree_{
+        &nodes_};  // guarded by tree_mutex_ (orderly in-flight)
     std::atomic<std::int64_t> msg_count_{0};
     std::atomic<std::int64_t> msg_size_{0};
     std::atomic<std::int64_t> queue_offset_max_{0};
