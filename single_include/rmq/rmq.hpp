@@ -9495,8 +9495,8 @@ private:
 // ---- begin rmq/detail/trace/dispatcher.hpp ----
 
 /// @file detail/trace/dispatcher.hpp
-/// Java's AsyncTraceDispatcher: a bounded lock-free queue of trace records that the sending and consuming
-/// threads fill without ever waiting, drained by one thread into trace messages (records grouped by traced
+/// Java's AsyncTraceDispatcher: a bounded queue of trace records that the sending and consuming threads
+/// fill without waiting for its reader, drained by one thread into trace messages (records grouped by traced
 /// topic and trace topic, up to a size limit per message).
 
 #include <atomic>
@@ -9515,7 +9515,7 @@ private:
 #include <utility>
 #include <vector>
 
-#include <boost/lockfree/queue.hpp>
+#include <boost/lockfree/spsc_queue.hpp>
 
 
 namespace rmq::detail::trace {
@@ -9590,6 +9590,7 @@ public:
 
 private:
     bool push(Record* record) noexcept;
+    bool locked_push(Record* record) noexcept;
     void run();
     /// One drain: up to batch_num records when `force`, or when enough wait, or when the interval passed.
     /// False when nothing was due.
@@ -9602,7 +9603,11 @@ private:
     DispatcherOptions options_;
     TraceSend send_;
     std::shared_ptr<Clock> clock_;
-    boost::lockfree::queue<Record*> queue_;
+    // One consumer (the drain thread, or shutdown's caller without one); producers take push_mutex_.
+    // boost::lockfree::queue's node freelist is not ThreadSanitizer-clean (boostorg/lockfree#78), and
+    // an uncontended lock per record costs less than the record's allocation.
+    std::mutex push_mutex_;
+    boost::lockfree::spsc_queue<Record*> queue_;
     std::atomic<std::size_t> pending_{0};
     std::atomic<std::uint64_t> appended_{0};
     std::atomic<std::uint64_t> dropped_{0};
@@ -28052,10 +28057,15 @@ RMQ_DECL bool Dispatcher::append(std::shared_ptr<const TraceContext> ctx,
     return push(record);
 }
 
+RMQ_DECL bool Dispatcher::locked_push(Record* record) noexcept {
+    const std::lock_guard lock(push_mutex_);
+    return queue_.push(record);
+}
+
 /// Queues `record` (taking it), or counts a drop when it is null or the queue is full.
 RMQ_DECL bool Dispatcher::push(Record* record) noexcept {
-    // bounded_push never allocates past the nodes reserved at construction: a full queue refuses.
-    if (record == nullptr || !queue_.bounded_push(record)) {
+    // The ring is sized at construction: a full queue refuses.
+    if (record == nullptr || !locked_push(record)) {
         delete record;  // NOLINT(cppcoreguidelines-owning-memory)
         const auto n = dropped_.fetch_add(1, std::memory_order_relaxed) + 1;
         if ((n & (n - 1)) == 0) {  // the 1st, 2nd, 4th, ... drop: a flood logs a few lines, not one each

@@ -1,8 +1,8 @@
 #pragma once
 
 /// @file detail/trace/dispatcher.hpp
-/// Java's AsyncTraceDispatcher: a bounded lock-free queue of trace records that the sending and consuming
-/// threads fill without ever waiting, drained by one thread into trace messages (records grouped by traced
+/// Java's AsyncTraceDispatcher: a bounded queue of trace records that the sending and consuming threads
+/// fill without waiting for its reader, drained by one thread into trace messages (records grouped by traced
 /// topic and trace topic, up to a size limit per message).
 
 #include <atomic>
@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include <boost/lockfree/queue.hpp>
+#include <boost/lockfree/spsc_queue.hpp>
 
 #include <rmq/clock.hpp>
 #include <rmq/message.hpp>
@@ -99,6 +99,7 @@ public:
 
 private:
     bool push(Record* record) noexcept;
+    bool locked_push(Record* record) noexcept;
     void run();
     /// One drain: up to batch_num records when `force`, or when enough wait, or when the interval passed.
     /// False when nothing was due.
@@ -111,7 +112,11 @@ private:
     DispatcherOptions options_;
     TraceSend send_;
     std::shared_ptr<Clock> clock_;
-    boost::lockfree::queue<Record*> queue_;
+    // One consumer (the drain thread, or shutdown's caller without one); producers take push_mutex_.
+    // boost::lockfree::queue's node freelist is not ThreadSanitizer-clean (boostorg/lockfree#78), and
+    // an uncontended lock per record costs less than the record's allocation.
+    std::mutex push_mutex_;
+    boost::lockfree::spsc_queue<Record*> queue_;
     std::atomic<std::size_t> pending_{0};
     std::atomic<std::uint64_t> appended_{0};
     std::atomic<std::uint64_t> dropped_{0};

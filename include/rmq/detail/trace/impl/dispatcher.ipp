@@ -62,10 +62,15 @@ RMQ_DECL bool Dispatcher::append(std::shared_ptr<const TraceContext> ctx,
     return push(record);
 }
 
+RMQ_DECL bool Dispatcher::locked_push(Record* record) noexcept {
+    const std::lock_guard lock(push_mutex_);
+    return queue_.push(record);
+}
+
 /// Queues `record` (taking it), or counts a drop when it is null or the queue is full.
 RMQ_DECL bool Dispatcher::push(Record* record) noexcept {
-    // bounded_push never allocates past the nodes reserved at construction: a full queue refuses.
-    if (record == nullptr || !queue_.bounded_push(record)) {
+    // The ring is sized at construction: a full queue refuses.
+    if (record == nullptr || !locked_push(record)) {
         delete record;  // NOLINT(cppcoreguidelines-owning-memory)
         const auto n = dropped_.fetch_add(1, std::memory_order_relaxed) + 1;
         if ((n & (n - 1)) == 0) {  // the 1st, 2nd, 4th, ... drop: a flood logs a few lines, not one each
