@@ -8525,17 +8525,19 @@ public:
         if (count == 0) {
             return;
         }
-        const std::size_t per_task = spread ? calls_per_task(count) : 1;
-        if (per_task <= 1) {
+        if (!spread) {
             auto shared = std::make_shared<Call>(std::move(call));
             for (std::size_t i = 0; i < count; ++i) {
-                hooks_.submit([this, shared, i, spread] { timed(*shared, i, spread); });
+                hooks_.submit([shared, i] { (*shared)(i); });
             }
             return;
         }
-        auto r = std::make_shared<Run>(std::move(call), count, threads);
-        watch_over(r);
+        const std::size_t per_task = calls_per_task(count);
         const std::size_t tasks = (count + per_task - 1) / per_task;
+        auto r = std::make_shared<Run>(std::move(call), count, threads);
+        if (tasks < count) {
+            watch_over(r);  // with a task per call no call can wait behind another
+        }
         for (std::size_t t = 0; t < tasks; ++t) {
             hooks_.submit([this, r] { drain(*r); });
         }
@@ -8576,14 +8578,6 @@ private:
     void learn(std::int64_t per_call_ns) noexcept {
         const std::int64_t old = cost_ns_.load(std::memory_order_relaxed);
         cost_ns_.store(old + (per_call_ns - old) / 8, std::memory_order_relaxed);
-    }
-
-    void timed(const Call& call, std::size_t i, bool measure) {
-        const std::int64_t begin = measure ? now_ns() : 0;
-        call(i);
-        if (measure) {
-            learn(now_ns() - begin);
-        }
     }
 
     void drain(Run& r) {
