@@ -3,6 +3,8 @@
 /// @file impl/clock.ipp
 /// Definitions of clock.hpp.
 
+#include <time.h>  // NOLINT(modernize-deprecated-headers): clock_gettime is POSIX, not in <ctime>
+
 #include <rmq/clock.hpp>
 
 namespace rmq {
@@ -13,6 +15,17 @@ RMQ_DECL std::int64_t SystemClock::steady_millis() const {
 
 RMQ_DECL std::int64_t SystemClock::wall_millis() const {
     return std::chrono::duration_cast<Millis>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+RMQ_DECL std::int64_t SystemClock::coarse_steady_millis() const {
+#if defined(__linux__) && defined(CLOCK_MONOTONIC_COARSE)
+    // libstdc++'s and libc++'s steady_clock read CLOCK_MONOTONIC: the same epoch.
+    timespec ts{};
+    if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0) {
+        return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+    }
+#endif
+    return steady_millis();
 }
 
 RMQ_DECL void ManualClock::advance(Millis by) {

@@ -79,7 +79,7 @@ RMQ_DECL bool ProcessQueue::put_locked(const std::shared_ptr<std::vector<Message
 RMQ_DECL std::vector<MessageExt> ProcessQueue::take_messages(std::size_t batch_size) {
     std::vector<MessageExt> out;
     const std::unique_lock lock(tree_mutex_);
-    last_consume_timestamp_.store(clock_->steady_millis());
+    last_consume_timestamp_.store(clock_->coarse_steady_millis());
     out.reserve(std::min(batch_size, msg_tree_.size()));
     while (out.size() < batch_size && !msg_tree_.empty()) {
         auto node = msg_tree_.extract(msg_tree_.begin());
@@ -231,7 +231,7 @@ RMQ_DECL void ProcessQueue::log_send_back_failure(const MessageExt& msg, const s
 }
 
 RMQ_DECL std::int64_t ProcessQueue::remove_locked(std::span<const std::int64_t> queue_offsets) {
-    last_consume_timestamp_.store(clock_->steady_millis());
+    last_consume_timestamp_.store(clock_->coarse_steady_millis());
     if (msg_tree_.empty()) {
         return -1;
     }

@@ -225,10 +225,10 @@ private:
     /// unlocked, or its time slice ended.
     void work(const std::shared_ptr<QueueState>& qs) {
         const auto& clock = host_.clock();
-        const std::int64_t begin = clock->steady_millis();
+        const std::int64_t begin = clock->coarse_steady_millis();
         Run run;
         while (true) {
-            const Next next = take_next(*qs, run, clock->steady_millis() - begin);
+            const Next next = take_next(*qs, run, clock->coarse_steady_millis() - begin);
             if (next == Next::Stop) {
                 return;
             }

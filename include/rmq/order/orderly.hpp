@@ -119,7 +119,7 @@ struct Orderly {
                 return;
             }
             const auto& clock = host_.clock();
-            const std::int64_t begin = clock->steady_millis();
+            const std::int64_t begin = clock->coarse_steady_millis();
             const auto batch =
                 static_cast<std::size_t>(std::max(1, host_.config().consume_message_batch_max_size));
             bool continue_consume = true;
@@ -133,7 +133,7 @@ struct Orderly {
                     try_lock_later(q, 10);
                     break;
                 }
-                if (clock->steady_millis() - begin > max_time_consume_continuously) {
+                if (clock->coarse_steady_millis() - begin > max_time_consume_continuously) {
                     submit_later(q, 10);
                     break;
                 }

@@ -101,7 +101,7 @@ public:
 
     explicit StatsCollector(std::shared_ptr<Clock> clock = system_clock())
         : clock_(std::move(clock))
-        , start_(clock_->steady_millis()) {}
+        , start_(clock_->coarse_steady_millis()) {}
 
     /// PULL_RT: one pull that found messages took `millis`.
     void record_pull_rt(std::string_view topic, std::int64_t millis) {
@@ -189,7 +189,7 @@ private:
 
     template <class F>
     void with_topic(std::string_view name, F&& f) {
-        const std::int64_t now = clock_->steady_millis();
+        const std::int64_t now = clock_->coarse_steady_millis();
         Topic& t = topic_counters(name);
         const std::lock_guard tl(t.mutex);
         f(t, now);

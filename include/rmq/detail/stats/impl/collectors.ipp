@@ -113,7 +113,7 @@ RMQ_DECL void StatsCollector::set_subscription_inconsistent(bool inconsistent, s
 }
 
 RMQ_DECL ConsumerStats StatsCollector::snapshot() const {
-    const std::int64_t now = clock_->steady_millis();
+    const std::int64_t now = clock_->coarse_steady_millis();
     ConsumerStats out;
     {
         const std::shared_lock lock(topics_mutex_);
@@ -137,7 +137,7 @@ RMQ_DECL ConsumerStats StatsCollector::snapshot() const {
 }
 
 RMQ_DECL TopicStats StatsCollector::topic(std::string_view name) const {
-    const std::int64_t now = clock_->steady_millis();
+    const std::int64_t now = clock_->coarse_steady_millis();
     const std::shared_lock lock(topics_mutex_);
     if (auto it = topics_.find(name); it != topics_.end()) {
         return topic_stats(it->first, *it->second, now);
